@@ -1,0 +1,56 @@
+import type { AnyRoute } from '../shared/http/route.js';
+import type { QueueName } from '../shared/queues.js';
+import { openApiRoutes } from './openapi/routes.js';
+import { ROUTE_GROUPS } from './route-tables.js';
+
+/** What a function may touch; the CDK stacks grant exactly this and nothing more. */
+export interface FunctionAccess {
+  table?: 'read' | 'readWrite';
+  bucket?: 'read' | 'readWrite';
+  /** Queues the function sends messages to. */
+  sendsTo?: QueueName[];
+}
+
+interface FunctionBase {
+  /** Folder under `functions/`; also the construct id stem. */
+  name: string;
+  access: FunctionAccess;
+  memoryMb?: number;
+  timeoutSeconds?: number;
+}
+
+export interface ApiFunction extends FunctionBase {
+  kind: 'api';
+  routes: readonly AnyRoute[];
+  /** Receives the HTTP API's `$default` route (unknown paths and methods). */
+  isDefault?: boolean;
+}
+
+export interface UploadNotificationFunction extends FunctionBase {
+  kind: 's3';
+}
+
+export interface QueueWorkerFunction extends FunctionBase {
+  kind: 'sqs';
+  queue: QueueName;
+}
+
+export type FunctionDefinition = ApiFunction | UploadNotificationFunction | QueueWorkerFunction;
+
+/** Every Lambda of the service. The CDK stacks and the local stack are both built from this list. */
+export const FUNCTIONS: readonly FunctionDefinition[] = [
+  { kind: 'api', name: 'workspaces', routes: ROUTE_GROUPS.workspaces, access: { table: 'readWrite' } },
+  { kind: 'api', name: 'openapi', routes: openApiRoutes, isDefault: true, access: {} },
+  { kind: 's3', name: 'upload-confirmed', access: { table: 'readWrite', bucket: 'read' } },
+  {
+    kind: 'sqs',
+    name: 'conversion',
+    queue: 'conversion',
+    memoryMb: 2048,
+    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['webhookDelivery'] },
+  },
+  { kind: 'sqs', name: 'webhook-delivery', queue: 'webhookDelivery', access: { table: 'read' } },
+];
+
+/** Path of a function's entry file, relative to the repository root. */
+export const entryOf = (definition: Pick<FunctionDefinition, 'name'>) => `functions/${definition.name}/handler.ts`;

@@ -1,0 +1,12 @@
+import type { AnyRoute } from '../shared/http/route.js';
+import { workspaceRoutes } from './workspaces/routes.js';
+
+/**
+ * Every route group's table, by group name. The CDK API stack, the local gateway and the OpenAPI
+ * document are all built from this one list.
+ */
+export const ROUTE_GROUPS = {
+  workspaces: workspaceRoutes,
+} as const satisfies Record<string, readonly AnyRoute[]>;
+
+export type RouteGroup = keyof typeof ROUTE_GROUPS | 'openapi';

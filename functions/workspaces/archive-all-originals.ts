@@ -1,0 +1,21 @@
+import * as v from 'valibot';
+import { archiveRetainedOriginals } from '../../shared/db/originals.js';
+import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { requireStorageFeature } from '../../shared/domain/workspaces.js';
+import { ok, route } from '../../shared/http/route.js';
+import { WorkspaceQuery } from './schemas.js';
+
+export const archiveAllOriginalsRoute = route({
+  method: 'POST',
+  path: '/api/v2/workspace/originals/archive-all',
+  operationId: 'archiveAllOriginals',
+  summary: "Archive every retained original of the workspace (needs the storage feature)",
+  auth: 'apiKey',
+  query: WorkspaceQuery,
+  responses: [{ status: 200, description: 'How many originals were archived', schema: v.object({ archivedCount: v.number() }) }],
+  handle: async ({ principal, query }) => {
+    const workspace = await resolveWorkspace(principal, query.workspaceId, { useDefault: true });
+    await requireStorageFeature(workspace.organizationId);
+    return ok({ archivedCount: await archiveRetainedOriginals(workspace.id) });
+  },
+});

@@ -1,0 +1,17 @@
+import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { ok, route } from '../../shared/http/route.js';
+import { SettingsSchema, WorkspaceQuery } from './schemas.js';
+
+export const getSettingsRoute = route({
+  method: 'GET',
+  path: '/api/v2/workspace/settings',
+  operationId: 'getWorkspaceSettings',
+  summary: "The workspace's original-file storage policy",
+  auth: 'apiKey',
+  query: WorkspaceQuery,
+  responses: [{ status: 200, description: 'The settings', schema: SettingsSchema }],
+  handle: async ({ principal, query }) => {
+    const workspace = await resolveWorkspace(principal, query.workspaceId);
+    return ok({ originalFileStoragePolicy: workspace.originalFileStoragePolicy });
+  },
+});

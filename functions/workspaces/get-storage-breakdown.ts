@@ -1,0 +1,20 @@
+import { getStorageBreakdown } from '../../shared/db/storage.js';
+import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { requireStorageFeature } from '../../shared/domain/workspaces.js';
+import { ok, route } from '../../shared/http/route.js';
+import { StorageBreakdownSchema, WorkspaceQuery } from './schemas.js';
+
+export const getStorageBreakdownRoute = route({
+  method: 'GET',
+  path: '/api/v2/workspace/storage-breakdown',
+  operationId: 'getStorageBreakdown',
+  summary: "Bytes stored by the workspace's organization, by kind (needs the storage feature)",
+  auth: 'apiKey',
+  query: WorkspaceQuery,
+  responses: [{ status: 200, description: 'Bytes per kind and in total', schema: StorageBreakdownSchema }],
+  handle: async ({ principal, query }) => {
+    const workspace = await resolveWorkspace(principal, query.workspaceId, { useDefault: true });
+    await requireStorageFeature(workspace.organizationId);
+    return ok(await getStorageBreakdown(workspace.organizationId));
+  },
+});

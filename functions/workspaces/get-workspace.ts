@@ -1,0 +1,15 @@
+import { toPublicWorkspace } from '../../shared/db/workspaces.js';
+import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { ok, route } from '../../shared/http/route.js';
+import { WorkspaceQuery, WorkspaceSchema } from './schemas.js';
+
+export const getWorkspaceRoute = route({
+  method: 'GET',
+  path: '/api/v2/workspace',
+  operationId: 'getWorkspace',
+  summary: "The key's workspace (organization keys: `workspaceId`, or the organization's default workspace)",
+  auth: 'apiKey',
+  query: WorkspaceQuery,
+  responses: [{ status: 200, description: 'The workspace', schema: WorkspaceSchema }],
+  handle: async ({ principal, query }) => ok(toPublicWorkspace(await resolveWorkspace(principal, query.workspaceId, { useDefault: true }))),
+});

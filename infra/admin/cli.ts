@@ -1,0 +1,145 @@
+import { parseArgs } from 'node:util';
+import { listApiKeys, revokeApiKey } from '../../shared/db/api-keys.js';
+import { getOrganization } from '../../shared/db/organizations.js';
+import { getPlan, savePlan, type Plan } from '../../shared/db/plans.js';
+import { createOrganization, createOrganizationKey, createWorkspaceKey, type IssuedKey } from '../../shared/domain/organizations.js';
+import { ROLES, type Role } from '../../shared/db/users.js';
+import { attachToLocalStack } from '../local/services.js';
+
+/**
+ * `npm run --silent admin -- <command>`: operator commands. Prints one JSON object on stdout. Works
+ * against the running local stack (DATA_DIR/services.json) or, with TABLE_NAME set and AWS
+ * credentials in the environment, against a deployed table.
+ */
+const USAGE = `usage: admin <command>
+  org create --name NAME
+  key create --workspace ID [--email ADDRESS] [--role owner|admin|contributor|viewer]
+  key create --org ID
+  key revoke --id KEY_ID
+  key list --org ID
+  plan set --org ID [--markup-limit N|unlimited] [--storage-limit BYTES|unlimited] [--pause-comments on|off] [--storage-feature on|off] [--bundle N]
+  plan show --org ID`;
+
+class UsageError extends Error {}
+
+const [group, action, ...rest] = process.argv.slice(2);
+const { values } = parseArgs({
+  args: rest,
+  options: {
+    name: { type: 'string' },
+    workspace: { type: 'string' },
+    org: { type: 'string' },
+    email: { type: 'string' },
+    role: { type: 'string' },
+    id: { type: 'string' },
+    'markup-limit': { type: 'string' },
+    'storage-limit': { type: 'string' },
+    'pause-comments': { type: 'string' },
+    'storage-feature': { type: 'string' },
+    bundle: { type: 'string' },
+  },
+  strict: false,
+});
+
+function required(name: keyof typeof values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function limit(name: 'markup-limit' | 'storage-limit', current: number | null): number | null {
+  const value = values[name];
+  if (value === undefined) return current;
+  if (value === 'unlimited') return null;
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) throw new UsageError(`--${name} takes a whole number or "unlimited"`);
+  return Number(value);
+}
+
+function toggle(name: 'pause-comments' | 'storage-feature', current: boolean): boolean {
+  const value = values[name];
+  if (value === undefined) return current;
+  if (value !== 'on' && value !== 'off') throw new UsageError(`--${name} takes on or off`);
+  return value === 'on';
+}
+
+function keyOutput(key: IssuedKey) {
+  return { apiKey: key.apiKey, keyId: key.keyId, scope: key.scope, organizationId: key.organizationId, ...(key.workspaceId ? { workspaceId: key.workspaceId } : {}), userId: key.userId };
+}
+
+async function requireOrganization(id: string): Promise<void> {
+  if (!(await getOrganization(id))) throw new Error(`organization ${id} does not exist`);
+}
+
+async function run(): Promise<unknown> {
+  const command = `${group ?? ''} ${action ?? ''}`;
+  switch (command) {
+    case 'org create': {
+      const created = await createOrganization(required('name'));
+      return {
+        organizationId: created.organizationId,
+        organizationApiKey: created.organizationApiKey.apiKey,
+        workspaceId: created.workspaceId,
+        workspaceApiKey: created.workspaceApiKey.apiKey,
+      };
+    }
+    case 'key create': {
+      if (values.workspace !== undefined && values.org !== undefined) throw new UsageError('pass --workspace or --org, not both');
+      if (values.org !== undefined) return keyOutput(await createOrganizationKey(required('org')));
+      const workspaceId = required('workspace');
+      const role = values.role as Role | undefined;
+      if (role !== undefined && !ROLES.includes(role)) throw new UsageError(`--role takes one of ${ROLES.join(', ')}`);
+      if (values.email === undefined && role !== undefined) throw new UsageError('--role goes with --email');
+      const email = values.email === undefined ? undefined : required('email');
+      if (email !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) throw new UsageError('--email is not an email address');
+      return keyOutput(await createWorkspaceKey(workspaceId, email ? { email, role } : undefined));
+    }
+    case 'key revoke': {
+      const keyId = required('id');
+      if (!(await revokeApiKey(keyId))) throw new Error(`key ${keyId} does not exist or is already revoked`);
+      return { keyId, revoked: true };
+    }
+    case 'key list': {
+      const organizationId = required('org');
+      await requireOrganization(organizationId);
+      return { organizationId, keys: await listApiKeys(organizationId) };
+    }
+    case 'plan show': {
+      const organizationId = required('org');
+      await requireOrganization(organizationId);
+      return await getPlan(organizationId);
+    }
+    case 'plan set': {
+      const organizationId = required('org');
+      await requireOrganization(organizationId);
+      const current = await getPlan(organizationId);
+      const bundle = values.bundle;
+      if (bundle !== undefined && (typeof bundle !== 'string' || !/^\d+$/.test(bundle))) throw new UsageError('--bundle takes a whole number');
+      const plan: Plan = {
+        ...current,
+        markupLimit: limit('markup-limit', current.markupLimit),
+        storageLimitBytes: limit('storage-limit', current.storageLimitBytes),
+        pauseCommentsEnabled: toggle('pause-comments', current.pauseCommentsEnabled),
+        storageFeatureEnabled: toggle('storage-feature', current.storageFeatureEnabled),
+        bundleBalance: bundle === undefined ? current.bundleBalance : Number(bundle),
+        modifiedAt: new Date().toISOString(),
+      };
+      await savePlan(plan);
+      return plan;
+    }
+    default:
+      throw new UsageError(`unknown command "${command.trim()}"`);
+  }
+}
+
+try {
+  if (!process.env.TABLE_NAME && !attachToLocalStack()) {
+    throw new Error('no local stack found in DATA_DIR (run `npm start`), and TABLE_NAME is not set for a deployed table');
+  }
+  process.stdout.write(`${JSON.stringify(await run())}\n`);
+  process.exit(0);
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`${JSON.stringify({ error: message })}\n`);
+  if (error instanceof UsageError) process.stderr.write(`${USAGE}\n`);
+  process.exit(error instanceof UsageError ? 2 : 1);
+}

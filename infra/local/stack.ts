@@ -1,0 +1,195 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { S3Event } from 'aws-lambda';
+import { entryOf, FUNCTIONS, type FunctionDefinition } from '../../functions/registry.js';
+import { resetClients } from '../../shared/clients.js';
+import { ENV, resetConfig } from '../../shared/config.js';
+import { forgetCursorKey } from '../../shared/db/cursor-keys.js';
+import { getOrganization } from '../../shared/db/organizations.js';
+import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
+import { createOrganization } from '../../shared/domain/organizations.js';
+import { QUEUES, type QueueName } from '../../shared/queues.js';
+import { ensureTable, startDynamoDbLocal } from './dynamodb.js';
+import { startGateway, type GatewayTarget, type HttpHandler } from './gateway.js';
+import { startLocalS3 } from './s3.js';
+import { createQueuePair, startPoller, startSqs, type Poller, type QueuePair, type SqsHandler } from './sqs.js';
+
+/** DESIGN.md's public contract: what `DATA_DIR/stack.json` holds. */
+export interface StackInfo {
+  baseUrl: string;
+  organizationId: string;
+  workspaceId: string;
+  organizationApiKey: string;
+  workspaceApiKey: string;
+}
+
+/** Where the emulators listen, for the admin CLI, `npm run invoke` and tests (`DATA_DIR/services.json`). */
+export interface ServicesInfo {
+  region: string;
+  tableName: string;
+  bucketName: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  endpoints: { dynamodb: string; s3: string; sqs: string };
+  queues: Record<QueueName, QueuePair>;
+  pid: number;
+}
+
+export interface LocalStackOptions {
+  port: number;
+  dataDir: string;
+  memory: boolean;
+  log?: (line: string) => void;
+}
+
+export interface LocalStack {
+  stack: StackInfo;
+  services: ServicesInfo;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+export const LOCAL_TABLE = 'review-board';
+export const LOCAL_BUCKET = 'review-board-uploads';
+const REGION = 'us-east-1';
+/** Fixed emulator credentials: they only ever sign requests to the emulators on loopback. */
+const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local-emulator-secret' };
+
+export const stackFile = (dataDir: string) => join(dataDir, 'stack.json');
+export const servicesFile = (dataDir: string) => join(dataDir, 'services.json');
+
+/** Points this process's AWS clients and config at the emulators. */
+export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
+  Object.assign(process.env, {
+    AWS_REGION: services.region,
+    AWS_ACCESS_KEY_ID: services.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: services.credentials.secretAccessKey,
+    [ENV.tableName]: services.tableName,
+    [ENV.bucketName]: services.bucketName,
+    [ENV.dynamodbEndpoint]: services.endpoints.dynamodb,
+    [ENV.s3Endpoint]: services.endpoints.s3,
+    [ENV.sqsEndpoint]: services.endpoints.sqs,
+    [ENV.conversionQueueUrl]: services.queues.conversion.url,
+    [ENV.webhookQueueUrl]: services.queues.webhookDelivery.url,
+    [ENV.stackMode]: 'local',
+    // Local tooling runs on Node 20 by design; the SDK's notice about Node 22 is for deployments.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  });
+  delete process.env.AWS_PROFILE;
+  delete process.env.AWS_SESSION_TOKEN;
+  resetConfig();
+  resetClients();
+  forgetCursorKey();
+}
+
+/**
+ * Starts DynamoDB Local, s3rver behind the policy-enforcing front, local-aws-sqs with the pollers,
+ * and the gateway, all on 127.0.0.1. Handlers run in this process from the same modules Lambda runs.
+ */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const log = options.log ?? (() => undefined);
+  const dataDir = resolve(options.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const s3Dir = options.memory ? mkdtempSync(join(tmpdir(), 'review-board-s3-')) : join(dataDir, 's3');
+  const stoppers: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const stopOne of stoppers.reverse()) await stopOne().catch(() => undefined);
+    stoppers.length = 0;
+    if (options.memory) rmSync(s3Dir, { recursive: true, force: true });
+  };
+  try {
+    let uploadHandler: ((event: S3Event) => Promise<void>) | undefined;
+    const [dynamodb, sqs, s3] = await Promise.all([
+      startDynamoDbLocal({ dataDir: options.memory ? undefined : join(dataDir, 'dynamodb') }),
+      startSqs(REGION),
+      startLocalS3({
+        directory: s3Dir,
+        bucket: LOCAL_BUCKET,
+        region: REGION,
+        credentials: CREDENTIALS,
+        onObjectCreated: async (event) => {
+          const key = event.Records[0]?.s3.object.key ?? '';
+          if (uploadHandler && key.startsWith(UPLOAD_PREFIX)) await uploadHandler(event);
+        },
+      }),
+    ]);
+    stoppers.push(dynamodb.stop, sqs.stop, s3.stop);
+    log(`dynamodb ${dynamodb.endpoint}, s3 ${s3.endpoint}, sqs ${sqs.endpoint}`);
+
+    const sqsClient = new SQSClient({ region: REGION, endpoint: sqs.endpoint, credentials: CREDENTIALS });
+    stoppers.push(async () => sqsClient.destroy());
+    const queues = {} as Record<QueueName, QueuePair>;
+    for (const [name, definition] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
+      queues[name] = await createQueuePair(sqsClient, definition.id, definition);
+    }
+    const services: ServicesInfo = {
+      region: REGION,
+      tableName: LOCAL_TABLE,
+      bucketName: LOCAL_BUCKET,
+      credentials: CREDENTIALS,
+      endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, sqs: sqs.endpoint },
+      queues,
+      pid: process.pid,
+    };
+    useLocalServices(services);
+    const ddbClient = new DynamoDBClient({ region: REGION, endpoint: dynamodb.endpoint, credentials: CREDENTIALS });
+    await ensureTable(ddbClient, LOCAL_TABLE);
+    ddbClient.destroy();
+
+    const loaded = await Promise.all(FUNCTIONS.map(async (definition) => ({ definition, handler: await loadHandler(definition) })));
+    const targets: GatewayTarget[] = [];
+    for (const { definition, handler } of loaded) {
+      if (definition.kind === 'api') targets.push({ name: definition.name, routes: definition.routes, isDefault: definition.isDefault, handler: handler as HttpHandler });
+      if (definition.kind === 's3') uploadHandler = handler as (event: S3Event) => Promise<void>;
+      if (definition.kind === 'sqs') {
+        const poller: Poller = startPoller(sqsClient, queues[definition.queue], handler as SqsHandler, {
+          batchSize: QUEUES[definition.queue].batchSize,
+          region: REGION,
+          onError: (error) => log(`poller ${definition.name}: ${String(error)}`),
+        });
+        stoppers.push(poller.stop);
+      }
+    }
+
+    const seeded = await seedOrReuse(dataDir, options.memory);
+    const gateway = await startGateway(targets, { port: options.port });
+    stoppers.push(gateway.close);
+    const stack: StackInfo = { baseUrl: gateway.url, ...seeded };
+    writeFileSync(servicesFile(dataDir), `${JSON.stringify(services, null, 2)}\n`);
+    writeFileSync(stackFile(dataDir), `${JSON.stringify(stack, null, 2)}\n`);
+    return { stack, services, dataDir, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function loadHandler(definition: FunctionDefinition): Promise<unknown> {
+  const module = (await import(new URL(`../../${entryOf(definition)}`, import.meta.url).href)) as { handler: unknown };
+  return module.handler;
+}
+
+/**
+ * On a fresh DATA_DIR: an organization with one workspace and both kinds of key. On a persisted
+ * DATA_DIR whose organization still exists: the same keys again (only their hashes are in the table,
+ * so stack.json is where they survive a restart).
+ */
+async function seedOrReuse(dataDir: string, memory: boolean): Promise<Omit<StackInfo, 'baseUrl'>> {
+  const file = stackFile(dataDir);
+  if (!memory && existsSync(file)) {
+    const previous = JSON.parse(readFileSync(file, 'utf8')) as StackInfo;
+    if (previous.organizationId && (await getOrganization(previous.organizationId))) {
+      const { baseUrl: _ignored, ...rest } = previous;
+      return rest;
+    }
+  }
+  const created = await createOrganization('Default Organization');
+  return {
+    organizationId: created.organizationId,
+    workspaceId: created.workspaceId,
+    organizationApiKey: created.organizationApiKey.apiKey,
+    workspaceApiKey: created.workspaceApiKey.apiKey,
+  };
+}

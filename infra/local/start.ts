@@ -1,0 +1,45 @@
+import { relative } from 'node:path';
+import { startLocalStack, stackFile } from './stack.js';
+
+/**
+ * `npm start`: the whole service on 127.0.0.1 in one foreground process. PORT (default 4000),
+ * DATA_DIR (default .local), MEMORY=1 to keep nothing on disk. Ctrl-C or SIGTERM stops everything.
+ */
+const started = performance.now();
+const port = Number(process.env.PORT ?? 4000);
+const dataDir = process.env.DATA_DIR ?? '.local';
+const memory = process.env.MEMORY === '1';
+
+try {
+  const local = await startLocalStack({ port, dataDir, memory, log: (line) => process.stderr.write(`[local] ${line}\n`) });
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const { stack, services } = local;
+  process.stdout.write(
+    [
+      '',
+      `Review Board Service is running locally (up in ${seconds} s${memory ? ', in memory' : ''})`,
+      `  API                 ${stack.baseUrl}/api/v2   (OpenAPI: ${stack.baseUrl}/api/v2/openapi.json)`,
+      `  organizationId      ${stack.organizationId}`,
+      `  workspaceId         ${stack.workspaceId}`,
+      `  organizationApiKey  ${stack.organizationApiKey}`,
+      `  workspaceApiKey     ${stack.workspaceApiKey}`,
+      `  DynamoDB ${services.endpoints.dynamodb}   S3 ${services.endpoints.s3}   SQS ${services.endpoints.sqs}`,
+      `  stack.json          ${relative(process.cwd(), stackFile(local.dataDir)) || stackFile(local.dataDir)}`,
+      '  Ctrl-C stops everything.',
+      '',
+    ].join('\n') + '\n',
+  );
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`[local] ${signal}: stopping\n`);
+    await local.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+} catch (error) {
+  process.stderr.write(`[local] failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}

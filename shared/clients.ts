@@ -1,0 +1,51 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { getConfig } from './config.js';
+
+let ddb: DynamoDBDocumentClient | undefined;
+let s3: S3Client | undefined;
+let sqs: SQSClient | undefined;
+
+/** The document client every db module uses; created once per process. */
+export function getDb(): DynamoDBDocumentClient {
+  if (!ddb) {
+    const config = getConfig();
+    const client = new DynamoDBClient({ region: config.region, endpoint: config.endpoints.dynamodb, maxAttempts: 3 });
+    ddb = DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    });
+  }
+  return ddb;
+}
+
+export function getS3(): S3Client {
+  if (!s3) {
+    const config = getConfig();
+    s3 = new S3Client({
+      region: config.region,
+      endpoint: config.endpoints.s3,
+      forcePathStyle: config.endpoints.s3 !== undefined,
+    });
+  }
+  return s3;
+}
+
+export function getSqs(): SQSClient {
+  if (!sqs) {
+    const config = getConfig();
+    sqs = new SQSClient({ region: config.region, endpoint: config.endpoints.sqs });
+  }
+  return sqs;
+}
+
+/** Drops the cached clients; the local stack and tests call it after pointing the config elsewhere. */
+export function resetClients(): void {
+  ddb?.destroy();
+  s3?.destroy();
+  sqs?.destroy();
+  ddb = undefined;
+  s3 = undefined;
+  sqs = undefined;
+}

@@ -1,0 +1,89 @@
+import * as v from 'valibot';
+
+/**
+ * The environment a function or tool runs with, parsed once. Variable names appear only here and in
+ * the CDK `bind*` helpers of `infra/constructs/service-function.ts`.
+ */
+const EnvSchema = v.object({
+  TABLE_NAME: v.optional(v.pipe(v.string(), v.minLength(1))),
+  BUCKET_NAME: v.optional(v.pipe(v.string(), v.minLength(1))),
+  CONVERSION_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
+  WEBHOOK_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
+  AWS_REGION: v.optional(v.string(), 'us-east-1'),
+  /** Set only by the local stack: endpoints of the emulators. */
+  DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  S3_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  SQS_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  /** `local` allows loopback webhook targets and path-style S3 addresses. */
+  STACK_MODE: v.optional(v.picklist(['local', 'aws']), 'aws'),
+  LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error']), 'info'),
+});
+
+export interface Config {
+  tableName: string;
+  bucketName: string | undefined;
+  conversionQueueUrl: string | undefined;
+  webhookQueueUrl: string | undefined;
+  region: string;
+  endpoints: { dynamodb?: string; s3?: string; sqs?: string };
+  mode: 'local' | 'aws';
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses an environment into a Config; throws a ConfigError naming every bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const parsed = v.safeParse(EnvSchema, env);
+  if (!parsed.success) {
+    const problems = parsed.issues.map((issue) => `${v.getDotPath(issue) ?? '?'}: ${issue.message}`);
+    throw new ConfigError(`Invalid environment: ${problems.join('; ')}`);
+  }
+  const e = parsed.output;
+  const config = {
+    get tableName(): string {
+      if (!e.TABLE_NAME) throw new ConfigError('TABLE_NAME is not set: this function was not granted the table.');
+      return e.TABLE_NAME;
+    },
+    bucketName: e.BUCKET_NAME,
+    conversionQueueUrl: e.CONVERSION_QUEUE_URL,
+    webhookQueueUrl: e.WEBHOOK_QUEUE_URL,
+    region: e.AWS_REGION,
+    endpoints: { dynamodb: e.DYNAMODB_ENDPOINT, s3: e.S3_ENDPOINT, sqs: e.SQS_ENDPOINT },
+    mode: e.STACK_MODE,
+    logLevel: e.LOG_LEVEL,
+  };
+  return config;
+}
+
+let cached: Config | undefined;
+
+/**
+ * The process configuration. Lambda entry points call it at module load so a missing variable fails
+ * the cold start, not the first request; modules that are merely imported (by CDK or the OpenAPI
+ * generator) never touch the environment.
+ */
+export function getConfig(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}
+
+/** Forgets the parsed configuration; the local stack and tests call it after changing the environment. */
+export function resetConfig(): void {
+  cached = undefined;
+}
+
+/** Names of the environment variables, for the CDK bind helpers and the local stack. */
+export const ENV = {
+  tableName: 'TABLE_NAME',
+  bucketName: 'BUCKET_NAME',
+  conversionQueueUrl: 'CONVERSION_QUEUE_URL',
+  webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
+  s3Endpoint: 'S3_ENDPOINT',
+  sqsEndpoint: 'SQS_ENDPOINT',
+  stackMode: 'STACK_MODE',
+  logLevel: 'LOG_LEVEL',
+} as const;

@@ -1,0 +1,76 @@
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getConfig } from '../config.js';
+import { getDb } from '../clients.js';
+
+export interface ApiKeyRecord {
+  keyId: string;
+  secretHash: string;
+  scope: 'organization' | 'workspace';
+  organizationId: string;
+  workspaceId?: string;
+  /** The user the key acts as. */
+  userId: string;
+  createdAt: string;
+  revokedAt?: string;
+}
+
+export const apiKeyKey = (keyId: string) => ({ PK: `APIKEY#${keyId}`, SK: 'APIKEY' });
+const organizationKeysPartition = (organizationId: string) => `ORG#${organizationId}#APIKEYS`;
+
+export function toApiKeyItem(record: ApiKeyRecord): Record<string, unknown> {
+  return {
+    ...apiKeyKey(record.keyId),
+    entity: 'ApiKey',
+    ...record,
+    GSI1PK: organizationKeysPartition(record.organizationId),
+    GSI1SK: record.createdAt + '#' + record.keyId,
+  };
+}
+
+export async function getApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: apiKeyKey(keyId) }));
+  return result.Item as ApiKeyRecord | undefined;
+}
+
+/** Revokes a key; true when it existed and was live. */
+export async function revokeApiKey(keyId: string, at = new Date().toISOString()): Promise<boolean> {
+  try {
+    await getDb().send(
+      new UpdateCommand({
+        TableName: getConfig().tableName,
+        Key: apiKeyKey(keyId),
+        UpdateExpression: 'SET revokedAt = :at',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/** Every key of an organization (admin tooling; pages through all of them). */
+export async function listApiKeys(organizationId: string): Promise<Omit<ApiKeyRecord, 'secretHash'>[]> {
+  const keys: Omit<ApiKeyRecord, 'secretHash'>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await getDb().send(
+      new QueryCommand({
+        TableName: getConfig().tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': organizationKeysPartition(organizationId) },
+        ExclusiveStartKey: start,
+        Limit: 100,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const { keyId, scope, workspaceId, userId, createdAt, revokedAt } = item as ApiKeyRecord;
+      keys.push({ keyId, scope, organizationId, workspaceId, userId, createdAt, revokedAt });
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return keys;
+}

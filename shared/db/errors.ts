@@ -1,0 +1,17 @@
+import { TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+
+/** True when a write failed only because its condition did not hold (plain or inside a transaction). */
+export function isConditionFailure(error: unknown): boolean {
+  if (error instanceof ConditionalCheckFailedException) return true;
+  if (error instanceof TransactionCanceledException) {
+    return (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+  }
+  const name = (error as { name?: string } | undefined)?.name;
+  return name === 'ConditionalCheckFailedException';
+}
+
+/** Index of the first transaction item whose condition failed, or -1. */
+export function failedConditionIndex(error: unknown): number {
+  if (!(error instanceof TransactionCanceledException)) return -1;
+  return (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+}

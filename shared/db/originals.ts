@@ -1,0 +1,80 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { getConfig } from '../config.js';
+import { getDb } from '../clients.js';
+import { storageDelta } from './storage.js';
+import { transact } from './transact.js';
+import { isConditionFailure } from './errors.js';
+
+/**
+ * The original file a converted markup was made from. While retained it sits in its workspace's
+ * GSI1 partition of retained originals, so policy changes find them without a scan.
+ */
+export interface OriginalRecord {
+  markupId: string;
+  workspaceId: string;
+  organizationId: string;
+  key: string;
+  filename: string;
+  mimeType: string;
+  filesize: number;
+  state: 'retained' | 'archived';
+  archivedAt?: string;
+}
+
+export const originalKey = (markupId: string) => ({ PK: `ORIGINAL#${markupId}`, SK: 'ORIGINAL' });
+export const retainedOriginalsPartition = (workspaceId: string) => `WS#${workspaceId}#ORIGINALS#RETAINED`;
+
+export function toOriginalItem(record: OriginalRecord): Record<string, unknown> {
+  const retained = record.state === 'retained' ? { GSI1PK: retainedOriginalsPartition(record.workspaceId), GSI1SK: record.markupId } : {};
+  return { ...originalKey(record.markupId), entity: 'Original', ...record, ...retained };
+}
+
+/**
+ * Archives one retained original: state, index membership and the organization's `originals` byte
+ * count move in one transaction, so the storage breakdown never counts an archived file. Returns
+ * false when it was no longer retained (a concurrent archive won).
+ */
+export async function archiveOriginal(record: OriginalRecord, at = new Date().toISOString()): Promise<boolean> {
+  try {
+    await transact([
+      {
+        Update: {
+          TableName: getConfig().tableName,
+          Key: originalKey(record.markupId),
+          UpdateExpression: 'SET #state = :archived, archivedAt = :at REMOVE GSI1PK, GSI1SK',
+          ConditionExpression: '#state = :retained',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':archived': 'archived', ':retained': 'retained', ':at': at },
+        },
+      },
+      { Update: storageDelta(record.organizationId, 'originals', -record.filesize) },
+    ]);
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Archives every retained original of a workspace, a page at a time; returns how many it archived. */
+export async function archiveRetainedOriginals(workspaceId: string): Promise<number> {
+  let archived = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await getDb().send(
+      new QueryCommand({
+        TableName: getConfig().tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': retainedOriginalsPartition(workspaceId) },
+        ExclusiveStartKey: start,
+        Limit: 100,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (await archiveOriginal(item as OriginalRecord)) archived += 1;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return archived;
+}

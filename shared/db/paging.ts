@@ -1,0 +1,102 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { getConfig } from '../config.js';
+import { getDb } from '../clients.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
+import { BadRequestError } from '../http/errors.js';
+import { getCursorKey } from './cursor-keys.js';
+import { TABLE, type IndexName } from './table.js';
+
+export interface PageQuery {
+  /** Distinguishes lists (and their orders) so one list's cursor is refused by another. */
+  list: string;
+  index?: IndexName;
+  partitionValue: string;
+  /** True when the list runs in ascending sort-key order. */
+  ascending: boolean;
+  limit: number;
+  /** Next page: items after this cursor. */
+  before?: string;
+  /** Previous page: items before this cursor. */
+  since?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+  prevCursor: string | null;
+}
+
+/**
+ * One page of a key-ordered Query with `before`/`since` cursors (DESIGN.md: next page is
+ * `before=<nextCursor>`, previous page `since=<prevCursor>`). It reads `limit + 1` items to know
+ * whether another page exists, so a cursor is only handed out when following it yields items.
+ */
+export async function queryPage<T>(query: PageQuery, fromItem: (item: Record<string, unknown>) => T): Promise<Page<T>> {
+  if (query.before && query.since) throw new BadRequestError('Pass either before or since, not both.');
+  const key = await getCursorKey();
+  const keyNames = keyAttributes(query.index);
+  const backwards = query.since !== undefined;
+  const cursor = query.before ?? query.since;
+  const start = cursor ? decodePosition(key, query, cursor, backwards ? 'since' : 'before', keyNames) : undefined;
+
+  const result = await getDb().send(
+    new QueryCommand({
+      TableName: getConfig().tableName,
+      IndexName: query.index,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': keyNames.partition },
+      ExpressionAttributeValues: { ':pk': query.partitionValue },
+      ScanIndexForward: backwards ? !query.ascending : query.ascending,
+      ExclusiveStartKey: start,
+      Limit: query.limit + 1,
+    }),
+  );
+  const raw = result.Items ?? [];
+  const extra = raw.length > query.limit;
+  const pageItems = raw.slice(0, query.limit);
+  if (backwards) pageItems.reverse();
+  const position = (item: Record<string, unknown> | undefined) =>
+    item ? encodeCursor(key, query.list, pick(item, keyNames.all)) : null;
+
+  if (backwards) {
+    return {
+      items: pageItems.map(fromItem),
+      hasMore: pageItems.length > 0,
+      nextCursor: position(pageItems.at(-1)),
+      prevCursor: extra ? position(pageItems[0]) : null,
+    };
+  }
+  return {
+    items: pageItems.map(fromItem),
+    hasMore: extra,
+    nextCursor: extra ? position(pageItems.at(-1)) : null,
+    prevCursor: cursor && pageItems.length > 0 ? position(pageItems[0]) : null,
+  };
+}
+
+function keyAttributes(index: IndexName | undefined) {
+  const definition = TABLE.indexes.find((candidate) => candidate.name === index);
+  const partition = definition?.partitionKey ?? TABLE.partitionKey;
+  const sort = definition?.sortKey ?? TABLE.sortKey;
+  const all = [...new Set([TABLE.partitionKey, TABLE.sortKey, partition, sort])];
+  return { partition, sort, all };
+}
+
+function decodePosition(
+  key: Buffer,
+  query: PageQuery,
+  cursor: string,
+  parameter: string,
+  keyNames: ReturnType<typeof keyAttributes>,
+): Record<string, string> {
+  const position = decodeCursor(key, query.list, cursor, parameter);
+  const valid =
+    keyNames.all.every((name) => typeof position[name] === 'string') && position[keyNames.partition] === query.partitionValue;
+  if (!valid) throw new BadRequestError(`${parameter} is not a valid cursor for this list.`, 'invalid-cursor');
+  return position as Record<string, string>;
+}
+
+function pick(item: Record<string, unknown>, names: string[]): Record<string, unknown> {
+  return Object.fromEntries(names.map((name) => [name, item[name]]));
+}

@@ -1,0 +1,62 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { getConfig } from '../config.js';
+import { getDb } from '../clients.js';
+
+export const ROLES = ['owner', 'admin', 'contributor', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** A user: an API key's own API user, or a workspace member. Times are millisecond numbers. */
+export interface User {
+  id: string;
+  name: string;
+  email: string | null;
+  emailVerified: boolean;
+  kind: 'api' | 'member';
+  createdAt: number;
+  modifiedAt: number;
+}
+
+export interface Member {
+  workspaceId: string;
+  userId: string;
+  role: Role;
+  createdAt: number;
+}
+
+export const userKey = (userId: string) => ({ PK: `USER#${userId}`, SK: 'USER' });
+/** Makes an email address unique across users. */
+export const userEmailKey = (email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: 'EMAIL' });
+export const memberKey = (workspaceId: string, userId: string) => ({ PK: `WS#${workspaceId}`, SK: `MEMBER#${userId}` });
+
+export function toUserItem(user: User): Record<string, unknown> {
+  return { ...userKey(user.id), entity: 'User', ...user };
+}
+
+export function toUserEmailItem(user: User & { email: string }): Record<string, unknown> {
+  return { ...userEmailKey(user.email), entity: 'UserEmail', userId: user.id };
+}
+
+export function toMemberItem(member: Member): Record<string, unknown> {
+  return {
+    ...memberKey(member.workspaceId, member.userId),
+    entity: 'Member',
+    ...member,
+    GSI1PK: `USER#${member.userId}#MEMBERSHIPS`,
+    GSI1SK: member.workspaceId,
+  };
+}
+
+export async function getUser(userId: string): Promise<User | undefined> {
+  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: userKey(userId) }));
+  return result.Item as User | undefined;
+}
+
+export async function findUserIdByEmail(email: string): Promise<string | undefined> {
+  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: userEmailKey(email) }));
+  return result.Item?.userId as string | undefined;
+}
+
+export async function getMember(workspaceId: string, userId: string): Promise<Member | undefined> {
+  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: memberKey(workspaceId, userId) }));
+  return result.Item as Member | undefined;
+}

@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getConfig } from '../config.js';
+import { getDb } from '../clients.js';
+import { toFolderItem } from './folders.js';
+import { queryPage, type Page } from './paging.js';
+import { putNew, type TransactItem } from './transact.js';
+import { SORT_SEPARATOR } from './table.js';
+
+export const ORIGINAL_FILE_STORAGE_POLICIES = ['STORE_ALWAYS', 'NEVER_STORE', 'ASK_PER_PROJECT'] as const;
+export type OriginalFileStoragePolicy = (typeof ORIGINAL_FILE_STORAGE_POLICIES)[number];
+
+export interface WorkspaceRecord {
+  id: string;
+  organizationId: string;
+  name: string;
+  slug: string;
+  rootFolderId: string;
+  archiveFolderId: string;
+  originalFileStoragePolicy: OriginalFileStoragePolicy;
+  createdAt: string;
+  modifiedAt: string;
+  lastActivityAt: string;
+  deletedAt?: string;
+}
+
+/** The public Workspace shape of the spec. */
+export interface Workspace {
+  id: string;
+  name: string;
+  rootFolderId: string;
+  archiveFolderId: string;
+  slug: string;
+}
+
+export const workspaceKey = (workspaceId: string) => ({ PK: `WS#${workspaceId}`, SK: 'WS' });
+/** Reserves a slug inside an organization. */
+export const workspaceSlugKey = (organizationId: string, slug: string) => ({ PK: `WSSLUG#${organizationId}#${slug}`, SK: 'WSSLUG' });
+/** GSI1 lists an organization's workspaces by name, GSI2 by last activity. */
+export const workspaceListPartition = (organizationId: string) => `ORG#${organizationId}#WORKSPACES`;
+
+function listKeys(record: WorkspaceRecord) {
+  return {
+    GSI1PK: workspaceListPartition(record.organizationId),
+    GSI1SK: `${record.name.toLowerCase()}${SORT_SEPARATOR}${record.id}`,
+    GSI2PK: workspaceListPartition(record.organizationId),
+    GSI2SK: `${record.lastActivityAt}${SORT_SEPARATOR}${record.id}`,
+  };
+}
+
+export function toWorkspaceItem(record: WorkspaceRecord): Record<string, unknown> {
+  return { ...workspaceKey(record.id), entity: 'Workspace', ...record, ...listKeys(record) };
+}
+
+export function fromWorkspaceItem(item: Record<string, unknown>): WorkspaceRecord {
+  return {
+    id: item.id as string,
+    organizationId: item.organizationId as string,
+    name: item.name as string,
+    slug: item.slug as string,
+    rootFolderId: item.rootFolderId as string,
+    archiveFolderId: item.archiveFolderId as string,
+    originalFileStoragePolicy: (item.originalFileStoragePolicy as OriginalFileStoragePolicy | undefined) ?? 'STORE_ALWAYS',
+    createdAt: item.createdAt as string,
+    modifiedAt: item.modifiedAt as string,
+    lastActivityAt: (item.lastActivityAt as string | undefined) ?? (item.createdAt as string),
+    deletedAt: item.deletedAt as string | undefined,
+  };
+}
+
+export function toPublicWorkspace(record: WorkspaceRecord): Workspace {
+  return {
+    id: record.id,
+    name: record.name,
+    rootFolderId: record.rootFolderId,
+    archiveFolderId: record.archiveFolderId,
+    slug: record.slug,
+  };
+}
+
+/** A new workspace record with fresh ids for it and its root and archive folders. */
+export function newWorkspaceRecord(organizationId: string, name: string, slug: string, now = new Date()): WorkspaceRecord {
+  const iso = now.toISOString();
+  return {
+    id: randomUUID(),
+    organizationId,
+    name,
+    slug,
+    rootFolderId: randomUUID(),
+    archiveFolderId: randomUUID(),
+    originalFileStoragePolicy: 'STORE_ALWAYS',
+    createdAt: iso,
+    modifiedAt: iso,
+    lastActivityAt: iso,
+  };
+}
+
+/** Transaction items creating a workspace, its slug reservation and its root and archive folders. */
+export function createWorkspaceItems(record: WorkspaceRecord): TransactItem[] {
+  const at = Date.parse(record.createdAt);
+  const folder = (id: string, name: string, role: 'root' | 'archive') =>
+    toFolderItem({ id, workspaceId: record.id, name, parentFolderId: null, role, createdAt: at, modifiedAt: at });
+  return [
+    putNew(toWorkspaceItem(record)),
+    putNew({ ...workspaceSlugKey(record.organizationId, record.slug), entity: 'WorkspaceSlug', workspaceId: record.id }),
+    putNew(folder(record.rootFolderId, 'Root', 'root')),
+    putNew(folder(record.archiveFolderId, 'Archive', 'archive')),
+  ];
+}
+
+/** The workspace, or undefined when it does not exist or was deleted. */
+export async function getWorkspace(workspaceId: string): Promise<WorkspaceRecord | undefined> {
+  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: workspaceKey(workspaceId) }));
+  if (!result.Item) return undefined;
+  const record = fromWorkspaceItem(result.Item);
+  return record.deletedAt ? undefined : record;
+}
+
+export type WorkspaceSort = 'name' | 'lastActivity';
+
+export function listWorkspaces(
+  organizationId: string,
+  options: { sortBy: WorkspaceSort; dir: 'asc' | 'desc'; limit: number; before?: string; since?: string },
+): Promise<Page<WorkspaceRecord>> {
+  return queryPage(
+    {
+      list: `workspaces:${options.sortBy}:${options.dir}`,
+      index: options.sortBy === 'name' ? 'GSI1' : 'GSI2',
+      partitionValue: workspaceListPartition(organizationId),
+      ascending: options.dir === 'asc',
+      limit: options.limit,
+      before: options.before,
+      since: options.since,
+    },
+    fromWorkspaceItem,
+  );
+}
+
+/** Sets fields of a live workspace and keeps its list keys in step; fails if it was deleted meanwhile. */
+export function updateWorkspaceItem(record: WorkspaceRecord): TransactItem {
+  const item = toWorkspaceItem(record);
+  return {
+    Put: {
+      TableName: getConfig().tableName,
+      Item: item,
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deletedAt)',
+    },
+  };
+}
+
+/** Marks the workspace deleted and takes it out of the organization's lists. */
+export function deleteWorkspaceItems(record: WorkspaceRecord, now: string): TransactItem[] {
+  const tableName = getConfig().tableName;
+  return [
+    {
+      Update: {
+        TableName: tableName,
+        Key: workspaceKey(record.id),
+        UpdateExpression: 'SET deletedAt = :now, modifiedAt = :now REMOVE GSI1PK, GSI1SK, GSI2PK, GSI2SK',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deletedAt)',
+        ExpressionAttributeValues: { ':now': now },
+      },
+    },
+    { Delete: { TableName: tableName, Key: workspaceSlugKey(record.organizationId, record.slug) } },
+  ];
+}
+
+/** Records activity in the workspace, which orders the `lastActivity` list. */
+export async function touchWorkspaceActivity(workspaceId: string, at = new Date().toISOString()): Promise<void> {
+  await getDb().send(
+    new UpdateCommand({
+      TableName: getConfig().tableName,
+      Key: workspaceKey(workspaceId),
+      UpdateExpression: 'SET lastActivityAt = :at, GSI2SK = :sk',
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deletedAt)',
+      ExpressionAttributeValues: { ':at': at, ':sk': `${at}${SORT_SEPARATOR}${workspaceId}` },
+    }),
+  );
+}

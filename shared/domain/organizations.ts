@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { generateApiKey } from '../auth/api-key-format.js';
+import { toApiKeyItem, type ApiKeyRecord } from '../db/api-keys.js';
+import { getOrganization, toOrganizationItem } from '../db/organizations.js';
+import { defaultPlan, toPlanItem } from '../db/plans.js';
+import { emptyStorageItem } from '../db/storage.js';
+import { putNew, transact, type TransactItem } from '../db/transact.js';
+import { findUserIdByEmail, getMember, toMemberItem, toUserEmailItem, toUserItem, type Role, type User } from '../db/users.js';
+import { getWorkspace } from '../db/workspaces.js';
+import { NotFoundError } from '../http/errors.js';
+import { createWorkspace } from './workspaces.js';
+
+export interface IssuedKey {
+  apiKey: string;
+  keyId: string;
+  scope: 'organization' | 'workspace';
+  organizationId: string;
+  workspaceId?: string;
+  userId: string;
+}
+
+/**
+ * Transaction items for a new key and the API user it acts as (a stable user named after the key).
+ * The plain key exists only in the return value; the table keeps its hash.
+ */
+function apiKeyItems(scope: IssuedKey['scope'], organizationId: string, workspaceId: string | undefined, actingUserId?: string) {
+  const generated = generateApiKey();
+  const now = new Date();
+  const items: TransactItem[] = [];
+  let userId = actingUserId;
+  if (!userId) {
+    const user: User = {
+      id: randomUUID(),
+      name: `API key ${generated.keyId.slice(0, 8)}`,
+      email: null,
+      emailVerified: false,
+      kind: 'api',
+      createdAt: now.getTime(),
+      modifiedAt: now.getTime(),
+    };
+    userId = user.id;
+    items.push(putNew(toUserItem(user)));
+  }
+  const record: ApiKeyRecord = {
+    keyId: generated.keyId,
+    secretHash: generated.secretHash,
+    scope,
+    organizationId,
+    workspaceId,
+    userId,
+    createdAt: now.toISOString(),
+  };
+  items.push(putNew(toApiKeyItem(record)));
+  const issued: IssuedKey = { apiKey: generated.apiKey, keyId: generated.keyId, scope, organizationId, workspaceId, userId };
+  return { items, issued };
+}
+
+/** A new organization with its plan, one workspace, an organization key and a workspace key, all or nothing. */
+export async function createOrganization(name: string) {
+  const organizationId = randomUUID();
+  const orgKey = apiKeyItems('organization', organizationId, undefined);
+  let workspaceKey: ReturnType<typeof apiKeyItems> | undefined;
+  const workspace = await createWorkspace(organizationId, name, (record) => {
+    workspaceKey = apiKeyItems('workspace', organizationId, record.id);
+    return [
+      putNew(toOrganizationItem({ id: organizationId, name, defaultWorkspaceId: record.id, createdAt: record.createdAt })),
+      putNew(toPlanItem(defaultPlan(organizationId, record.createdAt))),
+      putNew(emptyStorageItem(organizationId)),
+      ...orgKey.items,
+      ...workspaceKey.items,
+    ];
+  });
+  return {
+    organizationId,
+    workspaceId: workspace.id,
+    organizationApiKey: orgKey.issued,
+    workspaceApiKey: workspaceKey!.issued,
+  };
+}
+
+/** An organization-scoped key. */
+export async function createOrganizationKey(organizationId: string): Promise<IssuedKey> {
+  if (!(await getOrganization(organizationId))) throw new NotFoundError(`Organization ${organizationId} does not exist.`);
+  const key = apiKeyItems('organization', organizationId, undefined);
+  await transact(key.items);
+  return key.issued;
+}
+
+/**
+ * A workspace-scoped key. With an email it acts as that workspace member (created when new, email
+ * verified, role `admin` unless given); without, as its own API user.
+ */
+export async function createWorkspaceKey(workspaceId: string, member?: { email: string; role?: Role }): Promise<IssuedKey> {
+  const workspace = await getWorkspace(workspaceId);
+  if (!workspace) throw new NotFoundError(`Workspace ${workspaceId} does not exist.`);
+  if (!member) {
+    const key = apiKeyItems('workspace', workspace.organizationId, workspaceId);
+    await transact(key.items);
+    return key.issued;
+  }
+  const items: TransactItem[] = [];
+  const now = Date.now();
+  let userId = await findUserIdByEmail(member.email);
+  if (!userId) {
+    const user: User & { email: string } = {
+      id: randomUUID(),
+      name: member.email.split('@')[0] ?? member.email,
+      email: member.email.toLowerCase(),
+      emailVerified: true,
+      kind: 'member',
+      createdAt: now,
+      modifiedAt: now,
+    };
+    userId = user.id;
+    items.push(putNew(toUserItem(user)), putNew(toUserEmailItem(user)));
+  }
+  // An existing membership keeps its role: the key joins the member, it does not re-invite them.
+  if (!(await getMember(workspaceId, userId))) {
+    items.push(putNew(toMemberItem({ workspaceId, userId, role: member.role ?? 'admin', createdAt: now })));
+  }
+  const key = apiKeyItems('workspace', workspace.organizationId, workspaceId, userId);
+  await transact([...items, ...key.items]);
+  return key.issued;
+}

@@ -1,0 +1,51 @@
+import type { Principal } from '../auth/principal.js';
+import { getOrganization } from '../db/organizations.js';
+import { getWorkspace, type WorkspaceRecord } from '../db/workspaces.js';
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../http/errors.js';
+
+/** Authentication rule 3: listing and creating workspaces needs an organization key. */
+export function requireOrganizationKey(principal: Principal): asserts principal is Principal & { scope: 'organization' } {
+  if (principal.scope !== 'organization') {
+    throw new ForbiddenError('This operation needs an organization-scoped API key; this key is scoped to one workspace.', 'organization-key-required');
+  }
+}
+
+/** Picks the one workspaceId of a request that may carry it in the query and in the body. */
+export function pickWorkspaceId(...candidates: (string | undefined)[]): string | undefined {
+  const given = [...new Set(candidates.filter((id): id is string => id !== undefined))];
+  if (given.length > 1) throw new BadRequestError('workspaceId differs between the query and the body.');
+  return given[0];
+}
+
+/**
+ * The workspace a request acts on. A workspace key acts on its own workspace and may name no other
+ * (403). An organization key names one with `workspaceId`; where `useDefault` is set, one that names
+ * none acts on the organization's default workspace.
+ */
+export async function resolveWorkspace(
+  principal: Principal,
+  requestedId: string | undefined,
+  options: { useDefault?: boolean } = {},
+): Promise<WorkspaceRecord> {
+  if (principal.scope === 'workspace') {
+    if (requestedId !== undefined && requestedId !== principal.workspaceId) {
+      throw new ForbiddenError(`This API key is scoped to workspace ${principal.workspaceId} and cannot act on workspace ${requestedId}.`, 'workspace-out-of-scope');
+    }
+    const own = await getWorkspace(principal.workspaceId);
+    if (!own) throw new UnauthorizedError('The API key belongs to a workspace that has been deleted.');
+    return own;
+  }
+  let workspaceId = requestedId;
+  if (workspaceId === undefined && options.useDefault) {
+    workspaceId = (await getOrganization(principal.organizationId))?.defaultWorkspaceId ?? undefined;
+  }
+  if (workspaceId === undefined) {
+    throw new BadRequestError('workspaceId is required with an organization-scoped API key.', 'workspace-id-required');
+  }
+  const workspace = await getWorkspace(workspaceId);
+  if (!workspace) throw new NotFoundError(`Workspace ${workspaceId} does not exist.`);
+  if (workspace.organizationId !== principal.organizationId) {
+    throw new ForbiddenError(`Workspace ${workspaceId} is not in this API key's organization.`, 'workspace-out-of-scope');
+  }
+  return workspace;
+}

@@ -1,0 +1,54 @@
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import * as v from 'valibot';
+import { logger } from '../logger.js';
+
+type AnySchema = v.GenericSchema<unknown, unknown>;
+
+/** One kind of job a worker runs: the message body `{ type, ... }` is validated by `schema`. */
+export interface JobHandler<S extends AnySchema = AnySchema> {
+  schema: S;
+  /** Must be idempotent: SQS delivers at least once and failed records are retried. */
+  run(job: v.InferOutput<S>, record: SQSRecord): Promise<void>;
+}
+
+export type JobTable = Record<string, JobHandler>;
+
+/**
+ * An SQS handler that runs each record's job and reports failures as `batchItemFailures`, so only
+ * the failed records are retried and a poison message ends in the dead-letter queue after the
+ * queue's maxReceiveCount instead of blocking its batch.
+ */
+export function createQueueWorker(worker: string, jobs: JobTable) {
+  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const failures: SQSBatchResponse['batchItemFailures'] = [];
+    for (const record of event.Records) {
+      try {
+        await runRecord(jobs, record);
+      } catch (error) {
+        logger.error('job failed', {
+          worker,
+          messageId: record.messageId,
+          receiveCount: Number(record.attributes.ApproximateReceiveCount),
+          error,
+        });
+        failures.push({ itemIdentifier: record.messageId });
+      }
+    }
+    return { batchItemFailures: failures };
+  };
+}
+
+async function runRecord(jobs: JobTable, record: SQSRecord): Promise<void> {
+  let message: unknown;
+  try {
+    message = JSON.parse(record.body);
+  } catch {
+    throw new Error('message body is not JSON');
+  }
+  const type = (message as { type?: unknown } | null)?.type;
+  const job = typeof type === 'string' ? jobs[type] : undefined;
+  if (!job) throw new Error(`unknown job type ${JSON.stringify(type)}`);
+  const parsed = v.safeParse(job.schema, message);
+  if (!parsed.success) throw new Error(`invalid ${type} job: ${parsed.issues.map((issue) => issue.message).join('; ')}`);
+  await job.run(parsed.output, record);
+}

@@ -1,0 +1,166 @@
+import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { authenticate } from '../auth/authenticate.js';
+import { logger } from '../logger.js';
+import {
+  BadRequestError,
+  HttpError,
+  InternalError,
+  MethodNotAllowedError,
+  NotFoundError,
+  UnsupportedMediaTypeError,
+} from './errors.js';
+import { routeKey, type AnyRoute, type Reply } from './route.js';
+import { parseWith } from './validation.js';
+
+export const VERSION_HEADER = 'Service-API-Version';
+export const API_VERSION = '2023-02-22';
+
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+
+interface Dispatch {
+  routes: Map<string, AnyRoute>;
+  /** Every route of the service, for 405 answers on the `$default` route. */
+  all?: readonly AnyRoute[];
+}
+
+/**
+ * The Lambda handler of one route group. Order of work: version header -> route -> JSON syntax ->
+ * authenticate -> validate (valibot) -> operation -> `{ data }`. Authentication comes before schema
+ * validation so an anonymous caller always gets 401 and learns nothing about the input rules.
+ */
+export function createApiHandler(routes: readonly AnyRoute[], options: { allRoutes?: readonly AnyRoute[] } = {}) {
+  const dispatch: Dispatch = { routes: new Map(routes.map((r) => [routeKey(r), r])), all: options.allRoutes };
+  return middy<Event, Result, Error, Context>()
+    .use(responder())
+    .use(versionHeader())
+    .use(jsonBody(dispatch))
+    .handler(async (event) => toResult(await invoke(dispatch, event)));
+}
+
+async function invoke(dispatch: Dispatch, event: Event): Promise<Reply> {
+  const found = dispatch.routes.get(event.routeKey);
+  if (!found) throw unmatched(dispatch, event);
+  const headers = lowerCaseHeaders(event.headers);
+  const principal = found.auth === 'apiKey' ? await authenticate(headers.authorization) : undefined;
+  const params = found.params ? parseWith(found.params, event.pathParameters ?? {}, '/params') : undefined;
+  const query = found.query ? parseWith(found.query, event.queryStringParameters ?? {}, '/query') : undefined;
+  const body = found.body ? parseWith(found.body, event.body ?? {}, '/body') : undefined;
+  return found.handle({ params, query, body, principal, requestId: event.requestContext.requestId, headers });
+}
+
+function unmatched(dispatch: Dispatch, event: Event): HttpError {
+  const path = event.rawPath;
+  const allowed = (dispatch.all ?? [])
+    .filter((candidate) => templateMatches(candidate.path, path))
+    .map((candidate) => candidate.method);
+  if (allowed.length > 0) return new MethodNotAllowedError([...new Set(allowed)]);
+  return new NotFoundError(`No route matches ${event.requestContext.http.method} ${path}.`);
+}
+
+/** True when a concrete path fits an API Gateway template such as `/api/v2/items/{id}`. */
+export function templateMatches(template: string, path: string): boolean {
+  const t = template.split('/');
+  const p = path.split('/');
+  if (t.length !== p.length) return false;
+  return t.every((segment, i) => (segment.startsWith('{') ? (p[i] ?? '') !== '' : segment === p[i]));
+}
+
+function toResult(reply: Reply): Result {
+  const headers = { ...reply.headers };
+  if (reply.body === undefined) return { statusCode: reply.status, headers };
+  return {
+    statusCode: reply.status,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(reply.body),
+  };
+}
+
+function lowerCaseHeaders(headers: Event['headers'] | undefined): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+/** Rejects any version but the one the service speaks; absent means that one. */
+function versionHeader(): middy.MiddlewareObj<Event, Result> {
+  return {
+    before: (request) => {
+      const value = lowerCaseHeaders(request.event.headers)[VERSION_HEADER.toLowerCase()];
+      if (value !== undefined && value.trim() !== API_VERSION) {
+        throw new BadRequestError(
+          `Unsupported ${VERSION_HEADER} "${value}". The supported version is ${API_VERSION}.`,
+          'unsupported-api-version',
+        );
+      }
+    },
+  };
+}
+
+/**
+ * Parses JSON bodies for routes that take one. Middy's parser answers 415 for both a wrong media type
+ * and broken JSON; broken JSON is the client's syntax error, so it becomes a 400 here.
+ */
+function jsonBody(dispatch: Dispatch): middy.MiddlewareObj<Event, Result> {
+  const parser = httpJsonBodyParser();
+  return {
+    before: async (request) => {
+      const found = dispatch.routes.get(request.event.routeKey);
+      const raw = request.event.body;
+      if (!found?.body || raw === undefined || raw === '') {
+        if (found?.body) request.event.body = undefined;
+        return;
+      }
+      try {
+        await parser.before!(request as never);
+      } catch (error) {
+        const message = (error as Error).message;
+        if (message.startsWith('Invalid or malformed JSON')) {
+          throw new BadRequestError('The request body is not valid JSON.', 'malformed-json');
+        }
+        throw new UnsupportedMediaTypeError(
+          `Send the request body as application/json (received ${request.event.headers?.['content-type'] ?? 'no content type'}).`,
+        );
+      }
+    },
+  };
+}
+
+/**
+ * The one place that maps errors to responses and stamps every response with the version and
+ * request id. Unknown errors are logged in full and answered with a generic 500.
+ */
+function responder(): middy.MiddlewareObj<Event, Result> {
+  const startedAt = new WeakMap<object, number>();
+  const stamp = (request: middy.Request<Event, Result>) => {
+    const started = startedAt.get(request.event) ?? performance.now();
+    const requestId = request.event.requestContext.requestId;
+    const response = (request.response ??= { statusCode: 204 });
+    response.headers = { ...response.headers, [VERSION_HEADER]: API_VERSION, 'X-Request-Id': requestId };
+    logger.info('request', {
+      requestId,
+      routeKey: request.event.routeKey,
+      path: request.event.rawPath,
+      status: response.statusCode,
+      durationMs: Math.round(performance.now() - started),
+    });
+  };
+  return {
+    before: (request) => {
+      startedAt.set(request.event, performance.now());
+    },
+    after: (request) => stamp(request),
+    onError: (request) => {
+      const error = request.error;
+      const known = error instanceof HttpError && error.expose ? error : undefined;
+      if (!known) logger.error('unhandled error', { requestId: request.event.requestContext.requestId, error });
+      const problem = known ?? new InternalError();
+      request.response = {
+        statusCode: problem.status,
+        headers: { 'Content-Type': 'application/problem+json', ...problem.headers },
+        body: JSON.stringify({ ...problem.toJSON(), requestId: request.event.requestContext.requestId }),
+      };
+      stamp(request);
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/** One field-level problem of a validation failure; `pointer` is a JSON Pointer into the request. */
+export interface FieldProblem {
+  pointer: string;
+  detail: string;
+}
+
+/** Problem types are stable identifiers clients can switch on; the title is for humans. */
+export const PROBLEM_TYPE_PREFIX = 'urn:review-board:problem:';
+
+/**
+ * The one error hierarchy of the service. `expose` follows middy's rule (status < 500): only those
+ * errors reach the caller with their message; anything else becomes a generic 500.
+ */
+export class HttpError extends Error {
+  readonly expose: boolean;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly status: number,
+    readonly slug: string,
+    readonly title: string,
+    readonly detail: string,
+    readonly extra: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = new.target.name;
+    this.expose = status < 500;
+    this.headers = headers;
+  }
+
+  /** The RFC 9457 problem document, without the request id (added where the response is made). */
+  toJSON(): Record<string, unknown> {
+    return {
+      type: `${PROBLEM_TYPE_PREFIX}${this.slug}`,
+      title: this.title,
+      status: this.status,
+      detail: this.detail,
+      ...this.extra,
+    };
+  }
+}
+
+export class BadRequestError extends HttpError {
+  constructor(detail: string, slug = 'bad-request') {
+    super(400, slug, 'Bad Request', detail);
+  }
+}
+
+export class ValidationError extends HttpError {
+  constructor(
+    readonly errors: FieldProblem[],
+    detail = errors.length === 1 && errors[0] ? `${errors[0].pointer || 'request'}: ${errors[0].detail}` : 'The request is not valid.',
+  ) {
+    super(400, 'validation-error', 'Validation Failed', detail, { errors });
+  }
+}
+
+export class UnauthorizedError extends HttpError {
+  constructor(detail = 'A valid credential is required: send Authorization: Bearer <API key>.') {
+    super(401, 'unauthorized', 'Unauthorized', detail, {}, { 'WWW-Authenticate': 'Bearer' });
+  }
+}
+
+export class PaymentRequiredError extends HttpError {
+  constructor(detail: string, slug = 'plan-limit-reached') {
+    super(402, slug, 'Plan Limit Reached', detail);
+  }
+}
+
+export class ForbiddenError extends HttpError {
+  constructor(detail: string, slug = 'forbidden') {
+    super(403, slug, 'Forbidden', detail);
+  }
+}
+
+/** The organization's plan does not include a feature the operation needs. */
+export class FeatureNotEnabledError extends HttpError {
+  constructor(feature: string, detail: string) {
+    super(403, 'feature-not-enabled', 'Feature Not Enabled', detail, { feature });
+  }
+}
+
+export class NotFoundError extends HttpError {
+  constructor(detail: string) {
+    super(404, 'not-found', 'Not Found', detail);
+  }
+}
+
+export class MethodNotAllowedError extends HttpError {
+  constructor(allowed: string[]) {
+    super(405, 'method-not-allowed', 'Method Not Allowed', `This path accepts ${allowed.join(', ')}.`, {}, { Allow: allowed.join(', ') });
+  }
+}
+
+export class ConflictError extends HttpError {
+  constructor(detail: string) {
+    super(409, 'conflict', 'Conflict', detail);
+  }
+}
+
+export class UnsupportedMediaTypeError extends HttpError {
+  constructor(detail = 'Send the request body as application/json.') {
+    super(415, 'unsupported-media-type', 'Unsupported Media Type', detail);
+  }
+}
+
+export class UnprocessableError extends HttpError {
+  constructor(detail: string) {
+    super(422, 'unprocessable', 'Unprocessable Entity', detail);
+  }
+}
+
+export class InternalError extends HttpError {
+  constructor() {
+    super(500, 'internal', 'Internal Server Error', 'The service failed to handle the request. Quote the requestId when reporting it.');
+  }
+}

@@ -1,0 +1,93 @@
+import { toJsonSchema } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { API_VERSION, VERSION_HEADER } from './api-handler.js';
+import type { AnyRoute } from './route.js';
+
+type AnySchema = v.GenericSchema<unknown, unknown>;
+type JsonObject = Record<string, unknown>;
+
+const Problem = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail', 'requestId'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    requestId: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: { type: 'object', required: ['pointer', 'detail'], properties: { pointer: { type: 'string' }, detail: { type: 'string' } } },
+    },
+  },
+};
+
+function schemaOf(schema: AnySchema): JsonObject {
+  const json = toJsonSchema(schema, { errorMode: 'ignore', target: 'openapi-3.0' }) as JsonObject;
+  delete json.$schema;
+  return json;
+}
+
+/** Query and path parameters of a route, from the entries of its valibot object schema. */
+function parameters(schema: AnySchema | undefined, location: 'query' | 'path'): JsonObject[] {
+  if (!schema) return [];
+  const json = schemaOf(schema);
+  const properties = (json.properties ?? {}) as Record<string, JsonObject>;
+  const required = new Set((json.required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: location,
+    required: location === 'path' || required.has(name),
+    schema: property,
+  }));
+}
+
+/**
+ * The OpenAPI 3.1 document of the given routes, generated from the same route tables and valibot
+ * schemas the handlers validate with, so it cannot drift from the code.
+ */
+export function buildOpenApi(routes: readonly AnyRoute[], serverUrl = '/'): JsonObject {
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  for (const r of routes) {
+    const responses: Record<string, JsonObject> = {};
+    for (const response of r.responses) {
+      if (response.status === 204 || !response.schema) {
+        responses[String(response.status)] = { description: response.description };
+        continue;
+      }
+      const payload = schemaOf(response.schema);
+      const body = response.envelope === false ? payload : { type: 'object', required: ['data'], properties: { data: payload } };
+      responses[String(response.status)] = { description: response.description, content: { 'application/json': { schema: body } } };
+    }
+    responses.default = { description: 'A problem (RFC 9457)', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+    const operation: JsonObject = {
+      operationId: r.operationId,
+      summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
+      parameters: [
+        ...parameters(r.params, 'path'),
+        ...parameters(r.query, 'query'),
+        { $ref: '#/components/parameters/ApiVersion' },
+      ],
+      responses,
+      security: r.auth === 'none' ? [] : [{ bearer: [] }],
+    };
+    if (r.body) {
+      operation.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(r.body) } } };
+    }
+    (paths[r.path] ??= {})[r.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Review Board Service', version: API_VERSION },
+    servers: [{ url: serverUrl }],
+    paths,
+    components: {
+      schemas: { Problem },
+      parameters: {
+        ApiVersion: { name: VERSION_HEADER, in: 'header', required: false, schema: { type: 'string', enum: [API_VERSION] } },
+      },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (or, on feedback endpoints, an exchange token).' } },
+    },
+  };
+}

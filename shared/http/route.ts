@@ -1,0 +1,71 @@
+import type * as v from 'valibot';
+import type { Principal } from '../auth/principal.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type AnySchema = v.GenericSchema<unknown, unknown>;
+type Out<S> = S extends AnySchema ? v.InferOutput<S> : undefined;
+
+/** What an operation receives: validated input and the caller, never the raw API Gateway event. */
+export interface OperationRequest<P, Q, B, A extends Auth> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: A extends 'apiKey' ? Principal : undefined;
+  requestId: string;
+  headers: Record<string, string | undefined>;
+}
+
+/** What an operation answers; `body` is sent as JSON, already in its `{ data }` envelope. */
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type Auth = 'apiKey' | 'none';
+
+export interface ResponseDoc {
+  status: number;
+  description: string;
+  /** Schema of the payload under `data` (or of the whole body when `envelope` is false). */
+  schema?: AnySchema;
+  envelope?: boolean;
+}
+
+export interface Route<PS = undefined, QS = undefined, BS = undefined, A extends Auth = Auth> {
+  method: HttpMethod;
+  /** API Gateway syntax: `/api/v2/markups/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  auth: A;
+  params?: PS;
+  query?: QS;
+  body?: BS;
+  responses: ResponseDoc[];
+  handle(request: OperationRequest<Out<PS>, Out<QS>, Out<BS>, A>): Promise<Reply>;
+}
+
+// The erased shape a route table holds; `route()` keeps each entry's own types for its handler.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = Route<any, any, any, Auth>;
+
+/** Declares one route with its handler typed from its schemas. */
+export function route<
+  PS extends AnySchema | undefined = undefined,
+  QS extends AnySchema | undefined = undefined,
+  BS extends AnySchema | undefined = undefined,
+  A extends Auth = 'apiKey',
+>(definition: Route<PS, QS, BS, A>): AnyRoute {
+  return definition as AnyRoute;
+}
+
+/** `GET /api/v2/workspace`, the form API Gateway puts in `event.routeKey`. */
+export function routeKey(r: Pick<AnyRoute, 'method' | 'path'>): string {
+  return `${r.method} ${r.path}`;
+}
+
+export const ok = (data: unknown, extra: Record<string, unknown> = {}): Reply => ({ status: 200, body: { data, ...extra } });
+export const created = (data: unknown): Reply => ({ status: 201, body: { data } });
+export const noContent = (): Reply => ({ status: 204 });

@@ -1,0 +1,21 @@
+import * as v from 'valibot';
+import { ValidationError, type FieldProblem } from './errors.js';
+
+type AnySchema = v.GenericSchema<unknown, unknown>;
+
+/** Turns valibot issues into JSON Pointer problems rooted at `root` (`/body`, `/query`, `/params`). */
+export function toFieldProblems(root: string, issues: readonly v.BaseIssue<unknown>[]): FieldProblem[] {
+  return issues.map((issue) => {
+    const segments = (issue.path ?? []).map((item) => String(item.key).replaceAll('~', '~0').replaceAll('/', '~1'));
+    const pointer = [root, ...segments].join('/');
+    const expected = issue.expected && issue.received && issue.kind === 'schema' ? ` (expected ${issue.expected}, received ${issue.received})` : '';
+    return { pointer, detail: issue.kind === 'schema' && expected ? `Invalid type${expected}` : issue.message };
+  });
+}
+
+/** Validates `input` against `schema` or throws a ValidationError that names every bad field. */
+export function parseWith<S extends AnySchema>(schema: S, input: unknown, root: string): v.InferOutput<S> {
+  const result = v.safeParse(schema, input, { abortPipeEarly: true });
+  if (!result.success) throw new ValidationError(toFieldProblems(root, result.issues));
+  return result.output as v.InferOutput<S>;
+}

@@ -1,0 +1,38 @@
+/**
+ * The work queues. The CDK data stack, the worker event sources and the local stack's poller all
+ * read these numbers, so the emulator retries exactly as AWS does.
+ */
+export interface QueueDefinition {
+  /** Construct id and local queue name. */
+  id: string;
+  /** Seconds a received message stays hidden; at least 6x the worker timeout, as AWS advises. */
+  visibilityTimeoutSeconds: number;
+  /** Receives before a message moves to the dead-letter queue. */
+  maxReceiveCount: number;
+  batchSize: number;
+  /** Seconds the worker function may run. */
+  workerTimeoutSeconds: number;
+  /** Days a dead letter is kept for inspection. */
+  deadLetterRetentionDays: number;
+}
+
+export const QUEUES = {
+  conversion: {
+    id: 'Conversion',
+    visibilityTimeoutSeconds: 1800,
+    maxReceiveCount: 3,
+    batchSize: 1,
+    workerTimeoutSeconds: 300,
+    deadLetterRetentionDays: 14,
+  },
+  webhookDelivery: {
+    id: 'WebhookDelivery',
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 8,
+    batchSize: 10,
+    workerTimeoutSeconds: 30,
+    deadLetterRetentionDays: 14,
+  },
+} as const satisfies Record<string, QueueDefinition>;
+
+export type QueueName = keyof typeof QUEUES;

@@ -1,0 +1,28 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startLocalStack, type LocalStack, type ServicesInfo, type StackInfo } from '../../infra/local/stack.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    localStack: { stack: StackInfo; services: ServicesInfo; dataDir: string };
+  }
+}
+
+let local: LocalStack | undefined;
+let dataDir: string | undefined;
+
+/** One real local stack (DynamoDB Local, s3rver + front, local-aws-sqs, gateway) for the whole run. */
+export async function setup(project: TestProject): Promise<void> {
+  process.env.LOG_LEVEL ??= 'warn';
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  dataDir = mkdtempSync(join(tmpdir(), 'review-board-test-'));
+  local = await startLocalStack({ port: 0, dataDir, memory: true });
+  project.provide('localStack', { stack: local.stack, services: local.services, dataDir });
+}
+
+export async function teardown(): Promise<void> {
+  await local?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}
