@@ -68,6 +68,9 @@ export interface Poller {
  * `ReportBatchItemFailures` does: batches of up to `batchSize`, successes deleted, failures left to
  * reappear after the queue's visibility timeout (and to move to the dead-letter queue after
  * maxReceiveCount). It never changes visibility itself: local-aws-sqs would count that as a receive.
+ * It short-polls every IDLE_POLL_MS instead of long-polling: a long poll that is waiting when a
+ * SendMessageBatch arrives gets every message twice from local-aws-sqs 2.0.2 (and two receives are
+ * counted), which would dead-letter a job after one failure.
  */
 export function startPoller(
   sqs: SQSClient,
@@ -83,13 +86,18 @@ export function startPoller(
           new ReceiveMessageCommand({
             QueueUrl: queue.url,
             MaxNumberOfMessages: options.batchSize,
-            WaitTimeSeconds: 1,
+            WaitTimeSeconds: 0,
+            // local-aws-sqs reports receive counts only for the legacy AttributeNames parameter.
+            AttributeNames: ['All'],
             MessageSystemAttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),
         );
-        const messages = received.Messages ?? [];
-        if (messages.length === 0 || !running) continue;
+        const messages = uniqueById(received.Messages ?? []);
+        if (messages.length === 0 || !running) {
+          await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+          continue;
+        }
         const records = messages.map((message) => toRecord(message, queue.arn, options.region));
         let failed: Set<string>;
         try {
@@ -121,6 +129,14 @@ export function startPoller(
       await loop;
     },
   };
+}
+
+/** How long the poller waits after an empty receive. */
+const IDLE_POLL_MS = 100;
+
+function uniqueById(messages: Message[]): Message[] {
+  const byId = new Map(messages.map((message) => [message.MessageId, message]));
+  return [...byId.values()];
 }
 
 function toRecord(message: Message, arn: string, region: string): SQSRecord {

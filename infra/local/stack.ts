@@ -54,8 +54,11 @@ export interface LocalStack {
 export const LOCAL_TABLE = 'review-board';
 export const LOCAL_BUCKET = 'review-board-uploads';
 const REGION = 'us-east-1';
-/** Fixed emulator credentials: they only ever sign requests to the emulators on loopback. */
-const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local-emulator-secret' };
+/**
+ * Fixed emulator credentials (s3rver's built-in pair, which it insists on); they only ever sign
+ * requests to the emulators on loopback.
+ */
+const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
 export const stackFile = (dataDir: string) => join(dataDir, 'stack.json');
 export const servicesFile = (dataDir: string) => join(dataDir, 'services.json');
