@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { listApiKeys, revokeApiKey } from '../../shared/db/api-keys.js';
 import { getOrganization } from '../../shared/db/organizations.js';
-import { getPlan, savePlan, type Plan } from '../../shared/db/plans.js';
+import { defaultPlan, getPlan, savePlan, type Plan } from '../../shared/db/plans.js';
 import { createOrganization, createOrganizationKey, createWorkspaceKey, type IssuedKey } from '../../shared/domain/organizations.js';
 import { ROLES, type Role } from '../../shared/db/users.js';
 import { attachToLocalStack } from '../local/services.js';
@@ -110,11 +110,9 @@ async function run(): Promise<unknown> {
     }
     case 'plan set': {
       const organizationId = required('org');
-      await requireOrganization(organizationId);
-      const current = await getPlan(organizationId);
       const bundle = values.bundle;
       if (bundle !== undefined && (typeof bundle !== 'string' || !/^\d+$/.test(bundle))) throw new UsageError('--bundle takes a whole number');
-      const plan: Plan = {
+      const change = (current: Plan): Plan => ({
         ...current,
         markupLimit: limit('markup-limit', current.markupLimit),
         storageLimitBytes: limit('storage-limit', current.storageLimitBytes),
@@ -122,7 +120,10 @@ async function run(): Promise<unknown> {
         storageFeatureEnabled: toggle('storage-feature', current.storageFeatureEnabled),
         bundleBalance: bundle === undefined ? current.bundleBalance : Number(bundle),
         modifiedAt: new Date().toISOString(),
-      };
+      });
+      change(defaultPlan(organizationId));
+      await requireOrganization(organizationId);
+      const plan = change(await getPlan(organizationId));
       await savePlan(plan);
       return plan;
     }

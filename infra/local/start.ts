@@ -39,6 +39,12 @@ try {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGHUP', () => void shutdown('SIGHUP'));
+  // If whatever started us dies without a signal reaching us, stop instead of leaking emulators.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void shutdown('parent exited');
+  }, 1000).unref();
 } catch (error) {
   process.stderr.write(`[local] failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);

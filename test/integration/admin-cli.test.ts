@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { call, localStack } from '../support/api.js';
+import { runAdmin } from '../support/processes.js';
+
+const { dataDir } = localStack();
+
+describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)', () => {
+  it('org create prints the new organization with working keys', async () => {
+    const result = runAdmin(dataDir, ['org', 'create', '--name', 'CLI Org']);
+
+    expect(result.status).toBe(0);
+    expect(Object.keys(result.json).sort()).toEqual(['organizationApiKey', 'organizationId', 'workspaceApiKey', 'workspaceId']);
+    const workspace = await call('GET', '/workspace', { key: result.json.workspaceApiKey });
+    expect(workspace.body.data).toMatchObject({ id: result.json.workspaceId, name: 'CLI Org' });
+  });
+
+  it('key create for a workspace, for a member email, and for an organization; key revoke makes a key fail', async () => {
+    const org = runAdmin(dataDir, ['org', 'create', '--name', 'Keys']).json;
+
+    const workspaceKey = runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId]).json;
+    const memberKey = runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--email', 'lee@example.com']).json;
+    const orgKey = runAdmin(dataDir, ['key', 'create', '--org', org.organizationId]).json;
+    const listWithWorkspaceKey = await call('GET', '/workspaces', { key: workspaceKey.apiKey });
+    const listWithOrgKey = await call('GET', '/workspaces', { key: orgKey.apiKey });
+    const revoked = runAdmin(dataDir, ['key', 'revoke', '--id', workspaceKey.keyId]);
+    const afterRevoke = await call('GET', '/workspace', { key: workspaceKey.apiKey });
+
+    expect(workspaceKey).toMatchObject({ scope: 'workspace', organizationId: org.organizationId, workspaceId: org.workspaceId, userId: expect.any(String) });
+    expect(memberKey).toMatchObject({ scope: 'workspace', workspaceId: org.workspaceId });
+    expect(memberKey.userId).not.toBe(workspaceKey.userId);
+    expect(orgKey).toMatchObject({ scope: 'organization', organizationId: org.organizationId });
+    expect(orgKey).not.toHaveProperty('workspaceId');
+    expect(listWithWorkspaceKey.status).toBe(403);
+    expect(listWithOrgKey.status).toBe(200);
+    expect(revoked.json).toEqual({ keyId: workspaceKey.keyId, revoked: true });
+    expect(afterRevoke.status).toBe(401);
+  });
+
+  it('plan show prints the defaults and plan set changes only what it is given', async () => {
+    const org = runAdmin(dataDir, ['org', 'create', '--name', 'Plans']).json;
+
+    const shown = runAdmin(dataDir, ['plan', 'show', '--org', org.organizationId]).json;
+    const set = runAdmin(dataDir, ['plan', 'set', '--org', org.organizationId, '--markup-limit', 'unlimited', '--storage-feature', 'on']).json;
+    const again = runAdmin(dataDir, ['plan', 'set', '--org', org.organizationId, '--storage-limit', '1000', '--pause-comments', 'on']).json;
+    const breakdown = await call('GET', '/workspace/storage-breakdown', { key: org.workspaceApiKey });
+
+    expect(shown).toMatchObject({ organizationId: org.organizationId, markupLimit: 50, storageFeatureEnabled: false, pauseCommentsEnabled: false });
+    expect(set).toMatchObject({ markupLimit: null, storageFeatureEnabled: true, pauseCommentsEnabled: false });
+    expect(again).toMatchObject({ markupLimit: null, storageLimitBytes: 1000, storageFeatureEnabled: true, pauseCommentsEnabled: true });
+    expect(breakdown.status).toBe(200);
+  });
+
+  it('exits non-zero with a JSON error for bad usage or unknown ids, printing nothing on stdout', () => {
+    const usage = runAdmin(dataDir, ['plan', 'set', '--org', '00000000-0000-4000-8000-000000000000', '--markup-limit', 'lots']);
+    const unknown = runAdmin(dataDir, ['plan', 'show', '--org', '00000000-0000-4000-8000-000000000000']);
+    const nonsense = runAdmin(dataDir, ['frobnicate']);
+
+    expect(usage.status).toBe(2);
+    expect(unknown.status).toBe(1);
+    expect(JSON.parse(unknown.stderr.split('\n')[0]!)).toHaveProperty('error');
+    expect(nonsense.status).toBe(2);
+    expect(unknown.json).toEqual([]);
+  });
+});

@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { javaProcessesFor, startStack } from '../support/processes.js';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'review-board-start-'));
+  dirs.push(dir);
+  return dir;
+};
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const get = (baseUrl: string, path: string, key: string) =>
+  fetch(`${baseUrl}/api/v2${path}`, { headers: { Authorization: `Bearer ${key}`, 'Service-API-Version': '2023-02-22' } });
+
+describe('npm start (DESIGN.md local stack contract)', () => {
+  it('writes stack.json whose seeded keys work against GET /workspace, prints the banner, and stops every child on SIGTERM', async () => {
+    const dataDir = tempDir();
+
+    const started = await startStack(dataDir, { MEMORY: '1' });
+    const { stack } = started;
+    const asWorkspace = await get(stack.baseUrl, '/workspace', stack.workspaceApiKey);
+    const asOrganization = await get(stack.baseUrl, '/workspace', stack.organizationApiKey);
+    const javaWhileUp = javaProcessesFor('-inMemory');
+    const code = await started.stop('SIGTERM');
+
+    expect(Object.keys(stack).sort()).toEqual(['baseUrl', 'organizationApiKey', 'organizationId', 'workspaceApiKey', 'workspaceId']);
+    expect(stack.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(asWorkspace.status).toBe(200);
+    expect(((await asWorkspace.json()) as { data: { id: string } }).data.id).toBe(stack.workspaceId);
+    expect(asOrganization.status).toBe(200);
+    expect(started.output()).toContain(stack.workspaceApiKey);
+    expect(javaWhileUp.length).toBeGreaterThan(0);
+    expect(code).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(javaProcessesFor(dataDir)).toEqual([]);
+  }, 90_000);
+
+  it('persists state under DATA_DIR: after a restart the same keys work and created workspaces are still there', async () => {
+    const dataDir = tempDir();
+
+    const first = await startStack(dataDir);
+    const created = await fetch(`${first.stack.baseUrl}/api/v2/workspace`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${first.stack.organizationApiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Survives restarts' }),
+    });
+    await first.stop('SIGINT');
+    const second = await startStack(dataDir);
+    const listed = await get(second.stack.baseUrl, '/workspaces', second.stack.organizationApiKey);
+    const names = ((await listed.json()) as { data: { name: string }[] }).data.map((w) => w.name);
+    await second.stop();
+
+    expect(created.status).toBe(201);
+    expect(second.stack.organizationId).toBe(first.stack.organizationId);
+    expect(second.stack.workspaceApiKey).toBe(first.stack.workspaceApiKey);
+    expect(listed.status).toBe(200);
+    expect(names).toContain('Survives restarts');
+  }, 120_000);
+});

@@ -1,0 +1,58 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const repoRoot = join(import.meta.dirname, '..', '..');
+
+/** `npm run --silent admin -- ...` as an operator runs it; returns its parsed stdout and exit code. */
+export function runAdmin(dataDir: string, args: string[]): { status: number | null; json: any; stderr: string } {
+  const result = spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
+    encoding: 'utf8',
+  });
+  const lines = result.stdout.trim().split('\n').filter(Boolean);
+  return { status: result.status, json: lines.length === 1 ? JSON.parse(lines[0]!) : lines, stderr: result.stderr };
+}
+
+export interface StartedStack {
+  child: ChildProcess;
+  stack: { baseUrl: string; organizationId: string; workspaceId: string; organizationApiKey: string; workspaceApiKey: string };
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** `npm start` in a child process; resolves once `DATA_DIR/stack.json` is written for this start. */
+export async function startStack(dataDir: string, env: Record<string, string> = {}): Promise<StartedStack> {
+  const file = join(dataDir, 'stack.json');
+  const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  const child = spawn('npm', ['start'], { cwd: repoRoot, env: { ...process.env, DATA_DIR: dataDir, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (existsSync(file) && readFileSync(file, 'utf8') !== before && output.includes('Ctrl-C')) break;
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    child,
+    stack: JSON.parse(readFileSync(file, 'utf8')),
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      child.kill(signal);
+      const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 20_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** Process ids of running DynamoDB Local JVMs whose command line mentions `marker`. */
+export function javaProcessesFor(marker: string): string[] {
+  const result = spawnSync('pgrep', ['-f', `DynamoDBLocal.jar.*${marker}`], { encoding: 'utf8' });
+  return result.stdout.split('\n').filter(Boolean);
+}
