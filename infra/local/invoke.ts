@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { entryOf, FUNCTIONS } from '../../functions/registry.js';
 import { attachToLocalStack } from './services.js';
+import { stackFile } from './stack.js';
 
 /**
  * `npm run invoke -- <function> <event-file>`: runs one function on one event (for example from
@@ -18,7 +19,11 @@ if (!attachToLocalStack()) {
   process.stderr.write('No running local stack found: start one with `npm start` (same DATA_DIR).\n');
   process.exit(1);
 }
-const event: unknown = JSON.parse(readFileSync(resolve(eventFile), 'utf8'));
+// `{{workspaceApiKey}}` and the other stack.json fields in a sample event become this stack's values,
+// so the samples in events/ authenticate against whichever local stack is running.
+const stack = JSON.parse(readFileSync(stackFile(process.env.DATA_DIR ?? '.local'), 'utf8')) as Record<string, string>;
+const text = readFileSync(resolve(eventFile), 'utf8').replace(/\{\{(\w+)\}\}/g, (token, name: string) => stack[name] ?? token);
+const event: unknown = JSON.parse(text);
 const module = (await import(new URL(`../../${entryOf({ name })}`, import.meta.url).href)) as {
   handler: (event: unknown, context: Context) => Promise<unknown>;
 };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { call, localStack } from '../support/api.js';
-import { runAdmin } from '../support/processes.js';
+import { spawnSync } from 'node:child_process';
+import { repoRoot, runAdmin } from '../support/processes.js';
 
 const { dataDir } = localStack();
 
@@ -60,5 +61,31 @@ describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)
     expect(JSON.parse(unknown.stderr.split('\n')[0]!)).toHaveProperty('error');
     expect(nonsense.status).toBe(2);
     expect(unknown.json).toEqual([]);
+  });
+});
+
+describe('npm run invoke (one function, one event from events/)', () => {
+  it('runs the workspaces function on the sample GET /workspace event with the stack keys filled in', () => {
+    const result = spawnSync('npm', ['run', '--silent', 'invoke', '--', 'workspaces', 'events/apigw-http/get-workspace.json'], {
+      cwd: repoRoot,
+      env: { ...process.env, DATA_DIR: dataDir },
+      encoding: 'utf8',
+    });
+    const output = JSON.parse(result.stdout);
+
+    expect(result.status).toBe(0);
+    expect(output.statusCode).toBe(200);
+    expect(JSON.parse(output.body).data.id).toBe(localStack().stack.workspaceId);
+  });
+
+  it('runs the conversion worker on a sample SQS event and reports the unknown job as a batch item failure', () => {
+    const result = spawnSync('npm', ['run', '--silent', 'invoke', '--', 'conversion', 'events/sqs/unknown-job.json'], {
+      cwd: repoRoot,
+      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+      encoding: 'utf8',
+    });
+
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ batchItemFailures: [{ itemIdentifier: '059f36b4-87a3-44ab-83d2-661975830a7d' }] });
   });
 });

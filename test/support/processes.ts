@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
@@ -51,8 +51,16 @@ export async function startStack(dataDir: string, env: Record<string, string> = 
   };
 }
 
-/** Process ids of running DynamoDB Local JVMs whose command line mentions `marker`. */
+/** Process ids of running DynamoDB Local JVMs whose command line mentions `marker` (read from /proc). */
 export function javaProcessesFor(marker: string): string[] {
-  const result = spawnSync('pgrep', ['-f', `DynamoDBLocal.jar.*${marker}`], { encoding: 'utf8' });
-  return result.stdout.split('\n').filter(Boolean);
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+        return command.includes('DynamoDBLocal.jar') && command.includes(marker);
+      } catch {
+        return false;
+      }
+    });
 }
