@@ -1,0 +1,96 @@
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { App, Tags, Validations, type AppProps } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { ApiStack } from './stacks/api-stack.js';
+import { DataStack } from './stacks/data-stack.js';
+import { WorkersStack } from './stacks/workers-stack.js';
+
+type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/** Settings read from CDK context (`cdk.json` or `-c key=value`). */
+export interface ReviewBoardSettings {
+  /** Suffix of every stack name, so several stages can live in one account. `-c stage=prod` */
+  stage: string;
+  /** Origins browsers may use, for the API and the upload bucket. `-c corsOrigins=https://a.example,https://b.example` */
+  corsOrigins: string[];
+  logLevel: LogLevel;
+  tracing: boolean;
+}
+
+export interface ReviewBoardApp {
+  app: App;
+  settings: ReviewBoardSettings;
+  data: DataStack;
+  workers: WorkersStack;
+  api: ApiStack;
+}
+
+/** A context list may come from cdk.json (an array) or the command line (a comma-separated string). */
+function listContext(value: unknown, fallback: string[]): string[] {
+  if (value === undefined) return fallback;
+  const items = Array.isArray(value) ? value.map(String) : String(value).split(',');
+  const list = items.map((item) => item.trim()).filter(Boolean);
+  return list.length > 0 ? list : fallback;
+}
+
+export function readSettings(app: App): ReviewBoardSettings {
+  const context = (key: string): unknown => app.node.tryGetContext(key);
+  const stage = String(context('stage') ?? 'dev');
+  if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(stage)) throw new Error(`Context "stage" must be alphanumeric (and -): got "${stage}".`);
+  const logLevel = String(context('logLevel') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`Context "logLevel" must be one of ${LOG_LEVELS.join(', ')}.`);
+  const tracing = context('tracing');
+  return {
+    stage,
+    corsOrigins: listContext(context('corsOrigins'), ['*']),
+    logLevel,
+    tracing: tracing === true || tracing === 'true',
+  };
+}
+
+/**
+ * The three stacks, env-agnostic: `ReviewBoardData` (stateful), `ReviewBoardWorkers` and
+ * `ReviewBoardApi` (stateless, depending on the data stack only), checked by cdk-nag's AWS
+ * Solutions pack on synth.
+ */
+export function buildApp(props: AppProps = {}): ReviewBoardApp {
+  const app = new App(props);
+  const settings = readSettings(app);
+  const stackName = (id: string) => `${id}-${settings.stage}`;
+  const common = { logLevel: settings.logLevel, tracing: settings.tracing };
+
+  const data = new DataStack(app, 'ReviewBoardData', {
+    stackName: stackName('ReviewBoardData'),
+    description: 'Review Board Service: table, upload bucket, work queues (stateful)',
+    corsOrigins: settings.corsOrigins,
+  });
+  const workers = new WorkersStack(app, 'ReviewBoardWorkers', {
+    stackName: stackName('ReviewBoardWorkers'),
+    description: 'Review Board Service: upload confirmation, conversion and webhook delivery workers',
+    data,
+    ...common,
+  });
+  const api = new ApiStack(app, 'ReviewBoardApi', {
+    stackName: stackName('ReviewBoardApi'),
+    description: 'Review Board Service: HTTP API and its route-group functions',
+    data,
+    corsOrigins: settings.corsOrigins,
+    ...common,
+  });
+
+  for (const stack of [data, workers, api]) {
+    Tags.of(stack).add('service', 'review-board');
+    Tags.of(stack).add('stage', settings.stage);
+  }
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+
+  return { app, settings, data, workers, api };
+}
+
+const invokedPath = process.argv[1];
+const isEntryPoint = invokedPath !== undefined && import.meta.url === pathToFileURL(realpathSync(invokedPath)).href;
+if (isEntryPoint) {
+  buildApp().app.synth();
+}

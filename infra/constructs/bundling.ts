@@ -1,0 +1,14 @@
+/**
+ * How every function is bundled. The `ServiceFunction` construct and `npm run bench` (bundle sizes
+ * and cold imports) both use these, so the benchmark measures what is deployed.
+ */
+export const BUNDLING = {
+  format: 'esm',
+  /** Syntax level: node20 output runs on the Lambda runtime and on the Node 20 we test with. */
+  target: 'node20',
+  minify: true,
+  sourceMap: true,
+  mainFields: ['module', 'main'],
+  // ESM output has no `require`; bundled CommonJS dependencies still call it.
+  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+} as const;

@@ -1,0 +1,219 @@
+import { fileURLToPath } from 'node:url';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { BUNDLING } from './bundling.js';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { entryOf, type FunctionAccess, type FunctionDefinition } from '../../functions/registry.js';
+import { ENV } from '../../shared/config.js';
+import { QUEUES, type QueueName } from '../../shared/queues.js';
+
+/** The repository root: NodejsFunction's project root, and what every entry path is relative to. */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The environment variable that carries each queue's URL to the functions that send to it. */
+const QUEUE_URL_ENV = {
+  conversion: ENV.conversionQueueUrl,
+  webhookDelivery: ENV.webhookQueueUrl,
+} as const satisfies Record<QueueName, string>;
+
+/** Seconds a function may run when the registry does not say. */
+const DEFAULT_TIMEOUT_SECONDS = { api: 10, s3: 30 } as const;
+
+/** The shared resources a function's declared `access` can point at. */
+export interface ServiceResources {
+  readonly table: ITable;
+  readonly bucket: IBucket;
+  readonly queues: Readonly<Record<QueueName, IQueue>>;
+}
+
+export interface ServiceFunctionProps {
+  /** The registry entry: entry file, memory, timeout. */
+  readonly definition: FunctionDefinition;
+  /** @default 'info' */
+  readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** X-Ray active tracing. @default false */
+  readonly tracing?: boolean;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * How cdk-nag names a resource inside a finding id (`AwsSolutions-IAM5[Resource::<label>]`):
+ * the CloudFormation value with `Fn::Join` flattened, `Ref`/`Fn::GetAtt` as `<Name>` / `<Name.Attr>`
+ * and `Fn::ImportValue` as the export name. Works for values local to the stack or imported by
+ * export name, which is how the stateless stacks see the data stack.
+ */
+export function nagLabel(scope: Construct, value: string): string {
+  const visit = (node: unknown): string => {
+    if (node === undefined || node === null) return '';
+    if (typeof node === 'string') return node.replace(/\$\{/g, '<').replace(/\}/g, '>');
+    const cfn = node as Record<string, unknown>;
+    if (Array.isArray(cfn['Fn::Join'])) {
+      const [delimiter, items] = cfn['Fn::Join'] as [string, unknown[]];
+      return items.map(visit).join(delimiter);
+    }
+    if (cfn['Fn::Sub'] !== undefined) return visit(cfn['Fn::Sub']);
+    if (Array.isArray(cfn['Fn::GetAtt'])) {
+      const [resource, attribute] = cfn['Fn::GetAtt'] as [unknown, unknown];
+      return `<${visit(resource)}.${visit(attribute)}>`;
+    }
+    if (cfn['Fn::ImportValue'] !== undefined) return visit(cfn['Fn::ImportValue']);
+    if (cfn.Ref !== undefined) return `<${visit(cfn.Ref)}>`;
+    return JSON.stringify(node);
+  };
+  return visit(Stack.of(scope).resolve(value));
+}
+
+/** `webhook-delivery` -> `WebhookDelivery`: the construct id stem of a registry name. */
+export function pascalCase(name: string): string {
+  return name
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+}
+
+/** Construct id of a function: `WorkspacesFunction`, `UploadConfirmedFunction`, ... */
+export const functionIdOf = (definition: Pick<FunctionDefinition, 'name'>) => `${pascalCase(definition.name)}Function`;
+
+function timeoutSecondsOf(definition: FunctionDefinition): number {
+  if (definition.timeoutSeconds !== undefined) return definition.timeoutSeconds;
+  // A worker's timeout is fixed by its queue: the visibility timeout was sized from it.
+  if (definition.kind === 'sqs') return QUEUES[definition.queue].workerTimeoutSeconds;
+  return DEFAULT_TIMEOUT_SECONDS[definition.kind];
+}
+
+/**
+ * One Lambda of the service with the house defaults: Node 20 on arm64, an ESM bundle built locally
+ * by esbuild with the pinned AWS SDK inside, source maps, and its own log group with a retention.
+ *
+ * The execution role is created here rather than by NodejsFunction so that it carries no managed
+ * policy: it may write to this function's log group and, through the `bind*` helpers, touch exactly
+ * what the registry declares.
+ */
+export class ServiceFunction extends NodejsFunction {
+  readonly definition: FunctionDefinition;
+  /** The execution role; its default policy holds every grant the bind helpers make. */
+  readonly executionRole: Role;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const { definition } = props;
+    // Siblings rather than children: a NodejsFunction needs its role and log group before `super`.
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of the ${definition.name} function`,
+    });
+    const logGroup = new LogGroup(scope, `${id}LogGroup`, {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+    });
+    logGroup.grantWrite(role);
+
+    super(scope, id, {
+      entry: `${REPO_ROOT}${entryOf(definition)}`,
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: `${REPO_ROOT}package-lock.json`,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: definition.memoryMb ?? 512,
+      timeout: Duration.seconds(timeoutSecondsOf(definition)),
+      role,
+      logGroup,
+      tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
+      description: `Review Board Service: ${definition.name}`,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        [ENV.stackMode]: 'aws',
+        [ENV.logLevel]: props.logLevel ?? 'info',
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: BUNDLING.target,
+        minify: BUNDLING.minify,
+        sourceMap: BUNDLING.sourceMap,
+        mainFields: [...BUNDLING.mainFields],
+        banner: BUNDLING.banner,
+        // Bundle the AWS SDK v3 we pin and test with instead of the runtime's copy.
+        externalModules: [],
+        forceDockerBundling: false,
+      },
+    });
+
+    this.definition = definition;
+    this.executionRole = role;
+
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'Pinned to nodejs22.x: nodejs20.x is deprecated on Lambda (2026-04-30) and the code targets node20 syntax, which 22 runs; Node 24 is a deliberate, tested upgrade once the local toolchain moves to it.',
+    });
+    if (props.tracing) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions.',
+      });
+    }
+  }
+
+  /** Sets TABLE_NAME and grants read (`read`) or read and write (`readWrite`) on the table and its indexes. */
+  bindTable(table: ITable, mode: NonNullable<FunctionAccess['table']>): this {
+    this.addEnvironment(ENV.tableName, table.tableName);
+    if (mode === 'read') table.grantReadData(this);
+    else table.grantReadWriteData(this);
+    this.acknowledgeWildcards(
+      [`Resource::${nagLabel(this, table.tableArn)}/index/*`],
+      'The GSIs of the single table (GSI1, GSI2: every index it has); the table grant names them as <table>/index/*.',
+    );
+    return this;
+  }
+
+  /** Sets BUCKET_NAME and grants read (`read`) or read and write (`readWrite`) on the bucket's objects. */
+  bindBucket(bucket: IBucket, mode: NonNullable<FunctionAccess['bucket']>): this {
+    this.addEnvironment(ENV.bucketName, bucket.bucketName);
+    if (mode === 'read') bucket.grantRead(this);
+    else bucket.grantReadWrite(this);
+    this.acknowledgeWildcards(
+      [`Resource::${nagLabel(this, bucket.bucketArn)}/*`],
+      'Object keys (uploads/<workspaceId>/<fileId>/<filename>, conversion outputs) are created at run time, so object actions need <bucket>/*; the grant is limited to this one bucket.',
+    );
+    this.acknowledgeWildcards(
+      ['Action::s3:GetObject*', 'Action::s3:GetBucket*', 'Action::s3:List*'],
+      'The read action groups of the bucket grant: GetObject/HeadObject on objects, and ListBucket so a missing key answers 404 rather than 403; all scoped to the one bucket.',
+    );
+    if (mode === 'readWrite') {
+      this.acknowledgeWildcards(
+        ['Action::s3:DeleteObject*', 'Action::s3:Abort*'],
+        'The write action groups of the bucket grant: delete objects and abort multipart uploads of this bucket, which the function declares readWrite access to.',
+      );
+    }
+    return this;
+  }
+
+  /** Sets the queue's URL variable and grants sending to it (and nothing else on it). */
+  bindQueue(queue: IQueue, name: QueueName): this {
+    this.addEnvironment(QUEUE_URL_ENV[name], queue.queueUrl);
+    queue.grantSendMessages(this);
+    return this;
+  }
+
+  /** Applies the registry's `access` declaration: the function gets exactly what it declares. */
+  bindAccess(resources: ServiceResources): this {
+    const { access } = this.definition;
+    if (access.table) this.bindTable(resources.table, access.table);
+    if (access.bucket) this.bindBucket(resources.bucket, access.bucket);
+    for (const name of access.sendsTo ?? []) this.bindQueue(resources.queues[name], name);
+    return this;
+  }
+
+  /** Acknowledges specific cdk-nag IAM5 findings on this function's role policy, one id per wildcard. */
+  private acknowledgeWildcards(findings: string[], reason: string): void {
+    for (const finding of findings) {
+      Validations.of(this.executionRole).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
+    }
+  }
+}

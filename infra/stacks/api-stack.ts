@@ -1,0 +1,147 @@
+import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  CorsHttpMethod,
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { FUNCTIONS, type ApiFunction, type FunctionDefinition } from '../../functions/registry.js';
+import { functionIdOf, pascalCase, ServiceFunction } from '../constructs/service-function.js';
+import type { DataStack } from './data-stack.js';
+
+export interface ApiStackProps extends StackProps {
+  /** Where the table, bucket and queues live; they are imported by export name. */
+  readonly data: DataStack;
+  /** @default the registry's `api` functions */
+  readonly functions?: readonly FunctionDefinition[];
+  /** Origins browsers may call the API from. @default ['*'] */
+  readonly corsOrigins?: string[];
+  /** Default stage throttling. @default { rateLimit: 100, burstLimit: 200 } */
+  readonly throttle?: { rateLimit: number; burstLimit: number };
+  readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  readonly tracing?: boolean;
+}
+
+/** Request headers the service reads; browsers must be allowed to send them cross-origin. */
+const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Service-API-Version'];
+/** Response headers browsers may read cross-origin. */
+const CORS_EXPOSE_HEADERS = ['Service-API-Version'];
+
+const isApiFunction = (definition: FunctionDefinition): definition is ApiFunction => definition.kind === 'api';
+
+/**
+ * The HTTP API: one Lambda integration per route group, one route per entry of the group's route
+ * table (the table is the only place a route is written), `$default` to the function marked
+ * `isDefault`, and a `$default` stage with access logs and throttling.
+ */
+export class ApiStack extends Stack {
+  readonly httpApi: HttpApi;
+  readonly stage: HttpStage;
+  readonly accessLogGroup: LogGroup;
+  readonly functions: Readonly<Record<string, ServiceFunction>>;
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    const definitions = (props.functions ?? FUNCTIONS).filter(isApiFunction);
+    const defaults = definitions.filter((definition) => definition.isDefault);
+    if (defaults.length !== 1) {
+      throw new Error(`Exactly one api function must take the $default route; found ${defaults.length}.`);
+    }
+
+    const resources = props.data.importResources(this);
+    const functions: Record<string, ServiceFunction> = {};
+    const integrations = new Map<string, HttpLambdaIntegration>();
+    for (const definition of definitions) {
+      const fn = new ServiceFunction(this, functionIdOf(definition), {
+        definition,
+        logLevel: props.logLevel,
+        tracing: props.tracing,
+      }).bindAccess(resources);
+      functions[definition.name] = fn;
+      integrations.set(
+        definition.name,
+        // One invoke permission per function (any route of this API) instead of one per route: the
+        // function is only integrated with its own routes, and per-route statements would outgrow
+        // the 20 KB Lambda resource policy as route tables grow.
+        new HttpLambdaIntegration(`${pascalCase(definition.name)}Integration`, fn, { scopePermissionToRoute: false }),
+      );
+    }
+    this.functions = functions;
+
+    this.httpApi = new HttpApi(this, 'HttpApi', {
+      apiName: this.stackName,
+      description: 'Review Board Service API',
+      createDefaultStage: false,
+      defaultIntegration: integrations.get(defaults[0]!.name),
+      corsPreflight: {
+        allowOrigins: props.corsOrigins ?? ['*'],
+        allowMethods: [
+          CorsHttpMethod.GET,
+          CorsHttpMethod.POST,
+          CorsHttpMethod.PUT,
+          CorsHttpMethod.PATCH,
+          CorsHttpMethod.DELETE,
+          CorsHttpMethod.OPTIONS,
+        ],
+        allowHeaders: CORS_ALLOW_HEADERS,
+        exposeHeaders: CORS_EXPOSE_HEADERS,
+        maxAge: Duration.days(1),
+      },
+    });
+
+    const seen = new Set<string>();
+    for (const definition of definitions) {
+      for (const route of definition.routes) {
+        const key = `${route.method} ${route.path}`;
+        if (seen.has(key)) throw new Error(`Route ${key} is declared twice.`);
+        seen.add(key);
+        new HttpRoute(this.httpApi, `Route${route.operationId[0]!.toUpperCase()}${route.operationId.slice(1)}`, {
+          httpApi: this.httpApi,
+          routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+          integration: integrations.get(definition.name)!,
+        });
+      }
+    }
+
+    this.accessLogGroup = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH });
+    const throttle = props.throttle ?? { rateLimit: 100, burstLimit: 200 };
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.httpApi,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(this.accessLogGroup),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            requestTime: '$context.requestTime',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            protocol: '$context.protocol',
+            responseLength: '$context.responseLength',
+            latencyMs: '$context.responseLatency',
+            integrationLatencyMs: '$context.integrationLatency',
+            integrationError: '$context.integrationErrorMessage',
+            userAgent: '$context.identity.userAgent',
+          }),
+        ),
+      },
+    });
+
+    Validations.of(this.httpApi).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'Callers are authenticated in the functions (Bearer API key or exchange token, checked per route as the route table declares); some routes are public by the spec (auth config, SDK exchange, the OpenAPI document).',
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'Base URL of the HTTP API' });
+  }
+}

@@ -1,0 +1,175 @@
+import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { TABLE } from '../../shared/db/table.js';
+import { QUEUES, type QueueName } from '../../shared/queues.js';
+import type { ServiceResources } from '../constructs/service-function.js';
+
+export interface DataStackProps extends StackProps {
+  /** Origins allowed to post upload forms to the bucket. @default ['*'] */
+  readonly corsOrigins?: string[];
+}
+
+/** A work queue and the dead-letter queue behind it. */
+export interface WorkQueue {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+}
+
+/**
+ * Names of the data stack's CloudFormation exports: the whole contract between the stateful stack
+ * and the stateless ones. Named exports (rather than automatic cross-stack references) keep the
+ * consumers' templates and IAM policies readable and stable, so cdk-nag acknowledgements can name
+ * the exact resource they are about.
+ */
+export function dataExportNames(dataStackName: string) {
+  return {
+    tableName: `${dataStackName}:TableName`,
+    bucketName: `${dataStackName}:UploadBucketName`,
+    queueArn: (name: QueueName) => `${dataStackName}:${QUEUES[name].id}QueueArn`,
+    queueUrl: (name: QueueName) => `${dataStackName}:${QUEUES[name].id}QueueUrl`,
+  };
+}
+
+const QUEUE_NAMES = Object.keys(QUEUES) as QueueName[];
+
+/**
+ * The stateful half of the service: the single table, the upload bucket (with its access-log
+ * bucket) and the work queues with their dead-letter queues. Table and buckets are retained when
+ * the stack goes away; everything stateless lives in the worker and API stacks, which import what
+ * they need through `importResources`.
+ */
+export class DataStack extends Stack {
+  readonly table: Table;
+  readonly bucket: Bucket;
+  readonly accessLogsBucket: Bucket;
+  readonly workQueues: Readonly<Record<QueueName, WorkQueue>>;
+
+  constructor(scope: Construct, id: string, props: DataStackProps = {}) {
+    super(scope, id, props);
+
+    this.table = this.createTable();
+    this.accessLogsBucket = this.createAccessLogsBucket();
+    this.bucket = this.createUploadBucket(this.accessLogsBucket, props.corsOrigins ?? ['*']);
+    this.workQueues = {
+      conversion: this.createWorkQueue('conversion'),
+      webhookDelivery: this.createWorkQueue('webhookDelivery'),
+    };
+    this.exportResources();
+  }
+
+  /**
+   * The table, bucket and queues as seen from another stack (in the same account and region),
+   * imported by export name. The importing stack is made to deploy after this one.
+   */
+  importResources(scope: Construct): ServiceResources {
+    const consumer = Stack.of(scope);
+    if (consumer === this) throw new Error('importResources is for the stateless stacks; use the constructs directly here.');
+    consumer.addStackDependency(this, 'imports the table, bucket and queues');
+    const names = dataExportNames(this.stackName);
+    const queue = (name: QueueName) =>
+      Queue.fromQueueAttributes(scope, `${QUEUES[name].id}QueueRef`, {
+        queueArn: Fn.importValue(names.queueArn(name)),
+        queueUrl: Fn.importValue(names.queueUrl(name)),
+      });
+    return {
+      table: Table.fromTableAttributes(scope, 'TableRef', {
+        tableName: Fn.importValue(names.tableName),
+        globalIndexes: TABLE.indexes.map((index) => index.name),
+      }),
+      bucket: Bucket.fromBucketName(scope, 'UploadBucketRef', Fn.importValue(names.bucketName)),
+      queues: { conversion: queue('conversion'), webhookDelivery: queue('webhookDelivery') },
+    };
+  }
+
+  private exportResources(): void {
+    const names = dataExportNames(this.stackName);
+    new CfnOutput(this, 'TableNameOutput', { value: this.table.tableName, exportName: names.tableName });
+    new CfnOutput(this, 'UploadBucketNameOutput', { value: this.bucket.bucketName, exportName: names.bucketName });
+    for (const name of QUEUE_NAMES) {
+      const { queue } = this.workQueues[name];
+      new CfnOutput(this, `${QUEUES[name].id}QueueArnOutput`, { value: queue.queueArn, exportName: names.queueArn(name) });
+      new CfnOutput(this, `${QUEUES[name].id}QueueUrlOutput`, { value: queue.queueUrl, exportName: names.queueUrl(name) });
+    }
+  }
+
+  private createTable(): Table {
+    const table = new Table(this, 'Table', {
+      partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: TABLE.ttlAttribute,
+      encryption: TableEncryption.AWS_MANAGED,
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const index of TABLE.indexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
+    }
+    return table;
+  }
+
+  private createAccessLogsBucket(): Bucket {
+    const bucket = new Bucket(this, 'AccessLogsBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ id: 'ExpireAccessLogs', expiration: Duration.days(365) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This bucket is the server access log target of the upload bucket; logging its own accesses would log the log deliveries.',
+    });
+    return bucket;
+  }
+
+  private createUploadBucket(accessLogsBucket: Bucket, corsOrigins: string[]): Bucket {
+    return new Bucket(this, 'UploadBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: false,
+      serverAccessLogsBucket: accessLogsBucket,
+      serverAccessLogsPrefix: 'upload-bucket/',
+      // Browsers post presigned upload forms straight to the bucket and read converted files back.
+      cors: [
+        {
+          allowedMethods: [HttpMethods.POST, HttpMethods.PUT, HttpMethods.GET, HttpMethods.HEAD],
+          allowedOrigins: corsOrigins,
+          allowedHeaders: ['*'],
+          exposedHeaders: ['ETag'],
+          maxAge: 3000,
+        },
+      ],
+      lifecycleRules: [{ id: 'AbortIncompleteMultipartUploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+
+  private createWorkQueue(name: QueueName): WorkQueue {
+    const definition = QUEUES[name];
+    const deadLetterQueue = new Queue(this, `${definition.id}DeadLetterQueue`, {
+      retentionPeriod: Duration.days(definition.deadLetterRetentionDays),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    const queue = new Queue(this, `${definition.id}Queue`, {
+      visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
+    });
+    return { queue, deadLetterQueue };
+  }
+}

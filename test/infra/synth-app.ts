@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { Template } from 'aws-cdk-lib/assertions';
+import { functionIdOf } from '../../infra/constructs/service-function.js';
+import { buildApp, type ReviewBoardApp } from '../../infra/app.js';
+import type { FunctionDefinition } from '../../functions/registry.js';
+
+/** A CloudFormation resource as `Template.findResources` returns it. */
+// Template JSON is untyped; tests walk into it by known property paths.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type CfnResource = { Type: string; Properties?: Record<string, any>; [key: string]: any };
+
+export interface PolicyStatement {
+  Effect: 'Allow' | 'Deny';
+  Action: string | string[];
+  Resource: unknown;
+  [key: string]: unknown;
+}
+
+export interface SynthesizedApp extends ReviewBoardApp {
+  templates: { data: Template; workers: Template; api: Template };
+}
+
+/**
+ * Builds the app exactly as `cdk synth` does (cdk.json's context: feature flags, stage), but with
+ * asset bundling skipped through `aws:cdk:bundling-stacks: []`: the functions still get code
+ * assets, esbuild just never runs, so a synth takes seconds and needs no network.
+ */
+export function synthesizeApp(context: Record<string, unknown> = {}): SynthesizedApp {
+  const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+    context?: Record<string, unknown>;
+  };
+  const built = buildApp({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], ...context } });
+  return {
+    ...built,
+    templates: {
+      data: Template.fromStack(built.data),
+      workers: Template.fromStack(built.workers),
+      api: Template.fromStack(built.api),
+    },
+  };
+}
+
+/** The template that holds a function: API functions live in the API stack, the rest in the workers stack. */
+export function templateOf(synthesized: SynthesizedApp, definition: FunctionDefinition): Template {
+  return definition.kind === 'api' ? synthesized.templates.api : synthesized.templates.workers;
+}
+
+/** The one resource of a type whose logical id is `prefix` plus CDK's 8-character hash. */
+export function findByLogicalIdPrefix(template: Template, type: string, prefix: string): [string, CfnResource] {
+  const pattern = new RegExp(`^${prefix}[0-9A-F]{8}$`);
+  const matches = Object.entries(template.findResources(type) as Record<string, CfnResource>).filter(([id]) =>
+    pattern.test(id),
+  );
+  if (matches.length !== 1) throw new Error(`Expected one ${type} named ${prefix}…, found ${matches.length}.`);
+  return matches[0]!;
+}
+
+/** The Lambda function of a registry entry: `[logicalId, resource]`. */
+export function functionResource(template: Template, definition: FunctionDefinition): [string, CfnResource] {
+  return findByLogicalIdPrefix(template, 'AWS::Lambda::Function', functionIdOf(definition));
+}
+
+/**
+ * Every statement of every IAM policy attached to the role of the function whose logical id starts
+ * with `functionLogicalIdPrefix` (e.g. `WorkspacesFunction`), found through the function's `Role`.
+ */
+export function rolePolicyStatements(template: Template, functionLogicalIdPrefix: string): PolicyStatement[] {
+  const [, fn] = findByLogicalIdPrefix(template, 'AWS::Lambda::Function', functionLogicalIdPrefix);
+  const roleId = (fn.Properties?.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  const policies = Object.values(template.findResources('AWS::IAM::Policy') as Record<string, CfnResource>).filter(
+    (policy) => (policy.Properties?.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleId })),
+  );
+  return policies.flatMap((policy) => policy.Properties?.PolicyDocument.Statement as PolicyStatement[]);
+}
+
+export const actionsOf = (statement: PolicyStatement): string[] =>
+  Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+
+export const resourcesOf = (statement: PolicyStatement): unknown[] =>
+  Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
+
+/** Every action the role allows whose service prefix is `service` (`dynamodb`, `s3`, `sqs`). */
+export function allowedActions(statements: PolicyStatement[], service: string): string[] {
+  return statements
+    .filter((statement) => statement.Effect === 'Allow')
+    .flatMap(actionsOf)
+    .filter((action) => action.startsWith(`${service}:`));
+}
