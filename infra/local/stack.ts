@@ -92,6 +92,8 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
  * and the gateway, all on 127.0.0.1. Handlers run in this process from the same modules Lambda runs.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  // Local tooling runs on Node 20 by design; the SDK's notice about Node 22 is for deployments.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const log = options.log ?? (() => undefined);
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });

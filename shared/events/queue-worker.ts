@@ -11,7 +11,14 @@ export interface JobHandler<S extends AnySchema = AnySchema> {
   run(job: v.InferOutput<S>, record: SQSRecord): Promise<void>;
 }
 
-export type JobTable = Record<string, JobHandler>;
+// The erased shape a job table holds; `defineJob()` keeps each job's own types for its `run`.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JobTable = Record<string, JobHandler<any>>;
+
+/** Declares one job with `run` typed from its schema. */
+export function defineJob<S extends AnySchema>(handler: JobHandler<S>): JobHandler<S> {
+  return handler;
+}
 
 /**
  * An SQS handler that runs each record's job and reports failures as `batchItemFailures`, so only

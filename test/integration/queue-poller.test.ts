@@ -3,7 +3,7 @@ import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageBatchComma
 import * as v from 'valibot';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createQueuePair, startPoller, type Poller } from '../../infra/local/sqs.js';
-import { createQueueWorker } from '../../shared/events/queue-worker.js';
+import { createQueueWorker, defineJob } from '../../shared/events/queue-worker.js';
 import { localStack } from '../support/api.js';
 
 const { services } = localStack();
@@ -34,13 +34,13 @@ describe('the local event source mapping (batchItemFailures, visibility timeout,
     const queue = await createQueuePair(sqs, `poller-${randomUUID().slice(0, 8)}`, { visibilityTimeoutSeconds: 1, maxReceiveCount: 2 });
     const attempts = new Map<string, number>();
     const worker = createQueueWorker('test', {
-      echo: {
+      echo: defineJob({
         schema: v.object({ type: v.literal('echo'), id: v.string(), fail: v.boolean() }),
         run: async (job) => {
           attempts.set(job.id, (attempts.get(job.id) ?? 0) + 1);
           if (job.fail) throw new Error(`job ${job.id} fails`);
         },
-      },
+      }),
     });
     const messages = [
       { id: 'ok-1', fail: false },

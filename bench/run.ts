@@ -1,0 +1,26 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalStack } from '../infra/local/stack.js';
+import { benchBundles } from './bundles.js';
+import { benchGetWorkspace } from './requests.js';
+
+/**
+ * `npm run bench`: request latency and throughput on the local stack beside the DynamoDB floor,
+ * then each function's bundle size and cold import time. BENCH_SECONDS (default 5) per measurement,
+ * BENCH_CONCURRENCY (default 8) for the throughput rows.
+ */
+process.env.LOG_LEVEL = 'warn';
+const durationMs = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
+
+const dataDir = mkdtempSync(join(tmpdir(), 'review-board-bench-'));
+const local = await startLocalStack({ port: 0, dataDir, memory: true });
+try {
+  process.stdout.write(`Requests on the local stack (${durationMs / 1000} s each; handlers in-process; DynamoDB Local ${local.services.endpoints.dynamodb})\n\n`);
+  await benchGetWorkspace(local.stack, { durationMs, concurrency });
+} finally {
+  await local.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+await benchBundles();
