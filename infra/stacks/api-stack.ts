@@ -32,7 +32,7 @@ export interface ApiStackProps extends StackProps {
 /** Request headers the service reads; browsers must be allowed to send them cross-origin. */
 const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Service-API-Version'];
 /** Response headers browsers may read cross-origin. */
-const CORS_EXPOSE_HEADERS = ['Service-API-Version'];
+const CORS_EXPOSE_HEADERS = ['Service-API-Version', 'X-Request-Id'];
 
 const isApiFunction = (definition: FunctionDefinition): definition is ApiFunction => definition.kind === 'api';
 

@@ -1,6 +1,7 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
+import { queryAll } from './paging.js';
 
 export interface ApiKeyRecord {
   keyId: string;
@@ -54,23 +55,9 @@ export async function revokeApiKey(keyId: string, at = new Date().toISOString())
 /** Every key of an organization (admin tooling; pages through all of them). */
 export async function listApiKeys(organizationId: string): Promise<Omit<ApiKeyRecord, 'secretHash'>[]> {
   const keys: Omit<ApiKeyRecord, 'secretHash'>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await getDb().send(
-      new QueryCommand({
-        TableName: getConfig().tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': organizationKeysPartition(organizationId) },
-        ExclusiveStartKey: start,
-        Limit: 100,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const { keyId, scope, workspaceId, userId, createdAt, revokedAt } = item as ApiKeyRecord;
-      keys.push({ keyId, scope, organizationId, workspaceId, userId, createdAt, revokedAt });
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for await (const item of queryAll('GSI1', organizationKeysPartition(organizationId))) {
+    const { keyId, scope, workspaceId, userId, createdAt, revokedAt } = item as unknown as ApiKeyRecord;
+    keys.push({ keyId, scope, organizationId, workspaceId, userId, createdAt, revokedAt });
+  }
   return keys;
 }

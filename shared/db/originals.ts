@@ -1,6 +1,5 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
-import { getDb } from '../clients.js';
+import { queryAll } from './paging.js';
 import { storageDelta } from './storage.js';
 import { transact } from './transact.js';
 import { isConditionFailure } from './errors.js';
@@ -59,22 +58,8 @@ export async function archiveOriginal(record: OriginalRecord, at = new Date().to
 /** Archives every retained original of a workspace, a page at a time; returns how many it archived. */
 export async function archiveRetainedOriginals(workspaceId: string): Promise<number> {
   let archived = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await getDb().send(
-      new QueryCommand({
-        TableName: getConfig().tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': retainedOriginalsPartition(workspaceId) },
-        ExclusiveStartKey: start,
-        Limit: 100,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      if (await archiveOriginal(item as OriginalRecord)) archived += 1;
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for await (const item of queryAll('GSI1', retainedOriginalsPartition(workspaceId))) {
+    if (await archiveOriginal(item as unknown as OriginalRecord)) archived += 1;
+  }
   return archived;
 }

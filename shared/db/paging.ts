@@ -100,3 +100,27 @@ function decodePosition(
 function pick(item: Record<string, unknown>, names: string[]): Record<string, unknown> {
   return Object.fromEntries(names.map((name) => [name, item[name]]));
 }
+
+/**
+ * Every item of one index partition, a page of 100 at a time. For admin tooling and for batch work
+ * over a bounded partition (a workspace's retained originals), never for a request's list response.
+ */
+export async function* queryAll(index: IndexName, partitionValue: string): AsyncGenerator<Record<string, unknown>> {
+  const keyNames = keyAttributes(index);
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await getDb().send(
+      new QueryCommand({
+        TableName: getConfig().tableName,
+        IndexName: index,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': keyNames.partition },
+        ExpressionAttributeValues: { ':pk': partitionValue },
+        ExclusiveStartKey: start,
+        Limit: 100,
+      }),
+    );
+    yield* page.Items ?? [];
+    start = page.LastEvaluatedKey;
+  } while (start);
+}

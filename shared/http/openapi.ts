@@ -23,7 +23,7 @@ const Problem = {
 };
 
 function schemaOf(schema: AnySchema): JsonObject {
-  const json = toJsonSchema(schema, { errorMode: 'ignore', target: 'openapi-3.0' }) as JsonObject;
+  const json = toJsonSchema(schema, { errorMode: 'ignore', target: 'draft-2020-12' }) as JsonObject;
   delete json.$schema;
   return json;
 }
