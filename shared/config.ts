@@ -14,6 +14,10 @@ const EnvSchema = v.object({
   DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
   S3_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
   SQS_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  /** The web app; markups link to `<APP_URL>/markups/<id>`. Without it they link to the API's own origin. */
+  APP_URL: v.optional(v.pipe(v.string(), v.url())),
+  /** Chromium for page thumbnails; without it the usual install paths are tried, then none (placeholder). */
+  CHROMIUM_PATH: v.optional(v.string()),
   /** `local` allows loopback webhook targets and path-style S3 addresses. */
   STACK_MODE: v.optional(v.picklist(['local', 'aws']), 'aws'),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error']), 'info'),
@@ -27,6 +31,8 @@ export interface Config {
   region: string;
   endpoints: { dynamodb?: string; s3?: string; sqs?: string };
   mode: 'local' | 'aws';
+  appUrl: string | undefined;
+  chromiumPath: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -53,6 +59,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     region: e.AWS_REGION,
     endpoints: { dynamodb: e.DYNAMODB_ENDPOINT, s3: e.S3_ENDPOINT, sqs: e.SQS_ENDPOINT },
     mode: e.STACK_MODE,
+    appUrl: e.APP_URL?.replace(/\/+$/, ''),
+    chromiumPath: e.CHROMIUM_PATH || undefined,
     logLevel: e.LOG_LEVEL,
   };
   return config;
@@ -85,5 +93,7 @@ export const ENV = {
   s3Endpoint: 'S3_ENDPOINT',
   sqsEndpoint: 'SQS_ENDPOINT',
   stackMode: 'STACK_MODE',
+  appUrl: 'APP_URL',
+  chromiumPath: 'CHROMIUM_PATH',
   logLevel: 'LOG_LEVEL',
 } as const;

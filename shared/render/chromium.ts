@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Layout size of the rendered page in CSS pixels; the PNG is half of it (device scale 0.5). */
+export const VIEWPORT = { width: 1280, height: 800 } as const;
+export const THUMBNAIL = { width: 640, height: 400 } as const;
+
+export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+
+/** The Chromium binary to use: `CHROMIUM_PATH`, else a Debian/Ubuntu install, else none. */
+export async function findChromium(configured: string | undefined): Promise<string | undefined> {
+  for (const candidate of configured ? [configured] : CHROMIUM_CANDIDATES) {
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+
+export class RenderError extends Error {
+  override name = 'RenderError';
+}
+
+/**
+ * Screenshots `url` with headless Chromium into a PNG of THUMBNAIL size. Runs in a fresh profile with
+ * background networking off (this machine's closed network otherwise makes Chromium retry forever)
+ * and is killed after `timeoutMs`.
+ */
+export async function renderThumbnail(chromium: string, url: string, timeoutMs = 30_000): Promise<Buffer> {
+  const dir = await mkdtemp(join(tmpdir(), 'render-'));
+  const output = join(dir, 'thumbnail.png');
+  try {
+    const args = [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--hide-scrollbars',
+      '--mute-audio',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+      '--disable-extensions',
+      `--user-data-dir=${join(dir, 'profile')}`,
+      `--window-size=${VIEWPORT.width},${VIEWPORT.height}`,
+      `--force-device-scale-factor=${THUMBNAIL.width / VIEWPORT.width}`,
+      '--virtual-time-budget=5000',
+      `--screenshot=${output}`,
+      url,
+    ];
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(chromium, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(new RenderError(`Chromium could not start: ${error.message}`));
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        if (code === 0) resolve();
+        else reject(new RenderError(signal === 'SIGKILL' ? `Rendering took longer than ${timeoutMs} ms` : `Chromium exited with ${code}: ${stderr.trim().split('\n').at(-1) ?? ''}`));
+      });
+    });
+    return await readFile(output).catch(() => {
+      throw new RenderError('Chromium produced no screenshot');
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
