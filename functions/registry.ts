@@ -40,6 +40,21 @@ export type FunctionDefinition = ApiFunction | UploadNotificationFunction | Queu
 /** Every Lambda of the service. The CDK stacks and the local stack are both built from this list. */
 export const FUNCTIONS: readonly FunctionDefinition[] = [
   { kind: 'api', name: 'workspaces', routes: ROUTE_GROUPS.workspaces, access: { table: 'readWrite' } },
+  {
+    kind: 'api',
+    name: 'items',
+    routes: ROUTE_GROUPS.items,
+    // Deleting or moving a large folder tree may take longer than a single small request.
+    timeoutSeconds: 29,
+    access: { table: 'readWrite', sendsTo: ['conversion'] },
+  },
+  {
+    kind: 'api',
+    name: 'markups',
+    routes: ROUTE_GROUPS.markups,
+    timeoutSeconds: 29,
+    access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] },
+  },
   { kind: 'api', name: 'openapi', routes: openApiRoutes, isDefault: true, access: {} },
   { kind: 's3', name: 'upload-confirmed', access: { table: 'readWrite', bucket: 'read' } },
   {

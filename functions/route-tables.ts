@@ -1,4 +1,6 @@
 import type { AnyRoute } from '../shared/http/route.js';
+import { itemsRoutes } from './items/routes.js';
+import { markupsRoutes } from './markups/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /**
@@ -7,6 +9,8 @@ import { workspaceRoutes } from './workspaces/routes.js';
  */
 export const ROUTE_GROUPS = {
   workspaces: workspaceRoutes,
+  items: itemsRoutes,
+  markups: markupsRoutes,
 } as const satisfies Record<string, readonly AnyRoute[]>;
 
 export type RouteGroup = keyof typeof ROUTE_GROUPS | 'openapi';

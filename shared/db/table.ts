@@ -7,9 +7,17 @@ export const TABLE = {
   sortKey: 'SK',
   /** Items with this attribute (epoch seconds) are removed by DynamoDB TTL. */
   ttlAttribute: 'expiresAtEpoch',
+  /**
+   * Overloaded indexes; `shared/db/README.md` lists what each entity puts in them. Items use GSI1-3
+   * for a folder's children in name, creation and activity order, GSI4 for a workspace's markups
+   * by creation time, and GSI5 (folders only) to walk folder trees.
+   */
   indexes: [
     { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
     { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
+    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK' },
+    { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK' },
+    { name: 'GSI5', partitionKey: 'GSI5PK', sortKey: 'GSI5SK' },
   ],
 } as const;
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { toFolderItem } from './folders.js';
+import { newFolderRecord, toItem } from './items.js';
 import { queryPage, type Page } from './paging.js';
 import { putNew, type TransactItem } from './transact.js';
 import { SORT_SEPARATOR } from './table.js';
@@ -99,7 +99,7 @@ export function newWorkspaceRecord(organizationId: string, name: string, slug: s
 export function createWorkspaceItems(record: WorkspaceRecord): TransactItem[] {
   const at = Date.parse(record.createdAt);
   const folder = (id: string, name: string, role: 'root' | 'archive') =>
-    toFolderItem({ id, workspaceId: record.id, name, parentFolderId: null, role, createdAt: at, modifiedAt: at });
+    toItem(newFolderRecord({ id, workspaceId: record.id, organizationId: record.organizationId, name, parent: null, role, at }));
   return [
     putNew(toWorkspaceItem(record)),
     putNew({ ...workspaceSlugKey(record.organizationId, record.slug), entity: 'WorkspaceSlug', workspaceId: record.id }),

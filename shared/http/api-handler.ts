@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate } from '../auth/authenticate.js';
+import { getConfig } from '../config.js';
 import { logger } from '../logger.js';
 import {
   BadRequestError,
@@ -48,7 +49,9 @@ async function invoke(dispatch: Dispatch, event: Event): Promise<Reply> {
   const params = found.params ? parseWith(found.params, event.pathParameters ?? {}, '/params') : undefined;
   const query = found.query ? parseWith(found.query, event.queryStringParameters ?? {}, '/query') : undefined;
   const body = found.body ? parseWith(found.body, event.body ?? {}, '/body') : undefined;
-  return found.handle({ params, query, body, principal, requestId: event.requestContext.requestId, headers });
+  const scheme = getConfig().mode === 'local' ? 'http' : 'https';
+  const origin = `${scheme}://${event.requestContext.domainName}`;
+  return found.handle({ params, query, body, principal, requestId: event.requestContext.requestId, headers, origin });
 }
 
 function unmatched(dispatch: Dispatch, event: Event): HttpError {

@@ -13,6 +13,8 @@ export interface OperationRequest<P, Q, B, A extends Auth> {
   principal: A extends 'apiKey' ? Principal : undefined;
   requestId: string;
   headers: Record<string, string | undefined>;
+  /** Scheme and host the caller used (`https://abc.execute-api…`, locally `http://127.0.0.1:4000`), for links in responses. */
+  origin: string;
 }
 
 /** What an operation answers; `body` is sent as JSON, already in its `{ data }` envelope. */
