@@ -17,6 +17,10 @@ interface FunctionBase {
   access: FunctionAccess;
   memoryMb?: number;
   timeoutSeconds?: number;
+  /** @default 'arm64' */
+  architecture?: 'arm64' | 'x86_64';
+  /** Ships the packed Chromium build of @sparticuz/chromium as a layer (x86-64 only). */
+  chromium?: boolean;
 }
 
 export interface ApiFunction extends FunctionBase {
@@ -53,7 +57,7 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     name: 'markups',
     routes: ROUTE_GROUPS.markups,
     timeoutSeconds: 29,
-    access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] },
+    access: { table: 'readWrite', bucket: 'read', sendsTo: ['thumbnails'] },
   },
   { kind: 'api', name: 'openapi', routes: openApiRoutes, isDefault: true, access: {} },
   { kind: 's3', name: 'upload-confirmed', access: { table: 'readWrite', bucket: 'read' } },
@@ -63,6 +67,15 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     queue: 'conversion',
     memoryMb: 2048,
     access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['webhookDelivery'] },
+  },
+  {
+    kind: 'sqs',
+    name: 'thumbnail-renderer',
+    queue: 'thumbnails',
+    memoryMb: 2048,
+    architecture: 'x86_64',
+    chromium: true,
+    access: { table: 'readWrite', bucket: 'readWrite' },
   },
   { kind: 'sqs', name: 'webhook-delivery', queue: 'webhookDelivery', access: { table: 'read' } },
 ];

@@ -9,6 +9,7 @@ const EnvSchema = v.object({
   BUCKET_NAME: v.optional(v.pipe(v.string(), v.minLength(1))),
   CONVERSION_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   WEBHOOK_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
+  THUMBNAIL_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   AWS_REGION: v.optional(v.string(), 'us-east-1'),
   /** Set only by the local stack: endpoints of the emulators. */
   DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
@@ -18,6 +19,8 @@ const EnvSchema = v.object({
   APP_URL: v.optional(v.pipe(v.string(), v.url())),
   /** Chromium for page thumbnails; without it the usual install paths are tried, then none (placeholder). */
   CHROMIUM_PATH: v.optional(v.string()),
+  /** On Lambda: the layer folder holding @sparticuz/chromium's packed Chromium build. */
+  CHROMIUM_PACK_DIR: v.optional(v.string()),
   /** `local` allows loopback webhook targets and path-style S3 addresses. */
   STACK_MODE: v.optional(v.picklist(['local', 'aws']), 'aws'),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error']), 'info'),
@@ -28,11 +31,13 @@ export interface Config {
   bucketName: string | undefined;
   conversionQueueUrl: string | undefined;
   webhookQueueUrl: string | undefined;
+  thumbnailQueueUrl: string | undefined;
   region: string;
   endpoints: { dynamodb?: string; s3?: string; sqs?: string };
   mode: 'local' | 'aws';
   appUrl: string | undefined;
   chromiumPath: string | undefined;
+  chromiumPackDir: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -56,11 +61,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     bucketName: e.BUCKET_NAME,
     conversionQueueUrl: e.CONVERSION_QUEUE_URL,
     webhookQueueUrl: e.WEBHOOK_QUEUE_URL,
+    thumbnailQueueUrl: e.THUMBNAIL_QUEUE_URL,
     region: e.AWS_REGION,
     endpoints: { dynamodb: e.DYNAMODB_ENDPOINT, s3: e.S3_ENDPOINT, sqs: e.SQS_ENDPOINT },
     mode: e.STACK_MODE,
     appUrl: e.APP_URL?.replace(/\/+$/, ''),
     chromiumPath: e.CHROMIUM_PATH || undefined,
+    chromiumPackDir: e.CHROMIUM_PACK_DIR || undefined,
     logLevel: e.LOG_LEVEL,
   };
   return config;
@@ -89,11 +96,13 @@ export const ENV = {
   bucketName: 'BUCKET_NAME',
   conversionQueueUrl: 'CONVERSION_QUEUE_URL',
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  thumbnailQueueUrl: 'THUMBNAIL_QUEUE_URL',
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   s3Endpoint: 'S3_ENDPOINT',
   sqsEndpoint: 'SQS_ENDPOINT',
   stackMode: 'STACK_MODE',
   appUrl: 'APP_URL',
   chromiumPath: 'CHROMIUM_PATH',
+  chromiumPackDir: 'CHROMIUM_PACK_DIR',
   logLevel: 'LOG_LEVEL',
 } as const;

@@ -25,6 +25,14 @@ export const QUEUES = {
     workerTimeoutSeconds: 300,
     deadLetterRetentionDays: 14,
   },
+  thumbnails: {
+    id: 'Thumbnails',
+    visibilityTimeoutSeconds: 360,
+    maxReceiveCount: 3,
+    batchSize: 1,
+    workerTimeoutSeconds: 60,
+    deadLetterRetentionDays: 14,
+  },
   webhookDelivery: {
     id: 'WebhookDelivery',
     visibilityTimeoutSeconds: 180,

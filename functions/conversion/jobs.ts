@@ -1,7 +1,8 @@
 import type { JobTable } from '../../shared/events/queue-worker.js';
-import { renderThumbnailJob } from './render-thumbnail.js';
 
-/** Jobs of the conversion worker, by message `type`. The uploads issue adds the file converters. */
-export const conversionJobs: JobTable = {
-  'render-thumbnail': renderThumbnailJob,
-};
+/**
+ * Jobs of the conversion worker, by message `type`. The uploads issue adds the file converters
+ * here; until then a message of any type fails and, after maxReceiveCount, rests in the DLQ.
+ * (Webpage thumbnails have their own x86-64 worker: functions/thumbnail-renderer.)
+ */
+export const conversionJobs: JobTable = {};

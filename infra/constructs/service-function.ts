@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Code, LayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { BUNDLING } from './bundling.js';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -20,7 +20,26 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const QUEUE_URL_ENV = {
   conversion: ENV.conversionQueueUrl,
   webhookDelivery: ENV.webhookQueueUrl,
+  thumbnails: ENV.thumbnailQueueUrl,
 } as const satisfies Record<QueueName, string>;
+
+/** Where Lambda mounts the Chromium layer's files (the packed build of @sparticuz/chromium). */
+const CHROMIUM_LAYER_DIR = '/opt/bin';
+
+/**
+ * The layer with @sparticuz/chromium's packed Chromium (x86-64, built for Lambda), taken from the
+ * installed package so synth stays offline; one per stack, shared by the functions that render.
+ */
+function chromiumLayer(scope: Construct): LayerVersion {
+  const stack = Stack.of(scope);
+  const existing = stack.node.tryFindChild('ChromiumLayer');
+  if (existing) return existing as LayerVersion;
+  return new LayerVersion(stack, 'ChromiumLayer', {
+    code: Code.fromAsset(`${REPO_ROOT}node_modules/@sparticuz/chromium`, { exclude: ['*', '!bin', '!bin/**'] }),
+    compatibleArchitectures: [Architecture.X86_64],
+    description: 'Chromium for headless page rendering (@sparticuz/chromium bin/, mounted at /opt/bin)',
+  });
+}
 
 /** Seconds a function may run when the registry does not say. */
 const DEFAULT_TIMEOUT_SECONDS = { api: 10, s3: 30 } as const;
@@ -120,14 +139,16 @@ export class ServiceFunction extends NodejsFunction {
       projectRoot: REPO_ROOT,
       depsLockFilePath: `${REPO_ROOT}package-lock.json`,
       runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
+      architecture: definition.architecture === 'x86_64' ? Architecture.X86_64 : Architecture.ARM_64,
       memorySize: definition.memoryMb ?? 512,
       timeout: Duration.seconds(timeoutSecondsOf(definition)),
       role,
       logGroup,
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       description: `Review Board Service: ${definition.name}`,
+      layers: definition.chromium ? [chromiumLayer(scope)] : undefined,
       environment: {
+        ...(definition.chromium ? { [ENV.chromiumPackDir]: CHROMIUM_LAYER_DIR } : {}),
         NODE_OPTIONS: '--enable-source-maps',
         [ENV.stackMode]: 'aws',
         [ENV.logLevel]: props.logLevel ?? 'info',

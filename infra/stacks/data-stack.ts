@@ -53,10 +53,7 @@ export class DataStack extends Stack {
     this.table = this.createTable();
     this.accessLogsBucket = this.createAccessLogsBucket();
     this.bucket = this.createUploadBucket(this.accessLogsBucket, props.corsOrigins ?? ['*']);
-    this.workQueues = {
-      conversion: this.createWorkQueue('conversion'),
-      webhookDelivery: this.createWorkQueue('webhookDelivery'),
-    };
+    this.workQueues = mapQueues((name) => this.createWorkQueue(name));
     this.exportResources();
   }
 
@@ -80,7 +77,7 @@ export class DataStack extends Stack {
         globalIndexes: TABLE.indexes.map((index) => index.name),
       }),
       bucket: Bucket.fromBucketName(scope, 'UploadBucketRef', Fn.importValue(names.bucketName)),
-      queues: { conversion: queue('conversion'), webhookDelivery: queue('webhookDelivery') },
+      queues: mapQueues(queue),
     };
   }
 
@@ -172,4 +169,9 @@ export class DataStack extends Stack {
     });
     return { queue, deadLetterQueue };
   }
+}
+
+/** One value per queue of `QUEUES`, so a new queue is provisioned and imported without a hand-kept list. */
+function mapQueues<T>(make: (name: QueueName) => T): Record<QueueName, T> {
+  return Object.fromEntries((Object.keys(QUEUES) as QueueName[]).map((name) => [name, make(name)])) as Record<QueueName, T>;
 }

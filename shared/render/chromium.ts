@@ -10,12 +10,26 @@ export const THUMBNAIL = { width: 640, height: 400 } as const;
 
 export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
-/** The Chromium binary to use: `CHROMIUM_PATH`, else a Debian/Ubuntu install, else none. */
-export async function findChromium(configured: string | undefined): Promise<string | undefined> {
-  for (const candidate of configured ? [configured] : CHROMIUM_CANDIDATES) {
+export interface ChromiumBinary {
+  path: string;
+  /** Flags the build needs on top of ours (the Lambda build brings its own). */
+  args: string[];
+}
+
+/**
+ * The Chromium to render with: on Lambda the packed build of @sparticuz/chromium from its layer
+ * (`CHROMIUM_PACK_DIR`, inflated to /tmp on first use), else `CHROMIUM_PATH`, else a Debian/Ubuntu
+ * install, else none.
+ */
+export async function findChromium(settings: { chromiumPath?: string; chromiumPackDir?: string }): Promise<ChromiumBinary | undefined> {
+  if (settings.chromiumPackDir) {
+    const { default: packed } = await import('@sparticuz/chromium');
+    return { path: await packed.executablePath(settings.chromiumPackDir), args: packed.args };
+  }
+  for (const candidate of settings.chromiumPath ? [settings.chromiumPath] : CHROMIUM_CANDIDATES) {
     try {
       await access(candidate, constants.X_OK);
-      return candidate;
+      return { path: candidate, args: [] };
     } catch {
       // not this one
     }
@@ -32,11 +46,12 @@ export class RenderError extends Error {
  * background networking off (this machine's closed network otherwise makes Chromium retry forever)
  * and is killed after `timeoutMs`.
  */
-export async function renderThumbnail(chromium: string, url: string, timeoutMs = 30_000): Promise<Buffer> {
+export async function renderThumbnail(chromium: ChromiumBinary, url: string, timeoutMs = 30_000): Promise<Buffer> {
   const dir = await mkdtemp(join(tmpdir(), 'render-'));
   const output = join(dir, 'thumbnail.png');
   try {
     const args = [
+      ...chromium.args.filter((flag) => !flag.startsWith('--window-size') && !flag.startsWith('--headless')),
       '--headless',
       '--no-sandbox',
       '--disable-gpu',
@@ -57,7 +72,7 @@ export async function renderThumbnail(chromium: string, url: string, timeoutMs =
       url,
     ];
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(chromium, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(chromium.path, args, { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

@@ -450,7 +450,7 @@ describe('IAM: each function gets exactly the access its registry entry declares
 
 describe('house defaults of every function (STYLE: one NodejsFunction construct)', () => {
   it.each(FUNCTIONS.map((definition) => [definition.name, definition] as const))(
-    'runs %s on Node 22 (nodejs20.x is deprecated) and arm64 with source maps and a one-month log group',
+    'runs %s on Node 22 (nodejs20.x is deprecated) and its architecture (arm64 unless declared) with source maps and a one-month log group',
     (_name, definition) => {
       const template = templateOf(synthesized, definition);
       const [, fn] = functionResource(template, definition);
@@ -458,7 +458,7 @@ describe('house defaults of every function (STYLE: one NodejsFunction construct)
 
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
-        Architectures: ['arm64'],
+        Architectures: [definition.architecture ?? 'arm64'],
         Handler: 'index.handler',
         MemorySize: definition.memoryMb ?? 512,
         Environment: { Variables: expect.objectContaining({ NODE_OPTIONS: '--enable-source-maps' }) },
@@ -488,5 +488,22 @@ describe('cdk-nag AwsSolutions checks', () => {
     );
 
     expect(findings).toEqual([]);
+  });
+});
+
+describe('the thumbnail renderer (a Chromium build made for Lambda)', () => {
+  it('runs on x86-64 with the packed Chromium layer and tells the code where the layer is mounted', () => {
+    const definition = FUNCTIONS.find((candidate) => candidate.chromium)!;
+    const template = templateOf(synthesized, definition);
+    const [, fn] = functionResource(template, definition);
+    const layers = template.findResources('AWS::Lambda::LayerVersion');
+
+    expect(definition.architecture).toBe('x86_64');
+    expect(fn.Properties).toMatchObject({
+      Architectures: ['x86_64'],
+      Layers: [{ Ref: Object.keys(layers)[0] }],
+      Environment: { Variables: expect.objectContaining({ CHROMIUM_PACK_DIR: '/opt/bin' }) },
+    });
+    expect(Object.values(layers)[0]?.Properties.CompatibleArchitectures).toEqual(['x86_64']);
   });
 });

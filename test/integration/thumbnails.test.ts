@@ -4,7 +4,7 @@ import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderThumbnailJob } from '../../functions/conversion/render-thumbnail.js';
+import { renderThumbnailJob } from '../../functions/thumbnail-renderer/render-thumbnail.js';
 import { resetConfig } from '../../shared/config.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { CHROMIUM_CANDIDATES } from '../../shared/render/chromium.js';
@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 async function renderThroughQueue(markup: MarkupRecord): Promise<MarkupRecord> {
-  await sqs.send(new SendMessageCommand({ QueueUrl: services.queues.conversion.url, MessageBody: JSON.stringify({ type: 'render-thumbnail', markupId: markup.id }) }));
+  await sqs.send(new SendMessageCommand({ QueueUrl: services.queues.thumbnails.url, MessageBody: JSON.stringify({ type: 'render-thumbnail', markupId: markup.id }) }));
   const deadline = Date.now() + 25_000;
   for (;;) {
     const current = (await getItem(markup.id, true)) as MarkupRecord;

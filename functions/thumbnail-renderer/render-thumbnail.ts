@@ -37,7 +37,7 @@ export const renderThumbnailJob = defineJob({
       );
       await setThumbnail(markup.id, { state: 'ready', key });
     } catch (error) {
-      const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.conversion.maxReceiveCount;
+      const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.thumbnails.maxReceiveCount;
       if (lastAttempt) await setThumbnail(markup.id, { state: 'unavailable', error: 'The thumbnail could not be stored.' });
       throw error;
     }
@@ -48,7 +48,7 @@ type Outcome = { state: 'ready'; png: Buffer } | { state: 'unavailable'; error: 
 
 async function render(url: string): Promise<Outcome> {
   const config = getConfig();
-  const chromium = await findChromium(config.chromiumPath);
+  const chromium = await findChromium(config);
   if (!chromium) return { state: 'unavailable', error: 'No page renderer (Chromium) is installed on this stack.' };
   try {
     const final = await reachableUrl(url, config.mode === 'aws');
