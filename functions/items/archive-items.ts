@@ -1,0 +1,25 @@
+import * as v from 'valibot';
+import { loadItemsForCaller, relocateItems } from '../../shared/domain/items.js';
+import { noContent, route } from '../../shared/http/route.js';
+import { ItemIdList, WithPath } from './schemas.js';
+
+export const archiveItemsRoute = route({
+  method: 'PATCH',
+  path: '/api/v2/items/archive',
+  operationId: 'archiveItems',
+  summary: "Move items into their workspace's archive folder",
+  description:
+    '`folderItemIds`: 1 to 50 folder or markup ids. All or nothing up front: an unknown id is a 404 for the whole request and an item ' +
+    'outside the key\'s scope a 403, before anything moves; the root and archive folders are a 422. Items already in the archive, and items ' +
+    'listed together with a folder above them, stay where they are. The folder path an item came from is always remembered; ' +
+    '`withPath=1` also re-creates it under the archive folder by names (reusing folders of the same name). A folder whose name is taken ' +
+    'where it lands gets a numeric suffix. Contributors and above.',
+  auth: 'apiKey',
+  body: v.object({ folderItemIds: ItemIdList, withPath: WithPath }),
+  responses: [{ status: 204, description: 'Archived' }],
+  handle: async ({ principal, body }) => {
+    const items = await loadItemsForCaller(principal, body.folderItemIds, 'contributor', 'archive items');
+    await relocateItems(items, 'archive', body.withPath);
+    return noContent();
+  },
+});

@@ -1,0 +1,26 @@
+import * as v from 'valibot';
+import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
+import { createFolder, loadFolderForCaller, requireItemRole } from '../../shared/domain/items.js';
+import { ok, route } from '../../shared/http/route.js';
+import { Id, Name } from '../../shared/http/schemas.js';
+import { FallbackName, FolderItemSchema } from './schemas.js';
+
+export const createFolderRoute = route({
+  method: 'POST',
+  path: '/api/v2/items',
+  operationId: 'createFolder',
+  summary: 'Create a folder under parentFolderId (answers 200 with the folder)',
+  description:
+    'When a folder with the same name (case-insensitive) already exists under the parent, the new folder takes `fallbackName`, ' +
+    'else the name with a numeric suffix (`Name (2)`, `Name (3)`, …); a clashing `fallbackName` is suffixed the same way. ' +
+    `Folders nest at most ${MAX_FOLDER_DEPTH} levels below the workspace root (the root is level 0): deeper is a 422. ` +
+    'The parent may be the archive folder. 404 when parentFolderId is unknown or names a markup; contributors and above may create folders.',
+  auth: 'apiKey',
+  body: v.object({ parentFolderId: Id, name: Name, fallbackName: FallbackName }),
+  responses: [{ status: 200, description: 'The new folder', schema: FolderItemSchema }],
+  handle: async ({ principal, body }) => {
+    const parent = await loadFolderForCaller(principal, body.parentFolderId, { consistent: true });
+    requireItemRole(parent, 'contributor', 'create folders');
+    return ok(await createFolder(parent, { name: body.name, fallbackName: body.fallbackName }));
+  },
+});

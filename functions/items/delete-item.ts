@@ -1,0 +1,23 @@
+import { deleteItem, loadItemForCaller, requireItemRole } from '../../shared/domain/items.js';
+import { noContent, route } from '../../shared/http/route.js';
+import { ItemParams } from './schemas.js';
+
+export const deleteItemRoute = route({
+  method: 'DELETE',
+  path: '/api/v2/items/{id}',
+  operationId: 'deleteItem',
+  summary: 'Delete a markup, or a folder with every folder and markup below it',
+  description:
+    'The workspace root and archive folders cannot be deleted (422). Admins and above may delete. ' +
+    'A folder is removed bottom-up (markups, then subfolders deepest first, then the folder), so if a very large tree is cut short ' +
+    'the folder is still there and repeating the DELETE finishes it.',
+  auth: 'apiKey',
+  params: ItemParams,
+  responses: [{ status: 204, description: 'Deleted' }],
+  handle: async ({ principal, params }) => {
+    const access = await loadItemForCaller(principal, params.id, { consistent: true });
+    requireItemRole(access, 'admin', 'delete items');
+    await deleteItem(access);
+    return noContent();
+  },
+});

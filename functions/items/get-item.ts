@@ -1,0 +1,18 @@
+import * as v from 'valibot';
+import { describeItem, loadItemForCaller } from '../../shared/domain/items.js';
+import { ok, route } from '../../shared/http/route.js';
+import { FolderWithAncestorsSchema, ItemParams, MarkupSummarySchema } from './schemas.js';
+
+export const getItemRoute = route({
+  method: 'GET',
+  path: '/api/v2/items/{id}',
+  operationId: 'getItem',
+  summary: 'A folder with its ancestors, or a markup (an item id is a markup id)',
+  description:
+    'A folder answers with its folder-item fields, `type: "folder"` and `ancestors` (folder items, the workspace root or archive folder first). ' +
+    'A markup answers with the Markup shape of `GET /markups/{id}`. 404 for an unknown id, 403 for an item outside the key\'s workspace or organization.',
+  auth: 'apiKey',
+  params: ItemParams,
+  responses: [{ status: 200, description: 'The folder with its ancestors, or the markup', schema: v.union([FolderWithAncestorsSchema, MarkupSummarySchema]) }],
+  handle: async ({ principal, params, origin }) => ok(await describeItem(await loadItemForCaller(principal, params.id), origin)),
+});

@@ -1,0 +1,45 @@
+import * as v from 'valibot';
+import { CHILD_ORDERS, listChildItems, loadFolderForCaller } from '../../shared/domain/items.js';
+import { ok, route } from '../../shared/http/route.js';
+import { Cursor, queryInteger } from '../../shared/http/schemas.js';
+import { FolderItemSchema, ItemParams } from './schemas.js';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+/** Pages past this are refused: reaching page N reads every child before it. */
+export const MAX_PAGE = 1000;
+/** Seven days, the longest link lifetime the API hands out. */
+export const MAX_TTL_SECONDS = 604_800;
+
+const Query = v.object({
+  order: v.optional(v.picklist(CHILD_ORDERS, `must be one of ${CHILD_ORDERS.join(', ')}`), 'az'),
+  limit: v.optional(queryInteger(1, MAX_PAGE_SIZE), String(DEFAULT_PAGE_SIZE)),
+  page: v.optional(queryInteger(1, MAX_PAGE), '1'),
+  ttl: v.optional(queryInteger(1, MAX_TTL_SECONDS)),
+  before: v.optional(Cursor),
+  since: v.optional(Cursor),
+});
+
+export const listChildItemsRoute = route({
+  method: 'GET',
+  path: '/api/v2/items/{id}/items',
+  operationId: 'listChildItems',
+  summary: "A folder's children: folders and markups, each with its `type` (list archived items on the workspace's archiveFolderId)",
+  description:
+    '`order`: `az` (default; name ascending, case-insensitive), `za` (name descending), `activity` (most recent activity first: ' +
+    'creation, rename, move, or something put in the folder) or `created` (newest first). `limit`: page size, default 50, at most 100. ' +
+    'Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`; a cursor is valid only for the folder and order it came from. ' +
+    '`page` (1-based, default 1, at most 1000): page N starts after the first (N-1)*limit children, reached by following cursors from the start, ' +
+    'so prefer cursors for deep pages; it cannot be combined with `before`/`since` (400); a page past the end is empty. ' +
+    '`ttl` (seconds, 1..604800) is accepted for link lifetimes; child items carry no expiring links, so it changes nothing. ' +
+    '404 when the id is unknown or names a markup.',
+  auth: 'apiKey',
+  params: ItemParams,
+  query: Query,
+  responses: [{ status: 200, description: 'A page of child items with hasMore, nextCursor and prevCursor', schema: v.array(FolderItemSchema) }],
+  handle: async ({ principal, params, query }) => {
+    const folder = await loadFolderForCaller(principal, params.id);
+    const page = await listChildItems(folder, query);
+    return ok(page.items, { hasMore: page.hasMore, nextCursor: page.nextCursor, prevCursor: page.prevCursor });
+  },
+});

@@ -1,0 +1,29 @@
+import * as v from 'valibot';
+import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
+import { authorizeMove, moveItem } from '../../shared/domain/items.js';
+import { ok, route } from '../../shared/http/route.js';
+import { Id } from '../../shared/http/schemas.js';
+import { FallbackName, FolderItemSchema, ItemParams } from './schemas.js';
+
+export const moveItemRoute = route({
+  method: 'PATCH',
+  path: '/api/v2/items/{id}/move',
+  operationId: 'moveItem',
+  summary: 'Move a folder or markup under parentFolderId; answers the moved item',
+  description:
+    'The item keeps its id. 404: unknown item, or parentFolderId unknown or a markup. 403: either end outside the key\'s scope; a ' +
+    'workspace key moving into another workspace; a role below contributor. 422: moving the workspace root or archive folder; moving a ' +
+    `folder into itself or its own subfolder; a move that would nest folders more than ${MAX_FOLDER_DEPTH} levels below the root ` +
+    '(destination depth + 1 + height of the moved tree). 409: the item was moved or deleted meanwhile. A folder whose name is taken ' +
+    'at the destination (case-insensitive) takes `fallbackName`, else a numeric suffix; markups keep their names. Organization keys may ' +
+    'move into another workspace of the organization: everything below the item moves with it. Moving an item to where it already is ' +
+    'changes nothing.',
+  auth: 'apiKey',
+  params: ItemParams,
+  body: v.object({ parentFolderId: Id, fallbackName: FallbackName }),
+  responses: [{ status: 200, description: 'The moved item', schema: FolderItemSchema }],
+  handle: async ({ principal, params, body }) => {
+    const request = await authorizeMove(principal, params.id, body.parentFolderId);
+    return ok(await moveItem(request, body.fallbackName));
+  },
+});

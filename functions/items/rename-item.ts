@@ -1,0 +1,25 @@
+import * as v from 'valibot';
+import { loadItemForCaller, renameItem, requireItemRole } from '../../shared/domain/items.js';
+import { noContent, route } from '../../shared/http/route.js';
+import { Name } from '../../shared/http/schemas.js';
+import { ItemParams } from './schemas.js';
+
+export const renameItemRoute = route({
+  method: 'PATCH',
+  path: '/api/v2/items/{id}',
+  operationId: 'renameItem',
+  summary: 'Rename a folder or markup',
+  description:
+    'The workspace root and archive folders cannot be renamed (422). A folder cannot take the name of a sibling folder ' +
+    '(case-insensitive): 409. Markups may share names. Contributors and above may rename.',
+  auth: 'apiKey',
+  params: ItemParams,
+  body: v.object({ name: Name }),
+  responses: [{ status: 204, description: 'Renamed' }],
+  handle: async ({ principal, params, body }) => {
+    const access = await loadItemForCaller(principal, params.id, { consistent: true });
+    requireItemRole(access, 'contributor', 'rename items');
+    await renameItem(access, body.name);
+    return noContent();
+  },
+});
