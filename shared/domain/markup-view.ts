@@ -1,5 +1,5 @@
 import { getConfig } from '../config.js';
-import type { MarkupRecord } from '../db/items.js';
+import type { MarkupRecord, MarkupType } from '../db/items.js';
 import type { Plan } from '../db/plans.js';
 import type { Role } from '../db/users.js';
 import { atLeast } from './roles.js';
@@ -27,11 +27,40 @@ export const PLACEHOLDER_THUMBNAIL =
     '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="200" viewBox="0 0 320 200"><rect width="320" height="200" fill="#eef0f3"/><text x="160" y="106" font-family="sans-serif" font-size="16" fill="#6b7280" text-anchor="middle">No preview</text></svg>',
   );
 
+/** Values of the `include` parameter (Markups rule 7). */
+export const INCLUDE_VALUES = ['media', 'images', 'videos', 'documents'] as const;
+export type IncludeValue = (typeof INCLUDE_VALUES)[number];
+
+/** The markup type whose file field each specific include value expands; `media` expands all three. */
+const EXPANDED_TYPE: Record<Exclude<IncludeValue, 'media'>, MarkupType> = { images: 'image', videos: 'video', documents: 'pdf' };
+
+/** What a single-markup read uses: "files always included" (GET /markups/:id). */
+export const INCLUDE_ALL: ReadonlySet<IncludeValue> = new Set(['media']);
+
+/** True when `include` asks for the file field of a markup of this type (each value expands only its own type). */
+export function expandsFiles(type: MarkupType, include: ReadonlySet<IncludeValue> | undefined): boolean {
+  if (!include || include.size === 0) return false;
+  if (include.has('media')) return type !== 'webpage';
+  return Object.entries(EXPANDED_TYPE).some(([value, expanded]) => expanded === type && include.has(value as IncludeValue));
+}
+
 export interface MarkupViewContext {
   role: Role;
   plan: Plan;
   /** Scheme and host of the request, for links served by this API. */
   origin: string;
+  /** File fields to expand; without it the markup is metadata only (Markups rule 8). */
+  include?: ReadonlySet<IncludeValue>;
+  /** Lifetime in seconds of file URLs in expanded fields (the list's `ttl`). */
+  fileUrlTtlSeconds?: number;
+}
+
+/**
+ * The expanded file fields of a markup (`images`, `video`, `document`). The hook where the uploads
+ * issue adds them: webpage markups have none, and no other type can be created yet.
+ */
+function fileFields(_markup: MarkupRecord, _context: MarkupViewContext): Record<string, unknown> {
+  return {};
 }
 
 /**
@@ -61,5 +90,6 @@ export function toPublicMarkup(markup: MarkupRecord, context: MarkupViewContext)
     workspaceId: markup.workspaceId,
     parentFolderId: markup.parentFolderId,
     ...(markup.type === 'webpage' ? { url: markup.url } : {}),
+    ...(expandsFiles(markup.type, context.include) ? fileFields(markup, context) : {}),
   };
 }

@@ -1,0 +1,21 @@
+import { createUrlMarkups } from '../../shared/domain/markups.js';
+import { toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { ok, route } from '../../shared/http/route.js';
+import { MarkupSchema, UrlMarkupBody } from './schemas.js';
+
+export const createFromUrlRoute = route({
+  method: 'POST',
+  path: '/api/v2/markups/url',
+  operationId: 'createMarkupFromUrl',
+  summary: 'Create a webpage markup from an address (charged to the monthly allowance, then the bundle)',
+  description:
+    '`name` defaults to the URL hostname; `workspaceId` to the key\'s workspace (organization keys: the folder\'s workspace, ' +
+    "else the organization's default); `parentFolderId` to the workspace root. 402 when the allowance and bundle are used up.",
+  auth: 'apiKey',
+  body: UrlMarkupBody,
+  responses: [{ status: 200, description: 'The new markup', schema: MarkupSchema }],
+  handle: async ({ principal, body, origin }) => {
+    const { records, access } = await createUrlMarkups(principal, [body]);
+    return ok(toPublicMarkup(records[0]!, { role: access.role, plan: access.plan, origin }));
+  },
+});

@@ -1,0 +1,18 @@
+import { loadMarkup } from '../../shared/domain/markups.js';
+import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { ok, route } from '../../shared/http/route.js';
+import { MarkupIdParams, MarkupSchema } from './schemas.js';
+
+export const getMarkupRoute = route({
+  method: 'GET',
+  path: '/api/v2/markups/{id}',
+  operationId: 'getMarkup',
+  summary: 'One markup, with its files',
+  auth: 'apiKey',
+  params: MarkupIdParams,
+  responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
+  handle: async ({ principal, params, origin }) => {
+    const { markup, role, plan } = await loadMarkup(principal, params.id);
+    return ok(toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
+  },
+});

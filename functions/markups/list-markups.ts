@@ -1,0 +1,42 @@
+import * as v from 'valibot';
+import { listMarkups, workspaceAccess } from '../../shared/domain/markups.js';
+import { toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { ok, route } from '../../shared/http/route.js';
+import { Cursor, Id, queryInteger } from '../../shared/http/schemas.js';
+import { DEFAULT_PAGE_SIZE, Include, MarkupSchema, MAX_PAGE_SIZE, MAX_TTL_SECONDS } from './schemas.js';
+
+const Query = v.object({
+  workspaceId: v.optional(Id),
+  limit: v.optional(queryInteger(1, MAX_PAGE_SIZE)),
+  before: v.optional(Cursor),
+  since: v.optional(Cursor),
+  ttl: v.optional(queryInteger(1, MAX_TTL_SECONDS)),
+  include: v.optional(Include),
+});
+
+export const listMarkupsRoute = route({
+  method: 'GET',
+  path: '/api/v2/markups',
+  operationId: 'listMarkups',
+  summary: "The workspace's markups, newest first",
+  description:
+    '`workspaceId` defaults to a workspace key\'s own workspace; organization keys must pass it. `limit` (default 50, at most 100). ' +
+    'Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`. `include` (comma-separated `media`, `images`, `videos`, ' +
+    '`documents`) expands file fields, whose URLs live `ttl` seconds (at most 604800); without it markups are metadata only.',
+  auth: 'apiKey',
+  query: Query,
+  responses: [{ status: 200, description: 'A page of markups', schema: v.array(MarkupSchema) }],
+  handle: async ({ principal, query, origin }) => {
+    const workspace = await resolveWorkspace(principal, query.workspaceId);
+    const [{ role, plan }, page] = await Promise.all([
+      workspaceAccess(principal, workspace),
+      listMarkups(workspace.id, { limit: query.limit ?? DEFAULT_PAGE_SIZE, before: query.before, since: query.since }),
+    ]);
+    const context = { role, plan, origin, include: query.include, fileUrlTtlSeconds: query.ttl };
+    return ok(
+      page.items.map((markup) => toPublicMarkup(markup, context)),
+      { hasMore: page.hasMore, nextCursor: page.nextCursor, prevCursor: page.prevCursor },
+    );
+  },
+});

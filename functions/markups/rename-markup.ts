@@ -1,0 +1,21 @@
+import * as v from 'valibot';
+import { renameMarkup } from '../../shared/domain/markups.js';
+import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { ok, route } from '../../shared/http/route.js';
+import { Name } from '../../shared/http/schemas.js';
+import { MarkupIdParams, MarkupSchema } from './schemas.js';
+
+export const renameMarkupRoute = route({
+  method: 'POST',
+  path: '/api/v2/markups/{id}',
+  operationId: 'renameMarkup',
+  summary: 'Rename a markup (contributor or above)',
+  auth: 'apiKey',
+  params: MarkupIdParams,
+  body: v.object({ name: Name }),
+  responses: [{ status: 200, description: 'The renamed markup', schema: MarkupSchema }],
+  handle: async ({ principal, params, body, origin }) => {
+    const { markup, role, plan } = await renameMarkup(principal, params.id, body.name);
+    return ok(toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
+  },
+});

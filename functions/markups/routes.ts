@@ -1,0 +1,37 @@
+import type { AnyRoute } from '../../shared/http/route.js';
+import { bulkDeleteRoute } from './bulk-delete.js';
+import { bulkFromFilesRoute } from './bulk-from-files.js';
+import { bulkFromUrlRoute } from './bulk-from-url.js';
+import { bulkMoveRoute } from './bulk-move.js';
+import { createFromUrlRoute } from './create-from-url.js';
+import { deleteMarkupRoute } from './delete-markup.js';
+import { getMarkupRoute } from './get-markup.js';
+import { getTagsRoute } from './get-tags.js';
+import { getUsageRoute } from './get-usage.js';
+import { listMarkupsRoute } from './list-markups.js';
+import { listViewModesRoute } from './list-view-modes.js';
+import { renameMarkupRoute } from './rename-markup.js';
+import { searchMarkupsRoute } from './search-markups.js';
+import { setReadOnlyRoute } from './set-read-only.js';
+
+/**
+ * Literal paths (`/markups/usage`, `/markups/search`, `/markups/url`, `/markups/bulk/...`) sit beside
+ * `/markups/{id}`; API Gateway and the local gateway both prefer the more literal template, and
+ * `{id}` only accepts UUIDs, so a mistyped literal is a 400, never another markup.
+ */
+export const markupsRoutes: readonly AnyRoute[] = [
+  createFromUrlRoute,
+  listMarkupsRoute,
+  searchMarkupsRoute,
+  getUsageRoute,
+  getMarkupRoute,
+  renameMarkupRoute,
+  deleteMarkupRoute,
+  setReadOnlyRoute,
+  getTagsRoute,
+  listViewModesRoute,
+  bulkFromUrlRoute,
+  bulkMoveRoute,
+  bulkDeleteRoute,
+  bulkFromFilesRoute,
+];

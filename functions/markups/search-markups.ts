@@ -1,0 +1,41 @@
+import * as v from 'valibot';
+import { searchMarkups, workspaceAccess } from '../../shared/domain/markups.js';
+import { toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { ok, route } from '../../shared/http/route.js';
+import { Cursor, Id, queryInteger } from '../../shared/http/schemas.js';
+import { DEFAULT_PAGE_SIZE, Include, MarkupSchema, MAX_PAGE_SIZE, MAX_TTL_SECONDS } from './schemas.js';
+
+const Query = v.object({
+  workspaceId: v.optional(Id),
+  query: v.optional(v.pipe(v.string(), v.maxLength(200, 'must be at most 200 characters')), ''),
+  limit: v.optional(queryInteger(1, MAX_PAGE_SIZE)),
+  before: v.optional(Cursor),
+  ttl: v.optional(queryInteger(1, MAX_TTL_SECONDS)),
+  include: v.optional(Include),
+});
+
+export const searchMarkupsRoute = route({
+  method: 'GET',
+  path: '/api/v2/markups/search',
+  operationId: 'searchMarkups',
+  summary: "Markups of the workspace (every folder) whose name or URL contains `query`, newest first",
+  description:
+    'Case-insensitive substring match; an empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, ' +
+    'at most 100); next page: `before=<nextCursor>`. `include` as for the list.',
+  auth: 'apiKey',
+  query: Query,
+  responses: [{ status: 200, description: 'Matching markups', schema: v.array(MarkupSchema) }],
+  handle: async ({ principal, query, origin }) => {
+    const workspace = await resolveWorkspace(principal, query.workspaceId);
+    const [{ role, plan }, page] = await Promise.all([
+      workspaceAccess(principal, workspace),
+      searchMarkups(workspace.id, { text: query.query, limit: query.limit ?? DEFAULT_PAGE_SIZE, before: query.before }),
+    ]);
+    const context = { role, plan, origin, include: query.include, fileUrlTtlSeconds: query.ttl };
+    return ok(
+      page.items.map((markup) => toPublicMarkup(markup, context)),
+      { hasMore: page.hasMore, nextCursor: page.nextCursor },
+    );
+  },
+});

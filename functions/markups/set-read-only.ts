@@ -1,0 +1,20 @@
+import * as v from 'valibot';
+import { setMarkupReadOnly } from '../../shared/domain/markups.js';
+import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { ok, route } from '../../shared/http/route.js';
+import { MarkupIdParams, MarkupSchema } from './schemas.js';
+
+export const setReadOnlyRoute = route({
+  method: 'PATCH',
+  path: '/api/v2/markups/{id}/read-only',
+  operationId: 'setMarkupReadOnly',
+  summary: 'Pause (`readOnly: true`, needs the plan feature) or resume new comments on a markup (admin or above)',
+  auth: 'apiKey',
+  params: MarkupIdParams,
+  body: v.object({ readOnly: v.boolean() }),
+  responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
+  handle: async ({ principal, params, body, origin }) => {
+    const { markup, role, plan } = await setMarkupReadOnly(principal, params.id, body.readOnly);
+    return ok(toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
+  },
+});

@@ -1,0 +1,823 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Principal } from '../auth/principal.js';
+import { getConfig } from '../config.js';
+import { getDb } from '../clients.js';
+import { getCursorKey } from '../db/cursor-keys.js';
+import { isConditionFailure } from '../db/errors.js';
+import {
+  fromItem,
+  getItem,
+  getItems,
+  itemKey,
+  toItem,
+  workspaceMarkupsPartition,
+  type FolderRecord,
+  type ItemRecord,
+  type MarkupRecord,
+} from '../db/items.js';
+import { queryPage, type Page } from '../db/paging.js';
+import { DEFAULT_PLAN, getPlan, type Plan } from '../db/plans.js';
+import { putNew, transact, type TransactItem } from '../db/transact.js';
+import { getUsage, getUsageHistory, usagePeriod, type UsageCounters, type UsagePeriod } from '../db/usage.js';
+import { memberKey, userKey, type Role, type User } from '../db/users.js';
+import { getWorkspace, touchWorkspaceActivity, type WorkspaceRecord } from '../db/workspaces.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
+import { BadRequestError, ConflictError, FeatureNotEnabledError, ForbiddenError, NotFoundError } from '../http/errors.js';
+import { logger } from '../logger.js';
+import { createWithAllowance } from './allowance.js';
+import { deleteItemRecords } from './deletion.js';
+import { loadFolderForCaller, type ItemAccess } from './items.js';
+import { atLeast, roleOf } from './roles.js';
+import { resolveWorkspace } from './scope.js';
+
+// ---------------------------------------------------------------------------------------------
+// Access: which markup, in which workspace, with which role and plan
+// ---------------------------------------------------------------------------------------------
+
+/** A markup as one caller sees it: the record, its live workspace, the caller's role there, the plan. */
+export interface MarkupAccess {
+  markup: MarkupRecord;
+  workspace: WorkspaceRecord;
+  role: Role;
+  plan: Plan;
+}
+
+/** A workspace as one caller acts in it. */
+export interface WorkspaceAccess {
+  workspace: WorkspaceRecord;
+  role: Role;
+  plan: Plan;
+}
+
+/** What each role may do to markups; `markupScopes` reports the same rules as `scopes`. */
+const REQUIRED_ROLE = {
+  view: 'viewer',
+  create: 'contributor',
+  rename: 'contributor',
+  move: 'contributor',
+  delete: 'admin',
+  setReadOnly: 'admin',
+} as const satisfies Record<string, Role>;
+
+export type MarkupAction = keyof typeof REQUIRED_ROLE;
+
+const ACTION_WORDS: Record<MarkupAction, string> = {
+  view: 'read markups',
+  create: 'create markups',
+  rename: 'rename markups',
+  move: 'move markups',
+  delete: 'delete markups',
+  setReadOnly: 'pause or resume comments on markups',
+};
+
+export function requireRole(role: Role, action: MarkupAction): void {
+  if (!atLeast(role, REQUIRED_ROLE[action])) {
+    throw new ForbiddenError(`The ${role} role cannot ${ACTION_WORDS[action]}; it needs ${REQUIRED_ROLE[action]} or above.`, 'insufficient-role');
+  }
+}
+
+export async function workspaceAccess(principal: Principal, workspace: WorkspaceRecord): Promise<WorkspaceAccess> {
+  const [role, plan] = await Promise.all([roleOf(principal, workspace.id), getPlan(workspace.organizationId)]);
+  return { workspace, role, plan };
+}
+
+const markupNotFound = (markupId: string) => new NotFoundError(`Markup ${markupId} does not exist.`);
+
+/**
+ * Checks that a markup record is within the caller's reach, as the items routes do: a markup of
+ * another workspace than a workspace key's, or of another organization, is a 403 (the rule
+ * `resolveWorkspace` applies to a named workspace); one of a deleted workspace is a 404.
+ */
+async function accessFor(principal: Principal, markup: MarkupRecord): Promise<MarkupAccess> {
+  if (markup.organizationId !== principal.organizationId) {
+    throw new ForbiddenError(`Markup ${markup.id} is not in this API key's organization.`, 'workspace-out-of-scope');
+  }
+  if (principal.scope === 'workspace' && markup.workspaceId !== principal.workspaceId) {
+    throw new ForbiddenError(`Markup ${markup.id} belongs to another workspace than this API key's.`, 'workspace-out-of-scope');
+  }
+  const workspace = await getWorkspace(markup.workspaceId);
+  if (!workspace) throw markupNotFound(markup.id);
+  return { markup, ...(await workspaceAccess(principal, workspace)) };
+}
+
+/** The markup with the caller's role and plan; 404 for unknown ids and folder ids, 403 outside the key's workspace. */
+export async function loadMarkup(principal: Principal, markupId: string, action: MarkupAction = 'view', consistent = false): Promise<MarkupAccess> {
+  const item = await getItem(markupId, consistent);
+  if (!item || item.kind !== 'markup') throw markupNotFound(markupId);
+  const access = await accessFor(principal, item);
+  requireRole(access.role, action);
+  return access;
+}
+
+/**
+ * Every listed markup, or (nothing changed) a 404 naming the ids that are not markups and a 403 for
+ * one outside the key's organization.
+ */
+async function loadMarkups(principal: Principal, markupIds: readonly string[]): Promise<MarkupRecord[]> {
+  const found = new Map((await getItems([...markupIds])).map((item) => [item.id, item]));
+  const missing = markupIds.filter((id) => found.get(id)?.kind !== 'markup');
+  if (missing.length > 0) throw new NotFoundError(`These markups do not exist: ${missing.join(', ')}. Nothing was changed.`);
+  const markups = markupIds.map((id) => found.get(id) as MarkupRecord);
+  const foreign = markups.find((markup) => markup.organizationId !== principal.organizationId);
+  if (foreign) throw new ForbiddenError(`Markup ${foreign.id} is not in this API key's organization.`, 'workspace-out-of-scope');
+  return markups;
+}
+
+/** Rejects the same id listed twice in a batch (each id is one operation of one transaction). */
+export function requireDistinct(ids: readonly string[], field: string): void {
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (seen.has(id)) throw new BadRequestError(`${field} lists ${id} more than once.`, 'duplicate-id');
+    seen.add(id);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Placement: the folder a new or moved markup goes into
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A folder that markups may be put into, with the rules of the items routes (`loadFolderForCaller`):
+ * unknown ids and markup ids are 404s, folders outside the key's scope 403s. New markups may not
+ * be created in the workspace archive (400: archiving has its own operation, PATCH /items/archive);
+ * moves may go there, as item moves may.
+ */
+async function loadTargetFolder(principal: Principal, folderId: string, field: string, options: { allowArchive: boolean }): Promise<ItemAccess<FolderRecord>> {
+  const access = await loadFolderForCaller(principal, folderId, { consistent: true });
+  const archiveId = access.workspace.archiveFolderId;
+  if (!options.allowArchive && (access.item.id === archiveId || access.item.ancestorIds[0] === archiveId)) {
+    throw new BadRequestError(`${field} ${folderId} is in the workspace archive; create the markup elsewhere and archive it with PATCH /items/archive.`, 'folder-archived');
+  }
+  return access;
+}
+
+export interface Placement extends WorkspaceAccess {
+  parent: FolderRecord;
+}
+
+/**
+ * Where a new markup goes. `workspaceId` names the workspace (default: a workspace key's own, an
+ * organization key's default workspace); without it, a `parentFolderId` names the workspace by
+ * the folder it is in. Authentication rule 4: a workspace other than the key's is a 403.
+ */
+export async function resolvePlacement(principal: Principal, input: { workspaceId?: string; parentFolderId?: string }): Promise<Placement> {
+  let parent = input.parentFolderId ? (await loadTargetFolder(principal, input.parentFolderId, 'parentFolderId', { allowArchive: false })).item : undefined;
+  const workspace = await resolveWorkspace(principal, input.workspaceId ?? parent?.workspaceId, { useDefault: true });
+  if (parent && parent.workspaceId !== workspace.id) {
+    throw new BadRequestError(`parentFolderId ${parent.id} is not a folder of workspace ${workspace.id}.`, 'folder-in-another-workspace');
+  }
+  if (!parent) {
+    const root = await getItem(workspace.rootFolderId);
+    if (!root || root.kind !== 'folder') throw new Error(`Workspace ${workspace.id} has no root folder ${workspace.rootFolderId}.`);
+    parent = root;
+  }
+  const access = await workspaceAccess(principal, workspace);
+  requireRole(access.role, 'create');
+  return { ...access, parent };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Creation from a URL
+// ---------------------------------------------------------------------------------------------
+
+/** Extensions of the file types the service turns into markups (Markups rules 3 and 4). */
+const FILE_EXTENSIONS: Record<string, 'image' | 'pdf' | 'video' | 'convertible-image'> = {
+  png: 'image', jpg: 'image', jpeg: 'image', gif: 'image', bmp: 'image', webp: 'image', svg: 'image',
+  pdf: 'pdf',
+  mp4: 'video', mov: 'video', webm: 'video', avi: 'video', wmv: 'video', mkv: 'video', mxf: 'video',
+  tif: 'convertible-image', tiff: 'convertible-image', psd: 'convertible-image', eps: 'convertible-image',
+};
+
+/**
+ * The supported file type a URL points at, judged by the extension of its path, or undefined for
+ * a webpage. Markups rule 1 accepts both; until fetching remote files lands, a file URL also
+ * becomes a webpage markup showing that address, which is what a browser would show.
+ */
+export function fileTypeOfUrl(url: string): (typeof FILE_EXTENSIONS)[string] | undefined {
+  const extension = /\.([a-z0-9]+)$/i.exec(new URL(url).pathname)?.[1]?.toLowerCase();
+  return extension ? FILE_EXTENSIONS[extension] : undefined;
+}
+
+/** The default markup name of a URL: its hostname (Markups table, POST /markups/url). */
+export function defaultNameOf(url: string): string {
+  return new URL(url).hostname || url;
+}
+
+export interface UrlMarkupInput {
+  url: string;
+  name?: string;
+  workspaceId?: string;
+  parentFolderId?: string;
+}
+
+export function newWebpageMarkupRecord(fields: {
+  placement: Pick<Placement, 'workspace' | 'parent'>;
+  url: string;
+  name?: string;
+  createdBy: string;
+  at: number;
+  id?: string;
+}): MarkupRecord {
+  const { workspace, parent } = fields.placement;
+  return {
+    kind: 'markup',
+    id: fields.id ?? randomUUID(),
+    workspaceId: workspace.id,
+    organizationId: workspace.organizationId,
+    parentFolderId: parent.id,
+    name: fields.name ?? defaultNameOf(fields.url),
+    createdAt: fields.at,
+    modifiedAt: fields.at,
+    activityAt: fields.at,
+    type: 'webpage',
+    url: fields.url,
+    readOnly: false,
+    status: 'editing',
+    // A webpage needs no conversion; its thumbnail is rendered later by the thumbnail job.
+    isReady: true,
+    thumbnailState: 'pending',
+    note: { id: randomUUID(), note: '', showNoteOnProjectOpen: false },
+    retainOriginal: false,
+    hasRetainedOriginal: false,
+    activeThreads: 0,
+    createdBy: fields.createdBy,
+  };
+}
+
+/**
+ * Creates one webpage markup per input, all in one workspace, in ONE transaction with the usage
+ * charge: either every markup exists and is counted, or (402, 409) nothing was written. Inputs get
+ * consecutive creation times, so the newest-first list shows a batch in reverse input order.
+ */
+export async function createUrlMarkups(principal: Principal, inputs: readonly UrlMarkupInput[]): Promise<{ records: MarkupRecord[]; access: WorkspaceAccess }> {
+  const placements = await resolvePlacements(principal, inputs);
+  const first = placements[0];
+  if (!first) throw new BadRequestError('At least one markup is needed.');
+  if (placements.some((placement) => placement.workspace.id !== first.workspace.id)) {
+    throw new BadRequestError('All markups of one request must be created in the same workspace.', 'several-workspaces');
+  }
+  const at = Date.now();
+  const records = inputs.map((input, index) =>
+    newWebpageMarkupRecord({ placement: placements[index]!, url: input.url, name: input.name, createdBy: principal.userId, at: at + index }),
+  );
+  await createWithAllowance(
+    first.workspace.id,
+    first.workspace.organizationId,
+    records.length,
+    records.map((record) => putNew(toItem(record))),
+  );
+  await recordActivity(first.workspace.id, [...new Map(placements.map((placement) => [placement.parent.id, placement.parent])).values()], at);
+  return { records, access: first };
+}
+
+/** Resolves each input's placement, looking up each distinct (workspace, folder) pair once. */
+async function resolvePlacements(principal: Principal, inputs: readonly UrlMarkupInput[]): Promise<Placement[]> {
+  const memo = new Map<string, Promise<Placement>>();
+  return Promise.all(
+    inputs.map((input) => {
+      const key = `${input.workspaceId ?? ''}/${input.parentFolderId ?? ''}`;
+      let placement = memo.get(key);
+      if (!placement) {
+        placement = resolvePlacement(principal, input);
+        memo.set(key, placement);
+      }
+      return placement;
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Changing markups
+// ---------------------------------------------------------------------------------------------
+
+/** Placeholders for one expression, so attribute names never collide with reserved words. */
+class ExpressionBuilder {
+  readonly names: Record<string, string> = {};
+  readonly values: Record<string, unknown> = {};
+  private count = 0;
+
+  name(attribute: string): string {
+    const placeholder = `#a${Object.keys(this.names).length}`;
+    this.names[placeholder] = attribute;
+    return placeholder;
+  }
+
+  value(value: unknown): string {
+    const placeholder = `:v${this.count++}`;
+    this.values[placeholder] = value;
+    return placeholder;
+  }
+}
+
+const isScalar = (value: unknown) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+
+/**
+ * An UpdateItem that turns the stored item `before` into `after`. Both go through `toItem`, so the
+ * index keys stay derived from the fields; only attributes that differ are written, so concurrent
+ * writers of other attributes (thread counters) are not overwritten. The condition requires every
+ * changed scalar to still hold its old value: a concurrent change of the same fields fails it.
+ * Returns undefined when nothing changes.
+ */
+export function itemUpdate(before: ItemRecord, after: ItemRecord): NonNullable<TransactItem['Update']> | undefined {
+  const old = toItem(before);
+  const next = toItem(after);
+  const expression = new ExpressionBuilder();
+  const sets: string[] = [];
+  const removes: string[] = [];
+  const conditions = ['attribute_exists(PK)'];
+  for (const attribute of new Set([...Object.keys(old), ...Object.keys(next)])) {
+    if (attribute === 'PK' || attribute === 'SK') continue;
+    const from = old[attribute];
+    const to = next[attribute];
+    if (JSON.stringify(from) === JSON.stringify(to)) continue;
+    const name = expression.name(attribute);
+    if (to === undefined) removes.push(name);
+    else sets.push(`${name} = ${expression.value(to)}`);
+    if (from === undefined) conditions.push(`attribute_not_exists(${name})`);
+    else if (isScalar(from)) conditions.push(`${name} = ${expression.value(from)}`);
+  }
+  if (sets.length === 0 && removes.length === 0) return undefined;
+  return {
+    TableName: getConfig().tableName,
+    Key: itemKey(before.id),
+    UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim(),
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: expression.names,
+    ExpressionAttributeValues: Object.keys(expression.values).length ? expression.values : undefined,
+  };
+}
+
+const MAX_WRITE_ATTEMPTS = 5;
+
+const isTransactionConflict = (error: unknown) =>
+  error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
+
+async function backoff(attempt: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+}
+
+/** A later time than `previous`, so every change moves `modifiedAt` and optimistic checks see it. */
+const nextTime = (previous: number) => Math.max(Date.now(), previous + 1);
+
+/**
+ * Reads a markup, applies `change` and writes the difference, retrying from a fresh read when a
+ * concurrent writer changed the same fields. `change` may throw (authorization, plan rules).
+ */
+async function changeMarkup(
+  principal: Principal,
+  markupId: string,
+  action: MarkupAction,
+  change: (access: MarkupAccess) => MarkupRecord,
+): Promise<MarkupAccess> {
+  for (let attempt = 0; ; attempt += 1) {
+    const access = await loadMarkup(principal, markupId, action, true);
+    const next = change(access);
+    const update = itemUpdate(access.markup, next);
+    if (!update) return access;
+    try {
+      await getDb().send(new UpdateCommand(update));
+      return { ...access, markup: next };
+    } catch (error) {
+      if (!isConditionFailure(error) || attempt + 1 >= MAX_WRITE_ATTEMPTS) {
+        if (isConditionFailure(error)) throw new ConflictError(`Markup ${markupId} is being changed by another request; try again.`);
+        throw error;
+      }
+      await backoff(attempt);
+    }
+  }
+}
+
+/** Renames a markup; a rename counts as activity of the workspace (it orders the `lastActivity` list). */
+export async function renameMarkup(principal: Principal, markupId: string, name: string): Promise<MarkupAccess> {
+  const renamed = await changeMarkup(principal, markupId, 'rename', ({ markup }) => {
+    if (markup.name === name) return markup;
+    const at = nextTime(markup.modifiedAt);
+    return { ...markup, name, modifiedAt: at, activityAt: at };
+  });
+  await bestEffort('workspace activity', () => touchWorkspaceActivity(renamed.workspace.id));
+  return renamed;
+}
+
+/**
+ * States and transitions: pausing comments (`readOnly: true`) needs the plan's
+ * `pauseCommentsEnabled` (403 feature-not-enabled otherwise); resuming is always allowed. Setting
+ * the state the markup already has changes nothing and succeeds.
+ */
+export async function setMarkupReadOnly(principal: Principal, markupId: string, readOnly: boolean): Promise<MarkupAccess> {
+  return changeMarkup(principal, markupId, 'setReadOnly', ({ markup, plan }) => {
+    if (readOnly && !plan.pauseCommentsEnabled) {
+      throw new FeatureNotEnabledError('pauseComments', "The organization's plan does not include pausing comments (read-only markups).");
+    }
+    if (markup.readOnly === readOnly) return markup;
+    return { ...markup, readOnly, modifiedAt: nextTime(markup.modifiedAt) };
+  });
+}
+
+/**
+ * Deletes markups, all or nothing as far as checks go: every id must be a markup the caller may
+ * delete (admin or above in its workspace) before anything is removed. The records go through
+ * `deleteItemRecords`, then what hangs off each markup under `MARKUP#<id>`.
+ */
+export async function deleteMarkups(principal: Principal, markupIds: readonly string[]): Promise<void> {
+  requireDistinct(markupIds, 'markupIds');
+  const markups = await loadMarkups(principal, markupIds);
+  const workspaceIds = [...new Set(markups.map((markup) => markup.workspaceId))];
+  await Promise.all(
+    workspaceIds.map(async (workspaceId) => {
+      const sample = markups.find((markup) => markup.workspaceId === workspaceId)!;
+      const access = await accessFor(principal, sample);
+      requireRole(access.role, 'delete');
+    }),
+  );
+  await deleteItemRecords(markups);
+  await deleteMarkupSideRecords(markupIds);
+  const at = new Date().toISOString();
+  await Promise.all(workspaceIds.map((workspaceId) => bestEffort('workspace activity', () => touchWorkspaceActivity(workspaceId, at))));
+}
+
+/**
+ * Moves markups into `targetFolderId`, all or nothing, in one transaction (Move rules 1 and 2):
+ * every source must be a markup of one workspace (400 otherwise); a workspace key moves only
+ * within its workspace; an organization key may move into another workspace of its organization.
+ * The caller needs contributor or above in the source and the destination workspace.
+ */
+export async function moveMarkups(principal: Principal, markupIds: readonly string[], targetFolderId: string): Promise<void> {
+  requireDistinct(markupIds, 'markupIds');
+  for (let attempt = 0; ; attempt += 1) {
+    const markups = await loadMarkups(principal, markupIds);
+    const sourceWorkspaceId = markups[0]!.workspaceId;
+    if (markups.some((markup) => markup.workspaceId !== sourceWorkspaceId)) {
+      throw new BadRequestError('All markups of one move must belong to the same workspace.', 'sources-span-workspaces');
+    }
+    const source = await accessFor(principal, markups[0]!);
+    requireRole(source.role, 'move');
+    // Move rule 1 comes with the folder's scope check: a workspace key reaches no other workspace's folder (403).
+    const { item: target, role: targetRole } = await loadTargetFolder(principal, targetFolderId, 'targetFolderId', { allowArchive: true });
+    requireRole(targetRole, 'move');
+
+    const at = Date.now();
+    const updates = markups.flatMap((markup) => {
+      if (markup.parentFolderId === target.id) return [];
+      const time = Math.max(at, markup.modifiedAt + 1);
+      const moved: MarkupRecord = {
+        ...markup,
+        parentFolderId: target.id,
+        workspaceId: target.workspaceId,
+        modifiedAt: time,
+        activityAt: time,
+      };
+      const update = itemUpdate(markup, moved);
+      return update ? [{ Update: update } satisfies TransactItem] : [];
+    });
+    if (updates.length === 0) return;
+    // The destination must still be the same live folder when the markups land in it.
+    const folderCheck: TransactItem = {
+      ConditionCheck: {
+        TableName: getConfig().tableName,
+        Key: itemKey(target.id),
+        ConditionExpression: 'attribute_exists(PK) AND #kind = :folder AND #ws = :ws',
+        ExpressionAttributeNames: { '#kind': 'kind', '#ws': 'workspaceId' },
+        ExpressionAttributeValues: { ':folder': 'folder', ':ws': target.workspaceId },
+      },
+    };
+    try {
+      await transact([folderCheck, ...updates]);
+    } catch (error) {
+      const retryable = isConditionFailure(error) || isTransactionConflict(error);
+      if (!retryable) throw error;
+      if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError('The markups or the folder are being changed by another request; try again.');
+      await backoff(attempt);
+      continue;
+    }
+    await recordActivity(target.workspaceId, [target], at);
+    if (target.workspaceId !== sourceWorkspaceId) await bestEffort('workspace activity', () => touchWorkspaceActivity(sourceWorkspaceId));
+    return;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Activity
+// ---------------------------------------------------------------------------------------------
+
+async function bestEffort(what: string, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    // Activity only orders lists; losing a race to a newer time or a deleted folder is harmless.
+    if (!isConditionFailure(error)) logger.warn('activity update failed', { what, error });
+  }
+}
+
+/** Moves a folder's `activityAt` forward (never back) with its activity index key. */
+export async function touchFolderActivity(folder: FolderRecord, at: number): Promise<void> {
+  const update = itemUpdate(folder, { ...folder, activityAt: at });
+  if (!update || folder.activityAt >= at) return;
+  await getDb().send(new UpdateCommand(update));
+}
+
+/** After a creation or move: the folders that received markups and the workspace show activity. */
+async function recordActivity(workspaceId: string, folders: readonly FolderRecord[], at: number): Promise<void> {
+  await Promise.all([
+    ...folders.map((folder) => bestEffort('folder activity', () => touchFolderActivity(folder, at))),
+    bestEffort('workspace activity', () => touchWorkspaceActivity(workspaceId, new Date(at).toISOString())),
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Listing and searching
+// ---------------------------------------------------------------------------------------------
+
+/** GET /markups: a workspace's markups, newest first (GSI4), with `before`/`since` cursors. */
+export async function listMarkups(
+  workspaceId: string,
+  options: { limit: number; before?: string; since?: string },
+): Promise<Page<MarkupRecord>> {
+  return queryPage(
+    {
+      list: 'markups:created:desc',
+      index: 'GSI4',
+      partitionValue: workspaceMarkupsPartition(workspaceId),
+      ascending: false,
+      limit: options.limit,
+      before: options.before,
+      since: options.since,
+    },
+    (item) => fromItem(item) as MarkupRecord,
+  );
+}
+
+/**
+ * Items a search request may read before it answers with what it found so far. A rare term in a
+ * huge workspace then takes several requests (each with a cursor) instead of one that times out.
+ */
+export const SEARCH_READ_BUDGET = 5000;
+const SEARCH_QUERY_PAGE = 250;
+
+export interface SearchPage {
+  items: MarkupRecord[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+const GSI4_KEY_ATTRIBUTES = ['PK', 'SK', 'GSI4PK', 'GSI4SK'] as const;
+
+/**
+ * GET /markups/search: markups of the workspace, in every folder, whose name or URL contains `text`
+ * (case-insensitive), newest first. It queries the workspace's markup index (GSI4) with a filter on
+ * the lowercase `searchText` attribute and keeps reading until it holds `limit + 1` matches (so
+ * `hasMore` is exact), the partition ends, or the read budget is spent (then `hasMore` is true and
+ * the cursor continues from where reading stopped). Never a Scan.
+ */
+export async function searchMarkups(workspaceId: string, options: { text: string; limit: number; before?: string }): Promise<SearchPage> {
+  const needle = options.text.trim().toLowerCase();
+  const partition = workspaceMarkupsPartition(workspaceId);
+  const list = `markups:search:${createHash('sha256').update(needle).digest('base64url').slice(0, 16)}`;
+  const key = await getCursorKey();
+  let start = options.before ? decodeSearchCursor(key, list, options.before, partition) : undefined;
+  const matches: Record<string, unknown>[] = [];
+  let read = 0;
+  let exhausted = false;
+  while (matches.length <= options.limit) {
+    const result = await getDb().send(
+      new QueryCommand({
+        TableName: getConfig().tableName,
+        IndexName: 'GSI4',
+        KeyConditionExpression: 'GSI4PK = :pk',
+        ...(needle ? { FilterExpression: 'contains(searchText, :q)' } : {}),
+        ExpressionAttributeValues: { ':pk': partition, ...(needle ? { ':q': needle } : {}) },
+        ScanIndexForward: false,
+        ExclusiveStartKey: start,
+        Limit: SEARCH_QUERY_PAGE,
+      }),
+    );
+    matches.push(...(result.Items ?? []));
+    read += result.ScannedCount ?? 0;
+    start = result.LastEvaluatedKey;
+    if (!start) {
+      exhausted = true;
+      break;
+    }
+    if (read >= SEARCH_READ_BUDGET) break;
+  }
+  const position = (item: Record<string, unknown>) =>
+    encodeCursor(key, list, Object.fromEntries(GSI4_KEY_ATTRIBUTES.map((name) => [name, item[name]])));
+  const page = matches.slice(0, options.limit);
+  const records = page.map((item) => fromItem(item) as MarkupRecord);
+  if (matches.length > options.limit) return { items: records, hasMore: true, nextCursor: position(page.at(-1)!) };
+  if (!exhausted && start) return { items: records, hasMore: true, nextCursor: position(start) };
+  return { items: records, hasMore: false, nextCursor: null };
+}
+
+function decodeSearchCursor(key: Buffer, list: string, cursor: string, partition: string): Record<string, string> {
+  const position = decodeCursor(key, list, cursor, 'before');
+  const valid = GSI4_KEY_ATTRIBUTES.every((name) => typeof position[name] === 'string') && position.GSI4PK === partition;
+  if (!valid) throw new BadRequestError('before is not a valid cursor for this search.', 'invalid-cursor');
+  return position as Record<string, string>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Usage
+// ---------------------------------------------------------------------------------------------
+
+/** Fraction of the monthly allowance at which usage reports a warning. */
+export const WARNING_THRESHOLD = 0.8;
+
+export interface MarkupUsage {
+  scope: 'Workspace';
+  used: number;
+  bundleUsed: number;
+  limit: number | null;
+  remaining: number | null;
+  totalRemaining: number | null;
+  isUnlimited: boolean;
+  enforcementEnabled: boolean;
+  isCustomOverride: boolean;
+  warningThreshold: number;
+  isWarning: boolean;
+  isLimitReached: boolean;
+  bundleBalance: number;
+  isDrawingOnBundle: boolean;
+  averageMonthlyUsage: number | null;
+  periodStart: string;
+  periodEnd: string;
+}
+
+/**
+ * The Markup usage resource from a plan and a workspace's counters. `periodEnd` is exclusive (the
+ * first instant of the next month). `averageMonthlyUsage` is the mean total (`used + bundleUsed`)
+ * of the earlier months that have a record, null when there are none.
+ */
+export function describeUsage(plan: Plan, counters: UsageCounters, history: readonly number[], period: UsagePeriod): MarkupUsage {
+  const limit = plan.markupLimit;
+  const unlimited = limit === null;
+  const remaining = unlimited ? null : Math.max(0, limit - counters.used);
+  const limitReached = !unlimited && counters.used >= limit;
+  return {
+    scope: 'Workspace',
+    used: counters.used,
+    bundleUsed: counters.bundleUsed,
+    limit,
+    remaining,
+    totalRemaining: remaining === null ? null : remaining + plan.bundleBalance,
+    isUnlimited: unlimited,
+    enforcementEnabled: !unlimited,
+    isCustomOverride: limit !== DEFAULT_PLAN.markupLimit,
+    warningThreshold: WARNING_THRESHOLD,
+    isWarning: !unlimited && counters.used >= WARNING_THRESHOLD * limit,
+    isLimitReached: limitReached,
+    bundleBalance: plan.bundleBalance,
+    isDrawingOnBundle: (limitReached && plan.bundleBalance > 0) || counters.bundleUsed > 0,
+    averageMonthlyUsage: history.length === 0 ? null : Math.round((history.reduce((sum, total) => sum + total, 0) / history.length) * 100) / 100,
+    periodStart: period.start.toISOString(),
+    periodEnd: period.end.toISOString(),
+  };
+}
+
+export async function getMarkupUsage(workspace: WorkspaceRecord, at = new Date()): Promise<MarkupUsage> {
+  const period = usagePeriod(at);
+  const [plan, counters, history] = await Promise.all([
+    getPlan(workspace.organizationId),
+    getUsage(workspace.id, period.key),
+    getUsageHistory(workspace.id, period.key),
+  ]);
+  return describeUsage(plan, counters, history, period);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records that hang off a markup: tagged users and per-view-mode thread counts (PK MARKUP#<id>)
+// ---------------------------------------------------------------------------------------------
+
+export const markupPartition = (markupId: string) => `MARKUP#${markupId}`;
+/** A user mentioned in one of the markup's threads; written by the threads issue. */
+export const markupTagKey = (markupId: string, userId: string) => ({ PK: markupPartition(markupId), SK: `TAGGED#${userId}` });
+/** The number of threads of a markup placed in one view mode; moved with ADD by the threads issue. */
+export const viewModeCountKey = (markupId: string, viewModeId: string) => ({ PK: markupPartition(markupId), SK: `VIEWMODE#${viewModeId}` });
+
+export function markupTagItem(markupId: string, userId: string, at = Date.now()): Record<string, unknown> {
+  return { ...markupTagKey(markupId, userId), entity: 'MarkupTag', markupId, userId, taggedAt: at };
+}
+
+/** Moves one view mode's thread count by `delta`, inside the transaction that creates or removes a thread. */
+export function viewModeCountUpdate(markupId: string, viewModeId: string, delta: number): TransactItem {
+  return {
+    Update: {
+      TableName: getConfig().tableName,
+      Key: viewModeCountKey(markupId, viewModeId),
+      UpdateExpression: 'ADD threadCount :delta SET entity = :entity, markupId = :markup, viewModeId = :mode',
+      ExpressionAttributeValues: { ':delta': delta, ':entity': 'ViewModeThreadCount', ':markup': markupId, ':mode': viewModeId },
+    },
+  };
+}
+
+/**
+ * Every item of a partition, or of one sort-key prefix of it, 100 at a time. Only for small,
+ * bounded ranges: a workspace's members, a markup's tags and view-mode counters.
+ */
+async function queryPrefix(partition: string, prefix?: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const result = await getDb().send(
+      new QueryCommand({
+        TableName: getConfig().tableName,
+        KeyConditionExpression: prefix ? 'PK = :pk AND begins_with(SK, :prefix)' : 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : {}) },
+        ExclusiveStartKey: start,
+        Limit: 100,
+      }),
+    );
+    items.push(...(result.Items ?? []));
+    start = result.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+async function getUsers(userIds: readonly string[]): Promise<User[]> {
+  const unique = [...new Set(userIds)];
+  const users: User[] = [];
+  const tableName = getConfig().tableName;
+  for (let i = 0; i < unique.length; i += 100) {
+    let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map(userKey);
+    for (let attempt = 0; keys && keys.length > 0; attempt += 1) {
+      if (attempt > 0) await backoff(attempt);
+      const result = await getDb().send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
+      users.push(...((result.Responses?.[tableName] ?? []) as User[]));
+      keys = result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return users;
+}
+
+export interface TaggableUser {
+  id: string;
+  name: string;
+  email: string | null;
+  role: Role;
+}
+
+export interface TaggedUser {
+  id: string;
+  name: string;
+  email: string;
+}
+
+/**
+ * GET /markups/:id/tag. `taggable`: the members of the markup's workspace (member records under
+ * `WS#<wsId>`), by name. `tagged`: the users mentioned in the markup's threads, recorded under
+ * `MARKUP#<id>` / `TAGGED#<userId>`.
+ */
+export async function getMarkupTags(markup: MarkupRecord): Promise<{ taggable: TaggableUser[]; tagged: TaggedUser[] }> {
+  const memberPrefix = memberKey(markup.workspaceId, '').SK;
+  const [members, tags] = await Promise.all([
+    queryPrefix(memberKey(markup.workspaceId, '').PK, memberPrefix),
+    queryPrefix(markupPartition(markup.id), 'TAGGED#'),
+  ]);
+  const roles = new Map(members.map((member) => [member.userId as string, member.role as Role]));
+  const users = new Map((await getUsers([...roles.keys(), ...tags.map((tag) => tag.userId as string)])).map((user) => [user.id, user]));
+  const byName = <T extends { name: string }>(a: T, b: T) => a.name.localeCompare(b.name);
+  const taggable = [...roles].flatMap(([userId, role]) => {
+    const user = users.get(userId);
+    return user ? [{ id: user.id, name: user.name, email: user.email, role }] : [];
+  });
+  const tagged = tags.flatMap((tag) => {
+    const user = users.get(tag.userId as string);
+    return user ? [{ id: user.id, name: user.name, email: user.email ?? '' }] : [];
+  });
+  return { taggable: taggable.sort(byName), tagged: tagged.sort(byName) };
+}
+
+export type ViewModeCategory = 'desktop' | 'tablet' | 'mobile';
+
+/** The device breakpoints every markup offers; the ids are fixed so clients may keep them. */
+export const VIEW_MODES: readonly { id: string; category: ViewModeCategory; name: string; width: number }[] = [
+  { id: 'a673a36a-f762-44d0-b3a9-09825d75b599', category: 'desktop', name: 'Desktop', width: 1440 },
+  { id: '75102da4-4917-4030-86a0-e694159b746a', category: 'tablet', name: 'Tablet', width: 768 },
+  { id: '9240db74-f5b4-45b2-a836-91576f169b64', category: 'mobile', name: 'Mobile', width: 375 },
+];
+
+/** GET /markups/:id/view-modes: each view mode with the number of threads placed in it (0 without a counter). */
+export async function listViewModes(markupId: string): Promise<{ id: string; category: ViewModeCategory; name: string; width: number; threadCount: number }[]> {
+  const counters = await queryPrefix(markupPartition(markupId), 'VIEWMODE#');
+  const counts = new Map(counters.map((counter) => [counter.viewModeId as string, Number(counter.threadCount ?? 0)]));
+  return VIEW_MODES.map((mode) => ({ ...mode, threadCount: Math.max(0, counts.get(mode.id) ?? 0) }));
+}
+
+/** Removes everything stored under `MARKUP#<id>` for deleted markups. */
+export async function deleteMarkupSideRecords(markupIds: readonly string[]): Promise<void> {
+  const tableName = getConfig().tableName;
+  for (const markupId of markupIds) {
+    const items = await queryPrefix(markupPartition(markupId));
+    for (let i = 0; i < items.length; i += 25) {
+      let requests: { DeleteRequest: { Key: Record<string, unknown> } }[] | undefined = items
+        .slice(i, i + 25)
+        .map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } }));
+      for (let attempt = 0; requests && requests.length > 0; attempt += 1) {
+        if (attempt > 0) await backoff(attempt);
+        const result = await getDb().send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+        requests = result.UnprocessedItems?.[tableName] as typeof requests;
+      }
+    }
+  }
+}
