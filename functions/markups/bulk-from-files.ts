@@ -1,18 +1,6 @@
 import * as v from 'valibot';
-import { HttpError } from '../../shared/http/errors.js';
+import { NotImplementedError } from '../../shared/http/errors.js';
 import { route } from '../../shared/http/route.js';
-
-/**
- * 501 is a deliberate answer the caller should read, so it is exposed although it is a 5xx (the
- * base class hides every status >= 500 behind a generic 500).
- */
-export class NotImplementedError extends HttpError {
-  override readonly expose = true;
-
-  constructor(detail: string) {
-    super(501, 'not-implemented', 'Not Implemented', detail);
-  }
-}
 
 export const bulkFromFilesRoute = route({
   method: 'POST',

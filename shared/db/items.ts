@@ -153,3 +153,86 @@ export async function getItems(itemIds: string[]): Promise<ItemRecord[]> {
   }
   return found;
 }
+
+// Writes that keep index keys in step without overwriting concurrent changes
+
+/** An UpdateItem request (plain or inside a transaction). */
+export interface ItemUpdate {
+  TableName: string;
+  Key: Record<string, string>;
+  UpdateExpression: string;
+  ConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+const sameValue = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+const isScalar = (value: unknown) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+
+/**
+ * What turns the stored `current` into `next`. Both go through `toItem`, so index keys are derived
+ * exactly as on creation; only attributes that differ are written. Writing the difference rather
+ * than the whole record keeps concurrent changes to other fields (a markup's thread count, a
+ * rename) that a whole-record put would silently undo.
+ */
+export function itemDiff(current: ItemRecord, next: ItemRecord): { sets: [string, unknown][]; removes: string[] } {
+  const before = toItem(current);
+  const after = toItem(next);
+  const sets = Object.entries(after).filter(([name, value]) => value !== undefined && !sameValue(before[name], value));
+  const removes = Object.keys(before).filter((name) => before[name] !== undefined && after[name] === undefined);
+  return { sets, removes };
+}
+
+export interface ItemUpdateOptions {
+  /** Extra conditions on the stored item. */
+  when?: { expression: string; values: Record<string, unknown>; names: Record<string, string> };
+  /**
+   * Optimistic concurrency: every changed attribute must still hold the value it had in `current`,
+   * so a concurrent change of the same fields fails the write (the caller re-reads and retries).
+   */
+  unchangedSinceRead?: boolean;
+}
+
+/**
+ * An UpdateItem applying `itemDiff`. The item must still exist, so an update never brings a deleted
+ * item back as a fragment. Undefined when nothing changes.
+ */
+export function itemUpdate(current: ItemRecord, next: ItemRecord, options: ItemUpdateOptions = {}): ItemUpdate | undefined {
+  const { sets, removes } = itemDiff(current, next);
+  if (sets.length === 0 && removes.length === 0) return undefined;
+  const before = toItem(current);
+  const names: Record<string, string> = { '#pk': 'PK', ...options.when?.names };
+  const values: Record<string, unknown> = { ...options.when?.values };
+  const conditions = ['attribute_exists(#pk)'];
+  if (options.when) conditions.push(options.when.expression);
+  const guard = (placeholder: string, attribute: string, index: string) => {
+    if (!options.unchangedSinceRead) return;
+    const old = before[attribute];
+    if (old === undefined) conditions.push(`attribute_not_exists(${placeholder})`);
+    else if (isScalar(old)) {
+      values[`:o${index}`] = old;
+      conditions.push(`${placeholder} = :o${index}`);
+    }
+  };
+  sets.forEach(([name, value], i) => {
+    names[`#s${i}`] = name;
+    values[`:s${i}`] = value;
+    guard(`#s${i}`, name, `s${i}`);
+  });
+  removes.forEach((name, i) => {
+    names[`#r${i}`] = name;
+    guard(`#r${i}`, name, `r${i}`);
+  });
+  const clauses = [
+    sets.length ? `SET ${sets.map((_, i) => `#s${i} = :s${i}`).join(', ')}` : '',
+    removes.length ? `REMOVE ${removes.map((_, i) => `#r${i}`).join(', ')}` : '',
+  ];
+  return {
+    TableName: getConfig().tableName,
+    Key: itemKey(current.id),
+    UpdateExpression: clauses.join(' ').trim(),
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: names,
+    ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+  };
+}

@@ -1,3 +1,5 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
 import { queryAll } from './paging.js';
 import { storageDelta } from './storage.js';
@@ -62,4 +64,32 @@ export async function archiveRetainedOriginals(workspaceId: string): Promise<num
     if (await archiveOriginal(item as unknown as OriginalRecord)) archived += 1;
   }
   return archived;
+}
+
+/**
+ * A retained original belongs to its markup's workspace (that workspace's archive-all and policy
+ * changes find it through its index key), so it follows a markup that changes workspace.
+ */
+export async function moveOriginalToWorkspace(markupId: string, workspaceId: string): Promise<void> {
+  const tableName = getConfig().tableName;
+  const stored = (await getDb().send(new GetCommand({ TableName: tableName, Key: originalKey(markupId), ConsistentRead: true }))).Item;
+  if (!stored) return;
+  const record = stored as unknown as OriginalRecord;
+  const moved = toOriginalItem({ ...record, workspaceId });
+  try {
+    await getDb().send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: originalKey(markupId),
+        UpdateExpression: moved.GSI1PK ? 'SET workspaceId = :ws, GSI1PK = :gsi' : 'SET workspaceId = :ws',
+        ConditionExpression: '#state = :state',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':ws': workspaceId, ':state': record.state, ...(moved.GSI1PK ? { ':gsi': moved.GSI1PK } : {}) },
+      }),
+    );
+  } catch (error) {
+    // Archived meanwhile: it left the retained index, so only its workspace is left to change.
+    if (!isConditionFailure(error)) throw error;
+    await moveOriginalToWorkspace(markupId, workspaceId);
+  }
 }

@@ -124,3 +124,26 @@ export async function* queryAll(index: IndexName, partitionValue: string): Async
     start = page.LastEvaluatedKey;
   } while (start);
 }
+
+/**
+ * Every item of a base-table partition, or of one sort-key prefix of it, 100 at a time. Only for
+ * small, bounded ranges: a workspace's members, what hangs off one markup.
+ */
+export async function queryPrefix(partition: string, prefix?: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const result = await getDb().send(
+      new QueryCommand({
+        TableName: getConfig().tableName,
+        KeyConditionExpression: prefix ? 'PK = :pk AND begins_with(SK, :prefix)' : 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : {}) },
+        ExclusiveStartKey: start,
+        Limit: 100,
+      }),
+    );
+    items.push(...(result.Items ?? []));
+    start = result.LastEvaluatedKey;
+  } while (start);
+  return items;
+}

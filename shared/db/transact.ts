@@ -1,4 +1,4 @@
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 
@@ -15,4 +15,16 @@ export function put(item: Record<string, unknown>): TransactItem {
 
 export async function transact(items: TransactItem[]): Promise<void> {
   await getDb().send(new TransactWriteCommand({ TransactItems: items }));
+}
+
+/** Deletes up to 25 items by key in one BatchWriteItem, retrying with backoff what DynamoDB leaves unprocessed. */
+export async function batchDelete(keys: readonly Record<string, unknown>[]): Promise<void> {
+  if (keys.length > 25) throw new Error('batchDelete takes at most 25 keys');
+  const tableName = getConfig().tableName;
+  let requests: { DeleteRequest: { Key: Record<string, unknown> } }[] | undefined = keys.map((Key) => ({ DeleteRequest: { Key } }));
+  for (let attempt = 0; requests && requests.length > 0; attempt += 1) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+    const result = await getDb().send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+    requests = result.UnprocessedItems?.[tableName] as typeof requests;
+  }
 }

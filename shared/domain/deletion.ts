@@ -1,8 +1,10 @@
-import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { itemKey, type ItemRecord } from '../db/items.js';
+import { deleteMarkupSideRecords } from '../db/markup-records.js';
 import { archiveOriginal, originalKey, type OriginalRecord } from '../db/originals.js';
+import { batchDelete } from '../db/transact.js';
 
 /** BatchWriteItem calls kept in flight at once; a 2000-markup folder is 80 of them. */
 const PARALLEL_BATCHES = 8;
@@ -12,29 +14,20 @@ const PARALLEL_BATCHES = 8;
  * in parallel, retrying what DynamoDB leaves unprocessed. Callers decide what to remove (a folder's
  * whole subtree, a set of markups) and in what order (one call finishes before it returns). What
  * hangs off a markup goes too: a retained original is archived first, so the organization's stored
- * bytes never count a file whose markup is gone; threads and files join here as later issues add them.
+ * bytes never count a file whose markup is gone, and its MARKUP#<id> records (tags, view-mode
+ * counters) are removed; threads and files join here as later issues add them.
  */
 export async function deleteItemRecords(records: readonly ItemRecord[]): Promise<void> {
+  const markups = records.filter((record) => record.kind === 'markup');
   await runInParallel(
-    records.filter((record) => record.kind === 'markup' && record.hasRetainedOriginal),
+    markups.filter((record) => record.hasRetainedOriginal),
     PARALLEL_BATCHES,
     (record) => archiveOriginalOf(record.id),
   );
+  await runInParallel(markups, PARALLEL_BATCHES, (record) => deleteMarkupSideRecords(record.id));
   const chunks: ItemRecord[][] = [];
   for (let i = 0; i < records.length; i += 25) chunks.push(records.slice(i, i + 25));
-  await runInParallel(chunks, PARALLEL_BATCHES, deleteChunk);
-}
-
-async function deleteChunk(chunk: readonly ItemRecord[]): Promise<void> {
-  const tableName = getConfig().tableName;
-  let requests: { DeleteRequest: { Key: Record<string, unknown> } }[] | undefined = chunk.map((record) => ({
-    DeleteRequest: { Key: itemKey(record.id) },
-  }));
-  for (let attempt = 0; requests && requests.length > 0; attempt += 1) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-    const result = await getDb().send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
-    requests = result.UnprocessedItems?.[tableName] as typeof requests;
-  }
+  await runInParallel(chunks, PARALLEL_BATCHES, (chunk) => batchDelete(chunk.map((record) => itemKey(record.id))));
 }
 
 async function archiveOriginalOf(markupId: string): Promise<void> {

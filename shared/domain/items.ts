@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchExecuteStatementCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchExecuteStatementCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/principal.js';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
@@ -18,8 +18,10 @@ import {
   type FolderRecord,
   type ItemRecord,
   type MarkupRecord,
+  itemDiff,
+  itemUpdate,
 } from '../db/items.js';
-import { originalKey, toOriginalItem, type OriginalRecord } from '../db/originals.js';
+import { moveOriginalToWorkspace } from '../db/originals.js';
 import { queryAll, queryPage, type Page } from '../db/paging.js';
 import { getPlan } from '../db/plans.js';
 import type { IndexName } from '../db/table.js';
@@ -28,7 +30,7 @@ import type { Role } from '../db/users.js';
 import { getWorkspace, type WorkspaceRecord } from '../db/workspaces.js';
 import { BadRequestError, ConflictError, ForbiddenError, HttpError, NotFoundError, UnprocessableError } from '../http/errors.js';
 import { deleteItemRecords } from './deletion.js';
-import { toPublicMarkup } from './markup-view.js';
+import { INCLUDE_ALL, toPublicMarkup } from './markup-view.js';
 import { atLeast, roleOf } from './roles.js';
 
 /** Names are at most this long (the `Name` schema); suffixed names are cut to fit. */
@@ -204,65 +206,6 @@ export async function loadItemsForCaller(principal: Principal, itemIds: readonly
 // ---------------------------------------------------------------------------------------------
 // Writes that keep index keys in step without overwriting concurrent changes
 
-type ItemUpdate = {
-  TableName: string;
-  Key: Record<string, string>;
-  UpdateExpression: string;
-  ConditionExpression: string;
-  ExpressionAttributeNames: Record<string, string>;
-  ExpressionAttributeValues?: Record<string, unknown>;
-};
-
-const sameValue = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
-
-/**
- * What turns the stored `current` into `next`. Both go through `toItem`, so index keys are derived
- * exactly as on creation; only attributes that differ are written. Writing the difference rather
- * than the whole record keeps concurrent changes to other fields (a markup's thread count, a
- * rename) that a whole-record put would silently undo.
- */
-function itemDiff(current: ItemRecord, next: ItemRecord): { sets: [string, unknown][]; removes: string[] } {
-  const before = toItem(current);
-  const after = toItem(next);
-  const sets = Object.entries(after).filter(([name, value]) => value !== undefined && !sameValue(before[name], value));
-  const removes = Object.keys(before).filter((name) => before[name] !== undefined && after[name] === undefined);
-  return { sets, removes };
-}
-
-/**
- * An UpdateItem applying `itemDiff`. The item must still exist, so an update never brings a deleted
- * item back as a fragment; `when` adds conditions on the stored item. Undefined when nothing changes.
- */
-function itemUpdate(
-  current: ItemRecord,
-  next: ItemRecord,
-  when?: { expression: string; values: Record<string, unknown>; names: Record<string, string> },
-): ItemUpdate | undefined {
-  const { sets, removes } = itemDiff(current, next);
-  if (sets.length === 0 && removes.length === 0) return undefined;
-  const names: Record<string, string> = { '#pk': 'PK', ...when?.names };
-  const values: Record<string, unknown> = { ...when?.values };
-  sets.forEach(([name, value], i) => {
-    names[`#s${i}`] = name;
-    values[`:s${i}`] = value;
-  });
-  removes.forEach((name, i) => {
-    names[`#r${i}`] = name;
-  });
-  const clauses = [
-    sets.length ? `SET ${sets.map((_, i) => `#s${i} = :s${i}`).join(', ')}` : '',
-    removes.length ? `REMOVE ${removes.map((_, i) => `#r${i}`).join(', ')}` : '',
-  ];
-  return {
-    TableName: getConfig().tableName,
-    Key: itemKey(current.id),
-    UpdateExpression: clauses.join(' ').trim(),
-    ConditionExpression: ['attribute_exists(#pk)', when?.expression].filter(Boolean).join(' AND '),
-    ExpressionAttributeNames: names,
-    ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
-  };
-}
-
 /** Writes `next` over `current`; returns false when the item is gone (deleted meanwhile). */
 async function updateItemRecord(current: ItemRecord, next: ItemRecord): Promise<boolean> {
   const update = itemUpdate(current, next);
@@ -437,7 +380,7 @@ class SiblingNames {
  */
 export async function describeItem(access: ItemAccess, origin: string): Promise<Record<string, unknown>> {
   const { item, role } = access;
-  if (item.kind === 'markup') return toPublicMarkup(item, { role, plan: await getPlan(item.organizationId), origin });
+  if (item.kind === 'markup') return toPublicMarkup(item, { role, plan: await getPlan(item.organizationId), origin, include: INCLUDE_ALL });
   const byId = new Map((await getItems(item.ancestorIds)).map((ancestor) => [ancestor.id, ancestor]));
   const ancestors = item.ancestorIds.flatMap((id) => {
     const ancestor = byId.get(id);
@@ -638,9 +581,11 @@ async function moveLoaded(item: ItemRecord, destination: FolderRecord, options: 
   else if (options.archivedFromPath) next.archivedFromPath = options.archivedFromPath;
 
   const move = itemUpdate(item, next, {
-    expression: '#from = :from AND #ws = :ws',
-    names: { '#from': 'parentFolderId', '#ws': 'workspaceId' },
-    values: { ':from': item.parentFolderId, ':ws': item.workspaceId },
+    when: {
+      expression: '#from = :from AND #ws = :ws',
+      names: { '#from': 'parentFolderId', '#ws': 'workspaceId' },
+      values: { ':from': item.parentFolderId, ':ws': item.workspaceId },
+    },
   });
   const touch = itemUpdate(destination, touched(destination, now));
   try {
@@ -669,35 +614,7 @@ async function carryDescendants(before: ItemRecord, after: ItemRecord, descendan
   const markups = before.kind === 'folder' ? await markupsIn([before, ...descendants]) : [];
   await updateItemRecords(markups.map((markup) => ({ current: markup, next: { ...markup, workspaceId } })));
   const withOriginals = [...markups, ...(before.kind === 'markup' ? [before] : [])].filter((markup) => markup.hasRetainedOriginal);
-  await forEachLimit(withOriginals, TREE_CONCURRENCY, (markup) => moveOriginal(markup.id, workspaceId));
-}
-
-/**
- * A retained original belongs to its markup's workspace (that workspace's archive-all and policy
- * changes find it through its index key), so it follows a markup that changes workspace.
- */
-async function moveOriginal(markupId: string, workspaceId: string): Promise<void> {
-  const tableName = getConfig().tableName;
-  const stored = (await getDb().send(new GetCommand({ TableName: tableName, Key: originalKey(markupId), ConsistentRead: true }))).Item;
-  if (!stored) return;
-  const record = stored as unknown as OriginalRecord;
-  const moved = toOriginalItem({ ...record, workspaceId });
-  try {
-    await getDb().send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: originalKey(markupId),
-        UpdateExpression: moved.GSI1PK ? 'SET workspaceId = :ws, GSI1PK = :gsi' : 'SET workspaceId = :ws',
-        ConditionExpression: '#state = :state',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':ws': workspaceId, ':state': record.state, ...(moved.GSI1PK ? { ':gsi': moved.GSI1PK } : {}) },
-      }),
-    );
-  } catch (error) {
-    // Archived meanwhile: it left the retained index, so only its workspace is left to change.
-    if (!isConditionFailure(error)) throw error;
-    await moveOriginal(markupId, workspaceId);
-  }
+  await forEachLimit(withOriginals, TREE_CONCURRENCY, (markup) => moveOriginalToWorkspace(markup.id, workspaceId));
 }
 
 /** Move rule 1: only organization keys move items into another workspace (of their organization). */

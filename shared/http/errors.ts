@@ -111,6 +111,18 @@ export class UnprocessableError extends HttpError {
   }
 }
 
+/**
+ * 501 is a deliberate answer the caller should read, so it is exposed although it is a 5xx (every
+ * other status >= 500 is hidden behind a generic 500).
+ */
+export class NotImplementedError extends HttpError {
+  override readonly expose = true;
+
+  constructor(detail: string) {
+    super(501, 'not-implemented', 'Not Implemented', detail);
+  }
+}
+
 export class InternalError extends HttpError {
   constructor() {
     super(500, 'internal', 'Internal Server Error', 'The service failed to handle the request. Quote the requestId when reporting it.');

@@ -4,12 +4,12 @@ import { markupsRoutes } from '../../functions/markups/routes.js';
 import { HttpUrl, Include } from '../../functions/markups/schemas.js';
 import { compileRoutes } from '../../infra/local/gateway.js';
 import { resetConfig } from '../../shared/config.js';
-import type { FolderRecord, MarkupRecord } from '../../shared/db/items.js';
+import { itemUpdate, type FolderRecord, type MarkupRecord } from '../../shared/db/items.js';
 import { defaultPlan, type Plan } from '../../shared/db/plans.js';
 import { usagePeriod } from '../../shared/db/usage.js';
 import type { WorkspaceRecord } from '../../shared/db/workspaces.js';
 import { expandsFiles, markupScopes, toPublicMarkup } from '../../shared/domain/markup-view.js';
-import { defaultNameOf, describeUsage, fileTypeOfUrl, itemUpdate, newWebpageMarkupRecord, requireDistinct } from '../../shared/domain/markups.js';
+import { defaultNameOf, describeUsage, fileTypeOfUrl, newWebpageMarkupRecord, requireDistinct } from '../../shared/domain/markups.js';
 import { routeKey } from '../../shared/http/route.js';
 
 const WS = '11111111-1111-4111-8111-111111111111';
@@ -161,19 +161,19 @@ describe('itemUpdate keeps index keys in step and writes only what changed', () 
     const before = makeMarkup({ parentFolderId: 'f' });
     const after = { ...before, name: 'Renamed', modifiedAt: before.modifiedAt + 5 };
 
-    const update = itemUpdate(before, after)!;
+    const update = itemUpdate(before, after, { unchangedSinceRead: true })!;
 
-    const written = Object.values(update.ExpressionAttributeNames!).sort();
+    const written = Object.values(update.ExpressionAttributeNames).filter((name) => name !== 'PK').sort();
     expect(written).toEqual(['GSI1SK', 'modifiedAt', 'name', 'searchText']);
     expect(Object.values(update.ExpressionAttributeValues!)).toContain(`renamed\u0001${before.id}`);
-    expect(update.ConditionExpression).toMatch(/^attribute_exists\(PK\)( AND #a\d+ = :v\d+){4}$/);
+    expect(update.ConditionExpression).toMatch(/^attribute_exists\(#pk\)( AND #s\d+ = :os\d+){4}$/);
   });
 
   it('moving a markup to another workspace moves its workspace index key', () => {
     const before = makeMarkup();
     const after = { ...before, workspaceId: 'other', parentFolderId: 'target' };
 
-    const update = itemUpdate(before, after)!;
+    const update = itemUpdate(before, after, { unchangedSinceRead: true })!;
 
     expect(Object.values(update.ExpressionAttributeValues!)).toContain('WS#other#MARKUPS');
     expect(Object.values(update.ExpressionAttributeNames!)).toEqual(expect.arrayContaining(['GSI1PK', 'GSI2PK', 'GSI3PK', 'GSI4PK', 'parentFolderId', 'workspaceId']));
