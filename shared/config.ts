@@ -1,3 +1,4 @@
+import type { QueueName } from './queues.js';
 import * as v from 'valibot';
 
 /**
@@ -106,3 +107,10 @@ export const ENV = {
   chromiumPackDir: 'CHROMIUM_PACK_DIR',
   logLevel: 'LOG_LEVEL',
 } as const;
+
+/** The variable that carries each queue's URL to the functions that send to it. */
+export const QUEUE_URL_ENV = {
+  conversion: ENV.conversionQueueUrl,
+  webhookDelivery: ENV.webhookQueueUrl,
+  thumbnails: ENV.thumbnailQueueUrl,
+} as const satisfies Record<QueueName, string>;

@@ -7,6 +7,7 @@ import { createFromUrlRoute } from './create-from-url.js';
 import { deleteMarkupRoute } from './delete-markup.js';
 import { getMarkupRoute } from './get-markup.js';
 import { getTagsRoute } from './get-tags.js';
+import { getThumbnailRoute } from './get-thumbnail.js';
 import { getUsageRoute } from './get-usage.js';
 import { listMarkupsRoute } from './list-markups.js';
 import { listViewModesRoute } from './list-view-modes.js';
@@ -30,6 +31,7 @@ export const markupsRoutes: readonly AnyRoute[] = [
   setReadOnlyRoute,
   getTagsRoute,
   listViewModesRoute,
+  getThumbnailRoute,
   bulkFromUrlRoute,
   bulkMoveRoute,
   bulkDeleteRoute,

@@ -10,18 +10,12 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { entryOf, type FunctionAccess, type FunctionDefinition } from '../../functions/registry.js';
-import { ENV } from '../../shared/config.js';
+import { ENV, QUEUE_URL_ENV } from '../../shared/config.js';
 import { QUEUES, type QueueName } from '../../shared/queues.js';
 
 /** The repository root: NodejsFunction's project root, and what every entry path is relative to. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The environment variable that carries each queue's URL to the functions that send to it. */
-const QUEUE_URL_ENV = {
-  conversion: ENV.conversionQueueUrl,
-  webhookDelivery: ENV.webhookQueueUrl,
-  thumbnails: ENV.thumbnailQueueUrl,
-} as const satisfies Record<QueueName, string>;
 
 /** Where Lambda mounts the Chromium layer's files (the packed build of @sparticuz/chromium). */
 const CHROMIUM_LAYER_DIR = '/opt/bin';

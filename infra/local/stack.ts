@@ -6,7 +6,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { S3Event } from 'aws-lambda';
 import { entryOf, FUNCTIONS, type FunctionDefinition } from '../../functions/registry.js';
 import { resetClients } from '../../shared/clients.js';
-import { ENV, resetConfig } from '../../shared/config.js';
+import { ENV, QUEUE_URL_ENV, resetConfig } from '../../shared/config.js';
 import { forgetCursorKey } from '../../shared/db/cursor-keys.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
@@ -74,8 +74,7 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
     [ENV.dynamodbEndpoint]: services.endpoints.dynamodb,
     [ENV.s3Endpoint]: services.endpoints.s3,
     [ENV.sqsEndpoint]: services.endpoints.sqs,
-    [ENV.conversionQueueUrl]: services.queues.conversion.url,
-    [ENV.webhookQueueUrl]: services.queues.webhookDelivery.url,
+    ...Object.fromEntries((Object.keys(QUEUE_URL_ENV) as QueueName[]).map((name) => [QUEUE_URL_ENV[name], services.queues[name].url])),
     [ENV.stackMode]: 'local',
     // Local tooling runs on Node 20 by design; the SDK's notice about Node 22 is for deployments.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

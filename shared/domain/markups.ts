@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/principal.js';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
@@ -16,8 +16,12 @@ import {
   type FolderRecord,
   type ItemRecord,
   type MarkupRecord,
+  itemUpdate,
 } from '../db/items.js';
-import { queryPage, type Page } from '../db/paging.js';
+import { listMarkupTags, listViewModeCounts } from '../db/markup-records.js';
+import { setThumbnail } from '../db/thumbnails.js';
+import { moveOriginalToWorkspace } from '../db/originals.js';
+import { queryPage, queryPrefix, type Page } from '../db/paging.js';
 import { DEFAULT_PLAN, getPlan, type Plan } from '../db/plans.js';
 import { putNew, transact, type TransactItem } from '../db/transact.js';
 import { getUsage, getUsageHistory, usagePeriod, type UsageCounters, type UsagePeriod } from '../db/usage.js';
@@ -25,6 +29,7 @@ import { memberKey, userKey, type Role, type User } from '../db/users.js';
 import { getWorkspace, touchWorkspaceActivity, type WorkspaceRecord } from '../db/workspaces.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { BadRequestError, ConflictError, FeatureNotEnabledError, ForbiddenError, NotFoundError } from '../http/errors.js';
+import { enqueueThumbnail } from '../events/jobs.js';
 import { logger } from '../logger.js';
 import { createWithAllowance } from './allowance.js';
 import { deleteItemRecords } from './deletion.js';
@@ -268,8 +273,24 @@ export async function createUrlMarkups(principal: Principal, inputs: readonly Ur
     records.length,
     records.map((record) => putNew(toItem(record))),
   );
-  await recordActivity(first.workspace.id, [...new Map(placements.map((placement) => [placement.parent.id, placement.parent])).values()], at);
+  await Promise.all([
+    ...records.map(scheduleThumbnail),
+    recordActivity(first.workspace.id, [...new Map(placements.map((placement) => [placement.parent.id, placement.parent])).values()], at),
+  ]);
   return { records, access: first };
+}
+
+/**
+ * Asks the thumbnail renderer for a picture of the page. The markup exists already; if the job
+ * cannot even be queued, the thumbnail is marked unavailable so it never stays `pending`.
+ */
+async function scheduleThumbnail(record: MarkupRecord): Promise<void> {
+  try {
+    await enqueueThumbnail({ type: 'render-thumbnail', markupId: record.id });
+  } catch (error) {
+    logger.error('thumbnail not scheduled', { markupId: record.id, error });
+    await bestEffort('thumbnail state', () => setThumbnail(record.id, { state: 'unavailable', error: 'The thumbnail could not be scheduled.' }));
+  }
 }
 
 /** Resolves each input's placement, looking up each distinct (workspace, folder) pair once. */
@@ -291,63 +312,6 @@ async function resolvePlacements(principal: Principal, inputs: readonly UrlMarku
 // ---------------------------------------------------------------------------------------------
 // Changing markups
 // ---------------------------------------------------------------------------------------------
-
-/** Placeholders for one expression, so attribute names never collide with reserved words. */
-class ExpressionBuilder {
-  readonly names: Record<string, string> = {};
-  readonly values: Record<string, unknown> = {};
-  private count = 0;
-
-  name(attribute: string): string {
-    const placeholder = `#a${Object.keys(this.names).length}`;
-    this.names[placeholder] = attribute;
-    return placeholder;
-  }
-
-  value(value: unknown): string {
-    const placeholder = `:v${this.count++}`;
-    this.values[placeholder] = value;
-    return placeholder;
-  }
-}
-
-const isScalar = (value: unknown) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
-
-/**
- * An UpdateItem that turns the stored item `before` into `after`. Both go through `toItem`, so the
- * index keys stay derived from the fields; only attributes that differ are written, so concurrent
- * writers of other attributes (thread counters) are not overwritten. The condition requires every
- * changed scalar to still hold its old value: a concurrent change of the same fields fails it.
- * Returns undefined when nothing changes.
- */
-export function itemUpdate(before: ItemRecord, after: ItemRecord): NonNullable<TransactItem['Update']> | undefined {
-  const old = toItem(before);
-  const next = toItem(after);
-  const expression = new ExpressionBuilder();
-  const sets: string[] = [];
-  const removes: string[] = [];
-  const conditions = ['attribute_exists(PK)'];
-  for (const attribute of new Set([...Object.keys(old), ...Object.keys(next)])) {
-    if (attribute === 'PK' || attribute === 'SK') continue;
-    const from = old[attribute];
-    const to = next[attribute];
-    if (JSON.stringify(from) === JSON.stringify(to)) continue;
-    const name = expression.name(attribute);
-    if (to === undefined) removes.push(name);
-    else sets.push(`${name} = ${expression.value(to)}`);
-    if (from === undefined) conditions.push(`attribute_not_exists(${name})`);
-    else if (isScalar(from)) conditions.push(`${name} = ${expression.value(from)}`);
-  }
-  if (sets.length === 0 && removes.length === 0) return undefined;
-  return {
-    TableName: getConfig().tableName,
-    Key: itemKey(before.id),
-    UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim(),
-    ConditionExpression: conditions.join(' AND '),
-    ExpressionAttributeNames: expression.names,
-    ExpressionAttributeValues: Object.keys(expression.values).length ? expression.values : undefined,
-  };
-}
 
 const MAX_WRITE_ATTEMPTS = 5;
 
@@ -374,7 +338,7 @@ async function changeMarkup(
   for (let attempt = 0; ; attempt += 1) {
     const access = await loadMarkup(principal, markupId, action, true);
     const next = change(access);
-    const update = itemUpdate(access.markup, next);
+    const update = itemUpdate(access.markup, next, { unchangedSinceRead: true });
     if (!update) return access;
     try {
       await getDb().send(new UpdateCommand(update));
@@ -432,7 +396,6 @@ export async function deleteMarkups(principal: Principal, markupIds: readonly st
     }),
   );
   await deleteItemRecords(markups);
-  await deleteMarkupSideRecords(markupIds);
   const at = new Date().toISOString();
   await Promise.all(workspaceIds.map((workspaceId) => bestEffort('workspace activity', () => touchWorkspaceActivity(workspaceId, at))));
 }
@@ -468,7 +431,7 @@ export async function moveMarkups(principal: Principal, markupIds: readonly stri
         modifiedAt: time,
         activityAt: time,
       };
-      const update = itemUpdate(markup, moved);
+      const update = itemUpdate(markup, moved, { unchangedSinceRead: true });
       return update ? [{ Update: update } satisfies TransactItem] : [];
     });
     if (updates.length === 0) return;
@@ -491,6 +454,10 @@ export async function moveMarkups(principal: Principal, markupIds: readonly stri
       await backoff(attempt);
       continue;
     }
+    if (target.workspaceId !== sourceWorkspaceId) {
+      // A retained original belongs to its markup's workspace, so it follows the markup.
+      for (const markup of markups.filter((candidate) => candidate.hasRetainedOriginal)) await moveOriginalToWorkspace(markup.id, target.workspaceId);
+    }
     await recordActivity(target.workspaceId, [target], at);
     if (target.workspaceId !== sourceWorkspaceId) await bestEffort('workspace activity', () => touchWorkspaceActivity(sourceWorkspaceId));
     return;
@@ -512,7 +479,7 @@ async function bestEffort(what: string, work: () => Promise<unknown>): Promise<v
 
 /** Moves a folder's `activityAt` forward (never back) with its activity index key. */
 export async function touchFolderActivity(folder: FolderRecord, at: number): Promise<void> {
-  const update = itemUpdate(folder, { ...folder, activityAt: at });
+  const update = itemUpdate(folder, { ...folder, activityAt: at }, { unchangedSinceRead: true });
   if (!update || folder.activityAt >= at) return;
   await getDb().send(new UpdateCommand(update));
 }
@@ -689,51 +656,6 @@ export async function getMarkupUsage(workspace: WorkspaceRecord, at = new Date()
 // Records that hang off a markup: tagged users and per-view-mode thread counts (PK MARKUP#<id>)
 // ---------------------------------------------------------------------------------------------
 
-export const markupPartition = (markupId: string) => `MARKUP#${markupId}`;
-/** A user mentioned in one of the markup's threads; written by the threads issue. */
-export const markupTagKey = (markupId: string, userId: string) => ({ PK: markupPartition(markupId), SK: `TAGGED#${userId}` });
-/** The number of threads of a markup placed in one view mode; moved with ADD by the threads issue. */
-export const viewModeCountKey = (markupId: string, viewModeId: string) => ({ PK: markupPartition(markupId), SK: `VIEWMODE#${viewModeId}` });
-
-export function markupTagItem(markupId: string, userId: string, at = Date.now()): Record<string, unknown> {
-  return { ...markupTagKey(markupId, userId), entity: 'MarkupTag', markupId, userId, taggedAt: at };
-}
-
-/** Moves one view mode's thread count by `delta`, inside the transaction that creates or removes a thread. */
-export function viewModeCountUpdate(markupId: string, viewModeId: string, delta: number): TransactItem {
-  return {
-    Update: {
-      TableName: getConfig().tableName,
-      Key: viewModeCountKey(markupId, viewModeId),
-      UpdateExpression: 'ADD threadCount :delta SET entity = :entity, markupId = :markup, viewModeId = :mode',
-      ExpressionAttributeValues: { ':delta': delta, ':entity': 'ViewModeThreadCount', ':markup': markupId, ':mode': viewModeId },
-    },
-  };
-}
-
-/**
- * Every item of a partition, or of one sort-key prefix of it, 100 at a time. Only for small,
- * bounded ranges: a workspace's members, a markup's tags and view-mode counters.
- */
-async function queryPrefix(partition: string, prefix?: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const result = await getDb().send(
-      new QueryCommand({
-        TableName: getConfig().tableName,
-        KeyConditionExpression: prefix ? 'PK = :pk AND begins_with(SK, :prefix)' : 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : {}) },
-        ExclusiveStartKey: start,
-        Limit: 100,
-      }),
-    );
-    items.push(...(result.Items ?? []));
-    start = result.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
-
 async function getUsers(userIds: readonly string[]): Promise<User[]> {
   const unique = [...new Set(userIds)];
   const users: User[] = [];
@@ -772,7 +694,7 @@ export async function getMarkupTags(markup: MarkupRecord): Promise<{ taggable: T
   const memberPrefix = memberKey(markup.workspaceId, '').SK;
   const [members, tags] = await Promise.all([
     queryPrefix(memberKey(markup.workspaceId, '').PK, memberPrefix),
-    queryPrefix(markupPartition(markup.id), 'TAGGED#'),
+    listMarkupTags(markup.id),
   ]);
   const roles = new Map(members.map((member) => [member.userId as string, member.role as Role]));
   const users = new Map((await getUsers([...roles.keys(), ...tags.map((tag) => tag.userId as string)])).map((user) => [user.id, user]));
@@ -799,25 +721,7 @@ export const VIEW_MODES: readonly { id: string; category: ViewModeCategory; name
 
 /** GET /markups/:id/view-modes: each view mode with the number of threads placed in it (0 without a counter). */
 export async function listViewModes(markupId: string): Promise<{ id: string; category: ViewModeCategory; name: string; width: number; threadCount: number }[]> {
-  const counters = await queryPrefix(markupPartition(markupId), 'VIEWMODE#');
+  const counters = await listViewModeCounts(markupId);
   const counts = new Map(counters.map((counter) => [counter.viewModeId as string, Number(counter.threadCount ?? 0)]));
   return VIEW_MODES.map((mode) => ({ ...mode, threadCount: Math.max(0, counts.get(mode.id) ?? 0) }));
-}
-
-/** Removes everything stored under `MARKUP#<id>` for deleted markups. */
-export async function deleteMarkupSideRecords(markupIds: readonly string[]): Promise<void> {
-  const tableName = getConfig().tableName;
-  for (const markupId of markupIds) {
-    const items = await queryPrefix(markupPartition(markupId));
-    for (let i = 0; i < items.length; i += 25) {
-      let requests: { DeleteRequest: { Key: Record<string, unknown> } }[] | undefined = items
-        .slice(i, i + 25)
-        .map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } }));
-      for (let attempt = 0; requests && requests.length > 0; attempt += 1) {
-        if (attempt > 0) await backoff(attempt);
-        const result = await getDb().send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
-        requests = result.UnprocessedItems?.[tableName] as typeof requests;
-      }
-    }
-  }
 }

@@ -73,6 +73,14 @@ export function templateMatches(template: string, path: string): boolean {
 
 function toResult(reply: Reply): Result {
   const headers = { ...reply.headers };
+  if (reply.binary) {
+    return {
+      statusCode: reply.status,
+      headers: { 'Content-Type': reply.binary.contentType, ...headers },
+      body: reply.binary.data.toString('base64'),
+      isBase64Encoded: true,
+    };
+  }
   if (reply.body === undefined) return { statusCode: reply.status, headers };
   return {
     statusCode: reply.status,

@@ -21,6 +21,8 @@ export interface OperationRequest<P, Q, B, A extends Auth> {
 export interface Reply {
   status: number;
   body?: unknown;
+  /** Bytes to send as they are (API Gateway carries them base64-encoded), instead of a JSON body. */
+  binary?: { data: Buffer; contentType: string };
   headers?: Record<string, string>;
 }
 

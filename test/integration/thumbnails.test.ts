@@ -9,7 +9,8 @@ import { resetConfig } from '../../shared/config.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { CHROMIUM_CANDIDATES } from '../../shared/render/chromium.js';
 import { existsSync } from 'node:fs';
-import { localStack, makeOrganization } from '../support/api.js';
+import { call, localStack, makeOrganization } from '../support/api.js';
+import { PLACEHOLDER_THUMBNAIL } from '../../shared/domain/markup-view.js';
 import { makeWebpageMarkupRecord } from '../support/markup-records.js';
 
 const { services } = localStack();
@@ -125,5 +126,37 @@ describe('webpage thumbnails (conversion queue job render-thumbnail)', () => {
 
   it('does nothing for a markup that no longer exists (idempotent retries)', async () => {
     await expect(renderThumbnailJob.run({ type: 'render-thumbnail', markupId: '00000000-0000-4000-8000-000000000000' }, record(1))).resolves.toBeUndefined();
+  });
+});
+
+describe('POST /markups/url schedules the thumbnail and thumbnailUrl serves it', () => {
+  it.runIf(renderable)('shows the placeholder first, then a thumbnailUrl that answers the PNG over a plain GET', async () => {
+    const org = await makeOrganization();
+
+    const created = await call('POST', '/markups/url', { key: org.workspaceKey, body: { url: `${siteUrl}/` } });
+    let markup = created.body.data;
+    const deadline = Date.now() + 25_000;
+    while (markup.thumbnailUrl.startsWith('data:') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      markup = (await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).body.data;
+    }
+    const image = await fetch(markup.thumbnailUrl);
+
+    expect(created.body.data.thumbnailUrl).toBe(PLACEHOLDER_THUMBNAIL);
+    expect(markup.thumbnailUrl).toMatch(/\/api\/v2\/markups\/[0-9a-f-]{36}\/thumbnail$/);
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    expect(pngSize(new Uint8Array(await image.arrayBuffer()))).toEqual({ width: 640, height: 400 });
+  }, 40_000);
+
+  it('answers 404 for a markup without a rendered thumbnail and 400 for a malformed id', async () => {
+    const org = await makeOrganization();
+    const markup = await makeWebpageMarkupRecord(org.workspaceId, { thumbnailState: 'unavailable' });
+
+    const missing = await call('GET', `/markups/${markup.id}/thumbnail`);
+    const malformed = await call('GET', '/markups/not-an-id/thumbnail');
+
+    expect(missing.status).toBe(404);
+    expect(malformed.status).toBe(400);
   });
 });

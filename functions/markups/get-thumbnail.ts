@@ -1,0 +1,28 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import * as v from 'valibot';
+import { getS3 } from '../../shared/clients.js';
+import { getConfig } from '../../shared/config.js';
+import { getItem } from '../../shared/db/items.js';
+import { NotFoundError } from '../../shared/http/errors.js';
+import { route } from '../../shared/http/route.js';
+import { Id } from '../../shared/http/schemas.js';
+
+export const getThumbnailRoute = route({
+  method: 'GET',
+  path: '/api/v2/markups/{id}/thumbnail',
+  operationId: 'getMarkupThumbnail',
+  summary: "A webpage markup's rendered thumbnail (PNG, 640x400); the markup's `thumbnailUrl` points here once it exists",
+  description: 'A plain GET without credentials, like the image URLs of markups: the unguessable markup id is the capability. 404 until the thumbnail is rendered.',
+  auth: 'none',
+  params: v.object({ id: Id }),
+  responses: [{ status: 200, description: 'The PNG image' }],
+  handle: async ({ params }) => {
+    const markup = await getItem(params.id);
+    if (!markup || markup.kind !== 'markup' || markup.thumbnailState !== 'ready' || !markup.thumbnailKey) {
+      throw new NotFoundError('This markup has no rendered thumbnail.');
+    }
+    const object = await getS3().send(new GetObjectCommand({ Bucket: getConfig().bucketName, Key: markup.thumbnailKey }));
+    const data = Buffer.from(await object.Body!.transformToByteArray());
+    return { status: 200, binary: { data, contentType: 'image/png' }, headers: { 'Cache-Control': 'public, max-age=300' } };
+  },
+});
