@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../infra/local/stack.js';
 import { benchBundles } from './bundles.js';
-import { benchGetWorkspace } from './requests.js';
+import { benchRequests } from './requests.js';
 
 /**
  * `npm run bench`: request latency and throughput on the local stack beside the DynamoDB floor,
@@ -18,7 +18,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'review-board-bench-'));
 const local = await startLocalStack({ port: 0, dataDir, memory: true });
 try {
   process.stdout.write(`Requests on the local stack (${durationMs / 1000} s each; handlers in-process; DynamoDB Local ${local.services.endpoints.dynamodb})\n\n`);
-  await benchGetWorkspace(local.stack, { durationMs, concurrency });
+  await benchRequests(local.stack, { durationMs, concurrency });
 } finally {
   await local.stop();
   rmSync(dataDir, { recursive: true, force: true });

@@ -20,11 +20,22 @@ export interface Charge {
  * a refused creation writes nothing. Counters only grow within a period, so a failed condition after
  * a fresh read is a real 402, and a transaction conflict is simply retried.
  */
-export async function createWithAllowance(workspaceId: string, organizationId: string, count: number, items: TransactItem[], at = new Date()): Promise<Charge> {
-  const period = usagePeriod(at);
+export async function createWithAllowance(
+  workspaceId: string,
+  organizationId: string,
+  count: number,
+  items: TransactItem[],
+  options: { at?: Date; plan?: Plan } = {},
+): Promise<Charge> {
+  const period = usagePeriod(options.at ?? new Date());
   const deadline = Date.now() + CONTENTION_BUDGET_MS;
   for (let attempt = 0; ; attempt += 1) {
-    const [plan, usage] = await Promise.all([getPlan(organizationId), getUsage(workspaceId, period.key)]);
+    // The caller's fresh plan serves the first attempt; a retry reads it again, as a plan change
+    // (a bundle drawn by a concurrent creation) may be why the first one failed.
+    const [plan, usage] = await Promise.all([
+      attempt === 0 && options.plan ? options.plan : getPlan(organizationId),
+      getUsage(workspaceId, period.key),
+    ]);
     const charge = split(plan, usage.used, count);
     try {
       await transact([...chargeItems(workspaceId, organizationId, period.key, plan, charge), ...items]);

@@ -173,12 +173,11 @@ export async function resolvePlacement(principal: Principal, input: { workspaceI
   if (parent && parent.workspaceId !== workspace.id) {
     throw new BadRequestError(`parentFolderId ${parent.id} is not a folder of workspace ${workspace.id}.`, 'folder-in-another-workspace');
   }
+  const [root, access] = await Promise.all([parent ? undefined : getItem(workspace.rootFolderId), workspaceAccess(principal, workspace)]);
   if (!parent) {
-    const root = await getItem(workspace.rootFolderId);
     if (!root || root.kind !== 'folder') throw new Error(`Workspace ${workspace.id} has no root folder ${workspace.rootFolderId}.`);
     parent = root;
   }
-  const access = await workspaceAccess(principal, workspace);
   requireRole(access.role, 'create');
   return { ...access, parent };
 }
@@ -272,6 +271,7 @@ export async function createUrlMarkups(principal: Principal, inputs: readonly Ur
     first.workspace.organizationId,
     records.length,
     records.map((record) => putNew(toItem(record))),
+    { plan: first.plan },
   );
   await Promise.all([
     ...records.map(scheduleThumbnail),
