@@ -17,6 +17,8 @@ export interface ReviewBoardSettings {
   corsOrigins: string[];
   logLevel: LogLevel;
   tracing: boolean;
+  /** The web app markups link to (`<appUrl>/markups/<id>`). `-c appUrl=https://review.example.com` */
+  appUrl?: string;
 }
 
 export interface ReviewBoardApp {
@@ -42,7 +44,10 @@ export function readSettings(app: App): ReviewBoardSettings {
   const logLevel = String(context('logLevel') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new Error(`Context "logLevel" must be one of ${LOG_LEVELS.join(', ')}.`);
   const tracing = context('tracing');
+  const appUrl = context('appUrl') === undefined ? undefined : String(context('appUrl'));
+  if (appUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(appUrl)) throw new Error(`Context "appUrl" must be an http(s) URL: got "${appUrl}".`);
   return {
+    appUrl,
     stage,
     corsOrigins: listContext(context('corsOrigins'), ['*']),
     logLevel,
@@ -59,7 +64,7 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
   const app = new App(props);
   const settings = readSettings(app);
   const stackName = (id: string) => `${id}-${settings.stage}`;
-  const common = { logLevel: settings.logLevel, tracing: settings.tracing };
+  const common = { logLevel: settings.logLevel, tracing: settings.tracing, appUrl: settings.appUrl };
 
   const data = new DataStack(app, 'ReviewBoardData', {
     stackName: stackName('ReviewBoardData'),

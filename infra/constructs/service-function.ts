@@ -50,6 +50,8 @@ export interface ServiceFunctionProps {
   readonly definition: FunctionDefinition;
   /** @default 'info' */
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** The web app markups link to; without it, markups link to the API's own origin. */
+  readonly appUrl?: string;
   /** X-Ray active tracing. @default false */
   readonly tracing?: boolean;
   /** @default RetentionDays.ONE_MONTH */
@@ -146,6 +148,7 @@ export class ServiceFunction extends NodejsFunction {
         NODE_OPTIONS: '--enable-source-maps',
         [ENV.stackMode]: 'aws',
         [ENV.logLevel]: props.logLevel ?? 'info',
+        ...(props.appUrl ? { [ENV.appUrl]: props.appUrl } : {}),
       },
       bundling: {
         format: OutputFormat.ESM,

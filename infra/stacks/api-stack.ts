@@ -26,6 +26,7 @@ export interface ApiStackProps extends StackProps {
   /** Default stage throttling. @default { rateLimit: 100, burstLimit: 200 } */
   readonly throttle?: { rateLimit: number; burstLimit: number };
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  readonly appUrl?: string;
   readonly tracing?: boolean;
 }
 
@@ -62,6 +63,7 @@ export class ApiStack extends Stack {
       const fn = new ServiceFunction(this, functionIdOf(definition), {
         definition,
         logLevel: props.logLevel,
+        appUrl: props.appUrl,
         tracing: props.tracing,
       }).bindAccess(resources);
       functions[definition.name] = fn;

@@ -15,6 +15,7 @@ export interface WorkersStackProps extends StackProps {
   /** @default the registry's `s3` and `sqs` functions */
   readonly functions?: readonly FunctionDefinition[];
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  readonly appUrl?: string;
   readonly tracing?: boolean;
 }
 
@@ -42,6 +43,7 @@ export class WorkersStack extends Stack {
       const fn = new ServiceFunction(this, functionIdOf(definition), {
         definition,
         logLevel: props.logLevel,
+        appUrl: props.appUrl,
         tracing: props.tracing,
       }).bindAccess(resources);
       functions[definition.name] = fn;

@@ -507,3 +507,14 @@ describe('the thumbnail renderer (a Chromium build made for Lambda)', () => {
     expect(Object.values(layers)[0]?.Properties.CompatibleArchitectures).toEqual(['x86_64']);
   });
 });
+
+describe('markup links (context appUrl)', () => {
+  it('passes appUrl to the functions as APP_URL, and refuses a value that is not an http(s) URL', () => {
+    const withAppUrl = synthesizeApp({ appUrl: 'https://review.example.com' });
+    const markups = FUNCTIONS.find((definition) => definition.name === 'markups')!;
+    const [, fn] = functionResource(templateOf(withAppUrl, markups), markups);
+
+    expect(fn.Properties?.Environment.Variables.APP_URL).toBe('https://review.example.com');
+    expect(() => synthesizeApp({ appUrl: 'review.example.com' })).toThrow(/appUrl/);
+  });
+});
