@@ -1,4 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { forEachLimit } from '../concurrency.js';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { itemKey, type ItemRecord } from '../db/items.js';
@@ -19,31 +20,19 @@ const PARALLEL_BATCHES = 8;
  */
 export async function deleteItemRecords(records: readonly ItemRecord[]): Promise<void> {
   const markups = records.filter((record) => record.kind === 'markup');
-  await runInParallel(
+  await forEachLimit(
     markups.filter((record) => record.hasRetainedOriginal),
     PARALLEL_BATCHES,
     (record) => archiveOriginalOf(record.id),
   );
-  await runInParallel(markups, PARALLEL_BATCHES, (record) => deleteMarkupSideRecords(record.id));
+  await forEachLimit(markups, PARALLEL_BATCHES, (record) => deleteMarkupSideRecords(record.id));
   const chunks: ItemRecord[][] = [];
   for (let i = 0; i < records.length; i += 25) chunks.push(records.slice(i, i + 25));
-  await runInParallel(chunks, PARALLEL_BATCHES, (chunk) => batchDelete(chunk.map((record) => itemKey(record.id))));
+  await forEachLimit(chunks, PARALLEL_BATCHES, (chunk) => batchDelete(chunk.map((record) => itemKey(record.id))));
 }
 
 async function archiveOriginalOf(markupId: string): Promise<void> {
   const stored = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: originalKey(markupId), ConsistentRead: true }));
   const original = stored.Item as OriginalRecord | undefined;
   if (original?.state === 'retained') await archiveOriginal(original);
-}
-
-async function runInParallel<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next] as T;
-      next += 1;
-      await task(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

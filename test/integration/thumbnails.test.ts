@@ -11,7 +11,7 @@ import { CHROMIUM_CANDIDATES } from '../../shared/render/chromium.js';
 import { existsSync } from 'node:fs';
 import { call, localStack, makeOrganization } from '../support/api.js';
 import { PLACEHOLDER_THUMBNAIL } from '../../shared/domain/markup-view.js';
-import { makeWebpageMarkupRecord } from '../support/markup-records.js';
+import { makeMarkup, workspaceOf } from '../support/items.js';
 
 const { services } = localStack();
 const sqs = new SQSClient({ region: services.region, endpoint: services.endpoints.sqs, credentials: services.credentials });
@@ -58,6 +58,12 @@ function pngSize(bytes: Uint8Array): { width: number; height: number } {
   const view = Buffer.from(bytes);
   expect(view.subarray(1, 4).toString()).toBe('PNG');
   return { width: view.readUInt32BE(16), height: view.readUInt32BE(20) };
+}
+
+/** A webpage markup waiting for its thumbnail, written straight to the table. */
+async function makeWebpageMarkupRecord(workspaceId: string, overrides: Partial<MarkupRecord> = {}): Promise<MarkupRecord> {
+  const workspace = await workspaceOf(workspaceId);
+  return makeMarkup({ workspaceId, organizationId: workspace.organizationId, parentFolderId: workspace.rootFolderId, thumbnailState: 'pending', ...overrides });
 }
 
 const record = (receiveCount: number) => ({ attributes: { ApproximateReceiveCount: String(receiveCount) } }) as unknown as SQSRecord;
