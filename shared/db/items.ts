@@ -43,6 +43,36 @@ export interface MarkupNote {
   showNoteOnProjectOpen: boolean;
 }
 
+/** A file the service stores for a markup (as uploaded, or made by the conversion worker). */
+export interface StoredFile {
+  key: string;
+  mimeType: string;
+  filesize: number;
+  filename?: string;
+}
+
+/** One page of an image markup: the spec's MarkupImage (`url`, `mimeType`, `filesize`) plus what we know. */
+export interface MarkupImageRecord extends StoredFile {
+  id: string;
+  width?: number;
+  height?: number;
+}
+
+/** A PDF markup's document, filled in by the conversion worker. */
+export interface MarkupDocumentRecord {
+  pageCount: number;
+  pages: { number: number; width: number; height: number; image?: StoredFile }[];
+}
+
+/** A video markup's web-playable rendition, filled in by the conversion worker. */
+export interface MarkupVideoRecord {
+  file: StoredFile;
+  durationSeconds: number;
+  width: number;
+  height: number;
+  poster: StoredFile;
+}
+
 export interface MarkupRecord extends ItemBase {
   kind: 'markup';
   type: MarkupType;
@@ -60,6 +90,22 @@ export interface MarkupRecord extends ItemBase {
   hasRetainedOriginal: boolean;
   activeThreads: number;
   createdBy: string;
+  /** Image markups: pages in display order (empty until conversion made them). */
+  images?: MarkupImageRecord[];
+  /** PDF markups, once converted. */
+  document?: MarkupDocumentRecord;
+  /** Video markups, once converted. */
+  video?: MarkupVideoRecord;
+  /** The source's mime type when it differs from the images (a converted TIFF, PSD or EPS). */
+  originalMimeType?: string;
+  /** The uploaded file a converted markup is made from (PDF, video, TIFF/PSD/EPS). */
+  source?: StoredFile;
+  /**
+   * Conversion of file markups. `failed` is final: `isReady` is then true (the worker is done) with
+   * no images/document/video, and `conversionError` says why.
+   */
+  conversionStatus?: 'pending' | 'ready' | 'failed';
+  conversionError?: string;
 }
 
 export type ItemRecord = FolderRecord | MarkupRecord;

@@ -11,3 +11,13 @@ export async function enqueueThumbnail(job: ThumbnailJob): Promise<void> {
   if (!queueUrl) throw new Error('THUMBNAIL_QUEUE_URL is not set: this function was not granted the thumbnails queue.');
   await getSqs().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(job) }));
 }
+
+/** Jobs of the conversion worker (functions/conversion/jobs.ts). */
+export type ConversionJob = { type: 'convert-markup'; markupId: string };
+
+/** Puts a job on the conversion queue. */
+export async function enqueueConversion(job: ConversionJob): Promise<void> {
+  const queueUrl = getConfig().conversionQueueUrl;
+  if (!queueUrl) throw new Error('CONVERSION_QUEUE_URL is not set: this function was not granted the conversion queue.');
+  await getSqs().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(job) }));
+}
