@@ -43,7 +43,8 @@ export type FunctionDefinition = ApiFunction | UploadNotificationFunction | Queu
 
 /** Every Lambda of the service. The CDK stacks and the local stack are both built from this list. */
 export const FUNCTIONS: readonly FunctionDefinition[] = [
-  { kind: 'api', name: 'workspaces', routes: ROUTE_GROUPS.workspaces, access: { table: 'readWrite' } },
+  // Archiving originals queues their objects for deletion on the conversion queue.
+  { kind: 'api', name: 'workspaces', routes: ROUTE_GROUPS.workspaces, access: { table: 'readWrite', sendsTo: ['conversion'] } },
   {
     kind: 'api',
     name: 'items',

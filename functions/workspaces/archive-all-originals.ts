@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { archiveRetainedOriginals } from '../../shared/db/originals.js';
+import { archiveRetainedOriginals } from '../../shared/domain/originals.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { requireStorageFeature } from '../../shared/domain/workspaces.js';
 import { ok, route } from '../../shared/http/route.js';
@@ -16,6 +16,6 @@ export const archiveAllOriginalsRoute = route({
   handle: async ({ principal, query }) => {
     const workspace = await resolveWorkspace(principal, query.workspaceId, { useDefault: true });
     await requireStorageFeature(workspace.organizationId);
-    return ok({ archivedCount: await archiveRetainedOriginals(workspace.id) });
+    return ok({ archivedCount: await archiveRetainedOriginals(workspace.id, { includeKept: true }) });
   },
 });

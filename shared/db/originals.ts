@@ -3,8 +3,9 @@ import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
 import { queryAll } from './paging.js';
 import { storageDelta } from './storage.js';
-import { transact } from './transact.js';
-import { isConditionFailure } from './errors.js';
+import { transact, type TransactItem } from './transact.js';
+import { failedConditionIndex, isConditionFailure } from './errors.js';
+import { itemKey } from './items.js';
 
 /**
  * The original file a converted markup was made from. While retained it sits in its workspace's
@@ -36,34 +37,48 @@ export function toOriginalItem(record: OriginalRecord): Record<string, unknown> 
  * false when it was no longer retained (a concurrent archive won).
  */
 export async function archiveOriginal(record: OriginalRecord, at = new Date().toISOString()): Promise<boolean> {
-  try {
-    await transact([
-      {
-        Update: {
-          TableName: getConfig().tableName,
-          Key: originalKey(record.markupId),
-          UpdateExpression: 'SET #state = :archived, archivedAt = :at REMOVE GSI1PK, GSI1SK',
-          ConditionExpression: '#state = :retained',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':archived': 'archived', ':retained': 'retained', ':at': at },
-        },
+  const archive: TransactItem[] = [
+    {
+      Update: {
+        TableName: getConfig().tableName,
+        Key: originalKey(record.markupId),
+        UpdateExpression: 'SET #state = :archived, archivedAt = :at REMOVE GSI1PK, GSI1SK',
+        ConditionExpression: '#state = :retained',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':archived': 'archived', ':retained': 'retained', ':at': at },
       },
-      { Update: storageDelta(record.organizationId, 'originals', -record.filesize) },
-    ]);
+    },
+    { Update: storageDelta(record.organizationId, 'originals', -record.filesize) },
+  ];
+  // The markup says whether it still has its original; it flips in the same transaction. A markup
+  // being deleted may already be gone, and then only the original moves.
+  const markupFlags: TransactItem = {
+    Update: {
+      TableName: getConfig().tableName,
+      Key: itemKey(record.markupId),
+      UpdateExpression: 'SET hasRetainedOriginal = :false, retainOriginal = :false',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':false': false },
+    },
+  };
+  try {
+    await transact([...archive, markupFlags]);
     return true;
   } catch (error) {
+    if (failedConditionIndex(error) === 2) return archiveWithoutMarkup(archive);
     if (isConditionFailure(error)) return false;
     throw error;
   }
 }
 
-/** Archives every retained original of a workspace, a page at a time; returns how many it archived. */
-export async function archiveRetainedOriginals(workspaceId: string): Promise<number> {
-  let archived = 0;
-  for await (const item of queryAll('GSI1', retainedOriginalsPartition(workspaceId))) {
-    if (await archiveOriginal(item as unknown as OriginalRecord)) archived += 1;
+async function archiveWithoutMarkup(archive: TransactItem[]): Promise<boolean> {
+  try {
+    await transact(archive);
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
   }
-  return archived;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { failedConditionIndex, isConditionFailure } from '../db/errors.js';
 import { clearDefaultWorkspace } from '../db/organizations.js';
-import { archiveRetainedOriginals } from '../db/originals.js';
+import { archiveRetainedOriginals } from './originals.js';
 import { getPlan } from '../db/plans.js';
 import { transact, putNew, type TransactItem } from '../db/transact.js';
 import {
@@ -100,7 +100,7 @@ export async function updateStorageSettings(
   }
   const settings = { originalFileStoragePolicy: record.originalFileStoragePolicy };
   if (!changes.applyToExisting) return settings;
-  const appliedToExistingCount = record.originalFileStoragePolicy === 'NEVER_STORE' ? await archiveRetainedOriginals(record.id) : 0;
+  const appliedToExistingCount = record.originalFileStoragePolicy === 'NEVER_STORE' ? await archiveRetainedOriginals(record.id, { includeKept: false }) : 0;
   return { ...settings, appliedToExistingCount };
 }
 

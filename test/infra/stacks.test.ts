@@ -363,7 +363,7 @@ describe('IAM: each function gets exactly the access its registry entry declares
     return rolePolicyStatements(templateOf(synthesized, definition), functionIdOf(definition));
   };
 
-  it('grants workspaces DynamoDB actions on the table and its indexes only, and nothing on S3 or SQS', () => {
+  it('grants workspaces DynamoDB actions on the table and its indexes only, sending to the conversion queue only, and nothing on S3', () => {
     const statements = statementsOf('workspaces');
     const dynamo = statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
 
@@ -373,7 +373,10 @@ describe('IAM: each function gets exactly the access its registry entry declares
       for (const resource of resourcesOf(statement)) expect([tableArn(), tableIndexesArn()]).toContainEqual(resource);
     }
     expect(allowedActions(statements, 's3')).toEqual([]);
-    expect(allowedActions(statements, 'sqs')).toEqual([]);
+    const sqs = statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('sqs:')));
+    expect(sqs).toHaveLength(1);
+    expect(actionsOf(sqs[0]!).every((action) => /^sqs:(SendMessage|GetQueueAttributes|GetQueueUrl)$/.test(action))).toBe(true);
+    expect(resourcesOf(sqs[0]!)).toEqual([{ 'Fn::ImportValue': names.queueArn('conversion') }]);
   });
 
   it('lets webhook-delivery read the table but not write it, and gives it no S3', () => {

@@ -1,0 +1,107 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getDb } from '../clients.js';
+import { getConfig } from '../config.js';
+import { isConditionFailure } from '../db/errors.js';
+import { itemKey, type MarkupRecord } from '../db/items.js';
+import { archiveOriginal, originalKey, retainedOriginalsPartition, type OriginalRecord } from '../db/originals.js';
+import { queryAll } from '../db/paging.js';
+import { enqueueConversion } from '../events/jobs.js';
+import { BadRequestError, NotFoundError } from '../http/errors.js';
+import { logger } from '../logger.js';
+import { presignedGetUrl } from '../storage/urls.js';
+
+/** Download URLs for originals live briefly: they hand out the whole source file. */
+export const ORIGINAL_URL_TTL_SECONDS = 300;
+
+export async function getOriginal(markupId: string): Promise<OriginalRecord | undefined> {
+  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: originalKey(markupId), ConsistentRead: true }));
+  return result.Item as OriginalRecord | undefined;
+}
+
+async function retainedOriginalOf(markup: MarkupRecord): Promise<OriginalRecord> {
+  const original = await getOriginal(markup.id);
+  if (original?.state !== 'retained') throw new NotFoundError(`Markup ${markup.id} has no retained original file.`);
+  return original;
+}
+
+/**
+ * Archives a retained original (state, markup flags and stored bytes in one transaction) and queues
+ * its object for deletion from storage. False when it was no longer retained.
+ */
+export async function archiveAndQueueDeletion(original: OriginalRecord): Promise<boolean> {
+  if (!(await archiveOriginal(original))) return false;
+  try {
+    await enqueueConversion({ type: 'delete-objects', keys: [original.key] });
+  } catch (error) {
+    // The bytes are no longer counted; the object lingers until someone removes it by hand.
+    logger.error('original archived but its deletion could not be queued', { markupId: original.markupId, key: original.key, error });
+  }
+  return true;
+}
+
+/** DELETE /markups/:id/original: archives the retained original and answers its size. */
+export async function archiveMarkupOriginal(markup: MarkupRecord): Promise<{ archivedFileSize: number }> {
+  const original = await retainedOriginalOf(markup);
+  if (!(await archiveAndQueueDeletion(original))) throw new NotFoundError(`Markup ${markup.id} has no retained original file.`);
+  return { archivedFileSize: original.filesize };
+}
+
+/**
+ * PATCH /markups/:id/original. `true` keeps the original even under NEVER_STORE, but cannot bring
+ * back one already archived (400); `false` archives a retained original (and is a no-op when there
+ * is none left).
+ */
+export async function setRetainOriginal(markup: MarkupRecord, retain: boolean): Promise<void> {
+  const original = await getOriginal(markup.id);
+  if (!original) throw new NotFoundError(`Markup ${markup.id} has no original file.`);
+  if (!retain) {
+    if (original.state === 'retained') await archiveAndQueueDeletion(original);
+    return;
+  }
+  if (original.state === 'archived') {
+    throw new BadRequestError('The original file was already archived and cannot be retained again; upload it again to keep a copy.', 'original-archived');
+  }
+  try {
+    await getDb().send(
+      new UpdateCommand({
+        TableName: getConfig().tableName,
+        Key: itemKey(markup.id),
+        UpdateExpression: 'SET retainOriginal = :true',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':true': true },
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) throw new NotFoundError(`Markup ${markup.id} does not exist.`);
+    throw error;
+  }
+}
+
+/** GET /markups/:id/original/download-url: a short-lived presigned URL that downloads the original. */
+export async function originalDownload(markup: MarkupRecord): Promise<{ url: string; filename: string; mimeType: string; filesize: number }> {
+  const original = await retainedOriginalOf(markup);
+  return {
+    url: await presignedGetUrl(original.key, { ttlSeconds: ORIGINAL_URL_TTL_SECONDS, downloadAs: original.filename }),
+    filename: original.filename,
+    mimeType: original.mimeType,
+    filesize: original.filesize,
+  };
+}
+
+/**
+ * Archives every retained original of a workspace that its markup does not explicitly keep
+ * (`retainOriginal: true` survives NEVER_STORE, States and transitions); returns how many.
+ * `includeKept` also archives those (archive-all).
+ */
+export async function archiveRetainedOriginals(workspaceId: string, options: { includeKept: boolean }): Promise<number> {
+  let archived = 0;
+  for await (const item of queryAll('GSI1', retainedOriginalsPartition(workspaceId))) {
+    const original = item as unknown as OriginalRecord;
+    if (!options.includeKept) {
+      const markup = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: itemKey(original.markupId) }));
+      if (markup.Item?.retainOriginal === true) continue;
+    }
+    if (await archiveAndQueueDeletion(original)) archived += 1;
+  }
+  return archived;
+}
