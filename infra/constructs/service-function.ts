@@ -220,6 +220,19 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /** Applies the registry's `access` declaration: the function gets exactly what it declares. */
+  /**
+   * The function of one registry entry, with its construct id and exactly the access the entry
+   * declares; how every stack makes its functions.
+   */
+  static forDefinition(
+    scope: Construct,
+    definition: FunctionDefinition,
+    resources: ServiceResources,
+    settings: Omit<ServiceFunctionProps, 'definition'>,
+  ): ServiceFunction {
+    return new ServiceFunction(scope, functionIdOf(definition), { ...settings, definition }).bindAccess(resources);
+  }
+
   bindAccess(resources: ServiceResources): this {
     const { access } = this.definition;
     if (access.table) this.bindTable(resources.table, access.table);

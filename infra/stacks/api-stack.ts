@@ -13,7 +13,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { FUNCTIONS, type ApiFunction, type FunctionDefinition } from '../../functions/registry.js';
-import { functionIdOf, pascalCase, ServiceFunction } from '../constructs/service-function.js';
+import { pascalCase, ServiceFunction } from '../constructs/service-function.js';
 import type { DataStack } from './data-stack.js';
 
 export interface ApiStackProps extends StackProps {
@@ -60,12 +60,11 @@ export class ApiStack extends Stack {
     const functions: Record<string, ServiceFunction> = {};
     const integrations = new Map<string, HttpLambdaIntegration>();
     for (const definition of definitions) {
-      const fn = new ServiceFunction(this, functionIdOf(definition), {
-        definition,
+      const fn = ServiceFunction.forDefinition(this, definition, resources, {
         logLevel: props.logLevel,
         appUrl: props.appUrl,
         tracing: props.tracing,
-      }).bindAccess(resources);
+      });
       functions[definition.name] = fn;
       integrations.set(
         definition.name,

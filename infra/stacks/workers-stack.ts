@@ -6,7 +6,7 @@ import type { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionDefinition } from '../../functions/registry.js';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
 import { QUEUES } from '../../shared/queues.js';
-import { functionIdOf, ServiceFunction, type ServiceResources } from '../constructs/service-function.js';
+import { ServiceFunction, type ServiceResources } from '../constructs/service-function.js';
 import type { DataStack } from './data-stack.js';
 
 export interface WorkersStackProps extends StackProps {
@@ -40,12 +40,11 @@ export class WorkersStack extends Stack {
 
     for (const definition of definitions) {
       if (definition.kind === 'api') continue;
-      const fn = new ServiceFunction(this, functionIdOf(definition), {
-        definition,
+      const fn = ServiceFunction.forDefinition(this, definition, resources, {
         logLevel: props.logLevel,
         appUrl: props.appUrl,
         tracing: props.tracing,
-      }).bindAccess(resources);
+      });
       functions[definition.name] = fn;
 
       if (definition.kind === 'sqs') {
