@@ -58,8 +58,11 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     name: 'markups',
     routes: ROUTE_GROUPS.markups,
     timeoutSeconds: 29,
-    access: { table: 'readWrite', bucket: 'read', sendsTo: ['thumbnails'] },
+    // POST /markups/file stores the file; file markups queue their conversion.
+    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['thumbnails', 'conversion'] },
   },
+  // Signs upload policies (its role's credentials sign them), checks landed objects and retags them.
+  { kind: 'api', name: 'uploads', routes: ROUTE_GROUPS.uploads, access: { table: 'readWrite', bucket: 'readWrite' } },
   { kind: 'api', name: 'openapi', routes: openApiRoutes, isDefault: true, access: {} },
   { kind: 's3', name: 'upload-confirmed', access: { table: 'readWrite', bucket: 'read' } },
   {

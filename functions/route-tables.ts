@@ -1,6 +1,7 @@
 import type { AnyRoute } from '../shared/http/route.js';
 import { itemsRoutes } from './items/routes.js';
 import { markupsRoutes } from './markups/routes.js';
+import { uploadsRoutes } from './uploads/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /**
@@ -11,6 +12,7 @@ export const ROUTE_GROUPS = {
   workspaces: workspaceRoutes,
   items: itemsRoutes,
   markups: markupsRoutes,
+  uploads: uploadsRoutes,
 } as const satisfies Record<string, readonly AnyRoute[]>;
 
 export type RouteGroup = keyof typeof ROUTE_GROUPS | 'openapi';

@@ -16,6 +16,6 @@ export const createFromUrlRoute = route({
   responses: [{ status: 200, description: 'The new markup', schema: MarkupSchema }],
   handle: async ({ principal, body, origin }) => {
     const { records, access } = await createUrlMarkups(principal, [body]);
-    return ok(toPublicMarkup(records[0]!, { role: access.role, plan: access.plan, origin }));
+    return ok(await toPublicMarkup(records[0]!, { role: access.role, plan: access.plan, origin }));
   },
 });

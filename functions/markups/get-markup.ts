@@ -13,6 +13,6 @@ export const getMarkupRoute = route({
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
   handle: async ({ principal, params, origin }) => {
     const { markup, role, plan } = await loadMarkup(principal, params.id);
-    return ok(toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
+    return ok(await toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
   },
 });

@@ -16,6 +16,6 @@ export const renameMarkupRoute = route({
   responses: [{ status: 200, description: 'The renamed markup', schema: MarkupSchema }],
   handle: async ({ principal, params, body, origin }) => {
     const { markup, role, plan } = await renameMarkup(principal, params.id, body.name);
-    return ok(toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
+    return ok(await toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
   },
 });

@@ -3,6 +3,8 @@ import { bulkDeleteRoute } from './bulk-delete.js';
 import { bulkFromFilesRoute } from './bulk-from-files.js';
 import { bulkFromUrlRoute } from './bulk-from-url.js';
 import { bulkMoveRoute } from './bulk-move.js';
+import { createFromFileRoute } from './create-from-file.js';
+import { createFromFilesRoute } from './create-from-files.js';
 import { createFromUrlRoute } from './create-from-url.js';
 import { deleteMarkupRoute } from './delete-markup.js';
 import { getMarkupRoute } from './get-markup.js';
@@ -16,12 +18,14 @@ import { searchMarkupsRoute } from './search-markups.js';
 import { setReadOnlyRoute } from './set-read-only.js';
 
 /**
- * Literal paths (`/markups/usage`, `/markups/search`, `/markups/url`, `/markups/bulk/...`) sit beside
+ * Literal paths (`/markups/usage`, `/markups/search`, `/markups/url`, `/markups/file`, `/markups/from-files`, `/markups/bulk/...`) sit beside
  * `/markups/{id}`; API Gateway and the local gateway both prefer the more literal template, and
  * `{id}` only accepts UUIDs, so a mistyped literal is a 400, never another markup.
  */
 export const markupsRoutes: readonly AnyRoute[] = [
   createFromUrlRoute,
+  createFromFilesRoute,
+  createFromFileRoute,
   listMarkupsRoute,
   searchMarkupsRoute,
   getUsageRoute,

@@ -53,7 +53,19 @@ export const Include = v.pipe(
   v.transform((value) => new Set(includeEntries(value) as IncludeValue[]) as ReadonlySet<IncludeValue>),
 );
 
-/** The public Markup shape, for the OpenAPI document (file fields come with the uploads issue). */
+const FileLink = { url: v.string(), mimeType: v.string(), filesize: v.number() };
+
+/** MarkupImage: the spec's `url`, `mimeType`, `filesize`, plus the page id and its size when known. */
+const MarkupImageSchema = v.object({ id: v.string(), ...FileLink, width: v.optional(v.number()), height: v.optional(v.number()) });
+
+const MarkupDocumentSchema = v.object({
+  pageCount: v.number(),
+  pages: v.array(v.object({ number: v.number(), width: v.number(), height: v.number(), image: v.optional(v.object(FileLink)) })),
+});
+
+const MarkupVideoSchema = v.object({ ...FileLink, durationSeconds: v.number(), width: v.number(), height: v.number(), posterUrl: v.string() });
+
+/** The public Markup shape, for the OpenAPI document; file fields appear as `include` asks (always on single reads). */
 export const MarkupSchema = v.object({
   id: Id,
   createdAt: v.string(),
@@ -75,6 +87,12 @@ export const MarkupSchema = v.object({
   workspaceId: Id,
   parentFolderId: Id,
   url: v.optional(v.string()),
+  images: v.optional(v.array(MarkupImageSchema)),
+  document: v.optional(MarkupDocumentSchema),
+  video: v.optional(MarkupVideoSchema),
+  originalMimeType: v.optional(v.string()),
+  conversionStatus: v.optional(v.picklist(['pending', 'ready', 'failed'])),
+  conversionError: v.optional(v.string()),
 });
 
 export const UsageSchema = v.object({

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { searchMarkups, workspaceAccess } from '../../shared/domain/markups.js';
-import { toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { toPublicMarkups } from '../../shared/domain/markup-view.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { ok, route } from '../../shared/http/route.js';
 import { Cursor, Id, queryInteger } from '../../shared/http/schemas.js';
@@ -34,7 +34,7 @@ export const searchMarkupsRoute = route({
     ]);
     const context = { role, plan, origin, include: query.include, fileUrlTtlSeconds: query.ttl };
     return ok(
-      page.items.map((markup) => toPublicMarkup(markup, context)),
+      await toPublicMarkups(page.items, context),
       { hasMore: page.hasMore, nextCursor: page.nextCursor },
     );
   },

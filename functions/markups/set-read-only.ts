@@ -15,6 +15,6 @@ export const setReadOnlyRoute = route({
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
   handle: async ({ principal, params, body, origin }) => {
     const { markup, role, plan } = await setMarkupReadOnly(principal, params.id, body.readOnly);
-    return ok(toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
+    return ok(await toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
   },
 });

@@ -1,11 +1,18 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { isConditionFailure } from './errors.js';
+import { storageDelta, type StorageCategory } from './storage.js';
+import { putNew, type TransactItem } from './transact.js';
 
 /**
  * Uploaded files. Object keys are `uploads/<workspaceId>/<fileId>/<filename>`, so the S3
  * notification alone names the file record it confirms.
+ *
+ * Life of a record: `issued` (policy handed out; expires with the table's TTL a day later, and
+ * the bucket's lifecycle rule removes the object of a policy never confirmed), `confirmed`
+ * (upload-complete saw the object match; its bytes count in the organization's storage and the TTL
+ * is gone), `consumed` (a markup was made from it, in the markup's own transaction; final).
  */
 export const uploadKey = (fileId: string) => ({ PK: `UPLOAD#${fileId}`, SK: 'UPLOAD' });
 
@@ -21,6 +28,161 @@ export function uploadObjectKey(workspaceId: string, fileId: string, filename: s
 export function parseUploadObjectKey(key: string): { workspaceId: string; fileId: string } | undefined {
   const match = KEY_PATTERN.exec(key);
   return match ? { workspaceId: match[1]!, fileId: match[2]! } : undefined;
+}
+
+/** The spec's UploadResourceType: what an uploaded file is for. */
+export const UPLOAD_RESOURCE_TYPES = [
+  'message_attachment',
+  'thread_screenshot',
+  'thread_snapshot',
+  'annotation_export',
+  'project_original',
+  'project_image',
+  'markup_asset',
+  'user_avatar',
+  'external_user_avatar',
+  'workspace_icon',
+] as const;
+export type UploadResourceType = (typeof UPLOAD_RESOURCE_TYPES)[number];
+
+export type UploadState = 'issued' | 'confirmed' | 'consumed';
+
+/** An issued policy is good for a day; after that the record is gone and its object is swept. */
+export const UPLOAD_RECORD_TTL_SECONDS = 24 * 3600;
+
+export interface UploadRecord {
+  fileId: string;
+  workspaceId: string;
+  organizationId: string;
+  resourceType: UploadResourceType;
+  /** What `resourceType` says it is for: a folder, markup, user, external user or workspace id. */
+  resourceId: string;
+  key: string;
+  /** The file name as the client gave it (the object key carries a sanitised copy). */
+  filename: string;
+  /** Signed into the policy; storage refuses any other. */
+  contentType: string;
+  /** Exact byte length, signed into the policy. */
+  filesize: number;
+  state: UploadState;
+  uploadedBy: string;
+  createdAt: string;
+  /** TTL (epoch seconds) while `issued`; removed on confirmation. */
+  expiresAtEpoch?: number;
+  /** Written by the S3 notification (upload-confirmed). */
+  landedAt?: string;
+  landedSize?: number;
+  landedEtag?: string;
+  landedContentType?: string | null;
+  confirmedAt?: string;
+  /** The object's ETag (with quotes) as confirmed. */
+  etag?: string;
+  /** The storage counter the bytes were added to on confirmation. */
+  category?: StorageCategory;
+  /** Pixel size of image uploads, when it could be read from the file's header. */
+  width?: number;
+  height?: number;
+  consumedAt?: string;
+  /** The markup made from this file. */
+  consumedBy?: string;
+}
+
+export function toUploadItem(record: UploadRecord): Record<string, unknown> {
+  return { ...uploadKey(record.fileId), entity: 'Upload', ...record };
+}
+
+const INTERNAL = new Set(['PK', 'SK', 'entity']);
+
+function fromUploadItem(item: Record<string, unknown>): UploadRecord {
+  return Object.fromEntries(Object.entries(item).filter(([name]) => !INTERNAL.has(name))) as unknown as UploadRecord;
+}
+
+/** True when an item read from the table is a complete upload record (the notification never creates one). */
+function isUploadItem(item: Record<string, unknown> | undefined): item is Record<string, unknown> {
+  return item?.entity === 'Upload' && typeof item.state === 'string';
+}
+
+/** Records an issued policy (conditional create: file ids are never reused). */
+export function issuedUploadItem(record: UploadRecord): TransactItem {
+  return putNew(toUploadItem(record));
+}
+
+export async function getUpload(fileId: string, consistent = true): Promise<UploadRecord | undefined> {
+  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: uploadKey(fileId), ConsistentRead: consistent }));
+  return isUploadItem(result.Item) ? fromUploadItem(result.Item) : undefined;
+}
+
+/** Upload records by file id (consistent reads, any number of ids), in no particular order. */
+export async function getUploads(fileIds: readonly string[]): Promise<UploadRecord[]> {
+  const unique = [...new Set(fileIds)];
+  const tableName = getConfig().tableName;
+  const found: UploadRecord[] = [];
+  for (let i = 0; i < unique.length; i += 100) {
+    let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map(uploadKey);
+    for (let attempt = 0; keys && keys.length > 0; attempt += 1) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(500, 20 * 2 ** attempt)));
+      const result = await getDb().send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }));
+      found.push(...(result.Responses?.[tableName] ?? []).filter(isUploadItem).map(fromUploadItem));
+      keys = result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return found;
+}
+
+export interface Confirmation {
+  etag: string;
+  category: StorageCategory;
+  at: string;
+  width?: number;
+  height?: number;
+}
+
+/**
+ * Confirms an issued upload and counts its bytes, in one transaction: the record moves to
+ * `confirmed` (only from `issued`, and only while its TTL has not passed) and loses its TTL, and the
+ * organization's counter for `category` grows by the file size. Two concurrent confirmations of
+ * the same file count the bytes once: the loser's condition fails.
+ */
+export function confirmUploadItems(record: UploadRecord, confirmation: Confirmation): TransactItem[] {
+  const dimensions = confirmation.width !== undefined && confirmation.height !== undefined;
+  return [
+    {
+      Update: {
+        TableName: getConfig().tableName,
+        Key: uploadKey(record.fileId),
+        UpdateExpression: `SET #state = :confirmed, confirmedAt = :at, etag = :etag, category = :category${dimensions ? ', width = :width, height = :height' : ''} REMOVE expiresAtEpoch`,
+        ConditionExpression: '#state = :issued AND expiresAtEpoch > :now',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':confirmed': 'confirmed',
+          ':issued': 'issued',
+          ':at': confirmation.at,
+          ':etag': confirmation.etag,
+          ':category': confirmation.category,
+          ':now': Math.floor(Date.parse(confirmation.at) / 1000),
+          ...(dimensions ? { ':width': confirmation.width, ':height': confirmation.height } : {}),
+        },
+      },
+    },
+    { Update: storageDelta(record.organizationId, confirmation.category, record.filesize) },
+  ];
+}
+
+/**
+ * Marks a confirmed upload as used by a markup. Goes into the markup's creation transaction, so a
+ * file is consumed exactly once: of two concurrent creations naming it, one fails this condition.
+ */
+export function consumeUploadItem(fileId: string, markupId: string, at: string): TransactItem {
+  return {
+    Update: {
+      TableName: getConfig().tableName,
+      Key: uploadKey(fileId),
+      UpdateExpression: 'SET #state = :consumed, consumedBy = :markup, consumedAt = :at',
+      ConditionExpression: '#state = :confirmed',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':consumed': 'consumed', ':confirmed': 'confirmed', ':markup': markupId, ':at': at },
+    },
+  };
 }
 
 export interface LandedObject {

@@ -1,7 +1,8 @@
 import { getConfig } from '../config.js';
-import type { MarkupRecord, MarkupType } from '../db/items.js';
+import type { MarkupRecord, MarkupType, StoredFile } from '../db/items.js';
 import type { Plan } from '../db/plans.js';
 import type { Role } from '../db/users.js';
+import { DEFAULT_URL_TTL_SECONDS, presignedGetUrl } from '../storage/urls.js';
 import { atLeast } from './roles.js';
 
 /** What a caller may do to a markup, as `scopes` strings. */
@@ -55,20 +56,89 @@ export interface MarkupViewContext {
   fileUrlTtlSeconds?: number;
 }
 
+/** A stored file as a client may fetch it: a presigned GET that serves the bytes as stored. */
+async function fileLink(file: StoredFile, ttlSeconds: number): Promise<{ url: string; mimeType: string; filesize: number }> {
+  return { url: await presignedGetUrl(file.key, { ttlSeconds }), mimeType: file.mimeType, filesize: file.filesize };
+}
+
+const ttlOf = (context: MarkupViewContext) => context.fileUrlTtlSeconds ?? DEFAULT_URL_TTL_SECONDS;
+
 /**
- * The expanded file fields of a markup (`images`, `video`, `document`). The hook where the uploads
- * issue adds them: webpage markups have none, and no other type can be created yet.
+ * The expanded file field of a markup (Markups rule 7), by its type: `images` on image markups
+ * (each `id`, `url`, `mimeType`, `filesize`, and `width`/`height` when known; `url` serves the file
+ * exactly as uploaded); `document` on PDF markups once converted (`pageCount`, `pages` with their
+ * size and, when rendered, `image`); `video` on video markups once converted (`url` of the web
+ * rendition, `mimeType`, `filesize`, `durationSeconds`, `width`, `height`, `posterUrl`).
  */
-function fileFields(_markup: MarkupRecord, _context: MarkupViewContext): Record<string, unknown> {
-  return {};
+async function fileFields(markup: MarkupRecord, context: MarkupViewContext): Promise<Record<string, unknown>> {
+  const ttlSeconds = ttlOf(context);
+  switch (markup.type) {
+    case 'image':
+      return {
+        images: await Promise.all(
+          (markup.images ?? []).map(async (image) => ({
+            id: image.id,
+            ...(await fileLink(image, ttlSeconds)),
+            ...(image.width !== undefined && image.height !== undefined ? { width: image.width, height: image.height } : {}),
+          })),
+        ),
+      };
+    case 'pdf': {
+      const document = markup.document;
+      if (!document) return {};
+      const pages = await Promise.all(
+        document.pages.map(async (page) => ({
+          number: page.number,
+          width: page.width,
+          height: page.height,
+          ...(page.image ? { image: await fileLink(page.image, ttlSeconds) } : {}),
+        })),
+      );
+      return { document: { pageCount: document.pageCount, pages } };
+    }
+    case 'video': {
+      const video = markup.video;
+      if (!video) return {};
+      const [file, posterUrl] = await Promise.all([fileLink(video.file, ttlSeconds), presignedGetUrl(video.poster.key, { ttlSeconds })]);
+      return { video: { ...file, durationSeconds: video.durationSeconds, width: video.width, height: video.height, posterUrl } };
+    }
+    case 'webpage':
+      return {};
+  }
+}
+
+/**
+ * Where `thumbnailUrl` points: a rendered thumbnail when there is one (webpages), else the first
+ * picture of the markup's files (an image markup's first image, a PDF's first rendered page, a
+ * video's poster), else the "No preview" placeholder.
+ */
+async function thumbnailUrlOf(markup: MarkupRecord, context: MarkupViewContext): Promise<string> {
+  if (markup.thumbnailState === 'ready' && markup.thumbnailKey) return `${context.origin}/api/v2/markups/${markup.id}/thumbnail`;
+  const picture = markup.images?.[0] ?? markup.document?.pages[0]?.image ?? markup.video?.poster;
+  return picture ? presignedGetUrl(picture.key, { ttlSeconds: ttlOf(context) }) : PLACEHOLDER_THUMBNAIL;
+}
+
+/** Conversion state of file markups; reported whether or not files are expanded. */
+function conversionFields(markup: MarkupRecord): Record<string, unknown> {
+  if (markup.type === 'webpage') return {};
+  return {
+    ...(markup.originalMimeType ? { originalMimeType: markup.originalMimeType } : {}),
+    ...(markup.conversionStatus ? { conversionStatus: markup.conversionStatus } : {}),
+    ...(markup.conversionError ? { conversionError: markup.conversionError } : {}),
+  };
 }
 
 /**
  * The public Markup shape of the spec. Markups use ISO strings for their times (Conventions 4);
- * `isReady` is always reported. Type-specific file fields are added by the uploads issue.
+ * `isReady` is always reported, file fields only when `include` asks for them (Markups rule 8).
+ * Asynchronous because file URLs are presigned.
  */
-export function toPublicMarkup(markup: MarkupRecord, context: MarkupViewContext): Record<string, unknown> {
+export async function toPublicMarkup(markup: MarkupRecord, context: MarkupViewContext): Promise<Record<string, unknown>> {
   const appUrl = getConfig().appUrl ?? context.origin;
+  const [thumbnailUrl, files] = await Promise.all([
+    thumbnailUrlOf(markup, context),
+    expandsFiles(markup.type, context.include) ? fileFields(markup, context) : {},
+  ]);
   return {
     id: markup.id,
     createdAt: new Date(markup.createdAt).toISOString(),
@@ -77,7 +147,7 @@ export function toPublicMarkup(markup: MarkupRecord, context: MarkupViewContext)
     type: markup.type,
     name: markup.name,
     markupUrl: `${appUrl}/markups/${markup.id}`,
-    thumbnailUrl: markup.thumbnailState === 'ready' ? `${context.origin}/api/v2/markups/${markup.id}/thumbnail` : PLACEHOLDER_THUMBNAIL,
+    thumbnailUrl,
     activeThreads: markup.activeThreads,
     readOnly: markup.readOnly,
     status: markup.status,
@@ -90,6 +160,12 @@ export function toPublicMarkup(markup: MarkupRecord, context: MarkupViewContext)
     workspaceId: markup.workspaceId,
     parentFolderId: markup.parentFolderId,
     ...(markup.type === 'webpage' ? { url: markup.url } : {}),
-    ...(expandsFiles(markup.type, context.include) ? fileFields(markup, context) : {}),
+    ...conversionFields(markup),
+    ...files,
   };
+}
+
+/** Many markups in one view context (list and search pages). */
+export function toPublicMarkups(markups: readonly MarkupRecord[], context: MarkupViewContext): Promise<Record<string, unknown>[]> {
+  return Promise.all(markups.map((markup) => toPublicMarkup(markup, context)));
 }

@@ -6,6 +6,7 @@ import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { getCursorKey } from '../db/cursor-keys.js';
 import { isConditionFailure } from '../db/errors.js';
+import { recordEvent } from '../db/events.js';
 import {
   fromItem,
   getItem,
@@ -275,6 +276,7 @@ export async function createUrlMarkups(principal: Principal, inputs: readonly Ur
   );
   await Promise.all([
     ...records.map(scheduleThumbnail),
+    ...records.map((record) => recordMarkupCreated(record)),
     recordActivity(first.workspace.id, [...new Map(placements.map((placement) => [placement.parent.id, placement.parent])).values()], at),
   ]);
   return { records, access: first };
@@ -290,6 +292,18 @@ async function scheduleThumbnail(record: MarkupRecord): Promise<void> {
   } catch (error) {
     logger.error('thumbnail not scheduled', { markupId: record.id, error });
     await bestEffort('thumbnail state', () => setThumbnail(record.id, { state: 'unavailable', error: 'The thumbnail could not be scheduled.' }));
+  }
+}
+
+/**
+ * Records the `markup_created` event of a new markup (the webhooks outbox). The markup exists
+ * already, so a failure is logged rather than failing the request that created it.
+ */
+export async function recordMarkupCreated(record: MarkupRecord): Promise<void> {
+  try {
+    await recordEvent({ type: 'markup_created', workspaceId: record.workspaceId, markupId: record.id });
+  } catch (error) {
+    logger.error('markup_created event not recorded', { markupId: record.id, error });
   }
 }
 
@@ -485,7 +499,7 @@ export async function touchFolderActivity(folder: FolderRecord, at: number): Pro
 }
 
 /** After a creation or move: the folders that received markups and the workspace show activity. */
-async function recordActivity(workspaceId: string, folders: readonly FolderRecord[], at: number): Promise<void> {
+export async function recordActivity(workspaceId: string, folders: readonly FolderRecord[], at: number): Promise<void> {
   await Promise.all([
     ...folders.map((folder) => bestEffort('folder activity', () => touchFolderActivity(folder, at))),
     bestEffort('workspace activity', () => touchWorkspaceActivity(workspaceId, new Date(at).toISOString())),

@@ -10,9 +10,10 @@ import {
   InternalError,
   MethodNotAllowedError,
   NotFoundError,
+  PayloadTooLargeError,
   UnsupportedMediaTypeError,
 } from './errors.js';
-import { routeKey, type AnyRoute, type Reply } from './route.js';
+import { routeKey, type AnyRoute, type RawBody, type RawBodySpec, type Reply } from './route.js';
 import { parseWith } from './validation.js';
 
 export const VERSION_HEADER = 'Service-API-Version';
@@ -45,13 +46,30 @@ async function invoke(dispatch: Dispatch, event: Event): Promise<Reply> {
   const found = dispatch.routes.get(event.routeKey);
   if (!found) throw unmatched(dispatch, event);
   const headers = lowerCaseHeaders(event.headers);
+  const rawBody = found.rawBody ? readRawBody(found.rawBody, event, headers['content-type']) : undefined;
   const principal = found.auth === 'apiKey' ? await authenticate(headers.authorization) : undefined;
   const params = found.params ? parseWith(found.params, event.pathParameters ?? {}, '/params') : undefined;
   const query = found.query ? parseWith(found.query, event.queryStringParameters ?? {}, '/query') : undefined;
   const body = found.body ? parseWith(found.body, event.body ?? {}, '/body') : undefined;
   const scheme = getConfig().mode === 'local' ? 'http' : 'https';
   const origin = `${scheme}://${event.requestContext.domainName}`;
-  return found.handle({ params, query, body, principal, requestId: event.requestContext.requestId, headers, origin });
+  return found.handle({ params, query, body, rawBody, principal, requestId: event.requestContext.requestId, headers, origin });
+}
+
+/**
+ * The bytes of a route that takes a non-JSON body, checked where JSON bodies are parsed (before
+ * authentication): the media type (415) and the size (413). API Gateway hands binary bodies over
+ * base64-encoded.
+ */
+function readRawBody(spec: RawBodySpec, event: Event, contentType: string | undefined): RawBody {
+  if (!contentType || contentType.split(';')[0]!.trim().toLowerCase() !== spec.mediaType) {
+    throw new UnsupportedMediaTypeError(`Send the request body as ${spec.mediaType} (received ${contentType ?? 'no content type'}).`);
+  }
+  const data = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  if (spec.maxBytes !== undefined && data.length > spec.maxBytes) {
+    throw new PayloadTooLargeError(`The request body has ${data.length} bytes; this operation accepts at most ${spec.maxBytes}.`);
+  }
+  return { data, contentType };
 }
 
 function unmatched(dispatch: Dispatch, event: Event): HttpError {

@@ -99,6 +99,12 @@ export class ConflictError extends HttpError {
   }
 }
 
+export class PayloadTooLargeError extends HttpError {
+  constructor(detail: string) {
+    super(413, 'payload-too-large', 'Payload Too Large', detail);
+  }
+}
+
 export class UnsupportedMediaTypeError extends HttpError {
   constructor(detail = 'Send the request body as application/json.') {
     super(415, 'unsupported-media-type', 'Unsupported Media Type', detail);

@@ -75,6 +75,9 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl = '/'): Json
     if (r.body) {
       operation.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(r.body) } } };
     }
+    if (r.rawBody) {
+      operation.requestBody = { required: true, content: { [r.rawBody.mediaType]: { schema: r.rawBody.schema ?? {} } } };
+    }
     (paths[r.path] ??= {})[r.method.toLowerCase()] = operation;
   }
   return {

@@ -13,8 +13,27 @@ export interface OperationRequest<P, Q, B, A extends Auth> {
   principal: A extends 'apiKey' ? Principal : undefined;
   requestId: string;
   headers: Record<string, string | undefined>;
+  /** The request's bytes, for routes declared with `rawBody` (undefined on every other route). */
+  rawBody?: RawBody;
   /** Scheme and host the caller used (`https://abc.execute-api…`, locally `http://127.0.0.1:4000`), for links in responses. */
   origin: string;
+}
+
+/** A request body taken as bytes, not parsed as JSON. */
+export interface RawBody {
+  data: Buffer;
+  /** The request's Content-Type header (with its parameters, such as a multipart boundary). */
+  contentType: string;
+}
+
+/** How a route takes a non-JSON body. */
+export interface RawBodySpec {
+  /** The media type the body must have (415 otherwise), such as `multipart/form-data`. */
+  mediaType: string;
+  /** Larger bodies are refused with 413. */
+  maxBytes?: number;
+  /** JSON Schema of the body for the OpenAPI document. */
+  schema?: Record<string, unknown>;
 }
 
 /** What an operation answers; `body` is sent as JSON, already in its `{ data }` envelope. */
@@ -47,6 +66,8 @@ export interface Route<PS = undefined, QS = undefined, BS = undefined, A extends
   params?: PS;
   query?: QS;
   body?: BS;
+  /** The route reads its body as bytes (for example a multipart upload) instead of a JSON `body`. */
+  rawBody?: RawBodySpec;
   responses: ResponseDoc[];
   handle(request: OperationRequest<Out<PS>, Out<QS>, Out<BS>, A>): Promise<Reply>;
 }

@@ -149,8 +149,8 @@ describe('Markup scopes reflect the role and the read-only state', () => {
     expect(markupScopes({ ...markup, readOnly: true }, 'owner', plan())).not.toContain('create-thread');
   });
 
-  it('shows times as ISO strings and deletedAt as null', () => {
-    const shown = toPublicMarkup(makeMarkup(), { role: 'owner', plan: plan(), origin: 'http://127.0.0.1:4000' });
+  it('shows times as ISO strings and deletedAt as null', async () => {
+    const shown = await toPublicMarkup(makeMarkup(), { role: 'owner', plan: plan(), origin: 'http://127.0.0.1:4000' });
 
     expect(shown).toMatchObject({ createdAt: '2023-11-14T22:13:20.000Z', deletedAt: null, type: 'webpage', url: 'https://example.com/a' });
   });

@@ -1,0 +1,63 @@
+import * as v from 'valibot';
+import { createMarkupFromBytes } from '../../shared/domain/file-markups.js';
+import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { BadRequestError } from '../../shared/http/errors.js';
+import { parseMultipart, type MultipartPart } from '../../shared/http/multipart.js';
+import { ok, route } from '../../shared/http/route.js';
+import { Id, Name } from '../../shared/http/schemas.js';
+import { MarkupSchema } from './schemas.js';
+
+/** Limits: "Multipart create-from-file request size: 20MB for the whole request". */
+export const MAX_FILE_REQUEST_BYTES = 20 * 1024 * 1024;
+
+const Query = v.object({
+  workspaceId: Id,
+  name: v.optional(Name),
+  parentFolderId: v.optional(Id),
+});
+
+/** The one `file` part of the form, or a 400 saying what is wrong with the form. */
+function filePartOf(body: Buffer, contentType: string): MultipartPart & { filename: string } {
+  let parts: MultipartPart[];
+  try {
+    parts = parseMultipart(body, contentType);
+  } catch (error) {
+    throw new BadRequestError(`The request body is not valid multipart/form-data: ${(error as Error).message}`, 'malformed-multipart');
+  }
+  const files = parts.filter((part) => part.name === 'file');
+  if (files.length !== 1) throw new BadRequestError(`The form must have exactly one field named file; it has ${files.length}.`, 'file-field');
+  const file = files[0]!;
+  if (file.filename === undefined) throw new BadRequestError('The file field must be a file part (with a filename in its Content-Disposition).', 'file-field');
+  if (file.data.length === 0) throw new BadRequestError('The file is empty.', 'empty-file');
+  return { ...file, filename: file.filename };
+}
+
+export const createFromFileRoute = route({
+  method: 'POST',
+  path: '/api/v2/markups/file',
+  operationId: 'createMarkupFromFile',
+  summary: 'Create a markup from one file sent as multipart/form-data (small files; larger ones use the upload flow)',
+  description:
+    'One `file` field; the whole request at most 20 MB (413 beyond). The file type decides the markup as in POST /markups/from-files ' +
+    '(the part\'s Content-Type, else the file name\'s extension). `workspaceId` is required (the key\'s workspace); `name` defaults ' +
+    'to the file name without extension; `parentFolderId` to the workspace root. Deployed, API Gateway HTTP APIs accept at most 10 MB ' +
+    'and Lambda 6 MB of request payload, which base64 encoding of binary bodies leaves at about 4.5 MB of file: send larger files ' +
+    'through POST /uploads/upload-policy, the storage form post, POST /uploads/upload-complete and POST /markups/from-files.',
+  auth: 'apiKey',
+  query: Query,
+  rawBody: {
+    mediaType: 'multipart/form-data',
+    maxBytes: MAX_FILE_REQUEST_BYTES,
+    schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
+  },
+  responses: [{ status: 200, description: 'The new markup, with its files', schema: MarkupSchema }],
+  handle: async ({ principal, query, rawBody, origin }) => {
+    const file = filePartOf(rawBody!.data, rawBody!.contentType);
+    const { record, access } = await createMarkupFromBytes(principal, query, {
+      data: file.data,
+      filename: file.filename,
+      contentType: file.contentType ?? 'application/octet-stream',
+    });
+    return ok(await toPublicMarkup(record, { role: access.role, plan: access.plan, origin, include: INCLUDE_ALL }));
+  },
+});

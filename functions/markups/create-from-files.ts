@@ -1,0 +1,39 @@
+import * as v from 'valibot';
+import { createMarkupFromUploads, MAX_FILES_PER_MARKUP } from '../../shared/domain/file-markups.js';
+import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { ok, route } from '../../shared/http/route.js';
+import { Id, Name } from '../../shared/http/schemas.js';
+import { MarkupSchema } from './schemas.js';
+
+const Body = v.object({
+  workspaceId: Id,
+  fileIds: v.pipe(
+    v.array(Id),
+    v.minLength(1, 'must list at least one file id'),
+    v.maxLength(MAX_FILES_PER_MARKUP, `must list at most ${MAX_FILES_PER_MARKUP} file ids`),
+  ),
+  name: v.optional(Name),
+  parentFolderId: v.optional(Id),
+});
+
+export const createFromFilesRoute = route({
+  method: 'POST',
+  path: '/api/v2/markups/from-files',
+  operationId: 'createMarkupFromFiles',
+  summary: 'Create a markup from confirmed uploads (one markup against the monthly allowance)',
+  description:
+    '`fileIds` (1 to 50, no duplicates) name confirmed, unused `markup_asset` uploads of `workspaceId` (which must be the key\'s ' +
+    'workspace: 403 otherwise, and for files of another workspace). Displayable images (png, jpeg, gif, bmp, webp, svg) make one ' +
+    'image markup, one page per image in `fileIds` order, ready at once. One PDF, one video (mp4, mov, webm, avi, wmv, mkv, mxf) or ' +
+    'one tiff, psd or eps makes a `pdf`, `video` or `image` markup on its own (not mixed: 400) with `isReady` false and ' +
+    '`conversionStatus` `pending` until the conversion finishes. Each file is consumed by the markup (a used file is a 400: upload ' +
+    'it again). `name` defaults to the first file\'s name without extension, `parentFolderId` to the workspace root. 402 when the ' +
+    'monthly allowance is used up or the organization is over its storage limit.',
+  auth: 'apiKey',
+  body: Body,
+  responses: [{ status: 200, description: 'The new markup, with its files', schema: MarkupSchema }],
+  handle: async ({ principal, body, origin }) => {
+    const { record, access } = await createMarkupFromUploads(principal, body);
+    return ok(await toPublicMarkup(record, { role: access.role, plan: access.plan, origin, include: INCLUDE_ALL }));
+  },
+});

@@ -1,0 +1,49 @@
+import * as v from 'valibot';
+import { UPLOAD_RESOURCE_TYPES } from '../../shared/db/uploads.js';
+import { Id } from '../../shared/http/schemas.js';
+
+/** RFC 6838 `type/subtype`, optionally with parameters; signed into the policy exactly as given. */
+const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}(\s*;.*)?$/i;
+
+export const UploadPolicyBody = v.object({
+  resourceType: v.picklist(UPLOAD_RESOURCE_TYPES, `must be one of ${UPLOAD_RESOURCE_TYPES.join(', ')}`),
+  resourceId: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters')),
+  filename: v.pipe(
+    v.string(),
+    v.trim(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(255, 'must be at most 255 characters'),
+    v.regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
+  ),
+  contentType: v.pipe(v.string(), v.trim(), v.maxLength(255, 'must be at most 255 characters'), v.regex(MIME_TYPE, 'must be a mime type such as image/png')),
+  filesize: v.pipe(v.number('must be a number'), v.integer('must be a whole number of bytes'), v.minValue(1, 'must be at least 1 byte')),
+  /** Organization keys: the workspace of user and external-user avatars (default: the organization's default workspace). */
+  workspaceId: v.optional(Id),
+});
+
+export const UploadCompleteBody = v.object({
+  fileId: Id,
+  etag: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
+});
+
+export const UploadPolicySchema = v.object({
+  fileId: Id,
+  key: v.string(),
+  bucket: v.string(),
+  acl: v.literal('private'),
+  policy: v.object({ url: v.string(), fields: v.record(v.string(), v.string()) }),
+  metadata: v.record(v.string(), v.union([v.string(), v.number()])),
+});
+
+export const UploadedFileSchema = v.object({
+  id: Id,
+  key: v.string(),
+  mimeType: v.string(),
+  filesize: v.number(),
+  originalFilename: v.string(),
+  resourceType: v.picklist(UPLOAD_RESOURCE_TYPES),
+  resourceId: v.string(),
+  workspaceId: Id,
+  width: v.optional(v.number()),
+  height: v.optional(v.number()),
+});

@@ -1,0 +1,353 @@
+import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Principal } from '../auth/principal.js';
+import { getDb } from '../clients.js';
+import { itemUpdate, toItem, type MarkupImageRecord, type MarkupRecord, type MarkupType, type StoredFile } from '../db/items.js';
+import { storageDelta } from '../db/storage.js';
+import { putNew } from '../db/transact.js';
+import { consumeUploadItem, getUploads, toUploadItem, uploadObjectKey, type UploadRecord } from '../db/uploads.js';
+import { enqueueConversion } from '../events/jobs.js';
+import { BadRequestError, ConflictError, ForbiddenError } from '../http/errors.js';
+import { logger } from '../logger.js';
+import { fileTypeOf, type FileKind } from '../storage/file-types.js';
+import { imageSize } from '../storage/image-size.js';
+import { deleteObject, putObject } from '../storage/objects.js';
+import { createWithAllowance } from './allowance.js';
+import { recordActivity, recordMarkupCreated, requireDistinct, resolvePlacement, type Placement, type WorkspaceAccess } from './markups.js';
+import { MARKUP_SOURCE_TYPES, objectNameOf, requireStorageFor, storageCategoryOf } from './uploads.js';
+
+/**
+ * Markups made from files (POST /markups/from-files and POST /markups/file), Markups rules 2-6:
+ * several displayable images become one image markup, one page per image in the given order,
+ * ready at once and showing the files as uploaded; one PDF, one video or one image needing
+ * conversion (TIFF, PSD, EPS) becomes a markup of its type that is not ready until the conversion
+ * worker has made its pages, images or web video from `source`.
+ */
+
+/** Markups rule 2. */
+export const MAX_FILES_PER_MARKUP = 50;
+
+/** A file a markup is made from: a confirmed upload, or the bytes of POST /markups/file. */
+export interface SourceFile {
+  fileId: string;
+  key: string;
+  filename: string;
+  /** The canonical mime type of its kind (the stored content type may be generic). */
+  mimeType: string;
+  filesize: number;
+  kind: FileKind;
+  width?: number;
+  height?: number;
+}
+
+const KIND_WORDS: Record<Exclude<FileKind, 'image'>, string> = { pdf: 'a PDF', video: 'a video', 'convertible-image': 'an image needing conversion (tiff, psd, eps)' };
+
+/** A file's kind, or a 400 naming it when no markup can be made from it. */
+function sourceOf(fields: Omit<SourceFile, 'kind' | 'mimeType'> & { contentType: string }): SourceFile {
+  const type = fileTypeOf(fields.contentType, fields.filename);
+  if (!type) {
+    throw new BadRequestError(
+      `No markup can be made from file ${fields.fileId} ("${fields.filename}", ${fields.contentType}): use images (png, jpeg, gif, bmp, webp, svg), a PDF, ` +
+        'a video (mp4, mov, webm, avi, wmv, mkv, mxf) or a tiff, psd or eps image.',
+      'unsupported-file-type',
+    );
+  }
+  const { contentType: _contentType, ...rest } = fields;
+  return { ...rest, kind: type.kind, mimeType: type.mimeType };
+}
+
+/**
+ * Markups rules 3 and 4: any number of displayable images, or exactly one file of another kind.
+ * Returns the markup type the files make.
+ */
+export function markupTypeOf(files: readonly SourceFile[]): MarkupType {
+  const converted = files.filter((file) => file.kind !== 'image');
+  if (converted.length === 0) return 'image';
+  if (converted.length > 1) {
+    throw new BadRequestError(
+      `A markup is made from one PDF, one video or one image needing conversion; this request has ${converted.length} (${converted.map((file) => file.fileId).join(', ')}).`,
+      'several-converted-files',
+    );
+  }
+  const only = converted[0]!;
+  if (files.length > 1) {
+    throw new BadRequestError(
+      `File ${only.fileId} is ${KIND_WORDS[only.kind as Exclude<FileKind, 'image'>]}, which makes a markup on its own; it cannot be mixed with other files.`,
+      'files-mixed',
+    );
+  }
+  return only.kind === 'pdf' ? 'pdf' : only.kind === 'video' ? 'video' : 'image';
+}
+
+/** The default markup name: the first file's name without its extension (Markups table). */
+export function defaultNameOf(filename: string): string {
+  const stem = filename.replace(/\.[^.]*$/, '').trim();
+  return (stem || filename.trim() || 'Untitled').slice(0, 200);
+}
+
+const storedFile = (file: SourceFile): StoredFile => ({ key: file.key, mimeType: file.mimeType, filesize: file.filesize, filename: file.filename });
+
+/** A new file markup record (the file counterpart of `newWebpageMarkupRecord`). */
+export function newFileMarkupRecord(fields: {
+  placement: Pick<Placement, 'workspace' | 'parent'>;
+  files: readonly SourceFile[];
+  name?: string;
+  createdBy: string;
+  at: number;
+  id?: string;
+}): MarkupRecord {
+  const { workspace, parent } = fields.placement;
+  const type = markupTypeOf(fields.files);
+  const first = fields.files[0]!;
+  const displayable = first.kind === 'image';
+  const images: MarkupImageRecord[] | undefined = displayable
+    ? fields.files.map((file) => ({
+        id: file.fileId,
+        ...storedFile(file),
+        ...(file.width !== undefined && file.height !== undefined ? { width: file.width, height: file.height } : {}),
+      }))
+    : type === 'image'
+      ? []
+      : undefined;
+  return {
+    kind: 'markup',
+    id: fields.id ?? randomUUID(),
+    workspaceId: workspace.id,
+    organizationId: workspace.organizationId,
+    parentFolderId: parent.id,
+    name: fields.name ?? defaultNameOf(first.filename),
+    createdAt: fields.at,
+    modifiedAt: fields.at,
+    activityAt: fields.at,
+    type,
+    readOnly: false,
+    status: 'editing',
+    // Markups rule 5: displayable images are shown as uploaded; everything else waits for conversion.
+    isReady: displayable,
+    // No page to render: the view takes the first image, page or poster as the thumbnail.
+    thumbnailState: 'unavailable',
+    note: { id: randomUUID(), note: '', showNoteOnProjectOpen: false },
+    retainOriginal: false,
+    hasRetainedOriginal: false,
+    activeThreads: 0,
+    createdBy: fields.createdBy,
+    ...(images ? { images } : {}),
+    ...(displayable ? {} : { source: storedFile(first), conversionStatus: 'pending' as const }),
+    ...(first.kind === 'convertible-image' ? { originalMimeType: first.mimeType } : {}),
+  };
+}
+
+export interface FileMarkupInput {
+  workspaceId: string;
+  name?: string;
+  parentFolderId?: string;
+}
+
+export interface CreatedFileMarkup {
+  record: MarkupRecord;
+  access: WorkspaceAccess;
+}
+
+// ---------------------------------------------------------------------------------------------
+// POST /markups/from-files
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The confirmed, unused uploads of the workspace that `fileIds` name, in their order (Markups rule
+ * 6): unknown or unconfirmed files are a 400, files of another workspace a 403, files already used
+ * a 400 telling the caller to upload again.
+ */
+async function loadSourceUploads(fileIds: readonly string[], placement: Placement): Promise<UploadRecord[]> {
+  const found = new Map((await getUploads(fileIds)).map((upload) => [upload.fileId, upload]));
+  const unknown = fileIds.filter((fileId) => !found.has(fileId));
+  if (unknown.length > 0) {
+    throw new BadRequestError(`These files do not exist (or their upload expired unconfirmed): ${unknown.join(', ')}. Upload them first.`, 'unknown-file');
+  }
+  const uploads = fileIds.map((fileId) => found.get(fileId)!);
+  const foreign = uploads.filter((upload) => upload.workspaceId !== placement.workspace.id);
+  if (foreign.length > 0) {
+    throw new ForbiddenError(
+      `These files were uploaded into another workspace than ${placement.workspace.id}: ${foreign.map((upload) => upload.fileId).join(', ')}.`,
+      'file-in-another-workspace',
+    );
+  }
+  const unconfirmed = uploads.filter((upload) => upload.state === 'issued');
+  if (unconfirmed.length > 0) {
+    throw new BadRequestError(
+      `These uploads were never confirmed: ${unconfirmed.map((upload) => upload.fileId).join(', ')}. Call POST /uploads/upload-complete after posting each file.`,
+      'file-not-confirmed',
+    );
+  }
+  requireUnused(uploads);
+  const misfiled = uploads.filter((upload) => !MARKUP_SOURCE_TYPES.has(upload.resourceType));
+  if (misfiled.length > 0) {
+    throw new BadRequestError(
+      `These files were uploaded as ${[...new Set(misfiled.map((upload) => upload.resourceType))].join(', ')}, not markup_asset: ${misfiled.map((upload) => upload.fileId).join(', ')}.`,
+      'file-not-markup-asset',
+    );
+  }
+  return uploads;
+}
+
+function requireUnused(uploads: readonly UploadRecord[]): void {
+  const used = uploads.filter((upload) => upload.state === 'consumed');
+  if (used.length > 0) {
+    throw new BadRequestError(
+      `These files are already used by another markup: ${used.map((upload) => `${upload.fileId} (markup ${upload.consumedBy})`).join(', ')}. ` +
+        'A file makes one markup; upload it again to use it again.',
+      'file-already-used',
+    );
+  }
+}
+
+/**
+ * POST /markups/from-files. The markup, the usage charge (the whole set is ONE markup) and the
+ * consumption of every file (`confirmed` -> `consumed`, conditional) are one transaction, so of
+ * concurrent requests naming the same file exactly one creates a markup. The files' bytes were
+ * counted when they were confirmed; the organization must still be within its storage limit with
+ * them (402 otherwise).
+ */
+export async function createMarkupFromUploads(principal: Principal, input: FileMarkupInput & { fileIds: readonly string[] }): Promise<CreatedFileMarkup> {
+  if (input.fileIds.length === 0 || input.fileIds.length > MAX_FILES_PER_MARKUP) {
+    throw new BadRequestError(`fileIds must list 1 to ${MAX_FILES_PER_MARKUP} files; it lists ${input.fileIds.length}.`, 'file-count');
+  }
+  requireDistinct(input.fileIds, 'fileIds');
+  const placement = await resolvePlacement(principal, input);
+  const uploads = await loadSourceUploads(input.fileIds, placement);
+  const files = uploads.map((upload) =>
+    sourceOf({
+      fileId: upload.fileId,
+      key: upload.key,
+      filename: upload.filename,
+      contentType: upload.contentType,
+      filesize: upload.filesize,
+      width: upload.width,
+      height: upload.height,
+    }),
+  );
+  const at = Date.now();
+  const record = newFileMarkupRecord({ placement, files, name: input.name, createdBy: principal.userId, at });
+  const combined = files.reduce((sum, file) => sum + file.filesize, 0);
+  await requireStorageFor(placement.plan, 0, `These ${files.length} file(s) of ${combined} bytes`);
+
+  const consumedAt = new Date(at).toISOString();
+  try {
+    await createWithAllowance(
+      placement.workspace.id,
+      placement.workspace.organizationId,
+      1,
+      [putNew(toItem(record)), ...files.map((file) => consumeUploadItem(file.fileId, record.id, consumedAt))],
+      { plan: placement.plan },
+    );
+  } catch (error) {
+    // A file's condition failed: a concurrent request consumed it first.
+    if (error instanceof ConflictError) requireUnused(await getUploads(input.fileIds));
+    throw error;
+  }
+  return { record: await afterCreation(record, placement, at), access: placement };
+}
+
+// ---------------------------------------------------------------------------------------------
+// POST /markups/file
+// ---------------------------------------------------------------------------------------------
+
+export interface UploadedBytes {
+  data: Buffer;
+  filename: string;
+  contentType: string;
+}
+
+/**
+ * POST /markups/file: stores the bytes as an upload of the workspace, then makes the markup as
+ * from-files does. The upload record is written already consumed, with its storage count, in the
+ * markup's own transaction, so a refused creation (402) leaves no record and its object is removed.
+ */
+export async function createMarkupFromBytes(principal: Principal, input: FileMarkupInput, file: UploadedBytes): Promise<CreatedFileMarkup> {
+  const placement = await resolvePlacement(principal, input);
+  const fileId = randomUUID();
+  const key = uploadObjectKey(placement.workspace.id, fileId, objectNameOf(file.filename));
+  const source = sourceOf({ fileId, key, filename: file.filename, contentType: file.contentType, filesize: file.data.length });
+  const size = source.kind === 'image' ? imageSize(file.data) : undefined;
+  const files = [{ ...source, ...size }];
+  const at = Date.now();
+  const record = newFileMarkupRecord({ placement, files, name: input.name, createdBy: principal.userId, at });
+  await requireStorageFor(placement.plan, file.data.length, `A file of ${file.data.length} bytes`);
+
+  const stored = await putObject(key, file.data, file.contentType, { 'file-id': fileId });
+  const now = new Date(at).toISOString();
+  const upload: UploadRecord = {
+    fileId,
+    workspaceId: placement.workspace.id,
+    organizationId: placement.workspace.organizationId,
+    resourceType: 'markup_asset',
+    resourceId: placement.parent.id,
+    key,
+    filename: file.filename,
+    contentType: file.contentType,
+    filesize: file.data.length,
+    state: 'consumed',
+    uploadedBy: principal.userId,
+    createdAt: now,
+    confirmedAt: now,
+    etag: stored.etag,
+    category: storageCategoryOf('markup_asset', file.contentType, file.filename),
+    ...size,
+    consumedAt: now,
+    consumedBy: record.id,
+  };
+  try {
+    await createWithAllowance(
+      placement.workspace.id,
+      placement.workspace.organizationId,
+      1,
+      [putNew(toItem(record)), putNew(toUploadItem(upload)), { Update: storageDelta(upload.organizationId, upload.category!, upload.filesize) }],
+      { plan: placement.plan },
+    );
+  } catch (error) {
+    await deleteObject(key).catch((cleanup: unknown) => logger.warn('object of a refused file markup not removed', { key, error: cleanup }));
+    throw error;
+  }
+  return { record: await afterCreation(record, placement, at), access: placement };
+}
+
+// ---------------------------------------------------------------------------------------------
+// After the creation transaction
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Records the creation event and activity and, for files that need it, queues the conversion. If
+ * the job cannot be queued the markup is marked failed at once (final, `isReady` true, with the
+ * reason) so it never stays pending. Returns the record as it now stands.
+ */
+async function afterCreation(record: MarkupRecord, placement: Placement, at: number): Promise<MarkupRecord> {
+  const [current] = await Promise.all([
+    record.conversionStatus === 'pending' ? scheduleConversion(record) : record,
+    recordMarkupCreated(record),
+    recordActivity(placement.workspace.id, [placement.parent], at),
+  ]);
+  return current;
+}
+
+async function scheduleConversion(record: MarkupRecord): Promise<MarkupRecord> {
+  try {
+    await enqueueConversion({ type: 'convert-markup', markupId: record.id });
+    return record;
+  } catch (error) {
+    logger.error('conversion not scheduled', { markupId: record.id, error });
+    const failed: MarkupRecord = {
+      ...record,
+      isReady: true,
+      conversionStatus: 'failed',
+      conversionError: 'The conversion could not be scheduled; upload the file again to make a new markup.',
+    };
+    const update = itemUpdate(record, failed, { when: { expression: '#cs = :pending', names: { '#cs': 'conversionStatus' }, values: { ':pending': 'pending' } } });
+    try {
+      if (update) await getDb().send(new UpdateCommand(update));
+      return failed;
+    } catch (markError) {
+      // The worker may have picked the markup up after all (the send failed late); leave it to the worker.
+      logger.error('conversion failure not recorded', { markupId: record.id, error: markError });
+      return record;
+    }
+  }
+}
