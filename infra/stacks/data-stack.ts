@@ -1,4 +1,6 @@
 import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
+import { UPLOAD_STATE_TAG } from '../../shared/storage/objects.js';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -6,6 +8,9 @@ import type { Construct } from 'constructs';
 import { TABLE } from '../../shared/db/table.js';
 import { QUEUES, type QueueName } from '../../shared/queues.js';
 import type { ServiceResources } from '../constructs/service-function.js';
+
+/** Days after which S3 removes an upload that was never confirmed (its record lives 1 day). */
+export const UNCONFIRMED_UPLOAD_EXPIRY_DAYS = 2;
 
 export interface DataStackProps extends StackProps {
   /** Origins allowed to post upload forms to the bucket. @default ['*'] */
@@ -149,7 +154,17 @@ export class DataStack extends Stack {
           maxAge: 3000,
         },
       ],
-      lifecycleRules: [{ id: 'AbortIncompleteMultipartUploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: [
+        { id: 'AbortIncompleteMultipartUploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        // Presigned POSTs tag their object unconfirmed and upload-complete retags it; a file never
+        // confirmed goes after 2 days, a day after its upload record expired.
+        {
+          id: 'ExpireUnconfirmedUploads',
+          prefix: UPLOAD_PREFIX,
+          tagFilters: { [UPLOAD_STATE_TAG]: 'unconfirmed' },
+          expiration: Duration.days(UNCONFIRMED_UPLOAD_EXPIRY_DAYS),
+        },
+      ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
   }

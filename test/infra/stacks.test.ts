@@ -1,4 +1,4 @@
-import { Match } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type ApiFunction, type FunctionDefinition, type QueueWorkerFunction } from '../../functions/registry.js';
@@ -519,5 +519,23 @@ describe('markup links (context appUrl)', () => {
 
     expect(fn.Properties?.Environment.Variables.APP_URL).toBe('https://review.example.com');
     expect(() => synthesizeApp({ appUrl: 'review.example.com' })).toThrow(/appUrl/);
+  });
+});
+
+describe('uploads that are never confirmed expire', () => {
+  it('expires objects under the upload prefix still tagged unconfirmed after two days', () => {
+    Template.fromStack(synthesized.data).hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          Match.objectLike({
+            Id: 'ExpireUnconfirmedUploads',
+            Prefix: 'uploads/',
+            TagFilters: [{ Key: 'upload-state', Value: 'unconfirmed' }],
+            ExpirationInDays: 2,
+            Status: 'Enabled',
+          }),
+        ]),
+      },
+    });
   });
 });
