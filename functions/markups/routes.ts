@@ -7,7 +7,10 @@ import { createFromFileRoute } from './create-from-file.js';
 import { createFromFilesRoute } from './create-from-files.js';
 import { createFromUrlRoute } from './create-from-url.js';
 import { deleteMarkupRoute } from './delete-markup.js';
+import { deleteOriginalRoute } from './delete-original.js';
 import { getMarkupRoute } from './get-markup.js';
+import { getOriginalDownloadUrlRoute } from './get-original-download-url.js';
+import { updateOriginalRoute } from './update-original.js';
 import { getTagsRoute } from './get-tags.js';
 import { getThumbnailRoute } from './get-thumbnail.js';
 import { getUsageRoute } from './get-usage.js';
@@ -36,6 +39,9 @@ export const markupsRoutes: readonly AnyRoute[] = [
   getTagsRoute,
   listViewModesRoute,
   getThumbnailRoute,
+  getOriginalDownloadUrlRoute,
+  updateOriginalRoute,
+  deleteOriginalRoute,
   bulkFromUrlRoute,
   bulkMoveRoute,
   bulkDeleteRoute,

@@ -44,3 +44,17 @@ export function storageDelta(organizationId: string, category: StorageCategory, 
 export async function addStoredBytes(organizationId: string, category: StorageCategory, bytes: number): Promise<void> {
   await getDb().send(new UpdateCommand(storageDelta(organizationId, category, bytes)));
 }
+
+/**
+ * Moves bytes from one category to another in one update (a transaction may touch the counters
+ * item only once): an uploaded file that becomes a markup's original moves to `originals`.
+ */
+export function storageMove(organizationId: string, from: StorageCategory, to: StorageCategory, bytes: number) {
+  return {
+    TableName: getConfig().tableName,
+    Key: storageKey(organizationId),
+    UpdateExpression: 'ADD #from :out, #to :in',
+    ExpressionAttributeNames: { '#from': from, '#to': to },
+    ExpressionAttributeValues: { ':out': -bytes, ':in': bytes },
+  };
+}

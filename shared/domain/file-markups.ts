@@ -3,8 +3,9 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/principal.js';
 import { getDb } from '../clients.js';
 import { itemUpdate, toItem, type MarkupImageRecord, type MarkupRecord, type MarkupType, type StoredFile } from '../db/items.js';
-import { storageDelta } from '../db/storage.js';
-import { putNew } from '../db/transact.js';
+import { storageDelta, storageMove, type StorageCategory } from '../db/storage.js';
+import { toOriginalItem, type OriginalRecord } from '../db/originals.js';
+import { putNew, type TransactItem } from '../db/transact.js';
 import { consumeUploadItem, getUploads, toUploadItem, uploadObjectKey, type UploadRecord } from '../db/uploads.js';
 import { enqueueConversion } from '../events/jobs.js';
 import { BadRequestError, ConflictError, ForbiddenError } from '../http/errors.js';
@@ -226,7 +227,7 @@ export async function createMarkupFromUploads(principal: Principal, input: FileM
     }),
   );
   const at = Date.now();
-  const record = newFileMarkupRecord({ placement, files, name: input.name, createdBy: principal.userId, at });
+  const record = withOriginalPolicy(newFileMarkupRecord({ placement, files, name: input.name, createdBy: principal.userId, at }));
   const combined = files.reduce((sum, file) => sum + file.filesize, 0);
   await requireStorageFor(placement.plan, 0, `These ${files.length} file(s) of ${combined} bytes`);
 
@@ -236,7 +237,12 @@ export async function createMarkupFromUploads(principal: Principal, input: FileM
       placement.workspace.id,
       placement.workspace.organizationId,
       1,
-      [putNew(toItem(record)), ...files.map((file) => consumeUploadItem(file.fileId, record.id, consumedAt))],
+      [
+        putNew(toItem(record)),
+        ...files.map((file) => consumeUploadItem(file.fileId, record.id, consumedAt)),
+        // The source of a converted markup is its original: its bytes move to `originals`.
+        ...originalItems(record, uploads[0]!.category),
+      ],
       { plan: placement.plan },
     );
   } catch (error) {
@@ -270,7 +276,7 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
   const size = source.kind === 'image' ? imageSize(file.data) : undefined;
   const files = [{ ...source, ...size }];
   const at = Date.now();
-  const record = newFileMarkupRecord({ placement, files, name: input.name, createdBy: principal.userId, at });
+  const record = withOriginalPolicy(newFileMarkupRecord({ placement, files, name: input.name, createdBy: principal.userId, at }));
   await requireStorageFor(placement.plan, file.data.length, `A file of ${file.data.length} bytes`);
 
   const stored = await putObject(key, file.data, file.contentType, { 'file-id': fileId });
@@ -300,7 +306,14 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
       placement.workspace.id,
       placement.workspace.organizationId,
       1,
-      [putNew(toItem(record)), putNew(toUploadItem(upload)), { Update: storageDelta(upload.organizationId, upload.category!, upload.filesize) }],
+      [
+        putNew(toItem(record)),
+        putNew(toUploadItem(upload)),
+        ...(record.source
+          ? [putNew(toOriginalItem(originalOf(record)))]
+          : []),
+        { Update: storageDelta(upload.organizationId, record.source ? 'originals' : upload.category!, upload.filesize) },
+      ],
       { plan: placement.plan },
     );
   } catch (error) {
@@ -308,6 +321,46 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
     throw error;
   }
   return { record: await afterCreation(record, placement, at), access: placement };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Originals
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A converted markup keeps its source as its original, retained at first under every policy:
+ * NEVER_STORE archives it once conversion is done, STORE_ALWAYS and ASK_PER_PROJECT keep it until
+ * someone archives it. `retainOriginal` records only an explicit choice for this markup (PATCH
+ * original), which survives NEVER_STORE, including its applyToExisting (Workspaces rule 2).
+ */
+function withOriginalPolicy(record: MarkupRecord): MarkupRecord {
+  if (!record.source) return record;
+  return { ...record, hasRetainedOriginal: true, retainOriginal: false };
+}
+
+function originalOf(record: MarkupRecord): OriginalRecord {
+  const source = record.source!;
+  return {
+    markupId: record.id,
+    workspaceId: record.workspaceId,
+    organizationId: record.organizationId,
+    key: source.key,
+    filename: source.filename ?? source.key.split('/').at(-1)!,
+    mimeType: source.mimeType,
+    filesize: source.filesize,
+    state: 'retained',
+  };
+}
+
+/** The original's record and the move of its bytes to `originals`, for the creation transaction. */
+function originalItems(record: MarkupRecord, uploadCategory: StorageCategory | undefined): TransactItem[] {
+  if (!record.source) return [];
+  const original = originalOf(record);
+  const items: TransactItem[] = [putNew(toOriginalItem(original))];
+  if (uploadCategory && uploadCategory !== 'originals') {
+    items.push({ Update: storageMove(record.organizationId, uploadCategory, 'originals', original.filesize) });
+  }
+  return items;
 }
 
 // ---------------------------------------------------------------------------------------------

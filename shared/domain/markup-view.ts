@@ -16,7 +16,7 @@ export function markupScopes(markup: MarkupRecord, role: Role, plan: Plan): stri
     scopes.push('delete-project');
     // Pausing needs the plan feature; resuming is always allowed (States and transitions).
     if (plan.pauseCommentsEnabled || markup.readOnly) scopes.push('update-project-read-only');
-    if (plan.storageFeatureEnabled) scopes.push('manage-original');
+    if (markup.hasRetainedOriginal) scopes.push('manage-original');
   }
   return scopes;
 }

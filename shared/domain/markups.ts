@@ -65,6 +65,7 @@ const REQUIRED_ROLE = {
   move: 'contributor',
   delete: 'admin',
   setReadOnly: 'admin',
+  manageOriginal: 'admin',
 } as const satisfies Record<string, Role>;
 
 export type MarkupAction = keyof typeof REQUIRED_ROLE;
@@ -76,6 +77,7 @@ const ACTION_WORDS: Record<MarkupAction, string> = {
   move: 'move markups',
   delete: 'delete markups',
   setReadOnly: 'pause or resume comments on markups',
+  manageOriginal: "keep or archive markups' original files",
 };
 
 export function requireRole(role: Role, action: MarkupAction): void {
