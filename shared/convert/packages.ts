@@ -1,0 +1,71 @@
+import { accessSync, chmodSync, constants, copyFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type * as Mupdf from 'mupdf';
+import type SharpModule from 'sharp';
+import { logger } from '../logger.js';
+
+/**
+ * The native and WASM packages the converters use, loaded on first use and resolved at run time.
+ *
+ * - Never at module load: mupdf instantiates a 14 MB WASM module with top-level await, and a cold
+ *   start of a function that merely imports this folder must not pay for it.
+ * - Resolved through `require.resolve` rather than a bare `import`, so esbuild leaves them out of the
+ *   bundle (their native binary and `.wasm` files must stay next to their own code) and so a
+ *   deployed function finds them in a layer: ES module resolution ignores `NODE_PATH`
+ *   (/opt/nodejs/node_modules on Lambda), CommonJS resolution honours it.
+ */
+const require = createRequire(import.meta.url);
+
+export type Sharp = typeof SharpModule;
+export type MupdfModule = typeof Mupdf;
+
+let sharpModule: Sharp | undefined;
+let mupdfModule: Promise<MupdfModule> | undefined;
+
+export function loadSharp(): Sharp {
+  if (!sharpModule) {
+    sharpModule = require('sharp') as Sharp;
+    // One file at a time per worker: libvips' operation cache would only hold memory between jobs.
+    sharpModule.cache(false);
+  }
+  return sharpModule;
+}
+
+export function loadMupdf(): Promise<MupdfModule> {
+  mupdfModule ??= (import(pathToFileURL(require.resolve('mupdf')).href) as Promise<MupdfModule>).then((mupdf) => {
+    // Warnings about repaired files would otherwise go straight to stderr; failures surface as exceptions.
+    mupdf.setLog((message) => logger.debug('mupdf', { message }));
+    return mupdf;
+  });
+  return mupdfModule;
+}
+
+/** File URL of Ghostscript's Emscripten module; it runs in a worker thread (see eps.ts). */
+export function ghostscriptModuleUrl(): string {
+  return pathToFileURL(require.resolve('@okathira/ghostpdl-wasm')).href;
+}
+
+let ffmpegBinary: string | undefined;
+
+/**
+ * Path of the static ffmpeg binary of @ffmpeg-installer (x86-64 Linux in node_modules). A layer's
+ * files are read-only and keep the modes they were zipped with; should the executable bit have been
+ * lost on the way, a copy in /tmp is made executable once.
+ */
+export function ffmpegPath(): string {
+  if (ffmpegBinary) return ffmpegBinary;
+  const installed = (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+  try {
+    accessSync(installed, constants.X_OK);
+    ffmpegBinary = installed;
+  } catch {
+    const copy = join(tmpdir(), 'ffmpeg');
+    copyFileSync(installed, copy);
+    chmodSync(copy, 0o755);
+    ffmpegBinary = copy;
+  }
+  return ffmpegBinary;
+}

@@ -1,0 +1,46 @@
+import { ConversionError, describeFailure } from './errors.js';
+import { MAX_PAGE_DIMENSION, type ConverterInput, type RenderedImage } from './images.js';
+import { loadSharp } from './packages.js';
+
+const RASTER_FORMATS = new Set(['tiff', 'png', 'jpeg', 'gif', 'webp']);
+
+export interface RasterOptions {
+  /** Longest side of a page image; larger pages are scaled down. */
+  maxDimension?: number;
+}
+
+/**
+ * The pages of a TIFF (every page of a multi-page TIFF, each at its own size), or of a PNG, JPEG,
+ * GIF or WebP mislabelled as one, as sRGB PNGs, one at a time so only one page is held in memory.
+ * EXIF orientation is applied; CMYK and 16-bit pages become 8-bit sRGB; alpha is kept.
+ */
+export async function* convertTiff(input: ConverterInput, options: RasterOptions = {}): AsyncGenerator<RenderedImage, void, undefined> {
+  const sharp = loadSharp();
+  const maxDimension = options.maxDimension ?? MAX_PAGE_DIMENSION;
+  let pages: number;
+  let format: string;
+  try {
+    const metadata = await sharp(input, { failOn: 'error' }).metadata();
+    pages = metadata.pages ?? 1;
+    format = metadata.format;
+  } catch (error) {
+    throw new ConversionError(`The image could not be read: ${describeFailure(error)}`, { cause: error });
+  }
+  // Not SVG, PDF or other formats libvips happens to read: a file labelled TIFF may be anything.
+  if (!RASTER_FORMATS.has(format)) throw new ConversionError(`The file is not a TIFF image (it is ${format.toUpperCase()}).`);
+  for (let page = 0; page < pages; page += 1) {
+    let rendered: RenderedImage;
+    try {
+      const { data, info } = await sharp(input, { page, failOn: 'error' })
+        .autoOrient()
+        .resize(maxDimension, maxDimension, { fit: 'inside', withoutEnlargement: true })
+        .toColourspace('srgb')
+        .png()
+        .toBuffer({ resolveWithObject: true });
+      rendered = { data, mimeType: 'image/png', width: info.width, height: info.height };
+    } catch (error) {
+      throw new ConversionError(`Page ${page + 1} of the image could not be read: ${describeFailure(error)}`, { cause: error });
+    }
+    yield rendered;
+  }
+}

@@ -1,0 +1,362 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ffmpegPath, loadMupdf, loadSharp } from '../../shared/convert/packages.js';
+
+/**
+ * Small real files of every kind the conversion worker handles, made in the test run: no binary
+ * fixtures in the repository, and every dimension a test checks is chosen here.
+ */
+
+type Rgb = readonly [number, number, number];
+
+/** Width and height from a PNG's IHDR chunk (throws when the bytes are not a PNG). */
+export function pngSize(bytes: Uint8Array): { width: number; height: number } {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.subarray(1, 4).toString('latin1') !== 'PNG') throw new Error('not a PNG');
+  return { width: view.readUInt32BE(16), height: view.readUInt32BE(20) };
+}
+
+// TIFF
+
+export interface TiffPage {
+  width: number;
+  height: number;
+  /** Filled with this colour (0..255 per channel). */
+  rgb: Rgb;
+  /** Stored as CMYK (PhotometricInterpretation 5) instead of RGB. */
+  cmyk?: boolean;
+}
+
+/**
+ * A baseline, uncompressed, multi-page TIFF written by hand: one IFD per page, so pages may differ
+ * in size (sharp writes multi-page TIFFs only as equal-sized frames).
+ */
+export function makeTiff(pages: readonly TiffPage[]): Buffer {
+  const chunks: Buffer[] = [];
+  let offset = 8;
+  const header = Buffer.alloc(8);
+  header.write('II*\0', 0, 'latin1');
+  chunks.push(header);
+  const ifdOffsets: { at: Buffer; position: number }[] = [{ at: header, position: 4 }];
+  for (const [index, page] of pages.entries()) {
+    const samples = page.cmyk ? 4 : 3;
+    const pixel = page.cmyk ? cmykOf(page.rgb) : page.rgb;
+    const strip = Buffer.alloc(page.width * page.height * samples);
+    for (let i = 0; i < page.width * page.height; i += 1) for (let s = 0; s < samples; s += 1) strip[i * samples + s] = pixel[s]!;
+    const stripOffset = offset;
+    chunks.push(strip);
+    offset += strip.length + (strip.length % 2);
+    if (strip.length % 2) chunks.push(Buffer.alloc(1));
+    const bits = Buffer.alloc(samples * 2);
+    for (let s = 0; s < samples; s += 1) bits.writeUInt16LE(8, s * 2);
+    const bitsOffset = offset;
+    chunks.push(bits);
+    offset += bits.length;
+    const entries: [tag: number, type: 3 | 4, count: number, value: number][] = [
+      [254, 4, 1, 2],
+      [256, 4, 1, page.width],
+      [257, 4, 1, page.height],
+      [258, 3, samples, bitsOffset],
+      [259, 3, 1, 1],
+      [262, 3, 1, page.cmyk ? 5 : 2],
+      [273, 4, 1, stripOffset],
+      [277, 3, 1, samples],
+      [278, 4, 1, page.height],
+      [279, 4, 1, strip.length],
+      [284, 3, 1, 1],
+      [297, 3, 2, index | (pages.length << 16)],
+    ];
+    const ifd = Buffer.alloc(2 + entries.length * 12 + 4);
+    ifd.writeUInt16LE(entries.length, 0);
+    entries.forEach(([tag, type, count, value], i) => {
+      const at = 2 + i * 12;
+      ifd.writeUInt16LE(tag, at);
+      ifd.writeUInt16LE(type, at + 2);
+      ifd.writeUInt32LE(count, at + 4);
+      if (type === 3 && count === 1) ifd.writeUInt16LE(value, at + 8);
+      else ifd.writeUInt32LE(value, at + 8);
+    });
+    for (const pending of ifdOffsets.splice(0)) pending.at.writeUInt32LE(offset, pending.position);
+    ifdOffsets.push({ at: ifd, position: ifd.length - 4 });
+    chunks.push(ifd);
+    offset += ifd.length;
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Naive RGB -> CMYK (0..255 ink), enough to make a CMYK file of a known colour. */
+function cmykOf([r, g, b]: Rgb): [number, number, number, number] {
+  const k = 255 - Math.max(r, g, b);
+  if (k === 255) return [0, 0, 0, 255];
+  const ink = (channel: number) => Math.round(((255 - channel - k) / (255 - k)) * 255);
+  return [ink(r), ink(g), ink(b), k];
+}
+
+// PSD
+
+export interface PsdOptions {
+  width: number;
+  height: number;
+  depth: 8 | 16;
+  mode: 'rgb' | 'cmyk' | 'gray';
+  /** Colour of every pixel, 0..1 per channel of the mode (CMYK as ink amounts). */
+  colour: readonly number[];
+  /** PackBits (as Photoshop saves) instead of raw image data; 8-bit only. */
+  rle?: boolean;
+  /**
+   * Adds a transparency channel to the merged image (a left half opaque, right half transparent)
+   * and one layer with a negative layer count, as Photoshop records a transparent document.
+   */
+  transparent?: boolean;
+  /** Extra channels after the colour (and transparency) channels, e.g. a saved selection. */
+  extraChannels?: number;
+  /** Embedded as image resource 1039, as Photoshop embeds the document's colour profile. */
+  iccProfile?: Buffer;
+}
+
+const PSD_MODES = { gray: 1, rgb: 3, cmyk: 4 } as const;
+
+/**
+ * A Photoshop document written by hand (Adobe's PSD format: header, colour mode data, image
+ * resources, layer and mask information, merged image data), for the converter's tests.
+ */
+export function makePsd(options: PsdOptions): Buffer {
+  const { width, height, depth } = options;
+  const bytes = depth / 8;
+  const colourChannels = options.colour.length;
+  const channels = colourChannels + (options.transparent ? 1 : 0) + (options.extraChannels ?? 0);
+  // Photoshop stores CMYK inverted: 0 is full ink.
+  const stored = (value: number) => (options.mode === 'cmyk' ? 1 - value : value);
+  const channelValue = (channel: number, x: number): number => {
+    if (channel < colourChannels) return stored(options.colour[channel]!);
+    if (options.transparent && channel === colourChannels) return x < width / 2 ? 1 : 0;
+    return 0.5;
+  };
+  const plane = (channel: number): Buffer[] => {
+    const rows: Buffer[] = [];
+    for (let y = 0; y < height; y += 1) {
+      const row = Buffer.alloc(width * bytes);
+      for (let x = 0; x < width; x += 1) {
+        const value = channelValue(channel, x);
+        if (bytes === 1) row[x] = Math.round(value * 255);
+        else row.writeUInt16BE(Math.round(value * 65535), x * 2);
+      }
+      rows.push(row);
+    }
+    return rows;
+  };
+
+  const header = Buffer.alloc(26);
+  header.write('8BPS', 0, 'latin1');
+  header.writeUInt16BE(1, 4);
+  header.writeUInt16BE(channels, 12);
+  header.writeUInt32BE(height, 14);
+  header.writeUInt32BE(width, 18);
+  header.writeUInt16BE(depth, 22);
+  header.writeUInt16BE(PSD_MODES[options.mode], 24);
+  const colourModeData = u32(0);
+  const imageResources = options.iccProfile ? resourceSection(1039, options.iccProfile) : u32(0);
+  const layers = options.transparent ? layerSection(options, plane, colourChannels) : u32(0);
+
+  const planes = Array.from({ length: channels }, (_, channel) => plane(channel));
+  let imageData: Buffer;
+  if (options.rle) {
+    if (depth !== 8) throw new Error('makePsd writes PackBits for 8-bit documents only');
+    const packed = planes.flat().map(packBits);
+    const counts = Buffer.alloc(packed.length * 2);
+    packed.forEach((row, i) => counts.writeUInt16BE(row.length, i * 2));
+    imageData = Buffer.concat([u16(1), counts, ...packed]);
+  } else {
+    imageData = Buffer.concat([u16(0), ...planes.flat()]);
+  }
+  return Buffer.concat([header, colourModeData, imageResources, layers, imageData]);
+}
+
+/** An image resources section holding one resource block. */
+function resourceSection(id: number, data: Buffer): Buffer {
+  const block = Buffer.concat([Buffer.from('8BIM', 'latin1'), u16(id), Buffer.from([0, 0]), u32(data.length), data, Buffer.alloc(data.length % 2)]);
+  return Buffer.concat([u32(block.length), block]);
+}
+
+/** An ICC profile libvips ships (`p3`: Display P3, `cmyk`: its CMYK fallback profile), for PSDs that embed one. */
+export async function iccProfile(name: 'p3' | 'cmyk'): Promise<Buffer> {
+  const sharp = loadSharp();
+  const image = sharp({ create: { width: 1, height: 1, channels: 3, background: 'white' } }).withIccProfile(name);
+  const tagged = await (name === 'cmyk' ? image.toColourspace('cmyk').tiff() : image.png()).toBuffer();
+  const { icc } = await sharp(tagged).metadata();
+  if (!icc) throw new Error(`sharp embedded no ${name} profile`);
+  return icc;
+}
+
+/** One normal layer covering the canvas with the colour and transparency channels, layer count -1. */
+function layerSection(options: PsdOptions, plane: (channel: number) => Buffer[], colourChannels: number): Buffer {
+  const { width, height } = options;
+  const ids = [...Array.from({ length: colourChannels }, (_, i) => i), -1];
+  const channelData = ids.map((id) => Buffer.concat([u16(0), ...plane(id === -1 ? colourChannels : id)]));
+  const name = Buffer.from([5, ...Buffer.from('Layer'), 0, 0]);
+  const extra = Buffer.concat([u32(0), u32(0), name]);
+  const record = Buffer.concat([
+    u32(0),
+    u32(0),
+    u32(height),
+    u32(width),
+    u16(ids.length),
+    ...ids.map((id, i) => {
+      const info = Buffer.alloc(2 + 4);
+      info.writeInt16BE(id, 0);
+      info.writeUInt32BE(channelData[i]!.length, 2);
+      return info;
+    }),
+    Buffer.from('8BIMnorm', 'latin1'),
+    Buffer.from([255, 0, 0, 0]),
+    u32(extra.length),
+    extra,
+  ]);
+  const count = Buffer.alloc(2);
+  count.writeInt16BE(-1, 0);
+  let layerInfo = Buffer.concat([count, record, ...channelData]);
+  if (layerInfo.length % 2) layerInfo = Buffer.concat([layerInfo, Buffer.alloc(1)]);
+  const section = Buffer.concat([u32(layerInfo.length), layerInfo, u32(0)]);
+  return Buffer.concat([u32(section.length), section]);
+}
+
+/** PackBits as literal runs of at most 128 bytes (valid PackBits, no repeat runs needed). */
+function packBits(row: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  for (let i = 0; i < row.length; i += 128) {
+    const run = row.subarray(i, i + 128);
+    parts.push(Buffer.from([run.length - 1]), run);
+  }
+  return Buffer.concat(parts);
+}
+
+const u16 = (value: number) => {
+  const buffer = Buffer.alloc(2);
+  buffer.writeUInt16BE(value, 0);
+  return buffer;
+};
+const u32 = (value: number) => {
+  const buffer = Buffer.alloc(4);
+  buffer.writeUInt32BE(value, 0);
+  return buffer;
+};
+
+// EPS
+
+/**
+ * An EPS drawn in PostScript by hand: a `width` x `height` point bounding box with a filled
+ * rectangle and a line of text.
+ */
+export function makeEps({ width, height, rgb = [0.2, 0.4, 0.8] }: { width: number; height: number; rgb?: readonly [number, number, number] }): Buffer {
+  return Buffer.from(
+    [
+      '%!PS-Adobe-3.0 EPSF-3.0',
+      `%%BoundingBox: 0 0 ${width} ${height}`,
+      `%%HiResBoundingBox: 0 0 ${width} ${height}`,
+      '%%Title: sample',
+      '%%EndComments',
+      `${rgb.join(' ')} setrgbcolor`,
+      `0 0 ${width} ${height} rectfill`,
+      `/Helvetica findfont ${Math.max(6, Math.round(height / 6))} scalefont setfont 1 setgray`,
+      `${width / 10} ${height / 2} moveto (Review Board) show`,
+      'showpage',
+      '%%EOF',
+      '',
+    ].join('\n'),
+    'latin1',
+  );
+}
+
+/** An EPS whose program never ends (for the time limit). */
+export function makeEndlessEps(): Buffer {
+  return Buffer.from('%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 100 100\n%%EndComments\n{ } loop\nshowpage\n%%EOF\n', 'latin1');
+}
+
+// PDF
+
+/** A PDF with one page per size (points), each with a coloured frame and its page number. */
+export async function makePdf(sizes: readonly { width: number; height: number }[]): Promise<Buffer> {
+  const mupdf = await loadMupdf();
+  const document = new mupdf.PDFDocument();
+  try {
+    const font = document.addSimpleFont(new mupdf.Font('Helvetica'));
+    for (const [index, { width, height }] of sizes.entries()) {
+      const contents = [
+        `0.85 0.2 0.2 rg 10 10 ${width - 20} ${height - 20} re f`,
+        `1 1 1 rg 20 20 ${width - 40} ${height - 40} re f`,
+        `BT /F1 ${Math.min(36, Math.round(width / 8))} Tf 0 0 0 rg 30 ${Math.round(height / 2)} Td (Page ${index + 1}) Tj ET`,
+      ].join('\n');
+      document.insertPage(-1, document.addPage([0, 0, width, height], 0, { Font: { F1: font } }, contents));
+    }
+    return Buffer.from(document.saveToBuffer('compress').asUint8Array());
+  } finally {
+    document.destroy();
+  }
+}
+
+// Video
+
+const run = promisify(execFile);
+
+export interface VideoOptions {
+  seconds: number;
+  width: number;
+  height: number;
+  /** Container and codecs: webm (VP8 + Vorbis), avi (MPEG-4 Part 2 + MP3), mp4 (H.264 + AAC), mov (H.264, no audio). */
+  format: 'webm' | 'avi' | 'mp4' | 'mov';
+  audio?: boolean;
+  /** Display rotation stored in the container (phones record portrait video this way). */
+  rotate?: 90 | 180 | 270;
+}
+
+/** A test-pattern video (lavfi `testsrc`, with a `sine` tone) made with the bundled ffmpeg. */
+export async function makeVideo(options: VideoOptions): Promise<Buffer> {
+  const dir = await mkdtemp(join(tmpdir(), 'sample-video-'));
+  try {
+    const file = join(dir, `sample.${options.format}`);
+    const audio = options.audio ?? true;
+    const codecs = {
+      webm: ['-c:v', 'libvpx', '-b:v', '300k', '-c:a', 'libvorbis'],
+      avi: ['-c:v', 'mpeg4', '-q:v', '5', '-c:a', 'libmp3lame'],
+      mp4: ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
+      mov: ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
+    }[options.format];
+    await run(ffmpegPath(), [
+      '-hide_banner',
+      '-nostdin',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc=duration=${options.seconds}:size=${options.width}x${options.height}:rate=25`,
+      ...(audio ? ['-f', 'lavfi', '-i', `sine=frequency=440:duration=${options.seconds}`] : []),
+      ...codecs,
+      '-shortest',
+      file,
+    ]);
+    if (!options.rotate) return await readFile(file);
+    // ffmpeg writes the rotation tag only when it copies streams.
+    const rotated = join(dir, `rotated.${options.format}`);
+    await run(ffmpegPath(), ['-hide_banner', '-nostdin', '-y', '-i', file, '-c', 'copy', '-metadata:s:v:0', `rotate=${options.rotate}`, rotated]);
+    return await readFile(rotated);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// Corrupt files
+
+/** Bytes that start like a file of `kind` and then are garbage. */
+export function corruptFile(kind: 'tiff' | 'psd' | 'eps' | 'pdf' | 'video'): Buffer {
+  const start = { tiff: 'II*\0\x08\0\0\0', psd: '8BPS\0\x01', eps: '%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\n(unterminated', pdf: '%PDF-1.7\n', video: '\0\0\0\x20ftypisom' }[kind];
+  // Seeded by the kind so a failing run can be reproduced byte for byte.
+  const garbage = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 131 + kind.length * 17) % 251));
+  return Buffer.concat([Buffer.from(start, 'latin1'), garbage]);
+}
+
+/** Random bytes, for a source nothing recognises. */
+export const randomFile = (length = 2048) => randomBytes(length);
