@@ -13,6 +13,7 @@ import { convertPsd } from '../../shared/convert/psd.js';
 import { convertTiff } from '../../shared/convert/tiff.js';
 import { convertVideo } from '../../shared/convert/video.js';
 import { isConditionFailure } from '../../shared/db/errors.js';
+import { applyPolicyAfterConversion } from '../../shared/domain/originals.js';
 import { recordEvent } from '../../shared/db/events.js';
 import { getItem, itemUpdate, type MarkupDocumentRecord, type MarkupImageRecord, type MarkupRecord, type MarkupVideoRecord } from '../../shared/db/items.js';
 import { storageDelta, type StorageCategory } from '../../shared/db/storage.js';
@@ -44,7 +45,12 @@ export const convertMarkupJob = defineJob({
   schema: v.object({ type: v.literal('convert-markup'), markupId: v.pipe(v.string(), v.uuid()) }),
   run: async (job, record) => {
     const markup = await getItem(job.markupId, true);
-    if (!markup || markup.kind !== 'markup' || markup.conversionStatus !== 'pending') return;
+    if (!markup || markup.kind !== 'markup') return;
+    if (markup.conversionStatus !== 'pending') {
+      // A retry of a finished conversion: only the (idempotent) policy step may still be owed.
+      if (markup.conversionStatus) await applyPolicyAfterConversion(markup.id);
+      return;
+    }
     const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.conversion.maxReceiveCount;
     const deadline = Date.now() + QUEUES.conversion.workerTimeoutSeconds * 1000 - SAFETY_MARGIN_MS;
     const outputs = new OutputObjects();
@@ -193,7 +199,7 @@ async function markReady(markup: MarkupRecord, converted: Converted, outputs: Ou
     await afterLostRace(markup, outputs);
     return;
   }
-  await recordReady(markup);
+  await finish(markup);
 }
 
 /**
@@ -225,7 +231,7 @@ async function markFailed(markup: MarkupRecord, reason: string, outputs: OutputO
     return;
   }
   await outputs.deleteAll().catch((error: unknown) => logger.warn('conversion outputs not removed', { markupId: markup.id, error }));
-  await recordReady(markup);
+  await finish(markup);
 }
 
 /**
@@ -239,6 +245,12 @@ async function afterLostRace(markup: MarkupRecord, outputs: OutputObjects): Prom
   logger.info('markup no longer pending', { markupId: markup.id, conversionStatus: status ?? 'deleted' });
   if (status === 'ready') return;
   await outputs.deleteAll().catch((error: unknown) => logger.warn('conversion outputs not removed', { markupId: markup.id, error }));
+}
+
+/** What follows a finished conversion, once: the event, then the workspace's original-file policy. */
+async function finish(markup: MarkupRecord): Promise<void> {
+  await recordReady(markup);
+  await applyPolicyAfterConversion(markup.id);
 }
 
 /**

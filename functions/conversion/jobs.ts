@@ -1,5 +1,6 @@
 import type { JobTable } from '../../shared/events/queue-worker.js';
 import { convertMarkupJob } from './convert-markup.js';
+import { deleteObjectsJob } from './delete-objects.js';
 
 /**
  * Jobs of the conversion worker, by message `type`. (Webpage thumbnails have their own x86-64
@@ -7,4 +8,5 @@ import { convertMarkupJob } from './convert-markup.js';
  */
 export const conversionJobs: JobTable = {
   'convert-markup': convertMarkupJob,
+  'delete-objects': deleteObjectsJob,
 };

@@ -5,6 +5,7 @@ import { isConditionFailure } from '../db/errors.js';
 import { itemKey, type MarkupRecord } from '../db/items.js';
 import { archiveOriginal, originalKey, retainedOriginalsPartition, type OriginalRecord } from '../db/originals.js';
 import { queryAll } from '../db/paging.js';
+import { getWorkspace } from '../db/workspaces.js';
 import { enqueueConversion } from '../events/jobs.js';
 import { BadRequestError, NotFoundError } from '../http/errors.js';
 import { logger } from '../logger.js';
@@ -104,4 +105,18 @@ export async function archiveRetainedOriginals(workspaceId: string, options: { i
     if (await archiveAndQueueDeletion(original)) archived += 1;
   }
   return archived;
+}
+
+/**
+ * Once a markup's conversion is over, a workspace under NEVER_STORE gives up the original, unless
+ * the markup explicitly keeps it (`retainOriginal`). Under the other policies it stays.
+ */
+export async function applyPolicyAfterConversion(markupId: string): Promise<void> {
+  const markup = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: itemKey(markupId), ConsistentRead: true }));
+  const item = markup.Item as MarkupRecord | undefined;
+  if (!item?.hasRetainedOriginal || item.retainOriginal) return;
+  const workspace = await getWorkspace(item.workspaceId);
+  if (workspace?.originalFileStoragePolicy !== 'NEVER_STORE') return;
+  const original = await getOriginal(markupId);
+  if (original?.state === 'retained') await archiveAndQueueDeletion(original);
 }

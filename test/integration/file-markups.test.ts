@@ -108,9 +108,10 @@ describe('POST /markups/from-files with a file needing conversion (Markups rules
     expect(markup.video).toBeUndefined();
     const record = await getItem(markup.id);
     expect(record).toMatchObject({ source: { key: file.policy.key, mimeType: contentType, filesize: content.length, filename } });
-    // The worker may already have added its outputs to the same counter.
+    // The source becomes the markup's original: its bytes move from its category to `originals`.
     expect(await readUploadRecord(file.fileId)).toMatchObject({ state: 'consumed', consumedBy: markup.id, category });
-    expect((await getStorageBreakdown(org.organizationId))[category]).toBeGreaterThanOrEqual(content.length);
+    expect((await getStorageBreakdown(org.organizationId)).originals).toBe(content.length);
+    expect(record).toMatchObject({ hasRetainedOriginal: true, retainOriginal: false });
   });
 });
 

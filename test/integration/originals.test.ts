@@ -120,3 +120,28 @@ describe('workspace policy and originals (Workspaces rules 2 and 3)', () => {
     expect(breakdown.originals).toBe(0);
   });
 });
+
+describe('NEVER_STORE gives up the original once conversion is done', () => {
+  it('archives the original of a markup converted under NEVER_STORE, and keeps it under STORE_ALWAYS', async () => {
+    const never = await makeOrganization();
+    const always = await makeOrganization();
+    await setPlan(never.organizationId, { storageFeatureEnabled: true });
+    await call('PATCH', '/workspace/settings', { key: never.workspaceKey, body: { originalFileStoragePolicy: 'NEVER_STORE' } });
+
+    const dropped = await makeConvertedMarkup(never.workspaceKey, never.workspaceId, await tiffBytes(4, 3));
+    const kept = await makeConvertedMarkup(always.workspaceKey, always.workspaceId, await tiffBytes(4, 3));
+    const settle = async (key: string, id: string) => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const markup = (await call('GET', `/markups/${id}`, { key })).body.data;
+        if ((markup.conversionStatus !== 'pending' && (markup.hasRetainedOriginal === false || key === always.workspaceKey)) || Date.now() > deadline) return markup;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+    const [droppedAfter, keptAfter] = await Promise.all([settle(never.workspaceKey, dropped.id), settle(always.workspaceKey, kept.id)]);
+
+    expect(droppedAfter).toMatchObject({ conversionStatus: 'ready', isReady: true, hasRetainedOriginal: false });
+    expect((await breakdownOf(never.workspaceKey)).originals).toBe(0);
+    expect(keptAfter).toMatchObject({ conversionStatus: 'ready', hasRetainedOriginal: true });
+  }, 40_000);
+});

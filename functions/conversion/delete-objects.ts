@@ -1,0 +1,20 @@
+import { DeleteObjectsCommand } from '@aws-sdk/client-s3';
+import * as v from 'valibot';
+import { getS3 } from '../../shared/clients.js';
+import { getConfig } from '../../shared/config.js';
+import { defineJob } from '../../shared/events/queue-worker.js';
+
+/**
+ * Removes objects whose records were archived or deleted (originals, converted files). Deleting an
+ * absent key succeeds, so retries are harmless; a key S3 refuses fails the job and it is retried.
+ */
+export const deleteObjectsJob = defineJob({
+  schema: v.object({ type: v.literal('delete-objects'), keys: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1), v.maxLength(1000)) }),
+  run: async (job) => {
+    const result = await getS3().send(
+      new DeleteObjectsCommand({ Bucket: getConfig().bucketName, Delete: { Objects: job.keys.map((Key) => ({ Key })), Quiet: true } }),
+    );
+    const failed = result.Errors ?? [];
+    if (failed.length > 0) throw new Error(`could not delete ${failed.map((error) => `${error.Key}: ${error.Code}`).join(', ')}`);
+  },
+});
