@@ -19,10 +19,10 @@ export interface QueueDefinition {
 export const QUEUES = {
   conversion: {
     id: 'Conversion',
-    visibilityTimeoutSeconds: 1800,
+    visibilityTimeoutSeconds: 5400,
     maxReceiveCount: 3,
     batchSize: 1,
-    workerTimeoutSeconds: 300,
+    workerTimeoutSeconds: 900,
     deadLetterRetentionDays: 14,
   },
   thumbnails: {

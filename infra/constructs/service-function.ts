@@ -1,10 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Size, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, LayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { BUNDLING } from './bundling.js';
+import { convertersLayer } from './converters-layer.js';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -142,7 +143,8 @@ export class ServiceFunction extends NodejsFunction {
       logGroup,
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       description: `Review Board Service: ${definition.name}`,
-      layers: definition.chromium ? [chromiumLayer(scope)] : undefined,
+      layers: [...(definition.chromium ? [chromiumLayer(scope)] : []), ...(definition.converters ? [convertersLayer(scope, REPO_ROOT)] : [])],
+      ephemeralStorageSize: definition.ephemeralStorageMb ? Size.mebibytes(definition.ephemeralStorageMb) : undefined,
       environment: {
         ...(definition.chromium ? { [ENV.chromiumPackDir]: CHROMIUM_LAYER_DIR } : {}),
         NODE_OPTIONS: '--enable-source-maps',

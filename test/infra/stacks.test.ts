@@ -499,15 +499,15 @@ describe('the thumbnail renderer (a Chromium build made for Lambda)', () => {
     const definition = FUNCTIONS.find((candidate) => candidate.chromium)!;
     const template = templateOf(synthesized, definition);
     const [, fn] = functionResource(template, definition);
-    const layers = template.findResources('AWS::Lambda::LayerVersion');
+    const [layerId, layer] = findByLogicalIdPrefix(template, 'AWS::Lambda::LayerVersion', 'ChromiumLayer');
 
     expect(definition.architecture).toBe('x86_64');
     expect(fn.Properties).toMatchObject({
       Architectures: ['x86_64'],
-      Layers: [{ Ref: Object.keys(layers)[0] }],
+      Layers: [{ Ref: layerId }],
       Environment: { Variables: expect.objectContaining({ CHROMIUM_PACK_DIR: '/opt/bin' }) },
     });
-    expect(Object.values(layers)[0]?.Properties.CompatibleArchitectures).toEqual(['x86_64']);
+    expect(layer.Properties?.CompatibleArchitectures).toEqual(['x86_64']);
   });
 });
 
@@ -537,5 +537,24 @@ describe('uploads that are never confirmed expire', () => {
         ]),
       },
     });
+  });
+});
+
+describe('the conversion worker (converters as a layer, room for large files)', () => {
+  it('runs on x86-64 with the converters layer, 4 GB, 10 GiB of /tmp and a timeout a sixth of the visibility timeout', () => {
+    const definition = FUNCTIONS.find((candidate) => candidate.name === 'conversion')!;
+    const template = templateOf(synthesized, definition);
+    const [, fn] = functionResource(template, definition);
+    const [layerId, layer] = findByLogicalIdPrefix(template, 'AWS::Lambda::LayerVersion', 'ConvertersLayer');
+
+    expect(fn.Properties).toMatchObject({
+      Architectures: ['x86_64'],
+      MemorySize: 4096,
+      EphemeralStorage: { Size: 10240 },
+      Timeout: QUEUES.conversion.workerTimeoutSeconds,
+      Layers: [{ Ref: layerId }],
+    });
+    expect(layer.Properties?.CompatibleArchitectures).toEqual(['x86_64']);
+    expect(QUEUES.conversion.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * QUEUES.conversion.workerTimeoutSeconds);
   });
 });
