@@ -6,10 +6,11 @@ import { attachToLocalStack } from './services.js';
 import { stackFile } from './stack.js';
 
 /**
- * `npm run invoke -- <function> <event-file>`: runs one function on one event (for example from
- * `events/`) against the running local stack and prints its result as JSON.
+ * `npm run invoke -- <function> <event-file> [name=value ...]`: runs one function on one event (for
+ * example from `events/`) against the running local stack and prints its result as JSON. `{{name}}`
+ * in the event is replaced by the stack.json field or a `name=value` given here.
  */
-const [name, eventFile] = process.argv.slice(2);
+const [name, eventFile, ...extra] = process.argv.slice(2);
 const names = FUNCTIONS.map((definition) => definition.name);
 if (!name || !eventFile || !names.includes(name)) {
   process.stderr.write(`usage: npm run invoke -- <function> <event-file>\nfunctions: ${names.join(', ')}\n`);
@@ -22,7 +23,8 @@ if (!attachToLocalStack()) {
 // `{{workspaceApiKey}}` and the other stack.json fields in a sample event become this stack's values,
 // so the samples in events/ authenticate against whichever local stack is running.
 const stack = JSON.parse(readFileSync(stackFile(process.env.DATA_DIR ?? '.local'), 'utf8')) as Record<string, string>;
-const text = readFileSync(resolve(eventFile), 'utf8').replace(/\{\{(\w+)\}\}/g, (token, name: string) => stack[name] ?? token);
+const values: Record<string, string | undefined> = { ...stack, ...Object.fromEntries(extra.map((pair) => pair.split('=') as [string, string])) };
+const text = readFileSync(resolve(eventFile), 'utf8').replace(/\{\{(\w+)\}\}/g, (token, name: string) => values[name] ?? token);
 const event: unknown = JSON.parse(text);
 const module = (await import(new URL(`../../${entryOf({ name })}`, import.meta.url).href)) as {
   handler: (event: unknown, context: Context) => Promise<unknown>;
