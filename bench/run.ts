@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../infra/local/stack.js';
 import { benchBundles } from './bundles.js';
+import { benchFiles } from './files.js';
 import { benchRequests } from './requests.js';
 
 /**
@@ -19,6 +20,7 @@ const local = await startLocalStack({ port: 0, dataDir, memory: true });
 try {
   process.stdout.write(`Requests on the local stack (${durationMs / 1000} s each; handlers in-process; DynamoDB Local ${local.services.endpoints.dynamodb})\n\n`);
   await benchRequests(local.stack, { durationMs, concurrency });
+  await benchFiles(local.stack, { runs: Number(process.env.BENCH_UPLOAD_RUNS ?? 20) });
 } finally {
   await local.stop();
   rmSync(dataDir, { recursive: true, force: true });
