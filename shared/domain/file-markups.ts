@@ -14,7 +14,7 @@ import { fileTypeOf, type FileKind } from '../storage/file-types.js';
 import { imageSize } from '../storage/image-size.js';
 import { deleteObject, putObject } from '../storage/objects.js';
 import { createWithAllowance } from './allowance.js';
-import { recordActivity, recordMarkupCreated, requireDistinct, resolvePlacement, type Placement, type WorkspaceAccess } from './markups.js';
+import { markupBase, recordActivity, recordMarkupCreated, requireDistinct, resolvePlacement, type Placement, type WorkspaceAccess } from './markups.js';
 import { MARKUP_SOURCE_TYPES, objectNameOf, requireStorageFor, storageCategoryOf } from './uploads.js';
 
 /**
@@ -97,7 +97,6 @@ export function newFileMarkupRecord(fields: {
   at: number;
   id?: string;
 }): MarkupRecord {
-  const { workspace, parent } = fields.placement;
   const type = markupTypeOf(fields.files);
   const first = fields.files[0]!;
   const displayable = first.kind === 'image';
@@ -111,27 +110,12 @@ export function newFileMarkupRecord(fields: {
       ? []
       : undefined;
   return {
-    kind: 'markup',
-    id: fields.id ?? randomUUID(),
-    workspaceId: workspace.id,
-    organizationId: workspace.organizationId,
-    parentFolderId: parent.id,
-    name: fields.name ?? defaultNameOf(first.filename),
-    createdAt: fields.at,
-    modifiedAt: fields.at,
-    activityAt: fields.at,
+    ...markupBase({ placement: fields.placement, name: fields.name ?? defaultNameOf(first.filename), createdBy: fields.createdBy, at: fields.at, id: fields.id }),
     type,
-    readOnly: false,
-    status: 'editing',
     // Markups rule 5: displayable images are shown as uploaded; everything else waits for conversion.
     isReady: displayable,
     // No page to render: the view takes the first image, page or poster as the thumbnail.
     thumbnailState: 'unavailable',
-    note: { id: randomUUID(), note: '', showNoteOnProjectOpen: false },
-    retainOriginal: false,
-    hasRetainedOriginal: false,
-    activeThreads: 0,
-    createdBy: fields.createdBy,
     ...(images ? { images } : {}),
     ...(displayable ? {} : { source: storedFile(first), conversionStatus: 'pending' as const }),
     ...(first.kind === 'convertible-image' ? { originalMimeType: first.mimeType } : {}),

@@ -227,6 +227,24 @@ export function newWebpageMarkupRecord(fields: {
   at: number;
   id?: string;
 }): MarkupRecord {
+  return {
+    ...markupBase({ placement: fields.placement, name: fields.name ?? defaultNameOf(fields.url), createdBy: fields.createdBy, at: fields.at, id: fields.id }),
+    type: 'webpage',
+    url: fields.url,
+    // A webpage needs no conversion; its thumbnail is rendered later by the thumbnail job.
+    isReady: true,
+    thumbnailState: 'pending',
+  };
+}
+
+/** The fields every new markup starts with, whatever it is made from. */
+export function markupBase(fields: {
+  placement: Pick<Placement, 'workspace' | 'parent'>;
+  name: string;
+  createdBy: string;
+  at: number;
+  id?: string;
+}): Omit<MarkupRecord, 'type' | 'isReady' | 'thumbnailState'> {
   const { workspace, parent } = fields.placement;
   return {
     kind: 'markup',
@@ -234,17 +252,12 @@ export function newWebpageMarkupRecord(fields: {
     workspaceId: workspace.id,
     organizationId: workspace.organizationId,
     parentFolderId: parent.id,
-    name: fields.name ?? defaultNameOf(fields.url),
+    name: fields.name,
     createdAt: fields.at,
     modifiedAt: fields.at,
     activityAt: fields.at,
-    type: 'webpage',
-    url: fields.url,
     readOnly: false,
     status: 'editing',
-    // A webpage needs no conversion; its thumbnail is rendered later by the thumbnail job.
-    isReady: true,
-    thumbnailState: 'pending',
     note: { id: randomUUID(), note: '', showNoteOnProjectOpen: false },
     retainOriginal: false,
     hasRetainedOriginal: false,
