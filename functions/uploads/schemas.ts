@@ -32,6 +32,8 @@ export const UploadPolicySchema = v.object({
   bucket: v.string(),
   acl: v.literal('private'),
   policy: v.object({ url: v.string(), fields: v.record(v.string(), v.string()) }),
+  /** Uploads rule 6: the same object put directly by a storage client (PUT to `url` with exactly these headers). */
+  directPut: v.object({ method: v.literal('PUT'), url: v.string(), headers: v.record(v.string(), v.string()) }),
   metadata: v.record(v.string(), v.union([v.string(), v.number()])),
 });
 

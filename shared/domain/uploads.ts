@@ -20,7 +20,7 @@ import { logger } from '../logger.js';
 import { baseMimeType, fileTypeOf, isDisplayableImage, SUPPORTED_EXTENSIONS } from '../storage/file-types.js';
 import { IMAGE_HEADER_BYTES, imageSize, type ImageSize } from '../storage/image-size.js';
 import { bucketName, headObject, readObjectStart, tagObjectConfirmed, type StoredObject } from '../storage/objects.js';
-import { createUploadPolicy, type UploadPolicy } from '../storage/upload-policy.js';
+import { createUploadPolicy, type DirectPut, type UploadPolicy } from '../storage/upload-policy.js';
 import { loadFolderForCaller, requireItemRole } from './items.js';
 import { loadMarkup } from './markups.js';
 import { roleOf } from './roles.js';
@@ -216,6 +216,8 @@ export interface IssuedUpload {
   bucket: string;
   acl: 'private';
   policy: UploadPolicy;
+  /** Uploads rule 6: the alternative to the form post for a storage client. */
+  directPut: DirectPut;
   metadata: Record<string, string | number>;
 }
 
@@ -256,13 +258,14 @@ export async function issueUploadPolicy(principal: Principal, input: UploadPolic
     expiresAtEpoch: Math.floor(now.getTime() / 1000) + UPLOAD_RECORD_TTL_SECONDS,
   };
   await transact([issuedUploadItem(record)]);
-  const { expiresAt, ...policy } = await createUploadPolicy({ key, contentType: input.contentType, filesize: input.filesize, fileId });
+  const { expiresAt, directPut, ...policy } = await createUploadPolicy({ key, contentType: input.contentType, filesize: input.filesize, fileId });
   return {
     fileId,
     key,
     bucket: bucketName(),
     acl: 'private',
     policy,
+    directPut,
     metadata: {
       fileId,
       resourceType: input.resourceType,

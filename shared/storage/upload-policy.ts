@@ -1,6 +1,8 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { getS3 } from '../clients.js';
-import { bucketName, UNCONFIRMED_TAGGING } from './objects.js';
+import { bucketName, UNCONFIRMED_TAGGING, UPLOAD_STATE_TAG } from './objects.js';
 
 /** How long a browser has to start posting the file once the policy is issued. */
 export const UPLOAD_POLICY_TTL_SECONDS = 15 * 60;
@@ -16,12 +18,28 @@ export interface UploadPolicy {
 }
 
 /**
+ * Uploads rule 6: the same one object put directly by a storage client, as a presigned PUT. The
+ * content type, byte length, file id and `unconfirmed` tag are signed as headers the client must
+ * send exactly as given, so S3 refuses any other file as it does for the form post.
+ */
+export interface DirectPut {
+  method: 'PUT';
+  url: string;
+  headers: Record<string, string>;
+}
+
+/**
  * A presigned POST for exactly one object: the bucket, the exact key, the exact byte length
  * (`content-length-range` from `filesize` to `filesize`), the exact `Content-Type`, the file id
  * metadata and the `unconfirmed` tag are all signed, so storage refuses any other file, type or
  * destination (Uploads rules 1 and 3).
  */
-export async function createUploadPolicy(input: { key: string; contentType: string; filesize: number; fileId: string }): Promise<UploadPolicy & { expiresAt: Date }> {
+export async function createUploadPolicy(input: {
+  key: string;
+  contentType: string;
+  filesize: number;
+  fileId: string;
+}): Promise<UploadPolicy & { expiresAt: Date; directPut: DirectPut }> {
   const expiresAt = new Date(Date.now() + UPLOAD_POLICY_TTL_SECONDS * 1000);
   const bucket = bucketName();
   const post = await createPresignedPost(getS3(), {
@@ -38,5 +56,27 @@ export async function createUploadPolicy(input: { key: string; contentType: stri
     Fields: { 'Content-Type': input.contentType, [FILE_ID_FIELD]: input.fileId, tagging: UNCONFIRMED_TAGGING },
     Expires: UPLOAD_POLICY_TTL_SECONDS,
   });
-  return { url: post.url, fields: post.fields, expiresAt };
+  const headers = {
+    'Content-Type': input.contentType,
+    'Content-Length': String(input.filesize),
+    [FILE_ID_FIELD]: input.fileId,
+    'x-amz-tagging': `${UPLOAD_STATE_TAG}=unconfirmed`,
+  };
+  const putUrl = await getSignedUrl(
+    getS3(),
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: input.key,
+      ContentType: input.contentType,
+      ContentLength: input.filesize,
+      Metadata: { 'file-id': input.fileId },
+      Tagging: `${UPLOAD_STATE_TAG}=unconfirmed`,
+    }),
+    {
+      expiresIn: UPLOAD_POLICY_TTL_SECONDS,
+      signableHeaders: new Set(['content-type', 'content-length']),
+      unhoistableHeaders: new Set([FILE_ID_FIELD, 'x-amz-tagging']),
+    },
+  );
+  return { url: post.url, fields: post.fields, expiresAt, directPut: { method: 'PUT', url: putUrl, headers } };
 }

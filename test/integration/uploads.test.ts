@@ -342,3 +342,38 @@ describe('POST /uploads/upload-complete (Uploads rule 5; States: policy issued -
     expect(foreignByOrgKey.status).toBe(403);
   });
 });
+
+describe('Putting the object directly with the policy response (Uploads rule 6)', () => {
+  it('lets a storage client PUT the one object with the signed headers, and upload-complete confirms it', async () => {
+    const org = await makeOrganization();
+    const bytes = await pngBytes(7, 5);
+    const root = await rootFolderOf(org.workspaceKey);
+    const issued = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: root, filename: 'direct.png', contentType: 'image/png', filesize: bytes.length });
+    const { directPut, fileId } = issued.body.data;
+
+    const put = await fetch(directPut.url, { method: directPut.method, headers: directPut.headers, body: bytes });
+    const completed = await completeUpload(org.workspaceKey, fileId, put.headers.get('etag')!);
+    const markup = await call('POST', '/markups/from-files', { key: org.workspaceKey, body: { workspaceId: org.workspaceId, fileIds: [fileId] } });
+
+    expect(directPut.headers).toMatchObject({ 'Content-Type': 'image/png', 'Content-Length': String(bytes.length), 'x-amz-meta-file-id': fileId });
+    expect(put.status).toBe(200);
+    expect(completed.status).toBe(200);
+    expect(completed.body.data).toMatchObject({ id: fileId, mimeType: 'image/png', filesize: bytes.length });
+    expect(markup.status).toBe(200);
+    expect(markup.body.data.images).toHaveLength(1);
+  });
+
+  it('does not confirm an object put with another byte count or type than the policy named', async () => {
+    const org = await makeOrganization();
+    const bytes = await pngBytes(7, 5);
+    const root = await rootFolderOf(org.workspaceKey);
+    const issued = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: root, filename: 'direct.png', contentType: 'image/png', filesize: bytes.length });
+    const { directPut, fileId } = issued.body.data;
+    const other = Buffer.concat([bytes, Buffer.from('extra')]);
+
+    const put = await fetch(directPut.url, { method: 'PUT', headers: { ...directPut.headers, 'Content-Length': String(other.length) }, body: other });
+    const completed = await completeUpload(org.workspaceKey, fileId, put.headers.get('etag') ?? '"none"');
+
+    expect(completed.status).toBe(400);
+  });
+});

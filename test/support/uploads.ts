@@ -51,6 +51,7 @@ export interface PolicyAnswer {
   bucket: string;
   acl: string;
   policy: { url: string; fields: Record<string, string> };
+  directPut: { method: 'PUT'; url: string; headers: Record<string, string> };
   metadata: Record<string, string | number>;
 }
 
