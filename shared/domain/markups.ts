@@ -399,13 +399,18 @@ export async function renameMarkup(principal: Principal, markupId: string, name:
  * the state the markup already has changes nothing and succeeds.
  */
 export async function setMarkupReadOnly(principal: Principal, markupId: string, readOnly: boolean): Promise<MarkupAccess> {
-  return changeMarkup(principal, markupId, 'setReadOnly', ({ markup, plan }) => {
+  let changed = false;
+  const access = await changeMarkup(principal, markupId, 'setReadOnly', ({ markup, plan }) => {
     if (readOnly && !plan.pauseCommentsEnabled) {
       throw new FeatureNotEnabledError('pauseComments', "The organization's plan does not include pausing comments (read-only markups).");
     }
-    if (markup.readOnly === readOnly) return markup;
+    changed = markup.readOnly !== readOnly;
+    if (!changed) return markup;
     return { ...markup, readOnly, modifiedAt: nextTime(markup.modifiedAt) };
   });
+  // Only a real change is an event (DESIGN.md: set_project_read_only, read-only changed).
+  if (changed) await bestEffort('set_project_read_only event', () => recordEvent({ type: 'set_project_read_only', workspaceId: access.markup.workspaceId, markupId }));
+  return access;
 }
 
 /**

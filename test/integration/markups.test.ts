@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
+import { listEvents } from '../../shared/db/events.js';
 import { getItem } from '../../shared/db/items.js';
 import { put, transact } from '../../shared/db/transact.js';
 import { getWorkspace } from '../../shared/db/workspaces.js';
@@ -835,5 +836,26 @@ describe('route specificity: literal paths beside /markups/{id}', () => {
     const response = await call(method, path, { key: org.workspaceKey });
 
     expect(response.status).toBe(200);
+  });
+});
+
+describe('events recorded for webhooks (DESIGN.md: which operation emits which event)', () => {
+  it('records markup_created for a creation and set_project_read_only only when read-only really changes', async () => {
+    const org = await makeOrganization();
+    await setPlan(org.organizationId, { pauseCommentsEnabled: true });
+    const created = await call('POST', '/markups/url', { key: org.workspaceKey, body: { url: 'https://example.com/events' } });
+    const id = created.body.data.id;
+
+    await call('PATCH', `/markups/${id}/read-only`, { key: org.workspaceKey, body: { readOnly: true } });
+    await call('PATCH', `/markups/${id}/read-only`, { key: org.workspaceKey, body: { readOnly: true } });
+    await call('PATCH', `/markups/${id}/read-only`, { key: org.workspaceKey, body: { readOnly: false } });
+    const events = await listEvents(org.workspaceId);
+
+    expect(events.map((event) => [event.type, event.markupId])).toEqual([
+      ['markup_created', id],
+      ['set_project_read_only', id],
+      ['set_project_read_only', id],
+    ]);
+    expect(new Set(events.map((event) => event.id)).size).toBe(3);
   });
 });
