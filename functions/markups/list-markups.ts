@@ -3,16 +3,12 @@ import { listMarkups, workspaceAccess } from '../../shared/domain/markups.js';
 import { toPublicMarkups } from '../../shared/domain/markup-view.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { ok, route } from '../../shared/http/route.js';
-import { Cursor, Id, queryInteger } from '../../shared/http/schemas.js';
-import { DEFAULT_PAGE_SIZE, Include, MarkupSchema, MAX_PAGE_SIZE, MAX_TTL_SECONDS } from './schemas.js';
+import { Cursor } from '../../shared/http/schemas.js';
+import { DEFAULT_PAGE_SIZE, MarkupPageQueryEntries, MarkupSchema } from './schemas.js';
 
 const Query = v.object({
-  workspaceId: v.optional(Id),
-  limit: v.optional(queryInteger(1, MAX_PAGE_SIZE)),
-  before: v.optional(Cursor),
+  ...MarkupPageQueryEntries,
   since: v.optional(Cursor),
-  ttl: v.optional(queryInteger(1, MAX_TTL_SECONDS)),
-  include: v.optional(Include),
 });
 
 export const listMarkupsRoute = route({

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { INCLUDE_VALUES, type IncludeValue } from '../../shared/domain/markup-view.js';
-import { Id, Name } from '../../shared/http/schemas.js';
+import { Cursor, Id, Name, queryInteger } from '../../shared/http/schemas.js';
 
 /** Markups above this many per batch are refused (the same bound as files per create-from-files). */
 export const MAX_BATCH = 50;
@@ -141,3 +141,12 @@ export const MarkupIds = v.pipe(
   v.minLength(1, 'must list at least one markup id'),
   v.maxLength(MAX_BATCH, `must list at most ${MAX_BATCH} markup ids`),
 );
+
+/** Query fields shared by the markup list and search: the workspace, a page, file URL lifetime, expansions. */
+export const MarkupPageQueryEntries = {
+  workspaceId: v.optional(Id),
+  limit: v.optional(queryInteger(1, MAX_PAGE_SIZE)),
+  before: v.optional(Cursor),
+  ttl: v.optional(queryInteger(1, MAX_TTL_SECONDS)),
+  include: v.optional(Include),
+};

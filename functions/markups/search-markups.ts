@@ -3,16 +3,11 @@ import { searchMarkups, workspaceAccess } from '../../shared/domain/markups.js';
 import { toPublicMarkups } from '../../shared/domain/markup-view.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { ok, route } from '../../shared/http/route.js';
-import { Cursor, Id, queryInteger } from '../../shared/http/schemas.js';
-import { DEFAULT_PAGE_SIZE, Include, MarkupSchema, MAX_PAGE_SIZE, MAX_TTL_SECONDS } from './schemas.js';
+import { DEFAULT_PAGE_SIZE, MarkupPageQueryEntries, MarkupSchema } from './schemas.js';
 
 const Query = v.object({
-  workspaceId: v.optional(Id),
+  ...MarkupPageQueryEntries,
   query: v.optional(v.pipe(v.string(), v.maxLength(200, 'must be at most 200 characters')), ''),
-  limit: v.optional(queryInteger(1, MAX_PAGE_SIZE)),
-  before: v.optional(Cursor),
-  ttl: v.optional(queryInteger(1, MAX_TTL_SECONDS)),
-  include: v.optional(Include),
 });
 
 export const searchMarkupsRoute = route({
