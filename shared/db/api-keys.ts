@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
+import { isConditionFailure } from './errors.js';
 import { queryAll } from './paging.js';
 
 export interface ApiKeyRecord {
@@ -47,7 +48,7 @@ export async function revokeApiKey(keyId: string, at = new Date().toISOString())
     );
     return true;
   } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionFailure(error)) return false;
     throw error;
   }
 }

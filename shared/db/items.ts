@@ -1,7 +1,8 @@
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { SORT_SEPARATOR } from './table.js';
+import { batchGet } from './transact.js';
 
 /**
  * Folder items: folders and markups share one record shape and one key (`ITEM#<id>`), because an
@@ -186,18 +187,7 @@ export async function getItem(itemId: string, consistent = false): Promise<ItemR
 
 /** Items by id (at most 100 per call to DynamoDB; any number here), in no particular order. */
 export async function getItems(itemIds: string[]): Promise<ItemRecord[]> {
-  const unique = [...new Set(itemIds)];
-  const found: ItemRecord[] = [];
-  for (let i = 0; i < unique.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map(itemKey);
-    while (keys && keys.length > 0) {
-      const tableName = getConfig().tableName;
-      const result = await getDb().send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
-      found.push(...(result.Responses?.[tableName] ?? []).map(fromItem));
-      keys = result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
-    }
-  }
-  return found;
+  return (await batchGet(itemIds.map(itemKey))).map(fromItem);
 }
 
 // Writes that keep index keys in step without overwriting concurrent changes

@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
+import { isConditionFailure } from './errors.js';
 
 export interface Organization {
   id: string;
@@ -42,6 +43,6 @@ export async function clearDefaultWorkspace(organizationId: string, workspaceId:
       }),
     );
   } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+    if (!isConditionFailure(error)) throw error;
   }
 }

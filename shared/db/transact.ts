@@ -1,4 +1,4 @@
-import { BatchWriteCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 
@@ -27,4 +27,24 @@ export async function batchDelete(keys: readonly Record<string, unknown>[]): Pro
     const result = await getDb().send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
     requests = result.UnprocessedItems?.[tableName] as typeof requests;
   }
+}
+
+/**
+ * Every stored item of `keys` (any number, deduplicated by the caller or not), 100 to a
+ * BatchGetItem, retrying with backoff what DynamoDB leaves unprocessed; missing keys are skipped.
+ */
+export async function batchGet(keys: readonly Record<string, string>[], options: { consistent?: boolean } = {}): Promise<Record<string, unknown>[]> {
+  const unique = [...new Map(keys.map((key) => [JSON.stringify(key), key])).values()];
+  const tableName = getConfig().tableName;
+  const found: Record<string, unknown>[] = [];
+  for (let i = 0; i < unique.length; i += 100) {
+    let pending: Record<string, unknown>[] | undefined = unique.slice(i, i + 100);
+    for (let attempt = 0; pending && pending.length > 0; attempt += 1) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+      const result = await getDb().send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistent } } }));
+      found.push(...(result.Responses?.[tableName] ?? []));
+      pending = result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return found;
 }

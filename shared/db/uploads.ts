@@ -1,9 +1,9 @@
-import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { isConditionFailure } from './errors.js';
 import { storageDelta, type StorageCategory } from './storage.js';
-import { putNew, type TransactItem } from './transact.js';
+import { batchGet, putNew, type TransactItem } from './transact.js';
 
 /**
  * Uploaded files. Object keys are `uploads/<workspaceId>/<fileId>/<filename>`, so the S3
@@ -114,19 +114,7 @@ export async function getUpload(fileId: string, consistent = true): Promise<Uplo
 
 /** Upload records by file id (consistent reads, any number of ids), in no particular order. */
 export async function getUploads(fileIds: readonly string[]): Promise<UploadRecord[]> {
-  const unique = [...new Set(fileIds)];
-  const tableName = getConfig().tableName;
-  const found: UploadRecord[] = [];
-  for (let i = 0; i < unique.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map(uploadKey);
-    for (let attempt = 0; keys && keys.length > 0; attempt += 1) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(500, 20 * 2 ** attempt)));
-      const result = await getDb().send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }));
-      found.push(...(result.Responses?.[tableName] ?? []).filter(isUploadItem).map(fromUploadItem));
-      keys = result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
-    }
-  }
-  return found;
+  return (await batchGet(fileIds.map(uploadKey), { consistent: true })).filter(isUploadItem).map(fromUploadItem);
 }
 
 export interface Confirmation {

@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
+import { batchGet } from './transact.js';
 
 export const ROLES = ['owner', 'admin', 'contributor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -59,4 +60,9 @@ export async function findUserIdByEmail(email: string): Promise<string | undefin
 export async function getMember(workspaceId: string, userId: string): Promise<Member | undefined> {
   const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: memberKey(workspaceId, userId) }));
   return result.Item as Member | undefined;
+}
+
+/** Users by id, in no particular order; unknown ids are skipped. */
+export async function getUsers(userIds: readonly string[]): Promise<User[]> {
+  return (await batchGet(userIds.map(userKey))) as unknown as User[];
 }

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/principal.js';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
@@ -26,7 +26,7 @@ import { queryPage, queryPrefix, type Page } from '../db/paging.js';
 import { DEFAULT_PLAN, getPlan, type Plan } from '../db/plans.js';
 import { putNew, transact, type TransactItem } from '../db/transact.js';
 import { getUsage, getUsageHistory, usagePeriod, type UsageCounters, type UsagePeriod } from '../db/usage.js';
-import { memberKey, userKey, type Role, type User } from '../db/users.js';
+import { getUsers, memberKey, type Role } from '../db/users.js';
 import { getWorkspace, touchWorkspaceActivity, type WorkspaceRecord } from '../db/workspaces.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { BadRequestError, ConflictError, FeatureNotEnabledError, ForbiddenError, NotFoundError } from '../http/errors.js';
@@ -689,22 +689,6 @@ export async function getMarkupUsage(workspace: WorkspaceRecord, at = new Date()
 // ---------------------------------------------------------------------------------------------
 // Records that hang off a markup: tagged users and per-view-mode thread counts (PK MARKUP#<id>)
 // ---------------------------------------------------------------------------------------------
-
-async function getUsers(userIds: readonly string[]): Promise<User[]> {
-  const unique = [...new Set(userIds)];
-  const users: User[] = [];
-  const tableName = getConfig().tableName;
-  for (let i = 0; i < unique.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map(userKey);
-    for (let attempt = 0; keys && keys.length > 0; attempt += 1) {
-      if (attempt > 0) await backoff(attempt);
-      const result = await getDb().send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
-      users.push(...((result.Responses?.[tableName] ?? []) as User[]));
-      keys = result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
-    }
-  }
-  return users;
-}
 
 export interface TaggableUser {
   id: string;
