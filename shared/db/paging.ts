@@ -105,17 +105,31 @@ function pick(item: Record<string, unknown>, names: string[]): Record<string, un
  * Every item of one index partition, a page of 100 at a time. For admin tooling and for batch work
  * over a bounded partition (a workspace's retained originals), never for a request's list response.
  */
-export async function* queryAll(index: IndexName, partitionValue: string): AsyncGenerator<Record<string, unknown>> {
-  const keyNames = keyAttributes(index);
+export function queryAll(index: IndexName, partitionValue: string): AsyncGenerator<Record<string, unknown>> {
+  return queryPartition({ index, partitionValue });
+}
+
+/**
+ * Every item of a base-table partition, or of one sort-key prefix of it. Only for small, bounded
+ * ranges: a workspace's members, what hangs off one markup.
+ */
+export async function queryPrefix(partition: string, prefix?: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for await (const item of queryPartition({ partitionValue: partition, prefix })) items.push(item);
+  return items;
+}
+
+async function* queryPartition(query: { index?: IndexName; partitionValue: string; prefix?: string }): AsyncGenerator<Record<string, unknown>> {
+  const keyNames = keyAttributes(query.index);
   let start: Record<string, unknown> | undefined;
   do {
     const page = await getDb().send(
       new QueryCommand({
         TableName: getConfig().tableName,
-        IndexName: index,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': keyNames.partition },
-        ExpressionAttributeValues: { ':pk': partitionValue },
+        IndexName: query.index,
+        KeyConditionExpression: query.prefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': keyNames.partition, ...(query.prefix ? { '#sk': keyNames.sort } : {}) },
+        ExpressionAttributeValues: { ':pk': query.partitionValue, ...(query.prefix ? { ':prefix': query.prefix } : {}) },
         ExclusiveStartKey: start,
         Limit: 100,
       }),
@@ -123,27 +137,4 @@ export async function* queryAll(index: IndexName, partitionValue: string): Async
     yield* page.Items ?? [];
     start = page.LastEvaluatedKey;
   } while (start);
-}
-
-/**
- * Every item of a base-table partition, or of one sort-key prefix of it, 100 at a time. Only for
- * small, bounded ranges: a workspace's members, what hangs off one markup.
- */
-export async function queryPrefix(partition: string, prefix?: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const result = await getDb().send(
-      new QueryCommand({
-        TableName: getConfig().tableName,
-        KeyConditionExpression: prefix ? 'PK = :pk AND begins_with(SK, :prefix)' : 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : {}) },
-        ExclusiveStartKey: start,
-        Limit: 100,
-      }),
-    );
-    items.push(...(result.Items ?? []));
-    start = result.LastEvaluatedKey;
-  } while (start);
-  return items;
 }

@@ -1,4 +1,5 @@
 import { BatchGetCommand, BatchWriteCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { forEachLimit } from '../concurrency.js';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 
@@ -20,12 +21,25 @@ export async function transact(items: TransactItem[]): Promise<void> {
 /** Deletes up to 25 items by key in one BatchWriteItem, retrying with backoff what DynamoDB leaves unprocessed. */
 export async function batchDelete(keys: readonly Record<string, unknown>[]): Promise<void> {
   if (keys.length > 25) throw new Error('batchDelete takes at most 25 keys');
+  await batchWrite(keys.map((Key) => ({ DeleteRequest: { Key } })));
+}
+
+/** Writes items unconditionally, 25 to a BatchWriteItem and several in flight (bulk loads, test fixtures). */
+export async function batchPut(items: readonly Record<string, unknown>[]): Promise<void> {
+  const chunks: Record<string, unknown>[][] = [];
+  for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
+  await forEachLimit(chunks, 8, (chunk) => batchWrite(chunk.map((Item) => ({ PutRequest: { Item } }))));
+}
+
+type WriteRequest = { DeleteRequest: { Key: Record<string, unknown> } } | { PutRequest: { Item: Record<string, unknown> } };
+
+async function batchWrite(writes: WriteRequest[]): Promise<void> {
   const tableName = getConfig().tableName;
-  let requests: { DeleteRequest: { Key: Record<string, unknown> } }[] | undefined = keys.map((Key) => ({ DeleteRequest: { Key } }));
+  let requests: WriteRequest[] | undefined = writes;
   for (let attempt = 0; requests && requests.length > 0; attempt += 1) {
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
     const result = await getDb().send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
-    requests = result.UnprocessedItems?.[tableName] as typeof requests;
+    requests = result.UnprocessedItems?.[tableName] as WriteRequest[] | undefined;
   }
 }
 

@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { getDb } from '../../shared/clients.js';
-import { getConfig } from '../../shared/config.js';
 import { toItem, workspaceMarkupsPartition, type MarkupRecord } from '../../shared/db/items.js';
 import { queryAll } from '../../shared/db/paging.js';
-import { putNew, transact } from '../../shared/db/transact.js';
+import { batchPut, putNew, transact } from '../../shared/db/transact.js';
 import { getWorkspace, type WorkspaceRecord } from '../../shared/db/workspaces.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import type { Role } from '../../shared/db/users.js';
@@ -50,18 +47,7 @@ export async function makeMarkup(overrides: MarkupOverrides): Promise<MarkupReco
 export async function makeMarkups(count: number, overrides: MarkupOverrides): Promise<MarkupRecord[]> {
   const base = Date.now();
   const records = Array.from({ length: count }, (_, i) => markupRecord({ name: `Page ${i}`, createdAt: base + i, activityAt: base + i, ...overrides }));
-  const tableName = getConfig().tableName;
-  const chunks: MarkupRecord[][] = [];
-  for (let i = 0; i < records.length; i += 25) chunks.push(records.slice(i, i + 25));
-  await Promise.all(
-    chunks.map(async (chunk) => {
-      let requests = chunk.map((record) => ({ PutRequest: { Item: toItem(record) } })) as unknown[] | undefined;
-      while (requests && requests.length > 0) {
-        const result = await getDb().send(new BatchWriteCommand({ RequestItems: { [tableName]: requests as never } }));
-        requests = result.UnprocessedItems?.[tableName];
-      }
-    }),
-  );
+  await batchPut(records.map(toItem));
   return records;
 }
 

@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { getDb } from '../../shared/clients.js';
-import { getConfig } from '../../shared/config.js';
 import { getItem, newFolderRecord, toItem, type FolderRecord, type MarkupRecord } from '../../shared/db/items.js';
-import { putNew, transact } from '../../shared/db/transact.js';
+import { batchPut, putNew, transact } from '../../shared/db/transact.js';
 import { getWorkspace } from '../../shared/db/workspaces.js';
 import { newWebpageMarkupRecord } from '../../shared/domain/markups.js';
 import { localStack } from './api.js';
@@ -56,13 +53,6 @@ export async function makeMarkups(
       at: startAt + index * 1000,
     }),
   );
-  const tableName = getConfig().tableName;
-  for (let i = 0; i < records.length; i += 25) {
-    let requests: Record<string, unknown>[] | undefined = records.slice(i, i + 25).map((record) => ({ PutRequest: { Item: toItem(record) } }));
-    while (requests && requests.length > 0) {
-      const result = await getDb().send(new BatchWriteCommand({ RequestItems: { [tableName]: requests as never } }));
-      requests = result.UnprocessedItems?.[tableName] as Record<string, unknown>[] | undefined;
-    }
-  }
+  await batchPut(records.map(toItem));
   return records;
 }
