@@ -15,3 +15,8 @@ export function failedConditionIndex(error: unknown): number {
   if (!(error instanceof TransactionCanceledException)) return -1;
   return (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
 }
+
+/** True when a transaction was cancelled because another transaction held one of its items (retryable). */
+export function isTransactionConflict(error: unknown): boolean {
+  return error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
+}

@@ -4,6 +4,7 @@ import { getPlan, planKey, type Plan } from '../db/plans.js';
 import { transact, type TransactItem } from '../db/transact.js';
 import { getUsage, usageKey, usagePeriod } from '../db/usage.js';
 import { ConflictError, PaymentRequiredError } from '../http/errors.js';
+import { isConditionFailure, isTransactionConflict } from '../db/errors.js';
 
 /** How long creation keeps retrying transactions that collide with concurrent creations. */
 const CONTENTION_BUDGET_MS = 8000;
@@ -46,7 +47,7 @@ export async function createWithAllowance(
       const counterCount = charge.fromBundle > 0 ? 2 : 1;
       const ownItemFailed = reasons.slice(counterCount).some((reason) => reason.Code === 'ConditionalCheckFailed');
       if (ownItemFailed) throw new ConflictError('The markup could not be created because one of its records already exists.');
-      const retryable = reasons.some((reason) => reason.Code === 'TransactionConflict' || reason.Code === 'ConditionalCheckFailed');
+      const retryable = isTransactionConflict(error) || isConditionFailure(error);
       if (!retryable || Date.now() > deadline) {
         if (retryable) throw new ConflictError('Too many concurrent creations in this workspace; try again.');
         throw error;

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchExecuteStatementCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/principal.js';
 import { forEachLimit } from '../concurrency.js';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { failedConditionIndex, isConditionFailure } from '../db/errors.js';
+import { failedConditionIndex, isConditionFailure, isTransactionConflict } from '../db/errors.js';
 import {
   MAX_FOLDER_DEPTH,
   childrenPartition,
@@ -272,8 +271,7 @@ async function transactRetrying(items: TransactItem[]): Promise<void> {
       await transact(items);
       return;
     } catch (error) {
-      const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
-      const conflictOnly = reasons.some((reason) => reason.Code === 'TransactionConflict') && !isConditionFailure(error);
+      const conflictOnly = isTransactionConflict(error) && !isConditionFailure(error);
       if (!conflictOnly || attempt >= 8) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
     }

@@ -1,11 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/principal.js';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { getCursorKey } from '../db/cursor-keys.js';
-import { isConditionFailure } from '../db/errors.js';
+import { isConditionFailure, isTransactionConflict } from '../db/errors.js';
 import { recordEvent } from '../db/events.js';
 import {
   fromItem,
@@ -344,8 +343,6 @@ async function resolvePlacements(principal: Principal, inputs: readonly UrlMarku
 
 const MAX_WRITE_ATTEMPTS = 5;
 
-const isTransactionConflict = (error: unknown) =>
-  error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
 
 async function backoff(attempt: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
