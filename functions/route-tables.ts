@@ -1,6 +1,8 @@
 import type { AnyRoute } from '../shared/http/route.js';
 import { itemsRoutes } from './items/routes.js';
 import { markupsRoutes } from './markups/routes.js';
+import { messagesRoutes } from './messages/routes.js';
+import { threadsRoutes } from './threads/routes.js';
 import { uploadsRoutes } from './uploads/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
@@ -13,6 +15,8 @@ export const ROUTE_GROUPS = {
   items: itemsRoutes,
   markups: markupsRoutes,
   uploads: uploadsRoutes,
+  threads: threadsRoutes,
+  messages: messagesRoutes,
 } as const satisfies Record<string, readonly AnyRoute[]>;
 
 export type RouteGroup = keyof typeof ROUTE_GROUPS | 'openapi';

@@ -23,6 +23,9 @@ export interface EventRecord {
   type: EventType;
   workspaceId: string;
   markupId?: string;
+  /** Comment events: the thread, and the message when one was added or edited. */
+  threadId?: string;
+  messageId?: string;
   createdAt: string;
 }
 

@@ -39,7 +39,5 @@ export function listViewModeCounts(markupId: string): Promise<Record<string, unk
 /** Removes everything stored under `MARKUP#<id>` of one deleted markup. */
 export async function deleteMarkupSideRecords(markupId: string): Promise<void> {
   const items = await queryPrefix(markupPartition(markupId));
-  for (let i = 0; i < items.length; i += 25) {
-    await batchDelete(items.slice(i, i + 25).map((item) => ({ PK: item.PK, SK: item.SK })));
-  }
+  await batchDelete(items.map((item) => ({ PK: item.PK, SK: item.SK })));
 }

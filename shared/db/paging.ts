@@ -106,20 +106,28 @@ function pick(item: Record<string, unknown>, names: string[]): Record<string, un
  * over a bounded partition (a workspace's retained originals), never for a request's list response.
  */
 export function queryAll(index: IndexName, partitionValue: string): AsyncGenerator<Record<string, unknown>> {
-  return queryPartition({ index, partitionValue });
+  return queryPartition({ index, partitionValue, limit: 100 });
 }
 
 /**
- * Every item of a base-table partition, or of one sort-key prefix of it. Only for small, bounded
- * ranges: a workspace's members, what hangs off one markup.
+ * Every item of a base-table partition, or of one sort-key prefix of it, read 1 MB at a time (the
+ * request count grows with the bytes, not the items). Only for bounded ranges: a workspace's
+ * members, what hangs off one markup (its threads and messages).
  */
-export async function queryPrefix(partition: string, prefix?: string): Promise<Record<string, unknown>[]> {
+export async function queryPrefix(partition: string, prefix?: string, options: { consistent?: boolean } = {}): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  for await (const item of queryPartition({ partitionValue: partition, prefix })) items.push(item);
+  for await (const item of queryPartition({ partitionValue: partition, prefix, consistent: options.consistent })) items.push(item);
   return items;
 }
 
-async function* queryPartition(query: { index?: IndexName; partitionValue: string; prefix?: string }): AsyncGenerator<Record<string, unknown>> {
+async function* queryPartition(query: {
+  index?: IndexName;
+  partitionValue: string;
+  prefix?: string;
+  /** Items per request; without it DynamoDB's 1 MB page. */
+  limit?: number;
+  consistent?: boolean;
+}): AsyncGenerator<Record<string, unknown>> {
   const keyNames = keyAttributes(query.index);
   let start: Record<string, unknown> | undefined;
   do {
@@ -131,7 +139,8 @@ async function* queryPartition(query: { index?: IndexName; partitionValue: strin
         ExpressionAttributeNames: { '#pk': keyNames.partition, ...(query.prefix ? { '#sk': keyNames.sort } : {}) },
         ExpressionAttributeValues: { ':pk': query.partitionValue, ...(query.prefix ? { ':prefix': query.prefix } : {}) },
         ExclusiveStartKey: start,
-        Limit: 100,
+        Limit: query.limit,
+        ConsistentRead: query.consistent,
       }),
     );
     yield* page.Items ?? [];

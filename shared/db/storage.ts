@@ -30,31 +30,35 @@ export async function getStorageBreakdown(organizationId: string): Promise<Stora
   return { ...counts, total };
 }
 
-/** An update that moves one category counter; put it in the transaction that stores or removes the bytes. */
-export function storageDelta(organizationId: string, category: StorageCategory, bytes: number) {
+/**
+ * An update that moves category counters by the given bytes (negative to remove); put it in the
+ * transaction that stores or removes the bytes. A transaction may touch the counters item only
+ * once, so one write carries every category it changes.
+ */
+export function storageChange(organizationId: string, deltas: Partial<Record<StorageCategory, number>>) {
+  const given = Object.entries(deltas).filter(([, bytes]) => bytes !== undefined);
+  const changed = given.filter(([, bytes]) => bytes !== 0);
+  const entries = changed.length > 0 ? changed : given;
+  if (entries.length === 0) throw new Error('storageChange needs at least one category');
   return {
     TableName: getConfig().tableName,
     Key: storageKey(organizationId),
-    UpdateExpression: 'ADD #category :bytes',
-    ExpressionAttributeNames: { '#category': category },
-    ExpressionAttributeValues: { ':bytes': bytes },
+    UpdateExpression: `ADD ${entries.map((_, i) => `#c${i} :b${i}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(entries.map(([category], i) => [`#c${i}`, category])),
+    ExpressionAttributeValues: Object.fromEntries(entries.map(([, bytes], i) => [`:b${i}`, bytes])),
   };
+}
+
+/** An update that moves one category counter by `bytes`. */
+export function storageDelta(organizationId: string, category: StorageCategory, bytes: number) {
+  return storageChange(organizationId, { [category]: bytes });
 }
 
 export async function addStoredBytes(organizationId: string, category: StorageCategory, bytes: number): Promise<void> {
   await getDb().send(new UpdateCommand(storageDelta(organizationId, category, bytes)));
 }
 
-/**
- * Moves bytes from one category to another in one update (a transaction may touch the counters
- * item only once): an uploaded file that becomes a markup's original moves to `originals`.
- */
+/** Moves bytes from one category to another (an uploaded file that becomes a markup's original moves to `originals`). */
 export function storageMove(organizationId: string, from: StorageCategory, to: StorageCategory, bytes: number) {
-  return {
-    TableName: getConfig().tableName,
-    Key: storageKey(organizationId),
-    UpdateExpression: 'ADD #from :out, #to :in',
-    ExpressionAttributeNames: { '#from': from, '#to': to },
-    ExpressionAttributeValues: { ':out': -bytes, ':in': bytes },
-  };
+  return storageChange(organizationId, { [from]: -bytes, [to]: bytes });
 }

@@ -18,17 +18,20 @@ export async function transact(items: TransactItem[]): Promise<void> {
   await getDb().send(new TransactWriteCommand({ TransactItems: items }));
 }
 
-/** Deletes up to 25 items by key in one BatchWriteItem, retrying with backoff what DynamoDB leaves unprocessed. */
+/** Deletes items by key, 25 to a BatchWriteItem and several in flight, retrying with backoff what DynamoDB leaves unprocessed. */
 export async function batchDelete(keys: readonly Record<string, unknown>[]): Promise<void> {
-  if (keys.length > 25) throw new Error('batchDelete takes at most 25 keys');
-  await batchWrite(keys.map((Key) => ({ DeleteRequest: { Key } })));
+  await forEachLimit(chunksOf(keys), 8, (chunk) => batchWrite(chunk.map((Key) => ({ DeleteRequest: { Key } }))));
 }
 
 /** Writes items unconditionally, 25 to a BatchWriteItem and several in flight (bulk loads, test fixtures). */
 export async function batchPut(items: readonly Record<string, unknown>[]): Promise<void> {
-  const chunks: Record<string, unknown>[][] = [];
-  for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
-  await forEachLimit(chunks, 8, (chunk) => batchWrite(chunk.map((Item) => ({ PutRequest: { Item } }))));
+  await forEachLimit(chunksOf(items), 8, (chunk) => batchWrite(chunk.map((Item) => ({ PutRequest: { Item } }))));
+}
+
+function chunksOf<T>(list: readonly T[]): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < list.length; i += 25) chunks.push(list.slice(i, i + 25));
+  return chunks;
 }
 
 type WriteRequest = { DeleteRequest: { Key: Record<string, unknown> } } | { PutRequest: { Item: Record<string, unknown> } };

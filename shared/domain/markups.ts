@@ -349,7 +349,7 @@ async function backoff(attempt: number): Promise<void> {
 }
 
 /** A later time than `previous`, so every change moves `modifiedAt` and optimistic checks see it. */
-const nextTime = (previous: number) => Math.max(Date.now(), previous + 1);
+export const nextTime = (previous: number) => Math.max(Date.now(), previous + 1);
 
 /**
  * Reads a markup, applies `change` and writes the difference, retrying from a fresh read when a
@@ -499,7 +499,7 @@ export async function moveMarkups(principal: Principal, markupIds: readonly stri
 // Activity
 // ---------------------------------------------------------------------------------------------
 
-async function bestEffort(what: string, work: () => Promise<unknown>): Promise<void> {
+export async function bestEffort(what: string, work: () => Promise<unknown>): Promise<void> {
   try {
     await work();
   } catch (error) {

@@ -6,7 +6,7 @@ import { itemKey, type MarkupRecord } from '../db/items.js';
 import { archiveOriginal, originalKey, retainedOriginalsPartition, type OriginalRecord } from '../db/originals.js';
 import { queryAll } from '../db/paging.js';
 import { getWorkspace } from '../db/workspaces.js';
-import { enqueueConversion } from '../events/jobs.js';
+import { deleteObjectsLater } from '../events/jobs.js';
 import { BadRequestError, NotFoundError } from '../http/errors.js';
 import { logger } from '../logger.js';
 import { presignedGetUrl } from '../storage/urls.js';
@@ -31,12 +31,7 @@ async function retainedOriginalOf(markup: MarkupRecord): Promise<OriginalRecord>
  */
 export async function archiveAndQueueDeletion(original: OriginalRecord): Promise<boolean> {
   if (!(await archiveOriginal(original))) return false;
-  try {
-    await enqueueConversion({ type: 'delete-objects', keys: [original.key] });
-  } catch (error) {
-    // The bytes are no longer counted; the object lingers until someone removes it by hand.
-    logger.error('original archived but its deletion could not be queued', { markupId: original.markupId, key: original.key, error });
-  }
+  await deleteObjectsLater([original.key], { markupId: original.markupId });
   return true;
 }
 

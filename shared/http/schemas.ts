@@ -21,3 +21,9 @@ export const Cursor = v.pipe(v.string(), v.minLength(1), v.maxLength(2048));
 
 /** `workspaceId` as organization keys pass it (query or body). */
 export const WorkspaceIdInput = v.object({ workspaceId: v.optional(Id) });
+
+/** A query-string boolean: `true` or `false`. */
+export const QueryBoolean = v.pipe(
+  v.picklist(['true', 'false'], 'must be true or false'),
+  v.transform((value) => value === 'true'),
+);

@@ -1,0 +1,20 @@
+import { createMessage } from '../../shared/domain/messages.js';
+import { ok, route } from '../../shared/http/route.js';
+import { MessageSchema } from '../threads/schemas.js';
+import { CreateMessageBody, ThreadMessagesParams } from './schemas.js';
+
+export const createMessageRoute = route({
+  method: 'POST',
+  path: '/api/v2/threads/{threadId}/messages',
+  operationId: 'createMessage',
+  summary: 'Reply in a thread (contributor or above; refused while comments are paused)',
+  description:
+    'Send `content` (plain text) or `message` (a Delta), or both reading the same; the other is derived. `mentionIds` must be ' +
+    'workspace members (mentions inside the Delta count too). `attachments`: confirmed `message_attachment` uploads of the markup ' +
+    '(`{ fileId }`). `clipVideos`: `{ title, sharedUrl, width, height }`.',
+  auth: 'apiKey',
+  params: ThreadMessagesParams,
+  body: CreateMessageBody,
+  responses: [{ status: 200, description: 'The message', schema: MessageSchema }],
+  handle: async ({ principal, params, body }) => ok(await createMessage(principal, params.threadId, body)),
+});

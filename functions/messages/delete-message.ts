@@ -1,0 +1,17 @@
+import { deleteMessage } from '../../shared/domain/messages.js';
+import { noContent, route } from '../../shared/http/route.js';
+import { MessageIdParams } from './schemas.js';
+
+export const deleteMessageRoute = route({
+  method: 'DELETE',
+  path: '/api/v2/messages/{id}',
+  operationId: 'deleteMessage',
+  summary: "Delete a reply with its attachments (its writer, or an admin); a thread's first message goes with the thread",
+  auth: 'apiKey',
+  params: MessageIdParams,
+  responses: [{ status: 204, description: 'Deleted' }],
+  handle: async ({ principal, params }) => {
+    await deleteMessage(principal, params.id);
+    return noContent();
+  },
+});

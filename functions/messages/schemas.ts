@@ -1,0 +1,10 @@
+import * as v from 'valibot';
+import { Id } from '../../shared/http/schemas.js';
+import { MessageBodyEntries, Priority } from '../threads/schemas.js';
+
+export const MessageIdParams = v.object({ id: Id });
+export const ThreadMessagesParams = v.object({ threadId: Id });
+
+export const CreateMessageBody = v.object(MessageBodyEntries);
+
+export const UpdateMessageBody = v.object({ ...MessageBodyEntries, priority: v.optional(v.nullable(Priority)) });

@@ -1,0 +1,20 @@
+import * as v from 'valibot';
+import { updateMessage } from '../../shared/domain/messages.js';
+import { ok, route } from '../../shared/http/route.js';
+import { MessageSchema } from '../threads/schemas.js';
+import { MessageIdParams, UpdateMessageBody } from './schemas.js';
+
+export const updateMessageRoute = route({
+  method: 'PATCH',
+  path: '/api/v2/messages/{id}',
+  operationId: 'updateMessage',
+  summary: 'Edit a message (its writer only); it becomes unread for everyone else',
+  description:
+    'Fields left out stay. `attachments` is the whole new list: attachments to keep by their id (the upload id) and new uploads. ' +
+    '`priority` (0 to 1000, or null) sets the priority of the thread.',
+  auth: 'apiKey',
+  params: MessageIdParams,
+  body: UpdateMessageBody,
+  responses: [{ status: 200, description: 'The message', schema: v.object({ message: MessageSchema }) }],
+  handle: async ({ principal, params, body }) => ok(await updateMessage(principal, params.id, body)),
+});

@@ -1,0 +1,20 @@
+import { createThread } from '../../shared/domain/threads.js';
+import { ok, route } from '../../shared/http/route.js';
+import { CreateThreadBody, ThreadSchema } from './schemas.js';
+
+export const createThreadRoute = route({
+  method: 'POST',
+  path: '/api/v2/threads',
+  operationId: 'createThread',
+  summary: 'Pin a thread with its first message on a markup (contributor or above; refused while comments are paused)',
+  description:
+    'Webpage markups take webpage threads (`isImageThread: false`, `url`, `elements`, `elementParents`, `browserContext`, `viewModeId` ' +
+    'of GET /markups/:id/view-modes). Image, PDF and video markups take image threads (`isImageThread: true`) placed by ' +
+    '`offsetXPercentage`/`offsetYPercentage`: `projectImageId` (default the first image), `pageNumber` (PDF, required), ' +
+    '`startTime`/`endTime` (seconds). Threads are numbered 1, 2, 3 … per markup. `attachments` are confirmed `message_attachment` uploads ' +
+    'made for this markup (`{ fileId }`).',
+  auth: 'apiKey',
+  body: CreateThreadBody,
+  responses: [{ status: 200, description: 'The thread', schema: ThreadSchema }],
+  handle: async ({ principal, body }) => ok(await createThread(principal, body)),
+});

@@ -1,0 +1,17 @@
+import { deleteThread } from '../../shared/domain/threads.js';
+import { noContent, route } from '../../shared/http/route.js';
+import { ThreadIdParams } from './schemas.js';
+
+export const deleteThreadRoute = route({
+  method: 'DELETE',
+  path: '/api/v2/threads/{id}',
+  operationId: 'deleteThread',
+  summary: 'Delete a thread with all its messages, attachments and screenshot (its author, or an admin)',
+  auth: 'apiKey',
+  params: ThreadIdParams,
+  responses: [{ status: 204, description: 'Deleted' }],
+  handle: async ({ principal, params }) => {
+    await deleteThread(principal, params.id);
+    return noContent();
+  },
+});

@@ -1,0 +1,14 @@
+import { getThread } from '../../shared/domain/threads.js';
+import { ok, route } from '../../shared/http/route.js';
+import { ThreadIdParams, ThreadSchema } from './schemas.js';
+
+export const getThreadRoute = route({
+  method: 'GET',
+  path: '/api/v2/threads/{id}',
+  operationId: 'getThread',
+  summary: "A thread with its messages and the caller's read state",
+  auth: 'apiKey',
+  params: ThreadIdParams,
+  responses: [{ status: 200, description: 'The thread', schema: ThreadSchema }],
+  handle: async ({ principal, params }) => ok(await getThread(principal, params.id)),
+});

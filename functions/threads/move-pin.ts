@@ -1,0 +1,20 @@
+import * as v from 'valibot';
+import { movePin } from '../../shared/domain/threads.js';
+import { ok, route } from '../../shared/http/route.js';
+import { MovePinBody, ThreadIdParams } from './schemas.js';
+
+export const movePinRoute = route({
+  method: 'PATCH',
+  path: '/api/v2/threads/{id}/move-pin',
+  operationId: 'moveThreadPin',
+  summary: 'Move a thread pin (contributor or above)',
+  description:
+    'A webpage pin moves to new `elements` (with `url`, `canonicalUrl`, `elementParents`, `browserContext`); an image, PDF or video pin ' +
+    'to `viewportXPercentage`/`viewportYPercentage`. Answers the thread record: `id`, `userId`, `projectId`, `number`, `resolved` and ' +
+    'the pin fields of its type.',
+  auth: 'apiKey',
+  params: ThreadIdParams,
+  body: MovePinBody,
+  responses: [{ status: 200, description: 'The thread record', schema: v.record(v.string(), v.unknown()) }],
+  handle: async ({ principal, params, body }) => ok(await movePin(principal, params.id, body)),
+});

@@ -1,0 +1,27 @@
+import * as v from 'valibot';
+import { resolveThread, unresolveThread } from '../../shared/domain/threads.js';
+import { ok, route } from '../../shared/http/route.js';
+import { Id } from '../../shared/http/schemas.js';
+import { ThreadIdParams } from './schemas.js';
+
+export const resolveThreadRoute = route({
+  method: 'POST',
+  path: '/api/v2/threads/{id}/resolve',
+  operationId: 'resolveThread',
+  summary: "Resolve a thread (contributor or above); it no longer counts in the markup's activeThreads",
+  auth: 'apiKey',
+  params: ThreadIdParams,
+  responses: [{ status: 200, description: 'Resolved', schema: v.object({ threadId: Id, modifiedAt: v.number() }) }],
+  handle: async ({ principal, params }) => ok(await resolveThread(principal, params.id)),
+});
+
+export const unresolveThreadRoute = route({
+  method: 'POST',
+  path: '/api/v2/threads/{id}/unresolve',
+  operationId: 'unresolveThread',
+  summary: 'Reopen a resolved thread (contributor or above)',
+  auth: 'apiKey',
+  params: ThreadIdParams,
+  responses: [{ status: 200, description: 'Unresolved', schema: v.object({ threadId: Id }) }],
+  handle: async ({ principal, params }) => ok(await unresolveThread(principal, params.id)),
+});

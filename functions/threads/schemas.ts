@@ -1,0 +1,213 @@
+import * as v from 'valibot';
+import { MAX_ATTACHMENTS, MAX_CLIP_VIDEOS, MAX_MENTIONS } from '../../shared/domain/comments.js';
+import { THREAD_ORDERS } from '../../shared/domain/thread-list.js';
+import { viewModeIdsOf } from '../../shared/domain/thread-list.js';
+import { Id } from '../../shared/http/schemas.js';
+
+/** Threads per page when `limit` is not given, and the most one page holds. */
+export const DEFAULT_THREAD_PAGE = 50;
+export const MAX_THREAD_PAGE = 500;
+
+export const ThreadIdParams = v.object({ id: Id });
+
+const MAX_TEXT = 20_000;
+const Text = (max = 2048) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
+const Percentage = v.pipe(v.number(), v.finite(), v.minValue(0, 'must be at least 0'), v.maxValue(100, 'must be at most 100'));
+const NonNegative = v.pipe(v.number(), v.finite(), v.minValue(0, 'must not be negative'));
+const Dimension = v.pipe(v.number(), v.finite(), v.minValue(0, 'must not be negative'), v.maxValue(100_000, 'must be at most 100000'));
+
+/** A Quill Delta: `{ ops: [{ insert, attributes? }] }`, where `insert` is text or an embed (such as `{ mention: { id, name } }`). */
+export const DeltaSchema = v.object({
+  ops: v.pipe(
+    v.array(
+      v.object({
+        insert: v.union([v.pipe(v.string(), v.maxLength(MAX_TEXT)), v.record(v.string(), v.unknown())], 'must be text or an embed object'),
+        attributes: v.optional(v.record(v.string(), v.unknown())),
+      }),
+    ),
+    v.maxLength(2000, 'must have at most 2000 operations'),
+  ),
+});
+
+/** MessageRequestAttachment: a confirmed `message_attachment` upload of the markup, by its `fileId`. */
+export const AttachmentRequest = v.object({ fileId: Id });
+
+/** ClipVideoRequest: a recorded clip, linked by its shared address. */
+export const ClipVideoRequest = v.object({
+  title: Text(500),
+  sharedUrl: v.pipe(v.string(), v.url('must be an absolute URL'), v.maxLength(2048)),
+  width: Dimension,
+  height: Dimension,
+});
+
+export const MessageBodyEntries = {
+  content: v.optional(Text(MAX_TEXT)),
+  mentionIds: v.optional(v.pipe(v.array(Id), v.maxLength(MAX_MENTIONS, `must name at most ${MAX_MENTIONS} users`))),
+  message: v.optional(DeltaSchema),
+  attachments: v.optional(v.pipe(v.array(AttachmentRequest), v.maxLength(MAX_ATTACHMENTS, `must have at most ${MAX_ATTACHMENTS} attachments`))),
+  clipVideos: v.optional(v.pipe(v.array(ClipVideoRequest), v.maxLength(MAX_CLIP_VIDEOS, `must have at most ${MAX_CLIP_VIDEOS} clip videos`))),
+};
+
+export const Priority = v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be at least 0'), v.maxValue(1000, 'must be at most 1000'));
+
+/** CreateThreadRequestElement */
+export const ElementRequest = v.object({ elementPath: Text(4096), offsetXPercentage: Percentage, offsetYPercentage: Percentage });
+
+/** ThreadElementParentRequest */
+export const ElementParentRequest = v.object({ url: Text(), canonicalUrl: Text(), path: Text(4096), depth: v.pipe(v.number(), v.integer(), v.minValue(0)) });
+
+/** BrowserContextRequest */
+export const BrowserContextRequest = v.object({
+  browserName: Text(200),
+  browserVersion: Text(200),
+  os: Text(200),
+  osVersion: Text(200),
+  osVersionName: Text(200),
+  platform: Text(200),
+  screenWidth: Dimension,
+  screenHeight: Dimension,
+  viewportWidth: Dimension,
+  viewportHeight: Dimension,
+});
+
+/** CanvasThreadAnnotationRequest */
+export const AnnotationRequest = v.object({ version: Text(50), scale: NonNegative, originalWidth: Dimension, originalHeight: Dimension });
+
+/** ThreadTextHighlightRequest */
+export const TextHighlightRequest = v.object({
+  startKey: Text(),
+  endKey: Text(),
+  startOffset: NonNegative,
+  startIndex: NonNegative,
+  endOffset: NonNegative,
+  endIndex: NonNegative,
+  text: Text(MAX_TEXT),
+});
+
+/** The create thread body of the spec, field for field. */
+export const CreateThreadBody = v.object({
+  isImageThread: v.boolean(),
+  projectId: v.optional(Id),
+  projectImageId: v.optional(Id),
+  url: Text(),
+  canonicalUrl: Text(),
+  elements: v.pipe(v.array(ElementRequest), v.maxLength(50)),
+  offsetXPercentage: Percentage,
+  offsetYPercentage: Percentage,
+  startTime: v.optional(NonNegative),
+  endTime: v.optional(NonNegative),
+  message: DeltaSchema,
+  browserContext: BrowserContextRequest,
+  elementParents: v.pipe(v.array(ElementParentRequest), v.maxLength(100)),
+  viewModeId: Text(100),
+  attachments: MessageBodyEntries.attachments,
+  clipVideos: MessageBodyEntries.clipVideos,
+  width: v.optional(Dimension),
+  height: v.optional(Dimension),
+  annotations: v.optional(AnnotationRequest),
+  textHighlight: v.optional(TextHighlightRequest),
+  pageNumber: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'))),
+  requireDimensionsOverride: v.optional(v.boolean()),
+  priority: v.optional(Priority),
+});
+
+export const MovePinBody = v.object({
+  url: v.optional(Text()),
+  canonicalUrl: v.optional(Text()),
+  elements: v.optional(v.pipe(v.array(ElementRequest), v.maxLength(50))),
+  browserContext: v.optional(BrowserContextRequest),
+  elementParents: v.optional(v.pipe(v.array(ElementParentRequest), v.maxLength(100))),
+  viewportXPercentage: v.optional(Percentage),
+  viewportYPercentage: v.optional(Percentage),
+});
+
+export const ThreadOrderSchema = v.picklist(THREAD_ORDERS, `must be one of ${THREAD_ORDERS.join(', ')}`);
+
+/** `viewMode`: a ViewModeCategory (`desktop`, `tablet`, `mobile`) or a view mode id. */
+export const ViewModeFilter = v.pipe(
+  v.string(),
+  v.check((value) => viewModeIdsOf(value) !== undefined, 'must be desktop, tablet, mobile or a view mode id of GET /markups/:id/view-modes'),
+);
+
+const Author = v.object({ id: v.string(), createdAt: v.number(), modifiedAt: v.number(), name: v.string(), guest: v.boolean() });
+
+export const MessageSchema = v.object({
+  id: Id,
+  createdAt: v.number(),
+  modifiedAt: v.number(),
+  scopes: v.array(v.string()),
+  assignedRoleSlugs: v.array(v.string()),
+  threadId: Id,
+  message: v.string(),
+  messageJson: DeltaSchema,
+  user: Author,
+  userMetaData: v.object({ lastSeenAt: v.number() }),
+  attachments: v.array(
+    v.object({
+      id: v.string(),
+      createdAt: v.number(),
+      modifiedAt: v.number(),
+      messageId: v.string(),
+      url: v.string(),
+      etag: v.string(),
+      mimeType: v.string(),
+      originalFilename: v.string(),
+      filesize: v.number(),
+    }),
+  ),
+  clipVideos: v.array(
+    v.object({ id: v.string(), createdAt: v.number(), modifiedAt: v.number(), messageId: v.string(), title: v.string(), sharedUrl: v.string(), width: v.number(), height: v.number() }),
+  ),
+  content: v.string(),
+  mentionIds: v.array(v.string()),
+  read: v.boolean(),
+});
+
+const Timestamps = { id: v.string(), createdAt: v.number(), modifiedAt: v.number() };
+
+/** The public Thread; the fields after `unreadMessageCount` depend on the markup's type. */
+export const ThreadSchema = v.object({
+  ...Timestamps,
+  scopes: v.array(v.string()),
+  assignedRoleSlugs: v.array(v.string()),
+  user: Author,
+  number: v.number(),
+  resolved: v.boolean(),
+  priority: v.nullable(v.number()),
+  messages: v.array(MessageSchema),
+  userMetaData: v.object({ lastSeenAt: v.number() }),
+  lastActivityAt: v.number(),
+  annotations: v.nullable(v.record(v.string(), v.unknown())),
+  read: v.boolean(),
+  unreadMessageCount: v.number(),
+  hasScreenshot: v.boolean(),
+  projectId: v.string(),
+  proxyUrl: v.optional(v.string()),
+  originalUrl: v.optional(v.string()),
+  canonicalUrl: v.optional(v.string()),
+  elements: v.optional(v.array(v.object({ ...Timestamps, threadId: v.string(), path: v.string(), offsetXPercentage: v.number(), offsetYPercentage: v.number() }))),
+  parents: v.optional(
+    v.array(v.object({ ...Timestamps, path: v.string(), depth: v.number(), proxyUrl: v.string(), originalUrl: v.string(), canonicalUrl: v.string() })),
+  ),
+  browserContext: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
+  viewModeId: v.optional(v.nullable(v.string())),
+  projectImageId: v.optional(v.nullable(v.string())),
+  offsetXPercentage: v.optional(v.number()),
+  offsetYPercentage: v.optional(v.number()),
+  startTime: v.optional(v.nullable(v.number())),
+  endTime: v.optional(v.nullable(v.number())),
+  pageNumber: v.optional(v.nullable(v.number())),
+  textHighlight: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
+});
+
+export const ScreenshotSchema = v.object({
+  id: v.string(),
+  createdAt: v.number(),
+  modifiedAt: v.number(),
+  mimeType: v.string(),
+  width: v.number(),
+  height: v.number(),
+  filesize: v.number(),
+  type: v.picklist(['extension', 'native', 'static']),
+  isProcessing: v.boolean(),
+});

@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/principal.js';
+import { getConfig } from '../config.js';
+import { storageChange } from '../db/storage.js';
+import {
+  getMessage,
+  getThreadWithMessages,
+  messageKey,
+  messageReferenceKey,
+  toMessageItem,
+  toMessageReferenceItem,
+  toReadMarkItem,
+  type MessageRecord,
+} from '../db/threads.js';
+import { put, putNew, type TransactItem } from '../db/transact.js';
+import { deleteObjectsLater } from '../events/jobs.js';
+import { BadRequestError, ConflictError, ForbiddenError } from '../http/errors.js';
+import {
+  commit,
+  loadMessageAccess,
+  loadThreadAccess,
+  markupCommentUpdate,
+  messageNotFound,
+  prepareMessage,
+  readMark,
+  recordCommentEvent,
+  requireCommentRole,
+  requireOpenForComments,
+  viewerFor,
+  type MessageAccess,
+  type MessageInput,
+} from './comments.js';
+import { nextTime } from './markups.js';
+import { readStateOfWriter, toPublicMessage } from './thread-view.js';
+import { explainMarkupRefusal, explainWriteRefusal, getThreadRecord, threadActivityUpdate, threadPriorityUpdate } from './threads.js';
+
+const MAX_WRITE_ATTEMPTS = 5;
+
+/** The answer to a write: the writer has read what they wrote (Resources: Message, `read`). */
+async function writerView(principal: Principal, access: MessageAccess | Parameters<typeof viewerFor>[1], message: MessageRecord, at: number) {
+  const viewer = await viewerFor(principal, access, [message.userId]);
+  return toPublicMessage(message, viewer, readStateOfWriter([message], at).messages.get(message.id) ?? { read: true, lastSeenAt: at });
+}
+
+function requireSomething(message: { content: string; attachments: unknown[]; clipVideos: unknown[] }): void {
+  if (message.content === '' && message.attachments.length === 0 && message.clipVideos.length === 0) {
+    throw new BadRequestError('A message must say something: send content or message (a Delta), attachments or clipVideos.', 'empty-message');
+  }
+}
+
+/**
+ * POST /threads/:threadId/messages: a reply. It counts as activity of the thread and the markup,
+ * is unread for everyone but its writer, and is refused while comments are paused.
+ */
+export async function createMessage(principal: Principal, threadId: string, input: MessageInput): Promise<Record<string, unknown>> {
+  const access = await loadThreadAccess(principal, threadId, 'write');
+  const { markup } = access;
+  requireOpenForComments(markup);
+  await getThreadRecord(markup.id, threadId);
+  const at = Date.now();
+  const prepared = await prepareMessage(access, input, { at, messageField: '/body/message' });
+  const message: MessageRecord = {
+    id: randomUUID(),
+    threadId,
+    markupId: markup.id,
+    workspaceId: markup.workspaceId,
+    organizationId: markup.organizationId,
+    userId: principal.userId,
+    createdAt: at,
+    modifiedAt: at,
+    modifiedBy: principal.userId,
+    content: prepared.content ?? '',
+    delta: prepared.delta ?? { ops: [{ insert: '\n' }] },
+    mentionIds: prepared.mentionIds ?? [],
+    attachments: prepared.attachments ?? [],
+    clipVideos: prepared.clipVideos ?? [],
+  };
+  requireSomething(message);
+  const reference = { threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId: message.id };
+  const items: TransactItem[] = [
+    markupCommentUpdate(markup, { at, open: true }),
+    threadActivityUpdate(markup.id, threadId, at),
+    putNew(toMessageItem(message)),
+    putNew(toMessageReferenceItem(reference)),
+    put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', message.id, threadId, at))),
+    ...prepared.writes,
+  ];
+  await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : explainWriteRefusal()));
+  await recordCommentEvent('comment_reply_created', markup, { threadId, messageId: message.id });
+  return writerView(principal, access, message, at);
+}
+
+export interface UpdateMessageInput extends MessageInput {
+  priority?: number | null;
+}
+
+/**
+ * PATCH /messages/:id: only its writer edits a message. Text, mentions, attachments (the list to
+ * keep, by upload id, plus new uploads) and clip videos change as sent; an edit makes the message
+ * unread again for everyone else. `priority` sets the priority of the message's thread.
+ */
+export async function updateMessage(principal: Principal, messageId: string, input: UpdateMessageInput): Promise<{ message: Record<string, unknown> }> {
+  const access = await loadMessageAccess(principal, messageId, 'write');
+  const { markup, reference } = access;
+  for (let attempt = 0; ; attempt += 1) {
+    const current = await getMessage(reference);
+    if (!current) throw messageNotFound(messageId);
+    if (current.userId !== principal.userId) throw new ForbiddenError('Only the writer of a message may edit it.', 'not-message-author');
+    const at = nextTime(current.modifiedAt);
+    const prepared = await prepareMessage(access, input, { at, messageField: '/body/message', existing: current });
+    const next: MessageRecord = {
+      ...current,
+      modifiedAt: at,
+      modifiedBy: principal.userId,
+      content: prepared.content ?? current.content,
+      delta: prepared.delta ?? current.delta,
+      mentionIds: prepared.mentionIds ?? current.mentionIds,
+      attachments: prepared.attachments ?? current.attachments,
+      clipVideos: prepared.clipVideos ?? current.clipVideos,
+    };
+    requireSomething(next);
+    const removedBytes = prepared.removedAttachments.reduce((sum, attachment) => sum + attachment.filesize, 0);
+    const items: TransactItem[] = [
+      {
+        Put: {
+          TableName: getConfig().tableName,
+          Item: toMessageItem(next),
+          ConditionExpression: 'modifiedAt = :modifiedAt',
+          ExpressionAttributeValues: { ':modifiedAt': current.modifiedAt },
+        },
+      },
+      input.priority !== undefined ? threadPriorityUpdate(markup.id, current.threadId, input.priority, at) : threadActivityUpdate(markup.id, current.threadId, at),
+      put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, current.threadId, at))),
+      ...(removedBytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -removedBytes }) }] : []),
+      ...prepared.writes,
+    ];
+    const committed = await commit(items, (index) => (index === 0 ? 'retry' : explainWriteRefusal()));
+    if (!committed) {
+      if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError(`Message ${messageId} is being changed by another request; try again.`);
+      continue;
+    }
+    await deleteObjectsLater(prepared.removedAttachments.map((attachment) => attachment.key), { messageId });
+    await recordCommentEvent('comment_updated', markup, { threadId: current.threadId, messageId });
+    return { message: await writerView(principal, access, next, at) };
+  }
+}
+
+/**
+ * DELETE /messages/:id: its writer (contributor or above) or an admin removes a reply with its
+ * attachments. A thread's first message opens the thread: delete the thread instead.
+ */
+export async function deleteMessage(principal: Principal, messageId: string): Promise<void> {
+  const access = await loadMessageAccess(principal, messageId, 'write');
+  const { markup, reference } = access;
+  const found = await getThreadWithMessages(markup.id, reference.threadId);
+  const message = found?.messages.find((candidate) => candidate.id === messageId);
+  if (!found || !message) throw messageNotFound(messageId);
+  if (message.userId !== principal.userId) requireCommentRole(access.role, 'moderate');
+  if (found.messages[0]?.id === messageId) {
+    throw new BadRequestError(`Message ${messageId} opens thread ${reference.threadId}; delete the thread instead (DELETE /threads/${reference.threadId}).`, 'first-message');
+  }
+  const bytes = message.attachments.reduce((sum, attachment) => sum + attachment.filesize, 0);
+  const items: TransactItem[] = [
+    {
+      Delete: {
+        TableName: getConfig().tableName,
+        Key: messageKey(markup.id, reference.threadId, messageId),
+        ConditionExpression: 'modifiedAt = :modifiedAt',
+        ExpressionAttributeValues: { ':modifiedAt': message.modifiedAt },
+      },
+    },
+    { Delete: { TableName: getConfig().tableName, Key: messageReferenceKey(messageId) } },
+    threadActivityUpdate(markup.id, reference.threadId, Date.now()),
+    ...(bytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -bytes }) }] : []),
+  ];
+  await commit(items, () => {
+    throw new ConflictError(`Message ${messageId} changed while it was being deleted; try again.`);
+  });
+  await deleteObjectsLater(message.attachments.map((attachment) => attachment.key), { messageId });
+}
+
+/** POST /messages/:id/read: the caller has seen this message as it is now (its thread stays as it was). */
+export async function markMessageRead(principal: Principal, messageId: string): Promise<void> {
+  const access = await loadMessageAccess(principal, messageId, 'read');
+  const { markup, reference } = access;
+  await commit(
+    [
+      {
+        ConditionCheck: {
+          TableName: getConfig().tableName,
+          Key: messageKey(markup.id, reference.threadId, messageId),
+          ConditionExpression: 'attribute_exists(PK)',
+        },
+      },
+      put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, reference.threadId, Date.now()))),
+    ],
+    () => {
+      throw messageNotFound(messageId);
+    },
+  );
+}
