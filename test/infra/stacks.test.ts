@@ -404,6 +404,16 @@ describe('IAM: each function gets exactly the access its registry entry declares
     expect(allowedActions(statements, 's3').filter((action) => /^s3:(Put|Delete)/.test(action))).toEqual([]);
   });
 
+  it('lets messages read objects (attachment links) but not write them, and send to the conversion queue only', () => {
+    const statements = statementsOf('messages');
+    const sending = statements.filter((statement) => actionsOf(statement).includes('sqs:SendMessage'));
+
+    expect(allowedActions(statements, 's3')).toEqual(expect.arrayContaining(['s3:GetObject*']));
+    expect(allowedActions(statements, 's3').filter((action) => /^s3:(Put|Delete)/.test(action))).toEqual([]);
+    expect(sending).toHaveLength(1);
+    expect(resourcesOf(sending[0]!)).toEqual([{ 'Fn::ImportValue': names.queueArn('conversion') }]);
+  });
+
   it('lets conversion send messages to the webhook queue only', () => {
     const statements = statementsOf('conversion');
     const sending = statements.filter((statement) => actionsOf(statement).includes('sqs:SendMessage'));
