@@ -67,8 +67,9 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   },
   // Signs upload policies (its role's credentials sign them), checks landed objects and retags them.
   { kind: 'api', name: 'uploads', routes: ROUTE_GROUPS.uploads, access: { table: 'readWrite', bucket: 'readWrite' } },
-  // Attachment links are presigned GETs; deleting comments queues their objects for deletion.
-  { kind: 'api', name: 'threads', routes: ROUTE_GROUPS.threads, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
+  // Attachment links are presigned GETs; deleting comments queues their objects for deletion. Attaching a screenshot confirms
+  // its upload (HEADs and retags the object) and signs screenshot upload policies; the thumbnail job goes to the conversion queue.
+  { kind: 'api', name: 'threads', routes: ROUTE_GROUPS.threads, access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion'] } },
   { kind: 'api', name: 'messages', routes: ROUTE_GROUPS.messages, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
   { kind: 'api', name: 'openapi', routes: openApiRoutes, isDefault: true, access: {} },
   { kind: 's3', name: 'upload-confirmed', access: { table: 'readWrite', bucket: 'read' } },

@@ -1,6 +1,7 @@
 import type { JobTable } from '../../shared/events/queue-worker.js';
 import { convertMarkupJob } from './convert-markup.js';
 import { deleteObjectsJob } from './delete-objects.js';
+import { screenshotThumbnailJob } from './screenshot-thumbnail.js';
 
 /**
  * Jobs of the conversion worker, by message `type`. (Webpage thumbnails have their own x86-64
@@ -9,4 +10,5 @@ import { deleteObjectsJob } from './delete-objects.js';
 export const conversionJobs: JobTable = {
   'convert-markup': convertMarkupJob,
   'delete-objects': deleteObjectsJob,
+  'screenshot-thumbnail': screenshotThumbnailJob,
 };

@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import { MAX_ATTACHMENTS, MAX_CLIP_VIDEOS, MAX_MENTIONS } from '../../shared/domain/comments.js';
 import { THREAD_ORDERS } from '../../shared/domain/thread-list.js';
 import { viewModeIdsOf } from '../../shared/domain/thread-list.js';
-import { Id } from '../../shared/http/schemas.js';
+import { Id, queryInteger } from '../../shared/http/schemas.js';
+import { UploadPolicyBody } from '../uploads/schemas.js';
 
 /** Threads per page when `limit` is not given, and the most one page holds. */
 export const DEFAULT_THREAD_PAGE = 50;
@@ -32,10 +33,13 @@ export const DeltaSchema = v.object({
 /** MessageRequestAttachment: a confirmed `message_attachment` upload of the markup, by its `fileId`. */
 export const AttachmentRequest = v.object({ fileId: Id });
 
+/** Clients show a clip's address as a link: only web addresses, never `javascript:` or `data:`. */
+const isWebAddress = (value: string) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
+
 /** ClipVideoRequest: a recorded clip, linked by its shared address. */
 export const ClipVideoRequest = v.object({
   title: Text(500),
-  sharedUrl: v.pipe(v.string(), v.url('must be an absolute URL'), v.maxLength(2048)),
+  sharedUrl: v.pipe(v.string(), v.url('must be an absolute URL'), v.check(isWebAddress, 'must be an http or https address'), v.maxLength(2048)),
   width: Dimension,
   height: Dimension,
 });
@@ -200,6 +204,9 @@ export const ThreadSchema = v.object({
   textHighlight: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
 });
 
+const SCREENSHOT_TYPES = ['extension', 'native', 'static'] as const;
+
+/** The spec's Screenshot, plus presigned links (`url`, and `thumbnailUrl` once made) and `processingError` when no thumbnail could be made. */
 export const ScreenshotSchema = v.object({
   id: v.string(),
   createdAt: v.number(),
@@ -208,6 +215,39 @@ export const ScreenshotSchema = v.object({
   width: v.number(),
   height: v.number(),
   filesize: v.number(),
-  type: v.picklist(['extension', 'native', 'static']),
+  type: v.picklist(SCREENSHOT_TYPES),
   isProcessing: v.boolean(),
+  url: v.string(),
+  thumbnailUrl: v.optional(v.string()),
+  processingError: v.optional(v.string()),
+});
+
+/** GET /threads/:id/screenshot-upload-policy: the file's name, type and size as for /uploads/upload-policy, and optionally its id. */
+export const ScreenshotPolicyQuery = v.object({
+  fileId: v.optional(Id),
+  filename: UploadPolicyBody.entries.filename,
+  mimeType: UploadPolicyBody.entries.contentType,
+  filesize: queryInteger(1, Number.MAX_SAFE_INTEGER),
+});
+
+export const ScreenshotPolicySchema = v.object({
+  key: v.string(),
+  policy: v.object({ url: v.string(), fields: v.record(v.string(), v.string()) }),
+  bucket: v.string(),
+  metadata: v.record(v.string(), v.union([v.string(), v.number()])),
+});
+
+const PixelSize = v.pipe(v.number(), v.integer('must be a whole number of pixels'), v.minValue(1, 'must be at least 1'), v.maxValue(100_000, 'must be at most 100000'));
+
+/** PUT /threads/:id/screenshot: the posted file as its policy described it, its pixel size, and what took it. */
+export const AttachScreenshotBody = v.object({
+  fileId: Id,
+  key: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(1024, 'must be at most 1024 characters')),
+  etag: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
+  mimeType: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters')),
+  width: PixelSize,
+  height: PixelSize,
+  filesize: v.pipe(v.number(), v.integer('must be a whole number of bytes'), v.minValue(1, 'must be at least 1 byte')),
+  originalFilename: v.optional(Text(255)),
+  type: v.optional(v.picklist(SCREENSHOT_TYPES, `must be one of ${SCREENSHOT_TYPES.join(', ')}`)),
 });

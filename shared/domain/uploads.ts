@@ -15,7 +15,7 @@ import {
 } from '../db/uploads.js';
 import type { Role } from '../db/users.js';
 import type { WorkspaceRecord } from '../db/workspaces.js';
-import { BadRequestError, ForbiddenError, NotFoundError, PaymentRequiredError, ValidationError } from '../http/errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, PaymentRequiredError, ValidationError } from '../http/errors.js';
 import { logger } from '../logger.js';
 import { baseMimeType, fileTypeOf, isDisplayableImage, SUPPORTED_EXTENSIONS } from '../storage/file-types.js';
 import { IMAGE_HEADER_BYTES, imageSize, type ImageSize } from '../storage/image-size.js';
@@ -208,6 +208,8 @@ export interface UploadPolicyInput {
   filesize: number;
   /** Organization keys may name the workspace of user and external-user avatars (default: their default workspace). */
   workspaceId?: string;
+  /** A file id the client chose (a UUID no upload has used: 409 otherwise); by default a new one. */
+  fileId?: string;
 }
 
 export interface IssuedUpload {
@@ -239,7 +241,7 @@ export async function issueUploadPolicy(principal: Principal, input: UploadPolic
     throw new BadRequestError(`Storage accepts at most ${MAX_POST_BYTES} bytes in one upload; this file has ${input.filesize}.`, 'file-too-large');
   }
 
-  const fileId = randomUUID();
+  const fileId = input.fileId ?? randomUUID();
   const key = uploadObjectKey(workspace.id, fileId, objectNameOf(input.filename));
   const now = new Date();
   const record: UploadRecord = {
@@ -257,7 +259,13 @@ export async function issueUploadPolicy(principal: Principal, input: UploadPolic
     createdAt: now.toISOString(),
     expiresAtEpoch: Math.floor(now.getTime() / 1000) + UPLOAD_RECORD_TTL_SECONDS,
   };
-  await transact([issuedUploadItem(record)]);
+  try {
+    await transact([issuedUploadItem(record)]);
+  } catch (error) {
+    // Only a client-chosen id can be taken: the record is created only if none has that id.
+    if (!isConditionFailure(error)) throw error;
+    throw new ConflictError(`File id ${fileId} is already used by another upload; choose another fileId or leave it out.`);
+  }
   const { expiresAt, directPut, ...policy } = await createUploadPolicy({ key, contentType: input.contentType, filesize: input.filesize, fileId });
   return {
     fileId,

@@ -14,7 +14,10 @@ export async function enqueueThumbnail(job: ThumbnailJob): Promise<void> {
 }
 
 /** Jobs of the conversion worker (functions/conversion/jobs.ts). */
-export type ConversionJob = { type: 'convert-markup'; markupId: string } | { type: 'delete-objects'; keys: string[] };
+export type ConversionJob =
+  | { type: 'convert-markup'; markupId: string }
+  | { type: 'delete-objects'; keys: string[] }
+  | { type: 'screenshot-thumbnail'; markupId: string; threadId: string; screenshotId: string };
 
 /** Puts a job on the conversion queue. */
 export async function enqueueConversion(job: ConversionJob): Promise<void> {

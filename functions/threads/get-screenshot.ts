@@ -1,0 +1,14 @@
+import { getScreenshot } from '../../shared/domain/screenshots.js';
+import { ok, route } from '../../shared/http/route.js';
+import { ScreenshotSchema, ThreadIdParams } from './schemas.js';
+
+export const getScreenshotRoute = route({
+  method: 'GET',
+  path: '/api/v2/threads/{id}/screenshot',
+  operationId: 'getThreadScreenshot',
+  summary: "A thread's screenshot with a presigned link to it (and its thumbnail once made); 404 when it has none",
+  auth: 'apiKey',
+  params: ThreadIdParams,
+  responses: [{ status: 200, description: 'The screenshot', schema: ScreenshotSchema }],
+  handle: async ({ principal, params }) => ok(await getScreenshot(principal, params.id)),
+});
