@@ -198,8 +198,8 @@ export const ThreadSchema = v.object({
   projectImageId: v.optional(v.nullable(v.string())),
   offsetXPercentage: v.optional(v.number()),
   offsetYPercentage: v.optional(v.number()),
-  startTime: v.optional(v.nullable(v.number())),
-  endTime: v.optional(v.nullable(v.number())),
+  startTime: v.optional(v.number()),
+  endTime: v.optional(v.number()),
   pageNumber: v.optional(v.nullable(v.number())),
   textHighlight: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
 });

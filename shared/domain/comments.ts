@@ -153,7 +153,9 @@ export async function prepareMessage(
     if (error instanceof TextMismatch) throw new ValidationError([{ pointer: '/body/content', detail: error.message }]);
     throw error;
   }
-  const fromDelta = text ? mentionIdsOf(text.delta) : [];
+  // Mentions in the Delta are always mentioned, also when an edit sends only mentionIds (the Delta stays).
+  const shownDelta = text?.delta ?? options.existing?.delta;
+  const fromDelta = shownDelta ? mentionIdsOf(shownDelta) : [];
   const mentionIds = input.mentionIds !== undefined || text !== undefined ? [...new Set([...(input.mentionIds ?? options.existing?.mentionIds ?? []), ...fromDelta])] : undefined;
   if (mentionIds && mentionIds.length > MAX_MENTIONS) throw new ValidationError([{ pointer: '/body/mentionIds', detail: `must name at most ${MAX_MENTIONS} users` }]);
   const newMentions = mentionIds?.filter((id) => !options.existing?.mentionIds.includes(id)) ?? [];

@@ -22,6 +22,7 @@ import {
   markupCommentUpdate,
   messageNotFound,
   prepareMessage,
+  threadNotFound,
   readMark,
   recordCommentEvent,
   requireCommentRole,
@@ -36,14 +37,18 @@ import { explainMarkupRefusal, explainWriteRefusal, getThreadRecord, threadActiv
 
 const MAX_WRITE_ATTEMPTS = 5;
 
+/** The fields of an edit that change the message itself (the rest of the body changes its thread). */
+const MESSAGE_FIELDS = ['content', 'message', 'mentionIds', 'attachments', 'clipVideos'] as const satisfies readonly (keyof MessageInput)[];
+
 /** The answer to a write: the writer has read what they wrote (Resources: Message, `read`). */
 async function writerView(principal: Principal, access: MessageAccess | Parameters<typeof viewerFor>[1], message: MessageRecord, at: number) {
   const viewer = await viewerFor(principal, access, [message.userId]);
   return toPublicMessage(message, viewer, readStateOfWriter([message], at).messages.get(message.id) ?? { read: true, lastSeenAt: at });
 }
 
-function requireSomething(message: { content: string; attachments: unknown[]; clipVideos: unknown[] }): void {
-  if (message.content === '' && message.attachments.length === 0 && message.clipVideos.length === 0) {
+/** A message with nothing in it but white space is empty too. */
+export function requireSomething(message: { content: string; attachments: unknown[]; clipVideos: unknown[] }): void {
+  if (message.content.trim() === '' && message.attachments.length === 0 && message.clipVideos.length === 0) {
     throw new BadRequestError('A message must say something: send content or message (a Delta), attachments or clipVideos.', 'empty-message');
   }
 }
@@ -85,7 +90,12 @@ export async function createMessage(principal: Principal, threadId: string, inpu
     put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', message.id, threadId, at))),
     ...prepared.writes,
   ];
-  await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : explainWriteRefusal()));
+  await commit(items, (index) => {
+    if (index === 0) return explainMarkupRefusal(markup.id);
+    // The thread went away (deleted) while the reply was written.
+    if (index === 1) throw threadNotFound(threadId);
+    return explainWriteRefusal();
+  });
   await recordCommentEvent('comment_reply_created', markup, { threadId, messageId: message.id });
   return writerView(principal, access, message, at);
 }
@@ -108,9 +118,13 @@ export async function updateMessage(principal: Principal, messageId: string, inp
     if (current.userId !== principal.userId) throw new ForbiddenError('Only the writer of a message may edit it.', 'not-message-author');
     const at = nextTime(current.modifiedAt);
     const prepared = await prepareMessage(access, input, { at, messageField: '/body/message', existing: current });
+    // Only a change of what the message says makes it unread for others; `priority` alone changes the thread.
+    const changesMessage = MESSAGE_FIELDS.some((field) => input[field] !== undefined);
+    // An edit that sends nothing changes nothing (no activity, no event).
+    if (!changesMessage && input.priority === undefined) return { message: await writerView(principal, access, current, at) };
     const next: MessageRecord = {
       ...current,
-      modifiedAt: at,
+      modifiedAt: changesMessage ? at : current.modifiedAt,
       modifiedBy: principal.userId,
       content: prepared.content ?? current.content,
       delta: prepared.delta ?? current.delta,

@@ -177,10 +177,18 @@ function typeFields(thread: ThreadRecord): Record<string, unknown> {
         projectImageId: thread.projectImageId ?? null,
         offsetXPercentage: thread.offsetXPercentage,
         offsetYPercentage: thread.offsetYPercentage,
-        startTime: thread.startTime ?? null,
-        endTime: thread.endTime ?? null,
+        ...mediaTimesOf(thread),
       };
   }
+}
+
+/**
+ * `startTime`/`endTime` are numbers (seconds) in the spec: a thread pinned without a media time
+ * is at 0, and one without an end ends where it starts.
+ */
+function mediaTimesOf(thread: ThreadRecord): { startTime: number; endTime: number } {
+  const startTime = thread.startTime ?? 0;
+  return { startTime, endTime: thread.endTime ?? startTime };
 }
 
 export async function toPublicThread(thread: ThreadRecord, messages: readonly MessageRecord[], viewer: ViewerContext, state: ReadState): Promise<Record<string, unknown>> {
@@ -230,8 +238,7 @@ export function threadRecordOf(thread: ThreadRecord): Record<string, unknown> {
         projectImageId: thread.projectImageId ?? null,
         offsetXPercentage: thread.offsetXPercentage,
         offsetYPercentage: thread.offsetYPercentage,
-        startTime: thread.startTime ?? null,
-        endTime: thread.endTime ?? null,
+        ...mediaTimesOf(thread),
       };
   }
 }

@@ -192,7 +192,7 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
   const at = Date.now();
   const pin = pinOf(markup, input, at);
   const prepared = await prepareMessage(access, { message: input.message, attachments: input.attachments, clipVideos: input.clipVideos }, { at, messageField: '/body/message' });
-  if (!prepared.content && !prepared.attachments?.length && !prepared.clipVideos?.length) {
+  if (!prepared.content?.trim() && !prepared.attachments?.length && !prepared.clipVideos?.length) {
     throw invalid('message', 'must say something: a thread opens with a message that has text, attachments or clip videos');
   }
 
