@@ -1,15 +1,39 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { handler as messagesHandler } from '../functions/messages/handler.js';
+import { messagesRoutes } from '../functions/messages/routes.js';
+import { handler as threadsHandler } from '../functions/threads/handler.js';
+import { threadsRoutes } from '../functions/threads/routes.js';
 import { getDb, getSqs } from '../shared/clients.js';
 import { getConfig } from '../shared/config.js';
 import { apiKeyKey } from '../shared/db/api-keys.js';
-import { itemKey, workspaceMarkupsPartition } from '../shared/db/items.js';
+import { isTransactionConflict } from '../shared/db/errors.js';
+import { fromItem, itemKey, workspaceMarkupsPartition, type MarkupRecord } from '../shared/db/items.js';
+import { markupPartition } from '../shared/db/markup-records.js';
 import { planKey, savePlan, getPlan } from '../shared/db/plans.js';
+import {
+  threadKey,
+  threadReferenceKey,
+  toMessageItem,
+  toMessageReferenceItem,
+  toReadMarkItem,
+  type MessageRecord,
+} from '../shared/db/threads.js';
+import { queryPrefix } from '../shared/db/paging.js';
+import { put, putNew, type TransactItem } from '../shared/db/transact.js';
 import { usageKey, usagePeriod } from '../shared/db/usage.js';
-import { memberKey } from '../shared/db/users.js';
+import { memberKey, userKey } from '../shared/db/users.js';
 import { workspaceKey, getWorkspace } from '../shared/db/workspaces.js';
+import { markupCommentUpdate } from '../shared/domain/comments.js';
+import { deltaOf } from '../shared/domain/delta.js';
+import { VIEW_MODES } from '../shared/domain/markups.js';
+import { createWorkspaceKey } from '../shared/domain/organizations.js';
+import { threadActivityUpdate } from '../shared/domain/threads.js';
 import type { StackInfo } from '../infra/local/stack.js';
+import { countRequests, invokeHandler, type Counted } from '../test/support/request-count.js';
+import { BROWSER_CONTEXT } from '../test/support/threads.js';
 import { formatRow, measure, type Measurement } from './measure.js';
 
 export interface RequestBenchOptions {
@@ -71,6 +95,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
   const keyId = stack.workspaceApiKey.split('_')[1]!;
   const workspace = (await getWorkspace(stack.workspaceId))!;
   const get = (Key: Record<string, string>) => db.send(new GetCommand({ TableName, Key }));
+  const getConsistent = (Key: Record<string, string>) => db.send(new GetCommand({ TableName, Key, ConsistentRead: true }));
   const headers = { Authorization: `Bearer ${stack.workspaceApiKey}`, 'Service-API-Version': '2023-02-22' };
   const userId = (await get(apiKeyKey(keyId))).Item!.userId as string;
   const authenticate = async () => {
@@ -86,12 +111,115 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
     if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
     await response.arrayBuffer();
   };
+  /** A seeding call with any key that answers the `data` of the response. */
+  const callData = async (key: string, method: string, path: string, body: unknown): Promise<{ id: string }> => {
+    const response = await fetch(`${stack.baseUrl}/api/v2${path}`, {
+      method,
+      headers: { ...headers, Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+    return ((await response.json()) as { data: { id: string } }).data;
+  };
 
   await savePlan({ ...(await getPlan(workspace.organizationId)), markupLimit: null });
   // The floor's SendMessage goes to a queue nobody consumes, so it costs what the request's does
   // without handing the renderer jobs for markups that do not exist.
   const floorQueueUrl = (await getSqs().send(new CreateQueueCommand({ QueueName: 'bench-floor' }))).QueueUrl!;
   for (let i = 0; i < 60; i += 1) await call('POST', '/markups/url', { url: `https://example.com/page-${i}` });
+
+  // Threads: one markup with 50 threads of 3 messages by three authors for the list, and a pool of
+  // markups with one thread each for replies, taken in turn so that concurrent replies (each a
+  // transaction on its markup and thread) do not collide on one markup.
+  const repliers = await Promise.all(
+    ['second', 'third'].map(async (name) => (await createWorkspaceKey(stack.workspaceId, { email: `bench-${name}-${randomUUID()}@example.com`, role: 'contributor' })).apiKey),
+  );
+  const authorIds = [userId, ...(await Promise.all(repliers.map(async (key) => (await get(apiKeyKey(key.split('_')[1]!))).Item!.userId as string)))];
+  const newThread = (markupId: string) => callData(stack.workspaceApiKey, 'POST', '/threads', threadBody(markupId));
+  const listMarkupId = (await callData(stack.workspaceApiKey, 'POST', '/markups/url', { url: 'https://example.com/threads' })).id;
+  for (let i = 0; i < 50; i += 1) {
+    const thread = await newThread(listMarkupId);
+    for (const key of repliers) await callData(key, 'POST', `/threads/${thread.id}/messages`, { content: `Reply ${i}: the spacing under the hero differs from the design.` });
+  }
+  const replyTargets: { markupId: string; threadId: string }[] = [];
+  for (let i = 0; i < 32; i += 1) {
+    const markupId = (await callData(stack.workspaceApiKey, 'POST', '/markups/url', { url: `https://example.com/replies-${i}` })).id;
+    replyTargets.push({ markupId, threadId: (await newThread(markupId)).id });
+  }
+  let nextRequestTarget = 0;
+  let nextFloorTarget = 0;
+  const replyBody = { content: 'A bench reply' };
+
+  const listThreads: Scenario = {
+    name: 'GET /threads (page of 50)',
+    request: () => call('GET', `/threads?markupId=${listMarkupId}&limit=50`),
+    floor: async () => {
+      await get(apiKeyKey(keyId));
+      await get(itemKey(listMarkupId));
+      await get(workspaceKey(stack.workspaceId));
+      await Promise.all([get(memberKey(stack.workspaceId, userId)), get(planKey(workspace.organizationId))]);
+      // The cursor key is read once per process; a warm handler has it.
+      await Promise.all([queryPrefix(markupPartition(listMarkupId), 'THREAD#'), queryPrefix(markupPartition(listMarkupId), `READ#${userId}#`)]);
+      await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } }));
+    },
+  };
+  const createMessage: Scenario = {
+    name: 'POST /threads/:id/messages',
+    request: () => {
+      const target = replyTargets[nextRequestTarget++ % replyTargets.length]!;
+      return call('POST', `/threads/${target.threadId}/messages`, replyBody);
+    },
+    floor: async () => {
+      const target = replyTargets[nextFloorTarget++ % replyTargets.length]!;
+      await get(apiKeyKey(keyId));
+      await getConsistent(threadReferenceKey(target.threadId));
+      const markup = fromItem((await getConsistent(itemKey(target.markupId))).Item!) as MarkupRecord;
+      await get(workspaceKey(stack.workspaceId));
+      await Promise.all([get(memberKey(stack.workspaceId, userId)), get(planKey(workspace.organizationId))]);
+      await getConsistent(threadKey(target.markupId, target.threadId));
+      const at = Date.now();
+      const message = replyRecord(markup, target.threadId, userId, replyBody.content, at);
+      const reference = { threadId: target.threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId: message.id };
+      await transactRetrying([
+        markupCommentUpdate(markup, { at, open: true }),
+        threadActivityUpdate(markup.id, target.threadId, at),
+        putNew(toMessageItem(message)),
+        putNew(toMessageReferenceItem(reference)),
+        put(toReadMarkItem(markup.id, { userId, subject: 'message', subjectId: message.id, threadId: target.threadId, seenAt: at })),
+      ]);
+      // Then the comment_reply_created event, then the writer for the answer.
+      const createdAt = new Date(at).toISOString();
+      await db.send(
+        new PutCommand({
+          TableName,
+          Item: {
+            PK: `BENCH#${stack.workspaceId}#EVENTS`,
+            SK: `${createdAt}#${message.id}`,
+            entity: 'BenchFloor',
+            id: randomUUID(),
+            createdAt,
+            type: 'comment_reply_created',
+            workspaceId: stack.workspaceId,
+            markupId: markup.id,
+            threadId: target.threadId,
+            messageId: message.id,
+            expiresAtEpoch: Math.floor(at / 1000) + 30 * 24 * 3600,
+          },
+        }),
+      );
+      await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [userKey(userId)] } } }));
+    },
+  };
+  // A floor is only a floor if it makes the request's calls: count both in this process, the
+  // request handed to its handler here (through the gateway its calls cannot be told apart from
+  // background work). The list is asked once first so the handler holds the cursor key, as it does
+  // once warm.
+  await listThreads.request();
+  const threads = { name: 'threads', routes: threadsRoutes, handler: threadsHandler };
+  const messages = { name: 'messages', routes: messagesRoutes, handler: messagesHandler };
+  const key = stack.workspaceApiKey;
+  await requireSameCalls(listThreads.name, () => invokeHandler(threads, 'GET', '/threads', { key, query: { markupId: listMarkupId, limit: 50 } }), listThreads.floor);
+  await requireSameCalls(createMessage.name, () => invokeHandler(messages, 'POST', `/threads/${replyTargets[0]!.threadId}/messages`, { key, body: replyBody }), createMessage.floor);
 
   return [
     {
@@ -120,6 +248,10 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
         ]);
       },
     },
+    // Before POST /markups/url: the thumbnail jobs of the markups it creates run in this process
+    // for a while after it, and would weigh on whichever scenario followed.
+    listThreads,
+    createMessage,
     {
       name: 'POST /markups/url',
       request: () => call('POST', '/markups/url', { url: 'https://example.com/bench' }),
@@ -150,6 +282,76 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       },
     },
   ];
+}
+
+/** A webpage thread's create body: one element on the page, desktop view mode. */
+function threadBody(markupId: string): Record<string, unknown> {
+  return {
+    projectId: markupId,
+    isImageThread: false,
+    url: 'https://example.com/threads',
+    canonicalUrl: 'https://example.com/threads',
+    elements: [{ elementPath: 'html > body > h1', offsetXPercentage: 12.5, offsetYPercentage: 50 }],
+    elementParents: [{ url: 'https://example.com/threads', canonicalUrl: 'https://example.com/threads', path: 'html > body', depth: 1 }],
+    offsetXPercentage: 25,
+    offsetYPercentage: 40,
+    message: { ops: [{ insert: 'The heading overlaps the navigation on this page.\n' }] },
+    browserContext: BROWSER_CONTEXT,
+    viewModeId: VIEW_MODES.find((mode) => mode.category === 'desktop')!.id,
+  };
+}
+
+/** The message record a plain-text reply stores. */
+function replyRecord(markup: MarkupRecord, threadId: string, userId: string, content: string, at: number): MessageRecord {
+  return {
+    id: randomUUID(),
+    threadId,
+    markupId: markup.id,
+    workspaceId: markup.workspaceId,
+    organizationId: markup.organizationId,
+    userId,
+    createdAt: at,
+    modifiedAt: at,
+    modifiedBy: userId,
+    content,
+    delta: deltaOf(content),
+    mentionIds: [],
+    attachments: [],
+    clipVideos: [],
+  };
+}
+
+/** A transaction retried while it only collided with another one, as comment writes are. */
+async function transactRetrying(items: TransactItem[]): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await getDb().send(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException) || !isTransactionConflict(error) || attempt >= 20) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 10 * 2 ** attempt)));
+    }
+  }
+}
+
+/** Fails the bench when a floor makes other DynamoDB calls than its request, or in another order; prints the calls when they match. */
+async function requireSameCalls(name: string, request: () => Promise<{ status: number; body: unknown }>, floor: () => Promise<void>): Promise<void> {
+  const byRequest = await countRequests(request);
+  if (byRequest.result.status !== 200) throw new Error(`${name} answered ${byRequest.result.status}: ${JSON.stringify(byRequest.result.body)}`);
+  const byFloor = await countRequests(floor);
+  // The calls in the order they were sent, runs of one command counted: "GetItem 5, Query 2, …".
+  const describe = (counted: Counted<unknown>) => {
+    const runs: [string, number][] = [];
+    for (const { command } of counted.calls) {
+      const name = command.replace(/Command$/, '');
+      const last = runs.at(-1);
+      if (last?.[0] === name) last[1] += 1;
+      else runs.push([name, 1]);
+    }
+    return runs.map(([name, count]) => `${name} ${count}`).join(', ');
+  };
+  if (describe(byRequest) !== describe(byFloor)) throw new Error(`The floor of ${name} makes ${describe(byFloor)}; the request makes ${describe(byRequest)}.`);
+  process.stdout.write(`${name}: ${byRequest.total} DynamoDB calls per request, the floor the same (${describe(byRequest)})\n`);
 }
 
 /** The run with the lower median: noise on this shared machine only ever slows a run down. */

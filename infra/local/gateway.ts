@@ -113,7 +113,8 @@ export function toEvent(request: IncomingMessage, body: Buffer, key: string, par
   };
 }
 
-function lambdaContext(name: string, requestId: string): Context {
+/** The Lambda context a locally invoked handler gets. */
+export function lambdaContext(name: string, requestId: string): Context {
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: name,
