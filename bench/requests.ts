@@ -20,6 +20,7 @@ import {
   toMessageReferenceItem,
   toReadMarkItem,
   type MessageRecord,
+  type ThreadRecord,
 } from '../shared/db/threads.js';
 import { queryPrefix } from '../shared/db/paging.js';
 import { put, putNew, type TransactItem } from '../shared/db/transact.js';
@@ -30,7 +31,7 @@ import { markupCommentUpdate } from '../shared/domain/comments.js';
 import { deltaOf } from '../shared/domain/delta.js';
 import { VIEW_MODES } from '../shared/domain/markups.js';
 import { createWorkspaceKey } from '../shared/domain/organizations.js';
-import { threadActivityUpdate } from '../shared/domain/threads.js';
+import { threadRevisionUpdate } from '../shared/domain/threads.js';
 import type { StackInfo } from '../infra/local/stack.js';
 import { countRequests, invokeHandler, type Counted } from '../test/support/request-count.js';
 import { BROWSER_CONTEXT } from '../test/support/threads.js';
@@ -176,16 +177,16 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       const markup = fromItem((await getConsistent(itemKey(target.markupId))).Item!) as MarkupRecord;
       await get(workspaceKey(stack.workspaceId));
       await Promise.all([get(memberKey(stack.workspaceId, userId)), get(planKey(workspace.organizationId))]);
-      await getConsistent(threadKey(target.markupId, target.threadId));
+      const thread = (await getConsistent(threadKey(target.markupId, target.threadId))).Item as ThreadRecord;
       const at = Date.now();
-      const message = replyRecord(markup, target.threadId, userId, replyBody.content, at);
+      const message = { ...replyRecord(markup, target.threadId, userId, replyBody.content, at), threadRevision: thread.revision + 1 };
       const reference = { threadId: target.threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId: message.id };
       await transactRetrying([
         markupCommentUpdate(markup, { at, open: true }),
-        threadActivityUpdate(markup.id, target.threadId, at),
+        threadRevisionUpdate(thread, at),
         putNew(toMessageItem(message)),
         putNew(toMessageReferenceItem(reference)),
-        put(toReadMarkItem(markup.id, { userId, subject: 'message', subjectId: message.id, threadId: target.threadId, seenAt: at })),
+        put(toReadMarkItem(markup.id, { userId, subject: 'message', subjectId: message.id, threadId: target.threadId, seenRevision: message.threadRevision, seenAt: at })),
       ]);
       // Then the comment_reply_created event, then the writer for the answer.
       const createdAt = new Date(at).toISOString();
@@ -313,6 +314,7 @@ function replyRecord(markup: MarkupRecord, threadId: string, userId: string, con
     createdAt: at,
     modifiedAt: at,
     modifiedBy: userId,
+    threadRevision: 1,
     content,
     delta: deltaOf(content),
     mentionIds: [],

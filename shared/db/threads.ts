@@ -127,9 +127,15 @@ export interface MessageRecord {
   organizationId: string;
   userId: string;
   createdAt: number;
-  /** Last change of what the message says; a reader has read it when they saw it at or after this. */
+  /** Last change of what the message says. */
   modifiedAt: number;
   modifiedBy: string;
+  /**
+   * The thread's `revision` that this message's last change made. Read state compares revisions,
+   * not clocks: a reader has read the message when they marked it, or its thread, at this
+   * revision or a later one.
+   */
+  threadRevision: number;
   content: string;
   delta: Delta;
   mentionIds: string[];
@@ -144,6 +150,9 @@ export interface ReadMark {
   /** The thread or message id. */
   subjectId: string;
   threadId: string;
+  /** The thread's revision the mark covers: a thread mark, the thread's; a message mark, the message's `threadRevision`. */
+  seenRevision: number;
+  /** When it was marked (`userMetaData.lastSeenAt`). */
   seenAt: number;
 }
 

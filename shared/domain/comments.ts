@@ -216,9 +216,9 @@ async function attachmentsFrom(access: MarkupAccess, fileIds: readonly string[],
   return attachments;
 }
 
-/** A read mark: the user saw the thread or message at `at`. */
-export function readMark(userId: string, subject: ReadMark['subject'], subjectId: string, threadId: string, at: number): ReadMark {
-  return { userId, subject, subjectId, threadId, seenAt: at };
+/** A read mark: the user saw the thread or message as it was at thread revision `seenRevision`, at time `at`. */
+export function readMark(userId: string, subject: ReadMark['subject'], subjectId: string, threadId: string, seenRevision: number, at: number): ReadMark {
+  return { userId, subject, subjectId, threadId, seenRevision, seenAt: at };
 }
 
 // ---------------------------------------------------------------------------------------------

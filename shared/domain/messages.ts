@@ -33,7 +33,7 @@ import {
 } from './comments.js';
 import { nextTime } from './markups.js';
 import { readStateOfWriter, toPublicMessage } from './thread-view.js';
-import { explainMarkupRefusal, explainWriteRefusal, getThreadRecord, threadActivityUpdate, threadPriorityUpdate } from './threads.js';
+import { explainMarkupRefusal, explainWriteRefusal, getThreadRecord, threadRevisionUpdate } from './threads.js';
 
 const MAX_WRITE_ATTEMPTS = 5;
 
@@ -55,49 +55,54 @@ export function requireSomething(message: { content: string; attachments: unknow
 
 /**
  * POST /threads/:threadId/messages: a reply. It counts as activity of the thread and the markup,
- * is unread for everyone but its writer, and is refused while comments are paused.
+ * is unread for everyone but its writer, and is refused while comments are paused. It moves the
+ * thread to its next revision (read state compares revisions), from a fresh read again when
+ * another change got there first.
  */
 export async function createMessage(principal: Principal, threadId: string, input: MessageInput): Promise<Record<string, unknown>> {
   const access = await loadThreadAccess(principal, threadId, 'write');
   const { markup } = access;
   requireOpenForComments(markup);
-  await getThreadRecord(markup.id, threadId);
   const at = Date.now();
   const prepared = await prepareMessage(access, input, { at, messageField: '/body/message' });
-  const message: MessageRecord = {
-    id: randomUUID(),
-    threadId,
-    markupId: markup.id,
-    workspaceId: markup.workspaceId,
-    organizationId: markup.organizationId,
-    userId: principal.userId,
-    createdAt: at,
-    modifiedAt: at,
-    modifiedBy: principal.userId,
-    content: prepared.content ?? '',
-    delta: prepared.delta ?? { ops: [{ insert: '\n' }] },
-    mentionIds: prepared.mentionIds ?? [],
-    attachments: prepared.attachments ?? [],
-    clipVideos: prepared.clipVideos ?? [],
-  };
-  requireSomething(message);
-  const reference = { threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId: message.id };
-  const items: TransactItem[] = [
-    markupCommentUpdate(markup, { at, open: true }),
-    threadActivityUpdate(markup.id, threadId, at),
-    putNew(toMessageItem(message)),
-    putNew(toMessageReferenceItem(reference)),
-    put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', message.id, threadId, at))),
-    ...prepared.writes,
-  ];
-  await commit(items, (index) => {
-    if (index === 0) return explainMarkupRefusal(markup.id);
-    // The thread went away (deleted) while the reply was written.
-    if (index === 1) throw threadNotFound(threadId);
-    return explainWriteRefusal();
-  });
-  await recordCommentEvent('comment_reply_created', markup, { threadId, messageId: message.id });
-  return writerView(principal, access, message, at);
+  const messageId = randomUUID();
+  for (let attempt = 0; ; attempt += 1) {
+    const thread = await getThreadRecord(markup.id, threadId);
+    const message: MessageRecord = {
+      id: messageId,
+      threadId,
+      markupId: markup.id,
+      workspaceId: markup.workspaceId,
+      organizationId: markup.organizationId,
+      userId: principal.userId,
+      createdAt: at,
+      modifiedAt: at,
+      modifiedBy: principal.userId,
+      threadRevision: thread.revision + 1,
+      content: prepared.content ?? '',
+      delta: prepared.delta ?? { ops: [{ insert: '\n' }] },
+      mentionIds: prepared.mentionIds ?? [],
+      attachments: prepared.attachments ?? [],
+      clipVideos: prepared.clipVideos ?? [],
+    };
+    requireSomething(message);
+    const reference = { threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId };
+    const items: TransactItem[] = [
+      markupCommentUpdate(markup, { at, open: true }),
+      threadRevisionUpdate(thread, at),
+      putNew(toMessageItem(message)),
+      putNew(toMessageReferenceItem(reference)),
+      put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at))),
+      ...prepared.writes,
+    ];
+    // The thread changed (or went away) since it was read: read it again.
+    const committed = await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : index === 1 ? 'retry' : explainWriteRefusal()));
+    if (committed) {
+      await recordCommentEvent('comment_reply_created', markup, { threadId, messageId });
+      return writerView(principal, access, message, at);
+    }
+    if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError(`Thread ${threadId} is being changed by another request; try again.`);
+  }
 }
 
 export interface UpdateMessageInput extends MessageInput {
@@ -113,7 +118,7 @@ export async function updateMessage(principal: Principal, messageId: string, inp
   const access = await loadMessageAccess(principal, messageId, 'write');
   const { markup, reference } = access;
   for (let attempt = 0; ; attempt += 1) {
-    const current = await getMessage(reference);
+    const [current, thread] = await Promise.all([getMessage(reference), getThreadRecord(markup.id, reference.threadId)]);
     if (!current) throw messageNotFound(messageId);
     if (current.userId !== principal.userId) throw new ForbiddenError('Only the writer of a message may edit it.', 'not-message-author');
     const at = nextTime(current.modifiedAt);
@@ -126,6 +131,7 @@ export async function updateMessage(principal: Principal, messageId: string, inp
       ...current,
       modifiedAt: changesMessage ? at : current.modifiedAt,
       modifiedBy: principal.userId,
+      threadRevision: changesMessage ? thread.revision + 1 : current.threadRevision,
       content: prepared.content ?? current.content,
       delta: prepared.delta ?? current.delta,
       mentionIds: prepared.mentionIds ?? current.mentionIds,
@@ -143,12 +149,12 @@ export async function updateMessage(principal: Principal, messageId: string, inp
           ExpressionAttributeValues: { ':modifiedAt': current.modifiedAt },
         },
       },
-      input.priority !== undefined ? threadPriorityUpdate(markup.id, current.threadId, input.priority, at) : threadActivityUpdate(markup.id, current.threadId, at),
-      put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, current.threadId, at))),
+      threadRevisionUpdate(thread, at, { priority: input.priority }),
+      put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, current.threadId, next.threadRevision, at))),
       ...(removedBytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -removedBytes }) }] : []),
       ...prepared.writes,
     ];
-    const committed = await commit(items, (index) => (index === 0 ? 'retry' : explainWriteRefusal()));
+    const committed = await commit(items, (index) => (index <= 1 ? 'retry' : explainWriteRefusal()));
     if (!committed) {
       if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError(`Message ${messageId} is being changed by another request; try again.`);
       continue;
@@ -166,50 +172,58 @@ export async function updateMessage(principal: Principal, messageId: string, inp
 export async function deleteMessage(principal: Principal, messageId: string): Promise<void> {
   const access = await loadMessageAccess(principal, messageId, 'write');
   const { markup, reference } = access;
-  const found = await getThreadWithMessages(markup.id, reference.threadId);
-  const message = found?.messages.find((candidate) => candidate.id === messageId);
-  if (!found || !message) throw messageNotFound(messageId);
-  if (message.userId !== principal.userId) requireCommentRole(access.role, 'moderate');
-  if (found.messages[0]?.id === messageId) {
-    throw new BadRequestError(`Message ${messageId} opens thread ${reference.threadId}; delete the thread instead (DELETE /threads/${reference.threadId}).`, 'first-message');
-  }
-  const bytes = message.attachments.reduce((sum, attachment) => sum + attachment.filesize, 0);
-  const items: TransactItem[] = [
-    {
-      Delete: {
-        TableName: getConfig().tableName,
-        Key: messageKey(markup.id, reference.threadId, messageId),
-        ConditionExpression: 'modifiedAt = :modifiedAt',
-        ExpressionAttributeValues: { ':modifiedAt': message.modifiedAt },
+  for (let attempt = 0; ; attempt += 1) {
+    const found = await getThreadWithMessages(markup.id, reference.threadId);
+    const message = found?.messages.find((candidate) => candidate.id === messageId);
+    if (!found || !message) throw messageNotFound(messageId);
+    if (message.userId !== principal.userId) requireCommentRole(access.role, 'moderate');
+    if (found.messages[0]?.id === messageId) {
+      throw new BadRequestError(`Message ${messageId} opens thread ${reference.threadId}; delete the thread instead (DELETE /threads/${reference.threadId}).`, 'first-message');
+    }
+    const bytes = message.attachments.reduce((sum, attachment) => sum + attachment.filesize, 0);
+    const items: TransactItem[] = [
+      {
+        Delete: {
+          TableName: getConfig().tableName,
+          Key: messageKey(markup.id, reference.threadId, messageId),
+          ConditionExpression: 'modifiedAt = :modifiedAt',
+          ExpressionAttributeValues: { ':modifiedAt': message.modifiedAt },
+        },
       },
-    },
-    { Delete: { TableName: getConfig().tableName, Key: messageReferenceKey(messageId) } },
-    threadActivityUpdate(markup.id, reference.threadId, Date.now()),
-    ...(bytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -bytes }) }] : []),
-  ];
-  await commit(items, () => {
-    throw new ConflictError(`Message ${messageId} changed while it was being deleted; try again.`);
-  });
-  await deleteObjectsLater(message.attachments.map((attachment) => attachment.key), { messageId });
+      { Delete: { TableName: getConfig().tableName, Key: messageReferenceKey(messageId) } },
+      threadRevisionUpdate(found.thread, Date.now()),
+      ...(bytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -bytes }) }] : []),
+    ];
+    // The message or its thread changed since they were read: read them again.
+    if (await commit(items, () => 'retry')) {
+      await deleteObjectsLater(message.attachments.map((attachment) => attachment.key), { messageId });
+      return;
+    }
+    if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError(`Message ${messageId} is being changed by another request; try again.`);
+  }
 }
 
-/** POST /messages/:id/read: the caller has seen this message as it is now (its thread stays as it was). */
+/**
+ * POST /messages/:id/read: the caller has seen this message as it is now (its thread stays as it
+ * was). The mark records the message's revision and is written only while the message is still
+ * at it, so an edit that lands meanwhile stays unread.
+ */
 export async function markMessageRead(principal: Principal, messageId: string): Promise<void> {
   const access = await loadMessageAccess(principal, messageId, 'read');
   const { markup, reference } = access;
-  await commit(
-    [
-      {
-        ConditionCheck: {
-          TableName: getConfig().tableName,
-          Key: messageKey(markup.id, reference.threadId, messageId),
-          ConditionExpression: 'attribute_exists(PK)',
-        },
+  for (let attempt = 0; ; attempt += 1) {
+    const message = await getMessage(reference);
+    if (!message) throw messageNotFound(messageId);
+    const unchanged: TransactItem = {
+      ConditionCheck: {
+        TableName: getConfig().tableName,
+        Key: messageKey(markup.id, reference.threadId, messageId),
+        ConditionExpression: 'threadRevision = :revision',
+        ExpressionAttributeValues: { ':revision': message.threadRevision },
       },
-      put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, reference.threadId, Date.now()))),
-    ],
-    () => {
-      throw messageNotFound(messageId);
-    },
-  );
+    };
+    const mark = readMark(principal.userId, 'message', messageId, reference.threadId, message.threadRevision, Date.now());
+    if (await commit([unchanged, put(toReadMarkItem(markup.id, mark))], () => 'retry')) return;
+    if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError(`Message ${messageId} is being changed by another request; try again.`);
+  }
 }

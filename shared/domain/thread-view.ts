@@ -10,13 +10,13 @@ import { atLeast } from './roles.js';
 
 /** One user's read marks on a markup, by the thread or message they mark. */
 export interface ReadMarks {
-  threads: Map<string, number>;
-  messages: Map<string, number>;
+  threads: Map<string, ReadMark>;
+  messages: Map<string, ReadMark>;
 }
 
 export function indexReadMarks(marks: readonly ReadMark[]): ReadMarks {
   const index: ReadMarks = { threads: new Map(), messages: new Map() };
-  for (const mark of marks) (mark.subject === 'thread' ? index.threads : index.messages).set(mark.subjectId, mark.seenAt);
+  for (const mark of marks) (mark.subject === 'thread' ? index.threads : index.messages).set(mark.subjectId, mark);
   return index;
 }
 
@@ -31,25 +31,30 @@ export interface ReadState {
 }
 
 /**
- * What one user has read of one thread. Marking a thread covers every message as it was at that
- * moment; marking a message covers that message only. A message is read when it was seen at or
- * after its last change, so a new or edited message is unread again for everyone who saw the
- * earlier state (its writer marks it in the same write). The thread is read only when it was itself
- * marked and every message is read.
+ * What one user has read of one thread. Every change of a message moves its thread's `revision`
+ * and the message keeps the revision it made (`threadRevision`); a mark keeps the revision it
+ * covers. Marking a thread covers every message as it was at that revision; marking a message
+ * covers that message as it was. A message is read when a mark covers its last change, so a new
+ * or edited message is unread again for everyone who saw the earlier state (its writer marks it
+ * in the same write). The thread is read only when it was itself marked and every message is
+ * read. Revisions, not clocks, decide, so two servers' clocks can never make an unseen change
+ * look read.
  */
 export function readStateOf(thread: ThreadRecord, messages: readonly MessageRecord[], marks: ReadMarks): ReadState {
-  const threadSeenAt = marks.threads.get(thread.id);
+  const threadMark = marks.threads.get(thread.id);
   let unread = 0;
-  let lastSeenAt = threadSeenAt ?? 0;
+  let lastSeenAt = threadMark?.seenAt ?? 0;
   const perMessage = new Map<string, { read: boolean; lastSeenAt: number }>();
   for (const message of messages) {
-    const seenAt = Math.max(threadSeenAt ?? 0, marks.messages.get(message.id) ?? 0);
-    const read = seenAt > 0 && seenAt >= message.modifiedAt;
+    const messageMark = marks.messages.get(message.id);
+    const covered = Math.max(threadMark?.seenRevision ?? 0, messageMark?.seenRevision ?? 0);
+    const read = (threadMark !== undefined || messageMark !== undefined) && covered >= message.threadRevision;
+    const seenAt = Math.max(threadMark?.seenAt ?? 0, messageMark?.seenAt ?? 0);
     if (!read) unread += 1;
     lastSeenAt = Math.max(lastSeenAt, seenAt);
     perMessage.set(message.id, { read, lastSeenAt: seenAt });
   }
-  return { read: threadSeenAt !== undefined && unread === 0, unreadMessageCount: unread, lastSeenAt, messages: perMessage };
+  return { read: threadMark !== undefined && unread === 0, unreadMessageCount: unread, lastSeenAt, messages: perMessage };
 }
 
 /** The state a response to a write reports: the writer has seen what they wrote. */

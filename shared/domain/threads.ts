@@ -227,6 +227,7 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
     createdAt: at,
     modifiedAt: at,
     modifiedBy: principal.userId,
+    threadRevision: thread.revision,
     content: prepared.content ?? '',
     delta: prepared.delta ?? { ops: [{ insert: '\n' }] },
     mentionIds: prepared.mentionIds ?? [],
@@ -240,8 +241,8 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
     putNew(toThreadReferenceItem(reference)),
     putNew(toMessageItem(message)),
     putNew(toMessageReferenceItem({ ...reference, messageId })),
-    put(toReadMarkItem(markup.id, readMark(principal.userId, 'thread', threadId, threadId, at))),
-    put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, threadId, at))),
+    put(toReadMarkItem(markup.id, readMark(principal.userId, 'thread', threadId, threadId, thread.revision, at))),
+    put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at))),
     ...(thread.viewModeId ? [viewModeCountUpdate(markup.id, thread.viewModeId, 1)] : []),
     ...prepared.writes,
   ];
@@ -409,19 +410,32 @@ async function setResolved(principal: Principal, threadId: string, resolved: boo
   return { ...result, access };
 }
 
-/** POST /threads/:id/read: the caller has seen the thread and every message as they are now. */
+/**
+ * POST /threads/:id/read: the caller has seen the thread and every message as they are now. The
+ * mark records the thread's revision and is written only while the thread is still at it, so a
+ * reply or edit that lands meanwhile stays unread (the mark is taken again from a fresh read).
+ */
 export async function markThreadRead(principal: Principal, threadId: string): Promise<void> {
   const access = await loadThreadAccess(principal, threadId, 'read');
-  const mark = readMark(principal.userId, 'thread', threadId, threadId, Date.now());
-  await commit(
-    [
-      { ConditionCheck: { TableName: getConfig().tableName, Key: threadKey(access.markup.id, threadId), ConditionExpression: 'attribute_exists(PK)' } },
-      put(toReadMarkItem(access.markup.id, mark)),
-    ],
-    () => {
-      throw threadNotFound(threadId);
+  for (let attempt = 0; ; attempt += 1) {
+    const thread = await getThreadRecord(access.markup.id, threadId);
+    const mark = readMark(principal.userId, 'thread', threadId, threadId, thread.revision, Date.now());
+    const committed = await commit([threadUnchanged(thread), put(toReadMarkItem(access.markup.id, mark))], () => 'retry');
+    if (committed) return;
+    if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError(`Thread ${threadId} is being changed by another request; try again.`);
+  }
+}
+
+/** A transaction item that holds only while the thread is still at the revision that was read. */
+export function threadUnchanged(thread: ThreadRecord): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: getConfig().tableName,
+      Key: threadKey(thread.markupId, thread.id),
+      ConditionExpression: 'revision = :revision',
+      ExpressionAttributeValues: { ':revision': thread.revision },
     },
-  );
+  };
 }
 
 export interface MovePinInput {
@@ -465,28 +479,21 @@ export async function movePin(principal: Principal, threadId: string, input: Mov
   return threadRecordOf(after);
 }
 
-/** Sets or clears a thread's priority (PATCH /messages/:id with `priority`), inside the caller's transaction. */
-export function threadPriorityUpdate(markupId: string, threadId: string, priority: number | null, at: number): TransactItem {
+/**
+ * Moves a thread from the revision that was read to the next one, as activity (a new or changed
+ * message, the `activity` order) and, with `priority`, a new priority (PATCH /messages/:id). The
+ * message written beside it records that next revision as its `threadRevision`. Fails when the
+ * thread changed or went away since it was read.
+ */
+export function threadRevisionUpdate(thread: ThreadRecord, at: number, changes: { priority?: number | null } = {}): TransactItem {
+  const priority = changes.priority !== undefined;
   return {
     Update: {
       TableName: getConfig().tableName,
-      Key: threadKey(markupId, threadId),
-      UpdateExpression: 'SET priority = :priority, modifiedAt = :at, lastActivityAt = :at ADD revision :one',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':priority': priority, ':at': at, ':one': 1 },
-    },
-  };
-}
-
-/** A new or changed message counts as activity of its thread (the `activity` order). */
-export function threadActivityUpdate(markupId: string, threadId: string, at: number): TransactItem {
-  return {
-    Update: {
-      TableName: getConfig().tableName,
-      Key: threadKey(markupId, threadId),
-      UpdateExpression: 'SET lastActivityAt = :at ADD revision :one',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':at': at, ':one': 1 },
+      Key: threadKey(thread.markupId, thread.id),
+      UpdateExpression: `SET revision = :next, lastActivityAt = :at${priority ? ', priority = :priority, modifiedAt = :at' : ''}`,
+      ConditionExpression: 'revision = :revision',
+      ExpressionAttributeValues: { ':revision': thread.revision, ':next': thread.revision + 1, ':at': at, ...(priority ? { ':priority': changes.priority } : {}) },
     },
   };
 }

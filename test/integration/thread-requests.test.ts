@@ -125,6 +125,7 @@ function seededThread(markup: MarkupRecord, number: number, messageAuthors: stri
       createdAt: at + index,
       modifiedAt: at + index,
       modifiedBy: userId,
+      threadRevision: index + 1,
       content,
       delta: delta(content),
       mentionIds: [],
@@ -133,10 +134,11 @@ function seededThread(markup: MarkupRecord, number: number, messageAuthors: stri
     };
   });
   const marks = new Map<string, ReadMark>();
-  const mark = (userId: string, subject: ReadMark['subject'], subjectId: string, seenAt: number) => marks.set(`${userId}#${subjectId}`, { userId, subject, subjectId, threadId: id, seenAt });
-  mark(thread.userId, 'thread', id, at);
-  for (const message of messages) mark(message.userId, 'message', message.id, message.createdAt);
-  if (readBy) mark(readBy, 'thread', id, last + 1);
+  const mark = (userId: string, subject: ReadMark['subject'], subjectId: string, seenRevision: number, seenAt: number) =>
+    marks.set(`${userId}#${subjectId}`, { userId, subject, subjectId, threadId: id, seenRevision, seenAt });
+  mark(thread.userId, 'thread', id, 1, at);
+  for (const message of messages) mark(message.userId, 'message', message.id, message.threadRevision, message.createdAt);
+  if (readBy) mark(readBy, 'thread', id, thread.revision, last + 1);
   const items = [
     toThreadItem(thread),
     toThreadReferenceItem({ threadId: id, ...scope }),

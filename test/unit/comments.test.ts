@@ -60,8 +60,10 @@ function makeThreadRecord(overrides: Partial<ThreadRecord> & Pick<ThreadRecord, 
   };
 }
 
+/** A message whose change made thread revision `threadRevision` (by default its modifiedAt, so times and revisions read alike in these cases). */
 function makeMessageRecord(overrides: Partial<MessageRecord> & Pick<MessageRecord, 'id'>): MessageRecord {
   return {
+    threadRevision: overrides.modifiedAt ?? 100,
     threadId: 't1',
     markupId: 'markup-1',
     workspaceId: 'ws-1',
@@ -291,8 +293,8 @@ describe('States and transitions: "Thread or message unread" (readStateOf)', () 
 
   it.each(cases)('$name', ({ messages, threadSeenAt, messageSeenAt, read, unreadMessageCount, lastSeenAt, perMessage }) => {
     const marks: ReadMark[] = [
-      ...(threadSeenAt === undefined ? [] : [{ userId: 'reader', subject: 'thread' as const, subjectId: 't1', threadId: 't1', seenAt: threadSeenAt }]),
-      ...Object.entries(messageSeenAt ?? {}).map(([id, seenAt]) => ({ userId: 'reader', subject: 'message' as const, subjectId: id, threadId: 't1', seenAt })),
+      ...(threadSeenAt === undefined ? [] : [{ userId: 'reader', subject: 'thread' as const, subjectId: 't1', threadId: 't1', seenRevision: threadSeenAt, seenAt: threadSeenAt }]),
+      ...Object.entries(messageSeenAt ?? {}).map(([id, seenAt]) => ({ userId: 'reader', subject: 'message' as const, subjectId: id, threadId: 't1', seenRevision: seenAt, seenAt })),
     ];
 
     const state = readStateOf(thread, messages, indexReadMarks(marks));
@@ -303,8 +305,8 @@ describe('States and transitions: "Thread or message unread" (readStateOf)', () 
 
   it('ignores marks of other threads and messages', () => {
     const marks = indexReadMarks([
-      { userId: 'reader', subject: 'thread', subjectId: 'other-thread', threadId: 'other-thread', seenAt: 999 },
-      { userId: 'reader', subject: 'message', subjectId: 'other-message', threadId: 'other-thread', seenAt: 999 },
+      { userId: 'reader', subject: 'thread', subjectId: 'other-thread', threadId: 'other-thread', seenRevision: 999, seenAt: 999 },
+      { userId: 'reader', subject: 'message', subjectId: 'other-message', threadId: 'other-thread', seenRevision: 999, seenAt: 999 },
     ]);
 
     const state = readStateOf(thread, [first], marks);
@@ -314,12 +316,23 @@ describe('States and transitions: "Thread or message unread" (readStateOf)', () 
 
   it('indexes thread and message marks apart, even when a thread and a message share an id', () => {
     const index = indexReadMarks([
-      { userId: 'reader', subject: 'thread', subjectId: 'same', threadId: 'same', seenAt: 1 },
-      { userId: 'reader', subject: 'message', subjectId: 'same', threadId: 'same', seenAt: 2 },
+      { userId: 'reader', subject: 'thread', subjectId: 'same', threadId: 'same', seenRevision: 1, seenAt: 1 },
+      { userId: 'reader', subject: 'message', subjectId: 'same', threadId: 'same', seenRevision: 2, seenAt: 2 },
     ]);
 
-    expect(index.threads.get('same')).toBe(1);
-    expect(index.messages.get('same')).toBe(2);
+    expect(index.threads.get('same')?.seenRevision).toBe(1);
+    expect(index.messages.get('same')?.seenRevision).toBe(2);
+  });
+
+  it('decides by revisions, not clocks: a change stamped earlier than the mark but made after it stays unread', () => {
+    // A writer whose clock runs behind stamps its reply 900 although it landed after the mark (at 1000).
+    const late = makeMessageRecord({ id: 'late', createdAt: 900, modifiedAt: 900, threadRevision: 3 });
+    const marks = indexReadMarks([{ userId: 'reader', subject: 'thread', subjectId: 't1', threadId: 't1', seenRevision: 2, seenAt: 1000 }]);
+
+    const state = readStateOf(thread, [makeMessageRecord({ id: 'm1', threadRevision: 1 }), late], marks);
+
+    expect(state).toMatchObject({ read: false, unreadMessageCount: 1 });
+    expect(state.messages.get('late')).toEqual({ read: false, lastSeenAt: 1000 });
   });
 
   it('reports a write as read for its writer (readStateOfWriter)', () => {
