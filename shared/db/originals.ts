@@ -1,7 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
-import { queryAll } from './paging.js';
 import { storageDelta } from './storage.js';
 import { transact, type TransactItem } from './transact.js';
 import { failedConditionIndex, isConditionFailure } from './errors.js';

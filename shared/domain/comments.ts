@@ -216,6 +216,36 @@ async function attachmentsFrom(access: MarkupAccess, fileIds: readonly string[],
   return attachments;
 }
 
+/**
+ * A new message of a thread from a prepared request, written by `userId` at `at`; its change makes
+ * thread revision `threadRevision`.
+ */
+export function newMessageRecord(
+  markup: MarkupRecord,
+  ids: { threadId: string; messageId: string; userId: string },
+  prepared: PreparedMessage,
+  at: number,
+  threadRevision: number,
+): MessageRecord {
+  return {
+    id: ids.messageId,
+    threadId: ids.threadId,
+    markupId: markup.id,
+    workspaceId: markup.workspaceId,
+    organizationId: markup.organizationId,
+    userId: ids.userId,
+    createdAt: at,
+    modifiedAt: at,
+    modifiedBy: ids.userId,
+    threadRevision,
+    content: prepared.content ?? '',
+    delta: prepared.delta ?? { ops: [{ insert: '\n' }] },
+    mentionIds: prepared.mentionIds ?? [],
+    attachments: prepared.attachments ?? [],
+    clipVideos: prepared.clipVideos ?? [],
+  };
+}
+
 /** A read mark: the user saw the thread or message as it was at thread revision `seenRevision`, at time `at`. */
 export function readMark(userId: string, subject: ReadMark['subject'], subjectId: string, threadId: string, seenRevision: number, at: number): ReadMark {
   return { userId, subject, subjectId, threadId, seenRevision, seenAt: at };

@@ -14,7 +14,6 @@ import {
   toItem,
   workspaceMarkupsPartition,
   type FolderRecord,
-  type ItemRecord,
   type MarkupRecord,
   itemUpdate,
 } from '../db/items.js';

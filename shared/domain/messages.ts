@@ -21,8 +21,8 @@ import {
   loadThreadAccess,
   markupCommentUpdate,
   messageNotFound,
+  newMessageRecord,
   prepareMessage,
-  threadNotFound,
   readMark,
   recordCommentEvent,
   requireCommentRole,
@@ -68,23 +68,7 @@ export async function createMessage(principal: Principal, threadId: string, inpu
   const messageId = randomUUID();
   for (let attempt = 0; ; attempt += 1) {
     const thread = await getThreadRecord(markup.id, threadId);
-    const message: MessageRecord = {
-      id: messageId,
-      threadId,
-      markupId: markup.id,
-      workspaceId: markup.workspaceId,
-      organizationId: markup.organizationId,
-      userId: principal.userId,
-      createdAt: at,
-      modifiedAt: at,
-      modifiedBy: principal.userId,
-      threadRevision: thread.revision + 1,
-      content: prepared.content ?? '',
-      delta: prepared.delta ?? { ops: [{ insert: '\n' }] },
-      mentionIds: prepared.mentionIds ?? [],
-      attachments: prepared.attachments ?? [],
-      clipVideos: prepared.clipVideos ?? [],
-    };
+    const message = newMessageRecord(markup, { threadId, messageId, userId: principal.userId }, prepared, at, thread.revision + 1);
     requireSomething(message);
     const reference = { threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId };
     const items: TransactItem[] = [

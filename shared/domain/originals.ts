@@ -8,7 +8,6 @@ import { queryAll } from '../db/paging.js';
 import { getWorkspace } from '../db/workspaces.js';
 import { deleteObjectsLater } from '../events/jobs.js';
 import { BadRequestError, NotFoundError } from '../http/errors.js';
-import { logger } from '../logger.js';
 import { presignedGetUrl } from '../storage/urls.js';
 
 /** Download URLs for originals live briefly: they hand out the whole source file. */

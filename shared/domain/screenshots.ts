@@ -57,17 +57,11 @@ export async function issueScreenshotPolicy(principal: Principal, threadId: stri
 // PUT /threads/:id/screenshot
 // ---------------------------------------------------------------------------------------------
 
-export interface AttachScreenshotInput {
+/** PUT /threads/:id/screenshot: the screenshot's fields as stored, the upload it came from, its kind (default `static`). */
+export type AttachScreenshotInput = Pick<ScreenshotRecord, 'key' | 'etag' | 'mimeType' | 'width' | 'height' | 'filesize' | 'originalFilename'> & {
   fileId: string;
-  key: string;
-  etag: string;
-  mimeType: string;
-  width: number;
-  height: number;
-  filesize: number;
-  originalFilename?: string;
   type?: ScreenshotType;
-}
+};
 
 /**
  * Attaches a posted screenshot to a thread, or replaces the one it has. The upload is confirmed as

@@ -24,7 +24,6 @@ import {
   toThreadReferenceItem,
   storedObjectsOf,
   type Delta,
-  type MessageRecord,
   type ThreadElementRecord,
   type ThreadKind,
   type ThreadParentRecord,
@@ -38,6 +37,7 @@ import {
   commit,
   loadThreadAccess,
   markupCommentUpdate,
+  newMessageRecord,
   prepareMessage,
   readMark,
   recordCommentEvent,
@@ -217,23 +217,7 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
     height: input.height ?? null,
     ...pin,
   };
-  const message: MessageRecord = {
-    id: messageId,
-    threadId,
-    markupId: markup.id,
-    workspaceId: markup.workspaceId,
-    organizationId: markup.organizationId,
-    userId: principal.userId,
-    createdAt: at,
-    modifiedAt: at,
-    modifiedBy: principal.userId,
-    threadRevision: thread.revision,
-    content: prepared.content ?? '',
-    delta: prepared.delta ?? { ops: [{ insert: '\n' }] },
-    mentionIds: prepared.mentionIds ?? [],
-    attachments: prepared.attachments ?? [],
-    clipVideos: prepared.clipVideos ?? [],
-  };
+  const message = newMessageRecord(markup, { threadId, messageId, userId: principal.userId }, prepared, at, thread.revision);
   const reference = { threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId };
   const items: TransactItem[] = [
     markupCommentUpdate(markup, { at, activeDelta: 1, open: true }),

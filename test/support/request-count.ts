@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { compileRoutes, lambdaContext, type HttpHandler } from '../../infra/local/gateway.js';
 import { getDb } from '../../shared/clients.js';
 import { API_VERSION } from '../../shared/http/api-handler.js';
