@@ -319,6 +319,24 @@ export async function commit(items: TransactItem[], explain: (failedIndex: numbe
   }
 }
 
+/** What an attempt of `fromFreshReads` answers when its write found the data changed since it read it. */
+export const STALE = Symbol('stale');
+
+const MAX_WRITE_ATTEMPTS = 5;
+
+/**
+ * Optimistic concurrency for comment writes: runs `attempt` (a read, then a write conditioned on
+ * what was read) again while it answers STALE, at most five times, then answers 409 naming
+ * `subject`.
+ */
+export async function fromFreshReads<T>(subject: string, attempt: () => Promise<T | typeof STALE>): Promise<T> {
+  for (let i = 0; i < MAX_WRITE_ATTEMPTS; i += 1) {
+    const result = await attempt();
+    if (result !== STALE) return result;
+  }
+  throw new ConflictError(`${subject} is being changed by another request; try again.`);
+}
+
 /** Records a comment event for webhooks; a failure is logged, never undoes the write. */
 export async function recordCommentEvent(type: EventType, markup: MarkupRecord, ids: { threadId: string; messageId?: string }): Promise<void> {
   try {

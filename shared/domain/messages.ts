@@ -14,9 +14,11 @@ import {
 } from '../db/threads.js';
 import { put, putNew, type TransactItem } from '../db/transact.js';
 import { deleteObjectsLater } from '../events/jobs.js';
-import { BadRequestError, ConflictError, ForbiddenError } from '../http/errors.js';
+import { BadRequestError, ForbiddenError } from '../http/errors.js';
 import {
   commit,
+  fromFreshReads,
+  STALE,
   loadMessageAccess,
   loadThreadAccess,
   markupCommentUpdate,
@@ -34,8 +36,6 @@ import {
 import { nextTime } from './markups.js';
 import { readStateOfWriter, toPublicMessage } from './thread-view.js';
 import { explainMarkupRefusal, explainWriteRefusal, getThreadRecord, threadRevisionUpdate } from './threads.js';
-
-const MAX_WRITE_ATTEMPTS = 5;
 
 /** The fields of an edit that change the message itself (the rest of the body changes its thread). */
 const MESSAGE_FIELDS = ['content', 'message', 'mentionIds', 'attachments', 'clipVideos'] as const satisfies readonly (keyof MessageInput)[];
@@ -66,7 +66,7 @@ export async function createMessage(principal: Principal, threadId: string, inpu
   const at = Date.now();
   const prepared = await prepareMessage(access, input, { at, messageField: '/body/message' });
   const messageId = randomUUID();
-  for (let attempt = 0; ; attempt += 1) {
+  return fromFreshReads(`Thread ${threadId}`, async () => {
     const thread = await getThreadRecord(markup.id, threadId);
     const message = newMessageRecord(markup, { threadId, messageId, userId: principal.userId }, prepared, at, thread.revision + 1);
     requireSomething(message);
@@ -80,13 +80,10 @@ export async function createMessage(principal: Principal, threadId: string, inpu
       ...prepared.writes,
     ];
     // The thread changed (or went away) since it was read: read it again.
-    const committed = await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : index === 1 ? 'retry' : explainWriteRefusal()));
-    if (committed) {
-      await recordCommentEvent('comment_reply_created', markup, { threadId, messageId });
-      return writerView(principal, access, message, at);
-    }
-    if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError(`Thread ${threadId} is being changed by another request; try again.`);
-  }
+    if (!(await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : index === 1 ? 'retry' : explainWriteRefusal())))) return STALE;
+    await recordCommentEvent('comment_reply_created', markup, { threadId, messageId });
+    return writerView(principal, access, message, at);
+  });
 }
 
 export interface UpdateMessageInput extends MessageInput {
@@ -101,7 +98,7 @@ export interface UpdateMessageInput extends MessageInput {
 export async function updateMessage(principal: Principal, messageId: string, input: UpdateMessageInput): Promise<{ message: Record<string, unknown> }> {
   const access = await loadMessageAccess(principal, messageId, 'write');
   const { markup, reference } = access;
-  for (let attempt = 0; ; attempt += 1) {
+  return fromFreshReads(`Message ${messageId}`, async () => {
     const [current, thread] = await Promise.all([getMessage(reference), getThreadRecord(markup.id, reference.threadId)]);
     if (!current) throw messageNotFound(messageId);
     if (current.userId !== principal.userId) throw new ForbiddenError('Only the writer of a message may edit it.', 'not-message-author');
@@ -138,15 +135,12 @@ export async function updateMessage(principal: Principal, messageId: string, inp
       ...(removedBytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -removedBytes }) }] : []),
       ...prepared.writes,
     ];
-    const committed = await commit(items, (index) => (index <= 1 ? 'retry' : explainWriteRefusal()));
-    if (!committed) {
-      if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError(`Message ${messageId} is being changed by another request; try again.`);
-      continue;
-    }
+    // The message or its thread changed since they were read: read them again.
+    if (!(await commit(items, (index) => (index <= 1 ? 'retry' : explainWriteRefusal())))) return STALE;
     await deleteObjectsLater(prepared.removedAttachments.map((attachment) => attachment.key), { messageId });
     await recordCommentEvent('comment_updated', markup, { threadId: current.threadId, messageId });
     return { message: await writerView(principal, access, next, at) };
-  }
+  });
 }
 
 /**
@@ -156,7 +150,7 @@ export async function updateMessage(principal: Principal, messageId: string, inp
 export async function deleteMessage(principal: Principal, messageId: string): Promise<void> {
   const access = await loadMessageAccess(principal, messageId, 'write');
   const { markup, reference } = access;
-  for (let attempt = 0; ; attempt += 1) {
+  await fromFreshReads(`Message ${messageId}`, async () => {
     const found = await getThreadWithMessages(markup.id, reference.threadId);
     const message = found?.messages.find((candidate) => candidate.id === messageId);
     if (!found || !message) throw messageNotFound(messageId);
@@ -179,12 +173,9 @@ export async function deleteMessage(principal: Principal, messageId: string): Pr
       ...(bytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -bytes }) }] : []),
     ];
     // The message or its thread changed since they were read: read them again.
-    if (await commit(items, () => 'retry')) {
-      await deleteObjectsLater(message.attachments.map((attachment) => attachment.key), { messageId });
-      return;
-    }
-    if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError(`Message ${messageId} is being changed by another request; try again.`);
-  }
+    if (!(await commit(items, () => 'retry'))) return STALE;
+    await deleteObjectsLater(message.attachments.map((attachment) => attachment.key), { messageId });
+  });
 }
 
 /**
@@ -195,7 +186,7 @@ export async function deleteMessage(principal: Principal, messageId: string): Pr
 export async function markMessageRead(principal: Principal, messageId: string): Promise<void> {
   const access = await loadMessageAccess(principal, messageId, 'read');
   const { markup, reference } = access;
-  for (let attempt = 0; ; attempt += 1) {
+  await fromFreshReads(`Message ${messageId}`, async () => {
     const message = await getMessage(reference);
     if (!message) throw messageNotFound(messageId);
     const unchanged: TransactItem = {
@@ -207,7 +198,6 @@ export async function markMessageRead(principal: Principal, messageId: string): 
       },
     };
     const mark = readMark(principal.userId, 'message', messageId, reference.threadId, message.threadRevision, Date.now());
-    if (await commit([unchanged, put(toReadMarkItem(markup.id, mark))], () => 'retry')) return;
-    if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError(`Message ${messageId} is being changed by another request; try again.`);
-  }
+    return (await commit([unchanged, put(toReadMarkItem(markup.id, mark))], () => 'retry')) ? undefined : STALE;
+  });
 }

@@ -35,6 +35,8 @@ import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
 import {
   commit,
+  fromFreshReads,
+  STALE,
   loadThreadAccess,
   markupCommentUpdate,
   newMessageRecord,
@@ -324,8 +326,6 @@ function listIdOf(input: ListThreadsInput): string {
 // Changes to one thread
 // ---------------------------------------------------------------------------------------------
 
-const MAX_WRITE_ATTEMPTS = 5;
-
 export async function getThreadRecord(markupId: string, threadId: string): Promise<ThreadRecord> {
   const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: threadKey(markupId, threadId), ConsistentRead: true }));
   if (!result.Item) throw threadNotFound(threadId);
@@ -355,14 +355,13 @@ export async function changeThread(
   change: (thread: ThreadRecord) => ThreadRecord | undefined,
   extra: (before: ThreadRecord, after: ThreadRecord) => TransactItem[] = () => [],
 ): Promise<{ before: ThreadRecord; after: ThreadRecord; changed: boolean }> {
-  for (let attempt = 0; ; attempt += 1) {
+  return fromFreshReads(`Thread ${access.reference.threadId}`, async () => {
     const before = await getThreadRecord(access.markup.id, access.reference.threadId);
     const next = change(before);
     if (!next) return { before, after: before, changed: false };
     const committed = await commit([threadReplace(before, next), ...extra(before, next)], (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id)));
-    if (committed) return { before, after: { ...next, revision: before.revision + 1 }, changed: true };
-    if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError(`Thread ${access.reference.threadId} is being changed by another request; try again.`);
-  }
+    return committed ? { before, after: { ...next, revision: before.revision + 1 }, changed: true } : STALE;
+  });
 }
 
 /** POST /threads/:id/resolve: `{ threadId, modifiedAt }`; resolving a resolved thread changes nothing. */
@@ -401,13 +400,11 @@ async function setResolved(principal: Principal, threadId: string, resolved: boo
  */
 export async function markThreadRead(principal: Principal, threadId: string): Promise<void> {
   const access = await loadThreadAccess(principal, threadId, 'read');
-  for (let attempt = 0; ; attempt += 1) {
+  await fromFreshReads(`Thread ${threadId}`, async () => {
     const thread = await getThreadRecord(access.markup.id, threadId);
     const mark = readMark(principal.userId, 'thread', threadId, threadId, thread.revision, Date.now());
-    const committed = await commit([threadUnchanged(thread), put(toReadMarkItem(access.markup.id, mark))], () => 'retry');
-    if (committed) return;
-    if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError(`Thread ${threadId} is being changed by another request; try again.`);
-  }
+    return (await commit([threadUnchanged(thread), put(toReadMarkItem(access.markup.id, mark))], () => 'retry')) ? undefined : STALE;
+  });
 }
 
 /** A transaction item that holds only while the thread is still at the revision that was read. */
@@ -494,7 +491,7 @@ export function threadRevisionUpdate(thread: ThreadRecord, at: number, changes: 
  */
 export async function deleteThread(principal: Principal, threadId: string): Promise<void> {
   const access = await loadThreadAccess(principal, threadId, 'write');
-  for (let attempt = 0; ; attempt += 1) {
+  await fromFreshReads(`Thread ${threadId}`, async () => {
     const found = await getThreadWithMessages(access.markup.id, threadId);
     if (!found) throw threadNotFound(threadId);
     const { thread, messages } = found;
@@ -517,13 +514,8 @@ export async function deleteThread(principal: Principal, threadId: string): Prom
         ? [{ Update: storageChange(thread.organizationId, { attachments: -stored.attachmentBytes, images: -stored.screenshotBytes }) }]
         : []),
     ];
-    const committed = await commit(items, (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id)));
-    if (!committed) {
-      if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError(`Thread ${threadId} is being changed by another request; try again.`);
-      continue;
-    }
+    if (!(await commit(items, (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id))))) return STALE;
     await batchDelete(messages.flatMap((message) => [messageKey(access.markup.id, threadId, message.id), messageReferenceKey(message.id)]));
     await deleteObjectsLater(stored.keys, { threadId });
-    return;
-  }
+  });
 }
