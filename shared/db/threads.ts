@@ -250,6 +250,12 @@ export async function getThreadWithMessages(markupId: string, threadId: string):
   return thread ? { thread, messages: conversation.messages.get(thread.id) ?? [] } : undefined;
 }
 
+/** One thread record without its messages (consistent), or undefined. */
+export async function getThreadRecord(markupId: string, threadId: string): Promise<ThreadRecord | undefined> {
+  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: threadKey(markupId, threadId), ConsistentRead: true }));
+  return result.Item ? strip<ThreadRecord>(result.Item) : undefined;
+}
+
 export async function getThreadReference(threadId: string): Promise<ThreadReference | undefined> {
   const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: threadReferenceKey(threadId), ConsistentRead: true }));
   return result.Item ? strip<ThreadReference>(result.Item) : undefined;

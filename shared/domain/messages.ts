@@ -35,7 +35,7 @@ import {
 } from './comments.js';
 import { nextTime } from './markups.js';
 import { readStateOfWriter, toPublicMessage } from './thread-view.js';
-import { explainMarkupRefusal, explainWriteRefusal, getThreadRecord, threadRevisionUpdate } from './threads.js';
+import { explainMarkupRefusal, explainWriteRefusal, loadThreadRecord, threadRevisionUpdate } from './threads.js';
 
 /** The fields of an edit that change the message itself (the rest of the body changes its thread). */
 const MESSAGE_FIELDS = ['content', 'message', 'mentionIds', 'attachments', 'clipVideos'] as const satisfies readonly (keyof MessageInput)[];
@@ -67,7 +67,7 @@ export async function createMessage(principal: Principal, threadId: string, inpu
   const prepared = await prepareMessage(access, input, { at, messageField: '/body/message' });
   const messageId = randomUUID();
   return fromFreshReads(`Thread ${threadId}`, async () => {
-    const thread = await getThreadRecord(markup.id, threadId);
+    const thread = await loadThreadRecord(markup.id, threadId);
     const message = newMessageRecord(markup, { threadId, messageId, userId: principal.userId }, prepared, at, thread.revision + 1);
     requireSomething(message);
     const reference = { threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId };
@@ -99,7 +99,7 @@ export async function updateMessage(principal: Principal, messageId: string, inp
   const access = await loadMessageAccess(principal, messageId, 'write');
   const { markup, reference } = access;
   return fromFreshReads(`Message ${messageId}`, async () => {
-    const [current, thread] = await Promise.all([getMessage(reference), getThreadRecord(markup.id, reference.threadId)]);
+    const [current, thread] = await Promise.all([getMessage(reference), loadThreadRecord(markup.id, reference.threadId)]);
     if (!current) throw messageNotFound(messageId);
     if (current.userId !== principal.userId) throw new ForbiddenError('Only the writer of a message may edit it.', 'not-message-author');
     const at = nextTime(current.modifiedAt);

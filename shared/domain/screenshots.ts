@@ -11,7 +11,7 @@ import { baseMimeType } from '../storage/file-types.js';
 import { presignedGetUrl } from '../storage/urls.js';
 import { loadThreadAccess, type ThreadAccess } from './comments.js';
 import { nextTime } from './markups.js';
-import { changeThread, getThreadRecord } from './threads.js';
+import { changeThread, loadThreadRecord } from './threads.js';
 import { completeUpload, issueUploadPolicy } from './uploads.js';
 
 /**
@@ -132,7 +132,7 @@ async function loadScreenshotUpload(access: ThreadAccess, input: AttachScreensho
 
 /** A consumed upload: the thread's current screenshot again (idempotent PUT), else a file already used. */
 async function attachedAgain(access: ThreadAccess, input: AttachScreenshotInput, upload: UploadRecord): Promise<Record<string, unknown>> {
-  const thread = await getThreadRecord(access.markup.id, access.reference.threadId);
+  const thread = await loadThreadRecord(access.markup.id, access.reference.threadId);
   const screenshot = thread.screenshot;
   if (screenshot?.id !== input.fileId) {
     throw new BadRequestError(`Upload ${input.fileId} is already attached elsewhere (or was replaced); upload the file again to attach it.`, 'file-already-used');

@@ -1,8 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/principal.js';
 import { getConfig } from '../config.js';
-import { getDb } from '../clients.js';
 import { getCursorKey } from '../db/cursor-keys.js';
 import { getItem, type MarkupRecord } from '../db/items.js';
 import { viewModeCountUpdate } from '../db/markup-records.js';
@@ -11,6 +9,7 @@ import {
   getConversation,
   getReadMarks,
   getReadMarksFor,
+  getThreadRecord,
   getThreadWithMessages,
   messageKey,
   messageReferenceKey,
@@ -326,11 +325,11 @@ function listIdOf(input: ListThreadsInput): string {
 // Changes to one thread
 // ---------------------------------------------------------------------------------------------
 
-export async function getThreadRecord(markupId: string, threadId: string): Promise<ThreadRecord> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: threadKey(markupId, threadId), ConsistentRead: true }));
-  if (!result.Item) throw threadNotFound(threadId);
-  const { PK: _pk, SK: _sk, entity: _entity, ...thread } = result.Item;
-  return thread as ThreadRecord;
+/** The thread record (without messages), or 404. */
+export async function loadThreadRecord(markupId: string, threadId: string): Promise<ThreadRecord> {
+  const thread = await getThreadRecord(markupId, threadId);
+  if (!thread) throw threadNotFound(threadId);
+  return thread;
 }
 
 /** Replaces a thread record if nobody changed it since it was read (its `revision`). */
@@ -356,7 +355,7 @@ export async function changeThread(
   extra: (before: ThreadRecord, after: ThreadRecord) => TransactItem[] = () => [],
 ): Promise<{ before: ThreadRecord; after: ThreadRecord; changed: boolean }> {
   return fromFreshReads(`Thread ${access.reference.threadId}`, async () => {
-    const before = await getThreadRecord(access.markup.id, access.reference.threadId);
+    const before = await loadThreadRecord(access.markup.id, access.reference.threadId);
     const next = change(before);
     if (!next) return { before, after: before, changed: false };
     const committed = await commit([threadReplace(before, next), ...extra(before, next)], (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id)));
@@ -401,7 +400,7 @@ async function setResolved(principal: Principal, threadId: string, resolved: boo
 export async function markThreadRead(principal: Principal, threadId: string): Promise<void> {
   const access = await loadThreadAccess(principal, threadId, 'read');
   await fromFreshReads(`Thread ${threadId}`, async () => {
-    const thread = await getThreadRecord(access.markup.id, threadId);
+    const thread = await loadThreadRecord(access.markup.id, threadId);
     const mark = readMark(principal.userId, 'thread', threadId, threadId, thread.revision, Date.now());
     return (await commit([threadUnchanged(thread), put(toReadMarkItem(access.markup.id, mark))], () => 'retry')) ? undefined : STALE;
   });
