@@ -5,7 +5,7 @@ import { CreateMessageBody, ThreadMessagesParams } from './schemas.js';
 
 export const createMessageRoute = route({
   method: 'POST',
-  path: '/api/v2/threads/{threadId}/messages',
+  path: '/api/v2/threads/{id}/messages',
   operationId: 'createMessage',
   summary: 'Reply in a thread (contributor or above; refused while comments are paused)',
   description:
@@ -16,5 +16,5 @@ export const createMessageRoute = route({
   params: ThreadMessagesParams,
   body: CreateMessageBody,
   responses: [{ status: 200, description: 'The message', schema: MessageSchema }],
-  handle: async ({ principal, params, body }) => ok(await createMessage(principal, params.threadId, body)),
+  handle: async ({ principal, params, body }) => ok(await createMessage(principal, params.id, body)),
 });

@@ -3,7 +3,8 @@ import { Id } from '../../shared/http/schemas.js';
 import { MessageBodyEntries, Priority } from '../threads/schemas.js';
 
 export const MessageIdParams = v.object({ id: Id });
-export const ThreadMessagesParams = v.object({ threadId: Id });
+/** `/threads/{id}/messages`: the thread id is `id`, as on every other `/threads/{id}` route (API Gateway refuses two names at one level). */
+export const ThreadMessagesParams = v.object({ id: Id });
 
 export const CreateMessageBody = v.object(MessageBodyEntries);
 

@@ -326,6 +326,23 @@ describe('API stack: routes come from the route tables (DESIGN: one route table 
     expect(routeKeys.sort()).toEqual([...allRoutes.map(({ route }) => `${route.method} ${route.path}`), '$default'].sort());
   });
 
+  it('names path variables alike at each level, as API Gateway requires (it refuses /x/{id} beside /x/{xId}/y with a ConflictException)', () => {
+    const variableAt = new Map<string, string>();
+    const conflicts: string[] = [];
+    for (const { route } of allRoutes) {
+      const segments = route.path.split('/');
+      segments.forEach((segment, index) => {
+        if (!segment.startsWith('{')) return;
+        const parent = segments.slice(0, index).join('/');
+        const earlier = variableAt.get(parent);
+        if (earlier !== undefined && earlier !== segment) conflicts.push(`${route.path}: ${segment} beside ${earlier} under ${parent}`);
+        variableAt.set(parent, segment);
+      });
+    }
+
+    expect(conflicts).toEqual([]);
+  });
+
   it('uses one Lambda integration per api function', () => {
     synthesized.templates.api.resourceCountIs('AWS::ApiGatewayV2::Integration', apiFunctions.length);
   });
