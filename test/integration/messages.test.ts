@@ -179,7 +179,7 @@ describe('POST /threads/:threadId/messages: content and messageJson stay in step
     expect(unknown.status).toBe(404);
     expect(unknown.body.detail).toContain(missingId);
     expect(malformed.status).toBe(400);
-    expect(malformed.body.errors[0].pointer).toBe('/params/threadId');
+    expect(malformed.body.errors[0].pointer).toBe('/params/id');
   });
 
   it('answers 403 to a viewer and to a key of another organization, 401 without a key', async () => {
