@@ -158,7 +158,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       await get(apiKeyKey(keyId));
       await get(itemKey(listMarkupId));
       await get(workspaceKey(stack.workspaceId));
-      await Promise.all([get(memberKey(stack.workspaceId, userId)), get(planKey(workspace.organizationId))]);
+      await get(memberKey(stack.workspaceId, userId));
       // The cursor key is read once per process; a warm handler has it.
       await Promise.all([queryPrefix(markupPartition(listMarkupId), 'THREAD#'), queryPrefix(markupPartition(listMarkupId), `READ#${userId}#`)]);
       await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } }));
@@ -176,7 +176,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       await getConsistent(threadReferenceKey(target.threadId));
       const markup = fromItem((await getConsistent(itemKey(target.markupId))).Item!) as MarkupRecord;
       await get(workspaceKey(stack.workspaceId));
-      await Promise.all([get(memberKey(stack.workspaceId, userId)), get(planKey(workspace.organizationId))]);
+      await get(memberKey(stack.workspaceId, userId));
       const thread = (await getConsistent(threadKey(target.markupId, target.threadId))).Item as ThreadRecord;
       const at = Date.now();
       const message = { ...replyRecord(markup, target.threadId, userId, replyBody.content, at), threadRevision: thread.revision + 1 };

@@ -24,7 +24,7 @@ import { batchGet } from '../db/transact.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
 import { logger } from '../logger.js';
 import { mentionIdsOf, resolveMessageText, TextMismatch } from './delta.js';
-import { loadMarkup, type MarkupAccess } from './markups.js';
+import { loadMarkupRole, type MarkupRoleAccess } from './markups.js';
 import { atLeast } from './roles.js';
 import type { ViewerContext } from './thread-view.js';
 
@@ -64,7 +64,7 @@ export function requireOpenForComments(markup: MarkupRecord): void {
   }
 }
 
-export interface ThreadAccess extends MarkupAccess {
+export interface ThreadAccess extends MarkupRoleAccess {
   reference: ThreadReference;
 }
 
@@ -75,25 +75,25 @@ export const messageNotFound = (messageId: string) => new NotFoundError(`Message
 export async function loadThreadAccess(principal: Principal, threadId: string, action: keyof typeof COMMENT_ROLE): Promise<ThreadAccess> {
   const reference = await getThreadReference(threadId);
   if (!reference) throw threadNotFound(threadId);
-  const access = await loadMarkup(principal, reference.markupId, 'view', true);
+  const access = await loadMarkupRole(principal, reference.markupId, true);
   requireCommentRole(access.role, action);
   return { ...access, reference };
 }
 
-export interface MessageAccess extends MarkupAccess {
+export interface MessageAccess extends MarkupRoleAccess {
   reference: MessageReference;
 }
 
 export async function loadMessageAccess(principal: Principal, messageId: string, action: keyof typeof COMMENT_ROLE): Promise<MessageAccess> {
   const reference = await getMessageReference(messageId);
   if (!reference) throw messageNotFound(messageId);
-  const access = await loadMarkup(principal, reference.markupId, 'view', true);
+  const access = await loadMarkupRole(principal, reference.markupId, true);
   requireCommentRole(access.role, action);
   return { ...access, reference };
 }
 
 /** What the views need about the caller: who they are, their role, the authors of what is shown. */
-export async function viewerFor(principal: Principal, access: MarkupAccess, authorIds: Iterable<string>): Promise<ViewerContext> {
+export async function viewerFor(principal: Principal, access: MarkupRoleAccess, authorIds: Iterable<string>): Promise<ViewerContext> {
   const users = new Map((await getUsers([...new Set(authorIds)])).map((user): [string, User] => [user.id, user]));
   return { userId: principal.userId, role: access.role, markup: access.markup, users };
 }
@@ -141,7 +141,7 @@ export interface PreparedMessage {
  * edit lists the attachments to keep (by their upload id) with any new ones.
  */
 export async function prepareMessage(
-  access: MarkupAccess,
+  access: MarkupRoleAccess,
   input: MessageInput,
   options: { at: number; messageField: string; existing?: MessageRecord },
 ): Promise<PreparedMessage> {
@@ -187,7 +187,7 @@ async function requireMembers(workspaceId: string, userIds: readonly string[], p
   }
 }
 
-async function attachmentsFrom(access: MarkupAccess, fileIds: readonly string[], at: number): Promise<Map<string, AttachmentRecord>> {
+async function attachmentsFrom(access: MarkupRoleAccess, fileIds: readonly string[], at: number): Promise<Map<string, AttachmentRecord>> {
   if (fileIds.length === 0) return new Map();
   const uploads = new Map((await getUploads(fileIds)).map((upload) => [upload.fileId, upload]));
   const attachments = new Map<string, AttachmentRecord>();

@@ -92,11 +92,11 @@ export async function workspaceAccess(principal: Principal, workspace: Workspace
 const markupNotFound = (markupId: string) => new NotFoundError(`Markup ${markupId} does not exist.`);
 
 /**
- * Checks that a markup record is within the caller's reach, as the items routes do: a markup of
- * another workspace than a workspace key's, or of another organization, is a 403 (the rule
+ * The live workspace of a markup within the caller's reach, as the items routes check it: a markup
+ * of another workspace than a workspace key's, or of another organization, is a 403 (the rule
  * `resolveWorkspace` applies to a named workspace); one of a deleted workspace is a 404.
  */
-async function accessFor(principal: Principal, markup: MarkupRecord): Promise<MarkupAccess> {
+async function reachableWorkspaceOf(principal: Principal, markup: MarkupRecord): Promise<WorkspaceRecord> {
   if (markup.organizationId !== principal.organizationId) {
     throw new ForbiddenError(`Markup ${markup.id} is not in this API key's organization.`, 'workspace-out-of-scope');
   }
@@ -105,16 +105,34 @@ async function accessFor(principal: Principal, markup: MarkupRecord): Promise<Ma
   }
   const workspace = await getWorkspace(markup.workspaceId);
   if (!workspace) throw markupNotFound(markup.id);
-  return { markup, ...(await workspaceAccess(principal, workspace)) };
+  return workspace;
+}
+
+async function markupItem(markupId: string, consistent: boolean): Promise<MarkupRecord> {
+  const item = await getItem(markupId, consistent);
+  if (!item || item.kind !== 'markup') throw markupNotFound(markupId);
+  return item;
 }
 
 /** The markup with the caller's role and plan; 404 for unknown ids and folder ids, 403 outside the key's workspace. */
 export async function loadMarkup(principal: Principal, markupId: string, action: MarkupAction = 'view', consistent = false): Promise<MarkupAccess> {
-  const item = await getItem(markupId, consistent);
-  if (!item || item.kind !== 'markup') throw markupNotFound(markupId);
-  const access = await accessFor(principal, item);
+  const markup = await markupItem(markupId, consistent);
+  const access = { markup, ...(await workspaceAccess(principal, await reachableWorkspaceOf(principal, markup))) };
   requireRole(access.role, action);
   return access;
+}
+
+/** A markup as one caller sees it, without the plan: what comment operations need. */
+export type MarkupRoleAccess = Omit<MarkupAccess, 'plan'>;
+
+/** `loadMarkup` for operations that never look at the plan (threads, messages): one read fewer. */
+export async function loadMarkupRole(principal: Principal, markupId: string, consistent = false): Promise<MarkupRoleAccess> {
+  return roleAccessFor(principal, await markupItem(markupId, consistent));
+}
+
+async function roleAccessFor(principal: Principal, markup: MarkupRecord): Promise<MarkupRoleAccess> {
+  const workspace = await reachableWorkspaceOf(principal, markup);
+  return { markup, workspace, role: await roleOf(principal, workspace.id) };
 }
 
 /**
@@ -421,7 +439,7 @@ export async function deleteMarkups(principal: Principal, markupIds: readonly st
   await Promise.all(
     workspaceIds.map(async (workspaceId) => {
       const sample = markups.find((markup) => markup.workspaceId === workspaceId)!;
-      const access = await accessFor(principal, sample);
+      const access = await roleAccessFor(principal, sample);
       requireRole(access.role, 'delete');
     }),
   );
@@ -444,7 +462,7 @@ export async function moveMarkups(principal: Principal, markupIds: readonly stri
     if (markups.some((markup) => markup.workspaceId !== sourceWorkspaceId)) {
       throw new BadRequestError('All markups of one move must belong to the same workspace.', 'sources-span-workspaces');
     }
-    const source = await accessFor(principal, markups[0]!);
+    const source = await roleAccessFor(principal, markups[0]!);
     requireRole(source.role, 'move');
     // Move rule 1 comes with the folder's scope check: a workspace key reaches no other workspace's folder (403).
     const { item: target, role: targetRole } = await loadTargetFolder(principal, targetFolderId, 'targetFolderId', { allowArchive: true });

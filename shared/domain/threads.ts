@@ -49,7 +49,7 @@ import {
   type ClipVideoInput,
   type ThreadAccess,
 } from './comments.js';
-import { loadMarkup, nextTime, VIEW_MODES } from './markups.js';
+import { loadMarkupRole, nextTime, VIEW_MODES } from './markups.js';
 import { comparePositions, selectThreads, type ThreadFilter, type ThreadOrder } from './thread-list.js';
 import { indexReadMarks, readStateOf, readStateOfWriter, threadRecordOf, toPublicThread } from './thread-view.js';
 
@@ -186,7 +186,7 @@ function pinOf(markup: MarkupRecord, input: CreateThreadInput, at: number): Part
 /** POST /threads: a numbered thread with its first message, written whole or not at all. */
 export async function createThread(principal: Principal, input: CreateThreadInput): Promise<Record<string, unknown>> {
   if (!input.projectId) throw invalid('projectId', 'is required with an API key: the id of the markup to comment on');
-  const access = await loadMarkup(principal, input.projectId, 'view', true);
+  const access = await loadMarkupRole(principal, input.projectId, true);
   const { markup } = access;
   requireCommentRole(access.role, 'write');
   requireOpenForComments(markup);
@@ -286,7 +286,7 @@ export interface ListThreadsInput extends ThreadFilter {
  */
 export async function listThreads(principal: Principal, input: ListThreadsInput): Promise<Record<string, unknown>> {
   if (input.cursorId !== undefined && input.offset !== undefined) throw new BadRequestError('Pass either cursorId or offset, not both.');
-  const access = await loadMarkup(principal, input.markupId, 'view');
+  const access = await loadMarkupRole(principal, input.markupId);
   const [conversation, marks, key] = await Promise.all([getConversation(input.markupId), getReadMarks(input.markupId, principal.userId), getCursorKey()]);
   const entries = selectThreads(access.markup, conversation.threads, conversation.messages, input, input.order);
   const list = listIdOf(input);
