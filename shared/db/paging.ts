@@ -114,10 +114,17 @@ export function queryAll(index: IndexName, partitionValue: string): AsyncGenerat
  * request count grows with the bytes, not the items). Only for bounded ranges: a workspace's
  * members, what hangs off one markup (its threads and messages).
  */
-export async function queryPrefix(partition: string, prefix?: string, options: { consistent?: boolean } = {}): Promise<Record<string, unknown>[]> {
+export async function queryPrefix(partition: string, prefix?: string, options: { consistent?: boolean; filter?: QueryFilter } = {}): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  for await (const item of queryPartition({ partitionValue: partition, prefix, consistent: options.consistent })) items.push(item);
+  for await (const item of queryPartition({ partitionValue: partition, prefix, ...options })) items.push(item);
   return items;
+}
+
+/** A FilterExpression on a Query: DynamoDB still reads (and bills) every item of the range, and returns the matching ones. */
+export interface QueryFilter {
+  expression: string;
+  names?: Record<string, string>;
+  values: Record<string, unknown>;
 }
 
 async function* queryPartition(query: {
@@ -127,6 +134,7 @@ async function* queryPartition(query: {
   /** Items per request; without it DynamoDB's 1 MB page. */
   limit?: number;
   consistent?: boolean;
+  filter?: QueryFilter;
 }): AsyncGenerator<Record<string, unknown>> {
   const keyNames = keyAttributes(query.index);
   let start: Record<string, unknown> | undefined;
@@ -136,8 +144,9 @@ async function* queryPartition(query: {
         TableName: getConfig().tableName,
         IndexName: query.index,
         KeyConditionExpression: query.prefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': keyNames.partition, ...(query.prefix ? { '#sk': keyNames.sort } : {}) },
-        ExpressionAttributeValues: { ':pk': query.partitionValue, ...(query.prefix ? { ':prefix': query.prefix } : {}) },
+        FilterExpression: query.filter?.expression,
+        ExpressionAttributeNames: { '#pk': keyNames.partition, ...(query.prefix ? { '#sk': keyNames.sort } : {}), ...query.filter?.names },
+        ExpressionAttributeValues: { ':pk': query.partitionValue, ...(query.prefix ? { ':prefix': query.prefix } : {}), ...query.filter?.values },
         ExclusiveStartKey: start,
         Limit: query.limit,
         ConsistentRead: query.consistent,

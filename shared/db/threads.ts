@@ -278,9 +278,20 @@ export async function getReadMarks(markupId: string, userId: string): Promise<Re
   return (await queryPrefix(markupPartition(markupId), readMarkPrefix(userId), { consistent: true })).map((item) => strip<ReadMark>(item));
 }
 
-/** Read marks of several users on a markup, for checks across users; BatchGet of known subjects. */
+/** One user's read marks on the given threads and messages of a markup (BatchGet). */
 export async function getReadMarksFor(markupId: string, userId: string, subjectIds: readonly string[]): Promise<ReadMark[]> {
   return (await batchGet(subjectIds.map((subjectId) => readMarkKey(markupId, userId, subjectId)), { consistent: true })).map((item) => strip<ReadMark>(item));
+}
+
+/**
+ * Keys of every user's read marks on one thread and its messages, or on one message: what a
+ * deletion leaves behind. Marks are keyed by user first (the list reads one user's marks in one
+ * Query), so this reads all marks of the markup and keeps the matching ones; deletions are rare.
+ */
+export async function readMarkKeysOf(markupId: string, subject: { threadId: string } | { messageId: string }): Promise<Record<string, string>[]> {
+  const [attribute, id] = 'threadId' in subject ? ['threadId', subject.threadId] : ['subjectId', subject.messageId];
+  const marks = await queryPrefix(markupPartition(markupId), 'READ#', { filter: { expression: '#subject = :subject', names: { '#subject': attribute }, values: { ':subject': id } } });
+  return marks.map((mark) => ({ PK: mark.PK as string, SK: mark.SK as string }));
 }
 
 /**

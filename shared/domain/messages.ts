@@ -7,12 +7,13 @@ import {
   getThreadWithMessages,
   messageKey,
   messageReferenceKey,
+  readMarkKeysOf,
   toMessageItem,
   toMessageReferenceItem,
   toReadMarkItem,
   type MessageRecord,
 } from '../db/threads.js';
-import { put, putNew, type TransactItem } from '../db/transact.js';
+import { batchDelete, put, putNew, type TransactItem } from '../db/transact.js';
 import { deleteObjectsLater } from '../events/jobs.js';
 import { BadRequestError, ForbiddenError } from '../http/errors.js';
 import {
@@ -174,6 +175,7 @@ export async function deleteMessage(principal: Principal, messageId: string): Pr
     ];
     // The message or its thread changed since they were read: read them again.
     if (!(await commit(items, () => 'retry'))) return STALE;
+    await batchDelete(await readMarkKeysOf(markup.id, { messageId }));
     await deleteObjectsLater(message.attachments.map((attachment) => attachment.key), { messageId });
   });
 }

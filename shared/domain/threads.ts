@@ -10,6 +10,7 @@ import {
   getReadMarks,
   getReadMarksFor,
   getThreadRecord,
+  readMarkKeysOf,
   getThreadWithMessages,
   messageKey,
   messageReferenceKey,
@@ -514,7 +515,10 @@ export async function deleteThread(principal: Principal, threadId: string): Prom
         : []),
     ];
     if (!(await commit(items, (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id))))) return STALE;
-    await batchDelete(messages.flatMap((message) => [messageKey(access.markup.id, threadId, message.id), messageReferenceKey(message.id)]));
+    await batchDelete([
+      ...messages.flatMap((message) => [messageKey(access.markup.id, threadId, message.id), messageReferenceKey(message.id)]),
+      ...(await readMarkKeysOf(access.markup.id, { threadId })),
+    ]);
     await deleteObjectsLater(stored.keys, { threadId });
   });
 }

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { listEvents } from '../../shared/db/events.js';
+import { markupPartition } from '../../shared/db/markup-records.js';
+import { queryPrefix } from '../../shared/db/paging.js';
 import type { Role } from '../../shared/db/users.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { call, makeOrganization } from '../support/api.js';
@@ -634,6 +636,21 @@ describe('DELETE /messages/:id: a reply goes, its writer or an admin removes it 
     expect(response.body).toBe('');
     expect(after.messages.map((message: any) => message.id)).toEqual([thread.messages[0].id]);
     expect([again.status, edit.status, read.status]).toEqual([404, 404, 404]);
+  });
+
+  it("removes every reader's read marks of the deleted reply, and only those", async () => {
+    const { org, thread } = await makeConversation();
+    const writer = await addMember(org.workspaceId);
+    const created = await reply(writer.key, thread.id, { content: 'Read me' });
+    expect((await call('POST', `/messages/${created.id}/read`, { key: org.workspaceKey })).status).toBe(204);
+    const marks = async () => (await queryPrefix(markupPartition(thread.projectId), 'READ#', { consistent: true })).map((mark) => mark.subjectId);
+    expect((await marks()).filter((id) => id === created.id)).toHaveLength(2);
+
+    expect((await call('DELETE', `/messages/${created.id}`, { key: writer.key })).status).toBe(204);
+
+    const left = await marks();
+    expect(left).not.toContain(created.id);
+    expect(left).toEqual(expect.arrayContaining([thread.id, thread.messages[0].id]));
   });
 
   it("answers 403 to another contributor and a viewer; an admin may delete anyone's reply", async () => {

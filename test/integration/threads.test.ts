@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../shared/db/events.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
+import { markupPartition } from '../../shared/db/markup-records.js';
+import { queryPrefix } from '../../shared/db/paging.js';
 import { getUsers } from '../../shared/db/users.js';
 import { call, makeOrganization, type ApiResponse } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
@@ -838,6 +840,26 @@ describe('DELETE /threads/:id (deletes the thread and all its messages)', () => 
     const listed = await listThreads(org.workspaceKey, { markupId: markup.id });
     expect(listed.total).toBe(1);
     expect(listed.threads.map((listedThread) => listedThread.id)).toEqual([kept.id]);
+  });
+
+  it("removes every reader's read marks of the thread and its messages, keeping those of other threads", async () => {
+    const org = await makeOrganization();
+    const markup = await makeTypedMarkup(org, 'webpage');
+    const reader = await makeMemberKey(org.workspaceId, 'viewer');
+    const kept = await createThread(org.workspaceKey, markup);
+    const thread = await createThread(org.workspaceKey, markup);
+    const answer = await reply(org.workspaceKey, thread.id, { content: 'Reply' });
+    for (const path of [`/threads/${thread.id}/read`, `/messages/${answer.id}/read`, `/threads/${kept.id}/read`]) {
+      expect((await call('POST', path, { key: reader })).status).toBe(204);
+    }
+    const marksOf = async (threadId: string) =>
+      (await queryPrefix(markupPartition(markup.id), 'READ#', { consistent: true })).filter((mark) => mark.threadId === threadId);
+    expect(await marksOf(thread.id)).toHaveLength(5);
+
+    expect((await call('DELETE', `/threads/${thread.id}`, { key: org.workspaceKey })).status).toBe(204);
+
+    expect(await marksOf(thread.id)).toEqual([]);
+    expect(await marksOf(kept.id)).toHaveLength(3);
   });
 
   it('deletes a thread once when many requests delete it at once', async () => {
