@@ -316,10 +316,14 @@ export async function nextThreadNumber(markupId: string): Promise<number> {
 export function storedObjectsOf(thread: ThreadRecord, messages: readonly MessageRecord[]): { keys: string[]; attachmentBytes: number; screenshotBytes: number } {
   const attachments = messages.flatMap((message) => message.attachments);
   const screenshot = thread.screenshot;
-  const screenshotKeys = screenshot ? [screenshot.key, ...(screenshot.thumbnailKey ? [screenshot.thumbnailKey] : [])] : [];
   return {
-    keys: [...attachments.map((attachment) => attachment.key), ...screenshotKeys],
+    keys: [...attachments.map((attachment) => attachment.key), ...(screenshot ? screenshotKeysOf(screenshot) : [])],
     attachmentBytes: attachments.reduce((sum, attachment) => sum + attachment.filesize, 0),
     screenshotBytes: screenshot?.filesize ?? 0,
   };
+}
+
+/** The objects a screenshot stored: its file and, once made, its thumbnail. */
+export function screenshotKeysOf(screenshot: ScreenshotRecord): string[] {
+  return [screenshot.key, ...(screenshot.thumbnailKey ? [screenshot.thumbnailKey] : [])];
 }

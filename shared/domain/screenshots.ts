@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import { getThreadScreenshot } from '../db/screenshots.js';
 import { storageChange } from '../db/storage.js';
-import type { ScreenshotRecord, ScreenshotType, ThreadRecord } from '../db/threads.js';
+import { screenshotKeysOf, type ScreenshotRecord, type ScreenshotType, type ThreadRecord } from '../db/threads.js';
 import type { TransactItem } from '../db/transact.js';
 import { consumeUploadItem, getUpload, type UploadRecord } from '../db/uploads.js';
 import { deleteObjectsLater, enqueueConversion } from '../events/jobs.js';
@@ -12,7 +12,7 @@ import { presignedGetUrl } from '../storage/urls.js';
 import { loadThreadAccess, type ThreadAccess } from './comments.js';
 import { nextTime } from './markups.js';
 import { changeThread, loadThreadRecord } from './threads.js';
-import { completeUpload, issueUploadPolicy } from './uploads.js';
+import { completeUpload, issueUploadPolicy, unquoted } from './uploads.js';
 
 /**
  * Thread screenshots (Threads: "Screenshot flow"): a `thread_screenshot` upload of the thread's
@@ -96,7 +96,7 @@ export async function attachScreenshot(principal: Principal, threadId: string, i
   const screenshot = result.after.screenshot!;
   if (!result.changed) return toPublicScreenshot(screenshot);
   const replaced = result.before.screenshot;
-  if (replaced) await deleteObjectsLater(storedKeysOf(replaced), { threadId, screenshotId: replaced.id });
+  if (replaced) await deleteObjectsLater(screenshotKeysOf(replaced), { threadId, screenshotId: replaced.id });
   await queueThumbnail(access, screenshot);
   return toPublicScreenshot(screenshot);
 }
@@ -144,8 +144,6 @@ async function attachedAgain(access: ThreadAccess, input: AttachScreenshotInput,
   return toPublicScreenshot(screenshot);
 }
 
-const unquoted = (etag: string) => etag.trim().replace(/^"(.*)"$/, '$1');
-
 function screenshotOf(input: AttachScreenshotInput, upload: UploadRecord, at: number): ScreenshotRecord {
   return {
     id: upload.fileId,
@@ -177,11 +175,6 @@ function attachWrites(before: ThreadRecord, after: ThreadRecord): TransactItem[]
   const items: TransactItem[] = [consumeUploadItem(screenshot.id, after.markupId, new Date(screenshot.createdAt).toISOString())];
   if (before.screenshot) items.push({ Update: storageChange(after.organizationId, { images: -before.screenshot.filesize }) });
   return items;
-}
-
-/** The objects a screenshot stored: its file and, once made, its thumbnail. */
-export function storedKeysOf(screenshot: ScreenshotRecord): string[] {
-  return [screenshot.key, ...(screenshot.thumbnailKey ? [screenshot.thumbnailKey] : [])];
 }
 
 /**

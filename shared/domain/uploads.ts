@@ -320,7 +320,8 @@ export async function loadUploadForCaller(principal: Principal, fileId: string):
   return record;
 }
 
-const unquoted = (etag: string) => etag.trim().replace(/^"(.*)"$/, '$1');
+/** An ETag without the quotes storage puts around it, for comparing ETags however a client sent them. */
+export const unquoted = (etag: string) => etag.trim().replace(/^"(.*)"$/, '$1');
 
 /** Why a stored object does not match the upload's policy, or undefined when it does. */
 function mismatchOf(record: UploadRecord, object: StoredObject, etag: string): string | undefined {
