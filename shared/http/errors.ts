@@ -56,6 +56,20 @@ export class ValidationError extends HttpError {
   }
 }
 
+/**
+ * A domain rule refused fields of the operation's input. The domain names the fields as the
+ * operation's input has them (`content`, `attachments`); only this layer knows they arrive in the
+ * JSON body and turns them into pointers (`/body/content`).
+ */
+export class InvalidInputError extends ValidationError {
+  constructor(fields: { field: string; detail: string }[], detail?: string) {
+    super(
+      fields.map(({ field, detail: problem }) => ({ pointer: `/body/${field}`, detail: problem })),
+      detail,
+    );
+  }
+}
+
 export class UnauthorizedError extends HttpError {
   constructor(detail = 'A valid credential is required: send Authorization: Bearer <API key>.') {
     super(401, 'unauthorized', 'Unauthorized', detail, {}, { 'WWW-Authenticate': 'Bearer' });
