@@ -2,6 +2,10 @@ import { BatchGetCommand, BatchWriteCommand, TransactWriteCommand, type Transact
 import { forEachLimit } from '../concurrency.js';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
+import { ConflictError } from '../http/errors.js';
+import { logger } from '../logger.js';
+import { AGAIN, withBackoff } from './backoff.js';
+import { failedConditionIndex, isConditionFailure, isTransactionConflict } from './errors.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -64,4 +68,74 @@ export async function batchGet(keys: readonly Record<string, string>[], options:
     }
   }
   return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Optimistic writes: commit a transaction, retry from fresh reads, side effects that may fail
+// ---------------------------------------------------------------------------------------------
+
+/** Concurrent writes on one markup's conversation may collide in DynamoDB; they are retried this long. */
+const CONTENTION_BUDGET_MS = 10_000;
+
+/**
+ * Commits a transaction, retrying while it only collided with another transaction. When a
+ * condition fails, `explain` gets the index of the failing item and throws the error the caller
+ * should see, or answers 'retry' (the write read stale data): then commit answers false and the
+ * caller reads again.
+ */
+export async function commit(items: TransactItem[], explain: (failedIndex: number) => 'retry' | Promise<never>): Promise<boolean> {
+  return withBackoff(
+    async () => {
+      try {
+        await transact(items);
+        return true;
+      } catch (error) {
+        const failed = failedConditionIndex(error);
+        if (failed < 0) throw error;
+        await explain(failed);
+        return false;
+      }
+    },
+    {
+      attempts: Number.POSITIVE_INFINITY,
+      budgetMs: CONTENTION_BUDGET_MS,
+      capMs: 250,
+      retryOn: isTransactionConflict,
+      exhausted: () => new ConflictError('Too many concurrent changes to the comments of this markup; try again.'),
+    },
+  );
+}
+
+/** What an attempt of `fromFreshReads` answers when its write found the data changed since it read it. */
+export const STALE = Symbol('stale');
+
+const MAX_FRESH_READS = 5;
+
+/**
+ * Optimistic concurrency: runs `attempt` (a read, then a write conditioned on what was read) again
+ * while it answers STALE, at most five times, then answers 409 naming `subject`.
+ */
+export async function fromFreshReads<T>(subject: string, attempt: () => Promise<T | typeof STALE>): Promise<T> {
+  return withBackoff(
+    async () => {
+      const result = await attempt();
+      return result === STALE ? AGAIN : result;
+    },
+    { attempts: MAX_FRESH_READS, baseMs: 0, exhausted: () => new ConflictError(`${subject} is being changed by another request; try again.`) },
+  );
+}
+
+/** A later time than `previous`, so every change moves `modifiedAt` and optimistic checks see it. */
+export const nextTime = (previous: number) => Math.max(Date.now(), previous + 1);
+
+/**
+ * Runs a write whose failure must not fail the request (activity times, events that only order
+ * lists): a lost race to a newer value is expected and silent, anything else is logged.
+ */
+export async function bestEffort(what: string, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (!isConditionFailure(error)) logger.warn('activity update failed', { what, error });
+  }
 }

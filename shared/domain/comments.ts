@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { Principal } from '../auth/principal.js';
 import { getConfig } from '../config.js';
-import { isTransactionConflict } from '../db/errors.js';
 import { recordEvent, type EventType } from '../db/events.js';
 import { itemIndexKeys, itemKey, type MarkupRecord } from '../db/items.js';
 import { markupTagItem } from '../db/markup-records.js';
@@ -17,11 +15,11 @@ import {
   type ReadMark,
   type ThreadReference,
 } from '../db/threads.js';
-import { transact, put, type TransactItem } from '../db/transact.js';
+import { put, type TransactItem } from '../db/transact.js';
 import { consumeUploadItem, getUploads } from '../db/uploads.js';
 import { getUsers, memberKey, type Role, type User } from '../db/users.js';
 import { batchGet } from '../db/transact.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
 import { logger } from '../logger.js';
 import { mentionIdsOf, resolveMessageText, TextMismatch } from './delta.js';
 import { loadMarkupRole, type MarkupRoleAccess } from './markups.js';
@@ -287,54 +285,6 @@ export function markupCommentUpdate(markup: MarkupRecord, options: { at: number;
       ExpressionAttributeValues: values,
     },
   };
-}
-
-/** Concurrent comment writes on one markup may collide in DynamoDB; they are retried this long. */
-const CONTENTION_BUDGET_MS = 10_000;
-
-/**
- * Commits a comment write as one transaction, retrying while it only collided with another
- * transaction. When a condition fails, `explain` gets the index of the failing item and throws
- * the error the caller should see, or answers 'retry' (the write read stale data): then commit
- * answers false and the caller reads again.
- */
-export async function commit(items: TransactItem[], explain: (failedIndex: number) => 'retry' | Promise<never>): Promise<boolean> {
-  const deadline = Date.now() + CONTENTION_BUDGET_MS;
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      await transact(items);
-      return true;
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const reasons = error.CancellationReasons ?? [];
-      const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-      if (failed >= 0) {
-        await explain(failed);
-        return false;
-      }
-      if (!isTransactionConflict(error)) throw error;
-      if (Date.now() > deadline) throw new ConflictError('Too many concurrent changes to the comments of this markup; try again.');
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 10 * 2 ** attempt)));
-    }
-  }
-}
-
-/** What an attempt of `fromFreshReads` answers when its write found the data changed since it read it. */
-export const STALE = Symbol('stale');
-
-const MAX_WRITE_ATTEMPTS = 5;
-
-/**
- * Optimistic concurrency for comment writes: runs `attempt` (a read, then a write conditioned on
- * what was read) again while it answers STALE, at most five times, then answers 409 naming
- * `subject`.
- */
-export async function fromFreshReads<T>(subject: string, attempt: () => Promise<T | typeof STALE>): Promise<T> {
-  for (let i = 0; i < MAX_WRITE_ATTEMPTS; i += 1) {
-    const result = await attempt();
-    if (result !== STALE) return result;
-  }
-  throw new ConflictError(`${subject} is being changed by another request; try again.`);
 }
 
 /** Records a comment event for webhooks; a failure is logged, never undoes the write. */

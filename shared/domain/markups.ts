@@ -22,7 +22,7 @@ import { setThumbnail } from '../db/thumbnails.js';
 import { moveOriginalToWorkspace } from '../db/originals.js';
 import { queryPage, queryPrefix, type Page } from '../db/paging.js';
 import { DEFAULT_PLAN, getPlan, type Plan } from '../db/plans.js';
-import { putNew, transact, type TransactItem } from '../db/transact.js';
+import { bestEffort, nextTime, putNew, transact, type TransactItem } from '../db/transact.js';
 import { getUsage, getUsageHistory, usagePeriod, type UsageCounters, type UsagePeriod } from '../db/usage.js';
 import { getUsers, memberKey, type Role } from '../db/users.js';
 import { getWorkspace, touchWorkspaceActivity, type WorkspaceRecord } from '../db/workspaces.js';
@@ -365,9 +365,6 @@ async function backoff(attempt: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
 }
 
-/** A later time than `previous`, so every change moves `modifiedAt` and optimistic checks see it. */
-export const nextTime = (previous: number) => Math.max(Date.now(), previous + 1);
-
 /**
  * Reads a markup, applies `change` and writes the difference, retrying from a fresh read when a
  * concurrent writer changed the same fields. `change` may throw (authorization, plan rules).
@@ -515,15 +512,6 @@ export async function moveMarkups(principal: Principal, markupIds: readonly stri
 // ---------------------------------------------------------------------------------------------
 // Activity
 // ---------------------------------------------------------------------------------------------
-
-export async function bestEffort(what: string, work: () => Promise<unknown>): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    // Activity only orders lists; losing a race to a newer time or a deleted folder is harmless.
-    if (!isConditionFailure(error)) logger.warn('activity update failed', { what, error });
-  }
-}
 
 /** Moves a folder's `activityAt` forward (never back) with its activity index key. */
 export async function touchFolderActivity(folder: FolderRecord, at: number): Promise<void> {

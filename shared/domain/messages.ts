@@ -13,13 +13,10 @@ import {
   toReadMarkItem,
   type MessageRecord,
 } from '../db/threads.js';
-import { batchDelete, put, putNew, type TransactItem } from '../db/transact.js';
+import { batchDelete, commit, fromFreshReads, nextTime, put, putNew, STALE, type TransactItem } from '../db/transact.js';
 import { deleteObjectsLater } from '../events/jobs.js';
 import { BadRequestError, ForbiddenError } from '../http/errors.js';
 import {
-  commit,
-  fromFreshReads,
-  STALE,
   loadMessageAccess,
   loadThreadAccess,
   markupCommentUpdate,
@@ -34,7 +31,6 @@ import {
   type MessageAccess,
   type MessageInput,
 } from './comments.js';
-import { nextTime } from './markups.js';
 import { readStateOfWriter, toPublicMessage } from './thread-view.js';
 import { explainMarkupRefusal, explainWriteRefusal, loadThreadRecord, threadRevisionUpdate } from './threads.js';
 

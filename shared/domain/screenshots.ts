@@ -10,7 +10,7 @@ import { logger } from '../logger.js';
 import { baseMimeType } from '../storage/file-types.js';
 import { presignedGetUrl } from '../storage/urls.js';
 import { loadThreadAccess, type ThreadAccess } from './comments.js';
-import { nextTime } from './markups.js';
+import { nextTime } from '../db/transact.js';
 import { changeThread, loadThreadRecord } from './threads.js';
 import { completeUpload, issueUploadPolicy, unquoted } from './uploads.js';
 

@@ -29,14 +29,11 @@ import {
   type ThreadParentRecord,
   type ThreadRecord,
 } from '../db/threads.js';
-import { batchDelete, put, putNew, type TransactItem } from '../db/transact.js';
+import { batchDelete, commit, fromFreshReads, nextTime, put, putNew, STALE, type TransactItem } from '../db/transact.js';
 import { deleteObjectsLater } from '../events/jobs.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
 import {
-  commit,
-  fromFreshReads,
-  STALE,
   loadThreadAccess,
   markupCommentUpdate,
   newMessageRecord,
@@ -50,7 +47,7 @@ import {
   type ClipVideoInput,
   type ThreadAccess,
 } from './comments.js';
-import { loadMarkupRole, nextTime, VIEW_MODES } from './markups.js';
+import { loadMarkupRole, VIEW_MODES } from './markups.js';
 import { comparePositions, selectThreads, type ThreadFilter, type ThreadOrder } from './thread-list.js';
 import { indexReadMarks, readStateOf, readStateOfWriter, threadRecordOf, toPublicThread } from './thread-view.js';
 
