@@ -13,6 +13,7 @@ import type { Construct } from 'constructs';
 import { entryOf, type FunctionAccess, type FunctionDefinition } from '../../functions/registry.js';
 import { ENV, QUEUE_URL_ENV } from '../../shared/config.js';
 import { QUEUES, type QueueName } from '../../shared/queues.js';
+import { TABLE } from '../../shared/db/table.js';
 
 /** The repository root: NodejsFunction's project root, and what every entry path is relative to. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -106,8 +107,9 @@ function timeoutSecondsOf(definition: FunctionDefinition): number {
 }
 
 /**
- * One Lambda of the service with the house defaults: Node 20 on arm64, an ESM bundle built locally
- * by esbuild with the pinned AWS SDK inside, source maps, and its own log group with a retention.
+ * One Lambda of the service with the house defaults: the Node.js 22 runtime running a node20-syntax
+ * ESM bundle built locally by esbuild with the pinned AWS SDK inside, arm64 unless the registry asks
+ * for x86-64, source maps, and its own log group with a retention.
  *
  * The execution role is created here rather than by NodejsFunction so that it carries no managed
  * policy: it may write to this function's log group and, through the `bind*` helpers, touch exactly
@@ -187,7 +189,7 @@ export class ServiceFunction extends NodejsFunction {
     else table.grantReadWriteData(this);
     this.acknowledgeWildcards(
       [`Resource::${nagLabel(this, table.tableArn)}/index/*`],
-      'The GSIs of the single table (GSI1, GSI2: every index it has); the table grant names them as <table>/index/*.',
+      `The GSIs of the single table (${TABLE.indexes.map((index) => index.name).join(', ')}: every index it has); the table grant names them as <table>/index/*.`,
     );
     return this;
   }
