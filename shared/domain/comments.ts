@@ -1,24 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
-import { getConfig } from '../config.js';
 import { recordEvent, type EventType } from '../db/events.js';
-import { itemIndexKeys, itemKey, type MarkupRecord } from '../db/items.js';
+import type { MarkupRecord } from '../db/items.js';
 import { markupTagItem } from '../db/markup-records.js';
-import {
-  getMessageReference,
-  getThreadReference,
-  type AttachmentRecord,
-  type ClipVideoRecord,
-  type Delta,
-  type MessageRecord,
-  type MessageReference,
-  type ReadMark,
-  type ThreadReference,
-} from '../db/threads.js';
+import { getMessageReference, type AttachmentRecord, type ClipVideoRecord, type Delta, type MessageRecord, type MessageReference } from '../db/messages.js';
+import type { ReadMark } from '../db/read-marks.js';
+import { getThreadReference, type ThreadReference } from '../db/threads.js';
 import { put, type TransactItem } from '../db/transact.js';
 import { consumeUploadItem, getUploads } from '../db/uploads.js';
-import { getUsers, memberKey, type Role, type User } from '../db/users.js';
-import { batchGet } from '../db/transact.js';
+import { findMemberIds, getUsers, type Role, type User } from '../db/users.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
 import { logger } from '../logger.js';
 import { mentionIdsOf, resolveMessageText, TextMismatch } from './delta.js';
@@ -178,7 +168,7 @@ export async function prepareMessage(
 /** Every id must be a member of the workspace: mentions notify people who can see the markup. */
 async function requireMembers(workspaceId: string, userIds: readonly string[], pointer: string): Promise<void> {
   if (userIds.length === 0) return;
-  const found = new Set((await batchGet(userIds.map((userId) => memberKey(workspaceId, userId)))).map((item) => item.userId as string));
+  const found = new Set(await findMemberIds(workspaceId, userIds));
   const strangers = userIds.filter((userId) => !found.has(userId));
   if (strangers.length > 0) {
     throw new ValidationError([{ pointer, detail: `mentions users who are not members of this workspace: ${strangers.join(', ')}` }]);
@@ -250,42 +240,8 @@ export function readMark(userId: string, subject: ReadMark['subject'], subjectId
 }
 
 // ---------------------------------------------------------------------------------------------
-// Writes
+// Events
 // ---------------------------------------------------------------------------------------------
-
-/**
- * The markup side of a comment write: moves `activeThreads` (unresolved threads) and the markup's
- * activity time with its index key. With `open`, the write also requires that comments are not
- * paused, so pausing and commenting cannot cross.
- */
-export function markupCommentUpdate(markup: MarkupRecord, options: { at: number; activeDelta?: number; open?: boolean }): TransactItem {
-  const activityKey = itemIndexKeys({ ...markup, activityAt: options.at }).GSI3SK;
-  const values: Record<string, unknown> = { ':at': options.at };
-  const sets = ['activityAt = :at'];
-  if (activityKey) {
-    sets.push('GSI3SK = :activityKey');
-    values[':activityKey'] = activityKey;
-  }
-  let expression = `SET ${sets.join(', ')}`;
-  if (options.activeDelta) {
-    expression += ' ADD activeThreads :delta';
-    values[':delta'] = options.activeDelta;
-  }
-  const conditions = ['attribute_exists(PK)'];
-  if (options.open) {
-    conditions.push('readOnly = :false');
-    values[':false'] = false;
-  }
-  return {
-    Update: {
-      TableName: getConfig().tableName,
-      Key: itemKey(markup.id),
-      UpdateExpression: expression,
-      ConditionExpression: conditions.join(' AND '),
-      ExpressionAttributeValues: values,
-    },
-  };
-}
 
 /** Records a comment event for webhooks; a failure is logged, never undoes the write. */
 export async function recordCommentEvent(type: EventType, markup: MarkupRecord, ids: { threadId: string; messageId?: string }): Promise<void> {

@@ -1,5 +1,6 @@
 import type { MarkupRecord } from '../db/items.js';
-import type { MessageRecord, ThreadRecord } from '../db/threads.js';
+import type { MessageRecord } from '../db/messages.js';
+import type { ThreadRecord } from '../db/threads.js';
 import { VIEW_MODES, type ViewModeCategory } from './markups.js';
 
 /** Enumerations: ThreadOrder. */

@@ -1,5 +1,7 @@
 import type { MarkupRecord } from '../db/items.js';
-import type { MessageRecord, ReadMark, ThreadRecord } from '../db/threads.js';
+import type { MessageRecord } from '../db/messages.js';
+import type { ReadMark } from '../db/read-marks.js';
+import type { ThreadRecord } from '../db/threads.js';
 import type { Role, User } from '../db/users.js';
 import { DEFAULT_URL_TTL_SECONDS, presignedGetUrl } from '../storage/urls.js';
 import { atLeast } from './roles.js';

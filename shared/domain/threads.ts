@@ -1,29 +1,22 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
-import { getConfig } from '../config.js';
 import { getCursorKey } from '../db/cursor-keys.js';
-import { getItem, type MarkupRecord } from '../db/items.js';
+import { getItem, markupCommentUpdate, type MarkupRecord } from '../db/items.js';
 import { viewModeCountUpdate } from '../db/markup-records.js';
 import { storageChange } from '../db/storage.js';
+import { messageKey, messageReferenceKey, toMessageItem, toMessageReferenceItem, type Delta } from '../db/messages.js';
+import { getReadMarks, getReadMarksFor, readMarkKeysOf, toReadMarkItem } from '../db/read-marks.js';
 import {
   getConversation,
-  getReadMarks,
-  getReadMarksFor,
   getThreadRecord,
-  readMarkKeysOf,
   getThreadWithMessages,
-  messageKey,
-  messageReferenceKey,
   nextThreadNumber,
-  threadKey,
-  threadReferenceKey,
-  toMessageItem,
-  toMessageReferenceItem,
-  toReadMarkItem,
+  storedObjectsOf,
+  threadDelete,
+  threadReplace,
+  threadUnchanged,
   toThreadItem,
   toThreadReferenceItem,
-  storedObjectsOf,
-  type Delta,
   type ThreadElementRecord,
   type ThreadKind,
   type ThreadParentRecord,
@@ -35,7 +28,6 @@ import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
 import {
   loadThreadAccess,
-  markupCommentUpdate,
   newMessageRecord,
   prepareMessage,
   readMark,
@@ -330,18 +322,6 @@ export async function loadThreadRecord(markupId: string, threadId: string): Prom
   return thread;
 }
 
-/** Replaces a thread record if nobody changed it since it was read (its `revision`). */
-export function threadReplace(before: ThreadRecord, after: ThreadRecord): TransactItem {
-  return {
-    Put: {
-      TableName: getConfig().tableName,
-      Item: toThreadItem({ ...after, revision: before.revision + 1 }),
-      ConditionExpression: 'revision = :revision',
-      ExpressionAttributeValues: { ':revision': before.revision },
-    },
-  };
-}
-
 /**
  * Reads a thread, applies `change` and writes it with `extra` items in one transaction, from a
  * fresh read again when a concurrent change got there first. `change` returns undefined when
@@ -404,18 +384,6 @@ export async function markThreadRead(principal: Principal, threadId: string): Pr
   });
 }
 
-/** A transaction item that holds only while the thread is still at the revision that was read. */
-export function threadUnchanged(thread: ThreadRecord): TransactItem {
-  return {
-    ConditionCheck: {
-      TableName: getConfig().tableName,
-      Key: threadKey(thread.markupId, thread.id),
-      ConditionExpression: 'revision = :revision',
-      ExpressionAttributeValues: { ':revision': thread.revision },
-    },
-  };
-}
-
 export interface MovePinInput {
   url?: string;
   canonicalUrl?: string;
@@ -457,25 +425,6 @@ export async function movePin(principal: Principal, threadId: string, input: Mov
   return threadRecordOf(after);
 }
 
-/**
- * Moves a thread from the revision that was read to the next one, as activity (a new or changed
- * message, the `activity` order) and, with `priority`, a new priority (PATCH /messages/:id). The
- * message written beside it records that next revision as its `threadRevision`. Fails when the
- * thread changed or went away since it was read.
- */
-export function threadRevisionUpdate(thread: ThreadRecord, at: number, changes: { priority?: number | null } = {}): TransactItem {
-  const priority = changes.priority !== undefined;
-  return {
-    Update: {
-      TableName: getConfig().tableName,
-      Key: threadKey(thread.markupId, thread.id),
-      UpdateExpression: `SET revision = :next, lastActivityAt = :at${priority ? ', priority = :priority, modifiedAt = :at' : ''}`,
-      ConditionExpression: 'revision = :revision',
-      ExpressionAttributeValues: { ':revision': thread.revision, ':next': thread.revision + 1, ':at': at, ...(priority ? { ':priority': changes.priority } : {}) },
-    },
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Deletion (DELETE /threads/:id)
 // ---------------------------------------------------------------------------------------------
@@ -496,15 +445,7 @@ export async function deleteThread(principal: Principal, threadId: string): Prom
     const stored = storedObjectsOf(thread, messages);
     const at = Date.now();
     const items: TransactItem[] = [
-      {
-        Delete: {
-          TableName: getConfig().tableName,
-          Key: threadKey(access.markup.id, threadId),
-          ConditionExpression: 'revision = :revision',
-          ExpressionAttributeValues: { ':revision': thread.revision },
-        },
-      },
-      { Delete: { TableName: getConfig().tableName, Key: threadReferenceKey(threadId) } },
+      ...threadDelete(thread),
       markupCommentUpdate(access.markup, { at, activeDelta: thread.resolved ? 0 : -1 }),
       ...(thread.viewModeId ? [viewModeCountUpdate(access.markup.id, thread.viewModeId, -1)] : []),
       ...(stored.attachmentBytes + stored.screenshotBytes > 0

@@ -8,19 +8,9 @@ import { getConfig } from '../../shared/config.js';
 import { getCursorKey } from '../../shared/db/cursor-keys.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
 import { markupPartition } from '../../shared/db/markup-records.js';
-import {
-  messageReferenceKey,
-  threadReferenceKey,
-  threadSequenceKey,
-  toMessageItem,
-  toMessageReferenceItem,
-  toReadMarkItem,
-  toThreadItem,
-  toThreadReferenceItem,
-  type MessageRecord,
-  type ReadMark,
-  type ThreadRecord,
-} from '../../shared/db/threads.js';
+import { messageReferenceKey, toMessageItem, toMessageReferenceItem, type MessageRecord } from '../../shared/db/messages.js';
+import { toReadMarkItem, type ReadMark } from '../../shared/db/read-marks.js';
+import { threadReferenceKey, threadSequenceKey, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../shared/db/threads.js';
 import { queryPrefix } from '../../shared/db/paging.js';
 import { batchPut } from '../../shared/db/transact.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
