@@ -21,7 +21,7 @@ import { put, putNew, type TransactItem } from '../shared/db/transact.js';
 import { usageKey, usagePeriod } from '../shared/db/usage.js';
 import { memberKey, userKey } from '../shared/db/users.js';
 import { workspaceKey, getWorkspace } from '../shared/db/workspaces.js';
-import { deltaOf } from '../shared/domain/delta.js';
+import { deltaOf } from '../shared/domain/comments/delta.js';
 import { VIEW_MODES } from '../shared/domain/markups.js';
 import { createWorkspaceKey } from '../shared/domain/organizations.js';
 import type { StackInfo } from '../infra/local/stack.js';

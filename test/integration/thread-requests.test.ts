@@ -19,7 +19,7 @@ import { countRequests, type Counted, type CountedCall, type InvokeResponse, inv
 import { BROWSER_CONTEXT, createThread, delta, DESKTOP, makeTypedMarkup, reply } from '../support/threads.js';
 
 /**
- * `listThreads` (shared/domain/threads.ts) reads a markup's threads whole: one Query of its
+ * `listThreads` (shared/domain/comments/read-threads.ts) reads a markup's threads whole: one Query of its
  * partition answered 1 MB at a time, plus the caller's read marks and one BatchGet per 100
  * authors. So listing threads costs a fixed number of DynamoDB requests plus one per MB of
  * conversation, never one per thread or message.

@@ -1,29 +1,36 @@
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../auth/principal.js';
-import { storageChange } from '../db/storage.js';
-import { markupCommentUpdate } from '../db/items.js';
-import { getMessage, messageDelete, messageReplace, messageUnchanged, toMessageItem, toMessageReferenceItem, type MessageRecord } from '../db/messages.js';
-import { readMarkKeysOf, toReadMarkItem } from '../db/read-marks.js';
-import { getThreadWithMessages, threadRevisionUpdate } from '../db/threads.js';
-import { batchDelete, commit, fromFreshReads, nextTime, put, putNew, STALE, type TransactItem } from '../db/transact.js';
-import { deleteObjectsLater } from '../events/jobs.js';
-import { BadRequestError, ForbiddenError } from '../http/errors.js';
+import type { Principal } from '../../auth/principal.js';
+import { markupCommentUpdate } from '../../db/items.js';
 import {
+  getMessage,
+  messageDelete,
+  messageReplace,
+  messageUnchanged,
+  toMessageItem,
+  toMessageReferenceItem,
+  type MessageRecord,
+} from '../../db/messages.js';
+import { readMarkKeysOf, toReadMarkItem } from '../../db/read-marks.js';
+import { storageChange } from '../../db/storage.js';
+import { getThreadWithMessages, threadRevisionUpdate } from '../../db/threads.js';
+import { batchDelete, commit, fromFreshReads, nextTime, put, putNew, STALE, type TransactItem } from '../../db/transact.js';
+import { deleteObjectsLater } from '../../events/jobs.js';
+import { BadRequestError, ForbiddenError } from '../../http/errors.js';
+import {
+  explainMarkupRefusal,
+  explainWriteRefusal,
   loadMessageAccess,
   loadThreadAccess,
   messageNotFound,
-  newMessageRecord,
-  prepareMessage,
-  readMark,
-  recordCommentEvent,
   requireCommentRole,
   requireOpenForComments,
-  viewerFor,
   type MessageAccess,
-  type MessageInput,
-} from './comments.js';
-import { readStateOfWriter, toPublicMessage } from './thread-view.js';
-import { explainMarkupRefusal, explainWriteRefusal, loadThreadRecord } from './threads.js';
+} from './access.js';
+import { loadThreadRecord } from './change-thread.js';
+import { recordCommentEvent } from './events.js';
+import { newMessageRecord, prepareMessage, type MessageInput } from './message-content.js';
+import { readMark, readStateOfWriter } from './read-state.js';
+import { toPublicMessage, viewerFor } from './views.js';
 
 /** The fields of an edit that change the message itself (the rest of the body changes its thread). */
 const MESSAGE_FIELDS = ['content', 'message', 'mentionIds', 'attachments', 'clipVideos'] as const satisfies readonly (keyof MessageInput)[];

@@ -1,94 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../auth/principal.js';
-import { recordEvent, type EventType } from '../db/events.js';
-import type { MarkupRecord } from '../db/items.js';
-import { markupTagItem } from '../db/markup-records.js';
-import { getMessageReference, type AttachmentRecord, type ClipVideoRecord, type Delta, type MessageRecord, type MessageReference } from '../db/messages.js';
-import type { ReadMark } from '../db/read-marks.js';
-import { getThreadReference, type ThreadReference } from '../db/threads.js';
-import { put, type TransactItem } from '../db/transact.js';
-import { consumeUploadItem, getUploads } from '../db/uploads.js';
-import { findMemberIds, getUsers, type Role, type User } from '../db/users.js';
-import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
-import { logger } from '../logger.js';
+import type { MarkupRecord } from '../../db/items.js';
+import { markupTagItem } from '../../db/markup-records.js';
+import type { AttachmentRecord, ClipVideoRecord, Delta, MessageRecord } from '../../db/messages.js';
+import { put, type TransactItem } from '../../db/transact.js';
+import { consumeUploadItem, getUploads } from '../../db/uploads.js';
+import { findMemberIds } from '../../db/users.js';
+import { BadRequestError, ForbiddenError, ValidationError } from '../../http/errors.js';
+import type { MarkupRoleAccess } from '../markups.js';
 import { mentionIdsOf, resolveMessageText, TextMismatch } from './delta.js';
-import { loadMarkupRole, type MarkupRoleAccess } from './markups.js';
-import { atLeast } from './roles.js';
-import type { ViewerContext } from './thread-view.js';
 
 /**
- * What threads and messages share: finding them by id within the caller's reach, the roles their
- * operations need, turning a message request into a record, and committing a write.
+ * What a message says and carries: its text (plain and Delta, in step), the users it mentions
+ * (members of the workspace), its attachments (confirmed uploads, each used once) and clip videos.
  */
-
-// ---------------------------------------------------------------------------------------------
-// Access
-// ---------------------------------------------------------------------------------------------
-
-/** The least role each operation on threads and messages needs; deleting another's needs admin. */
-export const COMMENT_ROLE = {
-  read: 'viewer',
-  write: 'contributor',
-  moderate: 'admin',
-} as const satisfies Record<string, Role>;
-
-const ACTION_WORDS = {
-  read: 'read comments',
-  write: 'comment, resolve or move pins',
-  moderate: "delete other people's comments",
-} as const;
-
-export function requireCommentRole(role: Role, action: keyof typeof COMMENT_ROLE): void {
-  const minimum = COMMENT_ROLE[action];
-  if (!atLeast(role, minimum)) {
-    throw new ForbiddenError(`The ${role} role cannot ${ACTION_WORDS[action]}; it needs ${minimum} or above.`, 'insufficient-role');
-  }
-}
-
-/** A read-only markup takes no new threads or messages (States and transitions: readOnly). */
-export function requireOpenForComments(markup: MarkupRecord): void {
-  if (markup.readOnly) {
-    throw new ForbiddenError(`Comments on markup ${markup.id} are paused (readOnly); resume them with PATCH /markups/${markup.id}/read-only first.`, 'markup-read-only');
-  }
-}
-
-export interface ThreadAccess extends MarkupRoleAccess {
-  reference: ThreadReference;
-}
-
-export const threadNotFound = (threadId: string) => new NotFoundError(`Thread ${threadId} does not exist.`);
-export const messageNotFound = (messageId: string) => new NotFoundError(`Message ${messageId} does not exist.`);
-
-/** The markup of a thread with the caller's role there: 404 for unknown threads, 403 outside the key's scope. */
-export async function loadThreadAccess(principal: Principal, threadId: string, action: keyof typeof COMMENT_ROLE): Promise<ThreadAccess> {
-  const reference = await getThreadReference(threadId);
-  if (!reference) throw threadNotFound(threadId);
-  const access = await loadMarkupRole(principal, reference.markupId, true);
-  requireCommentRole(access.role, action);
-  return { ...access, reference };
-}
-
-export interface MessageAccess extends MarkupRoleAccess {
-  reference: MessageReference;
-}
-
-export async function loadMessageAccess(principal: Principal, messageId: string, action: keyof typeof COMMENT_ROLE): Promise<MessageAccess> {
-  const reference = await getMessageReference(messageId);
-  if (!reference) throw messageNotFound(messageId);
-  const access = await loadMarkupRole(principal, reference.markupId, true);
-  requireCommentRole(access.role, action);
-  return { ...access, reference };
-}
-
-/** What the views need about the caller: who they are, their role, the authors of what is shown. */
-export async function viewerFor(principal: Principal, access: MarkupRoleAccess, authorIds: Iterable<string>): Promise<ViewerContext> {
-  const users = new Map((await getUsers([...new Set(authorIds)])).map((user): [string, User] => [user.id, user]));
-  return { userId: principal.userId, role: access.role, markup: access.markup, users };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Message content: text, mentions, attachments, clip videos
-// ---------------------------------------------------------------------------------------------
 
 export const MAX_ATTACHMENTS = 10;
 export const MAX_CLIP_VIDEOS = 10;
@@ -232,22 +156,4 @@ export function newMessageRecord(
     attachments: prepared.attachments ?? [],
     clipVideos: prepared.clipVideos ?? [],
   };
-}
-
-/** A read mark: the user saw the thread or message as it was at thread revision `seenRevision`, at time `at`. */
-export function readMark(userId: string, subject: ReadMark['subject'], subjectId: string, threadId: string, seenRevision: number, at: number): ReadMark {
-  return { userId, subject, subjectId, threadId, seenRevision, seenAt: at };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Events
-// ---------------------------------------------------------------------------------------------
-
-/** Records a comment event for webhooks; a failure is logged, never undoes the write. */
-export async function recordCommentEvent(type: EventType, markup: MarkupRecord, ids: { threadId: string; messageId?: string }): Promise<void> {
-  try {
-    await recordEvent({ type, workspaceId: markup.workspaceId, markupId: markup.id, ...ids });
-  } catch (error) {
-    logger.error('comment event not recorded', { type, markupId: markup.id, ...ids, error });
-  }
 }

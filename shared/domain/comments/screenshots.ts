@@ -1,18 +1,17 @@
-import type { Principal } from '../auth/principal.js';
-import { getThreadScreenshot } from '../db/screenshots.js';
-import { storageChange } from '../db/storage.js';
-import { screenshotKeysOf, type ScreenshotRecord, type ScreenshotType, type ThreadRecord } from '../db/threads.js';
-import type { TransactItem } from '../db/transact.js';
-import { consumeUploadItem, getUpload, type UploadRecord } from '../db/uploads.js';
-import { deleteObjectsLater, enqueueConversion } from '../events/jobs.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
-import { logger } from '../logger.js';
-import { baseMimeType } from '../storage/file-types.js';
-import { presignedGetUrl } from '../storage/urls.js';
-import { loadThreadAccess, type ThreadAccess } from './comments.js';
-import { nextTime } from '../db/transact.js';
-import { changeThread, loadThreadRecord } from './threads.js';
-import { completeUpload, issueUploadPolicy, unquoted } from './uploads.js';
+import type { Principal } from '../../auth/principal.js';
+import { getThreadScreenshot } from '../../db/screenshots.js';
+import { storageChange } from '../../db/storage.js';
+import { screenshotKeysOf, type ScreenshotRecord, type ScreenshotType, type ThreadRecord } from '../../db/threads.js';
+import { nextTime, type TransactItem } from '../../db/transact.js';
+import { consumeUploadItem, getUpload, type UploadRecord } from '../../db/uploads.js';
+import { deleteObjectsLater, enqueueConversion } from '../../events/jobs.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { logger } from '../../logger.js';
+import { baseMimeType } from '../../storage/file-types.js';
+import { presignedGetUrl } from '../../storage/urls.js';
+import { completeUpload, issueUploadPolicy, unquoted } from '../uploads.js';
+import { loadThreadAccess, type ThreadAccess } from './access.js';
+import { changeThread, loadThreadRecord } from './change-thread.js';
 
 /**
  * Thread screenshots (Threads: "Screenshot flow"): a `thread_screenshot` upload of the thread's
