@@ -35,7 +35,7 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
   requireOpenForComments(markup);
   const at = Date.now();
   const pin = pinOf(markup, input, at);
-  const prepared = await prepareMessage(access, { message: input.message, attachments: input.attachments, clipVideos: input.clipVideos }, { at, messageField: '/body/message' });
+  const prepared = await prepareMessage(access, { message: input.message, attachments: input.attachments, clipVideos: input.clipVideos }, { at });
   if (!prepared.content?.trim() && !prepared.attachments?.length && !prepared.clipVideos?.length) {
     throw invalid('message', 'must say something: a thread opens with a message that has text, attachments or clip videos');
   }

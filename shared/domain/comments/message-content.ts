@@ -5,7 +5,7 @@ import type { AttachmentRecord, ClipVideoRecord, Delta, MessageRecord } from '..
 import { put, type TransactItem } from '../../db/transact.js';
 import { consumeUploadItem, getUploads } from '../../db/uploads.js';
 import { findMemberIds } from '../../db/users.js';
-import { BadRequestError, ForbiddenError, ValidationError } from '../../http/errors.js';
+import { BadRequestError, ForbiddenError, InvalidInputError } from '../../http/errors.js';
 import type { MarkupRoleAccess } from '../markups.js';
 import { mentionIdsOf, resolveMessageText, TextMismatch } from './delta.js';
 
@@ -48,30 +48,31 @@ export interface PreparedMessage {
 
 /**
  * Checks a message request against the markup and turns it into stored fields. Fields the request
- * leaves out stay undefined (an edit keeps them). `pointer` prefixes field pointers (`/body`).
+ * leaves out stay undefined (an edit keeps them). Mentions found in the text are reported at its
+ * `message` field, those sent as ids at `mentionIds`.
  * Attachments are confirmed `message_attachment` uploads made for this markup, each used once; an
  * edit lists the attachments to keep (by their upload id) with any new ones.
  */
 export async function prepareMessage(
   access: MarkupRoleAccess,
   input: MessageInput,
-  options: { at: number; messageField: string; existing?: MessageRecord },
+  options: { at: number; existing?: MessageRecord },
 ): Promise<PreparedMessage> {
   const { markup } = access;
   let text;
   try {
     text = resolveMessageText(input);
   } catch (error) {
-    if (error instanceof TextMismatch) throw new ValidationError([{ pointer: '/body/content', detail: error.message }]);
+    if (error instanceof TextMismatch) throw new InvalidInputError([{ field: 'content', detail: error.message }]);
     throw error;
   }
   // Mentions in the Delta are always mentioned, also when an edit sends only mentionIds (the Delta stays).
   const shownDelta = text?.delta ?? options.existing?.delta;
   const fromDelta = shownDelta ? mentionIdsOf(shownDelta) : [];
   const mentionIds = input.mentionIds !== undefined || text !== undefined ? [...new Set([...(input.mentionIds ?? options.existing?.mentionIds ?? []), ...fromDelta])] : undefined;
-  if (mentionIds && mentionIds.length > MAX_MENTIONS) throw new ValidationError([{ pointer: '/body/mentionIds', detail: `must name at most ${MAX_MENTIONS} users` }]);
+  if (mentionIds && mentionIds.length > MAX_MENTIONS) throw new InvalidInputError([{ field: 'mentionIds', detail: `must name at most ${MAX_MENTIONS} users` }]);
   const newMentions = mentionIds?.filter((id) => !options.existing?.mentionIds.includes(id)) ?? [];
-  await requireMembers(markup.workspaceId, newMentions, input.mentionIds ? '/body/mentionIds' : options.messageField);
+  await requireMembers(markup.workspaceId, newMentions, input.mentionIds ? 'mentionIds' : 'message');
 
   const writes: TransactItem[] = newMentions.map((userId) => put(markupTagItem(markup.id, userId, options.at)));
   let attachments: AttachmentRecord[] | undefined;
@@ -79,7 +80,7 @@ export async function prepareMessage(
   if (input.attachments !== undefined) {
     const kept = new Map((options.existing?.attachments ?? []).map((attachment) => [attachment.id, attachment]));
     const fileIds = input.attachments.map((attachment) => attachment.fileId);
-    if (new Set(fileIds).size !== fileIds.length) throw new ValidationError([{ pointer: '/body/attachments', detail: 'lists the same fileId more than once' }]);
+    if (new Set(fileIds).size !== fileIds.length) throw new InvalidInputError([{ field: 'attachments', detail: 'lists the same fileId more than once' }]);
     const added = await attachmentsFrom(access, fileIds.filter((fileId) => !kept.has(fileId)), options.at);
     attachments = fileIds.map((fileId) => kept.get(fileId) ?? (added.get(fileId) as AttachmentRecord));
     removedAttachments = [...kept.values()].filter((attachment) => !fileIds.includes(attachment.id));
@@ -90,12 +91,12 @@ export async function prepareMessage(
 }
 
 /** Every id must be a member of the workspace: mentions notify people who can see the markup. */
-async function requireMembers(workspaceId: string, userIds: readonly string[], pointer: string): Promise<void> {
+async function requireMembers(workspaceId: string, userIds: readonly string[], field: string): Promise<void> {
   if (userIds.length === 0) return;
   const found = new Set(await findMemberIds(workspaceId, userIds));
   const strangers = userIds.filter((userId) => !found.has(userId));
   if (strangers.length > 0) {
-    throw new ValidationError([{ pointer, detail: `mentions users who are not members of this workspace: ${strangers.join(', ')}` }]);
+    throw new InvalidInputError([{ field, detail: `mentions users who are not members of this workspace: ${strangers.join(', ')}` }]);
   }
 }
 

@@ -59,7 +59,7 @@ export async function createMessage(principal: Principal, threadId: string, inpu
   const { markup } = access;
   requireOpenForComments(markup);
   const at = Date.now();
-  const prepared = await prepareMessage(access, input, { at, messageField: '/body/message' });
+  const prepared = await prepareMessage(access, input, { at });
   const messageId = randomUUID();
   return fromFreshReads(`Thread ${threadId}`, async () => {
     const thread = await loadThreadRecord(markup.id, threadId);
@@ -98,7 +98,7 @@ export async function updateMessage(principal: Principal, messageId: string, inp
     if (!current) throw messageNotFound(messageId);
     if (current.userId !== principal.userId) throw new ForbiddenError('Only the writer of a message may edit it.', 'not-message-author');
     const at = nextTime(current.modifiedAt);
-    const prepared = await prepareMessage(access, input, { at, messageField: '/body/message', existing: current });
+    const prepared = await prepareMessage(access, input, { at, existing: current });
     // Only a change of what the message says makes it unread for others; `priority` alone changes the thread.
     const changesMessage = MESSAGE_FIELDS.some((field) => input[field] !== undefined);
     // An edit that sends nothing changes nothing (no activity, no event).

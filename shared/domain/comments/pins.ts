@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MarkupRecord } from '../../db/items.js';
 import type { ThreadElementRecord, ThreadKind, ThreadParentRecord, ThreadRecord } from '../../db/threads.js';
-import { ConflictError, ValidationError } from '../../http/errors.js';
+import { ConflictError, InvalidInputError } from '../../http/errors.js';
 import { VIEW_MODES } from '../markups.js';
 
 /**
@@ -40,7 +40,8 @@ export interface PinInput {
   pageNumber?: number;
 }
 
-export const invalid = (pointer: string, detail: string) => new ValidationError([{ pointer: `/body/${pointer}`, detail }]);
+/** A thread request's `field` (as the operation's input names it, `elementParents/0/url`) breaks a rule. */
+export const invalid = (field: string, detail: string) => new InvalidInputError([{ field, detail }]);
 
 /** Pins point at pages a browser can open: absolute http or https addresses only. */
 export function isHttpUrl(value: string): boolean {
