@@ -10,28 +10,20 @@ import { getDb, getSqs } from '../shared/clients.js';
 import { getConfig } from '../shared/config.js';
 import { apiKeyKey } from '../shared/db/api-keys.js';
 import { isTransactionConflict } from '../shared/db/errors.js';
-import { fromItem, itemKey, workspaceMarkupsPartition, type MarkupRecord } from '../shared/db/items.js';
+import { fromItem, itemKey, markupCommentUpdate, workspaceMarkupsPartition, type MarkupRecord } from '../shared/db/items.js';
 import { markupPartition } from '../shared/db/markup-records.js';
 import { planKey, savePlan, getPlan } from '../shared/db/plans.js';
-import {
-  threadKey,
-  threadReferenceKey,
-  toMessageItem,
-  toMessageReferenceItem,
-  toReadMarkItem,
-  type MessageRecord,
-  type ThreadRecord,
-} from '../shared/db/threads.js';
+import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../shared/db/messages.js';
+import { toReadMarkItem } from '../shared/db/read-marks.js';
+import { threadKey, threadReferenceKey, threadRevisionUpdate, type ThreadRecord } from '../shared/db/threads.js';
 import { queryPrefix } from '../shared/db/paging.js';
 import { put, putNew, type TransactItem } from '../shared/db/transact.js';
 import { usageKey, usagePeriod } from '../shared/db/usage.js';
 import { memberKey, userKey } from '../shared/db/users.js';
 import { workspaceKey, getWorkspace } from '../shared/db/workspaces.js';
-import { markupCommentUpdate } from '../shared/domain/comments.js';
-import { deltaOf } from '../shared/domain/delta.js';
+import { deltaOf } from '../shared/domain/comments/delta.js';
 import { VIEW_MODES } from '../shared/domain/markups.js';
 import { createWorkspaceKey } from '../shared/domain/organizations.js';
-import { threadRevisionUpdate } from '../shared/domain/threads.js';
 import type { StackInfo } from '../infra/local/stack.js';
 import { countRequests, invokeHandler, type Counted } from '../test/support/request-count.js';
 import { BROWSER_CONTEXT } from '../test/support/threads.js';

@@ -6,7 +6,7 @@ import { ConversionError } from '../../shared/convert/errors.js';
 import { makeScreenshotThumbnail } from '../../shared/convert/screenshots.js';
 import { getItem } from '../../shared/db/items.js';
 import { getThreadScreenshot, screenshotThumbnailKey, settleScreenshot, type ScreenshotOutcome } from '../../shared/db/screenshots.js';
-import { recordCommentEvent } from '../../shared/domain/comments.js';
+import { recordCommentEvent } from '../../shared/domain/comments/events.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
 import { logger } from '../../shared/logger.js';
 import { QUEUES } from '../../shared/queues.js';

@@ -1,4 +1,4 @@
-import { createMessage } from '../../shared/domain/messages.js';
+import { createMessage } from '../../shared/domain/comments/messages.js';
 import { ok, route } from '../../shared/http/route.js';
 import { MessageSchema } from '../threads/schemas.js';
 import { CreateMessageBody, ThreadMessagesParams } from './schemas.js';

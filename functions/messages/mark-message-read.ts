@@ -1,4 +1,4 @@
-import { markMessageRead } from '../../shared/domain/messages.js';
+import { markMessageRead } from '../../shared/domain/comments/messages.js';
 import { noContent, route } from '../../shared/http/route.js';
 import { MessageIdParams } from './schemas.js';
 

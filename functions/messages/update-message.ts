@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { updateMessage } from '../../shared/domain/messages.js';
+import { updateMessage } from '../../shared/domain/comments/messages.js';
 import { ok, route } from '../../shared/http/route.js';
 import { MessageSchema } from '../threads/schemas.js';
 import { MessageIdParams, UpdateMessageBody } from './schemas.js';

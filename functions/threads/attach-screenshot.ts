@@ -1,4 +1,4 @@
-import { attachScreenshot } from '../../shared/domain/screenshots.js';
+import { attachScreenshot } from '../../shared/domain/comments/screenshots.js';
 import { ok, route } from '../../shared/http/route.js';
 import { AttachScreenshotBody, ScreenshotSchema, ThreadIdParams } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { createThread } from '../../shared/domain/threads.js';
+import { createThread } from '../../shared/domain/comments/create-thread.js';
 import { ok, route } from '../../shared/http/route.js';
 import { CreateThreadBody, ThreadSchema } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { deleteThread } from '../../shared/domain/threads.js';
+import { deleteThread } from '../../shared/domain/comments/delete-thread.js';
 import { noContent, route } from '../../shared/http/route.js';
 import { ThreadIdParams } from './schemas.js';
 

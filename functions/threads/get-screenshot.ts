@@ -1,4 +1,4 @@
-import { getScreenshot } from '../../shared/domain/screenshots.js';
+import { getScreenshot } from '../../shared/domain/comments/screenshots.js';
 import { ok, route } from '../../shared/http/route.js';
 import { ScreenshotSchema, ThreadIdParams } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { getThread } from '../../shared/domain/threads.js';
+import { getThread } from '../../shared/domain/comments/read-threads.js';
 import { ok, route } from '../../shared/http/route.js';
 import { ThreadIdParams, ThreadSchema } from './schemas.js';
 

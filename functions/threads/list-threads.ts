@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { listThreads } from '../../shared/domain/threads.js';
-import { DEFAULT_THREAD_ORDER } from '../../shared/domain/thread-list.js';
+import { listThreads } from '../../shared/domain/comments/read-threads.js';
+import { DEFAULT_THREAD_ORDER } from '../../shared/domain/comments/thread-selection.js';
 import { ok, route } from '../../shared/http/route.js';
 import { Cursor, Id, QueryBoolean, queryInteger } from '../../shared/http/schemas.js';
 import { DEFAULT_THREAD_PAGE, MAX_THREAD_PAGE, ThreadOrderSchema, ThreadSchema, ViewModeFilter } from './schemas.js';

@@ -1,4 +1,4 @@
-import { markThreadRead } from '../../shared/domain/threads.js';
+import { markThreadRead } from '../../shared/domain/comments/change-thread.js';
 import { noContent, route } from '../../shared/http/route.js';
 import { ThreadIdParams } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { movePin } from '../../shared/domain/threads.js';
+import { movePin } from '../../shared/domain/comments/change-thread.js';
 import { ok, route } from '../../shared/http/route.js';
 import { MovePinBody, ThreadIdParams } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { resolveThread, unresolveThread } from '../../shared/domain/threads.js';
+import { resolveThread, unresolveThread } from '../../shared/domain/comments/change-thread.js';
 import { ok, route } from '../../shared/http/route.js';
 import { Id } from '../../shared/http/schemas.js';
 import { ThreadIdParams } from './schemas.js';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { MAX_ATTACHMENTS, MAX_CLIP_VIDEOS, MAX_MENTIONS } from '../../shared/domain/comments.js';
-import { THREAD_ORDERS } from '../../shared/domain/thread-list.js';
-import { viewModeIdsOf } from '../../shared/domain/thread-list.js';
+import { MAX_ATTACHMENTS, MAX_CLIP_VIDEOS, MAX_MENTIONS } from '../../shared/domain/comments/message-content.js';
+import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
+import { viewModeIdsOf } from '../../shared/domain/comments/thread-selection.js';
 import { Id, queryInteger } from '../../shared/http/schemas.js';
 import { UploadPolicyBody } from '../uploads/schemas.js';
 

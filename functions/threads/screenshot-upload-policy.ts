@@ -1,4 +1,4 @@
-import { issueScreenshotPolicy } from '../../shared/domain/screenshots.js';
+import { issueScreenshotPolicy } from '../../shared/domain/comments/screenshots.js';
 import { ok, route } from '../../shared/http/route.js';
 import { ScreenshotPolicyQuery, ScreenshotPolicySchema, ThreadIdParams } from './schemas.js';
 

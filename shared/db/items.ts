@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { SORT_SEPARATOR } from './table.js';
-import { batchGet } from './transact.js';
+import { batchGet, type TransactItem } from './transact.js';
 
 /**
  * Folder items: folders and markups share one record shape and one key (`ITEM#<id>`), because an
@@ -141,6 +141,40 @@ export function itemIndexKeys(record: ItemRecord): Record<string, string> {
     });
   }
   return keys;
+}
+
+/**
+ * The markup side of a comment write: moves `activeThreads` (unresolved threads) and the markup's
+ * activity time with its index key. With `open`, the write also requires that comments are not
+ * paused, so pausing and commenting cannot cross.
+ */
+export function markupCommentUpdate(markup: MarkupRecord, options: { at: number; activeDelta?: number; open?: boolean }): TransactItem {
+  const activityKey = itemIndexKeys({ ...markup, activityAt: options.at }).GSI3SK;
+  const values: Record<string, unknown> = { ':at': options.at };
+  const sets = ['activityAt = :at'];
+  if (activityKey) {
+    sets.push('GSI3SK = :activityKey');
+    values[':activityKey'] = activityKey;
+  }
+  let expression = `SET ${sets.join(', ')}`;
+  if (options.activeDelta) {
+    expression += ' ADD activeThreads :delta';
+    values[':delta'] = options.activeDelta;
+  }
+  const conditions = ['attribute_exists(PK)'];
+  if (options.open) {
+    conditions.push('readOnly = :false');
+    values[':false'] = false;
+  }
+  return {
+    Update: {
+      TableName: getConfig().tableName,
+      Key: itemKey(markup.id),
+      UpdateExpression: expression,
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeValues: values,
+    },
+  };
 }
 
 export function toItem(record: ItemRecord): Record<string, unknown> {

@@ -31,3 +31,10 @@ export interface KeyAttributes {
 
 /** Separates a sort-key prefix from its tie-breaking id; sorts below every printable character. */
 export const SORT_SEPARATOR = '\u0001';
+
+const KEY_ATTRIBUTES = new Set(['PK', 'SK', 'entity']);
+
+/** A stored item as its entity's record: the item without its table keys and entity name. */
+export function recordOf<T>(item: Record<string, unknown>): T {
+  return Object.fromEntries(Object.entries(item).filter(([name]) => !KEY_ATTRIBUTES.has(name))) as T;
+}

@@ -2,15 +2,17 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { markupPartition } from './markup-records.js';
+import type { MessageRecord } from './messages.js';
 import { queryPrefix } from './paging.js';
-import { batchGet } from './transact.js';
+import { recordOf } from './table.js';
+import type { TransactItem } from './transact.js';
 
 /**
- * Threads, their messages and per-user read marks live in the markup's own partition
- * (`MARKUP#<markupId>`), so one Query returns a markup's whole conversation, threads each followed
- * by their messages, and a markup's deletion removes it with the rest of that partition. Reference
- * items (`THREAD#<id>`, `MESSAGE#<id>`) find the markup of a thread or message named by id alone.
- * Times are millisecond numbers, as the spec has them for threads and messages.
+ * Threads, their messages (`messages.ts`) and per-user read marks (`read-marks.ts`) live in the
+ * markup's own partition (`MARKUP#<markupId>`), so one Query returns a markup's whole conversation,
+ * threads each followed by their messages, and a markup's deletion removes it with the rest of that
+ * partition. Reference items (`THREAD#<id>`, `MESSAGE#<id>`) find the markup of a thread or message
+ * named by id alone. Times are millisecond numbers, as the spec has them for threads and messages.
  */
 
 export type ThreadKind = 'webpage' | 'image' | 'pdf' | 'video';
@@ -92,70 +94,6 @@ export interface ThreadRecord {
   screenshot?: ScreenshotRecord;
 }
 
-export interface AttachmentRecord {
-  /** The id of the upload it came from. */
-  id: string;
-  createdAt: number;
-  modifiedAt: number;
-  key: string;
-  etag: string;
-  mimeType: string;
-  originalFilename: string;
-  filesize: number;
-}
-
-export interface ClipVideoRecord {
-  id: string;
-  createdAt: number;
-  modifiedAt: number;
-  title: string;
-  sharedUrl: string;
-  width: number;
-  height: number;
-}
-
-/** A Quill Delta document: `{ ops: [{ insert, attributes? }] }`. */
-export interface Delta {
-  ops: { insert: string | Record<string, unknown>; attributes?: Record<string, unknown> }[];
-}
-
-export interface MessageRecord {
-  id: string;
-  threadId: string;
-  markupId: string;
-  workspaceId: string;
-  organizationId: string;
-  userId: string;
-  createdAt: number;
-  /** Last change of what the message says. */
-  modifiedAt: number;
-  modifiedBy: string;
-  /**
-   * The thread's `revision` that this message's last change made. Read state compares revisions,
-   * not clocks: a reader has read the message when they marked it, or its thread, at this
-   * revision or a later one.
-   */
-  threadRevision: number;
-  content: string;
-  delta: Delta;
-  mentionIds: string[];
-  attachments: AttachmentRecord[];
-  clipVideos: ClipVideoRecord[];
-}
-
-/** When one user last saw a thread (marked it read) or one message. */
-export interface ReadMark {
-  userId: string;
-  subject: 'thread' | 'message';
-  /** The thread or message id. */
-  subjectId: string;
-  threadId: string;
-  /** The thread's revision the mark covers: a thread mark, the thread's; a message mark, the message's `threadRevision`. */
-  seenRevision: number;
-  /** When it was marked (`userMetaData.lastSeenAt`). */
-  seenAt: number;
-}
-
 export interface ThreadReference {
   threadId: string;
   markupId: string;
@@ -163,50 +101,24 @@ export interface ThreadReference {
   organizationId: string;
 }
 
-export interface MessageReference extends ThreadReference {
-  messageId: string;
-}
-
 const THREAD_PREFIX = 'THREAD#';
-const MESSAGE_INFIX = '#MSG#';
 
 export const threadKey = (markupId: string, threadId: string) => ({ PK: markupPartition(markupId), SK: `${THREAD_PREFIX}${threadId}` });
-export const messageKey = (markupId: string, threadId: string, messageId: string) => ({
-  PK: markupPartition(markupId),
-  SK: `${THREAD_PREFIX}${threadId}${MESSAGE_INFIX}${messageId}`,
-});
 export const threadReferenceKey = (threadId: string) => ({ PK: `THREAD#${threadId}`, SK: 'THREAD' });
-export const messageReferenceKey = (messageId: string) => ({ PK: `MESSAGE#${messageId}`, SK: 'MESSAGE' });
 /** The markup's thread-number counter; only `nextThreadNumber` touches it. */
 export const threadSequenceKey = (markupId: string) => ({ PK: markupPartition(markupId), SK: 'THREADSEQ' });
-const readMarkPrefix = (userId: string) => `READ#${userId}#`;
-export const readMarkKey = (markupId: string, userId: string, subjectId: string) => ({
-  PK: markupPartition(markupId),
-  SK: `${readMarkPrefix(userId)}${subjectId}`,
-});
 
 export function toThreadItem(thread: ThreadRecord): Record<string, unknown> {
   return { ...threadKey(thread.markupId, thread.id), entity: 'Thread', ...thread };
-}
-
-export function toMessageItem(message: MessageRecord): Record<string, unknown> {
-  return { ...messageKey(message.markupId, message.threadId, message.id), entity: 'Message', ...message };
 }
 
 export function toThreadReferenceItem(reference: ThreadReference): Record<string, unknown> {
   return { ...threadReferenceKey(reference.threadId), entity: 'ThreadReference', ...reference };
 }
 
-export function toMessageReferenceItem(reference: MessageReference): Record<string, unknown> {
-  return { ...messageReferenceKey(reference.messageId), entity: 'MessageReference', ...reference };
-}
-
-export function toReadMarkItem(markupId: string, mark: ReadMark): Record<string, unknown> {
-  return { ...readMarkKey(markupId, mark.userId, mark.subjectId), entity: 'ReadMark', markupId, ...mark };
-}
-
-const INTERNAL = new Set(['PK', 'SK', 'entity']);
-const strip = <T>(item: Record<string, unknown>): T => Object.fromEntries(Object.entries(item).filter(([name]) => !INTERNAL.has(name))) as T;
+// ---------------------------------------------------------------------------------------------
+// Reads
+// ---------------------------------------------------------------------------------------------
 
 /** Threads with their messages (oldest first), as one markup holds them. */
 export interface Conversation {
@@ -218,9 +130,9 @@ function toConversation(items: readonly Record<string, unknown>[]): Conversation
   const threads: ThreadRecord[] = [];
   const messages = new Map<string, MessageRecord[]>();
   for (const item of items) {
-    if (item.entity === 'Thread') threads.push(strip<ThreadRecord>(item));
+    if (item.entity === 'Thread') threads.push(recordOf<ThreadRecord>(item));
     else if (item.entity === 'Message') {
-      const message = strip<MessageRecord>(item);
+      const message = recordOf<MessageRecord>(item);
       const list = messages.get(message.threadId) ?? [];
       list.push(message);
       messages.set(message.threadId, list);
@@ -253,46 +165,18 @@ export async function getThreadWithMessages(markupId: string, threadId: string):
 /** One thread record without its messages (consistent), or undefined. */
 export async function getThreadRecord(markupId: string, threadId: string): Promise<ThreadRecord | undefined> {
   const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: threadKey(markupId, threadId), ConsistentRead: true }));
-  return result.Item ? strip<ThreadRecord>(result.Item) : undefined;
+  return result.Item ? recordOf<ThreadRecord>(result.Item) : undefined;
 }
 
 export async function getThreadReference(threadId: string): Promise<ThreadReference | undefined> {
   const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: threadReferenceKey(threadId), ConsistentRead: true }));
-  return result.Item ? strip<ThreadReference>(result.Item) : undefined;
+  return result.Item ? recordOf<ThreadReference>(result.Item) : undefined;
 }
 
-export async function getMessageReference(messageId: string): Promise<MessageReference | undefined> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: messageReferenceKey(messageId), ConsistentRead: true }));
-  return result.Item ? strip<MessageReference>(result.Item) : undefined;
-}
-
-export async function getMessage(reference: MessageReference): Promise<MessageRecord | undefined> {
-  const result = await getDb().send(
-    new GetCommand({ TableName: getConfig().tableName, Key: messageKey(reference.markupId, reference.threadId, reference.messageId), ConsistentRead: true }),
-  );
-  return result.Item ? strip<MessageRecord>(result.Item) : undefined;
-}
-
-/** Every read mark one user holds on a markup's threads and messages (one Query). */
-export async function getReadMarks(markupId: string, userId: string): Promise<ReadMark[]> {
-  return (await queryPrefix(markupPartition(markupId), readMarkPrefix(userId), { consistent: true })).map((item) => strip<ReadMark>(item));
-}
-
-/** One user's read marks on the given threads and messages of a markup (BatchGet). */
-export async function getReadMarksFor(markupId: string, userId: string, subjectIds: readonly string[]): Promise<ReadMark[]> {
-  return (await batchGet(subjectIds.map((subjectId) => readMarkKey(markupId, userId, subjectId)), { consistent: true })).map((item) => strip<ReadMark>(item));
-}
-
-/**
- * Keys of every user's read marks on one thread and its messages, or on one message: what a
- * deletion leaves behind. Marks are keyed by user first (the list reads one user's marks in one
- * Query), so this reads all marks of the markup and keeps the matching ones; deletions are rare.
- */
-export async function readMarkKeysOf(markupId: string, subject: { threadId: string } | { messageId: string }): Promise<Record<string, string>[]> {
-  const [attribute, id] = 'threadId' in subject ? ['threadId', subject.threadId] : ['subjectId', subject.messageId];
-  const marks = await queryPrefix(markupPartition(markupId), 'READ#', { filter: { expression: '#subject = :subject', names: { '#subject': attribute }, values: { ':subject': id } } });
-  return marks.map((mark) => ({ PK: mark.PK as string, SK: mark.SK as string }));
-}
+// ---------------------------------------------------------------------------------------------
+// Writes. Every change of a thread is conditioned on the `revision` it was read at, so a failed
+// condition means "changed since read": the caller reads again or says what happened.
+// ---------------------------------------------------------------------------------------------
 
 /**
  * The next thread number of a markup: an atomic counter that no transaction touches, so concurrent
@@ -311,6 +195,72 @@ export async function nextThreadNumber(markupId: string): Promise<number> {
   );
   return Number(result.Attributes?.lastNumber);
 }
+
+/** Replaces a thread record with `after` at the next revision, if nobody changed it since it was read (`before.revision`). */
+export function threadReplace(before: ThreadRecord, after: ThreadRecord): TransactItem {
+  return {
+    Put: {
+      TableName: getConfig().tableName,
+      Item: toThreadItem({ ...after, revision: before.revision + 1 }),
+      ConditionExpression: 'revision = :revision',
+      ExpressionAttributeValues: { ':revision': before.revision },
+    },
+  };
+}
+
+/** A transaction item that holds only while the thread is still at the revision that was read. */
+export function threadUnchanged(thread: ThreadRecord): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: getConfig().tableName,
+      Key: threadKey(thread.markupId, thread.id),
+      ConditionExpression: 'revision = :revision',
+      ExpressionAttributeValues: { ':revision': thread.revision },
+    },
+  };
+}
+
+/**
+ * Moves a thread from the revision that was read to the next one, as activity (a new or changed
+ * message, the `activity` order) and, with `priority`, a new priority (PATCH /messages/:id). The
+ * message written beside it records that next revision as its `threadRevision`. Fails when the
+ * thread changed or went away since it was read.
+ */
+export function threadRevisionUpdate(thread: ThreadRecord, at: number, changes: { priority?: number | null } = {}): TransactItem {
+  const priority = changes.priority !== undefined;
+  return {
+    Update: {
+      TableName: getConfig().tableName,
+      Key: threadKey(thread.markupId, thread.id),
+      UpdateExpression: `SET revision = :next, lastActivityAt = :at${priority ? ', priority = :priority, modifiedAt = :at' : ''}`,
+      ConditionExpression: 'revision = :revision',
+      ExpressionAttributeValues: { ':revision': thread.revision, ':next': thread.revision + 1, ':at': at, ...(priority ? { ':priority': changes.priority } : {}) },
+    },
+  };
+}
+
+/**
+ * Deletes a thread record and its reference, the record only while it is at the revision that was
+ * read (a message added meanwhile fails it). The thread's item comes first, so a failure at index
+ * 0 of the transaction means "changed since read".
+ */
+export function threadDelete(thread: ThreadRecord): [TransactItem, TransactItem] {
+  return [
+    {
+      Delete: {
+        TableName: getConfig().tableName,
+        Key: threadKey(thread.markupId, thread.id),
+        ConditionExpression: 'revision = :revision',
+        ExpressionAttributeValues: { ':revision': thread.revision },
+      },
+    },
+    { Delete: { TableName: getConfig().tableName, Key: threadReferenceKey(thread.id) } },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stored objects
+// ---------------------------------------------------------------------------------------------
 
 /** What a thread stores in the bucket: message attachments, the screenshot and its thumbnail, with their counted bytes. */
 export function storedObjectsOf(thread: ThreadRecord, messages: readonly MessageRecord[]): { keys: string[]; attachmentBytes: number; screenshotBytes: number } {

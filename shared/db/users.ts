@@ -62,6 +62,11 @@ export async function getMember(workspaceId: string, userId: string): Promise<Me
   return result.Item as Member | undefined;
 }
 
+/** The ids among `userIds` that are members of the workspace (BatchGet), in no particular order. */
+export async function findMemberIds(workspaceId: string, userIds: readonly string[]): Promise<string[]> {
+  return (await batchGet(userIds.map((userId) => memberKey(workspaceId, userId)))).map((item) => item.userId as string);
+}
+
 /** Users by id, in no particular order; unknown ids are skipped. */
 export async function getUsers(userIds: readonly string[]): Promise<User[]> {
   return (await batchGet(userIds.map(userKey))) as unknown as User[];

@@ -6,7 +6,8 @@ import { itemKey, type ItemRecord } from '../db/items.js';
 import { deleteMarkupSideRecords } from '../db/markup-records.js';
 import { archiveOriginal, originalKey, type OriginalRecord } from '../db/originals.js';
 import { storageChange } from '../db/storage.js';
-import { getConversation, messageReferenceKey, storedObjectsOf, threadReferenceKey } from '../db/threads.js';
+import { messageReferenceKey } from '../db/messages.js';
+import { getConversation, storedObjectsOf, threadReferenceKey } from '../db/threads.js';
 import { batchDelete, transact } from '../db/transact.js';
 import { deleteObjectsLater } from '../events/jobs.js';
 

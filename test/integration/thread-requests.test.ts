@@ -8,19 +8,9 @@ import { getConfig } from '../../shared/config.js';
 import { getCursorKey } from '../../shared/db/cursor-keys.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
 import { markupPartition } from '../../shared/db/markup-records.js';
-import {
-  messageReferenceKey,
-  threadReferenceKey,
-  threadSequenceKey,
-  toMessageItem,
-  toMessageReferenceItem,
-  toReadMarkItem,
-  toThreadItem,
-  toThreadReferenceItem,
-  type MessageRecord,
-  type ReadMark,
-  type ThreadRecord,
-} from '../../shared/db/threads.js';
+import { messageReferenceKey, toMessageItem, toMessageReferenceItem, type MessageRecord } from '../../shared/db/messages.js';
+import { toReadMarkItem, type ReadMark } from '../../shared/db/read-marks.js';
+import { threadReferenceKey, threadSequenceKey, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../shared/db/threads.js';
 import { queryPrefix } from '../../shared/db/paging.js';
 import { batchPut } from '../../shared/db/transact.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
@@ -29,7 +19,7 @@ import { countRequests, type Counted, type CountedCall, type InvokeResponse, inv
 import { BROWSER_CONTEXT, createThread, delta, DESKTOP, makeTypedMarkup, reply } from '../support/threads.js';
 
 /**
- * `listThreads` (shared/domain/threads.ts) reads a markup's threads whole: one Query of its
+ * `listThreads` (shared/domain/comments/read-threads.ts) reads a markup's threads whole: one Query of its
  * partition answered 1 MB at a time, plus the caller's read marks and one BatchGet per 100
  * authors. So listing threads costs a fixed number of DynamoDB requests plus one per MB of
  * conversation, never one per thread or message.

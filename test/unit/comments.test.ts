@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { MarkupRecord } from '../../shared/db/items.js';
-import type { Delta, MessageRecord, ReadMark, ThreadRecord } from '../../shared/db/threads.js';
-import { deltaOf, mentionIdsOf, normalizeText, plainTextOf, resolveMessageText, TextMismatch } from '../../shared/domain/delta.js';
+import type { Delta, MessageRecord } from '../../shared/db/messages.js';
+import type { ReadMark } from '../../shared/db/read-marks.js';
+import type { ThreadRecord } from '../../shared/db/threads.js';
+import { deltaOf, mentionIdsOf, normalizeText, plainTextOf, resolveMessageText, TextMismatch } from '../../shared/domain/comments/delta.js';
 import { VIEW_MODES } from '../../shared/domain/markups.js';
-import { comparePositions, positionOf, selectThreads, THREAD_ORDERS, viewModeIdsOf, type ThreadOrder } from '../../shared/domain/thread-list.js';
-import { indexReadMarks, readStateOf, readStateOfWriter } from '../../shared/domain/thread-view.js';
+import { comparePositions, positionOf, selectThreads, THREAD_ORDERS, viewModeIdsOf, type ThreadOrder } from '../../shared/domain/comments/thread-selection.js';
+import { indexReadMarks, readStateOf, readStateOfWriter } from '../../shared/domain/comments/read-state.js';
 
 const DESKTOP = VIEW_MODES.find((mode) => mode.category === 'desktop')!.id;
 const TABLET = VIEW_MODES.find((mode) => mode.category === 'tablet')!.id;
@@ -169,7 +171,7 @@ describe('Messages: POST and PATCH take content, a message Delta, or both in ste
 });
 
 // ---------------------------------------------------------------------------------------------
-// thread-view.ts: readStateOf
+// read-state.ts: readStateOf
 // ---------------------------------------------------------------------------------------------
 
 describe('States and transitions: "Thread or message unread" (readStateOf)', () => {
@@ -344,7 +346,7 @@ describe('States and transitions: "Thread or message unread" (readStateOf)', () 
 });
 
 // ---------------------------------------------------------------------------------------------
-// thread-list.ts
+// thread-selection.ts
 // ---------------------------------------------------------------------------------------------
 
 describe('Enumerations: ThreadOrder (positionOf, comparePositions)', () => {

@@ -1,18 +1,17 @@
-import type { Principal } from '../auth/principal.js';
-import { getThreadScreenshot } from '../db/screenshots.js';
-import { storageChange } from '../db/storage.js';
-import { screenshotKeysOf, type ScreenshotRecord, type ScreenshotType, type ThreadRecord } from '../db/threads.js';
-import type { TransactItem } from '../db/transact.js';
-import { consumeUploadItem, getUpload, type UploadRecord } from '../db/uploads.js';
-import { deleteObjectsLater, enqueueConversion } from '../events/jobs.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
-import { logger } from '../logger.js';
-import { baseMimeType } from '../storage/file-types.js';
-import { presignedGetUrl } from '../storage/urls.js';
-import { loadThreadAccess, type ThreadAccess } from './comments.js';
-import { nextTime } from '../db/transact.js';
-import { changeThread, loadThreadRecord } from './threads.js';
-import { completeUpload, issueUploadPolicy, unquoted } from './uploads.js';
+import type { Principal } from '../../auth/principal.js';
+import { getThreadScreenshot } from '../../db/screenshots.js';
+import { storageChange } from '../../db/storage.js';
+import { screenshotKeysOf, type ScreenshotRecord, type ScreenshotType, type ThreadRecord } from '../../db/threads.js';
+import { nextTime, type TransactItem } from '../../db/transact.js';
+import { consumeUploadItem, getUpload, type UploadRecord } from '../../db/uploads.js';
+import { deleteObjectsLater, enqueueConversion } from '../../events/jobs.js';
+import { BadRequestError, ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../../http/errors.js';
+import { logger } from '../../logger.js';
+import { baseMimeType } from '../../storage/file-types.js';
+import { presignedGetUrl } from '../../storage/urls.js';
+import { completeUpload, issueUploadPolicy, unquoted } from '../uploads.js';
+import { loadThreadAccess, type ThreadAccess } from './access.js';
+import { changeThread, loadThreadRecord } from './change-thread.js';
 
 /**
  * Thread screenshots (Threads: "Screenshot flow"): a `thread_screenshot` upload of the thread's
@@ -118,14 +117,14 @@ async function loadScreenshotUpload(access: ThreadAccess, input: AttachScreensho
       'wrong-resource',
     );
   }
-  const mismatches: { pointer: string; detail: string }[] = [];
-  if (input.key !== upload.key) mismatches.push({ pointer: '/body/key', detail: `is not the key of upload ${upload.fileId} (${upload.key})` });
+  const mismatches: { field: string; detail: string }[] = [];
+  if (input.key !== upload.key) mismatches.push({ field: 'key', detail: `is not the key of upload ${upload.fileId} (${upload.key})` });
   if (baseMimeType(input.mimeType) !== baseMimeType(upload.contentType)) {
-    mismatches.push({ pointer: '/body/mimeType', detail: `is not the type upload ${upload.fileId} was posted with (${upload.contentType})` });
+    mismatches.push({ field: 'mimeType', detail: `is not the type upload ${upload.fileId} was posted with (${upload.contentType})` });
   }
-  if (input.filesize !== upload.filesize) mismatches.push({ pointer: '/body/filesize', detail: `is not the size of upload ${upload.fileId} (${upload.filesize} bytes)` });
+  if (input.filesize !== upload.filesize) mismatches.push({ field: 'filesize', detail: `is not the size of upload ${upload.fileId} (${upload.filesize} bytes)` });
   if (mismatches.length > 0) {
-    throw new ValidationError(mismatches, `The body does not describe upload ${upload.fileId}: ${mismatches.map((m) => `${m.pointer.slice('/body/'.length)} ${m.detail}`).join('; ')}.`);
+    throw new InvalidInputError(mismatches, `The body does not describe upload ${upload.fileId}: ${mismatches.map((m) => `${m.field} ${m.detail}`).join('; ')}.`);
   }
   return upload;
 }

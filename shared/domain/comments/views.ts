@@ -1,75 +1,14 @@
-import type { MarkupRecord } from '../db/items.js';
-import type { MessageRecord, ReadMark, ThreadRecord } from '../db/threads.js';
-import type { Role, User } from '../db/users.js';
-import { DEFAULT_URL_TTL_SECONDS, presignedGetUrl } from '../storage/urls.js';
-import { atLeast } from './roles.js';
+import type { Principal } from '../../auth/principal.js';
+import type { MarkupRecord } from '../../db/items.js';
+import type { MessageRecord } from '../../db/messages.js';
+import type { ThreadRecord } from '../../db/threads.js';
+import { getUsers, type Role, type User } from '../../db/users.js';
+import { DEFAULT_URL_TTL_SECONDS, presignedGetUrl } from '../../storage/urls.js';
+import type { MarkupRoleAccess } from '../markups.js';
+import { atLeast } from '../roles.js';
+import type { ReadState } from './read-state.js';
 
-// ---------------------------------------------------------------------------------------------
-// Read state (States and transitions: "Thread or message unread")
-// ---------------------------------------------------------------------------------------------
-
-/** One user's read marks on a markup, by the thread or message they mark. */
-export interface ReadMarks {
-  threads: Map<string, ReadMark>;
-  messages: Map<string, ReadMark>;
-}
-
-export function indexReadMarks(marks: readonly ReadMark[]): ReadMarks {
-  const index: ReadMarks = { threads: new Map(), messages: new Map() };
-  for (const mark of marks) (mark.subject === 'thread' ? index.threads : index.messages).set(mark.subjectId, mark);
-  return index;
-}
-
-export interface ReadState {
-  /** The thread was marked and every message is read. */
-  read: boolean;
-  unreadMessageCount: number;
-  /** When the user last marked the thread or one of its messages; 0 when never. */
-  lastSeenAt: number;
-  /** Per message: read, and when the user last saw it (0 when never). */
-  messages: Map<string, { read: boolean; lastSeenAt: number }>;
-}
-
-/**
- * What one user has read of one thread. Every change of a message moves its thread's `revision`
- * and the message keeps the revision it made (`threadRevision`); a mark keeps the revision it
- * covers. Marking a thread covers every message as it was at that revision; marking a message
- * covers that message as it was. A message is read when a mark covers its last change, so a new
- * or edited message is unread again for everyone who saw the earlier state (its writer marks it
- * in the same write). The thread is read only when it was itself marked and every message is
- * read. Revisions, not clocks, decide, so two servers' clocks can never make an unseen change
- * look read.
- */
-export function readStateOf(thread: ThreadRecord, messages: readonly MessageRecord[], marks: ReadMarks): ReadState {
-  const threadMark = marks.threads.get(thread.id);
-  let unread = 0;
-  let lastSeenAt = threadMark?.seenAt ?? 0;
-  const perMessage = new Map<string, { read: boolean; lastSeenAt: number }>();
-  for (const message of messages) {
-    const messageMark = marks.messages.get(message.id);
-    const covered = Math.max(threadMark?.seenRevision ?? 0, messageMark?.seenRevision ?? 0);
-    const read = (threadMark !== undefined || messageMark !== undefined) && covered >= message.threadRevision;
-    const seenAt = Math.max(threadMark?.seenAt ?? 0, messageMark?.seenAt ?? 0);
-    if (!read) unread += 1;
-    lastSeenAt = Math.max(lastSeenAt, seenAt);
-    perMessage.set(message.id, { read, lastSeenAt: seenAt });
-  }
-  return { read: threadMark !== undefined && unread === 0, unreadMessageCount: unread, lastSeenAt, messages: perMessage };
-}
-
-/** The state a response to a write reports: the writer has seen what they wrote. */
-export function readStateOfWriter(messages: readonly MessageRecord[], at: number): ReadState {
-  return {
-    read: true,
-    unreadMessageCount: 0,
-    lastSeenAt: at,
-    messages: new Map(messages.map((message) => [message.id, { read: true, lastSeenAt: at }])),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Scopes: what the caller may do, reported as the markup's `scopes` are
-// ---------------------------------------------------------------------------------------------
+/** The public shapes of threads and messages (Resources: Thread, Message) as one caller sees them. */
 
 export interface ViewerContext {
   userId: string;
@@ -80,6 +19,16 @@ export interface ViewerContext {
   /** Lifetime of attachment URLs in seconds. */
   urlTtlSeconds?: number;
 }
+
+/** What the views need about the caller: who they are, their role, the authors of what is shown. */
+export async function viewerFor(principal: Principal, access: MarkupRoleAccess, authorIds: Iterable<string>): Promise<ViewerContext> {
+  const users = new Map((await getUsers([...new Set(authorIds)])).map((user): [string, User] => [user.id, user]));
+  return { userId: principal.userId, role: access.role, markup: access.markup, users };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scopes: what the caller may do, reported as the markup's `scopes` are
+// ---------------------------------------------------------------------------------------------
 
 /** Threads and messages may be written by contributors and above; admins may delete anyone's. */
 export function threadScopes(thread: ThreadRecord, viewer: ViewerContext): string[] {

@@ -1,4 +1,4 @@
-import type { Delta } from '../db/threads.js';
+import type { Delta } from '../../db/messages.js';
 
 /**
  * Messages are kept as a Quill Delta (`messageJson`) and as plain text (`content`), always in step:

@@ -1,38 +1,36 @@
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../auth/principal.js';
-import { getConfig } from '../config.js';
-import { storageChange } from '../db/storage.js';
+import type { Principal } from '../../auth/principal.js';
+import { markupCommentUpdate } from '../../db/items.js';
 import {
   getMessage,
-  getThreadWithMessages,
-  messageKey,
-  messageReferenceKey,
-  readMarkKeysOf,
+  messageDelete,
+  messageReplace,
+  messageUnchanged,
   toMessageItem,
   toMessageReferenceItem,
-  toReadMarkItem,
   type MessageRecord,
-} from '../db/threads.js';
-import { batchDelete, commit, fromFreshReads, nextTime, put, putNew, STALE, type TransactItem } from '../db/transact.js';
-import { deleteObjectsLater } from '../events/jobs.js';
-import { BadRequestError, ForbiddenError } from '../http/errors.js';
+} from '../../db/messages.js';
+import { readMarkKeysOf, toReadMarkItem } from '../../db/read-marks.js';
+import { storageChange } from '../../db/storage.js';
+import { getThreadWithMessages, threadRevisionUpdate } from '../../db/threads.js';
+import { batchDelete, commit, fromFreshReads, nextTime, put, putNew, STALE, type TransactItem } from '../../db/transact.js';
+import { deleteObjectsLater } from '../../events/jobs.js';
+import { BadRequestError, ForbiddenError } from '../../http/errors.js';
 import {
+  explainMarkupRefusal,
+  explainWriteRefusal,
   loadMessageAccess,
   loadThreadAccess,
-  markupCommentUpdate,
   messageNotFound,
-  newMessageRecord,
-  prepareMessage,
-  readMark,
-  recordCommentEvent,
   requireCommentRole,
   requireOpenForComments,
-  viewerFor,
   type MessageAccess,
-  type MessageInput,
-} from './comments.js';
-import { readStateOfWriter, toPublicMessage } from './thread-view.js';
-import { explainMarkupRefusal, explainWriteRefusal, loadThreadRecord, threadRevisionUpdate } from './threads.js';
+} from './access.js';
+import { loadThreadRecord } from './change-thread.js';
+import { recordCommentEvent } from './events.js';
+import { newMessageRecord, prepareMessage, type MessageInput } from './message-content.js';
+import { readMark, readStateOfWriter } from './read-state.js';
+import { toPublicMessage, viewerFor } from './views.js';
 
 /** The fields of an edit that change the message itself (the rest of the body changes its thread). */
 const MESSAGE_FIELDS = ['content', 'message', 'mentionIds', 'attachments', 'clipVideos'] as const satisfies readonly (keyof MessageInput)[];
@@ -61,7 +59,7 @@ export async function createMessage(principal: Principal, threadId: string, inpu
   const { markup } = access;
   requireOpenForComments(markup);
   const at = Date.now();
-  const prepared = await prepareMessage(access, input, { at, messageField: '/body/message' });
+  const prepared = await prepareMessage(access, input, { at });
   const messageId = randomUUID();
   return fromFreshReads(`Thread ${threadId}`, async () => {
     const thread = await loadThreadRecord(markup.id, threadId);
@@ -100,7 +98,7 @@ export async function updateMessage(principal: Principal, messageId: string, inp
     if (!current) throw messageNotFound(messageId);
     if (current.userId !== principal.userId) throw new ForbiddenError('Only the writer of a message may edit it.', 'not-message-author');
     const at = nextTime(current.modifiedAt);
-    const prepared = await prepareMessage(access, input, { at, messageField: '/body/message', existing: current });
+    const prepared = await prepareMessage(access, input, { at, existing: current });
     // Only a change of what the message says makes it unread for others; `priority` alone changes the thread.
     const changesMessage = MESSAGE_FIELDS.some((field) => input[field] !== undefined);
     // An edit that sends nothing changes nothing (no activity, no event).
@@ -119,14 +117,7 @@ export async function updateMessage(principal: Principal, messageId: string, inp
     requireSomething(next);
     const removedBytes = prepared.removedAttachments.reduce((sum, attachment) => sum + attachment.filesize, 0);
     const items: TransactItem[] = [
-      {
-        Put: {
-          TableName: getConfig().tableName,
-          Item: toMessageItem(next),
-          ConditionExpression: 'modifiedAt = :modifiedAt',
-          ExpressionAttributeValues: { ':modifiedAt': current.modifiedAt },
-        },
-      },
+      messageReplace(current, next),
       threadRevisionUpdate(thread, at, { priority: input.priority }),
       put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, current.threadId, next.threadRevision, at))),
       ...(removedBytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -removedBytes }) }] : []),
@@ -157,15 +148,7 @@ export async function deleteMessage(principal: Principal, messageId: string): Pr
     }
     const bytes = message.attachments.reduce((sum, attachment) => sum + attachment.filesize, 0);
     const items: TransactItem[] = [
-      {
-        Delete: {
-          TableName: getConfig().tableName,
-          Key: messageKey(markup.id, reference.threadId, messageId),
-          ConditionExpression: 'modifiedAt = :modifiedAt',
-          ExpressionAttributeValues: { ':modifiedAt': message.modifiedAt },
-        },
-      },
-      { Delete: { TableName: getConfig().tableName, Key: messageReferenceKey(messageId) } },
+      ...messageDelete(message),
       threadRevisionUpdate(found.thread, Date.now()),
       ...(bytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -bytes }) }] : []),
     ];
@@ -187,15 +170,7 @@ export async function markMessageRead(principal: Principal, messageId: string): 
   await fromFreshReads(`Message ${messageId}`, async () => {
     const message = await getMessage(reference);
     if (!message) throw messageNotFound(messageId);
-    const unchanged: TransactItem = {
-      ConditionCheck: {
-        TableName: getConfig().tableName,
-        Key: messageKey(markup.id, reference.threadId, messageId),
-        ConditionExpression: 'threadRevision = :revision',
-        ExpressionAttributeValues: { ':revision': message.threadRevision },
-      },
-    };
     const mark = readMark(principal.userId, 'message', messageId, reference.threadId, message.threadRevision, Date.now());
-    return (await commit([unchanged, put(toReadMarkItem(markup.id, mark))], () => 'retry')) ? undefined : STALE;
+    return (await commit([messageUnchanged(message), put(toReadMarkItem(markup.id, mark))], () => 'retry')) ? undefined : STALE;
   });
 }

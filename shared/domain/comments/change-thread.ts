@@ -1,0 +1,127 @@
+import type { Principal } from '../../auth/principal.js';
+import { markupCommentUpdate } from '../../db/items.js';
+import { toReadMarkItem } from '../../db/read-marks.js';
+import { getThreadRecord, threadReplace, threadUnchanged, type ThreadRecord } from '../../db/threads.js';
+import { commit, fromFreshReads, nextTime, put, STALE, type TransactItem } from '../../db/transact.js';
+import { BadRequestError } from '../../http/errors.js';
+import { explainMarkupRefusal, loadThreadAccess, threadNotFound, type ThreadAccess } from './access.js';
+import { recordCommentEvent } from './events.js';
+import { elementsOf, invalid, isHttpUrl, parentsOf, type ElementInput, type ElementParentInput } from './pins.js';
+import { readMark } from './read-state.js';
+import { threadRecordOf } from './views.js';
+
+/**
+ * Changes to one thread after its creation: resolving, moving its pin, marking it read. Each reads
+ * the thread and writes it conditioned on the revision it read, again from a fresh read when a
+ * concurrent change got there first.
+ */
+
+/** The thread record (without messages), or 404. */
+export async function loadThreadRecord(markupId: string, threadId: string): Promise<ThreadRecord> {
+  const thread = await getThreadRecord(markupId, threadId);
+  if (!thread) throw threadNotFound(threadId);
+  return thread;
+}
+
+/**
+ * Reads a thread, applies `change` and writes it with `extra` items in one transaction, from a
+ * fresh read again when a concurrent change got there first. `change` returns undefined when
+ * there is nothing to do.
+ */
+export async function changeThread(
+  access: ThreadAccess,
+  change: (thread: ThreadRecord) => ThreadRecord | undefined,
+  extra: (before: ThreadRecord, after: ThreadRecord) => TransactItem[] = () => [],
+): Promise<{ before: ThreadRecord; after: ThreadRecord; changed: boolean }> {
+  return fromFreshReads(`Thread ${access.reference.threadId}`, async () => {
+    const before = await loadThreadRecord(access.markup.id, access.reference.threadId);
+    const next = change(before);
+    if (!next) return { before, after: before, changed: false };
+    const committed = await commit([threadReplace(before, next), ...extra(before, next)], (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id)));
+    return committed ? { before, after: { ...next, revision: before.revision + 1 }, changed: true } : STALE;
+  });
+}
+
+/** POST /threads/:id/resolve: `{ threadId, modifiedAt }`; resolving a resolved thread changes nothing. */
+export async function resolveThread(principal: Principal, threadId: string): Promise<{ threadId: string; modifiedAt: number }> {
+  const { after, changed, access } = await setResolved(principal, threadId, true);
+  if (changed) await recordCommentEvent('comment_resolved', access.markup, { threadId });
+  return { threadId, modifiedAt: after.modifiedAt };
+}
+
+/** POST /threads/:id/unresolve: `{ threadId }`. */
+export async function unresolveThread(principal: Principal, threadId: string): Promise<{ threadId: string }> {
+  const { changed, access } = await setResolved(principal, threadId, false);
+  if (changed) await recordCommentEvent('comment_unresolved', access.markup, { threadId });
+  return { threadId };
+}
+
+/** Resolving takes the thread out of the markup's `activeThreads`; unresolving puts it back. */
+async function setResolved(principal: Principal, threadId: string, resolved: boolean) {
+  const access = await loadThreadAccess(principal, threadId, 'write');
+  const result = await changeThread(
+    access,
+    (thread) => {
+      if (thread.resolved === resolved) return undefined;
+      const at = nextTime(thread.modifiedAt);
+      return { ...thread, resolved, modifiedAt: at, lastActivityAt: at };
+    },
+    (_before, after) => [markupCommentUpdate(access.markup, { at: after.modifiedAt, activeDelta: resolved ? -1 : 1 })],
+  );
+  return { ...result, access };
+}
+
+/**
+ * POST /threads/:id/read: the caller has seen the thread and every message as they are now. The
+ * mark records the thread's revision and is written only while the thread is still at it, so a
+ * reply or edit that lands meanwhile stays unread (the mark is taken again from a fresh read).
+ */
+export async function markThreadRead(principal: Principal, threadId: string): Promise<void> {
+  const access = await loadThreadAccess(principal, threadId, 'read');
+  await fromFreshReads(`Thread ${threadId}`, async () => {
+    const thread = await loadThreadRecord(access.markup.id, threadId);
+    const mark = readMark(principal.userId, 'thread', threadId, threadId, thread.revision, Date.now());
+    return (await commit([threadUnchanged(thread), put(toReadMarkItem(access.markup.id, mark))], () => 'retry')) ? undefined : STALE;
+  });
+}
+
+export interface MovePinInput {
+  url?: string;
+  canonicalUrl?: string;
+  elements?: ElementInput[];
+  browserContext?: Record<string, unknown>;
+  elementParents?: ElementParentInput[];
+  viewportXPercentage?: number;
+  viewportYPercentage?: number;
+}
+
+/**
+ * PATCH /threads/:id/move-pin. A webpage pin moves to new elements (and page address, parents,
+ * browser context); an image, PDF or video pin to new offsets (`viewportXPercentage`,
+ * `viewportYPercentage`). Answers the thread record of the spec.
+ */
+export async function movePin(principal: Principal, threadId: string, input: MovePinInput): Promise<Record<string, unknown>> {
+  const access = await loadThreadAccess(principal, threadId, 'write');
+  if (input.url !== undefined && !isHttpUrl(input.url)) throw invalid('url', 'must be an absolute http or https URL');
+  const { after, changed } = await changeThread(access, (thread) => {
+    const at = nextTime(thread.modifiedAt);
+    const moved: ThreadRecord = { ...thread, modifiedAt: at, lastActivityAt: at };
+    if (thread.kind === 'webpage') {
+      if (input.url === undefined && input.elements === undefined && input.viewportXPercentage === undefined && input.viewportYPercentage === undefined) {
+        throw new BadRequestError('Say where the pin goes: elements (with url) or viewportXPercentage and viewportYPercentage.');
+      }
+      if (input.url !== undefined) moved.url = input.url;
+      if (input.canonicalUrl !== undefined) moved.canonicalUrl = input.canonicalUrl;
+      if (input.elements !== undefined) moved.elements = elementsOf(input.elements, at);
+      if (input.elementParents !== undefined) moved.parents = parentsOf(input.elementParents, at);
+      if (input.browserContext !== undefined) moved.browserContext = input.browserContext;
+    } else if (input.viewportXPercentage === undefined || input.viewportYPercentage === undefined) {
+      throw new BadRequestError(`A ${thread.kind} pin moves by offsets: send viewportXPercentage and viewportYPercentage (0 to 100).`);
+    }
+    if (input.viewportXPercentage !== undefined) moved.offsetXPercentage = input.viewportXPercentage;
+    if (input.viewportYPercentage !== undefined) moved.offsetYPercentage = input.viewportYPercentage;
+    return moved;
+  });
+  if (changed) await recordCommentEvent('comment_updated', access.markup, { threadId });
+  return threadRecordOf(after);
+}

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../auth/principal.js';
+import { markupCommentUpdate } from '../../db/items.js';
+import { viewModeCountUpdate } from '../../db/markup-records.js';
+import { toMessageItem, toMessageReferenceItem, type Delta } from '../../db/messages.js';
+import { toReadMarkItem } from '../../db/read-marks.js';
+import { nextThreadNumber, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../db/threads.js';
+import { commit, put, putNew, type TransactItem } from '../../db/transact.js';
+import { loadMarkupRole } from '../markups.js';
+import { explainMarkupRefusal, explainWriteRefusal, requireCommentRole, requireOpenForComments } from './access.js';
+import { recordCommentEvent } from './events.js';
+import { newMessageRecord, prepareMessage, type ClipVideoInput } from './message-content.js';
+import { invalid, pinOf, type PinInput } from './pins.js';
+import { readMark, readStateOfWriter } from './read-state.js';
+import { toPublicThread, viewerFor } from './views.js';
+
+export interface CreateThreadInput extends PinInput {
+  projectId?: string;
+  message: Delta;
+  attachments?: { fileId: string }[];
+  clipVideos?: ClipVideoInput[];
+  width?: number;
+  height?: number;
+  annotations?: Record<string, unknown>;
+  requireDimensionsOverride?: boolean;
+  priority?: number;
+}
+
+/** POST /threads: a numbered thread with its first message, written whole or not at all. */
+export async function createThread(principal: Principal, input: CreateThreadInput): Promise<Record<string, unknown>> {
+  if (!input.projectId) throw invalid('projectId', 'is required with an API key: the id of the markup to comment on');
+  const access = await loadMarkupRole(principal, input.projectId, true);
+  const { markup } = access;
+  requireCommentRole(access.role, 'write');
+  requireOpenForComments(markup);
+  const at = Date.now();
+  const pin = pinOf(markup, input, at);
+  const prepared = await prepareMessage(access, { message: input.message, attachments: input.attachments, clipVideos: input.clipVideos }, { at });
+  if (!prepared.content?.trim() && !prepared.attachments?.length && !prepared.clipVideos?.length) {
+    throw invalid('message', 'must say something: a thread opens with a message that has text, attachments or clip videos');
+  }
+
+  const number = await nextThreadNumber(markup.id);
+  const threadId = randomUUID();
+  const messageId = randomUUID();
+  const thread: ThreadRecord = {
+    id: threadId,
+    markupId: markup.id,
+    workspaceId: markup.workspaceId,
+    organizationId: markup.organizationId,
+    number,
+    userId: principal.userId,
+    createdAt: at,
+    modifiedAt: at,
+    lastActivityAt: at,
+    resolved: false,
+    priority: input.priority ?? null,
+    revision: 1,
+    annotations: input.annotations ?? null,
+    width: input.width ?? null,
+    height: input.height ?? null,
+    ...pin,
+  };
+  const message = newMessageRecord(markup, { threadId, messageId, userId: principal.userId }, prepared, at, thread.revision);
+  const reference = { threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId };
+  const items: TransactItem[] = [
+    markupCommentUpdate(markup, { at, activeDelta: 1, open: true }),
+    putNew(toThreadItem(thread)),
+    putNew(toThreadReferenceItem(reference)),
+    putNew(toMessageItem(message)),
+    putNew(toMessageReferenceItem({ ...reference, messageId })),
+    put(toReadMarkItem(markup.id, readMark(principal.userId, 'thread', threadId, threadId, thread.revision, at))),
+    put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at))),
+    ...(thread.viewModeId ? [viewModeCountUpdate(markup.id, thread.viewModeId, 1)] : []),
+    ...prepared.writes,
+  ];
+  await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : explainWriteRefusal()));
+  await recordCommentEvent('comment_created', markup, { threadId, messageId });
+  const viewer = await viewerFor(principal, access, [principal.userId]);
+  return toPublicThread(thread, [message], viewer, readStateOfWriter([message], at));
+}

@@ -1,0 +1,42 @@
+import type { Principal } from '../../auth/principal.js';
+import { markupCommentUpdate } from '../../db/items.js';
+import { viewModeCountUpdate } from '../../db/markup-records.js';
+import { messageKey, messageReferenceKey } from '../../db/messages.js';
+import { readMarkKeysOf } from '../../db/read-marks.js';
+import { storageChange } from '../../db/storage.js';
+import { getThreadWithMessages, storedObjectsOf, threadDelete } from '../../db/threads.js';
+import { batchDelete, commit, fromFreshReads, STALE, type TransactItem } from '../../db/transact.js';
+import { deleteObjectsLater } from '../../events/jobs.js';
+import { explainMarkupRefusal, loadThreadAccess, requireCommentRole, threadNotFound } from './access.js';
+
+/**
+ * Deletes a thread with all its messages, attachments and screenshot. The thread, its reference,
+ * the markup's counters and the storage counters change in one transaction conditioned on the
+ * thread's revision (a message added meanwhile makes it read again); the messages follow, and the
+ * objects are queued for deletion. Its author (contributor or above) or an admin may delete it.
+ */
+export async function deleteThread(principal: Principal, threadId: string): Promise<void> {
+  const access = await loadThreadAccess(principal, threadId, 'write');
+  await fromFreshReads(`Thread ${threadId}`, async () => {
+    const found = await getThreadWithMessages(access.markup.id, threadId);
+    if (!found) throw threadNotFound(threadId);
+    const { thread, messages } = found;
+    if (thread.userId !== principal.userId) requireCommentRole(access.role, 'moderate');
+    const stored = storedObjectsOf(thread, messages);
+    const at = Date.now();
+    const items: TransactItem[] = [
+      ...threadDelete(thread),
+      markupCommentUpdate(access.markup, { at, activeDelta: thread.resolved ? 0 : -1 }),
+      ...(thread.viewModeId ? [viewModeCountUpdate(access.markup.id, thread.viewModeId, -1)] : []),
+      ...(stored.attachmentBytes + stored.screenshotBytes > 0
+        ? [{ Update: storageChange(thread.organizationId, { attachments: -stored.attachmentBytes, images: -stored.screenshotBytes }) }]
+        : []),
+    ];
+    if (!(await commit(items, (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id))))) return STALE;
+    await batchDelete([
+      ...messages.flatMap((message) => [messageKey(access.markup.id, threadId, message.id), messageReferenceKey(message.id)]),
+      ...(await readMarkKeysOf(access.markup.id, { threadId })),
+    ]);
+    await deleteObjectsLater(stored.keys, { threadId });
+  });
+}
