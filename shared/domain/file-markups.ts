@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/principal.js';
-import { getDb } from '../clients.js';
-import { itemUpdate, toItem, type MarkupImageRecord, type MarkupRecord, type MarkupType, type StoredFile } from '../db/items.js';
+import { toItem, type MarkupImageRecord, type MarkupRecord, type MarkupType, type StoredFile } from '../db/items.js';
+import { failPendingConversion } from '../db/item-writes.js';
 import { storageDelta, storageMove, type StorageCategory } from '../db/storage.js';
 import { toOriginalItem, type OriginalRecord } from '../db/originals.js';
 import { putNew, type TransactItem } from '../db/transact.js';
@@ -377,14 +376,11 @@ async function scheduleConversion(record: MarkupRecord): Promise<MarkupRecord> {
       conversionStatus: 'failed',
       conversionError: 'The conversion could not be scheduled; upload the file again to make a new markup.',
     };
-    const update = itemUpdate(record, failed, { when: { expression: '#cs = :pending', names: { '#cs': 'conversionStatus' }, values: { ':pending': 'pending' } } });
-    try {
-      if (update) await getDb().send(new UpdateCommand(update));
-      return failed;
-    } catch (markError) {
-      // The worker may have picked the markup up after all (the send failed late); leave it to the worker.
+    // The worker may have picked the markup up after all (the send failed late); then leave it to the worker.
+    const recorded = await failPendingConversion(record, failed).catch((markError: unknown) => {
       logger.error('conversion failure not recorded', { markupId: record.id, error: markError });
-      return record;
-    }
+      return false;
+    });
+    return recorded ? failed : record;
   }
 }

@@ -1,31 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { BatchExecuteStatementCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/principal.js';
 import { forEachLimit } from '../concurrency.js';
-import { getConfig } from '../config.js';
-import { getDb } from '../clients.js';
-import { failedConditionIndex, isConditionFailure, isTransactionConflict } from '../db/errors.js';
 import {
   MAX_FOLDER_DEPTH,
   childrenPartition,
   fromItem,
   getItem,
   getItems,
-  itemKey,
   newFolderRecord,
   subfoldersPartition,
-  toItem,
   type FolderRecord,
   type ItemRecord,
   type MarkupRecord,
-  itemDiff,
-  itemUpdate,
 } from '../db/items.js';
+import { applyItemChange, applyItemChanges, insertFolderRecord, moveItemRecord } from '../db/item-writes.js';
 import { moveOriginalToWorkspace } from '../db/originals.js';
 import { queryAll, queryPage, type Page } from '../db/paging.js';
 import { getPlan } from '../db/plans.js';
 import type { IndexName } from '../db/table.js';
-import { putNew, transact, type TransactItem } from '../db/transact.js';
 import type { Role } from '../db/users.js';
 import { getWorkspace, type WorkspaceRecord } from '../db/workspaces.js';
 import { BadRequestError, ConflictError, ForbiddenError, HttpError, NotFoundError, UnprocessableError } from '../http/errors.js';
@@ -37,8 +29,6 @@ import { atLeast, roleOf } from './roles.js';
 const NAME_MAX_LENGTH = 200;
 /** Parallel reads (one Query per folder) one tree operation keeps in flight. */
 const TREE_CONCURRENCY = 16;
-/** Parallel 25-statement write batches one tree operation keeps in flight. */
-const WRITE_BATCH_CONCURRENCY = 8;
 /** Items per read when `page` skips ahead (one Query each). */
 const SKIP_CHUNK = 100;
 
@@ -204,84 +194,6 @@ export async function loadItemsForCaller(principal: Principal, itemIds: readonly
 }
 
 // ---------------------------------------------------------------------------------------------
-// Writes that keep index keys in step without overwriting concurrent changes
-
-/** Writes `next` over `current`; returns false when the item is gone (deleted meanwhile). */
-async function updateItemRecord(current: ItemRecord, next: ItemRecord): Promise<boolean> {
-  const update = itemUpdate(current, next);
-  if (!update) return true;
-  try {
-    await getDb().send(new UpdateCommand(update));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
-
-/** `itemDiff` as a PartiQL UPDATE; its WHERE on the full key fails (instead of creating) when the item is gone. */
-function itemStatement(current: ItemRecord, next: ItemRecord): { Statement: string; Parameters: unknown[] } | undefined {
-  const { sets, removes } = itemDiff(current, next);
-  if (sets.length === 0 && removes.length === 0) return undefined;
-  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
-  const key = itemKey(current.id);
-  const clauses = [...sets.map(([name]) => `SET ${quote(name)} = ?`), ...removes.map((name) => `REMOVE ${quote(name)}`)];
-  return {
-    Statement: `UPDATE ${quote(getConfig().tableName)} ${clauses.join(' ')} WHERE "PK" = ? AND "SK" = ?`,
-    Parameters: [...sets.map(([, value]) => value), key.PK, key.SK],
-  };
-}
-
-/** Statements per BatchExecuteStatement (the DynamoDB maximum). */
-const STATEMENTS_PER_BATCH = 25;
-
-/**
- * Applies many record changes 25 to a BatchExecuteStatement, several batches in flight: a
- * 2000-markup tree is 80 requests instead of 2000. Statements refused for a transient reason are
- * retried; items deleted meanwhile are skipped (nothing to carry along).
- */
-async function updateItemRecords(changes: readonly { current: ItemRecord; next: ItemRecord }[]): Promise<void> {
-  const statements = changes.flatMap(({ current, next }) => itemStatement(current, next) ?? []);
-  const batches: (typeof statements)[] = [];
-  for (let i = 0; i < statements.length; i += STATEMENTS_PER_BATCH) batches.push(statements.slice(i, i + STATEMENTS_PER_BATCH));
-  await forEachLimit(batches, WRITE_BATCH_CONCURRENCY, async (batch) => {
-    let pending = batch;
-    for (let attempt = 1; pending.length > 0; attempt += 1) {
-      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 10 * 2 ** attempt)));
-      const { Responses = [] } = await getDb().send(new BatchExecuteStatementCommand({ Statements: pending }));
-      const failed = pending.filter((_, i) => {
-        const code = Responses[i]?.Error?.Code;
-        return code !== undefined && code !== 'ConditionalCheckFailed';
-      });
-      if (failed.length > 0 && attempt >= 8) {
-        throw new Error(`BatchExecuteStatement kept failing: ${Responses.find((r) => r.Error && r.Error.Code !== 'ConditionalCheckFailed')?.Error?.Message}`);
-      }
-      pending = failed;
-    }
-  });
-}
-
-/**
- * A transaction retried when DynamoDB cancels it only because another transaction held one of its
- * items: creating two folders in one parent at once both touch the parent, and neither should fail.
- */
-async function transactRetrying(items: TransactItem[]): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await transact(items);
-      return;
-    } catch (error) {
-      const conflictOnly = isTransactionConflict(error) && !isConditionFailure(error);
-      if (!conflictOnly || attempt >= 8) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
-    }
-  }
-}
-
-/** A folder record with `activityAt` moved to `at`: something was put in it. */
-const touched = (folder: FolderRecord, at: number): FolderRecord => ({ ...folder, activityAt: Math.max(folder.activityAt, at) });
-
-// ---------------------------------------------------------------------------------------------
 // Trees
 
 /** The direct subfolders of a folder (GSI5: folders only, so markups are never read). */
@@ -440,13 +352,7 @@ function requireDepth(depth: number, what: string): void {
 async function insertFolder(parent: FolderRecord, name: string, at = Date.now()): Promise<FolderRecord> {
   requireDepth(parent.ancestorIds.length + 1, 'Creating this folder');
   const record = newFolderRecord({ id: randomUUID(), workspaceId: parent.workspaceId, organizationId: parent.organizationId, name, parent, at });
-  const touch = itemUpdate(parent, touched(parent, at));
-  try {
-    await transactRetrying([putNew(toItem(record)), ...(touch ? [{ Update: touch }] : [])]);
-  } catch (error) {
-    if (failedConditionIndex(error) === 1) throw new NotFoundError(`Folder ${parent.id} does not exist.`);
-    throw error;
-  }
+  if (!(await insertFolderRecord(record, parent, at))) throw new NotFoundError(`Folder ${parent.id} does not exist.`);
   return record;
 }
 
@@ -480,7 +386,7 @@ export async function renameItem(access: ItemAccess, name: string): Promise<void
     }
   }
   const now = Date.now();
-  if (!(await updateItemRecord(item, { ...item, name, modifiedAt: now, activityAt: now }))) {
+  if (!(await applyItemChange(item, { ...item, name, modifiedAt: now, activityAt: now }))) {
     throw new NotFoundError(`Item ${item.id} does not exist.`);
   }
 }
@@ -566,22 +472,9 @@ async function moveLoaded(item: ItemRecord, destination: FolderRecord, options: 
   if (options.archivedFromPath === null) delete next.archivedFromPath;
   else if (options.archivedFromPath) next.archivedFromPath = options.archivedFromPath;
 
-  const move = itemUpdate(item, next, {
-    when: {
-      expression: '#from = :from AND #ws = :ws',
-      names: { '#from': 'parentFolderId', '#ws': 'workspaceId' },
-      values: { ':from': item.parentFolderId, ':ws': item.workspaceId },
-    },
-  });
-  const touch = itemUpdate(destination, touched(destination, now));
-  try {
-    await transactRetrying([move, touch].flatMap((update) => (update ? [{ Update: update }] : [])));
-  } catch (error) {
-    const failed = failedConditionIndex(error);
-    if (failed === 0) throw new ConflictError(`Item ${item.id} was moved or deleted by another request; read it again and retry.`);
-    if (failed === 1) throw new NotFoundError(`Folder ${destination.id} does not exist.`);
-    throw error;
-  }
+  const outcome = await moveItemRecord(item, next, destination, now);
+  if (outcome === 'item-changed') throw new ConflictError(`Item ${item.id} was moved or deleted by another request; read it again and retry.`);
+  if (outcome === 'destination-gone') throw new NotFoundError(`Folder ${destination.id} does not exist.`);
   if (next.kind === 'folder') await names.claim(destination.id, next.name);
   await carryDescendants(item, next, descendants);
   return next;
@@ -592,13 +485,13 @@ async function carryDescendants(before: ItemRecord, after: ItemRecord, descendan
   const crossWorkspace = before.workspaceId !== after.workspaceId;
   const workspaceId = after.workspaceId;
   if (before.kind === 'folder' && after.kind === 'folder') {
-    await updateItemRecords(
+    await applyItemChanges(
       descendants.map((folder) => ({ current: folder, next: { ...folder, workspaceId, ancestorIds: rebaseAncestorIds(folder, before, after) } })),
     );
   }
   if (!crossWorkspace) return;
   const markups = before.kind === 'folder' ? await markupsIn([before, ...descendants]) : [];
-  await updateItemRecords(markups.map((markup) => ({ current: markup, next: { ...markup, workspaceId } })));
+  await applyItemChanges(markups.map((markup) => ({ current: markup, next: { ...markup, workspaceId } })));
   const withOriginals = [...markups, ...(before.kind === 'markup' ? [before] : [])].filter((markup) => markup.hasRetainedOriginal);
   await forEachLimit(withOriginals, TREE_CONCURRENCY, (markup) => moveOriginalToWorkspace(markup.id, workspaceId));
 }

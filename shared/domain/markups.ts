@@ -1,32 +1,19 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
-import { getConfig } from '../config.js';
-import { getDb } from '../clients.js';
-import { getCursorKey } from '../db/cursor-keys.js';
-import { isConditionFailure, isTransactionConflict } from '../db/errors.js';
+import { AGAIN, withBackoff } from '../db/backoff.js';
 import { recordEvent } from '../db/events.js';
-import {
-  fromItem,
-  getItem,
-  getItems,
-  itemKey,
-  toItem,
-  workspaceMarkupsPartition,
-  type FolderRecord,
-  type MarkupRecord,
-  itemUpdate,
-} from '../db/items.js';
+import { fromItem, getItem, getItems, toItem, workspaceMarkupsPartition, type FolderRecord, type MarkupRecord } from '../db/items.js';
+import { applyItemChange, moveMarkupRecords } from '../db/item-writes.js';
+import { searchWorkspaceMarkups, type SearchPage } from '../db/markup-search.js';
 import { listMarkupTags, listViewModeCounts } from '../db/markup-records.js';
 import { setThumbnail } from '../db/thumbnails.js';
 import { moveOriginalToWorkspace } from '../db/originals.js';
 import { queryPage, queryPrefix, type Page } from '../db/paging.js';
 import { DEFAULT_PLAN, getPlan, type Plan } from '../db/plans.js';
-import { bestEffort, nextTime, putNew, transact, type TransactItem } from '../db/transact.js';
+import { bestEffort, nextTime, putNew } from '../db/transact.js';
 import { getUsage, getUsageHistory, usagePeriod, type UsageCounters, type UsagePeriod } from '../db/usage.js';
 import { getUsers, memberKey, type Role } from '../db/users.js';
 import { getWorkspace, touchWorkspaceActivity, type WorkspaceRecord } from '../db/workspaces.js';
-import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { BadRequestError, ConflictError, FeatureNotEnabledError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import { enqueueThumbnail } from '../events/jobs.js';
 import { logger } from '../logger.js';
@@ -358,12 +345,10 @@ async function resolvePlacements(principal: Principal, inputs: readonly UrlMarku
 // Changing markups
 // ---------------------------------------------------------------------------------------------
 
+/** Reads of a markup (or of markups and a folder) a change retries from before it answers 409. */
 const MAX_WRITE_ATTEMPTS = 5;
-
-
-async function backoff(attempt: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
-}
+/** Waits between those reads: up to 20 ms, then 40, 80, … (full jitter). */
+const WRITE_RETRY = { attempts: MAX_WRITE_ATTEMPTS, baseMs: 20 };
 
 /**
  * Reads a markup, applies `change` and writes the difference, retrying from a fresh read when a
@@ -375,22 +360,15 @@ async function changeMarkup(
   action: MarkupAction,
   change: (access: MarkupAccess) => MarkupRecord,
 ): Promise<MarkupAccess> {
-  for (let attempt = 0; ; attempt += 1) {
-    const access = await loadMarkup(principal, markupId, action, true);
-    const next = change(access);
-    const update = itemUpdate(access.markup, next, { unchangedSinceRead: true });
-    if (!update) return access;
-    try {
-      await getDb().send(new UpdateCommand(update));
-      return { ...access, markup: next };
-    } catch (error) {
-      if (!isConditionFailure(error) || attempt + 1 >= MAX_WRITE_ATTEMPTS) {
-        if (isConditionFailure(error)) throw new ConflictError(`Markup ${markupId} is being changed by another request; try again.`);
-        throw error;
-      }
-      await backoff(attempt);
-    }
-  }
+  return withBackoff(
+    async () => {
+      const access = await loadMarkup(principal, markupId, action, true);
+      const next = change(access);
+      if (!(await applyItemChange(access.markup, next, { unchangedSinceRead: true }))) return AGAIN;
+      return next === access.markup ? access : { ...access, markup: next };
+    },
+    { ...WRITE_RETRY, exhausted: () => new ConflictError(`Markup ${markupId} is being changed by another request; try again.`) },
+  );
 }
 
 /** Renames a markup; a rename counts as activity of the workspace (it orders the `lastActivity` list). */
@@ -453,60 +431,41 @@ export async function deleteMarkups(principal: Principal, markupIds: readonly st
  */
 export async function moveMarkups(principal: Principal, markupIds: readonly string[], targetFolderId: string): Promise<void> {
   requireDistinct(markupIds, 'markupIds');
-  for (let attempt = 0; ; attempt += 1) {
-    const markups = await loadMarkups(principal, markupIds);
-    const sourceWorkspaceId = markups[0]!.workspaceId;
-    if (markups.some((markup) => markup.workspaceId !== sourceWorkspaceId)) {
-      throw new BadRequestError('All markups of one move must belong to the same workspace.', 'sources-span-workspaces');
-    }
-    const source = await roleAccessFor(principal, markups[0]!);
-    requireRole(source.role, 'move');
-    // Move rule 1 comes with the folder's scope check: a workspace key reaches no other workspace's folder (403).
-    const { item: target, role: targetRole } = await loadTargetFolder(principal, targetFolderId, 'targetFolderId', { allowArchive: true });
-    requireRole(targetRole, 'move');
+  const moved = await withBackoff(
+    async () => {
+      const markups = await loadMarkups(principal, markupIds);
+      const sourceWorkspaceId = markups[0]!.workspaceId;
+      if (markups.some((markup) => markup.workspaceId !== sourceWorkspaceId)) {
+        throw new BadRequestError('All markups of one move must belong to the same workspace.', 'sources-span-workspaces');
+      }
+      const source = await roleAccessFor(principal, markups[0]!);
+      requireRole(source.role, 'move');
+      // Move rule 1 comes with the folder's scope check: a workspace key reaches no other workspace's folder (403).
+      const { item: target, role: targetRole } = await loadTargetFolder(principal, targetFolderId, 'targetFolderId', { allowArchive: true });
+      requireRole(targetRole, 'move');
 
-    const at = Date.now();
-    const updates = markups.flatMap((markup) => {
-      if (markup.parentFolderId === target.id) return [];
-      const time = Math.max(at, markup.modifiedAt + 1);
-      const moved: MarkupRecord = {
-        ...markup,
-        parentFolderId: target.id,
-        workspaceId: target.workspaceId,
-        modifiedAt: time,
-        activityAt: time,
-      };
-      const update = itemUpdate(markup, moved, { unchangedSinceRead: true });
-      return update ? [{ Update: update } satisfies TransactItem] : [];
-    });
-    if (updates.length === 0) return;
-    // The destination must still be the same live folder when the markups land in it.
-    const folderCheck: TransactItem = {
-      ConditionCheck: {
-        TableName: getConfig().tableName,
-        Key: itemKey(target.id),
-        ConditionExpression: 'attribute_exists(PK) AND #kind = :folder AND #ws = :ws',
-        ExpressionAttributeNames: { '#kind': 'kind', '#ws': 'workspaceId' },
-        ExpressionAttributeValues: { ':folder': 'folder', ':ws': target.workspaceId },
-      },
-    };
-    try {
-      await transact([folderCheck, ...updates]);
-    } catch (error) {
-      const retryable = isConditionFailure(error) || isTransactionConflict(error);
-      if (!retryable) throw error;
-      if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw new ConflictError('The markups or the folder are being changed by another request; try again.');
-      await backoff(attempt);
-      continue;
-    }
-    if (target.workspaceId !== sourceWorkspaceId) {
-      // A retained original belongs to its markup's workspace, so it follows the markup.
-      for (const markup of markups.filter((candidate) => candidate.hasRetainedOriginal)) await moveOriginalToWorkspace(markup.id, target.workspaceId);
-    }
-    await recordActivity(target.workspaceId, [target], at);
-    if (target.workspaceId !== sourceWorkspaceId) await bestEffort('workspace activity', () => touchWorkspaceActivity(sourceWorkspaceId));
-    return;
+      const at = Date.now();
+      const moves = markups.flatMap((markup) => {
+        if (markup.parentFolderId === target.id) return [];
+        const time = Math.max(at, markup.modifiedAt + 1);
+        const next: MarkupRecord = { ...markup, parentFolderId: target.id, workspaceId: target.workspaceId, modifiedAt: time, activityAt: time };
+        return [{ current: markup, next }];
+      });
+      if (moves.length === 0) return undefined;
+      // The destination must still be the same live folder when the markups land in it.
+      if (!(await moveMarkupRecords(moves, target))) return AGAIN;
+      return { markups, sourceWorkspaceId, target, at };
+    },
+    { ...WRITE_RETRY, exhausted: () => new ConflictError('The markups or the folder are being changed by another request; try again.') },
+  );
+  if (!moved) return;
+  const { markups, sourceWorkspaceId, target, at } = moved;
+  if (target.workspaceId !== sourceWorkspaceId) {
+    // A retained original belongs to its markup's workspace, so it follows the markup.
+    for (const markup of markups.filter((candidate) => candidate.hasRetainedOriginal)) await moveOriginalToWorkspace(markup.id, target.workspaceId);
   }
+  await recordActivity(target.workspaceId, [target], at);
+  if (target.workspaceId !== sourceWorkspaceId) await bestEffort('workspace activity', () => touchWorkspaceActivity(sourceWorkspaceId));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -515,9 +474,9 @@ export async function moveMarkups(principal: Principal, markupIds: readonly stri
 
 /** Moves a folder's `activityAt` forward (never back) with its activity index key. */
 export async function touchFolderActivity(folder: FolderRecord, at: number): Promise<void> {
-  const update = itemUpdate(folder, { ...folder, activityAt: at }, { unchangedSinceRead: true });
-  if (!update || folder.activityAt >= at) return;
-  await getDb().send(new UpdateCommand(update));
+  if (folder.activityAt >= at) return;
+  // A lost race (the folder changed since it was read) leaves the newer activity in place.
+  await applyItemChange(folder, { ...folder, activityAt: at }, { unchangedSinceRead: true });
 }
 
 /** After a creation or move: the folders that received markups and the workspace show activity. */
@@ -552,72 +511,12 @@ export async function listMarkups(
 }
 
 /**
- * Items a search request may read before it answers with what it found so far. A rare term in a
- * huge workspace then takes several requests (each with a cursor) instead of one that times out.
- */
-export const SEARCH_READ_BUDGET = 5000;
-const SEARCH_QUERY_PAGE = 250;
-
-export interface SearchPage {
-  items: MarkupRecord[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
-
-const GSI4_KEY_ATTRIBUTES = ['PK', 'SK', 'GSI4PK', 'GSI4SK'] as const;
-
-/**
  * GET /markups/search: markups of the workspace, in every folder, whose name or URL contains `text`
- * (case-insensitive), newest first. It queries the workspace's markup index (GSI4) with a filter on
- * the lowercase `searchText` attribute and keeps reading until it holds `limit + 1` matches (so
- * `hasMore` is exact), the partition ends, or the read budget is spent (then `hasMore` is true and
- * the cursor continues from where reading stopped). Never a Scan.
+ * (case-insensitive), newest first, read from the workspace's markup index with a read budget per
+ * request (`searchWorkspaceMarkups`).
  */
-export async function searchMarkups(workspaceId: string, options: { text: string; limit: number; before?: string }): Promise<SearchPage> {
-  const needle = options.text.trim().toLowerCase();
-  const partition = workspaceMarkupsPartition(workspaceId);
-  const list = `markups:search:${createHash('sha256').update(needle).digest('base64url').slice(0, 16)}`;
-  const key = await getCursorKey();
-  let start = options.before ? decodeSearchCursor(key, list, options.before, partition) : undefined;
-  const matches: Record<string, unknown>[] = [];
-  let read = 0;
-  let exhausted = false;
-  while (matches.length <= options.limit) {
-    const result = await getDb().send(
-      new QueryCommand({
-        TableName: getConfig().tableName,
-        IndexName: 'GSI4',
-        KeyConditionExpression: 'GSI4PK = :pk',
-        ...(needle ? { FilterExpression: 'contains(searchText, :q)' } : {}),
-        ExpressionAttributeValues: { ':pk': partition, ...(needle ? { ':q': needle } : {}) },
-        ScanIndexForward: false,
-        ExclusiveStartKey: start,
-        Limit: SEARCH_QUERY_PAGE,
-      }),
-    );
-    matches.push(...(result.Items ?? []));
-    read += result.ScannedCount ?? 0;
-    start = result.LastEvaluatedKey;
-    if (!start) {
-      exhausted = true;
-      break;
-    }
-    if (read >= SEARCH_READ_BUDGET) break;
-  }
-  const position = (item: Record<string, unknown>) =>
-    encodeCursor(key, list, Object.fromEntries(GSI4_KEY_ATTRIBUTES.map((name) => [name, item[name]])));
-  const page = matches.slice(0, options.limit);
-  const records = page.map((item) => fromItem(item) as MarkupRecord);
-  if (matches.length > options.limit) return { items: records, hasMore: true, nextCursor: position(page.at(-1)!) };
-  if (!exhausted && start) return { items: records, hasMore: true, nextCursor: position(start) };
-  return { items: records, hasMore: false, nextCursor: null };
-}
-
-function decodeSearchCursor(key: Buffer, list: string, cursor: string, partition: string): Record<string, string> {
-  const position = decodeCursor(key, list, cursor, 'before');
-  const valid = GSI4_KEY_ATTRIBUTES.every((name) => typeof position[name] === 'string') && position.GSI4PK === partition;
-  if (!valid) throw new BadRequestError('before is not a valid cursor for this search.', 'invalid-cursor');
-  return position as Record<string, string>;
+export function searchMarkups(workspaceId: string, options: { text: string; limit: number; before?: string }): Promise<SearchPage> {
+  return searchWorkspaceMarkups(workspaceId, options);
 }
 
 // ---------------------------------------------------------------------------------------------

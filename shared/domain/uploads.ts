@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
-import { isConditionFailure } from '../db/errors.js';
 import { getPlan, type Plan } from '../db/plans.js';
 import { getStorageBreakdown, type StorageCategory } from '../db/storage.js';
-import { transact } from '../db/transact.js';
 import {
-  confirmUploadItems,
+  confirmUpload,
   getUpload,
-  issuedUploadItem,
+  recordIssuedUpload,
   UPLOAD_RECORD_TTL_SECONDS,
   uploadObjectKey,
   type UploadRecord,
@@ -15,7 +13,7 @@ import {
 } from '../db/uploads.js';
 import type { Role } from '../db/users.js';
 import type { WorkspaceRecord } from '../db/workspaces.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, PaymentRequiredError, ValidationError } from '../http/errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PaymentRequiredError } from '../http/errors.js';
 import { logger } from '../logger.js';
 import { baseMimeType, fileTypeOf, isDisplayableImage, SUPPORTED_EXTENSIONS } from '../storage/file-types.js';
 import { IMAGE_HEADER_BYTES, imageSize, type ImageSize } from '../storage/image-size.js';
@@ -90,7 +88,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function requireUuid(resourceType: UploadResourceType, resourceId: string, what: string): void {
   if (!UUID.test(resourceId)) {
-    throw new ValidationError([{ pointer: '/body/resourceId', detail: `must be ${what} (a UUID) for ${resourceType}` }]);
+    throw new InvalidInputError([{ field: 'resourceId', detail: `must be ${what} (a UUID) for ${resourceType}` }]);
   }
 }
 
@@ -125,7 +123,7 @@ async function resolveUploadWorkspace(
     }
     case 'external-user': {
       if (resourceId.trim() === '' || resourceId.length > 255) {
-        throw new ValidationError([{ pointer: '/body/resourceId', detail: `must be the external user's id (1 to 255 characters) for ${resourceType}` }]);
+        throw new InvalidInputError([{ field: 'resourceId', detail: `must be the external user's id (1 to 255 characters) for ${resourceType}` }]);
       }
       workspace = await resolveWorkspace(principal, workspaceId, { useDefault: true });
       role = await roleOf(principal, workspace.id);
@@ -259,11 +257,8 @@ export async function issueUploadPolicy(principal: Principal, input: UploadPolic
     createdAt: now.toISOString(),
     expiresAtEpoch: Math.floor(now.getTime() / 1000) + UPLOAD_RECORD_TTL_SECONDS,
   };
-  try {
-    await transact([issuedUploadItem(record)]);
-  } catch (error) {
-    // Only a client-chosen id can be taken: the record is created only if none has that id.
-    if (!isConditionFailure(error)) throw error;
+  // Only a client-chosen id can be taken: the record is created only if none has that id.
+  if (!(await recordIssuedUpload(record))) {
     throw new ConflictError(`File id ${fileId} is already used by another upload; choose another fileId or leave it out.`);
   }
   const { expiresAt, directPut, ...policy } = await createUploadPolicy({ key, contentType: input.contentType, filesize: input.filesize, fileId });
@@ -373,10 +368,7 @@ export async function completeUpload(principal: Principal, input: { fileId: stri
   const size = await dimensionsOf(record);
   const at = new Date().toISOString();
   const category = storageCategoryOf(record.resourceType, record.contentType, record.filename);
-  try {
-    await transact(confirmUploadItems(record, { etag: object.etag, category, at, ...size }));
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+  if (!(await confirmUpload(record, { etag: object.etag, category, at, ...size }))) {
     // A concurrent completion won (same answer), or the record expired meanwhile.
     const current = await getUpload(record.fileId);
     if (current && current.state !== 'issued') return confirmedAnswer(current, input.etag);
