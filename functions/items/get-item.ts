@@ -14,5 +14,5 @@ export const getItemRoute = route({
   auth: 'apiKey',
   params: ItemParams,
   responses: [{ status: 200, description: 'The folder with its ancestors, or the markup', schema: v.union([FolderWithAncestorsSchema, MarkupSummarySchema]) }],
-  handle: async ({ principal, params, origin }) => ok(await describeItem(await loadItemForCaller(principal, params.id), origin)),
+  handle: async ({ principal, params, origin, appUrl }) => ok(await describeItem(await loadItemForCaller(principal, params.id), { origin, appUrl })),
 });

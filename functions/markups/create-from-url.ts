@@ -14,8 +14,8 @@ export const createFromUrlRoute = route({
   auth: 'apiKey',
   body: UrlMarkupBody,
   responses: [{ status: 200, description: 'The new markup', schema: MarkupSchema }],
-  handle: async ({ principal, body, origin }) => {
+  handle: async ({ principal, body, origin, appUrl }) => {
     const { records, access } = await createUrlMarkups(principal, [body]);
-    return ok(await toPublicMarkup(records[0]!, { role: access.role, plan: access.plan, origin }));
+    return ok(await toPublicMarkup(records[0]!, { role: access.role, plan: access.plan, origin, appUrl }));
   },
 });

@@ -11,8 +11,8 @@ export const getMarkupRoute = route({
   auth: 'apiKey',
   params: MarkupIdParams,
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
-  handle: async ({ principal, params, origin }) => {
+  handle: async ({ principal, params, origin, appUrl }) => {
     const { markup, role, plan } = await loadMarkup(principal, params.id);
-    return ok(await toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
+    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }));
   },
 });

@@ -14,8 +14,8 @@ export const renameMarkupRoute = route({
   params: MarkupIdParams,
   body: v.object({ name: Name }),
   responses: [{ status: 200, description: 'The renamed markup', schema: MarkupSchema }],
-  handle: async ({ principal, params, body, origin }) => {
+  handle: async ({ principal, params, body, origin, appUrl }) => {
     const { markup, role, plan } = await renameMarkup(principal, params.id, body.name);
-    return ok(await toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
+    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }));
   },
 });

@@ -13,8 +13,8 @@ export const setReadOnlyRoute = route({
   params: MarkupIdParams,
   body: v.object({ readOnly: v.boolean() }),
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
-  handle: async ({ principal, params, body, origin }) => {
+  handle: async ({ principal, params, body, origin, appUrl }) => {
     const { markup, role, plan } = await setMarkupReadOnly(principal, params.id, body.readOnly);
-    return ok(await toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
+    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }));
   },
 });

@@ -22,7 +22,7 @@ import type { Role } from '../db/users.js';
 import { getWorkspace, type WorkspaceRecord } from '../db/workspaces.js';
 import { BadRequestError, ConflictError, ForbiddenError, HttpError, NotFoundError, UnprocessableError } from '../http/errors.js';
 import { deleteItemRecords } from './deletion.js';
-import { INCLUDE_ALL, toPublicMarkup } from './markup-view.js';
+import { INCLUDE_ALL, toPublicMarkup, type MarkupViewContext } from './markup-view.js';
 import { atLeast, roleOf } from './roles.js';
 
 /** Names are at most this long (the `Name` schema); suffixed names are cut to fit. */
@@ -276,9 +276,9 @@ class SiblingNames {
  * GET /items/:id. A markup answers with the public Markup shape; a folder with its folder-item
  * fields and `ancestors` (root first), read with one BatchGet.
  */
-export async function describeItem(access: ItemAccess, origin: string): Promise<Record<string, unknown>> {
+export async function describeItem(access: ItemAccess, links: Pick<MarkupViewContext, 'origin' | 'appUrl'>): Promise<Record<string, unknown>> {
   const { item, role } = access;
-  if (item.kind === 'markup') return toPublicMarkup(item, { role, plan: await getPlan(item.organizationId), origin, include: INCLUDE_ALL });
+  if (item.kind === 'markup') return toPublicMarkup(item, { role, plan: await getPlan(item.organizationId), ...links, include: INCLUDE_ALL });
   const byId = new Map((await getItems(item.ancestorIds)).map((ancestor) => [ancestor.id, ancestor]));
   const ancestors = item.ancestorIds.flatMap((id) => {
     const ancestor = byId.get(id);

@@ -150,7 +150,7 @@ describe('Markup scopes reflect the role and the read-only state', () => {
   });
 
   it('shows times as ISO strings and deletedAt as null', async () => {
-    const shown = await toPublicMarkup(makeMarkup(), { role: 'owner', plan: plan(), origin: 'http://127.0.0.1:4000' });
+    const shown = await toPublicMarkup(makeMarkup(), { role: 'owner', plan: plan(), origin: 'http://127.0.0.1:4000', appUrl: 'http://127.0.0.1:4000' });
 
     expect(shown).toMatchObject({ createdAt: '2023-11-14T22:13:20.000Z', deletedAt: null, type: 'webpage', url: 'https://example.com/a' });
   });
