@@ -29,7 +29,7 @@ import { memberKey, userKey } from '../shared/db/users.js';
 import { workspaceKey, getWorkspace } from '../shared/db/workspaces.js';
 import { markupCommentUpdate } from '../shared/domain/comments.js';
 import { deltaOf } from '../shared/domain/delta.js';
-import { VIEW_MODES } from '../shared/domain/markups.js';
+import { VIEW_MODES } from '../shared/domain/markups/view-modes.js';
 import { createWorkspaceKey } from '../shared/domain/organizations.js';
 import { threadRevisionUpdate } from '../shared/domain/threads.js';
 import type { StackInfo } from '../infra/local/stack.js';

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { describeItem, loadItemForCaller } from '../../shared/domain/items.js';
+import { loadItemForCaller } from '../../shared/domain/items/access.js';
+import { describeItem } from '../../shared/domain/items/read.js';
 import { ok, route } from '../../shared/http/route.js';
 import { FolderWithAncestorsSchema, ItemParams, MarkupSummarySchema } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { createUrlMarkups } from '../../shared/domain/markups.js';
+import { createUrlMarkups } from '../../shared/domain/markups/create.js';
 import { toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, route } from '../../shared/http/route.js';
 import { MarkupSchema, UrlMarkupBody } from './schemas.js';

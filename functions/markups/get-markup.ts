@@ -1,4 +1,4 @@
-import { loadMarkup } from '../../shared/domain/markups.js';
+import { loadMarkup } from '../../shared/domain/markups/access.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, route } from '../../shared/http/route.js';
 import { MarkupIdParams, MarkupSchema } from './schemas.js';

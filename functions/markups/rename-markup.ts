@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { renameMarkup } from '../../shared/domain/markups.js';
+import { renameMarkup } from '../../shared/domain/markups/change.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, route } from '../../shared/http/route.js';
 import { Name } from '../../shared/http/schemas.js';

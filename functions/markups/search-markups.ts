@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { searchMarkups, workspaceAccess } from '../../shared/domain/markups.js';
+import { workspaceAccess } from '../../shared/domain/markups/access.js';
+import { searchMarkups } from '../../shared/domain/markups/search.js';
 import { toPublicMarkups } from '../../shared/domain/markup-view.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { ok, route } from '../../shared/http/route.js';

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { setMarkupReadOnly } from '../../shared/domain/markups.js';
+import { setMarkupReadOnly } from '../../shared/domain/markups/change.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, route } from '../../shared/http/route.js';
 import { MarkupIdParams, MarkupSchema } from './schemas.js';

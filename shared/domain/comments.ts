@@ -22,7 +22,7 @@ import { batchGet } from '../db/transact.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
 import { logger } from '../logger.js';
 import { mentionIdsOf, resolveMessageText, TextMismatch } from './delta.js';
-import { loadMarkupRole, type MarkupRoleAccess } from './markups.js';
+import { loadMarkupRole, type MarkupRoleAccess } from './markups/access.js';
 import { atLeast } from './roles.js';
 import type { ViewerContext } from './thread-view.js';
 

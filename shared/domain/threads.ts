@@ -47,7 +47,8 @@ import {
   type ClipVideoInput,
   type ThreadAccess,
 } from './comments.js';
-import { loadMarkupRole, VIEW_MODES } from './markups.js';
+import { loadMarkupRole } from './markups/access.js';
+import { VIEW_MODES } from './markups/view-modes.js';
 import { comparePositions, selectThreads, type ThreadFilter, type ThreadOrder } from './thread-list.js';
 import { indexReadMarks, readStateOf, readStateOfWriter, threadRecordOf, toPublicThread } from './thread-view.js';
 

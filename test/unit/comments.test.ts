@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MarkupRecord } from '../../shared/db/items.js';
 import type { Delta, MessageRecord, ReadMark, ThreadRecord } from '../../shared/db/threads.js';
 import { deltaOf, mentionIdsOf, normalizeText, plainTextOf, resolveMessageText, TextMismatch } from '../../shared/domain/delta.js';
-import { VIEW_MODES } from '../../shared/domain/markups.js';
+import { VIEW_MODES } from '../../shared/domain/markups/view-modes.js';
 import { comparePositions, positionOf, selectThreads, THREAD_ORDERS, viewModeIdsOf, type ThreadOrder } from '../../shared/domain/thread-list.js';
 import { indexReadMarks, readStateOf, readStateOfWriter } from '../../shared/domain/thread-view.js';
 

@@ -9,7 +9,9 @@ import { defaultPlan, type Plan } from '../../shared/db/plans.js';
 import { usagePeriod } from '../../shared/db/usage.js';
 import type { WorkspaceRecord } from '../../shared/db/workspaces.js';
 import { expandsFiles, markupScopes, toPublicMarkup } from '../../shared/domain/markup-view.js';
-import { defaultNameOf, describeUsage, fileTypeOfUrl, newWebpageMarkupRecord, requireDistinct } from '../../shared/domain/markups.js';
+import { requireDistinct } from '../../shared/domain/markups/access.js';
+import { defaultNameOf, fileTypeOfUrl, newWebpageMarkupRecord } from '../../shared/domain/markups/create.js';
+import { describeUsage } from '../../shared/domain/markups/usage.js';
 import { routeKey } from '../../shared/http/route.js';
 
 const WS = '11111111-1111-4111-8111-111111111111';
