@@ -22,7 +22,7 @@ import { usageKey, usagePeriod } from '../shared/db/usage.js';
 import { memberKey, userKey } from '../shared/db/users.js';
 import { workspaceKey, getWorkspace } from '../shared/db/workspaces.js';
 import { deltaOf } from '../shared/domain/comments/delta.js';
-import { VIEW_MODES } from '../shared/domain/markups.js';
+import { VIEW_MODES } from '../shared/domain/markups/view-modes.js';
 import { createWorkspaceKey } from '../shared/domain/organizations.js';
 import type { StackInfo } from '../infra/local/stack.js';
 import { countRequests, invokeHandler, type Counted } from '../test/support/request-count.js';

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
-import { createFolder, loadFolderForCaller, requireItemRole } from '../../shared/domain/items.js';
+import { loadFolderForCaller, requireItemRole } from '../../shared/domain/items/access.js';
+import { createFolder } from '../../shared/domain/items/create.js';
 import { ok, route } from '../../shared/http/route.js';
 import { Id, Name } from '../../shared/http/schemas.js';
 import { FallbackName, FolderItemSchema } from './schemas.js';

@@ -1,4 +1,5 @@
-import { deleteItem, loadItemForCaller, requireItemRole } from '../../shared/domain/items.js';
+import { loadItemForCaller, requireItemRole } from '../../shared/domain/items/access.js';
+import { deleteItem } from '../../shared/domain/items/delete.js';
 import { noContent, route } from '../../shared/http/route.js';
 import { ItemParams } from './schemas.js';
 

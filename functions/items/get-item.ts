@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { describeItem, loadItemForCaller } from '../../shared/domain/items.js';
+import { loadItemForCaller } from '../../shared/domain/items/access.js';
+import { describeItem } from '../../shared/domain/items/read.js';
 import { ok, route } from '../../shared/http/route.js';
 import { FolderWithAncestorsSchema, ItemParams, MarkupSummarySchema } from './schemas.js';
 
@@ -14,5 +15,5 @@ export const getItemRoute = route({
   auth: 'apiKey',
   params: ItemParams,
   responses: [{ status: 200, description: 'The folder with its ancestors, or the markup', schema: v.union([FolderWithAncestorsSchema, MarkupSummarySchema]) }],
-  handle: async ({ principal, params, origin }) => ok(await describeItem(await loadItemForCaller(principal, params.id), origin)),
+  handle: async ({ principal, params, origin, appUrl }) => ok(await describeItem(await loadItemForCaller(principal, params.id), { origin, appUrl })),
 });

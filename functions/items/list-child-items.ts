@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { CHILD_ORDERS, listChildItems, loadFolderForCaller } from '../../shared/domain/items.js';
+import { loadFolderForCaller } from '../../shared/domain/items/access.js';
+import { CHILD_ORDERS, listChildItems } from '../../shared/domain/items/read.js';
 import { ok, route } from '../../shared/http/route.js';
 import { Cursor, queryInteger } from '../../shared/http/schemas.js';
 import { FolderItemSchema, ItemParams } from './schemas.js';

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
-import { authorizeMove, moveItem } from '../../shared/domain/items.js';
+import { authorizeMove, moveItem } from '../../shared/domain/items/move.js';
 import { ok, route } from '../../shared/http/route.js';
 import { Id } from '../../shared/http/schemas.js';
 import { FallbackName, FolderItemSchema, ItemParams } from './schemas.js';

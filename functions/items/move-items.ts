@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { authorizeMoveBatch, moveItems } from '../../shared/domain/items.js';
+import { authorizeMoveBatch, moveItems } from '../../shared/domain/items/move.js';
 import { ok, route } from '../../shared/http/route.js';
 import { Id } from '../../shared/http/schemas.js';
 import { FallbackName, FolderItemSchema } from './schemas.js';

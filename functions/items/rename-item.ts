@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { loadItemForCaller, renameItem, requireItemRole } from '../../shared/domain/items.js';
+import { loadItemForCaller, requireItemRole } from '../../shared/domain/items/access.js';
+import { renameItem } from '../../shared/domain/items/rename.js';
 import { noContent, route } from '../../shared/http/route.js';
 import { Name } from '../../shared/http/schemas.js';
 import { ItemParams } from './schemas.js';

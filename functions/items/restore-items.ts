@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { loadItemsForCaller, relocateItems } from '../../shared/domain/items.js';
+import { loadItemsForCaller } from '../../shared/domain/items/access.js';
+import { relocateItems } from '../../shared/domain/items/archive.js';
 import { noContent, route } from '../../shared/http/route.js';
 import { ItemIdList, WithPath } from './schemas.js';
 

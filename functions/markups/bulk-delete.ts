@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { deleteMarkups } from '../../shared/domain/markups.js';
+import { deleteMarkups } from '../../shared/domain/markups/change.js';
 import { noContent, route } from '../../shared/http/route.js';
 import { MarkupIds } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { createUrlMarkups } from '../../shared/domain/markups.js';
+import { createUrlMarkups } from '../../shared/domain/markups/create.js';
 import { noContent, route } from '../../shared/http/route.js';
 import { MAX_BATCH, UrlMarkupBody } from './schemas.js';
 

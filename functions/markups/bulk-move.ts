@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { moveMarkups } from '../../shared/domain/markups.js';
+import { moveMarkups } from '../../shared/domain/markups/change.js';
 import { noContent, route } from '../../shared/http/route.js';
 import { Id } from '../../shared/http/schemas.js';
 import { MarkupIds } from './schemas.js';

@@ -51,13 +51,13 @@ export const createFromFileRoute = route({
     schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
   },
   responses: [{ status: 200, description: 'The new markup, with its files', schema: MarkupSchema }],
-  handle: async ({ principal, query, rawBody, origin }) => {
+  handle: async ({ principal, query, rawBody, origin, appUrl }) => {
     const file = filePartOf(rawBody!.data, rawBody!.contentType);
     const { record, access } = await createMarkupFromBytes(principal, query, {
       data: file.data,
       filename: file.filename,
       contentType: file.contentType ?? 'application/octet-stream',
     });
-    return ok(await toPublicMarkup(record, { role: access.role, plan: access.plan, origin, include: INCLUDE_ALL }));
+    return ok(await toPublicMarkup(record, { role: access.role, plan: access.plan, origin, appUrl, include: INCLUDE_ALL }));
   },
 });

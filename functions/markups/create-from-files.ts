@@ -32,8 +32,8 @@ export const createFromFilesRoute = route({
   auth: 'apiKey',
   body: Body,
   responses: [{ status: 200, description: 'The new markup, with its files', schema: MarkupSchema }],
-  handle: async ({ principal, body, origin }) => {
+  handle: async ({ principal, body, origin, appUrl }) => {
     const { record, access } = await createMarkupFromUploads(principal, body);
-    return ok(await toPublicMarkup(record, { role: access.role, plan: access.plan, origin, include: INCLUDE_ALL }));
+    return ok(await toPublicMarkup(record, { role: access.role, plan: access.plan, origin, appUrl, include: INCLUDE_ALL }));
   },
 });

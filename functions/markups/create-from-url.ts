@@ -1,4 +1,4 @@
-import { createUrlMarkups } from '../../shared/domain/markups.js';
+import { createUrlMarkups } from '../../shared/domain/markups/create.js';
 import { toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, route } from '../../shared/http/route.js';
 import { MarkupSchema, UrlMarkupBody } from './schemas.js';
@@ -14,8 +14,8 @@ export const createFromUrlRoute = route({
   auth: 'apiKey',
   body: UrlMarkupBody,
   responses: [{ status: 200, description: 'The new markup', schema: MarkupSchema }],
-  handle: async ({ principal, body, origin }) => {
+  handle: async ({ principal, body, origin, appUrl }) => {
     const { records, access } = await createUrlMarkups(principal, [body]);
-    return ok(await toPublicMarkup(records[0]!, { role: access.role, plan: access.plan, origin }));
+    return ok(await toPublicMarkup(records[0]!, { role: access.role, plan: access.plan, origin, appUrl }));
   },
 });

@@ -1,4 +1,4 @@
-import { deleteMarkups } from '../../shared/domain/markups.js';
+import { deleteMarkups } from '../../shared/domain/markups/change.js';
 import { noContent, route } from '../../shared/http/route.js';
 import { MarkupIdParams } from './schemas.js';
 

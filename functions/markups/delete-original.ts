@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { loadMarkup } from '../../shared/domain/markups.js';
+import { loadMarkup } from '../../shared/domain/markups/access.js';
 import { archiveMarkupOriginal } from '../../shared/domain/originals.js';
 import { ok, route } from '../../shared/http/route.js';
 import { MarkupIdParams } from './schemas.js';

@@ -1,4 +1,4 @@
-import { loadMarkup } from '../../shared/domain/markups.js';
+import { loadMarkup } from '../../shared/domain/markups/access.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, route } from '../../shared/http/route.js';
 import { MarkupIdParams, MarkupSchema } from './schemas.js';
@@ -11,8 +11,8 @@ export const getMarkupRoute = route({
   auth: 'apiKey',
   params: MarkupIdParams,
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
-  handle: async ({ principal, params, origin }) => {
+  handle: async ({ principal, params, origin, appUrl }) => {
     const { markup, role, plan } = await loadMarkup(principal, params.id);
-    return ok(await toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
+    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }));
   },
 });

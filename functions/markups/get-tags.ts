@@ -1,4 +1,5 @@
-import { getMarkupTags, loadMarkup } from '../../shared/domain/markups.js';
+import { loadMarkup } from '../../shared/domain/markups/access.js';
+import { getMarkupTags } from '../../shared/domain/markups/tags.js';
 import { ok, route } from '../../shared/http/route.js';
 import { MarkupIdParams, TagsSchema } from './schemas.js';
 

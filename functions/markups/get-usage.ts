@@ -1,4 +1,4 @@
-import { getMarkupUsage } from '../../shared/domain/markups.js';
+import { getMarkupUsage } from '../../shared/domain/markups/usage.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { ok, route } from '../../shared/http/route.js';
 import { WorkspaceIdInput } from '../../shared/http/schemas.js';

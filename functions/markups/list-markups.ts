@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { listMarkups, workspaceAccess } from '../../shared/domain/markups.js';
+import { workspaceAccess } from '../../shared/domain/markups/access.js';
+import { listMarkups } from '../../shared/domain/markups/search.js';
 import { toPublicMarkups } from '../../shared/domain/markup-view.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { ok, route } from '../../shared/http/route.js';
@@ -23,13 +24,13 @@ export const listMarkupsRoute = route({
   auth: 'apiKey',
   query: Query,
   responses: [{ status: 200, description: 'A page of markups', schema: v.array(MarkupSchema) }],
-  handle: async ({ principal, query, origin }) => {
+  handle: async ({ principal, query, origin, appUrl }) => {
     const workspace = await resolveWorkspace(principal, query.workspaceId);
     const [{ role, plan }, page] = await Promise.all([
       workspaceAccess(principal, workspace),
       listMarkups(workspace.id, { limit: query.limit ?? DEFAULT_PAGE_SIZE, before: query.before, since: query.since }),
     ]);
-    const context = { role, plan, origin, include: query.include, fileUrlTtlSeconds: query.ttl };
+    const context = { role, plan, origin, appUrl, include: query.include, fileUrlTtlSeconds: query.ttl };
     return ok(
       await toPublicMarkups(page.items, context),
       { hasMore: page.hasMore, nextCursor: page.nextCursor, prevCursor: page.prevCursor },

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { listViewModes, loadMarkup } from '../../shared/domain/markups.js';
+import { loadMarkup } from '../../shared/domain/markups/access.js';
+import { listViewModes } from '../../shared/domain/markups/view-modes.js';
 import { ok, route } from '../../shared/http/route.js';
 import { MarkupIdParams, ViewModeSchema } from './schemas.js';
 

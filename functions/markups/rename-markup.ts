@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { renameMarkup } from '../../shared/domain/markups.js';
+import { renameMarkup } from '../../shared/domain/markups/change.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, route } from '../../shared/http/route.js';
 import { Name } from '../../shared/http/schemas.js';
@@ -14,8 +14,8 @@ export const renameMarkupRoute = route({
   params: MarkupIdParams,
   body: v.object({ name: Name }),
   responses: [{ status: 200, description: 'The renamed markup', schema: MarkupSchema }],
-  handle: async ({ principal, params, body, origin }) => {
+  handle: async ({ principal, params, body, origin, appUrl }) => {
     const { markup, role, plan } = await renameMarkup(principal, params.id, body.name);
-    return ok(await toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
+    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }));
   },
 });

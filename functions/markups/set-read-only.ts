@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { setMarkupReadOnly } from '../../shared/domain/markups.js';
+import { setMarkupReadOnly } from '../../shared/domain/markups/change.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, route } from '../../shared/http/route.js';
 import { MarkupIdParams, MarkupSchema } from './schemas.js';
@@ -13,8 +13,8 @@ export const setReadOnlyRoute = route({
   params: MarkupIdParams,
   body: v.object({ readOnly: v.boolean() }),
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
-  handle: async ({ principal, params, body, origin }) => {
+  handle: async ({ principal, params, body, origin, appUrl }) => {
     const { markup, role, plan } = await setMarkupReadOnly(principal, params.id, body.readOnly);
-    return ok(await toPublicMarkup(markup, { role, plan, origin, include: INCLUDE_ALL }));
+    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }));
   },
 });

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { loadMarkup } from '../../shared/domain/markups.js';
+import { loadMarkup } from '../../shared/domain/markups/access.js';
 import { toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { setRetainOriginal } from '../../shared/domain/originals.js';
 import { ok, route } from '../../shared/http/route.js';
@@ -15,10 +15,10 @@ export const updateOriginalRoute = route({
   params: MarkupIdParams,
   body: v.object({ retainOriginal: v.boolean() }),
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
-  handle: async ({ principal, params, body, origin }) => {
+  handle: async ({ principal, params, body, origin, appUrl }) => {
     const { markup } = await loadMarkup(principal, params.id, 'manageOriginal');
     await setRetainOriginal(markup, body.retainOriginal);
     const { markup: updated, role, plan } = await loadMarkup(principal, params.id, 'view', true);
-    return ok(await toPublicMarkup(updated, { role, plan, origin }));
+    return ok(await toPublicMarkup(updated, { role, plan, origin, appUrl }));
   },
 });

@@ -16,6 +16,12 @@ export function failedConditionIndex(error: unknown): number {
   return (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
 }
 
+/** Indexes of every transaction item whose condition failed (empty for any other error). */
+export function failedConditionIndexes(error: unknown): number[] {
+  if (!(error instanceof TransactionCanceledException)) return [];
+  return (error.CancellationReasons ?? []).flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
+}
+
 /** True when a transaction was cancelled because another transaction held one of its items (retryable). */
 export function isTransactionConflict(error: unknown): boolean {
   return error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');

@@ -30,6 +30,30 @@ export function toOriginalItem(record: OriginalRecord): Record<string, unknown> 
   return { ...originalKey(record.markupId), entity: 'Original', ...record, ...retained };
 }
 
+export async function getOriginal(markupId: string): Promise<OriginalRecord | undefined> {
+  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: originalKey(markupId), ConsistentRead: true }));
+  return result.Item as OriginalRecord | undefined;
+}
+
+/** Marks the markup as keeping its original (`retainOriginal`); false when the markup is gone. */
+export async function keepOriginal(markupId: string): Promise<boolean> {
+  try {
+    await getDb().send(
+      new UpdateCommand({
+        TableName: getConfig().tableName,
+        Key: itemKey(markupId),
+        UpdateExpression: 'SET retainOriginal = :true',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':true': true },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 /**
  * Archives one retained original: state, index membership and the organization's `originals` byte
  * count move in one transaction, so the storage breakdown never counts an archived file. Returns
@@ -86,9 +110,8 @@ async function archiveWithoutMarkup(archive: TransactItem[]): Promise<boolean> {
  */
 export async function moveOriginalToWorkspace(markupId: string, workspaceId: string): Promise<void> {
   const tableName = getConfig().tableName;
-  const stored = (await getDb().send(new GetCommand({ TableName: tableName, Key: originalKey(markupId), ConsistentRead: true }))).Item;
-  if (!stored) return;
-  const record = stored as unknown as OriginalRecord;
+  const record = await getOriginal(markupId);
+  if (!record) return;
   const moved = toOriginalItem({ ...record, workspaceId });
   try {
     await getDb().send(

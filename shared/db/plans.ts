@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
+import type { TransactItem } from './transact.js';
 
 /** One plan per organization. `null` limits mean unlimited. */
 export interface Plan {
@@ -54,4 +55,17 @@ export async function getPlan(organizationId: string): Promise<Plan> {
 
 export async function savePlan(plan: Plan): Promise<void> {
   await getDb().send(new PutCommand({ TableName: getConfig().tableName, Item: toPlanItem(plan) }));
+}
+
+/** Takes `count` markups from the organization's bundle, in a creation's transaction; fails its condition when fewer are left. */
+export function bundleDraw(organizationId: string, count: number): TransactItem {
+  return {
+    Update: {
+      TableName: getConfig().tableName,
+      Key: planKey(organizationId),
+      UpdateExpression: 'ADD bundleBalance :negative',
+      ConditionExpression: 'bundleBalance >= :needed',
+      ExpressionAttributeValues: { ':negative': -count, ':needed': count },
+    },
+  };
 }

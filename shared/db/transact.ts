@@ -5,7 +5,7 @@ import { getDb } from '../clients.js';
 import { ConflictError } from '../http/errors.js';
 import { logger } from '../logger.js';
 import { AGAIN, withBackoff } from './backoff.js';
-import { failedConditionIndex, isConditionFailure, isTransactionConflict } from './errors.js';
+import { failedConditionIndex, failedConditionIndexes, isConditionFailure, isTransactionConflict } from './errors.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -40,14 +40,17 @@ function chunksOf<T>(list: readonly T[]): T[][] {
 
 type WriteRequest = { DeleteRequest: { Key: Record<string, unknown> } } | { PutRequest: { Item: Record<string, unknown> } };
 
+/** Retries of what a batch left unprocessed: DynamoDB always makes progress eventually, so there is no attempt limit. */
+const UNPROCESSED_RETRY = { attempts: Number.POSITIVE_INFINITY, baseMs: 50, capMs: 1000 };
+
 async function batchWrite(writes: WriteRequest[]): Promise<void> {
   const tableName = getConfig().tableName;
-  let requests: WriteRequest[] | undefined = writes;
-  for (let attempt = 0; requests && requests.length > 0; attempt += 1) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+  let requests: WriteRequest[] = writes;
+  await withBackoff(async () => {
     const result = await getDb().send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
-    requests = result.UnprocessedItems?.[tableName] as WriteRequest[] | undefined;
-  }
+    requests = (result.UnprocessedItems?.[tableName] as WriteRequest[] | undefined) ?? [];
+    return requests.length > 0 ? AGAIN : undefined;
+  }, UNPROCESSED_RETRY);
 }
 
 /**
@@ -59,15 +62,47 @@ export async function batchGet(keys: readonly Record<string, string>[], options:
   const tableName = getConfig().tableName;
   const found: Record<string, unknown>[] = [];
   for (let i = 0; i < unique.length; i += 100) {
-    let pending: Record<string, unknown>[] | undefined = unique.slice(i, i + 100);
-    for (let attempt = 0; pending && pending.length > 0; attempt += 1) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+    let pending: Record<string, unknown>[] = unique.slice(i, i + 100);
+    await withBackoff(async () => {
       const result = await getDb().send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistent } } }));
       found.push(...(result.Responses?.[tableName] ?? []));
-      pending = result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
-    }
+      pending = (result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+      return pending.length > 0 ? AGAIN : undefined;
+    }, UNPROCESSED_RETRY);
   }
   return found;
+}
+
+/**
+ * Runs a transaction and answers the indexes of the items whose condition failed: empty when it
+ * committed. Any other failure is thrown, a cancellation only by other transactions holding its
+ * items (`isTransactionConflict`) included. Entity modules turn the indexes into the result of their
+ * access pattern.
+ */
+export async function tryTransact(items: TransactItem[]): Promise<number[]> {
+  try {
+    await transact(items);
+    return [];
+  } catch (error) {
+    const failed = failedConditionIndexes(error);
+    if (failed.length === 0) throw error;
+    return failed;
+  }
+}
+
+/**
+ * A transaction retried while DynamoDB cancels it only because another transaction held one of its
+ * items (two folders created in one parent at once both touch the parent, and neither should fail).
+ * Answers undefined when it committed, else the index of the first item whose condition failed; a
+ * transaction still colliding after eight attempts, or failing otherwise, throws.
+ */
+export async function transactUnlessConditionFails(items: TransactItem[]): Promise<number | undefined> {
+  return withBackoff(async () => (await tryTransact(items))[0], {
+    attempts: 8,
+    baseMs: 20,
+    capMs: 1280,
+    retryOn: (error) => isTransactionConflict(error) && !isConditionFailure(error),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

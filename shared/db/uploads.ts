@@ -3,7 +3,7 @@ import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { isConditionFailure } from './errors.js';
 import { storageDelta, type StorageCategory } from './storage.js';
-import { batchGet, putNew, type TransactItem } from './transact.js';
+import { batchGet, putNew, tryTransact, type TransactItem } from './transact.js';
 
 /**
  * Uploaded files. Object keys are `uploads/<workspaceId>/<fileId>/<filename>`, so the S3
@@ -102,9 +102,9 @@ function isUploadItem(item: Record<string, unknown> | undefined): item is Record
   return item?.entity === 'Upload' && typeof item.state === 'string';
 }
 
-/** Records an issued policy (conditional create: file ids are never reused). */
-export function issuedUploadItem(record: UploadRecord): TransactItem {
-  return putNew(toUploadItem(record));
+/** Records an issued policy (conditional create: file ids are never reused); false when the file id is taken. */
+export async function recordIssuedUpload(record: UploadRecord): Promise<boolean> {
+  return (await tryTransact([putNew(toUploadItem(record))])).length === 0;
 }
 
 export async function getUpload(fileId: string, consistent = true): Promise<UploadRecord | undefined> {
@@ -129,9 +129,13 @@ export interface Confirmation {
  * Confirms an issued upload and counts its bytes, in one transaction: the record moves to
  * `confirmed` (only from `issued`, and only while its TTL has not passed) and loses its TTL, and the
  * organization's counter for `category` grows by the file size. Two concurrent confirmations of
- * the same file count the bytes once: the loser's condition fails.
+ * the same file count the bytes once: the loser's condition fails, and false is its answer.
  */
-export function confirmUploadItems(record: UploadRecord, confirmation: Confirmation): TransactItem[] {
+export async function confirmUpload(record: UploadRecord, confirmation: Confirmation): Promise<boolean> {
+  return (await tryTransact(confirmUploadItems(record, confirmation))).length === 0;
+}
+
+function confirmUploadItems(record: UploadRecord, confirmation: Confirmation): TransactItem[] {
   const dimensions = confirmation.width !== undefined && confirmation.height !== undefined;
   return [
     {

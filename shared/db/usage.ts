@@ -1,6 +1,9 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
+import { isTransactionConflict } from './errors.js';
+import { bundleDraw, type Plan } from './plans.js';
+import { tryTransact, type TransactItem } from './transact.js';
 
 /** A usage period: one calendar month in UTC, named `YYYY-MM`. */
 export interface UsagePeriod {
@@ -45,4 +48,60 @@ export async function getUsageHistory(workspaceId: string, periodKey: string, mo
     .filter((item) => item.SK !== `USAGE#${periodKey}`)
     .slice(0, months)
     .map((item) => Number(item.used ?? 0) + Number(item.bundleUsed ?? 0));
+}
+
+/** How many markups of a creation come from the monthly allowance and how many from the bundle. */
+export interface Charge {
+  fromAllowance: number;
+  fromBundle: number;
+}
+
+/**
+ * The counter update of a charge: `ADD used, bundleUsed` on the month's usage. Only a draw on the
+ * allowance carries the guard `used <= limit - n`; a plan lowered below this month's use may still
+ * create from the bundle.
+ */
+function usageCharge(workspaceId: string, periodKey: string, plan: Plan, charge: Charge): TransactItem {
+  const guarded = plan.markupLimit !== null && charge.fromAllowance > 0;
+  return {
+    Update: {
+      TableName: getConfig().tableName,
+      Key: usageKey(workspaceId, periodKey),
+      UpdateExpression: 'ADD used :a, bundleUsed :b SET entity = :entity, workspaceId = :ws',
+      ...(guarded ? { ConditionExpression: 'attribute_not_exists(used) OR used <= :max' } : {}),
+      ExpressionAttributeValues: {
+        ...(guarded ? { ':max': plan.markupLimit! - charge.fromAllowance } : {}),
+        ':a': charge.fromAllowance,
+        ':b': charge.fromBundle,
+        ':entity': 'Usage',
+        ':ws': workspaceId,
+      },
+    },
+  };
+}
+
+/**
+ * Writes a creation's records (`items`) and its charge, in ONE transaction: the month's usage
+ * counter and, when the charge draws on it, the organization's bundle carry conditions, so
+ * concurrent creations never exceed the limit and a refused creation writes nothing.
+ * 'record-exists' when one of `items` failed its own condition; 'stale' when a counter's condition
+ * failed or the transaction collided with another (read the counters again and retry).
+ */
+export async function chargeCreation(
+  target: { workspaceId: string; organizationId: string; periodKey: string },
+  plan: Plan,
+  charge: Charge,
+  items: TransactItem[],
+): Promise<'charged' | 'record-exists' | 'stale'> {
+  const counters = [usageCharge(target.workspaceId, target.periodKey, plan, charge)];
+  if (charge.fromBundle > 0) counters.push(bundleDraw(target.organizationId, charge.fromBundle));
+  let failed: number[];
+  try {
+    failed = await tryTransact([...counters, ...items]);
+  } catch (error) {
+    if (isTransactionConflict(error)) return 'stale';
+    throw error;
+  }
+  if (failed.length === 0) return 'charged';
+  return failed.some((index) => index >= counters.length) ? 'record-exists' : 'stale';
 }

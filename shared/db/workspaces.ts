@@ -4,7 +4,7 @@ import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { newFolderRecord, toItem } from './items.js';
 import { queryPage, type Page } from './paging.js';
-import { putNew, type TransactItem } from './transact.js';
+import { putNew, tryTransact, type TransactItem } from './transact.js';
 import { SORT_SEPARATOR } from './table.js';
 
 export const ORIGINAL_FILE_STORAGE_POLICIES = ['STORE_ALWAYS', 'NEVER_STORE', 'ASK_PER_PROJECT'] as const;
@@ -95,17 +95,31 @@ export function newWorkspaceRecord(organizationId: string, name: string, slug: s
   };
 }
 
+const slugReservation = (record: WorkspaceRecord) => putNew({ ...workspaceSlugKey(record.organizationId, record.slug), entity: 'WorkspaceSlug', workspaceId: record.id });
+const slugRelease = (record: WorkspaceRecord): TransactItem => ({ Delete: { TableName: getConfig().tableName, Key: workspaceSlugKey(record.organizationId, record.slug) } });
+
 /** Transaction items creating a workspace, its slug reservation and its root and archive folders. */
-export function createWorkspaceItems(record: WorkspaceRecord): TransactItem[] {
+function createWorkspaceItems(record: WorkspaceRecord): TransactItem[] {
   const at = Date.parse(record.createdAt);
   const folder = (id: string, name: string, role: 'root' | 'archive') =>
     toItem(newFolderRecord({ id, workspaceId: record.id, organizationId: record.organizationId, name, parent: null, role, at }));
   return [
     putNew(toWorkspaceItem(record)),
-    putNew({ ...workspaceSlugKey(record.organizationId, record.slug), entity: 'WorkspaceSlug', workspaceId: record.id }),
+    slugReservation(record),
     putNew(folder(record.rootFolderId, 'Root', 'root')),
     putNew(folder(record.archiveFolderId, 'Archive', 'archive')),
   ];
+}
+
+/**
+ * Creates a workspace with its slug reservation and its root and archive folders, and `extraItems`
+ * (the records of a new organization), in one transaction. False when the slug is taken.
+ */
+export async function insertWorkspace(record: WorkspaceRecord, extraItems: TransactItem[]): Promise<boolean> {
+  const [failed] = await tryTransact([...createWorkspaceItems(record), ...extraItems]);
+  if (failed === 1) return false;
+  if (failed !== undefined) throw new Error(`Workspace ${record.id} could not be created: item ${failed} of its transaction failed its condition.`);
+  return true;
 }
 
 /** The workspace, or undefined when it does not exist or was deleted. */
@@ -136,8 +150,28 @@ export function listWorkspaces(
   );
 }
 
+/**
+ * Writes the changed workspace `next` over `current`, moving its slug reservation when the slug
+ * changed, in one transaction: 'gone' when the workspace was deleted meanwhile, 'slug-taken' when
+ * another workspace of the organization holds the new slug.
+ */
+export async function writeWorkspaceChange(current: WorkspaceRecord, next: WorkspaceRecord): Promise<'updated' | 'gone' | 'slug-taken'> {
+  const items = [updateWorkspaceItem(next)];
+  if (next.slug !== current.slug) items.push(slugReservation(next), slugRelease(current));
+  const [failed] = await tryTransact(items);
+  if (failed === 1) return 'slug-taken';
+  if (failed === 0) return 'gone';
+  if (failed !== undefined) throw new Error(`Workspace ${current.id} could not be updated: item ${failed} of its transaction failed its condition.`);
+  return 'updated';
+}
+
+/** Writes a live workspace's fields; false when it was deleted meanwhile. */
+export async function saveWorkspace(record: WorkspaceRecord): Promise<boolean> {
+  return (await tryTransact([updateWorkspaceItem(record)])).length === 0;
+}
+
 /** Sets fields of a live workspace and keeps its list keys in step; fails if it was deleted meanwhile. */
-export function updateWorkspaceItem(record: WorkspaceRecord): TransactItem {
+function updateWorkspaceItem(record: WorkspaceRecord): TransactItem {
   const item = toWorkspaceItem(record);
   return {
     Put: {
@@ -148,21 +182,24 @@ export function updateWorkspaceItem(record: WorkspaceRecord): TransactItem {
   };
 }
 
-/** Marks the workspace deleted and takes it out of the organization's lists. */
-export function deleteWorkspaceItems(record: WorkspaceRecord, now: string): TransactItem[] {
-  const tableName = getConfig().tableName;
-  return [
+/**
+ * Marks the workspace deleted and takes it out of the organization's lists, releasing its slug, in
+ * one transaction; false when it was already gone.
+ */
+export async function markWorkspaceDeleted(record: WorkspaceRecord, now: string): Promise<boolean> {
+  const items: TransactItem[] = [
     {
       Update: {
-        TableName: tableName,
+        TableName: getConfig().tableName,
         Key: workspaceKey(record.id),
         UpdateExpression: 'SET deletedAt = :now, modifiedAt = :now REMOVE GSI1PK, GSI1SK, GSI2PK, GSI2SK',
         ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deletedAt)',
         ExpressionAttributeValues: { ':now': now },
       },
     },
-    { Delete: { TableName: tableName, Key: workspaceSlugKey(record.organizationId, record.slug) } },
+    slugRelease(record),
   ];
+  return (await tryTransact(items)).length === 0;
 }
 
 /** Records activity in the workspace, which orders the `lastActivity` list. */

@@ -1,10 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { forEachLimit } from '../concurrency.js';
-import { getConfig } from '../config.js';
-import { getDb } from '../clients.js';
 import { itemKey, type ItemRecord } from '../db/items.js';
 import { deleteMarkupSideRecords } from '../db/markup-records.js';
-import { archiveOriginal, originalKey, type OriginalRecord } from '../db/originals.js';
+import { archiveOriginal, getOriginal } from '../db/originals.js';
 import { storageChange } from '../db/storage.js';
 import { messageReferenceKey } from '../db/messages.js';
 import { getConversation, storedObjectsOf, threadReferenceKey } from '../db/threads.js';
@@ -40,8 +37,7 @@ export async function deleteItemRecords(records: readonly ItemRecord[]): Promise
 }
 
 async function archiveOriginalOf(markupId: string): Promise<void> {
-  const stored = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: originalKey(markupId), ConsistentRead: true }));
-  const original = stored.Item as OriginalRecord | undefined;
+  const original = await getOriginal(markupId);
   if (original?.state === 'retained') await archiveOriginal(original);
 }
 

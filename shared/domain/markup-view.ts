@@ -1,4 +1,3 @@
-import { getConfig } from '../config.js';
 import type { MarkupRecord, MarkupType, StoredFile } from '../db/items.js';
 import type { Plan } from '../db/plans.js';
 import type { Role } from '../db/users.js';
@@ -50,6 +49,8 @@ export interface MarkupViewContext {
   plan: Plan;
   /** Scheme and host of the request, for links served by this API. */
   origin: string;
+  /** The web app markups link to (`markupUrl`), resolved once per request by the HTTP layer. */
+  appUrl: string;
   /** File fields to expand; without it the markup is metadata only (Markups rule 8). */
   include?: ReadonlySet<IncludeValue>;
   /** Lifetime in seconds of file URLs in expanded fields (the list's `ttl`). */
@@ -134,7 +135,6 @@ function conversionFields(markup: MarkupRecord): Record<string, unknown> {
  * Asynchronous because file URLs are presigned.
  */
 export async function toPublicMarkup(markup: MarkupRecord, context: MarkupViewContext): Promise<Record<string, unknown>> {
-  const appUrl = getConfig().appUrl ?? context.origin;
   const [thumbnailUrl, files] = await Promise.all([
     thumbnailUrlOf(markup, context),
     expandsFiles(markup.type, context.include) ? fileFields(markup, context) : {},
@@ -146,7 +146,7 @@ export async function toPublicMarkup(markup: MarkupRecord, context: MarkupViewCo
     deletedAt: null,
     type: markup.type,
     name: markup.name,
-    markupUrl: `${appUrl}/markups/${markup.id}`,
+    markupUrl: `${context.appUrl}/markups/${markup.id}`,
     thumbnailUrl,
     activeThreads: markup.activeThreads,
     readOnly: markup.readOnly,

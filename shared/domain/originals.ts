@@ -1,9 +1,5 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getDb } from '../clients.js';
-import { getConfig } from '../config.js';
-import { isConditionFailure } from '../db/errors.js';
-import { itemKey, type MarkupRecord } from '../db/items.js';
-import { archiveOriginal, originalKey, retainedOriginalsPartition, type OriginalRecord } from '../db/originals.js';
+import { getItem, type MarkupRecord } from '../db/items.js';
+import { archiveOriginal, getOriginal, keepOriginal, retainedOriginalsPartition, type OriginalRecord } from '../db/originals.js';
 import { queryAll } from '../db/paging.js';
 import { getWorkspace } from '../db/workspaces.js';
 import { deleteObjectsLater } from '../events/jobs.js';
@@ -12,11 +8,6 @@ import { presignedGetUrl } from '../storage/urls.js';
 
 /** Download URLs for originals live briefly: they hand out the whole source file. */
 export const ORIGINAL_URL_TTL_SECONDS = 300;
-
-export async function getOriginal(markupId: string): Promise<OriginalRecord | undefined> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: originalKey(markupId), ConsistentRead: true }));
-  return result.Item as OriginalRecord | undefined;
-}
 
 async function retainedOriginalOf(markup: MarkupRecord): Promise<OriginalRecord> {
   const original = await getOriginal(markup.id);
@@ -56,20 +47,7 @@ export async function setRetainOriginal(markup: MarkupRecord, retain: boolean): 
   if (original.state === 'archived') {
     throw new BadRequestError('The original file was already archived and cannot be retained again; upload it again to keep a copy.', 'original-archived');
   }
-  try {
-    await getDb().send(
-      new UpdateCommand({
-        TableName: getConfig().tableName,
-        Key: itemKey(markup.id),
-        UpdateExpression: 'SET retainOriginal = :true',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':true': true },
-      }),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) throw new NotFoundError(`Markup ${markup.id} does not exist.`);
-    throw error;
-  }
+  if (!(await keepOriginal(markup.id))) throw new NotFoundError(`Markup ${markup.id} does not exist.`);
 }
 
 /** GET /markups/:id/original/download-url: a short-lived presigned URL that downloads the original. */
@@ -93,8 +71,8 @@ export async function archiveRetainedOriginals(workspaceId: string, options: { i
   for await (const item of queryAll('GSI1', retainedOriginalsPartition(workspaceId))) {
     const original = item as unknown as OriginalRecord;
     if (!options.includeKept) {
-      const markup = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: itemKey(original.markupId) }));
-      if (markup.Item?.retainOriginal === true) continue;
+      const markup = await getItem(original.markupId);
+      if (markup?.kind === 'markup' && markup.retainOriginal === true) continue;
     }
     if (await archiveAndQueueDeletion(original)) archived += 1;
   }
@@ -106,9 +84,8 @@ export async function archiveRetainedOriginals(workspaceId: string, options: { i
  * the markup explicitly keeps it (`retainOriginal`). Under the other policies it stays.
  */
 export async function applyPolicyAfterConversion(markupId: string): Promise<void> {
-  const markup = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: itemKey(markupId), ConsistentRead: true }));
-  const item = markup.Item as MarkupRecord | undefined;
-  if (!item?.hasRetainedOriginal || item.retainOriginal) return;
+  const item = await getItem(markupId, true);
+  if (item?.kind !== 'markup' || !item.hasRetainedOriginal || item.retainOriginal) return;
   const workspace = await getWorkspace(item.workspaceId);
   if (workspace?.originalFileStoragePolicy !== 'NEVER_STORE') return;
   const original = await getOriginal(markupId);

@@ -1,200 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
-import { isConditionFailure } from '../db/errors.js';
-import { getPlan, type Plan } from '../db/plans.js';
-import { getStorageBreakdown, type StorageCategory } from '../db/storage.js';
-import { transact } from '../db/transact.js';
+import { getPlan } from '../db/plans.js';
 import {
-  confirmUploadItems,
+  confirmUpload,
   getUpload,
-  issuedUploadItem,
+  recordIssuedUpload,
   UPLOAD_RECORD_TTL_SECONDS,
   uploadObjectKey,
   type UploadRecord,
   type UploadResourceType,
 } from '../db/uploads.js';
-import type { Role } from '../db/users.js';
-import type { WorkspaceRecord } from '../db/workspaces.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, PaymentRequiredError, ValidationError } from '../http/errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import { logger } from '../logger.js';
-import { baseMimeType, fileTypeOf, isDisplayableImage, SUPPORTED_EXTENSIONS } from '../storage/file-types.js';
+import { baseMimeType, isDisplayableImage } from '../storage/file-types.js';
 import { IMAGE_HEADER_BYTES, imageSize, type ImageSize } from '../storage/image-size.js';
 import { bucketName, headObject, readObjectStart, tagObjectConfirmed, type StoredObject } from '../storage/objects.js';
 import { createUploadPolicy, type DirectPut, type UploadPolicy } from '../storage/upload-policy.js';
-import { loadFolderForCaller, requireItemRole } from './items.js';
-import { loadMarkup } from './markups.js';
-import { roleOf } from './roles.js';
-import { resolveWorkspace } from './scope.js';
-
-// ---------------------------------------------------------------------------------------------
-// Storage quota
-// ---------------------------------------------------------------------------------------------
-
-/**
- * 402 unless the organization can store `additionalBytes` more without passing its plan's storage
- * limit (`storageLimitBytes`; null is unlimited). Bytes already counted (confirmed uploads) are in
- * the breakdown, so `additionalBytes` is 0 when checking files that are stored already.
- */
-export async function requireStorageFor(plan: Plan, additionalBytes: number, what: string): Promise<void> {
-  const limit = plan.storageLimitBytes;
-  if (limit === null) return;
-  const { total } = await getStorageBreakdown(plan.organizationId);
-  if (total + additionalBytes > limit) {
-    const remaining = Math.max(0, limit - total);
-    throw new PaymentRequiredError(
-      `${what} does not fit the plan's storage: the organization stores ${total} of ${limit} bytes (${remaining} left)` +
-        (additionalBytes > 0 ? ` and this needs ${additionalBytes}.` : '.'),
-      'storage-limit-reached',
-    );
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// What `resourceId` names, per resource type, and who may upload for it
-// ---------------------------------------------------------------------------------------------
-
-type ResourceKind = 'folder' | 'markup' | 'self' | 'external-user' | 'workspace';
-
-interface ResourceRule {
-  /** What `resourceId` is. */
-  resource: ResourceKind;
-  /** The least role in the resource's workspace. */
-  role: Role;
-  /** Content types accepted: any, displayable images only, or types a markup can be made from. */
-  accepts: 'any' | 'image' | 'markup-file';
-}
-
-/**
- * Per resource type (Uploads: "constraints and access are checked per resource"). Folder types
- * name the destination folder; comment-related types name the markup they belong to (threads and
- * messages hang off markups, so the markup is what the caller must reach); avatars name their user;
- * the icon names its workspace.
- */
-export const RESOURCE_RULES: Record<UploadResourceType, ResourceRule> = {
-  markup_asset: { resource: 'folder', role: 'contributor', accepts: 'markup-file' },
-  project_original: { resource: 'folder', role: 'contributor', accepts: 'any' },
-  project_image: { resource: 'folder', role: 'contributor', accepts: 'image' },
-  message_attachment: { resource: 'markup', role: 'contributor', accepts: 'any' },
-  thread_screenshot: { resource: 'markup', role: 'contributor', accepts: 'image' },
-  thread_snapshot: { resource: 'markup', role: 'contributor', accepts: 'any' },
-  annotation_export: { resource: 'markup', role: 'contributor', accepts: 'any' },
-  user_avatar: { resource: 'self', role: 'viewer', accepts: 'image' },
-  external_user_avatar: { resource: 'external-user', role: 'contributor', accepts: 'image' },
-  workspace_icon: { resource: 'workspace', role: 'admin', accepts: 'image' },
-};
-
-/** Resource types whose files markups are made from (their resourceId is a destination folder). */
-export const MARKUP_SOURCE_TYPES: ReadonlySet<UploadResourceType> = new Set(['markup_asset', 'project_original', 'project_image']);
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function requireUuid(resourceType: UploadResourceType, resourceId: string, what: string): void {
-  if (!UUID.test(resourceId)) {
-    throw new ValidationError([{ pointer: '/body/resourceId', detail: `must be ${what} (a UUID) for ${resourceType}` }]);
-  }
-}
-
-/** The workspace an upload goes into, for the caller. */
-async function resolveUploadWorkspace(
-  principal: Principal,
-  resourceType: UploadResourceType,
-  resourceId: string,
-  workspaceId: string | undefined,
-): Promise<{ workspace: WorkspaceRecord; role: Role }> {
-  const rule = RESOURCE_RULES[resourceType];
-  let workspace: WorkspaceRecord;
-  let role: Role;
-  switch (rule.resource) {
-    case 'folder': {
-      requireUuid(resourceType, resourceId, 'the destination folder id');
-      ({ workspace, role } = await loadFolderForCaller(principal, resourceId));
-      break;
-    }
-    case 'markup': {
-      requireUuid(resourceType, resourceId, 'the id of the markup it belongs to');
-      ({ workspace, role } = await loadMarkup(principal, resourceId));
-      break;
-    }
-    case 'self': {
-      if (resourceId !== principal.userId) {
-        throw new ForbiddenError(`A ${resourceType} upload is for the caller's own user: resourceId must be ${principal.userId}.`, 'not-own-user');
-      }
-      workspace = await resolveWorkspace(principal, workspaceId, { useDefault: true });
-      role = await roleOf(principal, workspace.id);
-      break;
-    }
-    case 'external-user': {
-      if (resourceId.trim() === '' || resourceId.length > 255) {
-        throw new ValidationError([{ pointer: '/body/resourceId', detail: `must be the external user's id (1 to 255 characters) for ${resourceType}` }]);
-      }
-      workspace = await resolveWorkspace(principal, workspaceId, { useDefault: true });
-      role = await roleOf(principal, workspace.id);
-      break;
-    }
-    case 'workspace': {
-      requireUuid(resourceType, resourceId, 'the workspace id');
-      workspace = await resolveWorkspace(principal, resourceId);
-      role = await roleOf(principal, workspace.id);
-      break;
-    }
-  }
-  if (workspaceId !== undefined && workspaceId !== workspace.id) {
-    throw new BadRequestError(`workspaceId ${workspaceId} is not the workspace of resourceId ${resourceId} (${workspace.id}).`, 'workspace-mismatch');
-  }
-  requireItemRole({ role }, rule.role, `upload ${resourceType} files`);
-  return { workspace, role };
-}
-
-function requireAcceptedType(resourceType: UploadResourceType, contentType: string, filename: string): void {
-  const { accepts } = RESOURCE_RULES[resourceType];
-  if (accepts === 'image' && !isDisplayableImage(contentType, filename)) {
-    throw new BadRequestError(`A ${resourceType} must be a PNG, JPEG, GIF, BMP, WebP or SVG image; ${contentType} is not.`, 'unsupported-file-type');
-  }
-  if (accepts === 'markup-file' && !fileTypeOf(contentType, filename)) {
-    throw new BadRequestError(
-      `No markup can be made from a ${contentType} file named "${filename}". Supported: images (png, jpeg, gif, bmp, webp, svg), ` +
-        `PDF, videos (mp4, mov, webm, avi, wmv, mkv, mxf) and tiff, psd, eps (${SUPPORTED_EXTENSIONS.length} extensions).`,
-      'unsupported-file-type',
-    );
-  }
-}
-
-/**
- * The name part of an object key: no path separators or control characters (they would change the
- * key's shape or break URLs), no `${` (S3 POST substitutes `${filename}`), at most 200 characters
- * with the extension kept.
- */
-export function objectNameOf(filename: string): string {
-  let name = filename
-    .normalize('NFC')
-    .replace(/[\u0000-\u001f\u007f/\\]/g, '_')
-    .replaceAll('${', '_{')
-    .trim();
-  if (/^\.*$/.test(name)) name = 'file';
-  if (name.length <= 200) return name;
-  const extension = /\.[^.]{1,16}$/.exec(name)?.[0] ?? '';
-  return name.slice(0, 200 - extension.length) + extension;
-}
-
-/** Where the bytes of a file are counted (Workspace storage breakdown). */
-export function storageCategoryOf(resourceType: UploadResourceType, contentType: string, filename: string): StorageCategory {
-  if (resourceType === 'message_attachment') return 'attachments';
-  const mime = baseMimeType(contentType);
-  if (mime === 'application/pdf') return 'pdfs';
-  if (mime.startsWith('video/')) return 'videos';
-  if (mime.startsWith('image/')) return 'images';
-  switch (fileTypeOf(contentType, filename)?.kind) {
-    case 'pdf':
-      return 'pdfs';
-    case 'video':
-      return 'videos';
-    case 'image':
-    case 'convertible-image':
-      return 'images';
-    default:
-      return 'attachments';
-  }
-}
+import { objectNameOf, requireAcceptedType, requireStorageFor, resolveUploadWorkspace, storageCategoryOf } from './upload-rules.js';
 
 // ---------------------------------------------------------------------------------------------
 // POST /uploads/upload-policy
@@ -259,11 +81,8 @@ export async function issueUploadPolicy(principal: Principal, input: UploadPolic
     createdAt: now.toISOString(),
     expiresAtEpoch: Math.floor(now.getTime() / 1000) + UPLOAD_RECORD_TTL_SECONDS,
   };
-  try {
-    await transact([issuedUploadItem(record)]);
-  } catch (error) {
-    // Only a client-chosen id can be taken: the record is created only if none has that id.
-    if (!isConditionFailure(error)) throw error;
+  // Only a client-chosen id can be taken: the record is created only if none has that id.
+  if (!(await recordIssuedUpload(record))) {
     throw new ConflictError(`File id ${fileId} is already used by another upload; choose another fileId or leave it out.`);
   }
   const { expiresAt, directPut, ...policy } = await createUploadPolicy({ key, contentType: input.contentType, filesize: input.filesize, fileId });
@@ -373,10 +192,7 @@ export async function completeUpload(principal: Principal, input: { fileId: stri
   const size = await dimensionsOf(record);
   const at = new Date().toISOString();
   const category = storageCategoryOf(record.resourceType, record.contentType, record.filename);
-  try {
-    await transact(confirmUploadItems(record, { etag: object.etag, category, at, ...size }));
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+  if (!(await confirmUpload(record, { etag: object.etag, category, at, ...size }))) {
     // A concurrent completion won (same answer), or the record expired meanwhile.
     const current = await getUpload(record.fileId);
     if (current && current.state !== 'issued') return confirmedAnswer(current, input.etag);

@@ -1,20 +1,18 @@
-import { failedConditionIndex, isConditionFailure } from '../db/errors.js';
 import { clearDefaultWorkspace } from '../db/organizations.js';
 import { archiveRetainedOriginals } from './originals.js';
 import { getPlan } from '../db/plans.js';
-import { transact, putNew, type TransactItem } from '../db/transact.js';
+import type { TransactItem } from '../db/transact.js';
 import {
-  createWorkspaceItems,
-  deleteWorkspaceItems,
+  insertWorkspace,
+  markWorkspaceDeleted,
   newWorkspaceRecord,
-  updateWorkspaceItem,
-  workspaceSlugKey,
+  saveWorkspace,
+  writeWorkspaceChange,
   type OriginalFileStoragePolicy,
   type WorkspaceRecord,
 } from '../db/workspaces.js';
 import { ConflictError, FeatureNotEnabledError, NotFoundError } from '../http/errors.js';
 import { slugCandidate, slugify } from './slugs.js';
-import { getConfig } from '../config.js';
 
 const SLUG_ATTEMPTS = 20;
 
@@ -31,12 +29,7 @@ export async function createWorkspace(
   const base = slugify(name);
   for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt += 1) {
     const record = newWorkspaceRecord(organizationId, name, slugCandidate(base, attempt));
-    try {
-      await transact([...createWorkspaceItems(record), ...extraItems(record)]);
-      return record;
-    } catch (error) {
-      if (failedConditionIndex(error) !== 1) throw error;
-    }
+    if (await insertWorkspace(record, extraItems(record))) return record;
   }
   throw new ConflictError(`Could not find a free slug for "${name}"; choose one with PATCH /workspace.`);
 }
@@ -45,30 +38,14 @@ export async function createWorkspace(
 export async function updateWorkspace(current: WorkspaceRecord, changes: { name?: string; slug?: string }): Promise<WorkspaceRecord> {
   const now = new Date().toISOString();
   const next: WorkspaceRecord = { ...current, ...definedOnly(changes), modifiedAt: now, lastActivityAt: now };
-  const items: TransactItem[] = [updateWorkspaceItem(next)];
-  const slugChanged = next.slug !== current.slug;
-  if (slugChanged) {
-    items.push(putNew({ ...workspaceSlugKey(next.organizationId, next.slug), entity: 'WorkspaceSlug', workspaceId: next.id }));
-    items.push({ Delete: { TableName: getConfig().tableName, Key: workspaceSlugKey(current.organizationId, current.slug) } });
-  }
-  try {
-    await transact(items);
-  } catch (error) {
-    const failed = failedConditionIndex(error);
-    if (failed === 1) throw new ConflictError(`The slug "${next.slug}" is already used by another workspace of this organization.`);
-    if (failed === 0) throw new NotFoundError(`Workspace ${current.id} does not exist.`);
-    throw error;
-  }
+  const outcome = await writeWorkspaceChange(current, next);
+  if (outcome === 'slug-taken') throw new ConflictError(`The slug "${next.slug}" is already used by another workspace of this organization.`);
+  if (outcome === 'gone') throw new NotFoundError(`Workspace ${current.id} does not exist.`);
   return next;
 }
 
 export async function deleteWorkspace(workspace: WorkspaceRecord): Promise<void> {
-  try {
-    await transact(deleteWorkspaceItems(workspace, new Date().toISOString()));
-  } catch (error) {
-    if (isConditionFailure(error)) throw new NotFoundError(`Workspace ${workspace.id} does not exist.`);
-    throw error;
-  }
+  if (!(await markWorkspaceDeleted(workspace, new Date().toISOString()))) throw new NotFoundError(`Workspace ${workspace.id} does not exist.`);
   await clearDefaultWorkspace(workspace.organizationId, workspace.id);
 }
 
@@ -91,12 +68,7 @@ export async function updateStorageSettings(
   let record = workspace;
   if (changes.originalFileStoragePolicy && changes.originalFileStoragePolicy !== workspace.originalFileStoragePolicy) {
     record = { ...workspace, originalFileStoragePolicy: changes.originalFileStoragePolicy, modifiedAt: new Date().toISOString() };
-    try {
-      await transact([updateWorkspaceItem(record)]);
-    } catch (error) {
-      if (isConditionFailure(error)) throw new NotFoundError(`Workspace ${workspace.id} does not exist.`);
-      throw error;
-    }
+    if (!(await saveWorkspace(record))) throw new NotFoundError(`Workspace ${workspace.id} does not exist.`);
   }
   const settings = { originalFileStoragePolicy: record.originalFileStoragePolicy };
   if (!changes.applyToExisting) return settings;

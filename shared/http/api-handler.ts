@@ -53,7 +53,8 @@ async function invoke(dispatch: Dispatch, event: Event): Promise<Reply> {
   const body = found.body ? parseWith(found.body, event.body ?? {}, '/body') : undefined;
   const scheme = getConfig().mode === 'local' ? 'http' : 'https';
   const origin = `${scheme}://${event.requestContext.domainName}`;
-  return found.handle({ params, query, body, rawBody, principal, requestId: event.requestContext.requestId, headers, origin });
+  const appUrl = getConfig().appUrl ?? origin;
+  return found.handle({ params, query, body, rawBody, principal, requestId: event.requestContext.requestId, headers, origin, appUrl });
 }
 
 /**

@@ -17,6 +17,8 @@ export interface OperationRequest<P, Q, B, A extends Auth> {
   rawBody?: RawBody;
   /** Scheme and host the caller used (`https://abc.execute-api…`, locally `http://127.0.0.1:4000`), for links in responses. */
   origin: string;
+  /** Where markup links point (`<appUrl>/markups/<id>`): the configured web app, else `origin`. */
+  appUrl: string;
 }
 
 /** A request body taken as bytes, not parsed as JSON. */

@@ -7,7 +7,7 @@ import { getItem } from '../../shared/db/items.js';
 import { put, transact } from '../../shared/db/transact.js';
 import { getWorkspace } from '../../shared/db/workspaces.js';
 import { markupTagItem, viewModeCountUpdate } from '../../shared/db/markup-records.js';
-import { VIEW_MODES } from '../../shared/domain/markups.js';
+import { VIEW_MODES } from '../../shared/domain/markups/view-modes.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { call, makeOrganization } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { getItem, newFolderRecord, toItem, type FolderRecord, type MarkupRecord } from '../../shared/db/items.js';
 import { batchPut, putNew, transact } from '../../shared/db/transact.js';
 import { getWorkspace } from '../../shared/db/workspaces.js';
-import { newWebpageMarkupRecord } from '../../shared/domain/markups.js';
+import { newWebpageMarkupRecord } from '../../shared/domain/markups/create.js';
 import { localStack } from './api.js';
 
 export interface WorkspaceRef {

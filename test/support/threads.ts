@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MarkupRecord } from '../../shared/db/items.js';
-import { VIEW_MODES } from '../../shared/domain/markups.js';
+import { VIEW_MODES } from '../../shared/domain/markups/view-modes.js';
 import { call } from './api.js';
 import { makeMarkup, workspaceOf } from './items.js';
 

@@ -4,7 +4,7 @@ import type { Delta, MessageRecord } from '../../shared/db/messages.js';
 import type { ReadMark } from '../../shared/db/read-marks.js';
 import type { ThreadRecord } from '../../shared/db/threads.js';
 import { deltaOf, mentionIdsOf, normalizeText, plainTextOf, resolveMessageText, TextMismatch } from '../../shared/domain/comments/delta.js';
-import { VIEW_MODES } from '../../shared/domain/markups.js';
+import { VIEW_MODES } from '../../shared/domain/markups/view-modes.js';
 import { comparePositions, positionOf, selectThreads, THREAD_ORDERS, viewModeIdsOf, type ThreadOrder } from '../../shared/domain/comments/thread-selection.js';
 import { indexReadMarks, readStateOf, readStateOfWriter } from '../../shared/domain/comments/read-state.js';
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { newFolderRecord, type FolderRecord } from '../../shared/db/items.js';
-import { chooseFolderName, folderItemScopes, freeName, rebaseAncestorIds, subtreeHeight, toFolderItem } from '../../shared/domain/items.js';
+import { chooseFolderName, freeName } from '../../shared/domain/items/names.js';
+import { rebaseAncestorIds, subtreeHeight } from '../../shared/domain/items/tree.js';
+import { folderItemScopes, toFolderItem } from '../../shared/domain/items/views.js';
 
 const taken = (...names: string[]) => new Set(names.map((name) => name.toLowerCase()));
 

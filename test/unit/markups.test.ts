@@ -9,7 +9,9 @@ import { defaultPlan, type Plan } from '../../shared/db/plans.js';
 import { usagePeriod } from '../../shared/db/usage.js';
 import type { WorkspaceRecord } from '../../shared/db/workspaces.js';
 import { expandsFiles, markupScopes, toPublicMarkup } from '../../shared/domain/markup-view.js';
-import { defaultNameOf, describeUsage, fileTypeOfUrl, newWebpageMarkupRecord, requireDistinct } from '../../shared/domain/markups.js';
+import { requireDistinct } from '../../shared/domain/markups/access.js';
+import { defaultNameOf, fileTypeOfUrl, newWebpageMarkupRecord } from '../../shared/domain/markups/create.js';
+import { describeUsage } from '../../shared/domain/markups/usage.js';
 import { routeKey } from '../../shared/http/route.js';
 
 const WS = '11111111-1111-4111-8111-111111111111';
@@ -150,7 +152,7 @@ describe('Markup scopes reflect the role and the read-only state', () => {
   });
 
   it('shows times as ISO strings and deletedAt as null', async () => {
-    const shown = await toPublicMarkup(makeMarkup(), { role: 'owner', plan: plan(), origin: 'http://127.0.0.1:4000' });
+    const shown = await toPublicMarkup(makeMarkup(), { role: 'owner', plan: plan(), origin: 'http://127.0.0.1:4000', appUrl: 'http://127.0.0.1:4000' });
 
     expect(shown).toMatchObject({ createdAt: '2023-11-14T22:13:20.000Z', deletedAt: null, type: 'webpage', url: 'https://example.com/a' });
   });

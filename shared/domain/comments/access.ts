@@ -4,7 +4,7 @@ import { getMessageReference, type MessageReference } from '../../db/messages.js
 import { getThreadReference, type ThreadReference } from '../../db/threads.js';
 import type { Role } from '../../db/users.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../http/errors.js';
-import { loadMarkupRole, type MarkupRoleAccess } from '../markups.js';
+import { loadMarkupRole, type MarkupRoleAccess } from '../markups/access.js';
 import { atLeast } from '../roles.js';
 
 /**

@@ -6,7 +6,7 @@ import { toMessageItem, toMessageReferenceItem, type Delta } from '../../db/mess
 import { toReadMarkItem } from '../../db/read-marks.js';
 import { nextThreadNumber, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../db/threads.js';
 import { commit, put, putNew, type TransactItem } from '../../db/transact.js';
-import { loadMarkupRole } from '../markups.js';
+import { loadMarkupRole } from '../markups/access.js';
 import { explainMarkupRefusal, explainWriteRefusal, requireCommentRole, requireOpenForComments } from './access.js';
 import { recordCommentEvent } from './events.js';
 import { newMessageRecord, prepareMessage, type ClipVideoInput } from './message-content.js';

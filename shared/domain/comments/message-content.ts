@@ -6,7 +6,7 @@ import { put, type TransactItem } from '../../db/transact.js';
 import { consumeUploadItem, getUploads } from '../../db/uploads.js';
 import { findMemberIds } from '../../db/users.js';
 import { BadRequestError, ForbiddenError, InvalidInputError } from '../../http/errors.js';
-import type { MarkupRoleAccess } from '../markups.js';
+import type { MarkupRoleAccess } from '../markups/access.js';
 import { mentionIdsOf, resolveMessageText, TextMismatch } from './delta.js';
 
 /**

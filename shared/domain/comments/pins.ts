@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MarkupRecord } from '../../db/items.js';
 import type { ThreadElementRecord, ThreadKind, ThreadParentRecord, ThreadRecord } from '../../db/threads.js';
 import { ConflictError, InvalidInputError } from '../../http/errors.js';
-import { VIEW_MODES } from '../markups.js';
+import { VIEW_MODES } from '../markups/view-modes.js';
 
 /**
  * Where a thread is pinned: page elements (and their parents) on a webpage markup, offsets on an

@@ -5,7 +5,7 @@ import { getReadMarks, getReadMarksFor } from '../../db/read-marks.js';
 import { getConversation, getThreadWithMessages } from '../../db/threads.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import { BadRequestError, NotFoundError } from '../../http/errors.js';
-import { loadMarkupRole } from '../markups.js';
+import { loadMarkupRole } from '../markups/access.js';
 import { loadThreadAccess, threadNotFound } from './access.js';
 import { indexReadMarks, readStateOf } from './read-state.js';
 import { comparePositions, selectThreads, type ThreadFilter, type ThreadOrder } from './thread-selection.js';

@@ -1,7 +1,7 @@
 import type { MarkupRecord } from '../../db/items.js';
 import type { MessageRecord } from '../../db/messages.js';
 import type { ThreadRecord } from '../../db/threads.js';
-import { VIEW_MODES, type ViewModeCategory } from '../markups.js';
+import { VIEW_MODES, type ViewModeCategory } from '../markups/view-modes.js';
 
 /** Enumerations: ThreadOrder. */
 export const THREAD_ORDERS = ['page', 'pin_asc', 'pin_desc', 'activity', 'timestamp', 'priority_asc', 'priority_desc'] as const;

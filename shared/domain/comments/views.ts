@@ -4,7 +4,7 @@ import type { MessageRecord } from '../../db/messages.js';
 import type { ThreadRecord } from '../../db/threads.js';
 import { getUsers, type Role, type User } from '../../db/users.js';
 import { DEFAULT_URL_TTL_SECONDS, presignedGetUrl } from '../../storage/urls.js';
-import type { MarkupRoleAccess } from '../markups.js';
+import type { MarkupRoleAccess } from '../markups/access.js';
 import { atLeast } from '../roles.js';
 import type { ReadState } from './read-state.js';
 

@@ -1,0 +1,87 @@
+import type { Principal } from '../../auth/principal.js';
+import { getItem, getItems, type FolderRecord, type ItemRecord } from '../../db/items.js';
+import type { Role } from '../../db/users.js';
+import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
+import { ForbiddenError, NotFoundError } from '../../http/errors.js';
+import { atLeast, roleOf } from '../roles.js';
+
+/** An item the caller may reach, with its (live) workspace and the caller's role there. */
+export interface ItemAccess<T extends ItemRecord = ItemRecord> {
+  item: T;
+  workspace: WorkspaceRecord;
+  role: Role;
+}
+
+/** 403 unless the item lies in the key's workspace (workspace keys) or organization (organization keys). */
+function requireInScope(principal: Principal, item: ItemRecord): void {
+  if (principal.scope === 'workspace' && item.workspaceId !== principal.workspaceId) {
+    throw new ForbiddenError(
+      `This API key is scoped to workspace ${principal.workspaceId} and cannot act on item ${item.id} of another workspace.`,
+      'workspace-out-of-scope',
+    );
+  }
+  if (item.organizationId !== principal.organizationId) {
+    throw new ForbiddenError(`Item ${item.id} is not in this API key's organization.`, 'workspace-out-of-scope');
+  }
+}
+
+/** The access of an item already read: 403 outside the key's scope, 404 when its workspace is deleted. */
+export async function accessTo<T extends ItemRecord>(principal: Principal, item: T): Promise<ItemAccess<T>> {
+  requireInScope(principal, item);
+  const [workspace, role] = await Promise.all([getWorkspace(item.workspaceId), roleOf(principal, item.workspaceId)]);
+  if (!workspace) throw new NotFoundError(`Item ${item.id} does not exist.`);
+  return { item, workspace, role };
+}
+
+/**
+ * The item a request names: 404 when unknown (or its workspace is deleted), 403 when outside the
+ * key's scope. Writes read consistently so they decide on the latest state.
+ */
+export async function loadItemForCaller(principal: Principal, itemId: string, options: { consistent?: boolean } = {}): Promise<ItemAccess> {
+  const item = await getItem(itemId, options.consistent ?? false);
+  if (!item) throw new NotFoundError(`Item ${itemId} does not exist.`);
+  return accessTo(principal, item);
+}
+
+/** Like `loadItemForCaller`, for ids that must name a folder (a markup id is a 404 here). */
+export async function loadFolderForCaller(
+  principal: Principal,
+  folderId: string,
+  options: { consistent?: boolean } = {},
+): Promise<ItemAccess<FolderRecord>> {
+  const item = await getItem(folderId, options.consistent ?? false);
+  if (!item || item.kind !== 'folder') throw new NotFoundError(`Folder ${folderId} does not exist.`);
+  return accessTo(principal, item);
+}
+
+/** 403 unless the caller's role reaches `minimum` (contributors edit items, admins delete them). */
+export function requireItemRole(access: Pick<ItemAccess, 'role'>, minimum: Role, action: string): void {
+  if (!atLeast(access.role, minimum)) {
+    throw new ForbiddenError(`Your role in this workspace (${access.role}) does not allow you to ${action}; it needs ${minimum} or above.`, 'insufficient-role');
+  }
+}
+
+/**
+ * Every listed item, all or nothing: unknown ids make the whole request a 404 naming them, an item
+ * outside the key's scope a 403, and a role below `minimum` in any workspace a 403.
+ */
+export async function loadItemsForCaller(principal: Principal, itemIds: readonly string[], minimum: Role, action: string): Promise<ItemAccess[]> {
+  const ids = [...new Set(itemIds)];
+  const found = new Map((await getItems(ids)).map((item) => [item.id, item]));
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length > 0) throw new NotFoundError(`These items do not exist: ${missing.join(', ')}. Nothing was changed.`);
+  const items = ids.map((id) => found.get(id)!);
+  for (const item of items) requireInScope(principal, item);
+  const workspaceIds = [...new Set(items.map((item) => item.workspaceId))];
+  const contexts = new Map(
+    await Promise.all(
+      workspaceIds.map(async (id) => [id, { workspace: await getWorkspace(id), role: await roleOf(principal, id) }] as const),
+    ),
+  );
+  return items.map((item) => {
+    const context = contexts.get(item.workspaceId)!;
+    if (!context.workspace) throw new NotFoundError(`Item ${item.id} does not exist. Nothing was changed.`);
+    requireItemRole(context, minimum, action);
+    return { item, workspace: context.workspace, role: context.role };
+  });
+}

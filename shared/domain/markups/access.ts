@@ -1,0 +1,126 @@
+import type { Principal } from '../../auth/principal.js';
+import { getItem, getItems, type MarkupRecord } from '../../db/items.js';
+import { getPlan, type Plan } from '../../db/plans.js';
+import type { Role } from '../../db/users.js';
+import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/errors.js';
+import { atLeast, roleOf } from '../roles.js';
+
+/** A markup as one caller sees it: the record, its live workspace, the caller's role there, the plan. */
+export interface MarkupAccess {
+  markup: MarkupRecord;
+  workspace: WorkspaceRecord;
+  role: Role;
+  plan: Plan;
+}
+
+/** A workspace as one caller acts in it. */
+export interface WorkspaceAccess {
+  workspace: WorkspaceRecord;
+  role: Role;
+  plan: Plan;
+}
+
+/** What each role may do to markups; `markupScopes` reports the same rules as `scopes`. */
+const REQUIRED_ROLE = {
+  view: 'viewer',
+  create: 'contributor',
+  rename: 'contributor',
+  move: 'contributor',
+  delete: 'admin',
+  setReadOnly: 'admin',
+  manageOriginal: 'admin',
+} as const satisfies Record<string, Role>;
+
+export type MarkupAction = keyof typeof REQUIRED_ROLE;
+
+const ACTION_WORDS: Record<MarkupAction, string> = {
+  view: 'read markups',
+  create: 'create markups',
+  rename: 'rename markups',
+  move: 'move markups',
+  delete: 'delete markups',
+  setReadOnly: 'pause or resume comments on markups',
+  manageOriginal: "keep or archive markups' original files",
+};
+
+export function requireRole(role: Role, action: MarkupAction): void {
+  if (!atLeast(role, REQUIRED_ROLE[action])) {
+    throw new ForbiddenError(`The ${role} role cannot ${ACTION_WORDS[action]}; it needs ${REQUIRED_ROLE[action]} or above.`, 'insufficient-role');
+  }
+}
+
+export async function workspaceAccess(principal: Principal, workspace: WorkspaceRecord): Promise<WorkspaceAccess> {
+  const [role, plan] = await Promise.all([roleOf(principal, workspace.id), getPlan(workspace.organizationId)]);
+  return { workspace, role, plan };
+}
+
+const markupNotFound = (markupId: string) => new NotFoundError(`Markup ${markupId} does not exist.`);
+
+/**
+ * The live workspace of a markup within the caller's reach, as the items routes check it: a markup
+ * of another workspace than a workspace key's, or of another organization, is a 403 (the rule
+ * `resolveWorkspace` applies to a named workspace); one of a deleted workspace is a 404.
+ */
+async function reachableWorkspaceOf(principal: Principal, markup: MarkupRecord): Promise<WorkspaceRecord> {
+  if (markup.organizationId !== principal.organizationId) {
+    throw new ForbiddenError(`Markup ${markup.id} is not in this API key's organization.`, 'workspace-out-of-scope');
+  }
+  if (principal.scope === 'workspace' && markup.workspaceId !== principal.workspaceId) {
+    throw new ForbiddenError(`Markup ${markup.id} belongs to another workspace than this API key's.`, 'workspace-out-of-scope');
+  }
+  const workspace = await getWorkspace(markup.workspaceId);
+  if (!workspace) throw markupNotFound(markup.id);
+  return workspace;
+}
+
+async function markupItem(markupId: string, consistent: boolean): Promise<MarkupRecord> {
+  const item = await getItem(markupId, consistent);
+  if (!item || item.kind !== 'markup') throw markupNotFound(markupId);
+  return item;
+}
+
+/** The markup with the caller's role and plan; 404 for unknown ids and folder ids, 403 outside the key's workspace. */
+export async function loadMarkup(principal: Principal, markupId: string, action: MarkupAction = 'view', consistent = false): Promise<MarkupAccess> {
+  const markup = await markupItem(markupId, consistent);
+  const access = { markup, ...(await workspaceAccess(principal, await reachableWorkspaceOf(principal, markup))) };
+  requireRole(access.role, action);
+  return access;
+}
+
+/** A markup as one caller sees it, without the plan: what comment operations need. */
+export type MarkupRoleAccess = Omit<MarkupAccess, 'plan'>;
+
+/** `loadMarkup` for operations that never look at the plan (threads, messages): one read fewer. */
+export async function loadMarkupRole(principal: Principal, markupId: string, consistent = false): Promise<MarkupRoleAccess> {
+  return roleAccessFor(principal, await markupItem(markupId, consistent));
+}
+
+/** The caller's role on a markup already read, without the plan; 403 outside the key's reach, 404 in a deleted workspace. */
+export async function roleAccessFor(principal: Principal, markup: MarkupRecord): Promise<MarkupRoleAccess> {
+  const workspace = await reachableWorkspaceOf(principal, markup);
+  return { markup, workspace, role: await roleOf(principal, workspace.id) };
+}
+
+/**
+ * Every listed markup, or (nothing changed) a 404 naming the ids that are not markups and a 403 for
+ * one outside the key's organization.
+ */
+export async function loadMarkups(principal: Principal, markupIds: readonly string[]): Promise<MarkupRecord[]> {
+  const found = new Map((await getItems([...markupIds])).map((item) => [item.id, item]));
+  const missing = markupIds.filter((id) => found.get(id)?.kind !== 'markup');
+  if (missing.length > 0) throw new NotFoundError(`These markups do not exist: ${missing.join(', ')}. Nothing was changed.`);
+  const markups = markupIds.map((id) => found.get(id) as MarkupRecord);
+  const foreign = markups.find((markup) => markup.organizationId !== principal.organizationId);
+  if (foreign) throw new ForbiddenError(`Markup ${foreign.id} is not in this API key's organization.`, 'workspace-out-of-scope');
+  return markups;
+}
+
+/** Rejects the same id listed twice in a batch (each id is one operation of one transaction). */
+export function requireDistinct(ids: readonly string[], field: string): void {
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (seen.has(id)) throw new BadRequestError(`${field} lists ${id} more than once.`, 'duplicate-id');
+    seen.add(id);
+  }
+}

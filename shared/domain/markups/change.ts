@@ -1,0 +1,136 @@
+import type { Principal } from '../../auth/principal.js';
+import { AGAIN, withBackoff } from '../../db/backoff.js';
+import { recordEvent } from '../../db/events.js';
+import type { MarkupRecord } from '../../db/items.js';
+import { applyItemChange, moveMarkupRecords } from '../../db/item-writes.js';
+import { moveOriginalToWorkspace } from '../../db/originals.js';
+import { bestEffort, nextTime } from '../../db/transact.js';
+import { touchWorkspaceActivity } from '../../db/workspaces.js';
+import { BadRequestError, ConflictError, FeatureNotEnabledError } from '../../http/errors.js';
+import { deleteItemRecords } from '../deletion.js';
+import { loadMarkup, loadMarkups, requireDistinct, requireRole, roleAccessFor, type MarkupAccess, type MarkupAction } from './access.js';
+import { recordActivity } from './activity.js';
+import { loadTargetFolder } from './placement.js';
+
+/** Reads of a markup (or of markups and a folder) a change retries from before it answers 409. */
+const MAX_WRITE_ATTEMPTS = 5;
+/** Waits between those reads: up to 20 ms, then 40, 80, … (full jitter). */
+const WRITE_RETRY = { attempts: MAX_WRITE_ATTEMPTS, baseMs: 20 };
+
+/**
+ * Reads a markup, applies `change` and writes the difference, retrying from a fresh read when a
+ * concurrent writer changed the same fields. `change` may throw (authorization, plan rules).
+ */
+async function changeMarkup(
+  principal: Principal,
+  markupId: string,
+  action: MarkupAction,
+  change: (access: MarkupAccess) => MarkupRecord,
+): Promise<MarkupAccess> {
+  return withBackoff(
+    async () => {
+      const access = await loadMarkup(principal, markupId, action, true);
+      const next = change(access);
+      if (!(await applyItemChange(access.markup, next, { unchangedSinceRead: true }))) return AGAIN;
+      return next === access.markup ? access : { ...access, markup: next };
+    },
+    { ...WRITE_RETRY, exhausted: () => new ConflictError(`Markup ${markupId} is being changed by another request; try again.`) },
+  );
+}
+
+/** Renames a markup; a rename counts as activity of the workspace (it orders the `lastActivity` list). */
+export async function renameMarkup(principal: Principal, markupId: string, name: string): Promise<MarkupAccess> {
+  const renamed = await changeMarkup(principal, markupId, 'rename', ({ markup }) => {
+    if (markup.name === name) return markup;
+    const at = nextTime(markup.modifiedAt);
+    return { ...markup, name, modifiedAt: at, activityAt: at };
+  });
+  await bestEffort('workspace activity', () => touchWorkspaceActivity(renamed.workspace.id));
+  return renamed;
+}
+
+/**
+ * States and transitions: pausing comments (`readOnly: true`) needs the plan's
+ * `pauseCommentsEnabled` (403 feature-not-enabled otherwise); resuming is always allowed. Setting
+ * the state the markup already has changes nothing and succeeds.
+ */
+export async function setMarkupReadOnly(principal: Principal, markupId: string, readOnly: boolean): Promise<MarkupAccess> {
+  let changed = false;
+  const access = await changeMarkup(principal, markupId, 'setReadOnly', ({ markup, plan }) => {
+    if (readOnly && !plan.pauseCommentsEnabled) {
+      throw new FeatureNotEnabledError('pauseComments', "The organization's plan does not include pausing comments (read-only markups).");
+    }
+    changed = markup.readOnly !== readOnly;
+    if (!changed) return markup;
+    return { ...markup, readOnly, modifiedAt: nextTime(markup.modifiedAt) };
+  });
+  // Only a real change is an event (DESIGN.md: set_project_read_only, read-only changed).
+  if (changed) await bestEffort('set_project_read_only event', () => recordEvent({ type: 'set_project_read_only', workspaceId: access.markup.workspaceId, markupId }));
+  return access;
+}
+
+/**
+ * Deletes markups, all or nothing as far as checks go: every id must be a markup the caller may
+ * delete (admin or above in its workspace) before anything is removed. The records go through
+ * `deleteItemRecords`, then what hangs off each markup under `MARKUP#<id>`.
+ */
+export async function deleteMarkups(principal: Principal, markupIds: readonly string[]): Promise<void> {
+  requireDistinct(markupIds, 'markupIds');
+  const markups = await loadMarkups(principal, markupIds);
+  const workspaceIds = [...new Set(markups.map((markup) => markup.workspaceId))];
+  await Promise.all(
+    workspaceIds.map(async (workspaceId) => {
+      const sample = markups.find((markup) => markup.workspaceId === workspaceId)!;
+      const access = await roleAccessFor(principal, sample);
+      requireRole(access.role, 'delete');
+    }),
+  );
+  await deleteItemRecords(markups);
+  const at = new Date().toISOString();
+  await Promise.all(workspaceIds.map((workspaceId) => bestEffort('workspace activity', () => touchWorkspaceActivity(workspaceId, at))));
+}
+
+/**
+ * Moves markups into `targetFolderId`, all or nothing, in one transaction (Move rules 1 and 2):
+ * every source must be a markup of one workspace (400 otherwise); a workspace key moves only
+ * within its workspace; an organization key may move into another workspace of its organization.
+ * The caller needs contributor or above in the source and the destination workspace.
+ */
+export async function moveMarkups(principal: Principal, markupIds: readonly string[], targetFolderId: string): Promise<void> {
+  requireDistinct(markupIds, 'markupIds');
+  const moved = await withBackoff(
+    async () => {
+      const markups = await loadMarkups(principal, markupIds);
+      const sourceWorkspaceId = markups[0]!.workspaceId;
+      if (markups.some((markup) => markup.workspaceId !== sourceWorkspaceId)) {
+        throw new BadRequestError('All markups of one move must belong to the same workspace.', 'sources-span-workspaces');
+      }
+      const source = await roleAccessFor(principal, markups[0]!);
+      requireRole(source.role, 'move');
+      // Move rule 1 comes with the folder's scope check: a workspace key reaches no other workspace's folder (403).
+      const { item: target, role: targetRole } = await loadTargetFolder(principal, targetFolderId, 'targetFolderId', { allowArchive: true });
+      requireRole(targetRole, 'move');
+
+      const at = Date.now();
+      const moves = markups.flatMap((markup) => {
+        if (markup.parentFolderId === target.id) return [];
+        const time = Math.max(at, markup.modifiedAt + 1);
+        const next: MarkupRecord = { ...markup, parentFolderId: target.id, workspaceId: target.workspaceId, modifiedAt: time, activityAt: time };
+        return [{ current: markup, next }];
+      });
+      if (moves.length === 0) return undefined;
+      // The destination must still be the same live folder when the markups land in it.
+      if (!(await moveMarkupRecords(moves, target))) return AGAIN;
+      return { markups, sourceWorkspaceId, target, at };
+    },
+    { ...WRITE_RETRY, exhausted: () => new ConflictError('The markups or the folder are being changed by another request; try again.') },
+  );
+  if (!moved) return;
+  const { markups, sourceWorkspaceId, target, at } = moved;
+  if (target.workspaceId !== sourceWorkspaceId) {
+    // A retained original belongs to its markup's workspace, so it follows the markup.
+    for (const markup of markups.filter((candidate) => candidate.hasRetainedOriginal)) await moveOriginalToWorkspace(markup.id, target.workspaceId);
+  }
+  await recordActivity(target.workspaceId, [target], at);
+  if (target.workspaceId !== sourceWorkspaceId) await bestEffort('workspace activity', () => touchWorkspaceActivity(sourceWorkspaceId));
+}

@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../auth/principal.js';
+import { recordEvent } from '../../db/events.js';
+import { toItem, type MarkupRecord } from '../../db/items.js';
+import { setThumbnail } from '../../db/thumbnails.js';
+import { bestEffort, putNew } from '../../db/transact.js';
+import { BadRequestError } from '../../http/errors.js';
+import { enqueueThumbnail } from '../../events/jobs.js';
+import { logger } from '../../logger.js';
+import { createWithAllowance } from '../allowance.js';
+import type { WorkspaceAccess } from './access.js';
+import { recordActivity } from './activity.js';
+import { resolvePlacements, type Placement } from './placement.js';
+
+/** Extensions of the file types the service turns into markups (Markups rules 3 and 4). */
+const FILE_EXTENSIONS: Record<string, 'image' | 'pdf' | 'video' | 'convertible-image'> = {
+  png: 'image', jpg: 'image', jpeg: 'image', gif: 'image', bmp: 'image', webp: 'image', svg: 'image',
+  pdf: 'pdf',
+  mp4: 'video', mov: 'video', webm: 'video', avi: 'video', wmv: 'video', mkv: 'video', mxf: 'video',
+  tif: 'convertible-image', tiff: 'convertible-image', psd: 'convertible-image', eps: 'convertible-image',
+};
+
+/**
+ * The supported file type a URL points at, judged by the extension of its path, or undefined for
+ * a webpage. Markups rule 1 accepts both; until fetching remote files lands, a file URL also
+ * becomes a webpage markup showing that address, which is what a browser would show.
+ */
+export function fileTypeOfUrl(url: string): (typeof FILE_EXTENSIONS)[string] | undefined {
+  const extension = /\.([a-z0-9]+)$/i.exec(new URL(url).pathname)?.[1]?.toLowerCase();
+  return extension ? FILE_EXTENSIONS[extension] : undefined;
+}
+
+/** The default markup name of a URL: its hostname (Markups table, POST /markups/url). */
+export function defaultNameOf(url: string): string {
+  return new URL(url).hostname || url;
+}
+
+export interface UrlMarkupInput {
+  url: string;
+  name?: string;
+  workspaceId?: string;
+  parentFolderId?: string;
+}
+
+export function newWebpageMarkupRecord(fields: {
+  placement: Pick<Placement, 'workspace' | 'parent'>;
+  url: string;
+  name?: string;
+  createdBy: string;
+  at: number;
+  id?: string;
+}): MarkupRecord {
+  return {
+    ...markupBase({ placement: fields.placement, name: fields.name ?? defaultNameOf(fields.url), createdBy: fields.createdBy, at: fields.at, id: fields.id }),
+    type: 'webpage',
+    url: fields.url,
+    // A webpage needs no conversion; its thumbnail is rendered later by the thumbnail job.
+    isReady: true,
+    thumbnailState: 'pending',
+  };
+}
+
+/** The fields every new markup starts with, whatever it is made from. */
+export function markupBase(fields: {
+  placement: Pick<Placement, 'workspace' | 'parent'>;
+  name: string;
+  createdBy: string;
+  at: number;
+  id?: string;
+}): Omit<MarkupRecord, 'type' | 'isReady' | 'thumbnailState'> {
+  const { workspace, parent } = fields.placement;
+  return {
+    kind: 'markup',
+    id: fields.id ?? randomUUID(),
+    workspaceId: workspace.id,
+    organizationId: workspace.organizationId,
+    parentFolderId: parent.id,
+    name: fields.name,
+    createdAt: fields.at,
+    modifiedAt: fields.at,
+    activityAt: fields.at,
+    readOnly: false,
+    status: 'editing',
+    note: { id: randomUUID(), note: '', showNoteOnProjectOpen: false },
+    retainOriginal: false,
+    hasRetainedOriginal: false,
+    activeThreads: 0,
+    createdBy: fields.createdBy,
+  };
+}
+
+/**
+ * Creates one webpage markup per input, all in one workspace, in ONE transaction with the usage
+ * charge: either every markup exists and is counted, or (402, 409) nothing was written. Inputs get
+ * consecutive creation times, so the newest-first list shows a batch in reverse input order.
+ */
+export async function createUrlMarkups(principal: Principal, inputs: readonly UrlMarkupInput[]): Promise<{ records: MarkupRecord[]; access: WorkspaceAccess }> {
+  const placements = await resolvePlacements(principal, inputs);
+  const first = placements[0];
+  if (!first) throw new BadRequestError('At least one markup is needed.');
+  if (placements.some((placement) => placement.workspace.id !== first.workspace.id)) {
+    throw new BadRequestError('All markups of one request must be created in the same workspace.', 'several-workspaces');
+  }
+  const at = Date.now();
+  const records = inputs.map((input, index) =>
+    newWebpageMarkupRecord({ placement: placements[index]!, url: input.url, name: input.name, createdBy: principal.userId, at: at + index }),
+  );
+  await createWithAllowance(
+    first.workspace.id,
+    first.workspace.organizationId,
+    records.length,
+    records.map((record) => putNew(toItem(record))),
+    { plan: first.plan },
+  );
+  await Promise.all([
+    ...records.map(scheduleThumbnail),
+    ...records.map((record) => recordMarkupCreated(record)),
+    recordActivity(first.workspace.id, [...new Map(placements.map((placement) => [placement.parent.id, placement.parent])).values()], at),
+  ]);
+  return { records, access: first };
+}
+
+/**
+ * Asks the thumbnail renderer for a picture of the page. The markup exists already; if the job
+ * cannot even be queued, the thumbnail is marked unavailable so it never stays `pending`.
+ */
+async function scheduleThumbnail(record: MarkupRecord): Promise<void> {
+  try {
+    await enqueueThumbnail({ type: 'render-thumbnail', markupId: record.id });
+  } catch (error) {
+    logger.error('thumbnail not scheduled', { markupId: record.id, error });
+    await bestEffort('thumbnail state', () => setThumbnail(record.id, { state: 'unavailable', error: 'The thumbnail could not be scheduled.' }));
+  }
+}
+
+/**
+ * Records the `markup_created` event of a new markup (the webhooks outbox). The markup exists
+ * already, so a failure is logged rather than failing the request that created it.
+ */
+export async function recordMarkupCreated(record: MarkupRecord): Promise<void> {
+  try {
+    await recordEvent({ type: 'markup_created', workspaceId: record.workspaceId, markupId: record.id });
+  } catch (error) {
+    logger.error('markup_created event not recorded', { markupId: record.id, error });
+  }
+}

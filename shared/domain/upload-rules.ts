@@ -1,0 +1,189 @@
+import type { Principal } from '../auth/principal.js';
+import type { Plan } from '../db/plans.js';
+import { getStorageBreakdown, type StorageCategory } from '../db/storage.js';
+import type { UploadResourceType } from '../db/uploads.js';
+import type { Role } from '../db/users.js';
+import type { WorkspaceRecord } from '../db/workspaces.js';
+import { BadRequestError, ForbiddenError, InvalidInputError, PaymentRequiredError } from '../http/errors.js';
+import { baseMimeType, fileTypeOf, isDisplayableImage, SUPPORTED_EXTENSIONS } from '../storage/file-types.js';
+import { loadFolderForCaller, requireItemRole } from './items/access.js';
+import { loadMarkup } from './markups/access.js';
+import { roleOf } from './roles.js';
+import { resolveWorkspace } from './scope.js';
+
+/**
+ * What an upload may be, checked before a policy is issued: the resource it is for and who may
+ * upload for it, the types it accepts, the plan's storage; and how its object is named and counted.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Storage quota
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * 402 unless the organization can store `additionalBytes` more without passing its plan's storage
+ * limit (`storageLimitBytes`; null is unlimited). Bytes already counted (confirmed uploads) are in
+ * the breakdown, so `additionalBytes` is 0 when checking files that are stored already.
+ */
+export async function requireStorageFor(plan: Plan, additionalBytes: number, what: string): Promise<void> {
+  const limit = plan.storageLimitBytes;
+  if (limit === null) return;
+  const { total } = await getStorageBreakdown(plan.organizationId);
+  if (total + additionalBytes > limit) {
+    const remaining = Math.max(0, limit - total);
+    throw new PaymentRequiredError(
+      `${what} does not fit the plan's storage: the organization stores ${total} of ${limit} bytes (${remaining} left)` +
+        (additionalBytes > 0 ? ` and this needs ${additionalBytes}.` : '.'),
+      'storage-limit-reached',
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What `resourceId` names, per resource type, and who may upload for it
+// ---------------------------------------------------------------------------------------------
+
+type ResourceKind = 'folder' | 'markup' | 'self' | 'external-user' | 'workspace';
+
+interface ResourceRule {
+  /** What `resourceId` is. */
+  resource: ResourceKind;
+  /** The least role in the resource's workspace. */
+  role: Role;
+  /** Content types accepted: any, displayable images only, or types a markup can be made from. */
+  accepts: 'any' | 'image' | 'markup-file';
+}
+
+/**
+ * Per resource type (Uploads: "constraints and access are checked per resource"). Folder types
+ * name the destination folder; comment-related types name the markup they belong to (threads and
+ * messages hang off markups, so the markup is what the caller must reach); avatars name their user;
+ * the icon names its workspace.
+ */
+export const RESOURCE_RULES: Record<UploadResourceType, ResourceRule> = {
+  markup_asset: { resource: 'folder', role: 'contributor', accepts: 'markup-file' },
+  project_original: { resource: 'folder', role: 'contributor', accepts: 'any' },
+  project_image: { resource: 'folder', role: 'contributor', accepts: 'image' },
+  message_attachment: { resource: 'markup', role: 'contributor', accepts: 'any' },
+  thread_screenshot: { resource: 'markup', role: 'contributor', accepts: 'image' },
+  thread_snapshot: { resource: 'markup', role: 'contributor', accepts: 'any' },
+  annotation_export: { resource: 'markup', role: 'contributor', accepts: 'any' },
+  user_avatar: { resource: 'self', role: 'viewer', accepts: 'image' },
+  external_user_avatar: { resource: 'external-user', role: 'contributor', accepts: 'image' },
+  workspace_icon: { resource: 'workspace', role: 'admin', accepts: 'image' },
+};
+
+/** Resource types whose files markups are made from (their resourceId is a destination folder). */
+export const MARKUP_SOURCE_TYPES: ReadonlySet<UploadResourceType> = new Set(['markup_asset', 'project_original', 'project_image']);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function requireUuid(resourceType: UploadResourceType, resourceId: string, what: string): void {
+  if (!UUID.test(resourceId)) {
+    throw new InvalidInputError([{ field: 'resourceId', detail: `must be ${what} (a UUID) for ${resourceType}` }]);
+  }
+}
+
+/** The workspace an upload goes into, for the caller. */
+export async function resolveUploadWorkspace(
+  principal: Principal,
+  resourceType: UploadResourceType,
+  resourceId: string,
+  workspaceId: string | undefined,
+): Promise<{ workspace: WorkspaceRecord; role: Role }> {
+  const rule = RESOURCE_RULES[resourceType];
+  let workspace: WorkspaceRecord;
+  let role: Role;
+  switch (rule.resource) {
+    case 'folder': {
+      requireUuid(resourceType, resourceId, 'the destination folder id');
+      ({ workspace, role } = await loadFolderForCaller(principal, resourceId));
+      break;
+    }
+    case 'markup': {
+      requireUuid(resourceType, resourceId, 'the id of the markup it belongs to');
+      ({ workspace, role } = await loadMarkup(principal, resourceId));
+      break;
+    }
+    case 'self': {
+      if (resourceId !== principal.userId) {
+        throw new ForbiddenError(`A ${resourceType} upload is for the caller's own user: resourceId must be ${principal.userId}.`, 'not-own-user');
+      }
+      workspace = await resolveWorkspace(principal, workspaceId, { useDefault: true });
+      role = await roleOf(principal, workspace.id);
+      break;
+    }
+    case 'external-user': {
+      if (resourceId.trim() === '' || resourceId.length > 255) {
+        throw new InvalidInputError([{ field: 'resourceId', detail: `must be the external user's id (1 to 255 characters) for ${resourceType}` }]);
+      }
+      workspace = await resolveWorkspace(principal, workspaceId, { useDefault: true });
+      role = await roleOf(principal, workspace.id);
+      break;
+    }
+    case 'workspace': {
+      requireUuid(resourceType, resourceId, 'the workspace id');
+      workspace = await resolveWorkspace(principal, resourceId);
+      role = await roleOf(principal, workspace.id);
+      break;
+    }
+  }
+  if (workspaceId !== undefined && workspaceId !== workspace.id) {
+    throw new BadRequestError(`workspaceId ${workspaceId} is not the workspace of resourceId ${resourceId} (${workspace.id}).`, 'workspace-mismatch');
+  }
+  requireItemRole({ role }, rule.role, `upload ${resourceType} files`);
+  return { workspace, role };
+}
+
+/** 400 unless the resource type accepts this file type (any, displayable images, or files markups are made from). */
+export function requireAcceptedType(resourceType: UploadResourceType, contentType: string, filename: string): void {
+  const { accepts } = RESOURCE_RULES[resourceType];
+  if (accepts === 'image' && !isDisplayableImage(contentType, filename)) {
+    throw new BadRequestError(`A ${resourceType} must be a PNG, JPEG, GIF, BMP, WebP or SVG image; ${contentType} is not.`, 'unsupported-file-type');
+  }
+  if (accepts === 'markup-file' && !fileTypeOf(contentType, filename)) {
+    throw new BadRequestError(
+      `No markup can be made from a ${contentType} file named "${filename}". Supported: images (png, jpeg, gif, bmp, webp, svg), ` +
+        `PDF, videos (mp4, mov, webm, avi, wmv, mkv, mxf) and tiff, psd, eps (${SUPPORTED_EXTENSIONS.length} extensions).`,
+      'unsupported-file-type',
+    );
+  }
+}
+
+/**
+ * The name part of an object key: no path separators or control characters (they would change the
+ * key's shape or break URLs), no `${` (S3 POST substitutes `${filename}`), at most 200 characters
+ * with the extension kept.
+ */
+export function objectNameOf(filename: string): string {
+  let name = filename
+    .normalize('NFC')
+    .replace(/[\u0000-\u001f\u007f/\\]/g, '_')
+    .replaceAll('${', '_{')
+    .trim();
+  if (/^\.*$/.test(name)) name = 'file';
+  if (name.length <= 200) return name;
+  const extension = /\.[^.]{1,16}$/.exec(name)?.[0] ?? '';
+  return name.slice(0, 200 - extension.length) + extension;
+}
+
+/** Where the bytes of a file are counted (Workspace storage breakdown). */
+export function storageCategoryOf(resourceType: UploadResourceType, contentType: string, filename: string): StorageCategory {
+  if (resourceType === 'message_attachment') return 'attachments';
+  const mime = baseMimeType(contentType);
+  if (mime === 'application/pdf') return 'pdfs';
+  if (mime.startsWith('video/')) return 'videos';
+  if (mime.startsWith('image/')) return 'images';
+  switch (fileTypeOf(contentType, filename)?.kind) {
+    case 'pdf':
+      return 'pdfs';
+    case 'video':
+      return 'videos';
+    case 'image':
+    case 'convertible-image':
+      return 'images';
+    default:
+      return 'attachments';
+  }
+}
+
