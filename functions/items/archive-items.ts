@@ -1,11 +1,9 @@
 import * as v from 'valibot';
 import { loadItemsForCaller, relocateItems } from '../../shared/domain/items.js';
-import { noContent, route } from '../../shared/http/route.js';
+import { noContent, operation } from '../../shared/http/route.js';
 import { ItemIdList, WithPath } from './schemas.js';
 
-export const archiveItemsRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/items/archive',
+export const archiveItemsOperation = operation({
   operationId: 'archiveItems',
   summary: "Move items into their workspace's archive folder",
   description:

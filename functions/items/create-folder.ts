@@ -1,13 +1,11 @@
 import * as v from 'valibot';
 import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
 import { createFolder, loadFolderForCaller, requireItemRole } from '../../shared/domain/items.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { Id, Name } from '../../shared/http/schemas.js';
 import { FallbackName, FolderItemSchema } from './schemas.js';
 
-export const createFolderRoute = route({
-  method: 'POST',
-  path: '/api/v2/items',
+export const createFolderOperation = operation({
   operationId: 'createFolder',
   summary: 'Create a folder under parentFolderId (answers 200 with the folder)',
   description:

@@ -1,10 +1,8 @@
 import { deleteItem, loadItemForCaller, requireItemRole } from '../../shared/domain/items.js';
-import { noContent, route } from '../../shared/http/route.js';
+import { noContent, operation } from '../../shared/http/route.js';
 import { ItemParams } from './schemas.js';
 
-export const deleteItemRoute = route({
-  method: 'DELETE',
-  path: '/api/v2/items/{id}',
+export const deleteItemOperation = operation({
   operationId: 'deleteItem',
   summary: 'Delete a markup, or a folder with every folder and markup below it',
   description:

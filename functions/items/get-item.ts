@@ -1,11 +1,9 @@
 import * as v from 'valibot';
 import { describeItem, loadItemForCaller } from '../../shared/domain/items.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { FolderWithAncestorsSchema, ItemParams, MarkupSummarySchema } from './schemas.js';
 
-export const getItemRoute = route({
-  method: 'GET',
-  path: '/api/v2/items/{id}',
+export const getItemOperation = operation({
   operationId: 'getItem',
   summary: 'A folder with its ancestors, or a markup (an item id is a markup id)',
   description:

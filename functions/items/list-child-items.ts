@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { CHILD_ORDERS, listChildItems, loadFolderForCaller } from '../../shared/domain/items.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { Cursor, queryInteger } from '../../shared/http/schemas.js';
 import { FolderItemSchema, ItemParams } from './schemas.js';
 
@@ -20,9 +20,7 @@ const Query = v.object({
   since: v.optional(Cursor),
 });
 
-export const listChildItemsRoute = route({
-  method: 'GET',
-  path: '/api/v2/items/{id}/items',
+export const listChildItemsOperation = operation({
   operationId: 'listChildItems',
   summary: "A folder's children: folders and markups, each with its `type` (list archived items on the workspace's archiveFolderId)",
   description:

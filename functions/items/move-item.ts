@@ -1,13 +1,11 @@
 import * as v from 'valibot';
 import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
 import { authorizeMove, moveItem } from '../../shared/domain/items.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { Id } from '../../shared/http/schemas.js';
 import { FallbackName, FolderItemSchema, ItemParams } from './schemas.js';
 
-export const moveItemRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/items/{id}/move',
+export const moveItemOperation = operation({
   operationId: 'moveItem',
   summary: 'Move a folder or markup under parentFolderId; answers the moved item',
   description:

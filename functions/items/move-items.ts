@@ -1,14 +1,12 @@
 import * as v from 'valibot';
 import { authorizeMoveBatch, moveItems } from '../../shared/domain/items.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { Id } from '../../shared/http/schemas.js';
 import { FallbackName, FolderItemSchema } from './schemas.js';
 
 const Entry = v.object({ id: Id, fallbackName: FallbackName });
 
-export const moveItemsRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/items/move',
+export const moveItemsOperation = operation({
   operationId: 'moveItems',
   summary: 'Move up to 50 items under parentFolderId; per-item failures are reported while the batch answers 200',
   description:

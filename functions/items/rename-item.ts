@@ -1,12 +1,10 @@
 import * as v from 'valibot';
 import { loadItemForCaller, renameItem, requireItemRole } from '../../shared/domain/items.js';
-import { noContent, route } from '../../shared/http/route.js';
+import { noContent, operation } from '../../shared/http/route.js';
 import { Name } from '../../shared/http/schemas.js';
 import { ItemParams } from './schemas.js';
 
-export const renameItemRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/items/{id}',
+export const renameItemOperation = operation({
   operationId: 'renameItem',
   summary: 'Rename a folder or markup',
   description:

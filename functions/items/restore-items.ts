@@ -1,11 +1,9 @@
 import * as v from 'valibot';
 import { loadItemsForCaller, relocateItems } from '../../shared/domain/items.js';
-import { noContent, route } from '../../shared/http/route.js';
+import { noContent, operation } from '../../shared/http/route.js';
 import { ItemIdList, WithPath } from './schemas.js';
 
-export const restoreItemsRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/items/restore',
+export const restoreItemsOperation = operation({
   operationId: 'restoreItems',
   summary: 'Move archived items back to the workspace root',
   description:

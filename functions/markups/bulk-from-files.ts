@@ -1,10 +1,8 @@
 import * as v from 'valibot';
 import { NotImplementedError } from '../../shared/http/errors.js';
-import { route } from '../../shared/http/route.js';
+import { operation } from '../../shared/http/route.js';
 
-export const bulkFromFilesRoute = route({
-  method: 'POST',
-  path: '/api/v2/markups/bulk/from-files',
+export const bulkFromFilesOperation = operation({
   operationId: 'bulkCreateMarkupsFromFiles',
   summary: 'Not implemented: always answers 501 (create each markup with POST /markups/from-files)',
   auth: 'apiKey',

@@ -1,11 +1,9 @@
 import * as v from 'valibot';
 import { createUrlMarkups } from '../../shared/domain/markups.js';
-import { noContent, route } from '../../shared/http/route.js';
+import { noContent, operation } from '../../shared/http/route.js';
 import { MAX_BATCH, UrlMarkupBody } from './schemas.js';
 
-export const bulkFromUrlRoute = route({
-  method: 'POST',
-  path: '/api/v2/markups/bulk/from-url',
+export const bulkFromUrlOperation = operation({
   operationId: 'bulkCreateMarkupsFromUrl',
   summary: 'Create up to 50 webpage markups in one workspace, all or nothing',
   description: 'Each item is `{ url, name?, parentFolderId?, workspaceId? }` with the defaults of POST /markups/url. 402 (nothing created) when the allowance and bundle cannot cover them all.',

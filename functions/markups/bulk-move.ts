@@ -1,12 +1,10 @@
 import * as v from 'valibot';
 import { moveMarkups } from '../../shared/domain/markups.js';
-import { noContent, route } from '../../shared/http/route.js';
+import { noContent, operation } from '../../shared/http/route.js';
 import { Id } from '../../shared/http/schemas.js';
 import { MarkupIds } from './schemas.js';
 
-export const bulkMoveRoute = route({
-  method: 'POST',
-  path: '/api/v2/markups/bulk/move',
+export const bulkMoveOperation = operation({
   operationId: 'bulkMoveMarkups',
   summary: 'Move up to 50 markups of one workspace into a folder, all or nothing',
   description: 'Workspace keys move within their workspace; organization keys may move into another workspace of the organization.',

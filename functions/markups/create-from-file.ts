@@ -3,7 +3,7 @@ import { createMarkupFromBytes } from '../../shared/domain/file-markups.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { BadRequestError } from '../../shared/http/errors.js';
 import { parseMultipart, type MultipartPart } from '../../shared/http/multipart.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { Id, Name } from '../../shared/http/schemas.js';
 import { MarkupSchema } from './schemas.js';
 
@@ -32,9 +32,7 @@ function filePartOf(body: Buffer, contentType: string): MultipartPart & { filena
   return { ...file, filename: file.filename };
 }
 
-export const createFromFileRoute = route({
-  method: 'POST',
-  path: '/api/v2/markups/file',
+export const createFromFileOperation = operation({
   operationId: 'createMarkupFromFile',
   summary: 'Create a markup from one file sent as multipart/form-data (small files; larger ones use the upload flow)',
   description:

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { createMarkupFromUploads, MAX_FILES_PER_MARKUP } from '../../shared/domain/file-markups.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { Id, Name } from '../../shared/http/schemas.js';
 import { MarkupSchema } from './schemas.js';
 
@@ -16,9 +16,7 @@ const Body = v.object({
   parentFolderId: v.optional(Id),
 });
 
-export const createFromFilesRoute = route({
-  method: 'POST',
-  path: '/api/v2/markups/from-files',
+export const createFromFilesOperation = operation({
   operationId: 'createMarkupFromFiles',
   summary: 'Create a markup from confirmed uploads (one markup against the monthly allowance)',
   description:

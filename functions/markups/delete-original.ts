@@ -1,12 +1,10 @@
 import * as v from 'valibot';
 import { loadMarkup } from '../../shared/domain/markups.js';
 import { archiveMarkupOriginal } from '../../shared/domain/originals.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { MarkupIdParams } from './schemas.js';
 
-export const deleteOriginalRoute = route({
-  method: 'DELETE',
-  path: '/api/v2/markups/{id}/original',
+export const deleteOriginalOperation = operation({
   operationId: 'archiveOriginal',
   summary: "Archive the markup's retained original: its bytes stop counting at once and the file is queued for deletion",
   description: '404 when the markup has no retained original.',

@@ -1,12 +1,10 @@
 import * as v from 'valibot';
 import { loadMarkup } from '../../shared/domain/markups.js';
 import { originalDownload } from '../../shared/domain/originals.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { MarkupIdParams } from './schemas.js';
 
-export const getOriginalDownloadUrlRoute = route({
-  method: 'GET',
-  path: '/api/v2/markups/{id}/original/download-url',
+export const getOriginalDownloadUrlOperation = operation({
   operationId: 'getOriginalDownloadUrl',
   summary: "A short-lived presigned URL (5 minutes) that downloads the markup's retained original file",
   description: '404 when the markup has no retained original (never had one, or it was archived).',

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { listMarkups, workspaceAccess } from '../../shared/domain/markups.js';
 import { toPublicMarkups } from '../../shared/domain/markup-view.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { Cursor } from '../../shared/http/schemas.js';
 import { DEFAULT_PAGE_SIZE, MarkupPageQueryEntries, MarkupSchema } from './schemas.js';
 
@@ -11,9 +11,7 @@ const Query = v.object({
   since: v.optional(Cursor),
 });
 
-export const listMarkupsRoute = route({
-  method: 'GET',
-  path: '/api/v2/markups',
+export const listMarkupsOperation = operation({
   operationId: 'listMarkups',
   summary: "The workspace's markups, newest first",
   description:

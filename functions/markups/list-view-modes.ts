@@ -1,11 +1,9 @@
 import * as v from 'valibot';
 import { listViewModes, loadMarkup } from '../../shared/domain/markups.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { MarkupIdParams, ViewModeSchema } from './schemas.js';
 
-export const listViewModesRoute = route({
-  method: 'GET',
-  path: '/api/v2/markups/{id}/view-modes',
+export const listViewModesOperation = operation({
   operationId: 'listMarkupViewModes',
   summary: "The markup's device breakpoints (desktop, tablet, mobile) with the number of threads in each",
   auth: 'apiKey',

@@ -1,13 +1,11 @@
 import * as v from 'valibot';
 import { renameMarkup } from '../../shared/domain/markups.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { Name } from '../../shared/http/schemas.js';
 import { MarkupIdParams, MarkupSchema } from './schemas.js';
 
-export const renameMarkupRoute = route({
-  method: 'POST',
-  path: '/api/v2/markups/{id}',
+export const renameMarkupOperation = operation({
   operationId: 'renameMarkup',
   summary: 'Rename a markup (contributor or above)',
   auth: 'apiKey',

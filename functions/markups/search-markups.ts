@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { searchMarkups, workspaceAccess } from '../../shared/domain/markups.js';
 import { toPublicMarkups } from '../../shared/domain/markup-view.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { DEFAULT_PAGE_SIZE, MarkupPageQueryEntries, MarkupSchema } from './schemas.js';
 
 const Query = v.object({
@@ -10,9 +10,7 @@ const Query = v.object({
   query: v.optional(v.pipe(v.string(), v.maxLength(200, 'must be at most 200 characters')), ''),
 });
 
-export const searchMarkupsRoute = route({
-  method: 'GET',
-  path: '/api/v2/markups/search',
+export const searchMarkupsOperation = operation({
   operationId: 'searchMarkups',
   summary: "Markups of the workspace (every folder) whose name or URL contains `query`, newest first",
   description:

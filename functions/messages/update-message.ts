@@ -1,12 +1,10 @@
 import * as v from 'valibot';
 import { updateMessage } from '../../shared/domain/messages.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { MessageSchema } from '../threads/schemas.js';
 import { MessageIdParams, UpdateMessageBody } from './schemas.js';
 
-export const updateMessageRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/messages/{id}',
+export const updateMessageOperation = operation({
   operationId: 'updateMessage',
   summary: 'Edit a message (its writer only); it becomes unread for everyone else',
   description:

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { listThreads } from '../../shared/domain/threads.js';
 import { DEFAULT_THREAD_ORDER } from '../../shared/domain/thread-list.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { Cursor, Id, QueryBoolean, queryInteger } from '../../shared/http/schemas.js';
 import { DEFAULT_THREAD_PAGE, MAX_THREAD_PAGE, ThreadOrderSchema, ThreadSchema, ViewModeFilter } from './schemas.js';
 
@@ -17,9 +17,7 @@ const Query = v.object({
   q: v.optional(v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'))),
 });
 
-export const listThreadsRoute = route({
-  method: 'GET',
-  path: '/api/v2/threads',
+export const listThreadsOperation = operation({
   operationId: 'listThreads',
   summary: "A markup's threads with their messages and the caller's read state",
   description:

@@ -1,11 +1,9 @@
 import * as v from 'valibot';
 import { movePin } from '../../shared/domain/threads.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { MovePinBody, ThreadIdParams } from './schemas.js';
 
-export const movePinRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/threads/{id}/move-pin',
+export const movePinOperation = operation({
   operationId: 'moveThreadPin',
   summary: 'Move a thread pin (contributor or above)',
   description:

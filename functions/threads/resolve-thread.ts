@@ -1,12 +1,10 @@
 import * as v from 'valibot';
 import { resolveThread, unresolveThread } from '../../shared/domain/threads.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { Id } from '../../shared/http/schemas.js';
 import { ThreadIdParams } from './schemas.js';
 
-export const resolveThreadRoute = route({
-  method: 'POST',
-  path: '/api/v2/threads/{id}/resolve',
+export const resolveThreadOperation = operation({
   operationId: 'resolveThread',
   summary: "Resolve a thread (contributor or above); it no longer counts in the markup's activeThreads",
   auth: 'apiKey',
@@ -15,9 +13,7 @@ export const resolveThreadRoute = route({
   handle: async ({ principal, params }) => ok(await resolveThread(principal, params.id)),
 });
 
-export const unresolveThreadRoute = route({
-  method: 'POST',
-  path: '/api/v2/threads/{id}/unresolve',
+export const unresolveThreadOperation = operation({
   operationId: 'unresolveThread',
   summary: 'Reopen a resolved thread (contributor or above)',
   auth: 'apiKey',

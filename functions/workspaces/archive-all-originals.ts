@@ -2,12 +2,10 @@ import * as v from 'valibot';
 import { archiveRetainedOriginals } from '../../shared/domain/originals.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { requireStorageFeature } from '../../shared/domain/workspaces.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { WorkspaceQuery } from './schemas.js';
 
-export const archiveAllOriginalsRoute = route({
-  method: 'POST',
-  path: '/api/v2/workspace/originals/archive-all',
+export const archiveAllOriginalsOperation = operation({
   operationId: 'archiveAllOriginals',
   summary: "Archive every retained original of the workspace (needs the storage feature)",
   auth: 'apiKey',

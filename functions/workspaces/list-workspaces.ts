@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { listWorkspaces, toPublicWorkspace } from '../../shared/db/workspaces.js';
 import { requireOrganizationKey } from '../../shared/domain/scope.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { Cursor, queryInteger } from '../../shared/http/schemas.js';
 import { WorkspaceSchema } from './schemas.js';
 
@@ -17,9 +17,7 @@ const Query = v.object({
   since: v.optional(Cursor),
 });
 
-export const listWorkspacesRoute = route({
-  method: 'GET',
-  path: '/api/v2/workspaces',
+export const listWorkspacesOperation = operation({
   operationId: 'listWorkspaces',
   summary: "The organization's workspaces (organization keys only)",
   description:

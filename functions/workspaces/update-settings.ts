@@ -1,13 +1,11 @@
 import * as v from 'valibot';
 import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/scope.js';
 import { requireStorageFeature, updateStorageSettings } from '../../shared/domain/workspaces.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { Id } from '../../shared/http/schemas.js';
 import { SettingsSchema, StoragePolicySchema, WorkspaceQuery } from './schemas.js';
 
-export const updateSettingsRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/workspace/settings',
+export const updateSettingsOperation = operation({
   operationId: 'updateWorkspaceSettings',
   summary: 'Change the original-file storage policy (needs the storage feature)',
   description: '`applyToExisting: true` with `NEVER_STORE` also archives originals already retained and reports `appliedToExistingCount`.',

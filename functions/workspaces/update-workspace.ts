@@ -3,7 +3,7 @@ import { toPublicWorkspace } from '../../shared/db/workspaces.js';
 import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/scope.js';
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../shared/domain/slugs.js';
 import { updateWorkspace } from '../../shared/domain/workspaces.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { Id, Name } from '../../shared/http/schemas.js';
 import { WorkspaceQuery, WorkspaceSchema } from './schemas.js';
 
@@ -19,9 +19,7 @@ const Body = v.pipe(
   v.check((body) => body.name !== undefined || body.slug !== undefined, 'name or slug is required'),
 );
 
-export const updateWorkspaceRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/workspace',
+export const updateWorkspaceOperation = operation({
   operationId: 'updateWorkspace',
   summary: 'Rename a workspace or change its slug (slugs are unique in the organization: 409 when taken)',
   auth: 'apiKey',
