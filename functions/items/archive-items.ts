@@ -1,7 +1,6 @@
-import * as v from 'valibot';
 import { loadItemsForCaller, relocateItems } from '../../shared/domain/items.js';
 import { noContent, operation } from '../../shared/http/route.js';
-import { ItemIdList, WithPath } from './schemas.js';
+import { ItemBatchBody } from './schemas.js';
 
 export const archiveItemsOperation = operation({
   operationId: 'archiveItems',
@@ -13,7 +12,7 @@ export const archiveItemsOperation = operation({
     '`withPath=1` also re-creates it under the archive folder by names (reusing folders of the same name). A folder whose name is taken ' +
     'where it lands gets a numeric suffix. Contributors and above.',
   auth: 'apiKey',
-  body: v.object({ folderItemIds: ItemIdList, withPath: WithPath }),
+  body: ItemBatchBody,
   responses: [{ status: 204, description: 'Archived' }],
   handle: async ({ principal, body }) => {
     const items = await loadItemsForCaller(principal, body.folderItemIds, 'contributor', 'archive items');

@@ -1,9 +1,7 @@
-import * as v from 'valibot';
 import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
 import { createFolder, loadFolderForCaller, requireItemRole } from '../../shared/domain/items.js';
 import { ok, operation } from '../../shared/http/route.js';
-import { Id, Name } from '../../shared/http/schemas.js';
-import { FallbackName, FolderItemSchema } from './schemas.js';
+import { CreateFolderBody, FolderItemSchema } from './schemas.js';
 
 export const createFolderOperation = operation({
   operationId: 'createFolder',
@@ -14,7 +12,7 @@ export const createFolderOperation = operation({
     `Folders nest at most ${MAX_FOLDER_DEPTH} levels below the workspace root (the root is level 0): deeper is a 422. ` +
     'The parent may be the archive folder. 404 when parentFolderId is unknown or names a markup; contributors and above may create folders.',
   auth: 'apiKey',
-  body: v.object({ parentFolderId: Id, name: Name, fallbackName: FallbackName }),
+  body: CreateFolderBody,
   responses: [{ status: 200, description: 'The new folder', schema: FolderItemSchema }],
   handle: async ({ principal, body }) => {
     const parent = await loadFolderForCaller(principal, body.parentFolderId, { consistent: true });

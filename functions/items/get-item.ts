@@ -1,7 +1,6 @@
-import * as v from 'valibot';
 import { describeItem, loadItemForCaller } from '../../shared/domain/items.js';
 import { ok, operation } from '../../shared/http/route.js';
-import { FolderWithAncestorsSchema, ItemParams, MarkupSummarySchema } from './schemas.js';
+import { ItemParams, ItemSchema } from './schemas.js';
 
 export const getItemOperation = operation({
   operationId: 'getItem',
@@ -11,6 +10,6 @@ export const getItemOperation = operation({
     'A markup answers with the Markup shape of `GET /markups/{id}`. 404 for an unknown id, 403 for an item outside the key\'s workspace or organization.',
   auth: 'apiKey',
   params: ItemParams,
-  responses: [{ status: 200, description: 'The folder with its ancestors, or the markup', schema: v.union([FolderWithAncestorsSchema, MarkupSummarySchema]) }],
+  responses: [{ status: 200, description: 'The folder with its ancestors, or the markup', schema: ItemSchema }],
   handle: async ({ principal, params, origin }) => ok(await describeItem(await loadItemForCaller(principal, params.id), origin)),
 });

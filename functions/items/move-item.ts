@@ -1,9 +1,7 @@
-import * as v from 'valibot';
 import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
 import { authorizeMove, moveItem } from '../../shared/domain/items.js';
 import { ok, operation } from '../../shared/http/route.js';
-import { Id } from '../../shared/http/schemas.js';
-import { FallbackName, FolderItemSchema, ItemParams } from './schemas.js';
+import { FolderItemSchema, ItemParams, MoveItemBody } from './schemas.js';
 
 export const moveItemOperation = operation({
   operationId: 'moveItem',
@@ -18,7 +16,7 @@ export const moveItemOperation = operation({
     'changes nothing.',
   auth: 'apiKey',
   params: ItemParams,
-  body: v.object({ parentFolderId: Id, fallbackName: FallbackName }),
+  body: MoveItemBody,
   responses: [{ status: 200, description: 'The moved item', schema: FolderItemSchema }],
   handle: async ({ principal, params, body }) => {
     const request = await authorizeMove(principal, params.id, body.parentFolderId);

@@ -1,10 +1,6 @@
-import * as v from 'valibot';
 import { authorizeMoveBatch, moveItems } from '../../shared/domain/items.js';
 import { ok, operation } from '../../shared/http/route.js';
-import { Id } from '../../shared/http/schemas.js';
-import { FallbackName, FolderItemSchema } from './schemas.js';
-
-const Entry = v.object({ id: Id, fallbackName: FallbackName });
+import { MoveItemsBody, MoveItemsResultSchema } from './schemas.js';
 
 export const moveItemsOperation = operation({
   operationId: 'moveItems',
@@ -16,20 +12,8 @@ export const moveItemsOperation = operation({
     '`{ itemId, statusCode, message }`: 404 unknown item, 422 for the root or archive folder, a move into the item\'s own subfolder or ' +
     'beyond the maximum depth, 409 when it changed meanwhile. Name clashes follow the single move.',
   auth: 'apiKey',
-  body: v.object({
-    parentFolderId: Id,
-    items: v.pipe(v.array(Entry), v.minLength(1, 'must list at least one item'), v.maxLength(50, 'must list at most 50 items')),
-  }),
-  responses: [
-    {
-      status: 200,
-      description: 'What moved and what did not',
-      schema: v.object({
-        successes: v.array(FolderItemSchema),
-        errors: v.array(v.object({ itemId: v.string(), statusCode: v.number(), message: v.string() })),
-      }),
-    },
-  ],
+  body: MoveItemsBody,
+  responses: [{ status: 200, description: 'What moved and what did not', schema: MoveItemsResultSchema }],
   handle: async ({ principal, body }) => {
     const request = await authorizeMoveBatch(principal, body.parentFolderId, body.items.map((entry) => entry.id));
     return ok(await moveItems(request, body.items));

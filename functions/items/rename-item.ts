@@ -1,7 +1,6 @@
-import * as v from 'valibot';
 import { loadItemForCaller, renameItem, requireItemRole } from '../../shared/domain/items.js';
 import { noContent, operation } from '../../shared/http/route.js';
-import { Name } from '../../shared/http/schemas.js';
+import { NameBody } from '../../shared/http/schemas.js';
 import { ItemParams } from './schemas.js';
 
 export const renameItemOperation = operation({
@@ -12,7 +11,7 @@ export const renameItemOperation = operation({
     '(case-insensitive): 409. Markups may share names. Contributors and above may rename.',
   auth: 'apiKey',
   params: ItemParams,
-  body: v.object({ name: Name }),
+  body: NameBody,
   responses: [{ status: 204, description: 'Renamed' }],
   handle: async ({ principal, params, body }) => {
     const access = await loadItemForCaller(principal, params.id, { consistent: true });

@@ -1,7 +1,6 @@
-import * as v from 'valibot';
 import { loadItemsForCaller, relocateItems } from '../../shared/domain/items.js';
 import { noContent, operation } from '../../shared/http/route.js';
-import { ItemIdList, WithPath } from './schemas.js';
+import { ItemBatchBody } from './schemas.js';
 
 export const restoreItemsOperation = operation({
   operationId: 'restoreItems',
@@ -12,7 +11,7 @@ export const restoreItemsOperation = operation({
     'under the folder path it was archived from, re-creating missing folders by name (a 422 if that would nest folders too deep); ' +
     'otherwise it goes to the root. A folder whose name is taken where it lands gets a numeric suffix. Contributors and above.',
   auth: 'apiKey',
-  body: v.object({ folderItemIds: ItemIdList, withPath: WithPath }),
+  body: ItemBatchBody,
   responses: [{ status: 204, description: 'Restored' }],
   handle: async ({ principal, body }) => {
     const items = await loadItemsForCaller(principal, body.folderItemIds, 'contributor', 'restore items');

@@ -1,8 +1,7 @@
-import * as v from 'valibot';
 import { loadMarkup } from '../../shared/domain/markups.js';
 import { archiveMarkupOriginal } from '../../shared/domain/originals.js';
 import { ok, operation } from '../../shared/http/route.js';
-import { MarkupIdParams } from './schemas.js';
+import { ArchivedOriginalSchema, MarkupIdParams } from './schemas.js';
 
 export const deleteOriginalOperation = operation({
   operationId: 'archiveOriginal',
@@ -10,7 +9,7 @@ export const deleteOriginalOperation = operation({
   description: '404 when the markup has no retained original.',
   auth: 'apiKey',
   params: MarkupIdParams,
-  responses: [{ status: 200, description: 'The size of the archived file', schema: v.object({ archivedFileSize: v.number() }) }],
+  responses: [{ status: 200, description: 'The size of the archived file', schema: ArchivedOriginalSchema }],
   handle: async ({ principal, params }) => {
     const { markup } = await loadMarkup(principal, params.id, 'manageOriginal');
     return ok(await archiveMarkupOriginal(markup));

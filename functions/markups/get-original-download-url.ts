@@ -1,8 +1,7 @@
-import * as v from 'valibot';
 import { loadMarkup } from '../../shared/domain/markups.js';
 import { originalDownload } from '../../shared/domain/originals.js';
 import { ok, operation } from '../../shared/http/route.js';
-import { MarkupIdParams } from './schemas.js';
+import { MarkupIdParams, OriginalDownloadSchema } from './schemas.js';
 
 export const getOriginalDownloadUrlOperation = operation({
   operationId: 'getOriginalDownloadUrl',
@@ -10,13 +9,7 @@ export const getOriginalDownloadUrlOperation = operation({
   description: '404 when the markup has no retained original (never had one, or it was archived).',
   auth: 'apiKey',
   params: MarkupIdParams,
-  responses: [
-    {
-      status: 200,
-      description: 'Where to download the original',
-      schema: v.object({ url: v.string(), filename: v.string(), mimeType: v.string(), filesize: v.number() }),
-    },
-  ],
+  responses: [{ status: 200, description: 'Where to download the original', schema: OriginalDownloadSchema }],
   handle: async ({ principal, params }) => {
     const { markup } = await loadMarkup(principal, params.id, 'view');
     return ok(await originalDownload(markup));

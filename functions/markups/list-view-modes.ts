@@ -1,14 +1,13 @@
-import * as v from 'valibot';
 import { listViewModes, loadMarkup } from '../../shared/domain/markups.js';
 import { ok, operation } from '../../shared/http/route.js';
-import { MarkupIdParams, ViewModeSchema } from './schemas.js';
+import { MarkupIdParams, ViewModeListSchema } from './schemas.js';
 
 export const listViewModesOperation = operation({
   operationId: 'listMarkupViewModes',
   summary: "The markup's device breakpoints (desktop, tablet, mobile) with the number of threads in each",
   auth: 'apiKey',
   params: MarkupIdParams,
-  responses: [{ status: 200, description: 'View modes', schema: v.array(ViewModeSchema) }],
+  responses: [{ status: 200, description: 'View modes', schema: ViewModeListSchema }],
   handle: async ({ principal, params }) => {
     await loadMarkup(principal, params.id);
     return ok(await listViewModes(params.id));

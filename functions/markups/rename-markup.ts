@@ -1,8 +1,7 @@
-import * as v from 'valibot';
 import { renameMarkup } from '../../shared/domain/markups.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, operation } from '../../shared/http/route.js';
-import { Name } from '../../shared/http/schemas.js';
+import { NameBody } from '../../shared/http/schemas.js';
 import { MarkupIdParams, MarkupSchema } from './schemas.js';
 
 export const renameMarkupOperation = operation({
@@ -10,7 +9,7 @@ export const renameMarkupOperation = operation({
   summary: 'Rename a markup (contributor or above)',
   auth: 'apiKey',
   params: MarkupIdParams,
-  body: v.object({ name: Name }),
+  body: NameBody,
   responses: [{ status: 200, description: 'The renamed markup', schema: MarkupSchema }],
   handle: async ({ principal, params, body, origin }) => {
     const { markup, role, plan } = await renameMarkup(principal, params.id, body.name);

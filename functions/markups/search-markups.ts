@@ -1,14 +1,8 @@
-import * as v from 'valibot';
 import { searchMarkups, workspaceAccess } from '../../shared/domain/markups.js';
 import { toPublicMarkups } from '../../shared/domain/markup-view.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { ok, operation } from '../../shared/http/route.js';
-import { DEFAULT_PAGE_SIZE, MarkupPageQueryEntries, MarkupSchema } from './schemas.js';
-
-const Query = v.object({
-  ...MarkupPageQueryEntries,
-  query: v.optional(v.pipe(v.string(), v.maxLength(200, 'must be at most 200 characters')), ''),
-});
+import { DEFAULT_PAGE_SIZE, MarkupListSchema, SearchMarkupsQuery } from './schemas.js';
 
 export const searchMarkupsOperation = operation({
   operationId: 'searchMarkups',
@@ -17,8 +11,8 @@ export const searchMarkupsOperation = operation({
     'Case-insensitive substring match; an empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, ' +
     'at most 100); next page: `before=<nextCursor>`. `include` as for the list.',
   auth: 'apiKey',
-  query: Query,
-  responses: [{ status: 200, description: 'Matching markups', schema: v.array(MarkupSchema) }],
+  query: SearchMarkupsQuery,
+  responses: [{ status: 200, description: 'Matching markups', schema: MarkupListSchema }],
   handle: async ({ principal, query, origin }) => {
     const workspace = await resolveWorkspace(principal, query.workspaceId);
     const [{ role, plan }, page] = await Promise.all([

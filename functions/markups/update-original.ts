@@ -1,9 +1,8 @@
-import * as v from 'valibot';
 import { loadMarkup } from '../../shared/domain/markups.js';
 import { toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { setRetainOriginal } from '../../shared/domain/originals.js';
 import { ok, operation } from '../../shared/http/route.js';
-import { MarkupIdParams, MarkupSchema } from './schemas.js';
+import { MarkupIdParams, MarkupSchema, RetainOriginalBody } from './schemas.js';
 
 export const updateOriginalOperation = operation({
   operationId: 'updateOriginalRetention',
@@ -11,7 +10,7 @@ export const updateOriginalOperation = operation({
   description: '400 when asked to retain an original that was already archived; 404 when the markup has no original file.',
   auth: 'apiKey',
   params: MarkupIdParams,
-  body: v.object({ retainOriginal: v.boolean() }),
+  body: RetainOriginalBody,
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
   handle: async ({ principal, params, body, origin }) => {
     const { markup } = await loadMarkup(principal, params.id, 'manageOriginal');

@@ -1,8 +1,6 @@
-import * as v from 'valibot';
 import { updateMessage } from '../../shared/domain/messages.js';
 import { ok, operation } from '../../shared/http/route.js';
-import { MessageSchema } from '../threads/schemas.js';
-import { MessageIdParams, UpdateMessageBody } from './schemas.js';
+import { MessageIdParams, UpdateMessageBody, UpdatedMessageSchema } from './schemas.js';
 
 export const updateMessageOperation = operation({
   operationId: 'updateMessage',
@@ -13,6 +11,6 @@ export const updateMessageOperation = operation({
   auth: 'apiKey',
   params: MessageIdParams,
   body: UpdateMessageBody,
-  responses: [{ status: 200, description: 'The message', schema: v.object({ message: MessageSchema }) }],
+  responses: [{ status: 200, description: 'The message', schema: UpdatedMessageSchema }],
   handle: async ({ principal, params, body }) => ok(await updateMessage(principal, params.id, body)),
 });

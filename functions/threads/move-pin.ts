@@ -1,7 +1,6 @@
-import * as v from 'valibot';
 import { movePin } from '../../shared/domain/threads.js';
 import { ok, operation } from '../../shared/http/route.js';
-import { MovePinBody, ThreadIdParams } from './schemas.js';
+import { MovePinBody, ThreadIdParams, ThreadRecordSchema } from './schemas.js';
 
 export const movePinOperation = operation({
   operationId: 'moveThreadPin',
@@ -13,6 +12,6 @@ export const movePinOperation = operation({
   auth: 'apiKey',
   params: ThreadIdParams,
   body: MovePinBody,
-  responses: [{ status: 200, description: 'The thread record', schema: v.record(v.string(), v.unknown()) }],
+  responses: [{ status: 200, description: 'The thread record', schema: ThreadRecordSchema }],
   handle: async ({ principal, params, body }) => ok(await movePin(principal, params.id, body)),
 });

@@ -1,15 +1,13 @@
-import * as v from 'valibot';
 import { resolveThread, unresolveThread } from '../../shared/domain/threads.js';
 import { ok, operation } from '../../shared/http/route.js';
-import { Id } from '../../shared/http/schemas.js';
-import { ThreadIdParams } from './schemas.js';
+import { ResolvedSchema, ThreadIdParams, UnresolvedSchema } from './schemas.js';
 
 export const resolveThreadOperation = operation({
   operationId: 'resolveThread',
   summary: "Resolve a thread (contributor or above); it no longer counts in the markup's activeThreads",
   auth: 'apiKey',
   params: ThreadIdParams,
-  responses: [{ status: 200, description: 'Resolved', schema: v.object({ threadId: Id, modifiedAt: v.number() }) }],
+  responses: [{ status: 200, description: 'Resolved', schema: ResolvedSchema }],
   handle: async ({ principal, params }) => ok(await resolveThread(principal, params.id)),
 });
 
@@ -18,6 +16,6 @@ export const unresolveThreadOperation = operation({
   summary: 'Reopen a resolved thread (contributor or above)',
   auth: 'apiKey',
   params: ThreadIdParams,
-  responses: [{ status: 200, description: 'Unresolved', schema: v.object({ threadId: Id }) }],
+  responses: [{ status: 200, description: 'Unresolved', schema: UnresolvedSchema }],
   handle: async ({ principal, params }) => ok(await unresolveThread(principal, params.id)),
 });

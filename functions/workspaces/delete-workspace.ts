@@ -1,8 +1,7 @@
-import * as v from 'valibot';
 import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/scope.js';
 import { deleteWorkspace } from '../../shared/domain/workspaces.js';
 import { noContent, operation } from '../../shared/http/route.js';
-import { Id } from '../../shared/http/schemas.js';
+import { WorkspaceIdInput } from '../../shared/http/schemas.js';
 import { WorkspaceQuery } from './schemas.js';
 
 export const deleteWorkspaceOperation = operation({
@@ -10,7 +9,7 @@ export const deleteWorkspaceOperation = operation({
   summary: 'Delete a workspace (organization keys: any of the organization, named by `workspaceId`; workspace keys: their own)',
   auth: 'apiKey',
   query: WorkspaceQuery,
-  body: v.object({ workspaceId: v.optional(Id) }),
+  body: WorkspaceIdInput,
   responses: [{ status: 204, description: 'Deleted' }],
   handle: async ({ principal, query, body }) => {
     await deleteWorkspace(await resolveWorkspace(principal, pickWorkspaceId(query.workspaceId, body.workspaceId)));
