@@ -1,7 +1,12 @@
 import type { AnyRoute } from '../shared/http/route.js';
 import type { QueueName } from '../shared/queues.js';
+import { itemsRoutes } from './items/routes.js';
+import { markupsRoutes } from './markups/routes.js';
+import { messagesRoutes } from './messages/routes.js';
 import { openApiRoutes } from './openapi/routes.js';
-import { ROUTE_GROUPS } from './route-tables.js';
+import { threadsRoutes } from './threads/routes.js';
+import { uploadsRoutes } from './uploads/routes.js';
+import { workspaceRoutes } from './workspaces/routes.js';
 
 /** What a function may touch; the CDK stacks grant exactly this and nothing more. */
 export interface FunctionAccess {
@@ -45,14 +50,18 @@ export interface QueueWorkerFunction extends FunctionBase {
 
 export type FunctionDefinition = ApiFunction | UploadNotificationFunction | QueueWorkerFunction;
 
-/** Every Lambda of the service. The CDK stacks and the local stack are both built from this list. */
+/**
+ * Every Lambda of the service, and through the `api` ones every route: the one list the CDK stacks,
+ * the local stack and the OpenAPI document are built from. Only the openapi function imports it at
+ * run time; every other entry imports its own group's `routes.ts`, so its bundle holds only that group.
+ */
 export const FUNCTIONS: readonly FunctionDefinition[] = [
   // Archiving originals queues their objects for deletion on the conversion queue.
-  { kind: 'api', name: 'workspaces', routes: ROUTE_GROUPS.workspaces, access: { table: 'readWrite', sendsTo: ['conversion'] } },
+  { kind: 'api', name: 'workspaces', routes: workspaceRoutes, access: { table: 'readWrite', sendsTo: ['conversion'] } },
   {
     kind: 'api',
     name: 'items',
-    routes: ROUTE_GROUPS.items,
+    routes: itemsRoutes,
     // Deleting or moving a large folder tree may take longer than a single small request.
     timeoutSeconds: 29,
     access: { table: 'readWrite', sendsTo: ['conversion'] },
@@ -60,18 +69,18 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   {
     kind: 'api',
     name: 'markups',
-    routes: ROUTE_GROUPS.markups,
+    routes: markupsRoutes,
     timeoutSeconds: 29,
     // POST /markups/file stores the file; file markups queue their conversion.
     access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['thumbnails', 'conversion'] },
   },
   // Signs upload policies (its role's credentials sign them), checks landed objects and retags them.
-  { kind: 'api', name: 'uploads', routes: ROUTE_GROUPS.uploads, access: { table: 'readWrite', bucket: 'readWrite' } },
+  { kind: 'api', name: 'uploads', routes: uploadsRoutes, access: { table: 'readWrite', bucket: 'readWrite' } },
   // Attachment links are presigned GETs; deleting comments queues their objects for deletion. Attaching a screenshot confirms
   // its upload (HEADs and retags the object) and signs screenshot upload policies; the thumbnail job goes to the conversion queue.
-  { kind: 'api', name: 'threads', routes: ROUTE_GROUPS.threads, access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion'] } },
-  { kind: 'api', name: 'messages', routes: ROUTE_GROUPS.messages, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
-  { kind: 'api', name: 'openapi', routes: openApiRoutes, isDefault: true, access: {} },
+  { kind: 'api', name: 'threads', routes: threadsRoutes, access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion'] } },
+  { kind: 'api', name: 'messages', routes: messagesRoutes, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
+  { kind: 'api', name: 'openapi', routes: openApiRoutes(() => allRoutes()), isDefault: true, access: {} },
   { kind: 's3', name: 'upload-confirmed', access: { table: 'readWrite', bucket: 'read' } },
   {
     kind: 'sqs',
@@ -98,3 +107,18 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
 
 /** Path of a function's entry file, relative to the repository root. */
 export const entryOf = (definition: Pick<FunctionDefinition, 'name'>) => `functions/${definition.name}/handler.ts`;
+
+/** Narrows a registry entry to an api function (one with routes). */
+export const isApiFunction = (definition: FunctionDefinition): definition is ApiFunction => definition.kind === 'api';
+
+/** Every route of the service, in registry order. */
+export function allRoutes(): AnyRoute[] {
+  return FUNCTIONS.filter(isApiFunction).flatMap((definition) => definition.routes);
+}
+
+/** The route table of the api function with this name. */
+export function routesOf(name: string): readonly AnyRoute[] {
+  const found = FUNCTIONS.filter(isApiFunction).find((definition) => definition.name === name);
+  if (!found) throw new Error(`No api function named ${name} in the registry.`);
+  return found.routes;
+}

@@ -1,4 +1,4 @@
-import { allRoutes } from '../functions/openapi/routes.js';
+import { allRoutes } from '../functions/registry.js';
 import { buildOpenApi } from '../shared/http/openapi.js';
 
 /** `npm run openapi`: prints the OpenAPI document that GET /api/v2/openapi.json serves. */

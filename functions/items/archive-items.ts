@@ -1,12 +1,9 @@
-import * as v from 'valibot';
 import { loadItemsForCaller } from '../../shared/domain/items/access.js';
 import { relocateItems } from '../../shared/domain/items/archive.js';
-import { noContent, route } from '../../shared/http/route.js';
-import { ItemIdList, WithPath } from './schemas.js';
+import { noContent, operation } from '../../shared/http/route.js';
+import { ItemBatchBody } from './schemas.js';
 
-export const archiveItemsRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/items/archive',
+export const archiveItemsOperation = operation({
   operationId: 'archiveItems',
   summary: "Move items into their workspace's archive folder",
   description:
@@ -16,7 +13,7 @@ export const archiveItemsRoute = route({
     '`withPath=1` also re-creates it under the archive folder by names (reusing folders of the same name). A folder whose name is taken ' +
     'where it lands gets a numeric suffix. Contributors and above.',
   auth: 'apiKey',
-  body: v.object({ folderItemIds: ItemIdList, withPath: WithPath }),
+  body: ItemBatchBody,
   responses: [{ status: 204, description: 'Archived' }],
   handle: async ({ principal, body }) => {
     const items = await loadItemsForCaller(principal, body.folderItemIds, 'contributor', 'archive items');

@@ -1,14 +1,10 @@
-import * as v from 'valibot';
 import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
 import { loadFolderForCaller, requireItemRole } from '../../shared/domain/items/access.js';
 import { createFolder } from '../../shared/domain/items/create.js';
-import { ok, route } from '../../shared/http/route.js';
-import { Id, Name } from '../../shared/http/schemas.js';
-import { FallbackName, FolderItemSchema } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { CreateFolderBody, FolderItemSchema } from './schemas.js';
 
-export const createFolderRoute = route({
-  method: 'POST',
-  path: '/api/v2/items',
+export const createFolderOperation = operation({
   operationId: 'createFolder',
   summary: 'Create a folder under parentFolderId (answers 200 with the folder)',
   description:
@@ -17,7 +13,7 @@ export const createFolderRoute = route({
     `Folders nest at most ${MAX_FOLDER_DEPTH} levels below the workspace root (the root is level 0): deeper is a 422. ` +
     'The parent may be the archive folder. 404 when parentFolderId is unknown or names a markup; contributors and above may create folders.',
   auth: 'apiKey',
-  body: v.object({ parentFolderId: Id, name: Name, fallbackName: FallbackName }),
+  body: CreateFolderBody,
   responses: [{ status: 200, description: 'The new folder', schema: FolderItemSchema }],
   handle: async ({ principal, body }) => {
     const parent = await loadFolderForCaller(principal, body.parentFolderId, { consistent: true });

@@ -1,11 +1,9 @@
 import { loadItemForCaller, requireItemRole } from '../../shared/domain/items/access.js';
 import { deleteItem } from '../../shared/domain/items/delete.js';
-import { noContent, route } from '../../shared/http/route.js';
+import { noContent, operation } from '../../shared/http/route.js';
 import { ItemParams } from './schemas.js';
 
-export const deleteItemRoute = route({
-  method: 'DELETE',
-  path: '/api/v2/items/{id}',
+export const deleteItemOperation = operation({
   operationId: 'deleteItem',
   summary: 'Delete a markup, or a folder with every folder and markup below it',
   description:

@@ -1,12 +1,9 @@
-import * as v from 'valibot';
 import { loadItemForCaller } from '../../shared/domain/items/access.js';
 import { describeItem } from '../../shared/domain/items/read.js';
-import { ok, route } from '../../shared/http/route.js';
-import { FolderWithAncestorsSchema, ItemParams, MarkupSummarySchema } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { ItemParams, ItemSchema } from './schemas.js';
 
-export const getItemRoute = route({
-  method: 'GET',
-  path: '/api/v2/items/{id}',
+export const getItemOperation = operation({
   operationId: 'getItem',
   summary: 'A folder with its ancestors, or a markup (an item id is a markup id)',
   description:
@@ -14,6 +11,6 @@ export const getItemRoute = route({
     'A markup answers with the Markup shape of `GET /markups/{id}`. 404 for an unknown id, 403 for an item outside the key\'s workspace or organization.',
   auth: 'apiKey',
   params: ItemParams,
-  responses: [{ status: 200, description: 'The folder with its ancestors, or the markup', schema: v.union([FolderWithAncestorsSchema, MarkupSummarySchema]) }],
+  responses: [{ status: 200, description: 'The folder with its ancestors, or the markup', schema: ItemSchema }],
   handle: async ({ principal, params, origin, appUrl }) => ok(await describeItem(await loadItemForCaller(principal, params.id), { origin, appUrl })),
 });

@@ -1,29 +1,9 @@
-import * as v from 'valibot';
 import { loadFolderForCaller } from '../../shared/domain/items/access.js';
-import { CHILD_ORDERS, listChildItems } from '../../shared/domain/items/read.js';
-import { ok, route } from '../../shared/http/route.js';
-import { Cursor, queryInteger } from '../../shared/http/schemas.js';
-import { FolderItemSchema, ItemParams } from './schemas.js';
+import { listChildItems } from '../../shared/domain/items/read.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { ChildItemsQuery, FolderItemListSchema, ItemParams } from './schemas.js';
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 100;
-/** Pages past this are refused: reaching page N reads every child before it. */
-export const MAX_PAGE = 1000;
-/** Seven days, the longest link lifetime the API hands out. */
-export const MAX_TTL_SECONDS = 604_800;
-
-const Query = v.object({
-  order: v.optional(v.picklist(CHILD_ORDERS, `must be one of ${CHILD_ORDERS.join(', ')}`), 'az'),
-  limit: v.optional(queryInteger(1, MAX_PAGE_SIZE), String(DEFAULT_PAGE_SIZE)),
-  page: v.optional(queryInteger(1, MAX_PAGE), '1'),
-  ttl: v.optional(queryInteger(1, MAX_TTL_SECONDS)),
-  before: v.optional(Cursor),
-  since: v.optional(Cursor),
-});
-
-export const listChildItemsRoute = route({
-  method: 'GET',
-  path: '/api/v2/items/{id}/items',
+export const listChildItemsOperation = operation({
   operationId: 'listChildItems',
   summary: "A folder's children: folders and markups, each with its `type` (list archived items on the workspace's archiveFolderId)",
   description:
@@ -36,8 +16,8 @@ export const listChildItemsRoute = route({
     '404 when the id is unknown or names a markup.',
   auth: 'apiKey',
   params: ItemParams,
-  query: Query,
-  responses: [{ status: 200, description: 'A page of child items with hasMore, nextCursor and prevCursor', schema: v.array(FolderItemSchema) }],
+  query: ChildItemsQuery,
+  responses: [{ status: 200, description: 'A page of child items with hasMore, nextCursor and prevCursor', schema: FolderItemListSchema }],
   handle: async ({ principal, params, query }) => {
     const folder = await loadFolderForCaller(principal, params.id);
     const page = await listChildItems(folder, query);

@@ -1,13 +1,9 @@
-import * as v from 'valibot';
 import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
 import { authorizeMove, moveItem } from '../../shared/domain/items/move.js';
-import { ok, route } from '../../shared/http/route.js';
-import { Id } from '../../shared/http/schemas.js';
-import { FallbackName, FolderItemSchema, ItemParams } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { FolderItemSchema, ItemParams, MoveItemBody } from './schemas.js';
 
-export const moveItemRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/items/{id}/move',
+export const moveItemOperation = operation({
   operationId: 'moveItem',
   summary: 'Move a folder or markup under parentFolderId; answers the moved item',
   description:
@@ -20,7 +16,7 @@ export const moveItemRoute = route({
     'changes nothing.',
   auth: 'apiKey',
   params: ItemParams,
-  body: v.object({ parentFolderId: Id, fallbackName: FallbackName }),
+  body: MoveItemBody,
   responses: [{ status: 200, description: 'The moved item', schema: FolderItemSchema }],
   handle: async ({ principal, params, body }) => {
     const request = await authorizeMove(principal, params.id, body.parentFolderId);

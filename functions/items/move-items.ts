@@ -1,14 +1,8 @@
-import * as v from 'valibot';
 import { authorizeMoveBatch, moveItems } from '../../shared/domain/items/move.js';
-import { ok, route } from '../../shared/http/route.js';
-import { Id } from '../../shared/http/schemas.js';
-import { FallbackName, FolderItemSchema } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { MoveItemsBody, MoveItemsResultSchema } from './schemas.js';
 
-const Entry = v.object({ id: Id, fallbackName: FallbackName });
-
-export const moveItemsRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/items/move',
+export const moveItemsOperation = operation({
   operationId: 'moveItems',
   summary: 'Move up to 50 items under parentFolderId; per-item failures are reported while the batch answers 200',
   description:
@@ -18,20 +12,8 @@ export const moveItemsRoute = route({
     '`{ itemId, statusCode, message }`: 404 unknown item, 422 for the root or archive folder, a move into the item\'s own subfolder or ' +
     'beyond the maximum depth, 409 when it changed meanwhile. Name clashes follow the single move.',
   auth: 'apiKey',
-  body: v.object({
-    parentFolderId: Id,
-    items: v.pipe(v.array(Entry), v.minLength(1, 'must list at least one item'), v.maxLength(50, 'must list at most 50 items')),
-  }),
-  responses: [
-    {
-      status: 200,
-      description: 'What moved and what did not',
-      schema: v.object({
-        successes: v.array(FolderItemSchema),
-        errors: v.array(v.object({ itemId: v.string(), statusCode: v.number(), message: v.string() })),
-      }),
-    },
-  ],
+  body: MoveItemsBody,
+  responses: [{ status: 200, description: 'What moved and what did not', schema: MoveItemsResultSchema }],
   handle: async ({ principal, body }) => {
     const request = await authorizeMoveBatch(principal, body.parentFolderId, body.items.map((entry) => entry.id));
     return ok(await moveItems(request, body.items));

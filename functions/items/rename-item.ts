@@ -1,13 +1,10 @@
-import * as v from 'valibot';
 import { loadItemForCaller, requireItemRole } from '../../shared/domain/items/access.js';
 import { renameItem } from '../../shared/domain/items/rename.js';
-import { noContent, route } from '../../shared/http/route.js';
-import { Name } from '../../shared/http/schemas.js';
+import { noContent, operation } from '../../shared/http/route.js';
+import { NameBody } from '../../shared/http/schemas.js';
 import { ItemParams } from './schemas.js';
 
-export const renameItemRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/items/{id}',
+export const renameItemOperation = operation({
   operationId: 'renameItem',
   summary: 'Rename a folder or markup',
   description:
@@ -15,7 +12,7 @@ export const renameItemRoute = route({
     '(case-insensitive): 409. Markups may share names. Contributors and above may rename.',
   auth: 'apiKey',
   params: ItemParams,
-  body: v.object({ name: Name }),
+  body: NameBody,
   responses: [{ status: 204, description: 'Renamed' }],
   handle: async ({ principal, params, body }) => {
     const access = await loadItemForCaller(principal, params.id, { consistent: true });

@@ -1,12 +1,9 @@
-import * as v from 'valibot';
 import { loadItemsForCaller } from '../../shared/domain/items/access.js';
 import { relocateItems } from '../../shared/domain/items/archive.js';
-import { noContent, route } from '../../shared/http/route.js';
-import { ItemIdList, WithPath } from './schemas.js';
+import { noContent, operation } from '../../shared/http/route.js';
+import { ItemBatchBody } from './schemas.js';
 
-export const restoreItemsRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/items/restore',
+export const restoreItemsOperation = operation({
   operationId: 'restoreItems',
   summary: 'Move archived items back to the workspace root',
   description:
@@ -15,7 +12,7 @@ export const restoreItemsRoute = route({
     'under the folder path it was archived from, re-creating missing folders by name (a 422 if that would nest folders too deep); ' +
     'otherwise it goes to the root. A folder whose name is taken where it lands gets a numeric suffix. Contributors and above.',
   auth: 'apiKey',
-  body: v.object({ folderItemIds: ItemIdList, withPath: WithPath }),
+  body: ItemBatchBody,
   responses: [{ status: 204, description: 'Restored' }],
   handle: async ({ principal, body }) => {
     const items = await loadItemsForCaller(principal, body.folderItemIds, 'contributor', 'restore items');

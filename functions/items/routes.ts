@@ -1,22 +1,22 @@
-import type { AnyRoute } from '../../shared/http/route.js';
-import { archiveItemsRoute } from './archive-items.js';
-import { createFolderRoute } from './create-folder.js';
-import { deleteItemRoute } from './delete-item.js';
-import { getItemRoute } from './get-item.js';
-import { listChildItemsRoute } from './list-child-items.js';
-import { moveItemRoute } from './move-item.js';
-import { moveItemsRoute } from './move-items.js';
-import { renameItemRoute } from './rename-item.js';
-import { restoreItemsRoute } from './restore-items.js';
+import { routeTable } from '../../shared/http/route.js';
+import { archiveItemsOperation } from './archive-items.js';
+import { createFolderOperation } from './create-folder.js';
+import { deleteItemOperation } from './delete-item.js';
+import { getItemOperation } from './get-item.js';
+import { listChildItemsOperation } from './list-child-items.js';
+import { moveItemOperation } from './move-item.js';
+import { moveItemsOperation } from './move-items.js';
+import { renameItemOperation } from './rename-item.js';
+import { restoreItemsOperation } from './restore-items.js';
 
-export const itemsRoutes: readonly AnyRoute[] = [
-  getItemRoute,
-  listChildItemsRoute,
-  createFolderRoute,
-  archiveItemsRoute,
-  restoreItemsRoute,
-  moveItemsRoute,
-  moveItemRoute,
-  renameItemRoute,
-  deleteItemRoute,
-];
+export const itemsRoutes = routeTable({
+  'GET /api/v2/items/{id}': getItemOperation,
+  'GET /api/v2/items/{id}/items': listChildItemsOperation,
+  'POST /api/v2/items': createFolderOperation,
+  'PATCH /api/v2/items/archive': archiveItemsOperation,
+  'PATCH /api/v2/items/restore': restoreItemsOperation,
+  'PATCH /api/v2/items/move': moveItemsOperation,
+  'PATCH /api/v2/items/{id}/move': moveItemOperation,
+  'PATCH /api/v2/items/{id}': renameItemOperation,
+  'DELETE /api/v2/items/{id}': deleteItemOperation,
+});

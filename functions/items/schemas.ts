@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { Id, Name } from '../../shared/http/schemas.js';
+import { CHILD_ORDERS } from '../../shared/domain/items/read.js';
+import { Cursor, Id, Name, queryInteger } from '../../shared/http/schemas.js';
 
 /** Path parameters of the operations on one item. */
 export const ItemParams = v.object({ id: Id });
@@ -29,6 +30,11 @@ export const FolderWithAncestorsSchema = v.object({
 /** The markup shape is the markups group's; here only the fields every markup has. */
 export const MarkupSummarySchema = v.looseObject({ id: Id, type: v.string(), name: v.string(), createdAt: v.string() });
 
+/** GET /items/{id}: a folder with its ancestors, or a markup. */
+export const ItemSchema = v.union([FolderWithAncestorsSchema, MarkupSummarySchema]);
+
+export const FolderItemListSchema = v.array(FolderItemSchema);
+
 /** `0`/`1` as the spec writes it, accepted as a JSON number or a string. */
 export const WithPath = v.optional(
   v.pipe(v.union([v.picklist([0, 1]), v.picklist(['0', '1'])], 'must be 0 or 1'), v.transform((value) => Number(value) === 1)),
@@ -40,3 +46,38 @@ export const ItemIdList = v.pipe(
   v.minLength(1, 'must list at least one item'),
   v.maxLength(50, 'must list at most 50 items'),
 );
+
+/** PATCH /items/archive and /items/restore. */
+export const ItemBatchBody = v.object({ folderItemIds: ItemIdList, withPath: WithPath });
+
+export const CreateFolderBody = v.object({ parentFolderId: Id, name: Name, fallbackName: FallbackName });
+
+export const MoveItemBody = v.object({ parentFolderId: Id, fallbackName: FallbackName });
+
+const MoveEntry = v.object({ id: Id, fallbackName: FallbackName });
+
+export const MoveItemsBody = v.object({
+  parentFolderId: Id,
+  items: v.pipe(v.array(MoveEntry), v.minLength(1, 'must list at least one item'), v.maxLength(50, 'must list at most 50 items')),
+});
+
+export const MoveItemsResultSchema = v.object({
+  successes: v.array(FolderItemSchema),
+  errors: v.array(v.object({ itemId: v.string(), statusCode: v.number(), message: v.string() })),
+});
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+/** Pages past this are refused: reaching page N reads every child before it. */
+export const MAX_PAGE = 1000;
+/** Seven days, the longest link lifetime the API hands out. */
+export const MAX_TTL_SECONDS = 604_800;
+
+export const ChildItemsQuery = v.object({
+  order: v.optional(v.picklist(CHILD_ORDERS, `must be one of ${CHILD_ORDERS.join(', ')}`), 'az'),
+  limit: v.optional(queryInteger(1, MAX_PAGE_SIZE), String(DEFAULT_PAGE_SIZE)),
+  page: v.optional(queryInteger(1, MAX_PAGE), '1'),
+  ttl: v.optional(queryInteger(1, MAX_TTL_SECONDS)),
+  before: v.optional(Cursor),
+  since: v.optional(Cursor),
+});

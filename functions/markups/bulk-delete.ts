@@ -1,15 +1,12 @@
-import * as v from 'valibot';
 import { deleteMarkups } from '../../shared/domain/markups/change.js';
-import { noContent, route } from '../../shared/http/route.js';
-import { MarkupIds } from './schemas.js';
+import { noContent, operation } from '../../shared/http/route.js';
+import { MarkupIdsBody } from './schemas.js';
 
-export const bulkDeleteRoute = route({
-  method: 'POST',
-  path: '/api/v2/markups/bulk/delete',
+export const bulkDeleteOperation = operation({
   operationId: 'bulkDeleteMarkups',
   summary: 'Delete up to 50 markups; nothing is deleted when any id is not a markup the caller may delete',
   auth: 'apiKey',
-  body: v.object({ markupIds: MarkupIds }),
+  body: MarkupIdsBody,
   responses: [{ status: 204, description: 'Deleted' }],
   handle: async ({ principal, body }) => {
     await deleteMarkups(principal, body.markupIds);

@@ -1,18 +1,13 @@
-import * as v from 'valibot';
 import { createUrlMarkups } from '../../shared/domain/markups/create.js';
-import { noContent, route } from '../../shared/http/route.js';
-import { MAX_BATCH, UrlMarkupBody } from './schemas.js';
+import { noContent, operation } from '../../shared/http/route.js';
+import { BulkFromUrlBody } from './schemas.js';
 
-export const bulkFromUrlRoute = route({
-  method: 'POST',
-  path: '/api/v2/markups/bulk/from-url',
+export const bulkFromUrlOperation = operation({
   operationId: 'bulkCreateMarkupsFromUrl',
   summary: 'Create up to 50 webpage markups in one workspace, all or nothing',
   description: 'Each item is `{ url, name?, parentFolderId?, workspaceId? }` with the defaults of POST /markups/url. 402 (nothing created) when the allowance and bundle cannot cover them all.',
   auth: 'apiKey',
-  body: v.object({
-    items: v.pipe(v.array(UrlMarkupBody), v.minLength(1, 'must hold at least one item'), v.maxLength(MAX_BATCH, `must hold at most ${MAX_BATCH} items`)),
-  }),
+  body: BulkFromUrlBody,
   responses: [{ status: 204, description: 'Created' }],
   handle: async ({ principal, body }) => {
     await createUrlMarkups(principal, body.items);

@@ -1,17 +1,13 @@
-import * as v from 'valibot';
 import { moveMarkups } from '../../shared/domain/markups/change.js';
-import { noContent, route } from '../../shared/http/route.js';
-import { Id } from '../../shared/http/schemas.js';
-import { MarkupIds } from './schemas.js';
+import { noContent, operation } from '../../shared/http/route.js';
+import { BulkMoveBody } from './schemas.js';
 
-export const bulkMoveRoute = route({
-  method: 'POST',
-  path: '/api/v2/markups/bulk/move',
+export const bulkMoveOperation = operation({
   operationId: 'bulkMoveMarkups',
   summary: 'Move up to 50 markups of one workspace into a folder, all or nothing',
   description: 'Workspace keys move within their workspace; organization keys may move into another workspace of the organization.',
   auth: 'apiKey',
-  body: v.object({ markupIds: MarkupIds, targetFolderId: Id }),
+  body: BulkMoveBody,
   responses: [{ status: 204, description: 'Moved' }],
   handle: async ({ principal, body }) => {
     await moveMarkups(principal, body.markupIds, body.targetFolderId);

@@ -1,20 +1,9 @@
-import * as v from 'valibot';
 import { createMarkupFromBytes } from '../../shared/domain/file-markups.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { BadRequestError } from '../../shared/http/errors.js';
 import { parseMultipart, type MultipartPart } from '../../shared/http/multipart.js';
-import { ok, route } from '../../shared/http/route.js';
-import { Id, Name } from '../../shared/http/schemas.js';
-import { MarkupSchema } from './schemas.js';
-
-/** Limits: "Multipart create-from-file request size: 20MB for the whole request". */
-export const MAX_FILE_REQUEST_BYTES = 20 * 1024 * 1024;
-
-const Query = v.object({
-  workspaceId: Id,
-  name: v.optional(Name),
-  parentFolderId: v.optional(Id),
-});
+import { ok, operation } from '../../shared/http/route.js';
+import { FileForm, FileMarkupQuery, MarkupSchema } from './schemas.js';
 
 /** The one `file` part of the form, or a 400 saying what is wrong with the form. */
 function filePartOf(body: Buffer, contentType: string): MultipartPart & { filename: string } {
@@ -32,9 +21,7 @@ function filePartOf(body: Buffer, contentType: string): MultipartPart & { filena
   return { ...file, filename: file.filename };
 }
 
-export const createFromFileRoute = route({
-  method: 'POST',
-  path: '/api/v2/markups/file',
+export const createFromFileOperation = operation({
   operationId: 'createMarkupFromFile',
   summary: 'Create a markup from one file sent as multipart/form-data (small files; larger ones use the upload flow)',
   description:
@@ -44,12 +31,8 @@ export const createFromFileRoute = route({
     'and Lambda 6 MB of request payload, which base64 encoding of binary bodies leaves at about 4.5 MB of file: send larger files ' +
     'through POST /uploads/upload-policy, the storage form post, POST /uploads/upload-complete and POST /markups/from-files.',
   auth: 'apiKey',
-  query: Query,
-  rawBody: {
-    mediaType: 'multipart/form-data',
-    maxBytes: MAX_FILE_REQUEST_BYTES,
-    schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
-  },
+  query: FileMarkupQuery,
+  rawBody: FileForm,
   responses: [{ status: 200, description: 'The new markup, with its files', schema: MarkupSchema }],
   handle: async ({ principal, query, rawBody, origin, appUrl }) => {
     const file = filePartOf(rawBody!.data, rawBody!.contentType);

@@ -1,24 +1,9 @@
-import * as v from 'valibot';
-import { createMarkupFromUploads, MAX_FILES_PER_MARKUP } from '../../shared/domain/file-markups.js';
+import { createMarkupFromUploads } from '../../shared/domain/file-markups.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
-import { ok, route } from '../../shared/http/route.js';
-import { Id, Name } from '../../shared/http/schemas.js';
-import { MarkupSchema } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { FilesMarkupBody, MarkupSchema } from './schemas.js';
 
-const Body = v.object({
-  workspaceId: Id,
-  fileIds: v.pipe(
-    v.array(Id),
-    v.minLength(1, 'must list at least one file id'),
-    v.maxLength(MAX_FILES_PER_MARKUP, `must list at most ${MAX_FILES_PER_MARKUP} file ids`),
-  ),
-  name: v.optional(Name),
-  parentFolderId: v.optional(Id),
-});
-
-export const createFromFilesRoute = route({
-  method: 'POST',
-  path: '/api/v2/markups/from-files',
+export const createFromFilesOperation = operation({
   operationId: 'createMarkupFromFiles',
   summary: 'Create a markup from confirmed uploads (one markup against the monthly allowance)',
   description:
@@ -30,7 +15,7 @@ export const createFromFilesRoute = route({
     'it again). `name` defaults to the first file\'s name without extension, `parentFolderId` to the workspace root. 402 when the ' +
     'monthly allowance is used up or the organization is over its storage limit.',
   auth: 'apiKey',
-  body: Body,
+  body: FilesMarkupBody,
   responses: [{ status: 200, description: 'The new markup, with its files', schema: MarkupSchema }],
   handle: async ({ principal, body, origin, appUrl }) => {
     const { record, access } = await createMarkupFromUploads(principal, body);

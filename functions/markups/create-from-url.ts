@@ -1,11 +1,9 @@
 import { createUrlMarkups } from '../../shared/domain/markups/create.js';
 import { toPublicMarkup } from '../../shared/domain/markup-view.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { MarkupSchema, UrlMarkupBody } from './schemas.js';
 
-export const createFromUrlRoute = route({
-  method: 'POST',
-  path: '/api/v2/markups/url',
+export const createFromUrlOperation = operation({
   operationId: 'createMarkupFromUrl',
   summary: 'Create a webpage markup from an address (charged to the monthly allowance, then the bundle)',
   description:

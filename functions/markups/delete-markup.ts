@@ -1,10 +1,8 @@
 import { deleteMarkups } from '../../shared/domain/markups/change.js';
-import { noContent, route } from '../../shared/http/route.js';
+import { noContent, operation } from '../../shared/http/route.js';
 import { MarkupIdParams } from './schemas.js';
 
-export const deleteMarkupRoute = route({
-  method: 'DELETE',
-  path: '/api/v2/markups/{id}',
+export const deleteMarkupOperation = operation({
   operationId: 'deleteMarkup',
   summary: 'Delete a markup (admin or above)',
   auth: 'apiKey',

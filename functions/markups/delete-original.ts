@@ -1,18 +1,15 @@
-import * as v from 'valibot';
 import { loadMarkup } from '../../shared/domain/markups/access.js';
 import { archiveMarkupOriginal } from '../../shared/domain/originals.js';
-import { ok, route } from '../../shared/http/route.js';
-import { MarkupIdParams } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { ArchivedOriginalSchema, MarkupIdParams } from './schemas.js';
 
-export const deleteOriginalRoute = route({
-  method: 'DELETE',
-  path: '/api/v2/markups/{id}/original',
+export const deleteOriginalOperation = operation({
   operationId: 'archiveOriginal',
   summary: "Archive the markup's retained original: its bytes stop counting at once and the file is queued for deletion",
   description: '404 when the markup has no retained original.',
   auth: 'apiKey',
   params: MarkupIdParams,
-  responses: [{ status: 200, description: 'The size of the archived file', schema: v.object({ archivedFileSize: v.number() }) }],
+  responses: [{ status: 200, description: 'The size of the archived file', schema: ArchivedOriginalSchema }],
   handle: async ({ principal, params }) => {
     const { markup } = await loadMarkup(principal, params.id, 'manageOriginal');
     return ok(await archiveMarkupOriginal(markup));

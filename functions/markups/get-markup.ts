@@ -1,11 +1,9 @@
 import { loadMarkup } from '../../shared/domain/markups/access.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { MarkupIdParams, MarkupSchema } from './schemas.js';
 
-export const getMarkupRoute = route({
-  method: 'GET',
-  path: '/api/v2/markups/{id}',
+export const getMarkupOperation = operation({
   operationId: 'getMarkup',
   summary: 'One markup, with its files',
   auth: 'apiKey',

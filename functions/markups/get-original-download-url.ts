@@ -1,24 +1,15 @@
-import * as v from 'valibot';
 import { loadMarkup } from '../../shared/domain/markups/access.js';
 import { originalDownload } from '../../shared/domain/originals.js';
-import { ok, route } from '../../shared/http/route.js';
-import { MarkupIdParams } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { MarkupIdParams, OriginalDownloadSchema } from './schemas.js';
 
-export const getOriginalDownloadUrlRoute = route({
-  method: 'GET',
-  path: '/api/v2/markups/{id}/original/download-url',
+export const getOriginalDownloadUrlOperation = operation({
   operationId: 'getOriginalDownloadUrl',
   summary: "A short-lived presigned URL (5 minutes) that downloads the markup's retained original file",
   description: '404 when the markup has no retained original (never had one, or it was archived).',
   auth: 'apiKey',
   params: MarkupIdParams,
-  responses: [
-    {
-      status: 200,
-      description: 'Where to download the original',
-      schema: v.object({ url: v.string(), filename: v.string(), mimeType: v.string(), filesize: v.number() }),
-    },
-  ],
+  responses: [{ status: 200, description: 'Where to download the original', schema: OriginalDownloadSchema }],
   handle: async ({ principal, params }) => {
     const { markup } = await loadMarkup(principal, params.id, 'view');
     return ok(await originalDownload(markup));

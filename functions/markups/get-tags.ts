@@ -1,11 +1,9 @@
 import { loadMarkup } from '../../shared/domain/markups/access.js';
 import { getMarkupTags } from '../../shared/domain/markups/tags.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { MarkupIdParams, TagsSchema } from './schemas.js';
 
-export const getTagsRoute = route({
-  method: 'GET',
-  path: '/api/v2/markups/{id}/tag',
+export const getTagsOperation = operation({
   operationId: 'getMarkupTags',
   summary: 'Who can be tagged on a markup (the workspace members) and who is tagged in its threads',
   auth: 'apiKey',

@@ -1,12 +1,10 @@
 import { getMarkupUsage } from '../../shared/domain/markups/usage.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { WorkspaceIdInput } from '../../shared/http/schemas.js';
 import { UsageSchema } from './schemas.js';
 
-export const getUsageRoute = route({
-  method: 'GET',
-  path: '/api/v2/markups/usage',
+export const getUsageOperation = operation({
   operationId: 'getMarkupUsage',
   summary: "The workspace's markup usage this month (UTC) against the plan allowance and the organization's bundle",
   description: "Workspace keys: their workspace; organization keys: `workspaceId`, or the organization's default workspace.",

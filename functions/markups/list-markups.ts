@@ -1,20 +1,11 @@
-import * as v from 'valibot';
 import { workspaceAccess } from '../../shared/domain/markups/access.js';
 import { listMarkups } from '../../shared/domain/markups/search.js';
 import { toPublicMarkups } from '../../shared/domain/markup-view.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
-import { ok, route } from '../../shared/http/route.js';
-import { Cursor } from '../../shared/http/schemas.js';
-import { DEFAULT_PAGE_SIZE, MarkupPageQueryEntries, MarkupSchema } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { DEFAULT_PAGE_SIZE, ListMarkupsQuery, MarkupListSchema } from './schemas.js';
 
-const Query = v.object({
-  ...MarkupPageQueryEntries,
-  since: v.optional(Cursor),
-});
-
-export const listMarkupsRoute = route({
-  method: 'GET',
-  path: '/api/v2/markups',
+export const listMarkupsOperation = operation({
   operationId: 'listMarkups',
   summary: "The workspace's markups, newest first",
   description:
@@ -22,8 +13,8 @@ export const listMarkupsRoute = route({
     'Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`. `include` (comma-separated `media`, `images`, `videos`, ' +
     '`documents`) expands file fields, whose URLs live `ttl` seconds (at most 604800); without it markups are metadata only.',
   auth: 'apiKey',
-  query: Query,
-  responses: [{ status: 200, description: 'A page of markups', schema: v.array(MarkupSchema) }],
+  query: ListMarkupsQuery,
+  responses: [{ status: 200, description: 'A page of markups', schema: MarkupListSchema }],
   handle: async ({ principal, query, origin, appUrl }) => {
     const workspace = await resolveWorkspace(principal, query.workspaceId);
     const [{ role, plan }, page] = await Promise.all([

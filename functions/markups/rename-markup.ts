@@ -1,18 +1,15 @@
-import * as v from 'valibot';
 import { renameMarkup } from '../../shared/domain/markups/change.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
-import { ok, route } from '../../shared/http/route.js';
-import { Name } from '../../shared/http/schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { NameBody } from '../../shared/http/schemas.js';
 import { MarkupIdParams, MarkupSchema } from './schemas.js';
 
-export const renameMarkupRoute = route({
-  method: 'POST',
-  path: '/api/v2/markups/{id}',
+export const renameMarkupOperation = operation({
   operationId: 'renameMarkup',
   summary: 'Rename a markup (contributor or above)',
   auth: 'apiKey',
   params: MarkupIdParams,
-  body: v.object({ name: Name }),
+  body: NameBody,
   responses: [{ status: 200, description: 'The renamed markup', schema: MarkupSchema }],
   handle: async ({ principal, params, body, origin, appUrl }) => {
     const { markup, role, plan } = await renameMarkup(principal, params.id, body.name);

@@ -1,49 +1,49 @@
-import type { AnyRoute } from '../../shared/http/route.js';
-import { bulkDeleteRoute } from './bulk-delete.js';
-import { bulkFromFilesRoute } from './bulk-from-files.js';
-import { bulkFromUrlRoute } from './bulk-from-url.js';
-import { bulkMoveRoute } from './bulk-move.js';
-import { createFromFileRoute } from './create-from-file.js';
-import { createFromFilesRoute } from './create-from-files.js';
-import { createFromUrlRoute } from './create-from-url.js';
-import { deleteMarkupRoute } from './delete-markup.js';
-import { deleteOriginalRoute } from './delete-original.js';
-import { getMarkupRoute } from './get-markup.js';
-import { getOriginalDownloadUrlRoute } from './get-original-download-url.js';
-import { updateOriginalRoute } from './update-original.js';
-import { getTagsRoute } from './get-tags.js';
-import { getThumbnailRoute } from './get-thumbnail.js';
-import { getUsageRoute } from './get-usage.js';
-import { listMarkupsRoute } from './list-markups.js';
-import { listViewModesRoute } from './list-view-modes.js';
-import { renameMarkupRoute } from './rename-markup.js';
-import { searchMarkupsRoute } from './search-markups.js';
-import { setReadOnlyRoute } from './set-read-only.js';
+import { routeTable } from '../../shared/http/route.js';
+import { bulkDeleteOperation } from './bulk-delete.js';
+import { bulkFromFilesOperation } from './bulk-from-files.js';
+import { bulkFromUrlOperation } from './bulk-from-url.js';
+import { bulkMoveOperation } from './bulk-move.js';
+import { createFromFileOperation } from './create-from-file.js';
+import { createFromFilesOperation } from './create-from-files.js';
+import { createFromUrlOperation } from './create-from-url.js';
+import { deleteMarkupOperation } from './delete-markup.js';
+import { deleteOriginalOperation } from './delete-original.js';
+import { getMarkupOperation } from './get-markup.js';
+import { getOriginalDownloadUrlOperation } from './get-original-download-url.js';
+import { updateOriginalOperation } from './update-original.js';
+import { getTagsOperation } from './get-tags.js';
+import { getThumbnailOperation } from './get-thumbnail.js';
+import { getUsageOperation } from './get-usage.js';
+import { listMarkupsOperation } from './list-markups.js';
+import { listViewModesOperation } from './list-view-modes.js';
+import { renameMarkupOperation } from './rename-markup.js';
+import { searchMarkupsOperation } from './search-markups.js';
+import { setReadOnlyOperation } from './set-read-only.js';
 
 /**
  * Literal paths (`/markups/usage`, `/markups/search`, `/markups/url`, `/markups/file`, `/markups/from-files`, `/markups/bulk/...`) sit beside
  * `/markups/{id}`; API Gateway and the local gateway both prefer the more literal template, and
  * `{id}` only accepts UUIDs, so a mistyped literal is a 400, never another markup.
  */
-export const markupsRoutes: readonly AnyRoute[] = [
-  createFromUrlRoute,
-  createFromFilesRoute,
-  createFromFileRoute,
-  listMarkupsRoute,
-  searchMarkupsRoute,
-  getUsageRoute,
-  getMarkupRoute,
-  renameMarkupRoute,
-  deleteMarkupRoute,
-  setReadOnlyRoute,
-  getTagsRoute,
-  listViewModesRoute,
-  getThumbnailRoute,
-  getOriginalDownloadUrlRoute,
-  updateOriginalRoute,
-  deleteOriginalRoute,
-  bulkFromUrlRoute,
-  bulkMoveRoute,
-  bulkDeleteRoute,
-  bulkFromFilesRoute,
-];
+export const markupsRoutes = routeTable({
+  'POST /api/v2/markups/url': createFromUrlOperation,
+  'POST /api/v2/markups/from-files': createFromFilesOperation,
+  'POST /api/v2/markups/file': createFromFileOperation,
+  'GET /api/v2/markups': listMarkupsOperation,
+  'GET /api/v2/markups/search': searchMarkupsOperation,
+  'GET /api/v2/markups/usage': getUsageOperation,
+  'GET /api/v2/markups/{id}': getMarkupOperation,
+  'POST /api/v2/markups/{id}': renameMarkupOperation,
+  'DELETE /api/v2/markups/{id}': deleteMarkupOperation,
+  'PATCH /api/v2/markups/{id}/read-only': setReadOnlyOperation,
+  'GET /api/v2/markups/{id}/tag': getTagsOperation,
+  'GET /api/v2/markups/{id}/view-modes': listViewModesOperation,
+  'GET /api/v2/markups/{id}/thumbnail': getThumbnailOperation,
+  'GET /api/v2/markups/{id}/original/download-url': getOriginalDownloadUrlOperation,
+  'PATCH /api/v2/markups/{id}/original': updateOriginalOperation,
+  'DELETE /api/v2/markups/{id}/original': deleteOriginalOperation,
+  'POST /api/v2/markups/bulk/from-url': bulkFromUrlOperation,
+  'POST /api/v2/markups/bulk/move': bulkMoveOperation,
+  'POST /api/v2/markups/bulk/delete': bulkDeleteOperation,
+  'POST /api/v2/markups/bulk/from-files': bulkFromFilesOperation,
+});

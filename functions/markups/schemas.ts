@@ -1,6 +1,8 @@
 import * as v from 'valibot';
+import { MAX_FILES_PER_MARKUP } from '../../shared/domain/file-markups.js';
 import { INCLUDE_VALUES, type IncludeValue } from '../../shared/domain/markup-view.js';
-import { Cursor, Id, Name, queryInteger } from '../../shared/http/schemas.js';
+import type { RawBodySpec } from '../../shared/http/route.js';
+import { Cursor, HttpUrl, Id, Name, queryInteger } from '../../shared/http/schemas.js';
 
 /** Markups above this many per batch are refused (the same bound as files per create-from-files). */
 export const MAX_BATCH = 50;
@@ -8,25 +10,6 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
 /** Longest lifetime a caller may ask for file URLs in expansions: one week, as S3 presigning allows. */
 export const MAX_TTL_SECONDS = 604_800;
-export const MAX_URL_LENGTH = 2048;
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
-/** Markups rule 1: the address of a webpage or of a supported file, over http or https. */
-export const HttpUrl = v.pipe(
-  v.string(),
-  v.trim(),
-  v.minLength(1, 'must not be empty'),
-  v.maxLength(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`),
-  v.check(isHttpUrl, 'must be an absolute http or https URL'),
-);
 
 export const MarkupIdParams = v.object({ id: Id });
 
@@ -128,7 +111,7 @@ export const ViewModeSchema = v.object({
   threadCount: v.number(),
 });
 
-/** One markup to create from an address (POST /markups/url and each entry of bulk/from-url). */
+/** One markup to create from an address (POST /markups/url and each entry of bulk/from-url); Markups rule 1: over http or https. */
 export const UrlMarkupBody = v.object({
   url: HttpUrl,
   name: v.optional(Name),
@@ -150,3 +133,63 @@ export const MarkupPageQueryEntries = {
   ttl: v.optional(queryInteger(1, MAX_TTL_SECONDS)),
   include: v.optional(Include),
 };
+
+export const ListMarkupsQuery = v.object({
+  ...MarkupPageQueryEntries,
+  since: v.optional(Cursor),
+});
+
+export const SearchMarkupsQuery = v.object({
+  ...MarkupPageQueryEntries,
+  query: v.optional(v.pipe(v.string(), v.maxLength(200, 'must be at most 200 characters')), ''),
+});
+
+export const MarkupListSchema = v.array(MarkupSchema);
+
+export const ViewModeListSchema = v.array(ViewModeSchema);
+
+export const ReadOnlyBody = v.object({ readOnly: v.boolean() });
+
+export const RetainOriginalBody = v.object({ retainOriginal: v.boolean() });
+
+export const ArchivedOriginalSchema = v.object({ archivedFileSize: v.number() });
+
+export const OriginalDownloadSchema = v.object({ url: v.string(), filename: v.string(), mimeType: v.string(), filesize: v.number() });
+
+export const FilesMarkupBody = v.object({
+  workspaceId: Id,
+  fileIds: v.pipe(
+    v.array(Id),
+    v.minLength(1, 'must list at least one file id'),
+    v.maxLength(MAX_FILES_PER_MARKUP, `must list at most ${MAX_FILES_PER_MARKUP} file ids`),
+  ),
+  name: v.optional(Name),
+  parentFolderId: v.optional(Id),
+});
+
+/** Limits: "Multipart create-from-file request size: 20MB for the whole request". */
+export const MAX_FILE_REQUEST_BYTES = 20 * 1024 * 1024;
+
+export const FileMarkupQuery = v.object({
+  workspaceId: Id,
+  name: v.optional(Name),
+  parentFolderId: v.optional(Id),
+});
+
+/** POST /markups/file: one `file` part of a multipart form. */
+export const FileForm: RawBodySpec = {
+  mediaType: 'multipart/form-data',
+  maxBytes: MAX_FILE_REQUEST_BYTES,
+  schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
+};
+
+export const MarkupIdsBody = v.object({ markupIds: MarkupIds });
+
+export const BulkMoveBody = v.object({ markupIds: MarkupIds, targetFolderId: Id });
+
+export const BulkFromUrlBody = v.object({
+  items: v.pipe(v.array(UrlMarkupBody), v.minLength(1, 'must hold at least one item'), v.maxLength(MAX_BATCH, `must hold at most ${MAX_BATCH} items`)),
+});
+
+/** POST /markups/bulk/from-files answers 501 to any body. */
+export const BulkFromFilesBody = v.unknown();

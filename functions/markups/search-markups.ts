@@ -1,27 +1,19 @@
-import * as v from 'valibot';
 import { workspaceAccess } from '../../shared/domain/markups/access.js';
 import { searchMarkups } from '../../shared/domain/markups/search.js';
 import { toPublicMarkups } from '../../shared/domain/markup-view.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
-import { ok, route } from '../../shared/http/route.js';
-import { DEFAULT_PAGE_SIZE, MarkupPageQueryEntries, MarkupSchema } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { DEFAULT_PAGE_SIZE, MarkupListSchema, SearchMarkupsQuery } from './schemas.js';
 
-const Query = v.object({
-  ...MarkupPageQueryEntries,
-  query: v.optional(v.pipe(v.string(), v.maxLength(200, 'must be at most 200 characters')), ''),
-});
-
-export const searchMarkupsRoute = route({
-  method: 'GET',
-  path: '/api/v2/markups/search',
+export const searchMarkupsOperation = operation({
   operationId: 'searchMarkups',
   summary: "Markups of the workspace (every folder) whose name or URL contains `query`, newest first",
   description:
     'Case-insensitive substring match; an empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, ' +
     'at most 100); next page: `before=<nextCursor>`. `include` as for the list.',
   auth: 'apiKey',
-  query: Query,
-  responses: [{ status: 200, description: 'Matching markups', schema: v.array(MarkupSchema) }],
+  query: SearchMarkupsQuery,
+  responses: [{ status: 200, description: 'Matching markups', schema: MarkupListSchema }],
   handle: async ({ principal, query, origin, appUrl }) => {
     const workspace = await resolveWorkspace(principal, query.workspaceId);
     const [{ role, plan }, page] = await Promise.all([

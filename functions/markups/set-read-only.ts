@@ -1,17 +1,14 @@
-import * as v from 'valibot';
 import { setMarkupReadOnly } from '../../shared/domain/markups/change.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
-import { ok, route } from '../../shared/http/route.js';
-import { MarkupIdParams, MarkupSchema } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { MarkupIdParams, MarkupSchema, ReadOnlyBody } from './schemas.js';
 
-export const setReadOnlyRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/markups/{id}/read-only',
+export const setReadOnlyOperation = operation({
   operationId: 'setMarkupReadOnly',
   summary: 'Pause (`readOnly: true`, needs the plan feature) or resume new comments on a markup (admin or above)',
   auth: 'apiKey',
   params: MarkupIdParams,
-  body: v.object({ readOnly: v.boolean() }),
+  body: ReadOnlyBody,
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
   handle: async ({ principal, params, body, origin, appUrl }) => {
     const { markup, role, plan } = await setMarkupReadOnly(principal, params.id, body.readOnly);

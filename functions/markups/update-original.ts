@@ -1,19 +1,16 @@
-import * as v from 'valibot';
 import { loadMarkup } from '../../shared/domain/markups/access.js';
 import { toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { setRetainOriginal } from '../../shared/domain/originals.js';
-import { ok, route } from '../../shared/http/route.js';
-import { MarkupIdParams, MarkupSchema } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { MarkupIdParams, MarkupSchema, RetainOriginalBody } from './schemas.js';
 
-export const updateOriginalRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/markups/{id}/original',
+export const updateOriginalOperation = operation({
   operationId: 'updateOriginalRetention',
   summary: "Keep (`retainOriginal: true`, even under NEVER_STORE) or archive (`false`) the markup's original file",
   description: '400 when asked to retain an original that was already archived; 404 when the markup has no original file.',
   auth: 'apiKey',
   params: MarkupIdParams,
-  body: v.object({ retainOriginal: v.boolean() }),
+  body: RetainOriginalBody,
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
   handle: async ({ principal, params, body, origin, appUrl }) => {
     const { markup } = await loadMarkup(principal, params.id, 'manageOriginal');

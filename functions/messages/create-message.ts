@@ -1,11 +1,9 @@
 import { createMessage } from '../../shared/domain/comments/messages.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { MessageSchema } from '../threads/schemas.js';
 import { CreateMessageBody, ThreadMessagesParams } from './schemas.js';
 
-export const createMessageRoute = route({
-  method: 'POST',
-  path: '/api/v2/threads/{id}/messages',
+export const createMessageOperation = operation({
   operationId: 'createMessage',
   summary: 'Reply in a thread (contributor or above; refused while comments are paused)',
   description:

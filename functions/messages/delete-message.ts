@@ -1,10 +1,8 @@
 import { deleteMessage } from '../../shared/domain/comments/messages.js';
-import { noContent, route } from '../../shared/http/route.js';
+import { noContent, operation } from '../../shared/http/route.js';
 import { MessageIdParams } from './schemas.js';
 
-export const deleteMessageRoute = route({
-  method: 'DELETE',
-  path: '/api/v2/messages/{id}',
+export const deleteMessageOperation = operation({
   operationId: 'deleteMessage',
   summary: "Delete a reply with its attachments (its writer, or an admin); a thread's first message goes with the thread",
   auth: 'apiKey',

@@ -1,10 +1,8 @@
 import { markMessageRead } from '../../shared/domain/comments/messages.js';
-import { noContent, route } from '../../shared/http/route.js';
+import { noContent, operation } from '../../shared/http/route.js';
 import { MessageIdParams } from './schemas.js';
 
-export const markMessageReadRoute = route({
-  method: 'POST',
-  path: '/api/v2/messages/{id}/read',
+export const markMessageReadOperation = operation({
   operationId: 'markMessageRead',
   summary: 'Mark one message read for the caller (its thread is not marked)',
   auth: 'apiKey',

@@ -1,7 +1,12 @@
-import type { AnyRoute } from '../../shared/http/route.js';
-import { createMessageRoute } from './create-message.js';
-import { deleteMessageRoute } from './delete-message.js';
-import { markMessageReadRoute } from './mark-message-read.js';
-import { updateMessageRoute } from './update-message.js';
+import { routeTable } from '../../shared/http/route.js';
+import { createMessageOperation } from './create-message.js';
+import { deleteMessageOperation } from './delete-message.js';
+import { markMessageReadOperation } from './mark-message-read.js';
+import { updateMessageOperation } from './update-message.js';
 
-export const messagesRoutes: readonly AnyRoute[] = [createMessageRoute, updateMessageRoute, markMessageReadRoute, deleteMessageRoute];
+export const messagesRoutes = routeTable({
+  'POST /api/v2/threads/{id}/messages': createMessageOperation,
+  'PATCH /api/v2/messages/{id}': updateMessageOperation,
+  'POST /api/v2/messages/{id}/read': markMessageReadOperation,
+  'DELETE /api/v2/messages/{id}': deleteMessageOperation,
+});

@@ -1,12 +1,8 @@
-import * as v from 'valibot';
 import { updateMessage } from '../../shared/domain/comments/messages.js';
-import { ok, route } from '../../shared/http/route.js';
-import { MessageSchema } from '../threads/schemas.js';
-import { MessageIdParams, UpdateMessageBody } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { MessageIdParams, UpdateMessageBody, UpdatedMessageSchema } from './schemas.js';
 
-export const updateMessageRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/messages/{id}',
+export const updateMessageOperation = operation({
   operationId: 'updateMessage',
   summary: 'Edit a message (its writer only); it becomes unread for everyone else',
   description:
@@ -15,6 +11,6 @@ export const updateMessageRoute = route({
   auth: 'apiKey',
   params: MessageIdParams,
   body: UpdateMessageBody,
-  responses: [{ status: 200, description: 'The message', schema: v.object({ message: MessageSchema }) }],
+  responses: [{ status: 200, description: 'The message', schema: UpdatedMessageSchema }],
   handle: async ({ principal, params, body }) => ok(await updateMessage(principal, params.id, body)),
 });

@@ -1,25 +1,23 @@
 import { buildOpenApi } from '../../shared/http/openapi.js';
-import { route, type AnyRoute } from '../../shared/http/route.js';
-import { ROUTE_GROUPS } from '../route-tables.js';
+import { operation, routeTable, type AnyRoute } from '../../shared/http/route.js';
 
-let document: Record<string, unknown> | undefined;
-
-export const getOpenApiRoute: AnyRoute = route({
-  method: 'GET',
-  path: '/api/v2/openapi.json',
-  operationId: 'getOpenApiDocument',
-  summary: 'This OpenAPI 3.1 document',
-  auth: 'none',
-  responses: [{ status: 200, description: 'The OpenAPI document', envelope: false }],
-  handle: async () => {
-    document ??= buildOpenApi(allRoutes());
-    return { status: 200, body: document };
-  },
-});
-
-export const openApiRoutes: readonly AnyRoute[] = [getOpenApiRoute];
-
-/** Every route of the service, this group's included. */
-export function allRoutes(): AnyRoute[] {
-  return [...Object.values(ROUTE_GROUPS).flat(), ...openApiRoutes];
+/**
+ * The openapi group's table. Its document covers every route of the service, and the registry
+ * (`functions/registry.ts`) is the list of them; it hands that list in, since importing the
+ * registry here would make the two modules import each other.
+ */
+export function openApiRoutes(allRoutes: () => readonly AnyRoute[]): readonly AnyRoute[] {
+  let document: Record<string, unknown> | undefined;
+  return routeTable({
+    'GET /api/v2/openapi.json': operation({
+      operationId: 'getOpenApiDocument',
+      summary: 'This OpenAPI 3.1 document',
+      auth: 'none',
+      responses: [{ status: 200, description: 'The OpenAPI document', envelope: false }],
+      handle: async () => {
+        document ??= buildOpenApi(allRoutes());
+        return { status: 200, body: document };
+      },
+    }),
+  });
 }

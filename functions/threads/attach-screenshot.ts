@@ -1,10 +1,8 @@
 import { attachScreenshot } from '../../shared/domain/comments/screenshots.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { AttachScreenshotBody, ScreenshotSchema, ThreadIdParams } from './schemas.js';
 
-export const attachScreenshotRoute = route({
-  method: 'PUT',
-  path: '/api/v2/threads/{id}/screenshot',
+export const attachScreenshotOperation = operation({
   operationId: 'attachThreadScreenshot',
   summary: "Attach or replace a thread's screenshot (contributor or above)",
   description:

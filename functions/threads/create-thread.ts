@@ -1,10 +1,8 @@
 import { createThread } from '../../shared/domain/comments/create-thread.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { CreateThreadBody, ThreadSchema } from './schemas.js';
 
-export const createThreadRoute = route({
-  method: 'POST',
-  path: '/api/v2/threads',
+export const createThreadOperation = operation({
   operationId: 'createThread',
   summary: 'Pin a thread with its first message on a markup (contributor or above; refused while comments are paused)',
   description:

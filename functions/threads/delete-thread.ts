@@ -1,10 +1,8 @@
 import { deleteThread } from '../../shared/domain/comments/delete-thread.js';
-import { noContent, route } from '../../shared/http/route.js';
+import { noContent, operation } from '../../shared/http/route.js';
 import { ThreadIdParams } from './schemas.js';
 
-export const deleteThreadRoute = route({
-  method: 'DELETE',
-  path: '/api/v2/threads/{id}',
+export const deleteThreadOperation = operation({
   operationId: 'deleteThread',
   summary: 'Delete a thread with all its messages, attachments and screenshot (its author, or an admin)',
   auth: 'apiKey',

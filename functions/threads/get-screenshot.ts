@@ -1,10 +1,8 @@
 import { getScreenshot } from '../../shared/domain/comments/screenshots.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { ScreenshotSchema, ThreadIdParams } from './schemas.js';
 
-export const getScreenshotRoute = route({
-  method: 'GET',
-  path: '/api/v2/threads/{id}/screenshot',
+export const getScreenshotOperation = operation({
   operationId: 'getThreadScreenshot',
   summary: "A thread's screenshot with a presigned link to it (and its thumbnail once made); 404 when it has none",
   auth: 'apiKey',

@@ -1,10 +1,8 @@
 import { getThread } from '../../shared/domain/comments/read-threads.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { ThreadIdParams, ThreadSchema } from './schemas.js';
 
-export const getThreadRoute = route({
-  method: 'GET',
-  path: '/api/v2/threads/{id}',
+export const getThreadOperation = operation({
   operationId: 'getThread',
   summary: "A thread with its messages and the caller's read state",
   auth: 'apiKey',

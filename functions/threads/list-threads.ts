@@ -1,25 +1,9 @@
-import * as v from 'valibot';
 import { listThreads } from '../../shared/domain/comments/read-threads.js';
 import { DEFAULT_THREAD_ORDER } from '../../shared/domain/comments/thread-selection.js';
-import { ok, route } from '../../shared/http/route.js';
-import { Cursor, Id, QueryBoolean, queryInteger } from '../../shared/http/schemas.js';
-import { DEFAULT_THREAD_PAGE, MAX_THREAD_PAGE, ThreadOrderSchema, ThreadSchema, ViewModeFilter } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { DEFAULT_THREAD_PAGE, ListThreadsQuery, MAX_THREAD_PAGE, ThreadPageSchema } from './schemas.js';
 
-const Query = v.object({
-  markupId: Id,
-  cursorId: v.optional(Cursor),
-  limit: v.optional(queryInteger(1, MAX_THREAD_PAGE)),
-  offset: v.optional(queryInteger(0, 1_000_000)),
-  withThreadOrMessageId: v.optional(Id),
-  resolved: v.optional(QueryBoolean),
-  order: v.optional(ThreadOrderSchema),
-  viewMode: v.optional(ViewModeFilter),
-  q: v.optional(v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'))),
-});
-
-export const listThreadsRoute = route({
-  method: 'GET',
-  path: '/api/v2/threads',
+export const listThreadsOperation = operation({
   operationId: 'listThreads',
   summary: "A markup's threads with their messages and the caller's read state",
   description:
@@ -28,20 +12,8 @@ export const listThreadsRoute = route({
     `\`limit\` default ${DEFAULT_THREAD_PAGE}, at most ${MAX_THREAD_PAGE}. Next page: \`cursorId\` of the previous answer, or \`offset\`; ` +
     '`total` counts every thread the filter selects. `withThreadOrMessageId` opens the page holding that thread or message.',
   auth: 'apiKey',
-  query: Query,
-  responses: [
-    {
-      status: 200,
-      description: 'A page of threads',
-      schema: v.object({
-        threads: v.array(ThreadSchema),
-        query: v.object({ resolved: v.nullable(v.boolean()) }),
-        offset: v.number(),
-        total: v.number(),
-        cursorId: v.nullable(v.string()),
-      }),
-    },
-  ],
+  query: ListThreadsQuery,
+  responses: [{ status: 200, description: 'A page of threads', schema: ThreadPageSchema }],
   handle: async ({ principal, query }) =>
     ok(await listThreads(principal, { ...query, order: query.order ?? DEFAULT_THREAD_ORDER, limit: query.limit ?? DEFAULT_THREAD_PAGE })),
 });

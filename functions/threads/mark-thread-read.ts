@@ -1,10 +1,8 @@
 import { markThreadRead } from '../../shared/domain/comments/change-thread.js';
-import { noContent, route } from '../../shared/http/route.js';
+import { noContent, operation } from '../../shared/http/route.js';
 import { ThreadIdParams } from './schemas.js';
 
-export const markThreadReadRoute = route({
-  method: 'POST',
-  path: '/api/v2/threads/{id}/read',
+export const markThreadReadOperation = operation({
   operationId: 'markThreadRead',
   summary: 'Mark a thread and all its messages read for the caller',
   auth: 'apiKey',

@@ -1,11 +1,8 @@
-import * as v from 'valibot';
 import { movePin } from '../../shared/domain/comments/change-thread.js';
-import { ok, route } from '../../shared/http/route.js';
-import { MovePinBody, ThreadIdParams } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { MovePinBody, ThreadIdParams, ThreadRecordSchema } from './schemas.js';
 
-export const movePinRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/threads/{id}/move-pin',
+export const movePinOperation = operation({
   operationId: 'moveThreadPin',
   summary: 'Move a thread pin (contributor or above)',
   description:
@@ -15,6 +12,6 @@ export const movePinRoute = route({
   auth: 'apiKey',
   params: ThreadIdParams,
   body: MovePinBody,
-  responses: [{ status: 200, description: 'The thread record', schema: v.record(v.string(), v.unknown()) }],
+  responses: [{ status: 200, description: 'The thread record', schema: ThreadRecordSchema }],
   handle: async ({ principal, params, body }) => ok(await movePin(principal, params.id, body)),
 });

@@ -1,27 +1,21 @@
-import * as v from 'valibot';
 import { resolveThread, unresolveThread } from '../../shared/domain/comments/change-thread.js';
-import { ok, route } from '../../shared/http/route.js';
-import { Id } from '../../shared/http/schemas.js';
-import { ThreadIdParams } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { ResolvedSchema, ThreadIdParams, UnresolvedSchema } from './schemas.js';
 
-export const resolveThreadRoute = route({
-  method: 'POST',
-  path: '/api/v2/threads/{id}/resolve',
+export const resolveThreadOperation = operation({
   operationId: 'resolveThread',
   summary: "Resolve a thread (contributor or above); it no longer counts in the markup's activeThreads",
   auth: 'apiKey',
   params: ThreadIdParams,
-  responses: [{ status: 200, description: 'Resolved', schema: v.object({ threadId: Id, modifiedAt: v.number() }) }],
+  responses: [{ status: 200, description: 'Resolved', schema: ResolvedSchema }],
   handle: async ({ principal, params }) => ok(await resolveThread(principal, params.id)),
 });
 
-export const unresolveThreadRoute = route({
-  method: 'POST',
-  path: '/api/v2/threads/{id}/unresolve',
+export const unresolveThreadOperation = operation({
   operationId: 'unresolveThread',
   summary: 'Reopen a resolved thread (contributor or above)',
   auth: 'apiKey',
   params: ThreadIdParams,
-  responses: [{ status: 200, description: 'Unresolved', schema: v.object({ threadId: Id }) }],
+  responses: [{ status: 200, description: 'Unresolved', schema: UnresolvedSchema }],
   handle: async ({ principal, params }) => ok(await unresolveThread(principal, params.id)),
 });

@@ -1,25 +1,25 @@
-import type { AnyRoute } from '../../shared/http/route.js';
-import { attachScreenshotRoute } from './attach-screenshot.js';
-import { createThreadRoute } from './create-thread.js';
-import { deleteThreadRoute } from './delete-thread.js';
-import { getScreenshotRoute } from './get-screenshot.js';
-import { getThreadRoute } from './get-thread.js';
-import { listThreadsRoute } from './list-threads.js';
-import { markThreadReadRoute } from './mark-thread-read.js';
-import { movePinRoute } from './move-pin.js';
-import { resolveThreadRoute, unresolveThreadRoute } from './resolve-thread.js';
-import { screenshotUploadPolicyRoute } from './screenshot-upload-policy.js';
+import { routeTable } from '../../shared/http/route.js';
+import { attachScreenshotOperation } from './attach-screenshot.js';
+import { createThreadOperation } from './create-thread.js';
+import { deleteThreadOperation } from './delete-thread.js';
+import { getScreenshotOperation } from './get-screenshot.js';
+import { getThreadOperation } from './get-thread.js';
+import { listThreadsOperation } from './list-threads.js';
+import { markThreadReadOperation } from './mark-thread-read.js';
+import { movePinOperation } from './move-pin.js';
+import { resolveThreadOperation, unresolveThreadOperation } from './resolve-thread.js';
+import { screenshotUploadPolicyOperation } from './screenshot-upload-policy.js';
 
-export const threadsRoutes: readonly AnyRoute[] = [
-  listThreadsRoute,
-  createThreadRoute,
-  getThreadRoute,
-  resolveThreadRoute,
-  unresolveThreadRoute,
-  markThreadReadRoute,
-  deleteThreadRoute,
-  movePinRoute,
-  screenshotUploadPolicyRoute,
-  attachScreenshotRoute,
-  getScreenshotRoute,
-];
+export const threadsRoutes = routeTable({
+  'GET /api/v2/threads': listThreadsOperation,
+  'POST /api/v2/threads': createThreadOperation,
+  'GET /api/v2/threads/{id}': getThreadOperation,
+  'POST /api/v2/threads/{id}/resolve': resolveThreadOperation,
+  'POST /api/v2/threads/{id}/unresolve': unresolveThreadOperation,
+  'POST /api/v2/threads/{id}/read': markThreadReadOperation,
+  'DELETE /api/v2/threads/{id}': deleteThreadOperation,
+  'PATCH /api/v2/threads/{id}/move-pin': movePinOperation,
+  'GET /api/v2/threads/{id}/screenshot-upload-policy': screenshotUploadPolicyOperation,
+  'PUT /api/v2/threads/{id}/screenshot': attachScreenshotOperation,
+  'GET /api/v2/threads/{id}/screenshot': getScreenshotOperation,
+});

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { MAX_ATTACHMENTS, MAX_CLIP_VIDEOS, MAX_MENTIONS } from '../../shared/domain/comments/message-content.js';
 import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
 import { viewModeIdsOf } from '../../shared/domain/comments/thread-selection.js';
-import { Id, queryInteger } from '../../shared/http/schemas.js';
+import { Cursor, Id, isHttpUrl, MAX_URL_LENGTH, QueryBoolean, queryInteger } from '../../shared/http/schemas.js';
 import { UploadPolicyBody } from '../uploads/schemas.js';
 
 /** Threads per page when `limit` is not given, and the most one page holds. */
@@ -33,13 +33,14 @@ export const DeltaSchema = v.object({
 /** MessageRequestAttachment: a confirmed `message_attachment` upload of the markup, by its `fileId`. */
 export const AttachmentRequest = v.object({ fileId: Id });
 
-/** Clients show a clip's address as a link: only web addresses, never `javascript:` or `data:`. */
-const isWebAddress = (value: string) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
-
-/** ClipVideoRequest: a recorded clip, linked by its shared address. */
+/**
+ * ClipVideoRequest: a recorded clip, linked by its shared address. Clients show the address as a
+ * link, so only web addresses (`isHttpUrl`); its messages are its own (not HttpUrl's): an
+ * unparsable address and another scheme are told apart.
+ */
 export const ClipVideoRequest = v.object({
   title: Text(500),
-  sharedUrl: v.pipe(v.string(), v.url('must be an absolute URL'), v.check(isWebAddress, 'must be an http or https address'), v.maxLength(2048)),
+  sharedUrl: v.pipe(v.string(), v.url('must be an absolute URL'), v.check(isHttpUrl, 'must be an http or https address'), v.maxLength(MAX_URL_LENGTH)),
   width: Dimension,
   height: Dimension,
 });
@@ -127,11 +128,30 @@ export const MovePinBody = v.object({
 
 export const ThreadOrderSchema = v.picklist(THREAD_ORDERS, `must be one of ${THREAD_ORDERS.join(', ')}`);
 
+/** PATCH /threads/{id}/move-pin answers the thread record, whose fields depend on the pin's type. */
+export const ThreadRecordSchema = v.record(v.string(), v.unknown());
+
+export const ResolvedSchema = v.object({ threadId: Id, modifiedAt: v.number() });
+
+export const UnresolvedSchema = v.object({ threadId: Id });
+
 /** `viewMode`: a ViewModeCategory (`desktop`, `tablet`, `mobile`) or a view mode id. */
 export const ViewModeFilter = v.pipe(
   v.string(),
   v.check((value) => viewModeIdsOf(value) !== undefined, 'must be desktop, tablet, mobile or a view mode id of GET /markups/:id/view-modes'),
 );
+
+export const ListThreadsQuery = v.object({
+  markupId: Id,
+  cursorId: v.optional(Cursor),
+  limit: v.optional(queryInteger(1, MAX_THREAD_PAGE)),
+  offset: v.optional(queryInteger(0, 1_000_000)),
+  withThreadOrMessageId: v.optional(Id),
+  resolved: v.optional(QueryBoolean),
+  order: v.optional(ThreadOrderSchema),
+  viewMode: v.optional(ViewModeFilter),
+  q: v.optional(v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'))),
+});
 
 const Author = v.object({ id: v.string(), createdAt: v.number(), modifiedAt: v.number(), name: v.string(), guest: v.boolean() });
 
@@ -202,6 +222,14 @@ export const ThreadSchema = v.object({
   endTime: v.optional(v.number()),
   pageNumber: v.optional(v.nullable(v.number())),
   textHighlight: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
+});
+
+export const ThreadPageSchema = v.object({
+  threads: v.array(ThreadSchema),
+  query: v.object({ resolved: v.nullable(v.boolean()) }),
+  offset: v.number(),
+  total: v.number(),
+  cursorId: v.nullable(v.string()),
 });
 
 const SCREENSHOT_TYPES = ['extension', 'native', 'static'] as const;

@@ -1,10 +1,8 @@
 import { issueScreenshotPolicy } from '../../shared/domain/comments/screenshots.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { ScreenshotPolicyQuery, ScreenshotPolicySchema, ThreadIdParams } from './schemas.js';
 
-export const screenshotUploadPolicyRoute = route({
-  method: 'GET',
-  path: '/api/v2/threads/{id}/screenshot-upload-policy',
+export const screenshotUploadPolicyOperation = operation({
   operationId: 'getThreadScreenshotUploadPolicy',
   summary: "Presigned form for posting a thread's screenshot to storage (contributor or above)",
   description:

@@ -1,9 +1,14 @@
-import type { AnyRoute } from '../../shared/http/route.js';
-import { uploadCompleteAliasRoute, uploadCompleteRoute } from './upload-complete.js';
-import { uploadPolicyAliasRoute, uploadPolicyRoute } from './upload-policy.js';
+import { routeTable } from '../../shared/http/route.js';
+import { uploadCompleteAliasOperation, uploadCompleteOperation } from './upload-complete.js';
+import { uploadPolicyAliasOperation, uploadPolicyOperation } from './upload-policy.js';
 
 /**
  * The upload flow (spec: Uploads). The reference listing also shows `/upload-policy` and
  * `/upload-complete` without the `uploads` segment; both forms run the same operation.
  */
-export const uploadsRoutes: readonly AnyRoute[] = [uploadPolicyRoute, uploadPolicyAliasRoute, uploadCompleteRoute, uploadCompleteAliasRoute];
+export const uploadsRoutes = routeTable({
+  'POST /api/v2/uploads/upload-policy': uploadPolicyOperation,
+  'POST /api/v2/upload-policy': uploadPolicyAliasOperation,
+  'POST /api/v2/uploads/upload-complete': uploadCompleteOperation,
+  'POST /api/v2/upload-complete': uploadCompleteAliasOperation,
+});

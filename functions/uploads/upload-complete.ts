@@ -1,5 +1,5 @@
 import { completeUpload } from '../../shared/domain/uploads.js';
-import { ok, route, type AnyRoute } from '../../shared/http/route.js';
+import { ok, operation, type AnyOperation } from '../../shared/http/route.js';
 import { UploadCompleteBody, UploadedFileSchema } from './schemas.js';
 
 const DESCRIPTION =
@@ -10,10 +10,8 @@ const DESCRIPTION =
   '`originalFilename`, plus `resourceType`, `resourceId`, `workspaceId`, and `width`/`height` for images whose size could be read. ' +
   'Confirmed `markup_asset` files become markups with POST /markups/from-files.';
 
-function makeUploadCompleteRoute(path: string, operationId: string): AnyRoute {
-  return route({
-    method: 'POST',
-    path,
+function makeUploadCompleteOperation(operationId: string): AnyOperation {
+  return operation({
     operationId,
     summary: 'Confirm an uploaded file',
     description: DESCRIPTION,
@@ -25,5 +23,5 @@ function makeUploadCompleteRoute(path: string, operationId: string): AnyRoute {
 }
 
 /** Uploads rule 7: both path forms are the same operation. */
-export const uploadCompleteRoute = makeUploadCompleteRoute('/api/v2/uploads/upload-complete', 'completeUpload');
-export const uploadCompleteAliasRoute = makeUploadCompleteRoute('/api/v2/upload-complete', 'completeUploadAlias');
+export const uploadCompleteOperation = makeUploadCompleteOperation('completeUpload');
+export const uploadCompleteAliasOperation = makeUploadCompleteOperation('completeUploadAlias');

@@ -1,5 +1,5 @@
 import { issueUploadPolicy } from '../../shared/domain/uploads.js';
-import { ok, route, type AnyRoute } from '../../shared/http/route.js';
+import { ok, operation, type AnyOperation } from '../../shared/http/route.js';
 import { UploadPolicyBody, UploadPolicySchema } from './schemas.js';
 
 const DESCRIPTION =
@@ -12,10 +12,8 @@ const DESCRIPTION =
   'every entry of `policy.fields` to `policy.url` as multipart/form-data, the `file` part last, within 15 minutes; storage answers 204 ' +
   'with an `ETag`, and refuses (403, naming the field) any altered field, another size or another content type.';
 
-function makeUploadPolicyRoute(path: string, operationId: string): AnyRoute {
-  return route({
-    method: 'POST',
-    path,
+function makeUploadPolicyOperation(operationId: string): AnyOperation {
+  return operation({
     operationId,
     summary: 'Request a presigned POST policy for uploading one file',
     description: DESCRIPTION,
@@ -27,5 +25,5 @@ function makeUploadPolicyRoute(path: string, operationId: string): AnyRoute {
 }
 
 /** Uploads rule 7: both path forms are the same operation. */
-export const uploadPolicyRoute = makeUploadPolicyRoute('/api/v2/uploads/upload-policy', 'createUploadPolicy');
-export const uploadPolicyAliasRoute = makeUploadPolicyRoute('/api/v2/upload-policy', 'createUploadPolicyAlias');
+export const uploadPolicyOperation = makeUploadPolicyOperation('createUploadPolicy');
+export const uploadPolicyAliasOperation = makeUploadPolicyOperation('createUploadPolicyAlias');

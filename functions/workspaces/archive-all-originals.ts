@@ -1,18 +1,15 @@
-import * as v from 'valibot';
 import { archiveRetainedOriginals } from '../../shared/domain/originals.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { requireStorageFeature } from '../../shared/domain/workspaces.js';
-import { ok, route } from '../../shared/http/route.js';
-import { WorkspaceQuery } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { ArchivedCountSchema, WorkspaceQuery } from './schemas.js';
 
-export const archiveAllOriginalsRoute = route({
-  method: 'POST',
-  path: '/api/v2/workspace/originals/archive-all',
+export const archiveAllOriginalsOperation = operation({
   operationId: 'archiveAllOriginals',
   summary: "Archive every retained original of the workspace (needs the storage feature)",
   auth: 'apiKey',
   query: WorkspaceQuery,
-  responses: [{ status: 200, description: 'How many originals were archived', schema: v.object({ archivedCount: v.number() }) }],
+  responses: [{ status: 200, description: 'How many originals were archived', schema: ArchivedCountSchema }],
   handle: async ({ principal, query }) => {
     const workspace = await resolveWorkspace(principal, query.workspaceId, { useDefault: true });
     await requireStorageFeature(workspace.organizationId);

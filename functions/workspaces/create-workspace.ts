@@ -1,18 +1,15 @@
-import * as v from 'valibot';
 import { toPublicWorkspace } from '../../shared/db/workspaces.js';
 import { requireOrganizationKey } from '../../shared/domain/scope.js';
 import { createWorkspace } from '../../shared/domain/workspaces.js';
-import { created, route } from '../../shared/http/route.js';
-import { Name } from '../../shared/http/schemas.js';
+import { created, operation } from '../../shared/http/route.js';
+import { NameBody } from '../../shared/http/schemas.js';
 import { WorkspaceSchema } from './schemas.js';
 
-export const createWorkspaceRoute = route({
-  method: 'POST',
-  path: '/api/v2/workspace',
+export const createWorkspaceOperation = operation({
   operationId: 'createWorkspace',
   summary: 'Create a workspace with its root and archive folders (organization keys only)',
   auth: 'apiKey',
-  body: v.object({ name: Name }),
+  body: NameBody,
   responses: [{ status: 201, description: 'The new workspace', schema: WorkspaceSchema }],
   handle: async ({ principal, body }) => {
     requireOrganizationKey(principal);

@@ -1,18 +1,15 @@
-import * as v from 'valibot';
 import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/scope.js';
 import { deleteWorkspace } from '../../shared/domain/workspaces.js';
-import { noContent, route } from '../../shared/http/route.js';
-import { Id } from '../../shared/http/schemas.js';
+import { noContent, operation } from '../../shared/http/route.js';
+import { WorkspaceIdInput } from '../../shared/http/schemas.js';
 import { WorkspaceQuery } from './schemas.js';
 
-export const deleteWorkspaceRoute = route({
-  method: 'DELETE',
-  path: '/api/v2/workspace',
+export const deleteWorkspaceOperation = operation({
   operationId: 'deleteWorkspace',
   summary: 'Delete a workspace (organization keys: any of the organization, named by `workspaceId`; workspace keys: their own)',
   auth: 'apiKey',
   query: WorkspaceQuery,
-  body: v.object({ workspaceId: v.optional(Id) }),
+  body: WorkspaceIdInput,
   responses: [{ status: 204, description: 'Deleted' }],
   handle: async ({ principal, query, body }) => {
     await deleteWorkspace(await resolveWorkspace(principal, pickWorkspaceId(query.workspaceId, body.workspaceId)));

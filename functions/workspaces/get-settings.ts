@@ -1,10 +1,8 @@
 import { resolveWorkspace } from '../../shared/domain/scope.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { SettingsSchema, WorkspaceQuery } from './schemas.js';
 
-export const getSettingsRoute = route({
-  method: 'GET',
-  path: '/api/v2/workspace/settings',
+export const getSettingsOperation = operation({
   operationId: 'getWorkspaceSettings',
   summary: "The workspace's original-file storage policy",
   auth: 'apiKey',

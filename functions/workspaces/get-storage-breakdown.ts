@@ -1,12 +1,10 @@
 import { getStorageBreakdown } from '../../shared/db/storage.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { requireStorageFeature } from '../../shared/domain/workspaces.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { StorageBreakdownSchema, WorkspaceQuery } from './schemas.js';
 
-export const getStorageBreakdownRoute = route({
-  method: 'GET',
-  path: '/api/v2/workspace/storage-breakdown',
+export const getStorageBreakdownOperation = operation({
   operationId: 'getStorageBreakdown',
   summary: "Bytes stored by the workspace's organization, by kind (needs the storage feature)",
   auth: 'apiKey',

@@ -1,11 +1,9 @@
 import { toPublicWorkspace } from '../../shared/db/workspaces.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { WorkspaceQuery, WorkspaceSchema } from './schemas.js';
 
-export const getWorkspaceRoute = route({
-  method: 'GET',
-  path: '/api/v2/workspace',
+export const getWorkspaceOperation = operation({
   operationId: 'getWorkspace',
   summary: "The key's workspace (organization keys: `workspaceId`, or the organization's default workspace)",
   auth: 'apiKey',

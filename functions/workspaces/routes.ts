@@ -1,22 +1,22 @@
-import type { AnyRoute } from '../../shared/http/route.js';
-import { archiveAllOriginalsRoute } from './archive-all-originals.js';
-import { createWorkspaceRoute } from './create-workspace.js';
-import { deleteWorkspaceRoute } from './delete-workspace.js';
-import { getSettingsRoute } from './get-settings.js';
-import { getStorageBreakdownRoute } from './get-storage-breakdown.js';
-import { getWorkspaceRoute } from './get-workspace.js';
-import { listWorkspacesRoute } from './list-workspaces.js';
-import { updateSettingsRoute } from './update-settings.js';
-import { updateWorkspaceRoute } from './update-workspace.js';
+import { routeTable } from '../../shared/http/route.js';
+import { archiveAllOriginalsOperation } from './archive-all-originals.js';
+import { createWorkspaceOperation } from './create-workspace.js';
+import { deleteWorkspaceOperation } from './delete-workspace.js';
+import { getSettingsOperation } from './get-settings.js';
+import { getStorageBreakdownOperation } from './get-storage-breakdown.js';
+import { getWorkspaceOperation } from './get-workspace.js';
+import { listWorkspacesOperation } from './list-workspaces.js';
+import { updateSettingsOperation } from './update-settings.js';
+import { updateWorkspaceOperation } from './update-workspace.js';
 
-export const workspaceRoutes: readonly AnyRoute[] = [
-  getWorkspaceRoute,
-  listWorkspacesRoute,
-  createWorkspaceRoute,
-  updateWorkspaceRoute,
-  deleteWorkspaceRoute,
-  getSettingsRoute,
-  updateSettingsRoute,
-  archiveAllOriginalsRoute,
-  getStorageBreakdownRoute,
-];
+export const workspaceRoutes = routeTable({
+  'GET /api/v2/workspace': getWorkspaceOperation,
+  'GET /api/v2/workspaces': listWorkspacesOperation,
+  'POST /api/v2/workspace': createWorkspaceOperation,
+  'PATCH /api/v2/workspace': updateWorkspaceOperation,
+  'DELETE /api/v2/workspace': deleteWorkspaceOperation,
+  'GET /api/v2/workspace/settings': getSettingsOperation,
+  'PATCH /api/v2/workspace/settings': updateSettingsOperation,
+  'POST /api/v2/workspace/originals/archive-all': archiveAllOriginalsOperation,
+  'GET /api/v2/workspace/storage-breakdown': getStorageBreakdownOperation,
+});

@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { ORIGINAL_FILE_STORAGE_POLICIES } from '../../shared/db/workspaces.js';
 import { STORAGE_CATEGORIES } from '../../shared/db/storage.js';
-import { Id } from '../../shared/http/schemas.js';
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../shared/domain/slugs.js';
+import { Cursor, Id, Name, queryInteger, WorkspaceIdInput } from '../../shared/http/schemas.js';
 
 /** Response shapes, for the OpenAPI document. */
 export const WorkspaceSchema = v.object({
@@ -26,4 +27,38 @@ export const StorageBreakdownSchema = v.object(
   >,
 );
 
-export const WorkspaceQuery = v.object({ workspaceId: v.optional(Id) });
+export const WorkspaceQuery = WorkspaceIdInput;
+
+export const WorkspaceListSchema = v.array(WorkspaceSchema);
+
+export const ArchivedCountSchema = v.object({ archivedCount: v.number() });
+
+/** Workspaces rule 1: name ascending by default, 50 a page. */
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+
+export const ListWorkspacesQuery = v.object({
+  sortBy: v.optional(v.picklist(['name', 'lastActivity'], 'must be name or lastActivity'), 'name'),
+  dir: v.optional(v.picklist(['asc', 'desc'], 'must be asc or desc')),
+  limit: v.optional(queryInteger(1, MAX_PAGE_SIZE)),
+  before: v.optional(Cursor),
+  since: v.optional(Cursor),
+});
+
+export const UpdateSettingsBody = v.object({
+  originalFileStoragePolicy: v.optional(StoragePolicySchema),
+  applyToExisting: v.optional(v.boolean()),
+  workspaceId: v.optional(Id),
+});
+
+const Slug = v.pipe(
+  v.string(),
+  v.trim(),
+  v.maxLength(SLUG_MAX_LENGTH, `must be at most ${SLUG_MAX_LENGTH} characters`),
+  v.regex(SLUG_PATTERN, 'must be lowercase letters and digits in hyphen-separated words'),
+);
+
+export const UpdateWorkspaceBody = v.pipe(
+  v.object({ name: v.optional(Name), slug: v.optional(Slug), workspaceId: v.optional(Id) }),
+  v.check((body) => body.name !== undefined || body.slug !== undefined, 'name or slug is required'),
+);

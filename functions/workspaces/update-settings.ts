@@ -1,23 +1,15 @@
-import * as v from 'valibot';
 import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/scope.js';
 import { requireStorageFeature, updateStorageSettings } from '../../shared/domain/workspaces.js';
-import { ok, route } from '../../shared/http/route.js';
-import { Id } from '../../shared/http/schemas.js';
-import { SettingsSchema, StoragePolicySchema, WorkspaceQuery } from './schemas.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { SettingsSchema, UpdateSettingsBody, WorkspaceQuery } from './schemas.js';
 
-export const updateSettingsRoute = route({
-  method: 'PATCH',
-  path: '/api/v2/workspace/settings',
+export const updateSettingsOperation = operation({
   operationId: 'updateWorkspaceSettings',
   summary: 'Change the original-file storage policy (needs the storage feature)',
   description: '`applyToExisting: true` with `NEVER_STORE` also archives originals already retained and reports `appliedToExistingCount`.',
   auth: 'apiKey',
   query: WorkspaceQuery,
-  body: v.object({
-    originalFileStoragePolicy: v.optional(StoragePolicySchema),
-    applyToExisting: v.optional(v.boolean()),
-    workspaceId: v.optional(Id),
-  }),
+  body: UpdateSettingsBody,
   responses: [{ status: 200, description: 'The settings', schema: SettingsSchema }],
   handle: async ({ principal, query, body }) => {
     const workspace = await resolveWorkspace(principal, pickWorkspaceId(query.workspaceId, body.workspaceId));

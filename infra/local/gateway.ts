@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { compileTemplates } from '../../shared/http/route-match.js';
 import { routeKey, type AnyRoute } from '../../shared/http/route.js';
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
@@ -13,58 +14,25 @@ export interface GatewayTarget {
   handler: HttpHandler;
 }
 
-interface CompiledRoute {
-  key: string;
-  method: string;
-  segments: string[];
-  literalCount: number;
-  target: GatewayTarget;
-}
-
 /** Largest request body the local gateway accepts (POST /markups/file allows 20 MB). */
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 
 const TEXT_TYPES = /^(text\/|application\/(json|.*\+json|xml|.*\+xml|x-www-form-urlencoded|javascript))/i;
 
 /**
- * Matches a request against the route tables as API Gateway HTTP APIs do: the most specific
- * template wins (more literal segments), `{param}` matches one segment, unmatched requests go to
- * the `$default` route.
+ * Matches a request against the route tables as API Gateway HTTP APIs do (`compileTemplates`:
+ * the most specific template wins); unmatched requests go to the `$default` route.
  */
 export function compileRoutes(targets: readonly GatewayTarget[]) {
-  const compiled: CompiledRoute[] = targets.flatMap((target) =>
-    target.routes.map((r) => {
-      const segments = r.path.split('/').filter(Boolean);
-      return { key: routeKey(r), method: r.method, segments, literalCount: segments.filter((s) => !s.startsWith('{')).length, target };
-    }),
+  const matcher = compileTemplates(
+    targets.flatMap((target) => target.routes.map((r) => ({ method: r.method, path: r.path, key: routeKey(r), target }))),
   );
-  compiled.sort((a, b) => b.literalCount - a.literalCount);
   const fallback = targets.find((target) => target.isDefault);
   return (method: string, path: string) => {
-    const parts = path.split('/').filter(Boolean);
-    for (const candidate of compiled) {
-      if (candidate.method !== method || candidate.segments.length !== parts.length) continue;
-      const params: Record<string, string> = {};
-      const fits = candidate.segments.every((segment, i) => {
-        const part = parts[i]!;
-        if (segment.startsWith('{')) {
-          params[segment.slice(1, -1)] = safeDecode(part);
-          return true;
-        }
-        return segment === part;
-      });
-      if (fits) return { key: candidate.key, target: candidate.target, params };
-    }
+    const found = matcher.match(method, path);
+    if (found) return { key: found.route.key, target: found.route.target, params: found.params };
     return fallback ? { key: '$default', target: fallback, params: undefined } : undefined;
   };
-}
-
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }
 
 /** Builds the payload 2.0 event API Gateway would send for this request. */

@@ -12,7 +12,7 @@ import {
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { FUNCTIONS, type ApiFunction, type FunctionDefinition } from '../../functions/registry.js';
+import { FUNCTIONS, isApiFunction, type FunctionDefinition } from '../../functions/registry.js';
 import { pascalCase, ServiceFunction } from '../constructs/service-function.js';
 import type { DataStack } from './data-stack.js';
 
@@ -34,8 +34,6 @@ export interface ApiStackProps extends StackProps {
 const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Service-API-Version'];
 /** Response headers browsers may read cross-origin. */
 const CORS_EXPOSE_HEADERS = ['Service-API-Version', 'X-Request-Id'];
-
-const isApiFunction = (definition: FunctionDefinition): definition is ApiFunction => definition.kind === 'api';
 
 /**
  * The HTTP API: one Lambda integration per route group, one route per entry of the group's route

@@ -13,6 +13,7 @@ import {
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
 } from './errors.js';
+import { compileTemplates, type RouteMatcher } from './route-match.js';
 import { routeKey, type AnyRoute, type RawBody, type RawBodySpec, type Reply } from './route.js';
 import { parseWith } from './validation.js';
 
@@ -25,7 +26,7 @@ type Result = APIGatewayProxyStructuredResultV2;
 interface Dispatch {
   routes: Map<string, AnyRoute>;
   /** Every route of the service, for 405 answers on the `$default` route. */
-  all?: readonly AnyRoute[];
+  all: RouteMatcher<AnyRoute>;
 }
 
 /**
@@ -34,7 +35,7 @@ interface Dispatch {
  * validation so an anonymous caller always gets 401 and learns nothing about the input rules.
  */
 export function createApiHandler(routes: readonly AnyRoute[], options: { allRoutes?: readonly AnyRoute[] } = {}) {
-  const dispatch: Dispatch = { routes: new Map(routes.map((r) => [routeKey(r), r])), all: options.allRoutes };
+  const dispatch: Dispatch = { routes: new Map(routes.map((r) => [routeKey(r), r])), all: compileTemplates(options.allRoutes ?? []) };
   return middy<Event, Result, Error, Context>()
     .use(responder())
     .use(versionHeader())
@@ -75,19 +76,9 @@ function readRawBody(spec: RawBodySpec, event: Event, contentType: string | unde
 
 function unmatched(dispatch: Dispatch, event: Event): HttpError {
   const path = event.rawPath;
-  const allowed = (dispatch.all ?? [])
-    .filter((candidate) => templateMatches(candidate.path, path))
-    .map((candidate) => candidate.method);
-  if (allowed.length > 0) return new MethodNotAllowedError([...new Set(allowed)]);
+  const allowed = dispatch.all.methodsAt(path);
+  if (allowed.length > 0) return new MethodNotAllowedError(allowed);
   return new NotFoundError(`No route matches ${event.requestContext.http.method} ${path}.`);
-}
-
-/** True when a concrete path fits an API Gateway template such as `/api/v2/items/{id}`. */
-export function templateMatches(template: string, path: string): boolean {
-  const t = template.split('/');
-  const p = path.split('/');
-  if (t.length !== p.length) return false;
-  return t.every((segment, i) => (segment.startsWith('{') ? (p[i] ?? '') !== '' : segment === p[i]));
 }
 
 function toResult(reply: Reply): Result {

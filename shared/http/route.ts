@@ -57,10 +57,8 @@ export interface ResponseDoc {
   envelope?: boolean;
 }
 
-export interface Route<PS = undefined, QS = undefined, BS = undefined, A extends Auth = Auth> {
-  method: HttpMethod;
-  /** API Gateway syntax: `/api/v2/markups/{id}`. */
-  path: string;
+/** One operation of the API: what it does, its schemas and its handler. A route table gives it its method and path. */
+export interface Operation<PS = undefined, QS = undefined, BS = undefined, A extends Auth = Auth> {
   operationId: string;
   summary: string;
   description?: string;
@@ -74,11 +72,30 @@ export interface Route<PS = undefined, QS = undefined, BS = undefined, A extends
   handle(request: OperationRequest<Out<PS>, Out<QS>, Out<BS>, A>): Promise<Reply>;
 }
 
-// The erased shape a route table holds; `route()` keeps each entry's own types for its handler.
+/** An operation at its method and path. */
+export interface Route<PS = undefined, QS = undefined, BS = undefined, A extends Auth = Auth> extends Operation<PS, QS, BS, A> {
+  method: HttpMethod;
+  /** API Gateway syntax: `/api/v2/markups/{id}`. */
+  path: string;
+}
+
+// The erased shapes a route table holds; `operation()` and `route()` keep each entry's own types for its handler.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyOperation = Operation<any, any, any, Auth>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRoute = Route<any, any, any, Auth>;
 
-/** Declares one route with its handler typed from its schemas. */
+/** Declares one operation with its handler typed from its schemas. */
+export function operation<
+  PS extends AnySchema | undefined = undefined,
+  QS extends AnySchema | undefined = undefined,
+  BS extends AnySchema | undefined = undefined,
+  A extends Auth = 'apiKey',
+>(definition: Operation<PS, QS, BS, A>): AnyOperation {
+  return definition as AnyOperation;
+}
+
+/** Declares one route in one piece, method and path included (a table of one, as tests build). */
 export function route<
   PS extends AnySchema | undefined = undefined,
   QS extends AnySchema | undefined = undefined,
@@ -86,6 +103,20 @@ export function route<
   A extends Auth = 'apiKey',
 >(definition: Route<PS, QS, BS, A>): AnyRoute {
   return definition as AnyRoute;
+}
+
+/** A route key as API Gateway writes it and `event.routeKey` carries it: `GET /api/v2/markups/{id}`. */
+export type RouteKey = `${HttpMethod} /${string}`;
+
+/**
+ * A route group's table: each operation under the route key it answers, so the table shows every
+ * method and path. An object literal cannot name a key twice, so no route is declared twice.
+ */
+export function routeTable(table: Record<RouteKey, AnyOperation>): readonly AnyRoute[] {
+  return Object.entries(table).map(([key, definition]) => {
+    const [method, path] = key.split(' ') as [HttpMethod, string];
+    return { ...definition, method, path };
+  });
 }
 
 /** `GET /api/v2/workspace`, the form API Gateway puts in `event.routeKey`. */

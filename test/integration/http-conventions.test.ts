@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
-import { ROUTE_GROUPS } from '../../functions/route-tables.js';
+import { allRoutes } from '../../functions/registry.js';
 import { call, makeOrganization, VERSION } from '../support/api.js';
 
 describe('Versioning: Service-API-Version', () => {
@@ -97,7 +97,7 @@ describe('GET /openapi.json', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe('3.1.0');
-    for (const r of Object.values(ROUTE_GROUPS).flat()) {
+    for (const r of allRoutes()) {
       const operation = response.body.paths[r.path]?.[r.method.toLowerCase()];
       expect(operation, `${r.method} ${r.path}`).toMatchObject({ operationId: r.operationId });
     }

@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { markupsRoutes } from '../../functions/markups/routes.js';
-import { HttpUrl, Include } from '../../functions/markups/schemas.js';
+import { Include } from '../../functions/markups/schemas.js';
+import { HttpUrl } from '../../shared/http/schemas.js';
 import { compileRoutes } from '../../infra/local/gateway.js';
 import { resetConfig } from '../../shared/config.js';
 import { itemUpdate, type FolderRecord, type MarkupRecord } from '../../shared/db/items.js';

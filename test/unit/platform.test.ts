@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { generateApiKey, parseApiKey, secretMatches } from '../../shared/auth/api-key-format.js';
 import { ConfigError, parseConfig } from '../../shared/config.js';
 import { slugCandidate, slugify } from '../../shared/domain/slugs.js';
-import { createApiHandler, templateMatches } from '../../shared/http/api-handler.js';
+import { createApiHandler } from '../../shared/http/api-handler.js';
 import { decodeCursor, encodeCursor } from '../../shared/http/cursor.js';
 import { ok, route } from '../../shared/http/route.js';
+import { templateMatches } from '../../shared/http/route-match.js';
 import { compileRoutes } from '../../infra/local/gateway.js';
 import { decodeEventKey } from '../../functions/upload-confirmed/handler.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { createFromFileRoute } from '../../functions/markups/create-from-file.js';
+import { markupsRoutes } from '../../functions/markups/routes.js';
 import type { FolderRecord } from '../../shared/db/items.js';
 import type { WorkspaceRecord } from '../../shared/db/workspaces.js';
 import { defaultNameOf, markupTypeOf, newFileMarkupRecord, type SourceFile } from '../../shared/domain/file-markup-records.js';
@@ -200,7 +200,7 @@ describe('routes with a raw body (POST /markups/file)', () => {
   });
 
   it('documents the multipart body in the OpenAPI document', () => {
-    const document = buildOpenApi([createFromFileRoute]) as { paths: Record<string, Record<string, { requestBody: unknown }>> };
+    const document = buildOpenApi(markupsRoutes.filter((r) => r.operationId === 'createMarkupFromFile')) as { paths: Record<string, Record<string, { requestBody: unknown }>> };
 
     expect(document.paths['/api/v2/markups/file']!.post!.requestBody).toEqual({
       required: true,
