@@ -5,6 +5,7 @@ import type { UploadResourceType } from '../db/uploads.js';
 import type { Role } from '../db/users.js';
 import type { WorkspaceRecord } from '../db/workspaces.js';
 import { BadRequestError, ForbiddenError, InvalidInputError, PaymentRequiredError } from '../http/errors.js';
+import { isId } from '../http/schemas.js';
 import { baseMimeType, fileTypeOf, isDisplayableImage, SUPPORTED_EXTENSIONS } from '../storage/file-types.js';
 import { loadFolderForCaller, requireItemRole } from './items/access.js';
 import { loadMarkup } from './markups/access.js';
@@ -76,10 +77,8 @@ export const RESOURCE_RULES: Record<UploadResourceType, ResourceRule> = {
 /** Resource types whose files markups are made from (their resourceId is a destination folder). */
 export const MARKUP_SOURCE_TYPES: ReadonlySet<UploadResourceType> = new Set(['markup_asset', 'project_original', 'project_image']);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function requireUuid(resourceType: UploadResourceType, resourceId: string, what: string): void {
-  if (!UUID.test(resourceId)) {
+  if (!isId(resourceId)) {
     throw new InvalidInputError([{ field: 'resourceId', detail: `must be ${what} (a UUID) for ${resourceType}` }]);
   }
 }

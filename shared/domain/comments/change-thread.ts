@@ -4,9 +4,10 @@ import { toReadMarkItem } from '../../db/read-marks.js';
 import { getThreadRecord, threadReplace, threadUnchanged, type ThreadRecord } from '../../db/threads.js';
 import { commit, fromFreshReads, nextTime, put, STALE, type TransactItem } from '../../db/transact.js';
 import { BadRequestError } from '../../http/errors.js';
+import { isHttpUrl } from '../../http/schemas.js';
 import { explainMarkupRefusal, loadThreadAccess, threadNotFound, type ThreadAccess } from './access.js';
 import { recordCommentEvent } from './events.js';
-import { elementsOf, invalid, isHttpUrl, parentsOf, type ElementInput, type ElementParentInput } from './pins.js';
+import { elementsOf, invalid, parentsOf, type ElementInput, type ElementParentInput } from './pins.js';
 import { readMark } from './read-state.js';
 import { threadRecordOf } from './views.js';
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MarkupRecord } from '../../db/items.js';
 import type { ThreadElementRecord, ThreadKind, ThreadParentRecord, ThreadRecord } from '../../db/threads.js';
 import { ConflictError, InvalidInputError } from '../../http/errors.js';
+import { isHttpUrl } from '../../http/schemas.js';
 import { VIEW_MODES } from '../markups/view-modes.js';
 
 /**
@@ -42,16 +43,6 @@ export interface PinInput {
 
 /** A thread request's `field` (as the operation's input names it, `elementParents/0/url`) breaks a rule. */
 export const invalid = (field: string, detail: string) => new InvalidInputError([{ field, detail }]);
-
-/** Pins point at pages a browser can open: absolute http or https addresses only. */
-export function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
 
 /** New element records for a pin, each with its own id, made at `at`. */
 export function elementsOf(elements: readonly ElementInput[], at: number): ThreadElementRecord[] {
