@@ -18,8 +18,9 @@ import {
   workspaceMarkupIds,
   workspaceOf,
 } from '../support/items.js';
+import { missingId } from '../support/ids.js';
+import { makeSecondWorkspace } from '../support/workspaces.js';
 
-const missingId = '00000000-0000-4000-8000-000000000000';
 const FOLDER_ITEM_FIELDS = [
   'assignedRoleSlugs',
   'createdAt',
@@ -40,12 +41,6 @@ async function setUp() {
   const markup = (parentFolderId: string, name = 'Landing page') =>
     makeMarkup({ workspaceId: org.workspaceId, organizationId: org.organizationId, parentFolderId, name });
   return { ...org, rootId: workspace.rootFolderId, archiveId: workspace.archiveFolderId, markup };
-}
-
-/** A second workspace of the same organization. */
-async function secondWorkspace(orgKey: string) {
-  const created = await call('POST', '/workspace', { key: orgKey, body: { name: `Second ${Math.random().toString(36).slice(2, 6)}` } });
-  return workspaceOf(created.body.data.id);
 }
 
 const names = (items: { name: string }[]) => items.map((item) => item.name);
@@ -122,7 +117,7 @@ describe('GET /items/:id (Folder items: a folder read returns the folder with it
 
   it("refuses a workspace key on another workspace's item and an organization key on another organization's item with 403", async () => {
     const ws = await setUp();
-    const other = await secondWorkspace(ws.orgKey);
+    const other = await makeSecondWorkspace(ws.orgKey);
     const stranger = await makeOrganization();
 
     const otherWorkspace = await call('GET', `/items/${other.rootFolderId}`, { key: ws.workspaceKey });
@@ -260,7 +255,7 @@ describe('GET /items/:id/items (child items: FolderItemOrder, cursor pagination)
   it('answers 404 for a markup id or an unknown id, and 403 outside the key scope', async () => {
     const ws = await setUp();
     const markup = await ws.markup(ws.rootId);
-    const other = await secondWorkspace(ws.orgKey);
+    const other = await makeSecondWorkspace(ws.orgKey);
 
     const ofMarkup = await call('GET', `/items/${markup.id}/items`, { key: ws.workspaceKey });
     const unknown = await call('GET', `/items/${missingId}/items`, { key: ws.workspaceKey });
@@ -341,7 +336,7 @@ describe('POST /items (create folder: 200 with { data: folder })', () => {
   it('answers 404 for an unknown parent or a markup parent, 403 outside the scope or for a viewer, 400 for a bad body', async () => {
     const ws = await setUp();
     const markup = await ws.markup(ws.rootId);
-    const other = await secondWorkspace(ws.orgKey);
+    const other = await makeSecondWorkspace(ws.orgKey);
     const viewer = await makeMemberKey(ws.workspaceId, 'viewer');
 
     const unknown = await call('POST', '/items', { key: ws.workspaceKey, body: { parentFolderId: missingId, name: 'X' } });
@@ -396,7 +391,7 @@ describe('PATCH /items/:id (rename a folder or markup)', () => {
 
   it('answers 404 for an unknown id, 403 outside the scope or for a viewer, 400 for an empty name', async () => {
     const ws = await setUp();
-    const other = await secondWorkspace(ws.orgKey);
+    const other = await makeSecondWorkspace(ws.orgKey);
     const folder = await makeFolder(ws.orgKey, other.rootFolderId, 'Theirs');
     const viewer = await makeMemberKey(ws.workspaceId, 'viewer');
     const mine = await makeFolder(ws.workspaceKey, ws.rootId, 'Mine');
@@ -544,7 +539,7 @@ describe('PATCH /items/archive (Item active -> in the workspace archive folder)'
 
   it('refuses the root or archive folder with 422, out-of-scope items with 403, and bad lists with 400; nothing changes', async () => {
     const ws = await setUp();
-    const other = await secondWorkspace(ws.orgKey);
+    const other = await makeSecondWorkspace(ws.orgKey);
     const theirs = await makeFolder(ws.orgKey, other.rootFolderId, 'Theirs');
     const mine = await ws.markup(ws.rootId, 'Mine');
     const archive = (body: unknown) => call('PATCH', '/items/archive', { key: ws.workspaceKey, body });
@@ -563,7 +558,7 @@ describe('PATCH /items/archive (Item active -> in the workspace archive folder)'
 
   it('lets an organization key archive items of several of its workspaces, each into its own archive', async () => {
     const ws = await setUp();
-    const other = await secondWorkspace(ws.orgKey);
+    const other = await makeSecondWorkspace(ws.orgKey);
     const mine = await makeFolder(ws.orgKey, ws.rootId, 'Mine');
     const theirs = await makeFolder(ws.orgKey, other.rootFolderId, 'Theirs');
 
@@ -629,7 +624,7 @@ describe('PATCH /items/restore (Item archived -> restored to the workspace root)
 describe('Move rule 1: workspace keys move only inside their workspace; organization keys may move to another workspace of the organization', () => {
   it('refuses a workspace key moving into another workspace with 403', async () => {
     const ws = await setUp();
-    const other = await secondWorkspace(ws.orgKey);
+    const other = await makeSecondWorkspace(ws.orgKey);
     const folder = await makeFolder(ws.workspaceKey, ws.rootId, 'Stay');
 
     const single = await call('PATCH', `/items/${folder.id}/move`, { key: ws.workspaceKey, body: { parentFolderId: other.rootFolderId } });
@@ -652,7 +647,7 @@ describe('Move rule 1: workspace keys move only inside their workspace; organiza
 
   it('moves a folder tree into another workspace: every folder and markup below changes workspace, keeps its id and leaves the old markup list', async () => {
     const ws = await setUp();
-    const other = await secondWorkspace(ws.orgKey);
+    const other = await makeSecondWorkspace(ws.orgKey);
     const [top, inner] = await makeFolderChain(ws.orgKey, ws.rootId, ['Project', 'Assets']);
     const markups = [await ws.markup(top!.id, 'Top page'), await ws.markup(inner!.id, 'Inner page')];
 
@@ -670,7 +665,7 @@ describe('Move rule 1: workspace keys move only inside their workspace; organiza
 
   it("carries a moved markup's retained original into the new workspace", async () => {
     const ws = await setUp();
-    const other = await secondWorkspace(ws.orgKey);
+    const other = await makeSecondWorkspace(ws.orgKey);
     const markup = await makeMarkup({ workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: ws.rootId, hasRetainedOriginal: true });
     await makeRetainedOriginal({ markupId: markup.id, workspaceId: ws.workspaceId, organizationId: ws.organizationId });
 
@@ -687,7 +682,7 @@ describe('Move rule 1: workspace keys move only inside their workspace; organiza
 describe('Move rule 1 at scale: a cross-workspace move of a folder tree with 2000 markups', { timeout: 240_000 }, () => {
   it('moves every folder and markup of the tree into the other workspace', async () => {
     const ws = await setUp();
-    const other = await secondWorkspace(ws.orgKey);
+    const other = await makeSecondWorkspace(ws.orgKey);
     const top = await makeFolder(ws.orgKey, ws.rootId, 'Big');
     const branches = await Promise.all(['A', 'B', 'C', 'D'].map((name) => makeFolderChain(ws.orgKey, top.id, [name, `${name}-1`, `${name}-2`])));
     const folders = [top, ...branches.flat()];
@@ -715,7 +710,7 @@ describe('Move rule 1 at scale: a cross-workspace move of a folder tree with 200
 describe('Move rule 2: all sources of one batch belong to the same workspace, otherwise 400', () => {
   it('answers 400 and moves nothing when the sources span several workspaces', async () => {
     const ws = await setUp();
-    const other = await secondWorkspace(ws.orgKey);
+    const other = await makeSecondWorkspace(ws.orgKey);
     const mine = await makeFolder(ws.orgKey, ws.rootId, 'Mine');
     const theirs = await makeFolder(ws.orgKey, other.rootFolderId, 'Theirs');
     const destination = await makeFolder(ws.orgKey, ws.rootId, 'Destination');

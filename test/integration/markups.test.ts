@@ -11,10 +11,10 @@ import { VIEW_MODES } from '../../shared/domain/markups.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { call, makeOrganization } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
+import { missingId } from '../support/ids.js';
+import { makeMemberKey } from '../support/items.js';
 import { makeFolder, makeMarkups } from '../support/markups.js';
-
-const missingId = '00000000-0000-4000-8000-000000000000';
-type Org = Awaited<ReturnType<typeof makeOrganization>>;
+import { makeSecondWorkspace, usedThisMonth } from '../support/workspaces.js';
 
 const MARKUP_FIELDS = [
   'activeThreads',
@@ -44,21 +44,6 @@ async function createMarkup(key: string, body: Record<string, unknown> = {}) {
   const response = await call('POST', '/markups/url', { key, body: { url: 'https://example.com/home', ...body } });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body.data as { id: string; name: string; parentFolderId: string; workspaceId: string; [field: string]: unknown };
-}
-
-async function secondWorkspace(org: Org, name = 'Second') {
-  const response = await call('POST', '/workspace', { key: org.orgKey, body: { name } });
-  expect(response.status).toBe(201);
-  return response.body.data as { id: string; rootFolderId: string; archiveFolderId: string };
-}
-
-async function usedThisMonth(org: Org, workspaceId = org.workspaceId) {
-  const response = await call('GET', '/markups/usage', { key: org.orgKey, query: { workspaceId } });
-  return (response.body.data.used as number) + (response.body.data.bundleUsed as number);
-}
-
-async function memberKey(org: Org, role: 'viewer' | 'contributor' | 'admin' | 'owner') {
-  return (await createWorkspaceKey(org.workspaceId, { email: `${role}-${Math.random().toString(36).slice(2)}@example.com`, role })).apiKey;
 }
 
 describe('POST /markups/url (Markups table; creation rule 1)', () => {
@@ -120,7 +105,7 @@ describe('POST /markups/url (Markups table; creation rule 1)', () => {
     expect(response.status).toBe(400);
     expect(response.headers.get('content-type')).toContain('application/problem+json');
     expect(response.body.errors[0].pointer).toMatch(/^\/body\//);
-    expect(await usedThisMonth(org)).toBe(0);
+    expect(await usedThisMonth(org.orgKey, org.workspaceId)).toBe(0);
   });
 
   it('puts the markup into parentFolderId, a subfolder of the workspace', async () => {
@@ -134,7 +119,7 @@ describe('POST /markups/url (Markups table; creation rule 1)', () => {
 
   it('answers 404 for an unknown parentFolderId or a markup id, 400 for the archive folder or a folder of another workspace than workspaceId', async () => {
     const org = await makeOrganization();
-    const other = await secondWorkspace(org);
+    const other = await makeSecondWorkspace(org.orgKey, 'Second');
     const existing = await createMarkup(org.workspaceKey);
     const workspace = (await getWorkspace(org.workspaceId))!;
 
@@ -151,12 +136,12 @@ describe('POST /markups/url (Markups table; creation rule 1)', () => {
     expect(archive.status).toBe(400);
     expect(archive.body.type).toBe('urn:review-board:problem:folder-archived');
     expect(elsewhere.status).toBe(400);
-    expect(await usedThisMonth(org)).toBe(1);
+    expect(await usedThisMonth(org.orgKey, org.workspaceId)).toBe(1);
   });
 
   it("uses an organization key's default workspace, the workspace it names, or the workspace of the folder it names", async () => {
     const org = await makeOrganization();
-    const other = await secondWorkspace(org);
+    const other = await makeSecondWorkspace(org.orgKey, 'Second');
     const folder = await makeFolder({ workspaceId: other.id });
 
     const byDefault = await createMarkup(org.orgKey);
@@ -184,14 +169,14 @@ describe('POST /markups/url (Markups table; creation rule 1)', () => {
 describe('Authentication rule 4: a workspaceId that is not the key\'s workspace in a markup creation request gives 403', () => {
   it('refuses a workspace key naming another workspace of its organization, and creates nothing', async () => {
     const org = await makeOrganization();
-    const other = await secondWorkspace(org);
+    const other = await makeSecondWorkspace(org.orgKey, 'Second');
 
     const named = await call('POST', '/markups/url', { key: org.workspaceKey, body: { url: 'https://a.example', workspaceId: other.id } });
     const byFolder = await call('POST', '/markups/url', { key: org.workspaceKey, body: { url: 'https://a.example', parentFolderId: other.rootFolderId } });
 
     expect(named.status).toBe(403);
     expect(byFolder.status).toBe(403);
-    expect(await usedThisMonth(org, other.id)).toBe(0);
+    expect(await usedThisMonth(org.orgKey, other.id)).toBe(0);
   });
 
   it("refuses an organization key naming another organization's workspace or folder with 403", async () => {
@@ -208,7 +193,7 @@ describe('Authentication rule 4: a workspaceId that is not the key\'s workspace 
   it('refuses a viewer with 403 (creating needs contributor)', async () => {
     const org = await makeOrganization();
 
-    const response = await call('POST', '/markups/url', { key: await memberKey(org, 'viewer'), body: { url: 'https://a.example' } });
+    const response = await call('POST', '/markups/url', { key: await makeMemberKey(org.workspaceId, 'viewer'), body: { url: 'https://a.example' } });
 
     expect(response.status).toBe(403);
   });
@@ -241,7 +226,7 @@ describe('GET /markups/:id (files always included)', () => {
 
   it("answers 403 for a markup outside the key's scope: another workspace for a workspace key, another organization for any key", async () => {
     const [org, stranger] = await Promise.all([makeOrganization(), makeOrganization()]);
-    const other = await secondWorkspace(org);
+    const other = await makeSecondWorkspace(org.orgKey, 'Second');
     const elsewhere = await createMarkup(org.orgKey, { workspaceId: other.id });
     const foreign = await createMarkup(stranger.workspaceKey);
 
@@ -258,7 +243,7 @@ describe('GET /markups/:id (files always included)', () => {
     const org = await makeOrganization();
     const markup = await createMarkup(org.workspaceKey);
 
-    const response = await call('GET', `/markups/${markup.id}`, { key: await memberKey(org, 'viewer') });
+    const response = await call('GET', `/markups/${markup.id}`, { key: await makeMemberKey(org.workspaceId, 'viewer') });
 
     expect(response.status).toBe(200);
     expect(response.body.data.scopes).toEqual(['view-project']);
@@ -284,7 +269,7 @@ describe('POST /markups/:id (rename)', () => {
 
     const noName = await call('POST', `/markups/${markup.id}`, { key: org.workspaceKey, body: {} });
     const unknown = await call('POST', `/markups/${missingId}`, { key: org.workspaceKey, body: { name: 'x' } });
-    const viewer = await call('POST', `/markups/${markup.id}`, { key: await memberKey(org, 'viewer'), body: { name: 'x' } });
+    const viewer = await call('POST', `/markups/${markup.id}`, { key: await makeMemberKey(org.workspaceId, 'viewer'), body: { name: 'x' } });
 
     expect(noName.status).toBe(400);
     expect(unknown.status).toBe(404);
@@ -324,7 +309,7 @@ describe('DELETE /markups/:id', () => {
     const org = await makeOrganization();
     const markup = await createMarkup(org.workspaceKey);
 
-    const response = await call('DELETE', `/markups/${markup.id}`, { key: await memberKey(org, 'contributor') });
+    const response = await call('DELETE', `/markups/${markup.id}`, { key: await makeMemberKey(org.workspaceId, 'contributor') });
 
     expect(response.status).toBe(403);
     expect((await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).status).toBe(200);
@@ -370,7 +355,7 @@ describe('PATCH /markups/:id/read-only (States and transitions: readOnly)', () =
     const markup = await createMarkup(org.workspaceKey);
 
     const invalid = await call('PATCH', `/markups/${markup.id}/read-only`, { key: org.workspaceKey, body: { readOnly: 'yes' } });
-    const contributor = await call('PATCH', `/markups/${markup.id}/read-only`, { key: await memberKey(org, 'contributor'), body: { readOnly: true } });
+    const contributor = await call('PATCH', `/markups/${markup.id}/read-only`, { key: await makeMemberKey(org.workspaceId, 'contributor'), body: { readOnly: true } });
 
     expect(invalid.status).toBe(400);
     expect(invalid.body.errors[0].pointer).toBe('/body/readOnly');
@@ -457,7 +442,7 @@ describe('GET /markups (ordered by createdAt descending; cursor pagination)', ()
 
   it('needs workspaceId from an organization key (400 without) and lists the workspace it names', async () => {
     const org = await makeOrganization();
-    const other = await secondWorkspace(org);
+    const other = await makeSecondWorkspace(org.orgKey, 'Second');
     const markup = await createMarkup(org.orgKey, { workspaceId: other.id });
 
     const without = await call('GET', '/markups', { key: org.orgKey });
@@ -577,7 +562,7 @@ describe('POST /markups/bulk/from-url (all or nothing, one workspace)', () => {
       ['Two', true],
       ['one.example', false],
     ]);
-    expect(await usedThisMonth(org)).toBe(3);
+    expect(await usedThisMonth(org.orgKey, org.workspaceId)).toBe(3);
   });
 
   it('answers 400 naming the bad item and creates nothing', async () => {
@@ -587,12 +572,12 @@ describe('POST /markups/bulk/from-url (all or nothing, one workspace)', () => {
 
     expect(response.status).toBe(400);
     expect(response.body.errors[0].pointer).toBe('/body/items/1/url');
-    expect(await usedThisMonth(org)).toBe(0);
+    expect(await usedThisMonth(org.orgKey, org.workspaceId)).toBe(0);
   });
 
   it('answers 400 for no items, more than 50 items, and items in two workspaces', async () => {
     const org = await makeOrganization();
-    const other = await secondWorkspace(org);
+    const other = await makeSecondWorkspace(org.orgKey, 'Second');
 
     const none = await call('POST', '/markups/bulk/from-url', { key: org.orgKey, body: { items: [] } });
     const tooMany = await call('POST', '/markups/bulk/from-url', {
@@ -605,8 +590,8 @@ describe('POST /markups/bulk/from-url (all or nothing, one workspace)', () => {
     });
 
     expect([none.status, tooMany.status, split.status]).toEqual([400, 400, 400]);
-    expect(await usedThisMonth(org)).toBe(0);
-    expect(await usedThisMonth(org, other.id)).toBe(0);
+    expect(await usedThisMonth(org.orgKey, org.workspaceId)).toBe(0);
+    expect(await usedThisMonth(org.orgKey, other.id)).toBe(0);
   });
 
   it('creates 50 items in one request', async () => {
@@ -624,12 +609,12 @@ describe('POST /markups/bulk/from-url (all or nothing, one workspace)', () => {
 
   it('answers 403 when an item names a workspace other than the key\'s (Authentication rule 4)', async () => {
     const org = await makeOrganization();
-    const other = await secondWorkspace(org);
+    const other = await makeSecondWorkspace(org.orgKey, 'Second');
 
     const response = await call('POST', '/markups/bulk/from-url', { key: org.workspaceKey, body: { items: [{ url: 'https://a.example' }, { url: 'https://b.example', workspaceId: other.id }] } });
 
     expect(response.status).toBe(403);
-    expect(await usedThisMonth(org)).toBe(0);
+    expect(await usedThisMonth(org.orgKey, org.workspaceId)).toBe(0);
   });
 });
 
@@ -663,8 +648,8 @@ describe('POST /markups/bulk/move (Move rules 1 and 2; all or nothing)', () => {
     const folder = await makeFolder(org);
     const markup = await createMarkup(org.workspaceKey);
 
-    const viewer = await call('POST', '/markups/bulk/move', { key: await memberKey(org, 'viewer'), body: { markupIds: [markup.id], targetFolderId: folder.id } });
-    const contributor = await call('POST', '/markups/bulk/move', { key: await memberKey(org, 'contributor'), body: { markupIds: [markup.id], targetFolderId: folder.id } });
+    const viewer = await call('POST', '/markups/bulk/move', { key: await makeMemberKey(org.workspaceId, 'viewer'), body: { markupIds: [markup.id], targetFolderId: folder.id } });
+    const contributor = await call('POST', '/markups/bulk/move', { key: await makeMemberKey(org.workspaceId, 'contributor'), body: { markupIds: [markup.id], targetFolderId: folder.id } });
 
     expect(viewer.status).toBe(403);
     expect(contributor.status).toBe(204);
@@ -701,7 +686,7 @@ describe('POST /markups/bulk/move (Move rules 1 and 2; all or nothing)', () => {
 
   it('answers 400 when the sources span several workspaces (Move rule 2)', async () => {
     const org = await makeOrganization();
-    const other = await secondWorkspace(org);
+    const other = await makeSecondWorkspace(org.orgKey, 'Second');
     const here = await createMarkup(org.orgKey);
     const there = await createMarkup(org.orgKey, { workspaceId: other.id });
 
@@ -712,7 +697,7 @@ describe('POST /markups/bulk/move (Move rules 1 and 2; all or nothing)', () => {
 
   it('lets an organization key move into another workspace of its organization, a workspace key not (Move rule 1)', async () => {
     const org = await makeOrganization();
-    const other = await secondWorkspace(org);
+    const other = await makeSecondWorkspace(org.orgKey, 'Second');
     const markup = await createMarkup(org.workspaceKey);
 
     const workspaceKey = await call('POST', '/markups/bulk/move', { key: org.workspaceKey, body: { markupIds: [markup.id], targetFolderId: other.rootFolderId } });
@@ -740,7 +725,7 @@ describe('POST /markups/bulk/delete (all or nothing)', () => {
 
   it('deletes nothing when one id is unknown (404) and refuses ids outside the key\'s workspace (403)', async () => {
     const org = await makeOrganization();
-    const other = await secondWorkspace(org);
+    const other = await makeSecondWorkspace(org.orgKey, 'Second');
     const mine = await createMarkup(org.workspaceKey);
     const theirs = await createMarkup(org.orgKey, { workspaceId: other.id });
 

@@ -11,8 +11,9 @@ import { setPlan } from '../support/fixtures.js';
 import { makeMemberKey } from '../support/items.js';
 import { createThread, delta, makeTypedMarkup, reply } from '../support/threads.js';
 import { pngBytes, uploadFile } from '../support/uploads.js';
+import { missingId } from '../support/ids.js';
+import { storageBreakdownOf } from '../support/workspaces.js';
 
-const missingId = '00000000-0000-4000-8000-000000000000';
 type Org = Awaited<ReturnType<typeof makeOrganization>>;
 
 interface Member {
@@ -42,11 +43,6 @@ const getThread = async (key: string, threadId: string) => {
   const response = await call('GET', `/threads/${threadId}`, { key });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body.data;
-};
-const breakdownOf = async (key: string) => {
-  const response = await call('GET', '/workspace/storage-breakdown', { key });
-  expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body.data as Record<string, number>;
 };
 
 /** A confirmed `message_attachment` upload for a markup. */
@@ -432,7 +428,7 @@ describe('attachments: confirmed message_attachment uploads of the markup, each 
   it('counts attachment bytes in the storage breakdown until an edit drops them or the message is deleted', async () => {
     const { org, markup, thread } = await makeConversation();
     await setPlan(org.organizationId, { storageFeatureEnabled: true });
-    const before = await breakdownOf(org.workspaceKey);
+    const before = await storageBreakdownOf(org.workspaceKey);
     const dropped = Buffer.from('dropped by an edit');
     const deleted = Buffer.from('deleted with its message, a little longer');
 
@@ -440,11 +436,11 @@ describe('attachments: confirmed message_attachment uploads of the markup, each 
     const second = await uploadAttachment(org.workspaceKey, markup.id, deleted);
     const kept = await reply(org.workspaceKey, thread.id, { content: 'one', attachments: [{ fileId: first.fileId }] });
     const removed = await reply(org.workspaceKey, thread.id, { content: 'two', attachments: [{ fileId: second.fileId }] });
-    const counted = await breakdownOf(org.workspaceKey);
+    const counted = await storageBreakdownOf(org.workspaceKey);
     const edit = await patchMessage(org.workspaceKey, kept.id, { attachments: [] });
-    const afterEdit = await breakdownOf(org.workspaceKey);
+    const afterEdit = await storageBreakdownOf(org.workspaceKey);
     const deletion = await call('DELETE', `/messages/${removed.id}`, { key: org.workspaceKey });
-    const afterDelete = await breakdownOf(org.workspaceKey);
+    const afterDelete = await storageBreakdownOf(org.workspaceKey);
 
     expect(counted.attachments).toBe(before.attachments! + dropped.length + deleted.length);
     expect(counted.total).toBe(before.total! + dropped.length + deleted.length);

@@ -4,25 +4,18 @@ import type { MarkupRecord } from '../../shared/db/items.js';
 import { markupPartition } from '../../shared/db/markup-records.js';
 import { queryPrefix } from '../../shared/db/paging.js';
 import { getUsers } from '../../shared/db/users.js';
-import { call, makeOrganization, type ApiResponse } from '../support/api.js';
+import { call, makeOrganization } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
 import { makeMemberKey } from '../support/items.js';
 import { BROWSER_CONTEXT, DESKTOP, MOBILE, TABLET, createThread, delta, makeTypedMarkup, reply, threadBody } from '../support/threads.js';
+import { UUID, missingId } from '../support/ids.js';
+import { expectProblem } from '../support/problems.js';
+import { makeSecondWorkspace } from '../support/workspaces.js';
 
 type Org = Awaited<ReturnType<typeof makeOrganization>>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const missingId = '00000000-0000-4000-8000-000000000000';
 const ADMIN_THREAD_SCOPES = ['view-thread', 'create-message', 'resolve-thread', 'update-thread', 'upload-screenshot', 'delete-thread'];
 const ORDERS = ['page', 'pin_asc', 'pin_desc', 'activity', 'timestamp', 'priority_asc', 'priority_desc'] as const;
-
-/** A problem+json answer with the given status; for a 400 naming `pointer`, that pointer is among its `errors`. */
-function expectProblem(response: ApiResponse, status: number, pointer?: string): void {
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(response.body).toMatchObject({ type: expect.any(String), title: expect.any(String), status, detail: expect.any(String), requestId: expect.any(String) });
-  if (pointer !== undefined) expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toContain(pointer);
-}
 
 /** The stable user record an API key acts as (named after the key). */
 async function apiUserOf(userId: string) {
@@ -50,12 +43,6 @@ async function listThreads(key: string, query: Record<string, string | number | 
 }
 
 const numbersOf = (threads: readonly { number: number }[]) => threads.map((thread) => thread.number);
-
-async function secondWorkspace(org: Org) {
-  const response = await call('POST', '/workspace', { key: org.orgKey, body: { name: 'Second' } });
-  expect(response.status).toBe(201);
-  return response.body.data as { id: string };
-}
 
 /** Every field of `body` but `field`. */
 function without(body: Record<string, unknown>, field: string): Record<string, unknown> {
@@ -307,7 +294,7 @@ describe('POST /threads refusals (Errors; problem+json)', () => {
   it("answers 403 for a markup of another organization and for another workspace's markup", async () => {
     const stranger = await makeOrganization();
     const foreign = await makeTypedMarkup(stranger, 'webpage');
-    const workspace = await secondWorkspace(org);
+    const workspace = await makeSecondWorkspace(org.orgKey, 'Second');
     const besideIt = await makeTypedMarkup({ organizationId: org.organizationId, workspaceId: workspace.id }, 'webpage');
 
     expectProblem(await post(threadBody(foreign)), 403);
@@ -679,7 +666,7 @@ describe('one thread by id outside the key\'s reach (Authentication)', () => {
   it("answers 403 to a key of another organization or of another workspace, on every operation of a thread", async () => {
     const org = await makeOrganization();
     const stranger = await makeOrganization();
-    const workspace = await secondWorkspace(org);
+    const workspace = await makeSecondWorkspace(org.orgKey, 'Second');
     const markup = await makeTypedMarkup({ organizationId: org.organizationId, workspaceId: workspace.id }, 'image');
     const thread = await createThread(org.orgKey, markup);
     const pin = { viewportXPercentage: 1, viewportYPercentage: 1 };
