@@ -23,3 +23,10 @@ export async function listThreads(key: string, query: Record<string, string | nu
 }
 
 export const numbersOf = (threads: readonly { number: number }[]) => threads.map((thread) => thread.number);
+
+/** One thread as GET /threads/:id answers it (200 asserted). */
+export const getThread = async (key: string, threadId: string) => {
+  const response = await call('GET', `/threads/${threadId}`, { key });
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body.data;
+};
