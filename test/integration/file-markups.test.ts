@@ -24,6 +24,7 @@ import {
   uploadFile,
   videoBytes,
 } from '../support/uploads.js';
+import { makeSecondWorkspace, usedThisMonth } from '../support/workspaces.js';
 
 type Org = Awaited<ReturnType<typeof makeOrganization>>;
 
@@ -32,17 +33,6 @@ const png = (org: Org, filename = 'screen.png', bytes?: Buffer) =>
 
 function fromFiles(key: string, body: Record<string, unknown>) {
   return call('POST', '/markups/from-files', { key, body });
-}
-
-async function usedThisMonth(org: Org) {
-  const response = await call('GET', '/markups/usage', { key: org.workspaceKey });
-  return (response.body.data.used as number) + (response.body.data.bundleUsed as number);
-}
-
-async function secondWorkspace(org: Org) {
-  const response = await call('POST', '/workspace', { key: org.orgKey, body: { name: `Second ${randomUUID().slice(0, 6)}` } });
-  expect(response.status).toBe(201);
-  return response.body.data as { id: string; rootFolderId: string };
 }
 
 describe('POST /markups/from-files with displayable images (Markups rules 3, 5, 6; MarkupImage rule 1)', () => {
@@ -54,7 +44,7 @@ describe('POST /markups/from-files with displayable images (Markups rules 3, 5, 
     const a = await png(org, 'Landing page.v2.png', first);
     const b = await uploadFile(org.workspaceKey, { bytes: second, filename: 'photo.jpg', contentType: 'image/jpeg' });
     const c = await png(org, 'footer.png', third);
-    const usedBefore = await usedThisMonth(org);
+    const usedBefore = await usedThisMonth(org.workspaceKey);
 
     const response = await fromFiles(org.workspaceKey, { workspaceId: org.workspaceId, fileIds: [b.fileId, a.fileId, c.fileId] });
 
@@ -68,7 +58,7 @@ describe('POST /markups/from-files with displayable images (Markups rules 3, 5, 
     const served = await Promise.all(markup.images.map(async (image: { url: string }) => Buffer.from(await (await fetch(image.url)).arrayBuffer())));
     expect(served).toEqual([second, first, third]);
     expect(new URL(markup.thumbnailUrl).pathname).toBe(new URL(markup.images[0].url).pathname);
-    expect(await usedThisMonth(org)).toBe(usedBefore + 1);
+    expect(await usedThisMonth(org.workspaceKey)).toBe(usedBefore + 1);
     expect((await listEvents(org.workspaceId)).filter((event) => event.markupId === markup.id)).toEqual([
       expect.objectContaining({ type: 'markup_created', markupId: markup.id }),
     ]);
@@ -206,7 +196,7 @@ describe('POST /markups/from-files rejections (Errors table)', () => {
 
   it('answers 403 for a file uploaded into another workspace', async () => {
     const org = await makeOrganization();
-    const second = await secondWorkspace(org);
+    const second = await makeSecondWorkspace(org.orgKey);
     const elsewhere = await uploadFile(org.orgKey, { bytes: await pngBytes(), filename: 'a.png', contentType: 'image/png', resourceId: second.rootFolderId });
 
     const response = await fromFiles(org.orgKey, { workspaceId: org.workspaceId, fileIds: [elsewhere.fileId] });
@@ -259,14 +249,14 @@ describe('POST /markups/from-files rejections (Errors table)', () => {
     const org = await makeOrganization();
     const bytes = await pngBytes(1, 1);
     const files = await Promise.all(Array.from({ length: 50 }, (_, i) => png(org, `page-${i}.png`, bytes)));
-    const usedBefore = await usedThisMonth(org);
+    const usedBefore = await usedThisMonth(org.workspaceKey);
 
     const response = await fromFiles(org.workspaceKey, { workspaceId: org.workspaceId, fileIds: files.map((file) => file.fileId) });
 
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.data.images).toHaveLength(50);
     expect(response.body.data.name).toBe('page-0');
-    expect(await usedThisMonth(org)).toBe(usedBefore + 1);
+    expect(await usedThisMonth(org.workspaceKey)).toBe(usedBefore + 1);
   });
 });
 
@@ -282,7 +272,7 @@ describe('Concurrent creations from the same file (States: confirmed -> consumed
     for (const refused of responses.filter((response) => response.status === 400)) expect(refused.body.type).toBe('urn:review-board:problem:file-already-used');
     const list = await call('GET', '/markups', { key: org.workspaceKey });
     expect(list.body.data).toHaveLength(1);
-    expect(await usedThisMonth(org)).toBe(1);
+    expect(await usedThisMonth(org.workspaceKey)).toBe(1);
   });
 });
 

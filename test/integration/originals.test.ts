@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { call, makeOrganization } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
 import { tiffBytes, uploadFile } from '../support/uploads.js';
+import { storageBreakdownOf } from '../support/workspaces.js';
 
 /** A converted (TIFF) markup made through the real upload flow; its source is its original. */
 async function makeConvertedMarkup(key: string, workspaceId: string, bytes: Buffer) {
@@ -11,8 +12,6 @@ async function makeConvertedMarkup(key: string, workspaceId: string, bytes: Buff
   return created.body.data as { id: string; hasRetainedOriginal: boolean; retainOriginal: boolean; scopes: string[] };
 }
 
-const breakdownOf = async (key: string) => (await call('GET', '/workspace/storage-breakdown', { key })).body.data;
-
 describe('originals of converted markups (States and transitions: Original rows)', () => {
   it('keeps the source of a converted markup as its retained original, counted under originals', async () => {
     const org = await makeOrganization();
@@ -20,7 +19,7 @@ describe('originals of converted markups (States and transitions: Original rows)
     const bytes = await tiffBytes(6, 4);
 
     const markup = await makeConvertedMarkup(org.workspaceKey, org.workspaceId, bytes);
-    const breakdown = await breakdownOf(org.workspaceKey);
+    const breakdown = await storageBreakdownOf(org.workspaceKey);
 
     expect(markup).toMatchObject({ hasRetainedOriginal: true, retainOriginal: false });
     expect(markup.scopes).toContain('manage-original');
@@ -57,7 +56,7 @@ describe('originals of converted markups (States and transitions: Original rows)
     expect(after.body.data).toMatchObject({ hasRetainedOriginal: false, retainOriginal: false });
     expect(download.status).toBe(404);
     expect(again.status).toBe(404);
-    expect((await breakdownOf(org.workspaceKey)).originals).toBe(0);
+    expect((await storageBreakdownOf(org.workspaceKey)).originals).toBe(0);
   });
 
   it('keeps an original with retainOriginal: true, archives it with false, and refuses to re-retain an archived one (400)', async () => {
@@ -114,7 +113,7 @@ describe('workspace policy and originals (Workspaces rules 2 and 3)', () => {
     await call('PATCH', `/markups/${first.id}/original`, { key: org.workspaceKey, body: { retainOriginal: true } });
 
     const archived = await call('POST', '/workspace/originals/archive-all', { key: org.workspaceKey });
-    const breakdown = await breakdownOf(org.workspaceKey);
+    const breakdown = await storageBreakdownOf(org.workspaceKey);
 
     expect(archived.body).toEqual({ data: { archivedCount: 2 } });
     expect(breakdown.originals).toBe(0);
@@ -141,7 +140,7 @@ describe('NEVER_STORE gives up the original once conversion is done', () => {
     const [droppedAfter, keptAfter] = await Promise.all([settle(never.workspaceKey, dropped.id), settle(always.workspaceKey, kept.id)]);
 
     expect(droppedAfter).toMatchObject({ conversionStatus: 'ready', isReady: true, hasRetainedOriginal: false });
-    expect((await breakdownOf(never.workspaceKey)).originals).toBe(0);
+    expect((await storageBreakdownOf(never.workspaceKey)).originals).toBe(0);
     expect(keptAfter).toMatchObject({ conversionStatus: 'ready', hasRetainedOriginal: true });
   }, 40_000);
 });

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { GetObjectTaggingCommand, S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
-import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { call, localStack, makeOrganization } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
 import { makeMarkups } from '../support/markups.js';
@@ -17,6 +16,7 @@ import {
   uploadFile,
   waitForLanded,
 } from '../support/uploads.js';
+import { makeMemberKey } from '../support/items.js';
 
 const { services } = localStack();
 const s3 = new S3Client({ region: services.region, endpoint: services.endpoints.s3, forcePathStyle: true, credentials: services.credentials });
@@ -35,10 +35,6 @@ async function policyFor(org: Org, overrides: Record<string, unknown> = {}, key 
     ...rest,
   });
   return { response, bytes };
-}
-
-async function memberKey(org: Org, role: 'viewer' | 'contributor' | 'admin') {
-  return (await createWorkspaceKey(org.workspaceId, { email: `${role}-${randomUUID().slice(0, 8)}@example.com`, role })).apiKey;
 }
 
 describe('POST /uploads/upload-policy (Uploads table; rules 1 and 2)', () => {
@@ -136,8 +132,8 @@ describe('POST /uploads/upload-policy (Uploads table; rules 1 and 2)', () => {
 
       const unknown = await policyFor(org, { resourceId: randomUUID() });
       const foreign = await policyFor(org, { resourceId: await rootFolderOf(other.workspaceKey) });
-      const viewer = await policyFor(org, {}, await memberKey(org, 'viewer'));
-      const contributor = await policyFor(org, {}, await memberKey(org, 'contributor'));
+      const viewer = await policyFor(org, {}, await makeMemberKey(org.workspaceId, 'viewer'));
+      const contributor = await policyFor(org, {}, await makeMemberKey(org.workspaceId, 'contributor'));
 
       expect(unknown.response.status).toBe(404);
       expect(foreign.response.status).toBe(403);
@@ -172,7 +168,7 @@ describe('POST /uploads/upload-policy (Uploads table; rules 1 and 2)', () => {
       const external = await policyFor(org, { resourceType: 'external_user_avatar', resourceId: 'customer-42' });
       const icon = await policyFor(org, { resourceType: 'workspace_icon', resourceId: org.workspaceId });
       const foreignIcon = await policyFor(org, { resourceType: 'workspace_icon', resourceId: other.workspaceId });
-      const contributorIcon = await policyFor(org, { resourceType: 'workspace_icon', resourceId: org.workspaceId }, await memberKey(org, 'contributor'));
+      const contributorIcon = await policyFor(org, { resourceType: 'workspace_icon', resourceId: org.workspaceId }, await makeMemberKey(org.workspaceId, 'contributor'));
 
       expect(own.response.status).toBe(200);
       expect(someoneElse.response.status).toBe(403);

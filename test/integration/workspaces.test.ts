@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { addStoredBytes } from '../../shared/db/storage.js';
 import { call, makeOrganization } from '../support/api.js';
 import { makeRetainedOriginal, setPlan } from '../support/fixtures.js';
+import { missingId } from '../support/ids.js';
 
 const WORKSPACE_FIELDS = ['archiveFolderId', 'id', 'name', 'rootFolderId', 'slug'];
-const missingId = '00000000-0000-4000-8000-000000000000';
 
 describe('GET /workspace', () => {
   it("returns the workspace key's workspace with exactly the spec's fields", async () => {

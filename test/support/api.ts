@@ -56,3 +56,6 @@ export async function makeOrganization(name = `Org ${Math.random().toString(36).
     workspaceKeyUserId: created.workspaceApiKey.userId,
   };
 }
+
+/** What `makeOrganization` returns: ids and keys of a fresh organization. */
+export type Org = Awaited<ReturnType<typeof makeOrganization>>;
