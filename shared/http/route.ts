@@ -79,7 +79,7 @@ export interface Route<PS = undefined, QS = undefined, BS = undefined, A extends
   path: string;
 }
 
-// The erased shapes a route table holds; `operation()` and `route()` keep each entry's own types for its handler.
+// The erased shapes a route table holds; `operation()` keeps each entry's own types for its handler.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyOperation = Operation<any, any, any, Auth>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -93,16 +93,6 @@ export function operation<
   A extends Auth = 'apiKey',
 >(definition: Operation<PS, QS, BS, A>): AnyOperation {
   return definition as AnyOperation;
-}
-
-/** Declares one route in one piece, method and path included (a table of one, as tests build). */
-export function route<
-  PS extends AnySchema | undefined = undefined,
-  QS extends AnySchema | undefined = undefined,
-  BS extends AnySchema | undefined = undefined,
-  A extends Auth = 'apiKey',
->(definition: Route<PS, QS, BS, A>): AnyRoute {
-  return definition as AnyRoute;
 }
 
 /** A route key as API Gateway writes it and `event.routeKey` carries it: `GET /api/v2/markups/{id}`. */

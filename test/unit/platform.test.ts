@@ -7,7 +7,7 @@ import { ConfigError, parseConfig } from '../../shared/config.js';
 import { slugCandidate, slugify } from '../../shared/domain/slugs.js';
 import { createApiHandler } from '../../shared/http/api-handler.js';
 import { decodeCursor, encodeCursor } from '../../shared/http/cursor.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation, routeTable } from '../../shared/http/route.js';
 import { templateMatches } from '../../shared/http/route-match.js';
 import { compileRoutes } from '../../infra/local/gateway.js';
 import { decodeEventKey } from '../../functions/upload-confirmed/handler.js';
@@ -85,7 +85,7 @@ describe('route matching as API Gateway does it', () => {
   const target = (paths: string[]) => ({
     name: 't',
     handler: async () => ({ statusCode: 200 }),
-    routes: paths.map((path) => route({ method: 'GET', path, operationId: path, summary: '', auth: 'none', responses: [], handle: async () => ok(null) })),
+    routes: routeTable(Object.fromEntries(paths.map((path) => [`GET ${path}`, operation({ operationId: path, summary: '', auth: 'none', responses: [], handle: async () => ok(null) })]))),
   });
 
   it('prefers the most specific template and decodes path parameters', () => {
@@ -105,10 +105,8 @@ describe('route matching as API Gateway does it', () => {
 
 describe('the API handler maps every failure to problem+json in one place', () => {
   const handler = createApiHandler(
-    [
-      route({
-        method: 'POST',
-        path: '/api/v2/things',
+    routeTable({
+      'POST /api/v2/things': operation({
         operationId: 'createThing',
         summary: '',
         auth: 'none',
@@ -119,7 +117,7 @@ describe('the API handler maps every failure to problem+json in one place', () =
           return ok(body);
         },
       }),
-    ],
+    }),
     { allRoutes: [] },
   );
   const post = (body: string): APIGatewayProxyEventV2 => ({

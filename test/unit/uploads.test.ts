@@ -9,7 +9,7 @@ import { defaultNameOf, markupTypeOf, newFileMarkupRecord, type SourceFile } fro
 import { objectNameOf, storageCategoryOf } from '../../shared/domain/upload-rules.js';
 import { createApiHandler } from '../../shared/http/api-handler.js';
 import { buildOpenApi } from '../../shared/http/openapi.js';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, operation, routeTable } from '../../shared/http/route.js';
 import { fileTypeOf } from '../../shared/storage/file-types.js';
 import { imageSize } from '../../shared/storage/image-size.js';
 
@@ -159,10 +159,8 @@ describe('upload object keys and storage categories', () => {
 describe('routes with a raw body (POST /markups/file)', () => {
   const sample = JSON.parse(readFileSync(new URL('../../events/apigw-http/create-workspace.json', import.meta.url), 'utf8')) as APIGatewayProxyEventV2;
   const handler = createApiHandler(
-    [
-      route({
-        method: 'POST',
-        path: '/api/v2/blobs',
+    routeTable({
+      'POST /api/v2/blobs': operation({
         operationId: 'postBlob',
         summary: '',
         auth: 'none',
@@ -170,7 +168,7 @@ describe('routes with a raw body (POST /markups/file)', () => {
         responses: [],
         handle: async ({ rawBody }) => ok({ bytes: [...rawBody!.data], contentType: rawBody!.contentType }),
       }),
-    ],
+    }),
     { allRoutes: [] },
   );
   const post = (body: Buffer, contentType: string): APIGatewayProxyEventV2 => ({
