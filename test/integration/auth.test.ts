@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../shared/auth/api-key-format.js';
+import { generateApiKey, parseApiKey } from '../../shared/auth/api-key-format.js';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { getApiKey, revokeApiKey } from '../../shared/db/api-keys.js';
@@ -54,8 +54,8 @@ describe('Authentication rule 1: every request carries Authorization: Bearer <AP
 describe('API keys are random, shown once and stored only as a hash', () => {
   it('keeps no plain key in the table, only a SHA-256 hash of its secret', async () => {
     const org = await makeOrganization();
-    const keyId = org.workspaceKey.split('_')[1]!;
-    const secret = org.workspaceKey.split('_')[2]!;
+    // The secret is base64url, so it may itself hold '_': parse the key, never split it.
+    const { keyId, secret } = parseApiKey(org.workspaceKey)!;
 
     const record = await getApiKey(keyId);
     const scan = await getDb().send(new ScanCommand({ TableName: getConfig().tableName }));
