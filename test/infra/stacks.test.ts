@@ -75,7 +75,7 @@ describe('data stack: one table, one upload bucket, work queues with dead letter
     });
   });
 
-  it('declares GSI1 and GSI2 with string keys and ALL projection', () => {
+  it('declares every index of TABLE (GSI1 to GSI5) with string keys and ALL projection', () => {
     synthesized.templates.data.hasResourceProperties('AWS::DynamoDB::Table', {
       GlobalSecondaryIndexes: TABLE.indexes.map((index) => ({
         IndexName: index.name,
