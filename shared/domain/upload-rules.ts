@@ -185,4 +185,3 @@ export function storageCategoryOf(resourceType: UploadResourceType, contentType:
       return 'attachments';
   }
 }
-
