@@ -78,7 +78,7 @@ export async function benchFiles(stack: StackInfo, options: { runs: number }): P
 
   const pdf = await makePdf(Array.from({ length: 20 }, (_, i) => ({ width: 595 + i, height: 842 })));
   const video = await makeVideo({ seconds: 10, width: 1280, height: 720, format: 'avi', audio: true });
-  process.stdout.write(`\nConversion, end to end (upload-complete -> from-files -> isReady, through the queue and worker)\n\n`);
+  process.stdout.write('\nConversion, end to end (upload-complete -> from-files -> isReady, through the queue and worker)\n\n');
   for (const [label, bytes, filename, contentType] of [
     [`20-page PDF (${(pdf.length / 1024).toFixed(0)} KiB)`, pdf, 'twenty.pdf', 'application/pdf'],
     [`10 s 720p video (AVI, ${(video.length / 1024 / 1024).toFixed(1)} MB)`, video, 'ten-seconds.avi', 'video/x-msvideo'],
@@ -107,7 +107,7 @@ export async function benchFiles(stack: StackInfo, options: { runs: number }): P
       await convertVideo(video, await mkdtemp(join(dir, 'v-')));
       videoTimes.push(performance.now() - t);
     }
-    process.stdout.write(`\nConverters alone (median of 3)\n\n`);
+    process.stdout.write('\nConverters alone (median of 3)\n\n');
     process.stdout.write(`  ${'20-page PDF -> page PNGs'.padEnd(38)} ${(median(pdfTimes) / 1000).toFixed(2).padStart(6)} s\n`);
     process.stdout.write(`  ${'10 s 720p AVI -> MP4 + poster'.padEnd(38)} ${(median(videoTimes) / 1000).toFixed(2).padStart(6)} s\n\n`);
   } finally {

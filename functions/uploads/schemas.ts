@@ -13,6 +13,7 @@ export const UploadPolicyBody = v.object({
     v.trim(),
     v.minLength(1, 'must not be empty'),
     v.maxLength(255, 'must be at most 255 characters'),
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point: a file name must not hold any
     v.regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
   ),
   contentType: v.pipe(v.string(), v.trim(), v.maxLength(255, 'must be at most 255 characters'), v.regex(MIME_TYPE, 'must be a mime type such as image/png')),

@@ -6,7 +6,7 @@ import { ArchivedCountSchema, WorkspaceQuery } from './schemas.js';
 
 export const archiveAllOriginalsOperation = operation({
   operationId: 'archiveAllOriginals',
-  summary: "Archive every retained original of the workspace (needs the storage feature)",
+  summary: 'Archive every retained original of the workspace (needs the storage feature)',
   auth: 'apiKey',
   query: WorkspaceQuery,
   responses: [{ status: 200, description: 'How many originals were archived', schema: ArchivedCountSchema }],

@@ -18,7 +18,6 @@ import { TABLE } from '../../shared/db/table.js';
 /** The repository root: NodejsFunction's project root, and what every entry path is relative to. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-
 /** Where Lambda mounts the Chromium layer's files (the packed build of @sparticuz/chromium). */
 const CHROMIUM_LAYER_DIR = '/opt/bin';
 

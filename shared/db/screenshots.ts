@@ -42,7 +42,7 @@ export async function settleScreenshot(markupId: string, threadId: string, scree
       new UpdateCommand({
         TableName: getConfig().tableName,
         Key: threadKey(markupId, threadId),
-        UpdateExpression: `SET screenshot.isProcessing = :false, screenshot.#field = :value, screenshot.modifiedAt = :at ADD revision :one`,
+        UpdateExpression: 'SET screenshot.isProcessing = :false, screenshot.#field = :value, screenshot.modifiedAt = :at ADD revision :one',
         ConditionExpression: 'screenshot.id = :id AND screenshot.isProcessing = :true',
         ExpressionAttributeNames: { '#field': field },
         ExpressionAttributeValues: { ':false': false, ':true': true, ':value': value, ':at': at, ':id': screenshotId, ':one': 1 },

@@ -157,6 +157,7 @@ export function requireAcceptedType(resourceType: UploadResourceType, contentTyp
 export function objectNameOf(filename: string): string {
   let name = filename
     .normalize('NFC')
+    // eslint-disable-next-line no-control-regex -- control characters are what this replaces, with separators
     .replace(/[\u0000-\u001f\u007f/\\]/g, '_')
     .replaceAll('${', '_{')
     .trim();
@@ -185,4 +186,3 @@ export function storageCategoryOf(resourceType: UploadResourceType, contentType:
       return 'attachments';
   }
 }
-

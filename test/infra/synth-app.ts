@@ -6,7 +6,6 @@ import type { FunctionDefinition } from '../../functions/registry.js';
 
 /** A CloudFormation resource as `Template.findResources` returns it. */
 // Template JSON is untyped; tests walk into it by known property paths.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type CfnResource = { Type: string; Properties?: Record<string, any>; [key: string]: any };
 
 export interface PolicyStatement {

@@ -76,7 +76,7 @@ describe('GET /items/:id (Folder items: a folder read returns the folder with it
     expect(sameOrganization.status).toBe(200);
   });
 
-  it("gives each caller scopes from its role: viewers view, contributors edit, admins and owners delete", async () => {
+  it('gives each caller scopes from its role: viewers view, contributors edit, admins and owners delete', async () => {
     const ws = await makeItemsWorkspace();
     const viewer = await makeMemberKey(ws.workspaceId, 'viewer');
     const contributor = await makeMemberKey(ws.workspaceId, 'contributor');
