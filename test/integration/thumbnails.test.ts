@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderThumbnailJob } from '../../functions/thumbnail-renderer/render-thumbnail.js';
 import { resetConfig } from '../../shared/config.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
-import { CHROMIUM_CANDIDATES } from '../../shared/render/chromium.js';
-import { existsSync } from 'node:fs';
+import { findChromium } from '../../shared/render/chromium.js';
 import { call, localStack, makeOrganization } from '../support/api.js';
 import { PLACEHOLDER_THUMBNAIL } from '../../shared/domain/markup-view.js';
 import { makeMarkup, workspaceOf } from '../support/items.js';
@@ -16,8 +15,13 @@ import { makeMarkup, workspaceOf } from '../support/items.js';
 const { services } = localStack();
 const sqs = new SQSClient({ region: services.region, endpoint: services.endpoints.sqs, credentials: services.credentials });
 const s3 = new S3Client({ region: services.region, endpoint: services.endpoints.s3, forcePathStyle: true, credentials: services.credentials });
-/** CI always renders for real (.ci/run installs Chromium); a developer machine without it skips these. */
-const renderable = CHROMIUM_CANDIDATES.some((path) => existsSync(path)) || process.env.CI === 'true';
+/**
+ * CI always renders for real (.ci/run installs Chromium); a developer machine without it skips these.
+ * The worker's own lookup decides (an executable, not merely a file at a known path), so a binary
+ * hidden or not executable counts as missing here exactly as it does for the worker.
+ */
+const renderable = (await findChromium({ chromiumPath: process.env.CHROMIUM_PATH })) !== undefined || process.env.CI === 'true';
+if (!renderable) console.warn('thumbnails: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the rendering tests are skipped');
 let site: Server;
 let siteUrl: string;
 
@@ -81,7 +85,7 @@ describe('webpage thumbnails (conversion queue job render-thumbnail)', () => {
     expect(pngSize(await object.Body!.transformToByteArray())).toEqual({ width: 640, height: 400 });
   }, 40_000);
 
-  it('leaves a clear placeholder reason when the page cannot be loaded or answers an error', async () => {
+  it.runIf(renderable)('leaves a clear placeholder reason when the page cannot be loaded or answers an error', async () => {
     const org = await makeOrganization();
     const refused = await makeWebpageMarkupRecord(org.workspaceId, { url: 'http://127.0.0.1:9/' });
     const missing = await makeWebpageMarkupRecord(org.workspaceId, { url: `${siteUrl}/missing` });
