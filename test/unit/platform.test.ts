@@ -8,7 +8,7 @@ import { slugCandidate, slugify } from '../../shared/domain/slugs.js';
 import { createApiHandler } from '../../shared/http/api-handler.js';
 import { decodeCursor, encodeCursor } from '../../shared/http/cursor.js';
 import { ok, operation, routeTable } from '../../shared/http/route.js';
-import { templateMatches } from '../../shared/http/route-match.js';
+import { compileTemplates, templateMatches } from '../../shared/http/route-match.js';
 import { compileRoutes } from '../../infra/local/gateway.js';
 import { decodeEventKey } from '../../functions/upload-confirmed/handler.js';
 
@@ -100,6 +100,18 @@ describe('route matching as API Gateway does it', () => {
     expect(templateMatches('/api/v2/items/{id}/move', '/api/v2/items/1/move')).toBe(true);
     expect(templateMatches('/api/v2/items/{id}', '/api/v2/items/1/move')).toBe(false);
     expect(templateMatches('/api/v2/items/{id}', '/api/v2/items/')).toBe(false);
+  });
+
+  it('lists for a 405 exactly the methods the router serves at that path, a trailing slash included', () => {
+    const routes = routeTable({
+      'GET /api/v2/workspaces': operation({ operationId: 'list', summary: '', auth: 'none', responses: [], handle: async () => ok(null) }),
+      'POST /api/v2/workspace': operation({ operationId: 'create', summary: '', auth: 'none', responses: [], handle: async () => ok(null) }),
+    });
+    const matcher = compileTemplates(routes);
+
+    expect(matcher.match('GET', '/api/v2/workspaces/')?.route.operationId).toBe('list');
+    expect(matcher.methodsAt('/api/v2/workspaces/')).toEqual(['GET']);
+    expect(matcher.methodsAt('/api/v2/workspaces/x')).toEqual([]);
   });
 });
 
