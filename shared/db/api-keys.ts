@@ -1,8 +1,8 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { isConditionFailure } from './errors.js';
 import { queryAll } from './paging.js';
+import { updateIfConditionHolds } from './transact.js';
 
 export interface ApiKeyRecord {
   keyId: string;
@@ -36,21 +36,13 @@ export async function getApiKey(keyId: string): Promise<ApiKeyRecord | undefined
 
 /** Revokes a key; true when it existed and was live. */
 export async function revokeApiKey(keyId: string, at = new Date().toISOString()): Promise<boolean> {
-  try {
-    await getDb().send(
-      new UpdateCommand({
-        TableName: getConfig().tableName,
-        Key: apiKeyKey(keyId),
-        UpdateExpression: 'SET revokedAt = :at',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
-        ExpressionAttributeValues: { ':at': at },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIfConditionHolds({
+    TableName: getConfig().tableName,
+    Key: apiKeyKey(keyId),
+    UpdateExpression: 'SET revokedAt = :at',
+    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
+    ExpressionAttributeValues: { ':at': at },
+  });
 }
 
 /** Every key of an organization (admin tooling; pages through all of them). */

@@ -10,12 +10,6 @@ export function isConditionFailure(error: unknown): boolean {
   return name === 'ConditionalCheckFailedException';
 }
 
-/** Index of the first transaction item whose condition failed, or -1. */
-export function failedConditionIndex(error: unknown): number {
-  if (!(error instanceof TransactionCanceledException)) return -1;
-  return (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-}
-
 /** Indexes of every transaction item whose condition failed (empty for any other error). */
 export function failedConditionIndexes(error: unknown): number[] {
   if (!(error instanceof TransactionCanceledException)) return [];

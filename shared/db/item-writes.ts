@@ -1,11 +1,11 @@
-import { BatchExecuteStatementCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchExecuteStatementCommand } from '@aws-sdk/lib-dynamodb';
 import { forEachLimit } from '../concurrency.js';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { AGAIN, withBackoff } from './backoff.js';
-import { isConditionFailure, isTransactionConflict } from './errors.js';
+import { isTransactionConflict } from './errors.js';
 import { itemDiff, itemKey, itemUpdate, toItem, type FolderRecord, type ItemRecord, type ItemUpdateOptions, type MarkupRecord } from './items.js';
-import { putNew, transactUnlessConditionFails, tryTransact, type TransactItem } from './transact.js';
+import { putNew, transactUnlessConditionFails, tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
 
 /**
  * The writes of folders and markups, one function per access pattern. Each keeps index keys in step
@@ -20,14 +20,7 @@ import { putNew, transactUnlessConditionFails, tryTransact, type TransactItem } 
  */
 export async function applyItemChange(current: ItemRecord, next: ItemRecord, options: ItemUpdateOptions = {}): Promise<boolean> {
   const update = itemUpdate(current, next, options);
-  if (!update) return true;
-  try {
-    await getDb().send(new UpdateCommand(update));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return update ? updateIfConditionHolds(update) : true;
 }
 
 /** Statements per BatchExecuteStatement (the DynamoDB maximum). */

@@ -1,7 +1,7 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { isConditionFailure } from './errors.js';
+import { updateIfConditionHolds } from './transact.js';
 
 export interface Organization {
   id: string;
@@ -32,17 +32,12 @@ export async function getOrganization(organizationId: string): Promise<Organizat
 }
 
 export async function clearDefaultWorkspace(organizationId: string, workspaceId: string): Promise<void> {
-  try {
-    await getDb().send(
-      new UpdateCommand({
-        TableName: getConfig().tableName,
-        Key: organizationKey(organizationId),
-        UpdateExpression: 'SET defaultWorkspaceId = :none',
-        ConditionExpression: 'defaultWorkspaceId = :id',
-        ExpressionAttributeValues: { ':none': null, ':id': workspaceId },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  // Only while it is still this workspace: another default set meanwhile stays.
+  await updateIfConditionHolds({
+    TableName: getConfig().tableName,
+    Key: organizationKey(organizationId),
+    UpdateExpression: 'SET defaultWorkspaceId = :none',
+    ConditionExpression: 'defaultWorkspaceId = :id',
+    ExpressionAttributeValues: { ':none': null, ':id': workspaceId },
+  });
 }

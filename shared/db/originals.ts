@@ -1,9 +1,8 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
 import { storageDelta } from './storage.js';
-import { transact, type TransactItem } from './transact.js';
-import { failedConditionIndex, isConditionFailure } from './errors.js';
+import { tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
 import { itemKey } from './items.js';
 
 /**
@@ -37,21 +36,13 @@ export async function getOriginal(markupId: string): Promise<OriginalRecord | un
 
 /** Marks the markup as keeping its original (`retainOriginal`); false when the markup is gone. */
 export async function keepOriginal(markupId: string): Promise<boolean> {
-  try {
-    await getDb().send(
-      new UpdateCommand({
-        TableName: getConfig().tableName,
-        Key: itemKey(markupId),
-        UpdateExpression: 'SET retainOriginal = :true',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':true': true },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIfConditionHolds({
+    TableName: getConfig().tableName,
+    Key: itemKey(markupId),
+    UpdateExpression: 'SET retainOriginal = :true',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':true': true },
+  });
 }
 
 /**
@@ -84,24 +75,10 @@ export async function archiveOriginal(record: OriginalRecord, at = new Date().to
       ExpressionAttributeValues: { ':false': false },
     },
   };
-  try {
-    await transact([...archive, markupFlags]);
-    return true;
-  } catch (error) {
-    if (failedConditionIndex(error) === 2) return archiveWithoutMarkup(archive);
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
-
-async function archiveWithoutMarkup(archive: TransactItem[]): Promise<boolean> {
-  try {
-    await transact(archive);
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  const [failed] = await tryTransact([...archive, markupFlags]);
+  if (failed === undefined) return true;
+  if (failed === 2) return (await tryTransact(archive)).length === 0;
+  return false;
 }
 
 /**
@@ -113,20 +90,14 @@ export async function moveOriginalToWorkspace(markupId: string, workspaceId: str
   const record = await getOriginal(markupId);
   if (!record) return;
   const moved = toOriginalItem({ ...record, workspaceId });
-  try {
-    await getDb().send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: originalKey(markupId),
-        UpdateExpression: moved.GSI1PK ? 'SET workspaceId = :ws, GSI1PK = :gsi' : 'SET workspaceId = :ws',
-        ConditionExpression: '#state = :state',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':ws': workspaceId, ':state': record.state, ...(moved.GSI1PK ? { ':gsi': moved.GSI1PK } : {}) },
-      }),
-    );
-  } catch (error) {
-    // Archived meanwhile: it left the retained index, so only its workspace is left to change.
-    if (!isConditionFailure(error)) throw error;
-    await moveOriginalToWorkspace(markupId, workspaceId);
-  }
+  const written = await updateIfConditionHolds({
+    TableName: tableName,
+    Key: originalKey(markupId),
+    UpdateExpression: moved.GSI1PK ? 'SET workspaceId = :ws, GSI1PK = :gsi' : 'SET workspaceId = :ws',
+    ConditionExpression: '#state = :state',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':ws': workspaceId, ':state': record.state, ...(moved.GSI1PK ? { ':gsi': moved.GSI1PK } : {}) },
+  });
+  // Archived meanwhile: it left the retained index, so only its workspace is left to change.
+  if (!written) await moveOriginalToWorkspace(markupId, workspaceId);
 }

@@ -1,8 +1,8 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { isConditionFailure } from './errors.js';
 import { threadKey, type ScreenshotRecord } from './threads.js';
+import { updateIfConditionHolds } from './transact.js';
 
 /**
  * A thread's screenshot is a field of the thread record (`screenshot`), so attaching, replacing and
@@ -37,20 +37,12 @@ export type ScreenshotOutcome = { thumbnailKey: string } | { processingError: st
  */
 export async function settleScreenshot(markupId: string, threadId: string, screenshotId: string, outcome: ScreenshotOutcome, at = Date.now()): Promise<boolean> {
   const [field, value] = 'thumbnailKey' in outcome ? ['thumbnailKey', outcome.thumbnailKey] : ['processingError', outcome.processingError];
-  try {
-    await getDb().send(
-      new UpdateCommand({
-        TableName: getConfig().tableName,
-        Key: threadKey(markupId, threadId),
-        UpdateExpression: 'SET screenshot.isProcessing = :false, screenshot.#field = :value, screenshot.modifiedAt = :at ADD revision :one',
-        ConditionExpression: 'screenshot.id = :id AND screenshot.isProcessing = :true',
-        ExpressionAttributeNames: { '#field': field },
-        ExpressionAttributeValues: { ':false': false, ':true': true, ':value': value, ':at': at, ':id': screenshotId, ':one': 1 },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIfConditionHolds({
+    TableName: getConfig().tableName,
+    Key: threadKey(markupId, threadId),
+    UpdateExpression: 'SET screenshot.isProcessing = :false, screenshot.#field = :value, screenshot.modifiedAt = :at ADD revision :one',
+    ConditionExpression: 'screenshot.id = :id AND screenshot.isProcessing = :true',
+    ExpressionAttributeNames: { '#field': field },
+    ExpressionAttributeValues: { ':false': false, ':true': true, ':value': value, ':at': at, ':id': screenshotId, ':one': 1 },
+  });
 }

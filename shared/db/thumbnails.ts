@@ -1,8 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
-import { getDb } from '../clients.js';
-import { isConditionFailure } from './errors.js';
 import { itemKey } from './items.js';
+import { updateIfConditionHolds } from './transact.js';
 
 /** Where a markup's rendered thumbnail is stored in the bucket. */
 export const thumbnailObjectKey = (markupId: string) => `thumbnails/${markupId}.png`;
@@ -13,19 +11,11 @@ export const thumbnailObjectKey = (markupId: string) => `thumbnails/${markupId}.
  */
 export async function setThumbnail(markupId: string, outcome: { state: 'ready'; key: string } | { state: 'unavailable'; error: string }): Promise<boolean> {
   const ready = outcome.state === 'ready';
-  try {
-    await getDb().send(
-      new UpdateCommand({
-        TableName: getConfig().tableName,
-        Key: itemKey(markupId),
-        UpdateExpression: ready ? 'SET thumbnailState = :state, thumbnailKey = :detail REMOVE thumbnailError' : 'SET thumbnailState = :state, thumbnailError = :detail',
-        ConditionExpression: 'entity = :markup',
-        ExpressionAttributeValues: { ':state': outcome.state, ':detail': ready ? outcome.key : outcome.error, ':markup': 'Markup' },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIfConditionHolds({
+    TableName: getConfig().tableName,
+    Key: itemKey(markupId),
+    UpdateExpression: ready ? 'SET thumbnailState = :state, thumbnailKey = :detail REMOVE thumbnailError' : 'SET thumbnailState = :state, thumbnailError = :detail',
+    ConditionExpression: 'entity = :markup',
+    ExpressionAttributeValues: { ':state': outcome.state, ':detail': ready ? outcome.key : outcome.error, ':markup': 'Markup' },
+  });
 }

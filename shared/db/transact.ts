@@ -1,11 +1,11 @@
-import { BatchGetCommand, BatchWriteCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { forEachLimit } from '../concurrency.js';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { ConflictError } from '../http/errors.js';
 import { logger } from '../logger.js';
 import { AGAIN, withBackoff } from './backoff.js';
-import { failedConditionIndex, failedConditionIndexes, isConditionFailure, isTransactionConflict } from './errors.js';
+import { failedConditionIndexes, isConditionFailure, isTransactionConflict } from './errors.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -20,6 +20,21 @@ export function put(item: Record<string, unknown>): TransactItem {
 
 export async function transact(items: TransactItem[]): Promise<void> {
   await getDb().send(new TransactWriteCommand({ TransactItems: items }));
+}
+
+/**
+ * One conditional UpdateItem: true when written, false when its condition did not hold (the item is
+ * gone or no longer as read). Any other failure is thrown. The one place a plain update's condition
+ * failure becomes a result.
+ */
+export async function updateIfConditionHolds(update: UpdateCommandInput): Promise<boolean> {
+  try {
+    await getDb().send(new UpdateCommand(update));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
 /** Deletes items by key, 25 to a BatchWriteItem and several in flight, retrying with backoff what DynamoDB leaves unprocessed. */
@@ -101,7 +116,7 @@ export async function transactUnlessConditionFails(items: TransactItem[]): Promi
     attempts: 8,
     baseMs: 20,
     capMs: 1280,
-    retryOn: (error) => isTransactionConflict(error) && !isConditionFailure(error),
+    retryOn: isTransactionConflict,
   });
 }
 
@@ -121,15 +136,10 @@ const CONTENTION_BUDGET_MS = 10_000;
 export async function commit(items: TransactItem[], explain: (failedIndex: number) => 'retry' | Promise<never>): Promise<boolean> {
   return withBackoff(
     async () => {
-      try {
-        await transact(items);
-        return true;
-      } catch (error) {
-        const failed = failedConditionIndex(error);
-        if (failed < 0) throw error;
-        await explain(failed);
-        return false;
-      }
+      const [failed] = await tryTransact(items);
+      if (failed === undefined) return true;
+      await explain(failed);
+      return false;
     },
     {
       attempts: Number.POSITIVE_INFINITY,

@@ -1,9 +1,8 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { isConditionFailure } from './errors.js';
 import { storageDelta, type StorageCategory } from './storage.js';
-import { batchGet, putNew, tryTransact, type TransactItem } from './transact.js';
+import { batchGet, putNew, tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
 
 /**
  * Uploaded files. Object keys are `uploads/<workspaceId>/<fileId>/<filename>`, so the S3
@@ -189,19 +188,11 @@ export interface LandedObject {
  * was issued for it. Replays of the same notification rewrite the same values (idempotent).
  */
 export async function recordLanded(fileId: string, landed: LandedObject): Promise<boolean> {
-  try {
-    await getDb().send(
-      new UpdateCommand({
-        TableName: getConfig().tableName,
-        Key: uploadKey(fileId),
-        UpdateExpression: 'SET landedAt = if_not_exists(landedAt, :at), landedSize = :size, landedEtag = :etag, landedContentType = :type',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':at': landed.at, ':size': landed.size, ':etag': landed.etag, ':type': landed.contentType ?? null },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIfConditionHolds({
+    TableName: getConfig().tableName,
+    Key: uploadKey(fileId),
+    UpdateExpression: 'SET landedAt = if_not_exists(landedAt, :at), landedSize = :size, landedEtag = :etag, landedContentType = :type',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':at': landed.at, ':size': landed.size, ':etag': landed.etag, ':type': landed.contentType ?? null },
+  });
 }
