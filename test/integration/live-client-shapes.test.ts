@@ -1,5 +1,8 @@
+import * as v from 'valibot';
 import { describe, expect, inject, it } from 'vitest';
-import { call, makeOrganization } from '../support/api.js';
+import { allRoutes } from '../../functions/registry.js';
+import { routeKey } from '../../shared/http/route.js';
+import { call, makeOrganization, type ApiResponse } from '../support/api.js';
 import { makeItemsWorkspace } from '../support/folder-items.js';
 import { makeFolder } from '../support/items.js';
 import { makeSecondWorkspace } from '../support/workspaces.js';
@@ -8,6 +11,15 @@ import { createMarkup } from '../support/url-markups.js';
 
 // Each test reads a body the way the live service's existing clients do (DESIGN.md "Envelope",
 // "Operations listed as 204 but described as returning data"): they must work against us unchanged.
+
+/** The answer's `data` fits the schema the OpenAPI document shows for that route and status. */
+function expectDocumented(key: string, response: ApiResponse): void {
+  const route = allRoutes().find((candidate) => routeKey(candidate) === `${key.split(' ')[0]} /api/v2${key.split(' ')[1]}`);
+  const schema = route?.responses.find((doc) => doc.status === response.status)?.schema;
+  expect(schema, `${key} documents ${response.status}`).toBeDefined();
+  const parsed = v.safeParse(schema!, response.body.data);
+  expect(parsed.issues?.map((issue) => `${v.getDotPath(issue)}: ${issue.message}`) ?? []).toEqual([]);
+}
 
 describe('Envelope: lists answer { data: P } with P exactly the spec\'s Response column', () => {
   it('GET /markups: data.data holds the markups, with hasMore, nextCursor and prevCursor beside it', async () => {
@@ -20,6 +32,7 @@ describe('Envelope: lists answer { data: P } with P exactly the spec\'s Response
     expect(Object.keys(response.body)).toEqual(['data']);
     expect(response.body.data.data.map((markup: { id: string }) => markup.id)).toEqual([markups[1]!.id]);
     expect(response.body.data).toMatchObject({ hasMore: true, nextCursor: expect.any(String), prevCursor: null });
+    expectDocumented('GET /markups', response);
   });
 
   it('GET /markups/search: data.data holds the matches, with hasMore and nextCursor beside it', async () => {
@@ -32,6 +45,7 @@ describe('Envelope: lists answer { data: P } with P exactly the spec\'s Response
     expect(Object.keys(response.body)).toEqual(['data']);
     expect(response.body.data.data.map((found: { id: string }) => found.id)).toEqual([markup.id]);
     expect(response.body.data).toMatchObject({ hasMore: false, nextCursor: null });
+    expectDocumented('GET /markups/search', response);
   });
 
   it('GET /workspaces: data.data holds the workspaces, with hasMore, nextCursor and prevCursor beside it', async () => {
@@ -45,6 +59,7 @@ describe('Envelope: lists answer { data: P } with P exactly the spec\'s Response
     expect(response.body.data.data).toHaveLength(1);
     expect(response.body.data.data[0]).toMatchObject({ id: expect.any(String), rootFolderId: expect.any(String) });
     expect(response.body.data).toMatchObject({ hasMore: true, nextCursor: expect.any(String), prevCursor: null });
+    expectDocumented('GET /workspaces', response);
   });
 
   it('GET /threads: data holds threads, query, offset, total and cursorId', async () => {
@@ -58,6 +73,7 @@ describe('Envelope: lists answer { data: P } with P exactly the spec\'s Response
     expect(Object.keys(response.body)).toEqual(['data']);
     expect(Object.keys(response.body.data).sort()).toEqual(['cursorId', 'offset', 'query', 'threads', 'total']);
     expect(response.body.data.threads).toHaveLength(1);
+    expectDocumented('GET /threads', response);
   });
 });
 
@@ -81,6 +97,7 @@ describe('Operations listed as 204 but described as returning data: the live ser
         threadCount: 0,
       });
     }
+    expectDocumented('GET /markups/{id}/view-modes', response);
   });
 
   it('GET /items/:id/items: data.items, where markups carry markupUrl (and url for a webpage) and folders carry their counts', async () => {
@@ -108,6 +125,7 @@ describe('Operations listed as 204 but described as returning data: the live ser
     expect(byId.get(image.id)).toMatchObject({ type: 'markup', markupUrl: expect.stringMatching(new RegExp(`/markups/${image.id}$`)) });
     expect(byId.get(image.id)).not.toHaveProperty('url');
     expect(byId.get(image.id)).not.toHaveProperty('folderCount');
+    expectDocumented('GET /items/{id}/items', response);
   });
 
   it('POST /items: data is the created folder, with its (empty) counts', async () => {
@@ -119,6 +137,7 @@ describe('Operations listed as 204 but described as returning data: the live ser
     expect(response.body.data).toMatchObject({ type: 'folder', name: 'New', folderCount: 0, projectCount: 0 });
     expect(response.body.data).not.toHaveProperty('url');
     expect(response.body.data).not.toHaveProperty('markupUrl');
+    expectDocumented('POST /items', response);
   });
 
   it('POST /workspace: 201 with the workspace under data', async () => {
@@ -128,6 +147,7 @@ describe('Operations listed as 204 but described as returning data: the live ser
 
     expect(response.status).toBe(201);
     expect(response.body.data).toMatchObject({ id: expect.any(String), name: 'Created', rootFolderId: expect.any(String), archiveFolderId: expect.any(String) });
+    expectDocumented('POST /workspace', response);
   });
 });
 
