@@ -46,14 +46,7 @@ describe('GET /markups/:id/view-modes (listed as 204, answers 200 with data)', (
     expect(first.body.data.projectViewModes.map((mode: { threadCount: number }) => mode.threadCount)).toEqual([0, 0, 2]);
     expect(second.body.data.projectViewModes.map((mode: { id: string }) => mode.id)).toEqual(first.body.data.projectViewModes.map((mode: { id: string }) => mode.id));
     for (const mode of first.body.data.projectViewModes) {
-      expect(mode).toEqual({
-        id: expect.any(String),
-        category: expect.any(String),
-        name: expect.any(String),
-        width: expect.any(Number),
-        height: expect.any(Number),
-        threadCount: expect.any(Number),
-      });
+      expect(mode).toEqual({ id: expect.any(String), category: expect.any(String), name: expect.any(String), width: expect.any(Number), height: expect.any(Number), threadCount: expect.any(Number) });
     }
   });
 
