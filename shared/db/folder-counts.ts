@@ -1,8 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { childrenPartition, subfoldersPartition } from './items.js';
-import type { IndexName } from './table.js';
+import { childrenPartition } from './items.js';
 
 /** What a folder holds directly: the `folderCount` and `projectCount` a child-items listing shows. */
 export interface FolderCounts {
@@ -10,36 +9,32 @@ export interface FolderCounts {
   projectCount: number;
 }
 
-/** Items of one index partition, counted by DynamoDB (`Select: COUNT`: no item leaves the table). */
-async function countPartition(index: IndexName, partitionValue: string): Promise<number> {
-  const partitionKey = `${index}PK`;
-  let count = 0;
+/**
+ * A folder's direct subfolders and markups, from one read of its children index that returns only
+ * each child's `kind` (1 MB of children per request). Counting at read time keeps every write path
+ * (create, move, archive, delete) free of counters; the index is eventually consistent, so a child
+ * moved a moment ago may still count in its old folder.
+ */
+export async function countFolderChildren(folderId: string): Promise<FolderCounts> {
+  const counts: FolderCounts = { folderCount: 0, projectCount: 0 };
   let start: Record<string, unknown> | undefined;
   do {
     const page = await getDb().send(
       new QueryCommand({
         TableName: getConfig().tableName,
-        IndexName: index,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': partitionKey },
-        ExpressionAttributeValues: { ':pk': partitionValue },
-        Select: 'COUNT',
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :pk',
+        ExpressionAttributeValues: { ':pk': childrenPartition(folderId) },
+        ProjectionExpression: '#kind',
+        ExpressionAttributeNames: { '#kind': 'kind' },
         ExclusiveStartKey: start,
       }),
     );
-    count += page.Count ?? 0;
+    for (const child of page.Items ?? []) {
+      if (child.kind === 'folder') counts.folderCount += 1;
+      else counts.projectCount += 1;
+    }
     start = page.LastEvaluatedKey;
   } while (start);
-  return count;
-}
-
-/**
- * A folder's direct subfolders and markups, counted from the children index (every child) and the
- * subfolders index (folders only). Counting at read time keeps every write path (create, move,
- * archive, delete) free of counters; both indexes are eventually consistent, so a child moved a
- * moment ago may still count in its old folder, and the markup count never goes below zero.
- */
-export async function countFolderChildren(folderId: string): Promise<FolderCounts> {
-  const [children, folders] = await Promise.all([countPartition('GSI2', childrenPartition(folderId)), countPartition('GSI5', subfoldersPartition(folderId))]);
-  return { folderCount: folders, projectCount: Math.max(0, children - folders) };
+  return counts;
 }
