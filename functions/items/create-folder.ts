@@ -1,8 +1,9 @@
 import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
 import { loadFolderForCaller, requireItemRole } from '../../shared/domain/items/access.js';
 import { createFolder } from '../../shared/domain/items/create.js';
+import { EMPTY_FOLDER_COUNTS } from '../../shared/domain/items/views.js';
 import { ok, operation } from '../../shared/http/route.js';
-import { CreateFolderBody, FolderItemSchema } from './schemas.js';
+import { CreateFolderBody, ChildFolderSchema } from './schemas.js';
 
 export const createFolderOperation = operation({
   operationId: 'createFolder',
@@ -14,10 +15,10 @@ export const createFolderOperation = operation({
     'The parent may be the archive folder. 404 when parentFolderId is unknown or names a markup; contributors and above may create folders.',
   auth: 'apiKey',
   body: CreateFolderBody,
-  responses: [{ status: 200, description: 'The new folder', schema: FolderItemSchema }],
+  responses: [{ status: 200, description: 'The new folder', schema: ChildFolderSchema }],
   handle: async ({ principal, body }) => {
     const parent = await loadFolderForCaller(principal, body.parentFolderId, { consistent: true });
     requireItemRole(parent, 'contributor', 'create folders');
-    return ok(await createFolder(parent, { name: body.name, fallbackName: body.fallbackName }));
+    return ok({ ...(await createFolder(parent, { name: body.name, fallbackName: body.fallbackName })), ...EMPTY_FOLDER_COUNTS });
   },
 });

@@ -1,7 +1,7 @@
 import { loadFolderForCaller } from '../../shared/domain/items/access.js';
 import { listChildItems } from '../../shared/domain/items/read.js';
-import { ok, operation } from '../../shared/http/route.js';
-import { ChildItemsQuery, FolderItemListSchema, ItemParams } from './schemas.js';
+import { okPage, operation } from '../../shared/http/route.js';
+import { ChildItemsQuery, ChildItemPageSchema, ItemParams } from './schemas.js';
 
 export const listChildItemsOperation = operation({
   operationId: 'listChildItems',
@@ -17,10 +17,10 @@ export const listChildItemsOperation = operation({
   auth: 'apiKey',
   params: ItemParams,
   query: ChildItemsQuery,
-  responses: [{ status: 200, description: 'A page of child items with hasMore, nextCursor and prevCursor', schema: FolderItemListSchema }],
-  handle: async ({ principal, params, query }) => {
+  responses: [{ status: 200, description: 'A page of child items (under `items`) with hasMore, nextCursor and prevCursor', schema: ChildItemPageSchema }],
+  handle: async ({ principal, params, query, appUrl }) => {
     const folder = await loadFolderForCaller(principal, params.id);
-    const page = await listChildItems(folder, query);
-    return ok(page.items, { hasMore: page.hasMore, nextCursor: page.nextCursor, prevCursor: page.prevCursor });
+    const page = await listChildItems(folder, query, { appUrl });
+    return okPage(page.items, page, 'items');
   },
 });

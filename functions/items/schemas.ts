@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { CHILD_ORDERS } from '../../shared/domain/items/read.js';
-import { Cursor, Id, Name, queryInteger } from '../../shared/http/schemas.js';
+import { Cursor, Id, Name, pageSchema, queryInteger } from '../../shared/http/schemas.js';
 
 /** Path parameters of the operations on one item. */
 export const ItemParams = v.object({ id: Id });
@@ -33,7 +33,14 @@ export const MarkupSummarySchema = v.looseObject({ id: Id, type: v.string(), nam
 /** GET /items/{id}: a folder with its ancestors, or a markup. */
 export const ItemSchema = v.union([FolderWithAncestorsSchema, MarkupSummarySchema]);
 
-export const FolderItemListSchema = v.array(FolderItemSchema);
+/** A folder in a child listing (and a created folder): what it holds, and neither `url` nor `markupUrl`. */
+export const ChildFolderSchema = v.object({ ...FolderItemSchema.entries, type: v.literal('folder'), folderCount: v.number(), projectCount: v.number() });
+
+/** A markup in a child listing: `markupUrl` always, `url` when it is a webpage markup. */
+export const ChildMarkupSchema = v.object({ ...FolderItemSchema.entries, type: v.literal('markup'), markupUrl: v.string(), url: v.optional(v.string()) });
+
+/** GET /items/{id}/items: `{ items, hasMore, nextCursor, prevCursor }` as the live service answers it. */
+export const ChildItemPageSchema = pageSchema(v.union([ChildFolderSchema, ChildMarkupSchema]), { key: 'items' });
 
 /** `0`/`1` as the spec writes it, accepted as a JSON number or a string. */
 export const WithPath = v.optional(

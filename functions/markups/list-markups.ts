@@ -2,7 +2,7 @@ import { workspaceAccess } from '../../shared/domain/markups/access.js';
 import { listMarkups } from '../../shared/domain/markups/search.js';
 import { toPublicMarkups } from '../../shared/domain/markup-view.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
-import { ok, operation } from '../../shared/http/route.js';
+import { okPage, operation } from '../../shared/http/route.js';
 import { DEFAULT_PAGE_SIZE, ListMarkupsQuery, MarkupListSchema } from './schemas.js';
 
 export const listMarkupsOperation = operation({
@@ -22,9 +22,6 @@ export const listMarkupsOperation = operation({
       listMarkups(workspace.id, { limit: query.limit ?? DEFAULT_PAGE_SIZE, before: query.before, since: query.since }),
     ]);
     const context = { role, plan, origin, appUrl, include: query.include, fileUrlTtlSeconds: query.ttl };
-    return ok(
-      await toPublicMarkups(page.items, context),
-      { hasMore: page.hasMore, nextCursor: page.nextCursor, prevCursor: page.prevCursor },
-    );
+    return okPage(await toPublicMarkups(page.items, context), page);
   },
 });

@@ -11,6 +11,6 @@ export const listViewModesOperation = operation({
   responses: [{ status: 200, description: 'View modes', schema: ViewModeListSchema }],
   handle: async ({ principal, params }) => {
     await loadMarkup(principal, params.id);
-    return ok(await listViewModes(params.id));
+    return ok({ projectViewModes: await listViewModes(params.id) });
   },
 });

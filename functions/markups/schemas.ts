@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { MAX_FILES_PER_MARKUP } from '../../shared/domain/file-markups.js';
 import { INCLUDE_VALUES, type IncludeValue } from '../../shared/domain/markup-view.js';
 import type { RawBodySpec } from '../../shared/http/route.js';
-import { Cursor, HttpUrl, Id, Name, queryInteger } from '../../shared/http/schemas.js';
+import { Cursor, HttpUrl, Id, Name, pageSchema, queryInteger } from '../../shared/http/schemas.js';
 
 /** Markups above this many per batch are refused (the same bound as files per create-from-files). */
 export const MAX_BATCH = 50;
@@ -108,6 +108,7 @@ export const ViewModeSchema = v.object({
   category: v.picklist(['desktop', 'tablet', 'mobile']),
   name: v.string(),
   width: v.number(),
+  height: v.number(),
   threadCount: v.number(),
 });
 
@@ -144,9 +145,14 @@ export const SearchMarkupsQuery = v.object({
   query: v.optional(v.pipe(v.string(), v.maxLength(200, 'must be at most 200 characters')), ''),
 });
 
-export const MarkupListSchema = v.array(MarkupSchema);
+/** GET /markups: `{ data: [Markup], hasMore, nextCursor, prevCursor }` (spec Response column). */
+export const MarkupListSchema = pageSchema(MarkupSchema);
 
-export const ViewModeListSchema = v.array(ViewModeSchema);
+/** GET /markups/search pages forward only (`before=<nextCursor>`), so it has no prevCursor. */
+export const MarkupSearchPageSchema = pageSchema(MarkupSchema, { prevCursor: false });
+
+/** View modes as the live service answers them (DESIGN.md: listed as 204, described as returning data). */
+export const ViewModeListSchema = v.object({ projectViewModes: v.array(ViewModeSchema) });
 
 export const ReadOnlyBody = v.object({ readOnly: v.boolean() });
 

@@ -2,8 +2,8 @@ import { workspaceAccess } from '../../shared/domain/markups/access.js';
 import { searchMarkups } from '../../shared/domain/markups/search.js';
 import { toPublicMarkups } from '../../shared/domain/markup-view.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
-import { ok, operation } from '../../shared/http/route.js';
-import { DEFAULT_PAGE_SIZE, MarkupListSchema, SearchMarkupsQuery } from './schemas.js';
+import { okPage, operation } from '../../shared/http/route.js';
+import { DEFAULT_PAGE_SIZE, MarkupSearchPageSchema, SearchMarkupsQuery } from './schemas.js';
 
 export const searchMarkupsOperation = operation({
   operationId: 'searchMarkups',
@@ -13,7 +13,7 @@ export const searchMarkupsOperation = operation({
     'at most 100); next page: `before=<nextCursor>`. `include` as for the list.',
   auth: 'apiKey',
   query: SearchMarkupsQuery,
-  responses: [{ status: 200, description: 'Matching markups', schema: MarkupListSchema }],
+  responses: [{ status: 200, description: 'Matching markups', schema: MarkupSearchPageSchema }],
   handle: async ({ principal, query, origin, appUrl }) => {
     const workspace = await resolveWorkspace(principal, query.workspaceId);
     const [{ role, plan }, page] = await Promise.all([
@@ -21,9 +21,6 @@ export const searchMarkupsOperation = operation({
       searchMarkups(workspace.id, { text: query.query, limit: query.limit ?? DEFAULT_PAGE_SIZE, before: query.before }),
     ]);
     const context = { role, plan, origin, appUrl, include: query.include, fileUrlTtlSeconds: query.ttl };
-    return ok(
-      await toPublicMarkups(page.items, context),
-      { hasMore: page.hasMore, nextCursor: page.nextCursor },
-    );
+    return okPage(await toPublicMarkups(page.items, context), { hasMore: page.hasMore, nextCursor: page.nextCursor });
   },
 });

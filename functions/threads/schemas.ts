@@ -61,18 +61,18 @@ export const ElementRequest = v.object({ elementPath: Text(4096), offsetXPercent
 /** ThreadElementParentRequest */
 export const ElementParentRequest = v.object({ url: Text(), canonicalUrl: Text(), path: Text(4096), depth: v.pipe(v.number(), v.integer(), v.minValue(0)) });
 
-/** BrowserContextRequest */
+/** BrowserContextRequest: every field optional, as the live service's clients send what they know (DESIGN.md). */
 export const BrowserContextRequest = v.object({
-  browserName: Text(200),
-  browserVersion: Text(200),
-  os: Text(200),
-  osVersion: Text(200),
-  osVersionName: Text(200),
-  platform: Text(200),
-  screenWidth: Dimension,
-  screenHeight: Dimension,
-  viewportWidth: Dimension,
-  viewportHeight: Dimension,
+  browserName: v.optional(Text(200)),
+  browserVersion: v.optional(Text(200)),
+  os: v.optional(Text(200)),
+  osVersion: v.optional(Text(200)),
+  osVersionName: v.optional(Text(200)),
+  platform: v.optional(Text(200)),
+  screenWidth: v.optional(Dimension),
+  screenHeight: v.optional(Dimension),
+  viewportWidth: v.optional(Dimension),
+  viewportHeight: v.optional(Dimension),
 });
 
 /** CanvasThreadAnnotationRequest */

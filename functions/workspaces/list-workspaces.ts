@@ -1,6 +1,6 @@
 import { listWorkspaces, toPublicWorkspace } from '../../shared/db/workspaces.js';
 import { requireOrganizationKey } from '../../shared/domain/scope.js';
-import { ok, operation } from '../../shared/http/route.js';
+import { okPage, operation } from '../../shared/http/route.js';
 import { DEFAULT_PAGE_SIZE, ListWorkspacesQuery, WorkspaceListSchema } from './schemas.js';
 
 export const listWorkspacesOperation = operation({
@@ -21,6 +21,6 @@ export const listWorkspacesOperation = operation({
       before: query.before,
       since: query.since,
     });
-    return ok(page.items.map(toPublicWorkspace), { hasMore: page.hasMore, nextCursor: page.nextCursor, prevCursor: page.prevCursor });
+    return okPage(page.items.map(toPublicWorkspace), page);
   },
 });

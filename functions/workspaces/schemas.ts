@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { ORIGINAL_FILE_STORAGE_POLICIES } from '../../shared/db/workspaces.js';
 import { STORAGE_CATEGORIES } from '../../shared/db/storage.js';
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../shared/domain/slugs.js';
-import { Cursor, Id, Name, queryInteger, WorkspaceIdInput } from '../../shared/http/schemas.js';
+import { Cursor, Id, Name, pageSchema, queryInteger, WorkspaceIdInput } from '../../shared/http/schemas.js';
 
 /** Response shapes, for the OpenAPI document. */
 export const WorkspaceSchema = v.object({
@@ -29,7 +29,7 @@ export const StorageBreakdownSchema = v.object(
 
 export const WorkspaceQuery = WorkspaceIdInput;
 
-export const WorkspaceListSchema = v.array(WorkspaceSchema);
+export const WorkspaceListSchema = pageSchema(WorkspaceSchema);
 
 export const ArchivedCountSchema = v.object({ archivedCount: v.number() });
 

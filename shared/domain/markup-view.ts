@@ -129,6 +129,9 @@ function conversionFields(markup: MarkupRecord): Record<string, unknown> {
   };
 }
 
+/** Where a markup opens in the web app (`markupUrl`), the same on every shape that links to it. */
+export const markupUrlOf = (appUrl: string, markupId: string): string => `${appUrl}/markups/${markupId}`;
+
 /**
  * The public Markup shape of the spec. Markups use ISO strings for their times (Conventions 4);
  * `isReady` is always reported, file fields only when `include` asks for them (Markups rule 8).
@@ -146,7 +149,7 @@ export async function toPublicMarkup(markup: MarkupRecord, context: MarkupViewCo
     deletedAt: null,
     type: markup.type,
     name: markup.name,
-    markupUrl: `${context.appUrl}/markups/${markup.id}`,
+    markupUrl: markupUrlOf(context.appUrl, markup.id),
     thumbnailUrl,
     activeThreads: markup.activeThreads,
     readOnly: markup.readOnly,

@@ -114,6 +114,24 @@ export function routeKey(r: Pick<AnyRoute, 'method' | 'path'>): string {
   return `${r.method} ${r.path}`;
 }
 
-export const ok = (data: unknown, extra: Record<string, unknown> = {}): Reply => ({ status: 200, body: { data, ...extra } });
+export const ok = (data: unknown): Reply => ({ status: 200, body: { data } });
+
+/** Where a page sits in its list; `prevCursor` only on lists that page back with `since`. */
+export interface PageLinks {
+  hasMore: boolean;
+  nextCursor: string | null;
+  prevCursor?: string | null;
+}
+
+/**
+ * A page of a list, its links beside the items inside the envelope, as the spec's Response column
+ * and the live service show it: `{ data: { data: [...], hasMore, nextCursor, prevCursor } }`, or
+ * under `items` for child items. Existing clients read exactly these paths.
+ */
+export function okPage(items: readonly unknown[], links: PageLinks, key: 'data' | 'items' = 'data'): Reply {
+  const page: Record<string, unknown> = { [key]: items, hasMore: links.hasMore, nextCursor: links.nextCursor };
+  if (links.prevCursor !== undefined) page.prevCursor = links.prevCursor;
+  return ok(page);
+}
 export const created = (data: unknown): Reply => ({ status: 201, body: { data } });
 export const noContent = (): Reply => ({ status: 204 });

@@ -55,3 +55,13 @@ export const QueryBoolean = v.pipe(
   v.picklist(['true', 'false'], 'must be true or false'),
   v.transform((value) => value === 'true'),
 );
+
+/**
+ * The OpenAPI shape of a page `okPage` answers: the items under `key` with `hasMore`, `nextCursor`
+ * and, on lists that page back, `prevCursor`.
+ */
+export function pageSchema<T extends v.GenericSchema>(item: T, options: { key?: 'data' | 'items'; prevCursor?: boolean } = {}) {
+  const entries: v.ObjectEntries = { [options.key ?? 'data']: v.array(item), hasMore: v.boolean(), nextCursor: v.nullable(v.string()) };
+  if (options.prevCursor !== false) entries.prevCursor = v.nullable(v.string());
+  return v.object(entries);
+}

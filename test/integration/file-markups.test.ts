@@ -271,7 +271,7 @@ describe('Concurrent creations from the same file (States: confirmed -> consumed
     expect(statuses).toEqual([200, ...Array(9).fill(400)]);
     for (const refused of responses.filter((response) => response.status === 400)) expect(refused.body.type).toBe('urn:review-board:problem:file-already-used');
     const list = await call('GET', '/markups', { key: org.workspaceKey });
-    expect(list.body.data).toHaveLength(1);
+    expect(list.body.data.data).toHaveLength(1);
     expect(await usedThisMonth(org.workspaceKey)).toBe(1);
   });
 });
@@ -359,7 +359,7 @@ describe('Reading file markups (Markups rules 7 and 8)', () => {
 
     for (const page of [list, search]) {
       expect(page.status).toBe(200);
-      const byId = new Map(page.body.data.map((markup: { id: string }) => [markup.id, markup]));
+      const byId = new Map(page.body.data.data.map((markup: { id: string }) => [markup.id, markup]));
       expect(byId.get(imageId)).not.toHaveProperty('images');
       expect(byId.get(imageId)).toMatchObject({ isReady: true });
       // The conversion worker may have finished meanwhile; either way the list carries no document.
@@ -376,7 +376,7 @@ describe('Reading file markups (Markups rules 7 and 8)', () => {
     const videos = await call('GET', '/markups/search', { key: org.workspaceKey, query: { include: 'videos' } });
     const media = await call('GET', '/markups', { key: org.workspaceKey, query: { include: 'media' } });
 
-    const find = (response: typeof images, id: string) => response.body.data.find((markup: { id: string }) => markup.id === id);
+    const find = (response: typeof images, id: string) => response.body.data.data.find((markup: { id: string }) => markup.id === id);
     expect(find(images, imageId).images).toHaveLength(1);
     expect(new URL(find(images, imageId).images[0].url).searchParams.get('X-Amz-Expires')).toBe('60');
     expect(find(images, pdfId)).not.toHaveProperty('images');
@@ -450,7 +450,7 @@ describe('Reading converted files: document and video expansions (Markups rule 7
     const { pdfId, videoId } = await convertedMarkups(org);
     const read = async (include?: string) => {
       const response = await call('GET', '/markups', { key: org.workspaceKey, query: { include } });
-      return new Map(response.body.data.map((markup: { id: string }) => [markup.id, markup])) as Map<string, Record<string, unknown>>;
+      return new Map(response.body.data.data.map((markup: { id: string }) => [markup.id, markup])) as Map<string, Record<string, unknown>>;
     };
 
     const [none, documents, videos, media] = await Promise.all([read(), read('documents'), read('videos'), read('images,media')]);

@@ -13,7 +13,7 @@ describe('POST /items (create folder: 200 with { data: folder })', () => {
     const response = await call('POST', '/items', { key: ws.workspaceKey, body: { parentFolderId: ws.rootId, name: '  Designs  ' } });
 
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body.data).sort()).toEqual(FOLDER_ITEM_FIELDS);
+    expect(Object.keys(response.body.data).sort()).toEqual([...FOLDER_ITEM_FIELDS, 'folderCount', 'projectCount'].sort());
     expect(response.body.data).toMatchObject({ type: 'folder', name: 'Designs', parentFolderId: ws.rootId, workspaceId: ws.workspaceId });
     expect(await childNames(ws.workspaceKey, ws.rootId)).toEqual(['Designs']);
   });

@@ -101,13 +101,14 @@ describe('GET /items/:id/items (child items: FolderItemOrder, cursor pagination)
     const response = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey });
 
     expect(response.status).toBe(200);
-    expect(response.body.data.map((item: { name: string; type: string }) => [item.name, item.type])).toEqual([
+    expect(response.body.data.items.map((item: { name: string; type: string }) => [item.name, item.type])).toEqual([
       ['Alpha page', 'markup'],
       ['beta', 'folder'],
       ['Gamma', 'folder'],
     ]);
-    expect(Object.keys(response.body.data[0]).sort()).toEqual(FOLDER_ITEM_FIELDS);
-    expect(response.body).toMatchObject({ hasMore: false, nextCursor: null, prevCursor: null });
+    // A webpage markup: the folder-item fields plus markupUrl and url, which tell markups from folders.
+    expect(Object.keys(response.body.data.items[0]).sort()).toEqual([...FOLDER_ITEM_FIELDS, 'markupUrl', 'url'].sort());
+    expect(response.body.data).toMatchObject({ hasMore: false, nextCursor: null, prevCursor: null });
   });
 
   it('orders by za, by newest first (created) and by most recent activity first (activity)', async () => {
@@ -138,11 +139,11 @@ describe('GET /items/:id/items (child items: FolderItemOrder, cursor pagination)
     }
 
     const first = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5 } });
-    const second = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5, before: first.body.nextCursor } });
-    const back = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5, since: second.body.prevCursor } });
+    const second = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5, before: first.body.data.nextCursor } });
+    const back = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5, since: second.body.data.prevCursor } });
 
-    expect(second.body.prevCursor).toEqual(expect.any(String));
-    expect(ids(back.body.data)).toEqual(ids(first.body.data));
+    expect(second.body.data.prevCursor).toEqual(expect.any(String));
+    expect(ids(back.body.data.items)).toEqual(ids(first.body.data.items));
   });
 
   it('answers page N as the children after the first (N-1)*limit, with working cursors, and an empty page past the end', async () => {
@@ -152,15 +153,15 @@ describe('GET /items/:id/items (child items: FolderItemOrder, cursor pagination)
 
     const third = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5, page: 3 } });
     const second = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5, page: 2 } });
-    const back = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5, since: second.body.prevCursor } });
+    const back = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5, since: second.body.data.prevCursor } });
     const beyond = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { limit: 5, page: 4 } });
 
-    expect(ids(third.body.data)).toEqual(ids(all.slice(10, 12)));
-    expect(third.body.hasMore).toBe(false);
-    expect(ids(second.body.data)).toEqual(ids(all.slice(5, 10)));
-    expect(second.body.hasMore).toBe(true);
-    expect(ids(back.body.data)).toEqual(ids(all.slice(0, 5)));
-    expect(beyond.body).toMatchObject({ data: [], hasMore: false, nextCursor: null });
+    expect(ids(third.body.data.items)).toEqual(ids(all.slice(10, 12)));
+    expect(third.body.data.hasMore).toBe(false);
+    expect(ids(second.body.data.items)).toEqual(ids(all.slice(5, 10)));
+    expect(second.body.data.hasMore).toBe(true);
+    expect(ids(back.body.data.items)).toEqual(ids(all.slice(0, 5)));
+    expect(beyond.body.data).toMatchObject({ items: [], hasMore: false, nextCursor: null });
   });
 
   it('accepts ttl in seconds and answers 400 for a bad order, limit, page, ttl, or page with a cursor', async () => {
@@ -190,7 +191,7 @@ describe('GET /items/:id/items (child items: FolderItemOrder, cursor pagination)
     const other = await makeFolder(ws.workspaceKey, ws.rootId, 'Other');
     await makeMarkups(3, { workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: ws.rootId });
     const page = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'az', limit: 1 } });
-    const cursor: string = page.body.nextCursor;
+    const cursor: string = page.body.data.nextCursor;
 
     const tampered = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'az', before: `${cursor}x` } });
     const otherOrder = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'za', before: cursor } });

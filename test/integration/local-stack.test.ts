@@ -53,7 +53,7 @@ describe('npm start (DESIGN.md local stack contract)', () => {
     await first.stop('SIGINT');
     const second = await startStack(dataDir);
     const listed = await get(second.stack.baseUrl, '/workspaces', second.stack.organizationApiKey);
-    const names = ((await listed.json()) as { data: { name: string }[] }).data.map((w) => w.name);
+    const names = ((await listed.json()) as { data: { data: { name: string }[] } }).data.data.map((w) => w.name);
     await second.stop();
 
     expect(created.status).toBe(201);

@@ -146,7 +146,7 @@ describe('Limits: monthly markup allowance (402 when the allowance and bundle ar
     const data = await usage(org);
     expect(data).toMatchObject({ used: 10, bundleUsed: 0, remaining: 0, isLimitReached: true, isWarning: true });
     const list = await call('GET', '/markups', { key: org.workspaceKey });
-    expect(list.body.data).toHaveLength(10);
+    expect(list.body.data.data).toHaveLength(10);
   });
 
   it('draws on the bundle after the allowance: limit 2 and bundle 3 give 5 markups, the 6th is a 402', async () => {
@@ -190,7 +190,7 @@ describe('Limits: monthly markup allowance (402 when the allowance and bundle ar
     expect(tooMany.status).toBe(402);
     expect(fits.status).toBe(204);
     expect(await usage(org)).toMatchObject({ used: 3, bundleUsed: 1, bundleBalance: 0 });
-    expect((await call('GET', '/markups', { key: org.workspaceKey })).body.data).toHaveLength(4);
+    expect((await call('GET', '/markups', { key: org.workspaceKey })).body.data.data).toHaveLength(4);
   });
 
   it('creates nothing on a 402', async () => {
@@ -200,7 +200,7 @@ describe('Limits: monthly markup allowance (402 when the allowance and bundle ar
     const response = await create(org);
 
     expect(response.status).toBe(402);
-    expect((await call('GET', '/markups', { key: org.workspaceKey })).body.data).toEqual([]);
+    expect((await call('GET', '/markups', { key: org.workspaceKey })).body.data.data).toEqual([]);
     expect(await usage(org)).toMatchObject({ used: 0, isLimitReached: true, isWarning: true });
   });
 });

@@ -20,7 +20,7 @@ describe('POST /markups/bulk/from-url (all or nothing, one workspace)', () => {
 
     expect(response.status).toBe(204);
     const list = await call('GET', '/markups', { key: org.workspaceKey });
-    expect(list.body.data.map((markup: { name: string; parentFolderId: string }) => [markup.name, markup.parentFolderId === folder.id])).toEqual([
+    expect(list.body.data.data.map((markup: { name: string; parentFolderId: string }) => [markup.name, markup.parentFolderId === folder.id])).toEqual([
       ['three.example', false],
       ['Two', true],
       ['one.example', false],
@@ -67,7 +67,7 @@ describe('POST /markups/bulk/from-url (all or nothing, one workspace)', () => {
     });
 
     expect(response.status).toBe(204);
-    expect((await call('GET', '/markups', { key: org.workspaceKey, query: { limit: 100 } })).body.data).toHaveLength(50);
+    expect((await call('GET', '/markups', { key: org.workspaceKey, query: { limit: 100 } })).body.data.data).toHaveLength(50);
   });
 
   it('answers 403 when an item names a workspace other than the key\'s (Authentication rule 4)', async () => {
@@ -170,8 +170,8 @@ describe('POST /markups/bulk/move (Move rules 1 and 2; all or nothing)', () => {
     expect(orgKey.status).toBe(204);
     const moved = await call('GET', `/markups/${markup.id}`, { key: org.orgKey });
     expect(moved.body.data).toMatchObject({ workspaceId: other.id, parentFolderId: other.rootFolderId });
-    expect((await call('GET', '/markups', { key: org.orgKey, query: { workspaceId: other.id } })).body.data.map((m: { id: string }) => m.id)).toEqual([markup.id]);
-    expect((await call('GET', '/markups', { key: org.workspaceKey })).body.data).toEqual([]);
+    expect((await call('GET', '/markups', { key: org.orgKey, query: { workspaceId: other.id } })).body.data.data.map((m: { id: string }) => m.id)).toEqual([markup.id]);
+    expect((await call('GET', '/markups', { key: org.workspaceKey })).body.data.data).toEqual([]);
   });
 });
 
@@ -183,7 +183,7 @@ describe('POST /markups/bulk/delete (all or nothing)', () => {
     const response = await call('POST', '/markups/bulk/delete', { key: org.workspaceKey, body: { markupIds: [a.id, b.id] } });
 
     expect(response.status).toBe(204);
-    expect((await call('GET', '/markups', { key: org.workspaceKey })).body.data.map((m: { id: string }) => m.id)).toEqual([keep.id]);
+    expect((await call('GET', '/markups', { key: org.workspaceKey })).body.data.data.map((m: { id: string }) => m.id)).toEqual([keep.id]);
   });
 
   it('deletes nothing when one id is unknown (404) and refuses ids outside the key\'s workspace (403)', async () => {

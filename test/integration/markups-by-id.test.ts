@@ -95,7 +95,7 @@ describe('POST /markups/:id (rename)', () => {
     const final = (await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).body.data.name;
     expect(names).toContain(final);
     const search = await call('GET', '/markups/search', { key: org.workspaceKey, query: { query: final } });
-    expect(search.body.data.map((found: { id: string }) => found.id)).toEqual([markup.id]);
+    expect(search.body.data.data.map((found: { id: string }) => found.id)).toEqual([markup.id]);
   });
 });
 
@@ -108,8 +108,8 @@ describe('DELETE /markups/:id', () => {
 
     expect(response.status).toBe(204);
     expect((await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).status).toBe(404);
-    expect((await call('GET', '/markups', { key: org.workspaceKey })).body.data).toEqual([]);
-    expect((await call('GET', '/markups/search', { key: org.workspaceKey, query: { query: 'doomed' } })).body.data).toEqual([]);
+    expect((await call('GET', '/markups', { key: org.workspaceKey })).body.data.data).toEqual([]);
+    expect((await call('GET', '/markups/search', { key: org.workspaceKey, query: { query: 'doomed' } })).body.data.data).toEqual([]);
     expect((await call('DELETE', `/markups/${markup.id}`, { key: org.workspaceKey })).status).toBe(404);
   });
 

@@ -15,8 +15,8 @@ describe('GET /markups (ordered by createdAt descending; cursor pagination)', ()
     do {
       const response = await call('GET', '/markups', { key: org.workspaceKey, query: { limit: 50, before: cursor } });
       expect(response.status).toBe(200);
-      pages.push(response.body);
-      cursor = response.body.nextCursor ?? undefined;
+      pages.push(response.body.data);
+      cursor = response.body.data.nextCursor ?? undefined;
     } while (cursor);
 
     expect(pages.map((page) => page.data.length)).toEqual([50, 50, 25]);
@@ -29,10 +29,10 @@ describe('GET /markups (ordered by createdAt descending; cursor pagination)', ()
 
     const back = await call('GET', '/markups', { key: org.workspaceKey, query: { limit: 50, since: pages[2]!.prevCursor! } });
     expect(back.status).toBe(200);
-    expect(back.body.data.map((markup: { id: string }) => markup.id)).toEqual(pages[1]!.data.map((markup) => markup.id));
-    const first = await call('GET', '/markups', { key: org.workspaceKey, query: { limit: 50, since: back.body.prevCursor } });
-    expect(first.body.data.map((markup: { id: string }) => markup.id)).toEqual(pages[0]!.data.map((markup) => markup.id));
-    expect(first.body.prevCursor).toBeNull();
+    expect(back.body.data.data.map((markup: { id: string }) => markup.id)).toEqual(pages[1]!.data.map((markup) => markup.id));
+    const first = await call('GET', '/markups', { key: org.workspaceKey, query: { limit: 50, since: back.body.data.prevCursor } });
+    expect(first.body.data.data.map((markup: { id: string }) => markup.id)).toEqual(pages[0]!.data.map((markup) => markup.id));
+    expect(first.body.data.prevCursor).toBeNull();
   });
 
   it('defaults to 50 a page and answers metadata only without include', async () => {
@@ -41,9 +41,9 @@ describe('GET /markups (ordered by createdAt descending; cursor pagination)', ()
 
     const response = await call('GET', '/markups', { key: org.workspaceKey });
 
-    expect(response.body.data).toHaveLength(50);
-    expect(response.body.hasMore).toBe(true);
-    expect(Object.keys(response.body.data[0]).sort()).toEqual(MARKUP_FIELDS);
+    expect(response.body.data.data).toHaveLength(50);
+    expect(response.body.data.hasMore).toBe(true);
+    expect(Object.keys(response.body.data.data[0]).sort()).toEqual(MARKUP_FIELDS);
   });
 
   it.each([
@@ -76,7 +76,7 @@ describe('GET /markups (ordered by createdAt descending; cursor pagination)', ()
     await Promise.all([makeMarkups(a, 3), makeMarkups(b, 3)]);
     const page = await call('GET', '/markups', { key: a.workspaceKey, query: { limit: 1 } });
 
-    const response = await call('GET', '/markups', { key: b.workspaceKey, query: { before: page.body.nextCursor } });
+    const response = await call('GET', '/markups', { key: b.workspaceKey, query: { before: page.body.data.nextCursor } });
 
     expect(response.status).toBe(400);
   });
@@ -91,7 +91,7 @@ describe('GET /markups (ordered by createdAt descending; cursor pagination)', ()
     const outOfScope = await call('GET', '/markups', { key: org.workspaceKey, query: { workspaceId: other.id } });
 
     expect(without.status).toBe(400);
-    expect(named.body.data.map((found: { id: string }) => found.id)).toEqual([markup.id]);
+    expect(named.body.data.data.map((found: { id: string }) => found.id)).toEqual([markup.id]);
     expect(outOfScope.status).toBe(403);
   });
 });
@@ -116,8 +116,8 @@ describe('include (creation and reading rules 7 and 8)', () => {
     const search = await call('GET', '/markups/search', { key: org.workspaceKey, query: { include, query: 'example' } });
 
     expect([list.status, search.status]).toEqual([200, 200]);
-    expect(list.body.data[0].isReady).toBe(true);
-    expect(search.body.data).toHaveLength(1);
+    expect(list.body.data.data[0].isReady).toBe(true);
+    expect(search.body.data.data).toHaveLength(1);
   });
 });
 
@@ -134,9 +134,9 @@ describe('GET /markups/search (matches name or URL, includes subfolders)', () =>
     const response = await call('GET', '/markups/search', { key: org.workspaceKey, query: { query: 'sale' } });
 
     expect(response.status).toBe(200);
-    expect(response.body.data.map((markup: { id: string }) => markup.id)).toEqual([byUrl.id, byName.id]);
-    expect(response.body.hasMore).toBe(false);
-    expect(response.body.nextCursor).toBeNull();
+    expect(response.body.data.data.map((markup: { id: string }) => markup.id)).toEqual([byUrl.id, byName.id]);
+    expect(response.body.data.hasMore).toBe(false);
+    expect(response.body.data.nextCursor).toBeNull();
   });
 
   it('pages through 130 matches among 200 markups, each exactly once, following nextCursor', async () => {
@@ -163,10 +163,10 @@ describe('GET /markups/search (matches name or URL, includes subfolders)', () =>
     do {
       const response = await call('GET', '/markups/search', { key: org.workspaceKey, query: { query: 'NeEdLe', limit: 40, before: cursor } });
       expect(response.status).toBe(200);
-      visited.push(...response.body.data.map((markup: { id: string }) => markup.id));
-      sizes.push(response.body.data.length);
-      cursor = response.body.nextCursor ?? undefined;
-      expect(response.body.hasMore).toBe(cursor !== undefined);
+      visited.push(...response.body.data.data.map((markup: { id: string }) => markup.id));
+      sizes.push(response.body.data.data.length);
+      cursor = response.body.data.nextCursor ?? undefined;
+      expect(response.body.data.hasMore).toBe(cursor !== undefined);
     } while (cursor);
 
     expect(sizes).toEqual([40, 40, 40, 10]);
@@ -179,7 +179,7 @@ describe('GET /markups/search (matches name or URL, includes subfolders)', () =>
     const listPage = await call('GET', '/markups', { key: org.workspaceKey, query: { limit: 1 } });
 
     const limit = await call('GET', '/markups/search', { key: org.workspaceKey, query: { query: 'page', limit: 101 } });
-    const cursor = await call('GET', '/markups/search', { key: org.workspaceKey, query: { query: 'page', before: listPage.body.nextCursor } });
+    const cursor = await call('GET', '/markups/search', { key: org.workspaceKey, query: { query: 'page', before: listPage.body.data.nextCursor } });
 
     expect(limit.status).toBe(400);
     expect(cursor.status).toBe(400);

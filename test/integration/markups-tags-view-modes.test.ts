@@ -42,11 +42,11 @@ describe('GET /markups/:id/view-modes (listed as 204, answers 200 with data)', (
     const second = await call('GET', `/markups/${b.id}/view-modes`, { key: org.workspaceKey });
 
     expect(first.status).toBe(200);
-    expect(first.body.data.map((mode: { category: string }) => mode.category)).toEqual(['desktop', 'tablet', 'mobile']);
-    expect(first.body.data.map((mode: { threadCount: number }) => mode.threadCount)).toEqual([0, 0, 2]);
-    expect(second.body.data.map((mode: { id: string }) => mode.id)).toEqual(first.body.data.map((mode: { id: string }) => mode.id));
-    for (const mode of first.body.data) {
-      expect(mode).toEqual({ id: expect.any(String), category: expect.any(String), name: expect.any(String), width: expect.any(Number), threadCount: expect.any(Number) });
+    expect(first.body.data.projectViewModes.map((mode: { category: string }) => mode.category)).toEqual(['desktop', 'tablet', 'mobile']);
+    expect(first.body.data.projectViewModes.map((mode: { threadCount: number }) => mode.threadCount)).toEqual([0, 0, 2]);
+    expect(second.body.data.projectViewModes.map((mode: { id: string }) => mode.id)).toEqual(first.body.data.projectViewModes.map((mode: { id: string }) => mode.id));
+    for (const mode of first.body.data.projectViewModes) {
+      expect(mode).toEqual({ id: expect.any(String), category: expect.any(String), name: expect.any(String), width: expect.any(Number), height: expect.any(Number), threadCount: expect.any(Number) });
     }
   });
 

@@ -127,9 +127,9 @@ describe('GET /workspaces (Workspaces rule 1: name ascending, 50 a page)', () =>
     const descending = await call('GET', '/workspaces', { key: org.orgKey, query: { dir: 'desc' } });
 
     expect(ascending.status).toBe(200);
-    expect(ascending.body.data.map((w: { name: string }) => w.name)).toEqual(['apple', 'banana', 'Cherry', 'mango']);
-    expect(descending.body.data.map((w: { name: string }) => w.name)).toEqual(['mango', 'Cherry', 'banana', 'apple']);
-    expect(ascending.body).toMatchObject({ hasMore: false, nextCursor: null, prevCursor: null });
+    expect(ascending.body.data.data.map((w: { name: string }) => w.name)).toEqual(['apple', 'banana', 'Cherry', 'mango']);
+    expect(descending.body.data.data.map((w: { name: string }) => w.name)).toEqual(['mango', 'Cherry', 'banana', 'apple']);
+    expect(ascending.body.data).toMatchObject({ hasMore: false, nextCursor: null, prevCursor: null });
   });
 
   it('orders by last activity (a rename counts), most recent first by default', async () => {
@@ -141,8 +141,8 @@ describe('GET /workspaces (Workspaces rule 1: name ascending, 50 a page)', () =>
     const byActivity = await call('GET', '/workspaces', { key: org.orgKey, query: { sortBy: 'lastActivity' } });
     const oldestFirst = await call('GET', '/workspaces', { key: org.orgKey, query: { sortBy: 'lastActivity', dir: 'asc' } });
 
-    expect(byActivity.body.data.map((w: { name: string }) => w.name)).toEqual(['second renamed', 'third', 'first']);
-    expect(oldestFirst.body.data.map((w: { name: string }) => w.name)).toEqual(['first', 'third', 'second renamed']);
+    expect(byActivity.body.data.data.map((w: { name: string }) => w.name)).toEqual(['second renamed', 'third', 'first']);
+    expect(oldestFirst.body.data.data.map((w: { name: string }) => w.name)).toEqual(['first', 'third', 'second renamed']);
   });
 
   it('pages 50 at a time and following nextCursor visits every workspace exactly once', async () => {
@@ -152,28 +152,28 @@ describe('GET /workspaces (Workspaces rule 1: name ascending, 50 a page)', () =>
     }
 
     const first = await call('GET', '/workspaces', { key: org.orgKey });
-    const seen: string[] = first.body.data.map((w: { name: string }) => w.name);
-    let cursor = first.body.nextCursor as string | null;
+    const seen: string[] = first.body.data.data.map((w: { name: string }) => w.name);
+    let cursor = first.body.data.nextCursor as string | null;
     const small: string[] = [];
     let page = await call('GET', '/workspaces', { key: org.orgKey, query: { limit: 7 } });
-    small.push(...page.body.data.map((w: { name: string }) => w.name));
-    while (page.body.nextCursor) {
-      page = await call('GET', '/workspaces', { key: org.orgKey, query: { limit: 7, before: page.body.nextCursor } });
-      small.push(...page.body.data.map((w: { name: string }) => w.name));
+    small.push(...page.body.data.data.map((w: { name: string }) => w.name));
+    while (page.body.data.nextCursor) {
+      page = await call('GET', '/workspaces', { key: org.orgKey, query: { limit: 7, before: page.body.data.nextCursor } });
+      small.push(...page.body.data.data.map((w: { name: string }) => w.name));
     }
     const rest = await call('GET', '/workspaces', { key: org.orgKey, query: { before: cursor! } });
 
-    expect(first.body.data).toHaveLength(50);
-    expect(first.body.hasMore).toBe(true);
-    expect(rest.body.data).toHaveLength(7);
-    expect(rest.body).toMatchObject({ hasMore: false, nextCursor: null });
-    expect([...seen, ...rest.body.data.map((w: { name: string }) => w.name)]).toEqual(small);
+    expect(first.body.data.data).toHaveLength(50);
+    expect(first.body.data.hasMore).toBe(true);
+    expect(rest.body.data.data).toHaveLength(7);
+    expect(rest.body.data).toMatchObject({ hasMore: false, nextCursor: null });
+    expect([...seen, ...rest.body.data.data.map((w: { name: string }) => w.name)]).toEqual(small);
     expect(new Set(small).size).toBe(57);
     expect(small).toEqual([...small].sort());
-    cursor = rest.body.prevCursor;
+    cursor = rest.body.data.prevCursor;
     const back = await call('GET', '/workspaces', { key: org.orgKey, query: { since: cursor! } });
-    expect(back.body.data.map((w: { name: string }) => w.name)).toEqual(seen);
-    expect(back.body.prevCursor).toBeNull();
+    expect(back.body.data.data.map((w: { name: string }) => w.name)).toEqual(seen);
+    expect(back.body.data.prevCursor).toBeNull();
   });
 
   it('steps back one page with since=<prevCursor>', async () => {
@@ -181,22 +181,22 @@ describe('GET /workspaces (Workspaces rule 1: name ascending, 50 a page)', () =>
     for (let i = 1; i < 6; i += 1) await call('POST', '/workspace', { key: org.orgKey, body: { name: `p-${i}` } });
 
     const one = await call('GET', '/workspaces', { key: org.orgKey, query: { limit: 2 } });
-    const two = await call('GET', '/workspaces', { key: org.orgKey, query: { limit: 2, before: one.body.nextCursor } });
-    const three = await call('GET', '/workspaces', { key: org.orgKey, query: { limit: 2, before: two.body.nextCursor } });
-    const backToTwo = await call('GET', '/workspaces', { key: org.orgKey, query: { limit: 2, since: three.body.prevCursor } });
+    const two = await call('GET', '/workspaces', { key: org.orgKey, query: { limit: 2, before: one.body.data.nextCursor } });
+    const three = await call('GET', '/workspaces', { key: org.orgKey, query: { limit: 2, before: two.body.data.nextCursor } });
+    const backToTwo = await call('GET', '/workspaces', { key: org.orgKey, query: { limit: 2, since: three.body.data.prevCursor } });
 
-    expect(two.body.data.map((w: { name: string }) => w.name)).toEqual(['p-2', 'p-3']);
-    expect(three.body.data.map((w: { name: string }) => w.name)).toEqual(['p-4', 'p-5']);
-    expect(three.body.hasMore).toBe(false);
-    expect(backToTwo.body.data).toEqual(two.body.data);
-    expect(backToTwo.body.prevCursor).not.toBeNull();
+    expect(two.body.data.data.map((w: { name: string }) => w.name)).toEqual(['p-2', 'p-3']);
+    expect(three.body.data.data.map((w: { name: string }) => w.name)).toEqual(['p-4', 'p-5']);
+    expect(three.body.data.hasMore).toBe(false);
+    expect(backToTwo.body.data.data).toEqual(two.body.data.data);
+    expect(backToTwo.body.data.prevCursor).not.toBeNull();
   });
 
   it('answers 400 for a tampered cursor, a cursor of another order, or another organization', async () => {
     const [org, other] = await Promise.all([makeOrganization('c-1'), makeOrganization('d-1')]);
     for (const key of [org.orgKey, other.orgKey]) await call('POST', '/workspace', { key, body: { name: 'c-2' } });
     const page = await call('GET', '/workspaces', { key: org.orgKey, query: { limit: 1 } });
-    const cursor = page.body.nextCursor as string;
+    const cursor = page.body.data.nextCursor as string;
     const [payload, signature] = cursor.split('.');
     const forged = `${Buffer.from(Buffer.from(payload!, 'base64url').toString().replace('c-1', 'c-0')).toString('base64url')}.${signature}`;
 
@@ -291,7 +291,7 @@ describe('DELETE /workspace (Authentication rule 3)', () => {
     expect(response.status).toBe(204);
     expect(response.body).toBe('');
     expect(after.status).toBe(401);
-    expect(listed.body.data).toEqual([]);
+    expect(listed.body.data.data).toEqual([]);
   });
 
   it('refuses a workspace key deleting another workspace with 403', async () => {

@@ -32,7 +32,7 @@ export const ids = (items: { id: string }[]) => items.map((item) => item.id);
 export async function childNames(key: string, folderId: string, order = 'az'): Promise<string[]> {
   const response = await call('GET', `/items/${folderId}/items`, { key, query: { order, limit: 100 } });
   expect(response.status).toBe(200);
-  return names(response.body.data);
+  return names(response.body.data.items);
 }
 
 /** Names of a folder's ancestors, root first (200 asserted). */

@@ -97,8 +97,8 @@ export async function listAllPages(key: string, folderId: string, query: Record<
   do {
     const response = await call('GET', `/items/${folderId}/items`, { key, query: { ...query, before } });
     if (response.status !== 200) throw new Error(`listing ${folderId}: ${response.status} ${JSON.stringify(response.body)}`);
-    pages.push(response.body.data);
-    before = response.body.nextCursor ?? undefined;
+    pages.push(response.body.data.items);
+    before = response.body.data.nextCursor ?? undefined;
   } while (before);
   return pages;
 }

@@ -12,7 +12,7 @@ export async function markupOf(key: string, markupId: string) {
 export async function viewModeCounts(key: string, markupId: string): Promise<Record<string, number>> {
   const response = await call('GET', `/markups/${markupId}/view-modes`, { key });
   expect(response.status).toBe(200);
-  return Object.fromEntries(response.body.data.map((mode: { id: string; threadCount: number }) => [mode.id, mode.threadCount]));
+  return Object.fromEntries(response.body.data.projectViewModes.map((mode: { id: string; threadCount: number }) => [mode.id, mode.threadCount]));
 }
 
 /** One page of GET /threads (200 asserted). */

@@ -1,3 +1,4 @@
+import { countFolderChildren } from '../../db/folder-counts.js';
 import { fromItem, getItems, childrenPartition, type FolderRecord } from '../../db/items.js';
 import { queryPage, type Page } from '../../db/paging.js';
 import { getPlan } from '../../db/plans.js';
@@ -5,7 +6,7 @@ import type { IndexName } from '../../db/table.js';
 import { BadRequestError } from '../../http/errors.js';
 import { INCLUDE_ALL, toPublicMarkup, type MarkupViewContext } from '../markup-view.js';
 import type { ItemAccess } from './access.js';
-import { toFolderItem, type FolderItem } from './views.js';
+import { toChildItem, toFolderItem, type ChildFolder, type ChildMarkup } from './views.js';
 
 /** Items per read when `page` skips ahead (one Query each). */
 const SKIP_CHUNK = 100;
@@ -46,11 +47,16 @@ export interface ChildListOptions {
 }
 
 /**
- * One page of a folder's children (folders and markups together). `page` is reached by walking
- * cursors from the start in reads of up to 100, so the page it answers carries a `prevCursor` and
- * a `nextCursor` like any other; a page past the end is empty.
+ * One page of a folder's children (folders and markups together, as `toChildItem` shows them: each
+ * folder with its counts, read in parallel). `page` is reached by walking cursors from the start in
+ * reads of up to 100, so the page it answers carries a `prevCursor` and a `nextCursor` like any
+ * other; a page past the end is empty.
  */
-export async function listChildItems(access: ItemAccess<FolderRecord>, options: ChildListOptions): Promise<Page<FolderItem>> {
+export async function listChildItems(
+  access: ItemAccess<FolderRecord>,
+  options: ChildListOptions,
+  links: Pick<MarkupViewContext, 'appUrl'>,
+): Promise<Page<ChildFolder | ChildMarkup>> {
   if (options.page > 1 && (options.before !== undefined || options.since !== undefined)) {
     throw new BadRequestError('page cannot be combined with before or since: a cursor already says where the page starts.');
   }
@@ -72,5 +78,8 @@ export async function listChildItems(access: ItemAccess<FolderRecord>, options: 
     toSkip -= step;
   }
   const page = await queryPage({ ...query, before: cursor }, fromItem);
-  return { ...page, items: page.items.map((item) => toFolderItem(item, access.role)) };
+  const counts = new Map(
+    await Promise.all(page.items.filter((item) => item.kind === 'folder').map(async (folder) => [folder.id, await countFolderChildren(folder.id)] as const)),
+  );
+  return { ...page, items: page.items.map((item) => toChildItem(item, access.role, links.appUrl, counts.get(item.id))) };
 }

@@ -1,5 +1,7 @@
+import type { FolderCounts } from '../../db/folder-counts.js';
 import type { ItemRecord } from '../../db/items.js';
 import type { Role } from '../../db/users.js';
+import { markupUrlOf } from '../markup-view.js';
 import { atLeast } from '../roles.js';
 
 export type ItemType = 'folder' | 'markup';
@@ -44,4 +46,27 @@ export function toFolderItem(record: ItemRecord, role: Role): FolderItem {
     parentFolderId: record.parentFolderId,
     workspaceId: record.workspaceId,
   };
+}
+
+/** A folder just created holds nothing. */
+export const EMPTY_FOLDER_COUNTS: FolderCounts = { folderCount: 0, projectCount: 0 };
+
+/** A folder as a child listing shows it: with what it holds, and neither `url` nor `markupUrl`. */
+export type ChildFolder = FolderItem & FolderCounts;
+
+/** A markup as a child listing shows it: with `markupUrl`, and `url` when it is a webpage markup. */
+export type ChildMarkup = FolderItem & { markupUrl: string; url?: string };
+
+/**
+ * One child of a folder as the live service lists it (DESIGN.md, "Operations listed as 204"):
+ * existing clients tell markups from folders by `url`/`markupUrl`, so a folder never carries
+ * either and a markup always carries `markupUrl`. A folder needs its `counts` (what it holds).
+ */
+export function toChildItem(record: ItemRecord, role: Role, appUrl: string, counts: FolderCounts | undefined): ChildFolder | ChildMarkup {
+  const item = toFolderItem(record, role);
+  if (record.kind === 'folder') {
+    if (!counts) throw new Error(`folder ${record.id} listed without its counts`);
+    return { ...item, folderCount: counts.folderCount, projectCount: counts.projectCount };
+  }
+  return { ...item, markupUrl: markupUrlOf(appUrl, record.id), ...(record.type === 'webpage' && record.url !== undefined ? { url: record.url } : {}) };
 }
