@@ -130,7 +130,7 @@ export function refusalOf(role: AnyRole | undefined, permission: Permission, on:
 export function describePermission(permission: Permission): string {
   const rule = ruleOf(permission);
   const parts = [`Needs \`${permission}\`: ${rule.organizationKey ? 'an organization-scoped key' : `workspace role ${rule.member} or above`}`];
-  if (rule.others !== undefined) parts.push(rule.others === false ? "only the author acts on their own" : `${rule.others} or above on other people's`);
+  if (rule.others !== undefined) parts.push(rule.others === false ? 'only the author acts on their own' : `${rule.others} or above on other people's`);
   parts.push(rule.endUser === false ? 'not open to end users' : `end users ${rule.endUser} or above`);
   return `${parts.join('; ')}.`;
 }
