@@ -13,10 +13,11 @@ export const archiveItemsOperation = operation({
     '`withPath=1` also re-creates it under the archive folder by names (reusing folders of the same name). A folder whose name is taken ' +
     'where it lands gets a numeric suffix. Contributors and above.',
   auth: 'apiKey',
+  permission: 'item:update',
   body: ItemBatchBody,
   responses: [{ status: 204, description: 'Archived' }],
   handle: async ({ principal, body }) => {
-    const items = await loadItemsForCaller(principal, body.folderItemIds, 'contributor', 'archive items');
+    const items = await loadItemsForCaller(principal, body.folderItemIds);
     await relocateItems(items, 'archive', body.withPath);
     return noContent();
   },

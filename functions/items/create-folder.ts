@@ -1,5 +1,5 @@
 import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
-import { loadFolderForCaller, requireItemRole } from '../../shared/domain/items/access.js';
+import { loadFolderForCaller } from '../../shared/domain/items/access.js';
 import { createFolder } from '../../shared/domain/items/create.js';
 import { EMPTY_FOLDER_COUNTS } from '../../shared/domain/items/views.js';
 import { ok, operation } from '../../shared/http/route.js';
@@ -14,11 +14,11 @@ export const createFolderOperation = operation({
     `Folders nest at most ${MAX_FOLDER_DEPTH} levels below the workspace root (the root is level 0): deeper is a 422. ` +
     'The parent may be the archive folder. 404 when parentFolderId is unknown or names a markup; contributors and above may create folders.',
   auth: 'apiKey',
+  permission: 'item:create',
   body: CreateFolderBody,
   responses: [{ status: 200, description: 'The new folder', schema: ChildFolderSchema }],
   handle: async ({ principal, body }) => {
     const parent = await loadFolderForCaller(principal, body.parentFolderId, { consistent: true });
-    requireItemRole(parent, 'contributor', 'create folders');
     return ok({ ...(await createFolder(parent, { name: body.name, fallbackName: body.fallbackName })), ...EMPTY_FOLDER_COUNTS });
   },
 });

@@ -1,4 +1,4 @@
-import { loadItemForCaller, requireItemRole } from '../../shared/domain/items/access.js';
+import { loadItemForCaller } from '../../shared/domain/items/access.js';
 import { deleteItem } from '../../shared/domain/items/delete.js';
 import { noContent, operation } from '../../shared/http/route.js';
 import { ItemParams } from './schemas.js';
@@ -11,11 +11,11 @@ export const deleteItemOperation = operation({
     'A folder is removed bottom-up (markups, then subfolders deepest first, then the folder), so if a very large tree is cut short ' +
     'the folder is still there and repeating the DELETE finishes it.',
   auth: 'apiKey',
+  permission: 'item:delete',
   params: ItemParams,
   responses: [{ status: 204, description: 'Deleted' }],
   handle: async ({ principal, params }) => {
     const access = await loadItemForCaller(principal, params.id, { consistent: true });
-    requireItemRole(access, 'admin', 'delete items');
     await deleteItem(access);
     return noContent();
   },

@@ -10,6 +10,7 @@ export const getItemOperation = operation({
     'A folder answers with its folder-item fields, `type: "folder"` and `ancestors` (folder items, the workspace root or archive folder first). ' +
     'A markup answers with the Markup shape of `GET /markups/{id}`. 404 for an unknown id, 403 for an item outside the key\'s workspace or organization.',
   auth: 'apiKey',
+  permission: 'item:read',
   params: ItemParams,
   responses: [{ status: 200, description: 'The folder with its ancestors, or the markup', schema: ItemSchema }],
   handle: async ({ principal, params, origin, appUrl }) => ok(await describeItem(await loadItemForCaller(principal, params.id), { origin, appUrl })),

@@ -15,6 +15,7 @@ export const listChildItemsOperation = operation({
     '`ttl` (seconds, 1..604800) is accepted for link lifetimes; child items carry no expiring links, so it changes nothing. ' +
     '404 when the id is unknown or names a markup.',
   auth: 'apiKey',
+  permission: 'item:read',
   params: ItemParams,
   query: ChildItemsQuery,
   responses: [{ status: 200, description: 'A page of child items (under `items`) with hasMore, nextCursor and prevCursor', schema: ChildItemPageSchema }],

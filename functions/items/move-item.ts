@@ -15,6 +15,7 @@ export const moveItemOperation = operation({
     'move into another workspace of the organization: everything below the item moves with it. Moving an item to where it already is ' +
     'changes nothing.',
   auth: 'apiKey',
+  permission: 'item:update',
   params: ItemParams,
   body: MoveItemBody,
   responses: [{ status: 200, description: 'The moved item', schema: FolderItemSchema }],

@@ -12,6 +12,7 @@ export const moveItemsOperation = operation({
     '`{ itemId, statusCode, message }`: 404 unknown item, 422 for the root or archive folder, a move into the item\'s own subfolder or ' +
     'beyond the maximum depth, 409 when it changed meanwhile. Name clashes follow the single move.',
   auth: 'apiKey',
+  permission: 'item:update',
   body: MoveItemsBody,
   responses: [{ status: 200, description: 'What moved and what did not', schema: MoveItemsResultSchema }],
   handle: async ({ principal, body }) => {

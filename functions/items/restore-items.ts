@@ -12,10 +12,11 @@ export const restoreItemsOperation = operation({
     'under the folder path it was archived from, re-creating missing folders by name (a 422 if that would nest folders too deep); ' +
     'otherwise it goes to the root. A folder whose name is taken where it lands gets a numeric suffix. Contributors and above.',
   auth: 'apiKey',
+  permission: 'item:update',
   body: ItemBatchBody,
   responses: [{ status: 204, description: 'Restored' }],
   handle: async ({ principal, body }) => {
-    const items = await loadItemsForCaller(principal, body.folderItemIds, 'contributor', 'restore items');
+    const items = await loadItemsForCaller(principal, body.folderItemIds);
     await relocateItems(items, 'restore', body.withPath);
     return noContent();
   },

@@ -6,6 +6,7 @@ export const bulkDeleteOperation = operation({
   operationId: 'bulkDeleteMarkups',
   summary: 'Delete up to 50 markups; nothing is deleted when any id is not a markup the caller may delete',
   auth: 'apiKey',
+  permission: 'markup:delete',
   body: MarkupIdsBody,
   responses: [{ status: 204, description: 'Deleted' }],
   handle: async ({ principal, body }) => {

@@ -1,3 +1,4 @@
+import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { NotImplementedError } from '../../shared/http/errors.js';
 import { operation } from '../../shared/http/route.js';
 import { BulkFromFilesBody } from './schemas.js';
@@ -6,9 +7,12 @@ export const bulkFromFilesOperation = operation({
   operationId: 'bulkCreateMarkupsFromFiles',
   summary: 'Not implemented: always answers 501 (create each markup with POST /markups/from-files)',
   auth: 'apiKey',
+  permission: 'markup:create',
   body: BulkFromFilesBody,
   responses: [{ status: 501, description: 'Not implemented' }],
-  handle: async () => {
+  handle: async ({ principal }) => {
+    // Refused callers learn so (401/403) as on every other route; allowed ones that it is not built.
+    await resolveWorkspace(principal, undefined, { useDefault: true });
     throw new NotImplementedError('Bulk creation from files is not implemented. Create each markup with POST /api/v2/markups/from-files.');
   },
 });

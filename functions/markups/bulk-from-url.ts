@@ -7,6 +7,7 @@ export const bulkFromUrlOperation = operation({
   summary: 'Create up to 50 webpage markups in one workspace, all or nothing',
   description: 'Each item is `{ url, name?, parentFolderId?, workspaceId? }` with the defaults of POST /markups/url. 402 (nothing created) when the allowance and bundle cannot cover them all.',
   auth: 'apiKey',
+  permission: 'markup:create',
   body: BulkFromUrlBody,
   responses: [{ status: 204, description: 'Created' }],
   handle: async ({ principal, body }) => {

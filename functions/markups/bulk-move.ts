@@ -7,6 +7,7 @@ export const bulkMoveOperation = operation({
   summary: 'Move up to 50 markups of one workspace into a folder, all or nothing',
   description: 'Workspace keys move within their workspace; organization keys may move into another workspace of the organization.',
   auth: 'apiKey',
+  permission: 'item:update',
   body: BulkMoveBody,
   responses: [{ status: 204, description: 'Moved' }],
   handle: async ({ principal, body }) => {

@@ -31,6 +31,7 @@ export const createFromFileOperation = operation({
     'and Lambda 6 MB of request payload, which base64 encoding of binary bodies leaves at about 4.5 MB of file: send larger files ' +
     'through POST /uploads/upload-policy, the storage form post, POST /uploads/upload-complete and POST /markups/from-files.',
   auth: 'apiKey',
+  permission: 'markup:create',
   query: FileMarkupQuery,
   rawBody: FileForm,
   responses: [{ status: 200, description: 'The new markup, with its files', schema: MarkupSchema }],

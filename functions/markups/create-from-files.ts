@@ -15,6 +15,7 @@ export const createFromFilesOperation = operation({
     'it again). `name` defaults to the first file\'s name without extension, `parentFolderId` to the workspace root. 402 when the ' +
     'monthly allowance is used up or the organization is over its storage limit.',
   auth: 'apiKey',
+  permission: 'markup:create',
   body: FilesMarkupBody,
   responses: [{ status: 200, description: 'The new markup, with its files', schema: MarkupSchema }],
   handle: async ({ principal, body, origin, appUrl }) => {

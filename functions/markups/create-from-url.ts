@@ -10,6 +10,7 @@ export const createFromUrlOperation = operation({
     '`name` defaults to the URL hostname; `workspaceId` to the key\'s workspace (organization keys: the folder\'s workspace, ' +
     "else the organization's default); `parentFolderId` to the workspace root. 402 when the allowance and bundle are used up.",
   auth: 'apiKey',
+  permission: 'markup:create',
   body: UrlMarkupBody,
   responses: [{ status: 200, description: 'The new markup', schema: MarkupSchema }],
   handle: async ({ principal, body, origin, appUrl }) => {

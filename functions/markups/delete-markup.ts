@@ -6,6 +6,7 @@ export const deleteMarkupOperation = operation({
   operationId: 'deleteMarkup',
   summary: 'Delete a markup (admin or above)',
   auth: 'apiKey',
+  permission: 'markup:delete',
   params: MarkupIdParams,
   responses: [{ status: 204, description: 'Deleted' }],
   handle: async ({ principal, params }) => {

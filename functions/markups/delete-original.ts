@@ -8,10 +8,11 @@ export const deleteOriginalOperation = operation({
   summary: "Archive the markup's retained original: its bytes stop counting at once and the file is queued for deletion",
   description: '404 when the markup has no retained original.',
   auth: 'apiKey',
+  permission: 'original:manage',
   params: MarkupIdParams,
   responses: [{ status: 200, description: 'The size of the archived file', schema: ArchivedOriginalSchema }],
   handle: async ({ principal, params }) => {
-    const { markup } = await loadMarkup(principal, params.id, 'manageOriginal');
+    const { markup } = await loadMarkup(principal, params.id);
     return ok(await archiveMarkupOriginal(markup));
   },
 });

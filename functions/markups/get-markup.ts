@@ -7,6 +7,7 @@ export const getMarkupOperation = operation({
   operationId: 'getMarkup',
   summary: 'One markup, with its files',
   auth: 'apiKey',
+  permission: 'markup:read',
   params: MarkupIdParams,
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
   handle: async ({ principal, params, origin, appUrl }) => {

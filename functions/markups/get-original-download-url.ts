@@ -8,10 +8,11 @@ export const getOriginalDownloadUrlOperation = operation({
   summary: "A short-lived presigned URL (5 minutes) that downloads the markup's retained original file",
   description: '404 when the markup has no retained original (never had one, or it was archived).',
   auth: 'apiKey',
+  permission: 'original:read',
   params: MarkupIdParams,
   responses: [{ status: 200, description: 'Where to download the original', schema: OriginalDownloadSchema }],
   handle: async ({ principal, params }) => {
-    const { markup } = await loadMarkup(principal, params.id, 'view');
+    const { markup } = await loadMarkup(principal, params.id);
     return ok(await originalDownload(markup));
   },
 });

@@ -7,6 +7,7 @@ export const getTagsOperation = operation({
   operationId: 'getMarkupTags',
   summary: 'Who can be tagged on a markup (the workspace members) and who is tagged in its threads',
   auth: 'apiKey',
+  permission: 'markup:read',
   params: MarkupIdParams,
   responses: [{ status: 200, description: 'Taggable and tagged users', schema: TagsSchema }],
   handle: async ({ principal, params }) => {

@@ -9,6 +9,7 @@ export const getUsageOperation = operation({
   summary: "The workspace's markup usage this month (UTC) against the plan allowance and the organization's bundle",
   description: "Workspace keys: their workspace; organization keys: `workspaceId`, or the organization's default workspace.",
   auth: 'apiKey',
+  permission: 'workspace:read',
   query: WorkspaceIdInput,
   responses: [{ status: 200, description: 'Markup usage', schema: UsageSchema }],
   handle: async ({ principal, query }) => ok(await getMarkupUsage(await resolveWorkspace(principal, query.workspaceId, { useDefault: true }))),

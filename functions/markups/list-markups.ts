@@ -13,6 +13,7 @@ export const listMarkupsOperation = operation({
     'Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`. `include` (comma-separated `media`, `images`, `videos`, ' +
     '`documents`) expands file fields, whose URLs live `ttl` seconds (at most 604800); without it markups are metadata only.',
   auth: 'apiKey',
+  permission: 'markup:list',
   query: ListMarkupsQuery,
   responses: [{ status: 200, description: 'A page of markups', schema: MarkupListSchema }],
   handle: async ({ principal, query, origin, appUrl }) => {

@@ -7,6 +7,7 @@ export const listViewModesOperation = operation({
   operationId: 'listMarkupViewModes',
   summary: "The markup's device breakpoints (desktop, tablet, mobile) with the number of threads in each",
   auth: 'apiKey',
+  permission: 'markup:read',
   params: MarkupIdParams,
   responses: [{ status: 200, description: 'View modes', schema: ViewModeListSchema }],
   handle: async ({ principal, params }) => {

@@ -8,6 +8,7 @@ export const renameMarkupOperation = operation({
   operationId: 'renameMarkup',
   summary: 'Rename a markup (contributor or above)',
   auth: 'apiKey',
+  permission: 'markup:rename',
   params: MarkupIdParams,
   body: NameBody,
   responses: [{ status: 200, description: 'The renamed markup', schema: MarkupSchema }],

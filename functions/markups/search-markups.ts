@@ -12,6 +12,7 @@ export const searchMarkupsOperation = operation({
     'Case-insensitive substring match; an empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, ' +
     'at most 100); next page: `before=<nextCursor>`. `include` as for the list.',
   auth: 'apiKey',
+  permission: 'markup:list',
   query: SearchMarkupsQuery,
   responses: [{ status: 200, description: 'Matching markups', schema: MarkupSearchPageSchema }],
   handle: async ({ principal, query, origin, appUrl }) => {

@@ -7,6 +7,7 @@ export const setReadOnlyOperation = operation({
   operationId: 'setMarkupReadOnly',
   summary: 'Pause (`readOnly: true`, needs the plan feature) or resume new comments on a markup (admin or above)',
   auth: 'apiKey',
+  permission: 'markup:read-only',
   params: MarkupIdParams,
   body: ReadOnlyBody,
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],

@@ -9,13 +9,14 @@ export const updateOriginalOperation = operation({
   summary: "Keep (`retainOriginal: true`, even under NEVER_STORE) or archive (`false`) the markup's original file",
   description: '400 when asked to retain an original that was already archived; 404 when the markup has no original file.',
   auth: 'apiKey',
+  permission: 'original:manage',
   params: MarkupIdParams,
   body: RetainOriginalBody,
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
   handle: async ({ principal, params, body, origin, appUrl }) => {
-    const { markup } = await loadMarkup(principal, params.id, 'manageOriginal');
+    const { markup } = await loadMarkup(principal, params.id);
     await setRetainOriginal(markup, body.retainOriginal);
-    const { markup: updated, role, plan } = await loadMarkup(principal, params.id, 'view', true);
+    const { markup: updated, role, plan } = await loadMarkup(principal, params.id, { consistent: true });
     return ok(await toPublicMarkup(updated, { role, plan, origin, appUrl }));
   },
 });

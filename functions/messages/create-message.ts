@@ -11,6 +11,7 @@ export const createMessageOperation = operation({
     'workspace members (mentions inside the Delta count too). `attachments`: confirmed `message_attachment` uploads of the markup ' +
     '(`{ fileId }`). `clipVideos`: `{ title, sharedUrl, width, height }`.',
   auth: 'apiKey',
+  permission: 'message:create',
   params: ThreadMessagesParams,
   body: CreateMessageBody,
   responses: [{ status: 200, description: 'The message', schema: MessageSchema }],

@@ -6,6 +6,7 @@ export const deleteMessageOperation = operation({
   operationId: 'deleteMessage',
   summary: "Delete a reply with its attachments (its writer, or an admin); a thread's first message goes with the thread",
   auth: 'apiKey',
+  permission: 'message:delete',
   params: MessageIdParams,
   responses: [{ status: 204, description: 'Deleted' }],
   handle: async ({ principal, params }) => {

@@ -6,6 +6,7 @@ export const markMessageReadOperation = operation({
   operationId: 'markMessageRead',
   summary: 'Mark one message read for the caller (its thread is not marked)',
   auth: 'apiKey',
+  permission: 'thread:mark-read',
   params: MessageIdParams,
   responses: [{ status: 204, description: 'Marked read' }],
   handle: async ({ principal, params }) => {

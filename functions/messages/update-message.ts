@@ -9,6 +9,7 @@ export const updateMessageOperation = operation({
     'Fields left out stay. `attachments` is the whole new list: attachments to keep by their id (the upload id) and new uploads. ' +
     '`priority` (0 to 1000, or null) sets the priority of the thread.',
   auth: 'apiKey',
+  permission: 'message:update',
   params: MessageIdParams,
   body: UpdateMessageBody,
   responses: [{ status: 200, description: 'The message', schema: UpdatedMessageSchema }],

@@ -11,6 +11,7 @@ export const attachScreenshotOperation = operation({
     '`etag` the ETag storage answered to the post. `type` is `extension`, `native` or `static` (default). The answer has ' +
     '`isProcessing: true` until the thumbnail is made; attaching the same file again answers the current screenshot.',
   auth: 'apiKey',
+  permission: 'thread:update',
   params: ThreadIdParams,
   body: AttachScreenshotBody,
   responses: [{ status: 200, description: 'The attached screenshot', schema: ScreenshotSchema }],

@@ -12,6 +12,7 @@ export const createThreadOperation = operation({
     '`startTime`/`endTime` (seconds). Threads are numbered 1, 2, 3 … per markup. `attachments` are confirmed `message_attachment` uploads ' +
     'made for this markup (`{ fileId }`).',
   auth: 'apiKey',
+  permission: 'thread:create',
   body: CreateThreadBody,
   responses: [{ status: 200, description: 'The thread', schema: ThreadSchema }],
   handle: async ({ principal, body }) => ok(await createThread(principal, body)),

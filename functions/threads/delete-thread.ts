@@ -6,6 +6,7 @@ export const deleteThreadOperation = operation({
   operationId: 'deleteThread',
   summary: 'Delete a thread with all its messages, attachments and screenshot (its author, or an admin)',
   auth: 'apiKey',
+  permission: 'thread:delete',
   params: ThreadIdParams,
   responses: [{ status: 204, description: 'Deleted' }],
   handle: async ({ principal, params }) => {

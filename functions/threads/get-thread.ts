@@ -6,6 +6,7 @@ export const getThreadOperation = operation({
   operationId: 'getThread',
   summary: "A thread with its messages and the caller's read state",
   auth: 'apiKey',
+  permission: 'thread:read',
   params: ThreadIdParams,
   responses: [{ status: 200, description: 'The thread', schema: ThreadSchema }],
   handle: async ({ principal, params }) => ok(await getThread(principal, params.id)),

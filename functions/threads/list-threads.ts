@@ -12,6 +12,7 @@ export const listThreadsOperation = operation({
     `\`limit\` default ${DEFAULT_THREAD_PAGE}, at most ${MAX_THREAD_PAGE}. Next page: \`cursorId\` of the previous answer, or \`offset\`; ` +
     '`total` counts every thread the filter selects. `withThreadOrMessageId` opens the page holding that thread or message.',
   auth: 'apiKey',
+  permission: 'thread:read',
   query: ListThreadsQuery,
   responses: [{ status: 200, description: 'A page of threads', schema: ThreadPageSchema }],
   handle: async ({ principal, query }) =>

@@ -6,6 +6,7 @@ export const markThreadReadOperation = operation({
   operationId: 'markThreadRead',
   summary: 'Mark a thread and all its messages read for the caller',
   auth: 'apiKey',
+  permission: 'thread:mark-read',
   params: ThreadIdParams,
   responses: [{ status: 204, description: 'Marked read' }],
   handle: async ({ principal, params }) => {

@@ -10,6 +10,7 @@ export const movePinOperation = operation({
     'to `viewportXPercentage`/`viewportYPercentage`. Answers the thread record: `id`, `userId`, `projectId`, `number`, `resolved` and ' +
     'the pin fields of its type.',
   auth: 'apiKey',
+  permission: 'thread:update',
   params: ThreadIdParams,
   body: MovePinBody,
   responses: [{ status: 200, description: 'The thread record', schema: ThreadRecordSchema }],

@@ -12,6 +12,7 @@ export const screenshotUploadPolicyOperation = operation({
     '`policy.url` as multipart/form-data, the `file` part last, then attach it with PUT /threads/{id}/screenshot using `key`, the ' +
     '`metadata.fileId` and the ETag storage answered.',
   auth: 'apiKey',
+  permission: 'thread:update',
   params: ThreadIdParams,
   query: ScreenshotPolicyQuery,
   responses: [{ status: 200, description: 'The presigned form; `metadata` holds `fileId` and `threadId`', schema: ScreenshotPolicySchema }],

@@ -16,6 +16,7 @@ function makeUploadCompleteOperation(operationId: string): AnyOperation {
     summary: 'Confirm an uploaded file',
     description: DESCRIPTION,
     auth: 'apiKey',
+    permission: 'upload:complete',
     body: UploadCompleteBody,
     responses: [{ status: 200, description: 'The confirmed file', schema: UploadedFileSchema }],
     handle: async ({ principal, body }) => ok(await completeUpload(principal, body)),

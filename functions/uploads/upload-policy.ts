@@ -18,6 +18,7 @@ function makeUploadPolicyOperation(operationId: string): AnyOperation {
     summary: 'Request a presigned POST policy for uploading one file',
     description: DESCRIPTION,
     auth: 'apiKey',
+    permission: 'upload:create',
     body: UploadPolicyBody,
     responses: [{ status: 200, description: 'The policy and the new file id', schema: UploadPolicySchema }],
     handle: async ({ principal, body }) => ok(await issueUploadPolicy(principal, body)),

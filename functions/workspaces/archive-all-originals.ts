@@ -8,6 +8,7 @@ export const archiveAllOriginalsOperation = operation({
   operationId: 'archiveAllOriginals',
   summary: 'Archive every retained original of the workspace (needs the storage feature)',
   auth: 'apiKey',
+  permission: 'original:manage',
   query: WorkspaceQuery,
   responses: [{ status: 200, description: 'How many originals were archived', schema: ArchivedCountSchema }],
   handle: async ({ principal, query }) => {

@@ -9,6 +9,7 @@ export const createWorkspaceOperation = operation({
   operationId: 'createWorkspace',
   summary: 'Create a workspace with its root and archive folders (organization keys only)',
   auth: 'apiKey',
+  permission: 'workspace:create',
   body: NameBody,
   responses: [{ status: 201, description: 'The new workspace', schema: WorkspaceSchema }],
   handle: async ({ principal, body }) => {

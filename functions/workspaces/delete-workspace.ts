@@ -8,6 +8,7 @@ export const deleteWorkspaceOperation = operation({
   operationId: 'deleteWorkspace',
   summary: 'Delete a workspace (organization keys: any of the organization, named by `workspaceId`; workspace keys: their own)',
   auth: 'apiKey',
+  permission: 'workspace:delete',
   query: WorkspaceQuery,
   body: WorkspaceIdInput,
   responses: [{ status: 204, description: 'Deleted' }],

@@ -6,6 +6,7 @@ export const getSettingsOperation = operation({
   operationId: 'getWorkspaceSettings',
   summary: "The workspace's original-file storage policy",
   auth: 'apiKey',
+  permission: 'workspace:read',
   query: WorkspaceQuery,
   responses: [{ status: 200, description: 'The settings', schema: SettingsSchema }],
   handle: async ({ principal, query }) => {

@@ -8,6 +8,7 @@ export const getStorageBreakdownOperation = operation({
   operationId: 'getStorageBreakdown',
   summary: "Bytes stored by the workspace's organization, by kind (needs the storage feature)",
   auth: 'apiKey',
+  permission: 'storage:read',
   query: WorkspaceQuery,
   responses: [{ status: 200, description: 'Bytes per kind and in total', schema: StorageBreakdownSchema }],
   handle: async ({ principal, query }) => {

@@ -7,6 +7,7 @@ export const getWorkspaceOperation = operation({
   operationId: 'getWorkspace',
   summary: "The key's workspace (organization keys: `workspaceId`, or the organization's default workspace)",
   auth: 'apiKey',
+  permission: 'workspace:read',
   query: WorkspaceQuery,
   responses: [{ status: 200, description: 'The workspace', schema: WorkspaceSchema }],
   handle: async ({ principal, query }) => ok(toPublicWorkspace(await resolveWorkspace(principal, query.workspaceId, { useDefault: true }))),

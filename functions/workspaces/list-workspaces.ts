@@ -10,6 +10,7 @@ export const listWorkspacesOperation = operation({
     'Ordered by `sortBy` (`name`, default, or `lastActivity`) in `dir` order (default `asc` for name, `desc` for lastActivity). ' +
     '`limit` is the page size (default 50, at most 100). Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`.',
   auth: 'apiKey',
+  permission: 'workspace:list',
   query: ListWorkspacesQuery,
   responses: [{ status: 200, description: 'A page of workspaces', schema: WorkspaceListSchema }],
   handle: async ({ principal, query }) => {

@@ -8,6 +8,7 @@ export const updateSettingsOperation = operation({
   summary: 'Change the original-file storage policy (needs the storage feature)',
   description: '`applyToExisting: true` with `NEVER_STORE` also archives originals already retained and reports `appliedToExistingCount`.',
   auth: 'apiKey',
+  permission: 'workspace:update',
   query: WorkspaceQuery,
   body: UpdateSettingsBody,
   responses: [{ status: 200, description: 'The settings', schema: SettingsSchema }],

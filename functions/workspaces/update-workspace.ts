@@ -8,6 +8,7 @@ export const updateWorkspaceOperation = operation({
   operationId: 'updateWorkspace',
   summary: 'Rename a workspace or change its slug (slugs are unique in the organization: 409 when taken)',
   auth: 'apiKey',
+  permission: 'workspace:update',
   query: WorkspaceQuery,
   body: UpdateWorkspaceBody,
   responses: [{ status: 200, description: 'The updated workspace', schema: WorkspaceSchema }],

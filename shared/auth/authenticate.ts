@@ -1,4 +1,5 @@
-import { getApiKey } from '../db/api-keys.js';
+import { getApiKey, type ApiKeyRecord } from '../db/api-keys.js';
+import { getUser } from '../db/users.js';
 import { UnauthorizedError } from '../http/errors.js';
 import { parseApiKey, secretMatches } from './api-key-format.js';
 import type { Principal } from './principal.js';
@@ -17,15 +18,12 @@ export async function authenticate(authorization: string | undefined): Promise<P
   if (!record || record.revokedAt || !secretMatches(parsed.secret, record.secretHash)) {
     throw new UnauthorizedError('The API key is not valid or has been revoked.');
   }
-  if (record.scope === 'workspace') {
-    return {
-      kind: 'apiKey',
-      scope: 'workspace',
-      keyId: record.keyId,
-      organizationId: record.organizationId,
-      workspaceId: record.workspaceId!,
-      userId: record.userId,
-    };
-  }
-  return { kind: 'apiKey', scope: 'organization', keyId: record.keyId, organizationId: record.organizationId, userId: record.userId };
+  const base = { kind: 'apiKey', keyId: record.keyId, organizationId: record.organizationId, userId: record.userId } as const;
+  if (record.scope === 'workspace') return { ...base, scope: 'workspace', workspaceId: record.workspaceId!, actsAsMember: await actsAsMember(record) };
+  return { ...base, scope: 'organization', actsAsMember: false };
+}
+
+/** Keys record whether they were made for a member; keys made before they did are told apart by their user. */
+async function actsAsMember(record: ApiKeyRecord): Promise<boolean> {
+  return record.actsAsMember ?? (await getUser(record.userId))?.kind === 'member';
 }

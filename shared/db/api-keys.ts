@@ -12,6 +12,8 @@ export interface ApiKeyRecord {
   workspaceId?: string;
   /** The user the key acts as. */
   userId: string;
+  /** True when the user is a workspace member (the key acts with the member's role), false for the key's own API user. */
+  actsAsMember?: boolean;
   createdAt: string;
   revokedAt?: string;
 }

@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { batchGet } from './transact.js';
@@ -60,6 +60,19 @@ export async function findUserIdByEmail(email: string): Promise<string | undefin
 export async function getMember(workspaceId: string, userId: string): Promise<Member | undefined> {
   const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: memberKey(workspaceId, userId) }));
   return result.Item as Member | undefined;
+}
+
+/** Whether the workspace has a member yet (a one-item Query of its `MEMBER#` records). */
+export async function hasMembers(workspaceId: string): Promise<boolean> {
+  const result = await getDb().send(
+    new QueryCommand({
+      TableName: getConfig().tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :member)',
+      ExpressionAttributeValues: { ':pk': memberKey(workspaceId, '').PK, ':member': 'MEMBER#' },
+      Limit: 1,
+    }),
+  );
+  return (result.Items?.length ?? 0) > 0;
 }
 
 /** The ids among `userIds` that are members of the workspace (BatchGet), in no particular order. */

@@ -1,22 +1,18 @@
+import { allows } from '../auth/permissions.js';
 import type { MarkupRecord, MarkupType, StoredFile } from '../db/items.js';
 import type { Plan } from '../db/plans.js';
 import type { Role } from '../db/users.js';
 import { DEFAULT_URL_TTL_SECONDS, presignedGetUrl } from '../storage/urls.js';
-import { atLeast } from './roles.js';
 
-/** What a caller may do to a markup, as `scopes` strings. */
+/** What a caller may do to a markup, as `scopes` strings, read from the permission table. */
 export function markupScopes(markup: MarkupRecord, role: Role, plan: Plan): string[] {
   const scopes = ['view-project'];
-  if (atLeast(role, 'contributor')) {
-    scopes.push('update-project');
-    if (!markup.readOnly) scopes.push('create-thread');
-  }
-  if (atLeast(role, 'admin')) {
-    scopes.push('delete-project');
-    // Pausing needs the plan feature; resuming is always allowed (States and transitions).
-    if (plan.pauseCommentsEnabled || markup.readOnly) scopes.push('update-project-read-only');
-    if (markup.hasRetainedOriginal) scopes.push('manage-original');
-  }
+  if (allows(role, 'markup:rename')) scopes.push('update-project');
+  if (allows(role, 'thread:create') && !markup.readOnly) scopes.push('create-thread');
+  if (allows(role, 'markup:delete')) scopes.push('delete-project');
+  // Pausing needs the plan feature; resuming is always allowed (States and transitions).
+  if (allows(role, 'markup:read-only') && (plan.pauseCommentsEnabled || markup.readOnly)) scopes.push('update-project-read-only');
+  if (allows(role, 'original:manage') && markup.hasRetainedOriginal) scopes.push('manage-original');
   return scopes;
 }
 

@@ -5,7 +5,7 @@ import { getOrganization, toOrganizationItem } from '../db/organizations.js';
 import { defaultPlan, toPlanItem } from '../db/plans.js';
 import { emptyStorageItem } from '../db/storage.js';
 import { putNew, transact, type TransactItem } from '../db/transact.js';
-import { findUserIdByEmail, getMember, toMemberItem, toUserEmailItem, toUserItem, type Role, type User } from '../db/users.js';
+import { findUserIdByEmail, getMember, hasMembers, toMemberItem, toUserEmailItem, toUserItem, type Role, type User } from '../db/users.js';
 import { getWorkspace } from '../db/workspaces.js';
 import { NotFoundError } from '../http/errors.js';
 import { createWorkspace } from './workspaces.js';
@@ -48,6 +48,7 @@ function apiKeyItems(scope: IssuedKey['scope'], organizationId: string, workspac
     organizationId,
     workspaceId,
     userId,
+    actsAsMember: actingUserId !== undefined,
     createdAt: now.toISOString(),
   };
   items.push(putNew(toApiKeyItem(record)));
@@ -88,7 +89,8 @@ export async function createOrganizationKey(organizationId: string): Promise<Iss
 
 /**
  * A workspace-scoped key. With an email it acts as that workspace member (created when new, email
- * verified, role `admin` unless given); without, as its own API user.
+ * verified, with the role given, else `owner` for a workspace's first member and `contributor`
+ * after); without, as its own API user (which acts as an owner).
  */
 export async function createWorkspaceKey(workspaceId: string, member?: { email: string; role?: Role }): Promise<IssuedKey> {
   const workspace = await getWorkspace(workspaceId);
@@ -116,7 +118,8 @@ export async function createWorkspaceKey(workspaceId: string, member?: { email: 
   }
   // An existing membership keeps its role: the key joins the member, it does not re-invite them.
   if (!(await getMember(workspaceId, userId))) {
-    items.push(putNew(toMemberItem({ workspaceId, userId, role: member.role ?? 'admin', createdAt: now })));
+    const role = member.role ?? ((await hasMembers(workspaceId)) ? 'contributor' : 'owner');
+    items.push(putNew(toMemberItem({ workspaceId, userId, role, createdAt: now })));
   }
   const key = apiKeyItems('workspace', workspace.organizationId, workspaceId, userId);
   await transact([...items, ...key.items]);

@@ -1,13 +1,13 @@
-import type { Principal } from '../auth/principal.js';
+import { authorize, authorizeOrganization } from '../auth/authorize.js';
+import type { Permission } from '../auth/permissions.js';
+import type { OrganizationKeyPrincipal, Principal } from '../auth/principal.js';
 import { getOrganization } from '../db/organizations.js';
 import { getWorkspace, type WorkspaceRecord } from '../db/workspaces.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../http/errors.js';
 
-/** Authentication rule 3: listing and creating workspaces needs an organization key. */
-export function requireOrganizationKey(principal: Principal): asserts principal is Principal & { scope: 'organization' } {
-  if (principal.scope !== 'organization') {
-    throw new ForbiddenError('This operation needs an organization-scoped API key; this key is scoped to one workspace.', 'organization-key-required');
-  }
+/** Authentication rule 3: listing and creating workspaces needs an organization key (the permission table says so). */
+export function requireOrganizationKey(principal: Principal): asserts principal is OrganizationKeyPrincipal {
+  authorizeOrganization(principal);
 }
 
 /** Picks the one workspaceId of a request that may carry it in the query and in the body. */
@@ -18,15 +18,22 @@ export function pickWorkspaceId(...candidates: (string | undefined)[]): string |
 }
 
 /**
- * The workspace a request acts on. A workspace key acts on its own workspace and may name no other
- * (403). An organization key names one with `workspaceId`; where `useDefault` is set, one that names
- * none acts on the organization's default workspace.
+ * The workspace a request acts on, authorized for the route's permission (and `permission`, when
+ * given). A workspace key acts on its own workspace and may name no other (403). An organization
+ * key names one with `workspaceId`; where `useDefault` is set, one that names none acts on the
+ * organization's default workspace.
  */
 export async function resolveWorkspace(
   principal: Principal,
   requestedId: string | undefined,
-  options: { useDefault?: boolean } = {},
+  options: { useDefault?: boolean; permission?: Permission } = {},
 ): Promise<WorkspaceRecord> {
+  const workspace = await findWorkspace(principal, requestedId, options.useDefault ?? false);
+  await authorize(principal, workspace, { permission: options.permission });
+  return workspace;
+}
+
+async function findWorkspace(principal: Principal, requestedId: string | undefined, useDefault: boolean): Promise<WorkspaceRecord> {
   if (principal.scope === 'workspace') {
     if (requestedId !== undefined && requestedId !== principal.workspaceId) {
       throw new ForbiddenError(`This API key is scoped to workspace ${principal.workspaceId} and cannot act on workspace ${requestedId}.`, 'workspace-out-of-scope');
@@ -36,7 +43,7 @@ export async function resolveWorkspace(
     return own;
   }
   let workspaceId = requestedId;
-  if (workspaceId === undefined && options.useDefault) {
+  if (workspaceId === undefined && useDefault) {
     workspaceId = (await getOrganization(principal.organizationId))?.defaultWorkspaceId ?? undefined;
   }
   if (workspaceId === undefined) {

@@ -1,3 +1,5 @@
+import { authorize } from '../auth/authorize.js';
+import type { Permission } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import type { Plan } from '../db/plans.js';
 import { getStorageBreakdown, type StorageCategory } from '../db/storage.js';
@@ -7,9 +9,8 @@ import type { WorkspaceRecord } from '../db/workspaces.js';
 import { BadRequestError, ForbiddenError, InvalidInputError, PaymentRequiredError } from '../http/errors.js';
 import { isId } from '../http/schemas.js';
 import { baseMimeType, fileTypeOf, isDisplayableImage, SUPPORTED_EXTENSIONS } from '../storage/file-types.js';
-import { loadFolderForCaller, requireItemRole } from './items/access.js';
+import { loadFolderForCaller } from './items/access.js';
 import { loadMarkup } from './markups/access.js';
-import { roleOf } from './roles.js';
 import { resolveWorkspace } from './scope.js';
 
 /**
@@ -49,8 +50,8 @@ type ResourceKind = 'folder' | 'markup' | 'self' | 'external-user' | 'workspace'
 interface ResourceRule {
   /** What `resourceId` is. */
   resource: ResourceKind;
-  /** The least role in the resource's workspace. */
-  role: Role;
+  /** The row of the permission table an upload for this resource needs, beside the route's (`upload:create`). */
+  permission: Permission;
   /** Content types accepted: any, displayable images only, or types a markup can be made from. */
   accepts: 'any' | 'image' | 'markup-file';
 }
@@ -62,16 +63,16 @@ interface ResourceRule {
  * the icon names its workspace.
  */
 export const RESOURCE_RULES: Record<UploadResourceType, ResourceRule> = {
-  markup_asset: { resource: 'folder', role: 'contributor', accepts: 'markup-file' },
-  project_original: { resource: 'folder', role: 'contributor', accepts: 'any' },
-  project_image: { resource: 'folder', role: 'contributor', accepts: 'image' },
-  message_attachment: { resource: 'markup', role: 'contributor', accepts: 'any' },
-  thread_screenshot: { resource: 'markup', role: 'contributor', accepts: 'image' },
-  thread_snapshot: { resource: 'markup', role: 'contributor', accepts: 'any' },
-  annotation_export: { resource: 'markup', role: 'contributor', accepts: 'any' },
-  user_avatar: { resource: 'self', role: 'viewer', accepts: 'image' },
-  external_user_avatar: { resource: 'external-user', role: 'contributor', accepts: 'image' },
-  workspace_icon: { resource: 'workspace', role: 'admin', accepts: 'image' },
+  markup_asset: { resource: 'folder', permission: 'markup:create', accepts: 'markup-file' },
+  project_original: { resource: 'folder', permission: 'markup:create', accepts: 'any' },
+  project_image: { resource: 'folder', permission: 'markup:create', accepts: 'image' },
+  message_attachment: { resource: 'markup', permission: 'message:create', accepts: 'any' },
+  thread_screenshot: { resource: 'markup', permission: 'thread:update', accepts: 'image' },
+  thread_snapshot: { resource: 'markup', permission: 'thread:create', accepts: 'any' },
+  annotation_export: { resource: 'markup', permission: 'thread:create', accepts: 'any' },
+  user_avatar: { resource: 'self', permission: 'user:update-self', accepts: 'image' },
+  external_user_avatar: { resource: 'external-user', permission: 'external-user:update', accepts: 'image' },
+  workspace_icon: { resource: 'workspace', permission: 'workspace:update', accepts: 'image' },
 };
 
 /** Resource types whose files markups are made from (their resourceId is a destination folder). */
@@ -83,7 +84,7 @@ function requireUuid(resourceType: UploadResourceType, resourceId: string, what:
   }
 }
 
-/** The workspace an upload goes into, for the caller. */
+/** The workspace an upload goes into, for the caller, authorized for the resource type's permission. */
 export async function resolveUploadWorkspace(
   principal: Principal,
   resourceType: UploadResourceType,
@@ -91,46 +92,46 @@ export async function resolveUploadWorkspace(
   workspaceId: string | undefined,
 ): Promise<{ workspace: WorkspaceRecord; role: Role }> {
   const rule = RESOURCE_RULES[resourceType];
+  const { permission } = rule;
   let workspace: WorkspaceRecord;
   let role: Role;
   switch (rule.resource) {
     case 'folder': {
       requireUuid(resourceType, resourceId, 'the destination folder id');
-      ({ workspace, role } = await loadFolderForCaller(principal, resourceId));
+      ({ workspace, role } = await loadFolderForCaller(principal, resourceId, { permission }));
       break;
     }
     case 'markup': {
       requireUuid(resourceType, resourceId, 'the id of the markup it belongs to');
-      ({ workspace, role } = await loadMarkup(principal, resourceId));
+      ({ workspace, role } = await loadMarkup(principal, resourceId, { permission }));
       break;
     }
     case 'self': {
       if (resourceId !== principal.userId) {
         throw new ForbiddenError(`A ${resourceType} upload is for the caller's own user: resourceId must be ${principal.userId}.`, 'not-own-user');
       }
-      workspace = await resolveWorkspace(principal, workspaceId, { useDefault: true });
-      role = await roleOf(principal, workspace.id);
+      workspace = await resolveWorkspace(principal, workspaceId, { useDefault: true, permission });
+      role = await authorize(principal, workspace, { permission });
       break;
     }
     case 'external-user': {
       if (resourceId.trim() === '' || resourceId.length > 255) {
         throw new InvalidInputError([{ field: 'resourceId', detail: `must be the external user's id (1 to 255 characters) for ${resourceType}` }]);
       }
-      workspace = await resolveWorkspace(principal, workspaceId, { useDefault: true });
-      role = await roleOf(principal, workspace.id);
+      workspace = await resolveWorkspace(principal, workspaceId, { useDefault: true, permission });
+      role = await authorize(principal, workspace, { permission });
       break;
     }
     case 'workspace': {
       requireUuid(resourceType, resourceId, 'the workspace id');
-      workspace = await resolveWorkspace(principal, resourceId);
-      role = await roleOf(principal, workspace.id);
+      workspace = await resolveWorkspace(principal, resourceId, { permission });
+      role = await authorize(principal, workspace, { permission });
       break;
     }
   }
   if (workspaceId !== undefined && workspaceId !== workspace.id) {
     throw new BadRequestError(`workspaceId ${workspaceId} is not the workspace of resourceId ${resourceId} (${workspace.id}).`, 'workspace-mismatch');
   }
-  requireItemRole({ role }, rule.role, `upload ${resourceType} files`);
   return { workspace, role };
 }
 

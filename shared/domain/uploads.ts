@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { authorize } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 import { getPlan } from '../db/plans.js';
 import {
@@ -129,13 +130,14 @@ export function describeUpload(record: UploadRecord): Record<string, unknown> {
   };
 }
 
-/** 404 for unknown file ids, 403 for another organization's or (workspace keys) another workspace's. */
+/** 404 for unknown file ids, 403 for another organization's or (workspace keys) another workspace's, or below the route's permission. */
 export async function loadUploadForCaller(principal: Principal, fileId: string): Promise<UploadRecord> {
   const record = await getUpload(fileId);
   if (!record) throw new NotFoundError(`Upload ${fileId} does not exist (or its policy expired unconfirmed).`);
   if (record.organizationId !== principal.organizationId || (principal.scope === 'workspace' && record.workspaceId !== principal.workspaceId)) {
     throw new ForbiddenError(`Upload ${fileId} was made into another workspace than this API key's.`, 'file-in-another-workspace');
   }
+  await authorize(principal, { id: record.workspaceId, organizationId: record.organizationId });
   return record;
 }
 

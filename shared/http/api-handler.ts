@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate } from '../auth/authenticate.js';
+import { wasAuthorized, withPermission } from '../auth/authorize.js';
 import { getConfig } from '../config.js';
 import { logger } from '../logger.js';
 import {
@@ -48,14 +49,20 @@ async function invoke(dispatch: Dispatch, event: Event): Promise<Reply> {
   if (!found) throw unmatched(dispatch, event);
   const headers = lowerCaseHeaders(event.headers);
   const rawBody = found.rawBody ? readRawBody(found.rawBody, event, headers['content-type']) : undefined;
-  const principal = found.auth === 'apiKey' ? await authenticate(headers.authorization) : undefined;
+  const principal = found.auth === 'apiKey' ? withPermission(await authenticate(headers.authorization), found.permission!) : undefined;
   const params = found.params ? parseWith(found.params, event.pathParameters ?? {}, '/params') : undefined;
   const query = found.query ? parseWith(found.query, event.queryStringParameters ?? {}, '/query') : undefined;
   const body = found.body ? parseWith(found.body, event.body ?? {}, '/body') : undefined;
   const scheme = getConfig().mode === 'local' ? 'http' : 'https';
   const origin = `${scheme}://${event.requestContext.domainName}`;
   const appUrl = getConfig().appUrl ?? origin;
-  return found.handle({ params, query, body, rawBody, principal, requestId: event.requestContext.requestId, headers, origin, appUrl });
+  const reply = await found.handle({ params, query, body, rawBody, principal, requestId: event.requestContext.requestId, headers, origin, appUrl });
+  if (principal && !wasAuthorized(principal)) {
+    // Fail closed: an operation that answered without checking the permission table is a bug, never a success.
+    logger.error('operation answered without authorizing', { routeKey: event.routeKey, operationId: found.operationId, permission: found.permission });
+    throw new InternalError();
+  }
+  return reply;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
+import { describePermission, ruleOf } from '../auth/permissions.js';
 import { API_VERSION, VERSION_HEADER } from './api-handler.js';
 import type { AnyRoute } from './route.js';
 
@@ -60,10 +61,15 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl = '/'): Json
       responses[String(response.status)] = { description: response.description, content: { 'application/json': { schema: body } } };
     }
     responses.default = { description: 'A problem (RFC 9457)', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+    // The permission table's row, so a reader sees who may call the operation (`x-permission`).
+    const description = [r.description, r.permission ? describePermission(r.permission) : undefined].filter(Boolean).join('\n\n');
     const operation: JsonObject = {
       operationId: r.operationId,
       summary: r.summary,
-      ...(r.description ? { description: r.description } : {}),
+      ...(description ? { description } : {}),
+      ...(r.permission
+        ? { 'x-permission': r.permission, 'x-minimum-role': ruleOf(r.permission).member, 'x-end-user-role': ruleOf(r.permission).endUser }
+        : {}),
       parameters: [
         ...parameters(r.params, 'path'),
         ...parameters(r.query, 'query'),

@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import type { Permission } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -63,6 +64,11 @@ export interface Operation<PS = undefined, QS = undefined, BS = undefined, A ext
   summary: string;
   description?: string;
   auth: A;
+  /**
+   * The row of the permission table (`shared/auth/permissions.ts`) this operation needs; required
+   * on `apiKey` routes, absent on `auth: 'none'` ones. The operation's loaders check it (`authorize`).
+   */
+  permission?: Permission;
   params?: PS;
   query?: QS;
   body?: BS;
@@ -104,6 +110,9 @@ export type RouteKey = `${HttpMethod} /${string}`;
  */
 export function routeTable(table: Record<RouteKey, AnyOperation>): readonly AnyRoute[] {
   return Object.entries(table).map(([key, definition]) => {
+    // Fails at load (cold start, every test): a keyed route without a permission would go unchecked.
+    if (definition.auth === 'apiKey' && !definition.permission) throw new Error(`${key} (${definition.operationId}) declares no permission.`);
+    if (definition.auth === 'none' && definition.permission) throw new Error(`${key} (${definition.operationId}) needs no key, so it takes no permission.`);
     const [method, path] = key.split(' ') as [HttpMethod, string];
     return { ...definition, method, path };
   });

@@ -37,6 +37,23 @@ describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)
     expect(afterRevoke.status).toBe(401);
   });
 
+  it('key create --email makes the first member an owner, later ones contributors, and takes --role', async () => {
+    const org = runAdmin(dataDir, ['org', 'create', '--name', 'Members']).json;
+    const member = (email: string, ...role: string[]) => runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--email', email, ...role]).json;
+
+    const first = member('first@example.com');
+    const second = member('second@example.com');
+    const viewer = member('viewer@example.com', '--role', 'viewer');
+    const rename = (key: string) => call('PATCH', '/workspace', { key, body: { name: 'Renamed' } });
+
+    expect(Object.keys(viewer).sort()).toEqual(['apiKey', 'keyId', 'organizationId', 'scope', 'userId', 'workspaceId']);
+    expect((await rename(viewer.apiKey)).status).toBe(403);
+    expect((await rename(second.apiKey)).status).toBe(403);
+    expect((await call('GET', '/workspace', { key: second.apiKey })).status).toBe(200);
+    expect((await rename(first.apiKey)).status).toBe(200);
+    expect((await call('DELETE', '/workspace', { key: first.apiKey })).status).toBe(204);
+  });
+
   it('plan show prints the defaults and plan set changes only what it is given', async () => {
     const org = runAdmin(dataDir, ['org', 'create', '--name', 'Plans']).json;
 

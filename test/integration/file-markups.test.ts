@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useLocalServices } from '../../infra/local/stack.js';
 import { authenticate } from '../../shared/auth/authenticate.js';
+import { withPermission } from '../../shared/auth/authorize.js';
 import { listEvents } from '../../shared/db/events.js';
 import { getItem, toItem, type FolderRecord } from '../../shared/db/items.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
@@ -111,7 +112,7 @@ describe('A conversion that cannot be queued (nothing stays pending)', () => {
     const org = await makeOrganization();
     const file = await uploadFile(org.workspaceKey, { bytes: pdfBytes(), filename: 'a.pdf', contentType: 'application/pdf' });
     const { services } = localStack();
-    const principal = await authenticate(`Bearer ${org.workspaceKey}`);
+    const principal = withPermission(await authenticate(`Bearer ${org.workspaceKey}`), 'markup:create');
 
     useLocalServices({ ...services, queues: { ...services.queues, conversion: { ...services.queues.conversion, url: 'http://127.0.0.1:9/queue/unreachable' } } });
     const created = await createMarkupFromUploads(principal, { workspaceId: org.workspaceId, fileIds: [file.fileId] }).finally(() => useLocalServices(services));

@@ -276,11 +276,11 @@ describe('listing and reading threads costs a bounded number of DynamoDB request
     expect(listed.filter((thread) => large.readByCaller.has(thread.id)).every((thread) => thread.read && thread.unreadMessageCount === 0)).toBe(true);
     expect(listed.filter((thread) => thread.number > 2 && !large.readByCaller.has(thread.id)).every((thread) => !thread.read)).toBe(true);
 
-    // Fixed calls: the API key, the markup, its workspace and the caller's membership (GetItem);
-    // the caller's read marks (Query); the page's authors (BatchGetItem).
+    // Fixed calls: the API key, the markup and its workspace (GetItem; a plain key acts as owner
+    // without a membership read); the caller's read marks (Query); the page's authors (BatchGetItem).
     for (const counted of [fifty, fiveHundred]) {
       const pages = conversationPages(counted.calls);
-      expect(counted.counts).toEqual({ GetItemCommand: 4, QueryCommand: pages + 1, BatchGetItemCommand: 1 });
+      expect(counted.counts).toEqual({ GetItemCommand: 3, QueryCommand: pages + 1, BatchGetItemCommand: 1 });
       expect(counted.calls.find((c) => c.command === 'BatchGetItemCommand')!.input.RequestItems[getConfig().tableName].Keys).toHaveLength(3);
     }
     const smallPages = conversationPages(fifty.calls);
@@ -326,10 +326,10 @@ describe('listing and reading threads costs a bounded number of DynamoDB request
     expect(short.result.body.data.messages).toHaveLength(2);
     expect(long.result.body.data.messages).toHaveLength(20);
     expect(new Set(long.result.body.data.messages.map((message: any) => message.user.name))).not.toContain('Former user');
-    // The API key, the thread reference, the markup, its workspace and the membership (GetItem);
-    // the thread with its messages (Query); the caller's marks on the thread and its
-    // messages and the authors (BatchGetItem each, up to 100 keys).
-    const expected = { GetItemCommand: 5, QueryCommand: 1, BatchGetItemCommand: 2 };
+    // The API key, the thread reference, the markup and its workspace (GetItem; a plain key acts as
+    // owner without a membership read); the thread with its messages (Query); the caller's marks on
+    // the thread and its messages and the authors (BatchGetItem each, up to 100 keys).
+    const expected = { GetItemCommand: 4, QueryCommand: 1, BatchGetItemCommand: 2 };
     expect(short.counts).toEqual(expected);
     expect(long.counts).toEqual(expected);
   });

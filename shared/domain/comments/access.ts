@@ -2,35 +2,13 @@ import type { Principal } from '../../auth/principal.js';
 import { getItem, type MarkupRecord } from '../../db/items.js';
 import { getMessageReference, type MessageReference } from '../../db/messages.js';
 import { getThreadReference, type ThreadReference } from '../../db/threads.js';
-import type { Role } from '../../db/users.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../http/errors.js';
 import { loadMarkupRole, type MarkupRoleAccess } from '../markups/access.js';
-import { atLeast } from '../roles.js';
 
 /**
- * Who may do what to threads and messages: finding them by id within the caller's reach, the roles
- * their operations need, whether the markup takes comments, and what a refused comment write means.
+ * Who may do what to threads and messages: finding them by id within the caller's reach (authorized
+ * for the route's permission), whether the markup takes comments, and what a refused comment write means.
  */
-
-/** The least role each operation on threads and messages needs; deleting another's needs admin. */
-export const COMMENT_ROLE = {
-  read: 'viewer',
-  write: 'contributor',
-  moderate: 'admin',
-} as const satisfies Record<string, Role>;
-
-const ACTION_WORDS = {
-  read: 'read comments',
-  write: 'comment, resolve or move pins',
-  moderate: "delete other people's comments",
-} as const;
-
-export function requireCommentRole(role: Role, action: keyof typeof COMMENT_ROLE): void {
-  const minimum = COMMENT_ROLE[action];
-  if (!atLeast(role, minimum)) {
-    throw new ForbiddenError(`The ${role} role cannot ${ACTION_WORDS[action]}; it needs ${minimum} or above.`, 'insufficient-role');
-  }
-}
 
 /** A read-only markup takes no new threads or messages (States and transitions: readOnly). */
 export function requireOpenForComments(markup: MarkupRecord): void {
@@ -46,25 +24,21 @@ export interface ThreadAccess extends MarkupRoleAccess {
 export const threadNotFound = (threadId: string) => new NotFoundError(`Thread ${threadId} does not exist.`);
 export const messageNotFound = (messageId: string) => new NotFoundError(`Message ${messageId} does not exist.`);
 
-/** The markup of a thread with the caller's role there: 404 for unknown threads, 403 outside the key's scope. */
-export async function loadThreadAccess(principal: Principal, threadId: string, action: keyof typeof COMMENT_ROLE): Promise<ThreadAccess> {
+/** The markup of a thread with the caller's authorized role there: 404 for unknown threads, 403 outside the key's scope or role. */
+export async function loadThreadAccess(principal: Principal, threadId: string): Promise<ThreadAccess> {
   const reference = await getThreadReference(threadId);
   if (!reference) throw threadNotFound(threadId);
-  const access = await loadMarkupRole(principal, reference.markupId, true);
-  requireCommentRole(access.role, action);
-  return { ...access, reference };
+  return { ...(await loadMarkupRole(principal, reference.markupId, true)), reference };
 }
 
 export interface MessageAccess extends MarkupRoleAccess {
   reference: MessageReference;
 }
 
-export async function loadMessageAccess(principal: Principal, messageId: string, action: keyof typeof COMMENT_ROLE): Promise<MessageAccess> {
+export async function loadMessageAccess(principal: Principal, messageId: string): Promise<MessageAccess> {
   const reference = await getMessageReference(messageId);
   if (!reference) throw messageNotFound(messageId);
-  const access = await loadMarkupRole(principal, reference.markupId, true);
-  requireCommentRole(access.role, action);
-  return { ...access, reference };
+  return { ...(await loadMarkupRole(principal, reference.markupId, true)), reference };
 }
 
 /** Why a comment write conditioned on its markup failed: the markup went away, or comments were paused meanwhile. */

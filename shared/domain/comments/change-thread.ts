@@ -59,7 +59,7 @@ export async function unresolveThread(principal: Principal, threadId: string): P
 
 /** Resolving takes the thread out of the markup's `activeThreads`; unresolving puts it back. */
 async function setResolved(principal: Principal, threadId: string, resolved: boolean) {
-  const access = await loadThreadAccess(principal, threadId, 'write');
+  const access = await loadThreadAccess(principal, threadId);
   const result = await changeThread(
     access,
     (thread) => {
@@ -78,7 +78,7 @@ async function setResolved(principal: Principal, threadId: string, resolved: boo
  * reply or edit that lands meanwhile stays unread (the mark is taken again from a fresh read).
  */
 export async function markThreadRead(principal: Principal, threadId: string): Promise<void> {
-  const access = await loadThreadAccess(principal, threadId, 'read');
+  const access = await loadThreadAccess(principal, threadId);
   await fromFreshReads(`Thread ${threadId}`, async () => {
     const thread = await loadThreadRecord(access.markup.id, threadId);
     const mark = readMark(principal.userId, 'thread', threadId, threadId, thread.revision, Date.now());
@@ -102,7 +102,7 @@ export interface MovePinInput {
  * `viewportYPercentage`). Answers the thread record of the spec.
  */
 export async function movePin(principal: Principal, threadId: string, input: MovePinInput): Promise<Record<string, unknown>> {
-  const access = await loadThreadAccess(principal, threadId, 'write');
+  const access = await loadThreadAccess(principal, threadId);
   if (input.url !== undefined && !isHttpUrl(input.url)) throw invalid('url', 'must be an absolute http or https URL');
   const { after, changed } = await changeThread(access, (thread) => {
     const at = nextTime(thread.modifiedAt);

@@ -7,7 +7,7 @@ import { toReadMarkItem } from '../../db/read-marks.js';
 import { nextThreadNumber, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../db/threads.js';
 import { commit, put, putNew, type TransactItem } from '../../db/transact.js';
 import { loadMarkupRole } from '../markups/access.js';
-import { explainMarkupRefusal, explainWriteRefusal, requireCommentRole, requireOpenForComments } from './access.js';
+import { explainMarkupRefusal, explainWriteRefusal, requireOpenForComments } from './access.js';
 import { recordCommentEvent } from './events.js';
 import { newMessageRecord, prepareMessage, type ClipVideoInput } from './message-content.js';
 import { invalid, pinOf, type PinInput } from './pins.js';
@@ -31,7 +31,6 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
   if (!input.projectId) throw invalid('projectId', 'is required with an API key: the id of the markup to comment on');
   const access = await loadMarkupRole(principal, input.projectId, true);
   const { markup } = access;
-  requireCommentRole(access.role, 'write');
   requireOpenForComments(markup);
   const at = Date.now();
   const pin = pinOf(markup, input, at);

@@ -1,3 +1,4 @@
+import { authorizeOnRecordOf } from '../../auth/authorize.js';
 import type { Principal } from '../../auth/principal.js';
 import { markupCommentUpdate } from '../../db/items.js';
 import { viewModeCountUpdate } from '../../db/markup-records.js';
@@ -7,21 +8,21 @@ import { storageChange } from '../../db/storage.js';
 import { getThreadWithMessages, storedObjectsOf, threadDelete } from '../../db/threads.js';
 import { batchDelete, commit, fromFreshReads, STALE, type TransactItem } from '../../db/transact.js';
 import { deleteObjectsLater } from '../../events/jobs.js';
-import { explainMarkupRefusal, loadThreadAccess, requireCommentRole, threadNotFound } from './access.js';
+import { explainMarkupRefusal, loadThreadAccess, threadNotFound } from './access.js';
 
 /**
  * Deletes a thread with all its messages, attachments and screenshot. The thread, its reference,
  * the markup's counters and the storage counters change in one transaction conditioned on the
  * thread's revision (a message added meanwhile makes it read again); the messages follow, and the
- * objects are queued for deletion. Its author (contributor or above) or an admin may delete it.
+ * objects are queued for deletion. Who may delete whose thread is `thread:delete` in the permission table.
  */
 export async function deleteThread(principal: Principal, threadId: string): Promise<void> {
-  const access = await loadThreadAccess(principal, threadId, 'write');
+  const access = await loadThreadAccess(principal, threadId);
   await fromFreshReads(`Thread ${threadId}`, async () => {
     const found = await getThreadWithMessages(access.markup.id, threadId);
     if (!found) throw threadNotFound(threadId);
     const { thread, messages } = found;
-    if (thread.userId !== principal.userId) requireCommentRole(access.role, 'moderate');
+    authorizeOnRecordOf(principal, access.role, thread.userId);
     const stored = storedObjectsOf(thread, messages);
     const at = Date.now();
     const items: TransactItem[] = [

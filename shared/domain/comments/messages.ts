@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { authorizeOnRecordOf } from '../../auth/authorize.js';
 import type { Principal } from '../../auth/principal.js';
 import { markupCommentUpdate } from '../../db/items.js';
 import {
@@ -15,14 +16,13 @@ import { storageChange } from '../../db/storage.js';
 import { getThreadWithMessages, threadRevisionUpdate } from '../../db/threads.js';
 import { batchDelete, commit, fromFreshReads, nextTime, put, putNew, STALE, type TransactItem } from '../../db/transact.js';
 import { deleteObjectsLater } from '../../events/jobs.js';
-import { BadRequestError, ForbiddenError } from '../../http/errors.js';
+import { BadRequestError } from '../../http/errors.js';
 import {
   explainMarkupRefusal,
   explainWriteRefusal,
   loadMessageAccess,
   loadThreadAccess,
   messageNotFound,
-  requireCommentRole,
   requireOpenForComments,
   type MessageAccess,
 } from './access.js';
@@ -55,7 +55,7 @@ export function requireSomething(message: { content: string; attachments: unknow
  * another change got there first.
  */
 export async function createMessage(principal: Principal, threadId: string, input: MessageInput): Promise<Record<string, unknown>> {
-  const access = await loadThreadAccess(principal, threadId, 'write');
+  const access = await loadThreadAccess(principal, threadId);
   const { markup } = access;
   requireOpenForComments(markup);
   const at = Date.now();
@@ -91,12 +91,12 @@ export interface UpdateMessageInput extends MessageInput {
  * unread again for everyone else. `priority` sets the priority of the message's thread.
  */
 export async function updateMessage(principal: Principal, messageId: string, input: UpdateMessageInput): Promise<{ message: Record<string, unknown> }> {
-  const access = await loadMessageAccess(principal, messageId, 'write');
+  const access = await loadMessageAccess(principal, messageId);
   const { markup, reference } = access;
   return fromFreshReads(`Message ${messageId}`, async () => {
     const [current, thread] = await Promise.all([getMessage(reference), loadThreadRecord(markup.id, reference.threadId)]);
     if (!current) throw messageNotFound(messageId);
-    if (current.userId !== principal.userId) throw new ForbiddenError('Only the writer of a message may edit it.', 'not-message-author');
+    authorizeOnRecordOf(principal, access.role, current.userId);
     const at = nextTime(current.modifiedAt);
     const prepared = await prepareMessage(access, input, { at, existing: current });
     // Only a change of what the message says makes it unread for others; `priority` alone changes the thread.
@@ -136,13 +136,13 @@ export async function updateMessage(principal: Principal, messageId: string, inp
  * attachments. A thread's first message opens the thread: delete the thread instead.
  */
 export async function deleteMessage(principal: Principal, messageId: string): Promise<void> {
-  const access = await loadMessageAccess(principal, messageId, 'write');
+  const access = await loadMessageAccess(principal, messageId);
   const { markup, reference } = access;
   await fromFreshReads(`Message ${messageId}`, async () => {
     const found = await getThreadWithMessages(markup.id, reference.threadId);
     const message = found?.messages.find((candidate) => candidate.id === messageId);
     if (!found || !message) throw messageNotFound(messageId);
-    if (message.userId !== principal.userId) requireCommentRole(access.role, 'moderate');
+    authorizeOnRecordOf(principal, access.role, message.userId);
     if (found.messages[0]?.id === messageId) {
       throw new BadRequestError(`Message ${messageId} opens thread ${reference.threadId}; delete the thread instead (DELETE /threads/${reference.threadId}).`, 'first-message');
     }
@@ -165,7 +165,7 @@ export async function deleteMessage(principal: Principal, messageId: string): Pr
  * at it, so an edit that lands meanwhile stays unread.
  */
 export async function markMessageRead(principal: Principal, messageId: string): Promise<void> {
-  const access = await loadMessageAccess(principal, messageId, 'read');
+  const access = await loadMessageAccess(principal, messageId);
   const { markup, reference } = access;
   await fromFreshReads(`Message ${messageId}`, async () => {
     const message = await getMessage(reference);

@@ -13,7 +13,7 @@ import { toPublicThread, viewerFor } from './views.js';
 
 /** GET /threads/:id: the thread with its messages and the caller's read state. */
 export async function getThread(principal: Principal, threadId: string): Promise<Record<string, unknown>> {
-  const access = await loadThreadAccess(principal, threadId, 'read');
+  const access = await loadThreadAccess(principal, threadId);
   const found = await getThreadWithMessages(access.markup.id, threadId);
   if (!found) throw threadNotFound(threadId);
   const [marks, viewer] = await Promise.all([

@@ -40,7 +40,7 @@ export interface ScreenshotPolicyInput {
  * the thread, which PUT screenshot takes.
  */
 export async function issueScreenshotPolicy(principal: Principal, threadId: string, input: ScreenshotPolicyInput): Promise<Record<string, unknown>> {
-  const access = await loadThreadAccess(principal, threadId, 'write');
+  const access = await loadThreadAccess(principal, threadId);
   const issued = await issueUploadPolicy(principal, {
     resourceType: 'thread_screenshot',
     resourceId: access.markup.id,
@@ -72,7 +72,7 @@ export type AttachScreenshotInput = Pick<ScreenshotRecord, 'key' | 'etag' | 'mim
  * processing, which recovers a job lost after the write).
  */
 export async function attachScreenshot(principal: Principal, threadId: string, input: AttachScreenshotInput): Promise<Record<string, unknown>> {
-  const access = await loadThreadAccess(principal, threadId, 'write');
+  const access = await loadThreadAccess(principal, threadId);
   const upload = await loadScreenshotUpload(access, input);
   if (upload.state === 'consumed') return attachedAgain(access, input, upload);
   await completeUpload(principal, { fileId: input.fileId, etag: input.etag });
@@ -195,7 +195,7 @@ async function queueThumbnail(access: ThreadAccess, screenshot: ScreenshotRecord
 
 /** GET /threads/:id/screenshot: 404 when the thread has none. Viewers may see it. */
 export async function getScreenshot(principal: Principal, threadId: string): Promise<Record<string, unknown>> {
-  const access = await loadThreadAccess(principal, threadId, 'read');
+  const access = await loadThreadAccess(principal, threadId);
   const screenshot = await getThreadScreenshot(access.markup.id, threadId);
   if (!screenshot) throw new NotFoundError(`Thread ${threadId} has no screenshot; attach one with PUT /threads/${threadId}/screenshot.`);
   return toPublicScreenshot(screenshot);

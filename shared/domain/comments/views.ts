@@ -1,3 +1,4 @@
+import { allows } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/principal.js';
 import type { MarkupRecord } from '../../db/items.js';
 import type { MessageRecord } from '../../db/messages.js';
@@ -5,7 +6,6 @@ import type { ThreadRecord } from '../../db/threads.js';
 import { getUsers, type Role, type User } from '../../db/users.js';
 import { DEFAULT_URL_TTL_SECONDS, presignedGetUrl } from '../../storage/urls.js';
 import type { MarkupRoleAccess } from '../markups/access.js';
-import { atLeast } from '../roles.js';
 import type { ReadState } from './read-state.js';
 
 /** The public shapes of threads and messages (Resources: Thread, Message) as one caller sees them. */
@@ -30,21 +30,21 @@ export async function viewerFor(principal: Principal, access: MarkupRoleAccess, 
 // Scopes: what the caller may do, reported as the markup's `scopes` are
 // ---------------------------------------------------------------------------------------------
 
-/** Threads and messages may be written by contributors and above; admins may delete anyone's. */
+/** What the viewer may do to a thread, read from the permission table (own versus others' included). */
 export function threadScopes(thread: ThreadRecord, viewer: ViewerContext): string[] {
   const scopes = ['view-thread'];
-  const contributor = atLeast(viewer.role, 'contributor');
-  if (contributor && !viewer.markup.readOnly) scopes.push('create-message');
-  if (contributor) scopes.push('resolve-thread', 'update-thread', 'upload-screenshot');
-  if (thread.userId === viewer.userId ? contributor : atLeast(viewer.role, 'admin')) scopes.push('delete-thread');
+  const whose = thread.userId === viewer.userId ? 'own' : 'others';
+  if (allows(viewer.role, 'message:create') && !viewer.markup.readOnly) scopes.push('create-message');
+  if (allows(viewer.role, 'thread:update', whose)) scopes.push('resolve-thread', 'update-thread', 'upload-screenshot');
+  if (allows(viewer.role, 'thread:delete', whose)) scopes.push('delete-thread');
   return scopes;
 }
 
 export function messageScopes(message: MessageRecord, viewer: ViewerContext): string[] {
   const scopes = ['view-message'];
-  const own = message.userId === viewer.userId;
-  if (own && atLeast(viewer.role, 'contributor')) scopes.push('update-message');
-  if (own ? atLeast(viewer.role, 'contributor') : atLeast(viewer.role, 'admin')) scopes.push('delete-message');
+  const whose = message.userId === viewer.userId ? 'own' : 'others';
+  if (allows(viewer.role, 'message:update', whose)) scopes.push('update-message');
+  if (allows(viewer.role, 'message:delete', whose)) scopes.push('delete-message');
   return scopes;
 }
 

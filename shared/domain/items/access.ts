@@ -1,9 +1,10 @@
+import { authorize } from '../../auth/authorize.js';
+import type { Permission } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/principal.js';
 import { getItem, getItems, type FolderRecord, type ItemRecord } from '../../db/items.js';
 import type { Role } from '../../db/users.js';
 import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
 import { ForbiddenError, NotFoundError } from '../../http/errors.js';
-import { atLeast, roleOf } from '../roles.js';
 
 /** An item the caller may reach, with its (live) workspace and the caller's role there. */
 export interface ItemAccess<T extends ItemRecord = ItemRecord> {
@@ -25,17 +26,22 @@ function requireInScope(principal: Principal, item: ItemRecord): void {
   }
 }
 
-/** The access of an item already read: 403 outside the key's scope, 404 when its workspace is deleted. */
-export async function accessTo<T extends ItemRecord>(principal: Principal, item: T): Promise<ItemAccess<T>> {
+const workspaceRefOf = (item: ItemRecord) => ({ id: item.workspaceId, organizationId: item.organizationId });
+
+/**
+ * The access of an item already read, authorized for the route's permission: 403 outside the key's
+ * scope or below the permission's role, 404 when its workspace is deleted.
+ */
+export async function accessTo<T extends ItemRecord>(principal: Principal, item: T, permission?: Permission): Promise<ItemAccess<T>> {
   requireInScope(principal, item);
-  const [workspace, role] = await Promise.all([getWorkspace(item.workspaceId), roleOf(principal, item.workspaceId)]);
+  const [workspace, role] = await Promise.all([getWorkspace(item.workspaceId), authorize(principal, workspaceRefOf(item), { permission })]);
   if (!workspace) throw new NotFoundError(`Item ${item.id} does not exist.`);
   return { item, workspace, role };
 }
 
 /**
  * The item a request names: 404 when unknown (or its workspace is deleted), 403 when outside the
- * key's scope. Writes read consistently so they decide on the latest state.
+ * key's scope or below the route's permission. Writes read consistently so they decide on the latest state.
  */
 export async function loadItemForCaller(principal: Principal, itemId: string, options: { consistent?: boolean } = {}): Promise<ItemAccess> {
   const item = await getItem(itemId, options.consistent ?? false);
@@ -43,45 +49,40 @@ export async function loadItemForCaller(principal: Principal, itemId: string, op
   return accessTo(principal, item);
 }
 
-/** Like `loadItemForCaller`, for ids that must name a folder (a markup id is a 404 here). */
+/** Like `loadItemForCaller`, for ids that must name a folder (a markup id is a 404 here); `permission` is checked beside the route's. */
 export async function loadFolderForCaller(
   principal: Principal,
   folderId: string,
-  options: { consistent?: boolean } = {},
+  options: { consistent?: boolean; permission?: Permission } = {},
 ): Promise<ItemAccess<FolderRecord>> {
   const item = await getItem(folderId, options.consistent ?? false);
   if (!item || item.kind !== 'folder') throw new NotFoundError(`Folder ${folderId} does not exist.`);
-  return accessTo(principal, item);
-}
-
-/** 403 unless the caller's role reaches `minimum` (contributors edit items, admins delete them). */
-export function requireItemRole(access: Pick<ItemAccess, 'role'>, minimum: Role, action: string): void {
-  if (!atLeast(access.role, minimum)) {
-    throw new ForbiddenError(`Your role in this workspace (${access.role}) does not allow you to ${action}; it needs ${minimum} or above.`, 'insufficient-role');
-  }
+  return accessTo(principal, item, options.permission);
 }
 
 /**
  * Every listed item, all or nothing: unknown ids make the whole request a 404 naming them, an item
- * outside the key's scope a 403, and a role below `minimum` in any workspace a 403.
+ * outside the key's scope a 403, and a role below the route's permission in any workspace a 403.
  */
-export async function loadItemsForCaller(principal: Principal, itemIds: readonly string[], minimum: Role, action: string): Promise<ItemAccess[]> {
+export async function loadItemsForCaller(principal: Principal, itemIds: readonly string[]): Promise<ItemAccess[]> {
   const ids = [...new Set(itemIds)];
   const found = new Map((await getItems(ids)).map((item) => [item.id, item]));
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) throw new NotFoundError(`These items do not exist: ${missing.join(', ')}. Nothing was changed.`);
   const items = ids.map((id) => found.get(id)!);
   for (const item of items) requireInScope(principal, item);
-  const workspaceIds = [...new Set(items.map((item) => item.workspaceId))];
+  const byWorkspace = new Map(items.map((item) => [item.workspaceId, item]));
   const contexts = new Map(
     await Promise.all(
-      workspaceIds.map(async (id) => [id, { workspace: await getWorkspace(id), role: await roleOf(principal, id) }] as const),
+      [...byWorkspace.values()].map(async (item) => {
+        const [workspace, role] = await Promise.all([getWorkspace(item.workspaceId), authorize(principal, workspaceRefOf(item))]);
+        return [item.workspaceId, { workspace, role }] as const;
+      }),
     ),
   );
   return items.map((item) => {
     const context = contexts.get(item.workspaceId)!;
     if (!context.workspace) throw new NotFoundError(`Item ${item.id} does not exist. Nothing was changed.`);
-    requireItemRole(context, minimum, action);
     return { item, workspace: context.workspace, role: context.role };
   });
 }

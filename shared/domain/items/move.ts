@@ -4,7 +4,7 @@ import { getItem, getItems, type FolderRecord, type ItemRecord } from '../../db/
 import { applyItemChanges, moveItemRecord } from '../../db/item-writes.js';
 import { moveOriginalToWorkspace } from '../../db/originals.js';
 import { BadRequestError, ConflictError, ForbiddenError, HttpError, NotFoundError, UnprocessableError } from '../../http/errors.js';
-import { accessTo, loadFolderForCaller, loadItemForCaller, requireItemRole, type ItemAccess } from './access.js';
+import { accessTo, loadFolderForCaller, loadItemForCaller, type ItemAccess } from './access.js';
 import { chooseFolderName } from './names.js';
 import { descendantFolders, markupsIn, rebaseAncestorIds, requireDepth, requireOrdinary, SiblingNames, subtreeHeight, TREE_CONCURRENCY } from './tree.js';
 import { toFolderItem, type FolderItem } from './views.js';
@@ -103,8 +103,8 @@ export interface MoveRequest {
 }
 
 /**
- * Authorization of PATCH /items/:id/move: both ends in scope (404/403), contributor or above at both
- * ends, and another workspace only for organization keys (Move rule 1).
+ * Authorization of PATCH /items/:id/move: both ends in scope (404/403), the route's permission at
+ * both ends, and another workspace only for organization keys (Move rule 1).
  */
 export async function authorizeMove(principal: Principal, itemId: string, parentFolderId: string): Promise<MoveRequest> {
   const [source, destination] = await Promise.all([
@@ -112,8 +112,6 @@ export async function authorizeMove(principal: Principal, itemId: string, parent
     loadFolderForCaller(principal, parentFolderId, { consistent: true }),
   ]);
   requireSameWorkspaceOrOrgKey(principal, source.item.workspaceId, destination.item);
-  requireItemRole(source, 'contributor', 'move items');
-  requireItemRole(destination, 'contributor', 'move items into this folder');
   return { source, destination };
 }
 
@@ -139,7 +137,7 @@ export interface MoveBatchResult {
  * Authorization of PATCH /items/move, before anything moves: an id listed twice is a 400, sources in
  * several workspaces are a 400 (Move rule 2), the destination must be reachable (404/403), the
  * sources' workspace in scope (403), another workspace only for organization keys (Move rule 1),
- * and the caller a contributor or above at both ends. Unknown sources are reported per item.
+ * and the route's permission at both ends. Unknown sources are reported per item.
  */
 export async function authorizeMoveBatch(principal: Principal, parentFolderId: string, itemIds: readonly string[]): Promise<MoveBatchRequest> {
   const duplicate = itemIds.find((id, index) => itemIds.indexOf(id) !== index);
@@ -150,12 +148,10 @@ export async function authorizeMoveBatch(principal: Principal, parentFolderId: s
     throw new BadRequestError(`All items of one move must come from the same workspace; these come from ${workspaceIds.length}: ${workspaceIds.join(', ')}.`, 'move-spans-workspaces');
   }
   const destination = await loadFolderForCaller(principal, parentFolderId, { consistent: true });
-  requireItemRole(destination, 'contributor', 'move items into this folder');
   const [first] = found;
   if (first) {
-    const source = await accessTo(principal, first);
+    await accessTo(principal, first);
     requireSameWorkspaceOrOrgKey(principal, first.workspaceId, destination.item);
-    requireItemRole(source, 'contributor', 'move items');
   }
   return { destination, sources: new Map(found.map((item) => [item.id, item])), sourceWorkspaceId: workspaceIds[0] };
 }

@@ -1,8 +1,8 @@
+import { allows } from '../../auth/permissions.js';
 import type { FolderCounts } from '../../db/folder-counts.js';
 import type { ItemRecord } from '../../db/items.js';
 import type { Role } from '../../db/users.js';
 import { markupUrlOf } from '../markup-view.js';
-import { atLeast } from '../roles.js';
 
 export type ItemType = 'folder' | 'markup';
 
@@ -20,11 +20,11 @@ export interface FolderItem {
   workspaceId: string;
 }
 
-/** What the caller's role lets it do to items: view always, edit from contributor, delete from admin. */
+/** What the caller's role lets it do to items, read from the permission table (`item:update`, `item:delete`). */
 export function folderItemScopes(role: Role): string[] {
   const scopes = ['folderItem:view'];
-  if (atLeast(role, 'contributor')) scopes.push('folderItem:edit');
-  if (atLeast(role, 'admin')) scopes.push('folderItem:delete');
+  if (allows(role, 'item:update')) scopes.push('folderItem:edit');
+  if (allows(role, 'item:delete')) scopes.push('folderItem:delete');
   return scopes;
 }
 

@@ -1,10 +1,11 @@
+import { authorize } from '../../auth/authorize.js';
+import type { Permission } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/principal.js';
 import { getItem, getItems, type MarkupRecord } from '../../db/items.js';
 import { getPlan, type Plan } from '../../db/plans.js';
 import type { Role } from '../../db/users.js';
 import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/errors.js';
-import { atLeast, roleOf } from '../roles.js';
 
 /** A markup as one caller sees it: the record, its live workspace, the caller's role there, the plan. */
 export interface MarkupAccess {
@@ -21,37 +22,15 @@ export interface WorkspaceAccess {
   plan: Plan;
 }
 
-/** What each role may do to markups; `markupScopes` reports the same rules as `scopes`. */
-const REQUIRED_ROLE = {
-  view: 'viewer',
-  create: 'contributor',
-  rename: 'contributor',
-  move: 'contributor',
-  delete: 'admin',
-  setReadOnly: 'admin',
-  manageOriginal: 'admin',
-} as const satisfies Record<string, Role>;
-
-export type MarkupAction = keyof typeof REQUIRED_ROLE;
-
-const ACTION_WORDS: Record<MarkupAction, string> = {
-  view: 'read markups',
-  create: 'create markups',
-  rename: 'rename markups',
-  move: 'move markups',
-  delete: 'delete markups',
-  setReadOnly: 'pause or resume comments on markups',
-  manageOriginal: "keep or archive markups' original files",
-};
-
-export function requireRole(role: Role, action: MarkupAction): void {
-  if (!atLeast(role, REQUIRED_ROLE[action])) {
-    throw new ForbiddenError(`The ${role} role cannot ${ACTION_WORDS[action]}; it needs ${REQUIRED_ROLE[action]} or above.`, 'insufficient-role');
-  }
+/** Options of the markup loaders: a consistent read (writes), and a permission beyond the route's. */
+export interface LoadOptions {
+  consistent?: boolean;
+  permission?: Permission;
 }
 
-export async function workspaceAccess(principal: Principal, workspace: WorkspaceRecord): Promise<WorkspaceAccess> {
-  const [role, plan] = await Promise.all([roleOf(principal, workspace.id), getPlan(workspace.organizationId)]);
+/** The caller's role in a workspace, authorized for the route's permission, with the plan. */
+export async function workspaceAccess(principal: Principal, workspace: WorkspaceRecord, options: LoadOptions = {}): Promise<WorkspaceAccess> {
+  const [role, plan] = await Promise.all([authorize(principal, workspace, options), getPlan(workspace.organizationId)]);
   return { workspace, role, plan };
 }
 
@@ -80,12 +59,13 @@ async function markupItem(markupId: string, consistent: boolean): Promise<Markup
   return item;
 }
 
-/** The markup with the caller's role and plan; 404 for unknown ids and folder ids, 403 outside the key's workspace. */
-export async function loadMarkup(principal: Principal, markupId: string, action: MarkupAction = 'view', consistent = false): Promise<MarkupAccess> {
-  const markup = await markupItem(markupId, consistent);
-  const access = { markup, ...(await workspaceAccess(principal, await reachableWorkspaceOf(principal, markup))) };
-  requireRole(access.role, action);
-  return access;
+/**
+ * The markup with the caller's role and plan, authorized for the route's permission; 404 for
+ * unknown ids and folder ids, 403 outside the key's workspace or below the permission's role.
+ */
+export async function loadMarkup(principal: Principal, markupId: string, options: LoadOptions = {}): Promise<MarkupAccess> {
+  const markup = await markupItem(markupId, options.consistent ?? false);
+  return { markup, ...(await workspaceAccess(principal, await reachableWorkspaceOf(principal, markup), options)) };
 }
 
 /** A markup as one caller sees it, without the plan: what comment operations need. */
@@ -96,15 +76,15 @@ export async function loadMarkupRole(principal: Principal, markupId: string, con
   return roleAccessFor(principal, await markupItem(markupId, consistent));
 }
 
-/** The caller's role on a markup already read, without the plan; 403 outside the key's reach, 404 in a deleted workspace. */
+/** The caller's authorized role on a markup already read, without the plan; 403 outside the key's reach, 404 in a deleted workspace. */
 export async function roleAccessFor(principal: Principal, markup: MarkupRecord): Promise<MarkupRoleAccess> {
   const workspace = await reachableWorkspaceOf(principal, markup);
-  return { markup, workspace, role: await roleOf(principal, workspace.id) };
+  return { markup, workspace, role: await authorize(principal, workspace) };
 }
 
 /**
  * Every listed markup, or (nothing changed) a 404 naming the ids that are not markups and a 403 for
- * one outside the key's organization.
+ * one outside the key's organization. The caller authorizes each workspace (`roleAccessFor`).
  */
 export async function loadMarkups(principal: Principal, markupIds: readonly string[]): Promise<MarkupRecord[]> {
   const found = new Map((await getItems([...markupIds])).map((item) => [item.id, item]));

@@ -8,7 +8,7 @@ import { bestEffort, nextTime } from '../../db/transact.js';
 import { touchWorkspaceActivity } from '../../db/workspaces.js';
 import { BadRequestError, ConflictError, FeatureNotEnabledError } from '../../http/errors.js';
 import { deleteItemRecords } from '../deletion.js';
-import { loadMarkup, loadMarkups, requireDistinct, requireRole, roleAccessFor, type MarkupAccess, type MarkupAction } from './access.js';
+import { loadMarkup, loadMarkups, requireDistinct, roleAccessFor, type MarkupAccess } from './access.js';
 import { recordActivity } from './activity.js';
 import { loadTargetFolder } from './placement.js';
 
@@ -18,18 +18,14 @@ const MAX_WRITE_ATTEMPTS = 5;
 const WRITE_RETRY = { attempts: MAX_WRITE_ATTEMPTS, baseMs: 20 };
 
 /**
- * Reads a markup, applies `change` and writes the difference, retrying from a fresh read when a
- * concurrent writer changed the same fields. `change` may throw (authorization, plan rules).
+ * Reads a markup (authorized for the route's permission), applies `change` and writes the
+ * difference, retrying from a fresh read when a concurrent writer changed the same fields.
+ * `change` may throw (plan rules).
  */
-async function changeMarkup(
-  principal: Principal,
-  markupId: string,
-  action: MarkupAction,
-  change: (access: MarkupAccess) => MarkupRecord,
-): Promise<MarkupAccess> {
+async function changeMarkup(principal: Principal, markupId: string, change: (access: MarkupAccess) => MarkupRecord): Promise<MarkupAccess> {
   return withBackoff(
     async () => {
-      const access = await loadMarkup(principal, markupId, action, true);
+      const access = await loadMarkup(principal, markupId, { consistent: true });
       const next = change(access);
       if (!(await applyItemChange(access.markup, next, { unchangedSinceRead: true }))) return AGAIN;
       return next === access.markup ? access : { ...access, markup: next };
@@ -40,7 +36,7 @@ async function changeMarkup(
 
 /** Renames a markup; a rename counts as activity of the workspace (it orders the `lastActivity` list). */
 export async function renameMarkup(principal: Principal, markupId: string, name: string): Promise<MarkupAccess> {
-  const renamed = await changeMarkup(principal, markupId, 'rename', ({ markup }) => {
+  const renamed = await changeMarkup(principal, markupId, ({ markup }) => {
     if (markup.name === name) return markup;
     const at = nextTime(markup.modifiedAt);
     return { ...markup, name, modifiedAt: at, activityAt: at };
@@ -56,7 +52,7 @@ export async function renameMarkup(principal: Principal, markupId: string, name:
  */
 export async function setMarkupReadOnly(principal: Principal, markupId: string, readOnly: boolean): Promise<MarkupAccess> {
   let changed = false;
-  const access = await changeMarkup(principal, markupId, 'setReadOnly', ({ markup, plan }) => {
+  const access = await changeMarkup(principal, markupId, ({ markup, plan }) => {
     if (readOnly && !plan.pauseCommentsEnabled) {
       throw new FeatureNotEnabledError('pauseComments', "The organization's plan does not include pausing comments (read-only markups).");
     }
@@ -71,7 +67,7 @@ export async function setMarkupReadOnly(principal: Principal, markupId: string, 
 
 /**
  * Deletes markups, all or nothing as far as checks go: every id must be a markup the caller may
- * delete (admin or above in its workspace) before anything is removed. The records go through
+ * delete (the route's permission, `markup:delete`, in its workspace) before anything is removed. The records go through
  * `deleteItemRecords`, then what hangs off each markup under `MARKUP#<id>`.
  */
 export async function deleteMarkups(principal: Principal, markupIds: readonly string[]): Promise<void> {
@@ -80,9 +76,7 @@ export async function deleteMarkups(principal: Principal, markupIds: readonly st
   const workspaceIds = [...new Set(markups.map((markup) => markup.workspaceId))];
   await Promise.all(
     workspaceIds.map(async (workspaceId) => {
-      const sample = markups.find((markup) => markup.workspaceId === workspaceId)!;
-      const access = await roleAccessFor(principal, sample);
-      requireRole(access.role, 'delete');
+      await roleAccessFor(principal, markups.find((markup) => markup.workspaceId === workspaceId)!);
     }),
   );
   await deleteItemRecords(markups);
@@ -94,7 +88,7 @@ export async function deleteMarkups(principal: Principal, markupIds: readonly st
  * Moves markups into `targetFolderId`, all or nothing, in one transaction (Move rules 1 and 2):
  * every source must be a markup of one workspace (400 otherwise); a workspace key moves only
  * within its workspace; an organization key may move into another workspace of its organization.
- * The caller needs contributor or above in the source and the destination workspace.
+ * The caller needs the route's permission (`item:update`) in the source and the destination workspace.
  */
 export async function moveMarkups(principal: Principal, markupIds: readonly string[], targetFolderId: string): Promise<void> {
   requireDistinct(markupIds, 'markupIds');
@@ -105,11 +99,9 @@ export async function moveMarkups(principal: Principal, markupIds: readonly stri
       if (markups.some((markup) => markup.workspaceId !== sourceWorkspaceId)) {
         throw new BadRequestError('All markups of one move must belong to the same workspace.', 'sources-span-workspaces');
       }
-      const source = await roleAccessFor(principal, markups[0]!);
-      requireRole(source.role, 'move');
+      await roleAccessFor(principal, markups[0]!);
       // Move rule 1 comes with the folder's scope check: a workspace key reaches no other workspace's folder (403).
-      const { item: target, role: targetRole } = await loadTargetFolder(principal, targetFolderId, 'targetFolderId', { allowArchive: true });
-      requireRole(targetRole, 'move');
+      const { item: target } = await loadTargetFolder(principal, targetFolderId, 'targetFolderId', { allowArchive: true });
 
       const at = Date.now();
       const moves = markups.flatMap((markup) => {

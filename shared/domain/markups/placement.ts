@@ -3,7 +3,7 @@ import { getItem, type FolderRecord } from '../../db/items.js';
 import { BadRequestError } from '../../http/errors.js';
 import { loadFolderForCaller, type ItemAccess } from '../items/access.js';
 import { resolveWorkspace } from '../scope.js';
-import { requireRole, workspaceAccess, type WorkspaceAccess } from './access.js';
+import { workspaceAccess, type WorkspaceAccess } from './access.js';
 
 /**
  * A folder that markups may be put into, with the rules of the items routes (`loadFolderForCaller`):
@@ -40,7 +40,6 @@ export async function resolvePlacement(principal: Principal, input: { workspaceI
     if (!root || root.kind !== 'folder') throw new Error(`Workspace ${workspace.id} has no root folder ${workspace.rootFolderId}.`);
     parent = root;
   }
-  requireRole(access.role, 'create');
   return { ...access, parent };
 }
 

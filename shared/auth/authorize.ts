@@ -1,0 +1,103 @@
+import { getMember, type Role } from '../db/users.js';
+import { ForbiddenError } from '../http/errors.js';
+import { allows, refusalOf, ruleOf, type Permission } from './permissions.js';
+import type { OrganizationKeyPrincipal, Principal, RequestAuthorization } from './principal.js';
+
+/** The workspace a permission is checked in: its id and organization. */
+export interface WorkspaceRef {
+  id: string;
+  organizationId: string;
+}
+
+/** A route's permission for one request, as the api-handler hands it to the operation with the principal. */
+export function withPermission<P extends Principal>(principal: P, permission: Permission): P {
+  return { ...principal, authorization: { permission, authorized: false, roles: new Map() } };
+}
+
+function authorizationOf(principal: Principal): RequestAuthorization {
+  if (!principal.authorization) throw new Error('authorize() was called for a principal without a route permission (withPermission).');
+  return principal.authorization;
+}
+
+/**
+ * The role a caller acts with in a workspace it reaches: organization keys and plain keys are
+ * owners (DESIGN.md "API users and members"); a member key has its member's current role, and no
+ * role at all when the membership is gone (never a fallback).
+ */
+export async function roleOf(principal: Principal, workspaceId: string): Promise<Role | undefined> {
+  if (principal.scope === 'organization' || !principal.actsAsMember) return 'owner';
+  return (await getMember(workspaceId, principal.userId))?.role;
+}
+
+/** 403 unless the workspace lies within the key's scope (its organization; for a workspace key, its workspace). */
+function requireInScope(principal: Principal, workspace: WorkspaceRef): void {
+  if (workspace.organizationId !== principal.organizationId) {
+    throw new ForbiddenError(`Workspace ${workspace.id} is not in this API key's organization.`, 'workspace-out-of-scope');
+  }
+  if (principal.scope === 'workspace' && workspace.id !== principal.workspaceId) {
+    throw new ForbiddenError(`This API key is scoped to workspace ${principal.workspaceId} and cannot act on workspace ${workspace.id}.`, 'workspace-out-of-scope');
+  }
+}
+
+function requireOrganizationKeyFor(principal: Principal, permission: Permission): void {
+  if (ruleOf(permission).organizationKey && principal.scope !== 'organization') {
+    throw new ForbiddenError(`Only an organization-scoped API key may ${ruleOf(permission).action}; this key is scoped to one workspace.`, 'organization-key-required');
+  }
+}
+
+/**
+ * THE check of the permission table: the caller must reach `workspace` and hold, there, the role
+ * the route's permission needs (and `permission`'s too, when an operation needs a second one, such
+ * as an upload's resource type). Answers the role; 403 `insufficient-role` names the role and the
+ * need. Every apiKey operation passes here before it answers (the api-handler checks).
+ */
+export async function authorize(principal: Principal, workspace: WorkspaceRef, options: { permission?: Permission } = {}): Promise<Role> {
+  const authorization = authorizationOf(principal);
+  requireInScope(principal, workspace);
+  const needed = [authorization.permission, ...(options.permission ? [options.permission] : [])];
+  for (const permission of needed) requireOrganizationKeyFor(principal, permission);
+  let role = authorization.roles.get(workspace.id);
+  if (!role) {
+    role = roleOf(principal, workspace.id);
+    authorization.roles.set(workspace.id, role);
+  }
+  const resolved = await role;
+  for (const permission of needed) {
+    if (resolved === undefined) throw new ForbiddenError(refusalOf(undefined, permission), 'not-a-member');
+    if (!allows(resolved, permission)) throw new ForbiddenError(refusalOf(resolved, permission), 'insufficient-role');
+  }
+  authorization.authorized = true;
+  return resolved!;
+}
+
+/**
+ * For permissions on the organization itself (listing and creating workspaces): only an
+ * organization key, which acts as owner of every workspace of its organization.
+ */
+export function authorizeOrganization(principal: Principal): asserts principal is OrganizationKeyPrincipal {
+  const authorization = authorizationOf(principal);
+  if (principal.scope !== 'organization') {
+    throw new ForbiddenError(`Only an organization-scoped API key may ${ruleOf(authorization.permission).action}; this key is scoped to one workspace.`, 'organization-key-required');
+  }
+  authorization.authorized = true;
+}
+
+/**
+ * The own-versus-others rule of the route's permission, on a record written by `authorId`: its
+ * author acts with the ordinary minimum (already checked by `authorize`); anyone else needs the
+ * table's `others` role, and nobody may where it is `false` (403 `not-<resource>-author`).
+ */
+export function authorizeOnRecordOf(principal: Principal, role: Role, authorId: string): void {
+  const { permission } = authorizationOf(principal);
+  if (authorId === principal.userId || allows(role, permission, 'others')) return;
+  const others = ruleOf(permission).others;
+  if (others === false) {
+    throw new ForbiddenError(`Only its author may do this (${ruleOf(permission).action}); it was written by someone else.`, `not-${permission.split(':')[0]}-author`);
+  }
+  throw new ForbiddenError(refusalOf(role, permission, 'others'), 'insufficient-role');
+}
+
+/** Whether an apiKey request was authorized (the api-handler's guard). */
+export function wasAuthorized(principal: Principal | undefined): boolean {
+  return principal?.authorization?.authorized === true;
+}

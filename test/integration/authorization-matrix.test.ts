@@ -1,0 +1,181 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { allRoutes } from '../../functions/registry.js';
+import { allows, ruleOf, type Permission } from '../../shared/auth/permissions.js';
+import { RESOURCE_RULES } from '../../shared/domain/upload-rules.js';
+import { routeKey } from '../../shared/http/route.js';
+import { call, type ApiResponse } from '../support/api.js';
+import { CALLERS, differences, makeAuthorizationFixture, MEMBER_ROLES, snapshotOf, type AuthorizationFixture, type Caller } from '../support/authorization.js';
+import { threadBody } from '../support/threads.js';
+import { fileForm, postFileMarkup } from '../support/uploads.js';
+
+/**
+ * Issue 18: every route x every kind of caller, generated from the route tables and the permission
+ * table. Each route needs a case below that says how to call it on the fixture; a route without
+ * one fails, so a new route cannot skip the matrix.
+ */
+interface Case {
+  send(f: AuthorizationFixture, key: string | null, caller: Caller): Promise<ApiResponse | { status: number; body: any }>;
+  /** A permission the call needs beside the route's (an upload's resource type). */
+  also?: Permission;
+  /** The call acts on another person's record (own-versus-others rules), for every caller or for some. */
+  others?: true | ((caller: Caller) => boolean);
+  /** Keys outside the fixture act on their own workspace here, so nothing stops them. */
+  outsidersActOnTheirOwn?: true;
+  /** Destructive calls go last (2: the workspace itself, very last), one allowed caller after another. */
+  order?: 1 | 2;
+  /** The first allowed call removes the target: later allowed callers may find it gone (401 for a key of a deleted workspace, 404). */
+  consumesTarget?: true;
+}
+
+const ws = (f: AuthorizationFixture) => ({ workspaceId: f.org.workspaceId });
+const pin = { viewportXPercentage: 10, viewportYPercentage: 20 };
+const get = (path: (f: AuthorizationFixture) => string, query?: (f: AuthorizationFixture) => Record<string, string>): Case => ({
+  send: (f, key) => call('GET', path(f), { key, query: query?.(f) }),
+});
+const send = (method: string, path: (f: AuthorizationFixture) => string, body?: (f: AuthorizationFixture, caller: Caller) => unknown, extra: Omit<Case, 'send'> = {}): Case => ({
+  send: (f, key, caller) => call(method, path(f), { key, body: body?.(f, caller) }),
+  ...extra,
+});
+const policyBody = (f: AuthorizationFixture, caller: Caller) => ({
+  resourceType: 'markup_asset',
+  resourceId: f.mainFolder.id,
+  filename: 'a.png',
+  contentType: 'image/png',
+  filesize: f.png.length,
+  ...(['viewer', 'otherOrganization', 'otherWorkspace', 'none', 'badKey'].includes(caller) ? { fileId: f.refusedFileId } : {}),
+});
+
+const CASES: Record<string, Case> = {
+  'GET /api/v2/workspace': get(() => '/workspace', ws),
+  'GET /api/v2/workspaces': { ...get(() => '/workspaces'), outsidersActOnTheirOwn: true },
+  'POST /api/v2/workspace': { ...send('POST', () => '/workspace', () => ({ name: 'Matrix extra' })), outsidersActOnTheirOwn: true },
+  'PATCH /api/v2/workspace': send('PATCH', () => '/workspace', (f) => ({ name: 'Matrix', ...ws(f) })),
+  'DELETE /api/v2/workspace': { ...send('DELETE', () => '/workspace', ws), order: 2, consumesTarget: true },
+  'GET /api/v2/workspace/settings': get(() => '/workspace/settings', ws),
+  'PATCH /api/v2/workspace/settings': send('PATCH', () => '/workspace/settings', (f) => ({ originalFileStoragePolicy: 'STORE_ALWAYS', ...ws(f) })),
+  'POST /api/v2/workspace/originals/archive-all': { send: (f, key) => call('POST', '/workspace/originals/archive-all', { key, query: ws(f) }) },
+  'GET /api/v2/workspace/storage-breakdown': get(() => '/workspace/storage-breakdown', ws),
+  'GET /api/v2/items/{id}': get((f) => `/items/${f.mainFolder.id}`),
+  'GET /api/v2/items/{id}/items': get((f) => `/items/${f.mainFolder.id}/items`),
+  'POST /api/v2/items': send('POST', () => '/items', (f) => ({ parentFolderId: f.mainFolder.id, name: 'Matrix folder' })),
+  'PATCH /api/v2/items/archive': send('PATCH', () => '/items/archive', (f) => ({ folderItemIds: [f.archivedFolder.id] })),
+  'PATCH /api/v2/items/restore': send('PATCH', () => '/items/restore', (f) => ({ folderItemIds: [f.archivedFolder.id] })),
+  'PATCH /api/v2/items/move': send('PATCH', () => '/items/move', (f) => ({ parentFolderId: f.mainFolder.id, items: [{ id: f.movedFolder.id }] })),
+  'PATCH /api/v2/items/{id}/move': send('PATCH', (f) => `/items/${f.movedFolder.id}/move`, (f) => ({ parentFolderId: f.workspace.rootFolderId })),
+  'PATCH /api/v2/items/{id}': send('PATCH', (f) => `/items/${f.mainFolder.id}`, (f) => ({ name: f.mainFolder.name })),
+  'DELETE /api/v2/items/{id}': { ...send('DELETE', (f) => `/items/${f.deletedFolder.id}`), order: 1 },
+  'POST /api/v2/markups/url': send('POST', () => '/markups/url', (f) => ({ url: 'https://example.com/', ...ws(f) })),
+  'POST /api/v2/markups/from-files': send('POST', () => '/markups/from-files', (f) => ({ fileIds: [f.asset.fileId], ...ws(f) })),
+  'POST /api/v2/markups/file': { send: (f, key) => postFileMarkup(key!, fileForm(f.png, 'a.png', 'image/png'), ws(f)) },
+  'GET /api/v2/markups': get(() => '/markups', ws),
+  'GET /api/v2/markups/search': get(() => '/markups/search', (f) => ({ ...ws(f), query: 'x' })),
+  'GET /api/v2/markups/usage': get(() => '/markups/usage', ws),
+  'GET /api/v2/markups/{id}': get((f) => `/markups/${f.markup.id}`),
+  'POST /api/v2/markups/{id}': send('POST', (f) => `/markups/${f.markup.id}`, () => ({ name: 'Matrix markup' })),
+  'DELETE /api/v2/markups/{id}': { ...send('DELETE', (f) => `/markups/${f.deletedMarkup.id}`), order: 1 },
+  'PATCH /api/v2/markups/{id}/read-only': send('PATCH', (f) => `/markups/${f.markup.id}/read-only`, () => ({ readOnly: false })),
+  'GET /api/v2/markups/{id}/tag': get((f) => `/markups/${f.markup.id}/tag`),
+  'GET /api/v2/markups/{id}/view-modes': get((f) => `/markups/${f.markup.id}/view-modes`),
+  'GET /api/v2/markups/{id}/thumbnail': get((f) => `/markups/${f.markup.id}/thumbnail`),
+  'GET /api/v2/markups/{id}/original/download-url': get((f) => `/markups/${f.markup.id}/original/download-url`),
+  'PATCH /api/v2/markups/{id}/original': send('PATCH', (f) => `/markups/${f.markup.id}/original`, () => ({ retainOriginal: true })),
+  'DELETE /api/v2/markups/{id}/original': send('DELETE', (f) => `/markups/${f.markup.id}/original`),
+  'POST /api/v2/markups/bulk/from-url': send('POST', () => '/markups/bulk/from-url', (f) => ({ items: [{ url: 'https://example.com/', ...ws(f) }] })),
+  'POST /api/v2/markups/bulk/move': send('POST', () => '/markups/bulk/move', (f) => ({ markupIds: [f.movedMarkup.id], targetFolderId: f.mainFolder.id })),
+  'POST /api/v2/markups/bulk/delete': { ...send('POST', () => '/markups/bulk/delete', (f) => ({ markupIds: [f.bulkDeletedMarkup.id] })), order: 1 },
+  'POST /api/v2/markups/bulk/from-files': { ...send('POST', () => '/markups/bulk/from-files', () => ({})), outsidersActOnTheirOwn: true },
+  'GET /api/v2/threads': get(() => '/threads', (f) => ({ markupId: f.markup.id })),
+  'POST /api/v2/threads': send('POST', () => '/threads', (f) => threadBody(f.markup)),
+  'GET /api/v2/threads/{id}': get((f) => `/threads/${f.thread.id}`),
+  'POST /api/v2/threads/{id}/resolve': send('POST', (f) => `/threads/${f.thread.id}/resolve`),
+  'POST /api/v2/threads/{id}/unresolve': send('POST', (f) => `/threads/${f.thread.id}/unresolve`),
+  'POST /api/v2/threads/{id}/read': send('POST', (f) => `/threads/${f.thread.id}/read`),
+  'DELETE /api/v2/threads/{id}': { ...send('DELETE', (f) => `/threads/${f.deletedThread.id}`), others: true, order: 1 },
+  'PATCH /api/v2/threads/{id}/move-pin': send('PATCH', (f) => `/threads/${f.thread.id}/move-pin`, () => pin),
+  'GET /api/v2/threads/{id}/screenshot-upload-policy': get(
+    (f) => `/threads/${f.thread.id}/screenshot-upload-policy`,
+    (f) => ({ filename: 's.png', mimeType: 'image/png', filesize: String(f.png.length) }),
+  ),
+  'PUT /api/v2/threads/{id}/screenshot': send('PUT', (f) => `/threads/${f.thread.id}/screenshot`, (f) => ({
+    fileId: f.refusedFileId,
+    key: 'screenshots/none.png',
+    etag: '"0"',
+    mimeType: 'image/png',
+    width: 4,
+    height: 3,
+    filesize: f.png.length,
+  })),
+  'GET /api/v2/threads/{id}/screenshot': get((f) => `/threads/${f.thread.id}/screenshot`),
+  'POST /api/v2/threads/{id}/messages': send('POST', (f) => `/threads/${f.thread.id}/messages`, () => ({ content: 'Matrix reply' })),
+  // Each member edits its own message; the organization key edits the workspace key's, someone else's.
+  'PATCH /api/v2/messages/{id}': {
+    send: (f, key, caller) => call('PATCH', `/messages/${f.ownMessages[caller] ?? f.message}`, { key, body: { content: 'Edited' } }),
+    others: (caller) => caller === 'organizationKey',
+  },
+  'POST /api/v2/messages/{id}/read': send('POST', (f) => `/messages/${f.message}/read`),
+  'DELETE /api/v2/messages/{id}': { ...send('DELETE', (f) => `/messages/${f.deletedMessage}`), others: true, order: 1 },
+  'POST /api/v2/uploads/upload-policy': { ...send('POST', () => '/uploads/upload-policy', policyBody), also: RESOURCE_RULES.markup_asset.permission },
+  'POST /api/v2/upload-policy': { ...send('POST', () => '/upload-policy', policyBody), also: RESOURCE_RULES.markup_asset.permission },
+  'POST /api/v2/uploads/upload-complete': send('POST', () => '/uploads/upload-complete', (f) => ({ fileId: f.completed.fileId, etag: f.completed.etag })),
+  'POST /api/v2/upload-complete': send('POST', () => '/upload-complete', (f) => ({ fileId: f.completed.fileId, etag: f.completed.etag })),
+  'GET /api/v2/openapi.json': get(() => '/openapi.json'),
+};
+
+/** Whether the permission table lets `caller` make this call. */
+function isAllowed(caller: Caller, permission: Permission | undefined, testCase: Case): boolean {
+  if (permission === undefined) return true;
+  if (caller === 'none' || caller === 'badKey') return false;
+  const needed = [permission, ...(testCase.also ? [testCase.also] : [])];
+  if (needed.some((each) => ruleOf(each).organizationKey)) return caller === 'organizationKey' || caller === 'otherOrganization';
+  if (caller === 'otherOrganization' || caller === 'otherWorkspace') return testCase.outsidersActOnTheirOwn === true;
+  // Plain keys act as owners; member keys with their role.
+  const role = (MEMBER_ROLES as readonly Caller[]).includes(caller) ? (caller as (typeof MEMBER_ROLES)[number]) : 'owner';
+  const others = typeof testCase.others === 'function' ? testCase.others(caller) : testCase.others === true;
+  return needed.every((each) => allows(role, each, others ? 'others' : 'own'));
+}
+
+const routes = allRoutes()
+  .map((route) => ({ route, key: routeKey(route), testCase: CASES[routeKey(route)] }))
+  .sort((a, b) => (a.testCase?.order ?? 0) - (b.testCase?.order ?? 0));
+
+describe('authorization matrix: every route x every caller (issue 18 item 1, the permission table)', () => {
+  let fixture: AuthorizationFixture;
+  let baseline: Map<string, string>;
+  beforeAll(async () => {
+    fixture = await makeAuthorizationFixture();
+    baseline = await snapshotOf(fixture);
+  }, 120_000);
+
+  it('has a case for every route and a route for every case', () => {
+    expect(routes.filter((entry) => !entry.testCase).map((entry) => entry.key)).toEqual([]);
+    expect(Object.keys(CASES).sort()).toEqual(routes.map((entry) => entry.key).sort());
+  });
+
+  it.each(routes.map((entry) => [entry.key, entry] as const))('%s', async (_key, { route, testCase }) => {
+    if (!testCase) throw new Error('no case');
+    const expected = CALLERS.map((caller) => ({ caller, allowed: isAllowed(caller, route.permission, testCase) }));
+    const refused = expected.filter((entry) => !entry.allowed).map((entry) => entry.caller);
+
+    const before = await snapshotOf(fixture);
+    const refusals = await Promise.all(refused.map(async (caller) => ({ caller, response: await testCase.send(fixture, fixture.keys[caller], caller) })));
+    const after = await snapshotOf(fixture);
+    const allowedCallers = expected.filter((entry) => entry.allowed).map((entry) => entry.caller);
+    const callOnce = async (caller: Caller) => ({ caller, ...(await testCase.send(fixture, fixture.keys[caller], caller)) });
+    // Destructive calls one after another (each may find the target gone); the rest at once.
+    const allowed = [];
+    if (testCase.order) for (const caller of allowedCallers) allowed.push(await callOnce(caller));
+    else allowed.push(...(await Promise.all(allowedCallers.map(callOnce))));
+
+    for (const { caller, response } of refusals) {
+      const status = caller === 'none' || caller === 'badKey' ? 401 : 403;
+      expect(response.status, `${caller}: ${JSON.stringify(response.body)}`).toBe(status);
+    }
+    expect(differences(before, after, baseline), 'records written by refused calls').toEqual([]);
+    for (const [index, { caller, status, body }] of allowed.entries()) {
+      const refusedAs = testCase.consumesTarget && index > 0 ? [403] : [401, 403];
+      expect(refusedAs, `${caller}: ${JSON.stringify(body)}`).not.toContain(status);
+      expect(status < 500 || status === 501, `${caller}: ${status} ${JSON.stringify(body)}`).toBe(true);
+    }
+    if (testCase.consumesTarget) expect(allowed[0]?.status, JSON.stringify(allowed[0]?.body)).toBeLessThan(300);
+  });
+});

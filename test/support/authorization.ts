@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { MarkupRecord } from '../../shared/db/items.js';
+import { queryAll, queryPrefix } from '../../shared/db/paging.js';
+import { batchGet } from '../../shared/db/transact.js';
+import { getWorkspace } from '../../shared/db/workspaces.js';
+import { createWorkspaceKey } from '../../shared/domain/organizations.js';
+import { makeOrganization } from './api.js';
+import { addMember } from './conversations.js';
+import { setPlan } from './fixtures.js';
+import { makeFolder } from './markups.js';
+import { createThread, makeTypedMarkup, reply } from './threads.js';
+import { pngBytes, uploadFile } from './uploads.js';
+import { makeSecondWorkspace } from './workspaces.js';
+
+/** The callers of the authorization matrix: no key, a broken key, keys outside the fixture, each member role, and the plain keys. */
+export const CALLERS = ['none', 'badKey', 'otherOrganization', 'otherWorkspace', 'viewer', 'contributor', 'admin', 'owner', 'workspaceKey', 'organizationKey'] as const;
+export type Caller = (typeof CALLERS)[number];
+export const MEMBER_ROLES = ['viewer', 'contributor', 'admin', 'owner'] as const;
+
+const BAD_KEY = `rbk_${'0'.repeat(32)}_${'A'.repeat(43)}`;
+
+/**
+ * One organization whose default workspace holds a record of every kind an operation can act on,
+ * members of every role, and keys outside it; destructive operations get targets of their own.
+ * Records authored by someone are written by the plain workspace key, so a member acting on them
+ * acts on other people's records, except `ownMessages`, one per member role that may write.
+ */
+export async function makeAuthorizationFixture() {
+  const org = await makeOrganization('Matrix');
+  await setPlan(org.organizationId, { storageFeatureEnabled: true, pauseCommentsEnabled: true, markupLimit: null, storageLimitBytes: null });
+  const workspace = (await getWorkspace(org.workspaceId))!;
+  const ref = { organizationId: org.organizationId, workspaceId: org.workspaceId };
+  const [other, second, members] = await Promise.all([
+    makeOrganization(),
+    makeSecondWorkspace(org.orgKey),
+    Promise.all(MEMBER_ROLES.map((role) => addMember(org.workspaceId, role))),
+  ]);
+  const otherWorkspaceKey = await createWorkspaceKey(second.id);
+  const folder = (name: string) => makeFolder(ref, { name: `${name} ${randomUUID().slice(0, 6)}` });
+  const [markup, movedMarkup, deletedMarkup, bulkDeletedMarkup, mainFolder, archivedFolder, movedFolder, deletedFolder] = await Promise.all([
+    makeTypedMarkup(ref, 'image'),
+    makeTypedMarkup(ref, 'image'),
+    makeTypedMarkup(ref, 'image'),
+    makeTypedMarkup(ref, 'image'),
+    folder('Main'),
+    folder('Archived'),
+    folder('Moved'),
+    folder('Deleted'),
+  ]);
+  const [thread, deletedThread] = [await createThread(org.workspaceKey, markup), await createThread(org.workspaceKey, markup)];
+  const message = await reply(org.workspaceKey, thread.id, { content: 'By the workspace key' });
+  const deletedMessage = await reply(org.workspaceKey, thread.id, { content: 'To delete' });
+  const ownMessages: Partial<Record<Caller, string>> = {};
+  for (const [index, role] of MEMBER_ROLES.entries()) {
+    if (role !== 'viewer') ownMessages[role] = (await reply(members[index]!.key, thread.id, { content: `By the ${role}` })).id;
+  }
+  const png = await pngBytes();
+  const upload = (name: string) => uploadFile(org.workspaceKey, { bytes: png, filename: `${name}.png`, contentType: 'image/png', resourceId: mainFolder.id });
+  const [asset, completed] = await Promise.all([upload('asset'), upload('completed')]);
+  const keys: Record<Caller, string | null> = {
+    none: null,
+    badKey: BAD_KEY,
+    otherOrganization: other.orgKey,
+    otherWorkspace: otherWorkspaceKey.apiKey,
+    ...(Object.fromEntries(MEMBER_ROLES.map((role, index) => [role, members[index]!.key])) as Record<(typeof MEMBER_ROLES)[number], string>),
+    workspaceKey: org.workspaceKey,
+    organizationKey: org.orgKey,
+  };
+  return {
+    org,
+    workspace,
+    keys,
+    markup,
+    movedMarkup,
+    deletedMarkup,
+    bulkDeletedMarkup,
+    mainFolder,
+    archivedFolder,
+    movedFolder,
+    deletedFolder,
+    thread,
+    deletedThread,
+    message: message.id as string,
+    deletedMessage: deletedMessage.id as string,
+    ownMessages,
+    asset,
+    completed,
+    png,
+    /** A file id no refused upload policy may leave a record under. */
+    refusedFileId: randomUUID(),
+  };
+}
+
+export type AuthorizationFixture = Awaited<ReturnType<typeof makeAuthorizationFixture>>;
+
+/**
+ * Every DynamoDB record reachable from the fixture, by key, as JSON: the organization's and the
+ * workspace's partitions and lists (workspaces, keys, markups, retained originals), the folder
+ * tree from the root and archive folders, each fixture markup's conversation partition with the
+ * thread and message references, and the fixture's uploads. A refused call must leave it unchanged.
+ */
+export async function snapshotOf(fixture: AuthorizationFixture): Promise<Map<string, string>> {
+  const { org, workspace } = fixture;
+  const records = new Map<string, string>();
+  const add = (items: Record<string, unknown>[]) => {
+    for (const item of items) records.set(`${String(item.PK)}|${String(item.SK)}`, JSON.stringify(item, Object.keys(item).sort()));
+  };
+  const fromIndex = async (index: Parameters<typeof queryAll>[0], partition: string) => {
+    const items: Record<string, unknown>[] = [];
+    for await (const item of queryAll(index, partition)) items.push(item);
+    return items;
+  };
+  const walk = async (folderId: string): Promise<void> => {
+    const children = await fromIndex('GSI1', `CHILDREN#${folderId}`);
+    add(children);
+    await Promise.all(children.filter((child) => child.kind === 'folder').map((child) => walk(child.id as string)));
+  };
+  const markups: MarkupRecord[] = [fixture.markup, fixture.movedMarkup, fixture.deletedMarkup, fixture.bulkDeletedMarkup];
+  const single = (prefix: string, sortKey: string) => (id: string) => ({ PK: `${prefix}#${id}`, SK: sortKey });
+  const singles = [
+    ...[workspace.rootFolderId, workspace.archiveFolderId].map(single('ITEM', 'ITEM')),
+    ...markups.map((markup) => markup.id).map(single('ORIGINAL', 'ORIGINAL')),
+    ...[fixture.thread.id, fixture.deletedThread.id].map(single('THREAD', 'THREAD')),
+    ...[fixture.message, fixture.deletedMessage, ...Object.values(fixture.ownMessages)].map(single('MESSAGE', 'MESSAGE')),
+    ...[fixture.asset.fileId, fixture.completed.fileId, fixture.refusedFileId].map(single('UPLOAD', 'UPLOAD')),
+  ];
+  await Promise.all([
+    queryPrefix(`ORG#${org.organizationId}`, undefined, { consistent: true }).then(add),
+    queryPrefix(`WS#${workspace.id}`, undefined, { consistent: true }).then(add),
+    fromIndex('GSI1', `ORG#${org.organizationId}#WORKSPACES`).then(add),
+    fromIndex('GSI1', `ORG#${org.organizationId}#APIKEYS`).then(add),
+    fromIndex('GSI4', `WS#${workspace.id}#MARKUPS`).then(add),
+    fromIndex('GSI1', `WS#${workspace.id}#ORIGINALS#RETAINED`).then(add),
+    walk(workspace.rootFolderId),
+    walk(workspace.archiveFolderId),
+    batchGet(singles, { consistent: true }).then(add),
+    ...markups.map((markup) => queryPrefix(`MARKUP#${markup.id}`, undefined, { consistent: true }).then(add)),
+  ]);
+  return records;
+}
+
+/**
+ * What changed between two snapshots: keys added, removed or rewritten. Records that allowed calls
+ * created (absent from `baseline`, the fixture as built) may still be rewritten by the workers
+ * (thumbnails, conversions) while later calls run, so only their appearing or vanishing counts.
+ */
+export function differences(before: Map<string, string>, after: Map<string, string>, baseline: Map<string, string>): string[] {
+  const keys = new Set([...before.keys(), ...after.keys()]);
+  return [...keys]
+    .filter((key) => before.get(key) !== after.get(key))
+    .filter((key) => baseline.has(key) || !before.has(key) || !after.has(key))
+    .sort();
+}
