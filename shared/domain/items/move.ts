@@ -2,6 +2,7 @@ import type { Principal } from '../../auth/principal.js';
 import { forEachLimit } from '../../concurrency.js';
 import { getItem, getItems, type FolderRecord, type ItemRecord } from '../../db/items.js';
 import { applyItemChanges, moveItemRecord } from '../../db/item-writes.js';
+import { failIfArmed } from '../../db/faults.js';
 import { moveOriginalToWorkspace } from '../../db/originals.js';
 import { BadRequestError, ConflictError, ForbiddenError, HttpError, NotFoundError, UnprocessableError } from '../../http/errors.js';
 import { accessTo, loadFolderForCaller, loadItemForCaller, requireItemRole, type ItemAccess } from './access.js';
@@ -69,6 +70,7 @@ export async function moveLoaded(item: ItemRecord, destination: FolderRecord, op
   if (outcome === 'item-changed') throw new ConflictError(`Item ${item.id} was moved or deleted by another request; read it again and retry.`);
   if (outcome === 'destination-gone') throw new NotFoundError(`Folder ${destination.id} does not exist.`);
   if (next.kind === 'folder') await names.claim(destination.id, next.name);
+  await failIfArmed('after-move-commit', item.id);
   await carryDescendants(item, next, descendants);
   return next;
 }

@@ -3,6 +3,7 @@ import { AGAIN, withBackoff } from '../../db/backoff.js';
 import { recordEvent } from '../../db/events.js';
 import type { MarkupRecord } from '../../db/items.js';
 import { applyItemChange, moveMarkupRecords } from '../../db/item-writes.js';
+import { failIfArmed } from '../../db/faults.js';
 import { moveOriginalToWorkspace } from '../../db/originals.js';
 import { bestEffort, nextTime } from '../../db/transact.js';
 import { touchWorkspaceActivity } from '../../db/workspaces.js';
@@ -129,7 +130,10 @@ export async function moveMarkups(principal: Principal, markupIds: readonly stri
   const { markups, sourceWorkspaceId, target, at } = moved;
   if (target.workspaceId !== sourceWorkspaceId) {
     // A retained original belongs to its markup's workspace, so it follows the markup.
-    for (const markup of markups.filter((candidate) => candidate.hasRetainedOriginal)) await moveOriginalToWorkspace(markup.id, target.workspaceId);
+    for (const markup of markups.filter((candidate) => candidate.hasRetainedOriginal)) {
+      await failIfArmed('before-original-move', markup.id);
+      await moveOriginalToWorkspace(markup.id, target.workspaceId);
+    }
   }
   await recordActivity(target.workspaceId, [target], at);
   if (target.workspaceId !== sourceWorkspaceId) await bestEffort('workspace activity', () => touchWorkspaceActivity(sourceWorkspaceId));
