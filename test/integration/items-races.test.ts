@@ -67,6 +67,22 @@ describe('Parallel creation of folders with one name', { timeout: 300_000 }, () 
     }
   });
 
+  it(`gives five folders named "Notes" moved in parallel into one folder five distinct names, ${RUNS} times`, async () => {
+    const ws = await makeItemsWorkspace();
+    for (let run = 0; run < RUNS; run += 1) {
+      const destination = await makeFolder(ws.workspaceKey, ws.rootId, `Destination ${run}`);
+      const sources = await Promise.all(Array.from({ length: 5 }, (_, i) => makeFolder(ws.workspaceKey, ws.rootId, `Source ${run}-${i}`)));
+      const notes = await Promise.all(sources.map((source) => makeFolder(ws.workspaceKey, source.id, 'Notes')));
+
+      const answers = await Promise.all(notes.map((folder) => call('PATCH', `/items/${folder.id}/move`, { key: ws.workspaceKey, body: { parentFolderId: destination.id } })));
+
+      expect(answers.map((answer) => answer.status)).toEqual(Array(5).fill(200));
+      const moved = answers.map((answer) => answer.body.data.name as string);
+      expect(new Set(moved.map((name) => name.toLowerCase())).size).toBe(5);
+      expect((await childNames(ws.workspaceKey, destination.id)).sort()).toEqual([...moved].sort());
+    }
+  });
+
   it('lets only one of two parallel renames take a name (the other is a 409), and a released name is free again', async () => {
     const ws = await makeItemsWorkspace();
     for (let run = 0; run < RUNS; run += 1) {
