@@ -1,4 +1,5 @@
 import { loadItemForCaller } from '../../shared/domain/items/access.js';
+import { finishMovesAround } from '../../shared/domain/items/pending-moves.js';
 import { describeItem } from '../../shared/domain/items/read.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { ItemParams, ItemSchema } from './schemas.js';
@@ -13,5 +14,10 @@ export const getItemOperation = operation({
   permission: 'item:read',
   params: ItemParams,
   responses: [{ status: 200, description: 'The folder with its ancestors, or the markup', schema: ItemSchema }],
-  handle: async ({ principal, params, origin, appUrl }) => ok(await describeItem(await loadItemForCaller(principal, params.id), { origin, appUrl })),
+  handle: async ({ principal, params, origin, appUrl }) => {
+    let access = await loadItemForCaller(principal, params.id);
+    // A move cut short after its commit shows its tree in two workspaces: reading it finishes it first.
+    if (await finishMovesAround(access.item)) access = await loadItemForCaller(principal, params.id, { consistent: true });
+    return ok(await describeItem(access, { origin, appUrl }));
+  },
 });

@@ -1,4 +1,5 @@
 import { loadFolderForCaller } from '../../shared/domain/items/access.js';
+import { finishMovesAround } from '../../shared/domain/items/pending-moves.js';
 import { listChildItems } from '../../shared/domain/items/read.js';
 import { okPage, operation } from '../../shared/http/route.js';
 import { ChildItemsQuery, ChildItemPageSchema, ItemParams } from './schemas.js';
@@ -20,7 +21,9 @@ export const listChildItemsOperation = operation({
   query: ChildItemsQuery,
   responses: [{ status: 200, description: 'A page of child items (under `items`) with hasMore, nextCursor and prevCursor', schema: ChildItemPageSchema }],
   handle: async ({ principal, params, query, appUrl }) => {
-    const folder = await loadFolderForCaller(principal, params.id);
+    let folder = await loadFolderForCaller(principal, params.id);
+    // A move cut short after its commit shows its tree in two workspaces: reading it finishes it first.
+    if (await finishMovesAround(folder.item)) folder = await loadFolderForCaller(principal, params.id, { consistent: true });
     const page = await listChildItems(folder, query, { appUrl });
     return okPage(page.items, page, 'items');
   },

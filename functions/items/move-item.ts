@@ -1,5 +1,5 @@
 import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
-import { authorizeMove, moveItem } from '../../shared/domain/items/move.js';
+import { authorizeMove, MAX_CARRIED_ITEMS, moveItem } from '../../shared/domain/items/move.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { FolderItemSchema, ItemParams, MoveItemBody } from './schemas.js';
 
@@ -10,7 +10,10 @@ export const moveItemOperation = operation({
     'The item keeps its id. 404: unknown item, or parentFolderId unknown or a markup. 403: either end outside the key\'s scope; a ' +
     'workspace key moving into another workspace; a role below contributor. 422: moving the workspace root or archive folder; moving a ' +
     `folder into itself or its own subfolder; a move that would nest folders more than ${MAX_FOLDER_DEPTH} levels below the root ` +
-    '(destination depth + 1 + height of the moved tree). 409: the item was moved or deleted meanwhile. A folder whose name is taken ' +
+    `(destination depth + 1 + height of the moved tree); a move that would carry more than ${MAX_CARRIED_ITEMS} folders and markups along ` +
+    '(the folders below, and the markups below when they change workspace): move the subfolders first. 409: the item was moved or ' +
+    'deleted meanwhile. Crossing moves (X into Y while Y into X) never both succeed: the later one sees the new ancestry (422). ' +
+    'A move that failed after it took effect is finished by repeating it (or by reading the item). A folder whose name is taken ' +
     'at the destination (case-insensitive) takes `fallbackName`, else a numeric suffix; markups keep their names. Organization keys may ' +
     'move into another workspace of the organization: everything below the item moves with it. Moving an item to where it already is ' +
     'changes nothing.',

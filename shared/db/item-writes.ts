@@ -5,6 +5,7 @@ import { getDb } from '../clients.js';
 import { AGAIN, withBackoff } from './backoff.js';
 import { isTransactionConflict } from './errors.js';
 import { itemDiff, itemKey, itemUpdate, toItem, type FolderRecord, type ItemRecord, type ItemUpdateOptions, type MarkupRecord } from './items.js';
+import { claimName, releaseName } from './folder-names.js';
 import { putNew, transactUnlessConditionFails, tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
 
 /**
@@ -75,35 +76,126 @@ export async function applyItemChanges(changes: readonly { current: ItemRecord; 
 export const touched = (folder: FolderRecord, at: number): FolderRecord => ({ ...folder, activityAt: Math.max(folder.activityAt, at) });
 
 /**
- * Creates a folder record and marks activity on its parent, in one transaction. False when the
- * parent is gone (deleted meanwhile); transactions colliding on the parent are retried.
+ * Creates a folder record, claims its name under the parent and marks activity on the parent, in
+ * one transaction; transactions colliding on the parent are retried. 'parent-gone' when the parent
+ * was deleted meanwhile, 'name-taken' when a sibling holds the name.
  */
-export async function insertFolderRecord(record: FolderRecord, parent: FolderRecord, at: number): Promise<boolean> {
+export async function insertFolderRecord(record: FolderRecord, parent: FolderRecord, at: number): Promise<'created' | 'parent-gone' | 'name-taken'> {
   const touch = itemUpdate(parent, touched(parent, at));
-  const failed = await transactUnlessConditionFails([putNew(toItem(record)), ...(touch ? [{ Update: touch }] : [])]);
-  if (failed === 1) return false;
+  const parentCheck: TransactItem = touch ? { Update: touch } : { ConditionCheck: existsCheck(parent.id) };
+  const failed = await transactUnlessConditionFails([putNew(toItem(record)), parentCheck, ...claimName(record)]);
+  if (failed === 1) return 'parent-gone';
+  if (failed === 2) return 'name-taken';
   if (failed !== undefined) throw new Error(`Folder ${record.id} could not be created: item ${failed} of its transaction failed its condition.`);
-  return true;
+  return 'created';
+}
+
+const existsCheck = (itemId: string): ConditionCheck => ({
+  TableName: getConfig().tableName,
+  Key: itemKey(itemId),
+  ConditionExpression: 'attribute_exists(PK)',
+});
+
+type ConditionCheck = NonNullable<TransactItem['ConditionCheck']>;
+
+/**
+ * Renames a folder: the record (condition: still under the parent and with the name it was read
+ * with) and its name claim (the old one released, the new one taken) change in one transaction.
+ * 'changed' when the folder was deleted, moved or renamed meanwhile; 'name-taken' when a sibling
+ * holds the name.
+ */
+export async function renameFolderRecord(current: FolderRecord, next: FolderRecord): Promise<'renamed' | 'changed' | 'name-taken'> {
+  const update = itemUpdate(current, next, {
+    when: {
+      expression: '#parent = :parent AND #name = :name',
+      names: { '#parent': 'parentFolderId', '#name': 'name' },
+      values: { ':parent': current.parentFolderId, ':name': current.name },
+    },
+  });
+  if (!update) return 'renamed';
+  // Only the case changes: the claim (keyed by the lower-cased name) stays as it is.
+  const claims = current.name.toLowerCase() === next.name.toLowerCase() ? [] : [...releaseName(current), ...claimName(next)];
+  const failed = await transactUnlessConditionFails([{ Update: update }, ...claims]);
+  if (failed === 0 || failed === 1) return 'changed';
+  if (failed === 2) return 'name-taken';
+  return 'renamed';
 }
 
 /**
- * Moves one item record to `next` (a new parent `destination`) and marks activity on the
- * destination, in one transaction. The item must still be where it was read (same parent and
- * workspace): 'item-changed' otherwise; 'destination-gone' when the destination folder was deleted.
+ * Moves one item record to `next` under `destination` and marks activity on the destination, in
+ * one transaction that also holds the destination's ancestry as read: `ancestors` are the folders
+ * from the root down to the destination's parent, and each of them (and the destination) must still
+ * have the parent it had when read. Since transactions are serializable, two crossing moves (X into
+ * Y, Y into X) cannot both commit: the second finds an ancestor moved, so no folder can end up
+ * below itself. A folder's name claim moves too.
+ *
+ * 'item-changed': the item is no longer where it was read (or a move of it is still pending);
+ * 'ancestry-changed': the destination or one of its ancestors moved or is gone (read again);
+ * 'name-taken': a folder under the destination holds the name.
  */
-export async function moveItemRecord(item: ItemRecord, next: ItemRecord, destination: FolderRecord, at: number): Promise<'moved' | 'item-changed' | 'destination-gone'> {
+export async function moveItemRecord(
+  item: ItemRecord,
+  next: ItemRecord,
+  destination: FolderRecord,
+  ancestors: readonly FolderRecord[],
+  at: number,
+): Promise<'moved' | 'item-changed' | 'ancestry-changed' | 'name-taken'> {
   const move = itemUpdate(item, next, {
     when: {
-      expression: '#from = :from AND #ws = :ws',
-      names: { '#from': 'parentFolderId', '#ws': 'workspaceId' },
+      expression: '#from = :from AND #ws = :ws AND attribute_not_exists(#pending)',
+      names: { '#from': 'parentFolderId', '#ws': 'workspaceId', '#pending': 'pendingMoveFrom' },
       values: { ':from': item.parentFolderId, ':ws': item.workspaceId },
     },
   });
-  const touch = itemUpdate(destination, touched(destination, at));
-  const failed = await transactUnlessConditionFails([move, touch].flatMap((update) => (update ? [{ Update: update }] : [])));
+  if (!move) return 'moved';
+  const settled = settledUnder(destination);
+  const touch = itemUpdate(destination, touched(destination, at), settled ? { when: settled } : {});
+  const destinationCheck: TransactItem = touch ? { Update: touch } : { ConditionCheck: parentCheck(destination) };
+  // The root and archive folders never move, so only the folders below them are checked.
+  const ancestry = ancestors.filter((folder) => folder.parentFolderId).map((folder): TransactItem => ({ ConditionCheck: parentCheck(folder) }));
+  const claims = item.kind === 'folder' && next.kind === 'folder' ? [...releaseName(item), ...claimName(next)] : [];
+  const items: TransactItem[] = [{ Update: move }, destinationCheck, ...ancestry, ...claims];
+  const failed = await transactUnlessConditionFails(items);
+  if (failed === undefined) return 'moved';
   if (failed === 0) return 'item-changed';
-  if (failed === 1) return 'destination-gone';
-  return 'moved';
+  if (failed <= ancestry.length + 1) return 'ancestry-changed';
+  return failed === items.length - 1 ? 'name-taken' : 'item-changed';
+}
+
+/**
+ * The condition that a folder below the root still has the parent it was read with and carries no
+ * pending move (a subtree whose move is unfinished takes nothing in until it is finished).
+ */
+function settledUnder(folder: FolderRecord): NonNullable<ItemUpdateOptions['when']> | undefined {
+  if (!folder.parentFolderId) return undefined;
+  return {
+    expression: '#parent = :parent AND attribute_not_exists(#pending)',
+    names: { '#parent': 'parentFolderId', '#pending': 'pendingMoveFrom' },
+    values: { ':parent': folder.parentFolderId },
+  };
+}
+
+/** A ConditionCheck of `settledUnder` (for the root and archive folders: that they exist). */
+function parentCheck(folder: FolderRecord): ConditionCheck {
+  const settled = settledUnder(folder);
+  if (!settled) return existsCheck(folder.id);
+  return {
+    TableName: getConfig().tableName,
+    Key: itemKey(folder.id),
+    ConditionExpression: settled.expression,
+    ExpressionAttributeNames: settled.names,
+    ExpressionAttributeValues: settled.values,
+  };
+}
+
+/**
+ * Clears an item's `pendingMoveFrom` once what its move carries has followed, only while it is still
+ * that move's marker. False when another request cleared it first (or the item is gone).
+ */
+export async function clearPendingMove(item: ItemRecord): Promise<boolean> {
+  if (!item.pendingMoveFrom) return true;
+  const { pendingMoveFrom: _done, ...rest } = item;
+  return applyItemChange(item, rest as ItemRecord, { when: { expression: '#pending = :pending', names: { '#pending': 'pendingMoveFrom' }, values: { ':pending': item.pendingMoveFrom } } });
 }
 
 /**

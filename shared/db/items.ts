@@ -27,6 +27,12 @@ interface ItemBase {
   activityAt: number;
   /** Where an archived item came from: the folder names from the root down (for restore withPath). */
   archivedFromPath?: string[];
+  /**
+   * Set, to the workspace the item left, by the transaction that moved it while what the move
+   * carries along (subfolders, markups, retained originals) has yet to follow; cleared once it has.
+   * No move of the item, nor into the tree below it, commits while it is set.
+   */
+  pendingMoveFrom?: string;
 }
 
 export interface FolderRecord extends ItemBase {
@@ -220,8 +226,8 @@ export async function getItem(itemId: string, consistent = false): Promise<ItemR
 }
 
 /** Items by id (at most 100 per call to DynamoDB; any number here), in no particular order. */
-export async function getItems(itemIds: string[]): Promise<ItemRecord[]> {
-  return (await batchGet(itemIds.map(itemKey))).map(fromItem);
+export async function getItems(itemIds: string[], consistent = false): Promise<ItemRecord[]> {
+  return (await batchGet(itemIds.map(itemKey), { consistent })).map(fromItem);
 }
 
 // Writes that keep index keys in step without overwriting concurrent changes

@@ -1,5 +1,5 @@
 import { getItems, type FolderRecord, type ItemRecord } from '../../db/items.js';
-import { NotFoundError } from '../../http/errors.js';
+import { ConflictError, NotFoundError } from '../../http/errors.js';
 import type { ItemAccess } from './access.js';
 import { insertFolder } from './create.js';
 import { moveLoaded } from './move.js';
@@ -20,7 +20,7 @@ async function ensurePath(base: FolderRecord, names: readonly string[], made: Ma
     const key = `${current.id}\u0001${lowerName(name)}`;
     let next = made.get(key);
     if (!next) {
-      next = (await subfolders(current.id)).find((folder) => lowerName(folder.name) === lowerName(name)) ?? (await insertFolder(current, name));
+      next = await subfolderNamed(current, name);
       await siblings.claim(current.id, next.name);
       made.set(key, next);
     }
@@ -28,6 +28,22 @@ async function ensurePath(base: FolderRecord, names: readonly string[], made: Ma
   }
   return current;
 }
+
+/** The subfolder of `parent` named `name` (case-insensitive), created when there is none; a concurrent creation of it is reused. */
+async function subfolderNamed(parent: FolderRecord, name: string): Promise<FolderRecord> {
+  const existing = async () => (await subfolders(parent.id)).find((folder) => lowerName(folder.name) === lowerName(name));
+  for (let attempt = 0; attempt < PATH_ATTEMPTS; attempt += 1) {
+    const found = await existing();
+    if (found) return found;
+    // Exactly this name or none: a lost claim means another request just created it.
+    const created = await insertFolder(parent, new Set(), (taken) => (taken.has(lowerName(name)) ? undefined : name));
+    if (created) return created;
+  }
+  throw new ConflictError(`Folder "${name}" in folder ${parent.id} is being created and deleted by other requests; try again.`);
+}
+
+/** Reads of a path folder a concurrent creation may need before its index shows it. */
+const PATH_ATTEMPTS = 5;
 
 interface Relocation {
   item: ItemRecord;

@@ -3,13 +3,15 @@ import {
   MAX_FOLDER_DEPTH,
   childrenPartition,
   fromItem,
+  getItem,
+  getItems,
   subfoldersPartition,
   type FolderRecord,
   type ItemRecord,
   type MarkupRecord,
 } from '../../db/items.js';
 import { queryAll } from '../../db/paging.js';
-import { UnprocessableError } from '../../http/errors.js';
+import { ConflictError, UnprocessableError } from '../../http/errors.js';
 import { lowerName } from './names.js';
 
 /** Parallel reads (one Query per folder) one tree operation keeps in flight. */
@@ -55,6 +57,43 @@ export async function markupsIn(folders: readonly FolderRecord[]): Promise<Marku
     }
   });
   return found;
+}
+
+/** A folder with the folders above it, root first, as its parent links say (not its `ancestorIds`). */
+export interface Ancestry {
+  folder: FolderRecord;
+  ancestors: FolderRecord[];
+}
+
+/** True when `ancestors` is exactly the chain of parent links from the root down to `folder`. */
+function linked(folder: FolderRecord, ancestors: readonly (FolderRecord | undefined)[]): ancestors is FolderRecord[] {
+  const chain = [...ancestors, folder];
+  return chain.every((link, i) => link !== undefined && link.kind === 'folder' && link.parentFolderId === (i === 0 ? null : chain[i - 1]!.id));
+}
+
+/**
+ * The folder `folderId` and its ancestors, read consistently, undefined when it is no folder. The
+ * chain follows `parentFolderId`, which every move changes in its committing transaction, so it is
+ * right even while a moved tree's `ancestorIds` are still being rebased: the stored ids are tried
+ * first (one BatchGet) and the links walked one by one only when they do not match.
+ */
+export async function ancestryOf(folderId: string): Promise<Ancestry | undefined> {
+  const folder = await getItem(folderId, true);
+  if (folder?.kind !== 'folder') return undefined;
+  const byId = new Map((await getItems(folder.ancestorIds, true)).map((item) => [item.id, item as FolderRecord]));
+  const guess = folder.ancestorIds.map((id) => byId.get(id));
+  if (linked(folder, guess)) return { folder, ancestors: guess };
+  const ancestors: FolderRecord[] = [];
+  let link = folder;
+  while (link.parentFolderId) {
+    const parent = await getItem(link.parentFolderId, true);
+    if (parent?.kind !== 'folder' || ancestors.length > MAX_FOLDER_DEPTH || ancestors.some((a) => a.id === parent.id)) {
+      throw new ConflictError(`The folders above ${folderId} are being changed by another request; try again.`);
+    }
+    ancestors.unshift(parent);
+    link = parent;
+  }
+  return { folder, ancestors };
 }
 
 /** How many folder levels lie below `folder` (0 when it has no subfolders). */

@@ -3,11 +3,12 @@ import { AGAIN, withBackoff } from '../../db/backoff.js';
 import { recordEvent } from '../../db/events.js';
 import type { MarkupRecord } from '../../db/items.js';
 import { applyItemChange, moveMarkupRecords } from '../../db/item-writes.js';
-import { moveOriginalToWorkspace } from '../../db/originals.js';
+import { failIfArmed } from '../../db/faults.js';
 import { bestEffort, nextTime } from '../../db/transact.js';
 import { touchWorkspaceActivity } from '../../db/workspaces.js';
 import { BadRequestError, ConflictError, FeatureNotEnabledError } from '../../http/errors.js';
 import { deleteItemRecords } from '../deletion.js';
+import { finishPendingMove } from '../items/pending-moves.js';
 import { loadMarkup, loadMarkups, requireDistinct, roleAccessFor, type MarkupAccess } from './access.js';
 import { recordActivity } from './activity.js';
 import { loadTargetFolder } from './placement.js';
@@ -88,7 +89,9 @@ export async function deleteMarkups(principal: Principal, markupIds: readonly st
  * Moves markups into `targetFolderId`, all or nothing, in one transaction (Move rules 1 and 2):
  * every source must be a markup of one workspace (400 otherwise); a workspace key moves only
  * within its workspace; an organization key may move into another workspace of its organization.
- * The caller needs the route's permission (`item:update`) in the source and the destination workspace.
+ * The caller needs the route's permission (`item:update`) in the source and the destination workspace. Across
+ * workspaces, a markup with a retained original is marked `pendingMoveFrom` in that transaction and
+ * its original follows after (`finishPendingMove`); a repeated request finishes what a failed one left.
  */
 export async function moveMarkups(principal: Principal, markupIds: readonly string[], targetFolderId: string): Promise<void> {
   requireDistinct(markupIds, 'markupIds');
@@ -102,26 +105,33 @@ export async function moveMarkups(principal: Principal, markupIds: readonly stri
       await roleAccessFor(principal, markups[0]!);
       // Move rule 1 comes with the folder's scope check: a workspace key reaches no other workspace's folder (403).
       const { item: target } = await loadTargetFolder(principal, targetFolderId, 'targetFolderId', { allowArchive: true });
+      const unfinished = markups.filter((markup) => markup.pendingMoveFrom);
+      if (unfinished.length > 0) {
+        for (const markup of unfinished) await finishPendingMove(markup);
+        return AGAIN;
+      }
 
       const at = Date.now();
       const moves = markups.flatMap((markup) => {
         if (markup.parentFolderId === target.id) return [];
         const time = Math.max(at, markup.modifiedAt + 1);
         const next: MarkupRecord = { ...markup, parentFolderId: target.id, workspaceId: target.workspaceId, modifiedAt: time, activityAt: time };
+        if (markup.hasRetainedOriginal && markup.workspaceId !== target.workspaceId) next.pendingMoveFrom = markup.workspaceId;
         return [{ current: markup, next }];
       });
       if (moves.length === 0) return undefined;
       // The destination must still be the same live folder when the markups land in it.
       if (!(await moveMarkupRecords(moves, target))) return AGAIN;
-      return { markups, sourceWorkspaceId, target, at };
+      return { moves, sourceWorkspaceId, target, at };
     },
     { ...WRITE_RETRY, exhausted: () => new ConflictError('The markups or the folder are being changed by another request; try again.') },
   );
   if (!moved) return;
-  const { markups, sourceWorkspaceId, target, at } = moved;
-  if (target.workspaceId !== sourceWorkspaceId) {
-    // A retained original belongs to its markup's workspace, so it follows the markup.
-    for (const markup of markups.filter((candidate) => candidate.hasRetainedOriginal)) await moveOriginalToWorkspace(markup.id, target.workspaceId);
+  const { moves, sourceWorkspaceId, target, at } = moved;
+  // A retained original belongs to its markup's workspace, so it follows the markup.
+  for (const { next } of moves.filter((move) => move.next.pendingMoveFrom)) {
+    await failIfArmed('before-original-move', next.id);
+    await finishPendingMove(next);
   }
   await recordActivity(target.workspaceId, [target], at);
   if (target.workspaceId !== sourceWorkspaceId) await bestEffort('workspace activity', () => touchWorkspaceActivity(sourceWorkspaceId));
