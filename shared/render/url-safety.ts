@@ -150,10 +150,10 @@ export type Resolve = (host: string) => Promise<string[]>;
 export const systemResolve: Resolve = async (host) => (await lookup(host, { all: true, verbatim: true })).map(({ address }) => address);
 
 /**
- * The one address to connect to for `host` (a name or an address literal in any notation): the name
- * is resolved once, and every address it resolves to must pass `allowed`, so the caller connects
- * to exactly the address that was checked and a second resolution (DNS rebinding) cannot redirect
- * it. Throws UnsafeUrlError naming the refused address.
+ * The one address to connect to for `host` (a name or an address literal in any notation; IPv4
+ * preferred): the name is resolved once, and every address it resolves to must pass `allowed`, so
+ * the caller connects to exactly the address that was checked and a second resolution (DNS
+ * rebinding) cannot redirect it. Throws UnsafeUrlError naming the refused address.
  */
 export async function pinAddress(host: string, allowed: AddressPolicy, resolve: Resolve = systemResolve): Promise<string> {
   const bare = host.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
@@ -164,9 +164,10 @@ export async function pinAddress(host: string, allowed: AddressPolicy, resolve: 
   if (addresses.length === 0) throw new UnsafeUrlError(`The host ${host} could not be resolved.`);
   const blocked = addresses.find((address) => !allowed(address));
   if (blocked) throw new UnsafeUrlError(`The host ${host} resolves to a private, loopback or link-local address (${blocked}).`);
-  const first = addresses[0]!;
-  const normal = parseAddress(first)!;
-  return normal.family === 4 ? numberToV4(normal.value) : first;
+  // IPv4 first: Lambda's network (like many) has no IPv6 egress, and every address passed the check.
+  const parsed = addresses.map((address) => ({ address, ...parseAddress(address)! }));
+  const chosen = parsed.find((entry) => entry.family === 4) ?? parsed[0]!;
+  return chosen.family === 4 ? numberToV4(chosen.value) : chosen.address;
 }
 
 function numberToV4(value: bigint): string {

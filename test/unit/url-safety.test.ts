@@ -101,6 +101,7 @@ describe('every notation of a private address is refused (issue 18, item 8)', ()
     await expect(pinAddress('rebind.example', addressPolicy('aws'), rebinding)).resolves.toBe('93.184.216.34');
     await expect(pinAddress('0x5d.0xb8.0xd8.0x22', addressPolicy('aws'), rebinding)).resolves.toBe('93.184.216.34');
     expect(lookups).toBe(1);
+    await expect(pinAddress('dual.example', addressPolicy('aws'), async () => ['2606:4700:4700::1111', '1.1.1.1'])).resolves.toBe('1.1.1.1');
   });
 
   it('allows loopback on the local stack only, never the metadata service or private networks', () => {
