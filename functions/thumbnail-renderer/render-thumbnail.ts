@@ -1,3 +1,6 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import * as v from 'valibot';
 import { getS3 } from '../../shared/clients.js';
@@ -7,7 +10,8 @@ import { setThumbnail, thumbnailObjectKey } from '../../shared/db/thumbnails.js'
 import { defineJob } from '../../shared/events/queue-worker.js';
 import { logger } from '../../shared/logger.js';
 import { findChromium, RenderError, renderThumbnail } from '../../shared/render/chromium.js';
-import { assertPublicUrl, UnsafeUrlError } from '../../shared/render/url-safety.js';
+import type { NetworkGuard } from '../../shared/render/guarded-proxy.js';
+import { addressPolicy, pinAddress, UnsafeUrlError } from '../../shared/render/url-safety.js';
 import { QUEUES } from '../../shared/queues.js';
 
 const MAX_REDIRECTS = 5;
@@ -50,9 +54,10 @@ async function render(url: string): Promise<Outcome> {
   const config = getConfig();
   const chromium = await findChromium(config);
   if (!chromium) return { state: 'unavailable', error: 'No page renderer (Chromium) is installed on this stack.' };
+  const guard: NetworkGuard = { allowed: addressPolicy(config.mode) };
   try {
-    const final = await reachableUrl(url, config.mode === 'aws');
-    return { state: 'ready', png: await renderThumbnail(chromium, final) };
+    const final = await reachableUrl(url, guard);
+    return { state: 'ready', png: await renderThumbnail(chromium, final, { guard }) };
   } catch (error) {
     if (error instanceof UnsafeUrlError || error instanceof RenderError || error instanceof PageError) return { state: 'unavailable', error: error.message };
     throw error;
@@ -62,28 +67,49 @@ async function render(url: string): Promise<Outcome> {
 class PageError extends Error {}
 
 /**
- * Follows redirects by hand, checking every hop against private addresses on a deployed stack (a
- * public page must not redirect the renderer into the stack's own network), and fails fast on pages
- * that cannot be loaded instead of screenshotting an error page.
+ * Follows redirects by hand and fails fast on pages that cannot be loaded instead of screenshotting
+ * an error page. Every hop connects to the one address `pinAddress` checked (the local stack allows
+ * loopback, a deployed one public addresses only), so neither a redirect nor a second DNS answer
+ * can point this probe into the stack's own network.
  */
-async function reachableUrl(start: string, guard: boolean): Promise<string> {
+async function reachableUrl(start: string, guard: NetworkGuard): Promise<string> {
   let current = start;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-    if (guard) await assertPublicUrl(current);
-    let response: Response;
-    try {
-      response = await fetch(current, { redirect: 'manual', signal: AbortSignal.timeout(10_000), headers: { 'user-agent': 'ReviewBoardRenderer/1.0' } });
-    } catch (error) {
-      throw new PageError(`The page could not be loaded: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`);
-    }
-    await response.body?.cancel();
-    const location = response.headers.get('location');
-    if (response.status >= 300 && response.status < 400 && location) {
+    const url = new URL(current);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrlError(`Only http and https URLs can be rendered (got ${url.protocol}).`);
+    const address = await pinAddress(url.hostname, guard.allowed, guard.resolve);
+    const { status, location } = await probe(url, address);
+    if (status >= 300 && status < 400 && location) {
       current = new URL(location, current).href;
       continue;
     }
-    if (response.status >= 400) throw new PageError(`The page answered HTTP ${response.status}.`);
+    if (status >= 400) throw new PageError(`The page answered HTTP ${status}.`);
     return current;
   }
   throw new PageError(`The page redirected more than ${MAX_REDIRECTS} times.`);
+}
+
+/** One GET of `url` from exactly `address`, reading only the status and the redirect target. */
+function probe(url: URL, address: string): Promise<{ status: number; location: string | undefined }> {
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const name = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      {
+        host: address,
+        port: url.port || (url.protocol === 'https:' ? 443 : 80),
+        path: `${url.pathname}${url.search}`,
+        headers: { host: url.host, 'user-agent': 'ReviewBoardRenderer/1.0' },
+        ...(isIP(name) ? {} : { servername: name }),
+        timeout: 10_000,
+      },
+      (response) => {
+        resolve({ status: response.statusCode ?? 502, location: response.headers.location });
+        response.destroy();
+      },
+    );
+    outgoing.on('timeout', () => outgoing.destroy(new Error('no answer within 10 s')));
+    outgoing.on('error', (error) => reject(new PageError(`The page could not be loaded: ${error.message}`)));
+    outgoing.end();
+  });
 }

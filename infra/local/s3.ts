@@ -11,9 +11,10 @@ export interface LocalS3 {
 }
 
 /**
- * s3rver stores the objects; our front before it enforces presigned-POST policies as S3 does and
- * emits ObjectCreated notifications shaped like AWS's (s3rver ignores policies and leaves keys
- * unencoded in its own events, so those are not used).
+ * s3rver stores the objects; our front before it refuses what S3 refuses (unsigned or mis-signed
+ * requests, presigned-POST policy violations, with the form judged before its file is read), stores
+ * tagging s3rver ignores, and emits ObjectCreated notifications shaped like AWS's (s3rver ignores
+ * policies and leaves keys unencoded in its own events, so those are not used).
  */
 export async function startLocalS3(options: {
   directory: string;

@@ -3,6 +3,7 @@ import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startGuardedProxy, type NetworkGuard } from './guarded-proxy.js';
 
 /** Layout size of the rendered page in CSS pixels; the PNG is half of it (device scale 0.5). */
 export const VIEWPORT = { width: 1280, height: 800 } as const;
@@ -44,11 +45,16 @@ export class RenderError extends Error {
 /**
  * Screenshots `url` with headless Chromium into a PNG of THUMBNAIL size. Runs in a fresh profile with
  * background networking off (this machine's closed network otherwise makes Chromium retry forever)
- * and is killed after `timeoutMs`.
+ * and is killed after `timeoutMs`. Every connection Chromium makes goes through a guarded proxy
+ * (see startGuardedProxy) that connects only to addresses `guard` allows; Chromium itself resolves
+ * no names (every name maps to NOTFOUND but the proxy's address), does not bypass the proxy for
+ * loopback, and sends WebRTC's UDP nowhere but through the proxy.
  */
-export async function renderThumbnail(chromium: ChromiumBinary, url: string, timeoutMs = 30_000): Promise<Buffer> {
+export async function renderThumbnail(chromium: ChromiumBinary, url: string, options: { guard: NetworkGuard; timeoutMs?: number }): Promise<Buffer> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const dir = await mkdtemp(join(tmpdir(), 'render-'));
   const output = join(dir, 'thumbnail.png');
+  const proxy = await startGuardedProxy(options.guard);
   try {
     const args = [
       ...chromium.args.filter((flag) => !flag.startsWith('--window-size') && !flag.startsWith('--headless')),
@@ -64,6 +70,10 @@ export async function renderThumbnail(chromium: ChromiumBinary, url: string, tim
       '--disable-sync',
       '--disable-quic',
       '--disable-extensions',
+      `--proxy-server=${proxy.url}`,
+      '--proxy-bypass-list=<-loopback>',
+      '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
+      '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
       `--user-data-dir=${join(dir, 'profile')}`,
       `--window-size=${VIEWPORT.width},${VIEWPORT.height}`,
       `--force-device-scale-factor=${THUMBNAIL.width / VIEWPORT.width}`,
@@ -90,6 +100,7 @@ export async function renderThumbnail(chromium: ChromiumBinary, url: string, tim
       throw new RenderError('Chromium produced no screenshot');
     });
   } finally {
+    await proxy.close();
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -11,6 +11,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { createPresignedPost, type PresignedPost } from '@aws-sdk/s3-presigned-post';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Event } from 'aws-lambda';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -401,7 +402,8 @@ describe('S3 front: proxied S3 REST API', () => {
   });
 
   it('passes errors from s3rver through unchanged', async () => {
-    const response = await fetch(`${front.url}/${bucket}/does-not-exist-${randomUUID()}`);
+    // Signed: the front answers unsigned requests 403 itself, as S3 does for a private bucket.
+    const response = await fetch(await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: `does-not-exist-${randomUUID()}` })));
 
     expect(response.status).toBe(404);
     expect(s3Error(await response.text()).code).toBe('NoSuchKey');
