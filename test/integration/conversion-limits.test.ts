@@ -11,6 +11,7 @@ import { convertTiff } from '../../shared/convert/tiff.js';
 import { convertVideo } from '../../shared/convert/video.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
+import { call } from '../support/api.js';
 import { conversionClients, keysUnder, makePendingMarkup, sendJob, waitUntilDrained, waitUntilReady } from '../support/conversion-jobs.js';
 import { makePdf, makePsd, makeVideo } from '../support/sample-files.js';
 
@@ -59,6 +60,23 @@ describe('conversion limits end in the final failed state with the reason, check
     expect((await getStorageBreakdown(org.organizationId)).pdfs).toBe(0);
     await expectAcknowledged();
   }, 60_000);
+
+  it('converts a PDF at the page limit, and GET /markups/{id} stays bounded', async () => {
+    const pages = CONVERSION_LIMITS.maxPages;
+    const bytes = await makePdf(Array.from({ length: pages }, () => ({ width: 40, height: 40 })));
+    const { org, markup } = await makePendingMarkup(clients, { type: 'pdf', bytes, filename: 'at-limit.pdf', mimeType: 'application/pdf' });
+
+    await sendJob(clients, markup.id);
+    const done = await waitUntilReady(markup.id, 240_000);
+    const read = await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey });
+    // 266 KB measured, against 1.3 MB for the 2,500-page PDF the issue reports.
+    const responseBytes = Buffer.byteLength(JSON.stringify(read.body));
+
+    expect(done.conversionStatus).toBe('ready');
+    expect(read.status).toBe(200);
+    expect(read.body.data.document.pages).toHaveLength(pages);
+    expect(responseBytes).toBeLessThan(400_000);
+  }, 300_000);
 
   it('fails a Photoshop document over the pixel limit from its header, on its only attempt', async () => {
     const bytes = oversizedPsdHeader(10_000, 6_000);
