@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-d
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
 import { storageDelta } from './storage.js';
-import { tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
+import { transactUnlessConditionFails, tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
 import { itemKey } from './items.js';
 
 /**
@@ -84,9 +84,11 @@ export async function archiveOriginal(record: OriginalRecord, at = new Date().to
       ExpressionAttributeValues: { ':false': false },
     },
   };
-  const [failed] = await tryTransact([...archive, markupFlags, ...extra]);
+  // Every archive of an organization moves its one storage counter: concurrent archives (a job's
+  // batches, a conversion's NEVER_STORE) collide there and are retried rather than failed.
+  const failed = await transactUnlessConditionFails([...archive, markupFlags, ...extra]);
   if (failed === undefined) return true;
-  if (failed === 2) return (await tryTransact([...archive, ...extra])).length === 0;
+  if (failed === 2) return (await transactUnlessConditionFails([...archive, ...extra])) === undefined;
   return false;
 }
 

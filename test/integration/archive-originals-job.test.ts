@@ -36,6 +36,26 @@ describe('archive jobs page through originals, bounded per invocation, counting 
     expect((await getStorageBreakdown(org.organizationId)).originals).toBe(0);
   });
 
+  it('counts each original once when a batch and its duplicate run at the same time (20 runs of the race)', async () => {
+    const org = await makeOrganization();
+    for (let run = 0; run < 20; run += 1) {
+      const originals = [];
+      for (let i = 0; i < 3; i += 1) originals.push(await makeRetainedOriginal({ workspaceId: org.workspaceId, organizationId: org.organizationId, filesize: 10 }));
+      const record = newArchiveJob({ workspaceId: org.workspaceId, includeKept: true, expectedCount: 3 });
+      await insertArchiveJob(record);
+      const job: ArchiveOriginalsJob = { type: 'archive-originals', jobId: record.jobId, workspaceId: org.workspaceId, includeKept: true };
+      const chain = async () => {
+        for (let next: ArchiveOriginalsJob | undefined = job; next; next = await archiveOriginalsBatch(next, 2));
+      };
+
+      await Promise.all([chain(), chain()]);
+
+      expect(await archivedStates(originals.map((original) => original.markupId))).toBe(3);
+      expect(await getArchiveJob(record.jobId)).toMatchObject({ archivedCount: 3, state: 'done' });
+      expect((await getStorageBreakdown(org.organizationId)).originals).toBe(0);
+    }
+  }, 120_000);
+
   it('finishes at once, counting nothing, when the workspace has no retained original', async () => {
     const org = await makeOrganization();
     const record = newArchiveJob({ workspaceId: org.workspaceId, includeKept: false, expectedCount: 0 });
