@@ -46,6 +46,8 @@ export interface UploadNotificationFunction extends FunctionBase {
 export interface QueueWorkerFunction extends FunctionBase {
   kind: 'sqs';
   queue: QueueName;
+  /** Fed by the queue's dead-letter queue instead of the queue itself; needs `timeoutSeconds`. */
+  deadLetters?: boolean;
 }
 
 export type FunctionDefinition = ApiFunction | UploadNotificationFunction | QueueWorkerFunction;
@@ -91,7 +93,17 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     architecture: 'x86_64',
     converters: true,
     ephemeralStorageMb: 10240,
-    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['webhookDelivery'] },
+    // Archive jobs queue their next batch and archived originals' deletion on the conversion queue.
+    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['webhookDelivery', 'conversion'] },
+  },
+  {
+    kind: 'sqs',
+    name: 'conversion-dead-letters',
+    queue: 'conversion',
+    // A job that died on every delivery (a killed worker too) leaves its markup failed, not pending.
+    deadLetters: true,
+    timeoutSeconds: 30,
+    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['webhookDelivery', 'conversion'] },
   },
   {
     kind: 'sqs',

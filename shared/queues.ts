@@ -14,6 +14,11 @@ export interface QueueDefinition {
   workerTimeoutSeconds: number;
   /** Days a dead letter is kept for inspection. */
   deadLetterRetentionDays: number;
+  /**
+   * For a queue whose dead-letter queue has a consumer: seconds a received dead letter stays hidden,
+   * at least 6x that consumer's timeout. Without one, SQS's default (30 s).
+   */
+  deadLetterVisibilityTimeoutSeconds?: number;
 }
 
 export const QUEUES = {
@@ -24,6 +29,8 @@ export const QUEUES = {
     batchSize: 1,
     workerTimeoutSeconds: 900,
     deadLetterRetentionDays: 14,
+    // conversion-dead-letters (30 s) marks the markups of dead jobs failed.
+    deadLetterVisibilityTimeoutSeconds: 180,
   },
   thumbnails: {
     id: 'Thumbnails',

@@ -1,4 +1,5 @@
 import type { JobTable } from '../../shared/events/queue-worker.js';
+import { archiveOriginalsJob } from './archive-originals.js';
 import { convertMarkupJob } from './convert-markup.js';
 import { deleteObjectsJob } from './delete-objects.js';
 import { screenshotThumbnailJob } from './screenshot-thumbnail.js';
@@ -8,6 +9,7 @@ import { screenshotThumbnailJob } from './screenshot-thumbnail.js';
  * worker: functions/thumbnail-renderer.)
  */
 export const conversionJobs: JobTable = {
+  'archive-originals': archiveOriginalsJob,
   'convert-markup': convertMarkupJob,
   'delete-objects': deleteObjectsJob,
   'screenshot-thumbnail': screenshotThumbnailJob,

@@ -3,9 +3,10 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { getS3 } from '../../shared/clients.js';
 import { ConversionError } from '../../shared/convert/errors.js';
+import { CONVERSION_LIMITS } from '../../shared/convert/limits.js';
 import type { StoredFile } from '../../shared/db/items.js';
 import { getConfig } from '../../shared/config.js';
 
@@ -17,6 +18,7 @@ function bucketName(): string {
 
 /** Where the conversion outputs of a markup live: fixed names, so a retried job overwrites its own. */
 export const conversionKeys = {
+  pages: (markupId: string) => `markups/${markupId}/pages/`,
   page: (markupId: string, number: number, extension: string) => `markups/${markupId}/pages/${number}.${extension}`,
   video: (markupId: string) => `markups/${markupId}/video.mp4`,
   poster: (markupId: string) => `markups/${markupId}/poster.jpg`,
@@ -47,13 +49,46 @@ async function sha256Of(path: string): Promise<string> {
   return hash.digest('base64');
 }
 
-/** The objects one conversion run has stored, so a run that ends without a markup to show them can remove them. */
+/**
+ * The objects one conversion run has stored, so a run that ends without a markup to show them can
+ * remove them. Their total size is bounded: the object that would pass `maxBytes` is refused (a
+ * ConversionError) before it is uploaded.
+ */
 export class OutputObjects {
   readonly keys: string[] = [];
+  private readonly sizes = new Map<string, number>();
+  private readonly maxBytes: number;
+
+  constructor(options: { maxBytes?: number } = {}) {
+    this.maxBytes = options.maxBytes ?? CONVERSION_LIMITS.maxOutputBytes;
+  }
+
+  /**
+   * Whatever a run of the markup's conversion may have stored (its fixed keys, and every page
+   * image), for a run that died before it could say: the dead-letter consumer removes them.
+   */
+  static async ofMarkup(markupId: string): Promise<OutputObjects> {
+    const outputs = new OutputObjects();
+    const fixed = [conversionKeys.video(markupId), conversionKeys.poster(markupId), conversionKeys.thumbnail(markupId)];
+    outputs.keys.push(...fixed);
+    let token: string | undefined;
+    do {
+      const listed = await getS3().send(
+        new ListObjectsV2Command({ Bucket: bucketName(), Prefix: conversionKeys.pages(markupId), ContinuationToken: token }),
+      );
+      outputs.keys.push(...(listed.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : [])));
+      token = listed.NextContinuationToken;
+    } while (token);
+    return outputs;
+  }
 
   /** Stores bytes or a local file under `key` and describes it as a StoredFile. */
   async put(key: string, body: Buffer | string, mimeType: string, filename?: string): Promise<StoredFile> {
     const filesize = typeof body === 'string' ? (await stat(body)).size : body.length;
+    const total = [...this.sizes].reduce((sum, [stored, size]) => sum + (stored === key ? 0 : size), filesize);
+    if (total > this.maxBytes) {
+      throw new ConversionError(`The converted files would take more than ${spokenBytes(this.maxBytes)}; at most ${spokenBytes(this.maxBytes)} are stored per markup.`);
+    }
     await getS3().send(
       new PutObjectCommand({
         Bucket: bucketName(),
@@ -69,6 +104,7 @@ export class OutputObjects {
       }),
     );
     if (!this.keys.includes(key)) this.keys.push(key);
+    this.sizes.set(key, filesize);
     return { key, mimeType, filesize, ...(filename ? { filename } : {}) };
   }
 
@@ -79,5 +115,8 @@ export class OutputObjects {
       await getS3().send(new DeleteObjectsCommand({ Bucket: bucketName(), Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
     }
     this.keys.length = 0;
+    this.sizes.clear();
   }
 }
+
+const spokenBytes = (bytes: number) => (bytes >= 1024 ** 3 ? `${Number((bytes / 1024 ** 3).toFixed(1))} GiB` : `${bytes.toLocaleString('en-US')} bytes`);

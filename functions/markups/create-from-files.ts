@@ -1,3 +1,4 @@
+import { CONVERSION_LIMITS_DESCRIPTION } from '../../shared/convert/limits.js';
 import { createMarkupFromUploads } from '../../shared/domain/file-markups.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, operation } from '../../shared/http/route.js';
@@ -13,7 +14,8 @@ export const createFromFilesOperation = operation({
     'one tiff, psd or eps makes a `pdf`, `video` or `image` markup on its own (not mixed: 400) with `isReady` false and ' +
     '`conversionStatus` `pending` until the conversion finishes. Each file is consumed by the markup (a used file is a 400: upload ' +
     'it again). `name` defaults to the first file\'s name without extension, `parentFolderId` to the workspace root. 402 when the ' +
-    'monthly allowance is used up or the organization is over its storage limit.',
+    'monthly allowance is used up or the organization is over its storage limit. ' +
+    CONVERSION_LIMITS_DESCRIPTION,
   auth: 'apiKey',
   permission: 'markup:create',
   body: FilesMarkupBody,

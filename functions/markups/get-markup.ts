@@ -1,3 +1,4 @@
+import { CONVERSION_LIMITS, CONVERSION_LIMITS_DESCRIPTION } from '../../shared/convert/limits.js';
 import { loadMarkup } from '../../shared/domain/markups/access.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, operation } from '../../shared/http/route.js';
@@ -6,6 +7,7 @@ import { MarkupIdParams, MarkupSchema } from './schemas.js';
 export const getMarkupOperation = operation({
   operationId: 'getMarkup',
   summary: 'One markup, with its files',
+  description: `\`images\` and \`document.pages\` hold at most ${CONVERSION_LIMITS.maxPages} entries each (the conversion page limit), so the answer stays bounded. ${CONVERSION_LIMITS_DESCRIPTION}`,
   auth: 'apiKey',
   permission: 'markup:read',
   params: MarkupIdParams,

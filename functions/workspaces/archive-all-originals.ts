@@ -1,4 +1,4 @@
-import { archiveRetainedOriginals } from '../../shared/domain/originals.js';
+import { startArchivingOriginals } from '../../shared/domain/originals.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { requireStorageFeature } from '../../shared/domain/workspaces.js';
 import { ok, operation } from '../../shared/http/route.js';
@@ -7,13 +7,15 @@ import { ArchivedCountSchema, WorkspaceQuery } from './schemas.js';
 export const archiveAllOriginalsOperation = operation({
   operationId: 'archiveAllOriginals',
   summary: 'Archive every retained original of the workspace (needs the storage feature)',
+  description:
+    'Answers at once: `archivedCount` is how many retained originals the archive job named by `jobId` will archive; the worker archives them in batches shortly after, and the storage breakdown drops their bytes as it goes.',
   auth: 'apiKey',
   permission: 'original:manage',
   query: WorkspaceQuery,
-  responses: [{ status: 200, description: 'How many originals were archived', schema: ArchivedCountSchema }],
+  responses: [{ status: 200, description: 'How many originals the archive job will archive, and the job', schema: ArchivedCountSchema }],
   handle: async ({ principal, query }) => {
     const workspace = await resolveWorkspace(principal, query.workspaceId, { useDefault: true });
     await requireStorageFeature(workspace.organizationId);
-    return ok({ archivedCount: await archiveRetainedOriginals(workspace.id, { includeKept: true }) });
+    return ok(await startArchivingOriginals(workspace.id, { includeKept: true }));
   },
 });

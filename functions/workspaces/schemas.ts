@@ -18,6 +18,8 @@ export const StoragePolicySchema = v.picklist(ORIGINAL_FILE_STORAGE_POLICIES);
 export const SettingsSchema = v.object({
   originalFileStoragePolicy: StoragePolicySchema,
   appliedToExistingCount: v.optional(v.number()),
+  /** The archive job applying NEVER_STORE to existing originals. */
+  jobId: v.optional(Id),
 });
 
 export const StorageBreakdownSchema = v.object(
@@ -31,7 +33,7 @@ export const WorkspaceQuery = WorkspaceIdInput;
 
 export const WorkspaceListSchema = pageSchema(WorkspaceSchema);
 
-export const ArchivedCountSchema = v.object({ archivedCount: v.number() });
+export const ArchivedCountSchema = v.object({ archivedCount: v.number(), jobId: Id });
 
 /** Workspaces rule 1: name ascending by default, 50 a page. */
 export const DEFAULT_PAGE_SIZE = 50;

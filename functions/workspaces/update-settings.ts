@@ -6,7 +6,8 @@ import { SettingsSchema, UpdateSettingsBody, WorkspaceQuery } from './schemas.js
 export const updateSettingsOperation = operation({
   operationId: 'updateWorkspaceSettings',
   summary: 'Change the original-file storage policy (needs the storage feature)',
-  description: '`applyToExisting: true` with `NEVER_STORE` also archives originals already retained and reports `appliedToExistingCount`.',
+  description:
+    '`applyToExisting: true` with `NEVER_STORE` also archives originals already retained: the answer reports how many in `appliedToExistingCount` at once and names the archive job in `jobId`; the worker archives them shortly after.',
   auth: 'apiKey',
   permission: 'workspace:update',
   query: WorkspaceQuery,

@@ -44,6 +44,7 @@ export interface ServiceResources {
   readonly table: ITable;
   readonly bucket: IBucket;
   readonly queues: Readonly<Record<QueueName, IQueue>>;
+  readonly deadLetterQueues: Readonly<Record<QueueName, IQueue>>;
 }
 
 export interface ServiceFunctionProps {

@@ -30,15 +30,19 @@ export interface QueuePair {
   url: string;
   arn: string;
   deadLetterUrl: string;
+  deadLetterArn: string;
 }
 
 /** A queue and its dead-letter queue, wired with a redrive policy as the CDK data stack does. */
 export async function createQueuePair(
   sqs: SQSClient,
   name: string,
-  settings: { visibilityTimeoutSeconds: number; maxReceiveCount: number },
+  settings: { visibilityTimeoutSeconds: number; maxReceiveCount: number; deadLetterVisibilityTimeoutSeconds?: number },
 ): Promise<QueuePair> {
-  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
+  const dlqVisibility = settings.deadLetterVisibilityTimeoutSeconds;
+  const dlq = await sqs.send(
+    new CreateQueueCommand({ QueueName: `${name}-dlq`, ...(dlqVisibility === undefined ? {} : { Attributes: { VisibilityTimeout: String(dlqVisibility) } }) }),
+  );
   const dlqArn = await queueArn(sqs, dlq.QueueUrl!);
   const queue = await sqs.send(
     new CreateQueueCommand({
@@ -49,7 +53,7 @@ export async function createQueuePair(
       },
     }),
   );
-  return { url: queue.QueueUrl!, arn: await queueArn(sqs, queue.QueueUrl!), deadLetterUrl: dlq.QueueUrl! };
+  return { url: queue.QueueUrl!, arn: await queueArn(sqs, queue.QueueUrl!), deadLetterUrl: dlq.QueueUrl!, deadLetterArn: dlqArn };
 }
 
 async function queueArn(sqs: SQSClient, url: string): Promise<string> {

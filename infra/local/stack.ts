@@ -148,7 +148,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       if (definition.kind === 'api') targets.push({ name: definition.name, routes: definition.routes, isDefault: definition.isDefault, handler: handler as HttpHandler });
       if (definition.kind === 's3') uploadHandler = handler as (event: S3Event) => Promise<void>;
       if (definition.kind === 'sqs') {
-        const poller: Poller = startPoller(sqsClient, queues[definition.queue], handler as SqsHandler, {
+        const pair = queues[definition.queue];
+        const source = definition.deadLetters ? { url: pair.deadLetterUrl, arn: pair.deadLetterArn } : pair;
+        const poller: Poller = startPoller(sqsClient, source, handler as SqsHandler, {
           batchSize: QUEUES[definition.queue].batchSize,
           region: REGION,
           onError: (error) => log(`poller ${definition.name}: ${String(error)}`),

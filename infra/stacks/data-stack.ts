@@ -6,7 +6,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnersh
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE } from '../../shared/db/table.js';
-import { QUEUES, type QueueName } from '../../shared/queues.js';
+import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queues.js';
 import type { ServiceResources } from '../constructs/service-function.js';
 
 /** Days after which S3 removes an upload that was never confirmed (its record lives 1 day). */
@@ -35,6 +35,8 @@ export function dataExportNames(dataStackName: string) {
     bucketName: `${dataStackName}:UploadBucketName`,
     queueArn: (name: QueueName) => `${dataStackName}:${QUEUES[name].id}QueueArn`,
     queueUrl: (name: QueueName) => `${dataStackName}:${QUEUES[name].id}QueueUrl`,
+    deadLetterQueueArn: (name: QueueName) => `${dataStackName}:${QUEUES[name].id}DeadLetterQueueArn`,
+    deadLetterQueueUrl: (name: QueueName) => `${dataStackName}:${QUEUES[name].id}DeadLetterQueueUrl`,
   };
 }
 
@@ -76,6 +78,11 @@ export class DataStack extends Stack {
         queueArn: Fn.importValue(names.queueArn(name)),
         queueUrl: Fn.importValue(names.queueUrl(name)),
       });
+    const deadLetterQueue = (name: QueueName) =>
+      Queue.fromQueueAttributes(scope, `${QUEUES[name].id}DeadLetterQueueRef`, {
+        queueArn: Fn.importValue(names.deadLetterQueueArn(name)),
+        queueUrl: Fn.importValue(names.deadLetterQueueUrl(name)),
+      });
     return {
       table: Table.fromTableAttributes(scope, 'TableRef', {
         tableName: Fn.importValue(names.tableName),
@@ -83,6 +90,7 @@ export class DataStack extends Stack {
       }),
       bucket: Bucket.fromBucketName(scope, 'UploadBucketRef', Fn.importValue(names.bucketName)),
       queues: mapQueues(queue),
+      deadLetterQueues: mapQueues(deadLetterQueue),
     };
   }
 
@@ -91,9 +99,11 @@ export class DataStack extends Stack {
     new CfnOutput(this, 'TableNameOutput', { value: this.table.tableName, exportName: names.tableName });
     new CfnOutput(this, 'UploadBucketNameOutput', { value: this.bucket.bucketName, exportName: names.bucketName });
     for (const name of QUEUE_NAMES) {
-      const { queue } = this.workQueues[name];
+      const { queue, deadLetterQueue } = this.workQueues[name];
       new CfnOutput(this, `${QUEUES[name].id}QueueArnOutput`, { value: queue.queueArn, exportName: names.queueArn(name) });
       new CfnOutput(this, `${QUEUES[name].id}QueueUrlOutput`, { value: queue.queueUrl, exportName: names.queueUrl(name) });
+      new CfnOutput(this, `${QUEUES[name].id}DeadLetterQueueArnOutput`, { value: deadLetterQueue.queueArn, exportName: names.deadLetterQueueArn(name) });
+      new CfnOutput(this, `${QUEUES[name].id}DeadLetterQueueUrlOutput`, { value: deadLetterQueue.queueUrl, exportName: names.deadLetterQueueUrl(name) });
     }
   }
 
@@ -171,8 +181,10 @@ export class DataStack extends Stack {
 
   private createWorkQueue(name: QueueName): WorkQueue {
     const definition = QUEUES[name];
+    const deadLetterVisibility = (definition as QueueDefinition).deadLetterVisibilityTimeoutSeconds;
     const deadLetterQueue = new Queue(this, `${definition.id}DeadLetterQueue`, {
       retentionPeriod: Duration.days(definition.deadLetterRetentionDays),
+      ...(deadLetterVisibility === undefined ? {} : { visibilityTimeout: Duration.seconds(deadLetterVisibility) }),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });

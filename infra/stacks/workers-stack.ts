@@ -22,7 +22,8 @@ export interface WorkersStackProps extends StackProps {
 /**
  * The event-driven functions: upload confirmation on S3 ObjectCreated under the upload prefix, and
  * one worker per work queue, fed by an SQS event source that reports partial batch failures so one
- * bad record is retried (and dead-lettered) alone.
+ * bad record is retried (and dead-lettered) alone; a `deadLetters` worker is fed by the queue's
+ * dead-letter queue instead.
  */
 export class WorkersStack extends Stack {
   readonly functions: Readonly<Record<string, ServiceFunction>>;
@@ -48,8 +49,9 @@ export class WorkersStack extends Stack {
       functions[definition.name] = fn;
 
       if (definition.kind === 'sqs') {
+        const source = definition.deadLetters ? resources.deadLetterQueues[definition.queue] : resources.queues[definition.queue];
         fn.addEventSource(
-          new SqsEventSource(resources.queues[definition.queue], {
+          new SqsEventSource(source, {
             batchSize: QUEUES[definition.queue].batchSize,
             reportBatchItemFailures: true,
           }),

@@ -2,6 +2,7 @@ import { readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { ConversionError, describeFailure } from './errors.js';
 import { fitScale, MAX_PAGE_DIMENSION, type ConverterInput, type RenderedImage } from './images.js';
+import { CONVERSION_LIMITS } from './limits.js';
 import { loadMupdf, type MupdfModule } from './packages.js';
 
 export interface PdfOptions {
@@ -12,6 +13,8 @@ export interface PdfOptions {
   format?: 'png' | 'jpeg';
   /** JPEG quality (1..100). */
   quality?: number;
+  /** More pages than this fail the whole document before any page is rendered. */
+  maxPages?: number;
 }
 
 export interface PdfPage {
@@ -29,6 +32,7 @@ export const PDF_SCALE = 1.5;
  * Opens a PDF and renders its pages, each with its size in points, one at a time: the next page is
  * rendered only when the caller asks for it, and each page's pixmap is freed before the next, so a
  * 500-page PDF needs the memory of one page. A file on disk is read through a stream, never whole.
+ * A document over the page limit is refused from its page count, before any page is rendered.
  * Annotations are drawn; pages are rendered on white.
  */
 export async function* convertPdf(input: ConverterInput, options: PdfOptions = {}): AsyncGenerator<PdfPage, void, undefined> {
@@ -56,6 +60,8 @@ export async function* convertPdf(input: ConverterInput, options: PdfOptions = {
       throw new ConversionError(`The PDF could not be read: ${describeFailure(error)}`, { cause: error });
     }
     if (pageCount === 0) throw new ConversionError('The PDF has no pages.');
+    const maxPages = options.maxPages ?? CONVERSION_LIMITS.maxPages;
+    if (pageCount > maxPages) throw new ConversionError(`The PDF has ${pageCount} pages; at most ${maxPages} pages are converted. Split it into smaller files.`);
     for (let index = 0; index < pageCount; index += 1) yield renderPage(mupdf, document, index, options);
   } finally {
     document?.destroy();

@@ -1,10 +1,11 @@
 import { open } from 'node:fs/promises';
 import { ConversionError, describeFailure } from './errors.js';
 import { fitPng, type ConverterInput, type RenderedImage } from './images.js';
+import { checkImagePixels, CONVERSION_LIMITS } from './limits.js';
 import { loadMupdf, type MupdfModule } from './packages.js';
 
-/** Photoshop documents larger than this many pixels are refused (sharp's default input limit). */
-export const MAX_PSD_PIXELS = 0x3fff * 0x3fff;
+/** Photoshop documents larger than this many pixels are refused from their header (the conversion limit of every image). */
+export const MAX_PSD_PIXELS = CONVERSION_LIMITS.maxImagePixels;
 
 const COLOUR_MODES: Record<number, string> = {
   0: 'Bitmap',
@@ -127,9 +128,7 @@ export async function readComposite(input: ConverterInput): Promise<PsdComposite
       throw new ConversionError(`Photoshop files with ${header.depth} bit${header.depth === 1 ? '' : 's'} per channel are not supported; save the file with 8 or 16 bits per channel.`);
     }
     if (header.channels < base) throw new ConversionError('The Photoshop file has no image data.');
-    if (header.width * header.height > MAX_PSD_PIXELS) {
-      throw new ConversionError(`The Photoshop document is too large (${header.width} x ${header.height} pixels; at most ${MAX_PSD_PIXELS} pixels).`);
-    }
+    checkImagePixels(header.width, header.height, MAX_PSD_PIXELS);
 
     const lengthSize = version === 1 ? 4 : 8;
     let position = 26;

@@ -3,6 +3,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConversionError, describeFailure } from './errors.js';
 import type { ConverterInput, RenderedImage } from './images.js';
+import { CONVERSION_LIMITS } from './limits.js';
 import { ffmpegPath, loadSharp } from './packages.js';
 
 /** What `ffmpeg -i` says about a file (the npm ffmpeg build has no ffprobe). */
@@ -41,6 +42,8 @@ export interface VideoOptions {
   timeoutMs?: number;
   /** The ffmpeg to run; @ffmpeg-installer's by default. */
   ffmpeg?: string;
+  /** A longer video is refused from the duration its container declares, before it is transcoded. */
+  maxDurationSeconds?: number;
 }
 
 export const MAX_VIDEO_DIMENSION = 1920;
@@ -65,7 +68,8 @@ const DEFAULT_TIMEOUT_MS = 240_000;
  * H.264/yuv420p/AAC sources in MP4/MOV are remuxed (seconds, not minutes, for phone videos);
  * anything else is re-encoded with x264 (veryfast, CRF 23, at most 8 Mbit/s) and AAC, scaled down to
  * MAX_VIDEO_DIMENSION and to even dimensions with square pixels; rotation is applied. Duration and
- * size are read back from the MP4 produced, so they describe what is served.
+ * size are read back from the MP4 produced, so they describe what is served. A video over the
+ * duration limit is refused from its container's duration, before anything is transcoded.
  */
 export async function convertVideo(input: ConverterInput, workDir: string, options: VideoOptions = {}): Promise<VideoConversion> {
   const ffmpeg = options.ffmpeg ?? ffmpegPath();
@@ -77,6 +81,10 @@ export async function convertVideo(input: ConverterInput, workDir: string, optio
   }
   const info = await probeMedia(source, { ffmpeg });
   if (!info.video) throw new ConversionError('The file has no video stream.');
+  const maxSeconds = options.maxDurationSeconds ?? CONVERSION_LIMITS.maxVideoSeconds;
+  if (info.durationSeconds !== undefined && info.durationSeconds > maxSeconds) {
+    throw new ConversionError(`The video is ${spoken(info.durationSeconds)} long; at most ${spoken(maxSeconds)} are converted.`);
+  }
   const output = join(workDir, 'video.mp4');
   const remux = canRemux(info);
   const maxDimension = options.maxDimension ?? MAX_VIDEO_DIMENSION;
@@ -197,6 +205,9 @@ async function extractPoster(ffmpeg: string, video: string, target: string, dura
   }
   throw new ConversionError('No frame of the video could be extracted for its poster.');
 }
+
+/** A duration as users read it: seconds below two minutes, else whole minutes. */
+const spoken = (seconds: number) => (seconds < 120 ? `${Math.round(seconds)} s` : `${Math.round(seconds / 60)} minutes`);
 
 const remaining = (deadline: number) => {
   const left = deadline - Date.now();

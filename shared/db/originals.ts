@@ -1,8 +1,8 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
 import { storageDelta } from './storage.js';
-import { tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
+import { transactUnlessConditionFails, tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
 import { itemKey } from './items.js';
 
 /**
@@ -19,6 +19,8 @@ export interface OriginalRecord {
   filesize: number;
   state: 'retained' | 'archived';
   archivedAt?: string;
+  /** Mirrors the markup's explicit `retainOriginal: true`, so policy changes can count without reading markups. */
+  retainOriginal?: boolean;
 }
 
 export const originalKey = (markupId: string) => ({ PK: `ORIGINAL#${markupId}`, SK: 'ORIGINAL' });
@@ -34,23 +36,30 @@ export async function getOriginal(markupId: string): Promise<OriginalRecord | un
   return result.Item as OriginalRecord | undefined;
 }
 
-/** Marks the markup as keeping its original (`retainOriginal`); false when the markup is gone. */
+/**
+ * Marks the markup as keeping its original (`retainOriginal`), and the original as kept, in one
+ * transaction; false when the markup (or its original) is gone.
+ */
 export async function keepOriginal(markupId: string): Promise<boolean> {
-  return updateIfConditionHolds({
-    TableName: getConfig().tableName,
-    Key: itemKey(markupId),
-    UpdateExpression: 'SET retainOriginal = :true',
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeValues: { ':true': true },
+  const keep = (Key: Record<string, string>): TransactItem => ({
+    Update: {
+      TableName: getConfig().tableName,
+      Key,
+      UpdateExpression: 'SET retainOriginal = :true',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':true': true },
+    },
   });
+  return (await tryTransact([keep(itemKey(markupId)), keep(originalKey(markupId))])).length === 0;
 }
 
 /**
  * Archives one retained original: state, index membership and the organization's `originals` byte
  * count move in one transaction, so the storage breakdown never counts an archived file. Returns
- * false when it was no longer retained (a concurrent archive won).
+ * false when it was no longer retained (a concurrent archive won). `extra` items join the same
+ * transaction (an archive job's count), so they are written exactly when the original is archived.
  */
-export async function archiveOriginal(record: OriginalRecord, at = new Date().toISOString()): Promise<boolean> {
+export async function archiveOriginal(record: OriginalRecord, at = new Date().toISOString(), extra: TransactItem[] = []): Promise<boolean> {
   const archive: TransactItem[] = [
     {
       Update: {
@@ -75,10 +84,53 @@ export async function archiveOriginal(record: OriginalRecord, at = new Date().to
       ExpressionAttributeValues: { ':false': false },
     },
   };
-  const [failed] = await tryTransact([...archive, markupFlags]);
+  // Every archive of an organization moves its one storage counter: concurrent archives (a job's
+  // batches, a conversion's NEVER_STORE) collide there and are retried rather than failed.
+  const failed = await transactUnlessConditionFails([...archive, markupFlags, ...extra]);
   if (failed === undefined) return true;
-  if (failed === 2) return (await tryTransact(archive)).length === 0;
+  if (failed === 2) return (await transactUnlessConditionFails([...archive, ...extra])) === undefined;
   return false;
+}
+
+const notKept = { FilterExpression: 'attribute_not_exists(retainOriginal) OR retainOriginal = :false', ExpressionAttributeValues: { ':false': false } };
+
+function retainedOriginalsQuery(workspaceId: string, includeKept: boolean): QueryCommandInput {
+  return {
+    TableName: getConfig().tableName,
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ...(includeKept ? {} : notKept),
+    ExpressionAttributeValues: { ':pk': retainedOriginalsPartition(workspaceId), ...(includeKept ? {} : notKept.ExpressionAttributeValues) },
+  };
+}
+
+/** How many originals of the workspace are retained (without those kept explicitly, unless `includeKept`); reads keys and counts, a page per MB. */
+export async function countRetainedOriginals(workspaceId: string, options: { includeKept: boolean }): Promise<number> {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await getDb().send(new QueryCommand({ ...retainedOriginalsQuery(workspaceId, options.includeKept), Select: 'COUNT', ExclusiveStartKey: start }));
+    count += page.Count ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return count;
+}
+
+/**
+ * Up to `limit` retained originals of the workspace whose markup id sorts after `after`, in markup
+ * id order, and the position to go on from (absent at the end). Archived originals leave the
+ * index, so a position stays valid however much was archived meanwhile.
+ */
+export async function retainedOriginalsAfter(
+  workspaceId: string,
+  options: { after?: string; limit: number; includeKept: boolean },
+): Promise<{ originals: OriginalRecord[]; next?: string }> {
+  const start = options.after
+    ? { ...originalKey(options.after), GSI1PK: retainedOriginalsPartition(workspaceId), GSI1SK: options.after }
+    : undefined;
+  const page = await getDb().send(new QueryCommand({ ...retainedOriginalsQuery(workspaceId, options.includeKept), Limit: options.limit, ExclusiveStartKey: start }));
+  const next = page.LastEvaluatedKey?.GSI1SK;
+  return { originals: (page.Items ?? []) as OriginalRecord[], ...(typeof next === 'string' ? { next } : {}) };
 }
 
 /**

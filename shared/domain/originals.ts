@@ -1,8 +1,8 @@
+import { countArchived, finishArchiveJob, getArchiveJob, insertArchiveJob, newArchiveJob } from '../db/archive-jobs.js';
 import { getItem, type MarkupRecord } from '../db/items.js';
-import { archiveOriginal, getOriginal, keepOriginal, retainedOriginalsPartition, type OriginalRecord } from '../db/originals.js';
-import { queryAll } from '../db/paging.js';
+import { archiveOriginal, countRetainedOriginals, getOriginal, keepOriginal, retainedOriginalsAfter, type OriginalRecord } from '../db/originals.js';
 import { getWorkspace } from '../db/workspaces.js';
-import { deleteObjectsLater } from '../events/jobs.js';
+import { deleteObjectsLater, enqueueConversion, type ArchiveOriginalsJob } from '../events/jobs.js';
 import { BadRequestError, NotFoundError } from '../http/errors.js';
 import { presignedGetUrl } from '../storage/urls.js';
 
@@ -61,22 +61,52 @@ export async function originalDownload(markup: MarkupRecord): Promise<{ url: str
   };
 }
 
+export type { ArchiveOriginalsJob };
+
+/** Originals one invocation of an archive job archives at most: a few seconds of transactions. */
+export const ARCHIVE_BATCH_SIZE = 100;
+
 /**
- * Archives every retained original of a workspace that its markup does not explicitly keep
- * (`retainOriginal: true` survives NEVER_STORE, States and transitions); returns how many.
- * `includeKept` also archives those (archive-all).
+ * Starts archiving every retained original of a workspace that its markup does not explicitly keep
+ * (`retainOriginal: true` survives NEVER_STORE, States and transitions); `includeKept` archives
+ * those too (archive-all). The request only counts them, records the job and queues it: the
+ * archiving itself runs in the worker (archiveOriginalsBatch), so a large workspace never holds a
+ * request past its timeout. Answers the job's id and how many originals it will archive.
  */
-export async function archiveRetainedOriginals(workspaceId: string, options: { includeKept: boolean }): Promise<number> {
-  let archived = 0;
-  for await (const item of queryAll('GSI1', retainedOriginalsPartition(workspaceId))) {
-    const original = item as unknown as OriginalRecord;
-    if (!options.includeKept) {
-      const markup = await getItem(original.markupId);
-      if (markup?.kind === 'markup' && markup.retainOriginal === true) continue;
-    }
-    if (await archiveAndQueueDeletion(original)) archived += 1;
+export async function startArchivingOriginals(workspaceId: string, options: { includeKept: boolean }): Promise<{ jobId: string; archivedCount: number }> {
+  const expectedCount = await countRetainedOriginals(workspaceId, options);
+  const record = newArchiveJob({ workspaceId, includeKept: options.includeKept, expectedCount });
+  await insertArchiveJob(record);
+  await enqueueConversion({ type: 'archive-originals', jobId: record.jobId, workspaceId, includeKept: options.includeKept });
+  return { jobId: record.jobId, archivedCount: expectedCount };
+}
+
+/**
+ * One invocation of an archive job: archives up to `limit` retained originals after `job.after`
+ * and answers the job for the rest (undefined once the job is done). Resumable and idempotent: each
+ * original is archived, and counted in the job record, in one conditional transaction, so a
+ * redelivered batch archives and counts only what is still retained; archived originals leave the
+ * index, so any position stays valid. Their objects are queued for deletion together.
+ */
+export async function archiveOriginalsBatch(job: ArchiveOriginalsJob, limit = ARCHIVE_BATCH_SIZE): Promise<ArchiveOriginalsJob | undefined> {
+  const record = await getArchiveJob(job.jobId);
+  if (record?.state !== 'running') return undefined;
+  const { originals, next } = await retainedOriginalsAfter(job.workspaceId, { after: job.after, limit, includeKept: job.includeKept });
+  const archivedKeys: string[] = [];
+  for (const original of originals) {
+    // The mirror on the original may predate an explicit choice recorded only on the markup.
+    if (!job.includeKept && (await keptByMarkup(original))) continue;
+    if (await archiveOriginal(original, undefined, [countArchived(job.jobId)])) archivedKeys.push(original.key);
   }
-  return archived;
+  await deleteObjectsLater(archivedKeys, { jobId: job.jobId, workspaceId: job.workspaceId });
+  if (next) return { ...job, after: next };
+  await finishArchiveJob(job.jobId);
+  return undefined;
+}
+
+async function keptByMarkup(original: OriginalRecord): Promise<boolean> {
+  const markup = await getItem(original.markupId);
+  return markup?.kind === 'markup' && markup.retainOriginal === true;
 }
 
 /**

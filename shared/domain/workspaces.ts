@@ -1,5 +1,5 @@
 import { clearDefaultWorkspace } from '../db/organizations.js';
-import { archiveRetainedOriginals } from './originals.js';
+import { startArchivingOriginals } from './originals.js';
 import { getPlan } from '../db/plans.js';
 import type { TransactItem } from '../db/transact.js';
 import {
@@ -59,12 +59,13 @@ export async function requireStorageFeature(organizationId: string): Promise<voi
 
 /**
  * Changes the original-file storage policy. With `applyToExisting` and `NEVER_STORE`, originals
- * already retained are archived too (Workspaces rule 2) and their number is reported.
+ * already retained are archived too (Workspaces rule 2) by a worker job: the answer reports how
+ * many the job will archive and names it.
  */
 export async function updateStorageSettings(
   workspace: WorkspaceRecord,
   changes: { originalFileStoragePolicy?: OriginalFileStoragePolicy; applyToExisting?: boolean },
-): Promise<{ originalFileStoragePolicy: OriginalFileStoragePolicy; appliedToExistingCount?: number }> {
+): Promise<{ originalFileStoragePolicy: OriginalFileStoragePolicy; appliedToExistingCount?: number; jobId?: string }> {
   let record = workspace;
   if (changes.originalFileStoragePolicy && changes.originalFileStoragePolicy !== workspace.originalFileStoragePolicy) {
     record = { ...workspace, originalFileStoragePolicy: changes.originalFileStoragePolicy, modifiedAt: new Date().toISOString() };
@@ -72,8 +73,9 @@ export async function updateStorageSettings(
   }
   const settings = { originalFileStoragePolicy: record.originalFileStoragePolicy };
   if (!changes.applyToExisting) return settings;
-  const appliedToExistingCount = record.originalFileStoragePolicy === 'NEVER_STORE' ? await archiveRetainedOriginals(record.id, { includeKept: false }) : 0;
-  return { ...settings, appliedToExistingCount };
+  if (record.originalFileStoragePolicy !== 'NEVER_STORE') return { ...settings, appliedToExistingCount: 0 };
+  const job = await startArchivingOriginals(record.id, { includeKept: false });
+  return { ...settings, appliedToExistingCount: job.archivedCount, jobId: job.jobId };
 }
 
 function definedOnly<T extends Record<string, unknown>>(value: T): Partial<T> {

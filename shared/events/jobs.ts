@@ -13,9 +13,16 @@ export async function enqueueThumbnail(job: ThumbnailJob): Promise<void> {
   await getSqs().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(job) }));
 }
 
+/**
+ * One batch of an archive job (archive-all, NEVER_STORE with applyToExisting): the workspace's
+ * retained originals after `after`, in markup id order.
+ */
+export type ArchiveOriginalsJob = { type: 'archive-originals'; jobId: string; workspaceId: string; includeKept: boolean; after?: string };
+
 /** Jobs of the conversion worker (functions/conversion/jobs.ts). */
 export type ConversionJob =
   | { type: 'convert-markup'; markupId: string }
+  | ArchiveOriginalsJob
   | { type: 'delete-objects'; keys: string[] }
   | { type: 'screenshot-thumbnail'; markupId: string; threadId: string; screenshotId: string };
 

@@ -3,7 +3,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type ApiFunction, type FunctionDefinition, type QueueWorkerFunction } from '../../functions/registry.js';
 import { TABLE } from '../../shared/db/table.js';
-import { QUEUES, type QueueName } from '../../shared/queues.js';
+import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queues.js';
 import { functionIdOf } from '../../infra/constructs/service-function.js';
 import { dataExportNames } from '../../infra/stacks/data-stack.js';
 import {
@@ -227,7 +227,12 @@ describe('data stack: one table, one upload bucket, work queues with dead letter
       expect.arrayContaining([
         names.tableName,
         names.bucketName,
-        ...(Object.keys(QUEUES) as QueueName[]).flatMap((name) => [names.queueArn(name), names.queueUrl(name)]),
+        ...(Object.keys(QUEUES) as QueueName[]).flatMap((name) => [
+          names.queueArn(name),
+          names.queueUrl(name),
+          names.deadLetterQueueArn(name),
+          names.deadLetterQueueUrl(name),
+        ]),
       ]),
     );
   });
@@ -235,13 +240,14 @@ describe('data stack: one table, one upload bucket, work queues with dead letter
 
 describe('workers stack: S3 and SQS events drive the upload, conversion and webhook workers', () => {
   it.each(queueWorkers.map((definition) => [definition.name, definition] as const))(
-    'feeds %s from its queue in registry-sized batches that report item failures',
+    'feeds %s from its queue (or its dead-letter queue) in registry-sized batches that report item failures',
     (_name, definition) => {
       const [functionId] = functionResource(synthesized.templates.workers, definition);
+      const source = definition.deadLetters ? names.deadLetterQueueArn(definition.queue) : names.queueArn(definition.queue);
 
       synthesized.templates.workers.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         FunctionName: { Ref: functionId },
-        EventSourceArn: { 'Fn::ImportValue': names.queueArn(definition.queue) },
+        EventSourceArn: { 'Fn::ImportValue': source },
         BatchSize: QUEUES[definition.queue].batchSize,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
@@ -252,12 +258,28 @@ describe('workers stack: S3 and SQS events drive the upload, conversion and webh
     'gives %s the timeout its queue visibility was sized for',
     (_name, definition) => {
       const [, fn] = functionResource(synthesized.templates.workers, definition);
-      const queue = QUEUES[definition.queue];
+      const queue: QueueDefinition = QUEUES[definition.queue];
+      const [timeout, visibility] = definition.deadLetters
+        ? [definition.timeoutSeconds, deadLetterQueueResource(definition.queue)[1].Properties?.VisibilityTimeout]
+        : [queue.workerTimeoutSeconds, queue.visibilityTimeoutSeconds];
 
-      expect(fn.Properties?.Timeout).toBe(queue.workerTimeoutSeconds);
-      expect(queue.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * queue.workerTimeoutSeconds);
+      expect(fn.Properties?.Timeout).toBe(timeout);
+      expect(visibility).toBeGreaterThanOrEqual(6 * timeout!);
     },
   );
+
+  it('marks the markups of dead conversion jobs failed: a consumer on the conversion dead-letter queue, whose messages stay hidden while it runs', () => {
+    const consumer = definitionNamed('conversion-dead-letters') as QueueWorkerFunction;
+    const [functionId, fn] = functionResource(synthesized.templates.workers, consumer);
+
+    synthesized.templates.workers.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId },
+      EventSourceArn: { 'Fn::ImportValue': names.deadLetterQueueArn('conversion') },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(fn.Properties?.Timeout).toBe(consumer.timeoutSeconds);
+    expect(deadLetterQueueResource('conversion')[1].Properties?.VisibilityTimeout).toBe(QUEUES.conversion.deadLetterVisibilityTimeoutSeconds);
+  });
 
   it('notifies upload-confirmed of ObjectCreated under uploads/', () => {
     const [functionId] = functionResource(synthesized.templates.workers, definitionNamed('upload-confirmed'));
@@ -431,12 +453,14 @@ describe('IAM: each function gets exactly the access its registry entry declares
     expect(resourcesOf(sending[0]!)).toEqual([{ 'Fn::ImportValue': names.queueArn('conversion') }]);
   });
 
-  it('lets conversion send messages to the webhook queue only', () => {
+  it('lets conversion send messages to the webhook queue and to its own queue (archive batches, object deletions) only', () => {
     const statements = statementsOf('conversion');
     const sending = statements.filter((statement) => actionsOf(statement).includes('sqs:SendMessage'));
 
-    expect(sending).toHaveLength(1);
-    expect(resourcesOf(sending[0]!)).toEqual([{ 'Fn::ImportValue': names.queueArn('webhookDelivery') }]);
+    const queues = sending.flatMap(resourcesOf);
+
+    expect(queues).toHaveLength(2);
+    expect(queues).toEqual(expect.arrayContaining([{ 'Fn::ImportValue': names.queueArn('webhookDelivery') }, { 'Fn::ImportValue': names.queueArn('conversion') }]));
   });
 
   it('gives openapi nothing but its own log group', () => {

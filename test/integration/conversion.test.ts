@@ -1,76 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSRecord } from 'aws-lambda';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { convertMarkupJob, INTERNAL_FAILURE_MESSAGE } from '../../functions/conversion/convert-markup.js';
 import { resetClients } from '../../shared/clients.js';
 import { resetConfig } from '../../shared/config.js';
 import { listEvents } from '../../shared/db/events.js';
-import { getItem, type MarkupRecord, type MarkupType } from '../../shared/db/items.js';
+import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
-import { call, localStack, makeOrganization } from '../support/api.js';
+import { call, makeOrganization } from '../support/api.js';
+import { conversionClients, deliveryRecord, keysUnder as keysIn, makePendingMarkup as makePending, sendJob as send, waitUntilReady, type Upload } from '../support/conversion-jobs.js';
 import { makeMarkup, workspaceOf } from '../support/items.js';
 import { corruptFile, makeEps, makePdf, makePsd, makeTiff, makeVideo, pngSize } from '../support/sample-files.js';
 import { uploadFile } from '../support/uploads.js';
 
-const { services } = localStack();
-const sqs = new SQSClient({ region: services.region, endpoint: services.endpoints.sqs, credentials: services.credentials });
-const s3 = new S3Client({ region: services.region, endpoint: services.endpoints.s3, forcePathStyle: true, credentials: services.credentials });
+const clients = conversionClients();
+const { services, sqs, s3 } = clients;
+const makePendingMarkup = (upload: Upload) => makePending(clients, upload);
+const sendJob = (markupId: string) => send(clients, markupId);
+const keysUnder = (prefix: string) => keysIn(clients, prefix);
 
 afterAll(() => {
   sqs.destroy();
   s3.destroy();
 });
-
-interface Upload {
-  type: Exclude<MarkupType, 'webpage'>;
-  bytes: Buffer;
-  filename: string;
-  mimeType: string;
-  /** False: the record names a source that is not in the bucket. */
-  stored?: boolean;
-}
-
-/**
- * A file markup as `POST /markups/from-files` leaves it for the worker: the uploaded source in the
- * bucket, `isReady` false, `conversionStatus` pending. Sources live outside `uploads/` so the
- * upload-confirmed pump leaves them alone.
- */
-async function makePendingMarkup(upload: Upload) {
-  const org = await makeOrganization();
-  const workspace = await workspaceOf(org.workspaceId);
-  const key = `test-sources/${randomUUID()}/${upload.filename}`;
-  if (upload.stored !== false) await s3.send(new PutObjectCommand({ Bucket: services.bucketName, Key: key, Body: upload.bytes, ContentType: upload.mimeType }));
-  const markup = await makeMarkup({
-    workspaceId: org.workspaceId,
-    organizationId: workspace.organizationId,
-    parentFolderId: workspace.rootFolderId,
-    name: upload.filename,
-    type: upload.type,
-    url: undefined,
-    isReady: false,
-    conversionStatus: 'pending',
-    source: { key, mimeType: upload.mimeType, filesize: upload.bytes.length, filename: upload.filename },
-    ...(upload.type === 'image' ? { images: [], originalMimeType: upload.mimeType } : {}),
-  });
-  return { org, markup };
-}
-
-async function sendJob(markupId: string): Promise<void> {
-  await sqs.send(new SendMessageCommand({ QueueUrl: services.queues.conversion.url, MessageBody: JSON.stringify({ type: 'convert-markup', markupId }) }));
-}
-
-/** Waits until the worker has finished the markup (isReady true). */
-async function waitUntilReady(markupId: string, timeoutMs = 30_000): Promise<MarkupRecord> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const current = (await getItem(markupId, true)) as MarkupRecord;
-    if (current.isReady) return current;
-    if (Date.now() > deadline) throw new Error(`markup ${markupId} is still not ready: ${JSON.stringify(current)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /**
  * Waits until the worker has received every message sent so far (none left visible), then a moment
@@ -91,14 +44,9 @@ async function objectBytes(key: string): Promise<{ bytes: Buffer; contentType: s
   return { bytes: Buffer.from(await object.Body!.transformToByteArray()), contentType: object.ContentType };
 }
 
-async function keysUnder(prefix: string): Promise<string[]> {
-  const listed = await s3.send(new ListObjectsV2Command({ Bucket: services.bucketName, Prefix: prefix }));
-  return (listed.Contents ?? []).map((object) => object.Key!).sort();
-}
-
 const readyEvents = async (workspaceId: string, markupId: string) => (await listEvents(workspaceId)).filter((event) => event.type === 'markup_ready' && event.markupId === markupId);
 
-const record = (receiveCount: number) => ({ attributes: { ApproximateReceiveCount: String(receiveCount) } }) as unknown as SQSRecord;
+const record = deliveryRecord;
 
 /** The ready markup's thumbnail through the API's plain GET, as the Markup's thumbnailUrl serves it. */
 async function thumbnailSize(markupId: string) {

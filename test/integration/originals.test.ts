@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { call, makeOrganization } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
 import { tiffBytes, uploadFile } from '../support/uploads.js';
-import { storageBreakdownOf } from '../support/workspaces.js';
+import { storageBreakdownOf, waitForOriginalBytes } from '../support/workspaces.js';
 
 /** A converted (TIFF) markup made through the real upload flow; its source is its original. */
 async function makeConvertedMarkup(key: string, workspaceId: string, bytes: Buffer) {
@@ -93,14 +93,17 @@ describe('workspace policy and originals (Workspaces rules 2 and 3)', () => {
     const org = await makeOrganization();
     await setPlan(org.organizationId, { storageFeatureEnabled: true });
     const plain = await makeConvertedMarkup(org.workspaceKey, org.workspaceId, await tiffBytes(3, 2));
-    const kept = await makeConvertedMarkup(org.workspaceKey, org.workspaceId, await tiffBytes(2, 3));
+    const keptBytes = await tiffBytes(2, 3);
+    const kept = await makeConvertedMarkup(org.workspaceKey, org.workspaceId, keptBytes);
     await call('PATCH', `/markups/${kept.id}/original`, { key: org.workspaceKey, body: { retainOriginal: true } });
 
     const settings = await call('PATCH', '/workspace/settings', { key: org.workspaceKey, body: { originalFileStoragePolicy: 'NEVER_STORE', applyToExisting: true } });
+    const breakdown = await waitForOriginalBytes(org.workspaceKey, keptBytes.length);
     const plainAfter = await call('GET', `/markups/${plain.id}`, { key: org.workspaceKey });
     const keptAfter = await call('GET', `/markups/${kept.id}`, { key: org.workspaceKey });
 
-    expect(settings.body.data).toEqual({ originalFileStoragePolicy: 'NEVER_STORE', appliedToExistingCount: 1 });
+    expect(settings.body.data).toEqual({ originalFileStoragePolicy: 'NEVER_STORE', appliedToExistingCount: 1, jobId: expect.any(String) });
+    expect(breakdown.originals).toBe(keptBytes.length);
     expect(plainAfter.body.data.hasRetainedOriginal).toBe(false);
     expect(keptAfter.body.data).toMatchObject({ hasRetainedOriginal: true, retainOriginal: true });
   });
@@ -113,9 +116,9 @@ describe('workspace policy and originals (Workspaces rules 2 and 3)', () => {
     await call('PATCH', `/markups/${first.id}/original`, { key: org.workspaceKey, body: { retainOriginal: true } });
 
     const archived = await call('POST', '/workspace/originals/archive-all', { key: org.workspaceKey });
-    const breakdown = await storageBreakdownOf(org.workspaceKey);
+    const breakdown = await waitForOriginalBytes(org.workspaceKey, 0);
 
-    expect(archived.body).toEqual({ data: { archivedCount: 2 } });
+    expect(archived.body).toEqual({ data: { archivedCount: 2, jobId: expect.any(String) } });
     expect(breakdown.originals).toBe(0);
   });
 });

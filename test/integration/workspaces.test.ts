@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { getOriginal } from '../../shared/db/originals.js';
 import { addStoredBytes } from '../../shared/db/storage.js';
 import { call, makeOrganization } from '../support/api.js';
 import { makeRetainedOriginal, setPlan } from '../support/fixtures.js';
 import { missingId } from '../support/ids.js';
+import { waitForOriginalBytes } from '../support/workspaces.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const WORKSPACE_FIELDS = ['archiveFolderId', 'id', 'name', 'rootFolderId', 'slug'];
 
 describe('GET /workspace', () => {
@@ -372,17 +375,18 @@ describe('workspace settings (Workspaces rules 2 and 3)', () => {
     const other = await makeOrganization();
     await makeRetainedOriginal({ workspaceId: org.workspaceId, organizationId: org.organizationId, filesize: 300 });
     await makeRetainedOriginal({ workspaceId: org.workspaceId, organizationId: org.organizationId, filesize: 200 });
-    await makeRetainedOriginal({ workspaceId: other.workspaceId, organizationId: other.organizationId, filesize: 50 });
+    const elsewhere = await makeRetainedOriginal({ workspaceId: other.workspaceId, organizationId: other.organizationId, filesize: 50 });
 
     const response = await call('PATCH', '/workspace/settings', {
       key: org.workspaceKey,
       body: { originalFileStoragePolicy: 'NEVER_STORE', applyToExisting: true },
     });
-    const breakdown = await call('GET', '/workspace/storage-breakdown', { key: org.workspaceKey });
+    const breakdown = await waitForOriginalBytes(org.workspaceKey, 0);
 
     expect(response.status).toBe(200);
-    expect(response.body.data).toEqual({ originalFileStoragePolicy: 'NEVER_STORE', appliedToExistingCount: 2 });
-    expect(breakdown.body.data.originals).toBe(0);
+    expect(response.body.data).toEqual({ originalFileStoragePolicy: 'NEVER_STORE', appliedToExistingCount: 2, jobId: expect.stringMatching(UUID) });
+    expect(breakdown.originals).toBe(0);
+    expect(await getOriginal(elsewhere.markupId)).toMatchObject({ state: 'retained' });
   });
 
   it('reports appliedToExistingCount only when applyToExisting was used', async () => {
@@ -412,11 +416,14 @@ describe('POST /workspace/originals/archive-all', () => {
     for (let i = 0; i < 3; i += 1) await makeRetainedOriginal({ workspaceId: org.workspaceId, organizationId: org.organizationId });
 
     const first = await call('POST', '/workspace/originals/archive-all', { key: org.workspaceKey });
+    const breakdown = await waitForOriginalBytes(org.workspaceKey, 0);
     const second = await call('POST', '/workspace/originals/archive-all', { key: org.workspaceKey });
 
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ data: { archivedCount: 3 } });
-    expect(second.body).toEqual({ data: { archivedCount: 0 } });
+    expect(first.body).toEqual({ data: { archivedCount: 3, jobId: expect.stringMatching(UUID) } });
+    expect(breakdown.originals).toBe(0);
+    expect(second.body).toEqual({ data: { archivedCount: 0, jobId: expect.stringMatching(UUID) } });
+    expect(second.body.data.jobId).not.toBe(first.body.data.jobId);
   });
 });
 

@@ -25,3 +25,16 @@ export async function storageBreakdownOf(key: string): Promise<Record<string, nu
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body.data;
 }
+
+/**
+ * Polls the storage breakdown until its `originals` bytes reach `bytes` (archiving runs as a worker
+ * job after the request has answered), or the deadline; answers the last breakdown read.
+ */
+export async function waitForOriginalBytes(key: string, bytes: number, timeoutMs = 15_000): Promise<Record<string, number>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const breakdown = await storageBreakdownOf(key);
+    if (breakdown.originals === bytes || Date.now() > deadline) return breakdown;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
