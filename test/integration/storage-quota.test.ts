@@ -81,7 +81,7 @@ describe('the storage limit holds (Uploads rule 2; Errors: 402 at the policy ste
       expect((await getStorageBreakdown(org.organizationId)).total, `round ${round}`).toBe(240_000);
       expect(await storageCounters(org.organizationId), `round ${round}`).toMatchObject({ reserved: 0, claimed: 240_000 });
     }
-  });
+  }, 240_000);
 
   it('holds for POST /markups/file too: parallel files never store more than the limit (20 rounds)', async () => {
     const bytes = Buffer.concat([await pngBytes(), randomBytes(120_000)]);
@@ -93,7 +93,7 @@ describe('the storage limit holds (Uploads rule 2; Errors: 402 at the policy ste
       expect(answers.map((answer) => answer.status).sort(), `round ${round}`).toEqual([200, 200, 402]);
       expect(await storageCounters(org.organizationId), `round ${round}`).toMatchObject({ total: 2 * bytes.length, claimed: 2 * bytes.length });
     }
-  });
+  }, 240_000);
 
   it('releases the reservation of a policy that expired unconfirmed, once, so its bytes fit again', async () => {
     const { org, folderId } = await limitedOrganization(300_000);
@@ -128,5 +128,5 @@ describe('the storage limit holds (Uploads rule 2; Errors: 402 at the policy ste
       expect(await readUploadRecord(policy.body.data.fileId)).toMatchObject({ state: 'confirmed' });
       expect(await storageCounters(org.organizationId), `round ${round}`).toMatchObject({ total: (round + 1) * bytes.length, reserved: 0, claimed: (round + 1) * bytes.length });
     }
-  });
+  }, 240_000);
 });
