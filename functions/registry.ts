@@ -91,7 +91,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     architecture: 'x86_64',
     converters: true,
     ephemeralStorageMb: 10240,
-    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['webhookDelivery'] },
+    // Deleting a workspace's content queues its objects for deletion on its own queue.
+    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['webhookDelivery', 'conversion'] },
   },
   {
     kind: 'sqs',

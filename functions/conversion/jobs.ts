@@ -1,6 +1,7 @@
 import type { JobTable } from '../../shared/events/queue-worker.js';
 import { convertMarkupJob } from './convert-markup.js';
 import { deleteObjectsJob } from './delete-objects.js';
+import { deleteWorkspaceContentJob } from './delete-workspace-content.js';
 import { screenshotThumbnailJob } from './screenshot-thumbnail.js';
 
 /**
@@ -10,5 +11,6 @@ import { screenshotThumbnailJob } from './screenshot-thumbnail.js';
 export const conversionJobs: JobTable = {
   'convert-markup': convertMarkupJob,
   'delete-objects': deleteObjectsJob,
+  'delete-workspace-content': deleteWorkspaceContentJob,
   'screenshot-thumbnail': screenshotThumbnailJob,
 };

@@ -17,6 +17,7 @@ export async function enqueueThumbnail(job: ThumbnailJob): Promise<void> {
 export type ConversionJob =
   | { type: 'convert-markup'; markupId: string }
   | { type: 'delete-objects'; keys: string[] }
+  | { type: 'delete-workspace-content'; workspaceId: string; folderIds: string[] }
   | { type: 'screenshot-thumbnail'; markupId: string; threadId: string; screenshotId: string };
 
 /** Puts a job on the conversion queue. */

@@ -431,12 +431,14 @@ describe('IAM: each function gets exactly the access its registry entry declares
     expect(resourcesOf(sending[0]!)).toEqual([{ 'Fn::ImportValue': names.queueArn('conversion') }]);
   });
 
-  it('lets conversion send messages to the webhook queue only', () => {
+  it('lets conversion send messages to the webhook queue and to its own (objects of a deleted workspace) only', () => {
     const statements = statementsOf('conversion');
     const sending = statements.filter((statement) => actionsOf(statement).includes('sqs:SendMessage'));
 
-    expect(sending).toHaveLength(1);
-    expect(resourcesOf(sending[0]!)).toEqual([{ 'Fn::ImportValue': names.queueArn('webhookDelivery') }]);
+    expect(sending.flatMap((statement) => resourcesOf(statement))).toEqual(
+      expect.arrayContaining([{ 'Fn::ImportValue': names.queueArn('webhookDelivery') }, { 'Fn::ImportValue': names.queueArn('conversion') }]),
+    );
+    expect(sending.flatMap((statement) => resourcesOf(statement))).toHaveLength(2);
   });
 
   it('gives openapi nothing but its own log group', () => {

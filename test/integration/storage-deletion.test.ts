@@ -5,7 +5,7 @@ import { makeConversation } from '../support/conversations.js';
 import { setPlan } from '../support/fixtures.js';
 import { reply } from '../support/threads.js';
 import { pngBytes, rootFolderOf, storageCounters, uploadFile } from '../support/uploads.js';
-import { storageBreakdownOf } from '../support/workspaces.js';
+import { makeSecondWorkspace, storageBreakdownOf } from '../support/workspaces.js';
 
 /** Polls `read` until `done` holds of its answer, or fails after `timeoutMs`. */
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
@@ -95,6 +95,22 @@ describe('deletion frees stored bytes exactly once and removes the objects (Work
     expect(bytes).toBeGreaterThan(0);
     expect(deleted.status).toBe(204);
     expect(await storageCounters(org.organizationId)).toMatchObject({ total: 0, claimed: 0 });
+  });
+
+  it('a deleted workspace gives its bytes back to the organization, and its files stop being served', async () => {
+    const org = await makeOrganization();
+    await setPlan(org.organizationId, { storageFeatureEnabled: true });
+    const second = await makeSecondWorkspace(org.orgKey);
+    const { markup, bytes } = await makeImageMarkup(org.orgKey, second.id);
+    const url = markup.images[0].url as string;
+
+    const deleted = await call('DELETE', '/workspace', { key: org.orgKey, query: { workspaceId: second.id } });
+
+    expect(deleted.status).toBe(204);
+    expect(bytes.length).toBeGreaterThan(200_000);
+    const after = await eventually(() => storageCounters(org.organizationId), (counters) => counters.total === 0);
+    expect(after).toMatchObject({ total: 0, claimed: 0 });
+    expect(await eventually(() => fetchStatus(url), (status) => status === 404)).toBe(404);
   });
 });
 
