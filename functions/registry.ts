@@ -93,7 +93,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     architecture: 'x86_64',
     converters: true,
     ephemeralStorageMb: 10240,
-    // Archive jobs queue their next batch and archived originals' deletion on the conversion queue.
+    // Archive jobs queue their next batch, and deletions (of archived originals, of a deleted workspace's
+    // content) their objects, on the conversion queue.
     access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['webhookDelivery', 'conversion'] },
   },
   {

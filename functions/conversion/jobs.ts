@@ -2,6 +2,7 @@ import type { JobTable } from '../../shared/events/queue-worker.js';
 import { archiveOriginalsJob } from './archive-originals.js';
 import { convertMarkupJob } from './convert-markup.js';
 import { deleteObjectsJob } from './delete-objects.js';
+import { deleteWorkspaceContentJob } from './delete-workspace-content.js';
 import { screenshotThumbnailJob } from './screenshot-thumbnail.js';
 
 /**
@@ -12,5 +13,6 @@ export const conversionJobs: JobTable = {
   'archive-originals': archiveOriginalsJob,
   'convert-markup': convertMarkupJob,
   'delete-objects': deleteObjectsJob,
+  'delete-workspace-content': deleteWorkspaceContentJob,
   'screenshot-thumbnail': screenshotThumbnailJob,
 };

@@ -183,6 +183,21 @@ export function markupCommentUpdate(markup: MarkupRecord, options: { at: number;
   };
 }
 
+/**
+ * Deletes a markup's record as it was read (condition: it exists and `modifiedAt` is unchanged), so
+ * the transaction that frees its stored bytes runs once, and only for the files it was read with.
+ */
+export function markupDelete(markup: MarkupRecord): TransactItem {
+  return {
+    Delete: {
+      TableName: getConfig().tableName,
+      Key: itemKey(markup.id),
+      ConditionExpression: 'attribute_exists(PK) AND modifiedAt = :modifiedAt',
+      ExpressionAttributeValues: { ':modifiedAt': markup.modifiedAt },
+    },
+  };
+}
+
 export function toItem(record: ItemRecord): Record<string, unknown> {
   const searchText = record.kind === 'markup' ? `${record.name}\n${record.url ?? ''}`.toLowerCase() : undefined;
   return { ...itemKey(record.id), entity: record.kind === 'folder' ? 'Folder' : 'Markup', ...record, searchText, ...itemIndexKeys(record) };

@@ -1,17 +1,20 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
+import { isTransactionConflict } from './errors.js';
+import { endReservationItems, reserveItems, type Reservation } from './reservations.js';
 import { storageDelta, type StorageCategory } from './storage.js';
-import { batchGet, putNew, tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
+import { batchGet, putNew, transactUnlessConditionFails, tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
 
 /**
  * Uploaded files. Object keys are `uploads/<workspaceId>/<fileId>/<filename>`, so the S3
  * notification alone names the file record it confirms.
  *
- * Life of a record: `issued` (policy handed out; expires with the table's TTL a day later, and
- * the bucket's lifecycle rule removes the object of a policy never confirmed), `confirmed`
- * (upload-complete saw the object match; its bytes count in the organization's storage and the TTL
- * is gone), `consumed` (a markup was made from it, in the markup's own transaction; final).
+ * Life of a record: `issued` (policy handed out and its size reserved, see reservations.ts; expires
+ * with the table's TTL a day later, the bucket's lifecycle rule removes the object of a policy never
+ * confirmed and a sweep gives the reservation back), `confirmed` (upload-complete saw the object
+ * match; the reservation became stored bytes and the TTL is gone), `consumed` (a markup was made
+ * from it, in the markup's own transaction; final).
  */
 export const uploadKey = (fileId: string) => ({ PK: `UPLOAD#${fileId}`, SK: 'UPLOAD' });
 
@@ -68,6 +71,8 @@ export interface UploadRecord {
   createdAt: string;
   /** TTL (epoch seconds) while `issued`; removed on confirmation. */
   expiresAtEpoch?: number;
+  /** Bytes reserved on the organization's counters when the policy was issued (absent on records older than reservations). */
+  reservedBytes?: number;
   /** Written by the S3 notification (upload-confirmed). */
   landedAt?: string;
   landedSize?: number;
@@ -101,9 +106,30 @@ function isUploadItem(item: Record<string, unknown> | undefined): item is Record
   return item?.entity === 'Upload' && typeof item.state === 'string';
 }
 
-/** Records an issued policy (conditional create: file ids are never reused); false when the file id is taken. */
-export async function recordIssuedUpload(record: UploadRecord): Promise<boolean> {
-  return (await tryTransact([putNew(toUploadItem(record))])).length === 0;
+/** The reservation an issued upload holds, if it was issued with one. */
+export function reservationOf(record: UploadRecord): Reservation | undefined {
+  if (record.reservedBytes === undefined || record.expiresAtEpoch === undefined) return undefined;
+  return { organizationId: record.organizationId, fileId: record.fileId, bytes: record.reservedBytes, untilEpoch: record.expiresAtEpoch };
+}
+
+/**
+ * Records an issued policy and reserves its size (`reservedBytes`), in one transaction: the record
+ * is a conditional create (file ids are never reused) and the reservation requires room under
+ * `limit` (null: unlimited). 'no-room' when the limit refused it, 'file-id-taken' when the id is
+ * used, 'conflict' when another transaction held the counters (try again).
+ */
+export async function recordIssuedUpload(record: UploadRecord, limit: number | null): Promise<'issued' | 'file-id-taken' | 'no-room' | 'conflict'> {
+  const reservation = reservationOf(record);
+  if (!reservation) throw new Error('an issued upload needs reservedBytes and expiresAtEpoch');
+  let failed: number[];
+  try {
+    failed = await tryTransact([putNew(toUploadItem(record)), ...reserveItems(reservation, limit)]);
+  } catch (error) {
+    if (isTransactionConflict(error)) return 'conflict';
+    throw error;
+  }
+  if (failed.length === 0) return 'issued';
+  return failed.includes(0) ? 'file-id-taken' : 'no-room';
 }
 
 export async function getUpload(fileId: string, consistent = true): Promise<UploadRecord | undefined> {
@@ -126,15 +152,18 @@ export interface Confirmation {
 
 /**
  * Confirms an issued upload and counts its bytes, in one transaction: the record moves to
- * `confirmed` (only from `issued`, and only while its TTL has not passed) and loses its TTL, and the
- * organization's counter for `category` grows by the file size. Two concurrent confirmations of
- * the same file count the bytes once: the loser's condition fails, and false is its answer.
+ * `confirmed` (only from `issued`, and only while its TTL has not passed) and loses its TTL, and its
+ * reservation becomes the file's bytes under `category` (the reservation record must still exist).
+ * Two concurrent confirmations of the same file, or a confirmation racing the sweep of an expired
+ * reservation, count the bytes once: the loser's condition fails, and false is its answer.
  */
 export async function confirmUpload(record: UploadRecord, confirmation: Confirmation): Promise<boolean> {
-  return (await tryTransact(confirmUploadItems(record, confirmation))).length === 0;
+  return (await transactUnlessConditionFails(confirmUploadItems(record, confirmation))) === undefined;
 }
 
 function confirmUploadItems(record: UploadRecord, confirmation: Confirmation): TransactItem[] {
+  // The policy signs the exact size and confirmation checks it, so the reservation is the file's size.
+  const reservation = reservationOf(record);
   const dimensions = confirmation.width !== undefined && confirmation.height !== undefined;
   return [
     {
@@ -155,7 +184,9 @@ function confirmUploadItems(record: UploadRecord, confirmation: Confirmation): T
         },
       },
     },
-    { Update: storageDelta(record.organizationId, confirmation.category, record.filesize) },
+    ...(reservation
+      ? endReservationItems(reservation, { category: confirmation.category, bytes: record.filesize })
+      : [{ Update: storageDelta(record.organizationId, confirmation.category, record.filesize) }]),
   ];
 }
 

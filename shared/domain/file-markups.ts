@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import { toItem, type MarkupRecord } from '../db/items.js';
 import { failPendingConversion } from '../db/item-writes.js';
-import { storageDelta } from '../db/storage.js';
+import { storageChange } from '../db/storage.js';
 import { toOriginalItem } from '../db/originals.js';
 import { putNew } from '../db/transact.js';
 import { consumeUploadItem, getUploads, toUploadItem, uploadObjectKey, type UploadRecord } from '../db/uploads.js';
@@ -198,12 +198,15 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
         ...(record.source
           ? [putNew(toOriginalItem(originalOf(record)))]
           : []),
-        { Update: storageDelta(upload.organizationId, record.source ? 'originals' : upload.category!, upload.filesize) },
+        // The limit rides on the write itself, so parallel requests cannot all pass the check above.
+        { Update: storageChange(upload.organizationId, { [record.source ? 'originals' : upload.category!]: upload.filesize }, { limit: placement.plan.storageLimitBytes }) },
       ],
       { plan: placement.plan },
     );
   } catch (error) {
     await deleteObject(key).catch((cleanup: unknown) => logger.warn('object of a refused file markup not removed', { key, error: cleanup }));
+    // A failed condition of the creation is the storage limit when the file no longer fits.
+    if (error instanceof ConflictError) await requireStorageFor(placement.plan, file.data.length, `A file of ${file.data.length} bytes`);
     throw error;
   }
   return { record: await afterCreation(record, placement, at), access: placement };

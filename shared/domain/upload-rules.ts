@@ -1,12 +1,14 @@
 import { authorize } from '../auth/authorize.js';
 import type { Permission } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
+import { AGAIN, withBackoff } from '../db/backoff.js';
 import type { Plan } from '../db/plans.js';
-import { getStorageBreakdown, type StorageCategory } from '../db/storage.js';
-import type { UploadResourceType } from '../db/uploads.js';
+import { releaseExpiredReservations } from '../db/reservations.js';
+import { getStorageCounters, repairClaimed, type StorageCategory, type StorageCounters } from '../db/storage.js';
+import { recordIssuedUpload, type UploadRecord, type UploadResourceType } from '../db/uploads.js';
 import type { Role } from '../db/users.js';
 import type { WorkspaceRecord } from '../db/workspaces.js';
-import { BadRequestError, ForbiddenError, InvalidInputError, PaymentRequiredError } from '../http/errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, InvalidInputError, PaymentRequiredError } from '../http/errors.js';
 import { isId } from '../http/schemas.js';
 import { baseMimeType, fileTypeOf, isDisplayableImage, SUPPORTED_EXTENSIONS } from '../storage/file-types.js';
 import { loadFolderForCaller } from './items/access.js';
@@ -23,22 +25,62 @@ import { resolveWorkspace } from './scope.js';
 // ---------------------------------------------------------------------------------------------
 
 /**
- * 402 unless the organization can store `additionalBytes` more without passing its plan's storage
- * limit (`storageLimitBytes`; null is unlimited). Bytes already counted (confirmed uploads) are in
- * the breakdown, so `additionalBytes` is 0 when checking files that are stored already.
+ * 402 unless the organization can claim `additionalBytes` more without passing its plan's storage
+ * limit (`storageLimitBytes`; null is unlimited). Stored bytes and the reservations of uploads in
+ * progress both count, so `additionalBytes` is 0 when checking files that are stored already. A
+ * check before a write, for the message: the write itself must carry the limit (`counterUpdate`).
  */
 export async function requireStorageFor(plan: Plan, additionalBytes: number, what: string): Promise<void> {
   const limit = plan.storageLimitBytes;
   if (limit === null) return;
-  const { total } = await getStorageBreakdown(plan.organizationId);
-  if (total + additionalBytes > limit) {
-    const remaining = Math.max(0, limit - total);
-    throw new PaymentRequiredError(
-      `${what} does not fit the plan's storage: the organization stores ${total} of ${limit} bytes (${remaining} left)` +
-        (additionalBytes > 0 ? ` and this needs ${additionalBytes}.` : '.'),
-      'storage-limit-reached',
-    );
-  }
+  const counters = await getStorageCounters(plan.organizationId);
+  if (counters.claimed + additionalBytes > limit) throw noRoomFor(limit, counters, additionalBytes, what);
+}
+
+function noRoomFor(limit: number, counters: StorageCounters, additionalBytes: number, what: string): PaymentRequiredError {
+  const remaining = Math.max(0, limit - counters.claimed);
+  const reserved = counters.reserved > 0 ? `, ${counters.reserved} reserved for uploads not yet confirmed` : '';
+  return new PaymentRequiredError(
+    `${what} does not fit the plan's storage: the organization stores ${counters.total} of ${limit} bytes${reserved} (${remaining} left)` +
+      (additionalBytes > 0 ? ` and this needs ${additionalBytes}.` : '.'),
+    'storage-limit-reached',
+  );
+}
+
+/** How long issuing keeps retrying transactions that collide with concurrent uploads of the organization. */
+const CONTENTION_BUDGET_MS = 8000;
+
+/**
+ * Records an issued upload and reserves its declared size in one transaction whose condition keeps
+ * stored plus reserved bytes within the plan's limit, so concurrent policies can never promise more
+ * than the plan holds (Uploads rule 2). When the limit refuses, reservations of policies that
+ * expired unconfirmed are given back and the reservation is tried again; still no room is a 402.
+ */
+export async function issueWithReservation(plan: Plan, record: UploadRecord, what: string): Promise<void> {
+  const limit = plan.storageLimitBytes;
+  if (limit !== null && record.filesize > limit) throw noRoomFor(limit, await getStorageCounters(plan.organizationId), record.filesize, what);
+  let swept = false;
+  await withBackoff(
+    async () => {
+      const outcome = await recordIssuedUpload(record, limit);
+      if (outcome === 'issued') return undefined;
+      if (outcome === 'conflict') return AGAIN;
+      if (outcome === 'file-id-taken') throw new ConflictError(`File id ${record.fileId} is already used by another upload; choose another fileId or leave it out.`);
+      if (!swept) {
+        // Tried again even when this sweep released nothing: a concurrent one may have released it.
+        swept = true;
+        await Promise.all([releaseExpiredReservations(plan.organizationId, Math.floor(Date.now() / 1000)), repairClaimed(plan.organizationId)]);
+        return AGAIN;
+      }
+      throw noRoomFor(limit!, await getStorageCounters(plan.organizationId), record.filesize, what);
+    },
+    {
+      attempts: Number.POSITIVE_INFINITY,
+      budgetMs: CONTENTION_BUDGET_MS,
+      capMs: 200,
+      exhausted: () => new ConflictError('Too many concurrent uploads in this organization; try again.'),
+    },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,19 +5,18 @@ import { getPlan } from '../db/plans.js';
 import {
   confirmUpload,
   getUpload,
-  recordIssuedUpload,
   UPLOAD_RECORD_TTL_SECONDS,
   uploadObjectKey,
   type UploadRecord,
   type UploadResourceType,
 } from '../db/uploads.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../http/errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import { logger } from '../logger.js';
 import { baseMimeType, isDisplayableImage } from '../storage/file-types.js';
 import { IMAGE_HEADER_BYTES, imageSize, type ImageSize } from '../storage/image-size.js';
 import { bucketName, headObject, readObjectStart, tagObjectConfirmed, type StoredObject } from '../storage/objects.js';
 import { createUploadPolicy, type DirectPut, type UploadPolicy } from '../storage/upload-policy.js';
-import { objectNameOf, requireAcceptedType, requireStorageFor, resolveUploadWorkspace, storageCategoryOf } from './upload-rules.js';
+import { issueWithReservation, objectNameOf, requireAcceptedType, requireStorageFor, resolveUploadWorkspace, storageCategoryOf } from './upload-rules.js';
 
 // ---------------------------------------------------------------------------------------------
 // POST /uploads/upload-policy
@@ -51,15 +50,17 @@ export const MAX_POST_BYTES = 5 * 1024 ** 3;
 
 /**
  * Issues a presigned POST for one file (States and transitions: "Uploaded file: none"): checks the
- * caller may upload for the resource, that the type suits it, and that the declared size fits the
- * plan's remaining storage (402 otherwise, before anything is issued); then records the upload as
- * `issued` and signs a policy for exactly that key, size and type.
+ * caller may upload for the resource and that the type suits it; then records the upload as
+ * `issued`, reserving its declared size under the plan's storage limit (402 when it does not fit,
+ * before anything is issued), and signs a policy for exactly that key, size and type.
  */
 export async function issueUploadPolicy(principal: Principal, input: UploadPolicyInput): Promise<IssuedUpload> {
   const { workspace } = await resolveUploadWorkspace(principal, input.resourceType, input.resourceId, input.workspaceId);
   requireAcceptedType(input.resourceType, input.contentType, input.filename);
   const plan = await getPlan(workspace.organizationId);
-  await requireStorageFor(plan, input.filesize, `A file of ${input.filesize} bytes`);
+  if (plan.storageLimitBytes !== null && input.filesize > plan.storageLimitBytes) {
+    await requireStorageFor(plan, input.filesize, `A file of ${input.filesize} bytes`);
+  }
   if (input.filesize > MAX_POST_BYTES) {
     throw new BadRequestError(`Storage accepts at most ${MAX_POST_BYTES} bytes in one upload; this file has ${input.filesize}.`, 'file-too-large');
   }
@@ -81,11 +82,10 @@ export async function issueUploadPolicy(principal: Principal, input: UploadPolic
     uploadedBy: principal.userId,
     createdAt: now.toISOString(),
     expiresAtEpoch: Math.floor(now.getTime() / 1000) + UPLOAD_RECORD_TTL_SECONDS,
+    reservedBytes: input.filesize,
   };
   // Only a client-chosen id can be taken: the record is created only if none has that id.
-  if (!(await recordIssuedUpload(record))) {
-    throw new ConflictError(`File id ${fileId} is already used by another upload; choose another fileId or leave it out.`);
-  }
+  await issueWithReservation(plan, record, `A file of ${input.filesize} bytes`);
   const { expiresAt, directPut, ...policy } = await createUploadPolicy({ key, contentType: input.contentType, filesize: input.filesize, fileId });
   return {
     fileId,

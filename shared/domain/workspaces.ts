@@ -13,6 +13,7 @@ import {
 } from '../db/workspaces.js';
 import { ConflictError, FeatureNotEnabledError, NotFoundError } from '../http/errors.js';
 import { slugCandidate, slugify } from './slugs.js';
+import { deleteWorkspaceContentLater } from './workspace-content.js';
 
 const SLUG_ATTEMPTS = 20;
 
@@ -47,6 +48,8 @@ export async function updateWorkspace(current: WorkspaceRecord, changes: { name?
 export async function deleteWorkspace(workspace: WorkspaceRecord): Promise<void> {
   if (!(await markWorkspaceDeleted(workspace, new Date().toISOString()))) throw new NotFoundError(`Workspace ${workspace.id} does not exist.`);
   await clearDefaultWorkspace(workspace.organizationId, workspace.id);
+  // Its markups and files go in the worker, which frees their bytes; until then they count.
+  await deleteWorkspaceContentLater(workspace);
 }
 
 /** Workspaces rule 3: settings updates, archive-all and the storage breakdown need the storage feature. */

@@ -24,6 +24,7 @@ export type ConversionJob =
   | { type: 'convert-markup'; markupId: string }
   | ArchiveOriginalsJob
   | { type: 'delete-objects'; keys: string[] }
+  | { type: 'delete-workspace-content'; workspaceId: string; folderIds: string[] }
   | { type: 'screenshot-thumbnail'; markupId: string; threadId: string; screenshotId: string };
 
 /** Puts a job on the conversion queue. */

@@ -453,7 +453,7 @@ describe('IAM: each function gets exactly the access its registry entry declares
     expect(resourcesOf(sending[0]!)).toEqual([{ 'Fn::ImportValue': names.queueArn('conversion') }]);
   });
 
-  it('lets conversion send messages to the webhook queue and to its own queue (archive batches, object deletions) only', () => {
+  it('lets conversion send messages to the webhook queue and to its own queue (archive batches, object deletions, the content of a deleted workspace) only', () => {
     const statements = statementsOf('conversion');
     const sending = statements.filter((statement) => actionsOf(statement).includes('sqs:SendMessage'));
 

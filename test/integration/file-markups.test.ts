@@ -220,11 +220,11 @@ describe('POST /markups/from-files rejections (Errors table)', () => {
     const org = await makeOrganization();
     const a = await pngBytes(40, 40);
     const b = await pngBytes(41, 40);
-    await setPlan(org.organizationId, { storageLimitBytes: a.length + b.length - 1 });
-    // Each policy fits on its own; together the two files pass the limit.
     const first = await uploadFile(org.workspaceKey, { bytes: a, filename: 'a.png', contentType: 'image/png' }, { confirm: false });
     const second = await uploadFile(org.workspaceKey, { bytes: b, filename: 'b.png', contentType: 'image/png' }, { confirm: false });
     for (const file of [first, second]) expect((await call('POST', '/uploads/upload-complete', { key: org.workspaceKey, body: { fileId: file.fileId, etag: file.etag } })).status).toBe(200);
+    // Policies reserve their sizes, so two files over the limit can only be stored before the plan is lowered.
+    await setPlan(org.organizationId, { storageLimitBytes: a.length + b.length - 1 });
 
     const response = await fromFiles(org.workspaceKey, { workspaceId: org.workspaceId, fileIds: [first.fileId, second.fileId] });
 

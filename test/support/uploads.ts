@@ -3,6 +3,9 @@ import sharp from 'sharp';
 import { expect } from 'vitest';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
+import { reservationKey } from '../../shared/db/reservations.js';
+import { STORAGE_CATEGORIES, storageKey } from '../../shared/db/storage.js';
+import { put, transact } from '../../shared/db/transact.js';
 import { uploadKey } from '../../shared/db/uploads.js';
 import { call, localStack } from './api.js';
 
@@ -146,4 +149,25 @@ export async function postFileMarkup(key: string, form: FormData | string, query
   const response = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Service-API-Version': '2023-02-22', ...headers }, body: form });
   const text = await response.text();
   return { status: response.status, body: /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text };
+}
+
+/** The organization's storage counters as stored, with what is reserved for uploads in progress and the claimed sum. */
+export async function storageCounters(organizationId: string): Promise<{ total: number; reserved: number; claimed: number }> {
+  localStack();
+  const item = (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: storageKey(organizationId), ConsistentRead: true }))).Item ?? {};
+  const total = STORAGE_CATEGORIES.reduce((sum, category) => sum + Number(item[category] ?? 0), 0);
+  return { total, reserved: Number(item.reserved ?? 0), claimed: Number(item.claimed ?? total) };
+}
+
+/** Moves an issued upload, and its reservation, a minute into the past: as if its policy expired unconfirmed. */
+export async function expireUpload(fileId: string): Promise<void> {
+  const record = await readUploadRecord(fileId);
+  if (!record) throw new Error(`no upload ${fileId}`);
+  const past = Math.floor(Date.now() / 1000) - 60;
+  const reservation = { organizationId: record.organizationId as string, fileId, untilEpoch: record.expiresAtEpoch as number };
+  const stored = (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: reservationKey(reservation), ConsistentRead: true }))).Item;
+  await transact([
+    put({ ...record, expiresAtEpoch: past }),
+    ...(stored ? [{ Delete: { TableName: getConfig().tableName, Key: reservationKey(reservation) } }, put({ ...stored, ...reservationKey({ ...reservation, untilEpoch: past }), untilEpoch: past })] : []),
+  ]);
 }
