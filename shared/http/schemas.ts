@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { describeJsonProblem, isStorableNumber, jsonValueProblem, MAX_NUMBER, MIN_MAGNITUDE } from './json-bounds.js';
 
 /** Ids are UUID strings (spec: Conventions 1). */
 export const Id = v.pipe(v.string(), v.uuid('must be a UUID'));
@@ -55,3 +56,48 @@ export const QueryBoolean = v.pipe(
   v.picklist(['true', 'false'], 'must be true or false'),
   v.transform((value) => value === 'true'),
 );
+
+/**
+ * A whole JSON number within [min, max]. Every integer field of a request uses it, so none can pass
+ * 2^53 (where JavaScript loses integers and the table's marshaller throws): `max` defaults to that.
+ */
+export function integerIn(min: number, max: number = MAX_NUMBER) {
+  if (min < -MAX_NUMBER || max > MAX_NUMBER) throw new RangeError(`integerIn(${min}, ${max}) reaches past 2^53`);
+  return v.pipe(
+    v.number(),
+    v.integer('must be a whole number'),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+}
+
+/**
+ * A JSON number within [min, max], fractions allowed. Every fractional field of a request uses it:
+ * `max` defaults to 2^53 - 1, and magnitudes below MIN_MAGNITUDE (other than 0) are refused, as the
+ * table cannot store them.
+ */
+export function numberIn(min: number, max: number = MAX_NUMBER) {
+  if (min < -MAX_NUMBER || max > MAX_NUMBER) throw new RangeError(`numberIn(${min}, ${max}) reaches past 2^53`);
+  return v.pipe(
+    v.number(),
+    v.finite('must be a finite number'),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+    v.check(isStorableNumber, `must be 0 or at least ${MIN_MAGNITUDE} in magnitude`),
+  );
+}
+
+/**
+ * A free-form JSON object (a Delta embed or its attributes) the table can store as sent: nested at
+ * most `maxDepth` levels (the object itself is level 1), no empty keys, storable numbers. The walk is
+ * iterative (see `jsonValueProblem`); the message says where inside the field the problem is.
+ */
+export function storableJsonObject(maxDepth: number) {
+  return v.pipe(
+    v.record(v.string(), v.unknown()),
+    v.check(
+      (value) => jsonValueProblem(value, maxDepth) === undefined,
+      (issue) => describeJsonProblem(jsonValueProblem(issue.input, maxDepth) ?? { path: [], detail: 'cannot be stored' }),
+    ),
+  );
+}
