@@ -57,18 +57,18 @@ export const QueryBoolean = v.pipe(
   v.transform((value) => value === 'true'),
 );
 
+/** Number fields are declared within 2^53: a wider bound would let through what the table cannot store. */
+function assertSafeRange(min: number, max: number): void {
+  if (min < -MAX_NUMBER || max > MAX_NUMBER) throw new RangeError(`[${min}, ${max}] reaches past 2^53`);
+}
+
 /**
  * A whole JSON number within [min, max]. Every integer field of a request uses it, so none can pass
  * 2^53 (where JavaScript loses integers and the table's marshaller throws): `max` defaults to that.
  */
 export function integerIn(min: number, max: number = MAX_NUMBER) {
-  if (min < -MAX_NUMBER || max > MAX_NUMBER) throw new RangeError(`integerIn(${min}, ${max}) reaches past 2^53`);
-  return v.pipe(
-    v.number(),
-    v.integer('must be a whole number'),
-    v.minValue(min, `must be at least ${min}`),
-    v.maxValue(max, `must be at most ${max}`),
-  );
+  assertSafeRange(min, max);
+  return v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(min, `must be at least ${min}`), v.maxValue(max, `must be at most ${max}`));
 }
 
 /**
@@ -77,7 +77,7 @@ export function integerIn(min: number, max: number = MAX_NUMBER) {
  * table cannot store them.
  */
 export function numberIn(min: number, max: number = MAX_NUMBER) {
-  if (min < -MAX_NUMBER || max > MAX_NUMBER) throw new RangeError(`numberIn(${min}, ${max}) reaches past 2^53`);
+  assertSafeRange(min, max);
   return v.pipe(
     v.number(),
     v.finite('must be a finite number'),
