@@ -4,7 +4,8 @@ import { BadRequestError } from '../../shared/http/errors.js';
 import { parseMultipart, type MultipartPart } from '../../shared/http/multipart.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { parseWith } from '../../shared/http/validation.js';
-import { FileForm, FileMarkupQuery, FilePartHeaders, MarkupSchema } from './schemas.js';
+import { FilePartHeaders } from '../uploads/schemas.js';
+import { FileForm, FileMarkupQuery, MarkupSchema } from './schemas.js';
 
 /** The one `file` part of the form, or a 400 saying what is wrong with the form. */
 function filePartOf(body: Buffer, contentType: string): MultipartPart & { filename: string } {

@@ -3,7 +3,6 @@ import { MAX_FILES_PER_MARKUP } from '../../shared/domain/file-markups.js';
 import { INCLUDE_VALUES, type IncludeValue } from '../../shared/domain/markup-view.js';
 import type { RawBodySpec } from '../../shared/http/route.js';
 import { Cursor, HttpUrl, Id, Name, queryInteger } from '../../shared/http/schemas.js';
-import { UploadPolicyBody } from '../uploads/schemas.js';
 
 /** Markups above this many per batch are refused (the same bound as files per create-from-files). */
 export const MAX_BATCH = 50;
@@ -183,12 +182,6 @@ export const FileForm: RawBodySpec = {
   maxBytes: MAX_FILE_REQUEST_BYTES,
   schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
 };
-
-/** The `file` part's name and type, held to the rules of POST /uploads/upload-policy (length, characters). */
-export const FilePartHeaders = v.object({
-  filename: UploadPolicyBody.entries.filename,
-  contentType: v.optional(UploadPolicyBody.entries.contentType),
-});
 
 export const MarkupIdsBody = v.object({ markupIds: MarkupIds });
 

@@ -25,6 +25,12 @@ export const UploadPolicyBody = v.object({
   workspaceId: v.optional(Id),
 });
 
+/** A file sent in a multipart form (POST /markups/file): its part's name and type, held to the rules above. */
+export const FilePartHeaders = v.object({
+  filename: UploadPolicyBody.entries.filename,
+  contentType: v.optional(UploadPolicyBody.entries.contentType),
+});
+
 export const UploadCompleteBody = v.object({
   fileId: Id,
   etag: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),

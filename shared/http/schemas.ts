@@ -45,18 +45,6 @@ export function queryInteger(min: number, max: number) {
   );
 }
 
-/** An opaque cursor as handed out in `nextCursor`/`prevCursor`. */
-export const Cursor = v.pipe(v.string(), v.minLength(1), v.maxLength(2048));
-
-/** `workspaceId` as organization keys pass it (query or body). */
-export const WorkspaceIdInput = v.object({ workspaceId: v.optional(Id) });
-
-/** A query-string boolean: `true` or `false`. */
-export const QueryBoolean = v.pipe(
-  v.picklist(['true', 'false'], 'must be true or false'),
-  v.transform((value) => value === 'true'),
-);
-
 /** Number fields are declared within 2^53: a wider bound would let through what the table cannot store. */
 function assertSafeRange(min: number, max: number): void {
   if (min < -MAX_NUMBER || max > MAX_NUMBER) throw new RangeError(`[${min}, ${max}] reaches past 2^53`);
@@ -101,3 +89,15 @@ export function storableJsonObject(maxDepth: number) {
     ),
   );
 }
+
+/** An opaque cursor as handed out in `nextCursor`/`prevCursor`. */
+export const Cursor = v.pipe(v.string(), v.minLength(1), v.maxLength(2048));
+
+/** `workspaceId` as organization keys pass it (query or body). */
+export const WorkspaceIdInput = v.object({ workspaceId: v.optional(Id) });
+
+/** A query-string boolean: `true` or `false`. */
+export const QueryBoolean = v.pipe(
+  v.picklist(['true', 'false'], 'must be true or false'),
+  v.transform((value) => value === 'true'),
+);
