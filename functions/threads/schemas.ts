@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { MAX_ATTACHMENTS, MAX_CLIP_VIDEOS, MAX_MENTIONS } from '../../shared/domain/comments/message-content.js';
 import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
 import { viewModeIdsOf } from '../../shared/domain/comments/thread-selection.js';
-import { Cursor, Id, integerIn, isHttpUrl, MAX_URL_LENGTH, numberIn, QueryBoolean, queryInteger, storableJsonObject } from '../../shared/http/schemas.js';
+import { Cursor, Id, integerIn, isHttpUrl, MAX_URL_LENGTH, numberIn, QueryBoolean, queryInteger, sizedJson, storableJsonObject } from '../../shared/http/schemas.js';
 import { UploadPolicyBody } from '../uploads/schemas.js';
 
 /** Threads per page when `limit` is not given, and the most one page holds. */
@@ -28,7 +28,7 @@ export const MAX_DELTA_BYTES = 100_000;
 const DeltaValue = storableJsonObject(MAX_DELTA_VALUE_DEPTH);
 
 /** A Quill Delta: `{ ops: [{ insert, attributes? }] }`, where `insert` is text or an embed (such as `{ mention: { id, name } }`). */
-export const DeltaSchema = v.pipe(
+export const DeltaSchema = sizedJson(
   v.object({
     ops: v.pipe(
       v.array(
@@ -40,8 +40,7 @@ export const DeltaSchema = v.pipe(
       v.maxLength(2000, 'must have at most 2000 operations'),
     ),
   }),
-  // Runs only once every op is valid, so the value is nested at most MAX_DELTA_VALUE_DEPTH deep here.
-  v.check((delta) => Buffer.byteLength(JSON.stringify(delta)) <= MAX_DELTA_BYTES, `must be at most ${MAX_DELTA_BYTES} bytes as JSON`),
+  MAX_DELTA_BYTES,
 );
 
 /** MessageRequestAttachment: a confirmed `message_attachment` upload of the markup, by its `fileId`. */
@@ -68,6 +67,12 @@ export const MessageBodyEntries = {
 };
 
 export const Priority = integerIn(0, 1000);
+
+/**
+ * Largest `elements` and `elementParents` lists, each as UTF-8 JSON: every entry is bounded, but 100
+ * parents at their longest are 800 KB, and the thread item holds both lists (DynamoDB: 400 KB).
+ */
+export const MAX_PIN_LIST_BYTES = 100_000;
 
 /** CreateThreadRequestElement */
 export const ElementRequest = v.object({ elementPath: Text(4096), offsetXPercentage: Percentage, offsetYPercentage: Percentage });
@@ -103,6 +108,9 @@ export const TextHighlightRequest = v.object({
   text: Text(MAX_TEXT),
 });
 
+const PinElements = sizedJson(v.pipe(v.array(ElementRequest), v.maxLength(50)), MAX_PIN_LIST_BYTES);
+const PinParents = sizedJson(v.pipe(v.array(ElementParentRequest), v.maxLength(100)), MAX_PIN_LIST_BYTES);
+
 /** The create thread body of the spec, field for field. */
 export const CreateThreadBody = v.object({
   isImageThread: v.boolean(),
@@ -110,14 +118,14 @@ export const CreateThreadBody = v.object({
   projectImageId: v.optional(Id),
   url: Text(),
   canonicalUrl: Text(),
-  elements: v.pipe(v.array(ElementRequest), v.maxLength(50)),
+  elements: PinElements,
   offsetXPercentage: Percentage,
   offsetYPercentage: Percentage,
   startTime: v.optional(NonNegative),
   endTime: v.optional(NonNegative),
   message: DeltaSchema,
   browserContext: BrowserContextRequest,
-  elementParents: v.pipe(v.array(ElementParentRequest), v.maxLength(100)),
+  elementParents: PinParents,
   viewModeId: Text(100),
   attachments: MessageBodyEntries.attachments,
   clipVideos: MessageBodyEntries.clipVideos,
@@ -133,9 +141,9 @@ export const CreateThreadBody = v.object({
 export const MovePinBody = v.object({
   url: v.optional(Text()),
   canonicalUrl: v.optional(Text()),
-  elements: v.optional(v.pipe(v.array(ElementRequest), v.maxLength(50))),
+  elements: v.optional(PinElements),
   browserContext: v.optional(BrowserContextRequest),
-  elementParents: v.optional(v.pipe(v.array(ElementParentRequest), v.maxLength(100))),
+  elementParents: v.optional(PinParents),
   viewportXPercentage: v.optional(Percentage),
   viewportYPercentage: v.optional(Percentage),
 });

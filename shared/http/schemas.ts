@@ -90,6 +90,15 @@ export function storableJsonObject(maxDepth: number) {
   );
 }
 
+/**
+ * `schema`, and its value's size as UTF-8 JSON at most `maxBytes`: for fields whose parts are each
+ * bounded but together could pass DynamoDB's 400 KB item. The size is measured only once `schema`
+ * accepted the value, so `JSON.stringify` walks a value of bounded nesting.
+ */
+export function sizedJson<S extends v.GenericSchema>(schema: S, maxBytes: number) {
+  return v.pipe(schema, v.check((value) => Buffer.byteLength(JSON.stringify(value)) <= maxBytes, `must be at most ${maxBytes} bytes as JSON`));
+}
+
 /** An opaque cursor as handed out in `nextCursor`/`prevCursor`. */
 export const Cursor = v.pipe(v.string(), v.minLength(1), v.maxLength(2048));
 

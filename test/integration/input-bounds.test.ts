@@ -10,6 +10,14 @@ import { postFileMarkup, pngBytes } from '../support/uploads.js';
 /** A number JavaScript cannot hold exactly (above 2^53), as JSON carries it. */
 const HUGE = 2 ** 60;
 
+/** 100 element parents at their longest: each field within its own bound, 800 KB together. */
+const LARGE_PARENTS = Array.from({ length: 100 }, (_, depth) => ({
+  url: `https://example.com/${'u'.repeat(2000)}`,
+  canonicalUrl: `https://example.com/${'c'.repeat(2000)}`,
+  path: 'p'.repeat(4096),
+  depth,
+}));
+
 /** `{ a: { a: ... } }` nested `depth` levels, built without recursion. */
 function nested(depth: number): Record<string, unknown> {
   let value: Record<string, unknown> = { leaf: true };
@@ -75,6 +83,13 @@ describe('valid or odd input is a 400 naming the field, never a 500 (Errors; iss
     const message = { ops: [...Array.from({ length: 30 }, () => ({ insert: 'x'.repeat(20_000) })), { insert: '\n' }] };
 
     expectProblem(await postMessage(org.workspaceKey, thread.id, { message }), 400, '/body/message');
+  });
+
+  it.each([
+    ['POST /threads', () => postThread(threadBody(webpage, { elementParents: LARGE_PARENTS }))],
+    ['PATCH /threads/:id/move-pin', () => call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { elementParents: LARGE_PARENTS } })],
+  ])('answers 400 on %s for element parents larger than one thread may store', async (_name, send) => {
+    expectProblem(await send(), 400, '/body/elementParents');
   });
 
   it.each([[[]], [null], [[[[]]]], ['text'], [42], [true]])('answers 400 naming /body when the JSON body is %j, not an object', async (body) => {
