@@ -24,6 +24,8 @@ import { pngBytes } from '../support/uploads.js';
 /** FUZZ_SEED repeats a run; the default keeps `npm test` deterministic. */
 const SEED = Number(process.env.FUZZ_SEED ?? 18);
 const CONCURRENCY = 4;
+/** Fields whose largest value is under this cannot matter to an item's size, so they get no largest case. */
+const LARGE_FIELD_BYTES = 10_000;
 const MISSING = '00000000-0000-4000-8000-000000000000';
 /** Refused at once locally (nothing listens on port 9), so URL markups never start a browser. */
 const DEAD_URL = 'http://127.0.0.1:9/';
@@ -115,6 +117,12 @@ function casesOf(route: AnyRoute, fixture: Fixture, random: () => number): FuzzC
       const bodyBase = bases[Math.floor(random() * bases.length)];
       cases.push({ ...base, label: `body ${field.path.join('.')}=${value.label}`, body: json(withValueAt(bodyBase, sample, field.path, value.value)) });
     }
+  }
+  // Each field at its largest, alone: every part valid, the whole as large as the field lets it be (a stored item's size).
+  for (const field of route.body ? fieldsOf(route.body as unknown as SchemaNode).filter((entry) => entry.path.length === 1) : []) {
+    const value = sampleOf(field.schema, hints, String(field.path[0]), true);
+    const size = Buffer.byteLength(JSON.stringify(value) ?? '');
+    if (size > LARGE_FIELD_BYTES) cases.push({ ...base, label: `body ${field.path[0]}=largest (${Math.round(size / 1000)} KB)`, body: json(withValueAt(bases[0], sample, field.path, value)) });
   }
   if (route.body) for (const value of pick(random, ODD_BODIES, 3)) cases.push({ ...base, label: `body ${value.label}`, body: value.value });
   if (route.rawBody) cases.push(...multipartCases(route, fixture, base));

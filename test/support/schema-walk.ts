@@ -72,21 +72,30 @@ export interface SampleHints {
   omit: ReadonlySet<string>;
 }
 
-/** A plausible value for `schema`: what a client would send when it sends every field. */
-export function sampleOf(schema: SchemaNode, hints: SampleHints, name = ''): unknown {
+/** Longest text and list a largest value holds, so it stays within the request size the gateway takes. */
+const LARGEST_TEXT = 20_000;
+const LARGEST_LIST = 100;
+
+/**
+ * A plausible value for `schema`: what a client would send when it sends every field. `largest`: each
+ * list and free text at its longest (text of 3-byte UTF-8 characters), each number at its maximum, so
+ * every field is valid alone and the whole is as large as the schema lets it be.
+ */
+export function sampleOf(schema: SchemaNode, hints: SampleHints, name = '', largest = false): unknown {
   const node = unwrap(schema);
-  const actions = actionsOf(node);
+  const actions = [...actionsOf(node), ...(node.pipe?.[0]?.pipe ? actionsOf(node.pipe[0]) : [])];
   const bound = (type: string) => actions.find((action) => action.type === type)?.requirement as number | undefined;
   if (OBJECTS.has(node.type) && node.entries) {
     const entries = Object.entries(node.entries).filter(([key]) => !hints.omit.has(key));
-    return Object.fromEntries(entries.map(([key, entry]) => [key, sampleOf(entry, hints, key)]));
+    return Object.fromEntries(entries.map(([key, entry]) => [key, sampleOf(entry, hints, key, largest)]));
   }
+  const longest = Math.min(bound('max_length') ?? 1, largest ? LARGEST_LIST : 1);
   switch (node.type) {
     case 'array':
-      return node.item ? [sampleOf(node.item, hints, name)] : [];
+      return node.item ? Array.from({ length: Math.max(longest, 1) }, () => sampleOf(node.item!, hints, name, largest)) : [];
     case 'union':
     case 'variant':
-      return sampleOf(node.options?.[0] as SchemaNode, hints, name);
+      return sampleOf(node.options?.[0] as SchemaNode, hints, name, largest);
     case 'picklist':
       return node.options?.[0];
     case 'literal':
@@ -94,11 +103,17 @@ export function sampleOf(schema: SchemaNode, hints: SampleHints, name = ''): unk
     case 'boolean':
       return false;
     case 'number':
-      return bound('min_value') ?? 1;
-    case 'string':
+      return (largest ? bound('max_value') : undefined) ?? bound('min_value') ?? 1;
+    case 'string': {
       if (actions.some((action) => action.type === 'uuid')) return hints.idFor(name);
       if (actions.some((action) => action.type === 'regex' && String(action.requirement) === String(/^\d+$/))) return String(bound('min_value') ?? 1);
-      return hints.stringFor(name) ?? 'Fuzz';
+      const hinted = hints.stringFor(name);
+      const max = Math.min(bound('max_length') ?? 0, LARGEST_TEXT);
+      const shaped = actions.some((action) => ['regex', 'check', 'url', 'email'].includes(action.type));
+      if (!largest || max === 0 || shaped) return hinted ?? 'Fuzz';
+      // A hinted value (an address) grows with ASCII, which keeps it what it is.
+      return hinted === undefined ? '✓'.repeat(max) : hinted.padEnd(max, 'a');
+    }
     case 'record':
     case 'unknown':
     case 'any':
