@@ -3,6 +3,8 @@ import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js'
 import { BadRequestError } from '../../shared/http/errors.js';
 import { parseMultipart, type MultipartPart } from '../../shared/http/multipart.js';
 import { ok, operation } from '../../shared/http/route.js';
+import { parseWith } from '../../shared/http/validation.js';
+import { FilePartHeaders } from '../uploads/schemas.js';
 import { FileForm, FileMarkupQuery, MarkupSchema } from './schemas.js';
 
 /** The one `file` part of the form, or a 400 saying what is wrong with the form. */
@@ -18,7 +20,9 @@ function filePartOf(body: Buffer, contentType: string): MultipartPart & { filena
   const file = files[0]!;
   if (file.filename === undefined) throw new BadRequestError('The file field must be a file part (with a filename in its Content-Disposition).', 'file-field');
   if (file.data.length === 0) throw new BadRequestError('The file is empty.', 'empty-file');
-  return { ...file, filename: file.filename };
+  // The part's headers are the client's input like any field: bounded as the upload flow bounds them.
+  const named = parseWith(FilePartHeaders, { filename: file.filename, contentType: file.contentType }, '/body/file');
+  return { ...file, ...named };
 }
 
 export const createFromFileOperation = operation({

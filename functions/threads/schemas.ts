@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { MAX_ATTACHMENTS, MAX_CLIP_VIDEOS, MAX_MENTIONS } from '../../shared/domain/comments/message-content.js';
 import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
 import { viewModeIdsOf } from '../../shared/domain/comments/thread-selection.js';
-import { Cursor, Id, isHttpUrl, MAX_URL_LENGTH, QueryBoolean, queryInteger } from '../../shared/http/schemas.js';
+import { Cursor, Id, integerIn, isHttpUrl, MAX_URL_LENGTH, numberIn, QueryBoolean, queryInteger, sizedJson, storableJsonObject } from '../../shared/http/schemas.js';
 import { UploadPolicyBody } from '../uploads/schemas.js';
 
 /** Threads per page when `limit` is not given, and the most one page holds. */
@@ -13,22 +13,35 @@ export const ThreadIdParams = v.object({ id: Id });
 
 const MAX_TEXT = 20_000;
 const Text = (max = 2048) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
-const Percentage = v.pipe(v.number(), v.finite(), v.minValue(0, 'must be at least 0'), v.maxValue(100, 'must be at most 100'));
-const NonNegative = v.pipe(v.number(), v.finite(), v.minValue(0, 'must not be negative'));
-const Dimension = v.pipe(v.number(), v.finite(), v.minValue(0, 'must not be negative'), v.maxValue(100_000, 'must be at most 100000'));
+const Percentage = numberIn(0, 100);
+const NonNegative = numberIn(0);
+const Dimension = numberIn(0, 100_000);
+
+/** Levels an embed or an attributes object may nest (itself level 1); Quill's own embeds use two or three. */
+export const MAX_DELTA_VALUE_DEPTH = 10;
+/**
+ * Largest Delta, as UTF-8 JSON. A message item stores the Delta and its plain text, which is at most
+ * as long, so two of them stay well inside DynamoDB's 400 KB item.
+ */
+export const MAX_DELTA_BYTES = 100_000;
+
+const DeltaValue = storableJsonObject(MAX_DELTA_VALUE_DEPTH);
 
 /** A Quill Delta: `{ ops: [{ insert, attributes? }] }`, where `insert` is text or an embed (such as `{ mention: { id, name } }`). */
-export const DeltaSchema = v.object({
-  ops: v.pipe(
-    v.array(
-      v.object({
-        insert: v.union([v.pipe(v.string(), v.maxLength(MAX_TEXT)), v.record(v.string(), v.unknown())], 'must be text or an embed object'),
-        attributes: v.optional(v.record(v.string(), v.unknown())),
-      }),
+export const DeltaSchema = sizedJson(
+  v.object({
+    ops: v.pipe(
+      v.array(
+        v.object({
+          insert: v.union([v.pipe(v.string(), v.maxLength(MAX_TEXT)), DeltaValue], 'must be text or an embed object'),
+          attributes: v.optional(DeltaValue),
+        }),
+      ),
+      v.maxLength(2000, 'must have at most 2000 operations'),
     ),
-    v.maxLength(2000, 'must have at most 2000 operations'),
-  ),
-});
+  }),
+  MAX_DELTA_BYTES,
+);
 
 /** MessageRequestAttachment: a confirmed `message_attachment` upload of the markup, by its `fileId`. */
 export const AttachmentRequest = v.object({ fileId: Id });
@@ -53,13 +66,19 @@ export const MessageBodyEntries = {
   clipVideos: v.optional(v.pipe(v.array(ClipVideoRequest), v.maxLength(MAX_CLIP_VIDEOS, `must have at most ${MAX_CLIP_VIDEOS} clip videos`))),
 };
 
-export const Priority = v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be at least 0'), v.maxValue(1000, 'must be at most 1000'));
+export const Priority = integerIn(0, 1000);
+
+/**
+ * Largest `elements` and `elementParents` lists, each as UTF-8 JSON: every entry is bounded, but 100
+ * parents at their longest are 800 KB, and the thread item holds both lists (DynamoDB: 400 KB).
+ */
+export const MAX_PIN_LIST_BYTES = 100_000;
 
 /** CreateThreadRequestElement */
 export const ElementRequest = v.object({ elementPath: Text(4096), offsetXPercentage: Percentage, offsetYPercentage: Percentage });
 
 /** ThreadElementParentRequest */
-export const ElementParentRequest = v.object({ url: Text(), canonicalUrl: Text(), path: Text(4096), depth: v.pipe(v.number(), v.integer(), v.minValue(0)) });
+export const ElementParentRequest = v.object({ url: Text(), canonicalUrl: Text(), path: Text(4096), depth: integerIn(0, 10_000) });
 
 /** BrowserContextRequest: every field optional, as the live service's clients send what they know (DESIGN.md). */
 export const BrowserContextRequest = v.object({
@@ -89,6 +108,9 @@ export const TextHighlightRequest = v.object({
   text: Text(MAX_TEXT),
 });
 
+const PinElements = sizedJson(v.pipe(v.array(ElementRequest), v.maxLength(50)), MAX_PIN_LIST_BYTES);
+const PinParents = sizedJson(v.pipe(v.array(ElementParentRequest), v.maxLength(100)), MAX_PIN_LIST_BYTES);
+
 /** The create thread body of the spec, field for field. */
 export const CreateThreadBody = v.object({
   isImageThread: v.boolean(),
@@ -96,14 +118,14 @@ export const CreateThreadBody = v.object({
   projectImageId: v.optional(Id),
   url: Text(),
   canonicalUrl: Text(),
-  elements: v.pipe(v.array(ElementRequest), v.maxLength(50)),
+  elements: PinElements,
   offsetXPercentage: Percentage,
   offsetYPercentage: Percentage,
   startTime: v.optional(NonNegative),
   endTime: v.optional(NonNegative),
   message: DeltaSchema,
   browserContext: BrowserContextRequest,
-  elementParents: v.pipe(v.array(ElementParentRequest), v.maxLength(100)),
+  elementParents: PinParents,
   viewModeId: Text(100),
   attachments: MessageBodyEntries.attachments,
   clipVideos: MessageBodyEntries.clipVideos,
@@ -111,7 +133,7 @@ export const CreateThreadBody = v.object({
   height: v.optional(Dimension),
   annotations: v.optional(AnnotationRequest),
   textHighlight: v.optional(TextHighlightRequest),
-  pageNumber: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'))),
+  pageNumber: v.optional(integerIn(1)),
   requireDimensionsOverride: v.optional(v.boolean()),
   priority: v.optional(Priority),
 });
@@ -119,9 +141,9 @@ export const CreateThreadBody = v.object({
 export const MovePinBody = v.object({
   url: v.optional(Text()),
   canonicalUrl: v.optional(Text()),
-  elements: v.optional(v.pipe(v.array(ElementRequest), v.maxLength(50))),
+  elements: v.optional(PinElements),
   browserContext: v.optional(BrowserContextRequest),
-  elementParents: v.optional(v.pipe(v.array(ElementParentRequest), v.maxLength(100))),
+  elementParents: v.optional(PinParents),
   viewportXPercentage: v.optional(Percentage),
   viewportYPercentage: v.optional(Percentage),
 });
@@ -265,7 +287,7 @@ export const ScreenshotPolicySchema = v.object({
   metadata: v.record(v.string(), v.union([v.string(), v.number()])),
 });
 
-const PixelSize = v.pipe(v.number(), v.integer('must be a whole number of pixels'), v.minValue(1, 'must be at least 1'), v.maxValue(100_000, 'must be at most 100000'));
+const PixelSize = integerIn(1, 100_000);
 
 /** PUT /threads/:id/screenshot: the posted file as its policy described it, its pixel size, and what took it. */
 export const AttachScreenshotBody = v.object({
@@ -275,7 +297,7 @@ export const AttachScreenshotBody = v.object({
   mimeType: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters')),
   width: PixelSize,
   height: PixelSize,
-  filesize: v.pipe(v.number(), v.integer('must be a whole number of bytes'), v.minValue(1, 'must be at least 1 byte')),
+  filesize: integerIn(1),
   originalFilename: v.optional(Text(255)),
   type: v.optional(v.picklist(SCREENSHOT_TYPES, `must be one of ${SCREENSHOT_TYPES.join(', ')}`)),
 });

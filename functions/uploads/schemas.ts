@@ -1,9 +1,12 @@
 import * as v from 'valibot';
 import { UPLOAD_RESOURCE_TYPES } from '../../shared/db/uploads.js';
-import { Id } from '../../shared/http/schemas.js';
+import { Id, integerIn } from '../../shared/http/schemas.js';
 
-/** RFC 6838 `type/subtype`, optionally with parameters; signed into the policy exactly as given. */
-const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}(\s*;.*)?$/i;
+/**
+ * RFC 6838 `type/subtype`, optionally with parameters; signed into the policy exactly as given. It is
+ * sent as a header when the object is stored, so parameters too are printable ASCII only.
+ */
+const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}([ \t]*;[\x20-\x7e]*)?$/i;
 
 export const UploadPolicyBody = v.object({
   resourceType: v.picklist(UPLOAD_RESOURCE_TYPES, `must be one of ${UPLOAD_RESOURCE_TYPES.join(', ')}`),
@@ -17,9 +20,15 @@ export const UploadPolicyBody = v.object({
     v.regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
   ),
   contentType: v.pipe(v.string(), v.trim(), v.maxLength(255, 'must be at most 255 characters'), v.regex(MIME_TYPE, 'must be a mime type such as image/png')),
-  filesize: v.pipe(v.number('must be a number'), v.integer('must be a whole number of bytes'), v.minValue(1, 'must be at least 1 byte')),
+  filesize: integerIn(1),
   /** Organization keys: the workspace of user and external-user avatars (default: the organization's default workspace). */
   workspaceId: v.optional(Id),
+});
+
+/** A file sent in a multipart form (POST /markups/file): its part's name and type, held to the rules above. */
+export const FilePartHeaders = v.object({
+  filename: UploadPolicyBody.entries.filename,
+  contentType: v.optional(UploadPolicyBody.entries.contentType),
 });
 
 export const UploadCompleteBody = v.object({

@@ -16,7 +16,7 @@ import {
 } from './errors.js';
 import { compileTemplates, type RouteMatcher } from './route-match.js';
 import { routeKey, type AnyRoute, type RawBody, type RawBodySpec, type Reply } from './route.js';
-import { parseWith } from './validation.js';
+import { parseBody, parseWith } from './validation.js';
 
 export const VERSION_HEADER = 'Service-API-Version';
 export const API_VERSION = '2023-02-22';
@@ -52,7 +52,7 @@ async function invoke(dispatch: Dispatch, event: Event): Promise<Reply> {
   const principal = found.auth === 'apiKey' ? withPermission(await authenticate(headers.authorization), found.permission!) : undefined;
   const params = found.params ? parseWith(found.params, event.pathParameters ?? {}, '/params') : undefined;
   const query = found.query ? parseWith(found.query, event.queryStringParameters ?? {}, '/query') : undefined;
-  const body = found.body ? parseWith(found.body, event.body ?? {}, '/body') : undefined;
+  const body = found.body ? parseBody(found.body, event.body) : undefined;
   const scheme = getConfig().mode === 'local' ? 'http' : 'https';
   const origin = `${scheme}://${event.requestContext.domainName}`;
   const appUrl = getConfig().appUrl ?? origin;

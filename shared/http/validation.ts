@@ -19,3 +19,18 @@ export function parseWith<S extends AnySchema>(schema: S, input: unknown, root: 
   if (!result.success) throw new ValidationError(toFieldProblems(root, result.issues));
   return result.output as v.InferOutput<S>;
 }
+
+/**
+ * Validates a parsed JSON request body. No body reads as `{}` (so routes whose fields are all
+ * optional take an empty request), but a body that is not a JSON object (`null`, `[]`, a string, a
+ * number) is a 400 at `/body` on every route: schemas would otherwise read `null` as absent and an
+ * array as an object without fields.
+ */
+export function parseBody<S extends AnySchema>(schema: S, body: unknown): v.InferOutput<S> {
+  if (body === undefined) return parseWith(schema, {}, '/body');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    const received = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
+    throw new ValidationError([{ pointer: '/body', detail: `must be a JSON object (received ${received})` }]);
+  }
+  return parseWith(schema, body, '/body');
+}
