@@ -19,7 +19,7 @@ import { threadKey, threadReferenceKey, threadRevisionUpdate, type ThreadRecord 
 import { queryPrefix } from '../shared/db/paging.js';
 import { put, putNew, type TransactItem } from '../shared/db/transact.js';
 import { usageKey, usagePeriod } from '../shared/db/usage.js';
-import { memberKey, userKey } from '../shared/db/users.js';
+import { userKey } from '../shared/db/users.js';
 import { workspaceKey, getWorkspace } from '../shared/db/workspaces.js';
 import { deltaOf } from '../shared/domain/comments/delta.js';
 import { VIEW_MODES } from '../shared/domain/markups/view-modes.js';
@@ -150,7 +150,6 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       await get(apiKeyKey(keyId));
       await get(itemKey(listMarkupId));
       await get(workspaceKey(stack.workspaceId));
-      await get(memberKey(stack.workspaceId, userId));
       // The cursor key is read once per process; a warm handler has it.
       await Promise.all([queryPrefix(markupPartition(listMarkupId), 'THREAD#'), queryPrefix(markupPartition(listMarkupId), `READ#${userId}#`)]);
       await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } }));
@@ -168,7 +167,6 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       await getConsistent(threadReferenceKey(target.threadId));
       const markup = fromItem((await getConsistent(itemKey(target.markupId))).Item!) as MarkupRecord;
       await get(workspaceKey(stack.workspaceId));
-      await get(memberKey(stack.workspaceId, userId));
       const thread = (await getConsistent(threadKey(target.markupId, target.threadId))).Item as ThreadRecord;
       const at = Date.now();
       const message = { ...replyRecord(markup, target.threadId, userId, replyBody.content, at), threadRevision: thread.revision + 1 };
@@ -226,7 +224,6 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       floor: async () => {
         await authenticate();
         await Promise.all([
-          get(memberKey(stack.workspaceId, userId)),
           get(planKey(workspace.organizationId)),
           db.send(
             new QueryCommand({
