@@ -23,7 +23,13 @@ export async function authenticate(authorization: string | undefined): Promise<P
   return { ...base, scope: 'organization', actsAsMember: false };
 }
 
-/** Keys record whether they were made for a member; keys made before they did are told apart by their user. */
+/**
+ * Keys record whether they were made for a member; keys made before they did are told apart by their
+ * user. One whose user cannot be found is taken as a member key, so it acts with a membership it does
+ * not have (no role) rather than as an owner: an unknown is never a grant.
+ */
 async function actsAsMember(record: ApiKeyRecord): Promise<boolean> {
-  return record.actsAsMember ?? (await getUser(record.userId))?.kind === 'member';
+  if (record.actsAsMember !== undefined) return record.actsAsMember;
+  const user = await getUser(record.userId);
+  return user === undefined || user.kind === 'member';
 }

@@ -1,8 +1,9 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
-import { memberKey } from '../../shared/db/users.js';
+import { apiKeyKey } from '../../shared/db/api-keys.js';
+import { memberKey, userKey } from '../../shared/db/users.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { call, makeOrganization } from '../support/api.js';
 import { makeRetainedOriginal, setPlan } from '../support/fixtures.js';
@@ -66,5 +67,19 @@ describe('a member key whose membership is gone has no role (issue 18 item 1)', 
 
     for (const response of [read, deleteFolder, rename]) expectProblem(response, 403);
     expect((await call('GET', `/items/${folder.body.data.id}`, { key: org.workspaceKey })).status).toBe(200);
+  });
+
+  it('answers 403 to a key from before keys recorded actsAsMember whose user record is gone, instead of acting as an owner', async () => {
+    const org = await makeOrganization();
+    const member = await createWorkspaceKey(org.workspaceId, { email: `old-${org.workspaceId.slice(0, 8)}@example.com`, role: 'viewer' });
+    const TableName = getConfig().tableName;
+    // A key written before the attribute existed, whose user can no longer be found.
+    await getDb().send(new UpdateCommand({ TableName, Key: apiKeyKey(member.apiKey.split('_')[1]!), UpdateExpression: 'REMOVE actsAsMember' }));
+    await getDb().send(new DeleteCommand({ TableName, Key: userKey(member.userId) }));
+
+    const rename = await call('PATCH', '/workspace', { key: member.apiKey, body: { name: 'Not yours' } });
+
+    expectProblem(rename, 403);
+    expect((await call('GET', '/workspace', { key: org.workspaceKey })).body.data.name).not.toBe('Not yours');
   });
 });
