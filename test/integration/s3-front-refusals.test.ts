@@ -1,43 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { GetObjectTaggingCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startS3Front, type S3Front } from '../../infra/local/s3-front.js';
+import type { S3Front } from '../../infra/local/s3-front.js';
+import { credentials, region, startFrontOnS3rver, type FrontOnS3rver } from '../support/s3-front.js';
 
 /**
  * Issue 18, item 10: the front refuses what S3 refuses. Unsigned and mis-signed requests never
  * reach s3rver, a presigned PUT holds the client to the signed headers, the POST `tagging` field
  * lands on the object, and a form post is judged on the fields before its file, then streamed.
  */
-const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
-const region = 'us-east-1';
 const bucket = 'refusals-bucket';
 const MB = 1024 * 1024;
 
-let directory: string;
-let s3rver: S3rver;
+let harness: FrontOnS3rver;
 let front: S3Front;
 let s3: S3Client;
 
 beforeAll(async () => {
-  directory = mkdtempSync(join(tmpdir(), 's3-front-refusals-'));
-  s3rver = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, allowMismatchedSignatures: true, configureBuckets: [{ name: bucket }] });
-  const { port } = await s3rver.run();
-  front = await startS3Front({ port: 0, upstreamEndpoint: `http://127.0.0.1:${port}`, region, credentials });
-  s3 = new S3Client({ endpoint: front.url, forcePathStyle: true, region, credentials });
+  harness = await startFrontOnS3rver({ prefix: 's3-front-refusals-', buckets: [{ name: bucket }], allowMismatchedSignatures: true });
+  ({ front, s3 } = harness);
 });
 
 afterAll(async () => {
-  s3?.destroy();
-  await front?.close();
-  await s3rver?.close();
-  if (directory) rmSync(directory, { recursive: true, force: true });
+  await harness?.close();
 });
 
 const s3Code = (text: string) => /<Code>(.*?)<\/Code>/s.exec(text)?.[1];

@@ -1,7 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
@@ -13,13 +10,10 @@ import {
 import { createPresignedPost, type PresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Event } from 'aws-lambda';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startS3Front, type S3Front } from '../../infra/local/s3-front.js';
+import type { S3Front } from '../../infra/local/s3-front.js';
+import { credentials, region, startFrontOnS3rver, type FrontOnS3rver } from '../support/s3-front.js';
 
-/** s3rver only knows its built-in account, so these are the only keys it accepts on proxied requests. */
-const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
-const region = 'us-east-1';
 const bucket = 'test-bucket';
 const corsBucket = 'cors-bucket';
 const corsOrigin = 'http://localhost:5173';
@@ -29,22 +23,16 @@ const corsConfig =
   '<AllowedHeader>*</AllowedHeader><ExposeHeader>ETag</ExposeHeader>' +
   '</CORSRule></CORSConfiguration>';
 
-let directory: string;
-let s3rver: S3rver;
+let harness: FrontOnS3rver;
 let front: S3Front;
 let s3: S3Client;
 const events: S3Event[] = [];
 let failNextCallback = false;
 
 beforeAll(async () => {
-  directory = mkdtempSync(join(tmpdir(), 's3-front-test-'));
-  s3rver = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket }, { name: corsBucket, configs: [corsConfig] }] });
-  const { port } = await s3rver.run();
-  front = await startS3Front({
-    port: 0,
-    upstreamEndpoint: `http://127.0.0.1:${port}`,
-    region,
-    credentials,
+  harness = await startFrontOnS3rver({
+    prefix: 's3-front-test-',
+    buckets: [{ name: bucket }, { name: corsBucket, configs: [corsConfig] }],
     onObjectCreated: (event) => {
       events.push(event);
       if (failNextCallback) {
@@ -53,14 +41,11 @@ beforeAll(async () => {
       }
     },
   });
-  s3 = new S3Client({ endpoint: front.url, forcePathStyle: true, region, credentials });
+  ({ front, s3 } = harness);
 });
 
 afterAll(async () => {
-  s3?.destroy();
-  await front?.close();
-  await s3rver?.close();
-  if (directory) rmSync(directory, { recursive: true, force: true });
+  await harness?.close();
 });
 
 /** Binary on purpose: CR, LF, NUL and high bytes must all survive the form round trip. */
