@@ -1,23 +1,25 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { isTransactionConflict } from './errors.js';
 import { counterUpdate, type StorageCategory } from './storage.js';
-import { putNew, tryTransact, type TransactItem } from './transact.js';
+import { putNew, type TransactItem } from './transact.js';
 
 /**
  * Storage reservations. Issuing an upload policy reserves its declared size on the organization's
  * counters (`reserved`, and `claimed`, which the plan's limit bounds) and writes a reservation
  * record under `ORG#<orgId>`. The reservation ends once, either way: confirmation turns it into
- * stored bytes, expiry gives it back, and both delete the record on the condition that it still
- * exists, in the transaction that moves the counters. The record carries no TTL attribute: the
- * table's TTL would delete it without giving the bytes back.
+ * stored bytes, expiry gives it back (the sweep, reservation-sweep.ts), and both delete the record
+ * on the condition that it still exists, in the transaction that moves the counters. The record
+ * carries no TTL attribute: the table's TTL would delete it without giving the bytes back.
  */
 export interface Reservation {
   organizationId: string;
   fileId: string;
   bytes: number;
-  /** Epoch seconds after which the upload can no longer be confirmed and the bytes go back. */
+  /**
+   * Epoch seconds after which the bytes go back: when the upload's policy can no longer be used
+   * while its object has not landed, when its record expires once it has (the sweep moves it).
+   */
   untilEpoch: number;
 }
 
@@ -30,10 +32,12 @@ export const reservationKey = (reservation: Pick<Reservation, 'organizationId' |
   SK: `${PREFIX}${epochPart(reservation.untilEpoch)}#${reservation.fileId}`,
 });
 
+const reservationItem = (reservation: Reservation) => ({ ...reservationKey(reservation), entity: 'StorageReservation', ...reservation });
+
 /** The reservation's record and counters, for the transaction that issues the upload: fails its condition when `limit` has no room left. */
 export function reserveItems(reservation: Reservation, limit: number | null): TransactItem[] {
   return [
-    putNew({ ...reservationKey(reservation), entity: 'StorageReservation', ...reservation }),
+    putNew(reservationItem(reservation)),
     { Update: counterUpdate(reservation.organizationId, { reserved: reservation.bytes }, { limit }) },
   ];
 }
@@ -50,34 +54,32 @@ export function endReservationItems(reservation: Reservation, stored?: { categor
 }
 
 /**
- * Gives back the bytes of the organization's reservations that ended before `nowEpoch` (policies
- * that expired unconfirmed), up to `pages` queries of 25. Answers how many it released; a
- * reservation released or confirmed concurrently is skipped, one caught in a transaction conflict
- * is left for the next sweep.
+ * Moves a reservation to end at `untilEpoch` instead, bytes unchanged (condition: it still exists
+ * where it was). For the transaction that also records the new end on its upload.
  */
-export async function releaseExpiredReservations(organizationId: string, nowEpoch: number, pages = 4): Promise<number> {
-  let released = 0;
-  let start: Record<string, unknown> | undefined;
-  for (let page = 0; page < pages; page += 1) {
-    const result = await getDb().send(
-      new QueryCommand({
-        TableName: getConfig().tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': `ORG#${organizationId}`, ':from': PREFIX, ':to': `${PREFIX}${epochPart(nowEpoch)}` },
-        ConsistentRead: true,
-        Limit: 25,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of result.Items ?? []) {
-      try {
-        if ((await tryTransact(endReservationItems(item as unknown as Reservation))).length === 0) released += 1;
-      } catch (error) {
-        if (!isTransactionConflict(error)) throw error;
-      }
-    }
-    start = result.LastEvaluatedKey;
-    if (!start) break;
-  }
-  return released;
+export function moveReservationItems(reservation: Reservation, untilEpoch: number): TransactItem[] {
+  return [
+    { Delete: { TableName: getConfig().tableName, Key: reservationKey(reservation), ConditionExpression: 'attribute_exists(PK)' } },
+    putNew(reservationItem({ ...reservation, untilEpoch })),
+  ];
+}
+
+/** One page (up to 25) of the organization's reservations that ended before `nowEpoch`, oldest end first. */
+export async function endedReservations(
+  organizationId: string,
+  nowEpoch: number,
+  start?: Record<string, unknown>,
+): Promise<{ reservations: Reservation[]; next?: Record<string, unknown> }> {
+  const result = await getDb().send(
+    new QueryCommand({
+      TableName: getConfig().tableName,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': `ORG#${organizationId}`, ':from': PREFIX, ':to': `${PREFIX}${epochPart(nowEpoch)}` },
+      ConsistentRead: true,
+      Limit: 25,
+      ExclusiveStartKey: start,
+    }),
+  );
+  const reservations = (result.Items ?? []).map(({ organizationId, fileId, bytes, untilEpoch }) => ({ organizationId, fileId, bytes, untilEpoch }) as Reservation);
+  return { reservations, next: result.LastEvaluatedKey };
 }

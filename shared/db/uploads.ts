@@ -10,9 +10,10 @@ import { batchGet, putNew, transactUnlessConditionFails, tryTransact, updateIfCo
  * Uploaded files. Object keys are `uploads/<workspaceId>/<fileId>/<filename>`, so the S3
  * notification alone names the file record it confirms.
  *
- * Life of a record: `issued` (policy handed out and its size reserved, see reservations.ts; expires
- * with the table's TTL a day later, the bucket's lifecycle rule removes the object of a policy never
- * confirmed and a sweep gives the reservation back), `confirmed` (upload-complete saw the object
+ * Life of a record: `issued` (policy handed out and its size reserved, see reservations.ts, until the
+ * policy can no longer be used or, once the object landed, until the record expires; expires with
+ * the table's TTL a day later, the bucket's lifecycle rule removes the object of a policy never
+ * confirmed and a sweep gives the reservation back, reservation-sweep.ts), `confirmed` (upload-complete saw the object
  * match; the reservation became stored bytes and the TTL is gone), `consumed` (a markup was made
  * from it, in the markup's own transaction; final).
  */
@@ -73,6 +74,11 @@ export interface UploadRecord {
   expiresAtEpoch?: number;
   /** Bytes reserved on the organization's counters when the policy was issued (absent on records older than reservations). */
   reservedBytes?: number;
+  /**
+   * When the reservation ends (its key): the policy's usable end, moved to `expiresAtEpoch` by the
+   * sweep once the object landed. Absent on older records, whose reservation ends at `expiresAtEpoch`.
+   */
+  reservedUntilEpoch?: number;
   /** Written by the S3 notification (upload-confirmed). */
   landedAt?: string;
   landedSize?: number;
@@ -109,7 +115,7 @@ function isUploadItem(item: Record<string, unknown> | undefined): item is Record
 /** The reservation an issued upload holds, if it was issued with one. */
 export function reservationOf(record: UploadRecord): Reservation | undefined {
   if (record.reservedBytes === undefined || record.expiresAtEpoch === undefined) return undefined;
-  return { organizationId: record.organizationId, fileId: record.fileId, bytes: record.reservedBytes, untilEpoch: record.expiresAtEpoch };
+  return { organizationId: record.organizationId, fileId: record.fileId, bytes: record.reservedBytes, untilEpoch: record.reservedUntilEpoch ?? record.expiresAtEpoch };
 }
 
 /**
@@ -155,10 +161,18 @@ export interface Confirmation {
  * `confirmed` (only from `issued`, and only while its TTL has not passed) and loses its TTL, and its
  * reservation becomes the file's bytes under `category` (the reservation record must still exist).
  * Two concurrent confirmations of the same file, or a confirmation racing the sweep of an expired
- * reservation, count the bytes once: the loser's condition fails, and false is its answer.
+ * reservation, count the bytes once: the loser's condition fails, and false is its answer. A sweep
+ * that moved the reservation of a landed upload since `record` was read is followed (it moves once).
  */
 export async function confirmUpload(record: UploadRecord, confirmation: Confirmation): Promise<boolean> {
-  return (await transactUnlessConditionFails(confirmUploadItems(record, confirmation))) === undefined;
+  let current = record;
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    if ((await transactUnlessConditionFails(confirmUploadItems(current, confirmation))) === undefined) return true;
+    const reread = await getUpload(record.fileId);
+    if (!reread || reread.state !== 'issued' || reread.reservedUntilEpoch === current.reservedUntilEpoch) return false;
+    current = reread;
+  }
+  return false;
 }
 
 function confirmUploadItems(record: UploadRecord, confirmation: Confirmation): TransactItem[] {

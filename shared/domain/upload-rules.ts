@@ -3,7 +3,7 @@ import type { Permission } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { AGAIN, withBackoff } from '../db/backoff.js';
 import type { Plan } from '../db/plans.js';
-import { releaseExpiredReservations } from '../db/reservations.js';
+import { releaseExpiredReservations } from '../db/reservation-sweep.js';
 import { getStorageCounters, repairClaimed, type StorageCategory, type StorageCounters } from '../db/storage.js';
 import { recordIssuedUpload, type UploadRecord, type UploadResourceType } from '../db/uploads.js';
 import type { Role } from '../db/users.js';

@@ -15,7 +15,7 @@ import { logger } from '../logger.js';
 import { baseMimeType, isDisplayableImage } from '../storage/file-types.js';
 import { IMAGE_HEADER_BYTES, imageSize, type ImageSize } from '../storage/image-size.js';
 import { bucketName, headObject, readObjectStart, tagObjectConfirmed, type StoredObject } from '../storage/objects.js';
-import { createUploadPolicy, type DirectPut, type UploadPolicy } from '../storage/upload-policy.js';
+import { createUploadPolicy, policyUsableUntilEpoch, type DirectPut, type UploadPolicy } from '../storage/upload-policy.js';
 import { issueWithReservation, objectNameOf, requireAcceptedType, requireStorageFor, resolveUploadWorkspace, storageCategoryOf } from './upload-rules.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -83,6 +83,8 @@ export async function issueUploadPolicy(principal: Principal, input: UploadPolic
     createdAt: now.toISOString(),
     expiresAtEpoch: Math.floor(now.getTime() / 1000) + UPLOAD_RECORD_TTL_SECONDS,
     reservedBytes: input.filesize,
+    // Until the policy can no longer be used, not the record's day: an unused policy must not hold the bytes.
+    reservedUntilEpoch: policyUsableUntilEpoch(now),
   };
   // Only a client-chosen id can be taken: the record is created only if none has that id.
   await issueWithReservation(plan, record, `A file of ${input.filesize} bytes`);

@@ -7,6 +7,17 @@ import { bucketName, UNCONFIRMED_TAGGING, UPLOAD_STATE_TAG } from './objects.js'
 /** How long a browser has to start posting the file once the policy is issued. */
 export const UPLOAD_POLICY_TTL_SECONDS = 15 * 60;
 
+/** Slack past a policy's end for storage's clock running behind ours and a post begun at the last moment. */
+export const UPLOAD_POLICY_GRACE_SECONDS = 60;
+
+/**
+ * Epoch seconds after which a policy signed at `issuedAt` can no longer put an object in storage
+ * (its lifetime plus the grace): what an upload whose object never landed reserves until.
+ */
+export function policyUsableUntilEpoch(issuedAt: Date): number {
+  return Math.floor(issuedAt.getTime() / 1000) + UPLOAD_POLICY_TTL_SECONDS + UPLOAD_POLICY_GRACE_SECONDS;
+}
+
 /** The metadata field that ties a stored object to its upload record. */
 export const FILE_ID_FIELD = 'x-amz-meta-file-id';
 

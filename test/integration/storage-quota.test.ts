@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { S3Event } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handler as onObjectCreated } from '../../functions/upload-confirmed/handler.js';
+import { releaseExpiredReservations } from '../../shared/db/reservation-sweep.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
+import { UPLOAD_POLICY_TTL_SECONDS } from '../../shared/storage/upload-policy.js';
 import { localStack, makeOrganization, type Org } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
 import { completeUpload, expireUpload, fileForm, pngBytes, postFileMarkup, postToStorage, readUploadRecord, requestPolicy, rootFolderOf, storageCounters } from '../support/uploads.js';
@@ -108,6 +110,70 @@ describe('the storage limit holds (Uploads rule 2; Errors: 402 at the policy ste
     expect(after.map((answer) => answer.status)).toEqual([200, 200]);
     expect(await storageCounters(org.organizationId)).toMatchObject({ reserved: 300_000, claimed: 300_000, total: 0 });
   });
+
+  it('gives back an unused policy\'s reservation once the policy can no longer be used, not a day later', async () => {
+    const { org, folderId } = await limitedOrganization(300_000);
+    const hog = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: 'a.pdf', contentType: 'application/pdf', filesize: 300_000 });
+    const blocked = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: 'b.pdf', contentType: 'application/pdf', filesize: 1_000 });
+    const issuedEpoch = Math.floor(Date.parse((await readUploadRecord(hog.body.data.fileId))!.createdAt as string) / 1000);
+
+    // The sweep takes its clock as a parameter, so the policy's end is reached without waiting for it.
+    const whileUsable = await releaseExpiredReservations(org.organizationId, issuedEpoch + UPLOAD_POLICY_TTL_SECONDS - 1);
+    const afterEnd = await releaseExpiredReservations(org.organizationId, issuedEpoch + UPLOAD_POLICY_TTL_SECONDS + 5 * 60);
+    const fits = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: 'c.pdf', contentType: 'application/pdf', filesize: 1_000 });
+
+    expect([hog.status, blocked.status]).toEqual([200, 402]);
+    expect([whileUsable, afterEnd]).toEqual([0, 1]);
+    expect(fits.status).toBe(200);
+    expect(await storageCounters(org.organizationId)).toMatchObject({ reserved: 1_000, claimed: 1_000, total: 0 });
+  });
+
+  it('keeps a landed upload\'s reservation past its policy\'s end, so it confirms and counts once; gives it back at the record\'s end', async () => {
+    const { org, folderId } = await limitedOrganization(1_000_000);
+    const bytes = randomBytes(10_000);
+    const landed = [];
+    for (const name of ['kept.pdf', 'abandoned.pdf']) {
+      const policy = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: name, contentType: 'application/pdf', filesize: bytes.length });
+      const posted = await postToStorage(policy.body.data.policy, bytes);
+      await onObjectCreated(objectCreated(policy.body.data.key, bytes.length, posted.etag!));
+      landed.push({ fileId: policy.body.data.fileId as string, etag: posted.etag!, record: (await readUploadRecord(policy.body.data.fileId))! });
+    }
+    const [kept, abandoned] = landed as [(typeof landed)[0], (typeof landed)[0]];
+    const issuedEpoch = Math.floor(Date.parse(kept.record.createdAt as string) / 1000);
+
+    const afterPolicyEnd = await releaseExpiredReservations(org.organizationId, issuedEpoch + UPLOAD_POLICY_TTL_SECONDS + 5 * 60);
+    const countersBetween = await storageCounters(org.organizationId);
+    const completed = await completeUpload(org.workspaceKey, kept.fileId, kept.etag);
+    const afterRecordEnd = await releaseExpiredReservations(org.organizationId, (abandoned.record.expiresAtEpoch as number) + 1);
+    const late = await completeUpload(org.workspaceKey, abandoned.fileId, abandoned.etag);
+
+    expect(kept.record.landedAt).toBeDefined();
+    expect(afterPolicyEnd).toBe(0);
+    expect(countersBetween).toMatchObject({ reserved: 20_000, claimed: 20_000, total: 0 });
+    expect(completed.status, JSON.stringify(completed.body)).toBe(200);
+    expect(afterRecordEnd).toBe(1);
+    expect(late.status).toBe(400);
+    expect(await storageCounters(org.organizationId)).toMatchObject({ reserved: 0, claimed: 10_000, total: 10_000 });
+  });
+
+  it('confirms a landed upload once while a sweep moves its reservation at the same time (20 rounds)', async () => {
+    const { org, folderId } = await limitedOrganization(1_000_000);
+    const bytes = randomBytes(10_000);
+    for (let round = 0; round < 20; round += 1) {
+      const policy = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: 'a.pdf', contentType: 'application/pdf', filesize: bytes.length });
+      const posted = await postToStorage(policy.body.data.policy, bytes);
+      await onObjectCreated(objectCreated(policy.body.data.key, bytes.length, posted.etag!));
+      const afterPolicyEnd = Math.floor(Date.now() / 1000) + UPLOAD_POLICY_TTL_SECONDS + 5 * 60;
+
+      const [released, completed] = await Promise.all([
+        releaseExpiredReservations(org.organizationId, afterPolicyEnd),
+        completeUpload(org.workspaceKey, policy.body.data.fileId, posted.etag!),
+      ]);
+
+      expect([released, completed.status], `round ${round}: ${JSON.stringify(completed.body)}`).toEqual([0, 200]);
+      expect(await storageCounters(org.organizationId), `round ${round}`).toMatchObject({ total: (round + 1) * bytes.length, reserved: 0, claimed: (round + 1) * bytes.length });
+    }
+  }, 240_000);
 
   it('counts a confirmation delivered twice once: notification replayed, completions in parallel (20 rounds)', async () => {
     const { org, folderId } = await limitedOrganization(1_000_000);

@@ -164,10 +164,10 @@ export async function expireUpload(fileId: string): Promise<void> {
   const record = await readUploadRecord(fileId);
   if (!record) throw new Error(`no upload ${fileId}`);
   const past = Math.floor(Date.now() / 1000) - 60;
-  const reservation = { organizationId: record.organizationId as string, fileId, untilEpoch: record.expiresAtEpoch as number };
+  const reservation = { organizationId: record.organizationId as string, fileId, untilEpoch: (record.reservedUntilEpoch ?? record.expiresAtEpoch) as number };
   const stored = (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: reservationKey(reservation), ConsistentRead: true }))).Item;
   await transact([
-    put({ ...record, expiresAtEpoch: past }),
+    put({ ...record, expiresAtEpoch: past, ...(record.reservedUntilEpoch === undefined ? {} : { reservedUntilEpoch: past }) }),
     ...(stored ? [{ Delete: { TableName: getConfig().tableName, Key: reservationKey(reservation) } }, put({ ...stored, ...reservationKey({ ...reservation, untilEpoch: past }), untilEpoch: past })] : []),
   ]);
 }
