@@ -1,5 +1,5 @@
 import { toPublicWorkspace } from '../../shared/db/workspaces.js';
-import { requireOrganizationKey } from '../../shared/domain/scope.js';
+import { authorizeOrganization } from '../../shared/auth/authorize.js';
 import { createWorkspace } from '../../shared/domain/workspaces.js';
 import { created, operation } from '../../shared/http/route.js';
 import { NameBody } from '../../shared/http/schemas.js';
@@ -13,7 +13,8 @@ export const createWorkspaceOperation = operation({
   body: NameBody,
   responses: [{ status: 201, description: 'The new workspace', schema: WorkspaceSchema }],
   handle: async ({ principal, body }) => {
-    requireOrganizationKey(principal);
+    // Authentication rule 3: listing and creating workspaces needs an organization key.
+    authorizeOrganization(principal);
     return created(toPublicWorkspace(await createWorkspace(principal.organizationId, body.name)));
   },
 });

@@ -1,5 +1,5 @@
 import { listWorkspaces, toPublicWorkspace } from '../../shared/db/workspaces.js';
-import { requireOrganizationKey } from '../../shared/domain/scope.js';
+import { authorizeOrganization } from '../../shared/auth/authorize.js';
 import { okPage, operation } from '../../shared/http/route.js';
 import { DEFAULT_PAGE_SIZE, ListWorkspacesQuery, WorkspaceListSchema } from './schemas.js';
 
@@ -14,7 +14,8 @@ export const listWorkspacesOperation = operation({
   query: ListWorkspacesQuery,
   responses: [{ status: 200, description: 'A page of workspaces', schema: WorkspaceListSchema }],
   handle: async ({ principal, query }) => {
-    requireOrganizationKey(principal);
+    // Authentication rule 3: listing and creating workspaces needs an organization key.
+    authorizeOrganization(principal);
     const page = await listWorkspaces(principal.organizationId, {
       sortBy: query.sortBy,
       dir: query.dir ?? (query.sortBy === 'lastActivity' ? 'desc' : 'asc'),

@@ -39,10 +39,11 @@ function requireInScope(principal: Principal, workspace: WorkspaceRef): void {
   }
 }
 
+const organizationKeyRequired = (permission: Permission) =>
+  new ForbiddenError(`Only an organization-scoped API key may ${ruleOf(permission).action}; this key is scoped to one workspace.`, 'organization-key-required');
+
 function requireOrganizationKeyFor(principal: Principal, permission: Permission): void {
-  if (ruleOf(permission).organizationKey && principal.scope !== 'organization') {
-    throw new ForbiddenError(`Only an organization-scoped API key may ${ruleOf(permission).action}; this key is scoped to one workspace.`, 'organization-key-required');
-  }
+  if (ruleOf(permission).organizationKey && principal.scope !== 'organization') throw organizationKeyRequired(permission);
 }
 
 /**
@@ -76,9 +77,7 @@ export async function authorize(principal: Principal, workspace: WorkspaceRef, o
  */
 export function authorizeOrganization(principal: Principal): asserts principal is OrganizationKeyPrincipal {
   const authorization = authorizationOf(principal);
-  if (principal.scope !== 'organization') {
-    throw new ForbiddenError(`Only an organization-scoped API key may ${ruleOf(authorization.permission).action}; this key is scoped to one workspace.`, 'organization-key-required');
-  }
+  if (principal.scope !== 'organization') throw organizationKeyRequired(authorization.permission);
   authorization.authorized = true;
 }
 

@@ -1,14 +1,9 @@
-import { authorize, authorizeOrganization } from '../auth/authorize.js';
+import { authorize } from '../auth/authorize.js';
 import type { Permission } from '../auth/permissions.js';
-import type { OrganizationKeyPrincipal, Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import { getOrganization } from '../db/organizations.js';
 import { getWorkspace, type WorkspaceRecord } from '../db/workspaces.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../http/errors.js';
-
-/** Authentication rule 3: listing and creating workspaces needs an organization key (the permission table says so). */
-export function requireOrganizationKey(principal: Principal): asserts principal is OrganizationKeyPrincipal {
-  authorizeOrganization(principal);
-}
 
 /** Picks the one workspaceId of a request that may carry it in the query and in the body. */
 export function pickWorkspaceId(...candidates: (string | undefined)[]): string | undefined {
