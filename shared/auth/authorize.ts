@@ -29,13 +29,18 @@ export async function roleOf(principal: Principal, workspaceId: string): Promise
   return (await getMember(workspaceId, principal.userId))?.role;
 }
 
-/** 403 unless the workspace lies within the key's scope (its organization; for a workspace key, its workspace). */
-function requireInScope(principal: Principal, workspace: WorkspaceRef): void {
+/**
+ * 403 unless the workspace lies within the key's scope (its organization; for a workspace key, its
+ * workspace). `subject` names what the request addressed there (`Item <id>`), for the message;
+ * loaders call it before they read the workspace, `authorize` again with the workspace read.
+ */
+export function requireInScope(principal: Principal, workspace: WorkspaceRef, subject?: string): void {
   if (workspace.organizationId !== principal.organizationId) {
-    throw new ForbiddenError(`Workspace ${workspace.id} is not in this API key's organization.`, 'workspace-out-of-scope');
+    throw new ForbiddenError(`${subject ?? `Workspace ${workspace.id}`} is not in this API key's organization.`, 'workspace-out-of-scope');
   }
   if (principal.scope === 'workspace' && workspace.id !== principal.workspaceId) {
-    throw new ForbiddenError(`This API key is scoped to workspace ${principal.workspaceId} and cannot act on workspace ${workspace.id}.`, 'workspace-out-of-scope');
+    const target = subject === undefined ? `workspace ${workspace.id}` : `${subject.toLowerCase()} of workspace ${workspace.id}`;
+    throw new ForbiddenError(`This API key is scoped to workspace ${principal.workspaceId} and cannot act on ${target}.`, 'workspace-out-of-scope');
   }
 }
 

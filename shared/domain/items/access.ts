@@ -1,29 +1,16 @@
-import { authorize } from '../../auth/authorize.js';
+import { authorize, requireInScope } from '../../auth/authorize.js';
 import type { Permission } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/principal.js';
 import { getItem, getItems, type FolderRecord, type ItemRecord } from '../../db/items.js';
 import type { Role } from '../../db/users.js';
 import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
-import { ForbiddenError, NotFoundError } from '../../http/errors.js';
+import { NotFoundError } from '../../http/errors.js';
 
 /** An item the caller may reach, with its (live) workspace and the caller's role there. */
 export interface ItemAccess<T extends ItemRecord = ItemRecord> {
   item: T;
   workspace: WorkspaceRecord;
   role: Role;
-}
-
-/** 403 unless the item lies in the key's workspace (workspace keys) or organization (organization keys). */
-function requireInScope(principal: Principal, item: ItemRecord): void {
-  if (principal.scope === 'workspace' && item.workspaceId !== principal.workspaceId) {
-    throw new ForbiddenError(
-      `This API key is scoped to workspace ${principal.workspaceId} and cannot act on item ${item.id} of another workspace.`,
-      'workspace-out-of-scope',
-    );
-  }
-  if (item.organizationId !== principal.organizationId) {
-    throw new ForbiddenError(`Item ${item.id} is not in this API key's organization.`, 'workspace-out-of-scope');
-  }
 }
 
 const workspaceRefOf = (item: ItemRecord) => ({ id: item.workspaceId, organizationId: item.organizationId });
@@ -33,7 +20,7 @@ const workspaceRefOf = (item: ItemRecord) => ({ id: item.workspaceId, organizati
  * scope or below the permission's role, 404 when its workspace is deleted.
  */
 export async function accessTo<T extends ItemRecord>(principal: Principal, item: T, permission?: Permission): Promise<ItemAccess<T>> {
-  requireInScope(principal, item);
+  requireInScope(principal, workspaceRefOf(item), `Item ${item.id}`);
   const [workspace, role] = await Promise.all([getWorkspace(item.workspaceId), authorize(principal, workspaceRefOf(item), { permission })]);
   if (!workspace) throw new NotFoundError(`Item ${item.id} does not exist.`);
   return { item, workspace, role };
@@ -70,7 +57,7 @@ export async function loadItemsForCaller(principal: Principal, itemIds: readonly
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) throw new NotFoundError(`These items do not exist: ${missing.join(', ')}. Nothing was changed.`);
   const items = ids.map((id) => found.get(id)!);
-  for (const item of items) requireInScope(principal, item);
+  for (const item of items) requireInScope(principal, workspaceRefOf(item), `Item ${item.id}`);
   const byWorkspace = new Map(items.map((item) => [item.workspaceId, item]));
   const contexts = new Map(
     await Promise.all(

@@ -1,4 +1,4 @@
-import { authorize } from '../../auth/authorize.js';
+import { authorize, requireInScope } from '../../auth/authorize.js';
 import type { Permission } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/principal.js';
 import { getItem, getItems, type MarkupRecord } from '../../db/items.js';
@@ -42,12 +42,7 @@ const markupNotFound = (markupId: string) => new NotFoundError(`Markup ${markupI
  * `resolveWorkspace` applies to a named workspace); one of a deleted workspace is a 404.
  */
 async function reachableWorkspaceOf(principal: Principal, markup: MarkupRecord): Promise<WorkspaceRecord> {
-  if (markup.organizationId !== principal.organizationId) {
-    throw new ForbiddenError(`Markup ${markup.id} is not in this API key's organization.`, 'workspace-out-of-scope');
-  }
-  if (principal.scope === 'workspace' && markup.workspaceId !== principal.workspaceId) {
-    throw new ForbiddenError(`Markup ${markup.id} belongs to another workspace than this API key's.`, 'workspace-out-of-scope');
-  }
+  requireInScope(principal, { id: markup.workspaceId, organizationId: markup.organizationId }, `Markup ${markup.id}`);
   const workspace = await getWorkspace(markup.workspaceId);
   if (!workspace) throw markupNotFound(markup.id);
   return workspace;
