@@ -14,6 +14,11 @@ export interface FunctionAccess {
   bucket?: 'read' | 'readWrite';
   /** Queues the function sends messages to. */
   sendsTo?: QueueName[];
+  /**
+   * Reads the exchange-token signing keys. Implied for every function with a credentialed route (it
+   * verifies exchange tokens); declared by the auth group, which mints them without one.
+   */
+  exchangeKeys?: true;
 }
 
 interface FunctionBase {

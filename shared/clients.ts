@@ -1,12 +1,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { getConfig } from './config.js';
 
 let ddb: DynamoDBDocumentClient | undefined;
 let s3: S3Client | undefined;
 let sqs: SQSClient | undefined;
+let secrets: SecretsManagerClient | undefined;
 
 /** The document client every db module uses; created once per process. */
 export function getDb(): DynamoDBDocumentClient {
@@ -40,12 +42,20 @@ export function getSqs(): SQSClient {
   return sqs;
 }
 
+/** Secrets Manager, for the exchange-token signing keys of a deployed stack (read once per cold start). */
+export function getSecretsManager(): SecretsManagerClient {
+  secrets ??= new SecretsManagerClient({ region: getConfig().region });
+  return secrets;
+}
+
 /** Drops the cached clients; the local stack and tests call it after pointing the config elsewhere. */
 export function resetClients(): void {
   ddb?.destroy();
   s3?.destroy();
   sqs?.destroy();
+  secrets?.destroy();
   ddb = undefined;
   s3 = undefined;
   sqs = undefined;
+  secrets = undefined;
 }

@@ -25,6 +25,16 @@ const EnvSchema = v.object({
   /** `local` allows loopback webhook targets and path-style S3 addresses. */
   STACK_MODE: v.optional(v.picklist(['local', 'aws']), 'aws'),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error']), 'info'),
+  /** Deployed: the Secrets Manager secret holding the exchange-token signing keys (read once per cold start). */
+  EXCHANGE_KEYS_SECRET_ARN: v.optional(v.pipe(v.string(), v.minLength(1))),
+  /** Local: the file in DATA_DIR holding them (the local stack makes it). */
+  EXCHANGE_KEYS_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  /** Lifetime of exchange tokens in seconds (DESIGN.md: 5 minutes by default). */
+  EXCHANGE_TOKEN_TTL_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(30), v.maxValue(86_400)), '300'),
+  /** The identity provider of POST /auth/sdk-exchange (DESIGN.md "SDK exchange"). */
+  IDP_JWKS_URL: v.optional(v.pipe(v.string(), v.url())),
+  IDP_ISSUER: v.optional(v.pipe(v.string(), v.minLength(1))),
+  IDP_AUDIENCE: v.optional(v.pipe(v.string(), v.minLength(1))),
 });
 
 export interface Config {
@@ -40,6 +50,10 @@ export interface Config {
   chromiumPath: string | undefined;
   chromiumPackDir: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Where the exchange-token signing keys are: a Secrets Manager secret (deployed) or a file (local). */
+  exchangeKeys: { secretArn: string } | { file: string } | undefined;
+  exchangeTokenTtlSeconds: number;
+  identityProvider: { jwksUrl: string; issuer: string; audience: string } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -70,6 +84,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     chromiumPath: e.CHROMIUM_PATH || undefined,
     chromiumPackDir: e.CHROMIUM_PACK_DIR || undefined,
     logLevel: e.LOG_LEVEL,
+    exchangeKeys: e.EXCHANGE_KEYS_SECRET_ARN
+      ? { secretArn: e.EXCHANGE_KEYS_SECRET_ARN }
+      : e.EXCHANGE_KEYS_FILE
+        ? { file: e.EXCHANGE_KEYS_FILE }
+        : undefined,
+    exchangeTokenTtlSeconds: Number(e.EXCHANGE_TOKEN_TTL_SECONDS),
+    identityProvider:
+      e.IDP_JWKS_URL && e.IDP_ISSUER && e.IDP_AUDIENCE ? { jwksUrl: e.IDP_JWKS_URL, issuer: e.IDP_ISSUER, audience: e.IDP_AUDIENCE } : undefined,
   };
   return config;
 }
@@ -106,6 +128,12 @@ export const ENV = {
   chromiumPath: 'CHROMIUM_PATH',
   chromiumPackDir: 'CHROMIUM_PACK_DIR',
   logLevel: 'LOG_LEVEL',
+  exchangeKeysSecretArn: 'EXCHANGE_KEYS_SECRET_ARN',
+  exchangeKeysFile: 'EXCHANGE_KEYS_FILE',
+  exchangeTokenTtlSeconds: 'EXCHANGE_TOKEN_TTL_SECONDS',
+  idpJwksUrl: 'IDP_JWKS_URL',
+  idpIssuer: 'IDP_ISSUER',
+  idpAudience: 'IDP_AUDIENCE',
 } as const;
 
 /** The variable that carries each queue's URL to the functions that send to it. */

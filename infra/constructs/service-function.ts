@@ -9,6 +9,7 @@ import { convertersLayer } from './converters-layer.js';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { entryOf, type FunctionAccess, type FunctionDefinition } from '../../functions/registry.js';
 import { ENV, QUEUE_URL_ENV } from '../../shared/config.js';
@@ -45,6 +46,8 @@ export interface ServiceResources {
   readonly bucket: IBucket;
   readonly queues: Readonly<Record<QueueName, IQueue>>;
   readonly deadLetterQueues: Readonly<Record<QueueName, IQueue>>;
+  /** The exchange-token signing keys; only the API stack has them (workers never see a credential). */
+  readonly exchangeKeys?: ISecret;
 }
 
 export interface ServiceFunctionProps {
@@ -223,7 +226,16 @@ export class ServiceFunction extends NodejsFunction {
     return this;
   }
 
-  /** Applies the registry's `access` declaration: the function gets exactly what it declares. */
+  /**
+   * Sets EXCHANGE_KEYS_SECRET_ARN and grants reading that one secret: functions that verify exchange
+   * tokens (every credentialed route) or mint them (the auth group) read it once per cold start.
+   */
+  bindExchangeKeys(secret: ISecret): this {
+    this.addEnvironment(ENV.exchangeKeysSecretArn, secret.secretArn);
+    secret.grantRead(this);
+    return this;
+  }
+
   /**
    * The function of one registry entry, with its construct id and exactly the access the entry
    * declares; how every stack makes its functions.
@@ -237,11 +249,16 @@ export class ServiceFunction extends NodejsFunction {
     return new ServiceFunction(scope, functionIdOf(definition), { ...settings, definition }).bindAccess(resources);
   }
 
+  /** Applies the registry's `access` declaration: the function gets exactly what it declares. */
   bindAccess(resources: ServiceResources): this {
     const { access } = this.definition;
     if (access.table) this.bindTable(resources.table, access.table);
     if (access.bucket) this.bindBucket(resources.bucket, access.bucket);
     for (const name of access.sendsTo ?? []) this.bindQueue(resources.queues[name], name);
+    if (needsExchangeKeys(this.definition)) {
+      if (!resources.exchangeKeys) throw new Error(`${this.definition.name} verifies or mints exchange tokens but its stack has no exchange keys.`);
+      this.bindExchangeKeys(resources.exchangeKeys);
+    }
     return this;
   }
 
@@ -251,4 +268,9 @@ export class ServiceFunction extends NodejsFunction {
       Validations.of(this.executionRole).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
     }
   }
+}
+
+/** Whether a function verifies exchange tokens (it has a credentialed route) or mints them (it declares so). */
+export function needsExchangeKeys(definition: FunctionDefinition): boolean {
+  return definition.access.exchangeKeys === true || (definition.kind === 'api' && definition.routes.some((route) => route.auth === 'apiKey'));
 }

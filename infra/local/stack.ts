@@ -7,6 +7,7 @@ import type { S3Event } from 'aws-lambda';
 import { entryOf, FUNCTIONS, type FunctionDefinition } from '../../functions/registry.js';
 import { resetClients } from '../../shared/clients.js';
 import { ENV, QUEUE_URL_ENV, resetConfig } from '../../shared/config.js';
+import { forgetExchangeKeys, newKeySetDocument } from '../../shared/auth/exchange-keys.js';
 import { forgetCursorKey } from '../../shared/db/cursor-keys.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
@@ -34,6 +35,8 @@ export interface ServicesInfo {
   credentials: { accessKeyId: string; secretAccessKey: string };
   endpoints: { dynamodb: string; s3: string; sqs: string };
   queues: Record<QueueName, QueuePair>;
+  /** The exchange-token signing keys of this DATA_DIR (made on first start; never in the repository). */
+  exchangeKeysFile: string;
   pid: number;
 }
 
@@ -75,6 +78,7 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
     [ENV.s3Endpoint]: services.endpoints.s3,
     [ENV.sqsEndpoint]: services.endpoints.sqs,
     ...Object.fromEntries((Object.keys(QUEUE_URL_ENV) as QueueName[]).map((name) => [QUEUE_URL_ENV[name], services.queues[name].url])),
+    [ENV.exchangeKeysFile]: services.exchangeKeysFile,
     [ENV.stackMode]: 'local',
     // Local tooling runs on Node 20 by design; the SDK's notice about Node 22 is for deployments.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -84,6 +88,17 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
   resetConfig();
   resetClients();
   forgetCursorKey();
+  forgetExchangeKeys();
+}
+
+/**
+ * The exchange-token keys of a DATA_DIR: generated once and kept (tokens outlive a restart, as they
+ * would a deploy); a MEMORY=1 stack makes new ones every start. Readable by the owner only.
+ */
+function ensureExchangeKeys(dataDir: string, memory: boolean): string {
+  const file = join(dataDir, 'exchange-keys.json');
+  if (memory || !existsSync(file)) writeFileSync(file, `${newKeySetDocument()}\n`, { mode: 0o600 });
+  return file;
 }
 
 /**
@@ -135,6 +150,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       credentials: CREDENTIALS,
       endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, sqs: sqs.endpoint },
       queues,
+      exchangeKeysFile: ensureExchangeKeys(dataDir, options.memory),
       pid: process.pid,
     };
     useLocalServices(services);

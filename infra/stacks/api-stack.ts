@@ -11,6 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { FUNCTIONS, isApiFunction, type FunctionDefinition } from '../../functions/registry.js';
 import { pascalCase, ServiceFunction } from '../constructs/service-function.js';
@@ -54,7 +55,7 @@ export class ApiStack extends Stack {
       throw new Error(`Exactly one api function must take the $default route; found ${defaults.length}.`);
     }
 
-    const resources = props.data.importResources(this);
+    const resources = { ...props.data.importResources(this), exchangeKeys: this.createExchangeKeys() };
     const functions: Record<string, ServiceFunction> = {};
     const integrations = new Map<string, HttpLambdaIntegration>();
     for (const definition of definitions) {
@@ -142,5 +143,28 @@ export class ApiStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'Base URL of the HTTP API' });
+  }
+
+  /**
+   * The exchange-token signing keys (DESIGN.md "Exchange tokens"): a secret CloudFormation generates,
+   * so no key is ever in the repository or a template. Rotation is a new value with a new `kid` and
+   * the old key under `previous` (README, operator section); functions pick it up within 30 s of a
+   * token naming the new `kid`.
+   */
+  private createExchangeKeys(): Secret {
+    const secret = new Secret(this, 'ExchangeTokenKeys', {
+      description: 'Review Board Service: keys that sign exchange tokens ({ kid, secret, previous? })',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ kid: 'k1' }),
+        generateStringKey: 'secret',
+        passwordLength: 64,
+        excludePunctuation: true,
+      },
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'Exchange tokens live 5 minutes and the key is rotated by writing a new { kid, secret, previous } value (README); a rotation Lambda would add nothing the manual step does not.',
+    });
+    return secret;
   }
 }

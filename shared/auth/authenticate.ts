@@ -2,18 +2,27 @@ import { getApiKey, type ApiKeyRecord } from '../db/api-keys.js';
 import { getUser } from '../db/users.js';
 import { UnauthorizedError } from '../http/errors.js';
 import { parseApiKey, secretMatches } from './api-key-format.js';
-import type { Principal } from './principal.js';
+import { looksLikeJwt, verifyExchangeToken } from './exchange-tokens.js';
+import type { KeyPrincipal, Principal } from './principal.js';
 
 /**
- * Resolves `Authorization: Bearer <API key>` to the caller. Every failure is the same 401, so a
- * caller cannot tell an unknown key from a revoked one or a wrong secret.
+ * Resolves `Authorization: Bearer <credential>` to the caller: an API key, or an exchange token
+ * (told apart by format, DESIGN.md "Credentials"). Every failure of one kind is the same 401, so a
+ * caller cannot tell an unknown key from a revoked one or a wrong secret. Whether the caller may
+ * use the route at all is the permission table's answer (`authorize`), not this one's.
  */
 export async function authenticate(authorization: string | undefined): Promise<Principal> {
-  if (!authorization) throw new UnauthorizedError('Missing Authorization header: send Authorization: Bearer <API key>.');
+  if (!authorization) throw new UnauthorizedError('Missing Authorization header: send Authorization: Bearer <API key or exchange token>.');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (!match) throw new UnauthorizedError('The Authorization header must be: Bearer <API key>.');
-  const parsed = parseApiKey(match[1]!);
-  if (!parsed) throw new UnauthorizedError('The credential is not a valid API key.');
+  if (!match) throw new UnauthorizedError('The Authorization header must be: Bearer <API key or exchange token>.');
+  const credential = match[1]!;
+  if (looksLikeJwt(credential)) return verifyExchangeToken(credential);
+  return authenticateApiKey(credential);
+}
+
+async function authenticateApiKey(credential: string): Promise<KeyPrincipal> {
+  const parsed = parseApiKey(credential);
+  if (!parsed) throw new UnauthorizedError('The credential is not a valid API key or exchange token.');
   const record = await getApiKey(parsed.keyId);
   if (!record || record.revokedAt || !secretMatches(parsed.secret, record.secretHash)) {
     throw new UnauthorizedError('The API key is not valid or has been revoked.');

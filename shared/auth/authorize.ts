@@ -1,7 +1,7 @@
-import { getMember, type Role } from '../db/users.js';
+import { getMember } from '../db/users.js';
 import { ForbiddenError } from '../http/errors.js';
-import { allows, refusalOf, ruleOf, type Permission } from './permissions.js';
-import type { OrganizationKeyPrincipal, Principal, RequestAuthorization } from './principal.js';
+import { allows, refusalOf, ruleOf, type AnyRole, type Permission } from './permissions.js';
+import type { EndUserPrincipal, OrganizationKeyPrincipal, Principal, RequestAuthorization } from './principal.js';
 
 /** The workspace a permission is checked in: its id and organization. */
 export interface WorkspaceRef {
@@ -22,9 +22,11 @@ function authorizationOf(principal: Principal): RequestAuthorization {
 /**
  * The role a caller acts with in a workspace it reaches: organization keys and plain keys are
  * owners (DESIGN.md "API users and members"); a member key has its member's current role, and no
- * role at all when the membership is gone (never a fallback).
+ * role at all when the membership is gone (never a fallback); an end user has its token's markup
+ * role, which workspace membership never changes (Authentication: customer JWT exchange, rule 2).
  */
-export async function roleOf(principal: Principal, workspaceId: string): Promise<Role | undefined> {
+export async function roleOf(principal: Principal, workspaceId: string): Promise<AnyRole | undefined> {
+  if (principal.kind === 'endUser') return principal.markupRole;
   if (principal.scope === 'organization' || !principal.actsAsMember) return 'owner';
   return (await getMember(workspaceId, principal.userId))?.role;
 }
@@ -40,7 +42,8 @@ export function requireInScope(principal: Principal, workspace: WorkspaceRef, su
   }
   if (principal.scope === 'workspace' && workspace.id !== principal.workspaceId) {
     const target = subject === undefined ? `workspace ${workspace.id}` : `${subject.toLowerCase()} of workspace ${workspace.id}`;
-    throw new ForbiddenError(`This API key is scoped to workspace ${principal.workspaceId} and cannot act on ${target}.`, 'workspace-out-of-scope');
+    const holder = principal.kind === 'endUser' ? 'exchange token' : 'API key';
+    throw new ForbiddenError(`This ${holder} is scoped to workspace ${principal.workspaceId} and cannot act on ${target}.`, 'workspace-out-of-scope');
   }
 }
 
@@ -51,13 +54,26 @@ function requireOrganizationKeyFor(principal: Principal, permission: Permission)
   if (ruleOf(permission).organizationKey && principal.scope !== 'organization') throw organizationKeyRequired(permission);
 }
 
+/** What `authorize` checks beyond the route's permission. */
+export interface AuthorizeOptions {
+  /** A second permission the operation needs, such as an upload's resource type's. */
+  permission?: Permission;
+  /**
+   * The markup the request acts on, when it acts on one. End users may act only on a markup (and,
+   * with a bound token, only on theirs): an end-user request that names none is refused.
+   */
+  markupId?: string;
+}
+
 /**
  * THE check of the permission table: the caller must reach `workspace` and hold, there, the role
  * the route's permission needs (and `permission`'s too, when an operation needs a second one, such
  * as an upload's resource type). Answers the role; 403 `insufficient-role` names the role and the
- * need. Every apiKey operation passes here before it answers (the api-handler checks).
+ * need. End users are checked against the table's `endUser` column with their markup role, and must
+ * address a markup their token reaches (403 `markup-out-of-scope`). Every credentialed operation
+ * passes here before it answers (the api-handler checks).
  */
-export async function authorize(principal: Principal, workspace: WorkspaceRef, options: { permission?: Permission } = {}): Promise<Role> {
+export async function authorize(principal: Principal, workspace: WorkspaceRef, options: AuthorizeOptions = {}): Promise<AnyRole> {
   const authorization = authorizationOf(principal);
   requireInScope(principal, workspace);
   const needed = [authorization.permission, ...(options.permission ? [options.permission] : [])];
@@ -72,8 +88,23 @@ export async function authorize(principal: Principal, workspace: WorkspaceRef, o
     if (resolved === undefined) throw new ForbiddenError(refusalOf(undefined, permission), 'not-a-member');
     if (!allows(resolved, permission)) throw new ForbiddenError(refusalOf(resolved, permission), 'insufficient-role');
   }
+  if (principal.kind === 'endUser') requireMarkupInReach(principal, options.markupId);
   authorization.authorized = true;
   return resolved!;
+}
+
+/**
+ * An end user acts on one markup per request: the one its token is bound to, or (unbound) any
+ * markup of its workspace. A request that addresses no markup is refused rather than let through
+ * on the workspace alone (fail closed: no table row can open workspace-wide data to end users).
+ */
+function requireMarkupInReach(principal: EndUserPrincipal, markupId: string | undefined): void {
+  if (markupId === undefined) {
+    throw new ForbiddenError(`An exchange token acts on one markup at a time, and this request addresses none.`, 'markup-required');
+  }
+  if (principal.markupId !== undefined && principal.markupId !== markupId) {
+    throw new ForbiddenError(`This exchange token is bound to markup ${principal.markupId} and cannot act on markup ${markupId}.`, 'markup-out-of-scope');
+  }
 }
 
 /**
@@ -91,7 +122,7 @@ export function authorizeOrganization(principal: Principal): asserts principal i
  * author acts with the ordinary minimum (already checked by `authorize`); anyone else needs the
  * table's `others` role, and nobody may where it is `false` (403 `not-<resource>-author`).
  */
-export function authorizeOnRecordOf(principal: Principal, role: Role, authorId: string): void {
+export function authorizeOnRecordOf(principal: Principal, role: AnyRole, authorId: string): void {
   const { permission } = authorizationOf(principal);
   if (authorId === principal.userId || allows(role, permission, 'others')) return;
   const others = ruleOf(permission).others;

@@ -1,8 +1,14 @@
-import type { Role } from '../db/users.js';
-import type { Permission } from './permissions.js';
+import type { AnyRole, EndUserRole, Permission } from './permissions.js';
 
-/** Who is calling. API keys act as their own API user, or as the workspace member they were made for. */
-export type Principal = OrganizationKeyPrincipal | WorkspaceKeyPrincipal;
+/**
+ * Who is calling. API keys act as their own API user, or as the workspace member they were made
+ * for; an exchange token acts as an end user (an external user of one workspace) with a role on
+ * markups, bound to one markup or to the whole workspace.
+ */
+export type Principal = OrganizationKeyPrincipal | WorkspaceKeyPrincipal | EndUserPrincipal;
+
+/** A caller holding an API key (server to server). */
+export type KeyPrincipal = OrganizationKeyPrincipal | WorkspaceKeyPrincipal;
 
 interface KeyPrincipalBase {
   kind: 'apiKey';
@@ -28,11 +34,34 @@ export interface WorkspaceKeyPrincipal extends KeyPrincipalBase {
   workspaceId: string;
 }
 
+/**
+ * An end user holding an exchange token (DESIGN.md "Exchange tokens"). Scoped to one workspace like
+ * a workspace key, so every scope check that holds for workspace keys holds for it; what it may do
+ * is the permission table's `endUser` column, checked against `markupRole`.
+ */
+export interface EndUserPrincipal {
+  kind: 'endUser';
+  scope: 'workspace';
+  organizationId: string;
+  workspaceId: string;
+  /** The external user's User record: the author of what the end user writes, the owner of its read state. */
+  userId: string;
+  externalId: string;
+  installationId: string;
+  markupRole: EndUserRole;
+  /** Set when the token is bound to one markup: every other markup is out of reach (403). */
+  markupId?: string;
+  /** End users never act as workspace members. */
+  actsAsMember: false;
+  keyId?: undefined;
+  authorization?: RequestAuthorization;
+}
+
 /** One request's authorization state: the route's permission, whether it was checked, the roles read. */
 export interface RequestAuthorization {
   readonly permission: Permission;
   /** Set once `authorize` let the caller through; the api-handler refuses to answer without it. */
   authorized: boolean;
   /** The caller's role per workspace id (undefined: no role), read at most once per request. */
-  readonly roles: Map<string, Promise<Role | undefined>>;
+  readonly roles: Map<string, Promise<AnyRole | undefined>>;
 }

@@ -1,11 +1,10 @@
-import { allows } from '../auth/permissions.js';
+import { allows, type AnyRole } from '../auth/permissions.js';
 import type { MarkupRecord, MarkupType, StoredFile } from '../db/items.js';
 import type { Plan } from '../db/plans.js';
-import type { Role } from '../db/users.js';
 import { DEFAULT_URL_TTL_SECONDS, presignedGetUrl } from '../storage/urls.js';
 
 /** What a caller may do to a markup, as `scopes` strings, read from the permission table. */
-export function markupScopes(markup: MarkupRecord, role: Role, plan: Plan): string[] {
+export function markupScopes(markup: MarkupRecord, role: AnyRole, plan: Plan): string[] {
   const scopes = ['view-project'];
   if (allows(role, 'markup:rename')) scopes.push('update-project');
   if (allows(role, 'thread:create') && !markup.readOnly) scopes.push('create-thread');
@@ -41,7 +40,7 @@ export function expandsFiles(type: MarkupType, include: ReadonlySet<IncludeValue
 }
 
 export interface MarkupViewContext {
-  role: Role;
+  role: AnyRole;
   plan: Plan;
   /** Scheme and host of the request, for links served by this API. */
   origin: string;

@@ -1,12 +1,11 @@
 import { authorize } from '../auth/authorize.js';
-import type { Permission } from '../auth/permissions.js';
+import type { AnyRole, Permission } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { AGAIN, withBackoff } from '../db/backoff.js';
 import type { Plan } from '../db/plans.js';
 import { releaseExpiredReservations } from '../db/reservation-sweep.js';
 import { getStorageCounters, repairClaimed, type StorageCategory, type StorageCounters } from '../db/storage.js';
 import { recordIssuedUpload, type UploadRecord, type UploadResourceType } from '../db/uploads.js';
-import type { Role } from '../db/users.js';
 import type { WorkspaceRecord } from '../db/workspaces.js';
 import { BadRequestError, ConflictError, ForbiddenError, InvalidInputError, PaymentRequiredError } from '../http/errors.js';
 import { isId } from '../http/schemas.js';
@@ -132,11 +131,11 @@ export async function resolveUploadWorkspace(
   resourceType: UploadResourceType,
   resourceId: string,
   workspaceId: string | undefined,
-): Promise<{ workspace: WorkspaceRecord; role: Role }> {
+): Promise<{ workspace: WorkspaceRecord; role: AnyRole }> {
   const rule = RESOURCE_RULES[resourceType];
   const { permission } = rule;
   let workspace: WorkspaceRecord;
-  let role: Role;
+  let role: AnyRole;
   switch (rule.resource) {
     case 'folder': {
       requireUuid(resourceType, resourceId, 'the destination folder id');

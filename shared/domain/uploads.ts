@@ -16,7 +16,15 @@ import { baseMimeType, isDisplayableImage } from '../storage/file-types.js';
 import { IMAGE_HEADER_BYTES, imageSize, type ImageSize } from '../storage/image-size.js';
 import { bucketName, headObject, readObjectStart, tagObjectConfirmed, type StoredObject } from '../storage/objects.js';
 import { createUploadPolicy, policyUsableUntilEpoch, type DirectPut, type UploadPolicy } from '../storage/upload-policy.js';
-import { issueWithReservation, objectNameOf, requireAcceptedType, requireStorageFor, resolveUploadWorkspace, storageCategoryOf } from './upload-rules.js';
+import {
+  issueWithReservation,
+  objectNameOf,
+  requireAcceptedType,
+  requireStorageFor,
+  resolveUploadWorkspace,
+  RESOURCE_RULES,
+  storageCategoryOf,
+} from './upload-rules.js';
 
 // ---------------------------------------------------------------------------------------------
 // POST /uploads/upload-policy
@@ -137,9 +145,11 @@ export async function loadUploadForCaller(principal: Principal, fileId: string):
   const record = await getUpload(fileId);
   if (!record) throw new NotFoundError(`Upload ${fileId} does not exist (or its policy expired unconfirmed).`);
   if (record.organizationId !== principal.organizationId || (principal.scope === 'workspace' && record.workspaceId !== principal.workspaceId)) {
-    throw new ForbiddenError(`Upload ${fileId} was made into another workspace than this API key's.`, 'file-in-another-workspace');
+    throw new ForbiddenError(`Upload ${fileId} was made into another workspace than this credential's.`, 'file-in-another-workspace');
   }
-  await authorize(principal, { id: record.workspaceId, organizationId: record.organizationId });
+  // Uploads for a comment name their markup: an end user's token must reach it (a bound token, that one markup).
+  const markupId = RESOURCE_RULES[record.resourceType].resource === 'markup' ? record.resourceId : undefined;
+  await authorize(principal, { id: record.workspaceId, organizationId: record.organizationId }, { markupId });
   return record;
 }
 

@@ -1,9 +1,9 @@
-import { allows } from '../../auth/permissions.js';
+import { allows, type AnyRole } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/principal.js';
 import type { MarkupRecord } from '../../db/items.js';
 import type { MessageRecord } from '../../db/messages.js';
 import type { ThreadRecord } from '../../db/threads.js';
-import { getUsers, type Role, type User } from '../../db/users.js';
+import { getUsers, type User } from '../../db/users.js';
 import { DEFAULT_URL_TTL_SECONDS, presignedGetUrl } from '../../storage/urls.js';
 import type { MarkupRoleAccess } from '../markups/access.js';
 import type { ReadState } from './read-state.js';
@@ -12,7 +12,7 @@ import type { ReadState } from './read-state.js';
 
 export interface ViewerContext {
   userId: string;
-  role: Role;
+  role: AnyRole;
   markup: MarkupRecord;
   /** Authors by id. */
   users: Map<string, User>;

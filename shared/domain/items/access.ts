@@ -2,7 +2,7 @@ import { authorize, requireInScope } from '../../auth/authorize.js';
 import type { Permission } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/principal.js';
 import { getItem, getItems, type FolderRecord, type ItemRecord } from '../../db/items.js';
-import type { Role } from '../../db/users.js';
+import type { AnyRole } from '../../auth/permissions.js';
 import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
 import { NotFoundError } from '../../http/errors.js';
 
@@ -10,7 +10,7 @@ import { NotFoundError } from '../../http/errors.js';
 export interface ItemAccess<T extends ItemRecord = ItemRecord> {
   item: T;
   workspace: WorkspaceRecord;
-  role: Role;
+  role: AnyRole;
 }
 
 const workspaceRefOf = (item: ItemRecord) => ({ id: item.workspaceId, organizationId: item.organizationId });

@@ -1,7 +1,6 @@
-import { allows } from '../../auth/permissions.js';
+import { allows, type AnyRole } from '../../auth/permissions.js';
 import type { FolderCounts } from '../../db/folder-counts.js';
 import type { ItemRecord } from '../../db/items.js';
-import type { Role } from '../../db/users.js';
 import { markupUrlOf } from '../markup-view.js';
 
 export type ItemType = 'folder' | 'markup';
@@ -21,7 +20,7 @@ export interface FolderItem {
 }
 
 /** What the caller's role lets it do to items, read from the permission table (`item:update`, `item:delete`). */
-export function folderItemScopes(role: Role): string[] {
+export function folderItemScopes(role: AnyRole): string[] {
   const scopes = ['folderItem:view'];
   if (allows(role, 'item:update')) scopes.push('folderItem:edit');
   if (allows(role, 'item:delete')) scopes.push('folderItem:delete');
@@ -33,7 +32,7 @@ export function folderItemScopes(role: Role): string[] {
  * side, so `type` is always present; times are millisecond numbers (spec Conventions 4). Items carry
  * no per-item role assignments, so `assignedRoleSlugs` is empty.
  */
-export function toFolderItem(record: ItemRecord, role: Role): FolderItem {
+export function toFolderItem(record: ItemRecord, role: AnyRole): FolderItem {
   return {
     id: record.id,
     type: record.kind,
@@ -62,7 +61,7 @@ export type ChildMarkup = FolderItem & { markupUrl: string; url?: string };
  * existing clients tell markups from folders by `url`/`markupUrl`, so a folder never carries
  * either and a markup always carries `markupUrl`. A folder needs its `counts` (what it holds).
  */
-export function toChildItem(record: ItemRecord, role: Role, appUrl: string, counts: FolderCounts | undefined): ChildFolder | ChildMarkup {
+export function toChildItem(record: ItemRecord, role: AnyRole, appUrl: string, counts: FolderCounts | undefined): ChildFolder | ChildMarkup {
   const item = toFolderItem(record, role);
   if (record.kind === 'folder') {
     if (!counts) throw new Error(`folder ${record.id} listed without its counts`);

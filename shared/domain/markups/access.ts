@@ -1,9 +1,8 @@
 import { authorize, requireInScope } from '../../auth/authorize.js';
-import type { Permission } from '../../auth/permissions.js';
+import type { AnyRole, Permission } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/principal.js';
 import { getItem, getItems, type MarkupRecord } from '../../db/items.js';
 import { getPlan, type Plan } from '../../db/plans.js';
-import type { Role } from '../../db/users.js';
 import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/errors.js';
 
@@ -11,14 +10,14 @@ import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/error
 export interface MarkupAccess {
   markup: MarkupRecord;
   workspace: WorkspaceRecord;
-  role: Role;
+  role: AnyRole;
   plan: Plan;
 }
 
 /** A workspace as one caller acts in it. */
 export interface WorkspaceAccess {
   workspace: WorkspaceRecord;
-  role: Role;
+  role: AnyRole;
   plan: Plan;
 }
 
@@ -29,7 +28,11 @@ export interface LoadOptions {
 }
 
 /** The caller's role in a workspace, authorized for the route's permission, with the plan. */
-export async function workspaceAccess(principal: Principal, workspace: WorkspaceRecord, options: LoadOptions = {}): Promise<WorkspaceAccess> {
+export async function workspaceAccess(
+  principal: Principal,
+  workspace: WorkspaceRecord,
+  options: LoadOptions & { markupId?: string } = {},
+): Promise<WorkspaceAccess> {
   const [role, plan] = await Promise.all([authorize(principal, workspace, options), getPlan(workspace.organizationId)]);
   return { workspace, role, plan };
 }
@@ -60,7 +63,7 @@ async function markupItem(markupId: string, consistent: boolean): Promise<Markup
  */
 export async function loadMarkup(principal: Principal, markupId: string, options: LoadOptions = {}): Promise<MarkupAccess> {
   const markup = await markupItem(markupId, options.consistent ?? false);
-  return { markup, ...(await workspaceAccess(principal, await reachableWorkspaceOf(principal, markup), options)) };
+  return { markup, ...(await workspaceAccess(principal, await reachableWorkspaceOf(principal, markup), { ...options, markupId: markup.id })) };
 }
 
 /** A markup as one caller sees it, without the plan: what comment operations need. */
@@ -74,7 +77,7 @@ export async function loadMarkupRole(principal: Principal, markupId: string, con
 /** The caller's authorized role on a markup already read, without the plan; 403 outside the key's reach, 404 in a deleted workspace. */
 export async function roleAccessFor(principal: Principal, markup: MarkupRecord): Promise<MarkupRoleAccess> {
   const workspace = await reachableWorkspaceOf(principal, markup);
-  return { markup, workspace, role: await authorize(principal, workspace) };
+  return { markup, workspace, role: await authorize(principal, workspace, { markupId: markup.id }) };
 }
 
 /**

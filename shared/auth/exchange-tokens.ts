@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
+import * as v from 'valibot';
+import { getConfig } from '../config.js';
+import { UnauthorizedError } from '../http/errors.js';
+import { findExchangeKey, getExchangeKeys } from './exchange-keys.js';
+import { END_USER_ROLE_ORDER, type EndUserRole } from './permissions.js';
+import type { EndUserPrincipal } from './principal.js';
+
+/**
+ * The service's own exchange tokens (DESIGN.md "Exchange tokens"): JWTs it signs with HS256 under a
+ * key of its own (`exchange-keys.ts`), naming that key's `kid`. Only this service mints and checks
+ * them, so a symmetric key suffices and verification needs no network call. A token carries
+ * everything a request needs to act as the end user: workspace, external user, role, bound markup.
+ */
+
+const ISSUER = 'review-board-service';
+const AUDIENCE = 'review-board-service:exchange-token';
+const TYPE = 'rbs-exchange+jwt';
+const ALGORITHM = 'HS256';
+/** Clock skew tolerated between the instances that mint and verify. */
+const CLOCK_TOLERANCE_SECONDS = 5;
+
+/** What a token says about its holder. */
+export interface ExchangeGrant {
+  organizationId: string;
+  workspaceId: string;
+  userId: string;
+  externalId: string;
+  installationId: string;
+  markupRole: EndUserRole;
+  markupId?: string;
+  /** Minted by the SDK exchange (an identity-provider login) rather than a customer JWT. */
+  sdk?: boolean;
+}
+
+const Claims = v.object({
+  sub: v.pipe(v.string(), v.minLength(1)),
+  org: v.pipe(v.string(), v.minLength(1)),
+  ws: v.pipe(v.string(), v.minLength(1)),
+  ext: v.pipe(v.string(), v.minLength(1)),
+  ins: v.pipe(v.string(), v.minLength(1)),
+  role: v.picklist(END_USER_ROLE_ORDER),
+  mid: v.optional(v.pipe(v.string(), v.minLength(1))),
+});
+
+/** Signs a token for `grant` with the current key; answers it and its expiry. */
+export async function mintExchangeToken(grant: ExchangeGrant, now = Date.now()): Promise<{ token: string; expiresAt: Date }> {
+  const { current } = await getExchangeKeys();
+  const issuedAt = Math.floor(now / 1000);
+  const expiresAt = issuedAt + getConfig().exchangeTokenTtlSeconds;
+  const token = await new SignJWT({
+    org: grant.organizationId,
+    ws: grant.workspaceId,
+    ext: grant.externalId,
+    ins: grant.installationId,
+    role: grant.markupRole,
+    ...(grant.markupId ? { mid: grant.markupId } : {}),
+    ...(grant.sdk ? { sdk: true } : {}),
+  })
+    .setProtectedHeader({ alg: ALGORITHM, kid: current.kid, typ: TYPE })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject(grant.userId)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(expiresAt)
+    .setJti(randomUUID())
+    .sign(current.secret);
+  return { token, expiresAt: new Date(expiresAt * 1000) };
+}
+
+/** Whether a bearer credential has the shape of a JWT (API keys never do; `api-key-format.ts`). */
+export function looksLikeJwt(credential: string): boolean {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(credential);
+}
+
+const invalid = () => new UnauthorizedError('The exchange token is not valid or has expired; exchange a new one with POST /auth/exchange.');
+
+/**
+ * The end user an exchange token speaks for. Every failure (unknown `kid`, another algorithm, a
+ * bad signature, expiry, missing claims) is the same 401, so a caller learns nothing from it.
+ */
+export async function verifyExchangeToken(token: string): Promise<EndUserPrincipal> {
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+  } catch {
+    throw invalid();
+  }
+  const key = kid === undefined ? undefined : await findExchangeKey(kid);
+  if (!key) throw invalid();
+  let payload: unknown;
+  try {
+    ({ payload } = await jwtVerify(token, key.secret, {
+      algorithms: [ALGORITHM],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      typ: TYPE,
+      requiredClaims: ['exp', 'iat', 'sub'],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    }));
+  } catch {
+    throw invalid();
+  }
+  const claims = v.safeParse(Claims, payload);
+  if (!claims.success) throw invalid();
+  const c = claims.output;
+  return {
+    kind: 'endUser',
+    scope: 'workspace',
+    organizationId: c.org,
+    workspaceId: c.ws,
+    userId: c.sub,
+    externalId: c.ext,
+    installationId: c.ins,
+    markupRole: c.role,
+    ...(c.mid ? { markupId: c.mid } : {}),
+    actsAsMember: false,
+  };
+}
