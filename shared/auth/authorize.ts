@@ -100,7 +100,7 @@ export async function authorize(principal: Principal, workspace: WorkspaceRef, o
  */
 function requireMarkupInReach(principal: EndUserPrincipal, markupId: string | undefined): void {
   if (markupId === undefined) {
-    throw new ForbiddenError(`An exchange token acts on one markup at a time, and this request addresses none.`, 'markup-required');
+    throw new ForbiddenError('An exchange token acts on one markup at a time, and this request addresses none.', 'markup-required');
   }
   if (principal.markupId !== undefined && principal.markupId !== markupId) {
     throw new ForbiddenError(`This exchange token is bound to markup ${principal.markupId} and cannot act on markup ${markupId}.`, 'markup-out-of-scope');
