@@ -42,6 +42,8 @@ export interface ApiFunction extends FunctionBase {
   routes: readonly AnyRoute[];
   /** Receives the HTTP API's `$default` route (unknown paths and methods). */
   isDefault?: boolean;
+  /** Receives every `OPTIONS` request (`OPTIONS /{proxy+}`): the CORS preflights of embedded clients. */
+  answersPreflight?: true;
 }
 
 export interface UploadNotificationFunction extends FunctionBase {
@@ -88,6 +90,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   { kind: 'api', name: 'threads', routes: threadsRoutes, access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion'] } },
   { kind: 'api', name: 'messages', routes: messagesRoutes, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
   { kind: 'api', name: 'openapi', routes: openApiRoutes(() => allRoutes()), isDefault: true, access: {} },
+  // Answers CORS preflights from the origin index (read only); it has no route of its own.
+  { kind: 'api', name: 'cors', routes: [], answersPreflight: true, access: { table: 'read' } },
   { kind: 's3', name: 'upload-confirmed', access: { table: 'readWrite', bucket: 'read' } },
   {
     kind: 'sqs',

@@ -13,7 +13,10 @@ const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 export interface ReviewBoardSettings {
   /** Suffix of every stack name, so several stages can live in one account. `-c stage=prod` */
   stage: string;
-  /** Origins browsers may use, for the API and the upload bucket. `-c corsOrigins=https://a.example,https://b.example` */
+  /**
+   * Origins browsers may post upload forms from (the upload bucket's CORS). `-c corsOrigins=https://a.example,https://b.example`.
+   * The API's own CORS follows the installations' allowedOrigins instead (`shared/http/cors.ts`).
+   */
   corsOrigins: string[];
   logLevel: LogLevel;
   tracing: boolean;
@@ -81,7 +84,6 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
     stackName: stackName('ReviewBoardApi'),
     description: 'Review Board Service: HTTP API and its route-group functions',
     data,
-    corsOrigins: settings.corsOrigins,
     ...common,
   });
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { PREFLIGHT_ROUTE_KEY } from '../../shared/http/cors.js';
 import { compileTemplates } from '../../shared/http/route-match.js';
 import { routeKey, type AnyRoute } from '../../shared/http/route.js';
 
@@ -11,6 +12,8 @@ export interface GatewayTarget {
   name: string;
   routes: readonly AnyRoute[];
   isDefault?: boolean;
+  /** Receives every OPTIONS request, as the HTTP API's `OPTIONS /{proxy+}` route does. */
+  answersPreflight?: boolean;
   handler: HttpHandler;
 }
 
@@ -21,14 +24,17 @@ const TEXT_TYPES = /^(text\/|application\/(json|.*\+json|xml|.*\+xml|x-www-form-
 
 /**
  * Matches a request against the route tables as API Gateway HTTP APIs do (`compileTemplates`:
- * the most specific template wins); unmatched requests go to the `$default` route.
+ * the most specific template wins); OPTIONS requests go to the preflight function, other unmatched
+ * requests to the `$default` route.
  */
 export function compileRoutes(targets: readonly GatewayTarget[]) {
   const matcher = compileTemplates(
     targets.flatMap((target) => target.routes.map((r) => ({ method: r.method, path: r.path, key: routeKey(r), target }))),
   );
   const fallback = targets.find((target) => target.isDefault);
+  const preflight = targets.find((target) => target.answersPreflight);
   return (method: string, path: string) => {
+    if (method === 'OPTIONS' && preflight) return { key: PREFLIGHT_ROUTE_KEY, target: preflight, params: { proxy: path.replace(/^\/+/, '') } };
     const found = matcher.match(method, path);
     if (found) return { key: found.route.key, target: found.route.target, params: found.params };
     return fallback ? { key: '$default', target: fallback, params: undefined } : undefined;

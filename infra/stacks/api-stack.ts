@@ -1,7 +1,6 @@
-import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
-  CorsHttpMethod,
   HttpApi,
   HttpMethod,
   HttpRoute,
@@ -13,6 +12,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { PREFLIGHT_PATH } from '../../shared/http/cors.js';
 import { FUNCTIONS, isApiFunction, type FunctionDefinition } from '../../functions/registry.js';
 import { pascalCase, ServiceFunction } from '../constructs/service-function.js';
 import type { DataStack } from './data-stack.js';
@@ -22,19 +22,12 @@ export interface ApiStackProps extends StackProps {
   readonly data: DataStack;
   /** @default the registry's `api` functions */
   readonly functions?: readonly FunctionDefinition[];
-  /** Origins browsers may call the API from. @default ['*'] */
-  readonly corsOrigins?: string[];
   /** Default stage throttling. @default { rateLimit: 100, burstLimit: 200 } */
   readonly throttle?: { rateLimit: number; burstLimit: number };
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
   readonly appUrl?: string;
   readonly tracing?: boolean;
 }
-
-/** Request headers the service reads; browsers must be allowed to send them cross-origin. */
-const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Service-API-Version'];
-/** Response headers browsers may read cross-origin. */
-const CORS_EXPOSE_HEADERS = ['Service-API-Version', 'X-Request-Id'];
 
 /**
  * The HTTP API: one Lambda integration per route group, one route per entry of the group's route
@@ -80,20 +73,8 @@ export class ApiStack extends Stack {
       description: 'Review Board Service API',
       createDefaultStage: false,
       defaultIntegration: integrations.get(defaults[0]!.name),
-      corsPreflight: {
-        allowOrigins: props.corsOrigins ?? ['*'],
-        allowMethods: [
-          CorsHttpMethod.GET,
-          CorsHttpMethod.POST,
-          CorsHttpMethod.PUT,
-          CorsHttpMethod.PATCH,
-          CorsHttpMethod.DELETE,
-          CorsHttpMethod.OPTIONS,
-        ],
-        allowHeaders: CORS_ALLOW_HEADERS,
-        exposeHeaders: CORS_EXPOSE_HEADERS,
-        maxAge: Duration.days(1),
-      },
+      // No `corsPreflight`: API Gateway would answer every OPTIONS itself, for any origin. Preflights
+      // go to the function that knows which origins installations allow (below).
     });
 
     const seen = new Set<string>();
@@ -109,6 +90,14 @@ export class ApiStack extends Stack {
         });
       }
     }
+
+    const preflight = definitions.filter((definition) => definition.answersPreflight);
+    if (preflight.length !== 1) throw new Error(`Exactly one api function must answer preflights; found ${preflight.length}.`);
+    new HttpRoute(this.httpApi, 'RoutePreflight', {
+      httpApi: this.httpApi,
+      routeKey: HttpRouteKey.with(PREFLIGHT_PATH, HttpMethod.OPTIONS),
+      integration: integrations.get(preflight[0]!.name)!,
+    });
 
     this.accessLogGroup = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH });
     const throttle = props.throttle ?? { rateLimit: 100, burstLimit: 200 };

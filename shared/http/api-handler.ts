@@ -14,6 +14,7 @@ import {
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
 } from './errors.js';
+import { corsResponseHeaders } from './cors.js';
 import { compileTemplates, type RouteMatcher } from './route-match.js';
 import { routeKey, type AnyRoute, type RawBody, type RawBodySpec, type Reply } from './route.js';
 import { parseBody, parseWith } from './validation.js';
@@ -38,7 +39,7 @@ interface Dispatch {
 export function createApiHandler(routes: readonly AnyRoute[], options: { allRoutes?: readonly AnyRoute[] } = {}) {
   const dispatch: Dispatch = { routes: new Map(routes.map((r) => [routeKey(r), r])), all: compileTemplates(options.allRoutes ?? []) };
   return middy<Event, Result, Error, Context>()
-    .use(responder())
+    .use(responder(dispatch))
     .use(versionHeader())
     .use(jsonBody(dispatch))
     .handler(async (event) => toResult(await invoke(dispatch, event)));
@@ -155,16 +156,19 @@ function jsonBody(dispatch: Dispatch): middy.MiddlewareObj<Event, Result> {
 }
 
 /**
- * The one place that maps errors to responses and stamps every response with the version and
- * request id. Unknown errors are logged in full and answered with a generic 500.
+ * The one place that maps errors to responses and stamps every response with the version, the
+ * request id and, on routes browsers may call, the CORS grant (`cors.ts`; looked up while the
+ * operation runs). Unknown errors are logged in full and answered with a generic 500.
  */
-function responder(): middy.MiddlewareObj<Event, Result> {
+function responder(dispatch: Dispatch): middy.MiddlewareObj<Event, Result> {
   const startedAt = new WeakMap<object, number>();
-  const stamp = (request: middy.Request<Event, Result>) => {
+  const grants = new WeakMap<object, Promise<Record<string, string>>>();
+  const stamp = async (request: middy.Request<Event, Result>) => {
     const started = startedAt.get(request.event) ?? performance.now();
     const requestId = request.event.requestContext.requestId;
+    const cors = (await grants.get(request.event)) ?? {};
     const response = (request.response ??= { statusCode: 204 });
-    response.headers = { ...response.headers, [VERSION_HEADER]: API_VERSION, 'X-Request-Id': requestId };
+    response.headers = { ...response.headers, ...cors, [VERSION_HEADER]: API_VERSION, 'X-Request-Id': requestId };
     logger.info('request', {
       requestId,
       routeKey: request.event.routeKey,
@@ -176,9 +180,11 @@ function responder(): middy.MiddlewareObj<Event, Result> {
   return {
     before: (request) => {
       startedAt.set(request.event, performance.now());
+      const origin = lowerCaseHeaders(request.event.headers).origin;
+      if (origin !== undefined) grants.set(request.event, corsResponseHeaders(dispatch.routes.get(request.event.routeKey), origin));
     },
     after: (request) => stamp(request),
-    onError: (request) => {
+    onError: async (request) => {
       const error = request.error;
       const known = error instanceof HttpError && error.expose ? error : undefined;
       if (!known) logger.error('unhandled error', { requestId: request.event.requestContext.requestId, error });
@@ -188,7 +194,7 @@ function responder(): middy.MiddlewareObj<Event, Result> {
         headers: { 'Content-Type': 'application/problem+json', ...problem.headers },
         body: JSON.stringify({ ...problem.toJSON(), requestId: request.event.requestContext.requestId }),
       };
-      stamp(request);
+      await stamp(request);
     },
   };
 }
