@@ -16,7 +16,9 @@ import type { EndUserPrincipal } from './principal.js';
 
 const ISSUER = 'review-board-service';
 const AUDIENCE = 'review-board-service:exchange-token';
-const TYPE = 'rbs-exchange+jwt';
+/** The `typ` header of every exchange token, which tells it apart from a token of anyone else. */
+export const EXCHANGE_TOKEN_TYPE = 'rbs-exchange+jwt';
+const TYPE = EXCHANGE_TOKEN_TYPE;
 const ALGORITHM = 'HS256';
 /** Clock skew tolerated between the instances that mint and verify. */
 const CLOCK_TOLERANCE_SECONDS = 5;

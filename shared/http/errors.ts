@@ -143,6 +143,18 @@ export class NotImplementedError extends HttpError {
   }
 }
 
+/**
+ * 503 for a feature this deployment was not configured for (the SDK exchange without an identity
+ * provider) or a dependency that did not answer: exposed, since the caller can act on it.
+ */
+export class ServiceUnavailableError extends HttpError {
+  override readonly expose = true;
+
+  constructor(detail: string, slug = 'service-unavailable') {
+    super(503, slug, 'Service Unavailable', detail);
+  }
+}
+
 export class InternalError extends HttpError {
   constructor() {
     super(500, 'internal', 'Internal Server Error', 'The service failed to handle the request. Quote the requestId when reporting it.');

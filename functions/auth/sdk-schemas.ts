@@ -1,0 +1,33 @@
+import * as v from 'valibot';
+import { END_USER_ROLE_ORDER } from '../../shared/auth/permissions.js';
+import { browserOrigin } from '../../shared/http/cors.js';
+import { Id } from '../../shared/http/schemas.js';
+
+const SdkPublicKey = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(100, 'must be at most 100 characters'));
+
+/** An unguessable nonce of the client's: long enough not to be guessed, short enough to stay a key. */
+const State = v.pipe(
+  v.string(),
+  v.minLength(16, 'must be at least 16 characters (an unguessable random nonce)'),
+  v.maxLength(256, 'must be at most 256 characters'),
+  v.regex(/^[A-Za-z0-9._~-]+$/, 'must use only letters, digits and - . _ ~'),
+);
+
+const SdkOrigin = v.pipe(
+  v.string(),
+  v.check((value) => browserOrigin(value) !== undefined, 'must be an origin as browsers send it: lower-case http(s)://host[:port], no path or trailing slash'),
+);
+
+export const SdkExchangeBody = v.object({ publicKey: SdkPublicKey, markupId: Id, sdkOrigin: SdkOrigin, state: v.optional(State) });
+
+export const SdkExchangeResultQuery = v.object({ state: State, publicKey: SdkPublicKey, markupId: Id });
+
+export const SdkExchangeSchema = v.object({
+  exchangeToken: v.string(),
+  expiresAt: v.pipe(v.string(), v.isoTimestamp()),
+  workspaceId: v.string(),
+  userId: v.string(),
+  markupRole: v.picklist(END_USER_ROLE_ORDER),
+  validatedSdkOrigin: v.string(),
+  name: v.string(),
+});
