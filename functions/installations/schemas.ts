@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { checkOrigin, checkSigningKey, MAX_ALLOWED_ORIGINS, type Checked } from '../../shared/domain/installation-input.js';
-import { Cursor, HttpUrl, Id, MAX_URL_LENGTH, Name, pageSchema, queryInteger } from '../../shared/http/schemas.js';
+import { Cursor, HttpUrl, Id, Name, pageSchema, queryInteger } from '../../shared/http/schemas.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
@@ -26,7 +26,10 @@ const SigningKey = v.pipe(
   checkedString(checkSigningKey),
 );
 
-const Origin = v.pipe(v.string(), v.maxLength(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`), checkedString(checkOrigin));
+/** `https://` + a 253-character host name + `:65535`, with room to spare. */
+const MAX_ORIGIN_LENGTH = 300;
+
+const Origin = v.pipe(v.string(), v.maxLength(MAX_ORIGIN_LENGTH, `must be at most ${MAX_ORIGIN_LENGTH} characters`), checkedString(checkOrigin));
 
 export const CreateInstallationBody = v.object({
   workspaceId: v.optional(Id),
