@@ -3,23 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { getInstallation, getInstallationByPublicKey, publicKeyClaimKey } from '../../shared/db/installations.js';
+import type { Installation } from '../../shared/domain/installations.js';
 import { call, makeOrganization } from '../support/api.js';
-import { createInstallation, type Installation } from '../support/installations.js';
+import { createInstallation } from '../support/installations.js';
 import { makeMemberKey } from '../support/items.js';
+import { eventually } from '../support/polling.js';
 import { expectProblem } from '../support/problems.js';
 import { makeSecondWorkspace } from '../support/workspaces.js';
 
 const MISSING = '00000000-0000-4000-8000-00000000a11c';
-
-/** Polls `read` until `done` holds or 15 s pass; answers the last value read. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const claimOf = async (publicKey: string) =>
   (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: publicKeyClaimKey(publicKey), ConsistentRead: true }))).Item;

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { expect } from 'vitest';
+import type { Installation } from '../../shared/domain/installations.js';
 import { call } from './api.js';
 
 const pem = (key: KeyObject, type: 'spki' | 'pkcs1' | 'pkcs8') => key.export({ type, format: 'pem' }).toString();
@@ -39,16 +40,4 @@ export async function createInstallation(key: string, body: Record<string, unkno
   const response = await call('POST', '/installations', { key, body: { signingKey: customerKeyPair().publicKey, ...body } });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body.data as Installation;
-}
-
-export interface Installation {
-  id: string;
-  createdAt: string;
-  modifiedAt: string;
-  deletedAt: null;
-  workspaceId: string;
-  publicKey: string;
-  status: 'active';
-  allowedOrigins: string[] | null;
-  markupId: string | null;
 }
