@@ -79,6 +79,8 @@ export const PERMISSIONS = {
   'upload:complete': { action: 'confirm uploads', member: 'viewer', endUser: 'project:contributor' },
   'user:update-self': { action: 'change their own avatar', member: 'viewer', endUser: false },
   'external-user:update': { action: "change external users' avatars", member: 'contributor', endUser: false },
+  'installation:read': { action: "read the workspace's installations", member: 'viewer', endUser: false },
+  'installation:manage': { action: 'create or delete installations', member: 'admin', endUser: false },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof PERMISSIONS;

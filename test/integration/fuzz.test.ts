@@ -17,6 +17,7 @@ import {
   WRONG_TYPES,
   type Odd,
 } from '../support/fuzz.js';
+import { createInstallation, customerKeyPair } from '../support/installations.js';
 import { makeFolder, workspaceOf } from '../support/items.js';
 import { fieldsOf, sampleOf, type SampleHints, type SchemaNode } from '../support/schema-walk.js';
 import { createThread, delta, DESKTOP, makeTypedMarkup, reply, threadBody } from '../support/threads.js';
@@ -44,7 +45,7 @@ interface FuzzCase {
 
 interface Fixture {
   org: Org;
-  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string };
+  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string; installation: string };
   png: Buffer;
 }
 
@@ -57,7 +58,8 @@ async function makeFixture(): Promise<Fixture> {
   const message = await reply(org.workspaceKey, thread.id, { content: 'Fuzz' });
   const root = (await workspaceOf(org.workspaceId)).rootFolderId;
   const folder = await makeFolder(org.workspaceKey, root, 'Fuzz folder');
-  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root };
+  const installation = await createInstallation(org.workspaceKey);
+  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root, installation: installation.id };
   return { org, ids, png: await pngBytes() };
 }
 
@@ -73,6 +75,7 @@ function hintsOf({ org, ids }: Fixture): SampleHints {
     threadId: ids.thread,
   };
   const strings: Record<string, string> = { url: DEAD_URL, canonicalUrl: DEAD_URL, sharedUrl: DEAD_URL, contentType: 'image/png', mimeType: 'image/png' };
+  Object.assign(strings, { signingKey: customerKeyPair().publicKey, allowedOrigins: 'https://fuzz.example.com' });
   Object.assign(strings, { filename: 'fuzz.png', originalFilename: 'fuzz.png', etag: '"fuzz"', include: 'media', viewMode: 'desktop', viewModeId: DESKTOP, slug: 'fuzz-slug' });
   return { idFor: (name) => byName[name] ?? MISSING, stringFor: (name) => strings[name], omit: new Set(['before', 'since', 'cursorId']) };
 }
@@ -93,7 +96,7 @@ function validBodies({ ids }: Fixture): Record<string, unknown[]> {
 function paramsOf(route: AnyRoute, { ids }: Fixture): Record<string, string> {
   if (!route.path.includes('{id}')) return {};
   const group = route.path.split('/')[3];
-  const id = { items: ids.folder, markups: ids.markup, threads: ids.thread, messages: ids.message }[group as string] ?? MISSING;
+  const id = { items: ids.folder, markups: ids.markup, threads: ids.thread, messages: ids.message, installations: ids.installation }[group as string] ?? MISSING;
   return { id };
 }
 
