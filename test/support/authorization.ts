@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { externalUserKey } from '../../shared/db/external-users.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
 import { queryAll, queryPrefix } from '../../shared/db/paging.js';
 import { batchGet } from '../../shared/db/transact.js';
 import { getWorkspace } from '../../shared/db/workspaces.js';
+import { createExternalUser } from '../../shared/domain/external-users.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { makeOrganization } from './api.js';
 import { addMember } from './conversations.js';
@@ -57,6 +59,7 @@ export async function makeAuthorizationFixture() {
   const png = await pngBytes();
   const upload = (name: string) => uploadFile(org.workspaceKey, { bytes: png, filename: `${name}.png`, contentType: 'image/png', resourceId: mainFolder.id });
   const [asset, completed] = await Promise.all([upload('asset'), upload('completed')]);
+  const [externalUser, deletedExternalUser] = await Promise.all(['matrix-guest', 'matrix-leaving'].map((externalId) => createExternalUser(workspace, externalId, {})));
   const keys: Record<Caller, string | null> = {
     none: null,
     badKey: BAD_KEY,
@@ -88,6 +91,10 @@ export async function makeAuthorizationFixture() {
     png,
     /** A file id no refused upload policy may leave a record under. */
     refusedFileId: randomUUID(),
+    externalUser: externalUser!,
+    deletedExternalUser: deletedExternalUser!,
+    /** The externalId POST /users/external creates; no refused call may. */
+    newExternalId: `matrix-new-${randomUUID()}`,
   };
 }
 
@@ -123,6 +130,8 @@ export async function snapshotOf(fixture: AuthorizationFixture): Promise<Map<str
     ...[fixture.thread.id, fixture.deletedThread.id].map(single('THREAD', 'THREAD')),
     ...[fixture.message, fixture.deletedMessage, ...Object.values(fixture.ownMessages)].map(single('MESSAGE', 'MESSAGE')),
     ...[fixture.asset.fileId, fixture.completed.fileId, fixture.refusedFileId].map(single('UPLOAD', 'UPLOAD')),
+    ...[fixture.externalUser.externalId, fixture.deletedExternalUser.externalId, fixture.newExternalId].map((externalId) => externalUserKey(workspace.id, externalId)),
+    ...[fixture.externalUser.userId, fixture.deletedExternalUser.userId].map(single('USER', 'USER')),
   ];
   await Promise.all([
     queryPrefix(`ORG#${org.organizationId}`, undefined, { consistent: true }).then(add),
