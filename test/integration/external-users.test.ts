@@ -1,4 +1,6 @@
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { ExternalUserSchema } from '../../functions/users/external-schemas.js';
 import { getUser } from '../../shared/db/users.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { makeOrganization } from '../support/api.js';
@@ -43,6 +45,9 @@ describe('POST /users/external (Workspace users; Resources: Users, external user
       modifiedAt: expect.any(Number),
     });
     expect(created.body.data.createdAt).toBeGreaterThanOrEqual(before);
+    // DESIGN "Operations listed as 204 but described as returning data": { data: externalUser }, as documented.
+    expect(Object.keys(read.body)).toEqual(['data']);
+    expect(v.safeParse(ExternalUserSchema, read.body.data).issues).toBeUndefined();
     expect(read.status).toBe(200);
     expect(read.body.data).toEqual(created.body.data);
     expect(await getUser(created.body.data.id)).toMatchObject({ kind: 'external', name: 'Grace Hopper', email: null });
