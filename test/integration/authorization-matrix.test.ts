@@ -122,6 +122,13 @@ const CASES: Record<string, Case> = {
   'GET /api/v2/installations': get(() => '/installations', ws),
   'GET /api/v2/installations/{id}': get((f) => `/installations/${f.installation.id}`),
   'DELETE /api/v2/installations/{id}': { ...send('DELETE', (f) => `/installations/${f.deletedInstallation.id}`), order: 1 },
+  'POST /api/v2/users/external': send('POST', () => '/users/external', (f) => ({ externalId: f.newExternalId, name: 'Matrix guest', ...ws(f) })),
+  'GET /api/v2/users/external/{externalId}': get((f) => `/users/external/${f.externalUser.externalId}`, ws),
+  'PATCH /api/v2/users/external/{externalId}': send('PATCH', (f) => `/users/external/${f.externalUser.externalId}`, (f) => ({ name: 'Matrix renamed', ...ws(f) })),
+  'DELETE /api/v2/users/external/{externalId}': {
+    send: (f, key) => call('DELETE', `/users/external/${f.deletedExternalUser.externalId}`, { key, query: ws(f) }),
+    order: 1,
+  },
   'GET /api/v2/openapi.json': get(() => '/openapi.json'),
 };
 

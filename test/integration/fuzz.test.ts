@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
+import { createExternalUser } from '../../shared/domain/external-users.js';
 import type { AnyRoute } from '../../shared/http/route.js';
 import { makeOrganization, type Org } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
@@ -45,7 +46,7 @@ interface FuzzCase {
 
 interface Fixture {
   org: Org;
-  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string; installation: string };
+  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string; installation: string; externalUser: string };
   png: Buffer;
 }
 
@@ -59,7 +60,8 @@ async function makeFixture(): Promise<Fixture> {
   const root = (await workspaceOf(org.workspaceId)).rootFolderId;
   const folder = await makeFolder(org.workspaceKey, root, 'Fuzz folder');
   const installation = await createInstallation(org.workspaceKey);
-  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root, installation: installation.id };
+  const externalUser = await createExternalUser({ id: org.workspaceId, organizationId: org.organizationId }, 'fuzz-guest', {});
+  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root, installation: installation.id, externalUser: externalUser.externalId };
   return { org, ids, png: await pngBytes() };
 }
 
@@ -94,6 +96,7 @@ function validBodies({ ids }: Fixture): Record<string, unknown[]> {
 }
 
 function paramsOf(route: AnyRoute, { ids }: Fixture): Record<string, string> {
+  if (route.path.includes('{externalId}')) return { externalId: ids.externalUser };
   if (!route.path.includes('{id}')) return {};
   const group = route.path.split('/')[3];
   const id = { items: ids.folder, markups: ids.markup, threads: ids.thread, messages: ids.message, installations: ids.installation }[group as string] ?? MISSING;
@@ -111,7 +114,9 @@ function casesOf(route: AnyRoute, fixture: Fixture, random: () => number): FuzzC
   const base = { route, params, query, body: json(bases[0]) };
   const cases: FuzzCase[] = bases.map((body, index) => ({ ...base, label: `baseline ${index}`, body: json(body) }));
 
-  for (const value of Object.keys(params).length > 0 ? pick(random, ODD_PARAMS, 2) : []) cases.push({ ...base, label: `param id=${value.label}`, params: { id: value.value } });
+  for (const name of Object.keys(params)) {
+    for (const value of pick(random, ODD_PARAMS, 2)) cases.push({ ...base, label: `param ${name}=${value.label}`, params: { [name]: value.value } });
+  }
   for (const field of route.query ? fieldsOf(route.query as unknown as SchemaNode) : []) {
     for (const value of pick(random, ODD_QUERY, 1)) cases.push({ ...base, label: `query ${field.path.join('.')}=${value.label}`, query: { ...query, [field.path.join('.')]: value.value } });
   }
@@ -178,7 +183,7 @@ interface Outcome {
 
 async function send(testCase: FuzzCase, key: string): Promise<Outcome> {
   const { stack } = inject('localStack');
-  const path = testCase.route.path.replace('{id}', encodeURIComponent(testCase.params?.id ?? ''));
+  const path = testCase.route.path.replace(/\{(\w+)\}/g, (_template, name: string) => encodeURIComponent(testCase.params?.[name] ?? ''));
   const url = new URL(path, stack.baseUrl);
   for (const [name, value] of Object.entries(testCase.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
   const takesBody = testCase.route.method !== 'GET' && testCase.body !== undefined;

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { externalUserKey } from '../../shared/db/external-users.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
 import { queryAll, queryPrefix } from '../../shared/db/paging.js';
 import { batchGet } from '../../shared/db/transact.js';
 import { getWorkspace } from '../../shared/db/workspaces.js';
+import { createExternalUser } from '../../shared/domain/external-users.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { makeOrganization } from './api.js';
 import { addMember } from './conversations.js';
@@ -59,6 +61,7 @@ export async function makeAuthorizationFixture() {
   const upload = (name: string) => uploadFile(org.workspaceKey, { bytes: png, filename: `${name}.png`, contentType: 'image/png', resourceId: mainFolder.id });
   const [asset, completed] = await Promise.all([upload('asset'), upload('completed')]);
   const [installation, deletedInstallation] = await Promise.all([createInstallation(org.workspaceKey), createInstallation(org.workspaceKey)]);
+  const [externalUser, deletedExternalUser] = await Promise.all(['matrix-guest', 'matrix-leaving'].map((externalId) => createExternalUser(workspace, externalId, {})));
   const keys: Record<Caller, string | null> = {
     none: null,
     badKey: BAD_KEY,
@@ -93,6 +96,10 @@ export async function makeAuthorizationFixture() {
     signingKey: customerKeyPair().publicKey,
     /** A file id no refused upload policy may leave a record under. */
     refusedFileId: randomUUID(),
+    externalUser: externalUser!,
+    deletedExternalUser: deletedExternalUser!,
+    /** The externalId POST /users/external creates; no refused call may. */
+    newExternalId: `matrix-new-${randomUUID()}`,
   };
 }
 
@@ -131,6 +138,8 @@ export async function snapshotOf(fixture: AuthorizationFixture): Promise<Map<str
     ...[fixture.asset.fileId, fixture.completed.fileId, fixture.refusedFileId].map(single('UPLOAD', 'UPLOAD')),
     ...[fixture.installation.id, fixture.deletedInstallation.id].map(single('INSTALLATION', 'INSTALLATION')),
     ...[fixture.installation.publicKey, fixture.deletedInstallation.publicKey].map(single('INSTALLATION_PUBLIC_KEY', 'INSTALLATION_PUBLIC_KEY')),
+    ...[fixture.externalUser.externalId, fixture.deletedExternalUser.externalId, fixture.newExternalId].map((externalId) => externalUserKey(workspace.id, externalId)),
+    ...[fixture.externalUser.userId, fixture.deletedExternalUser.userId].map(single('USER', 'USER')),
   ];
   await Promise.all([
     queryPrefix(`ORG#${org.organizationId}`, undefined, { consistent: true }).then(add),
