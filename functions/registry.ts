@@ -1,11 +1,13 @@
 import type { AnyRoute } from '../shared/http/route.js';
 import type { QueueName } from '../shared/queues.js';
+import { installationsRoutes } from './installations/routes.js';
 import { itemsRoutes } from './items/routes.js';
 import { markupsRoutes } from './markups/routes.js';
 import { messagesRoutes } from './messages/routes.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { threadsRoutes } from './threads/routes.js';
 import { uploadsRoutes } from './uploads/routes.js';
+import { usersRoutes } from './users/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** What a function may touch; the CDK stacks grant exactly this and nothing more. */
@@ -89,6 +91,10 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   // its upload (HEADs and retags the object) and signs screenshot upload policies; the thumbnail job goes to the conversion queue.
   { kind: 'api', name: 'threads', routes: threadsRoutes, access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion'] } },
   { kind: 'api', name: 'messages', routes: messagesRoutes, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
+  // An installation created with `url` makes a webpage markup, whose thumbnail job goes to the thumbnails queue.
+  { kind: 'api', name: 'installations', routes: installationsRoutes, access: { table: 'readWrite', sendsTo: ['thumbnails'] } },
+  // External users: their records and the User records their threads and messages are authored by; avatars are only checked.
+  { kind: 'api', name: 'users', routes: usersRoutes, access: { table: 'readWrite' } },
   { kind: 'api', name: 'openapi', routes: openApiRoutes(() => allRoutes()), isDefault: true, access: {} },
   // Answers CORS preflights from the origin index (read only); it has no route of its own.
   { kind: 'api', name: 'cors', routes: [], answersPreflight: true, access: { table: 'read' } },
