@@ -3,7 +3,9 @@ import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { queryAll, queryPage, type Page } from './paging.js';
 import { SORT_SEPARATOR, recordOf } from './table.js';
-import { batchDelete, putNew, tryTransact, type TransactItem } from './transact.js';
+import { forEachLimit } from '../concurrency.js';
+import { installationOrigins, originWrites } from './allowed-origins.js';
+import { putNew, tryTransact, type TransactItem } from './transact.js';
 import { workspaceKey } from './workspaces.js';
 
 /**
@@ -22,6 +24,11 @@ export interface InstallationRecord {
   allowedOrigins: string[] | null;
   /** The webpage markup created with the installation (`url`), or null. */
   markupId: string | null;
+  /**
+   * The page the installation was created for, or null (absent on none but records written before
+   * it was kept). Without `allowedOrigins`, its origin is the one admitted (`installationOrigins`).
+   */
+  url?: string | null;
   status: 'active';
   createdAt: string;
   modifiedAt: string;
@@ -56,7 +63,8 @@ function fromInstallationItem(item: Record<string, unknown>): InstallationRecord
  * Transaction items creating an installation and claiming its publicKey, both conditional puts,
  * with a check that its workspace is still live: a transaction holding them writes nothing if
  * either record exists or the workspace was deleted meanwhile (its content deletion has run or is
- * queued, and would miss an installation created after it).
+ * queued, and would miss an installation created after it). They also count the installation's
+ * origins up in the CORS origin index (unconditional updates, after the conditional items).
  */
 export function installationWrites(record: InstallationRecord): TransactItem[] {
   return [
@@ -69,6 +77,7 @@ export function installationWrites(record: InstallationRecord): TransactItem[] {
     },
     putNew(toInstallationItem(record)),
     putNew({ ...publicKeyClaimKey(record.publicKey), entity: 'InstallationPublicKey', installationId: record.id, workspaceId: record.workspaceId }),
+    ...originWrites(installationOrigins(record), 1),
   ];
 }
 
@@ -116,8 +125,9 @@ export async function listWorkspaceInstallations(workspaceId: string, page: { li
 }
 
 /**
- * Deletes an installation and its publicKey claim in one transaction; false when it was already
- * gone (a concurrent delete), in which case nothing was written.
+ * Deletes an installation and its publicKey claim in one transaction, counting its origins down in
+ * the origin index; false when it was already gone (a concurrent delete), in which case nothing
+ * was written, so each installation's origins are counted down exactly once.
  */
 export async function deleteInstallation(record: InstallationRecord): Promise<boolean> {
   const tableName = getConfig().tableName;
@@ -131,21 +141,24 @@ export async function deleteInstallation(record: InstallationRecord): Promise<bo
         ExpressionAttributeValues: { ':id': record.id },
       },
     },
+    ...originWrites(installationOrigins(record), -1),
   ]);
   return failed.length === 0;
 }
 
 /**
- * Removes every installation of a deleted workspace with its publicKey claim, 100 at a time. Each
- * claim goes with its record in the same batch, and a claim without its record resolves to nothing
- * (`getInstallationByPublicKey`), so a run cut short leaves nothing usable and a rerun finishes it.
+ * Removes every installation of a deleted workspace with its publicKey claim, each in its own
+ * transaction with its origins' count-down (`deleteInstallation`), so the origin index never keeps
+ * a grant for an installation that is gone. A run cut short leaves whole installations, which a
+ * rerun deletes; one another request deleted meanwhile is skipped.
  */
 export async function deleteWorkspaceInstallations(workspaceId: string): Promise<number> {
   let deleted = 0;
   let batch: InstallationRecord[] = [];
   const flush = async () => {
-    await batchDelete(batch.flatMap((record) => [publicKeyClaimKey(record.publicKey), installationKey(record.id)]));
-    deleted += batch.length;
+    await forEachLimit(batch, 8, async (record) => {
+      if (await deleteInstallation(record)) deleted += 1;
+    });
     batch = [];
   };
   for await (const item of queryAll('GSI1', workspaceInstallationsPartition(workspaceId))) {

@@ -73,6 +73,7 @@ export async function createInstallation(principal: Principal, input: Installati
     signingKey: input.signingKey,
     allowedOrigins: input.allowedOrigins ? [...new Set(input.allowedOrigins)] : null,
     markupId,
+    url: input.url ?? null,
     status: 'active',
     createdAt: at,
     modifiedAt: at,

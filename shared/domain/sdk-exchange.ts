@@ -1,6 +1,7 @@
 import { mintExchangeToken } from '../auth/exchange-tokens.js';
 import { verifyIdentityProviderToken } from '../auth/identity-provider.js';
 import type { EndUserRole } from '../auth/permissions.js';
+import { installationOrigins } from '../db/allowed-origins.js';
 import { getInstallationByPublicKey } from '../db/installations.js';
 import { getItem } from '../db/items.js';
 import { insertSdkSession, takeSdkSession } from '../db/sdk-sessions.js';
@@ -8,7 +9,6 @@ import { getWorkspace } from '../db/workspaces.js';
 import { browserOrigin } from '../http/cors.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import { upsertExternalUserFromClaims } from './external-users.js';
-import { installationOrigins } from './installation-origins.js';
 
 /**
  * The SDK exchange (spec: Token exchange endpoints, Authentication "SDK exchange"; DESIGN.md "SDK
