@@ -1,5 +1,6 @@
 import type { AnyRoute } from '../shared/http/route.js';
 import type { QueueName } from '../shared/queues.js';
+import { authRoutes } from './auth/routes.js';
 import { itemsRoutes } from './items/routes.js';
 import { markupsRoutes } from './markups/routes.js';
 import { messagesRoutes } from './messages/routes.js';
@@ -87,6 +88,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   // its upload (HEADs and retags the object) and signs screenshot upload policies; the thumbnail job goes to the conversion queue.
   { kind: 'api', name: 'threads', routes: threadsRoutes, access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion'] } },
   { kind: 'api', name: 'messages', routes: messagesRoutes, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
+  // Verifies customer JWTs against installations, upserts their external users and mints exchange tokens.
+  { kind: 'api', name: 'auth', routes: authRoutes, access: { table: 'readWrite', exchangeKeys: true } },
   { kind: 'api', name: 'openapi', routes: openApiRoutes(() => allRoutes()), isDefault: true, access: {} },
   { kind: 's3', name: 'upload-confirmed', access: { table: 'readWrite', bucket: 'read' } },
   {
