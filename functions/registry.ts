@@ -1,12 +1,14 @@
 import type { AnyRoute } from '../shared/http/route.js';
 import type { QueueName } from '../shared/queues.js';
 import { authRoutes } from './auth/routes.js';
+import { installationsRoutes } from './installations/routes.js';
 import { itemsRoutes } from './items/routes.js';
 import { markupsRoutes } from './markups/routes.js';
 import { messagesRoutes } from './messages/routes.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { threadsRoutes } from './threads/routes.js';
 import { uploadsRoutes } from './uploads/routes.js';
+import { usersRoutes } from './users/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** What a function may touch; the CDK stacks grant exactly this and nothing more. */
@@ -90,6 +92,10 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   { kind: 'api', name: 'messages', routes: messagesRoutes, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
   // Verifies customer JWTs against installations, upserts their external users and mints exchange tokens.
   { kind: 'api', name: 'auth', routes: authRoutes, access: { table: 'readWrite', exchangeKeys: true } },
+  // An installation created with `url` makes a webpage markup, whose thumbnail job goes to the thumbnails queue.
+  { kind: 'api', name: 'installations', routes: installationsRoutes, access: { table: 'readWrite', sendsTo: ['thumbnails'] } },
+  // External users: their records and the User records their threads and messages are authored by; avatars are only checked.
+  { kind: 'api', name: 'users', routes: usersRoutes, access: { table: 'readWrite' } },
   { kind: 'api', name: 'openapi', routes: openApiRoutes(() => allRoutes()), isDefault: true, access: {} },
   { kind: 's3', name: 'upload-confirmed', access: { table: 'readWrite', bucket: 'read' } },
   {

@@ -1,4 +1,5 @@
 import { getInstallationByPublicKey } from '../../shared/db/installations.js';
+import { getWorkspace } from '../../shared/db/workspaces.js';
 import { authConfigOf } from '../../shared/domain/customer-exchange.js';
 import { NotFoundError } from '../../shared/http/errors.js';
 import { ok, operation } from '../../shared/http/route.js';
@@ -19,7 +20,8 @@ export const getAuthConfigOperation = operation({
   ],
   handle: async ({ query }) => {
     const installation = await getInstallationByPublicKey(query.publicKey);
-    if (!installation) throw new NotFoundError('No installation has this publicKey.');
+    // An installation of a deleted workspace lingers until the workspace's content is cleared: it is already gone.
+    if (!installation || !(await getWorkspace(installation.workspaceId))) throw new NotFoundError('No installation has this publicKey.');
     return ok(authConfigOf(installation));
   },
 });

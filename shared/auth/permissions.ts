@@ -78,7 +78,12 @@ export const PERMISSIONS = {
   'upload:create': { action: 'upload files', member: 'viewer', endUser: 'project:contributor' },
   'upload:complete': { action: 'confirm uploads', member: 'viewer', endUser: 'project:contributor' },
   'user:update-self': { action: 'change their own avatar', member: 'viewer', endUser: false },
-  'external-user:update': { action: "change external users' avatars", member: 'contributor', endUser: false },
+  'installation:read': { action: "read the workspace's installations", member: 'viewer', endUser: false },
+  'installation:manage': { action: 'create or delete installations', member: 'admin', endUser: false },
+  'external-user:update': { action: 'change external users or upload their avatars', member: 'contributor', endUser: false },
+  'external-user:read': { action: 'read external users', member: 'viewer', endUser: false },
+  'external-user:create': { action: 'create external users', member: 'contributor', endUser: false },
+  'external-user:delete': { action: 'delete external users', member: 'admin', endUser: false },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -113,6 +113,8 @@ export interface MarkupRecord extends ItemBase {
    */
   conversionStatus?: 'pending' | 'ready' | 'failed';
   conversionError?: string;
+  /** The installation this webpage markup was created with (POST /installations with `url`). */
+  installationId?: string;
 }
 
 export type ItemRecord = FolderRecord | MarkupRecord;

@@ -6,13 +6,16 @@ import { batchGet } from './transact.js';
 export const ROLES = ['owner', 'admin', 'contributor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** A user: an API key's own API user, or a workspace member. Times are millisecond numbers. */
+/**
+ * A user: an API key's own API user, a workspace member, or an external (feedback) user of one
+ * workspace (`external-users.ts`, shown as a guest). Times are millisecond numbers.
+ */
 export interface User {
   id: string;
   name: string;
   email: string | null;
   emailVerified: boolean;
-  kind: 'api' | 'member';
+  kind: 'api' | 'member' | 'external';
   createdAt: number;
   modifiedAt: number;
 }

@@ -1,3 +1,4 @@
+import { deleteWorkspaceInstallations } from '../db/installations.js';
 import { getItem, type FolderRecord } from '../db/items.js';
 import { getWorkspace, type WorkspaceRecord } from '../db/workspaces.js';
 import { enqueueConversion } from '../events/jobs.js';
@@ -20,16 +21,19 @@ export async function deleteWorkspaceContentLater(workspace: WorkspaceRecord): P
 }
 
 /**
- * Removes a deleted workspace's folders (its root and archive) with everything below them: markups
- * first, through `deleteItemRecords`, so their files, conversations and originals go and their
- * bytes leave the organization's counters exactly once; then folders, deepest level first. Running
- * it again finishes what a cut-short run left. A workspace that is not deleted is left alone.
+ * Removes a deleted workspace's installations with their publicKey claims (so no embedded client
+ * can exchange a token for it any more), then its folders (its root and archive) with everything
+ * below them: markups first, through `deleteItemRecords`, so their files, conversations and
+ * originals go and their bytes leave the organization's counters exactly once; then folders,
+ * deepest level first. Running it again finishes what a cut-short run left. A workspace that is
+ * not deleted is left alone.
  */
 export async function deleteWorkspaceContent(workspaceId: string, folderIds: readonly string[]): Promise<void> {
   if (await getWorkspace(workspaceId)) {
     logger.warn('content deletion of a workspace that is not deleted: skipped', { workspaceId });
     return;
   }
+  await deleteWorkspaceInstallations(workspaceId);
   for (const folderId of folderIds) {
     const folder = await getItem(folderId, true);
     if (folder?.kind !== 'folder' || folder.workspaceId !== workspaceId) continue;

@@ -118,6 +118,17 @@ const CASES: Record<string, Case> = {
   'POST /api/v2/upload-policy': { ...send('POST', () => '/upload-policy', policyBody), also: RESOURCE_RULES.markup_asset.permission },
   'POST /api/v2/uploads/upload-complete': send('POST', () => '/uploads/upload-complete', (f) => ({ fileId: f.completed.fileId, etag: f.completed.etag })),
   'POST /api/v2/upload-complete': send('POST', () => '/upload-complete', (f) => ({ fileId: f.completed.fileId, etag: f.completed.etag })),
+  'POST /api/v2/installations': send('POST', () => '/installations', (f) => ({ signingKey: f.signingKey, ...ws(f) })),
+  'GET /api/v2/installations': get(() => '/installations', ws),
+  'GET /api/v2/installations/{id}': get((f) => `/installations/${f.installation.id}`),
+  'DELETE /api/v2/installations/{id}': { ...send('DELETE', (f) => `/installations/${f.deletedInstallation.id}`), order: 1 },
+  'POST /api/v2/users/external': send('POST', () => '/users/external', (f) => ({ externalId: f.newExternalId, name: 'Matrix guest', ...ws(f) })),
+  'GET /api/v2/users/external/{externalId}': get((f) => `/users/external/${f.externalUser.externalId}`, ws),
+  'PATCH /api/v2/users/external/{externalId}': send('PATCH', (f) => `/users/external/${f.externalUser.externalId}`, (f) => ({ name: 'Matrix renamed', ...ws(f) })),
+  'DELETE /api/v2/users/external/{externalId}': {
+    send: (f, key) => call('DELETE', `/users/external/${f.deletedExternalUser.externalId}`, { key, query: ws(f) }),
+    order: 1,
+  },
   'GET /api/v2/openapi.json': get(() => '/openapi.json'),
 };
 

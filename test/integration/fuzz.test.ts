@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
+import { createExternalUser } from '../../shared/domain/external-users.js';
 import type { AnyRoute } from '../../shared/http/route.js';
 import { makeOrganization, type Org } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
@@ -17,6 +18,7 @@ import {
   WRONG_TYPES,
   type Odd,
 } from '../support/fuzz.js';
+import { createInstallation, customerKeyPair } from '../support/installations.js';
 import { makeFolder, workspaceOf } from '../support/items.js';
 import { fieldsOf, sampleOf, type SampleHints, type SchemaNode } from '../support/schema-walk.js';
 import { createThread, delta, DESKTOP, makeTypedMarkup, reply, threadBody } from '../support/threads.js';
@@ -44,7 +46,7 @@ interface FuzzCase {
 
 interface Fixture {
   org: Org;
-  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string };
+  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string; installation: string; externalUser: string };
   png: Buffer;
 }
 
@@ -57,7 +59,9 @@ async function makeFixture(): Promise<Fixture> {
   const message = await reply(org.workspaceKey, thread.id, { content: 'Fuzz' });
   const root = (await workspaceOf(org.workspaceId)).rootFolderId;
   const folder = await makeFolder(org.workspaceKey, root, 'Fuzz folder');
-  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root };
+  const installation = await createInstallation(org.workspaceKey);
+  const externalUser = await createExternalUser({ id: org.workspaceId, organizationId: org.organizationId }, 'fuzz-guest', {});
+  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root, installation: installation.id, externalUser: externalUser.externalId };
   return { org, ids, png: await pngBytes() };
 }
 
@@ -73,6 +77,7 @@ function hintsOf({ org, ids }: Fixture): SampleHints {
     threadId: ids.thread,
   };
   const strings: Record<string, string> = { url: DEAD_URL, canonicalUrl: DEAD_URL, sharedUrl: DEAD_URL, contentType: 'image/png', mimeType: 'image/png' };
+  Object.assign(strings, { signingKey: customerKeyPair().publicKey, allowedOrigins: 'https://fuzz.example.com' });
   Object.assign(strings, { filename: 'fuzz.png', originalFilename: 'fuzz.png', etag: '"fuzz"', include: 'media', viewMode: 'desktop', viewModeId: DESKTOP, slug: 'fuzz-slug' });
   return { idFor: (name) => byName[name] ?? MISSING, stringFor: (name) => strings[name], omit: new Set(['before', 'since', 'cursorId']) };
 }
@@ -91,9 +96,10 @@ function validBodies({ ids }: Fixture): Record<string, unknown[]> {
 }
 
 function paramsOf(route: AnyRoute, { ids }: Fixture): Record<string, string> {
+  if (route.path.includes('{externalId}')) return { externalId: ids.externalUser };
   if (!route.path.includes('{id}')) return {};
   const group = route.path.split('/')[3];
-  const id = { items: ids.folder, markups: ids.markup, threads: ids.thread, messages: ids.message }[group as string] ?? MISSING;
+  const id = { items: ids.folder, markups: ids.markup, threads: ids.thread, messages: ids.message, installations: ids.installation }[group as string] ?? MISSING;
   return { id };
 }
 
@@ -108,7 +114,9 @@ function casesOf(route: AnyRoute, fixture: Fixture, random: () => number): FuzzC
   const base = { route, params, query, body: json(bases[0]) };
   const cases: FuzzCase[] = bases.map((body, index) => ({ ...base, label: `baseline ${index}`, body: json(body) }));
 
-  for (const value of Object.keys(params).length > 0 ? pick(random, ODD_PARAMS, 2) : []) cases.push({ ...base, label: `param id=${value.label}`, params: { id: value.value } });
+  for (const name of Object.keys(params)) {
+    for (const value of pick(random, ODD_PARAMS, 2)) cases.push({ ...base, label: `param ${name}=${value.label}`, params: { [name]: value.value } });
+  }
   for (const field of route.query ? fieldsOf(route.query as unknown as SchemaNode) : []) {
     for (const value of pick(random, ODD_QUERY, 1)) cases.push({ ...base, label: `query ${field.path.join('.')}=${value.label}`, query: { ...query, [field.path.join('.')]: value.value } });
   }
@@ -175,7 +183,7 @@ interface Outcome {
 
 async function send(testCase: FuzzCase, key: string): Promise<Outcome> {
   const { stack } = inject('localStack');
-  const path = testCase.route.path.replace('{id}', encodeURIComponent(testCase.params?.id ?? ''));
+  const path = testCase.route.path.replace(/\{(\w+)\}/g, (_template, name: string) => encodeURIComponent(testCase.params?.[name] ?? ''));
   const url = new URL(path, stack.baseUrl);
   for (const [name, value] of Object.entries(testCase.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
   const takesBody = testCase.route.method !== 'GET' && testCase.body !== undefined;

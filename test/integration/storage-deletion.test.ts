@@ -3,19 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { call, makeOrganization, type Org } from '../support/api.js';
 import { makeConversation } from '../support/conversations.js';
 import { setPlan } from '../support/fixtures.js';
+import { eventually } from '../support/polling.js';
 import { reply } from '../support/threads.js';
 import { pngBytes, rootFolderOf, storageCounters, uploadFile } from '../support/uploads.js';
 import { makeSecondWorkspace, storageBreakdownOf } from '../support/workspaces.js';
-
-/** Polls `read` until `done` holds of its answer, or fails after `timeoutMs`. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** A 200 KB image markup made from an upload, in the workspace of `key`. */
 async function makeImageMarkup(key: string, workspaceId: string) {

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { externalUserKey } from '../../shared/db/external-users.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
 import { queryAll, queryPrefix } from '../../shared/db/paging.js';
 import { batchGet } from '../../shared/db/transact.js';
 import { getWorkspace } from '../../shared/db/workspaces.js';
+import { createExternalUser } from '../../shared/domain/external-users.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { makeOrganization } from './api.js';
 import { addMember } from './conversations.js';
 import { setPlan } from './fixtures.js';
+import { createInstallation, customerKeyPair } from './installations.js';
 import { makeFolder } from './markups.js';
 import { createThread, makeTypedMarkup, reply } from './threads.js';
 import { pngBytes, uploadFile } from './uploads.js';
@@ -57,6 +60,8 @@ export async function makeAuthorizationFixture() {
   const png = await pngBytes();
   const upload = (name: string) => uploadFile(org.workspaceKey, { bytes: png, filename: `${name}.png`, contentType: 'image/png', resourceId: mainFolder.id });
   const [asset, completed] = await Promise.all([upload('asset'), upload('completed')]);
+  const [installation, deletedInstallation] = await Promise.all([createInstallation(org.workspaceKey), createInstallation(org.workspaceKey)]);
+  const [externalUser, deletedExternalUser] = await Promise.all(['matrix-guest', 'matrix-leaving'].map((externalId) => createExternalUser(workspace, externalId, {})));
   const keys: Record<Caller, string | null> = {
     none: null,
     badKey: BAD_KEY,
@@ -86,8 +91,15 @@ export async function makeAuthorizationFixture() {
     asset,
     completed,
     png,
+    installation,
+    deletedInstallation,
+    signingKey: customerKeyPair().publicKey,
     /** A file id no refused upload policy may leave a record under. */
     refusedFileId: randomUUID(),
+    externalUser: externalUser!,
+    deletedExternalUser: deletedExternalUser!,
+    /** The externalId POST /users/external creates; no refused call may. */
+    newExternalId: `matrix-new-${randomUUID()}`,
   };
 }
 
@@ -97,7 +109,8 @@ export type AuthorizationFixture = Awaited<ReturnType<typeof makeAuthorizationFi
  * Every DynamoDB record reachable from the fixture, by key, as JSON: the organization's and the
  * workspace's partitions and lists (workspaces, keys, markups, retained originals), the folder
  * tree from the root and archive folders, each fixture markup's conversation partition with the
- * thread and message references, and the fixture's uploads. A refused call must leave it unchanged.
+ * thread and message references, the fixture's uploads, and the workspace's installations with
+ * their publicKey claims. A refused call must leave it unchanged.
  */
 export async function snapshotOf(fixture: AuthorizationFixture): Promise<Map<string, string>> {
   const { org, workspace } = fixture;
@@ -123,6 +136,10 @@ export async function snapshotOf(fixture: AuthorizationFixture): Promise<Map<str
     ...[fixture.thread.id, fixture.deletedThread.id].map(single('THREAD', 'THREAD')),
     ...[fixture.message, fixture.deletedMessage, ...Object.values(fixture.ownMessages)].map(single('MESSAGE', 'MESSAGE')),
     ...[fixture.asset.fileId, fixture.completed.fileId, fixture.refusedFileId].map(single('UPLOAD', 'UPLOAD')),
+    ...[fixture.installation.id, fixture.deletedInstallation.id].map(single('INSTALLATION', 'INSTALLATION')),
+    ...[fixture.installation.publicKey, fixture.deletedInstallation.publicKey].map(single('INSTALLATION_PUBLIC_KEY', 'INSTALLATION_PUBLIC_KEY')),
+    ...[fixture.externalUser.externalId, fixture.deletedExternalUser.externalId, fixture.newExternalId].map((externalId) => externalUserKey(workspace.id, externalId)),
+    ...[fixture.externalUser.userId, fixture.deletedExternalUser.userId].map(single('USER', 'USER')),
   ];
   await Promise.all([
     queryPrefix(`ORG#${org.organizationId}`, undefined, { consistent: true }).then(add),
@@ -131,6 +148,7 @@ export async function snapshotOf(fixture: AuthorizationFixture): Promise<Map<str
     fromIndex('GSI1', `ORG#${org.organizationId}#APIKEYS`).then(add),
     fromIndex('GSI4', `WS#${workspace.id}#MARKUPS`).then(add),
     fromIndex('GSI1', `WS#${workspace.id}#ORIGINALS#RETAINED`).then(add),
+    fromIndex('GSI1', `WS#${workspace.id}#INSTALLATIONS`).then(add),
     walk(workspace.rootFolderId),
     walk(workspace.archiveFolderId),
     batchGet(singles, { consistent: true }).then(add),

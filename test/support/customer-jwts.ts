@@ -1,6 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { SignJWT, type JWTPayload } from 'jose';
 import { call, type Org } from './api.js';
+import { createInstallation } from './installations.js';
 
 /** A customer's RSA key pair: the public half goes into the installation, the private half signs JWTs. */
 export interface CustomerKeys {
@@ -15,12 +16,7 @@ export function makeCustomerKeys(bits = 2048): CustomerKeys {
 
 /** An installation with the customer's key, and what GET /auth/config answers for it. */
 export async function makeInstallation(org: Org, keys: CustomerKeys, extra: Record<string, unknown> = {}) {
-  const created = await call('POST', '/installations', {
-    key: org.workspaceKey,
-    body: { workspaceId: org.workspaceId, signingKey: keys.publicKeyPem, ...extra },
-  });
-  if (created.status !== 200) throw new Error(`POST /installations answered ${created.status}: ${JSON.stringify(created.body)}`);
-  const installation = created.body.data as { id: string; publicKey: string; markupId: string | null };
+  const installation = await createInstallation(org.workspaceKey, { signingKey: keys.publicKeyPem, ...extra });
   const config = await call('GET', '/auth/config', { query: { publicKey: installation.publicKey } });
   if (config.status !== 200) throw new Error(`GET /auth/config answered ${config.status}`);
   return { installation, config: config.body.data as { installationId: string; expectedAud: string; expectedIss: string } };

@@ -52,11 +52,11 @@ export function messageScopes(message: MessageRecord, viewer: ViewerContext): st
 // Public shapes (Resources: Thread, Message)
 // ---------------------------------------------------------------------------------------------
 
-/** The author object: API users and members are never guests; exchange-token end users will be. */
+/** The author object: API users and members are never guests; external (end) users always are. */
 export function authorOf(userId: string, users: Map<string, User>): { id: string; createdAt: number; modifiedAt: number; name: string; guest: boolean } {
   const user = users.get(userId);
   if (!user) return { id: userId, createdAt: 0, modifiedAt: 0, name: 'Former user', guest: false };
-  return { id: user.id, createdAt: user.createdAt, modifiedAt: user.modifiedAt, name: user.name, guest: (user.kind as string) === 'guest' };
+  return { id: user.id, createdAt: user.createdAt, modifiedAt: user.modifiedAt, name: user.name, guest: user.kind === 'external' };
 }
 
 export async function toPublicMessage(message: MessageRecord, viewer: ViewerContext, state: { read: boolean; lastSeenAt: number }): Promise<Record<string, unknown>> {

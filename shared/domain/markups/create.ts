@@ -3,7 +3,7 @@ import type { Principal } from '../../auth/principal.js';
 import { recordEvent } from '../../db/events.js';
 import { toItem, type MarkupRecord } from '../../db/items.js';
 import { setThumbnail } from '../../db/thumbnails.js';
-import { bestEffort, putNew } from '../../db/transact.js';
+import { bestEffort, putNew, type TransactItem } from '../../db/transact.js';
 import { BadRequestError } from '../../http/errors.js';
 import { enqueueThumbnail } from '../../events/jobs.js';
 import { logger } from '../../logger.js';
@@ -49,11 +49,13 @@ export function newWebpageMarkupRecord(fields: {
   createdBy: string;
   at: number;
   id?: string;
+  installationId?: string;
 }): MarkupRecord {
   return {
     ...markupBase({ placement: fields.placement, name: fields.name ?? defaultNameOf(fields.url), createdBy: fields.createdBy, at: fields.at, id: fields.id }),
     type: 'webpage',
     url: fields.url,
+    ...(fields.installationId ? { installationId: fields.installationId } : {}),
     // A webpage needs no conversion; its thumbnail is rendered later by the thumbnail job.
     isReady: true,
     thumbnailState: 'pending',
@@ -89,12 +91,25 @@ export function markupBase(fields: {
   };
 }
 
+/** What a caller creating URL markups for something else (an installation) adds to their creation. */
+export interface UrlMarkupOptions {
+  /** Recorded on each markup: the installation it was created for. */
+  installationId?: string;
+  /** Records committed in the same transaction as the markups and their charge, built from the new markups. */
+  alsoWrite?: (records: readonly MarkupRecord[]) => TransactItem[];
+}
+
 /**
  * Creates one webpage markup per input, all in one workspace, in ONE transaction with the usage
- * charge: either every markup exists and is counted, or (402, 409) nothing was written. Inputs get
- * consecutive creation times, so the newest-first list shows a batch in reverse input order.
+ * charge and `options.alsoWrite`: either every markup (and what came with it) exists and is
+ * counted, or (402, 409) nothing was written. Inputs get consecutive creation times, so the
+ * newest-first list shows a batch in reverse input order.
  */
-export async function createUrlMarkups(principal: Principal, inputs: readonly UrlMarkupInput[]): Promise<{ records: MarkupRecord[]; access: WorkspaceAccess }> {
+export async function createUrlMarkups(
+  principal: Principal,
+  inputs: readonly UrlMarkupInput[],
+  options: UrlMarkupOptions = {},
+): Promise<{ records: MarkupRecord[]; access: WorkspaceAccess }> {
   const placements = await resolvePlacements(principal, inputs);
   const first = placements[0];
   if (!first) throw new BadRequestError('At least one markup is needed.');
@@ -103,13 +118,20 @@ export async function createUrlMarkups(principal: Principal, inputs: readonly Ur
   }
   const at = Date.now();
   const records = inputs.map((input, index) =>
-    newWebpageMarkupRecord({ placement: placements[index]!, url: input.url, name: input.name, createdBy: principal.userId, at: at + index }),
+    newWebpageMarkupRecord({
+      placement: placements[index]!,
+      url: input.url,
+      name: input.name,
+      createdBy: principal.userId,
+      at: at + index,
+      installationId: options.installationId,
+    }),
   );
   await createWithAllowance(
     first.workspace.id,
     first.workspace.organizationId,
     records.length,
-    records.map((record) => putNew(toItem(record))),
+    [...records.map((record) => putNew(toItem(record))), ...(options.alsoWrite?.(records) ?? [])],
     { plan: first.plan },
   );
   await Promise.all([

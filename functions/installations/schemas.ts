@@ -1,0 +1,65 @@
+import * as v from 'valibot';
+import { checkOrigin, checkSigningKey, MAX_ALLOWED_ORIGINS, type Checked } from '../../shared/domain/installation-input.js';
+import { Cursor, HttpUrl, Id, Name, pageSchema, queryInteger } from '../../shared/http/schemas.js';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+/** Far above any RSA public key in PEM (a 16384-bit one is about 2.8 KB). */
+const MAX_SIGNING_KEY_LENGTH = 16_384;
+
+/** A string checked by a domain rule, answered normalised; the rule's sentence becomes the field's problem. */
+function checkedString(check: (text: string) => Checked) {
+  return v.rawTransform<string, string>(({ dataset, addIssue, NEVER }) => {
+    const checked = check(dataset.value);
+    if ('problem' in checked) {
+      addIssue({ message: checked.problem });
+      return NEVER;
+    }
+    return checked.value;
+  });
+}
+
+const SigningKey = v.pipe(
+  v.string(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(MAX_SIGNING_KEY_LENGTH, `must be at most ${MAX_SIGNING_KEY_LENGTH} characters`),
+  checkedString(checkSigningKey),
+);
+
+/** `https://` + a 253-character host name + `:65535`, with room to spare. */
+const MAX_ORIGIN_LENGTH = 300;
+
+const Origin = v.pipe(v.string(), v.maxLength(MAX_ORIGIN_LENGTH, `must be at most ${MAX_ORIGIN_LENGTH} characters`), checkedString(checkOrigin));
+
+export const CreateInstallationBody = v.object({
+  workspaceId: v.optional(Id),
+  signingKey: SigningKey,
+  allowedOrigins: v.optional(
+    v.nullable(v.pipe(v.array(Origin), v.maxLength(MAX_ALLOWED_ORIGINS, `must list at most ${MAX_ALLOWED_ORIGINS} origins`))),
+  ),
+  url: v.optional(HttpUrl),
+  name: v.optional(Name),
+});
+
+export const InstallationIdParams = v.object({ id: Id });
+
+export const ListInstallationsQuery = v.object({
+  workspaceId: v.optional(Id),
+  limit: v.optional(queryInteger(1, MAX_PAGE_SIZE)),
+  before: v.optional(Cursor),
+});
+
+export const InstallationSchema = v.object({
+  id: Id,
+  createdAt: v.string(),
+  modifiedAt: v.string(),
+  deletedAt: v.null(),
+  workspaceId: Id,
+  publicKey: v.string(),
+  status: v.literal('active'),
+  allowedOrigins: v.nullable(v.array(v.string())),
+  markupId: v.nullable(Id),
+});
+
+/** GET /installations pages forward only (`before=<nextCursor>`). */
+export const InstallationPageSchema = pageSchema(InstallationSchema, { prevCursor: false });

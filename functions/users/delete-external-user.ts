@@ -1,0 +1,21 @@
+import { deleteExternalUser } from '../../shared/domain/external-users.js';
+import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { noContent, operation } from '../../shared/http/route.js';
+import { ExternalUserParams, ExternalUserQuery } from './external-schemas.js';
+
+export const deleteExternalUserOperation = operation({
+  operationId: 'deleteExternalUser',
+  summary: 'Delete an external user (404 unknown)',
+  description:
+    'Its threads and messages stay, their author shown as "Former user" (`guest: true`). The same externalId may be created again ' +
+    '(or come back through a token exchange): that is a new user, and the earlier threads stay "Former user".',
+  auth: 'apiKey',
+  permission: 'external-user:delete',
+  params: ExternalUserParams,
+  query: ExternalUserQuery,
+  responses: [{ status: 204, description: 'Deleted' }],
+  handle: async ({ principal, params, query }) => {
+    await deleteExternalUser(await resolveWorkspace(principal, query.workspaceId), params.externalId);
+    return noContent();
+  },
+});

@@ -1,0 +1,18 @@
+import { getExternalUserOf, toPublicExternalUser } from '../../shared/domain/external-users.js';
+import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { ExternalUserParams, ExternalUserQuery, ExternalUserSchema } from './external-schemas.js';
+
+export const getExternalUserOperation = operation({
+  operationId: 'getExternalUser',
+  summary: 'An external user of the workspace by its externalId (404 unknown)',
+  auth: 'apiKey',
+  permission: 'external-user:read',
+  params: ExternalUserParams,
+  query: ExternalUserQuery,
+  responses: [{ status: 200, description: 'The external user', schema: ExternalUserSchema }],
+  handle: async ({ principal, params, query }) => {
+    const workspace = await resolveWorkspace(principal, query.workspaceId);
+    return ok(toPublicExternalUser(await getExternalUserOf(workspace, params.externalId)));
+  },
+});

@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import * as v from 'valibot';
+import { AGAIN, withBackoff } from '../db/backoff.js';
+import {
+  deleteExternalUserRecord,
+  displayNameOf,
+  getExternalUser,
+  insertExternalUser,
+  writeExternalUserChange,
+  type ExternalUserRecord,
+  type ExternalUserWrite,
+} from '../db/external-users.js';
+import { nextTime } from '../db/transact.js';
+import { getUpload } from '../db/uploads.js';
+import { BadRequestError, ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../http/errors.js';
+import { AvatarUrl, Email, ExternalId, ExternalUserName, type ExternalUserFields } from './external-user-fields.js';
+
+/**
+ * External users (Workspace users: /users/external; DESIGN "End users and external users"): made
+ * ahead of time by the API, or on an end user's first token exchange, and kept in step with the
+ * claims of later exchanges. Every write is conditional on the record as read, and retried from a
+ * fresh read when another write got there first.
+ */
+
+export interface WorkspaceScope {
+  id: string;
+  organizationId: string;
+}
+
+/** The public shape (Resources: Users, external user fields); `id` is the user its threads and messages carry. */
+export function toPublicExternalUser(record: ExternalUserRecord) {
+  return {
+    id: record.userId,
+    externalId: record.externalId,
+    name: record.name,
+    email: record.email,
+    avatarUrl: record.avatarUrl,
+    avatarFileId: record.avatarFileId,
+    createdAt: record.createdAt,
+    modifiedAt: record.modifiedAt,
+  };
+}
+
+const notFound = (externalId: string, workspace: WorkspaceScope) =>
+  new NotFoundError(`No external user with externalId ${JSON.stringify(externalId)} in workspace ${workspace.id}.`);
+
+/** How long writes keep retrying while other writes of the same external user get there first. */
+const RETRY = { attempts: 10, baseMs: 10, capMs: 200 } as const;
+
+/** Runs `write` (a read, then a write conditioned on it) again while it answers `AGAIN`, then 409. */
+function fromFreshReadsOf<T>(externalId: string, write: () => Promise<T | typeof AGAIN>): Promise<T> {
+  return withBackoff(write, { ...RETRY, exhausted: () => new ConflictError(`External user ${JSON.stringify(externalId)} is being changed by another request; try again.`) });
+}
+
+const isRetry = (outcome: ExternalUserWrite) => outcome === 'stale' || outcome === 'conflict';
+
+/**
+ * 400 unless `fileId` is a confirmed `external_user_avatar` upload made for this external user
+ * (its `resourceId`); 403 when it was uploaded into another workspace. The upload is referenced,
+ * not consumed: its resourceId already binds it to this one external user, it stays `confirmed`
+ * (its bytes counted as an image of the workspace), and may be set again after being cleared.
+ */
+async function requireAvatarUpload(workspace: WorkspaceScope, externalId: string, fileId: string): Promise<void> {
+  const upload = await getUpload(fileId);
+  const refuse = (detail: string) => new InvalidInputError([{ field: 'avatarFileId', detail }]);
+  if (!upload) throw refuse(`is not a known upload: ${fileId}`);
+  if (upload.workspaceId !== workspace.id) throw new ForbiddenError(`Upload ${fileId} was made in another workspace than ${workspace.id}.`, 'upload-other-workspace');
+  if (upload.resourceType !== 'external_user_avatar') throw refuse(`was uploaded as ${upload.resourceType}, not external_user_avatar`);
+  if (upload.resourceId !== externalId) throw refuse(`was uploaded for external user ${JSON.stringify(upload.resourceId)}, not this one`);
+  if (upload.state !== 'confirmed') throw refuse('was never confirmed: call upload-complete first');
+}
+
+/** A new external user with a new userId (fields not given are null). */
+function newExternalUser(workspace: WorkspaceScope, externalId: string, fields: Partial<ExternalUserFields>): ExternalUserRecord {
+  const now = Date.now();
+  return {
+    workspaceId: workspace.id,
+    organizationId: workspace.organizationId,
+    externalId,
+    userId: randomUUID(),
+    name: fields.name ?? null,
+    email: fields.email ?? null,
+    avatarUrl: fields.avatarUrl ?? null,
+    avatarFileId: fields.avatarFileId ?? null,
+    createdAt: now,
+    modifiedAt: now,
+  };
+}
+
+/** POST /users/external: 409 when the workspace has this externalId already. */
+export async function createExternalUser(workspace: WorkspaceScope, externalId: string, fields: Partial<ExternalUserFields>): Promise<ExternalUserRecord> {
+  if (fields.avatarFileId) await requireAvatarUpload(workspace, externalId, fields.avatarFileId);
+  const record = newExternalUser(workspace, externalId, fields);
+  return withBackoff(
+    async () => {
+      const outcome = await insertExternalUser(record);
+      if (outcome === 'written') return record;
+      if (outcome === 'exists') throw new ConflictError(`An external user with externalId ${JSON.stringify(externalId)} exists in workspace ${workspace.id}.`);
+      return AGAIN;
+    },
+    { ...RETRY, exhausted: () => new ConflictError('The external user is being created by another request; try again.') },
+  );
+}
+
+export async function getExternalUserOf(workspace: WorkspaceScope, externalId: string): Promise<ExternalUserRecord> {
+  const record = await getExternalUser(workspace.id, externalId);
+  if (!record) throw notFound(externalId, workspace);
+  return record;
+}
+
+/** `current` with `changes` applied (undefined: kept; null: cleared), or undefined when nothing changes. */
+function changed(current: ExternalUserRecord, changes: Partial<ExternalUserFields>): ExternalUserRecord | undefined {
+  const next = { ...current };
+  let differs = false;
+  for (const field of ['name', 'email', 'avatarUrl', 'avatarFileId'] as const) {
+    const value = changes[field];
+    if (value === undefined || value === current[field]) continue;
+    next[field] = value;
+    differs = true;
+  }
+  return differs ? { ...next, modifiedAt: nextTime(current.modifiedAt) } : undefined;
+}
+
+/** PATCH /users/external/:externalId: each field given is set (null clears it); the User's name follows. */
+export async function updateExternalUser(workspace: WorkspaceScope, externalId: string, changes: Partial<ExternalUserFields>): Promise<ExternalUserRecord> {
+  let checkedAvatar: string | undefined;
+  return fromFreshReadsOf(externalId, async () => {
+    const current = await getExternalUserOf(workspace, externalId);
+    const next = changed(current, changes);
+    if (!next) return current;
+    if (next.avatarFileId && next.avatarFileId !== current.avatarFileId && next.avatarFileId !== checkedAvatar) {
+      await requireAvatarUpload(workspace, externalId, next.avatarFileId);
+      checkedAvatar = next.avatarFileId;
+    }
+    return isRetry(await writeExternalUserChange(current, next)) ? AGAIN : next;
+  });
+}
+
+/** DELETE /users/external/:externalId: the record goes; its User stays as `Former user` (see `deleteExternalUserRecord`). */
+export async function deleteExternalUser(workspace: WorkspaceScope, externalId: string): Promise<void> {
+  await fromFreshReadsOf(externalId, async () => {
+    const current = await getExternalUserOf(workspace, externalId);
+    return isRetry(await deleteExternalUserRecord(current, nextTime(current.modifiedAt))) ? AGAIN : undefined;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Token exchange
+// ---------------------------------------------------------------------------------------------
+
+/** Claims of a customer JWT that describe its user (DESIGN "End users and external users"). */
+export interface UserClaims {
+  name?: string;
+  email?: string;
+  picture?: string;
+}
+
+/**
+ * The fields the claims carry, each only when it is what the API would accept for that field
+ * (`picture` is the `avatarUrl`). A claim that is not (a non-string, an http picture, a 300-character
+ * name) is left out rather than failing the exchange: the token is valid, only that detail is not.
+ */
+export function fieldsFromClaims(claims: UserClaims): Partial<ExternalUserFields> {
+  const fields: Partial<ExternalUserFields> = {};
+  const take = <S extends v.GenericSchema<unknown, string>>(schema: S, value: unknown) => {
+    const parsed = v.safeParse(schema, value);
+    return parsed.success ? parsed.output : undefined;
+  };
+  const name = take(ExternalUserName, claims.name);
+  const email = take(Email, claims.email);
+  const avatarUrl = take(AvatarUrl, claims.picture);
+  if (name !== undefined) fields.name = name;
+  if (email !== undefined) fields.email = email;
+  if (avatarUrl !== undefined) fields.avatarUrl = avatarUrl;
+  return fields;
+}
+
+/**
+ * The external user of `externalId` (the JWT's `sub`) in the workspace, as `/auth/exchange` needs
+ * it: created with its User when absent, otherwise updated with only the fields the claims carry,
+ * and not written at all when they change nothing, so a steady stream of exchanges costs one
+ * read. Concurrent first exchanges of the same `sub` end with one external user and one userId
+ * (the creation is conditional; the losers read the winner's record and apply their claims to it).
+ * 400 when `externalId` is empty, longer than 255 characters or not printable text.
+ */
+export async function upsertExternalUserFromClaims(
+  workspace: { id: string; organizationId: string },
+  externalId: string,
+  claims: { name?: string; email?: string; picture?: string },
+): Promise<{ userId: string; name: string }> {
+  if (!v.is(ExternalId, externalId)) throw new BadRequestError('The token\'s sub claim must be 1 to 255 characters of printable text: it is the external user\'s id.', 'invalid-sub-claim');
+  const fields = fieldsFromClaims(claims);
+  const record = await fromFreshReadsOf(externalId, async () => {
+    const current = await getExternalUser(workspace.id, externalId);
+    if (!current) {
+      const created = newExternalUser(workspace, externalId, fields);
+      const outcome = await insertExternalUser(created);
+      return outcome === 'written' ? created : AGAIN;
+    }
+    const next = changed(current, fields);
+    if (!next) return current;
+    return isRetry(await writeExternalUserChange(current, next)) ? AGAIN : next;
+  });
+  return { userId: record.userId, name: displayNameOf(record) };
+}
