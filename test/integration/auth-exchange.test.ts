@@ -190,3 +190,16 @@ describe('POST /auth/exchange refuses every forged, stale or misaddressed custom
     expectProblem(await call('POST', '/auth/exchange', { body: { token: 'x'.repeat(20_000) } }), 400, '/body/token');
   });
 });
+
+describe('an installation of a deleted workspace is gone at once', () => {
+  it('answers 404 on /auth/config and 401 on /auth/exchange right after the workspace is deleted', async () => {
+    const doomed = await makeOrganization();
+    const localKeys = makeCustomerKeys();
+    const made = await makeInstallation(doomed, localKeys);
+    const jwt = await customerJwt(localKeys, made.config);
+    expect((await exchange(jwt)).status).toBe(200);
+    expect((await call('DELETE', '/workspace', { key: doomed.workspaceKey })).status).toBe(204);
+    expectProblem(await call('GET', '/auth/config', { query: { publicKey: made.installation.publicKey } }), 404);
+    expectProblem(await exchange(jwt), 401);
+  });
+});
