@@ -275,7 +275,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
 }
 
 /** A webpage thread's create body: one element on the page, desktop view mode. */
-function threadBody(markupId: string): Record<string, unknown> {
+export function threadBody(markupId: string): Record<string, unknown> {
   return {
     projectId: markupId,
     isImageThread: false,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../infra/local/stack.js';
 import { benchBundles } from './bundles.js';
+import { benchExchange } from './exchange.js';
 import { benchFiles } from './files.js';
 import { benchRequests } from './requests.js';
 
@@ -20,6 +21,8 @@ const local = await startLocalStack({ port: 0, dataDir, memory: true });
 try {
   process.stdout.write(`Requests on the local stack (${durationMs / 1000} s each; handlers in-process; DynamoDB Local ${local.services.endpoints.dynamodb})\n\n`);
   await benchRequests(local.stack, { durationMs, concurrency });
+  process.stdout.write('\nEmbedded commenting: the exchange, and a thread created with an exchange token beside an API key\n\n');
+  await benchExchange(local.stack, { durationMs, concurrency });
   await benchFiles(local.stack, { runs: Number(process.env.BENCH_UPLOAD_RUNS ?? 20) });
 } finally {
   await local.stop();

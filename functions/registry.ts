@@ -1,5 +1,6 @@
 import type { AnyRoute } from '../shared/http/route.js';
 import type { QueueName } from '../shared/queues.js';
+import { authRoutes } from './auth/routes.js';
 import { installationsRoutes } from './installations/routes.js';
 import { itemsRoutes } from './items/routes.js';
 import { markupsRoutes } from './markups/routes.js';
@@ -91,6 +92,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   // its upload (HEADs and retags the object) and signs screenshot upload policies; the thumbnail job goes to the conversion queue.
   { kind: 'api', name: 'threads', routes: threadsRoutes, access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion'] } },
   { kind: 'api', name: 'messages', routes: messagesRoutes, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
+  // Verifies customer JWTs against installations, upserts their external users and mints exchange tokens.
+  { kind: 'api', name: 'auth', routes: authRoutes, access: { table: 'readWrite', exchangeKeys: true } },
   // An installation created with `url` makes a webpage markup, whose thumbnail job goes to the thumbnails queue.
   { kind: 'api', name: 'installations', routes: installationsRoutes, access: { table: 'readWrite', sendsTo: ['thumbnails'] } },
   // External users: their records and the User records their threads and messages are authored by; avatars are only checked.

@@ -1,10 +1,14 @@
+import { createPrivateKey } from 'node:crypto';
+import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
 import { allows, ruleOf, type Permission } from '../../shared/auth/permissions.js';
+import { expectedClaimsOf } from '../../shared/domain/customer-exchange.js';
 import { RESOURCE_RULES } from '../../shared/domain/upload-rules.js';
 import { routeKey } from '../../shared/http/route.js';
 import { call, type ApiResponse } from '../support/api.js';
 import { CALLERS, differences, makeAuthorizationFixture, MEMBER_ROLES, snapshotOf, type AuthorizationFixture, type Caller } from '../support/authorization.js';
+import { customerKeyPair } from '../support/installations.js';
 import { threadBody } from '../support/threads.js';
 import { fileForm, postFileMarkup } from '../support/uploads.js';
 
@@ -130,7 +134,24 @@ const CASES: Record<string, Case> = {
     order: 1,
   },
   'GET /api/v2/openapi.json': get(() => '/openapi.json'),
+  'GET /api/v2/auth/config': get((f) => `/auth/config?publicKey=${f.installation.publicKey}`),
+  // No credential: the customer JWT is one, so every caller's Authorization header is beside the point.
+  'POST /api/v2/auth/exchange': {
+    send: async (f, key) => call('POST', '/auth/exchange', { key, body: { token: await customerJwtFor(f.installation) } }),
+  },
 };
+
+/** A customer JWT for the fixture's installation, signed with the key pair its installations are made with. */
+function customerJwtFor(installation: { id: string; publicKey: string }): Promise<string> {
+  const { expectedAud, expectedIss } = expectedClaimsOf(installation);
+  return new SignJWT({ sub: 'matrix-end-user' })
+    .setProtectedHeader({ alg: 'RS256' })
+    .setIssuer(expectedIss)
+    .setAudience(expectedAud)
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(createPrivateKey(customerKeyPair().privateKey));
+}
 
 /** Whether the permission table lets `caller` make this call. */
 function isAllowed(caller: Caller, permission: Permission | undefined, testCase: Case): boolean {

@@ -1,0 +1,61 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { StackInfo } from '../infra/local/stack.js';
+import { formatRow, measure, type Measurement } from './measure.js';
+import { threadBody } from './requests.js';
+
+/**
+ * Issue 11's rows: what the embedded client's credential costs. `POST /auth/exchange` (verify an
+ * RS256 customer JWT, read the installation, the workspace and the external user, mint a token)
+ * and a thread created with an exchange token beside the same thread created with an API key.
+ */
+export async function benchExchange(stack: StackInfo, options: { durationMs: number; concurrency: number }): Promise<Measurement[]> {
+  const headers = { 'Service-API-Version': '2023-02-22', 'Content-Type': 'application/json' };
+  const post = async (path: string, body: unknown, credential?: string): Promise<any> => {
+    const response = await fetch(`${stack.baseUrl}/api/v2${path}`, {
+      method: 'POST',
+      headers: credential ? { ...headers, Authorization: `Bearer ${credential}` } : headers,
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
+    return ((await response.json()) as { data: unknown }).data;
+  };
+
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const installation = await post('/installations', { signingKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() }, stack.workspaceApiKey);
+  const config = await (await fetch(`${stack.baseUrl}/api/v2/auth/config?publicKey=${installation.publicKey}`)).json() as { data: { expectedAud: string; expectedIss: string } };
+  // Customers sign on their own servers; the bench signs a pool of JWTs (8 end users) up front so it measures only our side.
+  const jwts = await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      new SignJWT({ sub: `bench-user-${i}`, name: `Bench user ${i}` })
+        .setProtectedHeader({ alg: 'RS256' })
+        .setIssuer(config.data.expectedIss)
+        .setAudience(config.data.expectedAud)
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(privateKey),
+    ),
+  );
+  // A pool of markups taken in turn, so concurrent creations do not collide on one markup's counters.
+  const markups: string[] = [];
+  for (let i = 0; i < 16; i += 1) markups.push((await post('/markups/url', { url: `https://example.com/exchange-${i}` }, stack.workspaceApiKey)).id);
+
+  let turn = 0;
+  const next = <T>(pool: readonly T[]) => pool[(turn += 1) % pool.length]!;
+  const results: Measurement[] = [];
+  const row = (measurement: Measurement) => {
+    results.push(measurement);
+    process.stdout.write(`${formatRow(measurement)}\n`);
+    return measurement;
+  };
+  for (const concurrency of [1, options.concurrency]) {
+    const settings = { durationMs: options.durationMs, concurrency, warmup: 20 };
+    row(await measure(`POST /auth/exchange (c=${concurrency})`, async () => void (await post('/auth/exchange', { token: next(jwts) })), settings));
+    // Tokens live 5 minutes: mint the ones this round uses now.
+    const tokens: string[] = await Promise.all(jwts.map(async (token) => (await post('/auth/exchange', { token })).exchangeToken as string));
+    const withKey = row(await measure(`POST /threads, API key (c=${concurrency})`, async () => void (await post('/threads', threadBody(next(markups)), stack.workspaceApiKey)), settings));
+    const withToken = row(await measure(`POST /threads, exchange token (c=${concurrency})`, async () => void (await post('/threads', threadBody(next(markups)), next(tokens))), settings));
+    process.stdout.write(`${'  exchange token / API key'.padEnd(44)} p50 ${(withToken.p50 / withKey.p50).toFixed(2)}x   p99 ${(withToken.p99 / withKey.p99).toFixed(2)}x\n\n`);
+  }
+  return results;
+}

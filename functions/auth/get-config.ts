@@ -1,0 +1,27 @@
+import { getInstallationByPublicKey } from '../../shared/db/installations.js';
+import { getWorkspace } from '../../shared/db/workspaces.js';
+import { authConfigOf } from '../../shared/domain/customer-exchange.js';
+import { NotFoundError } from '../../shared/http/errors.js';
+import { ok, operation } from '../../shared/http/route.js';
+import { AuthConfigQuery, AuthConfigSchema } from './schemas.js';
+
+export const getAuthConfigOperation = operation({
+  operationId: 'getAuthConfig',
+  summary: 'What a customer JWT for an installation must carry: aud, iss, algorithm, claims, lifetimes',
+  description:
+    'No credential: the embedded client and the customer server read it with the installation\'s browser-safe `publicKey`. ' +
+    'Sign customer JWTs with RS256 and the private half of the installation\'s `signingKey`, with `iss` = `expectedIss`, ' +
+    '`aud` = `expectedAud`, `sub` = the end user\'s id in your system, and `exp`.',
+  auth: 'none',
+  query: AuthConfigQuery,
+  responses: [
+    { status: 200, description: 'The installation\'s token requirements', schema: AuthConfigSchema },
+    { status: 404, description: 'No installation has this publicKey' },
+  ],
+  handle: async ({ query }) => {
+    const installation = await getInstallationByPublicKey(query.publicKey);
+    // An installation of a deleted workspace lingers until the workspace's content is cleared: it is already gone.
+    if (!installation || !(await getWorkspace(installation.workspaceId))) throw new NotFoundError('No installation has this publicKey.');
+    return ok(authConfigOf(installation));
+  },
+});

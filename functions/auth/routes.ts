@@ -1,0 +1,8 @@
+import { routeTable } from '../../shared/http/route.js';
+import { exchangeOperation } from './exchange.js';
+import { getAuthConfigOperation } from './get-config.js';
+
+export const authRoutes = routeTable({
+  'GET /api/v2/auth/config': getAuthConfigOperation,
+  'POST /api/v2/auth/exchange': exchangeOperation,
+});

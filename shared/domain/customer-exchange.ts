@@ -1,0 +1,180 @@
+import { decodeJwt, importSPKI, jwtVerify, type JWTPayload } from 'jose';
+import { mintExchangeToken } from '../auth/exchange-tokens.js';
+import { END_USER_ROLE_ORDER, type EndUserRole } from '../auth/permissions.js';
+import { getConfig } from '../config.js';
+import { getInstallation, type InstallationRecord } from '../db/installations.js';
+import { getItem } from '../db/items.js';
+import { getWorkspace } from '../db/workspaces.js';
+import { BadRequestError, ForbiddenError, UnauthorizedError } from '../http/errors.js';
+import { isId } from '../http/schemas.js';
+import { upsertExternalUserFromClaims } from './external-users.js';
+
+/**
+ * The customer JWT exchange (spec: Token exchange endpoints, Authentication "Customer JWT
+ * exchange"; DESIGN.md "Exchange tokens"). A customer's server signs a JWT for its end user with the
+ * RSA key whose public half the installation holds; we verify it and mint our own short-lived
+ * exchange token, which the embedded client then sends as `Authorization: Bearer`.
+ */
+
+/** The only algorithm a customer JWT may use (RS512, PS256, ES256, HS256 and `none` are refused). */
+export const CUSTOMER_JWT_ALGORITHM = 'RS256';
+/** Clock skew tolerated on `exp`, `nbf` and `iat` between the customer's clock and ours. */
+export const CUSTOMER_CLOCK_TOLERANCE_SECONDS = 30;
+const AUDIENCE_PREFIX = 'review-board-service:installation:';
+/** Claims every customer JWT carries, and the ones read when present. */
+export const REQUIRED_CLAIMS = ['iss', 'aud', 'sub', 'exp'] as const;
+export const OPTIONAL_CLAIMS = ['markupRole', 'markupId', 'name', 'email', 'picture', 'nbf', 'iat'] as const;
+const DEFAULT_ROLE: EndUserRole = 'project:contributor';
+const MAX_EXTERNAL_ID = 255;
+
+/** What a customer JWT must say: `aud` names the installation, `iss` its public key. */
+export function expectedClaimsOf(installation: Pick<InstallationRecord, 'id' | 'publicKey'>): { expectedAud: string; expectedIss: string } {
+  return { expectedAud: `${AUDIENCE_PREFIX}${installation.id}`, expectedIss: installation.publicKey };
+}
+
+/** `GET /auth/config`: what a customer needs to sign JWTs for this installation. */
+export function authConfigOf(installation: InstallationRecord) {
+  return {
+    installationId: installation.id,
+    ...expectedClaimsOf(installation),
+    algorithm: CUSTOMER_JWT_ALGORITHM,
+    requiredClaims: [...REQUIRED_CLAIMS],
+    optionalClaims: [...OPTIONAL_CLAIMS],
+    markupRoles: [...END_USER_ROLE_ORDER],
+    clockToleranceSeconds: CUSTOMER_CLOCK_TOLERANCE_SECONDS,
+    exchangeTokenLifetimeSeconds: getConfig().exchangeTokenTtlSeconds,
+  };
+}
+
+export interface ExchangeAnswer {
+  exchangeToken: string;
+  expiresAt: string;
+  workspaceId: string;
+  userId: string;
+  markupRole: EndUserRole;
+  markupId?: string;
+}
+
+const refused = (detail: string) => new UnauthorizedError(`The customer JWT was refused: ${detail}`);
+
+/** The installation a token's `aud` names (read before verifying, to find the key to verify with). */
+async function installationNamedBy(token: string): Promise<InstallationRecord> {
+  let payload: JWTPayload;
+  try {
+    payload = decodeJwt(token);
+  } catch {
+    throw refused('it is not a JWT (header.payload.signature, base64url).');
+  }
+  const audiences = typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud : [];
+  const named = audiences.find((aud): aud is string => typeof aud === 'string' && aud.startsWith(AUDIENCE_PREFIX));
+  if (!named) throw refused('its aud must be the expectedAud that GET /auth/config answers for the installation.');
+  const installationId = named.slice(AUDIENCE_PREFIX.length);
+  const installation = isId(installationId) ? await getInstallation(installationId) : undefined;
+  if (!installation) throw refused(`its aud names no installation (${named}).`);
+  return installation;
+}
+
+async function verifiedPayload(token: string, installation: InstallationRecord): Promise<JWTPayload> {
+  const key = await importSPKI(installation.signingKey, CUSTOMER_JWT_ALGORITHM);
+  const { expectedAud, expectedIss } = expectedClaimsOf(installation);
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, key, {
+      algorithms: [CUSTOMER_JWT_ALGORITHM],
+      audience: expectedAud,
+      issuer: expectedIss,
+      requiredClaims: [...REQUIRED_CLAIMS],
+      clockTolerance: CUSTOMER_CLOCK_TOLERANCE_SECONDS,
+    }));
+  } catch (error) {
+    throw refused(reasonOf(error));
+  }
+  // jose checks `iat` only against a maximum age; a token issued in the future is as wrong as an early `nbf`.
+  if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + CUSTOMER_CLOCK_TOLERANCE_SECONDS) {
+    throw refused('its iat is in the future.');
+  }
+  return payload;
+}
+
+/** A reason a customer can act on, without echoing anything of the token. */
+function reasonOf(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  const claim = (error as { claim?: string }).claim;
+  switch (code) {
+    case 'ERR_JWT_EXPIRED':
+      return 'it has expired (exp).';
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      return claim === 'exp' || claim === 'sub' || claim === 'iss' || claim === 'aud' || claim === 'nbf'
+        ? `its ${claim} claim is missing or not what GET /auth/config expects.`
+        : 'a claim is not valid.';
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return `it must be signed with ${CUSTOMER_JWT_ALGORITHM}.`;
+    default:
+      return `its signature does not verify with the installation's key (${CUSTOMER_JWT_ALGORITHM}).`;
+  }
+}
+
+/** Authentication rule 2: `markupRole` is the only input to the role; absent means contributor. */
+function markupRoleOf(payload: JWTPayload): EndUserRole {
+  const role = payload.markupRole;
+  if (role === undefined) return DEFAULT_ROLE;
+  if (typeof role !== 'string' || !(END_USER_ROLE_ORDER as readonly string[]).includes(role)) {
+    throw new BadRequestError(`The markupRole claim must be one of ${END_USER_ROLE_ORDER.join(', ')}.`, 'invalid-markup-role');
+  }
+  return role as EndUserRole;
+}
+
+/** Authentication rule 3: a bound markup must exist, live, in the installation's workspace. */
+async function boundMarkupOf(payload: JWTPayload, workspaceId: string): Promise<string | undefined> {
+  const markupId = payload.markupId;
+  if (markupId === undefined) return undefined;
+  if (typeof markupId !== 'string' || markupId.trim() === '' || markupId.length > 100) {
+    throw new BadRequestError('The markupId claim must be a non-empty string (the id of a markup).', 'invalid-markup-id');
+  }
+  const item = isId(markupId) ? await getItem(markupId) : undefined;
+  if (!item || item.kind !== 'markup' || item.workspaceId !== workspaceId) {
+    throw new ForbiddenError(`The markupId claim names no markup of this installation's workspace (${markupId}).`, 'markup-out-of-scope');
+  }
+  return markupId;
+}
+
+/** The optional profile claims, when they are strings of a sensible size (anything else is ignored). */
+function profileOf(payload: JWTPayload): { name?: string; email?: string; picture?: string } {
+  const text = (value: unknown, max: number) => (typeof value === 'string' && value.trim() !== '' && value.length <= max ? value : undefined);
+  const profile = { name: text(payload.name, 200), email: text(payload.email, 254), picture: text(payload.picture, 2048) };
+  return Object.fromEntries(Object.entries(profile).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * Verifies a customer JWT against its installation and mints an exchange token for its end user,
+ * creating or refreshing the external user `sub`. 401 for anything about the signature or the
+ * standard claims; 400 for a `markupRole`/`markupId` claim of the wrong type; 403 for a markup out
+ * of reach.
+ */
+export async function exchangeCustomerToken(token: string): Promise<ExchangeAnswer> {
+  const installation = await installationNamedBy(token);
+  const payload = await verifiedPayload(token, installation);
+  const externalId = payload.sub!;
+  if (externalId.length > MAX_EXTERNAL_ID) throw refused(`its sub is longer than ${MAX_EXTERNAL_ID} characters.`);
+  const markupRole = markupRoleOf(payload);
+  const [workspace, markupId] = await Promise.all([getWorkspace(installation.workspaceId), boundMarkupOf(payload, installation.workspaceId)]);
+  if (!workspace) throw refused("the installation's workspace no longer exists.");
+  const user = await upsertExternalUserFromClaims(workspace, externalId, profileOf(payload));
+  const { token: exchangeToken, expiresAt } = await mintExchangeToken({
+    organizationId: workspace.organizationId,
+    workspaceId: workspace.id,
+    userId: user.userId,
+    externalId,
+    installationId: installation.id,
+    markupRole,
+    ...(markupId ? { markupId } : {}),
+  });
+  return {
+    exchangeToken,
+    expiresAt: expiresAt.toISOString(),
+    workspaceId: workspace.id,
+    userId: user.userId,
+    markupRole,
+    ...(markupId ? { markupId } : {}),
+  };
+}
