@@ -1,8 +1,10 @@
 import { routeTable } from '../../shared/http/route.js';
 import { exchangeOperation } from './exchange.js';
 import { getAuthConfigOperation } from './get-config.js';
+import { sdkRoutes } from './sdk-routes.js';
 
 export const authRoutes = routeTable({
   'GET /api/v2/auth/config': getAuthConfigOperation,
   'POST /api/v2/auth/exchange': exchangeOperation,
+  ...sdkRoutes,
 });

@@ -2,8 +2,7 @@ import * as v from 'valibot';
 import { END_USER_ROLE_ORDER } from '../../shared/auth/permissions.js';
 import { browserOrigin } from '../../shared/http/cors.js';
 import { Id } from '../../shared/http/schemas.js';
-
-const SdkPublicKey = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(100, 'must be at most 100 characters'));
+import { PublicKey } from './schemas.js';
 
 /** An unguessable nonce of the client's: long enough not to be guessed, short enough to stay a key. */
 const State = v.pipe(
@@ -18,9 +17,9 @@ const SdkOrigin = v.pipe(
   v.check((value) => browserOrigin(value) !== undefined, 'must be an origin as browsers send it: lower-case http(s)://host[:port], no path or trailing slash'),
 );
 
-export const SdkExchangeBody = v.object({ publicKey: SdkPublicKey, markupId: Id, sdkOrigin: SdkOrigin, state: v.optional(State) });
+export const SdkExchangeBody = v.object({ publicKey: PublicKey, markupId: Id, sdkOrigin: SdkOrigin, state: v.optional(State) });
 
-export const SdkExchangeResultQuery = v.object({ state: State, publicKey: SdkPublicKey, markupId: Id });
+export const SdkExchangeResultQuery = v.object({ state: State, publicKey: PublicKey, markupId: Id });
 
 export const SdkExchangeSchema = v.object({
   exchangeToken: v.string(),

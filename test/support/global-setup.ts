@@ -3,20 +3,36 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalStack, type LocalStack, type ServicesInfo, type StackInfo } from '../../infra/local/stack.js';
+import { ENV } from '../../shared/config.js';
+import { startIdentityProvider, type TestIdentityProvider } from './identity-provider.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     localStack: { stack: StackInfo; services: ServicesInfo; dataDir: string };
+    identityProvider: TestIdentityProvider;
   }
 }
 
 let local: LocalStack | undefined;
 let dataDir: string | undefined;
+let stopIdentityProvider: (() => Promise<void>) | undefined;
 
-/** One real local stack (DynamoDB Local, s3rver + front, local-aws-sqs, gateway) for the whole run. */
+/**
+ * One real local stack (DynamoDB Local, s3rver + front, local-aws-sqs, gateway) for the whole run,
+ * with an identity provider of the run's own for the SDK exchange: the stack reads IDP_* from its
+ * environment, as `npm start` does.
+ */
 export async function setup(project: TestProject): Promise<void> {
   process.env.LOG_LEVEL ??= 'warn';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  const idp = await startIdentityProvider();
+  stopIdentityProvider = idp.close;
+  Object.assign(process.env, {
+    [ENV.idpJwksUrl]: idp.provider.jwksUrl,
+    [ENV.idpIssuer]: idp.provider.issuer,
+    [ENV.idpAudience]: idp.provider.audience,
+  });
+  project.provide('identityProvider', idp.provider);
   dataDir = mkdtempSync(join(tmpdir(), 'review-board-test-'));
   local = await startLocalStack({ port: 0, dataDir, memory: true });
   project.provide('localStack', { stack: local.stack, services: local.services, dataDir });
@@ -24,5 +40,6 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   await local?.stop();
+  await stopIdentityProvider?.();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }
