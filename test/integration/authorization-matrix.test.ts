@@ -7,8 +7,9 @@ import { expectedClaimsOf } from '../../shared/domain/customer-exchange.js';
 import { RESOURCE_RULES } from '../../shared/domain/upload-rules.js';
 import { routeKey } from '../../shared/http/route.js';
 import { call, type ApiResponse } from '../support/api.js';
-import { CALLERS, differences, makeAuthorizationFixture, MEMBER_ROLES, snapshotOf, type AuthorizationFixture, type Caller } from '../support/authorization.js';
+import { CALLERS, differences, makeAuthorizationFixture, MATRIX_ORIGIN, MEMBER_ROLES, snapshotOf, type AuthorizationFixture, type Caller } from '../support/authorization.js';
 import { customerKeyPair } from '../support/installations.js';
+import { idpToken, newState, sdkExchange, sdkResult } from '../support/sdk.js';
 import { threadBody } from '../support/threads.js';
 import { fileForm, postFileMarkup } from '../support/uploads.js';
 
@@ -139,7 +140,20 @@ const CASES: Record<string, Case> = {
   'POST /api/v2/auth/exchange': {
     send: async (f, key) => call('POST', '/auth/exchange', { key, body: { token: await customerJwtFor(f.installation) } }),
   },
+  // The identity-provider token is the credential (the caller's key is beside the point), and the
+  // result needs none: the state of an exchange just made, from the origin it was made for.
+  'POST /api/v2/auth/sdk-exchange': { send: async (f) => sdkExchange(await idpToken(), sdkBody(f)) },
+  'GET /api/v2/auth/sdk-exchange/result': {
+    send: async (f) => {
+      const state = newState();
+      await sdkExchange(await idpToken(), { ...sdkBody(f), state });
+      return sdkResult({ state, publicKey: f.installation.publicKey, markupId: f.markup.id }, MATRIX_ORIGIN);
+    },
+  },
 };
+
+/** An SDK exchange of the fixture's installation (which admits MATRIX_ORIGIN) for its markup. */
+const sdkBody = (f: AuthorizationFixture) => ({ publicKey: f.installation.publicKey, markupId: f.markup.id, sdkOrigin: MATRIX_ORIGIN });
 
 /** A customer JWT for the fixture's installation, signed with the key pair its installations are made with. */
 function customerJwtFor(installation: { id: string; publicKey: string }): Promise<string> {

@@ -15,6 +15,9 @@ import { createThread, makeTypedMarkup, reply } from './threads.js';
 import { pngBytes, uploadFile } from './uploads.js';
 import { makeSecondWorkspace } from './workspaces.js';
 
+/** The origin the fixture's installation admits (SDK exchange cases). */
+export const MATRIX_ORIGIN = 'https://matrix.example.com';
+
 /** The callers of the authorization matrix: no key, a broken key, keys outside the fixture, each member role, and the plain keys. */
 export const CALLERS = ['none', 'badKey', 'otherOrganization', 'otherWorkspace', 'viewer', 'contributor', 'admin', 'owner', 'workspaceKey', 'organizationKey'] as const;
 export type Caller = (typeof CALLERS)[number];
@@ -60,7 +63,10 @@ export async function makeAuthorizationFixture() {
   const png = await pngBytes();
   const upload = (name: string) => uploadFile(org.workspaceKey, { bytes: png, filename: `${name}.png`, contentType: 'image/png', resourceId: mainFolder.id });
   const [asset, completed] = await Promise.all([upload('asset'), upload('completed')]);
-  const [installation, deletedInstallation] = await Promise.all([createInstallation(org.workspaceKey), createInstallation(org.workspaceKey)]);
+  const [installation, deletedInstallation] = await Promise.all([
+    createInstallation(org.workspaceKey, { allowedOrigins: [MATRIX_ORIGIN] }),
+    createInstallation(org.workspaceKey),
+  ]);
   const [externalUser, deletedExternalUser] = await Promise.all(['matrix-guest', 'matrix-leaving'].map((externalId) => createExternalUser(workspace, externalId, {})));
   const keys: Record<Caller, string | null> = {
     none: null,
