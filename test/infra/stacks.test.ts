@@ -340,12 +340,12 @@ describe('API stack: routes come from the route tables (DESIGN: one route table 
     });
   });
 
-  it('declares no route beyond the route tables and $default', () => {
+  it('declares no route beyond the route tables, $default and the preflight route', () => {
     const routeKeys = Object.values(
       synthesized.templates.api.findResources('AWS::ApiGatewayV2::Route') as Record<string, CfnResource>,
     ).map((route) => route.Properties?.RouteKey as string);
 
-    expect(routeKeys.sort()).toEqual([...allRoutes.map(({ route }) => `${route.method} ${route.path}`), '$default'].sort());
+    expect(routeKeys.sort()).toEqual([...allRoutes.map(({ route }) => `${route.method} ${route.path}`), '$default', 'OPTIONS /{proxy+}'].sort());
   });
 
   it('names path variables alike at each level, as API Gateway requires (it refuses /x/{id} beside /x/{xId}/y with a ConflictException)', () => {
@@ -369,14 +369,14 @@ describe('API stack: routes come from the route tables (DESIGN: one route table 
     synthesized.templates.api.resourceCountIs('AWS::ApiGatewayV2::Integration', apiFunctions.length);
   });
 
-  it('answers browser preflights with CORS for the headers the service reads', () => {
-    synthesized.templates.api.hasResourceProperties('AWS::ApiGatewayV2::Api', {
-      ProtocolType: 'HTTP',
-      CorsConfiguration: {
-        AllowOrigins: ['*'],
-        AllowMethods: Match.arrayWith(['GET', 'POST', 'PATCH', 'DELETE']),
-        AllowHeaders: Match.arrayWith(['Authorization', 'Content-Type', 'Service-API-Version']),
-      },
+  it('passes every OPTIONS request to the function that answers preflights: no static corsPreflight answering * (issue 11 item 6)', () => {
+    const preflight = apiFunctions.find((definition) => definition.answersPreflight)!;
+    const [api] = Object.values(synthesized.templates.api.findResources('AWS::ApiGatewayV2::Api') as Record<string, CfnResource>);
+
+    expect(api?.Properties?.CorsConfiguration).toBeUndefined();
+    synthesized.templates.api.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'OPTIONS /{proxy+}',
+      Target: { 'Fn::Join': ['', ['integrations/', { Ref: integrationOf(preflight) }]] },
     });
   });
 
