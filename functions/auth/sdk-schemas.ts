@@ -1,8 +1,7 @@
 import * as v from 'valibot';
-import { END_USER_ROLE_ORDER } from '../../shared/auth/permissions.js';
 import { browserOrigin } from '../../shared/http/cors.js';
 import { Id } from '../../shared/http/schemas.js';
-import { PublicKey } from './schemas.js';
+import { ExchangeSchema, PublicKey } from './schemas.js';
 
 /** An unguessable nonce of the client's: long enough not to be guessed, short enough to stay a key. */
 const State = v.pipe(
@@ -21,12 +20,9 @@ export const SdkExchangeBody = v.object({ publicKey: PublicKey, markupId: Id, sd
 
 export const SdkExchangeResultQuery = v.object({ state: State, publicKey: PublicKey, markupId: Id });
 
+/** What the customer exchange answers, without `markupId` (an SDK token is always bound to the one asked for), and the SDK's extras. */
 export const SdkExchangeSchema = v.object({
-  exchangeToken: v.string(),
-  expiresAt: v.pipe(v.string(), v.isoTimestamp()),
-  workspaceId: v.string(),
-  userId: v.string(),
-  markupRole: v.picklist(END_USER_ROLE_ORDER),
+  ...v.omit(ExchangeSchema, ['markupId']).entries,
   validatedSdkOrigin: v.string(),
   name: v.string(),
 });

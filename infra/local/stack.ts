@@ -161,13 +161,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const loaded = await Promise.all(FUNCTIONS.map(async (definition) => ({ definition, handler: await loadHandler(definition) })));
     const targets: GatewayTarget[] = [];
     for (const { definition, handler } of loaded) {
-      if (definition.kind === 'api') targets.push({
-          name: definition.name,
-          routes: definition.routes,
-          isDefault: definition.isDefault,
-          answersPreflight: definition.answersPreflight,
-          handler: handler as HttpHandler,
-        });
+      if (definition.kind === 'api') {
+        const { name, routes, isDefault, answersPreflight } = definition;
+        targets.push({ name, routes, isDefault, answersPreflight, handler: handler as HttpHandler });
+      }
       if (definition.kind === 's3') uploadHandler = handler as (event: S3Event) => Promise<void>;
       if (definition.kind === 'sqs') {
         const pair = queues[definition.queue];
