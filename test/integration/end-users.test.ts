@@ -6,7 +6,7 @@ import { setPlan } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { getThread } from '../support/thread-reads.js';
 import { createThread, makeTypedMarkup, reply, threadBody } from '../support/threads.js';
-import { completeUpload, pngBytes, readUploadRecord, requestPolicy, uploadFile } from '../support/uploads.js';
+import { completeUpload, pngBytes, postToStorage, readUploadRecord, requestPolicy, uploadFile } from '../support/uploads.js';
 
 /**
  * Issue 11 item 4: what end users (exchange tokens) may do beyond the authorization matrix: their
@@ -25,7 +25,7 @@ async function setUp() {
 const ref = (org: Org) => ({ organizationId: org.organizationId, workspaceId: org.workspaceId });
 
 describe('a contributor end user edits and deletes only its own (thread:update, thread:delete, message:update, message:delete)', () => {
-  it('opens threads and replies as itself, and changes its own thread: resolve, unresolve, move the pin, screenshot policy, delete', async () => {
+  it('opens threads and replies as itself, and changes its own thread: resolve, unresolve, move the pin, attach a screenshot, delete', async () => {
     const { markup, as } = await setUp();
     const contributor = await as('project:contributor');
 
@@ -38,8 +38,15 @@ describe('a contributor end user edits and deletes only its own (thread:update, 
     expect((await call('POST', `/threads/${thread.id}/resolve`, { key: contributor.token })).status).toBe(200);
     expect((await call('POST', `/threads/${thread.id}/unresolve`, { key: contributor.token })).status).toBe(200);
     expect((await call('PATCH', `/threads/${thread.id}/move-pin`, { key: contributor.token, body: pin })).status).toBe(200);
-    const policy = await call('GET', `/threads/${thread.id}/screenshot-upload-policy`, { key: contributor.token, query: screenshotQuery(await pngBytes()) });
+    const png = await pngBytes();
+    const policy = await call('GET', `/threads/${thread.id}/screenshot-upload-policy`, { key: contributor.token, query: screenshotQuery(png) });
     expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+    const posted = await postToStorage(policy.body.data.policy, png, { filename: 's.png' });
+    const attached = await call('PUT', `/threads/${thread.id}/screenshot`, {
+      key: contributor.token,
+      body: { fileId: policy.body.data.metadata.fileId, key: policy.body.data.key, etag: posted.etag, mimeType: 'image/png', width: 4, height: 3, filesize: png.length },
+    });
+    expect(attached.status, JSON.stringify(attached.body)).toBe(200);
     expect((await call('PATCH', `/messages/${message.id}`, { key: contributor.token, body: { content: 'Edited' } })).status).toBe(200);
     expect((await call('DELETE', `/messages/${message.id}`, { key: contributor.token })).status).toBe(204);
     expect((await call('DELETE', `/threads/${thread.id}`, { key: contributor.token })).status).toBe(204);
