@@ -132,6 +132,14 @@ export function authorizeOnRecordOf(principal: Principal, role: AnyRole, authorI
   throw new ForbiddenError(refusalOf(role, permission, 'others'), 'insufficient-role');
 }
 
+/**
+ * Whether the route's own-versus-others rule lets `role` act on anyone's record, so who wrote it
+ * need not be read (`authorizeOnRecordOf` would let it through either way).
+ */
+export function mayActOnOthers(principal: Principal, role: AnyRole): boolean {
+  return allows(role, authorizationOf(principal).permission, 'others');
+}
+
 /** Whether an apiKey request was authorized (the api-handler's guard). */
 export function wasAuthorized(principal: Principal | undefined): boolean {
   return principal?.authorization?.authorized === true;
