@@ -15,6 +15,7 @@ import { QUEUES, type QueueName } from '../../shared/queues.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.js';
 import { startGateway, type GatewayTarget, type HttpHandler } from './gateway.js';
 import { startLocalS3 } from './s3.js';
+import { LOCAL_EMAIL_SENDER, startSes } from './ses.js';
 import { createQueuePair, startPoller, startSqs, type Poller, type QueuePair, type SqsHandler } from './sqs.js';
 
 /** DESIGN.md's public contract: what `DATA_DIR/stack.json` holds. */
@@ -32,7 +33,8 @@ export interface ServicesInfo {
   tableName: string;
   bucketName: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
-  endpoints: { dynamodb: string; s3: string; sqs: string };
+  /** `ses`: the SES v2 emulator (aws-ses-v2-local); its `GET /store` lists the emails it received. */
+  endpoints: { dynamodb: string; s3: string; sqs: string; ses: string };
   queues: Record<QueueName, QueuePair>;
   pid: number;
 }
@@ -74,6 +76,9 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
     [ENV.dynamodbEndpoint]: services.endpoints.dynamodb,
     [ENV.s3Endpoint]: services.endpoints.s3,
     [ENV.sqsEndpoint]: services.endpoints.sqs,
+    // A services.json written before the SES emulator existed has no `ses`: then no endpoint (not "undefined").
+    ...(services.endpoints.ses ? { [ENV.sesEndpoint]: services.endpoints.ses } : {}),
+    [ENV.emailSender]: LOCAL_EMAIL_SENDER,
     ...Object.fromEntries((Object.keys(QUEUE_URL_ENV) as QueueName[]).map((name) => [QUEUE_URL_ENV[name], services.queues[name].url])),
     [ENV.stackMode]: 'local',
     // Local tooling runs on Node 20 by design; the SDK's notice about Node 22 is for deployments.
@@ -88,7 +93,7 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
 
 /**
  * Starts DynamoDB Local, s3rver behind the policy-enforcing front, local-aws-sqs with the pollers,
- * and the gateway, all on 127.0.0.1. Handlers run in this process from the same modules Lambda runs.
+ * aws-ses-v2-local and the gateway, all on 127.0.0.1. Handlers run in this process from the same modules Lambda runs.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   // Local tooling runs on Node 20 by design; the SDK's notice about Node 22 is for deployments.
@@ -105,9 +110,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   try {
     let uploadHandler: ((event: S3Event) => Promise<void>) | undefined;
-    const [dynamodb, sqs, s3] = await Promise.all([
+    const [dynamodb, sqs, ses, s3] = await Promise.all([
       startDynamoDbLocal({ dataDir: options.memory ? undefined : join(dataDir, 'dynamodb') }),
       startSqs(REGION),
+      startSes(),
       startLocalS3({
         directory: s3Dir,
         bucket: LOCAL_BUCKET,
@@ -119,8 +125,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         },
       }),
     ]);
-    stoppers.push(dynamodb.stop, sqs.stop, s3.stop);
-    log(`dynamodb ${dynamodb.endpoint}, s3 ${s3.endpoint}, sqs ${sqs.endpoint}`);
+    stoppers.push(dynamodb.stop, sqs.stop, ses.stop, s3.stop);
+    log(`dynamodb ${dynamodb.endpoint}, s3 ${s3.endpoint}, sqs ${sqs.endpoint}, ses ${ses.endpoint}`);
 
     const sqsClient = new SQSClient({ region: REGION, endpoint: sqs.endpoint, credentials: CREDENTIALS });
     stoppers.push(async () => sqsClient.destroy());
@@ -133,7 +139,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       tableName: LOCAL_TABLE,
       bucketName: LOCAL_BUCKET,
       credentials: CREDENTIALS,
-      endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, sqs: sqs.endpoint },
+      endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, sqs: sqs.endpoint, ses: ses.endpoint },
       queues,
       pid: process.pid,
     };
