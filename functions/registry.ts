@@ -6,6 +6,7 @@ import { messagesRoutes } from './messages/routes.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { threadsRoutes } from './threads/routes.js';
 import { uploadsRoutes } from './uploads/routes.js';
+import { usersRoutes } from './users/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** What a function may touch; the CDK stacks grant exactly this and nothing more. */
@@ -14,6 +15,8 @@ export interface FunctionAccess {
   bucket?: 'read' | 'readWrite';
   /** Queues the function sends messages to. */
   sendsTo?: QueueName[];
+  /** Sends email through SES from the configured sender (CDK context `emailSender`), and only from it. */
+  sendsEmail?: true;
 }
 
 interface FunctionBase {
@@ -82,6 +85,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   // its upload (HEADs and retags the object) and signs screenshot upload policies; the thumbnail job goes to the conversion queue.
   { kind: 'api', name: 'threads', routes: threadsRoutes, access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion'] } },
   { kind: 'api', name: 'messages', routes: messagesRoutes, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
+  // Invitations send their emails through SES.
+  { kind: 'api', name: 'users', routes: usersRoutes, access: { table: 'readWrite', sendsEmail: true } },
   { kind: 'api', name: 'openapi', routes: openApiRoutes(() => allRoutes()), isDefault: true, access: {} },
   { kind: 's3', name: 'upload-confirmed', access: { table: 'readWrite', bucket: 'read' } },
   {

@@ -79,6 +79,9 @@ export const PERMISSIONS = {
   'upload:complete': { action: 'confirm uploads', member: 'viewer', endUser: 'project:contributor' },
   'user:update-self': { action: 'change their own avatar', member: 'viewer', endUser: false },
   'external-user:update': { action: "change external users' avatars", member: 'contributor', endUser: false },
+  'user:list': { action: "list the workspace's members and invitees", member: 'viewer', endUser: false },
+  'user:invite': { action: 'invite people to the workspace', member: 'admin', endUser: false },
+  'user:manage': { action: "change members' roles or remove members", member: 'admin', endUser: false },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof PERMISSIONS;
