@@ -5,7 +5,7 @@ import { getOrganization, toOrganizationItem } from '../db/organizations.js';
 import { defaultPlan, toPlanItem } from '../db/plans.js';
 import { emptyStorageItem } from '../db/storage.js';
 import { activateMemberItems, ensureMemberCounts, MAX_MEMBERS, newMemberItems, readMember, verifyUserEmailItem } from '../db/members.js';
-import { putNew, transact, tryTransact, type TransactItem } from '../db/transact.js';
+import { putNew, transact, transactUnlessConditionFails, type TransactItem } from '../db/transact.js';
 import { findUserIdByEmail, getUser, hasMembers, statusOf, toUserEmailItem, toUserItem, type Role, type User } from '../db/users.js';
 import { getWorkspace } from '../db/workspaces.js';
 import { ConflictError, NotFoundError } from '../http/errors.js';
@@ -131,7 +131,7 @@ export async function createWorkspaceKey(workspaceId: string, member?: { email: 
     items.push(...activateMemberItems(existing));
   }
   const key = apiKeyItems('workspace', workspace.organizationId, workspaceId, userId);
-  if ((await tryTransact([...items, ...key.items])).length > 0) {
+  if ((await transactUnlessConditionFails([...items, ...key.items])) !== undefined) {
     throw new ConflictError(`Workspace ${workspaceId} changed meanwhile or has ${MAX_MEMBERS} members already; no key was made.`);
   }
   return key.issued;
