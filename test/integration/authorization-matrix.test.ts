@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
 import { allows, ruleOf, type Permission } from '../../shared/auth/permissions.js';
@@ -25,6 +26,8 @@ interface Case {
   order?: 1 | 2;
   /** The first allowed call removes the target: later allowed callers may find it gone (401 for a key of a deleted workspace, 404). */
   consumesTarget?: true;
+  /** Only member keys (a verified email) may, with the role the permission needs: plain and organization keys are refused. */
+  memberKeyOnly?: true;
 }
 
 const ws = (f: AuthorizationFixture) => ({ workspaceId: f.org.workspaceId });
@@ -119,12 +122,20 @@ const CASES: Record<string, Case> = {
   'POST /api/v2/uploads/upload-complete': send('POST', () => '/uploads/upload-complete', (f) => ({ fileId: f.completed.fileId, etag: f.completed.etag })),
   'POST /api/v2/upload-complete': send('POST', () => '/upload-complete', (f) => ({ fileId: f.completed.fileId, etag: f.completed.etag })),
   'GET /api/v2/openapi.json': get(() => '/openapi.json'),
+  'GET /api/v2/users': get(() => '/users', ws),
+  'POST /api/v2/users/invite': {
+    send: (f, key, caller) => call('POST', '/users/invite', { key, query: ws(f), body: { emails: [`matrix-${caller}-${randomUUID().slice(0, 8)}@example.com`] } }),
+    memberKeyOnly: true,
+  },
+  'PATCH /api/v2/users/{userId}/role': { send: (f, key) => call('PATCH', `/users/${f.roleTarget.userId}/role`, { key, query: ws(f), body: { role: 'contributor' } }) },
+  'DELETE /api/v2/users/{userId}': { send: (f, key) => call('DELETE', `/users/${f.removedMember.userId}`, { key, query: ws(f) }), order: 1, consumesTarget: true },
 };
 
 /** Whether the permission table lets `caller` make this call. */
 function isAllowed(caller: Caller, permission: Permission | undefined, testCase: Case): boolean {
   if (permission === undefined) return true;
   if (caller === 'none' || caller === 'badKey') return false;
+  if (testCase.memberKeyOnly && !(MEMBER_ROLES as readonly Caller[]).includes(caller)) return false;
   const needed = [permission, ...(testCase.also ? [testCase.also] : [])];
   if (needed.some((each) => ruleOf(each).organizationKey)) return caller === 'organizationKey' || caller === 'otherOrganization';
   if (caller === 'otherOrganization' || caller === 'otherWorkspace') return testCase.outsidersActOnTheirOwn === true;

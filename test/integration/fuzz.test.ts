@@ -17,6 +17,7 @@ import {
   WRONG_TYPES,
   type Odd,
 } from '../support/fuzz.js';
+import { addMember } from '../support/conversations.js';
 import { makeFolder, workspaceOf } from '../support/items.js';
 import { fieldsOf, sampleOf, type SampleHints, type SchemaNode } from '../support/schema-walk.js';
 import { createThread, delta, DESKTOP, makeTypedMarkup, reply, threadBody } from '../support/threads.js';
@@ -44,7 +45,7 @@ interface FuzzCase {
 
 interface Fixture {
   org: Org;
-  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string };
+  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string; member: string };
   png: Buffer;
 }
 
@@ -57,7 +58,8 @@ async function makeFixture(): Promise<Fixture> {
   const message = await reply(org.workspaceKey, thread.id, { content: 'Fuzz' });
   const root = (await workspaceOf(org.workspaceId)).rootFolderId;
   const folder = await makeFolder(org.workspaceKey, root, 'Fuzz folder');
-  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root };
+  const member = await addMember(org.workspaceId, 'contributor');
+  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root, member: member.userId };
   return { org, ids, png: await pngBytes() };
 }
 
@@ -73,7 +75,7 @@ function hintsOf({ org, ids }: Fixture): SampleHints {
     threadId: ids.thread,
   };
   const strings: Record<string, string> = { url: DEAD_URL, canonicalUrl: DEAD_URL, sharedUrl: DEAD_URL, contentType: 'image/png', mimeType: 'image/png' };
-  Object.assign(strings, { filename: 'fuzz.png', originalFilename: 'fuzz.png', etag: '"fuzz"', include: 'media', viewMode: 'desktop', viewModeId: DESKTOP, slug: 'fuzz-slug' });
+  Object.assign(strings, { emails: 'fuzz@example.com', filename: 'fuzz.png', originalFilename: 'fuzz.png', etag: '"fuzz"', include: 'media', viewMode: 'desktop', viewModeId: DESKTOP, slug: 'fuzz-slug' });
   return { idFor: (name) => byName[name] ?? MISSING, stringFor: (name) => strings[name], omit: new Set(['before', 'since', 'cursorId']) };
 }
 
@@ -91,6 +93,7 @@ function validBodies({ ids }: Fixture): Record<string, unknown[]> {
 }
 
 function paramsOf(route: AnyRoute, { ids }: Fixture): Record<string, string> {
+  if (route.path.includes('{userId}')) return { userId: ids.member };
   if (!route.path.includes('{id}')) return {};
   const group = route.path.split('/')[3];
   const id = { items: ids.folder, markups: ids.markup, threads: ids.thread, messages: ids.message }[group as string] ?? MISSING;
@@ -108,7 +111,9 @@ function casesOf(route: AnyRoute, fixture: Fixture, random: () => number): FuzzC
   const base = { route, params, query, body: json(bases[0]) };
   const cases: FuzzCase[] = bases.map((body, index) => ({ ...base, label: `baseline ${index}`, body: json(body) }));
 
-  for (const value of Object.keys(params).length > 0 ? pick(random, ODD_PARAMS, 2) : []) cases.push({ ...base, label: `param id=${value.label}`, params: { id: value.value } });
+  for (const [param] of Object.entries(params).slice(0, 1)) {
+    for (const value of pick(random, ODD_PARAMS, 2)) cases.push({ ...base, label: `param ${param}=${value.label}`, params: { [param]: value.value } });
+  }
   for (const field of route.query ? fieldsOf(route.query as unknown as SchemaNode) : []) {
     for (const value of pick(random, ODD_QUERY, 1)) cases.push({ ...base, label: `query ${field.path.join('.')}=${value.label}`, query: { ...query, [field.path.join('.')]: value.value } });
   }
@@ -175,7 +180,7 @@ interface Outcome {
 
 async function send(testCase: FuzzCase, key: string): Promise<Outcome> {
   const { stack } = inject('localStack');
-  const path = testCase.route.path.replace('{id}', encodeURIComponent(testCase.params?.id ?? ''));
+  const path = testCase.route.path.replace(/\{(\w+)\}/g, (_whole, name: string) => encodeURIComponent(testCase.params?.[name] ?? ''));
   const url = new URL(path, stack.baseUrl);
   for (const [name, value] of Object.entries(testCase.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
   const takesBody = testCase.route.method !== 'GET' && testCase.body !== undefined;
