@@ -11,12 +11,6 @@ export interface LocalSes {
 }
 
 /**
- * The From address of emails the local stack sends: a reserved `.localhost` name, so nothing the
- * emulator might forward could reach a real domain.
- */
-export const LOCAL_EMAIL_SENDER = 'invitations@review-board.localhost';
-
-/**
  * aws-ses-v2-local, in memory, on a free loopback port: SES v2 `SendEmail` for the functions, and
  * `GET /store` (every email it received) for people and tests; its web viewer is at `/`.
  */

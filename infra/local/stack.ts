@@ -15,7 +15,6 @@ import { QUEUES, type QueueName } from '../../shared/queues.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.js';
 import { startGateway, type GatewayTarget, type HttpHandler } from './gateway.js';
 import { startLocalS3 } from './s3.js';
-import { LOCAL_EMAIL_SENDER, startSes } from './ses.js';
 import { createQueuePair, startPoller, startSqs, type Poller, type QueuePair, type SqsHandler } from './sqs.js';
 
 /** DESIGN.md's public contract: what `DATA_DIR/stack.json` holds. */
@@ -61,6 +60,12 @@ const REGION = 'us-east-1';
  * requests to the emulators on loopback.
  */
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+/**
+ * The From address of emails the local stack sends: a reserved `.localhost` name, so nothing the
+ * emulator might forward could reach a real domain.
+ */
+export const LOCAL_EMAIL_SENDER = 'invitations@review-board.localhost';
 
 export const stackFile = (dataDir: string) => join(dataDir, 'stack.json');
 export const servicesFile = (dataDir: string) => join(dataDir, 'services.json');
@@ -110,6 +115,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   try {
     let uploadHandler: ((event: S3Event) => Promise<void>) | undefined;
+    // Imported here, not at the top: the admin CLI and `npm run invoke` load this module too and never start it.
+    const { startSes } = await import('./ses.js');
     const [dynamodb, sqs, ses, s3] = await Promise.all([
       startDynamoDbLocal({ dataDir: options.memory ? undefined : join(dataDir, 'dynamodb') }),
       startSqs(REGION),

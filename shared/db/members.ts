@@ -111,14 +111,22 @@ function memberCountChange(workspaceId: string, change: { members?: number; owne
   };
 }
 
-/** The condition that a member record is still as read (role and status). */
-function unchanged(member: Member) {
-  const status = statusOf(member) === 'active' ? '(attribute_not_exists(#status) OR #status = :active)' : '#status = :invited';
+/** A member record's key with the condition that it is still as read (role and status). */
+function asRead(member: Member) {
+  const active = statusOf(member) === 'active';
   return {
-    ConditionExpression: `attribute_exists(PK) AND #role = :readRole AND ${status}`,
-    names: { '#role': 'role', '#status': 'status' },
-    values: { ':readRole': member.role, ...(statusOf(member) === 'active' ? { ':active': 'active' } : { ':invited': 'invited' }) },
+    TableName: getConfig().tableName,
+    Key: memberKey(member.workspaceId, member.userId),
+    ConditionExpression: `attribute_exists(PK) AND #role = :readRole AND ${active ? '(attribute_not_exists(#status) OR #status = :active)' : '#status = :invited'}`,
+    ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
+    ExpressionAttributeValues: { ':readRole': member.role, ...(active ? { ':active': 'active' } : { ':invited': 'invited' }) } as Record<string, unknown>,
   };
+}
+
+/** A transaction item setting attributes of a member record that is still as read (`#role`, `#status` may be named). */
+function memberChange(member: Member, updateExpression: string, values: Record<string, unknown>): TransactItem {
+  const read = asRead(member);
+  return { Update: { ...read, UpdateExpression: updateExpression, ExpressionAttributeValues: { ...read.ExpressionAttributeValues, ...values } } };
 }
 
 /** Transaction items adding a member (active or invited) with the counters: conditional on the cap. */
@@ -141,19 +149,7 @@ export function verifyUserEmailItem(userId: string): TransactItem {
 
 /** Transaction items turning an invitee into an active member (a key was made for them), with the owner counter. */
 export function activateMemberItems(member: Member): TransactItem[] {
-  const condition = unchanged(member);
-  const items: TransactItem[] = [
-    {
-      Update: {
-        TableName: getConfig().tableName,
-        Key: memberKey(member.workspaceId, member.userId),
-        UpdateExpression: 'SET #status = :activeNow',
-        ConditionExpression: condition.ConditionExpression,
-        ExpressionAttributeNames: condition.names,
-        ExpressionAttributeValues: { ...condition.values, ':activeNow': 'active' },
-      },
-    },
-  ];
+  const items = [memberChange(member, 'SET #status = :activeNow', { ':activeNow': 'active' })];
   if (member.role === 'owner') items.push(memberCountChange(member.workspaceId, { owners: 1 }));
   return items;
 }
@@ -182,37 +178,15 @@ export async function insertInvitations(workspaceId: string, invitations: { newU
 
 /** Changes a member's role if the record is still as read; taking `owner` from an active owner needs another to remain. */
 export async function updateMemberRole(member: Member, role: Role): Promise<MemberWriteResult> {
-  const condition = unchanged(member);
   const owners = statusOf(member) !== 'active' ? 0 : (role === 'owner' ? 1 : 0) - (member.role === 'owner' ? 1 : 0);
-  const items: TransactItem[] = [
-    {
-      Update: {
-        TableName: getConfig().tableName,
-        Key: memberKey(member.workspaceId, member.userId),
-        UpdateExpression: 'SET #role = :role',
-        ConditionExpression: condition.ConditionExpression,
-        ExpressionAttributeNames: condition.names,
-        ExpressionAttributeValues: { ...condition.values, ':role': role },
-      },
-    },
-    memberCountChange(member.workspaceId, { owners }),
-  ];
+  const items = [memberChange(member, 'SET #role = :role', { ':role': role }), memberCountChange(member.workspaceId, { owners })];
   return counterResult(await transactUnlessConditionFails(items), 1, 'last-owner');
 }
 
 /** Removes a member or invitee if the record is still as read; removing an active owner needs another to remain. */
 export async function deleteMember(member: Member): Promise<MemberWriteResult> {
-  const condition = unchanged(member);
   const items: TransactItem[] = [
-    {
-      Delete: {
-        TableName: getConfig().tableName,
-        Key: memberKey(member.workspaceId, member.userId),
-        ConditionExpression: condition.ConditionExpression,
-        ExpressionAttributeNames: condition.names,
-        ExpressionAttributeValues: condition.values,
-      },
-    },
+    { Delete: asRead(member) },
     memberCountChange(member.workspaceId, { members: -1, owners: countsAsOwner(member) ? -1 : 0 }),
   ];
   return counterResult(await transactUnlessConditionFails(items), 1, 'last-owner');

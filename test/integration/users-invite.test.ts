@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { LOCAL_EMAIL_SENDER } from '../../infra/local/ses.js';
+import { LOCAL_EMAIL_SENDER } from '../../infra/local/stack.js';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { armFault } from '../../shared/db/faults.js';
