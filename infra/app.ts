@@ -19,6 +19,8 @@ export interface ReviewBoardSettings {
   tracing: boolean;
   /** The web app markups link to (`<appUrl>/markups/<id>`). `-c appUrl=https://review.example.com` */
   appUrl?: string;
+  /** The From address of invitation emails, a verified SES identity (address or domain). `-c emailSender=invitations@review.example.com` */
+  emailSender?: string;
 }
 
 export interface ReviewBoardApp {
@@ -46,8 +48,11 @@ export function readSettings(app: App): ReviewBoardSettings {
   const tracing = context('tracing');
   const appUrl = context('appUrl') === undefined ? undefined : String(context('appUrl'));
   if (appUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(appUrl)) throw new Error(`Context "appUrl" must be an http(s) URL: got "${appUrl}".`);
+  const emailSender = context('emailSender') === undefined ? undefined : String(context('emailSender'));
+  if (emailSender !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(emailSender)) throw new Error(`Context "emailSender" must be an email address: got "${emailSender}".`);
   return {
     appUrl,
+    emailSender,
     stage,
     corsOrigins: listContext(context('corsOrigins'), ['*']),
     logLevel,
@@ -82,6 +87,7 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
     description: 'Review Board Service: HTTP API and its route-group functions',
     data,
     corsOrigins: settings.corsOrigins,
+    emailSender: settings.emailSender,
     ...common,
   });
 

@@ -1,6 +1,6 @@
-import { getMember } from '../db/users.js';
+import { getMember, type Role } from '../db/users.js';
 import { ForbiddenError } from '../http/errors.js';
-import { allows, refusalOf, ruleOf, type AnyRole, type Permission } from './permissions.js';
+import { allows, isEndUserRole, refusalOf, ruleOf, type AnyRole, type Permission } from './permissions.js';
 import type { EndUserPrincipal, OrganizationKeyPrincipal, Principal, RequestAuthorization } from './principal.js';
 
 /** The workspace a permission is checked in: its id and organization. */
@@ -91,6 +91,17 @@ export async function authorize(principal: Principal, workspace: WorkspaceRef, o
   if (principal.kind === 'endUser') requireMarkupInReach(principal, options.markupId);
   authorization.authorized = true;
   return resolved!;
+}
+
+/**
+ * `authorize` for permissions the table closes to end users (administration): the role answered is
+ * then always a workspace role. An end-user role here would mean a row opened to end users without
+ * its operation being ready for them, so it is refused rather than trusted.
+ */
+export async function authorizeMember(principal: Principal, workspace: WorkspaceRef, options: AuthorizeOptions = {}): Promise<Role> {
+  const role = await authorize(principal, workspace, options);
+  if (isEndUserRole(role)) throw new ForbiddenError(`The ${role} role cannot ${ruleOf(authorizationOf(principal).permission).action}.`, 'insufficient-role');
+  return role;
 }
 
 /**

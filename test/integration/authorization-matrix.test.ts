@@ -1,4 +1,4 @@
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
@@ -41,6 +41,8 @@ interface Case {
   order?: 1 | 2;
   /** The first allowed call removes the target: later allowed callers may find it gone (401 for a key of a deleted workspace, 404). */
   consumesTarget?: true;
+  /** Only member keys (a verified email) may, with the role the permission needs: plain and organization keys are refused. */
+  memberKeyOnly?: true;
 }
 
 const ws = (f: AuthorizationFixture) => ({ workspaceId: f.org.workspaceId });
@@ -165,6 +167,13 @@ const CASES: Record<string, Case> = {
   'POST /api/v2/auth/exchange': {
     send: async (f, key) => call('POST', '/auth/exchange', { key, body: { token: await customerJwtFor(f.installation) } }),
   },
+  'GET /api/v2/users': get(() => '/users', ws),
+  'POST /api/v2/users/invite': {
+    send: (f, key, caller) => call('POST', '/users/invite', { key, query: ws(f), body: { emails: [`matrix-${caller}-${randomUUID().slice(0, 8)}@example.com`] } }),
+    memberKeyOnly: true,
+  },
+  'PATCH /api/v2/users/{userId}/role': { send: (f, key) => call('PATCH', `/users/${f.roleTarget.userId}/role`, { key, query: ws(f), body: { role: 'contributor' } }) },
+  'DELETE /api/v2/users/{userId}': { send: (f, key) => call('DELETE', `/users/${f.removedMember.userId}`, { key, query: ws(f) }), order: 1, consumesTarget: true },
 };
 
 /** A customer JWT for the fixture's installation, signed with the key pair its installations are made with. */
@@ -183,6 +192,7 @@ function customerJwtFor(installation: { id: string; publicKey: string }): Promis
 function isAllowed(caller: Caller, permission: Permission | undefined, testCase: Case): boolean {
   if (permission === undefined) return true;
   if (caller === 'none' || caller === 'badKey') return false;
+  if (testCase.memberKeyOnly && !(MEMBER_ROLES as readonly Caller[]).includes(caller)) return false;
   const also = typeof testCase.also === 'function' ? testCase.also(caller) : testCase.also;
   const needed = [permission, ...(also ? [also] : [])];
   if (needed.some((each) => ruleOf(each).organizationKey)) return caller === 'organizationKey' || caller === 'otherOrganization';

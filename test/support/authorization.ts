@@ -72,6 +72,8 @@ export async function makeAuthorizationFixture() {
     Promise.all(MEMBER_ROLES.map((role) => addMember(org.workspaceId, role))),
   ]);
   const otherWorkspaceKey = await createWorkspaceKey(second.id);
+  // Targets of the member routes: a viewer whose role changes, a contributor who is removed.
+  const [roleTarget, removedMember] = await Promise.all([addMember(org.workspaceId, 'viewer'), addMember(org.workspaceId, 'contributor')]);
   const folder = (name: string) => makeFolder(ref, { name: `${name} ${randomUUID().slice(0, 6)}` });
   const [markup, movedMarkup, deletedMarkup, bulkDeletedMarkup, elsewhereMarkup, mainFolder, archivedFolder, movedFolder, deletedFolder] = await Promise.all([
     makeTypedMarkup(ref, 'image'),
@@ -144,6 +146,8 @@ export async function makeAuthorizationFixture() {
     message: message.id as string,
     deletedMessage: deletedMessage.id as string,
     ownMessages,
+    roleTarget,
+    removedMember,
     asset,
     completed,
     commentUpload,
