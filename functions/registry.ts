@@ -22,6 +22,8 @@ export interface FunctionAccess {
    * verifies exchange tokens); declared by the auth group, which mints them without one.
    */
   exchangeKeys?: true;
+  /** Sends email through SES from the configured sender (CDK context `emailSender`), and only from it. */
+  sendsEmail?: true;
 }
 
 interface FunctionBase {
@@ -96,8 +98,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   { kind: 'api', name: 'auth', routes: authRoutes, access: { table: 'readWrite', exchangeKeys: true } },
   // An installation created with `url` makes a webpage markup, whose thumbnail job goes to the thumbnails queue.
   { kind: 'api', name: 'installations', routes: installationsRoutes, access: { table: 'readWrite', sendsTo: ['thumbnails'] } },
-  // External users: their records and the User records their threads and messages are authored by; avatars are only checked.
-  { kind: 'api', name: 'users', routes: usersRoutes, access: { table: 'readWrite' } },
+  // External users (their records and the User records their threads are authored by) and members; invitations send emails through SES.
+  { kind: 'api', name: 'users', routes: usersRoutes, access: { table: 'readWrite', sendsEmail: true } },
   { kind: 'api', name: 'openapi', routes: openApiRoutes(() => allRoutes()), isDefault: true, access: {} },
   // Answers CORS preflights from the origin index (read only); it has no route of its own.
   { kind: 'api', name: 'cors', routes: [], answersPreflight: true, access: { table: 'read' } },

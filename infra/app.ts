@@ -22,6 +22,8 @@ export interface ReviewBoardSettings {
   tracing: boolean;
   /** The web app markups link to (`<appUrl>/markups/<id>`). `-c appUrl=https://review.example.com` */
   appUrl?: string;
+  /** The From address of invitation emails, a verified SES identity (address or domain). `-c emailSender=invitations@review.example.com` */
+  emailSender?: string;
 }
 
 export interface ReviewBoardApp {
@@ -49,8 +51,11 @@ export function readSettings(app: App): ReviewBoardSettings {
   const tracing = context('tracing');
   const appUrl = context('appUrl') === undefined ? undefined : String(context('appUrl'));
   if (appUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(appUrl)) throw new Error(`Context "appUrl" must be an http(s) URL: got "${appUrl}".`);
+  const emailSender = context('emailSender') === undefined ? undefined : String(context('emailSender'));
+  if (emailSender !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(emailSender)) throw new Error(`Context "emailSender" must be an email address: got "${emailSender}".`);
   return {
     appUrl,
+    emailSender,
     stage,
     corsOrigins: listContext(context('corsOrigins'), ['*']),
     logLevel,
@@ -84,6 +89,7 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
     stackName: stackName('ReviewBoardApi'),
     description: 'Review Board Service: HTTP API and its route-group functions',
     data,
+    emailSender: settings.emailSender,
     ...common,
   });
 

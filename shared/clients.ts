@@ -3,12 +3,14 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { getConfig } from './config.js';
 
 let ddb: DynamoDBDocumentClient | undefined;
 let s3: S3Client | undefined;
 let sqs: SQSClient | undefined;
 let secrets: SecretsManagerClient | undefined;
+let ses: SESv2Client | undefined;
 
 /** The document client every db module uses; created once per process. */
 export function getDb(): DynamoDBDocumentClient {
@@ -48,13 +50,23 @@ export function getSecretsManager(): SecretsManagerClient {
   return secrets;
 }
 
+export function getSes(): SESv2Client {
+  if (!ses) {
+    const config = getConfig();
+    ses = new SESv2Client({ region: config.region, endpoint: config.endpoints.ses });
+  }
+  return ses;
+}
+
 /** Drops the cached clients; the local stack and tests call it after pointing the config elsewhere. */
 export function resetClients(): void {
   ddb?.destroy();
   s3?.destroy();
   sqs?.destroy();
   secrets?.destroy();
+  ses?.destroy();
   ddb = undefined;
+  ses = undefined;
   s3 = undefined;
   sqs = undefined;
   secrets = undefined;

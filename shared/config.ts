@@ -16,6 +16,9 @@ const EnvSchema = v.object({
   DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
   S3_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
   SQS_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  SES_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  /** The From address of the service's emails (invitations): a verified SES identity. Without it no email is sent. */
+  EMAIL_SENDER: v.optional(v.pipe(v.string(), v.regex(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'must be an email address'))),
   /** The web app; markups link to `<APP_URL>/markups/<id>`. Without it they link to the API's own origin. */
   APP_URL: v.optional(v.pipe(v.string(), v.url())),
   /** Chromium for page thumbnails; without it the usual install paths are tried, then none (placeholder). */
@@ -44,7 +47,8 @@ export interface Config {
   webhookQueueUrl: string | undefined;
   thumbnailQueueUrl: string | undefined;
   region: string;
-  endpoints: { dynamodb?: string; s3?: string; sqs?: string };
+  endpoints: { dynamodb?: string; s3?: string; sqs?: string; ses?: string };
+  emailSender: string | undefined;
   mode: 'local' | 'aws';
   appUrl: string | undefined;
   chromiumPath: string | undefined;
@@ -78,7 +82,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     webhookQueueUrl: e.WEBHOOK_QUEUE_URL,
     thumbnailQueueUrl: e.THUMBNAIL_QUEUE_URL,
     region: e.AWS_REGION,
-    endpoints: { dynamodb: e.DYNAMODB_ENDPOINT, s3: e.S3_ENDPOINT, sqs: e.SQS_ENDPOINT },
+    endpoints: { dynamodb: e.DYNAMODB_ENDPOINT, s3: e.S3_ENDPOINT, sqs: e.SQS_ENDPOINT, ses: e.SES_ENDPOINT },
+    emailSender: e.EMAIL_SENDER,
     mode: e.STACK_MODE,
     appUrl: e.APP_URL?.replace(/\/+$/, ''),
     chromiumPath: e.CHROMIUM_PATH || undefined,
@@ -123,6 +128,8 @@ export const ENV = {
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   s3Endpoint: 'S3_ENDPOINT',
   sqsEndpoint: 'SQS_ENDPOINT',
+  sesEndpoint: 'SES_ENDPOINT',
+  emailSender: 'EMAIL_SENDER',
   stackMode: 'STACK_MODE',
   appUrl: 'APP_URL',
   chromiumPath: 'CHROMIUM_PATH',

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, Size, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Size, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, LayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { BUNDLING } from './bundling.js';
@@ -57,6 +57,8 @@ export interface ServiceFunctionProps {
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /** The web app markups link to; without it, markups link to the API's own origin. */
   readonly appUrl?: string;
+  /** The From address of the service's emails, a verified SES identity; only functions that declare `sendsEmail` get it. */
+  readonly emailSender?: string;
   /** X-Ray active tracing. @default false */
   readonly tracing?: boolean;
   /** @default RetentionDays.ONE_MONTH */
@@ -237,6 +239,29 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /**
+   * Sets EMAIL_SENDER and grants `ses:SendEmail` on that sender's identities only (the address, or
+   * the domain it was verified through), with the From address pinned by condition. Without a
+   * sender the function gets neither, and its emails are not sent (a synth warning says so).
+   */
+  bindEmailSender(sender: string | undefined): this {
+    if (!sender) {
+      Annotations.of(this).addWarning(`No emailSender in the CDK context: ${this.definition.name} sends no email (invitations are recorded, their emails not sent).`);
+      return this;
+    }
+    this.addEnvironment(ENV.emailSender, sender);
+    const stack = Stack.of(this);
+    const identity = (name: string) => `arn:${stack.partition}:ses:${stack.region}:${stack.account}:identity/${name}`;
+    this.executionRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [identity(sender), identity(sender.slice(sender.indexOf('@') + 1))],
+        conditions: { StringEquals: { 'ses:FromAddress': sender } },
+      }),
+    );
+    return this;
+  }
+
+  /**
    * The function of one registry entry, with its construct id and exactly the access the entry
    * declares; how every stack makes its functions.
    */
@@ -246,7 +271,8 @@ export class ServiceFunction extends NodejsFunction {
     resources: ServiceResources,
     settings: Omit<ServiceFunctionProps, 'definition'>,
   ): ServiceFunction {
-    return new ServiceFunction(scope, functionIdOf(definition), { ...settings, definition }).bindAccess(resources);
+    const fn = new ServiceFunction(scope, functionIdOf(definition), { ...settings, definition }).bindAccess(resources);
+    return definition.access.sendsEmail ? fn.bindEmailSender(settings.emailSender) : fn;
   }
 
   /** Applies the registry's `access` declaration: the function gets exactly what it declares. */

@@ -33,7 +33,8 @@ export interface ServicesInfo {
   tableName: string;
   bucketName: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
-  endpoints: { dynamodb: string; s3: string; sqs: string };
+  /** `ses`: the SES v2 emulator (aws-ses-v2-local); its `GET /store` lists the emails it received. */
+  endpoints: { dynamodb: string; s3: string; sqs: string; ses: string };
   queues: Record<QueueName, QueuePair>;
   /** The exchange-token signing keys of this DATA_DIR (made on first start; never in the repository). */
   exchangeKeysFile: string;
@@ -63,6 +64,12 @@ const REGION = 'us-east-1';
  */
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
+/**
+ * The From address of emails the local stack sends: a reserved `.localhost` name, so nothing the
+ * emulator might forward could reach a real domain.
+ */
+export const LOCAL_EMAIL_SENDER = 'invitations@review-board.localhost';
+
 export const stackFile = (dataDir: string) => join(dataDir, 'stack.json');
 export const servicesFile = (dataDir: string) => join(dataDir, 'services.json');
 
@@ -77,6 +84,9 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
     [ENV.dynamodbEndpoint]: services.endpoints.dynamodb,
     [ENV.s3Endpoint]: services.endpoints.s3,
     [ENV.sqsEndpoint]: services.endpoints.sqs,
+    // A services.json written before the SES emulator existed has no `ses`: then no endpoint (not "undefined").
+    ...(services.endpoints.ses ? { [ENV.sesEndpoint]: services.endpoints.ses } : {}),
+    [ENV.emailSender]: LOCAL_EMAIL_SENDER,
     ...Object.fromEntries((Object.keys(QUEUE_URL_ENV) as QueueName[]).map((name) => [QUEUE_URL_ENV[name], services.queues[name].url])),
     [ENV.exchangeKeysFile]: services.exchangeKeysFile,
     [ENV.stackMode]: 'local',
@@ -103,7 +113,7 @@ function ensureExchangeKeys(dataDir: string, memory: boolean): string {
 
 /**
  * Starts DynamoDB Local, s3rver behind the policy-enforcing front, local-aws-sqs with the pollers,
- * and the gateway, all on 127.0.0.1. Handlers run in this process from the same modules Lambda runs.
+ * aws-ses-v2-local and the gateway, all on 127.0.0.1. Handlers run in this process from the same modules Lambda runs.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   // Local tooling runs on Node 20 by design; the SDK's notice about Node 22 is for deployments.
@@ -120,9 +130,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   try {
     let uploadHandler: ((event: S3Event) => Promise<void>) | undefined;
-    const [dynamodb, sqs, s3] = await Promise.all([
+    // Imported here, not at the top: the admin CLI and `npm run invoke` load this module too and never start it.
+    const { startSes } = await import('./ses.js');
+    const [dynamodb, sqs, ses, s3] = await Promise.all([
       startDynamoDbLocal({ dataDir: options.memory ? undefined : join(dataDir, 'dynamodb') }),
       startSqs(REGION),
+      startSes(),
       startLocalS3({
         directory: s3Dir,
         bucket: LOCAL_BUCKET,
@@ -134,8 +147,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         },
       }),
     ]);
-    stoppers.push(dynamodb.stop, sqs.stop, s3.stop);
-    log(`dynamodb ${dynamodb.endpoint}, s3 ${s3.endpoint}, sqs ${sqs.endpoint}`);
+    stoppers.push(dynamodb.stop, sqs.stop, ses.stop, s3.stop);
+    log(`dynamodb ${dynamodb.endpoint}, s3 ${s3.endpoint}, sqs ${sqs.endpoint}, ses ${ses.endpoint}`);
 
     const sqsClient = new SQSClient({ region: REGION, endpoint: sqs.endpoint, credentials: CREDENTIALS });
     stoppers.push(async () => sqsClient.destroy());
@@ -148,7 +161,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       tableName: LOCAL_TABLE,
       bucketName: LOCAL_BUCKET,
       credentials: CREDENTIALS,
-      endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, sqs: sqs.endpoint },
+      endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, sqs: sqs.endpoint, ses: ses.endpoint },
       queues,
       exchangeKeysFile: ensureExchangeKeys(dataDir, options.memory),
       pid: process.pid,

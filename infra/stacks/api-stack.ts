@@ -26,6 +26,8 @@ export interface ApiStackProps extends StackProps {
   readonly throttle?: { rateLimit: number; burstLimit: number };
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
   readonly appUrl?: string;
+  /** The From address of invitation emails (a verified SES identity). */
+  readonly emailSender?: string;
   readonly tracing?: boolean;
 }
 
@@ -55,6 +57,7 @@ export class ApiStack extends Stack {
       const fn = ServiceFunction.forDefinition(this, definition, resources, {
         logLevel: props.logLevel,
         appUrl: props.appUrl,
+        emailSender: props.emailSender,
         tracing: props.tracing,
       });
       functions[definition.name] = fn;

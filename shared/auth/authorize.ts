@@ -1,6 +1,6 @@
-import { getMember } from '../db/users.js';
+import { getMember, type Role } from '../db/users.js';
 import { ForbiddenError } from '../http/errors.js';
-import { allows, refusalOf, ruleOf, type AnyRole, type Permission } from './permissions.js';
+import { allows, isEndUserRole, refusalOf, ruleOf, type AnyRole, type Permission } from './permissions.js';
 import type { EndUserPrincipal, OrganizationKeyPrincipal, Principal, RequestAuthorization } from './principal.js';
 
 /** The workspace a permission is checked in: its id and organization. */
@@ -94,6 +94,17 @@ export async function authorize(principal: Principal, workspace: WorkspaceRef, o
 }
 
 /**
+ * `authorize` for permissions the table closes to end users (administration): the role answered is
+ * then always a workspace role. An end-user role here would mean a row opened to end users without
+ * its operation being ready for them, so it is refused rather than trusted.
+ */
+export async function authorizeMember(principal: Principal, workspace: WorkspaceRef, options: AuthorizeOptions = {}): Promise<Role> {
+  const role = await authorize(principal, workspace, options);
+  if (isEndUserRole(role)) throw new ForbiddenError(`The ${role} role cannot ${ruleOf(authorizationOf(principal).permission).action}.`, 'insufficient-role');
+  return role;
+}
+
+/**
  * An end user acts on one markup per request: the one its token is bound to, or (unbound) any
  * markup of its workspace. A request that addresses no markup is refused rather than let through
  * on the workspace alone (fail closed: no table row can open workspace-wide data to end users).
@@ -130,6 +141,14 @@ export function authorizeOnRecordOf(principal: Principal, role: AnyRole, authorI
     throw new ForbiddenError(`Only its author may do this (${ruleOf(permission).action}); it was written by someone else.`, `not-${permission.split(':')[0]}-author`);
   }
   throw new ForbiddenError(refusalOf(role, permission, 'others'), 'insufficient-role');
+}
+
+/**
+ * Whether the route's own-versus-others rule lets `role` act on anyone's record, so who wrote it
+ * need not be read (`authorizeOnRecordOf` would let it through either way).
+ */
+export function mayActOnOthers(principal: Principal, role: AnyRole): boolean {
+  return allows(role, authorizationOf(principal).permission, 'others');
 }
 
 /** Whether an apiKey request was authorized (the api-handler's guard). */

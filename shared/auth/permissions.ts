@@ -84,6 +84,9 @@ export const PERMISSIONS = {
   'external-user:read': { action: 'read external users', member: 'viewer', endUser: false },
   'external-user:create': { action: 'create external users', member: 'contributor', endUser: false },
   'external-user:delete': { action: 'delete external users', member: 'admin', endUser: false },
+  'user:list': { action: "list the workspace's members and invitees", member: 'viewer', endUser: false },
+  'user:invite': { action: 'invite people to the workspace', member: 'admin', endUser: false },
+  'user:manage': { action: "change members' roles or remove members", member: 'admin', endUser: false },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -20,12 +20,27 @@ export interface User {
   modifiedAt: number;
 }
 
+export const MEMBER_STATUSES = ['active', 'invited'] as const;
+export type MemberStatus = (typeof MEMBER_STATUSES)[number];
+
 export interface Member {
   workspaceId: string;
   userId: string;
   role: Role;
   createdAt: number;
+  /** `invited` until the person holds a key of the workspace; records written before invitations have none: `active`. */
+  status?: MemberStatus;
+  /** Who invited them and when (invitees only). */
+  invitedBy?: string;
+  invitedAt?: number;
+  /** When the invitation email went out; absent while it has not (a re-invite sends it again). */
+  invitationSentAt?: number;
+  /** A request is sending the invitation email since then (a lease, so two re-invites send it once). */
+  invitationSendingSince?: number;
 }
+
+/** A member record's status; records from before invitations are active. */
+export const statusOf = (member: Pick<Member, 'status'>): MemberStatus => member.status ?? 'active';
 
 export const userKey = (userId: string) => ({ PK: `USER#${userId}`, SK: 'USER' });
 /** Makes an email address unique across users. */

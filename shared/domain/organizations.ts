@@ -4,10 +4,11 @@ import { toApiKeyItem, type ApiKeyRecord } from '../db/api-keys.js';
 import { getOrganization, toOrganizationItem } from '../db/organizations.js';
 import { defaultPlan, toPlanItem } from '../db/plans.js';
 import { emptyStorageItem } from '../db/storage.js';
-import { putNew, transact, type TransactItem } from '../db/transact.js';
-import { findUserIdByEmail, getMember, hasMembers, toMemberItem, toUserEmailItem, toUserItem, type Role, type User } from '../db/users.js';
+import { activateMemberItems, ensureMemberCounts, MAX_MEMBERS, newMemberItems, readMember, verifyUserEmailItem } from '../db/members.js';
+import { putNew, transact, transactUnlessConditionFails, type TransactItem } from '../db/transact.js';
+import { findUserIdByEmail, getUser, hasMembers, statusOf, toUserEmailItem, toUserItem, type Role, type User } from '../db/users.js';
 import { getWorkspace } from '../db/workspaces.js';
-import { NotFoundError } from '../http/errors.js';
+import { ConflictError, NotFoundError } from '../http/errors.js';
 import { createWorkspace } from './workspaces.js';
 
 export interface IssuedKey {
@@ -90,7 +91,7 @@ export async function createOrganizationKey(organizationId: string): Promise<Iss
 /**
  * A workspace-scoped key. With an email it acts as that workspace member (created when new, email
  * verified, with the role given, else `owner` for a workspace's first member and `contributor`
- * after); without, as its own API user (which acts as an owner).
+ * after; an invitee becomes active); without, as its own API user (which acts as an owner).
  */
 export async function createWorkspaceKey(workspaceId: string, member?: { email: string; role?: Role }): Promise<IssuedKey> {
   const workspace = await getWorkspace(workspaceId);
@@ -115,13 +116,23 @@ export async function createWorkspaceKey(workspaceId: string, member?: { email: 
     };
     userId = user.id;
     items.push(putNew(toUserItem(user)), putNew(toUserEmailItem(user)));
+  } else if ((await getUser(userId))?.emailVerified === false) {
+    // An invitee's address: the operator who makes a key for it vouches for it.
+    items.push(verifyUserEmailItem(userId));
   }
-  // An existing membership keeps its role: the key joins the member, it does not re-invite them.
-  if (!(await getMember(workspaceId, userId))) {
+  // An existing membership keeps its role: the key joins the member, it does not re-invite them; an
+  // invitee becomes an active member. Both move the workspace's member counters in the same transaction.
+  await ensureMemberCounts(workspaceId);
+  const existing = await readMember(workspaceId, userId);
+  if (!existing) {
     const role = member.role ?? ((await hasMembers(workspaceId)) ? 'contributor' : 'owner');
-    items.push(putNew(toMemberItem({ workspaceId, userId, role, createdAt: now })));
+    items.push(...newMemberItems({ workspaceId, userId, role, createdAt: now, status: 'active' }));
+  } else if (statusOf(existing) === 'invited') {
+    items.push(...activateMemberItems(existing));
   }
   const key = apiKeyItems('workspace', workspace.organizationId, workspaceId, userId);
-  await transact([...items, ...key.items]);
+  if ((await transactUnlessConditionFails([...items, ...key.items])) !== undefined) {
+    throw new ConflictError(`Workspace ${workspaceId} changed meanwhile or has ${MAX_MEMBERS} members already; no key was made.`);
+  }
   return key.issued;
 }

@@ -108,8 +108,8 @@ export class MethodNotAllowedError extends HttpError {
 }
 
 export class ConflictError extends HttpError {
-  constructor(detail: string) {
-    super(409, 'conflict', 'Conflict', detail);
+  constructor(detail: string, slug = 'conflict') {
+    super(409, slug, 'Conflict', detail);
   }
 }
 

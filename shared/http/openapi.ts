@@ -44,6 +44,31 @@ function parameters(schema: AnySchema | undefined, location: 'query' | 'path'): 
 }
 
 /**
+ * Which credentials an operation takes, from the permission table: an API key wherever a key is
+ * needed, and an exchange token too where the permission admits end users (`endUser` not false).
+ * Operations that need no credential list none.
+ */
+export function securityOf(route: Pick<AnyRoute, 'auth' | 'permission'>): Record<string, string[]>[] {
+  if (route.auth === 'none') return [];
+  const endUsers = route.permission !== undefined && ruleOf(route.permission).endUser !== false;
+  return endUsers ? [{ bearer: [] }, { exchangeToken: [] }] : [{ bearer: [] }];
+}
+
+const SECURITY_SCHEMES = {
+  bearer: { type: 'http', scheme: 'bearer', description: 'An API key, organization- or workspace-scoped: `Authorization: Bearer <API key>`.' },
+  exchangeToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'An exchange token, sent as `Authorization: Bearer <exchange token>`: obtained from POST /auth/exchange for a customer-signed ' +
+      'JWT (RS256, verified with the installation\'s public key) or from POST /auth/sdk-exchange; it acts as an end user of one ' +
+      'workspace with the markup role it was minted with (project:viewer, project:contributor or project:owner), bound to one ' +
+      'markup when the customer JWT named one. Accepted only by operations whose permission admits end users; lives minutes.',
+  },
+};
+
+/**
  * The OpenAPI 3.1 document of the given routes, generated from the same route tables and valibot
  * schemas the handlers validate with, so it cannot drift from the code.
  */
@@ -76,7 +101,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl = '/'): Json
         { $ref: '#/components/parameters/ApiVersion' },
       ],
       responses,
-      security: r.auth === 'none' ? [] : [{ bearer: [] }],
+      security: securityOf(r),
     };
     if (r.body) {
       operation.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(r.body) } } };
@@ -96,7 +121,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl = '/'): Json
       parameters: {
         ApiVersion: { name: VERSION_HEADER, in: 'header', required: false, schema: { type: 'string', enum: [API_VERSION] } },
       },
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (or, on feedback endpoints, an exchange token).' } },
+      securitySchemes: SECURITY_SCHEMES,
     },
   };
 }

@@ -1,13 +1,25 @@
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
-import { allows, ruleOf, type Permission } from '../../shared/auth/permissions.js';
+import { allows, ruleOf, type AnyRole, type Permission } from '../../shared/auth/permissions.js';
 import { expectedClaimsOf } from '../../shared/domain/customer-exchange.js';
 import { RESOURCE_RULES } from '../../shared/domain/upload-rules.js';
 import { routeKey } from '../../shared/http/route.js';
 import { call, type ApiResponse } from '../support/api.js';
-import { CALLERS, differences, makeAuthorizationFixture, MATRIX_ORIGIN, MEMBER_ROLES, snapshotOf, type AuthorizationFixture, type Caller } from '../support/authorization.js';
+import {
+  CALLERS,
+  credentialOf,
+  differences,
+  END_USER_CALLERS,
+  isEndUserCaller,
+  makeAuthorizationFixture,
+  MATRIX_ORIGIN,
+  MEMBER_ROLES,
+  snapshotOf,
+  type AuthorizationFixture,
+  type Caller,
+} from '../support/authorization.js';
 import { customerKeyPair } from '../support/installations.js';
 import { idpToken, newState, sdkExchange, sdkResult } from '../support/sdk.js';
 import { threadBody } from '../support/threads.js';
@@ -16,12 +28,13 @@ import { fileForm, postFileMarkup } from '../support/uploads.js';
 /**
  * Issue 18: every route x every kind of caller, generated from the route tables and the permission
  * table. Each route needs a case below that says how to call it on the fixture; a route without
- * one fails, so a new route cannot skip the matrix.
+ * one fails, so a new route cannot skip the matrix. Issue 11: end users (exchange tokens) are
+ * callers too, checked against the table's `endUser` columns; routes closed to them answer 403.
  */
 interface Case {
   send(f: AuthorizationFixture, key: string | null, caller: Caller): Promise<ApiResponse | { status: number; body: any }>;
-  /** A permission the call needs beside the route's (an upload's resource type). */
-  also?: Permission;
+  /** A permission the call needs beside the route's (an upload's resource type, which may differ per caller). */
+  also?: Permission | ((caller: Caller) => Permission);
   /** The call acts on another person's record (own-versus-others rules), for every caller or for some. */
   others?: true | ((caller: Caller) => boolean);
   /** Keys outside the fixture act on their own workspace here, so nothing stops them. */
@@ -30,6 +43,8 @@ interface Case {
   order?: 1 | 2;
   /** The first allowed call removes the target: later allowed callers may find it gone (401 for a key of a deleted workspace, 404). */
   consumesTarget?: true;
+  /** Only member keys (a verified email) may, with the role the permission needs: plain and organization keys are refused. */
+  memberKeyOnly?: true;
 }
 
 const ws = (f: AuthorizationFixture) => ({ workspaceId: f.org.workspaceId });
@@ -41,14 +56,23 @@ const send = (method: string, path: (f: AuthorizationFixture) => string, body?: 
   send: (f, key, caller) => call(method, path(f), { key, body: body?.(f, caller) }),
   ...extra,
 });
+/** Callers refused whatever they are allowed elsewhere; calls that may write give them `refusedFileId`. */
+const OUTSIDERS: readonly Caller[] = ['none', 'badKey', 'otherOrganization', 'otherWorkspace', 'endBoundElsewhere', 'endOtherWorkspace'];
+const refusedFileId = (f: AuthorizationFixture, caller: Caller, refused: readonly Caller[]) =>
+  [...OUTSIDERS, ...refused].includes(caller) ? { fileId: f.refusedFileId } : {};
+// End users upload for comments (a markup), everyone else markup files (a folder).
 const policyBody = (f: AuthorizationFixture, caller: Caller) => ({
-  resourceType: 'markup_asset',
-  resourceId: f.mainFolder.id,
+  ...(isEndUserCaller(caller) ? { resourceType: 'message_attachment', resourceId: f.markup.id } : { resourceType: 'markup_asset', resourceId: f.mainFolder.id }),
   filename: 'a.png',
   contentType: 'image/png',
   filesize: f.png.length,
-  ...(['viewer', 'otherOrganization', 'otherWorkspace', 'none', 'badKey'].includes(caller) ? { fileId: f.refusedFileId } : {}),
+  ...refusedFileId(f, caller, ['viewer', 'endViewer']),
 });
+const policyPermission = (caller: Caller) => RESOURCE_RULES[isEndUserCaller(caller) ? 'message_attachment' : 'markup_asset'].permission;
+const completeBody = (f: AuthorizationFixture, caller: Caller) => {
+  const upload = isEndUserCaller(caller) ? f.commentUpload : f.completed;
+  return { fileId: upload.fileId, etag: upload.etag };
+};
 
 const CASES: Record<string, Case> = {
   'GET /api/v2/workspace': get(() => '/workspace', ws),
@@ -92,15 +116,20 @@ const CASES: Record<string, Case> = {
   'GET /api/v2/threads': get(() => '/threads', (f) => ({ markupId: f.markup.id })),
   'POST /api/v2/threads': send('POST', () => '/threads', (f) => threadBody(f.markup)),
   'GET /api/v2/threads/{id}': get((f) => `/threads/${f.thread.id}`),
-  'POST /api/v2/threads/{id}/resolve': send('POST', (f) => `/threads/${f.thread.id}/resolve`),
-  'POST /api/v2/threads/{id}/unresolve': send('POST', (f) => `/threads/${f.thread.id}/unresolve`),
+  // The fixture's thread is the workspace key's: every caller acts on someone else's.
+  'POST /api/v2/threads/{id}/resolve': send('POST', (f) => `/threads/${f.thread.id}/resolve`, undefined, { others: true }),
+  'POST /api/v2/threads/{id}/unresolve': send('POST', (f) => `/threads/${f.thread.id}/unresolve`, undefined, { others: true }),
   'POST /api/v2/threads/{id}/read': send('POST', (f) => `/threads/${f.thread.id}/read`),
   'DELETE /api/v2/threads/{id}': { ...send('DELETE', (f) => `/threads/${f.deletedThread.id}`), others: true, order: 1 },
-  'PATCH /api/v2/threads/{id}/move-pin': send('PATCH', (f) => `/threads/${f.thread.id}/move-pin`, () => pin),
-  'GET /api/v2/threads/{id}/screenshot-upload-policy': get(
-    (f) => `/threads/${f.thread.id}/screenshot-upload-policy`,
-    (f) => ({ filename: 's.png', mimeType: 'image/png', filesize: String(f.png.length) }),
-  ),
+  'PATCH /api/v2/threads/{id}/move-pin': send('PATCH', (f) => `/threads/${f.thread.id}/move-pin`, () => pin, { others: true }),
+  'GET /api/v2/threads/{id}/screenshot-upload-policy': {
+    send: (f, key, caller) =>
+      call('GET', `/threads/${f.thread.id}/screenshot-upload-policy`, {
+        key,
+        query: { filename: 's.png', mimeType: 'image/png', filesize: String(f.png.length), ...refusedFileId(f, caller, ['viewer', 'endViewer', 'endContributor']) },
+      }),
+    others: true,
+  },
   'PUT /api/v2/threads/{id}/screenshot': send('PUT', (f) => `/threads/${f.thread.id}/screenshot`, (f) => ({
     fileId: f.refusedFileId,
     key: 'screenshots/none.png',
@@ -109,20 +138,20 @@ const CASES: Record<string, Case> = {
     width: 4,
     height: 3,
     filesize: f.png.length,
-  })),
+  }), { others: true }),
   'GET /api/v2/threads/{id}/screenshot': get((f) => `/threads/${f.thread.id}/screenshot`),
   'POST /api/v2/threads/{id}/messages': send('POST', (f) => `/threads/${f.thread.id}/messages`, () => ({ content: 'Matrix reply' })),
-  // Each member edits its own message; the organization key edits the workspace key's, someone else's.
+  // Each member and end user that may write edits its own message; the organization key edits the workspace key's, someone else's.
   'PATCH /api/v2/messages/{id}': {
     send: (f, key, caller) => call('PATCH', `/messages/${f.ownMessages[caller] ?? f.message}`, { key, body: { content: 'Edited' } }),
     others: (caller) => caller === 'organizationKey',
   },
   'POST /api/v2/messages/{id}/read': send('POST', (f) => `/messages/${f.message}/read`),
   'DELETE /api/v2/messages/{id}': { ...send('DELETE', (f) => `/messages/${f.deletedMessage}`), others: true, order: 1 },
-  'POST /api/v2/uploads/upload-policy': { ...send('POST', () => '/uploads/upload-policy', policyBody), also: RESOURCE_RULES.markup_asset.permission },
-  'POST /api/v2/upload-policy': { ...send('POST', () => '/upload-policy', policyBody), also: RESOURCE_RULES.markup_asset.permission },
-  'POST /api/v2/uploads/upload-complete': send('POST', () => '/uploads/upload-complete', (f) => ({ fileId: f.completed.fileId, etag: f.completed.etag })),
-  'POST /api/v2/upload-complete': send('POST', () => '/upload-complete', (f) => ({ fileId: f.completed.fileId, etag: f.completed.etag })),
+  'POST /api/v2/uploads/upload-policy': { ...send('POST', () => '/uploads/upload-policy', policyBody), also: policyPermission },
+  'POST /api/v2/upload-policy': { ...send('POST', () => '/upload-policy', policyBody), also: policyPermission },
+  'POST /api/v2/uploads/upload-complete': send('POST', () => '/uploads/upload-complete', completeBody),
+  'POST /api/v2/upload-complete': send('POST', () => '/upload-complete', completeBody),
   'POST /api/v2/installations': send('POST', () => '/installations', (f) => ({ signingKey: f.signingKey, ...ws(f) })),
   'GET /api/v2/installations': get(() => '/installations', ws),
   'GET /api/v2/installations/{id}': get((f) => `/installations/${f.installation.id}`),
@@ -150,6 +179,13 @@ const CASES: Record<string, Case> = {
       return sdkResult({ state, publicKey: f.installation.publicKey, markupId: f.markup.id }, MATRIX_ORIGIN);
     },
   },
+  'GET /api/v2/users': get(() => '/users', ws),
+  'POST /api/v2/users/invite': {
+    send: (f, key, caller) => call('POST', '/users/invite', { key, query: ws(f), body: { emails: [`matrix-${caller}-${randomUUID().slice(0, 8)}@example.com`] } }),
+    memberKeyOnly: true,
+  },
+  'PATCH /api/v2/users/{userId}/role': { send: (f, key) => call('PATCH', `/users/${f.roleTarget.userId}/role`, { key, query: ws(f), body: { role: 'contributor' } }) },
+  'DELETE /api/v2/users/{userId}': { send: (f, key) => call('DELETE', `/users/${f.removedMember.userId}`, { key, query: ws(f) }), order: 1, consumesTarget: true },
 };
 
 /** An SDK exchange of the fixture's installation (which admits MATRIX_ORIGIN) for its markup. */
@@ -171,11 +207,16 @@ function customerJwtFor(installation: { id: string; publicKey: string }): Promis
 function isAllowed(caller: Caller, permission: Permission | undefined, testCase: Case): boolean {
   if (permission === undefined) return true;
   if (caller === 'none' || caller === 'badKey') return false;
-  const needed = [permission, ...(testCase.also ? [testCase.also] : [])];
+  if (testCase.memberKeyOnly && !(MEMBER_ROLES as readonly Caller[]).includes(caller)) return false;
+  const also = typeof testCase.also === 'function' ? testCase.also(caller) : testCase.also;
+  const needed = [permission, ...(also ? [also] : [])];
   if (needed.some((each) => ruleOf(each).organizationKey)) return caller === 'organizationKey' || caller === 'otherOrganization';
   if (caller === 'otherOrganization' || caller === 'otherWorkspace') return testCase.outsidersActOnTheirOwn === true;
-  // Plain keys act as owners; member keys with their role.
-  const role = (MEMBER_ROLES as readonly Caller[]).includes(caller) ? (caller as (typeof MEMBER_ROLES)[number]) : 'owner';
+  // Every route open to end users acts on a fixture markup, which these tokens never reach.
+  if (caller === 'endBoundElsewhere' || caller === 'endOtherWorkspace') return false;
+  // Plain keys act as owners; member keys with their role; end users with their markup role.
+  const memberRole = (MEMBER_ROLES as readonly Caller[]).includes(caller) ? (caller as (typeof MEMBER_ROLES)[number]) : 'owner';
+  const role: AnyRole = isEndUserCaller(caller) ? END_USER_CALLERS[caller] : memberRole;
   const others = typeof testCase.others === 'function' ? testCase.others(caller) : testCase.others === true;
   return needed.every((each) => allows(role, each, others ? 'others' : 'own'));
 }
@@ -184,7 +225,7 @@ const routes = allRoutes()
   .map((route) => ({ route, key: routeKey(route), testCase: CASES[routeKey(route)] }))
   .sort((a, b) => (a.testCase?.order ?? 0) - (b.testCase?.order ?? 0));
 
-describe('authorization matrix: every route x every caller (issue 18 item 1, the permission table)', () => {
+describe('authorization matrix: every route x every caller (issue 18 item 1, issue 11 item 4: the permission table)', () => {
   let fixture: AuthorizationFixture;
   let baseline: Map<string, string>;
   beforeAll(async () => {
@@ -203,10 +244,10 @@ describe('authorization matrix: every route x every caller (issue 18 item 1, the
     const refused = expected.filter((entry) => !entry.allowed).map((entry) => entry.caller);
 
     const before = await snapshotOf(fixture);
-    const refusals = await Promise.all(refused.map(async (caller) => ({ caller, response: await testCase.send(fixture, fixture.keys[caller], caller) })));
+    const refusals = await Promise.all(refused.map(async (caller) => ({ caller, response: await testCase.send(fixture, await credentialOf(fixture, caller), caller) })));
     const after = await snapshotOf(fixture);
     const allowedCallers = expected.filter((entry) => entry.allowed).map((entry) => entry.caller);
-    const callOnce = async (caller: Caller) => ({ caller, ...(await testCase.send(fixture, fixture.keys[caller], caller)) });
+    const callOnce = async (caller: Caller) => ({ caller, ...(await testCase.send(fixture, await credentialOf(fixture, caller), caller)) });
     // Destructive calls one after another (each may find the target gone); the rest at once.
     const allowed = [];
     if (testCase.order) for (const caller of allowedCallers) allowed.push(await callOnce(caller));

@@ -19,6 +19,7 @@ import {
   type Odd,
 } from '../support/fuzz.js';
 import { createInstallation, customerKeyPair } from '../support/installations.js';
+import { addMember } from '../support/conversations.js';
 import { makeFolder, workspaceOf } from '../support/items.js';
 import { fieldsOf, sampleOf, type SampleHints, type SchemaNode } from '../support/schema-walk.js';
 import { createThread, delta, DESKTOP, makeTypedMarkup, reply, threadBody } from '../support/threads.js';
@@ -46,7 +47,7 @@ interface FuzzCase {
 
 interface Fixture {
   org: Org;
-  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string; installation: string; externalUser: string };
+  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string; installation: string; externalUser: string; member: string };
   png: Buffer;
 }
 
@@ -61,7 +62,8 @@ async function makeFixture(): Promise<Fixture> {
   const folder = await makeFolder(org.workspaceKey, root, 'Fuzz folder');
   const installation = await createInstallation(org.workspaceKey);
   const externalUser = await createExternalUser({ id: org.workspaceId, organizationId: org.organizationId }, 'fuzz-guest', {});
-  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root, installation: installation.id, externalUser: externalUser.externalId };
+  const member = await addMember(org.workspaceId, 'contributor');
+  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root, installation: installation.id, externalUser: externalUser.externalId, member: member.userId };
   return { org, ids, png: await pngBytes() };
 }
 
@@ -78,7 +80,7 @@ function hintsOf({ org, ids }: Fixture): SampleHints {
   };
   const strings: Record<string, string> = { url: DEAD_URL, canonicalUrl: DEAD_URL, sharedUrl: DEAD_URL, contentType: 'image/png', mimeType: 'image/png' };
   Object.assign(strings, { signingKey: customerKeyPair().publicKey, allowedOrigins: 'https://fuzz.example.com' });
-  Object.assign(strings, { filename: 'fuzz.png', originalFilename: 'fuzz.png', etag: '"fuzz"', include: 'media', viewMode: 'desktop', viewModeId: DESKTOP, slug: 'fuzz-slug' });
+  Object.assign(strings, { emails: 'fuzz@example.com', filename: 'fuzz.png', originalFilename: 'fuzz.png', etag: '"fuzz"', include: 'media', viewMode: 'desktop', viewModeId: DESKTOP, slug: 'fuzz-slug' });
   return { idFor: (name) => byName[name] ?? MISSING, stringFor: (name) => strings[name], omit: new Set(['before', 'since', 'cursorId']) };
 }
 
@@ -97,6 +99,7 @@ function validBodies({ ids }: Fixture): Record<string, unknown[]> {
 
 function paramsOf(route: AnyRoute, { ids }: Fixture): Record<string, string> {
   if (route.path.includes('{externalId}')) return { externalId: ids.externalUser };
+  if (route.path.includes('{userId}')) return { userId: ids.member };
   if (!route.path.includes('{id}')) return {};
   const group = route.path.split('/')[3];
   const id = { items: ids.folder, markups: ids.markup, threads: ids.thread, messages: ids.message, installations: ids.installation }[group as string] ?? MISSING;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ const get = (baseUrl: string, path: string, key: string) =>
   fetch(`${baseUrl}/api/v2${path}`, { headers: { Authorization: `Bearer ${key}`, 'Service-API-Version': '2023-02-22' } });
 
 describe('npm start (DESIGN.md local stack contract)', () => {
-  it('writes stack.json whose seeded keys work against GET /workspace, prints the banner, and stops every child on SIGTERM', async () => {
+  it('writes stack.json whose seeded keys work against GET /workspace, lists the emulators (SES too) in services.json, prints the banner, and stops every child on SIGTERM', async () => {
     const dataDir = tempDir();
 
     const started = await startStack(dataDir, { MEMORY: '1' });
@@ -27,6 +27,8 @@ describe('npm start (DESIGN.md local stack contract)', () => {
     const asWorkspace = await get(stack.baseUrl, '/workspace', stack.workspaceApiKey);
     const asOrganization = await get(stack.baseUrl, '/workspace', stack.organizationApiKey);
     const javaWhileUp = javaProcessesFor('-inMemory');
+    const services = JSON.parse(readFileSync(join(dataDir, 'services.json'), 'utf8')) as { endpoints: Record<string, string> };
+    const sesStore = await fetch(new URL('/store', services.endpoints.ses));
     const code = await started.stop('SIGTERM');
 
     expect(Object.keys(stack).sort()).toEqual(['baseUrl', 'organizationApiKey', 'organizationId', 'workspaceApiKey', 'workspaceId']);
@@ -36,6 +38,9 @@ describe('npm start (DESIGN.md local stack contract)', () => {
     expect(asOrganization.status).toBe(200);
     expect(started.output()).toContain(stack.workspaceApiKey);
     expect(javaWhileUp.length).toBeGreaterThan(0);
+    expect(Object.keys(services.endpoints).sort()).toEqual(['dynamodb', 's3', 'ses', 'sqs']);
+    for (const endpoint of Object.values(services.endpoints)) expect(endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(sesStore.status).toBe(200);
     expect(code).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(javaProcessesFor(dataDir)).toEqual([]);

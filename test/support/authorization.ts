@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { EndUserRole } from '../../shared/auth/permissions.js';
 import { externalUserKey } from '../../shared/db/external-users.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
 import { queryAll, queryPrefix } from '../../shared/db/paging.js';
@@ -8,6 +9,7 @@ import { createExternalUser } from '../../shared/domain/external-users.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { makeOrganization } from './api.js';
 import { addMember } from './conversations.js';
+import { endUserToken, type EndUserSpec } from './end-users.js';
 import { setPlan } from './fixtures.js';
 import { createInstallation, customerKeyPair } from './installations.js';
 import { makeFolder } from './markups.js';
@@ -18,18 +20,49 @@ import { makeSecondWorkspace } from './workspaces.js';
 /** The origin the fixture's installation admits (SDK exchange cases). */
 export const MATRIX_ORIGIN = 'https://matrix.example.com';
 
-/** The callers of the authorization matrix: no key, a broken key, keys outside the fixture, each member role, and the plain keys. */
-export const CALLERS = ['none', 'badKey', 'otherOrganization', 'otherWorkspace', 'viewer', 'contributor', 'admin', 'owner', 'workspaceKey', 'organizationKey'] as const;
+/**
+ * The callers of the authorization matrix: no key, a broken key, keys outside the fixture, each
+ * member role, the plain keys, and end users (exchange tokens): one per markup role, an owner whose
+ * token is bound to another markup of the workspace, and an owner of another workspace.
+ */
+export const CALLERS = [
+  'none',
+  'badKey',
+  'otherOrganization',
+  'otherWorkspace',
+  'viewer',
+  'contributor',
+  'admin',
+  'owner',
+  'workspaceKey',
+  'organizationKey',
+  'endViewer',
+  'endContributor',
+  'endOwner',
+  'endBoundElsewhere',
+  'endOtherWorkspace',
+] as const;
 export type Caller = (typeof CALLERS)[number];
 export const MEMBER_ROLES = ['viewer', 'contributor', 'admin', 'owner'] as const;
+export type EndUserCaller = Extract<Caller, `end${string}`>;
+/** The markup role of each end-user caller; the last two are owners who reach nothing of the fixture. */
+export const END_USER_CALLERS: Record<EndUserCaller, EndUserRole> = {
+  endViewer: 'project:viewer',
+  endContributor: 'project:contributor',
+  endOwner: 'project:owner',
+  endBoundElsewhere: 'project:owner',
+  endOtherWorkspace: 'project:owner',
+};
+export const isEndUserCaller = (caller: Caller): caller is EndUserCaller => caller in END_USER_CALLERS;
 
 const BAD_KEY = `rbk_${'0'.repeat(32)}_${'A'.repeat(43)}`;
 
 /**
  * One organization whose default workspace holds a record of every kind an operation can act on,
  * members of every role, and keys outside it; destructive operations get targets of their own.
- * Records authored by someone are written by the plain workspace key, so a member acting on them
- * acts on other people's records, except `ownMessages`, one per member role that may write.
+ * Records authored by someone are written by the plain workspace key, so a member or end user
+ * acting on them acts on other people's records, except `ownMessages`, one per member role and
+ * end-user role that may write.
  */
 export async function makeAuthorizationFixture() {
   const org = await makeOrganization('Matrix');
@@ -42,8 +75,11 @@ export async function makeAuthorizationFixture() {
     Promise.all(MEMBER_ROLES.map((role) => addMember(org.workspaceId, role))),
   ]);
   const otherWorkspaceKey = await createWorkspaceKey(second.id);
+  // Targets of the member routes: a viewer whose role changes, a contributor who is removed.
+  const [roleTarget, removedMember] = await Promise.all([addMember(org.workspaceId, 'viewer'), addMember(org.workspaceId, 'contributor')]);
   const folder = (name: string) => makeFolder(ref, { name: `${name} ${randomUUID().slice(0, 6)}` });
-  const [markup, movedMarkup, deletedMarkup, bulkDeletedMarkup, mainFolder, archivedFolder, movedFolder, deletedFolder] = await Promise.all([
+  const [markup, movedMarkup, deletedMarkup, bulkDeletedMarkup, elsewhereMarkup, mainFolder, archivedFolder, movedFolder, deletedFolder] = await Promise.all([
+    makeTypedMarkup(ref, 'image'),
     makeTypedMarkup(ref, 'image'),
     makeTypedMarkup(ref, 'image'),
     makeTypedMarkup(ref, 'image'),
@@ -60,15 +96,35 @@ export async function makeAuthorizationFixture() {
   for (const [index, role] of MEMBER_ROLES.entries()) {
     if (role !== 'viewer') ownMessages[role] = (await reply(members[index]!.key, thread.id, { content: `By the ${role}` })).id;
   }
+  const endUsers = Object.fromEntries(
+    (Object.entries(END_USER_CALLERS) as [EndUserCaller, EndUserRole][]).map(([caller, markupRole]): [EndUserCaller, EndUserSpec] => [
+      caller,
+      {
+        organizationId: org.organizationId,
+        workspaceId: caller === 'endOtherWorkspace' ? second.id : org.workspaceId,
+        markupRole,
+        userId: randomUUID(),
+        ...(caller === 'endBoundElsewhere' ? { markupId: elsewhereMarkup.id } : {}),
+      },
+    ]),
+  ) as Record<EndUserCaller, EndUserSpec>;
+  for (const caller of ['endContributor', 'endOwner'] as const) {
+    ownMessages[caller] = (await reply(await endUserToken(endUsers[caller]), thread.id, { content: `By ${caller}` })).id;
+  }
   const png = await pngBytes();
   const upload = (name: string) => uploadFile(org.workspaceKey, { bytes: png, filename: `${name}.png`, contentType: 'image/png', resourceId: mainFolder.id });
-  const [asset, completed] = await Promise.all([upload('asset'), upload('completed')]);
+  const [asset, completed, commentUpload] = await Promise.all([
+    upload('asset'),
+    upload('completed'),
+    // Posted but not confirmed: a refused upload-complete would show in the snapshot.
+    uploadFile(org.workspaceKey, { bytes: png, filename: 'comment.png', contentType: 'image/png', resourceType: 'message_attachment', resourceId: markup.id }, { confirm: false }),
+  ]);
   const [installation, deletedInstallation] = await Promise.all([
     createInstallation(org.workspaceKey, { allowedOrigins: [MATRIX_ORIGIN] }),
     createInstallation(org.workspaceKey),
   ]);
   const [externalUser, deletedExternalUser] = await Promise.all(['matrix-guest', 'matrix-leaving'].map((externalId) => createExternalUser(workspace, externalId, {})));
-  const keys: Record<Caller, string | null> = {
+  const keys: Record<Exclude<Caller, EndUserCaller>, string | null> = {
     none: null,
     badKey: BAD_KEY,
     otherOrganization: other.orgKey,
@@ -81,10 +137,12 @@ export async function makeAuthorizationFixture() {
     org,
     workspace,
     keys,
+    endUsers,
     markup,
     movedMarkup,
     deletedMarkup,
     bulkDeletedMarkup,
+    elsewhereMarkup,
     mainFolder,
     archivedFolder,
     movedFolder,
@@ -94,8 +152,11 @@ export async function makeAuthorizationFixture() {
     message: message.id as string,
     deletedMessage: deletedMessage.id as string,
     ownMessages,
+    roleTarget,
+    removedMember,
     asset,
     completed,
+    commentUpload,
     png,
     installation,
     deletedInstallation,
@@ -110,6 +171,11 @@ export async function makeAuthorizationFixture() {
 }
 
 export type AuthorizationFixture = Awaited<ReturnType<typeof makeAuthorizationFixture>>;
+
+/** The credential `caller` sends: its key, or a freshly minted exchange token (they live minutes; the matrix runs longer). */
+export async function credentialOf(fixture: AuthorizationFixture, caller: Caller): Promise<string | null> {
+  return isEndUserCaller(caller) ? endUserToken(fixture.endUsers[caller]) : fixture.keys[caller];
+}
 
 /**
  * Every DynamoDB record reachable from the fixture, by key, as JSON: the organization's and the
@@ -134,14 +200,14 @@ export async function snapshotOf(fixture: AuthorizationFixture): Promise<Map<str
     add(children);
     await Promise.all(children.filter((child) => child.kind === 'folder').map((child) => walk(child.id as string)));
   };
-  const markups: MarkupRecord[] = [fixture.markup, fixture.movedMarkup, fixture.deletedMarkup, fixture.bulkDeletedMarkup];
+  const markups: MarkupRecord[] = [fixture.markup, fixture.movedMarkup, fixture.deletedMarkup, fixture.bulkDeletedMarkup, fixture.elsewhereMarkup];
   const single = (prefix: string, sortKey: string) => (id: string) => ({ PK: `${prefix}#${id}`, SK: sortKey });
   const singles = [
     ...[workspace.rootFolderId, workspace.archiveFolderId].map(single('ITEM', 'ITEM')),
     ...markups.map((markup) => markup.id).map(single('ORIGINAL', 'ORIGINAL')),
     ...[fixture.thread.id, fixture.deletedThread.id].map(single('THREAD', 'THREAD')),
     ...[fixture.message, fixture.deletedMessage, ...Object.values(fixture.ownMessages)].map(single('MESSAGE', 'MESSAGE')),
-    ...[fixture.asset.fileId, fixture.completed.fileId, fixture.refusedFileId].map(single('UPLOAD', 'UPLOAD')),
+    ...[fixture.asset.fileId, fixture.completed.fileId, fixture.commentUpload.fileId, fixture.refusedFileId].map(single('UPLOAD', 'UPLOAD')),
     ...[fixture.installation.id, fixture.deletedInstallation.id].map(single('INSTALLATION', 'INSTALLATION')),
     ...[fixture.installation.publicKey, fixture.deletedInstallation.publicKey].map(single('INSTALLATION_PUBLIC_KEY', 'INSTALLATION_PUBLIC_KEY')),
     ...[fixture.externalUser.externalId, fixture.deletedExternalUser.externalId, fixture.newExternalId].map((externalId) => externalUserKey(workspace.id, externalId)),

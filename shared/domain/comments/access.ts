@@ -1,7 +1,8 @@
+import { authorizeOnRecordOf, mayActOnOthers } from '../../auth/authorize.js';
 import type { Principal } from '../../auth/principal.js';
 import { getItem, type MarkupRecord } from '../../db/items.js';
 import { getMessageReference, type MessageReference } from '../../db/messages.js';
-import { getThreadReference, type ThreadReference } from '../../db/threads.js';
+import { getThreadRecord, getThreadReference, type ThreadReference } from '../../db/threads.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../http/errors.js';
 import { loadMarkupRole, type MarkupRoleAccess } from '../markups/access.js';
 
@@ -29,6 +30,23 @@ export async function loadThreadAccess(principal: Principal, threadId: string): 
   const reference = await getThreadReference(threadId);
   if (!reference) throw threadNotFound(threadId);
   return { ...(await loadMarkupRole(principal, reference.markupId, true)), reference };
+}
+
+/**
+ * `loadThreadAccess` for a change to the thread (resolve, move its pin, its screenshot), under the
+ * route's own-versus-others rule: an end user who is not the author needs the table's
+ * `endUserOthers` role (403 otherwise, before anything is written). A thread's author never
+ * changes, so this one check holds for every fresh read that follows; the thread is read for it
+ * only when the role alone does not settle it.
+ */
+export async function loadThreadAccessToChange(principal: Principal, threadId: string): Promise<ThreadAccess> {
+  const access = await loadThreadAccess(principal, threadId);
+  if (!mayActOnOthers(principal, access.role)) {
+    const thread = await getThreadRecord(access.markup.id, threadId);
+    if (!thread) throw threadNotFound(threadId);
+    authorizeOnRecordOf(principal, access.role, thread.userId);
+  }
+  return access;
 }
 
 export interface MessageAccess extends MarkupRoleAccess {

@@ -5,7 +5,7 @@ import { getThreadRecord, threadReplace, threadUnchanged, type ThreadRecord } fr
 import { commit, fromFreshReads, nextTime, put, STALE, type TransactItem } from '../../db/transact.js';
 import { BadRequestError } from '../../http/errors.js';
 import { isHttpUrl } from '../../http/schemas.js';
-import { explainMarkupRefusal, loadThreadAccess, threadNotFound, type ThreadAccess } from './access.js';
+import { explainMarkupRefusal, loadThreadAccess, loadThreadAccessToChange, threadNotFound, type ThreadAccess } from './access.js';
 import { recordCommentEvent } from './events.js';
 import { elementsOf, invalid, parentsOf, type ElementInput, type ElementParentInput } from './pins.js';
 import { readMark } from './read-state.js';
@@ -59,7 +59,7 @@ export async function unresolveThread(principal: Principal, threadId: string): P
 
 /** Resolving takes the thread out of the markup's `activeThreads`; unresolving puts it back. */
 async function setResolved(principal: Principal, threadId: string, resolved: boolean) {
-  const access = await loadThreadAccess(principal, threadId);
+  const access = await loadThreadAccessToChange(principal, threadId);
   const result = await changeThread(
     access,
     (thread) => {
@@ -102,7 +102,7 @@ export interface MovePinInput {
  * `viewportYPercentage`). Answers the thread record of the spec.
  */
 export async function movePin(principal: Principal, threadId: string, input: MovePinInput): Promise<Record<string, unknown>> {
-  const access = await loadThreadAccess(principal, threadId);
+  const access = await loadThreadAccessToChange(principal, threadId);
   if (input.url !== undefined && !isHttpUrl(input.url)) throw invalid('url', 'must be an absolute http or https URL');
   const { after, changed } = await changeThread(access, (thread) => {
     const at = nextTime(thread.modifiedAt);

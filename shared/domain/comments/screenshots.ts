@@ -10,7 +10,7 @@ import { logger } from '../../logger.js';
 import { baseMimeType } from '../../storage/file-types.js';
 import { presignedGetUrl } from '../../storage/urls.js';
 import { completeUpload, issueUploadPolicy, unquoted } from '../uploads.js';
-import { loadThreadAccess, type ThreadAccess } from './access.js';
+import { loadThreadAccess, loadThreadAccessToChange, type ThreadAccess } from './access.js';
 import { changeThread, loadThreadRecord } from './change-thread.js';
 
 /**
@@ -40,7 +40,7 @@ export interface ScreenshotPolicyInput {
  * the thread, which PUT screenshot takes.
  */
 export async function issueScreenshotPolicy(principal: Principal, threadId: string, input: ScreenshotPolicyInput): Promise<Record<string, unknown>> {
-  const access = await loadThreadAccess(principal, threadId);
+  const access = await loadThreadAccessToChange(principal, threadId);
   const issued = await issueUploadPolicy(principal, {
     resourceType: 'thread_screenshot',
     resourceId: access.markup.id,
@@ -72,7 +72,7 @@ export type AttachScreenshotInput = Pick<ScreenshotRecord, 'key' | 'etag' | 'mim
  * processing, which recovers a job lost after the write).
  */
 export async function attachScreenshot(principal: Principal, threadId: string, input: AttachScreenshotInput): Promise<Record<string, unknown>> {
-  const access = await loadThreadAccess(principal, threadId);
+  const access = await loadThreadAccessToChange(principal, threadId);
   const upload = await loadScreenshotUpload(access, input);
   if (upload.state === 'consumed') return attachedAgain(access, input, upload);
   await completeUpload(principal, { fileId: input.fileId, etag: input.etag });

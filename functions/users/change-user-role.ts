@@ -1,0 +1,25 @@
+import { authorizeMember } from '../../shared/auth/authorize.js';
+import { changeMemberRole } from '../../shared/domain/members.js';
+import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { noContent, operation } from '../../shared/http/route.js';
+import { WorkspaceIdInput } from '../../shared/http/schemas.js';
+import { RoleBody, UserIdParams } from './schemas.js';
+
+export const changeUserRoleOperation = operation({
+  operationId: 'changeUserRole',
+  summary: "Change a member's or invitee's role",
+  description:
+    'Admins and owners (plain keys act as owners). Nobody gives a role above their own, and only an owner changes an owner\'s role (403 `role-above-caller`, ' +
+    '`owner-required`). The last active owner cannot be demoted (409 `last-owner`). 404 for a user who is not a member of the workspace.',
+  auth: 'apiKey',
+  permission: 'user:manage',
+  params: UserIdParams,
+  query: WorkspaceIdInput,
+  body: RoleBody,
+  responses: [{ status: 204, description: 'Changed (or already that role)' }],
+  handle: async ({ principal, params, query, body }) => {
+    const workspace = await resolveWorkspace(principal, query.workspaceId);
+    await changeMemberRole(workspace.id, await authorizeMember(principal, workspace), params.userId, body.role);
+    return noContent();
+  },
+});

@@ -1,0 +1,34 @@
+import { authorizeMember } from '../../shared/auth/authorize.js';
+import { MAX_MEMBERS } from '../../shared/db/members.js';
+import { inviteMembers } from '../../shared/domain/invitations.js';
+import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { ForbiddenError } from '../../shared/http/errors.js';
+import { noContent, operation } from '../../shared/http/route.js';
+import { WorkspaceIdInput } from '../../shared/http/schemas.js';
+import { InviteBody } from './schemas.js';
+
+export const inviteUsersOperation = operation({
+  operationId: 'inviteUsers',
+  summary: 'Invite people by email: each is listed at once as invited and gets an invitation email',
+  description:
+    'Only a workspace member with a verified email (a key made for the member, `admin key create --email`) and role admin or owner may invite: plain API keys and ' +
+    'organization keys get 403 `verified-email-required`. `role` (default contributor) is at most the caller\'s own. Addresses already invited or members change ' +
+    `nothing. A workspace has at most ${MAX_MEMBERS} members and invitees (409 \`member-limit\`). An email that could not be sent is sent when the address is invited again.`,
+  auth: 'apiKey',
+  permission: 'user:invite',
+  query: WorkspaceIdInput,
+  body: InviteBody,
+  responses: [{ status: 204, description: 'Invited' }],
+  handle: async ({ principal, query, body, appUrl }) => {
+    const workspace = await resolveWorkspace(principal, query.workspaceId);
+    const role = await authorizeMember(principal, workspace);
+    if (!principal.actsAsMember) {
+      throw new ForbiddenError(
+        'Inviting needs a verified email: call with a key made for a workspace member (admin key create --email). Plain API keys and organization keys cannot invite.',
+        'verified-email-required',
+      );
+    }
+    await inviteMembers(workspace, { userId: principal.userId, role }, body, appUrl);
+    return noContent();
+  },
+});

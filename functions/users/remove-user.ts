@@ -1,0 +1,24 @@
+import { authorizeMember } from '../../shared/auth/authorize.js';
+import { removeMember } from '../../shared/domain/members.js';
+import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { noContent, operation } from '../../shared/http/route.js';
+import { WorkspaceIdInput } from '../../shared/http/schemas.js';
+import { UserIdParams } from './schemas.js';
+
+export const removeUserOperation = operation({
+  operationId: 'removeUser',
+  summary: 'Remove a member or withdraw an invitation',
+  description:
+    'Admins and owners (plain keys act as owners); only an owner removes an owner (403 `owner-required`), and the last active owner stays (409 `last-owner`). ' +
+    "The user's keys then act with no role in the workspace (403 `not-a-member`). 404 for a user who is not a member of the workspace.",
+  auth: 'apiKey',
+  permission: 'user:manage',
+  params: UserIdParams,
+  query: WorkspaceIdInput,
+  responses: [{ status: 204, description: 'Removed' }],
+  handle: async ({ principal, params, query }) => {
+    const workspace = await resolveWorkspace(principal, query.workspaceId);
+    await removeMember(workspace.id, await authorizeMember(principal, workspace), params.userId);
+    return noContent();
+  },
+});

@@ -1,0 +1,79 @@
+import { WORKSPACE_ROLE_ORDER } from '../auth/permissions.js';
+import { deleteMember, ensureMemberCounts, listMembersWithUsers, readMember, updateMemberRole, type MemberWriteResult } from '../db/members.js';
+import { fromFreshReads, STALE } from '../db/transact.js';
+import { statusOf, type MemberStatus, type Role } from '../db/users.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../http/errors.js';
+
+/** A workspace user as `GET /users` lists them (DESIGN "Invitations"). */
+export interface WorkspaceUser {
+  id: string;
+  email: string | null;
+  name: string;
+  role: Role;
+  status: MemberStatus;
+}
+
+const rank = (role: Role) => WORKSPACE_ROLE_ORDER.indexOf(role);
+
+/**
+ * Who may give which role: nobody gives a role above their own (so an admin never grants `owner`),
+ * and only an owner changes or removes an owner (so an admin never takes `owner` away). Plain and
+ * organization keys act as owners. `current` is the member's role now (none for an invitation).
+ */
+export function requireMayAssign(callerRole: Role, current: Role | undefined, next: Role | undefined): void {
+  if (next !== undefined && rank(next) > rank(callerRole)) {
+    throw new ForbiddenError(`The ${callerRole} role cannot give the ${next} role; only a role at least as high may.`, 'role-above-caller');
+  }
+  if (current === 'owner' && callerRole !== 'owner') {
+    throw new ForbiddenError(`Only an owner may change or remove an owner; the caller is ${callerRole}.`, 'owner-required');
+  }
+}
+
+/** Members ("active") and invitees ("invited") of a workspace, by name; at most MAX_MEMBERS. */
+export async function listWorkspaceUsers(workspaceId: string): Promise<WorkspaceUser[]> {
+  const entries = await listMembersWithUsers(workspaceId);
+  return entries
+    .flatMap(({ member, user }) => (user ? [{ id: user.id, email: user.email, name: user.name, role: member.role, status: statusOf(member) }] : []))
+    .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+}
+
+function failureOf(result: MemberWriteResult, userId: string): typeof STALE | undefined {
+  if (result === 'stale') return STALE;
+  if (result === 'last-owner') {
+    throw new ConflictError(`User ${userId} is the workspace's last owner: make another member owner first.`, 'last-owner');
+  }
+  return undefined;
+}
+
+async function memberToChange(workspaceId: string, userId: string) {
+  const member = await readMember(workspaceId, userId);
+  if (!member) throw new NotFoundError(`User ${userId} is not a member of workspace ${workspaceId}.`);
+  return member;
+}
+
+/**
+ * PATCH /users/:userId/role. The last active owner keeps `owner`: the change and the owner counter
+ * move in one transaction conditioned on another owner remaining (409 `last-owner`).
+ */
+export async function changeMemberRole(workspaceId: string, callerRole: Role, userId: string, role: Role): Promise<void> {
+  await ensureMemberCounts(workspaceId);
+  await fromFreshReads(`The membership of user ${userId}`, async () => {
+    const member = await memberToChange(workspaceId, userId);
+    if (member.role === role) return undefined;
+    requireMayAssign(callerRole, member.role, role);
+    return failureOf(await updateMemberRole(member, role), userId);
+  });
+}
+
+/**
+ * DELETE /users/:userId: the membership (or invitation) goes; the user record stays (it may belong
+ * to other workspaces, and its keys then act with no role here: 403 `not-a-member`).
+ */
+export async function removeMember(workspaceId: string, callerRole: Role, userId: string): Promise<void> {
+  await ensureMemberCounts(workspaceId);
+  await fromFreshReads(`The membership of user ${userId}`, async () => {
+    const member = await memberToChange(workspaceId, userId);
+    requireMayAssign(callerRole, member.role, undefined);
+    return failureOf(await deleteMember(member), userId);
+  });
+}

@@ -1,0 +1,52 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTIONS } from '../../functions/registry.js';
+import { functionIdOf } from '../../infra/constructs/service-function.js';
+import { allowedActions, functionResource, rolePolicyStatements, synthesizeApp, templateOf, type SynthesizedApp } from './synth-app.js';
+
+const SENDER = 'invitations@review.example.com';
+const users = FUNCTIONS.find((definition) => definition.name === 'users')!;
+const statementsOf = (synthesized: SynthesizedApp, definition = users) => rolePolicyStatements(templateOf(synthesized, definition), functionIdOf(definition));
+const variablesOf = (synthesized: SynthesizedApp) => functionResource(templateOf(synthesized, users), users)[1].Properties?.Environment.Variables as Record<string, unknown>;
+const identity = (name: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:identity/${name}`]] });
+
+describe('invitation emails through SES (context emailSender; issue 11 item 7)', () => {
+  let withSender: SynthesizedApp;
+  let withoutSender: SynthesizedApp;
+  beforeAll(() => {
+    withSender = synthesizeApp({ emailSender: SENDER });
+    withoutSender = synthesizeApp();
+  }, 240_000);
+
+  it('passes the sender to the users function and lets it send from that sender only', () => {
+    const sending = statementsOf(withSender).filter((statement) => allowedActions([statement], 'ses').length > 0);
+
+    expect(users.access.sendsEmail).toBe(true);
+    expect(variablesOf(withSender).EMAIL_SENDER).toBe(SENDER);
+    expect(sending).toEqual([
+      expect.objectContaining({
+        Effect: 'Allow',
+        Action: 'ses:SendEmail',
+        Resource: [identity(SENDER), identity('review.example.com')],
+        Condition: { StringEquals: { 'ses:FromAddress': SENDER } },
+      }),
+    ]);
+  });
+
+  it('gives no other function any SES action or the sender', () => {
+    for (const definition of FUNCTIONS.filter((candidate) => candidate !== users)) {
+      const [, fn] = functionResource(templateOf(withSender, definition), definition);
+
+      expect(allowedActions(statementsOf(withSender, definition), 'ses'), definition.name).toEqual([]);
+      expect(Object.keys(fn.Properties?.Environment.Variables as object), definition.name).not.toContain('EMAIL_SENDER');
+    }
+  });
+
+  it('sends nothing without a sender: no variable and no SES grant', () => {
+    expect(variablesOf(withoutSender).EMAIL_SENDER).toBeUndefined();
+    expect(allowedActions(statementsOf(withoutSender), 'ses')).toEqual([]);
+  });
+
+  it('refuses an emailSender that is not an email address', () => {
+    expect(() => synthesizeApp({ emailSender: 'review.example.com' })).toThrow(/emailSender/);
+  });
+});
