@@ -24,6 +24,11 @@ export interface ReviewBoardSettings {
   appUrl?: string;
   /** The From address of invitation emails, a verified SES identity (address or domain). `-c emailSender=invitations@review.example.com` */
   emailSender?: string;
+  /**
+   * The identity provider of POST /auth/sdk-exchange (DESIGN.md "SDK exchange"); without it the SDK
+   * exchange answers 503. `-c idpJwksUrl=https://idp.example.com/.well-known/jwks.json -c idpIssuer=… -c idpAudience=…`
+   */
+  identityProvider?: { jwksUrl: string; issuer: string; audience: string };
 }
 
 export interface ReviewBoardApp {
@@ -53,9 +58,15 @@ export function readSettings(app: App): ReviewBoardSettings {
   if (appUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(appUrl)) throw new Error(`Context "appUrl" must be an http(s) URL: got "${appUrl}".`);
   const emailSender = context('emailSender') === undefined ? undefined : String(context('emailSender'));
   if (emailSender !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(emailSender)) throw new Error(`Context "emailSender" must be an email address: got "${emailSender}".`);
+  const idp = ['idpJwksUrl', 'idpIssuer', 'idpAudience'].map((key) => (context(key) === undefined ? undefined : String(context(key))));
+  if (idp.some((value) => value !== undefined) && idp.some((value) => !value)) {
+    throw new Error('Context idpJwksUrl, idpIssuer and idpAudience go together: set all three or none.');
+  }
+  if (idp[0] !== undefined && !/^https:\/\/[^\s]+$/.test(idp[0])) throw new Error(`Context "idpJwksUrl" must be an https URL: got "${idp[0]}".`);
   return {
     appUrl,
     emailSender,
+    ...(idp[0] ? { identityProvider: { jwksUrl: idp[0], issuer: idp[1]!, audience: idp[2]! } } : {}),
     stage,
     corsOrigins: listContext(context('corsOrigins'), ['*']),
     logLevel,
@@ -90,6 +101,7 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
     description: 'Review Board Service: HTTP API and its route-group functions',
     data,
     emailSender: settings.emailSender,
+    identityProvider: settings.identityProvider,
     ...common,
   });
 

@@ -15,6 +15,7 @@ import type { Construct } from 'constructs';
 import { PREFLIGHT_PATH } from '../../shared/http/cors.js';
 import { FUNCTIONS, isApiFunction, type FunctionDefinition } from '../../functions/registry.js';
 import { pascalCase, ServiceFunction } from '../constructs/service-function.js';
+import { ENV } from '../../shared/config.js';
 import type { DataStack } from './data-stack.js';
 
 export interface ApiStackProps extends StackProps {
@@ -26,6 +27,8 @@ export interface ApiStackProps extends StackProps {
   readonly throttle?: { rateLimit: number; burstLimit: number };
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
   readonly appUrl?: string;
+  /** The identity provider the auth function verifies SDK sign-ins against (IDP_* variables). */
+  readonly identityProvider?: { jwksUrl: string; issuer: string; audience: string };
   /** The From address of invitation emails (a verified SES identity). */
   readonly emailSender?: string;
   readonly tracing?: boolean;
@@ -70,6 +73,13 @@ export class ApiStack extends Stack {
       );
     }
     this.functions = functions;
+    const idp = props.identityProvider;
+    if (idp) {
+      // Only the auth group verifies identity-provider tokens (POST /auth/sdk-exchange).
+      const auth = functions.auth;
+      if (!auth) throw new Error('An identity provider is configured but no auth function exists.');
+      auth.addEnvironment(ENV.idpJwksUrl, idp.jwksUrl).addEnvironment(ENV.idpIssuer, idp.issuer).addEnvironment(ENV.idpAudience, idp.audience);
+    }
 
     this.httpApi = new HttpApi(this, 'HttpApi', {
       apiName: this.stackName,
