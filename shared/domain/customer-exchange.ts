@@ -89,6 +89,8 @@ async function verifiedPayload(token: string, installation: InstallationRecord):
   } catch (error) {
     throw refused(reasonOf(error));
   }
+  // jose checks that `sub` is present, not that it is a string: `"sub": null` or 42 names no end user.
+  if (typeof payload.sub !== 'string' || payload.sub.trim() === '') throw refused('its sub must be a non-empty string (the end user\'s id).');
   // jose checks `iat` only against a maximum age; a token issued in the future is as wrong as an early `nbf`.
   if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + CUSTOMER_CLOCK_TOLERANCE_SECONDS) {
     throw refused('its iat is in the future.');
@@ -128,7 +130,7 @@ function markupRoleOf(payload: JWTPayload): EndUserRole {
 async function boundMarkupOf(payload: JWTPayload, workspaceId: string): Promise<string | undefined> {
   const markupId = payload.markupId;
   if (markupId === undefined) return undefined;
-  if (typeof markupId !== 'string' || markupId.trim() === '' || markupId.length > 100) {
+  if (typeof markupId !== 'string' || markupId.trim() === '') {
     throw new BadRequestError('The markupId claim must be a non-empty string (the id of a markup).', 'invalid-markup-id');
   }
   const item = isId(markupId) ? await getItem(markupId) : undefined;

@@ -128,6 +128,9 @@ describe('POST /auth/exchange refuses every forged, stale or misaddressed custom
     ['aud of another installation', async () => customerJwt(keys, { ...config, expectedAud: 'review-board-service:installation:00000000-0000-4000-8000-000000000000' })],
     ['wrong iss', async () => customerJwt(keys, { ...config, expectedIss: 'someone-else' })],
     ['no sub', async () => customerJwt(keys, config, { sub: undefined })],
+    ['sub null', async () => customerJwt(keys, config, { sub: null as never })],
+    ['sub a number', async () => customerJwt(keys, config, { sub: 42 as never })],
+    ['sub empty', async () => customerJwt(keys, config, { sub: '' })],
     ['nbf in the future', async () => customerJwt(keys, config, { nbf: Math.floor(Date.now() / 1000) + 600 })],
     ['iat in the future', async () => customerJwt(keys, config, { iat: Math.floor(Date.now() / 1000) + 600 })],
     ['not a JWT', async () => 'not.a.jwt'],
@@ -174,7 +177,7 @@ describe('POST /auth/exchange refuses every forged, stale or misaddressed custom
     const other = await makeOrganization();
     const [foreign, doomed] = await Promise.all([makeTypedMarkup(other, 'webpage'), makeTypedMarkup(org, 'webpage')]);
     expect((await call('DELETE', `/markups/${doomed.id}`, { key: org.workspaceKey })).status).toBe(204);
-    for (const markupId of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', foreign.id, doomed.id]) {
+    for (const markupId of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', 'x'.repeat(500), foreign.id, doomed.id]) {
       expectProblem(await exchange(await customerJwt(keys, config, { markupId })), 403);
     }
   });
