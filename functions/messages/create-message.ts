@@ -8,7 +8,7 @@ export const createMessageOperation = operation({
   summary: 'Reply in a thread (contributor or above; refused while comments are paused)',
   description:
     'Send `content` (plain text) or `message` (a Delta), or both reading the same; the other is derived. `mentionIds` must be ' +
-    'workspace members (mentions inside the Delta count too). `attachments`: confirmed `message_attachment` uploads of the markup ' +
+    'active workspace members, not people merely invited (mentions inside the Delta count too). `attachments`: confirmed `message_attachment` uploads of the markup ' +
     '(`{ fileId }`). `clipVideos`: `{ title, sharedUrl, width, height }`.',
   auth: 'apiKey',
   permission: 'message:create',

@@ -1,23 +1,24 @@
-import { toPublicExternalUser, updateExternalUser } from '../../shared/domain/external-users.js';
+import { updateExternalUser } from '../../shared/domain/external-users.js';
 import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/scope.js';
-import { ok, operation } from '../../shared/http/route.js';
-import { ExternalUserParams, ExternalUserQuery, ExternalUserSchema, UpdateExternalUserBody } from './external-schemas.js';
+import { noContent, operation } from '../../shared/http/route.js';
+import { ExternalUserParams, ExternalUserQuery, UpdateExternalUserBody } from './external-schemas.js';
 
 export const updateExternalUserOperation = operation({
   operationId: 'updateExternalUser',
   summary: 'Change an external user: any of name, email, avatarUrl, avatarFileId (null clears one)',
   description:
     'The name its threads and messages show follows in the same write (its name, else its email, else its externalId). `avatarFileId` as ' +
-    'on creation. 404 unknown externalId.',
+    'on creation. 404 unknown externalId. Answers 204 with no body, as the live service does; `GET /users/external/{externalId}` reads the result.',
   auth: 'apiKey',
   permission: 'external-user:update',
   params: ExternalUserParams,
   query: ExternalUserQuery,
   body: UpdateExternalUserBody,
-  responses: [{ status: 200, description: 'The external user as changed', schema: ExternalUserSchema }],
+  responses: [{ status: 204, description: 'Changed (or already so)' }],
   handle: async ({ principal, params, query, body }) => {
     const workspace = await resolveWorkspace(principal, pickWorkspaceId(query.workspaceId, body.workspaceId));
     const { workspaceId: _workspaceId, ...changes } = body;
-    return ok(toPublicExternalUser(await updateExternalUser(workspace, params.externalId, changes)));
+    await updateExternalUser(workspace, params.externalId, changes);
+    return noContent();
   },
 });

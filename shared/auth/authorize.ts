@@ -1,7 +1,7 @@
 import { getMember, type Role } from '../db/users.js';
 import { ForbiddenError } from '../http/errors.js';
 import { allows, isEndUserRole, refusalOf, ruleOf, type AnyRole, type Permission } from './permissions.js';
-import type { EndUserPrincipal, OrganizationKeyPrincipal, Principal, RequestAuthorization } from './principal.js';
+import { credentialOf, type EndUserPrincipal, type OrganizationKeyPrincipal, type Principal, type RequestAuthorization } from './principal.js';
 
 /** The workspace a permission is checked in: its id and organization. */
 export interface WorkspaceRef {
@@ -38,20 +38,22 @@ export async function roleOf(principal: Principal, workspaceId: string): Promise
  */
 export function requireInScope(principal: Principal, workspace: WorkspaceRef, subject?: string): void {
   if (workspace.organizationId !== principal.organizationId) {
-    throw new ForbiddenError(`${subject ?? `Workspace ${workspace.id}`} is not in this API key's organization.`, 'workspace-out-of-scope');
+    throw new ForbiddenError(`${subject ?? `Workspace ${workspace.id}`} is not in this ${credentialOf(principal)}'s organization.`, 'workspace-out-of-scope');
   }
   if (principal.scope === 'workspace' && workspace.id !== principal.workspaceId) {
     const target = subject === undefined ? `workspace ${workspace.id}` : `${subject.toLowerCase()} of workspace ${workspace.id}`;
-    const holder = principal.kind === 'endUser' ? 'exchange token' : 'API key';
-    throw new ForbiddenError(`This ${holder} is scoped to workspace ${principal.workspaceId} and cannot act on ${target}.`, 'workspace-out-of-scope');
+    throw new ForbiddenError(`This ${credentialOf(principal)} is scoped to workspace ${principal.workspaceId} and cannot act on ${target}.`, 'workspace-out-of-scope');
   }
 }
 
-const organizationKeyRequired = (permission: Permission) =>
-  new ForbiddenError(`Only an organization-scoped API key may ${ruleOf(permission).action}; this key is scoped to one workspace.`, 'organization-key-required');
+const organizationKeyRequired = (principal: Principal, permission: Permission) =>
+  new ForbiddenError(
+    `Only an organization-scoped API key may ${ruleOf(permission).action}; this ${credentialOf(principal)} is scoped to one workspace.`,
+    'organization-key-required',
+  );
 
 function requireOrganizationKeyFor(principal: Principal, permission: Permission): void {
-  if (ruleOf(permission).organizationKey && principal.scope !== 'organization') throw organizationKeyRequired(permission);
+  if (ruleOf(permission).organizationKey && principal.scope !== 'organization') throw organizationKeyRequired(principal, permission);
 }
 
 /** What `authorize` checks beyond the route's permission. */
@@ -124,7 +126,7 @@ function requireMarkupInReach(principal: EndUserPrincipal, markupId: string | un
  */
 export function authorizeOrganization(principal: Principal): asserts principal is OrganizationKeyPrincipal {
   const authorization = authorizationOf(principal);
-  if (principal.scope !== 'organization') throw organizationKeyRequired(authorization.permission);
+  if (principal.scope !== 'organization') throw organizationKeyRequired(principal, authorization.permission);
   authorization.authorized = true;
 }
 

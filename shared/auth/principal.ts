@@ -65,3 +65,11 @@ export interface RequestAuthorization {
   /** The caller's role per workspace id (undefined: no role), read at most once per request. */
   readonly roles: Map<string, Promise<AnyRole | undefined>>;
 }
+
+/**
+ * What the caller holds, for messages: an end user has an exchange token and never an API key, so
+ * what the service tells an embedded client must not send it looking for one.
+ */
+export function credentialOf(principal: Pick<Principal, 'kind'>): 'exchange token' | 'API key' {
+  return principal.kind === 'endUser' ? 'exchange token' : 'API key';
+}

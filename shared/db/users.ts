@@ -93,11 +93,6 @@ export async function hasMembers(workspaceId: string): Promise<boolean> {
   return (result.Items?.length ?? 0) > 0;
 }
 
-/** The ids among `userIds` that are members of the workspace (BatchGet), in no particular order. */
-export async function findMemberIds(workspaceId: string, userIds: readonly string[]): Promise<string[]> {
-  return (await batchGet(userIds.map((userId) => memberKey(workspaceId, userId)))).map((item) => item.userId as string);
-}
-
 /** Users by id, in no particular order; unknown ids are skipped. */
 export async function getUsers(userIds: readonly string[]): Promise<User[]> {
   return (await batchGet(userIds.map(userKey))) as unknown as User[];

@@ -1,6 +1,6 @@
 import { authorize } from '../auth/authorize.js';
 import type { Permission } from '../auth/permissions.js';
-import type { Principal } from '../auth/principal.js';
+import { credentialOf, type Principal } from '../auth/principal.js';
 import { getOrganization } from '../db/organizations.js';
 import { getWorkspace, type WorkspaceRecord } from '../db/workspaces.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../http/errors.js';
@@ -31,10 +31,10 @@ export async function resolveWorkspace(
 async function findWorkspace(principal: Principal, requestedId: string | undefined, useDefault: boolean): Promise<WorkspaceRecord> {
   if (principal.scope === 'workspace') {
     if (requestedId !== undefined && requestedId !== principal.workspaceId) {
-      throw new ForbiddenError(`This API key is scoped to workspace ${principal.workspaceId} and cannot act on workspace ${requestedId}.`, 'workspace-out-of-scope');
+      throw new ForbiddenError(`This ${credentialOf(principal)} is scoped to workspace ${principal.workspaceId} and cannot act on workspace ${requestedId}.`, 'workspace-out-of-scope');
     }
     const own = await getWorkspace(principal.workspaceId);
-    if (!own) throw new UnauthorizedError('The API key belongs to a workspace that has been deleted.');
+    if (!own) throw new UnauthorizedError(`The ${credentialOf(principal)} belongs to a workspace that has been deleted.`);
     return own;
   }
   let workspaceId = requestedId;

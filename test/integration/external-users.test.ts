@@ -7,10 +7,12 @@ import { makeOrganization } from '../support/api.js';
 import {
   createExternalUser,
   deleteExternalUser,
+  expectNoContent,
   getExternalUser,
   makeExternalUser,
   newExternalId,
   patchExternalUser,
+  readExternalUserBack,
   uploadAvatar,
 } from '../support/external-users.js';
 import { UUID } from '../support/ids.js';
@@ -20,7 +22,7 @@ import { pngBytes, readUploadRecord, uploadFile } from '../support/uploads.js';
 import { makeSecondWorkspace } from '../support/workspaces.js';
 
 describe('POST /users/external (Workspace users; Resources: Users, external user fields)', () => {
-  it('creates an external user with every field and answers its shape, which GET answers the same', async () => {
+  it('creates an external user with every field, answers 204 with no body, and GET answers its shape', async () => {
     const org = await makeOrganization();
     const externalId = newExternalId();
     const before = Date.now();
@@ -33,8 +35,10 @@ describe('POST /users/external (Workspace users; Resources: Users, external user
     });
     const read = await getExternalUser(org.workspaceKey, externalId);
 
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    expect(created.body.data).toEqual({
+    // DESIGN "Operations listed as 204 but described as returning data": only GET answers the record.
+    expectNoContent(created);
+    expect(read.status).toBe(200);
+    expect(read.body.data).toEqual({
       id: expect.stringMatching(UUID),
       externalId,
       name: 'Grace Hopper',
@@ -44,25 +48,23 @@ describe('POST /users/external (Workspace users; Resources: Users, external user
       createdAt: expect.any(Number),
       modifiedAt: expect.any(Number),
     });
-    expect(created.body.data.createdAt).toBeGreaterThanOrEqual(before);
-    // DESIGN "Operations listed as 204 but described as returning data": { data: externalUser }, as documented.
+    expect(read.body.data.createdAt).toBeGreaterThanOrEqual(before);
+    expect(read.body.data.modifiedAt).toBe(read.body.data.createdAt);
+    // { data: externalUser }, as documented.
     expect(Object.keys(read.body)).toEqual(['data']);
     expect(v.safeParse(ExternalUserSchema, read.body.data).issues).toBeUndefined();
-    expect(read.status).toBe(200);
-    expect(read.body.data).toEqual(created.body.data);
-    expect(await getUser(created.body.data.id)).toMatchObject({ kind: 'external', name: 'Grace Hopper', email: null });
+    expect(await getUser(read.body.data.id)).toMatchObject({ kind: 'external', name: 'Grace Hopper', email: null });
   });
 
   it('creates one with only its externalId, named after it, and keeps an id with slashes and unicode addressable', async () => {
     const org = await makeOrganization();
     const externalId = `tenant/7 é✓ ${newExternalId()}`;
 
-    const created = await createExternalUser(org.workspaceKey, { externalId });
-    const read = await getExternalUser(org.workspaceKey, externalId);
+    expectNoContent(await createExternalUser(org.workspaceKey, { externalId }));
+    const read = await readExternalUserBack(org.workspaceKey, externalId);
 
-    expect(created.body.data).toMatchObject({ externalId, name: null, email: null, avatarUrl: null, avatarFileId: null });
-    expect(read.body.data).toEqual(created.body.data);
-    expect((await getUser(created.body.data.id))?.name).toBe(externalId);
+    expect(read).toMatchObject({ externalId, name: null, email: null, avatarUrl: null, avatarFileId: null });
+    expect((await getUser(read.id))?.name).toBe(externalId);
   });
 
   it('answers 409 when the workspace has the externalId already, and changes nothing', async () => {
@@ -82,11 +84,13 @@ describe('POST /users/external (Workspace users; Resources: Users, external user
 
     const inFirst = await createExternalUser(org.orgKey, { externalId, workspaceId: org.workspaceId });
     const inSecond = await createExternalUser(org.orgKey, { externalId }, { workspaceId: second.id });
+    const firstRead = await readExternalUserBack(org.orgKey, externalId, { workspaceId: org.workspaceId });
+    const secondRead = await readExternalUserBack(org.orgKey, externalId, { workspaceId: second.id });
     const fromSecondKey = await getExternalUser((await createWorkspaceKey(second.id)).apiKey, externalId);
 
-    expect([inFirst.status, inSecond.status]).toEqual([200, 200]);
-    expect(inSecond.body.data.id).not.toBe(inFirst.body.data.id);
-    expect(fromSecondKey.body.data.id).toBe(inSecond.body.data.id);
+    expect([inFirst.status, inSecond.status]).toEqual([204, 204]);
+    expect(secondRead.id).not.toBe(firstRead.id);
+    expect(fromSecondKey.body.data.id).toBe(secondRead.id);
   });
 
   it.each([
@@ -114,7 +118,7 @@ describe('POST /users/external (Workspace users; Resources: Users, external user
     expectProblem(await createExternalUser(org.orgKey, { externalId: newExternalId() }), 400);
     expectProblem(await createExternalUser(org.workspaceKey, { externalId: newExternalId(), workspaceId: other.workspaceId }), 403);
     expectProblem(await createExternalUser(other.orgKey, { externalId: newExternalId(), workspaceId: org.workspaceId }), 403);
-    expect((await createExternalUser(org.orgKey, { externalId: newExternalId(), workspaceId: org.workspaceId })).status).toBe(200);
+    expectNoContent(await createExternalUser(org.orgKey, { externalId: newExternalId(), workspaceId: org.workspaceId }));
   });
 
   it('lets contributors create and viewers only read (403 insufficient-role)', async () => {
@@ -128,7 +132,7 @@ describe('POST /users/external (Workspace users; Resources: Users, external user
 
     expectProblem(refused, 403);
     expect(refused.body.type).toMatch(/insufficient-role$/);
-    expect([created.status, read.status]).toEqual([200, 200]);
+    expect([created.status, read.status]).toEqual([204, 200]);
   });
 });
 
@@ -138,14 +142,16 @@ describe('avatarFileId: a confirmed external_user_avatar upload of the workspace
     const externalId = newExternalId();
     const avatar = await uploadAvatar(org.workspaceKey, externalId);
 
-    const created = await createExternalUser(org.workspaceKey, { externalId, avatarFileId: avatar.fileId });
-    const cleared = await patchExternalUser(org.workspaceKey, externalId, { avatarFileId: null });
-    const setAgain = await patchExternalUser(org.workspaceKey, externalId, { avatarFileId: avatar.fileId });
+    expectNoContent(await createExternalUser(org.workspaceKey, { externalId, avatarFileId: avatar.fileId }));
+    const created = await readExternalUserBack(org.workspaceKey, externalId);
+    expectNoContent(await patchExternalUser(org.workspaceKey, externalId, { avatarFileId: null }));
+    const cleared = await readExternalUserBack(org.workspaceKey, externalId);
+    expectNoContent(await patchExternalUser(org.workspaceKey, externalId, { avatarFileId: avatar.fileId }));
+    const setAgain = await readExternalUserBack(org.workspaceKey, externalId);
 
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    expect(created.body.data.avatarFileId).toBe(avatar.fileId);
-    expect(cleared.body.data.avatarFileId).toBeNull();
-    expect(setAgain.body.data.avatarFileId).toBe(avatar.fileId);
+    expect(created.avatarFileId).toBe(avatar.fileId);
+    expect(cleared.avatarFileId).toBeNull();
+    expect(setAgain.avatarFileId).toBe(avatar.fileId);
     expect((await readUploadRecord(avatar.fileId))?.state).toBe('confirmed');
   });
 
@@ -196,18 +202,23 @@ describe('PATCH /users/external/:externalId', () => {
     const org = await makeOrganization();
     const user = await makeExternalUser(org.workspaceKey, { name: 'Grace', email: 'grace@example.com', avatarUrl: 'https://cdn.example.com/g.png' });
 
-    const renamed = await patchExternalUser(org.workspaceKey, user.externalId, { name: 'Grace B. Hopper' });
-    const nameOfRenamed = (await getUser(user.id))?.name;
-    const unnamed = await patchExternalUser(org.workspaceKey, user.externalId, { name: null, avatarUrl: null });
-    const nameOfUnnamed = (await getUser(user.id))?.name;
-    const bare = await patchExternalUser(org.workspaceKey, user.externalId, { email: null });
+    const patchAndRead = async (changes: Record<string, unknown>) => {
+      expectNoContent(await patchExternalUser(org.workspaceKey, user.externalId, changes));
+      return readExternalUserBack(org.workspaceKey, user.externalId);
+    };
 
-    expect(renamed.body.data).toMatchObject({ name: 'Grace B. Hopper', email: 'grace@example.com', avatarUrl: 'https://cdn.example.com/g.png' });
-    expect(renamed.body.data.modifiedAt).toBeGreaterThan(user.modifiedAt);
+    const renamed = await patchAndRead({ name: 'Grace B. Hopper' });
+    const nameOfRenamed = (await getUser(user.id))?.name;
+    const unnamed = await patchAndRead({ name: null, avatarUrl: null });
+    const nameOfUnnamed = (await getUser(user.id))?.name;
+    const bare = await patchAndRead({ email: null });
+
+    expect(renamed).toMatchObject({ name: 'Grace B. Hopper', email: 'grace@example.com', avatarUrl: 'https://cdn.example.com/g.png' });
+    expect(renamed.modifiedAt).toBeGreaterThan(user.modifiedAt);
     expect(nameOfRenamed).toBe('Grace B. Hopper');
-    expect(unnamed.body.data).toMatchObject({ name: null, email: 'grace@example.com', avatarUrl: null });
+    expect(unnamed).toMatchObject({ name: null, email: 'grace@example.com', avatarUrl: null });
     expect(nameOfUnnamed).toBe('grace@example.com');
-    expect(bare.body.data).toMatchObject({ id: user.id, name: null, email: null, avatarUrl: null, createdAt: user.createdAt });
+    expect(bare).toMatchObject({ id: user.id, name: null, email: null, avatarUrl: null, createdAt: user.createdAt });
     expect((await getUser(user.id))?.name).toBe(user.externalId);
   });
 
@@ -217,7 +228,8 @@ describe('PATCH /users/external/:externalId', () => {
 
     const patched = await patchExternalUser(org.workspaceKey, user.externalId, { name: 'Same', email: null });
 
-    expect(patched.body.data).toEqual(user);
+    expectNoContent(patched);
+    expect(await readExternalUserBack(org.workspaceKey, user.externalId)).toEqual(user);
   });
 
   it('answers 400 without a field to change or with a bad one, and 404 for an unknown externalId', async () => {
@@ -243,8 +255,8 @@ describe('DELETE /users/external/:externalId', () => {
     expect(deleted.status).toBe(204);
     expectProblem(again, 404);
     expect(await getUser(user.id)).toMatchObject({ kind: 'external', name: 'Former user' });
-    expect(recreated.status).toBe(200);
-    expect(recreated.body.data.id).not.toBe(user.id);
+    expectNoContent(recreated);
+    expect((await readExternalUserBack(org.workspaceKey, user.externalId)).id).not.toBe(user.id);
   });
 
   it('needs an admin: a contributor gets 403 and the user stays', async () => {

@@ -3,8 +3,10 @@ import { describe, expect, inject, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
 import { routeKey } from '../../shared/http/route.js';
 import { call, makeOrganization, type ApiResponse } from '../support/api.js';
+import { createExternalUser, deleteExternalUser, getExternalUser, newExternalId, patchExternalUser } from '../support/external-users.js';
 import { makeItemsWorkspace } from '../support/folder-items.js';
 import { makeFolder } from '../support/items.js';
+import { changeRole, freshEmail, invite, listUsers, makeMember, removeUser } from '../support/members.js';
 import { makeSecondWorkspace } from '../support/workspaces.js';
 import { BROWSER_CONTEXT, makeTypedMarkup, threadBody } from '../support/threads.js';
 import { createMarkup } from '../support/url-markups.js';
@@ -148,6 +150,59 @@ describe('Operations listed as 204 but described as returning data: the live ser
     expect(response.status).toBe(201);
     expect(response.body.data).toMatchObject({ id: expect.any(String), name: 'Created', rootFolderId: expect.any(String), archiveFolderId: expect.any(String) });
     expectDocumented('POST /workspace', response);
+  });
+});
+
+describe('Workspace users (all listed as 204): GET /users and GET /users/external/:externalId answer data, the rest 204 with no body', () => {
+  const usersRoutes = () => allRoutes().filter((route) => route.path.startsWith('/api/v2/users'));
+  const answersData = ['GET /api/v2/users', 'GET /api/v2/users/external/{externalId}'];
+
+  it('documents 200 with a schema for the two reads and a bare 204 for every other row', () => {
+    const documented = usersRoutes().map((route) => [routeKey(route), route.responses.filter((doc) => doc.status < 300).map((doc) => [doc.status, Boolean(doc.schema)])]);
+
+    expect(documented).toHaveLength(8);
+    for (const [key, successes] of documented) expect(successes, String(key)).toEqual(answersData.includes(String(key)) ? [[200, true]] : [[204, false]]);
+  });
+
+  it('GET /users: data is the list of users, each exactly id, email, name, role and status', async () => {
+    const org = await makeOrganization();
+    const owner = await makeMember(org.workspaceId, 'owner');
+
+    const response = await listUsers(owner.key);
+
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body)).toEqual(['data']);
+    expect(response.body.data).toEqual([{ id: owner.userId, email: owner.email, name: expect.any(String), role: 'owner', status: 'active' }]);
+    expectDocumented('GET /users', response);
+  });
+
+  it('GET /users/external/:externalId: data is the external user; POST and PATCH /users/external answer 204 with no body', async () => {
+    const org = await makeOrganization();
+    const externalId = newExternalId();
+
+    const created = await createExternalUser(org.workspaceKey, { externalId, name: 'Live client' });
+    const patched = await patchExternalUser(org.workspaceKey, externalId, { email: 'live@example.com' });
+    const read = await getExternalUser(org.workspaceKey, externalId);
+    const deleted = await deleteExternalUser(org.workspaceKey, externalId);
+
+    for (const answer of [created, patched, deleted]) expect([answer.status, answer.body], JSON.stringify(answer.body)).toEqual([204, '']);
+    expect(read.status).toBe(200);
+    expect(Object.keys(read.body)).toEqual(['data']);
+    expect(Object.keys(read.body.data).sort()).toEqual(['avatarFileId', 'avatarUrl', 'createdAt', 'email', 'externalId', 'id', 'modifiedAt', 'name']);
+    expect(read.body.data).toMatchObject({ externalId, name: 'Live client', email: 'live@example.com' });
+    expectDocumented('GET /users/external/{externalId}', read);
+  });
+
+  it('POST /users/invite, PATCH /users/:userId/role and DELETE /users/:userId answer 204 with no body', async () => {
+    const org = await makeOrganization();
+    const owner = await makeMember(org.workspaceId, 'owner');
+    const member = await makeMember(org.workspaceId, 'viewer');
+
+    const invited = await invite(owner.key, { emails: [freshEmail()] });
+    const changed = await changeRole(owner.key, member.userId, 'contributor');
+    const removed = await removeUser(owner.key, member.userId);
+
+    for (const answer of [invited, changed, removed]) expect([answer.status, answer.body], JSON.stringify(answer.body)).toEqual([204, '']);
   });
 });
 

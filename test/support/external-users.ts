@@ -15,11 +15,24 @@ export const patchExternalUser = (key: string, externalId: string, body: Record<
   call('PATCH', path(externalId), { key, body, query });
 export const deleteExternalUser = (key: string, externalId: string, query?: Record<string, string>) => call('DELETE', path(externalId), { key, query });
 
-/** POST /users/external, 200 asserted: the external user as answered. */
-export async function makeExternalUser(key: string, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
-  const response: ApiResponse = await createExternalUser(key, { externalId: newExternalId(), ...body });
+/** GET /users/external/:externalId, 200 asserted: the external user as read. */
+export async function readExternalUserBack(key: string, externalId: string, query?: Record<string, string>): Promise<Record<string, any>> {
+  const response = await getExternalUser(key, externalId, query);
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body.data;
+}
+
+/** A write DESIGN lists as 204 with no body (POST and PATCH /users/external among them): asserts exactly that. */
+export function expectNoContent(response: ApiResponse): void {
+  expect(response.status, JSON.stringify(response.body)).toBe(204);
+  expect(response.body).toBe('');
+}
+
+/** POST /users/external, 204 asserted, then read back with GET: the external user as stored. */
+export async function makeExternalUser(key: string, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const externalId = newExternalId();
+  expectNoContent(await createExternalUser(key, { externalId, ...body }));
+  return readExternalUserBack(key, externalId);
 }
 
 /** An `external_user_avatar` upload for `externalId` (confirmed unless `confirm: false`). */

@@ -28,7 +28,7 @@ export interface CreateThreadInput extends PinInput {
 
 /** POST /threads: a numbered thread with its first message, written whole or not at all. */
 export async function createThread(principal: Principal, input: CreateThreadInput): Promise<Record<string, unknown>> {
-  if (!input.projectId) throw invalid('projectId', 'is required with an API key: the id of the markup to comment on');
+  if (!input.projectId) throw invalid('projectId', 'is required: the id of the markup to comment on');
   const access = await loadMarkupRole(principal, input.projectId, true);
   const { markup } = access;
   requireOpenForComments(markup);

@@ -4,14 +4,15 @@ import { markupTagItem } from '../../db/markup-records.js';
 import type { AttachmentRecord, ClipVideoRecord, Delta, MessageRecord } from '../../db/messages.js';
 import { put, type TransactItem } from '../../db/transact.js';
 import { consumeUploadItem, getUploads } from '../../db/uploads.js';
-import { findMemberIds } from '../../db/users.js';
+import { findMembers } from '../../db/members.js';
+import { statusOf } from '../../db/users.js';
 import { BadRequestError, ForbiddenError, InvalidInputError } from '../../http/errors.js';
 import type { MarkupRoleAccess } from '../markups/access.js';
 import { mentionIdsOf, resolveMessageText, TextMismatch } from './delta.js';
 
 /**
  * What a message says and carries: its text (plain and Delta, in step), the users it mentions
- * (members of the workspace), its attachments (confirmed uploads, each used once) and clip videos.
+ * (active members of the workspace), its attachments (confirmed uploads, each used once) and clip videos.
  */
 
 export const MAX_ATTACHMENTS = 10;
@@ -90,11 +91,17 @@ export async function prepareMessage(
   return { content: text?.content, delta: text?.delta, mentionIds, attachments, clipVideos, writes, removedAttachments };
 }
 
-/** Every id must be a member of the workspace: mentions notify people who can see the markup. */
+/**
+ * Every id must be an active member of the workspace: mentions notify people who can see the
+ * markup, and someone merely invited has not joined (no key, no access), so is refused like a stranger.
+ */
 async function requireMembers(workspaceId: string, userIds: readonly string[], field: string): Promise<void> {
   if (userIds.length === 0) return;
-  const found = new Set(await findMemberIds(workspaceId, userIds));
-  const strangers = userIds.filter((userId) => !found.has(userId));
+  const found = await findMembers(workspaceId, userIds);
+  const strangers = userIds.filter((userId) => {
+    const member = found.get(userId);
+    return member === undefined || statusOf(member) !== 'active';
+  });
   if (strangers.length > 0) {
     throw new InvalidInputError([{ field, detail: `mentions users who are not members of this workspace: ${strangers.join(', ')}` }]);
   }

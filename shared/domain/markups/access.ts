@@ -1,6 +1,6 @@
 import { authorize, requireInScope } from '../../auth/authorize.js';
 import type { AnyRole, Permission } from '../../auth/permissions.js';
-import type { Principal } from '../../auth/principal.js';
+import { credentialOf, type Principal } from '../../auth/principal.js';
 import { getItem, getItems, type MarkupRecord } from '../../db/items.js';
 import { getPlan, type Plan } from '../../db/plans.js';
 import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
@@ -90,7 +90,7 @@ export async function loadMarkups(principal: Principal, markupIds: readonly stri
   if (missing.length > 0) throw new NotFoundError(`These markups do not exist: ${missing.join(', ')}. Nothing was changed.`);
   const markups = markupIds.map((id) => found.get(id) as MarkupRecord);
   const foreign = markups.find((markup) => markup.organizationId !== principal.organizationId);
-  if (foreign) throw new ForbiddenError(`Markup ${foreign.id} is not in this API key's organization.`, 'workspace-out-of-scope');
+  if (foreign) throw new ForbiddenError(`Markup ${foreign.id} is not in this ${credentialOf(principal)}'s organization.`, 'workspace-out-of-scope');
   return markups;
 }
 

@@ -1,7 +1,7 @@
 import type { MarkupRecord } from '../../db/items.js';
 import { listMarkupTags } from '../../db/markup-records.js';
-import { queryPrefix } from '../../db/paging.js';
-import { getUsers, memberKey, type Role } from '../../db/users.js';
+import { listMembers } from '../../db/members.js';
+import { getUsers, statusOf, type Role } from '../../db/users.js';
 
 export interface TaggableUser {
   id: string;
@@ -17,17 +17,13 @@ export interface TaggedUser {
 }
 
 /**
- * GET /markups/:id/tag. `taggable`: the members of the markup's workspace (member records under
- * `WS#<wsId>`), by name. `tagged`: the users mentioned in the markup's threads, recorded under
- * `MARKUP#<id>` / `TAGGED#<userId>`.
+ * GET /markups/:id/tag. `taggable`: the active members of the markup's workspace, by name; people
+ * merely invited have not joined and cannot be mentioned (`prepareMessage`), so they are left out.
+ * `tagged`: the users mentioned in the markup's threads, recorded under `MARKUP#<id>` / `TAGGED#<userId>`.
  */
 export async function getMarkupTags(markup: MarkupRecord): Promise<{ taggable: TaggableUser[]; tagged: TaggedUser[] }> {
-  const memberPrefix = memberKey(markup.workspaceId, '').SK;
-  const [members, tags] = await Promise.all([
-    queryPrefix(memberKey(markup.workspaceId, '').PK, memberPrefix),
-    listMarkupTags(markup.id),
-  ]);
-  const roles = new Map(members.map((member) => [member.userId as string, member.role as Role]));
+  const [members, tags] = await Promise.all([listMembers(markup.workspaceId), listMarkupTags(markup.id)]);
+  const roles = new Map(members.filter((member) => statusOf(member) === 'active').map((member) => [member.userId, member.role]));
   const users = new Map((await getUsers([...roles.keys(), ...tags.map((tag) => tag.userId as string)])).map((user) => [user.id, user]));
   const byName = <T extends { name: string }>(a: T, b: T) => a.name.localeCompare(b.name);
   const taggable = [...roles].flatMap(([userId, role]) => {
