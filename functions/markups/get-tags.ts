@@ -7,7 +7,7 @@ export const getTagsOperation = operation({
   operationId: 'getMarkupTags',
   summary: 'Who can be tagged on a markup (active workspace members; invitees have not joined) and who is tagged in its threads',
   auth: 'apiKey',
-  permission: 'markup:read',
+  permission: 'markup:tags',
   params: MarkupIdParams,
   responses: [{ status: 200, description: 'Taggable and tagged users', schema: TagsSchema }],
   handle: async ({ principal, params }) => {

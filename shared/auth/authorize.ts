@@ -1,4 +1,4 @@
-import { getMember, type Role } from '../db/users.js';
+import { getMember, statusOf, type Role } from '../db/users.js';
 import { ForbiddenError } from '../http/errors.js';
 import { allows, isEndUserRole, refusalOf, ruleOf, type AnyRole, type Permission } from './permissions.js';
 import { credentialOf, type EndUserPrincipal, type OrganizationKeyPrincipal, type Principal, type RequestAuthorization } from './principal.js';
@@ -28,7 +28,9 @@ function authorizationOf(principal: Principal): RequestAuthorization {
 export async function roleOf(principal: Principal, workspaceId: string): Promise<AnyRole | undefined> {
   if (principal.kind === 'endUser') return principal.markupRole;
   if (principal.scope === 'organization' || !principal.actsAsMember) return 'owner';
-  return (await getMember(workspaceId, principal.userId))?.role;
+  const member = await getMember(workspaceId, principal.userId);
+  // An invitation is not a membership: a removed member invited again acts with no role until they join.
+  return member && statusOf(member) === 'active' ? member.role : undefined;
 }
 
 /**

@@ -43,6 +43,8 @@ export const PERMISSIONS = {
   'markup:list': { action: "list or search the workspace's markups", member: 'viewer', endUser: false },
   'markup:read': { action: 'read markups', member: 'viewer', endUser: 'project:viewer' },
   'markup:create': { action: 'create markups', member: 'contributor', endUser: false },
+  // The tag list is a directory of the workspace's members (names, emails, roles): closed to end users like GET /users.
+  'markup:tags': { action: 'list who can be tagged on markups (the workspace members)', member: 'viewer', endUser: false },
   'markup:rename': { action: 'rename markups', member: 'contributor', endUser: 'project:owner' },
   'markup:read-only': { action: 'pause or resume comments on markups', member: 'admin', endUser: 'project:owner' },
   'markup:delete': { action: 'delete markups', member: 'admin', endUser: false },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EndUserRole } from '../../shared/auth/permissions.js';
 import { call, makeOrganization, type ApiResponse, type Org } from '../support/api.js';
-import { makeEndUser } from '../support/end-users.js';
+import { endUserToken, makeEndUser } from '../support/end-users.js';
 import { setPlan } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { getThread } from '../support/thread-reads.js';
@@ -209,7 +209,6 @@ describe('a token bound to one markup (Authentication, customer JWT exchange rul
       'GET markup': await call('GET', `/markups/${other.id}`, { key }),
       'rename markup': await call('POST', `/markups/${other.id}`, { key, body: { name: 'Renamed' } }),
       'pause comments': await call('PATCH', `/markups/${other.id}/read-only`, { key, body: { readOnly: true } }),
-      'GET tag': await call('GET', `/markups/${other.id}/tag`, { key }),
       'GET view-modes': await call('GET', `/markups/${other.id}/view-modes`, { key }),
       'list threads': await call('GET', '/threads', { key, query: { markupId: other.id } }),
       'create thread': await call('POST', '/threads', { key, body: threadBody(other) }),
@@ -287,5 +286,19 @@ describe('an exchange token that is not valid (DESIGN: every failure is the same
     }
     expect((await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.total).toBe(0);
     expect((await call('GET', '/threads', { key: valid.token, query: { markupId: markup.id } })).status).toBe(200);
+  });
+});
+
+describe('the tag list is a member directory: closed to end users like GET /users', () => {
+  it('answers 403 to an end user of any role, and still lists members (names, emails, roles) to API keys', async () => {
+    const org = await makeOrganization();
+    const markup = await makeTypedMarkup(org, 'webpage');
+    for (const markupRole of ['project:viewer', 'project:contributor', 'project:owner'] as const) {
+      const token = await endUserToken({ organizationId: org.organizationId, workspaceId: org.workspaceId, markupRole, markupId: markup.id });
+      const response = await call('GET', `/markups/${markup.id}/tag`, { key: token });
+      expectProblem(response, 403);
+      expect(JSON.stringify(response.body)).not.toContain('@');
+    }
+    expect((await call('GET', `/markups/${markup.id}/tag`, { key: org.workspaceKey })).status).toBe(200);
   });
 });

@@ -168,6 +168,21 @@ describe('DELETE /users/{userId}', () => {
     expect([...listed.keys()]).toEqual([admin.email]);
   });
 
+  it('gives a removed member invited again no role until they join: their old key is 403 not-a-member', async () => {
+    const org = await makeOrganization();
+    const admin = await makeMember(org.workspaceId, 'admin');
+    const member = await makeMember(org.workspaceId, 'admin', 'returning');
+    expect((await removeUser(admin.key, member.userId)).status).toBe(204);
+    expect((await invite(admin.key, { emails: [member.email], role: 'admin' })).status).toBe(204);
+    expect((await usersByEmail(admin.key)).get(member.email)).toMatchObject({ status: 'invited' });
+
+    const listing = await listUsers(member.key);
+    const inviting = await invite(member.key, { emails: [freshEmail()] });
+    expectProblem(listing, 403);
+    expect(listing.body.type).toMatch(/not-a-member$/);
+    expectProblem(inviting, 403);
+  });
+
   it('lets only owners remove owners, and refuses contributors and viewers (403)', async () => {
     const org = await makeOrganization();
     const [owner, secondOwner, admin, contributor] = [
