@@ -124,6 +124,13 @@ export async function createWorkspaceKey(workspaceId: string, member?: { email: 
   // invitee becomes an active member. Both move the workspace's member counters in the same transaction.
   await ensureMemberCounts(workspaceId);
   const existing = await readMember(workspaceId, userId);
+  if (existing && member.role !== undefined && member.role !== existing.role) {
+    // A key is not the place to change a role: PATCH /users/{userId}/role keeps the last owner and who may grant what.
+    throw new ConflictError(
+      `${member.email} is already ${statusOf(existing) === 'invited' ? 'invited to' : 'a member of'} workspace ${workspaceId} as ${existing.role}; ` +
+        `leave out --role, or change the role with PATCH /users/${userId}/role first. No key was made.`,
+    );
+  }
   if (!existing) {
     const role = member.role ?? ((await hasMembers(workspaceId)) ? 'contributor' : 'owner');
     items.push(...newMemberItems({ workspaceId, userId, role, createdAt: now, status: 'active' }));

@@ -54,6 +54,18 @@ describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)
     expect((await call('DELETE', '/workspace', { key: first.apiKey })).status).toBe(204);
   });
 
+  it('key create --email --role for someone already a member with another role makes no key and says how to change the role', () => {
+    const org = runAdmin(dataDir, ['org', 'create', '--name', 'Existing member']).json;
+    const owner = runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--email', 'owner@example.com']).json;
+    const demoted = runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--email', 'owner@example.com', '--role', 'viewer']);
+    const same = runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--email', 'owner@example.com', '--role', 'owner']);
+
+    expect(demoted.status).toBe(1);
+    expect(JSON.parse(demoted.stderr.trim().split('\n')[0]!).error).toMatch(/already a member .* as owner.*PATCH \/users\//);
+    expect(same.status).toBe(0);
+    expect(same.json.userId).toBe(owner.userId);
+  });
+
   it('plan show prints the defaults and plan set changes only what it is given', async () => {
     const org = runAdmin(dataDir, ['org', 'create', '--name', 'Plans']).json;
 
