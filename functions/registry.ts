@@ -18,8 +18,9 @@ export interface FunctionAccess {
   /** Queues the function sends messages to. */
   sendsTo?: QueueName[];
   /**
-   * Reads the exchange-token signing keys. Implied for every function with a credentialed route (it
-   * verifies exchange tokens); declared by the auth group, which mints them without one.
+   * Signs exchange tokens (`kms:Sign` on the exchange-token key): the auth group, which mints them,
+   * and nothing else. Verifying is implied for every function with a credentialed route, which gets
+   * the public key only (`kms:GetPublicKey`), so no verifier can mint.
    */
   exchangeKeys?: true;
   /** Sends email through SES from the configured sender (CDK context `emailSender`), and only from it. */

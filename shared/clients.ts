@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { getConfig } from './config.js';
@@ -9,7 +9,7 @@ import { getConfig } from './config.js';
 let ddb: DynamoDBDocumentClient | undefined;
 let s3: S3Client | undefined;
 let sqs: SQSClient | undefined;
-let secrets: SecretsManagerClient | undefined;
+let kms: KMSClient | undefined;
 let ses: SESv2Client | undefined;
 
 /** The document client every db module uses; created once per process. */
@@ -44,10 +44,10 @@ export function getSqs(): SQSClient {
   return sqs;
 }
 
-/** Secrets Manager, for the exchange-token signing keys of a deployed stack (read once per cold start). */
-export function getSecretsManager(): SecretsManagerClient {
-  secrets ??= new SecretsManagerClient({ region: getConfig().region });
-  return secrets;
+/** KMS, for the exchange-token key of a deployed stack: Sign (auth function) or GetPublicKey once per cold start. */
+export function getKms(): KMSClient {
+  kms ??= new KMSClient({ region: getConfig().region });
+  return kms;
 }
 
 export function getSes(): SESv2Client {
@@ -63,11 +63,11 @@ export function resetClients(): void {
   ddb?.destroy();
   s3?.destroy();
   sqs?.destroy();
-  secrets?.destroy();
+  kms?.destroy();
   ses?.destroy();
   ddb = undefined;
   ses = undefined;
   s3 = undefined;
   sqs = undefined;
-  secrets = undefined;
+  kms = undefined;
 }

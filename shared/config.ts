@@ -28,9 +28,9 @@ const EnvSchema = v.object({
   /** `local` allows loopback webhook targets and path-style S3 addresses. */
   STACK_MODE: v.optional(v.picklist(['local', 'aws']), 'aws'),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error']), 'info'),
-  /** Deployed: the Secrets Manager secret holding the exchange-token signing keys (read once per cold start). */
-  EXCHANGE_KEYS_SECRET_ARN: v.optional(v.pipe(v.string(), v.minLength(1))),
-  /** Local: the file in DATA_DIR holding them (the local stack makes it). */
+  /** Deployed: the KMS key (ECC_NIST_P256) exchange tokens are signed with; only the auth function may sign with it. */
+  EXCHANGE_KEY_ARN: v.optional(v.pipe(v.string(), v.regex(/^arn:[^:]+:kms:[^:]*:[^:]*:key\/[^/]+$/, 'must be a KMS key ARN'))),
+  /** Local: the file in DATA_DIR holding the P-256 private JWK instead (the local stack makes it). */
   EXCHANGE_KEYS_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   /** Lifetime of exchange tokens in seconds (DESIGN.md: 5 minutes by default). */
   EXCHANGE_TOKEN_TTL_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(30), v.maxValue(86_400)), '300'),
@@ -54,8 +54,8 @@ export interface Config {
   chromiumPath: string | undefined;
   chromiumPackDir: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
-  /** Where the exchange-token signing keys are: a Secrets Manager secret (deployed) or a file (local). */
-  exchangeKeys: { secretArn: string } | { file: string } | undefined;
+  /** Where the exchange-token signing key is: a KMS key (deployed) or a file (local). */
+  exchangeKeys: { kmsKeyArn: string } | { file: string } | undefined;
   exchangeTokenTtlSeconds: number;
   identityProvider: { jwksUrl: string; issuer: string; audience: string } | undefined;
 }
@@ -89,8 +89,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     chromiumPath: e.CHROMIUM_PATH || undefined,
     chromiumPackDir: e.CHROMIUM_PACK_DIR || undefined,
     logLevel: e.LOG_LEVEL,
-    exchangeKeys: e.EXCHANGE_KEYS_SECRET_ARN
-      ? { secretArn: e.EXCHANGE_KEYS_SECRET_ARN }
+    exchangeKeys: e.EXCHANGE_KEY_ARN
+      ? { kmsKeyArn: e.EXCHANGE_KEY_ARN }
       : e.EXCHANGE_KEYS_FILE
         ? { file: e.EXCHANGE_KEYS_FILE }
         : undefined,
@@ -135,7 +135,7 @@ export const ENV = {
   chromiumPath: 'CHROMIUM_PATH',
   chromiumPackDir: 'CHROMIUM_PACK_DIR',
   logLevel: 'LOG_LEVEL',
-  exchangeKeysSecretArn: 'EXCHANGE_KEYS_SECRET_ARN',
+  exchangeKeyArn: 'EXCHANGE_KEY_ARN',
   exchangeKeysFile: 'EXCHANGE_KEYS_FILE',
   exchangeTokenTtlSeconds: 'EXCHANGE_TOKEN_TTL_SECONDS',
   idpJwksUrl: 'IDP_JWKS_URL',

@@ -7,9 +7,9 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { BUNDLING } from './bundling.js';
 import { convertersLayer } from './converters-layer.js';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { entryOf, type FunctionAccess, type FunctionDefinition } from '../../functions/registry.js';
 import { ENV, QUEUE_URL_ENV } from '../../shared/config.js';
@@ -46,8 +46,8 @@ export interface ServiceResources {
   readonly bucket: IBucket;
   readonly queues: Readonly<Record<QueueName, IQueue>>;
   readonly deadLetterQueues: Readonly<Record<QueueName, IQueue>>;
-  /** The exchange-token signing keys; only the API stack has them (workers never see a credential). */
-  readonly exchangeKeys?: ISecret;
+  /** The exchange-token key (KMS, P-256); only the API stack has it (workers never see a credential). */
+  readonly exchangeKey?: IKey;
 }
 
 export interface ServiceFunctionProps {
@@ -229,12 +229,13 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /**
-   * Sets EXCHANGE_KEYS_SECRET_ARN and grants reading that one secret: functions that verify exchange
-   * tokens (every credentialed route) or mint them (the auth group) read it once per cold start.
+   * Sets EXCHANGE_KEY_ARN and grants, on that one key, `kms:Sign` to the function that mints exchange
+   * tokens and `kms:GetPublicKey` to those that verify them: a verifier can never mint a token.
    */
-  bindExchangeKeys(secret: ISecret): this {
-    this.addEnvironment(ENV.exchangeKeysSecretArn, secret.secretArn);
-    secret.grantRead(this);
+  bindExchangeKey(key: IKey, uses: ExchangeKeyUses): this {
+    this.addEnvironment(ENV.exchangeKeyArn, key.keyArn);
+    const actions = [...(uses.signs ? ['kms:Sign'] : []), ...(uses.verifies ? ['kms:GetPublicKey'] : [])];
+    if (actions.length > 0) key.grant(this, ...actions);
     return this;
   }
 
@@ -281,9 +282,10 @@ export class ServiceFunction extends NodejsFunction {
     if (access.table) this.bindTable(resources.table, access.table);
     if (access.bucket) this.bindBucket(resources.bucket, access.bucket);
     for (const name of access.sendsTo ?? []) this.bindQueue(resources.queues[name], name);
-    if (needsExchangeKeys(this.definition)) {
-      if (!resources.exchangeKeys) throw new Error(`${this.definition.name} verifies or mints exchange tokens but its stack has no exchange keys.`);
-      this.bindExchangeKeys(resources.exchangeKeys);
+    const uses = exchangeKeyUses(this.definition);
+    if (uses.signs || uses.verifies) {
+      if (!resources.exchangeKey) throw new Error(`${this.definition.name} verifies or mints exchange tokens but its stack has no exchange-token key.`);
+      this.bindExchangeKey(resources.exchangeKey, uses);
     }
     return this;
   }
@@ -296,7 +298,18 @@ export class ServiceFunction extends NodejsFunction {
   }
 }
 
-/** Whether a function verifies exchange tokens (it has a credentialed route) or mints them (it declares so). */
-export function needsExchangeKeys(definition: FunctionDefinition): boolean {
-  return definition.access.exchangeKeys === true || (definition.kind === 'api' && definition.routes.some((route) => route.auth === 'apiKey'));
+/** What a function does with the exchange-token key. */
+export interface ExchangeKeyUses {
+  /** It mints tokens: it declares `access.exchangeKeys` (the auth group). */
+  signs: boolean;
+  /** It verifies tokens: it has a credentialed route. */
+  verifies: boolean;
+}
+
+/** Whether a function mints exchange tokens (it declares so) and whether it verifies them (it has a credentialed route). */
+export function exchangeKeyUses(definition: FunctionDefinition): ExchangeKeyUses {
+  return {
+    signs: definition.access.exchangeKeys === true,
+    verifies: definition.kind === 'api' && definition.routes.some((route) => route.auth === 'apiKey'),
+  };
 }

@@ -7,7 +7,7 @@ import type { S3Event } from 'aws-lambda';
 import { entryOf, FUNCTIONS, type FunctionDefinition } from '../../functions/registry.js';
 import { resetClients } from '../../shared/clients.js';
 import { ENV, QUEUE_URL_ENV, resetConfig } from '../../shared/config.js';
-import { forgetExchangeKeys, newKeySetDocument } from '../../shared/auth/exchange-keys.js';
+import { forgetExchangeKeys, newKeyDocument, parseKeyDocument } from '../../shared/auth/exchange-keys.js';
 import { forgetCursorKey } from '../../shared/db/cursor-keys.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
@@ -102,13 +102,24 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
 }
 
 /**
- * The exchange-token keys of a DATA_DIR: generated once and kept (tokens outlive a restart, as they
- * would a deploy); a MEMORY=1 stack makes new ones every start. Readable by the owner only.
+ * The exchange-token key of a DATA_DIR (a P-256 private JWK): generated once and kept (tokens
+ * outlive a restart, as they would a deploy); a MEMORY=1 stack makes a new one every start, and so
+ * does a DATA_DIR holding no usable key (the HS256 secret of older versions). Owner-readable only.
  */
 function ensureExchangeKeys(dataDir: string, memory: boolean): string {
   const file = join(dataDir, 'exchange-keys.json');
-  if (memory || !existsSync(file)) writeFileSync(file, `${newKeySetDocument()}\n`, { mode: 0o600 });
+  if (memory || !holdsKey(file)) writeFileSync(file, `${newKeyDocument()}\n`, { mode: 0o600 });
   return file;
+}
+
+function holdsKey(file: string): boolean {
+  if (!existsSync(file)) return false;
+  try {
+    parseKeyDocument(readFileSync(file, 'utf8'));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

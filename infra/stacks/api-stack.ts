@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   HttpApi,
@@ -10,7 +10,7 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { PREFLIGHT_PATH } from '../../shared/http/cors.js';
 import { FUNCTIONS, isApiFunction, type FunctionDefinition } from '../../functions/registry.js';
@@ -53,7 +53,7 @@ export class ApiStack extends Stack {
       throw new Error(`Exactly one api function must take the $default route; found ${defaults.length}.`);
     }
 
-    const resources = { ...props.data.importResources(this), exchangeKeys: this.createExchangeKeys() };
+    const resources = { ...props.data.importResources(this), exchangeKey: this.createExchangeKey() };
     const functions: Record<string, ServiceFunction> = {};
     const integrations = new Map<string, HttpLambdaIntegration>();
     for (const definition of definitions) {
@@ -148,25 +148,18 @@ export class ApiStack extends Stack {
   }
 
   /**
-   * The exchange-token signing keys (DESIGN.md "Exchange tokens"): a secret CloudFormation generates,
-   * so no key is ever in the repository or a template. Rotation is a new value with a new `kid` and
-   * the old key under `previous` (README, operator section); functions pick it up within 30 s of a
-   * token naming the new `kid`.
+   * The exchange-token key (DESIGN.md "Exchange tokens"): an asymmetric KMS key (ES256), so its
+   * private half never leaves KMS, the auth function alone may sign with it and every other
+   * function may only read its public half. Rotation is a new key (README, operator section).
+   * Destroyed with the stack: tokens live minutes, so nothing signed with it outlives a redeploy.
    */
-  private createExchangeKeys(): Secret {
-    const secret = new Secret(this, 'ExchangeTokenKeys', {
-      description: 'Review Board Service: keys that sign exchange tokens ({ kid, secret, previous? })',
-      generateSecretString: {
-        secretStringTemplate: JSON.stringify({ kid: 'k1' }),
-        generateStringKey: 'secret',
-        passwordLength: 64,
-        excludePunctuation: true,
-      },
+  private createExchangeKey(): Key {
+    return new Key(this, 'ExchangeTokenKey', {
+      description: 'Review Board Service: signs exchange tokens (ES256)',
+      keySpec: KeySpec.ECC_NIST_P256,
+      keyUsage: KeyUsage.SIGN_VERIFY,
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
     });
-    Validations.of(secret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason: 'Exchange tokens live 5 minutes and the key is rotated by writing a new { kid, secret, previous } value (README); a rotation Lambda would add nothing the manual step does not.',
-    });
-    return secret;
   }
 }

@@ -1,88 +1,105 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import * as v from 'valibot';
-import { getSecretsManager } from '../clients.js';
+import { getKms } from '../clients.js';
 import { ConfigError, getConfig } from '../config.js';
+import { kmsKeyId, kmsPublicKey, kmsSigner, localSigner, type ExchangeTokenSigner } from './exchange-signers.js';
 
 /**
- * The keys exchange tokens are signed with. They never enter the repository: a deployed stack keeps
- * them in a Secrets Manager secret (CDK generates its value), the local stack in a file of its
- * DATA_DIR. Both hold the same JSON: the current key and, during a rotation, the previous one, each
- * with a `kid` so a token names the key that signed it.
+ * The key exchange tokens are signed with (ES256, P-256). It never enters the repository: a
+ * deployed stack keeps it in KMS (`EXCHANGE_KEY_ARN`; only the auth function may `kms:Sign`, the
+ * others may only `kms:GetPublicKey`), the local stack in a file of its DATA_DIR holding a private
+ * JWK and its `kid` (`EXCHANGE_KEYS_FILE`).
  *
- * Read once per process and cached, so verifying a token costs no network call; a token naming a
- * `kid` the cache does not know triggers one reload (a rotation happened), at most every 30 s.
+ * Each is loaded once per process and cached: a verifier fetches the public key once per cold
+ * start and then verifies with no network call; a token naming any other `kid` is refused, never
+ * looked up. Rotation is a new key (README): tokens of the old one fail, for at most their lifetime.
  */
 
-export interface ExchangeKey {
+/** The public key tokens are verified with, and the `kid` they must name. */
+export interface ExchangeVerificationKey {
   kid: string;
-  secret: Uint8Array;
+  key: KeyObject;
 }
 
-export interface ExchangeKeySet {
-  current: ExchangeKey;
-  previous?: ExchangeKey;
+const Base64Url = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/));
+const KeyDocument = v.object({
+  kid: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+  jwk: v.object({ kty: v.literal('EC'), crv: v.literal('P-256'), x: Base64Url, y: Base64Url, d: Base64Url }),
+});
+
+let signer: Promise<ExchangeTokenSigner> | undefined;
+let verification: Promise<ExchangeVerificationKey> | undefined;
+
+/** A new key document for the local stack: a P-256 private JWK, its `kid` from its RFC 7638 thumbprint. */
+export function newKeyDocument(): string {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = privateKey.export({ format: 'jwk' });
+  // RFC 7638: SHA-256 of the required members in lexicographic order, no whitespace.
+  const thumbprint = createHash('sha256').update(JSON.stringify({ crv: 'P-256', kty: 'EC', x: jwk.x, y: jwk.y })).digest('base64url');
+  return JSON.stringify({ kid: `local-${thumbprint.slice(0, 16)}`, jwk: { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y, d: jwk.d } });
 }
 
-/** At least 32 bytes of key for HS256 (RFC 7518 3.2); the generated secrets have more. */
-const Key = v.object({ kid: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), secret: v.pipe(v.string(), v.minLength(32)) });
-const KeySetDocument = v.object({ ...Key.entries, previous: v.optional(Key) });
-
-const RELOAD_INTERVAL_MS = 30_000;
-let cached: { keys: Promise<ExchangeKeySet>; loadedAt: number } | undefined;
-
-/** A new key set document for the local stack: a random 48-byte secret and a random `kid`. */
-export function newKeySetDocument(): string {
-  return JSON.stringify({ kid: `local-${randomBytes(4).toString('hex')}`, secret: randomBytes(48).toString('base64url') });
-}
-
-/** Parses a key set document; a malformed one is a configuration error, never a usable key. */
-export function parseKeySet(text: string): ExchangeKeySet {
+/** Parses a key document; a malformed one, or one holding no P-256 private key, is a configuration error. */
+export function parseKeyDocument(text: string): { kid: string; privateKey: KeyObject } {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new ConfigError('The exchange-token key set is not JSON.');
+    throw new ConfigError('The exchange-token key document is not JSON.');
   }
-  const parsed = v.safeParse(KeySetDocument, json);
-  if (!parsed.success) throw new ConfigError(`The exchange-token key set is malformed: ${parsed.issues[0].message}`);
-  const toKey = (key: v.InferOutput<typeof Key>): ExchangeKey => ({ kid: key.kid, secret: new TextEncoder().encode(key.secret) });
-  const { previous, ...current } = parsed.output;
-  return { current: toKey(current), ...(previous ? { previous: toKey(previous) } : {}) };
-}
-
-async function load(): Promise<ExchangeKeySet> {
-  const source = getConfig().exchangeKeys;
-  if (!source) throw new ConfigError('No exchange-token keys: set EXCHANGE_KEYS_SECRET_ARN (deployed) or EXCHANGE_KEYS_FILE (local).');
-  if ('file' in source) return parseKeySet(await readFile(source.file, 'utf8'));
-  const result = await getSecretsManager().send(new GetSecretValueCommand({ SecretId: source.secretArn }));
-  if (!result.SecretString) throw new ConfigError('The exchange-token secret has no string value.');
-  return parseKeySet(result.SecretString);
-}
-
-/** The key set, read once per process (see above). */
-export function getExchangeKeys(): Promise<ExchangeKeySet> {
-  if (!cached) {
-    const keys = load();
-    cached = { keys, loadedAt: Date.now() };
-    keys.catch(() => {
-      cached = undefined;
-    });
+  const parsed = v.safeParse(KeyDocument, json);
+  if (!parsed.success) throw new ConfigError(`The exchange-token key document is malformed: ${parsed.issues[0].message}`);
+  try {
+    return { kid: parsed.output.kid, privateKey: createPrivateKey({ key: parsed.output.jwk, format: 'jwk' }) };
+  } catch {
+    throw new ConfigError('The exchange-token key document holds no usable P-256 private key.');
   }
-  return cached.keys;
 }
 
-/** The key named `kid`, reloading the set once when it is unknown and the last load is not recent. */
-export async function findExchangeKey(kid: string): Promise<ExchangeKey | undefined> {
-  const find = (set: ExchangeKeySet) => [set.current, set.previous].find((key) => key?.kid === kid);
-  const found = find(await getExchangeKeys());
-  if (found || !cached || Date.now() - cached.loadedAt < RELOAD_INTERVAL_MS) return found;
-  cached = undefined;
-  return find(await getExchangeKeys());
+function source(): { kmsKeyArn: string } | { file: string } {
+  const configured = getConfig().exchangeKeys;
+  if (!configured) throw new ConfigError('No exchange-token key: set EXCHANGE_KEY_ARN (deployed) or EXCHANGE_KEYS_FILE (local).');
+  return configured;
+}
+
+/** Caches a load, forgetting it when it fails so the next call tries again. */
+function once<T>(load: () => Promise<T>, forget: () => void): Promise<T> {
+  const promise = load();
+  promise.catch(forget);
+  return promise;
+}
+
+/** The signer of new tokens, made once per process. Only the minting function can use it deployed (kms:Sign). */
+export function getExchangeSigner(): Promise<ExchangeTokenSigner> {
+  signer ??= once(
+    async () => {
+      const from = source();
+      if ('kmsKeyArn' in from) return kmsSigner(getKms(), from.kmsKeyArn);
+      const { kid, privateKey } = parseKeyDocument(await readFile(from.file, 'utf8'));
+      return localSigner(kid, privateKey);
+    },
+    () => (signer = undefined),
+  );
+  return signer;
+}
+
+/** The verification key, fetched once per process (GetPublicKey deployed, the file's public half locally). */
+export function getExchangeVerificationKey(): Promise<ExchangeVerificationKey> {
+  verification ??= once(
+    async () => {
+      const from = source();
+      if ('kmsKeyArn' in from) return { kid: kmsKeyId(from.kmsKeyArn), key: await kmsPublicKey(getKms(), from.kmsKeyArn) };
+      const { kid, privateKey } = parseKeyDocument(await readFile(from.file, 'utf8'));
+      return { kid, key: createPublicKey(privateKey) };
+    },
+    () => (verification = undefined),
+  );
+  return verification;
 }
 
 /** Forgets the cached keys (tests, and the local stack after it changes the environment). */
 export function forgetExchangeKeys(): void {
-  cached = undefined;
+  signer = undefined;
+  verification = undefined;
 }

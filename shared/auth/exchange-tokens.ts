@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
+import { decodeProtectedHeader, jwtVerify } from 'jose';
 import * as v from 'valibot';
 import { getConfig } from '../config.js';
 import { UnauthorizedError } from '../http/errors.js';
-import { findExchangeKey, getExchangeKeys } from './exchange-keys.js';
+import { getExchangeSigner, getExchangeVerificationKey, type ExchangeVerificationKey } from './exchange-keys.js';
+import type { ExchangeTokenSigner } from './exchange-signers.js';
 import { END_USER_ROLE_ORDER, type EndUserRole } from './permissions.js';
 import type { EndUserPrincipal } from './principal.js';
 
 /**
- * The service's own exchange tokens (DESIGN.md "Exchange tokens"): JWTs it signs with HS256 under a
- * key of its own (`exchange-keys.ts`), naming that key's `kid`. Only this service mints and checks
- * them, so a symmetric key suffices and verification needs no network call. A token carries
- * everything a request needs to act as the end user: workspace, external user, role, bound markup.
+ * The service's own exchange tokens (DESIGN.md "Exchange tokens"): JWTs it signs with ES256 under a
+ * key of its own (`exchange-keys.ts`), naming that key's `kid`. The key is asymmetric so that only
+ * the minting function can sign; every function that verifies holds the public key alone (cached,
+ * so verification needs no network call). A token carries everything a request needs to act as the
+ * end user: workspace, external user, role, bound markup.
  */
 
 const ISSUER = 'review-board-service';
@@ -19,7 +21,7 @@ const AUDIENCE = 'review-board-service:exchange-token';
 /** The `typ` header of every exchange token, which tells it apart from a token of anyone else. */
 export const EXCHANGE_TOKEN_TYPE = 'rbs-exchange+jwt';
 const TYPE = EXCHANGE_TOKEN_TYPE;
-const ALGORITHM = 'HS256';
+const ALGORITHM = 'ES256';
 /** Clock skew tolerated between the instances that mint and verify. */
 const CLOCK_TOLERANCE_SECONDS = 5;
 
@@ -46,12 +48,24 @@ const Claims = v.object({
   mid: v.optional(v.pipe(v.string(), v.minLength(1))),
 });
 
+const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
 /** Signs a token for `grant` with the current key; answers it and its expiry. */
 export async function mintExchangeToken(grant: ExchangeGrant, now = Date.now()): Promise<{ token: string; expiresAt: Date }> {
-  const { current } = await getExchangeKeys();
+  return signExchangeToken(await getExchangeSigner(), grant, now);
+}
+
+/** Signs a token for `grant` with `signer` (ES256, its `kid`); `mintExchangeToken` with the process's signer. */
+export async function signExchangeToken(signer: ExchangeTokenSigner, grant: ExchangeGrant, now = Date.now()): Promise<{ token: string; expiresAt: Date }> {
   const issuedAt = Math.floor(now / 1000);
   const expiresAt = issuedAt + getConfig().exchangeTokenTtlSeconds;
-  const token = await new SignJWT({
+  const payload = {
+    iss: ISSUER,
+    aud: AUDIENCE,
+    sub: grant.userId,
+    iat: issuedAt,
+    exp: expiresAt,
+    jti: randomUUID(),
     org: grant.organizationId,
     ws: grant.workspaceId,
     ext: grant.externalId,
@@ -59,16 +73,11 @@ export async function mintExchangeToken(grant: ExchangeGrant, now = Date.now()):
     role: grant.markupRole,
     ...(grant.markupId ? { mid: grant.markupId } : {}),
     ...(grant.sdk ? { sdk: true } : {}),
-  })
-    .setProtectedHeader({ alg: ALGORITHM, kid: current.kid, typ: TYPE })
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setSubject(grant.userId)
-    .setIssuedAt(issuedAt)
-    .setExpirationTime(expiresAt)
-    .setJti(randomUUID())
-    .sign(current.secret);
-  return { token, expiresAt: new Date(expiresAt * 1000) };
+  };
+  // Built by hand rather than with jose's SignJWT: the KMS signer signs outside the process.
+  const signingInput = `${base64url({ alg: ALGORITHM, kid: signer.kid, typ: TYPE })}.${base64url(payload)}`;
+  const signature = await signer.sign(Buffer.from(signingInput));
+  return { token: `${signingInput}.${Buffer.from(signature).toString('base64url')}`, expiresAt: new Date(expiresAt * 1000) };
 }
 
 /** Whether a bearer credential has the shape of a JWT (API keys never do; `api-key-format.ts`). */
@@ -83,17 +92,21 @@ const invalid = () => new UnauthorizedError('The exchange token is not valid or 
  * bad signature, expiry, missing claims) is the same 401, so a caller learns nothing from it.
  */
 export async function verifyExchangeToken(token: string): Promise<EndUserPrincipal> {
+  return checkExchangeToken(token, await getExchangeVerificationKey());
+}
+
+/** `verifyExchangeToken` against `expected`: a token naming another `kid` is refused without looking it up. */
+export async function checkExchangeToken(token: string, expected: ExchangeVerificationKey): Promise<EndUserPrincipal> {
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;
   } catch {
     throw invalid();
   }
-  const key = kid === undefined ? undefined : await findExchangeKey(kid);
-  if (!key) throw invalid();
+  if (kid !== expected.kid) throw invalid();
   let payload: unknown;
   try {
-    ({ payload } = await jwtVerify(token, key.secret, {
+    ({ payload } = await jwtVerify(token, expected.key, {
       algorithms: [ALGORITHM],
       issuer: ISSUER,
       audience: AUDIENCE,

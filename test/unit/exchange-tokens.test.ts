@@ -1,9 +1,10 @@
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { forgetExchangeKeys, newKeySetDocument, parseKeySet } from '../../shared/auth/exchange-keys.js';
+import { forgetExchangeKeys, newKeyDocument, parseKeyDocument } from '../../shared/auth/exchange-keys.js';
 import { looksLikeJwt, mintExchangeToken, verifyExchangeToken, type ExchangeGrant } from '../../shared/auth/exchange-tokens.js';
 import { ENV, resetConfig } from '../../shared/config.js';
 import { UnauthorizedError } from '../../shared/http/errors.js';
@@ -24,6 +25,10 @@ const useKeys = (document: string) => {
   writeFileSync(file, document);
   forgetExchangeKeys();
 };
+/** A key document of a fresh P-256 key under `kid`. */
+const keyDocument = (kid: string) => JSON.stringify({ ...(JSON.parse(newKeyDocument()) as object), kid });
+const serviceKey = keyDocument('k1');
+const { privateKey: otherKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'exchange-keys-'));
@@ -37,7 +42,7 @@ afterAll(() => {
   forgetExchangeKeys();
   rmSync(dir, { recursive: true, force: true });
 });
-beforeEach(() => useKeys(JSON.stringify({ kid: 'k1', secret: 'a'.repeat(48) })));
+beforeEach(() => useKeys(serviceKey));
 
 const refused = async (token: string) => {
   await expect(verifyExchangeToken(token)).rejects.toBeInstanceOf(UnauthorizedError);
@@ -84,8 +89,20 @@ describe('exchange tokens: minted and verified with the service key, nothing els
     await refused(unsecured);
     const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: 'k1', typ: 'rbs-exchange+jwt' }).sign(new TextEncoder().encode('b'.repeat(48)));
     await refused(forged);
-    const unknownKid = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: 'k9', typ: 'rbs-exchange+jwt' }).sign(new TextEncoder().encode('a'.repeat(48)));
+    const unknownKid = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'k9', typ: 'rbs-exchange+jwt' }).sign(parseKeyDocument(serviceKey).privateKey);
     await refused(unknownKid);
+  });
+
+  it('refuses HS256 keyed with the public key, and ES256 under the right kid from another EC key', async () => {
+    const { token } = await mintExchangeToken(grant);
+    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+    const publicKey = createPublicKey(parseKeyDocument(serviceKey).privateKey);
+    const header = { alg: 'HS256', kid: 'k1', typ: 'rbs-exchange+jwt' };
+    // Every form a confused verifier could take the public key in as an HMAC secret.
+    for (const secret of [publicKey.export({ type: 'spki', format: 'pem' }), publicKey.export({ type: 'spki', format: 'der' }), JSON.stringify(publicKey.export({ format: 'jwk' }))]) {
+      await refused(await new SignJWT(claims).setProtectedHeader(header).sign(typeof secret === 'string' ? new TextEncoder().encode(secret) : secret));
+    }
+    await refused(await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'rbs-exchange+jwt' }).sign(otherKey));
   });
 
   it('refuses an expired token', async () => {
@@ -93,19 +110,29 @@ describe('exchange tokens: minted and verified with the service key, nothing els
     await refused(token);
   });
 
-  it('accepts tokens of the previous key during a rotation, and only the current key signs', async () => {
+  it('signs ES256 under the current key; after a rotation tokens of the old key are refused', async () => {
     const { token: old } = await mintExchangeToken(grant);
-    useKeys(JSON.stringify({ kid: 'k2', secret: 'c'.repeat(48), previous: { kid: 'k1', secret: 'a'.repeat(48) } }));
-    expect((await verifyExchangeToken(old)).userId).toBe('user-1');
+    expect(JSON.parse(Buffer.from(old.split('.')[0]!, 'base64url').toString())).toEqual({ alg: 'ES256', kid: 'k1', typ: 'rbs-exchange+jwt' });
+    expect(Buffer.from(old.split('.')[2]!, 'base64url')).toHaveLength(64);
+    useKeys(keyDocument('k2'));
     const { token: fresh } = await mintExchangeToken(grant);
-    expect(JSON.parse(Buffer.from(fresh.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'HS256', kid: 'k2' });
-    useKeys(JSON.stringify({ kid: 'k3', secret: 'd'.repeat(48) }));
+    expect(JSON.parse(Buffer.from(fresh.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'ES256', kid: 'k2' });
+    expect((await verifyExchangeToken(fresh)).userId).toBe('user-1');
+    await refused(old);
+    // The same kid with another key is no better.
+    useKeys(keyDocument('k1'));
     await refused(old);
   });
 
-  it('refuses a malformed key set rather than sign with it', () => {
-    expect(() => parseKeySet('{"kid":"k1","secret":"short"}')).toThrow(/malformed/);
-    expect(() => parseKeySet('not json')).toThrow(/not JSON/);
-    expect(parseKeySet(newKeySetDocument()).current.secret.length).toBeGreaterThanOrEqual(32);
+  it('refuses a malformed key document rather than sign with it', () => {
+    const { jwk } = JSON.parse(newKeyDocument()) as { jwk: Record<string, string> };
+    expect(() => parseKeyDocument('not json')).toThrow(/not JSON/);
+    expect(() => parseKeyDocument(JSON.stringify({ kid: 'k1', secret: 'a'.repeat(48) }))).toThrow(/malformed/);
+    expect(() => parseKeyDocument(JSON.stringify({ kid: 'k1', jwk: { ...jwk, d: undefined } }))).toThrow(/malformed/);
+    expect(() => parseKeyDocument(JSON.stringify({ kid: 'k1', jwk: { ...jwk, crv: 'P-384' } }))).toThrow(/malformed/);
+    expect(() => parseKeyDocument(JSON.stringify({ kid: 'k1', jwk: { ...jwk, x: jwk.y } }))).toThrow(/no usable/);
+    const parsed = parseKeyDocument(newKeyDocument());
+    expect(parsed.kid).toMatch(/^local-[A-Za-z0-9_-]{16}$/);
+    expect(parsed.privateKey.asymmetricKeyDetails).toEqual({ namedCurve: 'prime256v1' });
   });
 });
