@@ -9,6 +9,7 @@ import { openApiRoutes } from './openapi/routes.js';
 import { threadsRoutes } from './threads/routes.js';
 import { uploadsRoutes } from './uploads/routes.js';
 import { usersRoutes } from './users/routes.js';
+import { webhooksRoutes } from './webhooks/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** What a function may touch; the CDK stacks grant exactly this and nothing more. */
@@ -101,6 +102,7 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   { kind: 'api', name: 'installations', routes: installationsRoutes, access: { table: 'readWrite', sendsTo: ['thumbnails'] } },
   // External users (their records and the User records their threads are authored by) and members; invitations send emails through SES.
   { kind: 'api', name: 'users', routes: usersRoutes, access: { table: 'readWrite', sendsEmail: true } },
+  { kind: 'api', name: 'webhooks', routes: webhooksRoutes, access: { table: 'readWrite' } },
   { kind: 'api', name: 'openapi', routes: openApiRoutes(() => allRoutes()), isDefault: true, access: {} },
   // Answers CORS preflights from the origin index (read only); it has no route of its own.
   { kind: 'api', name: 'cors', routes: [], answersPreflight: true, access: { table: 'read' } },

@@ -89,6 +89,9 @@ export const PERMISSIONS = {
   'user:list': { action: "list the workspace's members and invitees", member: 'viewer', endUser: false },
   'user:invite': { action: 'invite people to the workspace', member: 'admin', endUser: false },
   'user:manage': { action: "change members' roles or remove members", member: 'admin', endUser: false },
+  // Registrations show their signing keys, which forge deliveries: reading them is an admin's, like changing them.
+  'webhook:read': { action: "read the workspace's webhook registrations and their signing keys", member: 'admin', endUser: false },
+  'webhook:manage': { action: 'create, change or delete webhook registrations', member: 'admin', endUser: false },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof PERMISSIONS;

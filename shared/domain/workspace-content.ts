@@ -1,5 +1,6 @@
 import { deleteWorkspaceInstallations } from '../db/installations.js';
 import { getItem, type FolderRecord } from '../db/items.js';
+import { deleteWorkspaceWebhookRegistrations } from '../db/webhooks.js';
 import { getWorkspace, type WorkspaceRecord } from '../db/workspaces.js';
 import { enqueueConversion } from '../events/jobs.js';
 import { logger } from '../logger.js';
@@ -22,8 +23,8 @@ export async function deleteWorkspaceContentLater(workspace: WorkspaceRecord): P
 
 /**
  * Removes a deleted workspace's installations with their publicKey claims (so no embedded client
- * can exchange a token for it any more), then its folders (its root and archive) with everything
- * below them: markups first, through `deleteItemRecords`, so their files, conversations and
+ * can exchange a token for it any more) and its webhook registrations (nothing is delivered for it
+ * any more), then its folders (its root and archive) with everything below them: markups first, through `deleteItemRecords`, so their files, conversations and
  * originals go and their bytes leave the organization's counters exactly once; then folders,
  * deepest level first. Running it again finishes what a cut-short run left. A workspace that is
  * not deleted is left alone.
@@ -34,6 +35,7 @@ export async function deleteWorkspaceContent(workspaceId: string, folderIds: rea
     return;
   }
   await deleteWorkspaceInstallations(workspaceId);
+  await deleteWorkspaceWebhookRegistrations(workspaceId);
   for (const folderId of folderIds) {
     const folder = await getItem(folderId, true);
     if (folder?.kind !== 'folder' || folder.workspaceId !== workspaceId) continue;

@@ -1,0 +1,141 @@
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getConfig } from '../config.js';
+import { getDb } from '../clients.js';
+import { isConditionFailure } from './errors.js';
+import type { EventType } from './events.js';
+import { queryAll, queryPage, type Page } from './paging.js';
+import { SORT_SEPARATOR, recordOf } from './table.js';
+import { batchDelete, putNew, tryTransact } from './transact.js';
+import { workspaceKey } from './workspaces.js';
+
+/** A webhook registration (spec "Webhook registration"): where a workspace's events are delivered, signed with `signingKey`. */
+export interface WebhookRegistrationRecord {
+  id: string;
+  organizationId: string;
+  workspaceId: string;
+  url: string;
+  /** The types delivered, without duplicates; null: every type, including types added later. */
+  eventTypes: EventType[] | null;
+  enabled: boolean;
+  /** `whsec_` + base64 of 32 random bytes (Standard Webhooks); replaced by refresh-signing-key. */
+  signingKey: string;
+  createdAt: string;
+  modifiedAt: string;
+}
+
+/** What an update may change; absent fields stay as they are. */
+export interface WebhookRegistrationChanges {
+  url?: string;
+  eventTypes?: EventType[] | null;
+  enabled?: boolean;
+  signingKey?: string;
+}
+
+export const webhookRegistrationKey = (id: string) => ({ PK: `WEBHOOK#${id}`, SK: 'WEBHOOK' });
+/** GSI1 lists a workspace's registrations by creation time. */
+export const workspaceWebhooksPartition = (workspaceId: string) => `WS#${workspaceId}#WEBHOOKS`;
+
+const ID_FORMAT = /^[0-9a-fA-F-]{36}$/;
+
+function toItem(record: WebhookRegistrationRecord): Record<string, unknown> {
+  return {
+    ...webhookRegistrationKey(record.id),
+    entity: 'WebhookRegistration',
+    ...record,
+    GSI1PK: workspaceWebhooksPartition(record.workspaceId),
+    GSI1SK: `${record.createdAt}${SORT_SEPARATOR}${record.id}`,
+  };
+}
+
+function fromItem(item: Record<string, unknown>): WebhookRegistrationRecord {
+  const { GSI1PK: _partition, GSI1SK: _sort, ...rest } = recordOf<WebhookRegistrationRecord & { GSI1PK: string; GSI1SK: string }>(item);
+  return rest;
+}
+
+/**
+ * Creates a registration, with a check that its workspace is still live in the same transaction:
+ * a registration created after the workspace's content deletion ran would otherwise outlive it.
+ */
+export async function insertWebhookRegistration(record: WebhookRegistrationRecord): Promise<'created' | 'workspace-gone' | 'taken'> {
+  const failed = await tryTransact([
+    {
+      ConditionCheck: {
+        TableName: getConfig().tableName,
+        Key: workspaceKey(record.workspaceId),
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deletedAt)',
+      },
+    },
+    putNew(toItem(record)),
+  ]);
+  if (failed.length === 0) return 'created';
+  return failed.includes(0) ? 'workspace-gone' : 'taken';
+}
+
+/** The registration with this id, or undefined. Strongly consistent: a delete or a refreshed key is seen at once. */
+export async function getWebhookRegistration(id: string): Promise<WebhookRegistrationRecord | undefined> {
+  if (!ID_FORMAT.test(id)) return undefined;
+  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: webhookRegistrationKey(id), ConsistentRead: true }));
+  return result.Item ? fromItem(result.Item) : undefined;
+}
+
+/**
+ * Applies `changes` and `modifiedAt` in one conditional UpdateItem; the registration as written, or
+ * undefined when it no longer exists (a concurrent delete won, and nothing was written).
+ */
+export async function updateWebhookRegistration(id: string, changes: WebhookRegistrationChanges, modifiedAt: string): Promise<WebhookRegistrationRecord | undefined> {
+  const entries = Object.entries({ ...changes, modifiedAt }).filter(([, value]) => value !== undefined);
+  try {
+    const result = await getDb().send(
+      new UpdateCommand({
+        TableName: getConfig().tableName,
+        Key: webhookRegistrationKey(id),
+        UpdateExpression: `SET ${entries.map((_entry, index) => `#f${index} = :v${index}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: Object.fromEntries(entries.map(([name], index) => [`#f${index}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], index) => [`:v${index}`, value])),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return result.Attributes ? fromItem(result.Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** One page of a workspace's registrations, newest first (next page: `before=<nextCursor>`). */
+export async function listWorkspaceWebhookRegistrations(workspaceId: string, page: { limit: number; before?: string }): Promise<Page<WebhookRegistrationRecord>> {
+  return queryPage(
+    { list: 'webhook-registrations', index: 'GSI1', partitionValue: workspaceWebhooksPartition(workspaceId), ascending: false, limit: page.limit, before: page.before },
+    fromItem,
+  );
+}
+
+/**
+ * Every registration of a workspace (the delivery fan-out): the index is eventually consistent,
+ * so callers that must see a just-written change read the record itself (`getWebhookRegistration`).
+ */
+export async function allWorkspaceWebhookRegistrations(workspaceId: string): Promise<WebhookRegistrationRecord[]> {
+  const records: WebhookRegistrationRecord[] = [];
+  for await (const item of queryAll('GSI1', workspaceWebhooksPartition(workspaceId))) records.push(fromItem(item));
+  return records;
+}
+
+/** Deletes a registration; false when it was already gone (a concurrent delete), in which case nothing was written. */
+export async function deleteWebhookRegistration(id: string): Promise<boolean> {
+  try {
+    await getDb().send(new DeleteCommand({ TableName: getConfig().tableName, Key: webhookRegistrationKey(id), ConditionExpression: 'attribute_exists(PK)' }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Removes every registration of a deleted workspace; a rerun deletes what a cut-short run left. */
+export async function deleteWorkspaceWebhookRegistrations(workspaceId: string): Promise<number> {
+  const keys: Record<string, unknown>[] = [];
+  for await (const item of queryAll('GSI1', workspaceWebhooksPartition(workspaceId))) keys.push({ PK: item.PK, SK: item.SK });
+  await batchDelete(keys);
+  return keys.length;
+}
