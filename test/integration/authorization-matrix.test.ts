@@ -24,6 +24,7 @@ import { customerKeyPair } from '../support/installations.js';
 import { idpToken, newState, sdkExchange, sdkResult } from '../support/sdk.js';
 import { threadBody } from '../support/threads.js';
 import { fileForm, postFileMarkup } from '../support/uploads.js';
+import { LOOPBACK_HOOK_URL } from '../support/webhooks.js';
 
 /**
  * Issue 18: every route x every kind of caller, generated from the route tables and the permission
@@ -156,6 +157,12 @@ const CASES: Record<string, Case> = {
   'GET /api/v2/installations': get(() => '/installations', ws),
   'GET /api/v2/installations/{id}': get((f) => `/installations/${f.installation.id}`),
   'DELETE /api/v2/installations/{id}': { ...send('DELETE', (f) => `/installations/${f.deletedInstallation.id}`), order: 1 },
+  'POST /api/v2/webhook-registrations': send('POST', () => '/webhook-registrations', (f) => ({ url: LOOPBACK_HOOK_URL, ...ws(f) })),
+  'GET /api/v2/webhook-registrations': get(() => '/webhook-registrations', ws),
+  'GET /api/v2/webhook-registrations/{id}': get((f) => `/webhook-registrations/${f.webhook.id}`),
+  'POST /api/v2/webhook-registrations/{id}': send('POST', (f) => `/webhook-registrations/${f.webhook.id}`, () => ({ enabled: true })),
+  'POST /api/v2/webhook-registrations/{id}/refresh-signing-key': send('POST', (f) => `/webhook-registrations/${f.webhook.id}/refresh-signing-key`),
+  'DELETE /api/v2/webhook-registrations/{id}': { ...send('DELETE', (f) => `/webhook-registrations/${f.deletedWebhook.id}`), order: 1 },
   'POST /api/v2/users/external': send('POST', () => '/users/external', (f) => ({ externalId: f.newExternalId, name: 'Matrix guest', ...ws(f) })),
   'GET /api/v2/users/external/{externalId}': get((f) => `/users/external/${f.externalUser.externalId}`, ws),
   'PATCH /api/v2/users/external/{externalId}': send('PATCH', (f) => `/users/external/${f.externalUser.externalId}`, (f) => ({ name: 'Matrix renamed', ...ws(f) })),

@@ -19,6 +19,7 @@ import {
   type Odd,
 } from '../support/fuzz.js';
 import { createInstallation, customerKeyPair } from '../support/installations.js';
+import { createWebhookRegistration } from '../support/webhooks.js';
 import { addMember } from '../support/conversations.js';
 import { makeFolder, workspaceOf } from '../support/items.js';
 import { fieldsOf, sampleOf, type SampleHints, type SchemaNode } from '../support/schema-walk.js';
@@ -47,7 +48,7 @@ interface FuzzCase {
 
 interface Fixture {
   org: Org;
-  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string; installation: string; externalUser: string; member: string };
+  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string; installation: string; externalUser: string; member: string; webhook: string };
   png: Buffer;
 }
 
@@ -63,7 +64,8 @@ async function makeFixture(): Promise<Fixture> {
   const installation = await createInstallation(org.workspaceKey);
   const externalUser = await createExternalUser({ id: org.workspaceId, organizationId: org.organizationId }, 'fuzz-guest', {});
   const member = await addMember(org.workspaceId, 'contributor');
-  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root, installation: installation.id, externalUser: externalUser.externalId, member: member.userId };
+  const webhook = await createWebhookRegistration(org.workspaceKey);
+  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root, installation: installation.id, externalUser: externalUser.externalId, member: member.userId, webhook: webhook.id };
   return { org, ids, png: await pngBytes() };
 }
 
@@ -102,7 +104,7 @@ function paramsOf(route: AnyRoute, { ids }: Fixture): Record<string, string> {
   if (route.path.includes('{userId}')) return { userId: ids.member };
   if (!route.path.includes('{id}')) return {};
   const group = route.path.split('/')[3];
-  const id = { items: ids.folder, markups: ids.markup, threads: ids.thread, messages: ids.message, installations: ids.installation }[group as string] ?? MISSING;
+  const id = { items: ids.folder, markups: ids.markup, threads: ids.thread, messages: ids.message, installations: ids.installation, 'webhook-registrations': ids.webhook }[group as string] ?? MISSING;
   return { id };
 }
 

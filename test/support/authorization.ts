@@ -12,6 +12,7 @@ import { addMember } from './conversations.js';
 import { endUserToken, type EndUserSpec } from './end-users.js';
 import { setPlan } from './fixtures.js';
 import { createInstallation, customerKeyPair } from './installations.js';
+import { createWebhookRegistration } from './webhooks.js';
 import { makeFolder } from './markups.js';
 import { createThread, makeTypedMarkup, reply } from './threads.js';
 import { pngBytes, uploadFile } from './uploads.js';
@@ -123,6 +124,7 @@ export async function makeAuthorizationFixture() {
     createInstallation(org.workspaceKey, { allowedOrigins: [MATRIX_ORIGIN] }),
     createInstallation(org.workspaceKey),
   ]);
+  const [webhook, deletedWebhook] = await Promise.all([createWebhookRegistration(org.workspaceKey), createWebhookRegistration(org.workspaceKey)]);
   const [externalUser, deletedExternalUser] = await Promise.all(['matrix-guest', 'matrix-leaving'].map((externalId) => createExternalUser(workspace, externalId, {})));
   const keys: Record<Exclude<Caller, EndUserCaller>, string | null> = {
     none: null,
@@ -160,6 +162,8 @@ export async function makeAuthorizationFixture() {
     png,
     installation,
     deletedInstallation,
+    webhook,
+    deletedWebhook,
     signingKey: customerKeyPair().publicKey,
     /** A file id no refused upload policy may leave a record under. */
     refusedFileId: randomUUID(),
@@ -181,8 +185,8 @@ export async function credentialOf(fixture: AuthorizationFixture, caller: Caller
  * Every DynamoDB record reachable from the fixture, by key, as JSON: the organization's and the
  * workspace's partitions and lists (workspaces, keys, markups, retained originals), the folder
  * tree from the root and archive folders, each fixture markup's conversation partition with the
- * thread and message references, the fixture's uploads, and the workspace's installations with
- * their publicKey claims. A refused call must leave it unchanged.
+ * thread and message references, the fixture's uploads, the workspace's installations with
+ * their publicKey claims, and its webhook registrations. A refused call must leave it unchanged.
  */
 export async function snapshotOf(fixture: AuthorizationFixture): Promise<Map<string, string>> {
   const { org, workspace } = fixture;
@@ -210,6 +214,7 @@ export async function snapshotOf(fixture: AuthorizationFixture): Promise<Map<str
     ...[fixture.asset.fileId, fixture.completed.fileId, fixture.commentUpload.fileId, fixture.refusedFileId].map(single('UPLOAD', 'UPLOAD')),
     ...[fixture.installation.id, fixture.deletedInstallation.id].map(single('INSTALLATION', 'INSTALLATION')),
     ...[fixture.installation.publicKey, fixture.deletedInstallation.publicKey].map(single('INSTALLATION_PUBLIC_KEY', 'INSTALLATION_PUBLIC_KEY')),
+    ...[fixture.webhook.id, fixture.deletedWebhook.id].map(single('WEBHOOK', 'WEBHOOK')),
     ...[fixture.externalUser.externalId, fixture.deletedExternalUser.externalId, fixture.newExternalId].map((externalId) => externalUserKey(workspace.id, externalId)),
     ...[fixture.externalUser.userId, fixture.deletedExternalUser.userId].map(single('USER', 'USER')),
   ];
@@ -221,6 +226,7 @@ export async function snapshotOf(fixture: AuthorizationFixture): Promise<Map<str
     fromIndex('GSI4', `WS#${workspace.id}#MARKUPS`).then(add),
     fromIndex('GSI1', `WS#${workspace.id}#ORIGINALS#RETAINED`).then(add),
     fromIndex('GSI1', `WS#${workspace.id}#INSTALLATIONS`).then(add),
+    fromIndex('GSI1', `WS#${workspace.id}#WEBHOOKS`).then(add),
     walk(workspace.rootFolderId),
     walk(workspace.archiveFolderId),
     batchGet(singles, { consistent: true }).then(add),
