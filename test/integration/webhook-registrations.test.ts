@@ -4,6 +4,7 @@ import { WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhook-input.js';
 import type { WebhookRegistration } from '../../shared/domain/webhook-registrations.js';
 import { call, makeOrganization } from '../support/api.js';
 import { makeMemberKey } from '../support/items.js';
+import { forwardPages } from '../support/pages.js';
 import { eventually } from '../support/polling.js';
 import { expectProblem } from '../support/problems.js';
 import { createWebhookRegistration, LOOPBACK_HOOK_URL } from '../support/webhooks.js';
@@ -161,16 +162,7 @@ describe('GET /webhook-registrations lists a workspace\'s registrations (DESIGN 
     const created: WebhookRegistration[] = [];
     for (let i = 0; i < 7; i++) created.push(await createWebhookRegistration(org.workspaceKey));
 
-    const pages: WebhookRegistration[][] = [];
-    let before: string | undefined;
-    do {
-      const response = await call('GET', '/webhook-registrations', { key: org.workspaceKey, query: { limit: 3, before } });
-      expect(response.status, JSON.stringify(response.body)).toBe(200);
-      expect(Object.keys(response.body.data).sort()).toEqual(['data', 'hasMore', 'nextCursor']);
-      pages.push(response.body.data.data);
-      before = response.body.data.nextCursor ?? undefined;
-      expect(response.body.data.hasMore).toBe(before !== undefined);
-    } while (before);
+    const pages = await forwardPages<WebhookRegistration>('/webhook-registrations', org.workspaceKey, { limit: 3 });
 
     expect(pages.map((page) => page.length)).toEqual([3, 3, 1]);
     expect(pages.flat().map((registration) => registration.id)).toEqual(created.map((registration) => registration.id).reverse());
