@@ -15,7 +15,7 @@ import { createWithAllowance } from './allowance.js';
 import { newFileMarkupRecord, originalItems, originalOf, sourceOf, withOriginalPolicy } from './file-markup-records.js';
 import { requireDistinct, type WorkspaceAccess } from './markups/access.js';
 import { recordActivity } from './markups/activity.js';
-import { recordMarkupCreated } from './markups/create.js';
+import { markupCreatedEvents } from './markups/create.js';
 import { resolvePlacement, type Placement } from './markups/placement.js';
 import { MARKUP_SOURCE_TYPES, objectNameOf, requireStorageFor, storageCategoryOf } from './upload-rules.js';
 
@@ -125,6 +125,7 @@ export async function createMarkupFromUploads(principal: Principal, input: FileM
       1,
       [
         putNew(toItem(record)),
+        ...markupCreatedEvents([record]),
         ...files.map((file) => consumeUploadItem(file.fileId, record.id, consumedAt)),
         // The source of a converted markup is its original: its bytes move to `originals`.
         ...originalItems(record, uploads[0]!.category),
@@ -195,6 +196,7 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
       [
         putNew(toItem(record)),
         putNew(toUploadItem(upload)),
+        ...markupCreatedEvents([record]),
         ...(record.source
           ? [putNew(toOriginalItem(originalOf(record)))]
           : []),
@@ -217,14 +219,13 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Records the creation event and activity and, for files that need it, queues the conversion. If
+ * Records the activity and, for files that need it, queues the conversion. If
  * the job cannot be queued the markup is marked failed at once (final, `isReady` true, with the
  * reason) so it never stays pending. Returns the record as it now stands.
  */
 async function afterCreation(record: MarkupRecord, placement: Placement, at: number): Promise<MarkupRecord> {
   const [current] = await Promise.all([
     record.conversionStatus === 'pending' ? scheduleConversion(record) : record,
-    recordMarkupCreated(record),
     recordActivity(placement.workspace.id, [placement.parent], at),
   ]);
   return current;
