@@ -237,8 +237,9 @@ export async function moveMarkupRecords(moves: readonly { current: MarkupRecord;
 
 /**
  * Records that the conversion of a markup could not even be scheduled (`next` is the failed
- * markup), only while its conversion is still pending. False when the worker got to it first.
+ * markup), only while its conversion is still pending, with `also` (its `markup_ready`) in the same
+ * transaction. False when the worker got to it first.
  */
-export async function failPendingConversion(current: MarkupRecord, next: MarkupRecord): Promise<boolean> {
-  return applyItemChange(current, next, { when: { expression: '#cs = :pending', names: { '#cs': 'conversionStatus' }, values: { ':pending': 'pending' } } });
+export async function failPendingConversion(current: MarkupRecord, next: MarkupRecord, also: () => TransactItem[] = () => []): Promise<boolean> {
+  return applyItemChange(current, next, { when: { expression: '#cs = :pending', names: { '#cs': 'conversionStatus' }, values: { ':pending': 'pending' } } }, also);
 }

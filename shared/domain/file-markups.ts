@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
+import { eventItem } from '../db/events.js';
 import { toItem, type MarkupRecord } from '../db/items.js';
 import { failPendingConversion } from '../db/item-writes.js';
 import { storageChange } from '../db/storage.js';
@@ -244,7 +245,9 @@ async function scheduleConversion(record: MarkupRecord): Promise<MarkupRecord> {
       conversionError: 'The conversion could not be scheduled; upload the file again to make a new markup.',
     };
     // The worker may have picked the markup up after all (the send failed late); then leave it to the worker.
-    const recorded = await failPendingConversion(record, failed).catch((markError: unknown) => {
+    // `isReady` becomes true here as when the worker fails it, so listeners get `markup_ready` with it.
+    const ready = () => [eventItem({ type: 'markup_ready', workspaceId: record.workspaceId, markupId: record.id })];
+    const recorded = await failPendingConversion(record, failed, ready).catch((markError: unknown) => {
       logger.error('conversion failure not recorded', { markupId: record.id, error: markError });
       return false;
     });
