@@ -1,8 +1,7 @@
-import { isConditionFailure } from '../../shared/db/errors.js';
-import { recordEvent } from '../../shared/db/events.js';
+import { eventItem } from '../../shared/db/events.js';
 import { getItem, itemUpdate, type MarkupRecord } from '../../shared/db/items.js';
 import { storageDelta, type StorageCategory } from '../../shared/db/storage.js';
-import { transact, updateIfConditionHolds } from '../../shared/db/transact.js';
+import { transactUnlessConditionFails, type TransactItem } from '../../shared/db/transact.js';
 import { applyPolicyAfterConversion } from '../../shared/domain/originals.js';
 import { logger } from '../../shared/logger.js';
 import type { OutputObjects } from './objects.js';
@@ -19,16 +18,44 @@ export interface Converted {
   thumbnail: { key: string } | { error: string };
 }
 
-const stillPending = { expression: '#cs = :pending', names: { '#cs': 'conversionStatus' }, values: { ':pending': 'pending' } };
+/** Still pending, and still in the workspace read: the `markup_ready` event names the workspace it is in. */
+const stillPendingIn = (workspaceId: string) => ({
+  expression: '#cs = :pending AND #ws = :ws',
+  names: { '#cs': 'conversionStatus', '#ws': 'workspaceId' },
+  values: { ':pending': 'pending', ':ws': workspaceId },
+});
+
+/** Reads of a markup moved to another workspace while its outcome was being written. */
+const MAX_SETTLE_ATTEMPTS = 5;
+
+/**
+ * Writes the outcome `outcomeOf` makes of the markup, with `markup_ready` and `also` in ONE
+ * transaction that holds only while the markup is still pending in the workspace read: true when
+ * this run committed it. A markup moved to another workspace meanwhile is read again; one that is
+ * no longer pending (deleted, or settled by another run) answers false.
+ */
+async function settle(markup: MarkupRecord, outcomeOf: (current: MarkupRecord) => MarkupRecord, also: TransactItem[] = []): Promise<boolean> {
+  let current: MarkupRecord = markup;
+  for (let attempt = 0; attempt < MAX_SETTLE_ATTEMPTS; attempt += 1) {
+    const update = itemUpdate(current, outcomeOf(current), { when: stillPendingIn(current.workspaceId) });
+    if (!update) return false;
+    const event = eventItem({ type: 'markup_ready', workspaceId: current.workspaceId, markupId: current.id });
+    if ((await transactUnlessConditionFails([{ Update: update }, event, ...also])) === undefined) return true;
+    const fresh = await getItem(markup.id, true);
+    if (fresh?.kind !== 'markup' || fresh.conversionStatus !== 'pending') return false;
+    current = fresh;
+  }
+  throw new Error(`Markup ${markup.id} kept moving between workspaces while its conversion finished.`);
+}
 
 /**
  * Makes the markup ready and counts its bytes in one transaction that holds only while the markup
- * is still pending: of concurrent or repeated runs exactly one gets through, and it alone records
- * `markup_ready`. If the markup was deleted meanwhile, the outputs are removed again.
+ * is still pending: of concurrent or repeated runs exactly one gets through, and its transaction
+ * alone records `markup_ready`. If the markup was deleted meanwhile, the outputs are removed again.
  */
 export async function markReady(markup: MarkupRecord, converted: Converted, outputs: OutputObjects): Promise<void> {
-  const ready: MarkupRecord = {
-    ...markup,
+  const readyOf = (current: MarkupRecord): MarkupRecord => ({
+    ...current,
     ...converted.changes,
     isReady: true,
     conversionStatus: 'ready',
@@ -37,17 +64,12 @@ export async function markReady(markup: MarkupRecord, converted: Converted, outp
     ...('key' in converted.thumbnail
       ? { thumbnailState: 'ready' as const, thumbnailKey: converted.thumbnail.key, thumbnailError: undefined }
       : { thumbnailState: 'unavailable' as const, thumbnailError: converted.thumbnail.error }),
-  };
-  const update = itemUpdate(markup, ready, { when: stillPending });
-  if (!update) return;
-  try {
-    await transact([{ Update: update }, { Update: storageDelta(markup.organizationId, converted.category, converted.bytes) }]);
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+  });
+  if (!(await settle(markup, readyOf, [{ Update: storageDelta(markup.organizationId, converted.category, converted.bytes) }]))) {
     await afterLostRace(markup, outputs);
     return;
   }
-  await finish(markup);
+  await applyPolicyAfterConversion(markup.id);
 }
 
 /**
@@ -56,9 +78,9 @@ export async function markReady(markup: MarkupRecord, converted: Converted, outp
  * `isReady` became true (States and transitions), so listeners stop waiting.
  */
 export async function markFailed(markup: MarkupRecord, reason: string, outputs: OutputObjects): Promise<void> {
-  const failed: MarkupRecord = {
-    ...markup,
-    ...(markup.type === 'image' ? { images: [] } : {}),
+  const failedOf = (current: MarkupRecord): MarkupRecord => ({
+    ...current,
+    ...(current.type === 'image' ? { images: [] } : {}),
     document: undefined,
     video: undefined,
     isReady: true,
@@ -68,15 +90,13 @@ export async function markFailed(markup: MarkupRecord, reason: string, outputs: 
     thumbnailState: 'unavailable',
     thumbnailKey: undefined,
     thumbnailError: reason,
-  };
-  const update = itemUpdate(markup, failed, { when: stillPending });
-  if (!update) return;
-  if (!(await updateIfConditionHolds(update))) {
+  });
+  if (!(await settle(markup, failedOf))) {
     await afterLostRace(markup, outputs);
     return;
   }
   await outputs.deleteAll().catch((error: unknown) => logger.warn('conversion outputs not removed', { markupId: markup.id, error }));
-  await finish(markup);
+  await applyPolicyAfterConversion(markup.id);
 }
 
 /**
@@ -90,24 +110,4 @@ async function afterLostRace(markup: MarkupRecord, outputs: OutputObjects): Prom
   logger.info('markup no longer pending', { markupId: markup.id, conversionStatus: status ?? 'deleted' });
   if (status === 'ready') return;
   await outputs.deleteAll().catch((error: unknown) => logger.warn('conversion outputs not removed', { markupId: markup.id, error }));
-}
-
-/** What follows a finished conversion, once: the event, then the workspace's original-file policy. */
-async function finish(markup: MarkupRecord): Promise<void> {
-  await recordReady(markup);
-  await applyPolicyAfterConversion(markup.id);
-}
-
-/**
- * Records `markup_ready` in the workspace the markup is in now (it may have moved during the
- * conversion). Runs once, after the conditional write that only one run passes; a failure here is
- * logged, not retried, since a retry would find the markup done and skip.
- */
-async function recordReady(markup: MarkupRecord): Promise<void> {
-  try {
-    const current = await getItem(markup.id, true);
-    await recordEvent({ type: 'markup_ready', workspaceId: current?.workspaceId ?? markup.workspaceId, markupId: markup.id });
-  } catch (error) {
-    logger.error('markup_ready not recorded', { markupId: markup.id, error });
-  }
 }

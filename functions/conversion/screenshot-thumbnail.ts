@@ -6,7 +6,7 @@ import { ConversionError } from '../../shared/convert/errors.js';
 import { makeScreenshotThumbnail } from '../../shared/convert/screenshots.js';
 import { getItem } from '../../shared/db/items.js';
 import { getThreadScreenshot, screenshotThumbnailKey, settleScreenshot, type ScreenshotOutcome } from '../../shared/db/screenshots.js';
-import { recordCommentEvent } from '../../shared/domain/comments/events.js';
+import { commentEvent } from '../../shared/domain/comments/events.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
 import { logger } from '../../shared/logger.js';
 import { QUEUES } from '../../shared/queues.js';
@@ -77,9 +77,13 @@ async function afterLostRace(job: Job, key: string): Promise<void> {
   await deleteObject(key).catch((error: unknown) => logger.warn('screenshot thumbnail not removed', { ...job, key, error }));
 }
 
-/** Ends processing with the reason and, when this run is the one that ended it, records `comment_screenshot_failed`. */
+/**
+ * Ends processing with the reason and `comment_screenshot_failed` in one transaction, so the run
+ * that ends it (and only that one) records the event. A markup gone meanwhile takes its threads
+ * with it: nothing is left to notify about.
+ */
 async function fail(job: Job, outcome: Extract<ScreenshotOutcome, { processingError: string }>): Promise<void> {
-  if (!(await settleScreenshot(job.markupId, job.threadId, job.screenshotId, outcome))) return;
   const markup = await getItem(job.markupId, true);
-  if (markup?.kind === 'markup') await recordCommentEvent('comment_screenshot_failed', markup, { threadId: job.threadId });
+  const also = markup?.kind === 'markup' ? [commentEvent('comment_screenshot_failed', markup, { threadId: job.threadId })] : [];
+  await settleScreenshot(job.markupId, job.threadId, job.screenshotId, outcome, { also });
 }

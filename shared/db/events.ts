@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { getConfig } from '../config.js';
-import { getDb } from '../clients.js';
 import { queryPrefix } from './paging.js';
+import { putNew, type TransactItem } from './transact.js';
 
 /** Event types of the spec (Events 1 and 3). */
 export type EventType =
@@ -29,33 +27,52 @@ export interface EventRecord {
   createdAt: string;
 }
 
+/** What an emission point says; the id and time are the outbox's. */
+export type NewEvent = Omit<EventRecord, 'id' | 'createdAt'>;
+
 /** Events are kept 30 days: long enough for webhook deliveries and their retries. */
 const RETENTION_SECONDS = 30 * 24 * 3600;
 
 export const eventsPartition = (workspaceId: string) => `WS#${workspaceId}#EVENTS`;
 
+const outboxKey = (workspaceId: string, createdAt: string, id: string) => ({ PK: eventsPartition(workspaceId), SK: `${createdAt}#${id}` });
+const expiresAtEpoch = (at: Date) => Math.floor(at.getTime() / 1000) + RETENTION_SECONDS;
+
 /**
- * Records that something happened in a workspace (an outbox): the webhooks issue turns these into
- * signed deliveries. The id is the delivery's stable `webhook-id`.
+ * The outbox item of one event (entity `Event`, the EventRecord's fields at top level), to be
+ * committed in the SAME transaction as the change it describes: no event without its change, no
+ * change without its event. A retried transaction carries a fresh item each attempt and only the
+ * attempt that commits leaves one. The id is the delivery's stable `webhook-id`.
  */
-export async function recordEvent(event: Omit<EventRecord, 'id' | 'createdAt'>, at = new Date()): Promise<EventRecord> {
+export function eventItem(event: NewEvent, at = new Date()): TransactItem {
   const record: EventRecord = { id: randomUUID(), createdAt: at.toISOString(), ...event };
-  await getDb().send(
-    new PutCommand({
-      TableName: getConfig().tableName,
-      Item: {
-        PK: eventsPartition(event.workspaceId),
-        SK: `${record.createdAt}#${record.id}`,
-        entity: 'Event',
-        ...record,
-        expiresAtEpoch: Math.floor(at.getTime() / 1000) + RETENTION_SECONDS,
-      },
-    }),
-  );
-  return record;
+  return putNew({ ...outboxKey(event.workspaceId, record.createdAt, record.id), entity: 'Event', ...record, expiresAtEpoch: expiresAtEpoch(at) });
+}
+
+/**
+ * The outbox item of several events of ONE workspace committed by one transaction (a bulk
+ * creation of 50 markups would otherwise exceed DynamoDB's 100 items per transaction): entity
+ * `EventBatch` with `events` (EventRecord[], each with its own id). One event is a plain
+ * `eventItem`. Consumers expand a batch into its events (`listEvents` does).
+ */
+export function eventItems(events: readonly NewEvent[], at = new Date()): TransactItem[] {
+  const [first] = events;
+  if (!first) return [];
+  if (events.length === 1) return [eventItem(first, at)];
+  if (events.some((event) => event.workspaceId !== first.workspaceId)) throw new Error('An event batch belongs to one workspace.');
+  const createdAt = at.toISOString();
+  const records: EventRecord[] = events.map((event) => ({ id: randomUUID(), createdAt, ...event }));
+  return [putNew({ ...outboxKey(first.workspaceId, createdAt, records[0]!.id), entity: 'EventBatch', workspaceId: first.workspaceId, createdAt, events: records, expiresAtEpoch: expiresAtEpoch(at) })];
+}
+
+/** The events an outbox item holds: itself (`Event`) or its `events` (`EventBatch`). */
+export function eventsOfItem(item: Record<string, unknown>): EventRecord[] {
+  if (item.entity === 'EventBatch') return item.events as EventRecord[];
+  const { PK: _pk, SK: _sk, entity: _entity, expiresAtEpoch: _expires, ...record } = item;
+  return [record as unknown as EventRecord];
 }
 
 /** A workspace's recorded events, oldest first (tests and the webhooks issue). */
 export async function listEvents(workspaceId: string): Promise<EventRecord[]> {
-  return (await queryPrefix(eventsPartition(workspaceId))) as unknown as EventRecord[];
+  return (await queryPrefix(eventsPartition(workspaceId), undefined, { consistent: true })).flatMap(eventsOfItem);
 }

@@ -17,11 +17,20 @@ import { putNew, transactUnlessConditionFails, tryTransact, updateIfConditionHol
 /**
  * Writes `next` over the stored `current` as one UpdateItem (`itemUpdate` with `options`). True when
  * written or nothing changed; false when its condition failed: the item is gone, or (with
- * `unchangedSinceRead` or `when`) it no longer is what the caller read.
+ * `unchangedSinceRead` or `when`) it no longer is what the caller read. `also` (built only when
+ * something changes, such as the change's outbox event) commits in the same transaction.
  */
-export async function applyItemChange(current: ItemRecord, next: ItemRecord, options: ItemUpdateOptions = {}): Promise<boolean> {
+export async function applyItemChange(
+  current: ItemRecord,
+  next: ItemRecord,
+  options: ItemUpdateOptions = {},
+  also: () => TransactItem[] = () => [],
+): Promise<boolean> {
   const update = itemUpdate(current, next, options);
-  return update ? updateIfConditionHolds(update) : true;
+  if (!update) return true;
+  const extra = also();
+  if (extra.length === 0) return updateIfConditionHolds(update);
+  return (await transactUnlessConditionFails([{ Update: update }, ...extra])) === undefined;
 }
 
 /** Statements per BatchExecuteStatement (the DynamoDB maximum). */
@@ -228,8 +237,9 @@ export async function moveMarkupRecords(moves: readonly { current: MarkupRecord;
 
 /**
  * Records that the conversion of a markup could not even be scheduled (`next` is the failed
- * markup), only while its conversion is still pending. False when the worker got to it first.
+ * markup), only while its conversion is still pending, with `also` (its `markup_ready`) in the same
+ * transaction. False when the worker got to it first.
  */
-export async function failPendingConversion(current: MarkupRecord, next: MarkupRecord): Promise<boolean> {
-  return applyItemChange(current, next, { when: { expression: '#cs = :pending', names: { '#cs': 'conversionStatus' }, values: { ':pending': 'pending' } } });
+export async function failPendingConversion(current: MarkupRecord, next: MarkupRecord, also: () => TransactItem[] = () => []): Promise<boolean> {
+  return applyItemChange(current, next, { when: { expression: '#cs = :pending', names: { '#cs': 'conversionStatus' }, values: { ':pending': 'pending' } } }, also);
 }

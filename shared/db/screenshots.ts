@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { threadKey, type ScreenshotRecord } from './threads.js';
-import { updateIfConditionHolds } from './transact.js';
+import { transactUnlessConditionFails, updateIfConditionHolds, type TransactItem } from './transact.js';
 
 /**
  * A thread's screenshot is a field of the thread record (`screenshot`), so attaching, replacing and
@@ -33,16 +33,25 @@ export type ScreenshotOutcome = { thumbnailKey: string } | { processingError: st
 /**
  * Records the end of a screenshot's processing, only while the thread still holds that screenshot
  * and it is still processing. Answers false when it was replaced, deleted or settled meanwhile: then
- * this outcome belongs to nobody.
+ * this outcome belongs to nobody. `also` (the outcome's outbox event) commits in the same transaction.
  */
-export async function settleScreenshot(markupId: string, threadId: string, screenshotId: string, outcome: ScreenshotOutcome, at = Date.now()): Promise<boolean> {
+export async function settleScreenshot(
+  markupId: string,
+  threadId: string,
+  screenshotId: string,
+  outcome: ScreenshotOutcome,
+  options: { at?: number; also?: TransactItem[] } = {},
+): Promise<boolean> {
   const [field, value] = 'thumbnailKey' in outcome ? ['thumbnailKey', outcome.thumbnailKey] : ['processingError', outcome.processingError];
-  return updateIfConditionHolds({
+  const at = options.at ?? Date.now();
+  const update = {
     TableName: getConfig().tableName,
     Key: threadKey(markupId, threadId),
     UpdateExpression: 'SET screenshot.isProcessing = :false, screenshot.#field = :value, screenshot.modifiedAt = :at ADD revision :one',
     ConditionExpression: 'screenshot.id = :id AND screenshot.isProcessing = :true',
     ExpressionAttributeNames: { '#field': field },
     ExpressionAttributeValues: { ':false': false, ':true': true, ':value': value, ':at': at, ':id': screenshotId, ':one': 1 },
-  });
+  };
+  if (!options.also?.length) return updateIfConditionHolds(update);
+  return (await transactUnlessConditionFails([{ Update: update }, ...options.also])) === undefined;
 }

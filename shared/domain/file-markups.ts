@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
+import { eventItem } from '../db/events.js';
 import { toItem, type MarkupRecord } from '../db/items.js';
 import { failPendingConversion } from '../db/item-writes.js';
 import { storageChange } from '../db/storage.js';
@@ -15,7 +16,7 @@ import { createWithAllowance } from './allowance.js';
 import { newFileMarkupRecord, originalItems, originalOf, sourceOf, withOriginalPolicy } from './file-markup-records.js';
 import { requireDistinct, type WorkspaceAccess } from './markups/access.js';
 import { recordActivity } from './markups/activity.js';
-import { recordMarkupCreated } from './markups/create.js';
+import { markupCreatedEvents } from './markups/create.js';
 import { resolvePlacement, type Placement } from './markups/placement.js';
 import { MARKUP_SOURCE_TYPES, objectNameOf, requireStorageFor, storageCategoryOf } from './upload-rules.js';
 
@@ -125,6 +126,7 @@ export async function createMarkupFromUploads(principal: Principal, input: FileM
       1,
       [
         putNew(toItem(record)),
+        ...markupCreatedEvents([record]),
         ...files.map((file) => consumeUploadItem(file.fileId, record.id, consumedAt)),
         // The source of a converted markup is its original: its bytes move to `originals`.
         ...originalItems(record, uploads[0]!.category),
@@ -195,6 +197,7 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
       [
         putNew(toItem(record)),
         putNew(toUploadItem(upload)),
+        ...markupCreatedEvents([record]),
         ...(record.source
           ? [putNew(toOriginalItem(originalOf(record)))]
           : []),
@@ -217,14 +220,13 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Records the creation event and activity and, for files that need it, queues the conversion. If
+ * Records the activity and, for files that need it, queues the conversion. If
  * the job cannot be queued the markup is marked failed at once (final, `isReady` true, with the
  * reason) so it never stays pending. Returns the record as it now stands.
  */
 async function afterCreation(record: MarkupRecord, placement: Placement, at: number): Promise<MarkupRecord> {
   const [current] = await Promise.all([
     record.conversionStatus === 'pending' ? scheduleConversion(record) : record,
-    recordMarkupCreated(record),
     recordActivity(placement.workspace.id, [placement.parent], at),
   ]);
   return current;
@@ -243,7 +245,9 @@ async function scheduleConversion(record: MarkupRecord): Promise<MarkupRecord> {
       conversionError: 'The conversion could not be scheduled; upload the file again to make a new markup.',
     };
     // The worker may have picked the markup up after all (the send failed late); then leave it to the worker.
-    const recorded = await failPendingConversion(record, failed).catch((markError: unknown) => {
+    // `isReady` becomes true here as when the worker fails it, so listeners get `markup_ready` with it.
+    const ready = () => [eventItem({ type: 'markup_ready', workspaceId: record.workspaceId, markupId: record.id })];
+    const recorded = await failPendingConversion(record, failed, ready).catch((markError: unknown) => {
       logger.error('conversion failure not recorded', { markupId: record.id, error: markError });
       return false;
     });

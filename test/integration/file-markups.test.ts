@@ -121,6 +121,8 @@ describe('A conversion that cannot be queued (nothing stays pending)', () => {
     expect(created.record.conversionError).toContain('could not be scheduled');
     const read = await call('GET', `/markups/${created.record.id}`, { key: org.workspaceKey });
     expect(read.body.data).toMatchObject({ isReady: true, conversionStatus: 'failed', conversionError: created.record.conversionError });
+    const events = (await listEvents(org.workspaceId)).filter((event) => event.markupId === created.record.id);
+    expect(events.map((event) => event.type).sort()).toEqual(['markup_created', 'markup_ready']);
   });
 });
 

@@ -6,7 +6,7 @@ import { commit, fromFreshReads, nextTime, put, STALE, type TransactItem } from 
 import { BadRequestError } from '../../http/errors.js';
 import { isHttpUrl } from '../../http/schemas.js';
 import { explainMarkupRefusal, loadThreadAccess, loadThreadAccessToChange, threadNotFound, type ThreadAccess } from './access.js';
-import { recordCommentEvent } from './events.js';
+import { commentEvent } from './events.js';
 import { elementsOf, invalid, parentsOf, type ElementInput, type ElementParentInput } from './pins.js';
 import { readMark } from './read-state.js';
 import { threadRecordOf } from './views.js';
@@ -45,15 +45,13 @@ export async function changeThread(
 
 /** POST /threads/:id/resolve: `{ threadId, modifiedAt }`; resolving a resolved thread changes nothing. */
 export async function resolveThread(principal: Principal, threadId: string): Promise<{ threadId: string; modifiedAt: number }> {
-  const { after, changed, access } = await setResolved(principal, threadId, true);
-  if (changed) await recordCommentEvent('comment_resolved', access.markup, { threadId });
+  const { after } = await setResolved(principal, threadId, true);
   return { threadId, modifiedAt: after.modifiedAt };
 }
 
 /** POST /threads/:id/unresolve: `{ threadId }`. */
 export async function unresolveThread(principal: Principal, threadId: string): Promise<{ threadId: string }> {
-  const { changed, access } = await setResolved(principal, threadId, false);
-  if (changed) await recordCommentEvent('comment_unresolved', access.markup, { threadId });
+  await setResolved(principal, threadId, false);
   return { threadId };
 }
 
@@ -67,7 +65,10 @@ async function setResolved(principal: Principal, threadId: string, resolved: boo
       const at = nextTime(thread.modifiedAt);
       return { ...thread, resolved, modifiedAt: at, lastActivityAt: at };
     },
-    (_before, after) => [markupCommentUpdate(access.markup, { at: after.modifiedAt, activeDelta: resolved ? -1 : 1 })],
+    (_before, after) => [
+      markupCommentUpdate(access.markup, { at: after.modifiedAt, activeDelta: resolved ? -1 : 1 }),
+      commentEvent(resolved ? 'comment_resolved' : 'comment_unresolved', access.markup, { threadId }),
+    ],
   );
   return { ...result, access };
 }
@@ -104,25 +105,28 @@ export interface MovePinInput {
 export async function movePin(principal: Principal, threadId: string, input: MovePinInput): Promise<Record<string, unknown>> {
   const access = await loadThreadAccessToChange(principal, threadId);
   if (input.url !== undefined && !isHttpUrl(input.url)) throw invalid('url', 'must be an absolute http or https URL');
-  const { after, changed } = await changeThread(access, (thread) => {
-    const at = nextTime(thread.modifiedAt);
-    const moved: ThreadRecord = { ...thread, modifiedAt: at, lastActivityAt: at };
-    if (thread.kind === 'webpage') {
-      if (input.url === undefined && input.elements === undefined && input.viewportXPercentage === undefined && input.viewportYPercentage === undefined) {
-        throw new BadRequestError('Say where the pin goes: elements (with url) or viewportXPercentage and viewportYPercentage.');
+  const { after } = await changeThread(
+    access,
+    (thread) => {
+      const at = nextTime(thread.modifiedAt);
+      const moved: ThreadRecord = { ...thread, modifiedAt: at, lastActivityAt: at };
+      if (thread.kind === 'webpage') {
+        if (input.url === undefined && input.elements === undefined && input.viewportXPercentage === undefined && input.viewportYPercentage === undefined) {
+          throw new BadRequestError('Say where the pin goes: elements (with url) or viewportXPercentage and viewportYPercentage.');
+        }
+        if (input.url !== undefined) moved.url = input.url;
+        if (input.canonicalUrl !== undefined) moved.canonicalUrl = input.canonicalUrl;
+        if (input.elements !== undefined) moved.elements = elementsOf(input.elements, at);
+        if (input.elementParents !== undefined) moved.parents = parentsOf(input.elementParents, at);
+        if (input.browserContext !== undefined) moved.browserContext = input.browserContext;
+      } else if (input.viewportXPercentage === undefined || input.viewportYPercentage === undefined) {
+        throw new BadRequestError(`A ${thread.kind} pin moves by offsets: send viewportXPercentage and viewportYPercentage (0 to 100).`);
       }
-      if (input.url !== undefined) moved.url = input.url;
-      if (input.canonicalUrl !== undefined) moved.canonicalUrl = input.canonicalUrl;
-      if (input.elements !== undefined) moved.elements = elementsOf(input.elements, at);
-      if (input.elementParents !== undefined) moved.parents = parentsOf(input.elementParents, at);
-      if (input.browserContext !== undefined) moved.browserContext = input.browserContext;
-    } else if (input.viewportXPercentage === undefined || input.viewportYPercentage === undefined) {
-      throw new BadRequestError(`A ${thread.kind} pin moves by offsets: send viewportXPercentage and viewportYPercentage (0 to 100).`);
-    }
-    if (input.viewportXPercentage !== undefined) moved.offsetXPercentage = input.viewportXPercentage;
-    if (input.viewportYPercentage !== undefined) moved.offsetYPercentage = input.viewportYPercentage;
-    return moved;
-  });
-  if (changed) await recordCommentEvent('comment_updated', access.markup, { threadId });
+      if (input.viewportXPercentage !== undefined) moved.offsetXPercentage = input.viewportXPercentage;
+      if (input.viewportYPercentage !== undefined) moved.offsetYPercentage = input.viewportYPercentage;
+      return moved;
+    },
+    () => [commentEvent('comment_updated', access.markup, { threadId })],
+  );
   return threadRecordOf(after);
 }

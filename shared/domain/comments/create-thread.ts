@@ -5,10 +5,11 @@ import { viewModeCountUpdate } from '../../db/markup-records.js';
 import { toMessageItem, toMessageReferenceItem, type Delta } from '../../db/messages.js';
 import { toReadMarkItem } from '../../db/read-marks.js';
 import { nextThreadNumber, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../db/threads.js';
+import { failIfArmed } from '../../db/faults.js';
 import { commit, put, putNew, type TransactItem } from '../../db/transact.js';
 import { loadMarkupRole } from '../markups/access.js';
 import { explainMarkupRefusal, explainWriteRefusal, requireOpenForComments } from './access.js';
-import { recordCommentEvent } from './events.js';
+import { commentEvent } from './events.js';
 import { newMessageRecord, prepareMessage, type ClipVideoInput } from './message-content.js';
 import { invalid, pinOf, type PinInput } from './pins.js';
 import { readMark, readStateOfWriter } from './read-state.js';
@@ -72,9 +73,11 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
     put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at))),
     ...(thread.viewModeId ? [viewModeCountUpdate(markup.id, thread.viewModeId, 1)] : []),
     ...prepared.writes,
+    commentEvent('comment_created', markup, { threadId, messageId }),
   ];
   await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : explainWriteRefusal()));
-  await recordCommentEvent('comment_created', markup, { threadId, messageId });
+  // A crash right after the commit (tests): the thread and its event are already both there.
+  await failIfArmed('after-thread-commit', markup.id);
   const viewer = await viewerFor(principal, access, [principal.userId]);
   return toPublicThread(thread, [message], viewer, readStateOfWriter([message], at));
 }

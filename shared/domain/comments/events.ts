@@ -1,12 +1,11 @@
+import { eventItem, type EventType } from '../../db/events.js';
 import type { MarkupRecord } from '../../db/items.js';
-import { recordEvent, type EventType } from '../../db/events.js';
-import { logger } from '../../logger.js';
+import type { TransactItem } from '../../db/transact.js';
 
-/** Records a comment event for webhooks; a failure is logged, never undoes the write. */
-export async function recordCommentEvent(type: EventType, markup: MarkupRecord, ids: { threadId: string; messageId?: string }): Promise<void> {
-  try {
-    await recordEvent({ type, workspaceId: markup.workspaceId, markupId: markup.id, ...ids });
-  } catch (error) {
-    logger.error('comment event not recorded', { type, markupId: markup.id, ...ids, error });
-  }
+/**
+ * The outbox item of a comment event on `markup`, for the transaction that makes the change: the
+ * event exists exactly when the change does.
+ */
+export function commentEvent(type: EventType, markup: Pick<MarkupRecord, 'id' | 'workspaceId'>, ids: { threadId: string; messageId?: string }): TransactItem {
+  return eventItem({ type, workspaceId: markup.workspaceId, markupId: markup.id, ...ids });
 }

@@ -27,7 +27,7 @@ import {
   type MessageAccess,
 } from './access.js';
 import { loadThreadRecord } from './change-thread.js';
-import { recordCommentEvent } from './events.js';
+import { commentEvent } from './events.js';
 import { newMessageRecord, prepareMessage, type MessageInput } from './message-content.js';
 import { readMark, readStateOfWriter } from './read-state.js';
 import { toPublicMessage, viewerFor } from './views.js';
@@ -73,10 +73,10 @@ export async function createMessage(principal: Principal, threadId: string, inpu
       putNew(toMessageReferenceItem(reference)),
       put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at))),
       ...prepared.writes,
+      commentEvent('comment_reply_created', markup, { threadId, messageId }),
     ];
     // The thread changed (or went away) since it was read: read it again.
     if (!(await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : index === 1 ? 'retry' : explainWriteRefusal())))) return STALE;
-    await recordCommentEvent('comment_reply_created', markup, { threadId, messageId });
     return writerView(principal, access, message, at);
   });
 }
@@ -122,11 +122,11 @@ export async function updateMessage(principal: Principal, messageId: string, inp
       put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, current.threadId, next.threadRevision, at))),
       ...(removedBytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -removedBytes }) }] : []),
       ...prepared.writes,
+      commentEvent('comment_updated', markup, { threadId: current.threadId, messageId }),
     ];
     // The message or its thread changed since they were read: read them again.
     if (!(await commit(items, (index) => (index <= 1 ? 'retry' : explainWriteRefusal())))) return STALE;
     await deleteObjectsLater(prepared.removedAttachments.map((attachment) => attachment.key), { messageId });
-    await recordCommentEvent('comment_updated', markup, { threadId: current.threadId, messageId });
     return { message: await writerView(principal, access, next, at) };
   });
 }

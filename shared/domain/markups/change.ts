@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.js';
 import { AGAIN, withBackoff } from '../../db/backoff.js';
-import { recordEvent } from '../../db/events.js';
+import { eventItem, type NewEvent } from '../../db/events.js';
 import type { MarkupRecord } from '../../db/items.js';
 import { applyItemChange, moveMarkupRecords } from '../../db/item-writes.js';
 import { failIfArmed } from '../../db/faults.js';
@@ -21,14 +21,21 @@ const WRITE_RETRY = { attempts: MAX_WRITE_ATTEMPTS, baseMs: 20 };
 /**
  * Reads a markup (authorized for the route's permission), applies `change` and writes the
  * difference, retrying from a fresh read when a concurrent writer changed the same fields.
- * `change` may throw (plan rules).
+ * `change` may throw (plan rules). `event` names the event a real change emits: its outbox item
+ * commits with the change (DESIGN.md: which operation emits which event).
  */
-async function changeMarkup(principal: Principal, markupId: string, change: (access: MarkupAccess) => MarkupRecord): Promise<MarkupAccess> {
+async function changeMarkup(
+  principal: Principal,
+  markupId: string,
+  change: (access: MarkupAccess) => MarkupRecord,
+  event?: NewEvent['type'],
+): Promise<MarkupAccess> {
   return withBackoff(
     async () => {
       const access = await loadMarkup(principal, markupId, { consistent: true });
       const next = change(access);
-      if (!(await applyItemChange(access.markup, next, { unchangedSinceRead: true }))) return AGAIN;
+      const also = () => (event ? [eventItem({ type: event, workspaceId: access.markup.workspaceId, markupId })] : []);
+      if (!(await applyItemChange(access.markup, next, { unchangedSinceRead: true }, also))) return AGAIN;
       return next === access.markup ? access : { ...access, markup: next };
     },
     { ...WRITE_RETRY, exhausted: () => new ConflictError(`Markup ${markupId} is being changed by another request; try again.`) },
@@ -52,18 +59,19 @@ export async function renameMarkup(principal: Principal, markupId: string, name:
  * the state the markup already has changes nothing and succeeds.
  */
 export async function setMarkupReadOnly(principal: Principal, markupId: string, readOnly: boolean): Promise<MarkupAccess> {
-  let changed = false;
-  const access = await changeMarkup(principal, markupId, ({ markup, plan }) => {
-    if (readOnly && !plan.pauseCommentsEnabled) {
-      throw new FeatureNotEnabledError('pauseComments', "The organization's plan does not include pausing comments (read-only markups).");
-    }
-    changed = markup.readOnly !== readOnly;
-    if (!changed) return markup;
-    return { ...markup, readOnly, modifiedAt: nextTime(markup.modifiedAt) };
-  });
   // Only a real change is an event (DESIGN.md: set_project_read_only, read-only changed).
-  if (changed) await bestEffort('set_project_read_only event', () => recordEvent({ type: 'set_project_read_only', workspaceId: access.markup.workspaceId, markupId }));
-  return access;
+  return changeMarkup(
+    principal,
+    markupId,
+    ({ markup, plan }) => {
+      if (readOnly && !plan.pauseCommentsEnabled) {
+        throw new FeatureNotEnabledError('pauseComments', "The organization's plan does not include pausing comments (read-only markups).");
+      }
+      if (markup.readOnly === readOnly) return markup;
+      return { ...markup, readOnly, modifiedAt: nextTime(markup.modifiedAt) };
+    },
+    'set_project_read_only',
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
-import { recordEvent } from '../../db/events.js';
+import { eventItems, type NewEvent } from '../../db/events.js';
 import { toItem, type MarkupRecord } from '../../db/items.js';
 import { setThumbnail } from '../../db/thumbnails.js';
 import { bestEffort, putNew, type TransactItem } from '../../db/transact.js';
@@ -131,12 +131,11 @@ export async function createUrlMarkups(
     first.workspace.id,
     first.workspace.organizationId,
     records.length,
-    [...records.map((record) => putNew(toItem(record))), ...(options.alsoWrite?.(records) ?? [])],
+    [...records.map((record) => putNew(toItem(record))), ...markupCreatedEvents(records), ...(options.alsoWrite?.(records) ?? [])],
     { plan: first.plan },
   );
   await Promise.all([
     ...records.map(scheduleThumbnail),
-    ...records.map((record) => recordMarkupCreated(record)),
     recordActivity(first.workspace.id, [...new Map(placements.map((placement) => [placement.parent.id, placement.parent])).values()], at),
   ]);
   return { records, access: first };
@@ -156,13 +155,9 @@ async function scheduleThumbnail(record: MarkupRecord): Promise<void> {
 }
 
 /**
- * Records the `markup_created` event of a new markup (the webhooks outbox). The markup exists
- * already, so a failure is logged rather than failing the request that created it.
+ * The `markup_created` outbox items of new markups of one workspace, for the transaction that
+ * creates them: the events exist exactly when the markups do.
  */
-export async function recordMarkupCreated(record: MarkupRecord): Promise<void> {
-  try {
-    await recordEvent({ type: 'markup_created', workspaceId: record.workspaceId, markupId: record.id });
-  } catch (error) {
-    logger.error('markup_created event not recorded', { markupId: record.id, error });
-  }
+export function markupCreatedEvents(records: readonly MarkupRecord[]): TransactItem[] {
+  return eventItems(records.map((record): NewEvent => ({ type: 'markup_created', workspaceId: record.workspaceId, markupId: record.id })));
 }
