@@ -1,6 +1,4 @@
-import { getInstallationByPublicKey } from '../../shared/db/installations.js';
-import { getWorkspace } from '../../shared/db/workspaces.js';
-import { authConfigOf } from '../../shared/domain/customer-exchange.js';
+import { authConfigOf, findLiveInstallation } from '../../shared/domain/customer-exchange.js';
 import { NotFoundError } from '../../shared/http/errors.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { AuthConfigQuery, AuthConfigSchema } from './schemas.js';
@@ -19,9 +17,8 @@ export const getAuthConfigOperation = operation({
     { status: 404, description: 'No installation has this publicKey' },
   ],
   handle: async ({ query }) => {
-    const installation = await getInstallationByPublicKey(query.publicKey);
-    // An installation of a deleted workspace lingers until the workspace's content is cleared: it is already gone.
-    if (!installation || !(await getWorkspace(installation.workspaceId))) throw new NotFoundError('No installation has this publicKey.');
-    return ok(authConfigOf(installation));
+    const found = await findLiveInstallation(query.publicKey);
+    if (!found) throw new NotFoundError('No installation has this publicKey.');
+    return ok(authConfigOf(found.installation));
   },
 });

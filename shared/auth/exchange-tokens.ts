@@ -5,7 +5,7 @@ import { getConfig } from '../config.js';
 import { UnauthorizedError } from '../http/errors.js';
 import { getExchangeSigner, getExchangeVerificationKey, type ExchangeVerificationKey } from './exchange-keys.js';
 import type { ExchangeTokenSigner } from './exchange-signers.js';
-import { END_USER_ROLE_ORDER, type EndUserRole } from './permissions.js';
+import { END_USER_ROLE_ORDER } from './permissions.js';
 import type { EndUserPrincipal } from './principal.js';
 
 /**
@@ -25,18 +25,11 @@ const ALGORITHM = 'ES256';
 /** Clock skew tolerated between the instances that mint and verify. */
 const CLOCK_TOLERANCE_SECONDS = 5;
 
-/** What a token says about its holder. */
-export interface ExchangeGrant {
-  organizationId: string;
-  workspaceId: string;
-  userId: string;
-  externalId: string;
-  installationId: string;
-  markupRole: EndUserRole;
-  markupId?: string;
+/** What a token says about its holder: the end-user principal it verifies to. */
+export type ExchangeGrant = Pick<EndUserPrincipal, 'organizationId' | 'workspaceId' | 'userId' | 'externalId' | 'installationId' | 'markupRole' | 'markupId'> & {
   /** Minted by the SDK exchange (an identity-provider login) rather than a customer JWT. */
   sdk?: boolean;
-}
+};
 
 const Claims = v.object({
   sub: v.pipe(v.string(), v.minLength(1)),

@@ -2,12 +2,12 @@ import { decodeJwt, importSPKI, jwtVerify, type JWTPayload } from 'jose';
 import { mintExchangeToken } from '../auth/exchange-tokens.js';
 import { END_USER_ROLE_ORDER, type EndUserRole } from '../auth/permissions.js';
 import { getConfig } from '../config.js';
-import { getInstallation, type InstallationRecord } from '../db/installations.js';
-import { getItem } from '../db/items.js';
-import { getWorkspace } from '../db/workspaces.js';
+import { getInstallation, getInstallationByPublicKey, type InstallationRecord } from '../db/installations.js';
+import { getWorkspace, type WorkspaceRecord } from '../db/workspaces.js';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../http/errors.js';
 import { isId } from '../http/schemas.js';
 import { upsertExternalUserFromClaims } from './external-users.js';
+import { isMarkupOfWorkspace } from './markups/access.js';
 
 /**
  * The customer JWT exchange (spec: Token exchange endpoints, Authentication "Customer JWT
@@ -30,6 +30,17 @@ const MAX_EXTERNAL_ID = 255;
 /** What a customer JWT must say: `aud` names the installation, `iss` its public key. */
 export function expectedClaimsOf(installation: Pick<InstallationRecord, 'id' | 'publicKey'>): { expectedAud: string; expectedIss: string } {
   return { expectedAud: `${AUDIENCE_PREFIX}${installation.id}`, expectedIss: installation.publicKey };
+}
+
+/**
+ * The installation a browser-safe `publicKey` names, with its workspace; undefined when none does
+ * or its workspace was deleted (its installations linger until the workspace's content is cleared,
+ * but are already gone). The credential-free auth routes find installations this way.
+ */
+export async function findLiveInstallation(publicKey: string): Promise<{ installation: InstallationRecord; workspace: WorkspaceRecord } | undefined> {
+  const installation = await getInstallationByPublicKey(publicKey);
+  const workspace = installation && (await getWorkspace(installation.workspaceId));
+  return installation && workspace ? { installation, workspace } : undefined;
 }
 
 /** `GET /auth/config`: what a customer needs to sign JWTs for this installation. */
@@ -133,8 +144,7 @@ async function boundMarkupOf(payload: JWTPayload, workspaceId: string): Promise<
   if (typeof markupId !== 'string' || markupId.trim() === '') {
     throw new BadRequestError('The markupId claim must be a non-empty string (the id of a markup).', 'invalid-markup-id');
   }
-  const item = isId(markupId) ? await getItem(markupId) : undefined;
-  if (!item || item.kind !== 'markup' || item.workspaceId !== workspaceId) {
+  if (!(await isMarkupOfWorkspace(markupId, workspaceId))) {
     throw new ForbiddenError(`The markupId claim names no markup of this installation's workspace (${markupId}).`, 'markup-out-of-scope');
   }
   return markupId;

@@ -2,13 +2,12 @@ import { mintExchangeToken } from '../auth/exchange-tokens.js';
 import { verifyIdentityProviderToken } from '../auth/identity-provider.js';
 import type { EndUserRole } from '../auth/permissions.js';
 import { installationOrigins } from '../db/allowed-origins.js';
-import { getInstallationByPublicKey } from '../db/installations.js';
-import { getItem } from '../db/items.js';
 import { insertSdkSession, takeSdkSession } from '../db/sdk-sessions.js';
-import { getWorkspace } from '../db/workspaces.js';
 import { browserOrigin } from '../http/cors.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../http/errors.js';
+import { findLiveInstallation } from './customer-exchange.js';
 import { upsertExternalUserFromClaims } from './external-users.js';
+import { isMarkupOfWorkspace } from './markups/access.js';
 
 /**
  * The SDK exchange (spec: Token exchange endpoints, Authentication "SDK exchange"; DESIGN.md "SDK
@@ -47,17 +46,16 @@ export interface SdkExchangeInput {
  */
 export async function sdkExchange(authorization: string | undefined, input: SdkExchangeInput): Promise<SdkExchangeAnswer> {
   const identity = await verifyIdentityProviderToken(authorization);
-  const installation = await getInstallationByPublicKey(input.publicKey);
-  const workspace = installation && (await getWorkspace(installation.workspaceId));
-  if (!installation || !workspace) throw new NotFoundError('No installation has this publicKey.');
+  const found = await findLiveInstallation(input.publicKey);
+  if (!found) throw new NotFoundError('No installation has this publicKey.');
+  const { installation, workspace } = found;
   if (!installationOrigins(installation).includes(input.sdkOrigin)) {
     throw new ForbiddenError(
       `The installation does not admit the origin ${input.sdkOrigin}: list it in the installation's allowedOrigins (without them, only the origin of the installation's url is admitted).`,
       'origin-not-allowed',
     );
   }
-  const item = await getItem(input.markupId);
-  if (!item || item.kind !== 'markup' || item.workspaceId !== installation.workspaceId) {
+  if (!(await isMarkupOfWorkspace(input.markupId, installation.workspaceId))) {
     throw new ForbiddenError(`Markup ${input.markupId} is not a markup of this installation's workspace.`, 'markup-out-of-scope');
   }
   const { sub, ...claims } = identity;

@@ -5,6 +5,7 @@ import { getItem, getItems, type MarkupRecord } from '../../db/items.js';
 import { getPlan, type Plan } from '../../db/plans.js';
 import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/errors.js';
+import { isId } from '../../http/schemas.js';
 
 /** A markup as one caller sees it: the record, its live workspace, the caller's role there, the plan. */
 export interface MarkupAccess {
@@ -64,6 +65,12 @@ async function markupItem(markupId: string, consistent: boolean): Promise<Markup
 export async function loadMarkup(principal: Principal, markupId: string, options: LoadOptions = {}): Promise<MarkupAccess> {
   const markup = await markupItem(markupId, options.consistent ?? false);
   return { markup, ...(await workspaceAccess(principal, await reachableWorkspaceOf(principal, markup), { ...options, markupId: markup.id })) };
+}
+
+/** Whether `markupId` names a markup (not a folder, not deleted) of `workspaceId`: what a token may be bound to. */
+export async function isMarkupOfWorkspace(markupId: string, workspaceId: string): Promise<boolean> {
+  const item = isId(markupId) ? await getItem(markupId) : undefined;
+  return item?.kind === 'markup' && item.workspaceId === workspaceId;
 }
 
 /** A markup as one caller sees it, without the plan: what comment operations need. */
