@@ -24,8 +24,25 @@ export interface EventRecord {
   /** Comment events: the thread, and the message when one was added or edited. */
   threadId?: string;
   messageId?: string;
+  /**
+   * The actor's User id (an API key's user, a member, or an end user's User); absent for events no
+   * principal caused directly (the envelope then names the markup's creator, see webhook-events).
+   */
+  userId?: string;
   createdAt: string;
 }
+
+/** The `webhook.test` event of `POST /webhook-registrations/:id/test`: delivered, never recorded in the outbox. */
+export interface WebhookTestEvent {
+  id: string;
+  type: 'webhook.test';
+  workspaceId: string;
+  userId?: string;
+  createdAt: string;
+}
+
+/** What a webhook delivery delivers: a recorded event or a test event. */
+export type DeliverableEvent = EventRecord | WebhookTestEvent;
 
 /** What an emission point says; the id and time are the outbox's. */
 export type NewEvent = Omit<EventRecord, 'id' | 'createdAt'>;

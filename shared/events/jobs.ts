@@ -1,6 +1,7 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { getSqs } from '../clients.js';
 import { getConfig } from '../config.js';
+import type { DeliverableEvent } from '../db/events.js';
 import { logger } from '../logger.js';
 
 /** Jobs of the thumbnail renderer (functions/thumbnail-renderer). */
@@ -46,5 +47,45 @@ export async function deleteObjectsLater(keys: readonly string[], context: Recor
     } catch (error) {
       logger.error('objects not queued for deletion', { ...context, keys: keys.slice(i, i + 1000), error });
     }
+  }
+}
+
+/**
+ * One delivery of one event to one webhook registration (functions/webhook-delivery). The same
+ * `event.id` (the `webhook-id`) travels on every attempt; the body is built once per event.
+ */
+export type WebhookDeliveryJob = {
+  type: 'deliver-webhook';
+  registrationId: string;
+  event: DeliverableEvent;
+  /** 1 for the first attempt, 2… for the retries of the schedule. */
+  attempt: number;
+  /** Epoch ms before which the attempt must not run: retries wait longer than SQS's 15-minute delay. */
+  notBefore?: number;
+  /** An attempt asked for through the API (redeliver): exactly one attempt, no retries after it. */
+  redelivery?: true;
+};
+
+/** SQS's largest per-message delay. */
+export const MAX_DELAY_SECONDS = 900;
+
+/**
+ * Puts delivery jobs on the webhook-delivery queue, ten to a SendMessageBatch, each delayed by
+ * `delaySeconds` (at most 900). Throws when any entry was not accepted, so a caller that must not
+ * lose one (the stream fan-out) fails and is retried; a repeat is harmless (same `webhook-id`).
+ */
+export async function enqueueWebhookDeliveries(jobs: readonly WebhookDeliveryJob[], options: { delaySeconds?: number } = {}): Promise<void> {
+  const queueUrl = getConfig().webhookQueueUrl;
+  if (!queueUrl) throw new Error('WEBHOOK_QUEUE_URL is not set: this function was not granted the webhook-delivery queue.');
+  const delay = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(options.delaySeconds ?? 0)));
+  for (let i = 0; i < jobs.length; i += 10) {
+    const batch = jobs.slice(i, i + 10);
+    const result = await getSqs().send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: batch.map((job, index) => ({ Id: String(index), MessageBody: JSON.stringify(job), ...(delay > 0 ? { DelaySeconds: delay } : {}) })),
+      }),
+    );
+    if ((result.Failed ?? []).length > 0) throw new Error(`webhook deliveries not queued: ${JSON.stringify(result.Failed)}`);
   }
 }

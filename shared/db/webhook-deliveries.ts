@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { getConfig } from '../config.js';
+import { getDb } from '../clients.js';
+import type { DeliverableEvent } from './events.js';
+import { queryPage, type Page } from './paging.js';
+import { TABLE } from './table.js';
+
+/**
+ * One attempt of delivering one event to one registration: an entry of the delivery log
+ * (`GET /webhook-registrations/:id/deliveries`). `event` and `attempt` are what a redelivery repeats.
+ */
+export interface DeliveryAttemptRecord {
+  /** A UUID (version 7): entries sort by attempt time under their registration. */
+  id: string;
+  registrationId: string;
+  eventId: string;
+  eventType: DeliverableEvent['type'];
+  /** ISO 8601, like the registration's own times. */
+  attemptedAt: string;
+  /** The receiver's HTTP status; null when no answer came (timeout, refused address, connection error). */
+  statusCode: number | null;
+  /** Why the attempt failed without a status, or null. */
+  error: string | null;
+  durationMs: number;
+  /** When the next attempt of this event is due (ISO 8601), or null: delivered, given up, or a redelivery. */
+  nextRetryAt: string | null;
+  event: DeliverableEvent;
+  attempt: number;
+}
+
+/** The log is kept as long as events are (30 days). */
+const RETENTION_SECONDS = 30 * 24 * 3600;
+
+/** A registration's delivery log: its own partition, so listing it never reads the registration item. */
+export const deliveriesPartition = (registrationId: string) => `WEBHOOK#${registrationId}#DELIVERIES`;
+const deliveryKey = (registrationId: string, id: string) => ({ PK: deliveriesPartition(registrationId), SK: id });
+
+const ID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** A UUID version 7 (RFC 9562): 48 bits of milliseconds, then random bits; sorts by creation time. */
+export function timeOrderedId(at = Date.now()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(at, 0, 6);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Appends an attempt to the log (the id is new, so a retried put writes the same entry). */
+export async function recordDeliveryAttempt(record: DeliveryAttemptRecord): Promise<void> {
+  const expires = Math.floor(Date.parse(record.attemptedAt) / 1000) + RETENTION_SECONDS;
+  await getDb().send(
+    new PutCommand({
+      TableName: getConfig().tableName,
+      Item: { ...deliveryKey(record.registrationId, record.id), entity: 'WebhookDelivery', ...record, [TABLE.ttlAttribute]: expires },
+    }),
+  );
+}
+
+function fromItem(item: Record<string, unknown>): DeliveryAttemptRecord {
+  const { PK: _pk, SK: _sk, entity: _entity, [TABLE.ttlAttribute]: _ttl, ...record } = item;
+  return record as unknown as DeliveryAttemptRecord;
+}
+
+/** One entry of a registration's log, or undefined (unknown id, or one of another registration). */
+export async function getDeliveryAttempt(registrationId: string, id: string): Promise<DeliveryAttemptRecord | undefined> {
+  if (!ID_FORMAT.test(id)) return undefined;
+  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: deliveryKey(registrationId, id), ConsistentRead: true }));
+  return result.Item ? fromItem(result.Item) : undefined;
+}
+
+/** One page of a registration's log, newest first (next page: `before=<nextCursor>`). */
+export async function listDeliveryAttempts(registrationId: string, page: { limit: number; before?: string }): Promise<Page<DeliveryAttemptRecord>> {
+  return queryPage(
+    { list: 'webhook-deliveries', partitionValue: deliveriesPartition(registrationId), ascending: false, limit: page.limit, before: page.before },
+    fromItem,
+  );
+}
