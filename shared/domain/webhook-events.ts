@@ -1,4 +1,4 @@
-import { getConfig } from '../config.js';
+import { getConfig, type Config } from '../config.js';
 import { getStoredEventBody, storeEventBodyOnce } from '../db/event-bodies.js';
 import type { DeliverableEvent } from '../db/events.js';
 import { getItem, type MarkupRecord } from '../db/items.js';
@@ -64,7 +64,7 @@ export async function buildEventEnvelope(event: DeliverableEvent): Promise<Event
   const users = await usersById([...(actorId ? [actorId] : []), ...authorIds]);
   const user = actorId ? authorOf(actorId, users) : null;
   if (!markup) return { ...envelope, data: { markup: null, user, ...commentKeys(event, null, null) } };
-  const links = linksOf();
+  const links = webhookLinks(getConfig());
   const publicMarkup = await toPublicMarkup(markup, {
     role: 'owner',
     plan: await getPlan(markup.organizationId),
@@ -83,7 +83,7 @@ export async function buildEventEnvelope(event: DeliverableEvent): Promise<Event
 }
 
 /** `comment` on comment events, and `message` on those that name one, present even when gone (null). */
-function commentKeys(
+export function commentKeys(
   event: { threadId?: string; messageId?: string },
   comment: Record<string, unknown> | null,
   message: Record<string, unknown> | null,
@@ -108,10 +108,10 @@ async function userOf(userId: string | undefined): Promise<EventEnvelope['data']
 
 /**
  * Links outside a request: `API_URL` is the API's origin (thumbnail links), `APP_URL` the web app
- * (`markupUrl`); each stands in for the other as the API handler does (`appUrl ?? origin`).
+ * (`markupUrl`); each stands in for the other as the API handler does (`appUrl ?? origin`). Neither
+ * set: links are root-relative (`/markups/<id>`), never a wrong host.
  */
-function linksOf(): { origin: string; appUrl: string } {
-  const { apiUrl, appUrl } = getConfig();
+export function webhookLinks({ apiUrl, appUrl }: Pick<Config, 'apiUrl' | 'appUrl'>): { origin: string; appUrl: string } {
   const origin = apiUrl ?? appUrl ?? '';
   return { origin, appUrl: appUrl ?? origin };
 }

@@ -122,6 +122,7 @@ describe('comment events: data.comment is GET /threads/:id, data.message the mes
       const body = await bodyOf(event);
       expectEnvelope(body, event);
       const thread = await threadAsRead(key, threadId);
+      expect(event.userId).toBe(org.workspaceKeyUserId);
       expect(unsigned(body.data.comment)).toEqual(unsigned(thread));
       expect(body.data.user).toEqual(thread.user);
       expect(unsigned(body.data.markup)).toEqual(unsigned(await markupAsRead(key, markup.id)));
