@@ -21,6 +21,8 @@ const EnvSchema = v.object({
   EMAIL_SENDER: v.optional(v.pipe(v.string(), v.regex(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'must be an email address'))),
   /** The web app; markups link to `<APP_URL>/markups/<id>`. Without it they link to the API's own origin. */
   APP_URL: v.optional(v.pipe(v.string(), v.url())),
+  /** The API's public origin (scheme and host), for links built outside a request: webhook bodies. */
+  API_URL: v.optional(v.pipe(v.string(), v.url())),
   /** Chromium for page thumbnails; without it the usual install paths are tried, then none (placeholder). */
   CHROMIUM_PATH: v.optional(v.string()),
   /** On Lambda: the layer folder holding @sparticuz/chromium's packed Chromium build. */
@@ -51,6 +53,7 @@ export interface Config {
   emailSender: string | undefined;
   mode: 'local' | 'aws';
   appUrl: string | undefined;
+  apiUrl: string | undefined;
   chromiumPath: string | undefined;
   chromiumPackDir: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -86,6 +89,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     emailSender: e.EMAIL_SENDER,
     mode: e.STACK_MODE,
     appUrl: e.APP_URL?.replace(/\/+$/, ''),
+    apiUrl: e.API_URL?.replace(/\/+$/, ''),
     chromiumPath: e.CHROMIUM_PATH || undefined,
     chromiumPackDir: e.CHROMIUM_PACK_DIR || undefined,
     logLevel: e.LOG_LEVEL,
@@ -132,6 +136,7 @@ export const ENV = {
   emailSender: 'EMAIL_SENDER',
   stackMode: 'STACK_MODE',
   appUrl: 'APP_URL',
+  apiUrl: 'API_URL',
   chromiumPath: 'CHROMIUM_PATH',
   chromiumPackDir: 'CHROMIUM_PACK_DIR',
   logLevel: 'LOG_LEVEL',

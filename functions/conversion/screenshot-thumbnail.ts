@@ -84,6 +84,6 @@ async function afterLostRace(job: Job, key: string): Promise<void> {
  */
 async function fail(job: Job, outcome: Extract<ScreenshotOutcome, { processingError: string }>): Promise<void> {
   const markup = await getItem(job.markupId, true);
-  const also = markup?.kind === 'markup' ? [commentEvent('comment_screenshot_failed', markup, { threadId: job.threadId })] : [];
+  const also = markup?.kind === 'markup' ? [commentEvent('comment_screenshot_failed', markup, { threadId: job.threadId }, undefined)] : [];
   await settleScreenshot(job.markupId, job.threadId, job.screenshotId, outcome, { also });
 }

@@ -245,8 +245,9 @@ async function scheduleConversion(record: MarkupRecord): Promise<MarkupRecord> {
       conversionError: 'The conversion could not be scheduled; upload the file again to make a new markup.',
     };
     // The worker may have picked the markup up after all (the send failed late); then leave it to the worker.
-    // `isReady` becomes true here as when the worker fails it, so listeners get `markup_ready` with it.
-    const ready = () => [eventItem({ type: 'markup_ready', workspaceId: record.workspaceId, markupId: record.id })];
+    // `isReady` becomes true here as when the worker fails it, so listeners get `markup_ready` with it;
+    // the creating request caused it, so its principal is the actor.
+    const ready = () => [eventItem({ type: 'markup_ready', workspaceId: record.workspaceId, markupId: record.id, userId: record.createdBy })];
     const recorded = await failPendingConversion(record, failed, ready).catch((markError: unknown) => {
       logger.error('conversion failure not recorded', { markupId: record.id, error: markError });
       return false;

@@ -67,7 +67,7 @@ async function setResolved(principal: Principal, threadId: string, resolved: boo
     },
     (_before, after) => [
       markupCommentUpdate(access.markup, { at: after.modifiedAt, activeDelta: resolved ? -1 : 1 }),
-      commentEvent(resolved ? 'comment_resolved' : 'comment_unresolved', access.markup, { threadId }),
+      commentEvent(resolved ? 'comment_resolved' : 'comment_unresolved', access.markup, { threadId }, principal.userId),
     ],
   );
   return { ...result, access };
@@ -126,7 +126,7 @@ export async function movePin(principal: Principal, threadId: string, input: Mov
       if (input.viewportYPercentage !== undefined) moved.offsetYPercentage = input.viewportYPercentage;
       return moved;
     },
-    () => [commentEvent('comment_updated', access.markup, { threadId })],
+    () => [commentEvent('comment_updated', access.markup, { threadId }, principal.userId)],
   );
   return threadRecordOf(after);
 }

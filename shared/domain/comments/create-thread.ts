@@ -73,7 +73,7 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
     put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at))),
     ...(thread.viewModeId ? [viewModeCountUpdate(markup.id, thread.viewModeId, 1)] : []),
     ...prepared.writes,
-    commentEvent('comment_created', markup, { threadId, messageId }),
+    commentEvent('comment_created', markup, { threadId, messageId }, principal.userId),
   ];
   await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : explainWriteRefusal()));
   // A crash right after the commit (tests): the thread and its event are already both there.

@@ -73,7 +73,7 @@ export async function createMessage(principal: Principal, threadId: string, inpu
       putNew(toMessageReferenceItem(reference)),
       put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at))),
       ...prepared.writes,
-      commentEvent('comment_reply_created', markup, { threadId, messageId }),
+      commentEvent('comment_reply_created', markup, { threadId, messageId }, principal.userId),
     ];
     // The thread changed (or went away) since it was read: read it again.
     if (!(await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : index === 1 ? 'retry' : explainWriteRefusal())))) return STALE;
@@ -122,7 +122,7 @@ export async function updateMessage(principal: Principal, messageId: string, inp
       put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, current.threadId, next.threadRevision, at))),
       ...(removedBytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -removedBytes }) }] : []),
       ...prepared.writes,
-      commentEvent('comment_updated', markup, { threadId: current.threadId, messageId }),
+      commentEvent('comment_updated', markup, { threadId: current.threadId, messageId }, principal.userId),
     ];
     // The message or its thread changed since they were read: read them again.
     if (!(await commit(items, (index) => (index <= 1 ? 'retry' : explainWriteRefusal())))) return STALE;

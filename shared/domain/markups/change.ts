@@ -34,7 +34,7 @@ async function changeMarkup(
     async () => {
       const access = await loadMarkup(principal, markupId, { consistent: true });
       const next = change(access);
-      const also = () => (event ? [eventItem({ type: event, workspaceId: access.markup.workspaceId, markupId })] : []);
+      const also = () => (event ? [eventItem({ type: event, workspaceId: access.markup.workspaceId, markupId, userId: principal.userId })] : []);
       if (!(await applyItemChange(access.markup, next, { unchangedSinceRead: true }, also))) return AGAIN;
       return next === access.markup ? access : { ...access, markup: next };
     },

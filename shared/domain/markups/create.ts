@@ -156,8 +156,9 @@ async function scheduleThumbnail(record: MarkupRecord): Promise<void> {
 
 /**
  * The `markup_created` outbox items of new markups of one workspace, for the transaction that
- * creates them: the events exist exactly when the markups do.
+ * creates them: the events exist exactly when the markups do. The actor is each markup's creator
+ * (`createdBy`, the principal's User id).
  */
 export function markupCreatedEvents(records: readonly MarkupRecord[]): TransactItem[] {
-  return eventItems(records.map((record): NewEvent => ({ type: 'markup_created', workspaceId: record.workspaceId, markupId: record.id })));
+  return eventItems(records.map((record): NewEvent => ({ type: 'markup_created', workspaceId: record.workspaceId, markupId: record.id, userId: record.createdBy })));
 }
