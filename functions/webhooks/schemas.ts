@@ -60,3 +60,29 @@ export const WebhookRegistrationSchema = v.object({
 
 /** GET /webhook-registrations pages forward only (`before=<nextCursor>`). */
 export const WebhookRegistrationPageSchema = pageSchema(WebhookRegistrationSchema, { prevCursor: false });
+
+export const WebhookDeliveryParams = v.object({ id: Id, deliveryId: Id });
+
+export const ListWebhookDeliveriesQuery = v.object({
+  limit: v.optional(queryInteger(1, MAX_PAGE_SIZE)),
+  before: v.optional(Cursor),
+});
+
+const DeliverableEventType = v.union([EventTypeSchema, v.literal('webhook.test')]);
+
+export const WebhookDeliverySchema = v.object({
+  id: Id,
+  eventId: Id,
+  eventType: DeliverableEventType,
+  attemptedAt: v.string(),
+  statusCode: v.nullable(v.number()),
+  error: v.nullable(v.string()),
+  durationMs: v.number(),
+  nextRetryAt: v.nullable(v.string()),
+});
+
+/** GET /webhook-registrations/:id/deliveries pages forward only (`before=<nextCursor>`). */
+export const WebhookDeliveryPageSchema = pageSchema(WebhookDeliverySchema, { prevCursor: false });
+
+/** What redeliver and test answer: the event that is on its way (its id is the `webhook-id` header). */
+export const QueuedWebhookEventSchema = v.object({ eventId: Id, eventType: DeliverableEventType });

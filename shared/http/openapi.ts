@@ -68,6 +68,10 @@ const SECURITY_SCHEMES = {
   },
 };
 
+/** The vendor field that marks an operation beyond the spec's anchors (`Operation.extension`). */
+export const EXTENSION_FIELD = 'x-review-board-extension';
+const EXTENSION_NOTE = 'Extension: this operation is an addition of this service, beyond the API it is compatible with.';
+
 /**
  * The OpenAPI 3.1 document of the given routes, generated from the same route tables and valibot
  * schemas the handlers validate with, so it cannot drift from the code.
@@ -87,11 +91,12 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl = '/'): Json
     }
     responses.default = { description: 'A problem (RFC 9457)', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
     // The permission table's row, so a reader sees who may call the operation (`x-permission`).
-    const description = [r.description, r.permission ? describePermission(r.permission) : undefined].filter(Boolean).join('\n\n');
+    const description = [r.description, r.extension ? EXTENSION_NOTE : undefined, r.permission ? describePermission(r.permission) : undefined].filter(Boolean).join('\n\n');
     const operation: JsonObject = {
       operationId: r.operationId,
       summary: r.summary,
       ...(description ? { description } : {}),
+      ...(r.extension ? { [EXTENSION_FIELD]: true } : {}),
       ...(r.permission
         ? { 'x-permission': r.permission, 'x-minimum-role': ruleOf(r.permission).member, 'x-end-user-role': ruleOf(r.permission).endUser }
         : {}),

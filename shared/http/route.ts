@@ -63,6 +63,11 @@ export interface Operation<PS = undefined, QS = undefined, BS = undefined, A ext
   operationId: string;
   summary: string;
   description?: string;
+  /**
+   * The operation goes beyond the spec's anchors (an addition of this service): the OpenAPI document
+   * marks it `x-review-board-extension: true` and says so in its description.
+   */
+  extension?: true;
   auth: A;
   /**
    * The row of the permission table (`shared/auth/permissions.ts`) this operation needs; required

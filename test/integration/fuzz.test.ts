@@ -19,6 +19,7 @@ import {
   type Odd,
 } from '../support/fuzz.js';
 import { createInstallation, customerKeyPair } from '../support/installations.js';
+import { recordAttempt } from '../support/webhook-deliveries.js';
 import { createWebhookRegistration } from '../support/webhooks.js';
 import { addMember } from '../support/conversations.js';
 import { makeFolder, workspaceOf } from '../support/items.js';
@@ -48,7 +49,7 @@ interface FuzzCase {
 
 interface Fixture {
   org: Org;
-  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string; installation: string; externalUser: string; member: string; webhook: string };
+  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string; installation: string; externalUser: string; member: string; webhook: string; loggedWebhook: string; delivery: string };
   png: Buffer;
 }
 
@@ -65,7 +66,10 @@ async function makeFixture(): Promise<Fixture> {
   const externalUser = await createExternalUser({ id: org.workspaceId, organizationId: org.organizationId }, 'fuzz-guest', {});
   const member = await addMember(org.workspaceId, 'contributor');
   const webhook = await createWebhookRegistration(org.workspaceKey);
-  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root, installation: installation.id, externalUser: externalUser.externalId, member: member.userId, webhook: webhook.id };
+  // The delivery-log routes get a registration of their own: the update route's cases may disable `webhook` (409 then).
+  const loggedWebhook = await createWebhookRegistration(org.workspaceKey);
+  const delivery = await recordAttempt(loggedWebhook, Date.now() - 1000);
+  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root, installation: installation.id, externalUser: externalUser.externalId, member: member.userId, webhook: webhook.id, loggedWebhook: loggedWebhook.id, delivery: delivery.id };
   return { org, ids, png: await pngBytes() };
 }
 
@@ -105,6 +109,9 @@ function paramsOf(route: AnyRoute, { ids }: Fixture): Record<string, string> {
   if (!route.path.includes('{id}')) return {};
   const group = route.path.split('/')[3];
   const id = { items: ids.folder, markups: ids.markup, threads: ids.thread, messages: ids.message, installations: ids.installation, 'webhook-registrations': ids.webhook }[group as string] ?? MISSING;
+  if (/^\/api\/v2\/webhook-registrations\/\{id\}\/(deliveries|test)/.test(route.path)) {
+    return route.path.includes('{deliveryId}') ? { id: ids.loggedWebhook, deliveryId: ids.delivery } : { id: ids.loggedWebhook };
+  }
   return { id };
 }
 

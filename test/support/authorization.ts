@@ -12,6 +12,7 @@ import { addMember } from './conversations.js';
 import { endUserToken, type EndUserSpec } from './end-users.js';
 import { setPlan } from './fixtures.js';
 import { createInstallation, customerKeyPair } from './installations.js';
+import { recordAttempt } from './webhook-deliveries.js';
 import { createWebhookRegistration } from './webhooks.js';
 import { makeFolder } from './markups.js';
 import { createThread, makeTypedMarkup, reply } from './threads.js';
@@ -125,6 +126,7 @@ export async function makeAuthorizationFixture() {
     createInstallation(org.workspaceKey),
   ]);
   const [webhook, deletedWebhook] = await Promise.all([createWebhookRegistration(org.workspaceKey), createWebhookRegistration(org.workspaceKey)]);
+  const webhookDelivery = await recordAttempt(webhook, Date.now() - 1000);
   const [externalUser, deletedExternalUser] = await Promise.all(['matrix-guest', 'matrix-leaving'].map((externalId) => createExternalUser(workspace, externalId, {})));
   const keys: Record<Exclude<Caller, EndUserCaller>, string | null> = {
     none: null,
@@ -164,6 +166,8 @@ export async function makeAuthorizationFixture() {
     deletedInstallation,
     webhook,
     deletedWebhook,
+    /** An entry of `webhook`'s delivery log (redeliver). */
+    webhookDelivery,
     signingKey: customerKeyPair().publicKey,
     /** A file id no refused upload policy may leave a record under. */
     refusedFileId: randomUUID(),
