@@ -18,6 +18,8 @@ export interface FunctionAccess {
   bucket?: 'read' | 'readWrite';
   /** Queues the function sends messages to. */
   sendsTo?: QueueName[];
+  /** Dead-letter queues the function sends to (a delivery that failed its last attempt). */
+  sendsToDeadLetters?: QueueName[];
   /**
    * Signs exchange tokens (`kms:Sign` on the exchange-token key): the auth group, which mints them,
    * and nothing else. Verifying is implied for every function with a credentialed route, which gets
@@ -138,7 +140,14 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     chromium: true,
     access: { table: 'readWrite', bucket: 'readWrite' },
   },
-  { kind: 'sqs', name: 'webhook-delivery', queue: 'webhookDelivery', access: { table: 'read' } },
+  // Logs attempts and disables registrations (410, 5 days failing); puts retries back on its queue
+  // and a delivery that failed its last attempt on the dead-letter queue.
+  {
+    kind: 'sqs',
+    name: 'webhook-delivery',
+    queue: 'webhookDelivery',
+    access: { table: 'readWrite', sendsTo: ['webhookDelivery'], sendsToDeadLetters: ['webhookDelivery'] },
+  },
 ];
 
 /** Path of a function's entry file, relative to the repository root. */

@@ -10,6 +10,7 @@ const EnvSchema = v.object({
   BUCKET_NAME: v.optional(v.pipe(v.string(), v.minLength(1))),
   CONVERSION_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   WEBHOOK_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
+  WEBHOOK_DEAD_LETTER_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   THUMBNAIL_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   AWS_REGION: v.optional(v.string(), 'us-east-1'),
   /** Set only by the local stack: endpoints of the emulators. */
@@ -47,6 +48,8 @@ export interface Config {
   bucketName: string | undefined;
   conversionQueueUrl: string | undefined;
   webhookQueueUrl: string | undefined;
+  /** Where the delivery worker puts a delivery that failed its last attempt. */
+  webhookDeadLetterQueueUrl: string | undefined;
   thumbnailQueueUrl: string | undefined;
   region: string;
   endpoints: { dynamodb?: string; s3?: string; sqs?: string; ses?: string };
@@ -83,6 +86,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     bucketName: e.BUCKET_NAME,
     conversionQueueUrl: e.CONVERSION_QUEUE_URL,
     webhookQueueUrl: e.WEBHOOK_QUEUE_URL,
+    webhookDeadLetterQueueUrl: e.WEBHOOK_DEAD_LETTER_QUEUE_URL,
     thumbnailQueueUrl: e.THUMBNAIL_QUEUE_URL,
     region: e.AWS_REGION,
     endpoints: { dynamodb: e.DYNAMODB_ENDPOINT, s3: e.S3_ENDPOINT, sqs: e.SQS_ENDPOINT, ses: e.SES_ENDPOINT },
@@ -128,6 +132,7 @@ export const ENV = {
   bucketName: 'BUCKET_NAME',
   conversionQueueUrl: 'CONVERSION_QUEUE_URL',
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  webhookDeadLetterQueueUrl: 'WEBHOOK_DEAD_LETTER_QUEUE_URL',
   thumbnailQueueUrl: 'THUMBNAIL_QUEUE_URL',
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   s3Endpoint: 'S3_ENDPOINT',
@@ -154,3 +159,8 @@ export const QUEUE_URL_ENV = {
   webhookDelivery: ENV.webhookQueueUrl,
   thumbnails: ENV.thumbnailQueueUrl,
 } as const satisfies Record<QueueName, string>;
+
+/** The variable that carries a dead-letter queue's URL to a function that sends to it (only deliveries do). */
+export const DEAD_LETTER_URL_ENV: Partial<Record<QueueName, string>> = {
+  webhookDelivery: ENV.webhookDeadLetterQueueUrl,
+};

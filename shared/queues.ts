@@ -19,6 +19,11 @@ export interface QueueDefinition {
    * at least 6x that consumer's timeout. Without one, SQS's default (30 s).
    */
   deadLetterVisibilityTimeoutSeconds?: number;
+  /**
+   * Batches worked on at once (the event source's maxConcurrency, the local poller's receive loops):
+   * for a queue whose jobs may wait on outside services, so one slow batch never holds up the rest.
+   */
+  maxConcurrency?: number;
 }
 
 export const QUEUES = {
@@ -42,12 +47,19 @@ export const QUEUES = {
   },
   webhookDelivery: {
     id: 'WebhookDelivery',
-    visibilityTimeoutSeconds: 180,
+    // 6x the worker timeout; a worker that died mid-batch has its deliveries retried after this.
+    visibilityTimeoutSeconds: 120,
+    // A poison-message backstop only: every retry of a delivery is a new message.
     maxReceiveCount: 8,
     batchSize: 10,
-    workerTimeoutSeconds: 30,
+    // A batch's attempts run at once, each cut at 15 s, plus the log and queue writes around them.
+    workerTimeoutSeconds: 20,
+    maxConcurrency: 5,
     deadLetterRetentionDays: 14,
   },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = keyof typeof QUEUES;
+
+/** A queue's `maxConcurrency`, or undefined (one batch at a time locally, Lambda's default deployed). */
+export const maxConcurrencyOf = (name: QueueName): number | undefined => (QUEUES[name] as QueueDefinition).maxConcurrency;

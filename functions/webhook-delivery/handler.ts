@@ -4,4 +4,5 @@ import { webhookDeliveryJobs } from './jobs.js';
 
 getConfig();
 
-export const handler = createQueueWorker('webhook-delivery', webhookDeliveryJobs);
+// Concurrent: one receiver that hangs for its 15 s never holds back another's delivery in the batch.
+export const handler = createQueueWorker('webhook-delivery', webhookDeliveryJobs, { concurrent: true });

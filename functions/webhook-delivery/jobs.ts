@@ -1,7 +1,7 @@
 import type { JobTable } from '../../shared/events/queue-worker.js';
+import { deliverWebhookJob } from './deliver.js';
 
-/**
- * Jobs of the webhook-delivery worker, by message `type`. The webhooks issue adds the signed
- * delivery job here; until then a message of any type fails and ends in the dead-letter queue.
- */
-export const webhookDeliveryJobs: JobTable = {};
+/** Jobs of the webhook-delivery worker, by message `type`: one signed attempt per message. */
+export const webhookDeliveryJobs: JobTable = {
+  'deliver-webhook': deliverWebhookJob,
+};

@@ -12,7 +12,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { entryOf, type FunctionAccess, type FunctionDefinition } from '../../functions/registry.js';
-import { ENV, QUEUE_URL_ENV } from '../../shared/config.js';
+import { DEAD_LETTER_URL_ENV, ENV, QUEUE_URL_ENV } from '../../shared/config.js';
 import { QUEUES, type QueueName } from '../../shared/queues.js';
 import { TABLE } from '../../shared/db/table.js';
 
@@ -228,6 +228,15 @@ export class ServiceFunction extends NodejsFunction {
     return this;
   }
 
+  /** Sets the dead-letter queue's URL variable and grants sending to it (and nothing else on it). */
+  bindDeadLetterQueue(queue: IQueue, name: QueueName): this {
+    const variable = DEAD_LETTER_URL_ENV[name];
+    if (!variable) throw new Error(`No environment variable carries the ${name} dead-letter queue's URL (DEAD_LETTER_URL_ENV).`);
+    this.addEnvironment(variable, queue.queueUrl);
+    queue.grantSendMessages(this);
+    return this;
+  }
+
   /**
    * Sets EXCHANGE_KEY_ARN and grants, on that one key, `kms:Sign` to the function that mints exchange
    * tokens and `kms:GetPublicKey` to those that verify them: a verifier can never mint a token.
@@ -282,6 +291,7 @@ export class ServiceFunction extends NodejsFunction {
     if (access.table) this.bindTable(resources.table, access.table);
     if (access.bucket) this.bindBucket(resources.bucket, access.bucket);
     for (const name of access.sendsTo ?? []) this.bindQueue(resources.queues[name], name);
+    for (const name of access.sendsToDeadLetters ?? []) this.bindDeadLetterQueue(resources.deadLetterQueues[name], name);
     const uses = exchangeKeyUses(this.definition);
     if (uses.signs || uses.verifies) {
       if (!resources.exchangeKey) throw new Error(`${this.definition.name} verifies or mints exchange tokens but its stack has no exchange-token key.`);

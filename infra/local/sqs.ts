@@ -80,10 +80,11 @@ export function startPoller(
   sqs: SQSClient,
   queue: { url: string; arn: string },
   handler: SqsHandler,
-  options: { batchSize: number; region: string; onError?: (error: unknown) => void },
+  options: { batchSize: number; region: string; concurrency?: number; onError?: (error: unknown) => void },
 ): Poller {
   let running = true;
-  const loop = (async () => {
+  // `concurrency` receive loops, like Lambda's concurrent batches: one slow batch holds up no other.
+  const receiveLoop = async () => {
     while (running) {
       try {
         const received = await sqs.send(
@@ -126,11 +127,12 @@ export function startPoller(
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
-  })();
+  };
+  const loops = Array.from({ length: Math.max(1, options.concurrency ?? 1) }, receiveLoop);
   return {
     stop: async () => {
       running = false;
-      await loop;
+      await Promise.all(loops);
     },
   };
 }

@@ -6,13 +6,13 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { S3Event } from 'aws-lambda';
 import { entryOf, FUNCTIONS, type FunctionDefinition } from '../../functions/registry.js';
 import { resetClients } from '../../shared/clients.js';
-import { ENV, QUEUE_URL_ENV, resetConfig } from '../../shared/config.js';
+import { DEAD_LETTER_URL_ENV, ENV, QUEUE_URL_ENV, resetConfig } from '../../shared/config.js';
 import { forgetExchangeKeys, newKeyDocument, parseKeyDocument } from '../../shared/auth/exchange-keys.js';
 import { forgetCursorKey } from '../../shared/db/cursor-keys.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
 import { createOrganization } from '../../shared/domain/organizations.js';
-import { QUEUES, type QueueName } from '../../shared/queues.js';
+import { maxConcurrencyOf, QUEUES, type QueueName } from '../../shared/queues.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.js';
 import { startGateway, type GatewayTarget, type HttpHandler } from './gateway.js';
 import { startLocalS3 } from './s3.js';
@@ -88,6 +88,7 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
     ...(services.endpoints.ses ? { [ENV.sesEndpoint]: services.endpoints.ses } : {}),
     [ENV.emailSender]: LOCAL_EMAIL_SENDER,
     ...Object.fromEntries((Object.keys(QUEUE_URL_ENV) as QueueName[]).map((name) => [QUEUE_URL_ENV[name], services.queues[name].url])),
+    ...Object.fromEntries(Object.entries(DEAD_LETTER_URL_ENV).map(([name, env]) => [env, services.queues[name as QueueName].deadLetterUrl])),
     [ENV.exchangeKeysFile]: services.exchangeKeysFile,
     [ENV.stackMode]: 'local',
     // Local tooling runs on Node 20 by design; the SDK's notice about Node 22 is for deployments.
@@ -195,6 +196,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         const source = definition.deadLetters ? { url: pair.deadLetterUrl, arn: pair.deadLetterArn } : pair;
         const poller: Poller = startPoller(sqsClient, source, handler as SqsHandler, {
           batchSize: QUEUES[definition.queue].batchSize,
+          concurrency: maxConcurrencyOf(definition.queue),
           region: REGION,
           onError: (error) => log(`poller ${definition.name}: ${String(error)}`),
         });

@@ -5,7 +5,7 @@ import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import type { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionDefinition } from '../../functions/registry.js';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
-import { QUEUES } from '../../shared/queues.js';
+import { maxConcurrencyOf, QUEUES } from '../../shared/queues.js';
 import { ServiceFunction, type ServiceResources } from '../constructs/service-function.js';
 import type { DataStack } from './data-stack.js';
 
@@ -54,6 +54,7 @@ export class WorkersStack extends Stack {
           new SqsEventSource(source, {
             batchSize: QUEUES[definition.queue].batchSize,
             reportBatchItemFailures: true,
+            maxConcurrency: maxConcurrencyOf(definition.queue),
           }),
         );
       } else {

@@ -21,6 +21,11 @@ export interface WebhookRegistrationRecord {
   signingKey: string;
   createdAt: string;
   modifiedAt: string;
+  /**
+   * Internal, never in the public shape: when the first failed attempt after the last success
+   * happened (ISO 8601). Deliveries disable a registration still failing 5 days after it.
+   */
+  failingSince?: string;
 }
 
 /** What an update may change; absent fields stay as they are. */
@@ -100,6 +105,35 @@ export async function updateWebhookRegistration(id: string, changes: WebhookRegi
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;
+  }
+}
+
+/**
+ * Records that a registration's attempts fail since `at`, unless an earlier failure is already
+ * recorded (the condition keeps the first); a missing registration is left alone.
+ */
+export async function markWebhookFailing(id: string, at: string): Promise<void> {
+  await conditionalUpdate(id, 'SET failingSince = :at', 'attribute_exists(PK) AND attribute_not_exists(failingSince)', { ':at': at });
+}
+
+/** Clears `failingSince` after a success; written only when set, so a healthy endpoint costs no write. */
+export async function clearWebhookFailing(id: string): Promise<void> {
+  await conditionalUpdate(id, 'REMOVE failingSince', 'attribute_exists(failingSince)');
+}
+
+async function conditionalUpdate(id: string, update: string, condition: string, values?: Record<string, unknown>): Promise<void> {
+  try {
+    await getDb().send(
+      new UpdateCommand({
+        TableName: getConfig().tableName,
+        Key: webhookRegistrationKey(id),
+        UpdateExpression: update,
+        ConditionExpression: condition,
+        ...(values ? { ExpressionAttributeValues: values } : {}),
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
   }
 }
 

@@ -89,3 +89,13 @@ export async function enqueueWebhookDeliveries(jobs: readonly WebhookDeliveryJob
     if ((result.Failed ?? []).length > 0) throw new Error(`webhook deliveries not queued: ${JSON.stringify(result.Failed)}`);
   }
 }
+
+/**
+ * Puts a delivery that failed its last attempt on the webhook queue's dead-letter queue, where it is
+ * kept for inspection (DESIGN.md "Webhook deliveries").
+ */
+export async function sendWebhookDeadLetter(job: WebhookDeliveryJob): Promise<void> {
+  const queueUrl = getConfig().webhookDeadLetterQueueUrl;
+  if (!queueUrl) throw new Error('WEBHOOK_DEAD_LETTER_QUEUE_URL is not set: this function was not granted the webhook dead-letter queue.');
+  await getSqs().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(job) }));
+}

@@ -21,17 +21,28 @@ export function defineJob<S extends AnySchema>(handler: JobHandler<S>): JobHandl
 }
 
 /**
+ * Thrown by a job to make its whole batch fail as a crashed Lambda would: the handler throws, so no
+ * record of the batch is deleted and all of them reappear after the visibility timeout.
+ */
+export class WorkerCrash extends Error {
+  override name = 'WorkerCrash';
+}
+
+/**
  * An SQS handler that runs each record's job and reports failures as `batchItemFailures`, so only
  * the failed records are retried and a poison message ends in the dead-letter queue after the
- * queue's maxReceiveCount instead of blocking its batch.
+ * queue's maxReceiveCount instead of blocking its batch. `concurrent`: the batch's records run at
+ * once, so one slow record never delays the others (webhook deliveries to different receivers).
  */
-export function createQueueWorker(worker: string, jobs: JobTable) {
+export function createQueueWorker(worker: string, jobs: JobTable, options: { concurrent?: boolean } = {}) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const failures: SQSBatchResponse['batchItemFailures'] = [];
-    for (const record of event.Records) {
+    let crash: WorkerCrash | undefined;
+    const runOne = async (record: SQSRecord) => {
       try {
         await runRecord(jobs, record);
       } catch (error) {
+        if (error instanceof WorkerCrash) crash = error;
         logger.error('job failed', {
           worker,
           messageId: record.messageId,
@@ -40,7 +51,10 @@ export function createQueueWorker(worker: string, jobs: JobTable) {
         });
         failures.push({ itemIdentifier: record.messageId });
       }
-    }
+    };
+    if (options.concurrent) await Promise.all(event.Records.map(runOne));
+    else for (const record of event.Records) await runOne(record);
+    if (crash) throw crash;
     return { batchItemFailures: failures };
   };
 }

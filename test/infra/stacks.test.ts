@@ -418,15 +418,27 @@ describe('IAM: each function gets exactly the access its registry entry declares
     expect(resourcesOf(sqs[0]!)).toEqual([{ 'Fn::ImportValue': names.queueArn('conversion') }]);
   });
 
-  it('lets webhook-delivery read the table but not write it, and gives it no S3', () => {
+  it('lets webhook-delivery write the table (delivery log, disabling), send to its queue and its dead-letter queue only, and gives it no S3', () => {
     const statements = statementsOf('webhook-delivery');
     const dynamo = allowedActions(statements, 'dynamodb');
 
-    expect(dynamo).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-    for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
-      expect(dynamo).not.toContain(write);
-    }
+    expect(dynamo).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
     expect(allowedActions(statements, 's3')).toEqual([]);
+    const sqs = statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('sqs:')));
+    const resources = new Set(sqs.flatMap((statement) => resourcesOf(statement)).map((resource) => JSON.stringify(resource)));
+    expect([...resources].sort()).toEqual(
+      [{ 'Fn::ImportValue': names.queueArn('webhookDelivery') }, { 'Fn::ImportValue': names.deadLetterQueueArn('webhookDelivery') }].map((arn) => JSON.stringify(arn)).sort(),
+    );
+    // The dead-letter queue: sending only (its event source reads the work queue, never the dead letters).
+    const deadLetter = sqs.filter((statement) => JSON.stringify(resourcesOf(statement)).includes(names.deadLetterQueueArn('webhookDelivery')));
+    expect(deadLetter.flatMap((statement) => actionsOf(statement)).every((action) => /^sqs:(SendMessage|GetQueueAttributes|GetQueueUrl)$/.test(action))).toBe(true);
+  });
+
+  it('runs webhook deliveries in several concurrent batches', () => {
+    const [, source] = Object.entries(synthesized.templates.workers.findResources('AWS::Lambda::EventSourceMapping')).find(([, resource]) =>
+      JSON.stringify(resource).includes(names.queueArn('webhookDelivery')),
+    )!;
+    expect(source.Properties.ScalingConfig).toEqual({ MaximumConcurrency: QUEUES.webhookDelivery.maxConcurrency });
   });
 
   it('lets upload-confirmed read objects of the upload bucket but not write them', () => {

@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { getDb, getSqs } from '../../shared/clients.js';
+import { getConfig } from '../../shared/config.js';
+import type { DeliverableEvent } from '../../shared/db/events.js';
+import { armFault } from '../../shared/db/faults.js';
+import { listDeliveryAttempts, type DeliveryAttemptRecord } from '../../shared/db/webhook-deliveries.js';
+import { getWebhookRegistration, webhookRegistrationKey } from '../../shared/db/webhooks.js';
+import { enqueueWebhookDeliveries, type WebhookDeliveryJob } from '../../shared/events/jobs.js';
+import { MAX_ATTEMPTS } from '../../shared/domain/webhook-retries.js';
+import { call, makeOrganization } from '../support/api.js';
+import { eventually } from '../support/polling.js';
+import { startWebhookReceiver, verifyWithStandardWebhooks, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { createWebhookRegistration } from '../support/webhooks.js';
+
+const receivers: WebhookReceiver[] = [];
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+});
+
+async function setUp(body: Record<string, unknown> = {}) {
+  const org = await makeOrganization();
+  const receiver = await startWebhookReceiver();
+  receivers.push(receiver);
+  const registration = await createWebhookRegistration(org.workspaceKey, { url: receiver.url, ...body });
+  return { org, receiver, registration };
+}
+
+const testEvent = (workspaceId: string): DeliverableEvent => ({ id: randomUUID(), type: 'webhook.test', workspaceId, createdAt: new Date().toISOString() });
+const markupEvent = (workspaceId: string): DeliverableEvent => ({
+  id: randomUUID(),
+  type: 'markup_created',
+  workspaceId,
+  markupId: randomUUID(),
+  createdAt: new Date().toISOString(),
+});
+const job = (registrationId: string, event: DeliverableEvent, extra: Partial<WebhookDeliveryJob> = {}): WebhookDeliveryJob => ({
+  type: 'deliver-webhook',
+  registrationId,
+  event,
+  attempt: 1,
+  ...extra,
+});
+
+const received = (receiver: WebhookReceiver, count: number, timeoutMs = 10_000) =>
+  eventually(async () => [...receiver.requests], (requests) => requests.length >= count, timeoutMs);
+const deliveryLog = (registrationId: string, done: (entries: DeliveryAttemptRecord[]) => boolean, timeoutMs = 10_000) =>
+  eventually(async () => (await listDeliveryAttempts(registrationId, { limit: 50 })).items, done, timeoutMs);
+
+describe('webhook delivery worker', () => {
+  it('POSTs a signed event the standardwebhooks package verifies, and logs the attempt', async () => {
+    const { org, receiver, registration } = await setUp();
+    const event = testEvent(org.workspaceId);
+    await enqueueWebhookDeliveries([job(registration.id, event)]);
+
+    const [request] = await received(receiver, 1);
+    expect(request?.method).toBe('POST');
+    expect(request?.headers['content-type']).toBe('application/json');
+    expect(request?.headers['webhook-id']).toBe(event.id);
+    expect(verifyWithStandardWebhooks(registration.signingKey, request!)).toMatchObject({ id: event.id, type: 'webhook.test' });
+    const log = await deliveryLog(registration.id, (entries) => entries.length >= 1);
+    expect(log).toEqual([expect.objectContaining({ eventId: event.id, eventType: 'webhook.test', statusCode: 200, error: null, nextRetryAt: null, attempt: 1 })]);
+  });
+
+  it('retries a 500 within 10 s with the same webhook-id, both signed; failingSince is set, then cleared by the success', async () => {
+    const { org, receiver, registration } = await setUp();
+    receiver.script({ status: 500 });
+    const event = testEvent(org.workspaceId);
+    await enqueueWebhookDeliveries([job(registration.id, event)]);
+
+    const [first] = await received(receiver, 1);
+    expect((await eventually(() => getWebhookRegistration(registration.id), (r) => r?.failingSince !== undefined))?.failingSince).toBeDefined();
+    const requests = await received(receiver, 2, 12_000);
+    expect(requests).toHaveLength(2);
+    expect(requests[1]!.at - first!.at).toBeLessThan(10_000);
+    expect(requests.map((request) => request.headers['webhook-id'])).toEqual([event.id, event.id]);
+    expect(requests[1]!.body).toBe(first!.body);
+    for (const request of requests) verifyWithStandardWebhooks(registration.signingKey, request);
+
+    const log = await deliveryLog(registration.id, (entries) => entries.length >= 2);
+    const [retry, initial] = log;
+    expect(initial).toMatchObject({ statusCode: 500, attempt: 1 });
+    expect(Date.parse(initial!.nextRetryAt!) - Date.parse(initial!.attemptedAt)).toBeGreaterThanOrEqual(4_000);
+    expect(retry).toMatchObject({ statusCode: 200, attempt: 2, nextRetryAt: null });
+    expect((await eventually(() => getWebhookRegistration(registration.id), (r) => r?.failingSince === undefined))?.failingSince).toBeUndefined();
+    const shown = await call('GET', `/webhook-registrations/${registration.id}`, { key: org.workspaceKey });
+    expect(Object.keys(shown.body.data)).not.toContain('failingSince');
+  });
+
+  it('disables the registration on 410, without retrying', async () => {
+    const { org, receiver, registration } = await setUp();
+    receiver.script({ status: 410 });
+    await enqueueWebhookDeliveries([job(registration.id, testEvent(org.workspaceId))]);
+
+    const log = await deliveryLog(registration.id, (entries) => entries.length >= 1);
+    expect(log[0]).toMatchObject({ statusCode: 410, nextRetryAt: null });
+    const shown = await eventually(
+      () => call('GET', `/webhook-registrations/${registration.id}`, { key: org.workspaceKey }),
+      (response) => response.body.data?.enabled === false,
+    );
+    expect(shown.body.data.enabled).toBe(false);
+  });
+
+  it('delivers to one registration while another registration hangs in the same batch', async () => {
+    const slow = await setUp();
+    const fast = await setUp();
+    slow.receiver.script({ hang: true });
+    const sent = Date.now();
+    await enqueueWebhookDeliveries([job(slow.registration.id, testEvent(slow.org.workspaceId)), job(fast.registration.id, testEvent(fast.org.workspaceId))]);
+
+    await received(slow.receiver, 1);
+    const [request] = await received(fast.receiver, 1);
+    expect(request).toBeDefined();
+    expect(request!.at - sent).toBeLessThan(3_000);
+  });
+
+  it('signs the retry with the refreshed key only', async () => {
+    const { org, receiver, registration } = await setUp();
+    receiver.script({ status: 503 });
+    await enqueueWebhookDeliveries([job(registration.id, testEvent(org.workspaceId))]);
+    const [first] = await received(receiver, 1);
+    verifyWithStandardWebhooks(registration.signingKey, first!);
+    const refreshed = await call('POST', `/webhook-registrations/${registration.id}/refresh-signing-key`, { key: org.workspaceKey });
+    expect(refreshed.status).toBe(200);
+    const newKey = refreshed.body.data.signingKey as string;
+
+    const requests = await received(receiver, 2, 12_000);
+    expect(requests).toHaveLength(2);
+    expect(verifyWithStandardWebhooks(newKey, requests[1]!)).toBeDefined();
+    expect(() => verifyWithStandardWebhooks(registration.signingKey, requests[1]!)).toThrow();
+  });
+
+  it('sends nothing to a disabled registration or one not subscribed to the type', async () => {
+    const { org, receiver, registration } = await setUp({ enabled: false });
+    const other = await createWebhookRegistration(org.workspaceKey, { url: receiver.url, eventTypes: ['comment_created'] });
+    const dropped = [job(registration.id, markupEvent(org.workspaceId)), job(other.id, markupEvent(org.workspaceId))];
+    await enqueueWebhookDeliveries(dropped);
+    // A later message to the same receiver: once it has arrived, the earlier ones were taken and dropped.
+    const marker = testEvent(org.workspaceId);
+    await enqueueWebhookDeliveries([job(other.id, marker)]);
+
+    const requests = await received(receiver, 1);
+    await deliveryLog(other.id, (entries) => entries.length >= 1);
+    expect(requests.map((request) => request.headers['webhook-id'])).toEqual([marker.id]);
+    expect((await listDeliveryAttempts(registration.id, { limit: 10 })).items).toEqual([]);
+  });
+
+  it('gives a redelivery exactly one attempt', async () => {
+    const { org, receiver, registration } = await setUp();
+    receiver.script({ status: 500 });
+    await enqueueWebhookDeliveries([job(registration.id, testEvent(org.workspaceId), { redelivery: true })]);
+    const log = await deliveryLog(registration.id, (entries) => entries.length >= 1);
+    expect(log[0]).toMatchObject({ statusCode: 500, nextRetryAt: null });
+  });
+
+  it('puts a delivery whose last attempt failed on the dead-letter queue', async () => {
+    const { org, receiver, registration } = await setUp();
+    receiver.script({ status: 500 });
+    const event = testEvent(org.workspaceId);
+    await enqueueWebhookDeliveries([job(registration.id, event, { attempt: MAX_ATTEMPTS })]);
+    const log = await deliveryLog(registration.id, (entries) => entries.length >= 1);
+    expect(log[0]).toMatchObject({ statusCode: 500, nextRetryAt: null, attempt: MAX_ATTEMPTS });
+    const dead = await eventually(
+      async () => {
+        const result = await getSqs().send(new ReceiveMessageCommand({ QueueUrl: getConfig().webhookDeadLetterQueueUrl, MaxNumberOfMessages: 10 }));
+        return (result.Messages ?? []).map((message) => JSON.parse(message.Body!) as WebhookDeliveryJob);
+      },
+      (jobs) => jobs.some((entry) => entry.event.id === event.id),
+    );
+    expect(dead.find((entry) => entry.event.id === event.id)).toMatchObject({ registrationId: registration.id, attempt: MAX_ATTEMPTS });
+  });
+
+  it('disables a registration whose attempts have failed for 5 days', async () => {
+    const { org, receiver, registration } = await setUp();
+    receiver.script({ status: 500 });
+    const sixDaysAgo = new Date(Date.now() - 6 * 24 * 3_600_000).toISOString();
+    await getDb().send(
+      new UpdateCommand({ TableName: getConfig().tableName, Key: webhookRegistrationKey(registration.id), UpdateExpression: 'SET failingSince = :at', ExpressionAttributeValues: { ':at': sixDaysAgo } }),
+    );
+    await enqueueWebhookDeliveries([job(registration.id, testEvent(org.workspaceId))]);
+
+    const log = await deliveryLog(registration.id, (entries) => entries.length >= 1);
+    expect(log[0]).toMatchObject({ statusCode: 500, nextRetryAt: null });
+    const shown = await eventually(
+      () => call('GET', `/webhook-registrations/${registration.id}`, { key: org.workspaceKey }),
+      (response) => response.body.data?.enabled === false,
+    );
+    expect(shown.body.data.enabled).toBe(false);
+  });
+
+  it('redelivers with the same webhook-id after the worker died mid-batch', { timeout: 200_000 }, async () => {
+    const { org, receiver, registration } = await setUp();
+    await armFault('kill-delivery-worker', registration.id);
+    const event = testEvent(org.workspaceId);
+    await enqueueWebhookDeliveries([job(registration.id, event)]);
+
+    // The crashed batch is deleted from nothing: the message reappears after the visibility timeout (120 s).
+    const requests = await received(receiver, 2, 180_000);
+    expect(requests.map((request) => request.headers['webhook-id'])).toEqual([event.id, event.id]);
+    for (const request of requests) verifyWithStandardWebhooks(registration.signingKey, request);
+  });
+});
