@@ -38,7 +38,7 @@ function chromiumLayer(scope: Construct): LayerVersion {
 }
 
 /** Seconds a function may run when the registry does not say. */
-const DEFAULT_TIMEOUT_SECONDS = { api: 10, s3: 30 } as const;
+const DEFAULT_TIMEOUT_SECONDS = { api: 10, s3: 30, stream: 30 } as const;
 
 /** The shared resources a function's declared `access` can point at. */
 export interface ServiceResources {
