@@ -44,6 +44,58 @@ const job = (): WebhookDeliveryJob => ({
   attempt: 1,
 });
 
+/** A request to this file's own stack's API with its seeded workspace key. */
+async function api(method: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(new URL(`/api/v2${path}`, local.stack.baseUrl), {
+    method,
+    headers: { Authorization: `Bearer ${local.stack.workspaceApiKey}`, 'Service-API-Version': '2023-02-22', 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** A queue of this file's own as the fan-out's target, which no worker consumes: every job queued stays there to be read. */
+async function probeQueue(): Promise<string> {
+  const probe = (await sqs.send(new CreateQueueCommand({ QueueName: `outage-probe-${randomUUID()}` }))).QueueUrl!;
+  process.env[ENV.webhookQueueUrl] = probe;
+  resetConfig();
+  return probe;
+}
+
+/** Receives from `queue` (each message once) until `done` holds of everything received, or 20 s passed. */
+async function receiveJobs(queue: string, done: (jobs: WebhookDeliveryJob[]) => boolean): Promise<WebhookDeliveryJob[]> {
+  const jobs: WebhookDeliveryJob[] = [];
+  await eventually(
+    async () => {
+      const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 600 }));
+      for (const message of received.Messages ?? []) jobs.push(JSON.parse(message.Body!) as WebhookDeliveryJob);
+      return jobs;
+    },
+    done,
+    20_000,
+  );
+  return jobs;
+}
+
+describe('the outbox reaches the delivery queue through the stream pump', () => {
+  it('queues the markup_created job of a markup created through the API, well within a second of the response', async () => {
+    const probe = await probeQueue();
+    const registration = await api('POST', '/webhook-registrations', { url: 'http://127.0.0.1:9/hook', eventTypes: ['markup_created'] });
+    expect(registration.status).toBe(200);
+
+    const created = await api('POST', '/markups/url', { url: 'https://example.com/stream' });
+    const answeredAt = Date.now();
+    const jobs = await receiveJobs(probe, (received) => received.length >= 1);
+    const queuedAfterMs = Date.now() - answeredAt;
+
+    expect(created.status).toBe(200);
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toMatchObject({ type: 'deliver-webhook', attempt: 1, registrationId: registration.body.data.id, event: { type: 'markup_created', markupId: created.body.data.id } });
+    expect(queuedAfterMs).toBeLessThan(1_000);
+    console.info(`stream fan-out: markup_created job read from the queue ${queuedAfterMs} ms after the API answered`);
+  });
+});
+
 describe('fault hook: the SQS endpoint of the local stack can be made unreachable (issue 12 fault injection)', () => {
   it('fails every SQS call while unreachable, open keep-alive connections included, and serves them again once reachable', async () => {
     const before = await attributes();
@@ -67,10 +119,7 @@ describe('fault hook: the SQS endpoint of the local stack can be made unreachabl
   });
 
   it('loses no event emitted while the delivery queue is unreachable: the stream pump retries the fan-out and all 50 are queued once it is back', async () => {
-    // A queue of this test's own as the fan-out's target, which no worker consumes: every job it queued stays there to be counted.
-    const probe = (await sqs.send(new CreateQueueCommand({ QueueName: `outage-probe-${randomUUID()}` }))).QueueUrl!;
-    process.env[ENV.webhookQueueUrl] = probe;
-    resetConfig();
+    const probe = await probeQueue();
     const org = await createOrganization('Outage');
     const now = new Date().toISOString();
     const registrationId = randomUUID();
@@ -94,22 +143,10 @@ describe('fault hook: the SQS endpoint of the local stack can be made unreachabl
     local.faults.setQueuesReachable(true);
     const restoredAt = Date.now();
 
-    const eventIds = new Set<string>();
-    await eventually(
-      async () => {
-        const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: probe, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 600 }));
-        for (const message of received.Messages ?? []) {
-          const queued = JSON.parse(message.Body!) as WebhookDeliveryJob;
-          expect(queued.registrationId).toBe(registrationId);
-          eventIds.add(queued.event.id);
-        }
-        return eventIds.size;
-      },
-      (count) => count >= 50,
-      20_000,
-    );
+    const jobs = await receiveJobs(probe, (received) => new Set(received.map((queued) => queued.event.id)).size >= 50);
 
-    expect(eventIds.size).toBe(50);
+    expect(new Set(jobs.map((queued) => queued.event.id)).size).toBe(50);
+    expect(new Set(jobs.map((queued) => queued.registrationId))).toEqual(new Set([registrationId]));
     console.info(`queue outage: all 50 events queued ${Date.now() - restoredAt} ms after the queue came back`);
   }, 60_000);
 });
