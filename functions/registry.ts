@@ -1,4 +1,5 @@
 import type { AnyRoute } from '../shared/http/route.js';
+import { OUTBOX_STREAM_FILTER } from '../shared/events/outbox-stream.js';
 import type { QueueName } from '../shared/queues.js';
 import { authRoutes } from './auth/routes.js';
 import { installationsRoutes } from './installations/routes.js';
@@ -66,7 +67,16 @@ export interface QueueWorkerFunction extends FunctionBase {
   deadLetters?: boolean;
 }
 
-export type FunctionDefinition = ApiFunction | UploadNotificationFunction | QueueWorkerFunction;
+/**
+ * A consumer of the table's DynamoDB Stream (NEW_IMAGE), fed the records `filter` matches (Lambda
+ * FilterCriteria deployed, the local stream pump locally: one pattern for both).
+ */
+export interface StreamConsumerFunction extends FunctionBase {
+  kind: 'stream';
+  filter: typeof OUTBOX_STREAM_FILTER;
+}
+
+export type FunctionDefinition = ApiFunction | UploadNotificationFunction | QueueWorkerFunction | StreamConsumerFunction;
 
 /**
  * Every Lambda of the service, and through the `api` ones every route: the one list the CDK stacks,
@@ -148,6 +158,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     queue: 'webhookDelivery',
     access: { table: 'readWrite', sendsTo: ['webhookDelivery'], sendsToDeadLetters: ['webhookDelivery'] },
   },
+  // New outbox items -> one delivery job per (event, enabled and subscribed registration).
+  { kind: 'stream', name: 'webhook-fanout', filter: OUTBOX_STREAM_FILTER, timeoutSeconds: 30, access: { table: 'read', sendsTo: ['webhookDelivery'] } },
 ];
 
 /** Path of a function's entry file, relative to the repository root. */

@@ -22,6 +22,11 @@ export interface ReviewBoardSettings {
   tracing: boolean;
   /** The web app markups link to (`<appUrl>/markups/<id>`). `-c appUrl=https://review.example.com` */
   appUrl?: string;
+  /**
+   * The API's public origin, for links in webhook bodies (built by workers, outside any request):
+   * a custom domain. Without it the workers use `appUrl`, then root-relative links. `-c apiUrl=https://api.review.example.com`
+   */
+  apiUrl?: string;
   /** The From address of invitation emails, a verified SES identity (address or domain). `-c emailSender=invitations@review.example.com` */
   emailSender?: string;
   /**
@@ -56,6 +61,8 @@ export function readSettings(app: App): ReviewBoardSettings {
   const tracing = context('tracing');
   const appUrl = context('appUrl') === undefined ? undefined : String(context('appUrl'));
   if (appUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(appUrl)) throw new Error(`Context "appUrl" must be an http(s) URL: got "${appUrl}".`);
+  const apiUrl = context('apiUrl') === undefined ? undefined : String(context('apiUrl'));
+  if (apiUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(apiUrl)) throw new Error(`Context "apiUrl" must be an http(s) URL: got "${apiUrl}".`);
   const emailSender = context('emailSender') === undefined ? undefined : String(context('emailSender'));
   if (emailSender !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(emailSender)) throw new Error(`Context "emailSender" must be an email address: got "${emailSender}".`);
   const idp = ['idpJwksUrl', 'idpIssuer', 'idpAudience'].map((key) => (context(key) === undefined ? undefined : String(context(key))));
@@ -65,6 +72,7 @@ export function readSettings(app: App): ReviewBoardSettings {
   if (idp[0] !== undefined && !/^https:\/\/[^\s]+$/.test(idp[0])) throw new Error(`Context "idpJwksUrl" must be an https URL: got "${idp[0]}".`);
   return {
     appUrl,
+    ...(apiUrl ? { apiUrl } : {}),
     emailSender,
     ...(idp[0] ? { identityProvider: { jwksUrl: idp[0], issuer: idp[1]!, audience: idp[2]! } } : {}),
     stage,
@@ -95,6 +103,7 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
     description: 'Review Board Service: upload confirmation, conversion and webhook delivery workers',
     data,
     ...common,
+    apiUrl: settings.apiUrl,
   });
   const api = new ApiStack(app, 'ReviewBoardApi', {
     stackName: stackName('ReviewBoardApi'),

@@ -38,7 +38,7 @@ function chromiumLayer(scope: Construct): LayerVersion {
 }
 
 /** Seconds a function may run when the registry does not say. */
-const DEFAULT_TIMEOUT_SECONDS = { api: 10, s3: 30 } as const;
+const DEFAULT_TIMEOUT_SECONDS = { api: 10, s3: 30, stream: 30 } as const;
 
 /** The shared resources a function's declared `access` can point at. */
 export interface ServiceResources {
@@ -57,6 +57,8 @@ export interface ServiceFunctionProps {
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /** The web app markups link to; without it, markups link to the API's own origin. */
   readonly appUrl?: string;
+  /** The API's public origin, for links built outside a request (webhook bodies). */
+  readonly apiUrl?: string;
   /** The From address of the service's emails, a verified SES identity; only functions that declare `sendsEmail` get it. */
   readonly emailSender?: string;
   /** X-Ray active tracing. @default false */
@@ -158,6 +160,7 @@ export class ServiceFunction extends NodejsFunction {
         [ENV.stackMode]: 'aws',
         [ENV.logLevel]: props.logLevel ?? 'info',
         ...(props.appUrl ? { [ENV.appUrl]: props.appUrl } : {}),
+        ...(props.apiUrl ? { [ENV.apiUrl]: props.apiUrl } : {}),
       },
       bundling: {
         format: OutputFormat.ESM,

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { TABLE } from '../../shared/db/table.js';
 import { freePort, waitFor } from './ports.js';
 
@@ -64,10 +64,19 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   };
 }
 
-/** Creates the service table (keys and indexes from `TABLE`) unless it exists. */
+/** The table's stream, as deployed (infra/stacks/data-stack.ts): the fan-out reads new images. */
+const STREAM = { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' } as const;
+
+/**
+ * Creates the service table (keys and indexes from `TABLE`, the stream) unless it exists; a table
+ * of an older DATA_DIR that has no stream gets one (UpdateTable), so the stream pump has a source.
+ */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table: existing } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!existing?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }));
+    }
     return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
@@ -77,6 +86,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     new CreateTableCommand({
       TableName: tableName,
       BillingMode: 'PAY_PER_REQUEST',
+      StreamSpecification: STREAM,
       AttributeDefinitions: [...keyNames].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
       KeySchema: [
         { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },

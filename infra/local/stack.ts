@@ -14,9 +14,11 @@ import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
 import { createOrganization } from '../../shared/domain/organizations.js';
 import { maxConcurrencyOf, QUEUES, type QueueName } from '../../shared/queues.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.js';
+import { startStreamPump, type StreamHandler } from './dynamodb-streams.js';
 import { startGateway, type GatewayTarget, type HttpHandler } from './gateway.js';
 import { startLocalS3 } from './s3.js';
 import { createQueuePair, startPoller, startSqs, type Poller, type QueuePair, type SqsHandler } from './sqs.js';
+import { startSqsFront } from './sqs-front.js';
 
 /** DESIGN.md's public contract: what `DATA_DIR/stack.json` holds. */
 export interface StackInfo {
@@ -52,7 +54,14 @@ export interface LocalStack {
   stack: StackInfo;
   services: ServicesInfo;
   dataDir: string;
+  /** Fault injection for in-process tests only (never reachable over HTTP). */
+  faults: LocalFaults;
   stop(): Promise<void>;
+}
+
+export interface LocalFaults {
+  /** Makes the SQS endpoint (the front every client uses) refuse connections, or take them again. */
+  setQueuesReachable(reachable: boolean): void;
 }
 
 export const LOCAL_TABLE = 'review-board';
@@ -160,9 +169,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       }),
     ]);
     stoppers.push(dynamodb.stop, sqs.stop, ses.stop, s3.stop);
-    log(`dynamodb ${dynamodb.endpoint}, s3 ${s3.endpoint}, sqs ${sqs.endpoint}, ses ${ses.endpoint}`);
+    // Every SQS client (handlers, pollers, tools reading services.json) goes through the front, so a test can cut the queues off.
+    const sqsFront = await startSqsFront(sqs.endpoint);
+    stoppers.push(sqsFront.close);
+    log(`dynamodb ${dynamodb.endpoint}, s3 ${s3.endpoint}, sqs ${sqsFront.url}, ses ${ses.endpoint}`);
 
-    const sqsClient = new SQSClient({ region: REGION, endpoint: sqs.endpoint, credentials: CREDENTIALS });
+    const sqsClient = new SQSClient({ region: REGION, endpoint: sqsFront.url, credentials: CREDENTIALS });
     stoppers.push(async () => sqsClient.destroy());
     const queues = {} as Record<QueueName, QueuePair>;
     for (const [name, definition] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
@@ -173,7 +185,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       tableName: LOCAL_TABLE,
       bucketName: LOCAL_BUCKET,
       credentials: CREDENTIALS,
-      endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, sqs: sqs.endpoint, ses: ses.endpoint },
+      endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, sqs: sqsFront.url, ses: ses.endpoint },
       queues,
       exchangeKeysFile: ensureExchangeKeys(dataDir, options.memory),
       pid: process.pid,
@@ -202,15 +214,31 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         });
         stoppers.push(poller.stop);
       }
+      if (definition.kind === 'stream') {
+        const pump = await startStreamPump({
+          endpoint: dynamodb.endpoint,
+          region: REGION,
+          credentials: CREDENTIALS,
+          tableName: LOCAL_TABLE,
+          handler: handler as StreamHandler,
+          filter: definition.filter,
+          checkpointFile: options.memory ? undefined : join(dataDir, 'stream-checkpoint.json'),
+          onError: (error) => log(`stream ${definition.name}: ${String(error)}`),
+        });
+        stoppers.push(pump.stop);
+      }
     }
 
     const seeded = await seedOrReuse(dataDir, options.memory);
     const gateway = await startGateway(targets, { port: options.port });
     stoppers.push(gateway.close);
+    // Workers build links outside any request (webhook bodies): they link to this gateway.
+    process.env[ENV.apiUrl] = gateway.url;
+    resetConfig();
     const stack: StackInfo = { baseUrl: gateway.url, ...seeded };
     writeFileSync(servicesFile(dataDir), `${JSON.stringify(services, null, 2)}\n`);
     writeFileSync(stackFile(dataDir), `${JSON.stringify(stack, null, 2)}\n`);
-    return { stack, services, dataDir, stop };
+    return { stack, services, dataDir, faults: { setQueuesReachable: sqsFront.setReachable }, stop };
   } catch (error) {
     await stop();
     throw error;

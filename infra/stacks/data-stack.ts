@@ -1,7 +1,7 @@
 import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
 import { UPLOAD_STATE_TAG } from '../../shared/storage/objects.js';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -32,6 +32,7 @@ export interface WorkQueue {
 export function dataExportNames(dataStackName: string) {
   return {
     tableName: `${dataStackName}:TableName`,
+    tableStreamArn: `${dataStackName}:TableStreamArn`,
     bucketName: `${dataStackName}:UploadBucketName`,
     queueArn: (name: QueueName) => `${dataStackName}:${QUEUES[name].id}QueueArn`,
     queueUrl: (name: QueueName) => `${dataStackName}:${QUEUES[name].id}QueueUrl`,
@@ -86,6 +87,7 @@ export class DataStack extends Stack {
     return {
       table: Table.fromTableAttributes(scope, 'TableRef', {
         tableName: Fn.importValue(names.tableName),
+        tableStreamArn: Fn.importValue(names.tableStreamArn),
         globalIndexes: TABLE.indexes.map((index) => index.name),
       }),
       bucket: Bucket.fromBucketName(scope, 'UploadBucketRef', Fn.importValue(names.bucketName)),
@@ -97,6 +99,7 @@ export class DataStack extends Stack {
   private exportResources(): void {
     const names = dataExportNames(this.stackName);
     new CfnOutput(this, 'TableNameOutput', { value: this.table.tableName, exportName: names.tableName });
+    new CfnOutput(this, 'TableStreamArnOutput', { value: this.table.tableStreamArn!, exportName: names.tableStreamArn });
     new CfnOutput(this, 'UploadBucketNameOutput', { value: this.bucket.bucketName, exportName: names.bucketName });
     for (const name of QUEUE_NAMES) {
       const { queue, deadLetterQueue } = this.workQueues[name];
@@ -117,6 +120,8 @@ export class DataStack extends Stack {
       encryption: TableEncryption.AWS_MANAGED,
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
+      // The webhook fan-out reads new outbox items from the stream; the new image is all it needs.
+      stream: StreamViewType.NEW_IMAGE,
     });
     for (const index of TABLE.indexes) {
       table.addGlobalSecondaryIndex({

@@ -1,13 +1,22 @@
-import { Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { EventType } from 'aws-cdk-lib/aws-s3';
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { FUNCTIONS, type FunctionDefinition } from '../../functions/registry.js';
+import { FUNCTIONS, type FunctionDefinition, type StreamConsumerFunction } from '../../functions/registry.js';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
 import { maxConcurrencyOf, QUEUES } from '../../shared/queues.js';
-import { ServiceFunction, type ServiceResources } from '../constructs/service-function.js';
+import { pascalCase, ServiceFunction, type ServiceResources } from '../constructs/service-function.js';
 import type { DataStack } from './data-stack.js';
+
+/** Records per stream batch: one fan-out call reads each workspace's registrations once for all of them. */
+export const STREAM_BATCH_SIZE = 100;
+/** Retries of a failing stream batch (bisected) before its records go to the on-failure queue. */
+export const STREAM_RETRY_ATTEMPTS = 10;
+/** Records older than this are given up on (to the on-failure queue): the stream keeps them 24 h. */
+export const STREAM_MAX_RECORD_AGE_HOURS = 6;
 
 export interface WorkersStackProps extends StackProps {
   /** Where the table, bucket and queues live; they are imported by export name. */
@@ -16,6 +25,8 @@ export interface WorkersStackProps extends StackProps {
   readonly functions?: readonly FunctionDefinition[];
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
   readonly appUrl?: string;
+  /** The API's public origin for links in webhook bodies (context `apiUrl`). */
+  readonly apiUrl?: string;
   readonly tracing?: boolean;
 }
 
@@ -23,7 +34,7 @@ export interface WorkersStackProps extends StackProps {
  * The event-driven functions: upload confirmation on S3 ObjectCreated under the upload prefix, and
  * one worker per work queue, fed by an SQS event source that reports partial batch failures so one
  * bad record is retried (and dead-lettered) alone; a `deadLetters` worker is fed by the queue's
- * dead-letter queue instead.
+ * dead-letter queue instead; a `stream` consumer is fed by the table's DynamoDB Stream.
  */
 export class WorkersStack extends Stack {
   readonly functions: Readonly<Record<string, ServiceFunction>>;
@@ -44,11 +55,14 @@ export class WorkersStack extends Stack {
       const fn = ServiceFunction.forDefinition(this, definition, resources, {
         logLevel: props.logLevel,
         appUrl: props.appUrl,
+        apiUrl: props.apiUrl,
         tracing: props.tracing,
       });
       functions[definition.name] = fn;
 
-      if (definition.kind === 'sqs') {
+      if (definition.kind === 'stream') {
+        this.consumeTableStream(resources, fn, definition);
+      } else if (definition.kind === 'sqs') {
         const source = definition.deadLetters ? resources.deadLetterQueues[definition.queue] : resources.queues[definition.queue];
         fn.addEventSource(
           new SqsEventSource(source, {
@@ -62,6 +76,42 @@ export class WorkersStack extends Stack {
       }
     }
     this.functions = functions;
+  }
+
+  /**
+   * Feeds the table's stream to a stream consumer as Lambda's event source mapping: from the oldest
+   * record kept (TRIM_HORIZON: records written before the mapping existed are still fanned out),
+   * only what the registry's filter matches, resuming at the first failed record of a batch
+   * (reportBatchItemFailures) and bisecting a batch that fails as a whole. A record still failing
+   * after the retries or past the maximum age is described (shard and sequence numbers) on an
+   * on-failure queue, so it can be found and replayed from the stream within its 24 hours.
+   */
+  private consumeTableStream(resources: ServiceResources, fn: ServiceFunction, definition: StreamConsumerFunction): void {
+    const failures = new Queue(this, `${pascalCase(definition.name)}StreamFailures`, {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    Validations.of(failures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is the on-failure destination of the stream event source: it is itself the dead-letter target and has no consumer to dead-letter from.',
+    });
+    fn.addEventSource(
+      new DynamoEventSource(resources.table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: STREAM_BATCH_SIZE,
+        filters: [FilterCriteria.filter(definition.filter)],
+        reportBatchItemFailures: true,
+        bisectBatchOnError: true,
+        retryAttempts: STREAM_RETRY_ATTEMPTS,
+        maxRecordAge: Duration.hours(STREAM_MAX_RECORD_AGE_HOURS),
+        onFailure: new SqsDlq(failures),
+      }),
+    );
+    Validations.of(fn.executionRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'dynamodb:ListStreams has no resource-level permissions (CDK grants it on *); every read action of the grant is scoped to the one table stream.',
+    });
   }
 
   /**

@@ -1,0 +1,199 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureTable } from '../../infra/local/dynamodb.js';
+import { startStreamPump, type StreamHandler, type StreamPump } from '../../infra/local/dynamodb-streams.js';
+import { OUTBOX_STREAM_FILTER } from '../../shared/events/outbox-stream.js';
+import { localStack } from '../support/api.js';
+import { eventually } from '../support/polling.js';
+
+let services: ReturnType<typeof localStack>['services'];
+let client: DynamoDBClient;
+const dirs: string[] = [];
+
+beforeAll(() => {
+  services = localStack().services;
+  client = new DynamoDBClient({ endpoint: services.endpoints.dynamodb, region: services.region, credentials: services.credentials });
+});
+
+afterAll(() => {
+  client.destroy();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A table of its own (PK/SK strings) with a NEW_IMAGE stream (or none), in the run's DynamoDB Local. */
+async function streamTable(withStream = true): Promise<string> {
+  const tableName = `stream-pump-${Math.random().toString(36).slice(2, 10)}`;
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'PK', AttributeType: 'S' },
+        { AttributeName: 'SK', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'PK', KeyType: 'HASH' },
+        { AttributeName: 'SK', KeyType: 'RANGE' },
+      ],
+      ...(withStream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' as const } } : {}),
+    }),
+  );
+  return tableName;
+}
+
+const put = (tableName: string, pk: string, sk: string, entity = 'Event') =>
+  client.send(new PutItemCommand({ TableName: tableName, Item: { PK: { S: pk }, SK: { S: sk }, entity: { S: entity } } }));
+
+const keyOf = (record: DynamoDBRecord) => `${record.dynamodb!.NewImage!.PK!.S}/${record.dynamodb!.NewImage!.SK!.S}`;
+
+async function withPump(tableName: string, handler: StreamHandler, run: (pump: StreamPump) => Promise<void>, checkpointFile?: string) {
+  const errors: unknown[] = [];
+  const pump = await startStreamPump({
+    endpoint: services.endpoints.dynamodb,
+    region: services.region,
+    credentials: services.credentials,
+    tableName,
+    handler,
+    filter: OUTBOX_STREAM_FILTER,
+    checkpointFile,
+    onError: (error) => errors.push(error),
+  });
+  try {
+    await run(pump);
+  } finally {
+    await pump.stop();
+  }
+}
+
+/** A handler that records every call's records and answers what `answer` says for that call. */
+function collecting(answer: (call: number, event: DynamoDBStreamEvent) => DynamoDBBatchResponse | 'throw' = () => ({ batchItemFailures: [] })) {
+  const calls: DynamoDBRecord[][] = [];
+  const receivedAt: number[] = [];
+  const handler: StreamHandler = async (event) => {
+    calls.push(event.Records);
+    receivedAt.push(Date.now());
+    const result = answer(calls.length, event);
+    if (result === 'throw') throw new Error('handler failed on purpose');
+    return result;
+  };
+  return { handler, calls, receivedAt, delivered: () => calls.flat().map(keyOf) };
+}
+
+describe('the local table has the stream the fan-out reads', () => {
+  it('creates the service table with a NEW_IMAGE stream, and adds one to an existing table (an older DATA_DIR) that has none', async () => {
+    const fresh = `ensure-${Math.random().toString(36).slice(2, 10)}`;
+    const older = await streamTable(false);
+    const before = await client.send(new DescribeTableCommand({ TableName: older }));
+
+    await ensureTable(client, fresh);
+    await ensureTable(client, older);
+    const created = await client.send(new DescribeTableCommand({ TableName: fresh }));
+    const updated = await client.send(new DescribeTableCommand({ TableName: older }));
+
+    expect(before.Table?.StreamSpecification?.StreamEnabled).not.toBe(true);
+    for (const table of [created.Table, updated.Table]) {
+      expect(table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
+      expect(table?.LatestStreamArn).toEqual(expect.any(String));
+    }
+  });
+});
+
+describe('local DynamoDB Stream pump (the webhook fan-out event source)', () => {
+  it('hands every matching inserted item to the handler exactly once, in order per key, in Lambda record shape; other writes are skipped', async () => {
+    const tableName = await streamTable();
+    const collected = collecting();
+
+    await withPump(tableName, collected.handler, async () => {
+      const writtenAt = Date.now();
+      await put(tableName, 'first', '000');
+      const first = await eventually(async () => collected.calls.length, (count) => count > 0, 10_000);
+      expect(first).toBeGreaterThan(0);
+      const latencyMs = collected.receivedAt[0]! - writtenAt;
+      await Promise.all(
+        ['a', 'b', 'c'].map(async (key) => {
+          for (let i = 1; i <= 20; i++) {
+            await put(tableName, key, String(i).padStart(3, '0'));
+            if (i % 5 === 0) await put(tableName, key, `${String(i).padStart(3, '0')}-other`, 'Thread');
+          }
+        }),
+      );
+      await client.send(
+        new UpdateItemCommand({ TableName: tableName, Key: { PK: { S: 'a' }, SK: { S: '001' } }, UpdateExpression: 'SET touched = :t', ExpressionAttributeValues: { ':t': { BOOL: true } } }),
+      );
+      await put(tableName, 'last', '000');
+      const delivered = await eventually(async () => collected.delivered(), (keys) => keys.includes('last/000'), 15_000);
+
+      expect(latencyMs).toBeLessThan(1_000);
+      expect(delivered).toHaveLength(62);
+      expect(new Set(delivered).size).toBe(62);
+      for (const key of ['a', 'b', 'c']) {
+        const ofKey = delivered.filter((entry) => entry.startsWith(`${key}/`));
+        expect(ofKey).toEqual(Array.from({ length: 20 }, (_, i) => `${key}/${String(i + 1).padStart(3, '0')}`));
+      }
+      const record = collected.calls[0]![0]!;
+      expect(record).toMatchObject({ eventName: 'INSERT', eventSource: 'aws:dynamodb', awsRegion: services.region, eventSourceARN: expect.stringContaining(tableName) });
+      expect(record.dynamodb).toMatchObject({ SequenceNumber: expect.any(String), Keys: { PK: { S: 'first' }, SK: { S: '000' } }, ApproximateCreationDateTime: expect.any(Number) });
+      console.info(`stream pump: first record handed over ${latencyMs} ms after its PutItem answered`);
+    });
+  });
+
+  it('gives a handler that throws the same records again (with backoff) until it succeeds, skipping nothing', async () => {
+    const tableName = await streamTable();
+    for (let i = 0; i < 10; i++) await put(tableName, 'k', String(i).padStart(3, '0'));
+    const collected = collecting((call) => (call <= 3 ? 'throw' : { batchItemFailures: [] }));
+
+    await withPump(tableName, collected.handler, async () => {
+      await eventually(async () => collected.calls.length, (count) => count >= 4, 15_000);
+      await put(tableName, 'k', '010');
+      const delivered = await eventually(async () => collected.delivered(), (keys) => keys.includes('k/010'), 15_000);
+
+      const all = Array.from({ length: 11 }, (_, i) => `k/${String(i).padStart(3, '0')}`);
+      const firstFour = collected.calls.slice(0, 4).map((records) => records.map(keyOf));
+      expect(firstFour).toEqual([all.slice(0, 10), all.slice(0, 10), all.slice(0, 10), all.slice(0, 10)]);
+      expect(delivered.slice(30)).toEqual(all);
+      // 100 ms, 200 ms, 400 ms between the attempts.
+      expect(collected.receivedAt[3]! - collected.receivedAt[0]!).toBeGreaterThanOrEqual(650);
+    });
+  });
+
+  it('resumes at the record a batchItemFailures answer names: the ones before it are not handed over again', async () => {
+    const tableName = await streamTable();
+    for (let i = 0; i < 10; i++) await put(tableName, 'k', String(i).padStart(3, '0'));
+    const collected = collecting((call, event) => (call === 1 ? { batchItemFailures: [{ itemIdentifier: event.Records[4]!.dynamodb!.SequenceNumber! }] } : { batchItemFailures: [] }));
+
+    await withPump(tableName, collected.handler, async () => {
+      await eventually(async () => collected.calls.length, (count) => count >= 2, 15_000);
+      await put(tableName, 'k', '010');
+      await eventually(async () => collected.delivered(), (keys) => keys.includes('k/010'), 15_000);
+
+      const all = Array.from({ length: 11 }, (_, i) => `k/${String(i).padStart(3, '0')}`);
+      expect(collected.calls[0]!.map(keyOf)).toEqual(all.slice(0, 10));
+      expect(collected.calls.slice(1).flat().map(keyOf)).toEqual(all.slice(4));
+    });
+  });
+
+  it('checkpoints per shard: a pump started again on the same checkpoint file hands over only what is new', async () => {
+    const tableName = await streamTable();
+    const dir = mkdtempSync(join(tmpdir(), 'stream-checkpoint-'));
+    dirs.push(dir);
+    const checkpointFile = join(dir, 'stream-checkpoint.json');
+    const before = collecting();
+    const after = collecting();
+
+    await withPump(tableName, before.handler, async () => {
+      for (let i = 0; i < 5; i++) await put(tableName, 'k', String(i).padStart(3, '0'));
+      await eventually(async () => before.delivered(), (keys) => keys.length >= 5, 15_000);
+    }, checkpointFile);
+    for (let i = 5; i < 8; i++) await put(tableName, 'k', String(i).padStart(3, '0'));
+    await withPump(tableName, after.handler, async () => {
+      await eventually(async () => after.delivered(), (keys) => keys.includes('k/007'), 15_000);
+    }, checkpointFile);
+
+    expect(before.delivered()).toEqual(['k/000', 'k/001', 'k/002', 'k/003', 'k/004']);
+    expect(after.delivered()).toEqual(['k/005', 'k/006', 'k/007']);
+  });
+});
