@@ -6,6 +6,7 @@ import { benchBundles } from './bundles.js';
 import { benchExchange } from './exchange.js';
 import { benchFiles } from './files.js';
 import { benchRequests } from './requests.js';
+import { benchWebhooks } from './webhooks.js';
 
 /**
  * `npm run bench`: request latency and throughput on the local stack beside the DynamoDB floor,
@@ -24,6 +25,8 @@ try {
   process.stdout.write('\nEmbedded commenting: the exchange, and a thread created with an exchange token beside an API key\n\n');
   await benchExchange(local.stack, { durationMs, concurrency });
   await benchFiles(local.stack, { runs: Number(process.env.BENCH_UPLOAD_RUNS ?? 20) });
+  process.stdout.write('\nWebhooks: from the answer of the operation to the receiver (outbox, stream pump, fan-out, queue, signed delivery)\n\n');
+  await benchWebhooks(local.stack, { runs: Number(process.env.BENCH_WEBHOOK_RUNS ?? 50) });
 } finally {
   await local.stop();
   rmSync(dataDir, { recursive: true, force: true });
