@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { eventsOfItem, type EventRecord } from '../../shared/db/events.js';
+import { failIfArmed } from '../../shared/db/faults.js';
 import { allWorkspaceWebhookRegistrations, type WebhookRegistrationRecord } from '../../shared/db/webhooks.js';
 import { enqueueWebhookDeliveries, type WebhookDeliveryJob } from '../../shared/events/jobs.js';
 import { matchesStreamFilter } from '../../shared/events/outbox-stream.js';
@@ -54,5 +55,9 @@ async function fanOutRecord(record: DynamoDBRecord, registrationsOf: (workspaceI
   const workspaceId = events[0]?.workspaceId;
   if (!workspaceId) return;
   const jobs = deliveryJobs(events, await registrationsOf(workspaceId));
-  if (jobs.length > 0) await enqueueWebhookDeliveries(jobs);
+  // One SendMessageBatch at a time, so a local test can fail the record after part of its jobs are queued.
+  for (let i = 0; i < jobs.length; i += 10) {
+    if (i > 0) await failIfArmed('fanout-between-batches', workspaceId);
+    await enqueueWebhookDeliveries(jobs.slice(i, i + 10));
+  }
 }

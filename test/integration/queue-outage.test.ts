@@ -6,12 +6,14 @@ import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, S
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack.js';
 import { ENV, resetConfig } from '../../shared/config.js';
-import { eventItem } from '../../shared/db/events.js';
+import { eventItem, listEvents } from '../../shared/db/events.js';
 import { transact } from '../../shared/db/transact.js';
 import { insertWebhookRegistration } from '../../shared/db/webhooks.js';
 import { createOrganization } from '../../shared/domain/organizations.js';
 import { enqueueWebhookDeliveries, type WebhookDeliveryJob } from '../../shared/events/jobs.js';
 import { eventually } from '../support/polling.js';
+import { makeTypedMarkup, threadBody } from '../support/threads.js';
+import { startWebhookReceiver, verifyWithStandardWebhooks } from '../support/webhook-receiver.js';
 
 /**
  * A local stack of this file's own (the fault hook is in process only, and cutting the run's shared
@@ -44,11 +46,11 @@ const job = (): WebhookDeliveryJob => ({
   attempt: 1,
 });
 
-/** A request to this file's own stack's API with its seeded workspace key. */
-async function api(method: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
+/** A request to this file's own stack's API, with its seeded workspace key unless another is given. */
+async function api(method: string, path: string, body: unknown, key = local.stack.workspaceApiKey): Promise<{ status: number; body: any }> {
   const response = await fetch(new URL(`/api/v2${path}`, local.stack.baseUrl), {
     method,
-    headers: { Authorization: `Bearer ${local.stack.workspaceApiKey}`, 'Service-API-Version': '2023-02-22', 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${key}`, 'Service-API-Version': '2023-02-22', 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });
   return { status: response.status, body: await response.json() };
@@ -60,6 +62,12 @@ async function probeQueue(): Promise<string> {
   process.env[ENV.webhookQueueUrl] = probe;
   resetConfig();
   return probe;
+}
+
+/** Points the fan-out back at the real delivery queue, which this stack's worker consumes. */
+function deliveryQueue(): void {
+  process.env[ENV.webhookQueueUrl] = local.services.queues.webhookDelivery.url;
+  resetConfig();
 }
 
 /** Receives from `queue` (each message once) until `done` holds of everything received, or 20 s passed. */
@@ -149,4 +157,45 @@ describe('fault hook: the SQS endpoint of the local stack can be made unreachabl
     expect(new Set(jobs.map((queued) => queued.registrationId))).toEqual(new Set([registrationId]));
     console.info(`queue outage: all 50 events queued ${Date.now() - restoredAt} ms after the queue came back`);
   }, 60_000);
+});
+
+describe('queue outage end to end (issue 12 fault injection): nothing emitted during the outage is lost', () => {
+  it('delivers all 50 events emitted while the delivery queue was unreachable for 30 s, once it is back, signed, each once', async () => {
+    deliveryQueue();
+    const org = await createOrganization('Outage delivery');
+    const key = org.workspaceApiKey.apiKey;
+    const receiver = await startWebhookReceiver();
+    try {
+      const registration = await api('POST', '/webhook-registrations', { url: receiver.url, eventTypes: ['comment_created'] }, key);
+      expect(registration.status).toBe(200);
+      const markup = await makeTypedMarkup(org, 'webpage');
+
+      local.faults.setQueuesReachable(false);
+      const outageStarted = Date.now();
+      // Creating a thread needs no queue: the API keeps answering while its events wait in the outbox.
+      const statuses: number[] = [];
+      for (let i = 0; i < 50; i++) statuses.push((await api('POST', '/threads', threadBody(markup), key)).status);
+      const answeredWithinOutage = Date.now() - outageStarted;
+      // The outage lasts a set time (the scenario): long enough for the pump's backoff to reach its 5 s cap.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 30_000 - (Date.now() - outageStarted))));
+      const arrivedDuringOutage = receiver.requests.length;
+      local.faults.setQueuesReachable(true);
+      const restoredAt = Date.now();
+
+      const requests = await eventually(async () => [...receiver.requests], (got) => new Set(got.map((request) => request.headers['webhook-id'])).size >= 50, 30_000);
+      const lastArrivalMs = Math.max(...requests.map((request) => request.at)) - restoredAt;
+      const emitted = await listEvents(org.workspaceId);
+
+      expect(statuses).toEqual(Array.from({ length: 50 }, () => 200));
+      expect(answeredWithinOutage).toBeLessThan(30_000);
+      expect(arrivedDuringOutage).toBe(0);
+      expect(emitted).toHaveLength(50);
+      expect(new Set(requests.map((request) => request.headers['webhook-id']))).toEqual(new Set(emitted.map((event) => event.id)));
+      for (const request of requests) verifyWithStandardWebhooks(registration.body.data.signingKey, request);
+      console.info(`queue outage: 50 threads answered in ${answeredWithinOutage} ms during the outage; all 50 events delivered ${lastArrivalMs} ms after the queue came back (${requests.length} requests)`);
+    } finally {
+      local.faults.setQueuesReachable(true);
+      await receiver.close();
+    }
+  }, 120_000);
 });

@@ -4,7 +4,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getDb, getSqs } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
-import type { DeliverableEvent } from '../../shared/db/events.js';
+import { listEvents, type DeliverableEvent } from '../../shared/db/events.js';
 import { armFault } from '../../shared/db/faults.js';
 import { listDeliveryAttempts, type DeliveryAttemptRecord } from '../../shared/db/webhook-deliveries.js';
 import { getWebhookRegistration, webhookRegistrationKey } from '../../shared/db/webhooks.js';
@@ -12,7 +12,8 @@ import { enqueueWebhookDeliveries, type WebhookDeliveryJob } from '../../shared/
 import { MAX_ATTEMPTS } from '../../shared/domain/webhook-retries.js';
 import { call, makeOrganization } from '../support/api.js';
 import { eventually } from '../support/polling.js';
-import { startWebhookReceiver, verifyWithStandardWebhooks, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { startWebhookReceiver, verifyWithStandardWebhooks, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { createThread, makeTypedMarkup } from '../support/threads.js';
 import { createWebhookRegistration } from '../support/webhooks.js';
 
 const receivers: WebhookReceiver[] = [];
@@ -189,16 +190,64 @@ describe('webhook delivery worker', () => {
     );
     expect(shown.body.data.enabled).toBe(false);
   });
+});
 
-  it('redelivers with the same webhook-id after the worker died mid-batch', { timeout: 200_000 }, async () => {
+/** The receiver's requests grouped by webhook-id, after checking that every repeat of an id carries the same body. */
+function byWebhookId(requests: readonly ReceivedRequest[]): Map<string, ReceivedRequest[]> {
+  const groups = new Map<string, ReceivedRequest[]>();
+  for (const request of requests) {
+    const id = String(request.headers['webhook-id']);
+    groups.set(id, [...(groups.get(id) ?? []), request]);
+  }
+  for (const group of groups.values()) expect(new Set(group.map((request) => request.body)).size).toBe(1);
+  return groups;
+}
+
+describe('webhook faults through the whole pipeline (operation, outbox, stream, fan-out, queue, worker)', () => {
+  it('redelivers after the worker died mid-batch: repeats keep their webhook-id, no new id, no extra event', { timeout: 200_000 }, async () => {
     const { org, receiver, registration } = await setUp();
+    const markup = await makeTypedMarkup(org, 'webpage');
     await armFault('kill-delivery-worker', registration.id);
-    const event = testEvent(org.workspaceId);
-    await enqueueWebhookDeliveries([job(registration.id, event)]);
+    for (let i = 0; i < 3; i++) await createThread(org.workspaceKey, markup);
 
-    // The crashed batch is deleted from nothing: the message reappears after the visibility timeout (120 s).
-    const requests = await received(receiver, 2, 180_000);
-    expect(requests.map((request) => request.headers['webhook-id'])).toEqual([event.id, event.id]);
+    // The crashed batch is not deleted: its messages reappear after the visibility timeout (120 s).
+    const emitted = await eventually(() => listEvents(org.workspaceId), (events) => events.length >= 3);
+    const done = (requests: ReceivedRequest[]) => new Set(requests.map((request) => request.headers['webhook-id'])).size >= 3 && requests.length > 3;
+    const requests = await eventually(async () => [...receiver.requests], done, 180_000);
+
+    expect(emitted).toHaveLength(3);
+    expect(new Set(byWebhookId(requests).keys())).toEqual(new Set(emitted.map((event) => event.id)));
     for (const request of requests) verifyWithStandardWebhooks(registration.signingKey, request);
+    expect(await listEvents(org.workspaceId)).toEqual(emitted);
+  });
+
+  it('repeats, never re-emits, when the fan-out fails after queuing part of a record: the pump retries the record', async () => {
+    const org = await makeOrganization();
+    const receiver = await startWebhookReceiver();
+    receivers.push(receiver);
+    // Eleven registrations: the record's jobs take two SendMessageBatch calls, and the fault fires between them.
+    const registrations = await Promise.all(Array.from({ length: 11 }, () => createWebhookRegistration(org.workspaceKey, { url: receiver.url })));
+    const markup = await makeTypedMarkup(org, 'webpage');
+    await armFault('fanout-between-batches', org.workspaceId);
+    await createThread(org.workspaceKey, markup);
+
+    // The first ten are queued twice (before the fault and on the retry), the eleventh once.
+    const requests = await received(receiver, 21, 20_000);
+    const [event, ...others] = await listEvents(org.workspaceId);
+    expect(others).toEqual([]);
+    expect([...byWebhookId(requests).keys()]).toEqual([event!.id]);
+    const perRegistration = registrations.map((registration) => requests.filter((request) => verifies(registration.signingKey, request)).length);
+    expect(perRegistration.every((count) => count >= 1)).toBe(true);
+    expect(perRegistration.reduce((sum, count) => sum + count)).toBe(requests.length);
+    expect(perRegistration.filter((count) => count === 2)).toHaveLength(10);
   });
 });
+
+const verifies = (signingKey: string, request: ReceivedRequest) => {
+  try {
+    verifyWithStandardWebhooks(signingKey, request);
+    return true;
+  } catch {
+    return false;
+  }
+};
