@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import type { AttemptResult } from '../../shared/domain/webhook-retries.js';
-import { pinAddress, UnsafeUrlError, type AddressPolicy } from '../../shared/render/url-safety.js';
+import { pinAddress, UnsafeUrlError, type AddressPolicy, type Resolve } from '../../shared/render/url-safety.js';
 
 /** The whole attempt, connection to last byte read: Standard Webhooks' receivers answer quickly. */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
@@ -20,7 +20,7 @@ export async function postWebhook(
   url: string,
   body: string,
   headers: Record<string, string>,
-  options: { allowed: AddressPolicy; timeoutMs?: number },
+  options: { allowed: AddressPolicy; timeoutMs?: number; resolve?: Resolve },
 ): Promise<AttemptResult> {
   let target: URL;
   try {
@@ -29,11 +29,20 @@ export async function postWebhook(
     return { error: 'invalid url' };
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') return { error: `unsupported protocol ${target.protocol}` };
+  // The cut covers the DNS answer too: a stalling name server must not stretch an attempt past it.
+  const deadline = Date.now() + (options.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
   let address: string;
+  let dnsTimer: NodeJS.Timeout | undefined;
   try {
-    address = await pinAddress(target.hostname, options.allowed);
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      dnsTimer = setTimeout(() => reject(new DnsTimeout()), Math.max(0, deadline - Date.now()));
+    });
+    address = await Promise.race([pinAddress(target.hostname, options.allowed, options.resolve), timedOut]);
   } catch (error) {
+    if (error instanceof DnsTimeout) return { error: 'timeout' };
     return { error: error instanceof UnsafeUrlError ? error.message : `dns: ${String(error)}` };
+  } finally {
+    clearTimeout(dnsTimer);
   }
   const family = isIP(address) === 6 ? 6 : 4;
   const pinned: LookupFunction = (_host, lookupOptions, callback) => {
@@ -68,8 +77,10 @@ export async function postWebhook(
         response.on('error', () => finish({ statusCode }));
       },
     );
-    const timer = setTimeout(() => finish({ error: 'timeout' }), options.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+    const timer = setTimeout(() => finish({ error: 'timeout' }), Math.max(0, deadline - Date.now()));
     request.on('error', (error: NodeJS.ErrnoException) => finish({ error: `connection: ${error.code ?? error.message}` }));
     request.end(body);
   });
 }
+
+class DnsTimeout extends Error {}

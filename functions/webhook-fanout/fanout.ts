@@ -4,19 +4,15 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import { eventsOfItem, type EventRecord } from '../../shared/db/events.js';
 import { failIfArmed } from '../../shared/db/faults.js';
 import { allWorkspaceWebhookRegistrations, type WebhookRegistrationRecord } from '../../shared/db/webhooks.js';
+import { receivesEvent } from '../../shared/domain/webhook-registrations.js';
 import { enqueueWebhookDeliveries, type WebhookDeliveryJob } from '../../shared/events/jobs.js';
 import { matchesStreamFilter } from '../../shared/events/outbox-stream.js';
 import { logger } from '../../shared/logger.js';
 
-/** Whether a registration receives an event: enabled now (at fan-out, right after the event) and subscribed to its type. */
-export function receives(registration: WebhookRegistrationRecord, event: EventRecord): boolean {
-  return registration.enabled && (registration.eventTypes === null || registration.eventTypes.includes(event.type));
-}
-
 /** The first-attempt jobs of one outbox item: one per (event, receiving registration). */
 export function deliveryJobs(events: readonly EventRecord[], registrations: readonly WebhookRegistrationRecord[]): WebhookDeliveryJob[] {
   return events.flatMap((event) =>
-    registrations.filter((registration) => receives(registration, event)).map((registration) => ({ type: 'deliver-webhook' as const, registrationId: registration.id, event, attempt: 1 })),
+    registrations.filter((registration) => receivesEvent(registration, event)).map((registration) => ({ type: 'deliver-webhook' as const, registrationId: registration.id, event, attempt: 1 })),
   );
 }
 

@@ -148,6 +148,8 @@ export async function startStreamPump(options: StreamPumpOptions): Promise<Strea
           const failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
           const firstFailed = chunk.findIndex((record) => failed.has(record.dynamodb?.SequenceNumber ?? ''));
           if (firstFailed >= 0) handled = firstFailed;
+          // As Lambda does: a failure naming no record of the batch fails the whole batch.
+          else if (failed.size > 0) handled = 0;
         } catch (error) {
           options.onError?.(error);
           handled = 0;

@@ -13,10 +13,13 @@ import type { DataStack } from './data-stack.js';
 
 /** Records per stream batch: one fan-out call reads each workspace's registrations once for all of them. */
 export const STREAM_BATCH_SIZE = 100;
-/** Retries of a failing stream batch (bisected) before its records go to the on-failure queue. */
-export const STREAM_RETRY_ATTEMPTS = 10;
-/** Records older than this are given up on (to the on-failure queue): the stream keeps them 24 h. */
-export const STREAM_MAX_RECORD_AGE_HOURS = 6;
+/**
+ * Retries of a failing stream batch: without limit (-1), and no maximum record age either, so an
+ * outage of SQS or DynamoDB of any length up to the stream's 24-hour retention loses no event: the
+ * fan-out resumes where it failed once the outage ends. A bounded count (10 retries are spent in
+ * minutes) would skip the outage's events.
+ */
+export const STREAM_RETRY_ATTEMPTS = -1;
 
 export interface WorkersStackProps extends StackProps {
   /** Where the table, bucket and queues live; they are imported by export name. */
@@ -82,9 +85,9 @@ export class WorkersStack extends Stack {
    * Feeds the table's stream to a stream consumer as Lambda's event source mapping: from the oldest
    * record kept (TRIM_HORIZON: records written before the mapping existed are still fanned out),
    * only what the registry's filter matches, resuming at the first failed record of a batch
-   * (reportBatchItemFailures) and bisecting a batch that fails as a whole. A record still failing
-   * after the retries or past the maximum age is described (shard and sequence numbers) on an
-   * on-failure queue, so it can be found and replayed from the stream within its 24 hours.
+   * (reportBatchItemFailures) and bisecting a batch that fails as a whole, retrying until it
+   * succeeds (STREAM_RETRY_ATTEMPTS). A record the mapping gives up on anyway is described (shard
+   * and sequence numbers) on an on-failure queue, so it can be found and replayed while the stream keeps it.
    */
   private consumeTableStream(resources: ServiceResources, fn: ServiceFunction, definition: StreamConsumerFunction): void {
     const failures = new Queue(this, `${pascalCase(definition.name)}StreamFailures`, {
@@ -104,7 +107,6 @@ export class WorkersStack extends Stack {
         reportBatchItemFailures: true,
         bisectBatchOnError: true,
         retryAttempts: STREAM_RETRY_ATTEMPTS,
-        maxRecordAge: Duration.hours(STREAM_MAX_RECORD_AGE_HOURS),
         onFailure: new SqsDlq(failures),
       }),
     );

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import type { DeliverableEvent } from './events.js';
+import { isConditionFailure } from './errors.js';
 import { queryPage, type Page } from './paging.js';
 import { TABLE } from './table.js';
 
@@ -76,5 +77,46 @@ export async function listDeliveryAttempts(registrationId: string, page: { limit
   return queryPage(
     { list: 'webhook-deliveries', partitionValue: deliveriesPartition(registrationId), ascending: false, limit: page.limit, before: page.before },
     fromItem,
+  );
+}
+
+/** Who continues a delivery after an attempt: one claim per (registration, event, attempt). */
+const continuationKey = (registrationId: string, eventId: string, attempt: number) => ({ PK: `DELIVERY#${registrationId}#${eventId}`, SK: `AFTER#${attempt}` });
+
+/**
+ * Claims the right to continue a delivery after `attempt` (queue the next attempt, or the dead
+ * letter) for the queue message `messageId`. True for the first claimant, and again for the same
+ * message processed anew before its continuation was queued (SQS redelivers a message whose
+ * processing died, keeping its id: that processing may not have queued it); false once it was
+ * queued (`markContinuationQueued`) and for any other message, such as a duplicate chain, which
+ * then stops. Retry chains never fork, except by a death between queuing and marking.
+ */
+export async function claimContinuation(registrationId: string, eventId: string, attempt: number, messageId: string): Promise<boolean> {
+  const expires = Math.floor(Date.now() / 1000) + RETENTION_SECONDS;
+  try {
+    await getDb().send(
+      new PutCommand({
+        TableName: getConfig().tableName,
+        Item: { ...continuationKey(registrationId, eventId, attempt), entity: 'DeliveryContinuation', messageId, [TABLE.ttlAttribute]: expires },
+        ConditionExpression: 'attribute_not_exists(PK) OR (messageId = :mine AND attribute_not_exists(queuedAt))',
+        ExpressionAttributeValues: { ':mine': messageId },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Records that the claimed continuation is on its queue: a redelivered message then stops at its claim. */
+export async function markContinuationQueued(registrationId: string, eventId: string, attempt: number): Promise<void> {
+  await getDb().send(
+    new UpdateCommand({
+      TableName: getConfig().tableName,
+      Key: continuationKey(registrationId, eventId, attempt),
+      UpdateExpression: 'SET queuedAt = :now',
+      ExpressionAttributeValues: { ':now': new Date().toISOString() },
+    }),
   );
 }

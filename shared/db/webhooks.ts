@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { isConditionFailure } from './errors.js';
@@ -22,6 +22,13 @@ export interface WebhookRegistrationRecord {
   createdAt: string;
   modifiedAt: string;
   /**
+   * Internal, never in the public shape: since when the registration is enabled without a break
+   * (ISO 8601; set at creation and at each false -> true flip). Events created before it happened
+   * while it was disabled (or before it existed) and are never delivered to it (DESIGN.md).
+   * Registrations written before this field existed have none: every event counts.
+   */
+  enabledAt?: string;
+  /**
    * Internal, never in the public shape: when the first failed attempt after the last success
    * happened (ISO 8601). Deliveries disable a registration still failing 5 days after it.
    */
@@ -34,9 +41,14 @@ export interface WebhookRegistrationChanges {
   eventTypes?: EventType[] | null;
   enabled?: boolean;
   signingKey?: string;
+  enabledAt?: string;
+  /** Forgets `failingSince`: a new URL or a re-enable starts the 5-day count afresh. */
+  clearFailing?: true;
 }
 
 export const webhookRegistrationKey = (id: string) => ({ PK: `WEBHOOK#${id}`, SK: 'WEBHOOK' });
+/** How many registrations a workspace has, kept in the transactions that create and delete them (the cap). */
+const registrationCountKey = (workspaceId: string) => ({ PK: `WS#${workspaceId}`, SK: 'WEBHOOKS' });
 /** GSI1 lists a workspace's registrations by creation time. */
 export const workspaceWebhooksPartition = (workspaceId: string) => `WS#${workspaceId}#WEBHOOKS`;
 
@@ -58,10 +70,12 @@ function fromItem(item: Record<string, unknown>): WebhookRegistrationRecord {
 }
 
 /**
- * Creates a registration, with a check that its workspace is still live in the same transaction:
- * a registration created after the workspace's content deletion ran would otherwise outlive it.
+ * Creates a registration, with a check that its workspace is still live in the same transaction
+ * (a registration created after the workspace's content deletion ran would otherwise outlive it)
+ * and the workspace's registration count raised only while below `limit`, so concurrent creations
+ * never pass the cap that bounds the fan-out's work per event.
  */
-export async function insertWebhookRegistration(record: WebhookRegistrationRecord): Promise<'created' | 'workspace-gone' | 'taken'> {
+export async function insertWebhookRegistration(record: WebhookRegistrationRecord, limit: number): Promise<'created' | 'workspace-gone' | 'limit' | 'taken'> {
   const failed = await tryTransact([
     {
       ConditionCheck: {
@@ -70,10 +84,20 @@ export async function insertWebhookRegistration(record: WebhookRegistrationRecor
         ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deletedAt)',
       },
     },
+    {
+      Update: {
+        TableName: getConfig().tableName,
+        Key: registrationCountKey(record.workspaceId),
+        UpdateExpression: 'SET entity = :entity ADD registrations :one',
+        ConditionExpression: 'attribute_not_exists(registrations) OR registrations < :limit',
+        ExpressionAttributeValues: { ':entity': 'WebhookRegistrationCount', ':one': 1, ':limit': limit },
+      },
+    },
     putNew(toItem(record)),
   ]);
   if (failed.length === 0) return 'created';
-  return failed.includes(0) ? 'workspace-gone' : 'taken';
+  if (failed.includes(0)) return 'workspace-gone';
+  return failed.includes(1) ? 'limit' : 'taken';
 }
 
 /** The registration with this id, or undefined. Strongly consistent: a delete or a refreshed key is seen at once. */
@@ -84,26 +108,35 @@ export async function getWebhookRegistration(id: string): Promise<WebhookRegistr
 }
 
 /**
- * Applies `changes` and `modifiedAt` in one conditional UpdateItem; the registration as written, or
- * undefined when it no longer exists (a concurrent delete won, and nothing was written).
+ * Applies `changes` and `modifiedAt` in one conditional UpdateItem, only if the registration is
+ * still as read (`modifiedAt` equal to `readModifiedAt`): the registration as written, `'stale'`
+ * when another change came first (nothing written; read again), or undefined when it no longer
+ * exists (a concurrent delete won, and nothing was written).
  */
-export async function updateWebhookRegistration(id: string, changes: WebhookRegistrationChanges, modifiedAt: string): Promise<WebhookRegistrationRecord | undefined> {
-  const entries = Object.entries({ ...changes, modifiedAt }).filter(([, value]) => value !== undefined);
+export async function updateWebhookRegistration(
+  id: string,
+  changes: WebhookRegistrationChanges,
+  modifiedAt: string,
+  readModifiedAt: string,
+): Promise<WebhookRegistrationRecord | 'stale' | undefined> {
+  const { clearFailing, ...fields } = changes;
+  const entries = Object.entries({ ...fields, modifiedAt }).filter(([, value]) => value !== undefined);
   try {
     const result = await getDb().send(
       new UpdateCommand({
         TableName: getConfig().tableName,
         Key: webhookRegistrationKey(id),
-        UpdateExpression: `SET ${entries.map((_entry, index) => `#f${index} = :v${index}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: Object.fromEntries(entries.map(([name], index) => [`#f${index}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], index) => [`:v${index}`, value])),
+        UpdateExpression: `SET ${entries.map((_entry, index) => `#f${index} = :v${index}`).join(', ')}${clearFailing ? ' REMOVE failingSince' : ''}`,
+        ConditionExpression: 'attribute_exists(PK) AND #modifiedAt = :read',
+        ExpressionAttributeNames: { ...Object.fromEntries(entries.map(([name], index) => [`#f${index}`, name])), '#modifiedAt': 'modifiedAt' },
+        ExpressionAttributeValues: { ...Object.fromEntries(entries.map(([, value], index) => [`:v${index}`, value])), ':read': readModifiedAt },
         ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
     return result.Attributes ? fromItem(result.Attributes) : undefined;
   } catch (error) {
-    if (isConditionFailure(error)) return undefined;
+    if (isConditionFailure(error)) return (error as { Item?: unknown }).Item ? 'stale' : undefined;
     throw error;
   }
 }
@@ -155,21 +188,22 @@ export async function allWorkspaceWebhookRegistrations(workspaceId: string): Pro
   return records;
 }
 
-/** Deletes a registration; false when it was already gone (a concurrent delete), in which case nothing was written. */
-export async function deleteWebhookRegistration(id: string): Promise<boolean> {
-  try {
-    await getDb().send(new DeleteCommand({ TableName: getConfig().tableName, Key: webhookRegistrationKey(id), ConditionExpression: 'attribute_exists(PK)' }));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+/**
+ * Deletes a registration and lowers its workspace's count in one transaction; false when it was
+ * already gone (a concurrent delete), in which case nothing was written.
+ */
+export async function deleteWebhookRegistration(record: Pick<WebhookRegistrationRecord, 'id' | 'workspaceId'>): Promise<boolean> {
+  const failed = await tryTransact([
+    { Delete: { TableName: getConfig().tableName, Key: webhookRegistrationKey(record.id), ConditionExpression: 'attribute_exists(PK)' } },
+    { Update: { TableName: getConfig().tableName, Key: registrationCountKey(record.workspaceId), UpdateExpression: 'ADD registrations :minus', ExpressionAttributeValues: { ':minus': -1 } } },
+  ]);
+  return failed.length === 0;
 }
 
 /** Removes every registration of a deleted workspace; a rerun deletes what a cut-short run left. */
 export async function deleteWorkspaceWebhookRegistrations(workspaceId: string): Promise<number> {
   const keys: Record<string, unknown>[] = [];
   for await (const item of queryAll('GSI1', workspaceWebhooksPartition(workspaceId))) keys.push({ PK: item.PK, SK: item.SK });
-  await batchDelete(keys);
+  await batchDelete([...keys, registrationCountKey(workspaceId)]);
   return keys.length;
 }

@@ -6,7 +6,7 @@ import { getDeliveryAttempt, listDeliveryAttempts, type DeliveryAttemptRecord } 
 import type { WebhookRegistrationRecord } from '../db/webhooks.js';
 import { enqueueWebhookDeliveries, type WebhookDeliveryJob } from '../events/jobs.js';
 import { ConflictError, NotFoundError } from '../http/errors.js';
-import { loadWebhookRegistration } from './webhook-registrations.js';
+import { loadWebhookRegistration, receivesEvent } from './webhook-registrations.js';
 
 /** An entry of `GET /webhook-registrations/:id/deliveries` (DESIGN.md "Webhook deliveries"). */
 export interface WebhookDelivery {
@@ -75,6 +75,12 @@ export async function redeliverWebhookDelivery(principal: Principal, registratio
   const entry = await getDeliveryAttempt(registrationId, deliveryId);
   if (!entry) throw new NotFoundError(`Delivery ${deliveryId} of webhook registration ${registrationId} does not exist.`);
   requireEnabled(registration, 'redeliver');
+  if (!receivesEvent(registration, entry.event, { redelivery: true })) {
+    throw new ConflictError(
+      `Webhook registration ${registration.id} no longer receives ${entry.eventType} events: add the type to its eventTypes to redeliver this one.`,
+      'webhook-event-type-not-subscribed',
+    );
+  }
   await enqueueWebhookDeliveries([redeliveryJob(entry)]);
   return entry;
 }

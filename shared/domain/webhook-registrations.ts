@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { authorize, requireInScope } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
-import type { EventType } from '../db/events.js';
+import type { DeliverableEvent, EventType } from '../db/events.js';
 import type { Page } from '../db/paging.js';
+import { AGAIN, withBackoff } from '../db/backoff.js';
 import { nextTime } from '../db/transact.js';
 import {
   deleteWebhookRegistration as deleteRecord,
@@ -61,8 +62,27 @@ export function toPublicWebhookRegistration(record: WebhookRegistrationRecord): 
   };
 }
 
+/**
+ * Whether a registration takes an event: it is enabled, was enabled when the event happened
+ * (events of a disabled period are never delivered, not even after a re-enable: DESIGN.md), and is
+ * subscribed to the type (`webhook.test` is sent whatever the types are). The fan-out asks with the
+ * index's copy, the delivery worker again with a consistent read at each attempt.
+ */
+export function receivesEvent(registration: WebhookRegistrationRecord, event: Pick<DeliverableEvent, 'type' | 'createdAt'>, asked: { redelivery?: boolean } = {}): boolean {
+  if (!registration.enabled) return false;
+  // A redelivery is asked for by name, of an event that was delivered (so not of a disabled period).
+  if (!asked.redelivery && registration.enabledAt !== undefined && event.createdAt < registration.enabledAt) return false;
+  return event.type === 'webhook.test' || registration.eventTypes === null || registration.eventTypes.includes(event.type);
+}
+
 /** `whsec_` + base64 of 32 random bytes, the Standard Webhooks secret format. */
 export const newWebhookSigningKey = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+/**
+ * Registrations per workspace: each event costs the fan-out one job per registration, so the cap
+ * bounds its work per event (a 50-markup bulk creation with the cap: 1,250 jobs).
+ */
+export const MAX_WEBHOOK_REGISTRATIONS = 25;
 
 const storedTypes = (types: EventType[] | null | undefined) => (types === null ? null : types === undefined ? undefined : distinctEventTypes(types));
 
@@ -80,9 +100,13 @@ export async function createWebhookRegistration(principal: Principal, input: Web
     signingKey: newWebhookSigningKey(),
     createdAt: at,
     modifiedAt: at,
+    ...(input.enabled === false ? {} : { enabledAt: at }),
   };
-  const outcome = await insertWebhookRegistration(record);
+  const outcome = await insertWebhookRegistration(record, MAX_WEBHOOK_REGISTRATIONS);
   if (outcome === 'workspace-gone') throw new NotFoundError(`Workspace ${workspace.id} was deleted meanwhile.`);
+  if (outcome === 'limit') {
+    throw new ConflictError(`Workspace ${workspace.id} has ${MAX_WEBHOOK_REGISTRATIONS} webhook registrations, the most it may have; delete one first.`, 'webhook-registration-limit');
+  }
   if (outcome === 'taken') throw new ConflictError('The registration could not be created because its id is taken; try again.');
   return record;
 }
@@ -101,12 +125,36 @@ export async function loadWebhookRegistration(principal: Principal, id: string):
   return record;
 }
 
+/**
+ * Applies a change to the registration as read, retried from a fresh read when another change
+ * (another request, or a delivery disabling it) came first. Enabling a disabled registration
+ * starts `enabledAt` afresh (events of the disabled period stay undelivered); a new URL or a
+ * re-enable forgets `failingSince`.
+ */
 async function change(principal: Principal, id: string, changes: WebhookRegistrationUpdate & { signingKey?: string }): Promise<WebhookRegistrationRecord> {
-  const current = await loadWebhookRegistration(principal, id);
-  const modifiedAt = new Date(nextTime(Date.parse(current.modifiedAt))).toISOString();
-  const updated = await updateRecord(id, { ...changes, eventTypes: storedTypes(changes.eventTypes) }, modifiedAt);
-  if (!updated) throw new NotFoundError(`Webhook registration ${id} does not exist.`);
-  return updated;
+  return withBackoff(
+    async () => {
+      const current = await loadWebhookRegistration(principal, id);
+      const modifiedAt = new Date(nextTime(Date.parse(current.modifiedAt))).toISOString();
+      const enabling = changes.enabled === true && !current.enabled;
+      const newUrl = changes.url !== undefined && changes.url !== current.url;
+      const updated = await updateRecord(
+        id,
+        {
+          ...changes,
+          eventTypes: storedTypes(changes.eventTypes),
+          ...(enabling ? { enabledAt: modifiedAt } : {}),
+          ...(enabling || newUrl ? { clearFailing: true as const } : {}),
+        },
+        modifiedAt,
+        current.modifiedAt,
+      );
+      if (updated === 'stale') return AGAIN;
+      if (!updated) throw new NotFoundError(`Webhook registration ${id} does not exist.`);
+      return updated;
+    },
+    { attempts: 5, baseMs: 20, exhausted: () => new ConflictError(`Webhook registration ${id} is being changed by another request; try again.`) },
+  );
 }
 
 /** Changes `url`, `eventTypes` or `enabled`; a concurrent delete that won leaves this one a 404. */
@@ -127,6 +175,6 @@ export async function listWebhookRegistrations(principal: Principal, query: { wo
 
 /** Deletes a registration; a concurrent delete that won leaves this one a 404. */
 export async function deleteWebhookRegistration(principal: Principal, id: string): Promise<void> {
-  await loadWebhookRegistration(principal, id);
-  if (!(await deleteRecord(id))) throw new NotFoundError(`Webhook registration ${id} does not exist.`);
+  const record = await loadWebhookRegistration(principal, id);
+  if (!(await deleteRecord(record))) throw new NotFoundError(`Webhook registration ${id} does not exist.`);
 }

@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionDefinition } from '../../functions/registry.js';
 import { functionIdOf } from '../../infra/constructs/service-function.js';
 import { dataExportNames } from '../../infra/stacks/data-stack.js';
-import { STREAM_BATCH_SIZE, STREAM_MAX_RECORD_AGE_HOURS, STREAM_RETRY_ATTEMPTS } from '../../infra/stacks/workers-stack.js';
+import { STREAM_BATCH_SIZE, STREAM_RETRY_ATTEMPTS } from '../../infra/stacks/workers-stack.js';
+import { Match } from 'aws-cdk-lib/assertions';
 import { OUTBOX_STREAM_FILTER } from '../../shared/events/outbox-stream.js';
 import { actionsOf, allowedActions, findByLogicalIdPrefix, functionResource, resourcesOf, rolePolicyStatements, synthesizeApp, templateOf, type SynthesizedApp } from './synth-app.js';
 
@@ -31,7 +32,7 @@ describe('the table stream feeds the webhook fan-out (issue 12 item 2)', () => {
     expect(fanout).toMatchObject({ kind: 'stream', filter: OUTBOX_STREAM_FILTER, access: { table: 'read', sendsTo: ['webhookDelivery'] } });
   });
 
-  it('maps the stream to webhook-fanout from TRIM_HORIZON, with the shared filter, item failures, bisection, bounded retries and an on-failure queue', () => {
+  it('maps the stream to webhook-fanout from TRIM_HORIZON, with the shared filter, item failures, bisection, retries until success (no maximum age: an outage loses nothing) and an on-failure queue', () => {
     const [functionId] = functionResource(synthesized.templates.workers, fanout);
     const [failuresId, failures] = findByLogicalIdPrefix(synthesized.templates.workers, 'AWS::SQS::Queue', 'WebhookFanoutStreamFailures');
 
@@ -44,10 +45,11 @@ describe('the table stream feeds the webhook fan-out (issue 12 item 2)', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: STREAM_RETRY_ATTEMPTS,
-      MaximumRecordAgeInSeconds: STREAM_MAX_RECORD_AGE_HOURS * 3600,
+      MaximumRecordAgeInSeconds: Match.absent(),
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [failuresId, 'Arn'] } } },
     });
     expect(failures.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    expect(STREAM_RETRY_ATTEMPTS).toBe(-1);
   });
 
   it('filters on INSERT of Event and EventBatch items, nothing else', () => {

@@ -9,6 +9,7 @@ import { ENV, resetConfig } from '../../shared/config.js';
 import { eventItem, listEvents } from '../../shared/db/events.js';
 import { transact } from '../../shared/db/transact.js';
 import { insertWebhookRegistration } from '../../shared/db/webhooks.js';
+import { MAX_WEBHOOK_REGISTRATIONS } from '../../shared/domain/webhook-registrations.js';
 import { createOrganization } from '../../shared/domain/organizations.js';
 import { enqueueWebhookDeliveries, type WebhookDeliveryJob } from '../../shared/events/jobs.js';
 import { eventually } from '../support/polling.js';
@@ -141,7 +142,7 @@ describe('fault hook: the SQS endpoint of the local stack can be made unreachabl
       signingKey: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
       createdAt: now,
       modifiedAt: now,
-    });
+    }, MAX_WEBHOOK_REGISTRATIONS);
 
     local.faults.setQueuesReachable(false);
     const outageStarted = Date.now();

@@ -49,4 +49,10 @@ describe('postWebhook', () => {
   it('reports a connection error without a status', async () => {
     expect(await postWebhook('http://127.0.0.1:9/hook', '{}', {}, local)).toEqual({ error: expect.stringMatching(/^connection: /) });
   });
+  it('cuts an attempt whose DNS answer never comes at the same deadline as the request (the cut covers the lookup)', async () => {
+    const started = performance.now();
+    const stalled = () => new Promise<string[]>(() => undefined);
+    expect(await postWebhook('https://hooks.example.com/x', '{}', {}, { allowed: addressPolicy('aws'), timeoutMs: 300, resolve: stalled })).toEqual({ error: 'timeout' });
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
 });
