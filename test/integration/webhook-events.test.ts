@@ -10,7 +10,6 @@ import { fileForm, pngBytes, postFileMarkup, postToStorage } from '../support/up
 import { verifyWithStandardWebhooks, type ReceivedRequest } from '../support/webhook-receiver.js';
 import {
   arrivals,
-  bodyOf,
   closeReceiversAfterEach,
   expectDelivered,
   FIRST_ATTEMPT_MS,
@@ -155,17 +154,22 @@ async function deliveryLog(org: { workspaceKey: string }, registrationId: string
 }
 
 describe('subscription rules through the pipeline', () => {
-  it('one type only: a comment_created subscriber gets the comment and not the markup_created before it', async () => {
+  it('one type only gets only that type; one without eventTypes gets every type, in the same workspace', async () => {
     const org = await subscribedOrganization();
-    const only = await subscribe(org.workspaceKey, { eventTypes: ['comment_created'] });
-    const markup = await makeTypedMarkup(org, 'webpage');
-    const created = await expectDelivered(org, org, { type: 'markup_created', markupId: await createUrlMarkup(org), userId: org.workspaceKeyUserId });
+    const only = await subscribe(org.workspaceKey, { eventTypes: ['comment_reply_created'] });
+    const actor = org.workspaceKeyUserId;
+    const markup = await makeTypedMarkup(org, 'image');
+    const created = await expectDelivered(org, org, { type: 'markup_created', markupId: await createUrlMarkup(org), userId: actor });
     const thread = await createThread(org.workspaceKey, markup);
-    const comment = await expectDelivered(org, only, { type: 'comment_created', markupId: markup.id, userId: org.workspaceKeyUserId, commentId: thread.id, messageId: thread.messages[0].id });
-    // The every-type subscriber got both, in order; by the time the comment arrived the markup event was fanned out long ago.
-    await arrivals(org.receiver, (body) => body.id === comment.event.id);
-    expect(only.receiver.requests.map((request) => bodyOf(request).type)).toEqual(['comment_created']);
-    expect(ids(org.receiver.requests)).toEqual(expect.arrayContaining([created.event.id, comment.event.id]));
+    const commented = await expectDelivered(org, org, { type: 'comment_created', markupId: markup.id, userId: actor, commentId: thread.id, messageId: thread.messages[0].id });
+    const message = await reply(org.workspaceKey, thread.id);
+    const replied = await expectDelivered(org, only, { type: 'comment_reply_created', markupId: markup.id, userId: actor, commentId: thread.id, messageId: message.id });
+    await expectDelivered(org, org, { type: 'comment_reply_created', markupId: markup.id, userId: actor, commentId: thread.id, messageId: message.id });
+    expect((await call('POST', `/threads/${thread.id}/resolve`, { key: org.workspaceKey })).status).toBeLessThan(300);
+    const resolved = await expectDelivered(org, org, { type: 'comment_resolved', markupId: markup.id, userId: actor, commentId: thread.id });
+    // The events on either side of the reply were fanned out to both registrations in the same enqueue as the every-type one's.
+    expect(ids(org.receiver.requests)).toEqual([created.event.id, commented.event.id, replied.event.id, resolved.event.id]);
+    expect(ids(only.receiver.requests)).toEqual([replied.event.id]);
   });
 
   it('a disabled registration gets nothing for events while disabled, nor after it is enabled again; another workspace gets nothing', async () => {
@@ -199,7 +203,13 @@ describe('retries and redelivery through the pipeline', () => {
     expect(second!.at - first!.at).toBeLessThan(FIRST_ATTEMPT_MS);
     expect([webhookIdOf(first!), webhookIdOf(second!)]).toEqual([event.id, event.id]);
     expect(second!.body).toBe(first!.body);
+    expect(first!.at - Date.parse(event.createdAt)).toBeLessThan(FIRST_ATTEMPT_MS);
     for (const request of [first!, second!]) verifyWithStandardWebhooks(org.registration.signingKey, request);
+    const log = await eventually(() => deliveryLog(org, org.registration.id), (entries) => entries.length >= 2);
+    expect(log.map((entry) => [entry.eventId, entry.statusCode])).toEqual([
+      [event.id, 200],
+      [event.id, 500],
+    ]);
   });
 
   it('redeliver after a delivery: the same webhook-id and body again, signed, and one more log entry; test sends a signed webhook.test', async () => {

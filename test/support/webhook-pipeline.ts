@@ -38,7 +38,7 @@ export async function subscribedOrganization(body: Record<string, unknown> = {})
 }
 
 /** The parsed body of a request; the receiver keeps raw bytes so signatures can be checked on them. */
-export const bodyOf = (request: ReceivedRequest): any => JSON.parse(request.body);
+const bodyOf = (request: ReceivedRequest): any => JSON.parse(request.body);
 export const webhookIdOf = (request: ReceivedRequest): string => String(request.headers['webhook-id']);
 
 /** Polls the receiver until `count` requests matched `match` or `timeoutMs` passed; answers the matching ones. */
