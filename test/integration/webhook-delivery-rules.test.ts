@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deliverWebhook } from '../../functions/webhook-delivery/deliver.js';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
@@ -11,8 +11,9 @@ import { enqueueWebhookDeliveries, type WebhookDeliveryJob } from '../../shared/
 import { call, makeOrganization } from '../support/api.js';
 import { eventually } from '../support/polling.js';
 import { expectProblem } from '../support/problems.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { createWebhookRegistration, LOOPBACK_HOOK_URL } from '../support/webhooks.js';
+import type { WebhookReceiver } from '../support/webhook-receiver.js';
+import { closeReceiversAfterEach, organizationWithSubscriber } from '../support/webhook-pipeline.js';
+import { LOOPBACK_HOOK_URL } from '../support/webhooks.js';
 
 /** Rules of DESIGN.md "Webhook deliveries" that a review found unguarded, each with its race or edge. */
 
@@ -21,18 +22,9 @@ function expectConflict(response: Awaited<ReturnType<typeof call>>, slug: string
   expect((response.body as { type: string }).type).toBe(`urn:review-board:problem:${slug}`);
 }
 
-const receivers: WebhookReceiver[] = [];
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-});
+closeReceiversAfterEach();
 
-async function setUp(body: Record<string, unknown> = {}) {
-  const org = await makeOrganization();
-  const receiver = await startWebhookReceiver();
-  receivers.push(receiver);
-  const registration = await createWebhookRegistration(org.workspaceKey, { url: receiver.url, ...body });
-  return { org, receiver, registration };
-}
+const setUp = organizationWithSubscriber;
 
 const markupEvent = (workspaceId: string, createdAt = new Date()): DeliverableEvent => ({
   id: randomUUID(),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getDb, getSqs } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { listEvents, type DeliverableEvent } from '../../shared/db/events.js';
@@ -12,22 +12,14 @@ import { enqueueWebhookDeliveries, type WebhookDeliveryJob } from '../../shared/
 import { MAX_ATTEMPTS } from '../../shared/domain/webhook-retries.js';
 import { call, makeOrganization } from '../support/api.js';
 import { eventually } from '../support/polling.js';
-import { startWebhookReceiver, verifyWithStandardWebhooks, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { verifyWithStandardWebhooks, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { closeReceiversAfterEach, organizationWithSubscriber, subscribe } from '../support/webhook-pipeline.js';
 import { createThread, makeTypedMarkup } from '../support/threads.js';
 import { createWebhookRegistration } from '../support/webhooks.js';
 
-const receivers: WebhookReceiver[] = [];
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-});
+closeReceiversAfterEach();
 
-async function setUp(body: Record<string, unknown> = {}) {
-  const org = await makeOrganization();
-  const receiver = await startWebhookReceiver();
-  receivers.push(receiver);
-  const registration = await createWebhookRegistration(org.workspaceKey, { url: receiver.url, ...body });
-  return { org, receiver, registration };
-}
+const setUp = organizationWithSubscriber;
 
 const testEvent = (workspaceId: string): DeliverableEvent => ({ id: randomUUID(), type: 'webhook.test', workspaceId, createdAt: new Date().toISOString() });
 const markupEvent = (workspaceId: string): DeliverableEvent => ({
@@ -223,10 +215,9 @@ describe('webhook faults through the whole pipeline (operation, outbox, stream, 
 
   it('repeats, never re-emits, when the fan-out fails after queuing part of a record: the pump retries the record', async () => {
     const org = await makeOrganization();
-    const receiver = await startWebhookReceiver();
-    receivers.push(receiver);
     // Eleven registrations: the record's jobs take two SendMessageBatch calls, and the fault fires between them.
-    const registrations = await Promise.all(Array.from({ length: 11 }, () => createWebhookRegistration(org.workspaceKey, { url: receiver.url })));
+    const { receiver, registration: first } = await subscribe(org.workspaceKey);
+    const registrations = [first, ...(await Promise.all(Array.from({ length: 10 }, () => createWebhookRegistration(org.workspaceKey, { url: receiver.url }))))];
     const markup = await makeTypedMarkup(org, 'webpage');
     await armFault('fanout-between-batches', org.workspaceId);
     await createThread(org.workspaceKey, markup);

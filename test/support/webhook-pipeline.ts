@@ -31,6 +31,12 @@ export async function subscribe(key: string, body: Record<string, unknown> = {})
   return { receiver, registration };
 }
 
+/** A fresh organization and, apart from it, the subscriber on its workspace (`body` as for `subscribe`). */
+export async function organizationWithSubscriber(body: Record<string, unknown> = {}): Promise<{ org: Org } & Subscriber> {
+  const org = await makeOrganization();
+  return { org, ...(await subscribe(org.workspaceKey, body)) };
+}
+
 /** A fresh organization with one subscriber to every event type. */
 export async function subscribedOrganization(body: Record<string, unknown> = {}): Promise<Org & Subscriber> {
   const org = await makeOrganization();
