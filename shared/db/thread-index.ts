@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { isConditionFailure } from './errors.js';
@@ -175,12 +175,15 @@ export interface ThreadIndexState {
   writes: number;
   /** Threads per leaf; only leaves with threads. */
   counts: Map<string, number>;
+  /** Every leaf with a counter, empty (or, on a markup not yet backfilled, below zero) included. */
+  counted: string[];
 }
 
 function stateOf(item: Record<string, unknown> | undefined): ThreadIndexState {
   const counts = new Map<string, number>();
-  for (const [name, value] of Object.entries(item ?? {})) if (name.startsWith('c:') && Number(value) > 0) counts.set(name.slice(2), Number(value));
-  return { layout: item?.layout === undefined ? undefined : Number(item.layout), writes: Number(item?.writes ?? 0), counts };
+  const counted = Object.keys(item ?? {}).filter((name) => name.startsWith('c:')).map((name) => name.slice(2));
+  for (const leaf of counted) if (Number(item![`c:${leaf}`]) > 0) counts.set(leaf, Number(item![`c:${leaf}`]));
+  return { layout: item?.layout === undefined ? undefined : Number(item.layout), writes: Number(item?.writes ?? 0), counts, counted };
 }
 
 /** The markup's layout version and leaf counters (one consistent GetItem). */
@@ -294,7 +297,7 @@ export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'ima
     deleted += stray.length;
     const counts = new Map<string, number>();
     for (const thread of threads) counts.set(leafOf(thread.resolved, thread.viewModeId), (counts.get(leafOf(thread.resolved, thread.viewModeId)) ?? 0) + 1);
-    const leaves = [...new Set([...counts.keys(), ...before.counts.keys()])];
+    const leaves = [...new Set([...counts.keys(), ...before.counted])];
     const names = Object.fromEntries(leaves.map((leaf, i) => [`#c${i}`, `c:${leaf}`]));
     const values = Object.fromEntries(leaves.map((leaf, i) => [`:c${i}`, counts.get(leaf) ?? 0]));
     try {
@@ -314,4 +317,24 @@ export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'ima
     }
   }
   throw new Error(`The threads of markup ${markup.id} kept changing during the backfill; run it again.`);
+}
+
+/** Ids of every markup that ever had a thread (its thread-number counter): a Scan, for the admin CLI's backfill only. */
+export async function markupsWithThreads(): Promise<string[]> {
+  const ids: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const result = await getDb().send(
+      new ScanCommand({
+        TableName: getConfig().tableName,
+        FilterExpression: 'entity = :entity',
+        ExpressionAttributeValues: { ':entity': 'ThreadSequence' },
+        ProjectionExpression: 'markupId',
+        ExclusiveStartKey: start,
+      }),
+    );
+    ids.push(...(result.Items ?? []).map((item) => item.markupId as string));
+    start = result.LastEvaluatedKey;
+  } while (start);
+  return ids;
 }

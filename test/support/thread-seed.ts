@@ -103,14 +103,15 @@ export function seededThread(
  */
 export async function seedConversation(
   markup: MarkupRecord,
-  options: { count: number; authorIds: string[]; messagesPerThread?: number; layout?: 'old' | 'indexed'; firstNumber?: number; readBy?: string },
+  options: { count: number; authorIds: string[]; messagesPerThread?: number; layout?: 'old' | 'indexed'; firstNumber?: number; readBy?: string; viewModeIds?: string[] },
 ): Promise<SeededThread[]> {
   const first = options.firstNumber ?? 1;
   const base = Date.now();
   const seeded: SeededThread[] = [];
   for (let number = first; number < first + options.count; number += 1) {
     const writers = Array.from({ length: options.messagesPerThread ?? 3 }, (_, index) => options.authorIds[(number + index) % options.authorIds.length]!);
-    seeded.push(seededThread(markup, number, writers, base + number * 10, { readBy: options.readBy && number % 3 === 0 ? options.readBy : undefined }));
+    const viewModeId = options.viewModeIds?.[number % options.viewModeIds.length];
+    seeded.push(seededThread(markup, number, writers, base + number * 10, { readBy: options.readBy && number % 3 === 0 ? options.readBy : undefined, viewModeId }));
   }
   const items = seeded.flatMap((entry) => entry.items);
   items.push({ ...threadSequenceKey(markup.id), entity: 'ThreadSequence', markupId: markup.id, lastNumber: first + options.count - 1 });
