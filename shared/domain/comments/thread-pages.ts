@@ -34,7 +34,8 @@ import { toPublicThread, viewerFor } from './views.js';
 export const SEARCH_THREAD_BUDGET = 500;
 const SEARCH_BATCH = 50;
 
-const PLANS: Record<ThreadOrder, { kind: IndexKind; backward: boolean }> = {
+/** Which index serves each order, and in which direction it is read. */
+export const ORDER_PLANS: Record<ThreadOrder, { kind: IndexKind; backward: boolean }> = {
   page: { kind: 'page', backward: false },
   pin_asc: { kind: 'pin', backward: false },
   pin_desc: { kind: 'pin', backward: true },
@@ -113,7 +114,7 @@ export async function listIndexedThreads(
   context: { state: ThreadIndexState; key: Buffer; list: string },
 ): Promise<Record<string, unknown>> {
   const { markup } = access;
-  const plan = PLANS[input.order];
+  const plan = ORDER_PLANS[input.order];
   const leaves = selectedLeaves(context.state, input);
   const after = input.cursorId === undefined ? undefined : decodePosition(context.key, context.list, input.cursorId);
   const needle = input.q?.trim().toLowerCase();
