@@ -17,7 +17,6 @@ import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../sh
 import { readMarkKey, toReadMarkItem } from '../shared/db/read-marks.js';
 import { getThreadIndexState, readIndexRange, threadIndexWrites } from '../shared/db/thread-index.js';
 import { threadKey, threadReferenceKey, threadRevisionUpdate, type ThreadRecord } from '../shared/db/threads.js';
-import { queryPrefix } from '../shared/db/paging.js';
 import { batchGet, put, putNew, type TransactItem } from '../shared/db/transact.js';
 import { usageKey, usagePeriod } from '../shared/db/usage.js';
 import { userKey } from '../shared/db/users.js';
@@ -156,9 +155,11 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       const state = await getThreadIndexState(listMarkupId);
       const ranges = await Promise.all([...state.counts.keys()].map((leaf) => readIndexRange(listMarkupId, 'pin', leaf, { limit: 51, backward: false })));
       const ids = ranges.flatMap((range) => range.entries).sort((a, b) => a.position.localeCompare(b.position)).slice(0, 50).map((entry) => entry.threadId);
-      const conversation = await Promise.all(ids.map((id) => queryPrefix(markupPartition(listMarkupId), `THREAD#${id}`, { consistent: true })));
+      const pageThreads = await batchGet(ids.map((id) => threadKey(listMarkupId, id)), { consistent: true });
+      const messageKeys = pageThreads.flatMap((thread) => (thread.messageIds as string[]).map((id) => ({ PK: markupPartition(listMarkupId), SK: `THREAD#${thread.id as string}#MSG#${id}` })));
+      const pageMessages = await batchGet(messageKeys, { consistent: true });
       await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } }));
-      const subjects = conversation.flat().map((item) => item.id as string);
+      const subjects = [...pageThreads, ...pageMessages].map((item) => item.id as string);
       await batchGet(subjects.map((id) => readMarkKey(listMarkupId, userId, id)), { consistent: true });
     },
   };
@@ -181,7 +182,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       // One transaction: the change, the thread index's move (activity) and the event's outbox item.
       await transactRetrying([
         markupCommentUpdate(markup, { at, open: true }),
-        threadRevisionUpdate(thread, at),
+        threadRevisionUpdate(thread, at, thread.messageIds ? { messageIds: [...thread.messageIds, message.id] } : {}),
         putNew(toMessageItem(message)),
         putNew(toMessageReferenceItem(reference)),
         put(toReadMarkItem(markup.id, { userId, subject: 'message', subjectId: message.id, threadId: target.threadId, seenRevision: message.threadRevision, seenAt: at })),

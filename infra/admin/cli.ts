@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { listApiKeys, revokeApiKey } from '../../shared/db/api-keys.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
-import { backfillThreadIndex, markupsWithThreads } from '../../shared/db/thread-index.js';
+import { backfillThreadIndex, getThreadIndexState, markupsWithThreads } from '../../shared/db/thread-index.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { defaultPlan, getPlan, savePlan, type Plan } from '../../shared/db/plans.js';
 import { createOrganization, createOrganizationKey, createWorkspaceKey, type IssuedKey } from '../../shared/domain/organizations.js';
@@ -132,10 +132,17 @@ async function run(): Promise<unknown> {
       return plan;
     }
     case 'threads backfill': {
-      // Every markup with threads (a Scan: operator tooling only), or the one named.
-      const markupIds = values.markup !== undefined ? [required('markup')] : await markupsWithThreads();
+      // The markup named (checked again even when indexed), or every markup with threads not yet
+      // indexed (a Scan: operator tooling only; indexed markups are kept in step by their writes).
+      const named = values.markup !== undefined;
+      const markupIds = named ? [required('markup')] : await markupsWithThreads();
       const markups = [];
+      let alreadyIndexed = 0;
       for (const markupId of markupIds) {
+        if (!named && (await getThreadIndexState(markupId)).layout !== undefined) {
+          alreadyIndexed += 1;
+          continue;
+        }
         const markup = await getItem(markupId, true);
         if (!markup || markup.kind !== 'markup') {
           if (values.markup !== undefined) throw new Error(`markup ${markupId} does not exist`);
@@ -143,7 +150,7 @@ async function run(): Promise<unknown> {
         }
         markups.push(await backfillThreadIndex(markup as MarkupRecord));
       }
-      return { markups };
+      return named ? { markups } : { markups, alreadyIndexed };
     }
     default:
       throw new UsageError(`unknown command "${command.trim()}"`);

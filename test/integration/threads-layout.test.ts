@@ -103,16 +103,18 @@ describe('markups in the old layout', () => {
     expect(after).toMatchObject({ total: 31, threads: [{ number: 31 }] });
   });
 
-  it('threads backfill without --markup indexes every markup with threads; an unknown markup is an error', () => {
+  it('threads backfill without --markup indexes every markup with threads not yet indexed; an unknown markup is an error', async () => {
+    const markup = await oldMarkup();
     const all = runAdmin(dataDir, ['threads', 'backfill']);
     const unknown = runAdmin(dataDir, ['threads', 'backfill', '--markup', 'no-such-markup']);
 
     expect(all.status).toBe(0);
-    expect(all.json.markups.length).toBeGreaterThan(0);
-    expect(all.json.markups.every((result: any) => result.layout === 1)).toBe(true);
+    expect(all.json.markups).toContainEqual({ markupId: markup.id, threads: 30, put: 180, deleted: 0, attempts: 1, layout: 1 });
+    expect(all.json.alreadyIndexed).toBeGreaterThan(0);
+    expect((await getThreadIndexState(markup.id)).layout).toBe(1);
     expect(unknown.status).toBe(1);
     expect(JSON.parse(unknown.stderr.trim().split('\n')[0]!)).toEqual({ error: 'markup no-such-markup does not exist' });
-  });
+  }, 120_000);
 
   it('a backfill racing thread writes ends with the index and counters the conversation says (20 rounds)', async () => {
     for (let round = 0; round < 20; round += 1) {

@@ -50,6 +50,7 @@ export function seededThread(
     resolved: options.resolved ?? number % 7 === 0,
     priority: null,
     revision: messageAuthors.length,
+    messageIds: [],
     annotations: null,
     width: null,
     height: null,
@@ -81,6 +82,7 @@ export function seededThread(
       clipVideos: [],
     };
   });
+  thread.messageIds = messages.map((message) => message.id);
   const marks = new Map<string, ReadMark>();
   const mark = (userId: string, subject: ReadMark['subject'], subjectId: string, seenRevision: number, seenAt: number) =>
     marks.set(`${userId}#${subjectId}`, { userId, subject, subjectId, threadId: id, seenRevision, seenAt });
@@ -106,7 +108,8 @@ export async function seedConversation(
   options: { count: number; authorIds: string[]; messagesPerThread?: number; layout?: 'old' | 'indexed'; firstNumber?: number; readBy?: string; viewModeIds?: string[] },
 ): Promise<SeededThread[]> {
   const first = options.firstNumber ?? 1;
-  const base = Date.now();
+  // Activity times in the past (10 ms a thread), so threads written through the API later are the latest.
+  const base = Date.now() - (first + options.count + 1) * 10;
   const seeded: SeededThread[] = [];
   for (let number = first; number < first + options.count; number += 1) {
     const writers = Array.from({ length: options.messagesPerThread ?? 3 }, (_, index) => options.authorIds[(number + index) % options.authorIds.length]!);

@@ -57,6 +57,7 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
     resolved: false,
     priority: input.priority ?? null,
     revision: 1,
+    messageIds: [messageId],
     annotations: input.annotations ?? null,
     width: input.width ?? null,
     height: input.height ?? null,

@@ -69,7 +69,7 @@ export async function createMessage(principal: Principal, threadId: string, inpu
     const reference = { threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId };
     const items: TransactItem[] = [
       markupCommentUpdate(markup, { at, open: true }),
-      threadRevisionUpdate(thread, at),
+      threadRevisionUpdate(thread, at, thread.messageIds ? { messageIds: [...thread.messageIds, messageId] } : {}),
       putNew(toMessageItem(message)),
       putNew(toMessageReferenceItem(reference)),
       put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at))),
@@ -153,7 +153,7 @@ export async function deleteMessage(principal: Principal, messageId: string): Pr
     const at = Date.now();
     const items: TransactItem[] = [
       ...messageDelete(message),
-      threadRevisionUpdate(found.thread, at),
+      threadRevisionUpdate(found.thread, at, found.thread.messageIds ? { messageIds: found.thread.messageIds.filter((id) => id !== messageId) } : {}),
       ...(bytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -bytes }) }] : []),
       ...threadIndexWrites(markup, found.thread, { ...found.thread, lastActivityAt: at }),
     ];

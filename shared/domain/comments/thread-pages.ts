@@ -11,7 +11,8 @@ import {
   type IndexKind,
   type ThreadIndexState,
 } from '../../db/thread-index.js';
-import { getThreadReference, getThreadWithMessages } from '../../db/threads.js';
+import { getThreadRecord, getThreadReference, getThreadsWithMessages, type ThreadRecord } from '../../db/threads.js';
+import type { MessageRecord } from '../../db/messages.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import { BadRequestError, NotFoundError } from '../../http/errors.js';
 import type { MarkupRoleAccess } from '../markups/access.js';
@@ -23,8 +24,9 @@ import { toPublicThread, viewerFor } from './views.js';
 /**
  * GET /threads on a markup in the indexed layout (`shared/db/thread-index.ts`): a page costs one
  * GetItem of the counters, one Query of at most `offset + limit + 1` keys per selected leaf (at
- * most 8), one Query per thread on the page (the thread with its messages) and one BatchGet of the
- * caller's read marks on them, whatever the markup's size. `offset` reads `offset` more keys per
+ * most 8), one BatchGet of the page's threads and one of their messages (by the threads'
+ * `messageIds`; 100 keys a request) and BatchGets of the authors and of the caller's read marks on
+ * them, whatever the markup's size. `offset` reads `offset` more keys per
  * leaf; `withThreadOrMessageId` counts the keys before the thread (COUNT Queries, 1 MB of keys
  * each) and then reads the page at that offset. `q` reads threads in the order asked for, at most
  * `SEARCH_THREAD_BUDGET` of them a request, and answers with a cursor that resumes the scan.
@@ -148,15 +150,19 @@ export async function listIndexedThreads(
   return { threads, query: { resolved: input.resolved ?? null }, offset, total, cursorId };
 }
 
-type Loaded = NonNullable<Awaited<ReturnType<typeof getThreadWithMessages>>> & { position: string };
+interface Loaded {
+  thread: ThreadRecord;
+  messages: MessageRecord[];
+  position: string;
+}
 
-/** The threads of `entries` with their messages, one Query each, in parallel. */
+/** The threads of `entries` with their messages, in the entries' order (BatchGets: `getThreadsWithMessages`). */
 async function loadThreads(markupId: string, entries: readonly IndexEntry[]): Promise<Loaded[]> {
-  const found = await Promise.all(entries.map(async (entry) => {
-    const loaded = await getThreadWithMessages(markupId, entry.threadId);
-    return loaded ? { ...loaded, position: entry.position } : undefined;
-  }));
-  return found.filter((entry): entry is Loaded => entry !== undefined);
+  const found = await getThreadsWithMessages(markupId, entries.map((entry) => entry.threadId));
+  return entries.flatMap((entry) => {
+    const loaded = found.get(entry.threadId);
+    return loaded ? [{ ...loaded, position: entry.position }] : [];
+  });
 }
 
 /**
@@ -167,9 +173,8 @@ async function indexOfThread(markup: MarkupRecord, input: ListThreadsInput, leav
   const wanted = input.withThreadOrMessageId!;
   const notFound = () => new NotFoundError(`No thread or message ${wanted} among the threads of markup ${input.markupId} that this filter selects.`);
   const threadId = (await getThreadReference(wanted))?.threadId ?? (await getMessageReference(wanted))?.threadId;
-  const found = threadId ? await getThreadWithMessages(markup.id, threadId) : undefined;
-  if (!found) throw notFound();
-  const { thread } = found;
+  const thread = threadId ? await getThreadRecord(markup.id, threadId) : undefined;
+  if (!thread) throw notFound();
   const own = leaves.find((leaf) => {
     const filter = leafFilter(leaf);
     return filter.resolved === thread.resolved && filter.viewModeId === thread.viewModeId;
