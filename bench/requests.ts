@@ -158,9 +158,11 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       const pageThreads = await batchGet(ids.map((id) => threadKey(listMarkupId, id)), { consistent: true });
       const messageKeys = pageThreads.flatMap((thread) => (thread.messageIds as string[]).map((id) => ({ PK: markupPartition(listMarkupId), SK: `THREAD#${thread.id as string}#MSG#${id}` })));
       const pageMessages = await batchGet(messageKeys, { consistent: true });
-      await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } }));
       const subjects = [...pageThreads, ...pageMessages].map((item) => item.id as string);
-      await batchGet(subjects.map((id) => readMarkKey(listMarkupId, userId, id)), { consistent: true });
+      await Promise.all([
+        db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } })),
+        batchGet(subjects.map((id) => readMarkKey(listMarkupId, userId, id)), { consistent: true }),
+      ]);
     },
   };
   const createMessage: Scenario = {

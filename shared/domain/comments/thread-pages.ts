@@ -141,10 +141,11 @@ export async function listIndexedThreads(
     next = entries.length > offset + input.limit ? shown.at(-1)?.position : undefined;
   }
 
-  const viewer = await viewerFor(principal, access, page.flatMap((entry) => [entry.thread.userId, ...entry.messages.map((message) => message.userId)]));
-  const marks = indexReadMarks(
-    page.length === 0 ? [] : await getReadMarksFor(markup.id, principal.userId, page.flatMap((entry) => [entry.thread.id, ...entry.messages.map((message) => message.id)])),
-  );
+  const [viewer, readMarks] = await Promise.all([
+    viewerFor(principal, access, page.flatMap((entry) => [entry.thread.userId, ...entry.messages.map((message) => message.userId)])),
+    page.length === 0 ? [] : getReadMarksFor(markup.id, principal.userId, page.flatMap((entry) => [entry.thread.id, ...entry.messages.map((message) => message.id)])),
+  ]);
+  const marks = indexReadMarks(readMarks);
   const threads = await Promise.all(page.map((entry) => toPublicThread(entry.thread, entry.messages, viewer, readStateOf(entry.thread, entry.messages, marks))));
   const cursorId = next === undefined ? null : encodeCursor(context.key, context.list, { k: next });
   return { threads, query: { resolved: input.resolved ?? null }, offset, total, cursorId };
