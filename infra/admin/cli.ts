@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { listApiKeys, revokeApiKey } from '../../shared/db/api-keys.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
-import { backfillThreadIndex, getThreadIndexState, markupsWithThreads } from '../../shared/db/thread-index.js';
+import { backfillThreadIndex, markupsWithThreads } from '../../shared/db/thread-index-backfill.js';
+import { getThreadIndexState } from '../../shared/db/thread-index.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { defaultPlan, getPlan, savePlan, type Plan } from '../../shared/db/plans.js';
 import { createOrganization, createOrganizationKey, createWorkspaceKey, type IssuedKey } from '../../shared/domain/organizations.js';

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MarkupRecord } from '../../shared/db/items.js';
-import { backfillThreadIndex, getThreadIndexState, leafOf } from '../../shared/db/thread-index.js';
+import { getThreadIndexState, leafOf } from '../../shared/db/thread-index.js';
+import { backfillThreadIndex } from '../../shared/db/thread-index-backfill.js';
 import { getConversation } from '../../shared/db/threads.js';
 import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
 import { call, localStack, makeOrganization } from '../support/api.js';
