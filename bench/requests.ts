@@ -14,10 +14,10 @@ import { fromItem, itemKey, markupCommentUpdate, workspaceMarkupsPartition, type
 import { markupPartition } from '../shared/db/markup-records.js';
 import { planKey, savePlan, getPlan } from '../shared/db/plans.js';
 import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../shared/db/messages.js';
-import { toReadMarkItem } from '../shared/db/read-marks.js';
+import { readMarkKey, toReadMarkItem } from '../shared/db/read-marks.js';
+import { getThreadIndexState, readIndexRange, threadIndexWrites } from '../shared/db/thread-index.js';
 import { threadKey, threadReferenceKey, threadRevisionUpdate, type ThreadRecord } from '../shared/db/threads.js';
-import { queryPrefix } from '../shared/db/paging.js';
-import { put, putNew, type TransactItem } from '../shared/db/transact.js';
+import { batchGet, put, putNew, type TransactItem } from '../shared/db/transact.js';
 import { usageKey, usagePeriod } from '../shared/db/usage.js';
 import { userKey } from '../shared/db/users.js';
 import { workspaceKey, getWorkspace } from '../shared/db/workspaces.js';
@@ -150,9 +150,19 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       await get(apiKeyKey(keyId));
       await get(itemKey(listMarkupId));
       await get(workspaceKey(stack.workspaceId));
-      // The cursor key is read once per process; a warm handler has it.
-      await Promise.all([queryPrefix(markupPartition(listMarkupId), 'THREAD#'), queryPrefix(markupPartition(listMarkupId), `READ#${userId}#`)]);
-      await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } }));
+      // The cursor key is read once per process; a warm handler has it. The thread index: the
+      // counters, then one Query per leaf, then the page's threads with their messages.
+      const state = await getThreadIndexState(listMarkupId);
+      const ranges = await Promise.all([...state.counts.keys()].map((leaf) => readIndexRange(listMarkupId, 'pin', leaf, { limit: 51, backward: false })));
+      const ids = ranges.flatMap((range) => range.entries).sort((a, b) => a.position.localeCompare(b.position)).slice(0, 50).map((entry) => entry.threadId);
+      const pageThreads = await batchGet(ids.map((id) => threadKey(listMarkupId, id)), { consistent: true });
+      const messageKeys = pageThreads.flatMap((thread) => (thread.messageIds as string[]).map((id) => ({ PK: markupPartition(listMarkupId), SK: `THREAD#${thread.id as string}#MSG#${id}` })));
+      const pageMessages = await batchGet(messageKeys, { consistent: true });
+      const subjects = [...pageThreads, ...pageMessages].map((item) => item.id as string);
+      await Promise.all([
+        db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } })),
+        batchGet(subjects.map((id) => readMarkKey(listMarkupId, userId, id)), { consistent: true }),
+      ]);
     },
   };
   const createMessage: Scenario = {
@@ -171,33 +181,17 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       const at = Date.now();
       const message = { ...replyRecord(markup, target.threadId, userId, replyBody.content, at), threadRevision: thread.revision + 1 };
       const reference = { threadId: target.threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId: message.id };
+      // One transaction: the change, the thread index's move (activity) and the event's outbox item.
       await transactRetrying([
         markupCommentUpdate(markup, { at, open: true }),
-        threadRevisionUpdate(thread, at),
+        threadRevisionUpdate(thread, at, thread.messageIds ? { messageIds: [...thread.messageIds, message.id] } : {}),
         putNew(toMessageItem(message)),
         putNew(toMessageReferenceItem(reference)),
         put(toReadMarkItem(markup.id, { userId, subject: 'message', subjectId: message.id, threadId: target.threadId, seenRevision: message.threadRevision, seenAt: at })),
+        ...threadIndexWrites(markup, thread, { ...thread, lastActivityAt: at }),
+        put({ PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${new Date(at).toISOString()}#${message.id}`, entity: 'BenchFloor', type: 'comment_reply_created', markupId: markup.id, threadId: target.threadId, messageId: message.id }),
       ]);
-      // Then the comment_reply_created event, then the writer for the answer.
-      const createdAt = new Date(at).toISOString();
-      await db.send(
-        new PutCommand({
-          TableName,
-          Item: {
-            PK: `BENCH#${stack.workspaceId}#EVENTS`,
-            SK: `${createdAt}#${message.id}`,
-            entity: 'BenchFloor',
-            id: randomUUID(),
-            createdAt,
-            type: 'comment_reply_created',
-            workspaceId: stack.workspaceId,
-            markupId: markup.id,
-            threadId: target.threadId,
-            messageId: message.id,
-            expiresAtEpoch: Math.floor(at / 1000) + 30 * 24 * 3600,
-          },
-        }),
-      );
+      // Then the writer for the answer.
       await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [userKey(userId)] } } }));
     },
   };

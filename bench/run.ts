@@ -6,6 +6,7 @@ import { benchBundles } from './bundles.js';
 import { benchExchange } from './exchange.js';
 import { benchFiles } from './files.js';
 import { benchRequests } from './requests.js';
+import { benchThreadPages } from './thread-pages.js';
 import { benchWebhooks } from './webhooks.js';
 
 /**
@@ -22,6 +23,8 @@ const local = await startLocalStack({ port: 0, dataDir, memory: true });
 try {
   process.stdout.write(`Requests on the local stack (${durationMs / 1000} s each; handlers in-process; DynamoDB Local ${local.services.endpoints.dynamodb})\n\n`);
   await benchRequests(local.stack, { durationMs, concurrency });
+  process.stdout.write('\nThread pages: one page of 50 as markups grow (threads of three messages; one caller at a time)\n\n');
+  await benchThreadPages(local.stack, { durationMs });
   process.stdout.write('\nEmbedded commenting: the exchange, and a thread created with an exchange token beside an API key\n\n');
   await benchExchange(local.stack, { durationMs, concurrency });
   await benchFiles(local.stack, { runs: Number(process.env.BENCH_UPLOAD_RUNS ?? 20) });

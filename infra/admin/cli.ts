@@ -1,5 +1,8 @@
 import { parseArgs } from 'node:util';
 import { listApiKeys, revokeApiKey } from '../../shared/db/api-keys.js';
+import { getItem, type MarkupRecord } from '../../shared/db/items.js';
+import { backfillThreadIndex, markupsWithThreads } from '../../shared/db/thread-index-backfill.js';
+import { getThreadIndexState } from '../../shared/db/thread-index.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { defaultPlan, getPlan, savePlan, type Plan } from '../../shared/db/plans.js';
 import { createOrganization, createOrganizationKey, createWorkspaceKey, type IssuedKey } from '../../shared/domain/organizations.js';
@@ -18,7 +21,8 @@ const USAGE = `usage: admin <command>
   key revoke --id KEY_ID
   key list --org ID
   plan set --org ID [--markup-limit N|unlimited] [--storage-limit BYTES|unlimited] [--pause-comments on|off] [--storage-feature on|off] [--bundle N]
-  plan show --org ID`;
+  plan show --org ID
+  threads backfill [--markup ID]`;
 
 class UsageError extends Error {}
 
@@ -37,6 +41,7 @@ const { values } = parseArgs({
     'pause-comments': { type: 'string' },
     'storage-feature': { type: 'string' },
     bundle: { type: 'string' },
+    markup: { type: 'string' },
   },
   strict: false,
 });
@@ -126,6 +131,27 @@ async function run(): Promise<unknown> {
       const plan = change(await getPlan(organizationId));
       await savePlan(plan);
       return plan;
+    }
+    case 'threads backfill': {
+      // The markup named (checked again even when indexed), or every markup with threads not yet
+      // indexed (a Scan: operator tooling only; indexed markups are kept in step by their writes).
+      const named = values.markup !== undefined;
+      const markupIds = named ? [required('markup')] : await markupsWithThreads();
+      const markups = [];
+      let alreadyIndexed = 0;
+      for (const markupId of markupIds) {
+        if (!named && (await getThreadIndexState(markupId)).layout !== undefined) {
+          alreadyIndexed += 1;
+          continue;
+        }
+        const markup = await getItem(markupId, true);
+        if (!markup || markup.kind !== 'markup') {
+          if (values.markup !== undefined) throw new Error(`markup ${markupId} does not exist`);
+          continue;
+        }
+        markups.push(await backfillThreadIndex(markup as MarkupRecord));
+      }
+      return named ? { markups } : { markups, alreadyIndexed };
     }
     default:
       throw new UsageError(`unknown command "${command.trim()}"`);

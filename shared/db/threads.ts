@@ -5,7 +5,7 @@ import { markupPartition } from './markup-records.js';
 import type { MessageRecord } from './messages.js';
 import { queryPrefix } from './paging.js';
 import { recordOf } from './table.js';
-import type { TransactItem } from './transact.js';
+import { batchGet, type TransactItem } from './transact.js';
 
 /**
  * Threads, their messages (`messages.ts`) and per-user read marks (`read-marks.ts`) live in the
@@ -73,6 +73,12 @@ export interface ThreadRecord {
   priority: number | null;
   /** Moves on every change of the thread or its messages; deletion is conditioned on it. */
   revision: number;
+  /**
+   * Ids of the thread's messages, oldest first, moved with `revision` when a message is added or
+   * deleted: the list page reads a page's messages by key (BatchGet) instead of one Query per
+   * thread. Absent on threads created before it (their messages are read by Query).
+   */
+  messageIds?: string[];
   // Webpage threads
   url?: string;
   canonicalUrl?: string;
@@ -162,6 +168,25 @@ export async function getThreadWithMessages(markupId: string, threadId: string):
   return thread ? { thread, messages: conversation.messages.get(thread.id) ?? [] } : undefined;
 }
 
+/**
+ * Threads of a markup with their messages, by id (a list page): one BatchGet of the threads, one
+ * BatchGet (100 keys a request) of the messages their `messageIds` name, and a Query for each
+ * thread without `messageIds` (created before it). Missing threads are left out.
+ */
+export async function getThreadsWithMessages(markupId: string, threadIds: readonly string[]): Promise<Map<string, { thread: ThreadRecord; messages: MessageRecord[] }>> {
+  const threads = (await batchGet(threadIds.map((id) => threadKey(markupId, id)), { consistent: true })).map((item) => recordOf<ThreadRecord>(item));
+  const listed = threads.filter((thread) => thread.messageIds !== undefined);
+  const [messages, queried] = await Promise.all([
+    batchGet(listed.flatMap((thread) => thread.messageIds!.map((id) => ({ PK: markupPartition(markupId), SK: `${THREAD_PREFIX}${thread.id}#MSG#${id}` }))), { consistent: true }),
+    Promise.all(threads.filter((thread) => thread.messageIds === undefined).map((thread) => getThreadWithMessages(markupId, thread.id))),
+  ]);
+  const found = new Map<string, { thread: ThreadRecord; messages: MessageRecord[] }>();
+  const conversation = toConversation([...listed.map((thread) => toThreadItem(thread)), ...messages]);
+  for (const thread of conversation.threads) found.set(thread.id, { thread, messages: conversation.messages.get(thread.id) ?? [] });
+  for (const entry of queried) if (entry) found.set(entry.thread.id, entry);
+  return found;
+}
+
 /** One thread record without its messages (consistent), or undefined. */
 export async function getThreadRecord(markupId: string, threadId: string): Promise<ThreadRecord | undefined> {
   const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: threadKey(markupId, threadId), ConsistentRead: true }));
@@ -226,15 +251,22 @@ export function threadUnchanged(thread: ThreadRecord): TransactItem {
  * message written beside it records that next revision as its `threadRevision`. Fails when the
  * thread changed or went away since it was read.
  */
-export function threadRevisionUpdate(thread: ThreadRecord, at: number, changes: { priority?: number | null } = {}): TransactItem {
+export function threadRevisionUpdate(thread: ThreadRecord, at: number, changes: { priority?: number | null; messageIds?: string[] } = {}): TransactItem {
   const priority = changes.priority !== undefined;
+  const ids = changes.messageIds !== undefined;
   return {
     Update: {
       TableName: getConfig().tableName,
       Key: threadKey(thread.markupId, thread.id),
-      UpdateExpression: `SET revision = :next, lastActivityAt = :at${priority ? ', priority = :priority, modifiedAt = :at' : ''}`,
+      UpdateExpression: `SET revision = :next, lastActivityAt = :at${priority ? ', priority = :priority, modifiedAt = :at' : ''}${ids ? ', messageIds = :ids' : ''}`,
       ConditionExpression: 'revision = :revision',
-      ExpressionAttributeValues: { ':revision': thread.revision, ':next': thread.revision + 1, ':at': at, ...(priority ? { ':priority': changes.priority } : {}) },
+      ExpressionAttributeValues: {
+        ':revision': thread.revision,
+        ':next': thread.revision + 1,
+        ':at': at,
+        ...(priority ? { ':priority': changes.priority } : {}),
+        ...(ids ? { ':ids': changes.messageIds } : {}),
+      },
     },
   };
 }

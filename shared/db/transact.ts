@@ -70,21 +70,24 @@ async function batchWrite(writes: WriteRequest[]): Promise<void> {
 
 /**
  * Every stored item of `keys` (any number, deduplicated by the caller or not), 100 to a
- * BatchGetItem, retrying with backoff what DynamoDB leaves unprocessed; missing keys are skipped.
+ * BatchGetItem (up to 4 in flight), retrying with backoff what DynamoDB leaves unprocessed; missing keys are skipped.
  */
 export async function batchGet(keys: readonly Record<string, string>[], options: { consistent?: boolean } = {}): Promise<Record<string, unknown>[]> {
   const unique = [...new Map(keys.map((key) => [JSON.stringify(key), key])).values()];
   const tableName = getConfig().tableName;
   const found: Record<string, unknown>[] = [];
-  for (let i = 0; i < unique.length; i += 100) {
-    let pending: Record<string, unknown>[] = unique.slice(i, i + 100);
+  const chunks: Record<string, unknown>[][] = [];
+  for (let i = 0; i < unique.length; i += 100) chunks.push(unique.slice(i, i + 100));
+  // Chunks in parallel: a page's 200 read marks cost one round trip, not two.
+  await forEachLimit(chunks, 4, async (chunk) => {
+    let pending = chunk;
     await withBackoff(async () => {
       const result = await getDb().send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistent } } }));
       found.push(...(result.Responses?.[tableName] ?? []));
       pending = (result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
       return pending.length > 0 ? AGAIN : undefined;
     }, UNPROCESSED_RETRY);
-  }
+  });
   return found;
 }
 

@@ -94,6 +94,19 @@ describe('data stack: one table, one upload bucket, work queues with dead letter
     });
   });
 
+  it('serves the thread index (issue 13) from the base table keys: no index beyond GSI1 to GSI5, no LSI', () => {
+    const tables = Object.values(synthesized.templates.data.findResources('AWS::DynamoDB::Table'));
+    expect(tables).toHaveLength(1);
+    const properties = tables[0]!.Properties;
+    // `TIX#<kind>#<leaf>#<position>` sort keys under `MARKUP#<markupId>`, read with strongly consistent Queries.
+    expect(properties.LocalSecondaryIndexes).toBeUndefined();
+    expect(properties.GlobalSecondaryIndexes.map((index: { IndexName: string }) => index.IndexName)).toEqual(['GSI1', 'GSI2', 'GSI3', 'GSI4', 'GSI5']);
+    expect(properties.KeySchema).toEqual([
+      { AttributeName: 'PK', KeyType: 'HASH' },
+      { AttributeName: 'SK', KeyType: 'RANGE' },
+    ]);
+  });
+
   it('bills the table per request', () => {
     synthesized.templates.data.hasResourceProperties('AWS::DynamoDB::Table', { BillingMode: 'PAY_PER_REQUEST' });
   });

@@ -19,6 +19,8 @@ import type { AnyRoute } from '../../shared/http/route.js';
 export interface CountedCall {
   command: string;
   input: Record<string, any>;
+  /** Bytes of what DynamoDB answered (its JSON), a measure of the bytes the call read. */
+  bytes?: number;
 }
 
 const current = new AsyncLocalStorage<CountedCall[]>();
@@ -31,8 +33,11 @@ function instrument(): void {
   instrumented.add(client);
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      current.getStore()?.push({ command: String(context.commandName), input: args.input as Record<string, any> });
-      return next(args);
+      const call: CountedCall = { command: String(context.commandName), input: args.input as Record<string, any> };
+      current.getStore()?.push(call);
+      const result = await next(args);
+      call.bytes = Buffer.byteLength(JSON.stringify(result.output ?? {}));
+      return result;
     },
     // Initialize runs once per send: SDK retries of the same call are not counted again.
     { step: 'initialize', name: 'countDynamoDbRequests' },
@@ -42,6 +47,8 @@ function instrument(): void {
 export interface Counted<T> {
   result: T;
   calls: CountedCall[];
+  /** Bytes of every answer (`CountedCall.bytes`). */
+  bytes: number;
   /** Calls by command name. */
   counts: Record<string, number>;
   total: number;
@@ -52,7 +59,7 @@ export async function countRequests<T>(operation: () => Promise<T>): Promise<Cou
   instrument();
   const calls: CountedCall[] = [];
   const result = await current.run(calls, operation);
-  return { result, calls, counts: countsOf(calls), total: calls.length };
+  return { result, calls, bytes: calls.reduce((sum, call) => sum + (call.bytes ?? 0), 0), counts: countsOf(calls), total: calls.length };
 }
 
 export function countsOf(calls: readonly CountedCall[]): Record<string, number> {

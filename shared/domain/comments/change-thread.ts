@@ -1,6 +1,7 @@
 import type { Principal } from '../../auth/principal.js';
 import { markupCommentUpdate } from '../../db/items.js';
 import { toReadMarkItem } from '../../db/read-marks.js';
+import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadRecord, threadReplace, threadUnchanged, type ThreadRecord } from '../../db/threads.js';
 import { commit, fromFreshReads, nextTime, put, STALE, type TransactItem } from '../../db/transact.js';
 import { BadRequestError } from '../../http/errors.js';
@@ -38,7 +39,7 @@ export async function changeThread(
     const before = await loadThreadRecord(access.markup.id, access.reference.threadId);
     const next = change(before);
     if (!next) return { before, after: before, changed: false };
-    const committed = await commit([threadReplace(before, next), ...extra(before, next)], (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id)));
+    const committed = await commit([threadReplace(before, next), ...extra(before, next), ...threadIndexWrites(access.markup, before, next)], (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id)));
     return committed ? { before, after: { ...next, revision: before.revision + 1 }, changed: true } : STALE;
   });
 }

@@ -4,6 +4,7 @@ import { markupCommentUpdate } from '../../db/items.js';
 import { viewModeCountUpdate } from '../../db/markup-records.js';
 import { toMessageItem, toMessageReferenceItem, type Delta } from '../../db/messages.js';
 import { toReadMarkItem } from '../../db/read-marks.js';
+import { threadIndexWrites } from '../../db/thread-index.js';
 import { nextThreadNumber, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../db/threads.js';
 import { failIfArmed } from '../../db/faults.js';
 import { commit, put, putNew, type TransactItem } from '../../db/transact.js';
@@ -56,6 +57,7 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
     resolved: false,
     priority: input.priority ?? null,
     revision: 1,
+    messageIds: [messageId],
     annotations: input.annotations ?? null,
     width: input.width ?? null,
     height: input.height ?? null,
@@ -73,6 +75,8 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
     put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at))),
     ...(thread.viewModeId ? [viewModeCountUpdate(markup.id, thread.viewModeId, 1)] : []),
     ...prepared.writes,
+    // The markup's first thread starts it in the indexed layout (a markup with older threads waits for the backfill).
+    ...threadIndexWrites(markup, undefined, thread, { initialize: number === 1 }),
     commentEvent('comment_created', markup, { threadId, messageId }, principal.userId),
   ];
   await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : explainWriteRefusal()));

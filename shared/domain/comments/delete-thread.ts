@@ -5,6 +5,7 @@ import { viewModeCountUpdate } from '../../db/markup-records.js';
 import { messageKey, messageReferenceKey } from '../../db/messages.js';
 import { readMarkKeysOf } from '../../db/read-marks.js';
 import { storageChange } from '../../db/storage.js';
+import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadWithMessages, storedObjectsOf, threadDelete } from '../../db/threads.js';
 import { batchDelete, commit, fromFreshReads, STALE, type TransactItem } from '../../db/transact.js';
 import { deleteObjectsLater } from '../../events/jobs.js';
@@ -32,6 +33,7 @@ export async function deleteThread(principal: Principal, threadId: string): Prom
       ...(stored.attachmentBytes + stored.screenshotBytes > 0
         ? [{ Update: storageChange(thread.organizationId, { attachments: -stored.attachmentBytes, images: -stored.screenshotBytes }) }]
         : []),
+      ...threadIndexWrites(access.markup, thread, undefined),
     ];
     if (!(await commit(items, (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id))))) return STALE;
     await batchDelete([

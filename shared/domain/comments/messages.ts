@@ -13,6 +13,7 @@ import {
 } from '../../db/messages.js';
 import { readMarkKeysOf, toReadMarkItem } from '../../db/read-marks.js';
 import { storageChange } from '../../db/storage.js';
+import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadWithMessages, threadRevisionUpdate } from '../../db/threads.js';
 import { batchDelete, commit, fromFreshReads, nextTime, put, putNew, STALE, type TransactItem } from '../../db/transact.js';
 import { deleteObjectsLater } from '../../events/jobs.js';
@@ -68,11 +69,12 @@ export async function createMessage(principal: Principal, threadId: string, inpu
     const reference = { threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId };
     const items: TransactItem[] = [
       markupCommentUpdate(markup, { at, open: true }),
-      threadRevisionUpdate(thread, at),
+      threadRevisionUpdate(thread, at, thread.messageIds ? { messageIds: [...thread.messageIds, messageId] } : {}),
       putNew(toMessageItem(message)),
       putNew(toMessageReferenceItem(reference)),
       put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at))),
       ...prepared.writes,
+      ...threadIndexWrites(markup, thread, { ...thread, lastActivityAt: at }),
       commentEvent('comment_reply_created', markup, { threadId, messageId }, principal.userId),
     ];
     // The thread changed (or went away) since it was read: read it again.
@@ -122,6 +124,7 @@ export async function updateMessage(principal: Principal, messageId: string, inp
       put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, current.threadId, next.threadRevision, at))),
       ...(removedBytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -removedBytes }) }] : []),
       ...prepared.writes,
+      ...threadIndexWrites(markup, thread, { ...thread, lastActivityAt: at, ...(input.priority !== undefined ? { priority: input.priority } : {}) }),
       commentEvent('comment_updated', markup, { threadId: current.threadId, messageId }, principal.userId),
     ];
     // The message or its thread changed since they were read: read them again.
@@ -147,10 +150,12 @@ export async function deleteMessage(principal: Principal, messageId: string): Pr
       throw new BadRequestError(`Message ${messageId} opens thread ${reference.threadId}; delete the thread instead (DELETE /threads/${reference.threadId}).`, 'first-message');
     }
     const bytes = message.attachments.reduce((sum, attachment) => sum + attachment.filesize, 0);
+    const at = Date.now();
     const items: TransactItem[] = [
       ...messageDelete(message),
-      threadRevisionUpdate(found.thread, Date.now()),
+      threadRevisionUpdate(found.thread, at, found.thread.messageIds ? { messageIds: found.thread.messageIds.filter((id) => id !== messageId) } : {}),
       ...(bytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -bytes }) }] : []),
+      ...threadIndexWrites(markup, found.thread, { ...found.thread, lastActivityAt: at }),
     ];
     // The message or its thread changed since they were read: read them again.
     if (!(await commit(items, () => 'retry'))) return STALE;

@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { getCursorKey } from '../../db/cursor-keys.js';
 import { getReadMarks, getReadMarksFor } from '../../db/read-marks.js';
+import { getThreadIndexState } from '../../db/thread-index.js';
 import { getConversation, getThreadWithMessages } from '../../db/threads.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import { BadRequestError, NotFoundError } from '../../http/errors.js';
 import { loadMarkupRole } from '../markups/access.js';
 import { loadThreadAccess, threadNotFound } from './access.js';
 import { indexReadMarks, readStateOf } from './read-state.js';
+import { listIndexedThreads } from './thread-pages.js';
 import { comparePositions, selectThreads, type ThreadFilter, type ThreadOrder } from './thread-selection.js';
 import { toPublicThread, viewerFor } from './views.js';
 
@@ -33,20 +35,23 @@ export interface ListThreadsInput extends ThreadFilter {
 }
 
 /**
- * GET /threads. A markup's threads are a bounded set read whole (one Query of its partition, 1 MB
- * per request, plus the caller's read marks and the page's authors), then filtered, ordered and
- * paged here, which is what lets every filter and order combine and `total` be exact. `cursorId`
- * holds the position of the last thread of a page in the order asked for, so the next page starts
- * right after it even when threads were added or removed in between; `offset` counts from the
- * start. `withThreadOrMessageId` opens the page that holds that thread (or the thread of that
- * message).
+ * GET /threads. A markup in the indexed layout (every markup whose first thread was created with
+ * the thread index, and every backfilled one) answers from its index: a page costs the same
+ * whatever the markup's size (`thread-pages.ts`). A markup still in the old layout is read whole
+ * (one Query of its partition, 1 MB per request, plus the caller's read marks), then filtered,
+ * ordered and paged here, until `threads backfill` indexes it. `cursorId` holds the position of
+ * the last thread of a page in the order asked for, so the next page starts right after it even
+ * when threads were added or removed in between; `offset` counts from the start.
+ * `withThreadOrMessageId` opens the page that holds that thread (or the thread of that message).
  */
 export async function listThreads(principal: Principal, input: ListThreadsInput): Promise<Record<string, unknown>> {
   if (input.cursorId !== undefined && input.offset !== undefined) throw new BadRequestError('Pass either cursorId or offset, not both.');
   const access = await loadMarkupRole(principal, input.markupId);
-  const [conversation, marks, key] = await Promise.all([getConversation(input.markupId), getReadMarks(input.markupId, principal.userId), getCursorKey()]);
-  const entries = selectThreads(access.markup, conversation.threads, conversation.messages, input, input.order);
+  const [state, key] = await Promise.all([getThreadIndexState(input.markupId), getCursorKey()]);
   const list = listIdOf(input);
+  if (state.layout !== undefined) return listIndexedThreads(principal, access, input, { state, key, list });
+  const [conversation, marks] = await Promise.all([getConversation(input.markupId), getReadMarks(input.markupId, principal.userId)]);
+  const entries = selectThreads(access.markup, conversation.threads, conversation.messages, input, input.order);
 
   let start = input.offset ?? 0;
   if (input.cursorId !== undefined) {

@@ -1,5 +1,6 @@
 import type { MarkupRecord } from '../../db/items.js';
 import type { MessageRecord } from '../../db/messages.js';
+import { threadPage } from '../../db/thread-index.js';
 import type { ThreadRecord } from '../../db/threads.js';
 import { VIEW_MODES, type ViewModeCategory } from '../markups/view-modes.js';
 
@@ -26,7 +27,7 @@ const LAST = Number.MAX_SAFE_INTEGER;
 export function positionOf(thread: ThreadRecord, order: ThreadOrder, markup: MarkupRecord): number[] {
   switch (order) {
     case 'page':
-      return [pageOf(thread, markup), thread.number];
+      return [threadPage(thread, markup), thread.number];
     case 'pin_asc':
       return [thread.number];
     case 'pin_desc':
@@ -40,15 +41,6 @@ export function positionOf(thread: ThreadRecord, order: ThreadOrder, markup: Mar
     case 'priority_desc':
       return [thread.priority === null ? 1 : 0, -(thread.priority ?? 0), thread.number];
   }
-}
-
-function pageOf(thread: ThreadRecord, markup: MarkupRecord): number {
-  if (thread.pageNumber) return thread.pageNumber;
-  if (thread.projectImageId && markup.images) {
-    const index = markup.images.findIndex((image) => image.id === thread.projectImageId);
-    if (index >= 0) return index + 1;
-  }
-  return 0;
 }
 
 export function comparePositions(a: readonly number[], b: readonly number[]): number {

@@ -1,0 +1,88 @@
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getConfig } from '../config.js';
+import { getDb } from '../clients.js';
+import { isConditionFailure } from './errors.js';
+import type { MarkupRecord } from './items.js';
+import { markupPartition } from './markup-records.js';
+import { queryPrefix } from './paging.js';
+import { getThreadIndexState, INDEX_PREFIX, indexItemsOf, leafOf, THREAD_INDEX_LAYOUT, threadIndexStateKey } from './thread-index.js';
+import { batchDelete, batchPut } from './transact.js';
+import { getConversation } from './threads.js';
+
+/**
+ * Migration of markups written before the thread index (`thread-index.ts`, "Migration"): the
+ * admin CLI's `threads backfill [--markup ID]`.
+ */
+
+export interface BackfillResult {
+  markupId: string;
+  threads: number;
+  put: number;
+  deleted: number;
+  attempts: number;
+  layout: number;
+}
+
+/**
+ * Builds a markup's thread index from its conversation and marks the markup indexed. Idempotent:
+ * items already right are left alone, stray ones deleted, missing ones put. Safe beside thread
+ * writes: the counts and `layout` are set only while `writes` is what it was before the
+ * conversation was read; otherwise it starts again (up to 10 times).
+ */
+export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'images'>): Promise<BackfillResult> {
+  let put = 0;
+  let deleted = 0;
+  for (let attempt = 1; attempt <= 10; attempt += 1) {
+    const before = await getThreadIndexState(markup.id);
+    const [{ threads }, existing] = await Promise.all([getConversation(markup.id), queryPrefix(markupPartition(markup.id), INDEX_PREFIX, { consistent: true })]);
+    const wanted = new Map(threads.flatMap((thread) => indexItemsOf(markup, thread)).map((item) => [item.SK as string, item]));
+    const present = new Set(existing.map((item) => item.SK as string));
+    const missing = [...wanted.entries()].filter(([sk]) => !present.has(sk)).map(([, item]) => item);
+    const stray = [...present].filter((sk) => !wanted.has(sk)).map((SK) => ({ PK: markupPartition(markup.id), SK }));
+    await batchPut(missing);
+    await batchDelete(stray);
+    put += missing.length;
+    deleted += stray.length;
+    const counts = new Map<string, number>();
+    for (const thread of threads) counts.set(leafOf(thread.resolved, thread.viewModeId), (counts.get(leafOf(thread.resolved, thread.viewModeId)) ?? 0) + 1);
+    const leaves = [...new Set([...counts.keys(), ...before.counted])];
+    const names = Object.fromEntries(leaves.map((leaf, i) => [`#c${i}`, `c:${leaf}`]));
+    const values = Object.fromEntries(leaves.map((leaf, i) => [`:c${i}`, counts.get(leaf) ?? 0]));
+    try {
+      await getDb().send(
+        new UpdateCommand({
+          TableName: getConfig().tableName,
+          Key: threadIndexStateKey(markup.id),
+          UpdateExpression: `SET entity = :entity, layout = :layout, writes = :writes${leaves.map((_, i) => `, #c${i} = :c${i}`).join('')}`,
+          ConditionExpression: before.writes === 0 ? 'attribute_not_exists(writes) OR writes = :writes' : 'writes = :writes',
+          ...(leaves.length > 0 ? { ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: { ':entity': 'ThreadIndexState', ':layout': THREAD_INDEX_LAYOUT, ':writes': before.writes, ...values },
+        }),
+      );
+      return { markupId: markup.id, threads: threads.length, put, deleted, attempts: attempt, layout: THREAD_INDEX_LAYOUT };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  throw new Error(`The threads of markup ${markup.id} kept changing during the backfill; run it again.`);
+}
+
+/** Ids of every markup that ever had a thread (its thread-number counter): a Scan, for the admin CLI's backfill only. */
+export async function markupsWithThreads(): Promise<string[]> {
+  const ids: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const result = await getDb().send(
+      new ScanCommand({
+        TableName: getConfig().tableName,
+        FilterExpression: 'entity = :entity',
+        ExpressionAttributeValues: { ':entity': 'ThreadSequence' },
+        ProjectionExpression: 'markupId',
+        ExclusiveStartKey: start,
+      }),
+    );
+    ids.push(...(result.Items ?? []).map((item) => item.markupId as string));
+    start = result.LastEvaluatedKey;
+  } while (start);
+  return ids;
+}

@@ -1,0 +1,266 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { getConfig } from '../config.js';
+import { getDb } from '../clients.js';
+import type { MarkupRecord } from './items.js';
+import { markupPartition } from './markup-records.js';
+import type { TransactItem } from './transact.js';
+import type { ThreadRecord } from './threads.js';
+
+/**
+ * The thread index: what lets one page of GET /threads cost the same on a markup of 50 threads as
+ * on one of 10,000.
+ *
+ * Layout. Beside its thread record, every thread has six small index items in its markup's
+ * partition (main table, so reads are strongly consistent: a list right after a create shows it),
+ * one per sort key kind, in the "leaf" of its filter values, resolved state x view mode id:
+ *
+ *     PK = MARKUP#<markupId>   SK = TIX#<kind>#<leaf>#<position>     (entity ThreadIndex, threadId)
+ *     leaf = O|R . <viewModeId or ->
+ *
+ * `position` is a fixed-width, byte-sortable encoding of the thread's place in the order (numbers
+ * as 16 hex digits of their order-preserving IEEE-754 bits), always ending with the thread number,
+ * unique in a markup, so positions are unique across leaves:
+ *
+ * | kind | position | serves |
+ * |---|---|---|
+ * | pin | number | pin_asc (forward), pin_desc (backward) |
+ * | page | page, number | page |
+ * | time | `0` startTime, number, or `1` number (no media time: last) | timestamp |
+ * | prio | `0` priority, number, or `1` number (no priority: last) | priority_asc |
+ * | prioDesc | `0` -priority, number, or `1` number | priority_desc |
+ * | act | lastActivityAt, number | activity (backward) |
+ *
+ * One item per markup, `THREADINDEX`, holds the layout version (`layout`, set when the markup's
+ * first thread is created, or by the backfill), a count per leaf (`c:<leaf>`, moved by ADD) and
+ * `writes`, moved by every thread write (the backfill's optimistic lock).
+ *
+ * Writes. Every change that moves a thread in an order or a leaf writes the difference between
+ * the index items of the thread as read and as written, plus the THREADINDEX update, in the SAME
+ * transaction as the thread (`threadIndexWrites`): create 6 puts + 1 update; resolve/unresolve 6
+ * deletes + 6 puts + 1; a message added, edited or deleted and a pin move (activity) 1 delete +
+ * 1 put + 1; a priority change 3 deletes + 3 puts + 1; a thread deletion 6 deletes + 1. At most 13
+ * items beside the existing ones, far under DynamoDB's 100.
+ *
+ * Reads. A page of `limit` in one order is a k-way merge of one Query per selected leaf (at most 8:
+ * 2 resolved states x 3 view modes and none), each reading at most `limit + 1` keys from the
+ * cursor's position (`readIndexRange`); then only the page's threads are read. `total` is the sum
+ * of the selected leaves' counters. Leaves are the counter item's non-zero `c:` attributes, so a
+ * view mode id the code does not know still lists.
+ *
+ * Migration. Markups written before the index have no `layout`: their list keeps reading the
+ * whole conversation (the old way, correct but slow) until `backfillThreadIndex` (`thread-index-backfill.ts`) ran (admin CLI
+ * `threads backfill`). Thread writes keep the index of those markups too, so the backfill is the
+ * only step. The backfill is idempotent and safe beside writes: it reads `writes`, rebuilds the
+ * items from the conversation, and sets `layout` and the counts only if `writes` did not move.
+ */
+
+export const THREAD_INDEX_LAYOUT = 1;
+export type IndexKind = 'pin' | 'page' | 'time' | 'prio' | 'prioDesc' | 'act';
+const KINDS: readonly IndexKind[] = ['pin', 'page', 'time', 'prio', 'prioDesc', 'act'];
+
+export const threadIndexStateKey = (markupId: string) => ({ PK: markupPartition(markupId), SK: 'THREADINDEX' });
+export const INDEX_PREFIX = 'TIX#';
+const leafPrefix = (kind: IndexKind, leaf: string) => `${INDEX_PREFIX}${kind}#${leaf}#`;
+
+/** The leaf of a thread: its resolved state and view mode id. */
+export function leafOf(resolved: boolean, viewModeId: string | undefined): string {
+  return `${resolved ? 'R' : 'O'}.${viewModeId ?? '-'}`;
+}
+
+/** What a leaf holds: its resolved state and view mode id (undefined: none). */
+export function leafFilter(leaf: string): { resolved: boolean; viewModeId: string | undefined } {
+  const [state, viewModeId] = [leaf.slice(0, 1), leaf.slice(2)];
+  return { resolved: state === 'R', viewModeId: viewModeId === '-' ? undefined : viewModeId };
+}
+
+/** 16 hex digits that sort as the number does (IEEE-754 bits, sign flipped; negatives inverted). */
+export function sortableNumber(value: number): string {
+  const bytes = Buffer.alloc(8);
+  bytes.writeDoubleBE(value + 0);
+  if (bytes[0]! & 0x80) for (let i = 0; i < 8; i += 1) bytes[i] = ~bytes[i]! & 0xff;
+  else bytes[0] = bytes[0]! | 0x80;
+  return bytes.toString('hex');
+}
+
+/** The page of a thread in the `page` order: its PDF page, or the place of its image in a multi-image markup, else 0. */
+export function threadPage(thread: ThreadRecord, markup: Pick<MarkupRecord, 'images'>): number {
+  if (thread.pageNumber) return thread.pageNumber;
+  if (thread.projectImageId && markup.images) {
+    const index = markup.images.findIndex((image) => image.id === thread.projectImageId);
+    if (index >= 0) return index + 1;
+  }
+  return 0;
+}
+
+/** The thread's position in the index of `kind` (see the table above). */
+export function positionIn(kind: IndexKind, thread: ThreadRecord, markup: Pick<MarkupRecord, 'images'>): string {
+  const number = sortableNumber(thread.number);
+  const optional = (value: number | null | undefined) => (value === null || value === undefined ? `1${number}` : `0${sortableNumber(value)}${number}`);
+  switch (kind) {
+    case 'pin':
+      return number;
+    case 'page':
+      return `${sortableNumber(threadPage(thread, markup))}${number}`;
+    case 'time':
+      return optional(thread.startTime);
+    case 'prio':
+      return optional(thread.priority);
+    case 'prioDesc':
+      return optional(thread.priority === null || thread.priority === undefined ? null : -thread.priority);
+    case 'act':
+      return `${sortableNumber(thread.lastActivityAt)}${number}`;
+  }
+}
+
+/** The six index items of a thread (see the table above). */
+export function indexItemsOf(markup: Pick<MarkupRecord, 'id' | 'images'>, thread: ThreadRecord): Record<string, unknown>[] {
+  const leaf = leafOf(thread.resolved, thread.viewModeId);
+  return KINDS.map((kind) => ({
+    PK: markupPartition(markup.id),
+    SK: `${leafPrefix(kind, leaf)}${positionIn(kind, thread, markup)}`,
+    entity: 'ThreadIndex',
+    threadId: thread.id,
+  }));
+}
+
+/**
+ * The transaction items that keep the index in step with one thread write: `before` as read (none
+ * for a creation), `after` as written (none for a deletion). Keys common to both are left alone (a
+ * transaction may not touch one item twice); the leaf counters move when the leaf changes; `writes`
+ * always moves. `initialize` (the markup's first thread) marks the markup as indexed.
+ */
+export function threadIndexWrites(markup: Pick<MarkupRecord, 'id' | 'images'>, before: ThreadRecord | undefined, after: ThreadRecord | undefined, options: { initialize?: boolean } = {}): TransactItem[] {
+  const TableName = getConfig().tableName;
+  const old = new Map((before ? indexItemsOf(markup, before) : []).map((item) => [item.SK as string, item]));
+  const next = new Map((after ? indexItemsOf(markup, after) : []).map((item) => [item.SK as string, item]));
+  const items: TransactItem[] = [
+    ...[...old.keys()].filter((sk) => !next.has(sk)).map((SK): TransactItem => ({ Delete: { TableName, Key: { PK: markupPartition(markup.id), SK } } })),
+    ...[...next.entries()].filter(([sk]) => !old.has(sk)).map(([, Item]): TransactItem => ({ Put: { TableName, Item } })),
+  ];
+  const from = before ? leafOf(before.resolved, before.viewModeId) : undefined;
+  const to = after ? leafOf(after.resolved, after.viewModeId) : undefined;
+  const adds = ['writes :one'];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':one': 1 };
+  if (from !== to) {
+    if (from) {
+      adds.push('#from :minus');
+      names['#from'] = `c:${from}`;
+      values[':minus'] = -1;
+    }
+    if (to) {
+      adds.push('#to :one');
+      names['#to'] = `c:${to}`;
+    }
+  }
+  const sets = ['entity = :entity', ...(options.initialize ? ['layout = if_not_exists(layout, :layout)'] : [])];
+  values[':entity'] = 'ThreadIndexState';
+  if (options.initialize) values[':layout'] = THREAD_INDEX_LAYOUT;
+  items.push({
+    Update: {
+      TableName,
+      Key: threadIndexStateKey(markup.id),
+      UpdateExpression: `SET ${sets.join(', ')} ADD ${adds.join(', ')}`,
+      ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: values,
+    },
+  });
+  return items;
+}
+
+export interface ThreadIndexState {
+  /** Undefined: the markup is in the old layout (no complete index yet). */
+  layout: number | undefined;
+  writes: number;
+  /** Threads per leaf; only leaves with threads. */
+  counts: Map<string, number>;
+  /** Every leaf with a counter, empty (or, on a markup not yet backfilled, below zero) included. */
+  counted: string[];
+}
+
+function stateOf(item: Record<string, unknown> | undefined): ThreadIndexState {
+  const counts = new Map<string, number>();
+  const counted = Object.keys(item ?? {}).filter((name) => name.startsWith('c:')).map((name) => name.slice(2));
+  for (const leaf of counted) if (Number(item![`c:${leaf}`]) > 0) counts.set(leaf, Number(item![`c:${leaf}`]));
+  return { layout: item?.layout === undefined ? undefined : Number(item.layout), writes: Number(item?.writes ?? 0), counts, counted };
+}
+
+/** The markup's layout version and leaf counters (one consistent GetItem). */
+export async function getThreadIndexState(markupId: string): Promise<ThreadIndexState> {
+  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: threadIndexStateKey(markupId), ConsistentRead: true }));
+  return stateOf(result.Item);
+}
+
+export interface IndexEntry {
+  position: string;
+  threadId: string;
+}
+
+/**
+ * Up to `limit` entries of one leaf in the order of `kind`, forward or `backward`, strictly after
+ * `after` (a position) when given: one Query with `Limit` (more only if DynamoDB's 1 MB page ends
+ * first, which at ~100 bytes an entry takes thousands). Answers whether the leaf has more.
+ */
+export async function readIndexRange(markupId: string, kind: IndexKind, leaf: string, options: { limit: number; backward: boolean; after?: string }): Promise<{ entries: IndexEntry[]; more: boolean }> {
+  const prefix = leafPrefix(kind, leaf);
+  const entries: IndexEntry[] = [];
+  let start: Record<string, unknown> | undefined = options.after === undefined ? undefined : { PK: markupPartition(markupId), SK: `${prefix}${options.after}` };
+  do {
+    const result = await getDb().send(
+      new QueryCommand({
+        TableName: getConfig().tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': markupPartition(markupId), ':prefix': prefix },
+        ProjectionExpression: 'SK, threadId',
+        ScanIndexForward: !options.backward,
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+        Limit: options.limit - entries.length,
+      }),
+    );
+    for (const item of result.Items ?? []) entries.push({ position: (item.SK as string).slice(prefix.length), threadId: item.threadId as string });
+    start = result.LastEvaluatedKey;
+  } while (start && entries.length < options.limit);
+  return { entries, more: start !== undefined };
+}
+
+/**
+ * How many entries of one leaf come before `position` in the order of `kind` (COUNT Queries, no
+ * items returned; DynamoDB still reads the keys, 1 MB a request: this grows with the position).
+ * `holdsPosition`: the entry at `position` is in this leaf (it is not counted).
+ */
+export async function countBefore(markupId: string, kind: IndexKind, leaf: string, position: string, options: { backward: boolean; holdsPosition: boolean }): Promise<number> {
+  const prefix = leafPrefix(kind, leaf);
+  const [low, high] = options.backward ? [`${prefix}${position}`, `${prefix}\uffff`] : [prefix, `${prefix}${position}`];
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const result = await getDb().send(
+      new QueryCommand({
+        TableName: getConfig().tableName,
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
+        ExpressionAttributeValues: { ':pk': markupPartition(markupId), ':low': low, ':high': high },
+        Select: 'COUNT',
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    count += result.Count ?? 0;
+    start = result.LastEvaluatedKey;
+  } while (start);
+  // The range holds its bound, the position itself, when the entry is in this leaf.
+  return count - (options.holdsPosition ? 1 : 0);
+}
+
+/**
+ * Index items and counter item for threads bulk-loaded into a markup that has no threads yet
+ * (tests, bench): what `threadIndexWrites` would have written for each creation.
+ */
+export function threadIndexSeedItems(markup: Pick<MarkupRecord, 'id' | 'images'>, threads: readonly ThreadRecord[]): Record<string, unknown>[] {
+  const counts: Record<string, number> = {};
+  for (const thread of threads) counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] = (counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] ?? 0) + 1;
+  return [
+    ...threads.flatMap((thread) => indexItemsOf(markup, thread)),
+    { ...threadIndexStateKey(markup.id), entity: 'ThreadIndexState', layout: THREAD_INDEX_LAYOUT, writes: 0, ...counts },
+  ];
+}

@@ -1,0 +1,138 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { MarkupRecord } from '../../shared/db/items.js';
+import { getThreadIndexState, leafOf } from '../../shared/db/thread-index.js';
+import { backfillThreadIndex } from '../../shared/db/thread-index-backfill.js';
+import { getConversation } from '../../shared/db/threads.js';
+import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
+import { call, localStack, makeOrganization } from '../support/api.js';
+import { runAdmin } from '../support/processes.js';
+import { seedConversation } from '../support/thread-seed.js';
+import { createThread, DESKTOP, makeTypedMarkup, MOBILE, reply, TABLET } from '../support/threads.js';
+
+/**
+ * Markups written before the thread index (issue 13's migration): they list by reading the whole
+ * conversation until `threads backfill` indexes them, thread writes keep their index meanwhile,
+ * and the lists answer the same before and after. The backfill is idempotent and safe beside
+ * concurrent thread writes.
+ */
+
+const { dataDir } = localStack();
+
+interface Org {
+  organizationId: string;
+  workspaceId: string;
+  workspaceKey: string;
+  workspaceKeyUserId: string;
+}
+
+let org: Org;
+
+const QUERIES = THREAD_ORDERS.flatMap((order): Record<string, string | number | boolean>[] => [
+  { order, limit: 50 },
+  { order, limit: 50, resolved: true },
+  { order, limit: 50, resolved: false, viewMode: 'tablet' },
+  { order, limit: 50, viewMode: MOBILE },
+]);
+
+/** Thread numbers and totals of every order and filter, and the numbers of a walk by cursor. */
+async function answersOf(markupId: string): Promise<unknown[]> {
+  const answers: unknown[] = [];
+  for (const query of QUERIES) {
+    const response = await call('GET', '/threads', { key: org.workspaceKey, query: { markupId, ...query } });
+    expect(response.status).toBe(200);
+    answers.push({ query, total: response.body.data.total, numbers: response.body.data.threads.map((thread: any) => [thread.number, thread.read, thread.unreadMessageCount]) });
+  }
+  const walked: number[] = [];
+  let cursorId: string | undefined;
+  do {
+    const response = await call('GET', '/threads', { key: org.workspaceKey, query: { markupId, order: 'pin_desc', limit: 7, cursorId } });
+    walked.push(...response.body.data.threads.map((thread: any) => thread.number));
+    cursorId = response.body.data.cursorId ?? undefined;
+  } while (cursorId);
+  answers.push(walked);
+  return answers;
+}
+
+/** A markup of 30 threads in the old layout: no index items, no counters. */
+async function oldMarkup(): Promise<MarkupRecord> {
+  const markup = await makeTypedMarkup(org, 'webpage');
+  await seedConversation(markup, { count: 30, authorIds: [org.workspaceKeyUserId], layout: 'old', viewModeIds: [DESKTOP, TABLET, MOBILE], readBy: org.workspaceKeyUserId });
+  return markup;
+}
+
+/** The counters as the conversation says they should be. */
+async function expectedCounts(markupId: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const thread of (await getConversation(markupId)).threads) counts.set(leafOf(thread.resolved, thread.viewModeId), (counts.get(leafOf(thread.resolved, thread.viewModeId)) ?? 0) + 1);
+  return counts;
+}
+
+describe('markups in the old layout', () => {
+  beforeAll(async () => {
+    org = await makeOrganization();
+  });
+
+  it('a markup whose first thread is created now starts in the indexed layout', async () => {
+    const markup = await makeTypedMarkup(org, 'webpage');
+    await createThread(org.workspaceKey, markup);
+
+    expect((await getThreadIndexState(markup.id)).layout).toBe(1);
+  });
+
+  it('list the same before and after `threads backfill`, which the admin CLI runs and which is idempotent', async () => {
+    const markup = await oldMarkup();
+    expect((await getThreadIndexState(markup.id)).layout).toBeUndefined();
+    // Writes on an old markup keep its index in step already (partly: only the threads they touch).
+    const listed = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, limit: 50 } })).body.data.threads;
+    expect((await call('POST', `/threads/${listed[4].id}/resolve`, { key: org.workspaceKey })).status).toBe(200);
+    await reply(org.workspaceKey, listed[5].id, { content: 'A reply before the backfill' });
+    const before = await answersOf(markup.id);
+
+    const first = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
+    const again = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
+
+    expect(first.status).toBe(0);
+    expect(first.json).toEqual({ markups: [{ markupId: markup.id, threads: 30, put: 30 * 6 - 7, deleted: 0, attempts: 1, layout: 1 }] });
+    expect(again.json).toEqual({ markups: [{ markupId: markup.id, threads: 30, put: 0, deleted: 0, attempts: 1, layout: 1 }] });
+    const state = await getThreadIndexState(markup.id);
+    expect(state.layout).toBe(1);
+    expect(state.counts).toEqual(await expectedCounts(markup.id));
+    expect(await answersOf(markup.id)).toEqual(before);
+
+    await createThread(org.workspaceKey, markup);
+    const after = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, order: 'activity', limit: 1 } })).body.data;
+    expect(after).toMatchObject({ total: 31, threads: [{ number: 31 }] });
+  });
+
+  it('threads backfill without --markup indexes every markup with threads not yet indexed; an unknown markup is an error', async () => {
+    const markup = await oldMarkup();
+    const all = runAdmin(dataDir, ['threads', 'backfill']);
+    const unknown = runAdmin(dataDir, ['threads', 'backfill', '--markup', 'no-such-markup']);
+
+    expect(all.status).toBe(0);
+    expect(all.json.markups).toContainEqual({ markupId: markup.id, threads: 30, put: 180, deleted: 0, attempts: 1, layout: 1 });
+    expect(all.json.alreadyIndexed).toBeGreaterThan(0);
+    expect((await getThreadIndexState(markup.id)).layout).toBe(1);
+    expect(unknown.status).toBe(1);
+    expect(JSON.parse(unknown.stderr.trim().split('\n')[0]!)).toEqual({ error: 'markup no-such-markup does not exist' });
+  }, 120_000);
+
+  it('a backfill racing thread writes ends with the index and counters the conversation says (20 rounds)', async () => {
+    for (let round = 0; round < 20; round += 1) {
+      const markup = await makeTypedMarkup(org, 'webpage');
+      const seeded = await seedConversation(markup, { count: 6, authorIds: [org.workspaceKeyUserId], layout: 'old', viewModeIds: [DESKTOP, TABLET] });
+      const [a, b, c] = seeded.map((entry) => entry.thread.id);
+      const [backfilled] = await Promise.all([
+        backfillThreadIndex(markup),
+        call('POST', `/threads/${a}/resolve`, { key: org.workspaceKey }),
+        reply(org.workspaceKey, b!, { content: `Round ${round}` }),
+        call('DELETE', `/threads/${c}`, { key: org.workspaceKey }),
+        createThread(org.workspaceKey, markup),
+      ]);
+      expect(backfilled.layout).toBe(1);
+      const check = await backfillThreadIndex(markup);
+      expect({ put: check.put, deleted: check.deleted }).toEqual({ put: 0, deleted: 0 });
+      expect((await getThreadIndexState(markup.id)).counts).toEqual(await expectedCounts(markup.id));
+    }
+  }, 120_000);
+});

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { MarkupRecord } from '../../shared/db/items.js';
+import { leafFilter, leafOf, positionIn, sortableNumber } from '../../shared/db/thread-index.js';
+import type { ThreadRecord } from '../../shared/db/threads.js';
+import { comparePositions, positionOf, THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
+import { ORDER_PLANS } from '../../shared/domain/comments/thread-pages.js';
+
+/** The thread index's sort keys order threads exactly as the in-memory order (`positionOf`) does. */
+
+const markup = { images: [{ id: 'img-a' }, { id: 'img-b' }, { id: 'img-c' }] } as unknown as MarkupRecord;
+
+/** A deterministic spread of threads: ties, nulls, negatives, fractions, pages and images. */
+function threads(): ThreadRecord[] {
+  let seed = 7;
+  const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  return Array.from({ length: 300 }, (_, i) => {
+    const pick = next();
+    return {
+      id: `t${i}`,
+      number: i + 1,
+      lastActivityAt: 1_700_000_000_000 + Math.floor(next() * 50),
+      resolved: next() < 0.3,
+      priority: pick < 0.3 ? null : Math.floor(next() * 7) - (pick < 0.4 ? 3 : 0) + (pick > 0.9 ? 0.5 : 0),
+      startTime: pick < 0.5 ? null : Math.floor(next() * 5) + (pick > 0.8 ? 0.25 : 0),
+      pageNumber: pick < 0.2 ? Math.ceil(next() * 4) : null,
+      projectImageId: pick > 0.7 ? ['img-a', 'img-b', 'img-c', 'img-x'][Math.floor(next() * 4)] : null,
+    } as unknown as ThreadRecord;
+  });
+}
+
+describe('thread index positions', () => {
+  it('encodes numbers so that byte order is numeric order', () => {
+    const values = [-1e12, -3.5, -1, -0.25, 0, 0.25, 1, 2, 10, 1000, 1_700_000_000_000, Number.MAX_SAFE_INTEGER];
+    const encoded = values.map(sortableNumber);
+    expect([...encoded].sort()).toEqual(encoded);
+    expect(encoded.every((code) => /^[0-9a-f]{16}$/.test(code))).toBe(true);
+    expect(sortableNumber(-0)).toBe(sortableNumber(0));
+  });
+
+  it.each(THREAD_ORDERS)('sorts threads in %s order as the list always did', (order) => {
+    const plan = ORDER_PLANS[order];
+    const all = threads();
+    const expected = [...all].sort((a, b) => comparePositions(positionOf(a, order, markup), positionOf(b, order, markup))).map((thread) => thread.number);
+    const byKey = [...all]
+      .map((thread) => ({ number: thread.number, key: positionIn(plan.kind, thread, markup) }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) * (plan.backward ? -1 : 1))
+      .map((entry) => entry.number);
+    expect(byKey).toEqual(expected);
+  });
+
+  it('names leaves by resolved state and view mode, and reads them back', () => {
+    expect(leafOf(true, 'vm-1')).toBe('R.vm-1');
+    expect(leafOf(false, undefined)).toBe('O.-');
+    expect(leafFilter('R.vm-1')).toEqual({ resolved: true, viewModeId: 'vm-1' });
+    expect(leafFilter('O.-')).toEqual({ resolved: false, viewModeId: undefined });
+  });
+});
