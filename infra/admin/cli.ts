@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { listApiKeys, revokeApiKey } from '../../shared/db/api-keys.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { backfillThreadIndex, markupsWithThreads } from '../../shared/db/thread-index-backfill.js';
-import { getThreadIndexState } from '../../shared/db/thread-index.js';
+import { getThreadIndexState, THREAD_INDEX_LAYOUT } from '../../shared/db/thread-index.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { defaultPlan, getPlan, savePlan, type Plan } from '../../shared/db/plans.js';
 import { createOrganization, createOrganizationKey, createWorkspaceKey, type IssuedKey } from '../../shared/domain/organizations.js';
@@ -140,7 +140,7 @@ async function run(): Promise<unknown> {
       const markups = [];
       let alreadyIndexed = 0;
       for (const markupId of markupIds) {
-        if (!named && (await getThreadIndexState(markupId)).layout !== undefined) {
+        if (!named && (await getThreadIndexState(markupId)).layout === THREAD_INDEX_LAYOUT) {
           alreadyIndexed += 1;
           continue;
         }

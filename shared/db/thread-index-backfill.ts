@@ -5,7 +5,7 @@ import { isConditionFailure } from './errors.js';
 import type { MarkupRecord } from './items.js';
 import { markupPartition } from './markup-records.js';
 import { queryPrefix } from './paging.js';
-import { getThreadIndexState, INDEX_PREFIX, indexItemsOf, leafOf, THREAD_INDEX_LAYOUT, threadIndexStateKey } from './thread-index.js';
+import { getThreadIndexState, indexItemId, indexItemKeysOf, indexItemsOf, LAYOUT_1_PREFIX, leafOf, THREAD_INDEX_LAYOUT, threadIndexStateKey } from './thread-index.js';
 import { batchDelete, batchPut } from './transact.js';
 import { getConversation } from './threads.js';
 
@@ -25,27 +25,31 @@ export interface BackfillResult {
 
 /**
  * Builds a markup's thread index from its conversation and marks the markup indexed. Idempotent:
- * items already right are left alone, stray ones deleted, missing ones put. Safe beside thread
- * writes: the counts and `layout` are set only while `writes` is what it was before the
- * conversation was read; otherwise it starts again (up to 10 times).
+ * items already right are left alone, stray ones deleted (layout 1's items in the markup's
+ * partition among them), missing ones put. Safe beside thread writes: the counts and `layout` are
+ * set only while `writes` is what it was before the conversation was read; otherwise it starts
+ * again (up to 10 times).
  */
 export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'images'>): Promise<BackfillResult> {
   let put = 0;
   let deleted = 0;
   for (let attempt = 1; attempt <= 10; attempt += 1) {
     const before = await getThreadIndexState(markup.id);
-    const [{ threads }, existing] = await Promise.all([getConversation(markup.id), queryPrefix(markupPartition(markup.id), INDEX_PREFIX, { consistent: true })]);
-    const wanted = new Map(threads.flatMap((thread) => indexItemsOf(markup, thread)).map((item) => [item.SK as string, item]));
-    const present = new Set(existing.map((item) => item.SK as string));
-    const missing = [...wanted.entries()].filter(([sk]) => !present.has(sk)).map(([, item]) => item);
-    const stray = [...present].filter((sk) => !wanted.has(sk)).map((SK) => ({ PK: markupPartition(markup.id), SK }));
+    const { threads } = await getConversation(markup.id);
+    // Every leaf that has index partitions has a counter (`threadIndexWrites` adds it in the same
+    // transaction); the leaves of the threads as read may be new.
+    const leaves = [...new Set([...before.counted, ...threads.map((thread) => leafOf(thread.resolved, thread.viewModeId))])];
+    const [existing, legacy] = await Promise.all([indexItemKeysOf(markup.id, leaves), queryPrefix(markupPartition(markup.id), LAYOUT_1_PREFIX, { consistent: true })]);
+    const wanted = new Map(threads.flatMap((thread) => indexItemsOf(markup, thread)).map((item) => [indexItemId(item), item]));
+    const present = new Map(existing.map((key) => [indexItemId(key), key]));
+    const missing = [...wanted.entries()].filter(([id]) => !present.has(id)).map(([, item]) => item);
+    const stray = [...[...present.entries()].filter(([id]) => !wanted.has(id)).map(([, key]) => key), ...legacy.map((item) => ({ PK: item.PK as string, SK: item.SK as string }))];
     await batchPut(missing);
     await batchDelete(stray);
     put += missing.length;
     deleted += stray.length;
     const counts = new Map<string, number>();
     for (const thread of threads) counts.set(leafOf(thread.resolved, thread.viewModeId), (counts.get(leafOf(thread.resolved, thread.viewModeId)) ?? 0) + 1);
-    const leaves = [...new Set([...counts.keys(), ...before.counted])];
     const names = Object.fromEntries(leaves.map((leaf, i) => [`#c${i}`, `c:${leaf}`]));
     const values = Object.fromEntries(leaves.map((leaf, i) => [`:c${i}`, counts.get(leaf) ?? 0]));
     try {

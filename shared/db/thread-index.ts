@@ -3,19 +3,28 @@ import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import type { MarkupRecord } from './items.js';
 import { markupPartition } from './markup-records.js';
-import type { TransactItem } from './transact.js';
+import { queryPrefix } from './paging.js';
+import { batchDelete, type TransactItem } from './transact.js';
 import type { ThreadRecord } from './threads.js';
 
 /**
  * The thread index: what lets one page of GET /threads cost the same on a markup of 50 threads as
  * on one of 10,000.
  *
- * Layout. Beside its thread record, every thread has six small index items in its markup's
- * partition (main table, so reads are strongly consistent: a list right after a create shows it),
- * one per sort key kind, in the "leaf" of its filter values, resolved state x view mode id:
+ * Layout. Beside its thread record, every thread has six small index items, one per sort key
+ * kind, in the "leaf" of its filter values (resolved state x view mode id). Each (markup, kind,
+ * leaf) is a partition of its own, in the main table (so reads are strongly consistent: a list
+ * right after a create shows it), whose sort key is the thread's place in that order:
  *
- *     PK = MARKUP#<markupId>   SK = TIX#<kind>#<leaf>#<position>     (entity ThreadIndex, threadId)
+ *     PK = TIX#<markupId>#<kind>#<leaf>   SK = <position>     (entity ThreadIndex, threadId)
  *     leaf = O|R . <viewModeId or ->
+ *
+ * A page starts at an end of its partition or at the cursor's position in it, never behind the
+ * markup's threads, messages and read marks, so what one Query walks does not grow with the
+ * conversation: DynamoDB serves a Query in time independent of the partition's size, and DynamoDB
+ * Local (SQLite) pays for every item of the partition before the starting key, which in the
+ * markup's partition was the whole conversation (layout 1 kept these items there: 3 ms for the
+ * first page on 50 threads, 49-105 ms on 10,000).
  *
  * `position` is a fixed-width, byte-sortable encoding of the thread's place in the order (numbers
  * as 16 hex digits of their order-preserving IEEE-754 bits), always ending with the thread number,
@@ -30,9 +39,11 @@ import type { ThreadRecord } from './threads.js';
  * | prioDesc | `0` -priority, number, or `1` number | priority_desc |
  * | act | lastActivityAt, number | activity (backward) |
  *
- * One item per markup, `THREADINDEX`, holds the layout version (`layout`, set when the markup's
- * first thread is created, or by the backfill), a count per leaf (`c:<leaf>`, moved by ADD) and
- * `writes`, moved by every thread write (the backfill's optimistic lock).
+ * One item per markup, `THREADINDEX` in the markup's partition, holds the layout version (`layout`,
+ * set when the markup's first thread is created, or by the backfill), a count per leaf (`c:<leaf>`,
+ * moved by ADD; a leaf has index partitions only if it has a counter, which is how a markup's
+ * deletion finds them, `deleteThreadIndex`) and `writes`, moved by every thread write (the
+ * backfill's optimistic lock).
  *
  * Writes. Every change that moves a thread in an order or a leaf writes the difference between
  * the index items of the thread as read and as written, plus the THREADINDEX update, in the SAME
@@ -47,20 +58,25 @@ import type { ThreadRecord } from './threads.js';
  * of the selected leaves' counters. Leaves are the counter item's non-zero `c:` attributes, so a
  * view mode id the code does not know still lists.
  *
- * Migration. Markups written before the index have no `layout`: their list keeps reading the
- * whole conversation (the old way, correct but slow) until `backfillThreadIndex` (`thread-index-backfill.ts`) ran (admin CLI
- * `threads backfill`). Thread writes keep the index of those markups too, so the backfill is the
- * only step. The backfill is idempotent and safe beside writes: it reads `writes`, rebuilds the
- * items from the conversation, and sets `layout` and the counts only if `writes` did not move.
+ * Migration. Markups written before the index have no `layout`, and markups indexed in layout 1
+ * (the index items under `MARKUP#<markupId>`, `TIX#<kind>#<leaf>#<position>`) have `layout: 1`:
+ * their list keeps reading the whole conversation (the old way, correct but slow) until
+ * `backfillThreadIndex` (`thread-index-backfill.ts`) ran (admin CLI `threads backfill`), which
+ * also removes layout 1's items. Thread writes keep the current layout's index of every markup,
+ * so the backfill is the only step. It is idempotent and safe beside writes: it reads `writes`,
+ * rebuilds the items from the conversation, and sets `layout` and the counts only if `writes` did
+ * not move.
  */
 
-export const THREAD_INDEX_LAYOUT = 1;
+export const THREAD_INDEX_LAYOUT = 2;
 export type IndexKind = 'pin' | 'page' | 'time' | 'prio' | 'prioDesc' | 'act';
 const KINDS: readonly IndexKind[] = ['pin', 'page', 'time', 'prio', 'prioDesc', 'act'];
 
 export const threadIndexStateKey = (markupId: string) => ({ PK: markupPartition(markupId), SK: 'THREADINDEX' });
-export const INDEX_PREFIX = 'TIX#';
-const leafPrefix = (kind: IndexKind, leaf: string) => `${INDEX_PREFIX}${kind}#${leaf}#`;
+/** The partition of one order's index of one leaf (see the layout above). */
+export const indexPartition = (markupId: string, kind: IndexKind, leaf: string) => `TIX#${markupId}#${kind}#${leaf}`;
+/** Sort-key prefix of layout 1's index items in the markup's partition; only the backfill still reads them (to remove them). */
+export const LAYOUT_1_PREFIX = 'TIX#';
 
 /** The leaf of a thread: its resolved state and view mode id. */
 export function leafOf(resolved: boolean, viewModeId: string | undefined): string {
@@ -116,12 +132,15 @@ export function positionIn(kind: IndexKind, thread: ThreadRecord, markup: Pick<M
 export function indexItemsOf(markup: Pick<MarkupRecord, 'id' | 'images'>, thread: ThreadRecord): Record<string, unknown>[] {
   const leaf = leafOf(thread.resolved, thread.viewModeId);
   return KINDS.map((kind) => ({
-    PK: markupPartition(markup.id),
-    SK: `${leafPrefix(kind, leaf)}${positionIn(kind, thread, markup)}`,
+    PK: indexPartition(markup.id, kind, leaf),
+    SK: positionIn(kind, thread, markup),
     entity: 'ThreadIndex',
     threadId: thread.id,
   }));
 }
+
+/** An index item's primary key as one string (a partition never holds a `\n`). */
+export const indexItemId = (item: Record<string, unknown>) => `${item.PK as string}\n${item.SK as string}`;
 
 /**
  * The transaction items that keep the index in step with one thread write: `before` as read (none
@@ -131,11 +150,11 @@ export function indexItemsOf(markup: Pick<MarkupRecord, 'id' | 'images'>, thread
  */
 export function threadIndexWrites(markup: Pick<MarkupRecord, 'id' | 'images'>, before: ThreadRecord | undefined, after: ThreadRecord | undefined, options: { initialize?: boolean } = {}): TransactItem[] {
   const TableName = getConfig().tableName;
-  const old = new Map((before ? indexItemsOf(markup, before) : []).map((item) => [item.SK as string, item]));
-  const next = new Map((after ? indexItemsOf(markup, after) : []).map((item) => [item.SK as string, item]));
+  const old = new Map((before ? indexItemsOf(markup, before) : []).map((item) => [indexItemId(item), item]));
+  const next = new Map((after ? indexItemsOf(markup, after) : []).map((item) => [indexItemId(item), item]));
   const items: TransactItem[] = [
-    ...[...old.keys()].filter((sk) => !next.has(sk)).map((SK): TransactItem => ({ Delete: { TableName, Key: { PK: markupPartition(markup.id), SK } } })),
-    ...[...next.entries()].filter(([sk]) => !old.has(sk)).map(([, Item]): TransactItem => ({ Put: { TableName, Item } })),
+    ...[...old.entries()].filter(([id]) => !next.has(id)).map(([, item]): TransactItem => ({ Delete: { TableName, Key: { PK: item.PK, SK: item.SK } } })),
+    ...[...next.entries()].filter(([id]) => !old.has(id)).map(([, Item]): TransactItem => ({ Put: { TableName, Item } })),
   ];
   const from = before ? leafOf(before.resolved, before.viewModeId) : undefined;
   const to = after ? leafOf(after.resolved, after.viewModeId) : undefined;
@@ -198,19 +217,20 @@ export interface IndexEntry {
 
 /**
  * Up to `limit` entries of one leaf in the order of `kind`, forward or `backward`, strictly after
- * `after` (a position) when given: one Query with `Limit` (more only if DynamoDB's 1 MB page ends
- * first, which at ~100 bytes an entry takes thousands). Answers whether the leaf has more.
+ * `after` (a position) when given: one Query of the leaf's partition with `Limit` (more only if
+ * DynamoDB's 1 MB page ends first, which at ~100 bytes an entry takes thousands). Answers whether
+ * the leaf has more.
  */
 export async function readIndexRange(markupId: string, kind: IndexKind, leaf: string, options: { limit: number; backward: boolean; after?: string }): Promise<{ entries: IndexEntry[]; more: boolean }> {
-  const prefix = leafPrefix(kind, leaf);
+  const PK = indexPartition(markupId, kind, leaf);
   const entries: IndexEntry[] = [];
-  let start: Record<string, unknown> | undefined = options.after === undefined ? undefined : { PK: markupPartition(markupId), SK: `${prefix}${options.after}` };
+  let start: Record<string, unknown> | undefined = options.after === undefined ? undefined : { PK, SK: options.after };
   do {
     const result = await getDb().send(
       new QueryCommand({
         TableName: getConfig().tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': markupPartition(markupId), ':prefix': prefix },
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': PK },
         ProjectionExpression: 'SK, threadId',
         ScanIndexForward: !options.backward,
         ConsistentRead: true,
@@ -218,28 +238,26 @@ export async function readIndexRange(markupId: string, kind: IndexKind, leaf: st
         Limit: options.limit - entries.length,
       }),
     );
-    for (const item of result.Items ?? []) entries.push({ position: (item.SK as string).slice(prefix.length), threadId: item.threadId as string });
+    for (const item of result.Items ?? []) entries.push({ position: item.SK as string, threadId: item.threadId as string });
     start = result.LastEvaluatedKey;
   } while (start && entries.length < options.limit);
   return { entries, more: start !== undefined };
 }
 
 /**
- * How many entries of one leaf come before `position` in the order of `kind` (COUNT Queries, no
- * items returned; DynamoDB still reads the keys, 1 MB a request: this grows with the position).
- * `holdsPosition`: the entry at `position` is in this leaf (it is not counted).
+ * How many entries of one leaf come strictly before `position` in the order of `kind` (COUNT
+ * Queries, no items returned; DynamoDB still reads the keys, 1 MB a request: this grows with the
+ * position).
  */
-export async function countBefore(markupId: string, kind: IndexKind, leaf: string, position: string, options: { backward: boolean; holdsPosition: boolean }): Promise<number> {
-  const prefix = leafPrefix(kind, leaf);
-  const [low, high] = options.backward ? [`${prefix}${position}`, `${prefix}\uffff`] : [prefix, `${prefix}${position}`];
+export async function countBefore(markupId: string, kind: IndexKind, leaf: string, position: string, options: { backward: boolean }): Promise<number> {
   let count = 0;
   let start: Record<string, unknown> | undefined;
   do {
     const result = await getDb().send(
       new QueryCommand({
         TableName: getConfig().tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
-        ExpressionAttributeValues: { ':pk': markupPartition(markupId), ':low': low, ':high': high },
+        KeyConditionExpression: `PK = :pk AND SK ${options.backward ? '>' : '<'} :position`,
+        ExpressionAttributeValues: { ':pk': indexPartition(markupId, kind, leaf), ':position': position },
         Select: 'COUNT',
         ConsistentRead: true,
         ExclusiveStartKey: start,
@@ -248,8 +266,24 @@ export async function countBefore(markupId: string, kind: IndexKind, leaf: strin
     count += result.Count ?? 0;
     start = result.LastEvaluatedKey;
   } while (start);
-  // The range holds its bound, the position itself, when the entry is in this leaf.
-  return count - (options.holdsPosition ? 1 : 0);
+  return count;
+}
+
+/** Keys of every index item of a markup in the current layout: the partitions of each counted leaf and kind (`leaves`: `ThreadIndexState.counted`). */
+export async function indexItemKeysOf(markupId: string, leaves: readonly string[]): Promise<{ PK: string; SK: string }[]> {
+  const partitions = leaves.flatMap((leaf) => KINDS.map((kind) => indexPartition(markupId, kind, leaf)));
+  const keys = await Promise.all(partitions.map((PK) => queryPrefix(PK, undefined, { consistent: true })));
+  return keys.flat().map((item) => ({ PK: item.PK as string, SK: item.SK as string }));
+}
+
+/**
+ * Removes a deleted markup's index partitions (before its `THREADINDEX` goes with the rest of the
+ * markup's partition, `deleteMarkupSideRecords`): once the markup record is gone no thread write
+ * can add to them.
+ */
+export async function deleteThreadIndex(markupId: string): Promise<void> {
+  const state = await getThreadIndexState(markupId);
+  await batchDelete(await indexItemKeysOf(markupId, state.counted));
 }
 
 /**

@@ -168,13 +168,13 @@ export async function getThreadWithMessages(markupId: string, threadId: string):
   return thread ? { thread, messages: conversation.messages.get(thread.id) ?? [] } : undefined;
 }
 
-/**
- * Threads of a markup with their messages, by id (a list page): one BatchGet of the threads, one
- * BatchGet (100 keys a request) of the messages their `messageIds` name, and a Query for each
- * thread without `messageIds` (created before it). Missing threads are left out.
- */
-export async function getThreadsWithMessages(markupId: string, threadIds: readonly string[]): Promise<Map<string, { thread: ThreadRecord; messages: MessageRecord[] }>> {
-  const threads = (await batchGet(threadIds.map((id) => threadKey(markupId, id)), { consistent: true })).map((item) => recordOf<ThreadRecord>(item));
+/** Thread records by id, without their messages (one consistent BatchGet per 100); missing ones are left out. */
+export async function getThreadRecords(markupId: string, threadIds: readonly string[]): Promise<ThreadRecord[]> {
+  return (await batchGet(threadIds.map((id) => threadKey(markupId, id)), { consistent: true })).map((item) => recordOf<ThreadRecord>(item));
+}
+
+/** The messages of threads as read (`getThreadRecords`): by their `messageIds`, or by a Query for a thread written before them. */
+export async function getMessagesOf(markupId: string, threads: readonly ThreadRecord[]): Promise<Map<string, { thread: ThreadRecord; messages: MessageRecord[] }>> {
   const listed = threads.filter((thread) => thread.messageIds !== undefined);
   const [messages, queried] = await Promise.all([
     batchGet(listed.flatMap((thread) => thread.messageIds!.map((id) => ({ PK: markupPartition(markupId), SK: `${THREAD_PREFIX}${thread.id}#MSG#${id}` }))), { consistent: true }),

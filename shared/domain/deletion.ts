@@ -3,6 +3,7 @@ import { AGAIN, withBackoff } from '../db/backoff.js';
 import { isTransactionConflict } from '../db/errors.js';
 import { getItems, itemKey, markupDelete, type ItemRecord, type MarkupRecord } from '../db/items.js';
 import { deleteMarkupSideRecords } from '../db/markup-records.js';
+import { deleteThreadIndex } from '../db/thread-index.js';
 import { getOriginal } from '../db/originals.js';
 import { storageChange, type StorageCategory } from '../db/storage.js';
 import { messageKey, messageReferenceKey } from '../db/messages.js';
@@ -50,6 +51,7 @@ export async function deleteItemRecords(records: readonly ItemRecord[]): Promise
   await deleteObjectsLater(uncounted.flatMap((record) => storedFilesOf(record).keys), { markupIds: uncounted.map((record) => record.id) });
   await forEachLimit(markups, PARALLEL_BATCHES, async (record) => {
     await deleteConversationOf(record.id);
+    await deleteThreadIndex(record.id);
     await deleteMarkupSideRecords(record.id);
   });
   const folders = records.filter((record) => record.kind === 'folder');

@@ -98,7 +98,7 @@ describe('data stack: one table, one upload bucket, work queues with dead letter
     const tables = Object.values(synthesized.templates.data.findResources('AWS::DynamoDB::Table'));
     expect(tables).toHaveLength(1);
     const properties = tables[0]!.Properties;
-    // `TIX#<kind>#<leaf>#<position>` sort keys under `MARKUP#<markupId>`, read with strongly consistent Queries.
+    // Partitions `TIX#<markupId>#<kind>#<leaf>` with `<position>` sort keys, read with strongly consistent Queries.
     expect(properties.LocalSecondaryIndexes).toBeUndefined();
     expect(properties.GlobalSecondaryIndexes.map((index: { IndexName: string }) => index.IndexName)).toEqual(['GSI1', 'GSI2', 'GSI3', 'GSI4', 'GSI5']);
     expect(properties.KeySchema).toEqual([

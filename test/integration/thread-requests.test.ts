@@ -10,6 +10,7 @@ import type { MarkupRecord } from '../../shared/db/items.js';
 import { markupPartition } from '../../shared/db/markup-records.js';
 import { messageReferenceKey } from '../../shared/db/messages.js';
 import { queryPrefix } from '../../shared/db/paging.js';
+import { indexPartition, leafOf } from '../../shared/db/thread-index.js';
 import { threadReferenceKey } from '../../shared/db/threads.js';
 import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
@@ -170,8 +171,9 @@ describe('a page of threads costs the same DynamoDB requests and bytes whatever 
       ],
     ];
     for (const [apiKey, seededKey] of pairs) expect(await storedAttributes(seededKey)).toEqual(await storedAttributes(apiKey));
-    const seededIndex = (await queryPrefix(markupPartition(small.markup.id), 'TIX#pin#')).find((item) => item.threadId === seededThread.id)!;
-    const apiIndex = (await queryPrefix(markupPartition(small.markup.id), 'TIX#pin#')).find((item) => item.threadId === apiThread.id)!;
+    const pinIndex = async (thread: { resolved: boolean; viewModeId?: string }) => queryPrefix(indexPartition(small.markup.id, 'pin', leafOf(thread.resolved, thread.viewModeId || undefined)));
+    const seededIndex = (await pinIndex(seededThread)).find((item) => item.threadId === seededThread.id)!;
+    const apiIndex = (await pinIndex(apiThread)).find((item) => item.threadId === apiThread.id)!;
     expect(Object.keys(seededIndex).sort()).toEqual(Object.keys(apiIndex).sort());
   });
 

@@ -1,10 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MarkupRecord } from '../../shared/db/items.js';
-import { getThreadIndexState, leafOf } from '../../shared/db/thread-index.js';
+import { batchPut } from '../../shared/db/transact.js';
+import { markupPartition } from '../../shared/db/markup-records.js';
+import { queryPrefix } from '../../shared/db/paging.js';
+import { getThreadIndexState, indexItemKeysOf, indexItemsOf, leafOf, THREAD_INDEX_LAYOUT, threadIndexStateKey } from '../../shared/db/thread-index.js';
 import { backfillThreadIndex } from '../../shared/db/thread-index-backfill.js';
 import { getConversation } from '../../shared/db/threads.js';
 import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
 import { call, localStack, makeOrganization } from '../support/api.js';
+import { eventually } from '../support/polling.js';
 import { runAdmin } from '../support/processes.js';
 import { seedConversation } from '../support/thread-seed.js';
 import { createThread, DESKTOP, makeTypedMarkup, MOBILE, reply, TABLET } from '../support/threads.js';
@@ -76,7 +80,7 @@ describe('markups in the old layout', () => {
     const markup = await makeTypedMarkup(org, 'webpage');
     await createThread(org.workspaceKey, markup);
 
-    expect((await getThreadIndexState(markup.id)).layout).toBe(1);
+    expect((await getThreadIndexState(markup.id)).layout).toBe(THREAD_INDEX_LAYOUT);
   });
 
   it('list the same before and after `threads backfill`, which the admin CLI runs and which is idempotent', async () => {
@@ -92,10 +96,10 @@ describe('markups in the old layout', () => {
     const again = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
 
     expect(first.status).toBe(0);
-    expect(first.json).toEqual({ markups: [{ markupId: markup.id, threads: 30, put: 30 * 6 - 7, deleted: 0, attempts: 1, layout: 1 }] });
-    expect(again.json).toEqual({ markups: [{ markupId: markup.id, threads: 30, put: 0, deleted: 0, attempts: 1, layout: 1 }] });
+    expect(first.json).toEqual({ markups: [{ markupId: markup.id, threads: 30, put: 30 * 6 - 7, deleted: 0, attempts: 1, layout: THREAD_INDEX_LAYOUT }] });
+    expect(again.json).toEqual({ markups: [{ markupId: markup.id, threads: 30, put: 0, deleted: 0, attempts: 1, layout: THREAD_INDEX_LAYOUT }] });
     const state = await getThreadIndexState(markup.id);
-    expect(state.layout).toBe(1);
+    expect(state.layout).toBe(THREAD_INDEX_LAYOUT);
     expect(state.counts).toEqual(await expectedCounts(markup.id));
     expect(await answersOf(markup.id)).toEqual(before);
 
@@ -112,12 +116,59 @@ describe('markups in the old layout', () => {
     const unknown = runAdmin(dataDir, ['threads', 'backfill', '--markup', 'no-such-markup']);
 
     expect(all.status).toBe(0);
-    expect(all.json.markups).toContainEqual({ markupId: markup.id, threads: 30, put: 180, deleted: 0, attempts: 1, layout: 1 });
+    expect(all.json.markups).toContainEqual({ markupId: markup.id, threads: 30, put: 180, deleted: 0, attempts: 1, layout: THREAD_INDEX_LAYOUT });
     expect(all.json.alreadyIndexed).toBeGreaterThan(0);
-    expect((await getThreadIndexState(markup.id)).layout).toBe(1);
+    expect((await getThreadIndexState(markup.id)).layout).toBe(THREAD_INDEX_LAYOUT);
     expect(unknown.status).toBe(1);
     expect(JSON.parse(unknown.stderr.trim().split('\n')[0]!)).toEqual({ error: 'markup no-such-markup does not exist' });
   }, 300_000);
+
+  it('a markup indexed in layout 1 (index items in the markup partition) lists the old way until the backfill moves its index to layout 2 and removes the old items', async () => {
+    const markup = await makeTypedMarkup(org, 'webpage');
+    const seeded = await seedConversation(markup, { count: 12, authorIds: [org.workspaceKeyUserId], layout: 'old', viewModeIds: [DESKTOP, TABLET] });
+    // Layout 1 as the previous release wrote it: `TIX#<kind>#<leaf>#<position>` under MARKUP#<id>, and `layout: 1`.
+    const legacy = seeded.flatMap((entry) =>
+      indexItemsOf(markup, entry.thread).map((item) => {
+        const [, , kind, leaf] = (item.PK as string).split('#');
+        return { PK: markupPartition(markup.id), SK: `TIX#${kind}#${leaf}#${item.SK as string}`, entity: 'ThreadIndex', threadId: item.threadId };
+      }),
+    );
+    const counts: Record<string, number> = {};
+    for (const { thread } of seeded) counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] = (counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] ?? 0) + 1;
+    await batchPut([...legacy, { ...threadIndexStateKey(markup.id), entity: 'ThreadIndexState', layout: 1, writes: 0, ...counts }]);
+    const listed = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, limit: 50 } })).body.data;
+    expect(listed.total).toBe(12);
+    expect((await call('POST', `/threads/${listed.threads[2].id}/resolve`, { key: org.workspaceKey })).status).toBe(200);
+    const before = await answersOf(markup.id);
+
+    const migrated = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
+    // The resolved thread's items are in layout 2 already (its write put them); the other 11 are put, layout 1's 72 removed.
+
+    expect(migrated.json).toEqual({ markups: [{ markupId: markup.id, threads: 12, put: 11 * 6, deleted: 12 * 6, attempts: 1, layout: THREAD_INDEX_LAYOUT }] });
+    expect(await queryPrefix(markupPartition(markup.id), 'TIX#')).toEqual([]);
+    const state = await getThreadIndexState(markup.id);
+    expect(state.layout).toBe(THREAD_INDEX_LAYOUT);
+    expect(state.counts).toEqual(await expectedCounts(markup.id));
+    expect(await answersOf(markup.id)).toEqual(before);
+  });
+
+  it('deleting a markup removes its index partitions with its threads', async () => {
+    const markup = await makeTypedMarkup(org, 'webpage');
+    const threads = [await createThread(org.workspaceKey, markup), await createThread(org.workspaceKey, markup, { viewModeId: TABLET })];
+    expect((await call('POST', `/threads/${threads[0].id}/resolve`, { key: org.workspaceKey })).status).toBe(200);
+    const leaves = (await getThreadIndexState(markup.id)).counted;
+    expect(leaves.length).toBeGreaterThanOrEqual(3);
+    expect(await indexItemKeysOf(markup.id, leaves)).toHaveLength(2 * 6);
+
+    expect((await call('DELETE', `/markups/${markup.id}`, { key: org.workspaceKey })).status).toBe(204);
+
+    const left = await eventually(
+      async () => [...(await indexItemKeysOf(markup.id, leaves)), ...(await queryPrefix(markupPartition(markup.id)))],
+      (items) => items.length === 0,
+      30_000,
+    );
+    expect(left).toEqual([]);
+  });
 
   it('a backfill racing thread writes ends with the index and counters the conversation says (20 rounds)', async () => {
     for (let round = 0; round < 20; round += 1) {
@@ -131,7 +182,7 @@ describe('markups in the old layout', () => {
         call('DELETE', `/threads/${c}`, { key: org.workspaceKey }),
         createThread(org.workspaceKey, markup),
       ]);
-      expect(backfilled.layout).toBe(1);
+      expect(backfilled.layout).toBe(THREAD_INDEX_LAYOUT);
       const check = await backfillThreadIndex(markup);
       expect({ put: check.put, deleted: check.deleted }).toEqual({ put: 0, deleted: 0 });
       expect((await getThreadIndexState(markup.id)).counts).toEqual(await expectedCounts(markup.id));

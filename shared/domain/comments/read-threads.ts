@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { getCursorKey } from '../../db/cursor-keys.js';
 import { getReadMarks, getReadMarksFor } from '../../db/read-marks.js';
-import { getThreadIndexState } from '../../db/thread-index.js';
+import { getThreadIndexState, THREAD_INDEX_LAYOUT } from '../../db/thread-index.js';
 import { getConversation, getThreadWithMessages } from '../../db/threads.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import { BadRequestError, NotFoundError } from '../../http/errors.js';
@@ -49,7 +49,7 @@ export async function listThreads(principal: Principal, input: ListThreadsInput)
   const access = await loadMarkupRole(principal, input.markupId);
   const [state, key] = await Promise.all([getThreadIndexState(input.markupId), getCursorKey()]);
   const list = listIdOf(input);
-  if (state.layout !== undefined) return listIndexedThreads(principal, access, input, { state, key, list });
+  if (state.layout === THREAD_INDEX_LAYOUT) return listIndexedThreads(principal, access, input, { state, key, list });
   const [conversation, marks] = await Promise.all([getConversation(input.markupId), getReadMarks(input.markupId, principal.userId)]);
   const entries = selectThreads(access.markup, conversation.threads, conversation.messages, input, input.order);
 

@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/principal.js';
 import type { MarkupRecord } from '../../db/items.js';
 import { getMessageReference } from '../../db/messages.js';
-import { getReadMarksFor } from '../../db/read-marks.js';
+import { getReadMarksFor, type ReadMark } from '../../db/read-marks.js';
 import {
   countBefore,
   leafFilter,
@@ -11,7 +11,7 @@ import {
   type IndexKind,
   type ThreadIndexState,
 } from '../../db/thread-index.js';
-import { getThreadRecord, getThreadReference, getThreadsWithMessages, type ThreadRecord } from '../../db/threads.js';
+import { getMessagesOf, getThreadRecord, getThreadRecords, getThreadReference, type ThreadRecord } from '../../db/threads.js';
 import type { MessageRecord } from '../../db/messages.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import { BadRequestError, NotFoundError } from '../../http/errors.js';
@@ -123,6 +123,7 @@ export async function listIndexedThreads(
   const merge = new Merge(markup.id, plan, leaves, after);
 
   let page: Loaded[];
+  let marks: ReadMark[] | undefined;
   let offset = input.offset ?? 0;
   let total: number;
   let next: string | undefined;
@@ -136,17 +137,17 @@ export async function listIndexedThreads(
     }
     const entries = await merge.take(offset + input.limit + 1);
     const shown = entries.slice(offset, offset + input.limit);
-    page = await loadThreads(markup.id, shown);
+    ({ page, marks } = await loadThreads(markup.id, shown, principal.userId));
     total = leaves.reduce((sum, leaf) => sum + (context.state.counts.get(leaf) ?? 0), 0);
     next = entries.length > offset + input.limit ? shown.at(-1)?.position : undefined;
   }
 
   const [viewer, readMarks] = await Promise.all([
     viewerFor(principal, access, page.flatMap((entry) => [entry.thread.userId, ...entry.messages.map((message) => message.userId)])),
-    page.length === 0 ? [] : getReadMarksFor(markup.id, principal.userId, page.flatMap((entry) => [entry.thread.id, ...entry.messages.map((message) => message.id)])),
+    marks ?? (page.length === 0 ? [] : getReadMarksFor(markup.id, principal.userId, page.flatMap((entry) => [entry.thread.id, ...entry.messages.map((message) => message.id)]))),
   ]);
-  const marks = indexReadMarks(readMarks);
-  const threads = await Promise.all(page.map((entry) => toPublicThread(entry.thread, entry.messages, viewer, readStateOf(entry.thread, entry.messages, marks))));
+  const index = indexReadMarks(readMarks);
+  const threads = await Promise.all(page.map((entry) => toPublicThread(entry.thread, entry.messages, viewer, readStateOf(entry.thread, entry.messages, index))));
   const cursorId = next === undefined ? null : encodeCursor(context.key, context.list, { k: next });
   return { threads, query: { resolved: input.resolved ?? null }, offset, total, cursorId };
 }
@@ -157,13 +158,26 @@ interface Loaded {
   position: string;
 }
 
-/** The threads of `entries` with their messages, in the entries' order (BatchGets: `getThreadsWithMessages`). */
-async function loadThreads(markupId: string, entries: readonly IndexEntry[]): Promise<Loaded[]> {
-  const found = await getThreadsWithMessages(markupId, entries.map((entry) => entry.threadId));
-  return entries.flatMap((entry) => {
+/**
+ * The threads of `entries` with their messages, in the entries' order: one BatchGet of the
+ * threads, then their messages (`getMessagesOf`) and, for a `reader`, that user's read marks on
+ * the threads and the messages their `messageIds` name, side by side (marks of a thread written
+ * before `messageIds` are read once its messages are known).
+ */
+async function loadThreads(markupId: string, entries: readonly IndexEntry[], reader?: string): Promise<{ page: Loaded[]; marks?: ReadMark[] }> {
+  const threads = await getThreadRecords(markupId, entries.map((entry) => entry.threadId));
+  const subjects = new Set(threads.flatMap((thread) => [thread.id, ...(thread.messageIds ?? [])]));
+  const [found, marks] = await Promise.all([
+    getMessagesOf(markupId, threads),
+    reader === undefined || subjects.size === 0 ? undefined : getReadMarksFor(markupId, reader, [...subjects]),
+  ]);
+  const page = entries.flatMap((entry) => {
     const loaded = found.get(entry.threadId);
     return loaded ? [{ ...loaded, position: entry.position }] : [];
   });
+  if (marks === undefined || reader === undefined) return { page, marks: reader === undefined ? undefined : [] };
+  const unlisted = page.flatMap((entry) => entry.messages.map((message) => message.id)).filter((id) => !subjects.has(id));
+  return { page, marks: unlisted.length === 0 ? marks : [...marks, ...(await getReadMarksFor(markupId, reader, unlisted))] };
 }
 
 /**
@@ -182,7 +196,7 @@ async function indexOfThread(markup: MarkupRecord, input: ListThreadsInput, leav
   });
   if (!own) throw notFound();
   const position = positionIn(plan.kind, thread, markup);
-  const counts = await Promise.all(leaves.map((leaf) => countBefore(markup.id, plan.kind, leaf, position, { backward: plan.backward, holdsPosition: leaf === own })));
+  const counts = await Promise.all(leaves.map((leaf) => countBefore(markup.id, plan.kind, leaf, position, { backward: plan.backward })));
   return counts.reduce((sum, count) => sum + count, 0);
 }
 
@@ -200,7 +214,7 @@ async function searchInOrder(merge: Merge, needle: string, input: ListThreadsInp
     const batch = await merge.take(SEARCH_BATCH, SEARCH_BATCH);
     examined += batch.length;
     lastExamined = batch.at(-1)?.position ?? lastExamined;
-    for (const entry of await loadThreads(input.markupId, batch)) {
+    for (const entry of (await loadThreads(input.markupId, batch)).page) {
       if (entry.messages.some((message) => message.content.toLowerCase().includes(needle))) matches.push(entry);
     }
   }
