@@ -25,6 +25,8 @@ try {
   await benchRequests(local.stack, { durationMs, concurrency });
   process.stdout.write('\nThread pages: one page of 50 as markups grow (threads of three messages; one caller at a time)\n\n');
   await benchThreadPages(local.stack, { durationMs });
+  process.stdout.write('\nThe same, markups in the old layout (before the thread index: every page reads the whole conversation)\n\n');
+  await benchThreadPages(local.stack, { durationMs, layout: 'old', sizes: [50, 2000] });
   process.stdout.write('\nEmbedded commenting: the exchange, and a thread created with an exchange token beside an API key\n\n');
   await benchExchange(local.stack, { durationMs, concurrency });
   await benchFiles(local.stack, { runs: Number(process.env.BENCH_UPLOAD_RUNS ?? 20) });
