@@ -3,7 +3,7 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { convertMarkupJob, INTERNAL_FAILURE_MESSAGE } from '../../functions/conversion/convert-markup.js';
-import { resetClients } from '../../shared/clients.js';
+import { getS3, resetClients } from '../../shared/clients.js';
 import { resetConfig } from '../../shared/config.js';
 import { listEvents } from '../../shared/db/events.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
@@ -289,17 +289,39 @@ describe('the job is idempotent: outputs stored and bytes counted once however o
   it('writes nothing and removes its outputs when the markup is deleted during the conversion', async () => {
     const { org, markup } = await makePendingMarkup({
       type: 'pdf',
-      bytes: await makePdf(Array.from({ length: 30 }, () => ({ width: 612, height: 792 }))),
+      bytes: await makePdf(Array.from({ length: 3 }, () => ({ width: 612, height: 792 }))),
       filename: 'deleted.pdf',
       mimeType: 'application/pdf',
     });
-    const running = convertMarkupJob.run({ type: 'convert-markup', markupId: markup.id }, record(1));
-    for (let i = 0; i < 200 && (await keysUnder(`markups/${markup.id}/pages/1.png`)).length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-    const deleted = await call('DELETE', `/markups/${markup.id}`, { key: org.orgKey });
+    // The job (run in this process) stores page 2 only once the deletion has answered, so the
+    // deletion falls inside the conversion however loaded the machine is.
+    let deletionAnswered!: () => void;
+    const answered = new Promise<void>((resolve) => (deletionAnswered = resolve));
+    let pageTwoReached!: () => void;
+    const reached = new Promise<void>((resolve) => (pageTwoReached = resolve));
+    const gate = 'hold-page-two-until-deleted';
+    getS3().middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Key?: string };
+        if (input.Key === `markups/${markup.id}/pages/2.png`) {
+          pageTwoReached();
+          await answered;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: gate },
+    );
+    try {
+      const running = convertMarkupJob.run({ type: 'convert-markup', markupId: markup.id }, record(1));
+      await Promise.race([reached, running]);
+      const deleted = await call('DELETE', `/markups/${markup.id}`, { key: org.orgKey });
+      deletionAnswered();
+      await running;
+      expect(deleted.status).toBe(204);
+    } finally {
+      getS3().middlewareStack.remove(gate);
+    }
 
-    await running;
-
-    expect(deleted.status).toBe(204);
     expect(await getItem(markup.id, true)).toBeUndefined();
     expect(await keysUnder(`markups/${markup.id}/`)).toEqual([]);
     expect((await getStorageBreakdown(org.organizationId)).pdfs).toBe(0);
