@@ -22,7 +22,16 @@ export default defineConfig({
       { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
       {
         extends: true,
-        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], globalSetup: ['test/support/global-setup.ts'] },
+        // Two files at a time even on a 2-core machine (vitest's default there is one): most of an
+        // integration file's time is waiting (on workers, queues, retries, timeouts), not CPU. A
+        // worker count of its own needs a group of its own: it runs after the unit and infra projects.
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },
