@@ -1,12 +1,11 @@
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { isConditionFailure } from './errors.js';
-import type { MarkupRecord } from './items.js';
+import { itemKey, type MarkupRecord } from './items.js';
 import { markupPartition } from './markup-records.js';
 import { queryPrefix } from './paging.js';
 import { getThreadIndexState, indexItemId, indexItemKeysOf, indexItemsOf, LAYOUT_1_PREFIX, leafOf, THREAD_INDEX_LAYOUT, threadIndexStateKey } from './thread-index.js';
-import { batchDelete, batchPut } from './transact.js';
+import { batchDelete, batchPut, transactUnlessConditionFails } from './transact.js';
 import { getConversation } from './threads.js';
 
 /**
@@ -21,6 +20,8 @@ export interface BackfillResult {
   deleted: number;
   attempts: number;
   layout: number;
+  /** The markup was deleted while its index was built; what the backfill put was removed again. */
+  markupDeleted?: true;
 }
 
 /**
@@ -33,6 +34,8 @@ export interface BackfillResult {
 export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'images'>): Promise<BackfillResult> {
   let put = 0;
   let deleted = 0;
+  /** Every leaf an attempt put items in (to take them away when the markup turns out deleted). */
+  const touched = new Set<string>();
   for (let attempt = 1; attempt <= 10; attempt += 1) {
     const before = await getThreadIndexState(markup.id);
     const { threads } = await getConversation(markup.id);
@@ -44,6 +47,7 @@ export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'ima
     const present = new Map(existing.map((key) => [indexItemId(key), key]));
     const missing = [...wanted.entries()].filter(([id]) => !present.has(id)).map(([, item]) => item);
     const stray = [...[...present.entries()].filter(([id]) => !wanted.has(id)).map(([, key]) => key), ...legacy.map((item) => ({ PK: item.PK as string, SK: item.SK as string }))];
+    for (const leaf of leaves) touched.add(leaf);
     await batchPut(missing);
     await batchDelete(stray);
     put += missing.length;
@@ -52,20 +56,25 @@ export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'ima
     for (const thread of threads) counts.set(leafOf(thread.resolved, thread.viewModeId), (counts.get(leafOf(thread.resolved, thread.viewModeId)) ?? 0) + 1);
     const names = Object.fromEntries(leaves.map((leaf, i) => [`#c${i}`, `c:${leaf}`]));
     const values = Object.fromEntries(leaves.map((leaf, i) => [`:c${i}`, counts.get(leaf) ?? 0]));
-    try {
-      await getDb().send(
-        new UpdateCommand({
+    const failed = await transactUnlessConditionFails([
+      {
+        Update: {
           TableName: getConfig().tableName,
           Key: threadIndexStateKey(markup.id),
           UpdateExpression: `SET entity = :entity, layout = :layout, writes = :writes${leaves.map((_, i) => `, #c${i} = :c${i}`).join('')}`,
           ConditionExpression: before.writes === 0 ? 'attribute_not_exists(writes) OR writes = :writes' : 'writes = :writes',
           ...(leaves.length > 0 ? { ExpressionAttributeNames: names } : {}),
           ExpressionAttributeValues: { ':entity': 'ThreadIndexState', ':layout': THREAD_INDEX_LAYOUT, ':writes': before.writes, ...values },
-        }),
-      );
-      return { markupId: markup.id, threads: threads.length, put, deleted, attempts: attempt, layout: THREAD_INDEX_LAYOUT };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+        },
+      },
+      // A markup deleted meanwhile must not get its counters (and index) back.
+      { ConditionCheck: { TableName: getConfig().tableName, Key: itemKey(markup.id), ConditionExpression: 'attribute_exists(PK)' } },
+    ]);
+    if (failed === undefined) return { markupId: markup.id, threads: threads.length, put, deleted, attempts: attempt, layout: THREAD_INDEX_LAYOUT };
+    if (failed === 1) {
+      // Its deletion may have finished before these items were put: take them away again.
+      await batchDelete(await indexItemKeysOf(markup.id, [...touched]));
+      return { markupId: markup.id, threads: threads.length, put, deleted, attempts: attempt, layout: THREAD_INDEX_LAYOUT, markupDeleted: true };
     }
   }
   throw new Error(`The threads of markup ${markup.id} kept changing during the backfill; run it again.`);

@@ -145,7 +145,8 @@ export const indexItemId = (item: Record<string, unknown>) => `${item.PK as stri
 /**
  * The transaction items that keep the index in step with one thread write: `before` as read (none
  * for a creation), `after` as written (none for a deletion). Keys common to both are left alone (a
- * transaction may not touch one item twice); the leaf counters move when the leaf changes; `writes`
+ * transaction may not touch one item twice); the leaf counters move when the leaf changes (the
+ * counter of an unchanged leaf is touched by 0, so every leaf holding index items has one); `writes`
  * always moves. `initialize` (the markup's first thread) marks the markup as indexed.
  */
 export function threadIndexWrites(markup: Pick<MarkupRecord, 'id' | 'images'>, before: ThreadRecord | undefined, after: ThreadRecord | undefined, options: { initialize?: boolean } = {}): TransactItem[] {
@@ -161,16 +162,17 @@ export function threadIndexWrites(markup: Pick<MarkupRecord, 'id' | 'images'>, b
   const adds = ['writes :one'];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':one': 1 };
-  if (from !== to) {
-    if (from) {
-      adds.push('#from :minus');
-      names['#from'] = `c:${from}`;
-      values[':minus'] = -1;
-    }
-    if (to) {
-      adds.push('#to :one');
-      names['#to'] = `c:${to}`;
-    }
+  if (from && from !== to) {
+    adds.push('#from :minus');
+    names['#from'] = `c:${from}`;
+    values[':minus'] = -1;
+  }
+  if (to) {
+    // Added even when the leaf stays (by 0): every leaf that holds index items has a counter, also
+    // on a markup written before the index, whose counters start with its first thread write.
+    adds.push(from === to ? '#to :zero' : '#to :one');
+    names['#to'] = `c:${to}`;
+    if (from === to) values[':zero'] = 0;
   }
   const sets = ['entity = :entity', ...(options.initialize ? ['layout = if_not_exists(layout, :layout)'] : [])];
   values[':entity'] = 'ThreadIndexState';

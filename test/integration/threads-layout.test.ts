@@ -170,6 +170,43 @@ describe('markups in the old layout', () => {
     expect(left).toEqual([]);
   });
 
+  it('deleting a markup never backfilled removes the index items its thread writes made', async () => {
+    const markup = await makeTypedMarkup(org, 'webpage');
+    const seeded = await seedConversation(markup, { count: 4, authorIds: [org.workspaceKeyUserId], layout: 'old', viewModeIds: [DESKTOP] });
+    const thread = seeded[1]!.thread;
+    // A reply moves the thread in the activity order only: its leaf is unchanged.
+    await reply(org.workspaceKey, thread.id, { content: 'A reply on a markup in the old layout' });
+    const leaf = leafOf(thread.resolved, thread.viewModeId);
+    expect(await indexItemKeysOf(markup.id, [leaf])).toHaveLength(1);
+    expect((await getThreadIndexState(markup.id)).counted).toContain(leaf);
+
+    expect((await call('DELETE', `/markups/${markup.id}`, { key: org.workspaceKey })).status).toBe(204);
+
+    const left = await eventually(
+      async () => [...(await indexItemKeysOf(markup.id, [leaf])), ...(await queryPrefix(markupPartition(markup.id)))],
+      (items) => items.length === 0,
+      30_000,
+    );
+    expect(left).toEqual([]);
+  });
+
+  it('a backfill racing the deletion of its markup leaves no index and no counters behind (20 rounds)', async () => {
+    for (let round = 0; round < 20; round += 1) {
+      const markup = await makeTypedMarkup(org, 'webpage');
+      const seeded = await seedConversation(markup, { count: 8, authorIds: [org.workspaceKeyUserId], layout: 'old', viewModeIds: [DESKTOP, TABLET] });
+      const leaves = [...new Set(seeded.map(({ thread }) => leafOf(thread.resolved, thread.viewModeId)))];
+      const [backfilled, deleted] = await Promise.all([backfillThreadIndex(markup), call('DELETE', `/markups/${markup.id}`, { key: org.workspaceKey })]);
+      expect(deleted.status).toBe(204);
+      expect(backfilled.markupId).toBe(markup.id);
+      const left = await eventually(
+        async () => [...(await indexItemKeysOf(markup.id, leaves)), ...(await queryPrefix(markupPartition(markup.id)))],
+        (items) => items.length === 0,
+        30_000,
+      );
+      expect(left).toEqual([]);
+    }
+  }, 180_000);
+
   it('a backfill racing thread writes ends with the index and counters the conversation says (20 rounds)', async () => {
     for (let round = 0; round < 20; round += 1) {
       const markup = await makeTypedMarkup(org, 'webpage');

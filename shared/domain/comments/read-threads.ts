@@ -35,9 +35,9 @@ export interface ListThreadsInput extends ThreadFilter {
 }
 
 /**
- * GET /threads. A markup in the indexed layout (every markup whose first thread was created with
- * the thread index, and every backfilled one) answers from its index: a page costs the same
- * whatever the markup's size (`thread-pages.ts`). A markup still in the old layout is read whole
+ * GET /threads. A markup in the current index layout (every markup whose first thread was created
+ * with layout 2 of the thread index, and every backfilled one) answers from its index: a page costs the same
+ * whatever the markup's size (`thread-pages.ts`). A markup still in the old layout (or in layout 1) is read whole
  * (one Query of its partition, 1 MB per request, plus the caller's read marks), then filtered,
  * ordered and paged here, until `threads backfill` indexes it. `cursorId` holds the position of
  * the last thread of a page in the order asked for, so the next page starts right after it even
