@@ -19,7 +19,9 @@ export const CONVERTER_PACKAGES: readonly { name: string; exclude?: RegExp }[] =
   { name: '@img/colour' },
   { name: 'detect-libc' },
   { name: 'semver' },
+  // PSD still reads through mupdf; PDF renders with PDFium. The browser bundle and source maps are not loaded in Node.
   { name: 'mupdf', exclude: /^dist\/.*\.br$/ },
+  { name: '@embedpdf/pdfium', exclude: /^dist\/(index\.browser\.js|.*\.map)$/ },
   { name: '@okathira/ghostpdl-wasm' },
 ];
 
@@ -56,6 +58,6 @@ export function convertersLayer(scope: Construct, repoRoot: string): LayerVersio
     }),
     compatibleArchitectures: [Architecture.X86_64],
     // A layer description holds at most 256 characters: name the tools, not every package.
-    description: `Converters (sharp, mupdf, ghostpdl-wasm, ffmpeg) for the conversion worker; lock ${createHash('sha256').update(versions.join('\n')).digest('hex').slice(0, 12)}`,
+    description: `Converters (sharp, pdfium, mupdf, ghostpdl-wasm, ffmpeg) for the conversion worker; lock ${createHash('sha256').update(versions.join('\n')).digest('hex').slice(0, 12)}`,
   });
 }

@@ -1,8 +1,9 @@
-import { accessSync, chmodSync, constants, copyFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, copyFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { WrappedPdfiumModule } from '@embedpdf/pdfium';
 import type * as Mupdf from 'mupdf';
 import type SharpModule from 'sharp';
 import { logger } from '../logger.js';
@@ -10,8 +11,8 @@ import { logger } from '../logger.js';
 /**
  * The native and WASM packages the converters use, loaded on first use and resolved at run time.
  *
- * - Never at module load: mupdf instantiates a 14 MB WASM module with top-level await, and a cold
- *   start of a function that merely imports this folder must not pay for it.
+ * - Never at module load: mupdf instantiates a 14 MB WASM module with top-level await, PDFium a
+ *   4.6 MB one, and a cold start of a function that merely imports this folder must not pay for it.
  * - Resolved through `require.resolve` rather than a bare `import`, so esbuild leaves them out of the
  *   bundle (their native binary and `.wasm` files must stay next to their own code) and so a
  *   deployed function finds them in a layer: ES module resolution ignores `NODE_PATH`
@@ -21,9 +22,11 @@ const require = createRequire(import.meta.url);
 
 export type Sharp = typeof SharpModule;
 export type MupdfModule = typeof Mupdf;
+export type PdfiumModule = WrappedPdfiumModule;
 
 let sharpModule: Sharp | undefined;
 let mupdfModule: Promise<MupdfModule> | undefined;
+let pdfiumModule: Promise<PdfiumModule> | undefined;
 
 export function loadSharp(): Sharp {
   if (!sharpModule) {
@@ -41,6 +44,34 @@ export function loadMupdf(): Promise<MupdfModule> {
     return mupdf;
   });
   return mupdfModule;
+}
+
+/**
+ * PDFium (@embedpdf/pdfium: Apache-2.0 PDFium compiled to WebAssembly, MIT wrapper), instantiated
+ * once per process with its library initialised. The `.wasm` file is read from the package itself
+ * (the package would otherwise look for it next to its ES module, or on a CDN in a browser). An
+ * aborted module (out of WASM memory, a failed assertion) cannot be used again, so the next call
+ * instantiates a fresh one.
+ */
+export function loadPdfium(): Promise<PdfiumModule> {
+  pdfiumModule ??= (async () => {
+    const { init } = require('@embedpdf/pdfium') as typeof import('@embedpdf/pdfium');
+    const wasmBinary = readFileSync(require.resolve('@embedpdf/pdfium/pdfium.wasm'));
+    const pdfium = await init({
+      wasmBinary: wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength),
+      print: (message: string) => logger.debug('pdfium', { message }),
+      printErr: (message: string) => logger.debug('pdfium', { message }),
+      onAbort: () => {
+        pdfiumModule = undefined;
+      },
+    });
+    pdfium.PDFiumExt_Init();
+    return pdfium;
+  })().catch((error: unknown) => {
+    pdfiumModule = undefined;
+    throw error;
+  });
+  return pdfiumModule;
 }
 
 /** File URL of Ghostscript's Emscripten module; it runs in a worker thread (see eps.ts). */
