@@ -34,6 +34,12 @@ export interface ReviewBoardSettings {
    * exchange answers 503. `-c idpJwksUrl=https://idp.example.com/.well-known/jwks.json -c idpIssuer=… -c idpAudience=…`
    */
   identityProvider?: { jwksUrl: string; issuer: string; audience: string };
+  /**
+   * Converts EPS files with the optional Ghostscript converter (AGPL-3.0, a separate process in the
+   * conversion worker). Install it first with `npm run converters:eps`. `-c epsConverter=true`;
+   * without it EPS markups end `failed` with a reason that says so.
+   */
+  epsConverter: boolean;
 }
 
 export interface ReviewBoardApp {
@@ -70,6 +76,7 @@ export function readSettings(app: App): ReviewBoardSettings {
     throw new Error('Context idpJwksUrl, idpIssuer and idpAudience go together: set all three or none.');
   }
   if (idp[0] !== undefined && !/^https:\/\/[^\s]+$/.test(idp[0])) throw new Error(`Context "idpJwksUrl" must be an https URL: got "${idp[0]}".`);
+  const epsConverter = context('epsConverter');
   return {
     appUrl,
     ...(apiUrl ? { apiUrl } : {}),
@@ -79,6 +86,7 @@ export function readSettings(app: App): ReviewBoardSettings {
     corsOrigins: listContext(context('corsOrigins'), ['*']),
     logLevel,
     tracing: tracing === true || tracing === 'true',
+    epsConverter: epsConverter === true || epsConverter === 'true',
   };
 }
 
@@ -104,6 +112,7 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
     data,
     ...common,
     apiUrl: settings.apiUrl,
+    epsConverter: settings.epsConverter,
   });
   const api = new ApiStack(app, 'ReviewBoardApi', {
     stackName: stackName('ReviewBoardApi'),

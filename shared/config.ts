@@ -41,6 +41,8 @@ const EnvSchema = v.object({
   IDP_JWKS_URL: v.optional(v.pipe(v.string(), v.url())),
   IDP_ISSUER: v.optional(v.pipe(v.string(), v.minLength(1))),
   IDP_AUDIENCE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  /** `ghostscript` enables the optional EPS converter (AGPL-3.0, installed apart: `npm run converters:eps`). */
+  EPS_CONVERTER: v.optional(v.string()),
 });
 
 export interface Config {
@@ -64,6 +66,8 @@ export interface Config {
   exchangeKeys: { kmsKeyArn: string } | { file: string } | undefined;
   exchangeTokenTtlSeconds: number;
   identityProvider: { jwksUrl: string; issuer: string; audience: string } | undefined;
+  /** The operator enabled the optional Ghostscript EPS converter; it is used only if also installed. */
+  epsConverter: boolean;
 }
 
 export class ConfigError extends Error {
@@ -105,6 +109,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     exchangeTokenTtlSeconds: Number(e.EXCHANGE_TOKEN_TTL_SECONDS),
     identityProvider:
       e.IDP_JWKS_URL && e.IDP_ISSUER && e.IDP_AUDIENCE ? { jwksUrl: e.IDP_JWKS_URL, issuer: e.IDP_ISSUER, audience: e.IDP_AUDIENCE } : undefined,
+    epsConverter: e.EPS_CONVERTER === 'ghostscript',
   };
   return config;
 }
@@ -151,6 +156,7 @@ export const ENV = {
   idpJwksUrl: 'IDP_JWKS_URL',
   idpIssuer: 'IDP_ISSUER',
   idpAudience: 'IDP_AUDIENCE',
+  epsConverter: 'EPS_CONVERTER',
 } as const;
 
 /** The variable that carries each queue's URL to the functions that send to it. */

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, parse } from 'node:path';
 import * as v from 'valibot';
+import { getConfig } from '../../shared/config.js';
 import { convertEps } from '../../shared/convert/eps.js';
 import { ConversionError } from '../../shared/convert/errors.js';
 import { makeThumbnail, readHead, sourceKind, type RenderedImage } from '../../shared/convert/images.js';
@@ -114,7 +115,7 @@ async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObj
       images.push({ id: randomUUID(), ...stored, width: page.width, height: page.height });
     };
     if (kind === 'psd') await store(await convertPsd(input));
-    else if (kind === 'eps') for (const page of await convertEps(input)) await store(page);
+    else if (kind === 'eps') for (const page of await convertEps(input, { enabled: getConfig().epsConverter })) await store(page);
     else for await (const page of convertTiff(input)) await store(page);
     // One page keeps the plain name; pages of a multi-page TIFF are numbered.
     if (images.length === 1 && images[0]) images[0].filename = `${base}.png`;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { AssetHashType, DockerImage, Stack } from 'aws-cdk-lib';
 import { Architecture, Code, LayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
+import { GHOSTSCRIPT_PACKAGE } from '../../shared/convert/packages.js';
 
 /**
  * The packages the conversion worker loads at run time (shared/convert/packages.ts resolves them
@@ -22,28 +23,47 @@ export const CONVERTER_PACKAGES: readonly { name: string; exclude?: RegExp }[] =
   // PSD still reads through mupdf; PDF renders with PDFium. The browser bundle and source maps are not loaded in Node.
   { name: 'mupdf', exclude: /^dist\/.*\.br$/ },
   { name: '@embedpdf/pdfium', exclude: /^dist\/(index\.browser\.js|.*\.map)$/ },
-  { name: '@okathira/ghostpdl-wasm' },
 ];
 
 /**
- * A layer staged from the installed packages at synth time (a local copy, no Docker and no network).
- * Its hash comes from the locked versions, so an unchanged lockfile reuses the uploaded layer.
+ * The optional EPS converter (Ghostscript as WASM, AGPL-3.0): not a dependency, so not in the
+ * lockfile; `npm run converters:eps` installs it and CDK context `epsConverter=true` ships it. The
+ * types are not needed at run time.
  */
-export function convertersLayer(scope: Construct, repoRoot: string): LayerVersion {
+export const EPS_CONVERTER_PACKAGE = { name: GHOSTSCRIPT_PACKAGE, exclude: /^types(\/|$)/ } as const;
+
+export interface ConvertersLayerOptions {
+  /** Ship the optional EPS converter (context `epsConverter`); synth fails if it is not installed. */
+  readonly epsConverter?: boolean;
+}
+
+/**
+ * A layer staged from the installed packages at synth time (a local copy, no Docker and no network).
+ * Its hash comes from the locked versions, so an unchanged lockfile reuses the uploaded layer. With
+ * the EPS converter off, the layer (its files, hash and description) is exactly the default one.
+ */
+export function convertersLayer(scope: Construct, repoRoot: string, options: ConvertersLayerOptions = {}): LayerVersion {
   const stack = Stack.of(scope);
   const existing = stack.node.tryFindChild('ConvertersLayer');
   if (existing) return existing as LayerVersion;
   const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
   const versions = CONVERTER_PACKAGES.map(({ name }) => `${name}@${lock.packages[`node_modules/${name}`]?.version ?? 'missing'}`);
+  const packages: readonly { name: string; exclude?: RegExp }[] = options.epsConverter ? [...CONVERTER_PACKAGES, EPS_CONVERTER_PACKAGE] : CONVERTER_PACKAGES;
+  if (options.epsConverter) {
+    const manifest = join(repoRoot, 'node_modules', EPS_CONVERTER_PACKAGE.name, 'package.json');
+    if (!existsSync(manifest)) throw new Error(`epsConverter is on but ${EPS_CONVERTER_PACKAGE.name} is not installed: run npm run converters:eps before synth`);
+    versions.push(`${EPS_CONVERTER_PACKAGE.name}@${(JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version ?? 'unknown'}`);
+  }
+  const hash = createHash('sha256').update(versions.join('\n')).digest('hex');
   return new LayerVersion(stack, 'ConvertersLayer', {
     code: Code.fromAsset(repoRoot, {
       assetHashType: AssetHashType.CUSTOM,
-      assetHash: createHash('sha256').update(versions.join('\n')).digest('hex'),
+      assetHash: hash,
       bundling: {
         image: DockerImage.fromRegistry('unused-local-bundling-only'),
         local: {
           tryBundle(outputDir: string): boolean {
-            for (const { name, exclude } of CONVERTER_PACKAGES) {
+            for (const { name, exclude } of packages) {
               const from = join(repoRoot, 'node_modules', name);
               if (!existsSync(from)) throw new Error(`${name} is not installed; run npm ci before synth.`);
               cpSync(from, join(outputDir, 'nodejs', 'node_modules', name), {
@@ -58,6 +78,6 @@ export function convertersLayer(scope: Construct, repoRoot: string): LayerVersio
     }),
     compatibleArchitectures: [Architecture.X86_64],
     // A layer description holds at most 256 characters: name the tools, not every package.
-    description: `Converters (sharp, pdfium, mupdf, ghostpdl-wasm, ffmpeg) for the conversion worker; lock ${createHash('sha256').update(versions.join('\n')).digest('hex').slice(0, 12)}`,
+    description: `Converters (sharp, pdfium, mupdf, ffmpeg${options.epsConverter ? ', ghostpdl-wasm' : ''}) for the conversion worker; lock ${hash.slice(0, 12)}`,
   });
 }

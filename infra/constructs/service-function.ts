@@ -65,6 +65,11 @@ export interface ServiceFunctionProps {
   readonly tracing?: boolean;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
+  /**
+   * The optional EPS converter (Ghostscript, AGPL-3.0; context `epsConverter`): a function with
+   * `converters` gets it in its layer and `EPS_CONVERTER=ghostscript`. @default false
+   */
+  readonly epsConverter?: boolean;
 }
 
 /**
@@ -152,7 +157,7 @@ export class ServiceFunction extends NodejsFunction {
       logGroup,
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       description: `Review Board Service: ${definition.name}`,
-      layers: [...(definition.chromium ? [chromiumLayer(scope)] : []), ...(definition.converters ? [convertersLayer(scope, REPO_ROOT)] : [])],
+      layers: [...(definition.chromium ? [chromiumLayer(scope)] : []), ...(definition.converters ? [convertersLayer(scope, REPO_ROOT, { epsConverter: props.epsConverter })] : [])],
       ephemeralStorageSize: definition.ephemeralStorageMb ? Size.mebibytes(definition.ephemeralStorageMb) : undefined,
       environment: {
         ...(definition.chromium ? { [ENV.chromiumPackDir]: CHROMIUM_LAYER_DIR } : {}),
@@ -161,6 +166,7 @@ export class ServiceFunction extends NodejsFunction {
         [ENV.logLevel]: props.logLevel ?? 'info',
         ...(props.appUrl ? { [ENV.appUrl]: props.appUrl } : {}),
         ...(props.apiUrl ? { [ENV.apiUrl]: props.apiUrl } : {}),
+        ...(definition.converters && props.epsConverter ? { [ENV.epsConverter]: 'ghostscript' } : {}),
       },
       bundling: {
         format: OutputFormat.ESM,

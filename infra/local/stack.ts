@@ -8,6 +8,7 @@ import { entryOf, FUNCTIONS, type FunctionDefinition } from '../../functions/reg
 import { resetClients } from '../../shared/clients.js';
 import { DEAD_LETTER_URL_ENV, ENV, QUEUE_URL_ENV, resetConfig } from '../../shared/config.js';
 import { forgetExchangeKeys, newKeyDocument, parseKeyDocument } from '../../shared/auth/exchange-keys.js';
+import { ghostscriptModuleUrl } from '../../shared/convert/packages.js';
 import { forgetCursorKey } from '../../shared/db/cursor-keys.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
@@ -100,6 +101,8 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
     ...Object.fromEntries(Object.entries(DEAD_LETTER_URL_ENV).map(([name, env]) => [env, services.queues[name as QueueName].deadLetterUrl])),
     [ENV.exchangeKeysFile]: services.exchangeKeysFile,
     [ENV.stackMode]: 'local',
+    // The optional EPS converter (AGPL-3.0) is on wherever a developer installed it (`npm run converters:eps`).
+    ...(ghostscriptModuleUrl() ? { [ENV.epsConverter]: 'ghostscript' } : {}),
     // Local tooling runs on Node 20 by design; the SDK's notice about Node 22 is for deployments.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   });

@@ -31,6 +31,8 @@ export interface WorkersStackProps extends StackProps {
   /** The API's public origin for links in webhook bodies (context `apiUrl`). */
   readonly apiUrl?: string;
   readonly tracing?: boolean;
+  /** Ship and enable the optional EPS converter (Ghostscript, AGPL-3.0) in the conversion worker (context `epsConverter`). */
+  readonly epsConverter?: boolean;
 }
 
 /**
@@ -60,6 +62,7 @@ export class WorkersStack extends Stack {
         appUrl: props.appUrl,
         apiUrl: props.apiUrl,
         tracing: props.tracing,
+        epsConverter: props.epsConverter,
       });
       functions[definition.name] = fn;
 

@@ -13,7 +13,6 @@ import { fileURLToPath } from 'node:url';
 /** Installed packages still under the AGPL, each with why it is here and what removes it. */
 export const KNOWN_AGPL: Readonly<Record<string, string>> = {
   mupdf: 'PSD decoding until the ag-psd converter lands (issue 14); PDF already renders with PDFium',
-  '@okathira/ghostpdl-wasm': 'the EPS converter until it becomes an optional, separately installed process (issue 14)',
 };
 
 /** The licence of a package.json: `license` (an SPDX expression or a legacy object), or the legacy `licenses` array (any of them). */

@@ -1,10 +1,16 @@
+import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { Worker } from 'node:worker_threads';
 import { ConversionError } from './errors.js';
 import { fitPng, MAX_PAGE_DIMENSION, type ConverterInput, type RenderedImage } from './images.js';
 import { ghostscriptModuleUrl } from './packages.js';
 
 export interface EpsOptions {
+  /**
+   * Whether the operator enabled the optional Ghostscript converter (`EPS_CONVERTER=ghostscript`,
+   * CDK context `epsConverter`). Off, or with the package not installed, an EPS fails with
+   * {@link EPS_NOT_ENABLED}.
+   */
+  enabled: boolean;
   /** Rendering resolution; lowered when the page would exceed `maxDimension`. */
   dpi?: number;
   maxDimension?: number;
@@ -16,13 +22,20 @@ export interface EpsOptions {
 export const EPS_DPI = 300;
 const DEFAULT_TIMEOUT_MS = 60_000;
 
+/** The final reason of an EPS markup when the optional converter is not enabled (or not installed). */
+export const EPS_NOT_ENABLED =
+  'EPS files are not converted by this service: its optional Ghostscript converter (AGPL-3.0) is not enabled. Export the file as PDF or PNG and upload that.';
+
 /**
  * Renders an EPS (or a PostScript file) with Ghostscript into PNGs on white, cropped to its
- * bounding box (`-dEPSCrop`), one per page (an EPS has one). Ghostscript runs in a worker thread
- * with a fresh WASM instance per file: a runaway program is stopped by terminating the thread, and
- * the WASM memory it grew is released with it.
+ * bounding box (`-dEPSCrop`), one per page (an EPS has one). Ghostscript (AGPL-3.0, the optional
+ * @okathira/ghostpdl-wasm installed by `npm run converters:eps`) runs in a separate Node process
+ * with a fresh WASM instance per file: a runaway program is stopped by killing the process, and
+ * the memory it grew is released with it.
  */
-export async function convertEps(input: ConverterInput, options: EpsOptions = {}): Promise<RenderedImage[]> {
+export async function convertEps(input: ConverterInput, options: EpsOptions): Promise<RenderedImage[]> {
+  const moduleUrl = options.enabled ? ghostscriptModuleUrl() : undefined;
+  if (!moduleUrl) throw new ConversionError(EPS_NOT_ENABLED);
   const bytes = typeof input === 'string' ? await readFile(input) : input;
   const maxDimension = options.maxDimension ?? MAX_PAGE_DIMENSION;
   const box = boundingBox(bytes);
@@ -43,7 +56,7 @@ export async function convertEps(input: ConverterInput, options: EpsOptions = {}
     '-sOutputFile=/out/page-%03d.png',
     '/input.eps',
   ];
-  const result = await runGhostscript(bytes, args, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const result = await runGhostscript(moduleUrl, bytes, args, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   if (result.pages.length === 0) {
     const reason = ghostscriptReason(result.log);
     throw new ConversionError(`The EPS file could not be rendered${reason ? `: ${reason}` : '.'}`);
@@ -90,49 +103,76 @@ interface GhostscriptResult {
 }
 
 /**
- * Plain JavaScript run in the worker (`eval`, so it works the same from TypeScript sources under
- * tsx or vitest and from an esbuild bundle): loads Ghostscript's Emscripten module, renders, and
- * posts back the exit code, the last lines of output and the PNG files.
+ * Plain JavaScript run by the child Node process (`node -e`, so it works the same from TypeScript
+ * sources under tsx or vitest and from an esbuild bundle): receives the module URL, the file and the
+ * arguments over IPC, loads Ghostscript's Emscripten module, renders, and sends back the exit code,
+ * the last lines of output and the PNG files (advanced serialization carries the Uint8Arrays). It
+ * then waits to be killed; should its parent go away first, the closed channel ends it.
  */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-(async () => {
+const CHILD_SOURCE = `
+process.once('disconnect', () => process.exit(0));
+process.once('message', async ({ moduleUrl, input, args }) => {
   const log = [];
-  const { default: load } = await import(workerData.moduleUrl);
-  const gs = await load({ print: (line) => log.push(line), printErr: (line) => log.push(line) });
-  gs.FS.mkdir('/out');
-  gs.FS.writeFile('/input.eps', workerData.input);
-  let code;
+  let result;
   try {
-    code = gs.callMain(workerData.args);
+    const { default: load } = await import(moduleUrl);
+    const gs = await load({ print: (line) => log.push(line), printErr: (line) => log.push(line) });
+    gs.FS.mkdir('/out');
+    gs.FS.writeFile('/input.eps', input);
+    let code;
+    try {
+      code = gs.callMain(args);
+    } catch (error) {
+      code = typeof error?.status === 'number' ? error.status : -1;
+      log.push(String(error?.message ?? error));
+    }
+    const pages = gs.FS.readdir('/out').filter((name) => name.endsWith('.png')).sort().map((name) => gs.FS.readFile('/out/' + name));
+    result = { code, log: log.slice(-50), pages };
   } catch (error) {
-    code = typeof error?.status === 'number' ? error.status : -1;
-    log.push(String(error?.message ?? error));
+    result = { code: -1, log: [...log.slice(-49), String(error?.stack ?? error)], pages: [] };
   }
-  const pages = gs.FS.readdir('/out').filter((name) => name.endsWith('.png')).sort().map((name) => gs.FS.readFile('/out/' + name));
-  parentPort.postMessage({ code, log: log.slice(-50), pages }, pages.map((page) => page.buffer));
-})().catch((error) => parentPort.postMessage({ code: -1, log: [String(error?.stack ?? error)], pages: [] }));
+  process.send(result);
+});
 `;
 
-async function runGhostscript(input: Buffer, args: string[], timeoutMs: number): Promise<GhostscriptResult> {
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { moduleUrl: ghostscriptModuleUrl(), input, args }, stdout: true, stderr: true });
+/** The last characters of the child's stderr kept for an error message (a crash, an out-of-memory abort). */
+const STDERR_TAIL = 2000;
+
+/**
+ * Runs Ghostscript in a child Node process (`process.execPath`: the same node binary, on Lambda
+ * too), so the AGPL Ghostscript program is never linked into the worker's own process, and a
+ * runaway program is stopped by SIGKILL, releasing all the memory it grew. The child gets an empty
+ * environment: it needs no credential and no setting, only what it is sent.
+ */
+async function runGhostscript(moduleUrl: string, input: Buffer, args: string[], timeoutMs: number): Promise<GhostscriptResult> {
+  const child = spawn(process.execPath, ['-e', CHILD_SOURCE], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced', env: {} });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_TAIL);
+  });
   try {
     return await new Promise<GhostscriptResult>((resolve, reject) => {
       const timer = setTimeout(() => reject(new ConversionError(`The EPS file took longer than ${Math.round(timeoutMs / 1000)} s to render.`)), timeoutMs);
-      worker.once('message', (message: GhostscriptResult) => {
+      child.once('message', (message: GhostscriptResult) => {
         clearTimeout(timer);
         resolve(message);
       });
-      worker.once('error', (error) => {
+      child.once('error', (error) => {
         clearTimeout(timer);
         reject(error);
       });
-      worker.once('exit', (code) => {
+      child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        reject(new Error(`the Ghostscript worker exited with code ${code} before answering`));
+        reject(new Error(`the Ghostscript process exited (${signal ?? `code ${code}`}) before answering${stderr ? `: ${stderr.trim()}` : ''}`));
+      });
+      child.send({ moduleUrl, input, args }, (error) => {
+        if (error) {
+          clearTimeout(timer);
+          reject(error);
+        }
       });
     });
   } finally {
-    await worker.terminate();
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
 }

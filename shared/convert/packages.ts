@@ -74,9 +74,19 @@ export function loadPdfium(): Promise<PdfiumModule> {
   return pdfiumModule;
 }
 
-/** File URL of Ghostscript's Emscripten module; it runs in a worker thread (see eps.ts). */
-export function ghostscriptModuleUrl(): string {
-  return pathToFileURL(require.resolve('@okathira/ghostpdl-wasm')).href;
+/** The optional EPS converter's package (AGPL-3.0): not a dependency; `npm run converters:eps` installs it. */
+export const GHOSTSCRIPT_PACKAGE = '@okathira/ghostpdl-wasm';
+
+/**
+ * File URL of Ghostscript's Emscripten module, which runs in a separate process (see eps.ts), or
+ * undefined when the optional package is not installed.
+ */
+export function ghostscriptModuleUrl(): string | undefined {
+  try {
+    return pathToFileURL(require.resolve(GHOSTSCRIPT_PACKAGE)).href;
+  } catch {
+    return undefined;
+  }
 }
 
 let ffmpegBinary: string | undefined;

@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type ApiFunction, type FunctionDefinition, type QueueWorkerFunction } from '../../functions/registry.js';
 import { TABLE } from '../../shared/db/table.js';
 import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queues.js';
+import { CONVERTER_PACKAGES } from '../../infra/constructs/converters-layer.js';
 import { functionIdOf } from '../../infra/constructs/service-function.js';
 import { dataExportNames } from '../../infra/stacks/data-stack.js';
 import {
@@ -633,6 +636,44 @@ describe('the conversion worker (converters as a layer, room for large files)', 
     expect(layer.Properties?.CompatibleArchitectures).toEqual(['x86_64']);
     expect(QUEUES.conversion.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * QUEUES.conversion.workerTimeoutSeconds);
   });
+});
+
+describe('the optional EPS converter (context epsConverter; Ghostscript, AGPL-3.0, installed apart)', () => {
+  const conversion = definitionNamed('conversion');
+  const variablesOf = (app: SynthesizedApp, definition: FunctionDefinition) =>
+    (functionResource(templateOf(app, definition), definition)[1].Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+  const layerOf = (app: SynthesizedApp) => findByLogicalIdPrefix(app.templates.workers, 'AWS::Lambda::LayerVersion', 'ConvertersLayer')[1];
+  /** The layer's hash when it holds exactly the default converters: the locked versions of CONVERTER_PACKAGES. */
+  const defaultLock = () => {
+    const lock = JSON.parse(readFileSync(new URL('../../package-lock.json', import.meta.url), 'utf8')) as { packages: Record<string, { version?: string }> };
+    const versions = CONVERTER_PACKAGES.map(({ name }) => `${name}@${lock.packages[`node_modules/${name}`]?.version ?? 'missing'}`);
+    return createHash('sha256').update(versions.join('\n')).digest('hex');
+  };
+  const installed = existsSync(new URL('../../node_modules/@okathira/ghostpdl-wasm/package.json', import.meta.url));
+
+  it('is off by default: no EPS_CONVERTER on any function, and the layer is the default one, without ghostpdl', () => {
+    const layer = layerOf(synthesized);
+
+    for (const definition of FUNCTIONS) expect(variablesOf(synthesized, definition), definition.name).not.toHaveProperty('EPS_CONVERTER');
+    expect(CONVERTER_PACKAGES.map(({ name }) => name)).not.toContain('@okathira/ghostpdl-wasm');
+    expect(layer.Properties?.Description).toBe(`Converters (sharp, pdfium, mupdf, ffmpeg) for the conversion worker; lock ${defaultLock().slice(0, 12)}`);
+    expect(synthesized.settings.epsConverter).toBe(false);
+  });
+
+  it.skipIf(!installed)('on (-c epsConverter=true), with the package installed: the conversion worker gets EPS_CONVERTER=ghostscript and a layer with ghostpdl', () => {
+    const withEps = synthesizeApp({ epsConverter: 'true' });
+    const layer = layerOf(withEps);
+
+    expect(variablesOf(withEps, conversion)).toMatchObject({ EPS_CONVERTER: 'ghostscript' });
+    for (const definition of FUNCTIONS.filter((candidate) => candidate !== conversion)) expect(variablesOf(withEps, definition), definition.name).not.toHaveProperty('EPS_CONVERTER');
+    expect(layer.Properties?.Description).toMatch(/^Converters \(sharp, pdfium, mupdf, ffmpeg, ghostpdl-wasm\) for the conversion worker; lock [0-9a-f]{12}$/);
+    expect(layer.Properties?.Description).not.toContain(defaultLock().slice(0, 12));
+    expect(layer.Properties?.Content).not.toEqual(layerOf(synthesized).Properties?.Content);
+  }, SYNTH_TIMEOUT_MS);
+
+  it.skipIf(installed)('on, with the package not installed: synth fails saying how to install it', () => {
+    expect(() => synthesizeApp({ epsConverter: true })).toThrow('epsConverter is on but @okathira/ghostpdl-wasm is not installed: run npm run converters:eps before synth');
+  }, SYNTH_TIMEOUT_MS);
 });
 
 describe('exchange-token key: an asymmetric KMS key; only the auth function signs, credentialed functions only read its public key', () => {

@@ -5,6 +5,8 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { convertMarkupJob, INTERNAL_FAILURE_MESSAGE } from '../../functions/conversion/convert-markup.js';
 import { getS3, resetClients } from '../../shared/clients.js';
 import { resetConfig } from '../../shared/config.js';
+import { EPS_NOT_ENABLED } from '../../shared/convert/eps.js';
+import { ghostscriptModuleUrl } from '../../shared/convert/packages.js';
 import { listEvents } from '../../shared/db/events.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
@@ -13,6 +15,9 @@ import { conversionClients, deliveryRecord, keysUnder as keysIn, makePendingMark
 import { makeMarkup, workspaceOf } from '../support/items.js';
 import { corruptFile, makeEps, makePdf, makePsd, makeTiff, makeVideo, pngSize } from '../support/sample-files.js';
 import { uploadFile } from '../support/uploads.js';
+
+const ghostscript = ghostscriptModuleUrl() !== undefined;
+if (!ghostscript) console.warn('conversion: the optional EPS converter is not installed (npm run converters:eps): the EPS rendering test is skipped');
 
 const clients = conversionClients();
 const { services, sqs, s3 } = clients;
@@ -111,7 +116,7 @@ describe('the convert-markup job makes converted markups ready (States and trans
     expect(pngSize((await objectBytes(b.images![0]!.key)).bytes)).toEqual({ width: 50, height: 80 });
   });
 
-  it('renders an EPS at 300 dpi into one page image', async () => {
+  it.skipIf(!ghostscript)('renders an EPS at 300 dpi into one page image (the optional EPS converter, installed and enabled)', async () => {
     const { markup } = await makePendingMarkup({ type: 'image', bytes: makeEps({ width: 144, height: 72 }), filename: 'logo.eps', mimeType: 'application/postscript' });
 
     await sendJob(markup.id);
@@ -202,6 +207,26 @@ describe('a file that cannot be converted ends in the final failed state (isRead
     expect(b).toMatchObject({ conversionStatus: 'failed', conversionError: 'The uploaded file is no longer in storage; upload it again.' });
   });
 
+  it('marks an EPS failed with a reason that says so when the optional EPS converter is not enabled, installed or not', async () => {
+    const { org, markup } = await makePendingMarkup({ type: 'image', bytes: makeEps({ width: 144, height: 72 }), filename: 'logo.eps', mimeType: 'application/postscript' });
+    const epsConverter = process.env.EPS_CONVERTER;
+    process.env.EPS_CONVERTER = '';
+    resetConfig();
+    try {
+      await convertMarkupJob.run({ type: 'convert-markup', markupId: markup.id }, record(1));
+    } finally {
+      if (epsConverter === undefined) delete process.env.EPS_CONVERTER;
+      else process.env.EPS_CONVERTER = epsConverter;
+      resetConfig();
+    }
+
+    const done = (await getItem(markup.id, true)) as MarkupRecord;
+
+    expect(done).toMatchObject({ isReady: true, conversionStatus: 'failed', images: [], conversionError: EPS_NOT_ENABLED });
+    expect(await keysUnder(`markups/${markup.id}/`)).toEqual([]);
+    expect(await readyEvents(org.workspaceId, markup.id)).toHaveLength(1);
+  });
+
   it('records the failure on the last delivery before the dead-letter queue when the worker itself keeps failing', async () => {
     const { markup } = await makePendingMarkup({ type: 'pdf', bytes: await makePdf([{ width: 100, height: 100 }]), filename: 'a.pdf', mimeType: 'application/pdf' });
     const job = { type: 'convert-markup' as const, markupId: markup.id };
@@ -271,7 +296,7 @@ describe('the job is idempotent: outputs stored and bytes counted once however o
   });
 
   it('does nothing for markups that are not pending or no longer exist', async () => {
-    const { org, markup } = await makePendingMarkup({ type: 'image', bytes: makeEps({ width: 10, height: 10 }), filename: 'done.eps', mimeType: 'application/postscript' });
+    const { org, markup } = await makePendingMarkup({ type: 'image', bytes: makeTiff([{ width: 10, height: 10, rgb: [0, 128, 0] }]), filename: 'done.tiff', mimeType: 'image/tiff' });
     const workspace = await workspaceOf(org.workspaceId);
     const webpage = await makeMarkup({ workspaceId: org.workspaceId, organizationId: workspace.organizationId, parentFolderId: workspace.rootFolderId });
     await convertMarkupJob.run({ type: 'convert-markup', markupId: markup.id }, record(1));

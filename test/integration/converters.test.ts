@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -6,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundingBox, convertEps } from '../../shared/convert/eps.js';
+import { boundingBox, convertEps, EPS_NOT_ENABLED } from '../../shared/convert/eps.js';
 import { ConversionError } from '../../shared/convert/errors.js';
 import { makeThumbnail, sniffKind, sourceKind, type RenderedImage } from '../../shared/convert/images.js';
-import { ffmpegPath, loadMupdf, loadSharp } from '../../shared/convert/packages.js';
+import { ffmpegPath, ghostscriptModuleUrl, loadMupdf, loadSharp } from '../../shared/convert/packages.js';
 import { convertPdf, type PdfPage } from '../../shared/convert/pdf.js';
 import { convertPsd } from '../../shared/convert/psd.js';
 import { convertTiff } from '../../shared/convert/tiff.js';
@@ -173,9 +174,27 @@ describe('PSD (mupdf): the merged image in sRGB, 8- and 16-bit, RGB, CMYK and Gr
   });
 });
 
-describe('EPS (Ghostscript in a worker thread): rendered at 300 dpi, cropped to the bounding box', () => {
+const ghostscript = ghostscriptModuleUrl() !== undefined;
+if (!ghostscript) console.warn('converters: the optional EPS converter is not installed (npm run converters:eps): the Ghostscript tests are skipped');
+/** The operator enabled the converter (EPS_CONVERTER=ghostscript). */
+const ENABLED = { enabled: true } as const;
+
+/** Pids of this process's child processes (Linux: /proc/self/task/<tid>/children). */
+function childPids(): number[] {
+  return readdirSync('/proc/self/task').flatMap((task) =>
+    readFileSync(`/proc/self/task/${task}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number),
+  );
+}
+
+describe('EPS without the optional converter: a ConversionError that says so', () => {
+  it('refuses an EPS when the converter is not enabled, installed or not', async () => {
+    await expect(convertEps(makeEps({ width: 10, height: 10 }), { enabled: false })).rejects.toThrow(new ConversionError(EPS_NOT_ENABLED));
+  });
+});
+
+describe.skipIf(!ghostscript)('EPS (Ghostscript in a separate process): rendered at 300 dpi, cropped to the bounding box', () => {
   it('renders a 200 x 100 pt EPS into an 833 x 417 PNG of its drawing', async () => {
-    const pages = await convertEps(makeEps({ width: 200, height: 100, rgb: [0.2, 0.4, 0.8] }));
+    const pages = await convertEps(makeEps({ width: 200, height: 100, rgb: [0.2, 0.4, 0.8] }), ENABLED);
 
     expect(pages).toHaveLength(1);
     expect(pngSize(pages[0]!.data)).toEqual({ width: 833, height: 417 });
@@ -184,7 +203,7 @@ describe('EPS (Ghostscript in a worker thread): rendered at 300 dpi, cropped to 
   });
 
   it('lowers the resolution so the page fits the maximum size', async () => {
-    const [page] = await convertEps(makeEps({ width: 720, height: 360 }), { maxDimension: 1000 });
+    const [page] = await convertEps(makeEps({ width: 720, height: 360 }), { ...ENABLED, maxDimension: 1000 });
 
     expect(Math.max(page!.width, page!.height)).toBeLessThanOrEqual(1000);
     expect(page!.width).toBeGreaterThan(990);
@@ -199,22 +218,26 @@ describe('EPS (Ghostscript in a worker thread): rendered at 300 dpi, cropped to 
     header.writeUInt16LE(0xffff, 28);
     const dosEps = Buffer.concat([header, postscript]);
 
-    const [page] = await convertEps(dosEps);
+    const [page] = await convertEps(dosEps, ENABLED);
 
     expect(sniffKind(dosEps)).toBe('eps');
     expect(boundingBox(dosEps)).toEqual({ width: 100, height: 50 });
     expect(pngSize(page!.data)).toEqual({ width: 417, height: 208 });
   });
 
-  it('stops a PostScript program that never ends with a ConversionError', async () => {
+  it('stops a PostScript program that never ends with a ConversionError, killing its process', async () => {
+    const children = () => new Set(childPids());
+    const before = children();
     const started = Date.now();
 
-    await expect(convertEps(makeEndlessEps(), { timeoutMs: 2000 })).rejects.toThrow('The EPS file took longer than 2 s to render.');
+    await expect(convertEps(makeEndlessEps(), { ...ENABLED, timeoutMs: 2000 })).rejects.toThrow('The EPS file took longer than 2 s to render.');
     expect(Date.now() - started).toBeLessThan(10_000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect([...children()].filter((pid) => !before.has(pid))).toEqual([]);
   });
 
   it('names the PostScript error of a corrupt file', async () => {
-    await expect(convertEps(corruptFile('eps'))).rejects.toThrow(/could not be rendered: PostScript error \/\w+/);
+    await expect(convertEps(corruptFile('eps'), ENABLED)).rejects.toThrow(/could not be rendered: PostScript error \/\w+/);
   });
 });
 

@@ -79,6 +79,12 @@ describe('configuration is parsed once and fails fast', () => {
     expect(() => config.tableName).toThrow(/TABLE_NAME/);
     expect(config.mode).toBe('aws');
   });
+  it('enables the optional EPS converter only for EPS_CONVERTER=ghostscript', () => {
+    expect(parseConfig({}).epsConverter).toBe(false);
+    expect(parseConfig({ EPS_CONVERTER: '' }).epsConverter).toBe(false);
+    expect(parseConfig({ EPS_CONVERTER: 'true' }).epsConverter).toBe(false);
+    expect(parseConfig({ EPS_CONVERTER: 'ghostscript' }).epsConverter).toBe(true);
+  });
 });
 
 describe('route matching as API Gateway does it', () => {
