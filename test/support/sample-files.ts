@@ -9,7 +9,8 @@ import { ffmpegPath, loadSharp } from '../../shared/convert/packages.js';
 
 /**
  * Small real files of every kind the conversion worker handles, made in the test run: no binary
- * fixtures in the repository, and every dimension a test checks is chosen here.
+ * fixtures in the repository, and every dimension a test checks is chosen here. (The one exception
+ * is test/fixtures/pdf-reference: how mupdf rendered a PDF, kept since mupdf can no longer do it.)
  */
 
 type Rgb = readonly [number, number, number];
