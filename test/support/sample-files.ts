@@ -1,14 +1,16 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ffmpegPath, loadMupdf, loadSharp } from '../../shared/convert/packages.js';
+import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { ffmpegPath, loadSharp } from '../../shared/convert/packages.js';
 
 /**
  * Small real files of every kind the conversion worker handles, made in the test run: no binary
- * fixtures in the repository, and every dimension a test checks is chosen here.
+ * fixtures in the repository, and every dimension a test checks is chosen here. (The one exception
+ * is test/fixtures/pdf-reference: how mupdf rendered a PDF, kept since mupdf can no longer do it.)
  */
 
 type Rgb = readonly [number, number, number];
@@ -280,22 +282,92 @@ export function makeEndlessEps(): Buffer {
 
 /** A PDF with one page per size (points), each with a coloured frame and its page number. */
 export async function makePdf(sizes: readonly { width: number; height: number }[]): Promise<Buffer> {
-  const mupdf = await loadMupdf();
-  const document = new mupdf.PDFDocument();
-  try {
-    const font = document.addSimpleFont(new mupdf.Font('Helvetica'));
-    for (const [index, { width, height }] of sizes.entries()) {
-      const contents = [
-        `0.85 0.2 0.2 rg 10 10 ${width - 20} ${height - 20} re f`,
-        `1 1 1 rg 20 20 ${width - 40} ${height - 40} re f`,
-        `BT /F1 ${Math.min(36, Math.round(width / 8))} Tf 0 0 0 rg 30 ${Math.round(height / 2)} Td (Page ${index + 1}) Tj ET`,
-      ].join('\n');
-      document.insertPage(-1, document.addPage([0, 0, width, height], 0, { Font: { F1: font } }, contents));
-    }
-    return Buffer.from(document.saveToBuffer('compress').asUint8Array());
-  } finally {
-    document.destroy();
+  // No creation and modification dates: the same sizes give the same bytes.
+  const document = await PDFDocument.create({ updateMetadata: false });
+  const font = await document.embedFont(StandardFonts.Helvetica);
+  for (const [index, { width, height }] of sizes.entries()) {
+    const contents = [
+      `0.85 0.2 0.2 rg 10 10 ${width - 20} ${height - 20} re f`,
+      `1 1 1 rg 20 20 ${width - 40} ${height - 40} re f`,
+      `BT /F1 ${Math.min(36, Math.round(width / 8))} Tf 0 0 0 rg 30 ${Math.round(height / 2)} Td (Page ${index + 1}) Tj ET`,
+    ].join('\n');
+    const page = document.addPage([width, height]);
+    page.node.setFontDictionary(PDFName.of('F1'), font.ref);
+    page.node.set(PDFName.of('Contents'), document.context.register(document.context.flateStream(contents)));
   }
+  return Buffer.from(await document.save());
+}
+
+/**
+ * A one-page PDF that needs a user password to open, written by hand (pdf-lib does not encrypt):
+ * the standard security handler, revision 2 (RC4, 40-bit key; ISO 32000-1, 7.6.3, algorithms 2 to 4),
+ * with its content stream encrypted, so that it opens, and shows a blue square, with the password.
+ */
+export function makeLockedPdf(userPassword = 'secret', ownerPassword = 'owner'): Buffer {
+  const id = Buffer.from('0123456789abcdef0123456789abcdef', 'hex');
+  const permissions = -4; // Everything allowed, bits 1 and 2 clear.
+  const owner = rc4(md5(padPassword(ownerPassword)).subarray(0, 5), padPassword(userPassword));
+  const p = Buffer.alloc(4);
+  p.writeInt32LE(permissions);
+  const key = md5(Buffer.concat([padPassword(userPassword), owner, p, id])).subarray(0, 5);
+  const user = rc4(key, PASSWORD_PADDING);
+  // Object 4's key: the file key, the object number (3 bytes) and generation (2 bytes), little-endian.
+  const objectKey = md5(Buffer.concat([key, Buffer.from([4, 0, 0, 0, 0])])).subarray(0, 10);
+  const content = rc4(objectKey, Buffer.from('0 0 1 rg 0 0 50 50 re f', 'latin1'));
+  const hex = (bytes: Buffer) => `<${bytes.toString('hex')}>`;
+  return writePdf(
+    [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] /Resources << >> /Contents 4 0 R >>',
+      Buffer.concat([Buffer.from(`<< /Length ${content.length} >>\nstream\n`, 'latin1'), content, Buffer.from('\nendstream', 'latin1')]),
+      `<< /Filter /Standard /V 1 /R 2 /Length 40 /O ${hex(owner)} /U ${hex(user)} /P ${permissions} >>`,
+    ],
+    `/Root 1 0 R /Encrypt 5 0 R /ID [${hex(id)} ${hex(id)}]`,
+  );
+}
+
+/** The 32 bytes a password is padded (or cut) to (ISO 32000-1, 7.6.3.3, algorithm 2, step a). */
+const PASSWORD_PADDING = Buffer.from('28bf4e5e4e758a4164004e56fffa01082e2e00b6d0683e802f0ca9fe6453697a', 'hex');
+
+function padPassword(password: string): Buffer {
+  return Buffer.concat([Buffer.from(password, 'latin1'), PASSWORD_PADDING]).subarray(0, 32);
+}
+
+const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest();
+
+/** RC4 (OpenSSL 3 has it only in its legacy provider, so here by hand: it is ten lines). */
+function rc4(key: Buffer, data: Buffer): Buffer {
+  const s = Array.from({ length: 256 }, (_, i) => i);
+  for (let i = 0, j = 0; i < 256; i += 1) {
+    j = (j + s[i]! + key[i % key.length]!) & 255;
+    [s[i], s[j]] = [s[j]!, s[i]!];
+  }
+  const out = Buffer.alloc(data.length);
+  for (let n = 0, i = 0, j = 0; n < data.length; n += 1) {
+    i = (i + 1) & 255;
+    j = (j + s[i]!) & 255;
+    [s[i], s[j]] = [s[j]!, s[i]!];
+    out[n] = data[n]! ^ s[(s[i]! + s[j]!) & 255]!;
+  }
+  return out;
+}
+
+/** A PDF file of the given objects (numbered from 1, generation 0) with a classic xref table. */
+function writePdf(objects: readonly (string | Buffer)[], trailer: string): Buffer {
+  const parts: Buffer[] = [Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
+  let length = parts[0]!.length;
+  const offsets: number[] = [];
+  for (const [index, body] of objects.entries()) {
+    offsets.push(length);
+    const object = Buffer.concat([Buffer.from(`${index + 1} 0 obj\n`, 'latin1'), typeof body === 'string' ? Buffer.from(body, 'latin1') : body, Buffer.from('\nendobj\n', 'latin1')]);
+    parts.push(object);
+    length += object.length;
+  }
+  // Each xref entry is exactly 20 bytes: 10-digit offset, 5-digit generation, type, and a 2-byte end of line.
+  const xref = [`xref\n0 ${objects.length + 1}\n`, '0000000000 65535 f \n', ...offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`)].join('');
+  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} ${trailer} >>\nstartxref\n${length}\n%%EOF\n`, 'latin1'));
+  return Buffer.concat(parts);
 }
 
 // Video
