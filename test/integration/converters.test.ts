@@ -90,7 +90,7 @@ describe('TIFF (sharp): one PNG per page, each at its own size', () => {
   });
 });
 
-describe('PSD (mupdf): the merged image in sRGB, 8- and 16-bit, RGB, CMYK and Grayscale', () => {
+describe('PSD (decoded here, colours through sharp/lcms2): the merged image in sRGB, 8- and 16-bit, RGB, CMYK and Grayscale', () => {
   it('converts an 8-bit RGB document saved with PackBits compression', async () => {
     const image = await convertPsd(makePsd({ width: 64, height: 48, depth: 8, mode: 'rgb', colour: [1, 0, 0], rle: true }));
 
@@ -125,14 +125,21 @@ describe('PSD (mupdf): the merged image in sRGB, 8- and 16-bit, RGB, CMYK and Gr
     expect((await pixelAt(image.data, 60, 5))[3]).toBe(0);
   });
 
-  it('renders documents mupdf refuses as they are (extra channels, transparent Grayscale or CMYK) from their colour channels', async () => {
+  it('renders documents with extra channels from their colour channels, and keeps the transparency of Grayscale and CMYK documents', async () => {
     const rgbWithSpots = await convertPsd(makePsd({ width: 20, height: 10, depth: 8, mode: 'rgb', colour: [1, 1, 0], extraChannels: 2, rle: true }));
     const grayWithAlpha = await convertPsd(makePsd({ width: 20, height: 10, depth: 16, mode: 'gray', colour: [0.5], transparent: true }));
     const cmykWithAlpha = await convertPsd(makePsd({ width: 20, height: 10, depth: 8, mode: 'cmyk', colour: [0, 1, 0, 0], transparent: true }));
+    const cmyk16WithAlpha = await convertPsd(makePsd({ width: 20, height: 10, depth: 16, mode: 'cmyk', colour: [0, 1, 0, 0], transparent: true, extraChannels: 1 }));
 
     expectColour(await pixelAt(rgbWithSpots.data, 1, 1), [255, 255, 0, 255]);
-    expectColour(await pixelAt(grayWithAlpha.data, 1, 1), [128, 128, 128, 255], 3);
-    expectColour(await pixelAt(cmykWithAlpha.data, 1, 1), [236, 0, 140, 255], 12);
+    for (const y of [0, 1, 9]) {
+      expectColour(await pixelAt(grayWithAlpha.data, 1, y), [128, 128, 128, 255], 3);
+      expect((await pixelAt(grayWithAlpha.data, 15, y))[3]).toBe(0);
+      for (const cmyk of [cmykWithAlpha, cmyk16WithAlpha]) {
+        expectColour(await pixelAt(cmyk.data, 1, y), [236, 0, 140, 255], 12);
+        expect((await pixelAt(cmyk.data, 15, y))[3]).toBe(0);
+      }
+    }
   });
 
   it('converts colours through the embedded ICC profile (Display P3 orange is more saturated in sRGB)', async () => {
