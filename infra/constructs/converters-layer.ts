@@ -20,6 +20,10 @@ export const CONVERTER_PACKAGES: readonly { name: string; exclude?: RegExp }[] =
   { name: 'detect-libc' },
   { name: 'semver' },
   { name: 'mupdf', exclude: /^dist\/.*\.br$/ },
+  // ag-psd (MIT) reads the layers of PSDs saved without a merged image; base64-js and pako are its dependencies.
+  { name: 'ag-psd', exclude: /^(dist-es|src|\.v8-cache)(\/|$)|\.(map|ts)$|^dist\/bundle\.js$/ },
+  { name: 'base64-js' },
+  { name: 'pako' },
   { name: '@okathira/ghostpdl-wasm' },
 ];
 
@@ -56,6 +60,6 @@ export function convertersLayer(scope: Construct, repoRoot: string): LayerVersio
     }),
     compatibleArchitectures: [Architecture.X86_64],
     // A layer description holds at most 256 characters: name the tools, not every package.
-    description: `Converters (sharp, mupdf, ghostpdl-wasm, ffmpeg) for the conversion worker; lock ${createHash('sha256').update(versions.join('\n')).digest('hex').slice(0, 12)}`,
+    description: `Converters (sharp, ag-psd, mupdf, ghostpdl-wasm, ffmpeg) for the conversion worker; lock ${createHash('sha256').update(versions.join('\n')).digest('hex').slice(0, 12)}`,
   });
 }

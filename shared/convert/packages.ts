@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type * as AgPsd from 'ag-psd';
 import type * as Mupdf from 'mupdf';
 import type SharpModule from 'sharp';
 import { logger } from '../logger.js';
@@ -21,9 +22,12 @@ const require = createRequire(import.meta.url);
 
 export type Sharp = typeof SharpModule;
 export type MupdfModule = typeof Mupdf;
+export type AgPsdModule = typeof AgPsd;
+type ImageDataFactory = NonNullable<Parameters<AgPsdModule['initializeCanvas']>[1]>;
 
 let sharpModule: Sharp | undefined;
 let mupdfModule: Promise<MupdfModule> | undefined;
+let agPsdModule: AgPsdModule | undefined;
 
 export function loadSharp(): Sharp {
   if (!sharpModule) {
@@ -32,6 +36,25 @@ export function loadSharp(): Sharp {
     sharpModule.cache(false);
   }
   return sharpModule;
+}
+
+/**
+ * ag-psd (MIT) reads the layers of Photoshop documents saved without a merged image. It draws on
+ * an HTML canvas unless told to keep plain pixel arrays (`useImageData`); it is given a factory of
+ * such arrays and a canvas factory that refuses, as no canvas package is installed.
+ */
+export function loadAgPsd(): AgPsdModule {
+  if (!agPsdModule) {
+    const agPsd = require('ag-psd') as AgPsdModule;
+    agPsd.initializeCanvas(
+      () => {
+        throw new Error('ag-psd asked for a canvas, which the conversion worker does not have');
+      },
+      (width, height) => ({ width, height, data: new Uint8ClampedArray(width * height * 4), colorSpace: 'srgb' }) as ReturnType<ImageDataFactory>,
+    );
+    agPsdModule = agPsd;
+  }
+  return agPsdModule;
 }
 
 export function loadMupdf(): Promise<MupdfModule> {
