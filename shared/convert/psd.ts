@@ -1,9 +1,10 @@
-import { open } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
+import type { Layer, LayerMaskData, PixelData } from 'ag-psd';
 import { DEFAULT_CMYK_PROFILE } from './cmyk-profile.js';
 import { ConversionError, describeFailure } from './errors.js';
 import { MAX_PAGE_DIMENSION, type ConverterInput, type RenderedImage } from './images.js';
 import { checkImagePixels, CONVERSION_LIMITS } from './limits.js';
-import { loadSharp } from './packages.js';
+import { loadAgPsd, loadSharp } from './packages.js';
 
 /** Photoshop documents larger than this many pixels are refused from their header (the conversion limit of every image). */
 export const MAX_PSD_PIXELS = CONVERSION_LIMITS.maxImagePixels;
@@ -40,6 +41,10 @@ export interface PsdHeader {
  * to sharp as a planar TIFF that carries the document's ICC profile, so libvips (lcms2) converts the
  * colours to sRGB through the embedded profile, or a SWOP profile for untagged CMYK. Only the
  * composite's colour channels and its merged transparency are read from disk, never the layers.
+ *
+ * A document saved without "Maximize Compatibility" has no real merged image (image resource 1057
+ * says so; the composite is blank): its visible RGB or Grayscale layers are read with ag-psd and
+ * composited here instead.
  */
 export async function convertPsd(input: ConverterInput, options: { maxDimension?: number } = {}): Promise<RenderedImage> {
   const image = await readImage(input);
@@ -95,9 +100,10 @@ async function encode(image: PsdPixels, profile: Buffer | undefined, maxDimensio
   return { data, mimeType: 'image/png', width: info.width, height: info.height };
 }
 
-/** Reads the header, the image resources and the composite. */
+/** Reads the header, the image resources and the composite (or, without a real one, the layers). */
 export async function readImage(input: ConverterInput): Promise<PsdPixels> {
   const source = await openSource(input);
+  let layered: { header: PsdHeader; iccProfile: Buffer | undefined } | undefined;
   try {
     const fixed = await source.read(0, 26);
     if (fixed.length < 26 || fixed.toString('latin1', 0, 4) !== '8BPS') throw new ConversionError('This is not a Photoshop (PSD) file.');
@@ -138,11 +144,18 @@ export async function readImage(input: ConverterInput): Promise<PsdPixels> {
     if (layersLength >= 2 * lengthSize + 2 && (await source.uint(position + lengthSize, lengthSize)) > 0) {
       layerCount = (await source.read(position + 2 * lengthSize, 2)).readInt16BE(0);
     }
-    position += lengthSize + layersLength;
-    return { ...(await readMergedImage(source, header, position, base, layerCount < 0)), ...(iccProfile ? { iccProfile } : {}) };
+    // Layers, when the merged image is not real. (16-bit documents keep their layers in an 'Lr16'
+    // block of the section, with a layer count of 0: the section's length is what tells.)
+    if (layersLength > 0 && !hasRealMergedData(resources)) {
+      layered = { header, iccProfile };
+    } else {
+      position += lengthSize + layersLength;
+      return { ...(await readMergedImage(source, header, position, base, layerCount < 0)), ...(iccProfile ? { iccProfile } : {}) };
+    }
   } finally {
     await source.close();
   }
+  return compositeLayers(input, layered.header, layered.iccProfile);
 }
 
 /** The composite image's colour channels (and its transparency), decoded into planes. */
@@ -243,6 +256,113 @@ function invert(data: Buffer): void {
 }
 
 /**
+ * The document rebuilt from its layers (ag-psd decodes them; it reads RGB and Grayscale documents):
+ * visible layers in order, at their position, with their opacity and fill opacity, their layer
+ * mask and clipping to the layer below, over transparency, in normal blend mode (other blend
+ * modes, layer effects and adjustment layers are not rendered; a group's opacity applies to each
+ * of its layers). The whole file is read into memory.
+ */
+async function compositeLayers(input: ConverterInput, header: PsdHeader, iccProfile: Buffer | undefined): Promise<PsdPixels> {
+  if (header.mode !== 1 && header.mode !== 3) {
+    throw new ConversionError(
+      `This Photoshop file was saved without a merged image, which can only be rebuilt from the layers of RGB and Grayscale documents, not ${COLOUR_MODES[header.mode]}; re-save it with Maximize Compatibility.`,
+    );
+  }
+  const bytes = typeof input === 'string' ? await readFile(input) : input;
+  const { width, height } = header;
+  const canvas = Buffer.alloc(width * height * 4);
+  try {
+    const psd = loadAgPsd().readPsd(bytes, {
+      useImageData: true,
+      skipCompositeImageData: true,
+      skipThumbnail: true,
+      skipLinkedFilesData: true,
+      // ag-psd's default, stated: the decoded layers and masks may take 2 GiB of the worker's 4 GB.
+      totalMemoryLimit: 2 * 1024 ** 3,
+    });
+    drawLayers(canvas, width, height, psd.children, 1);
+  } catch (error) {
+    throw new ConversionError(`The Photoshop file's layers could not be read: ${describeFailure(error)}`, { cause: error });
+  }
+  const common = { width, height, depth: 8 as const, alpha: true, interleaved: true, ...(iccProfile ? { iccProfile } : {}) };
+  if (header.mode === 3) return { ...common, colour: 'rgb', channels: 4, planes: [canvas] };
+  // ag-psd spreads a grayscale layer's values over R, G and B: keep one of them and the transparency.
+  const gray = Buffer.alloc(width * height * 2);
+  for (let i = 0, o = 0; o < gray.length; i += 4, o += 2) {
+    gray[o] = canvas[i]!;
+    gray[o + 1] = canvas[i + 3]!;
+  }
+  return { ...common, colour: 'gray', channels: 2, planes: [gray] };
+}
+
+/** ag-psd's layers, bottom to top; a group's layers are drawn in turn with the group's opacity. */
+function drawLayers(canvas: Buffer, width: number, height: number, layers: Layer[] | undefined, opacity: number): void {
+  // A clipped layer shows only where the nearest unclipped layer below it (its base) has pixels.
+  let clipBase: Layer | undefined;
+  let clipBaseVisible = false;
+  for (const layer of layers ?? []) {
+    const visible = !layer.hidden;
+    if (!layer.clipping) {
+      clipBase = layer;
+      clipBaseVisible = visible;
+    }
+    if (!visible || (layer.clipping && !clipBaseVisible)) continue;
+    const layerOpacity = opacity * (layer.opacity ?? 1);
+    if (layer.children) {
+      drawLayers(canvas, width, height, layer.children, layerOpacity);
+      continue;
+    }
+    drawLayer(canvas, width, height, layer, layerOpacity * (layer.fillOpacity ?? 1), layer.clipping ? clipBase : undefined);
+  }
+}
+
+function drawLayer(canvas: Buffer, width: number, height: number, layer: Layer, opacity: number, clipBase: Layer | undefined): void {
+  const image = layer.imageData;
+  if (!image || opacity <= 0) return;
+  const left = layer.left ?? 0;
+  const top = layer.top ?? 0;
+  const data = image.data;
+  const scale = sampleScale(image);
+  const mask = layer.mask && !layer.mask.disabled && layer.mask.imageData ? layer.mask : undefined;
+  for (let y = Math.max(0, top); y < Math.min(height, top + image.height); y += 1) {
+    for (let x = Math.max(0, left); x < Math.min(width, left + image.width); x += 1) {
+      const s = ((y - top) * image.width + (x - left)) * 4;
+      let alpha = data[s + 3]! * scale * opacity;
+      if (mask) alpha *= maskValue(mask, x, y);
+      if (clipBase) alpha *= clipBase.imageData ? pixelAlpha(clipBase, x, y) : 0;
+      if (alpha <= 0) continue;
+      const t = (y * width + x) * 4;
+      const below = (canvas[t + 3]! / 255) * (1 - alpha);
+      const out = alpha + below;
+      for (let c = 0; c < 3; c += 1) canvas[t + c] = Math.round((data[s + c]! * scale * 255 * alpha + canvas[t + c]! * below) / out);
+      canvas[t + 3] = Math.round(out * 255);
+    }
+  }
+}
+
+/** 1 / the maximum sample: 8-bit, 16-bit or 32-bit float pixels. */
+function sampleScale(image: PixelData): number {
+  if (image.data instanceof Float32Array) return 1;
+  return image.data instanceof Uint16Array ? 1 / 65535 : 1 / 255;
+}
+
+function maskValue(mask: LayerMaskData, x: number, y: number): number {
+  const image = mask.imageData!;
+  const mx = x - (mask.left ?? 0);
+  const my = y - (mask.top ?? 0);
+  if (mx < 0 || my < 0 || mx >= image.width || my >= image.height) return (mask.defaultColor ?? 0) / 255;
+  return image.data[(my * image.width + mx) * 4]! * sampleScale(image);
+}
+
+function pixelAlpha(layer: Layer, x: number, y: number): number {
+  const image = layer.imageData!;
+  const lx = x - (layer.left ?? 0);
+  const ly = y - (layer.top ?? 0);
+  if (lx < 0 || ly < 0 || lx >= image.width || ly >= image.height) return 0;
+  return image.data[(ly * image.width + lx) * 4 + 3]! * sampleScale(image) * (layer.opacity ?? 1);
+}
+
+/**
  * A baseline big-endian TIFF of the samples, uncompressed, in strips of about 1 MB, with the ICC
  * profile (tag 34675) libvips converts through. Planar samples stay planar (PlanarConfiguration 2).
  */
@@ -323,6 +443,17 @@ function tiff(image: PsdPixels, profile: Buffer | undefined): Buffer {
 }
 
 const ICC_PROFILE_RESOURCE = 1039;
+const VERSION_INFO_RESOURCE = 1057;
+
+/**
+ * Whether the composite image is real: image resource 1057 (version info: a 4-byte version, then a
+ * hasRealMergedData byte) says it is not when the file was saved without Maximize Compatibility.
+ * Files without the resource have one.
+ */
+function hasRealMergedData(resources: Buffer): boolean {
+  const info = imageResource(resources, VERSION_INFO_RESOURCE);
+  return !info || info.length < 5 || info[4] !== 0;
+}
 
 /** One image resource block's data: `8BIM`, id, padded Pascal name, size, padded data. */
 function imageResource(resources: Buffer, id: number): Buffer | undefined {
