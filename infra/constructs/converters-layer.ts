@@ -20,9 +20,12 @@ export const CONVERTER_PACKAGES: readonly { name: string; exclude?: RegExp }[] =
   { name: '@img/colour' },
   { name: 'detect-libc' },
   { name: 'semver' },
-  // PSD still reads through mupdf; PDF renders with PDFium. The browser bundle and source maps are not loaded in Node.
-  { name: 'mupdf', exclude: /^dist\/.*\.br$/ },
+  // PDF renders with PDFium; its browser bundle and source maps are not loaded in Node.
   { name: '@embedpdf/pdfium', exclude: /^dist\/(index\.browser\.js|.*\.map)$/ },
+  // ag-psd (MIT) reads the layers of PSDs saved without a merged image; base64-js and pako are its dependencies.
+  { name: 'ag-psd', exclude: /^(dist-es|src|\.v8-cache)(\/|$)|\.(map|ts)$|^dist\/bundle\.js$/ },
+  { name: 'base64-js' },
+  { name: 'pako' },
 ];
 
 /**
@@ -78,6 +81,6 @@ export function convertersLayer(scope: Construct, repoRoot: string, options: Con
     }),
     compatibleArchitectures: [Architecture.X86_64],
     // A layer description holds at most 256 characters: name the tools, not every package.
-    description: `Converters (sharp, pdfium, mupdf, ffmpeg${options.epsConverter ? ', ghostpdl-wasm' : ''}) for the conversion worker; lock ${hash.slice(0, 12)}`,
+    description: `Converters (sharp, pdfium, ag-psd, ffmpeg${options.epsConverter ? ', ghostpdl-wasm' : ''}) for the conversion worker; lock ${hash.slice(0, 12)}`,
   });
 }

@@ -11,9 +11,7 @@ import { fileURLToPath } from 'node:url';
  */
 
 /** Installed packages still under the AGPL, each with why it is here and what removes it. */
-export const KNOWN_AGPL: Readonly<Record<string, string>> = {
-  mupdf: 'PSD decoding until the ag-psd converter lands (issue 14); PDF already renders with PDFium',
-};
+export const KNOWN_AGPL: Readonly<Record<string, string>> = {};
 
 /** The licence of a package.json: `license` (an SPDX expression or a legacy object), or the legacy `licenses` array (any of them). */
 export function licenceOf(manifest: Record<string, unknown>): string | undefined {

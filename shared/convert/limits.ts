@@ -16,7 +16,7 @@ export const CONVERSION_LIMITS = {
   /**
    * Pixels of an image decoded whole: a TIFF page, a Photoshop composite. 50 Mpx (a 300 dpi A2
    * poster is 35 Mpx, a 45 Mpx camera frame fits) is 200 MB as 8-bit RGBA and about four times
-   * that while mupdf converts colours, within the worker's 4 GB.
+   * that while its colours are converted, within the worker's 4 GB.
    */
   maxImagePixels: 50_000_000,
   /** Seconds of video: a 1080p re-encode runs near real time / 2 here, so 30 minutes fit the 900 s worker. */

@@ -4,15 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { WrappedPdfiumModule } from '@embedpdf/pdfium';
-import type * as Mupdf from 'mupdf';
+import type * as AgPsd from 'ag-psd';
 import type SharpModule from 'sharp';
 import { logger } from '../logger.js';
 
 /**
  * The native and WASM packages the converters use, loaded on first use and resolved at run time.
  *
- * - Never at module load: mupdf instantiates a 14 MB WASM module with top-level await, PDFium a
- *   4.6 MB one, and a cold start of a function that merely imports this folder must not pay for it.
+ * - Never at module load: PDFium instantiates a 4.6 MB WASM module and ag-psd is 700 KB of code,
+ *   and a cold start of a function that merely imports this folder must not pay for it.
  * - Resolved through `require.resolve` rather than a bare `import`, so esbuild leaves them out of the
  *   bundle (their native binary and `.wasm` files must stay next to their own code) and so a
  *   deployed function finds them in a layer: ES module resolution ignores `NODE_PATH`
@@ -21,12 +21,13 @@ import { logger } from '../logger.js';
 const require = createRequire(import.meta.url);
 
 export type Sharp = typeof SharpModule;
-export type MupdfModule = typeof Mupdf;
 export type PdfiumModule = WrappedPdfiumModule;
+export type AgPsdModule = typeof AgPsd;
+type ImageDataFactory = NonNullable<Parameters<AgPsdModule['initializeCanvas']>[1]>;
 
 let sharpModule: Sharp | undefined;
-let mupdfModule: Promise<MupdfModule> | undefined;
 let pdfiumModule: Promise<PdfiumModule> | undefined;
+let agPsdModule: AgPsdModule | undefined;
 
 export function loadSharp(): Sharp {
   if (!sharpModule) {
@@ -37,13 +38,23 @@ export function loadSharp(): Sharp {
   return sharpModule;
 }
 
-export function loadMupdf(): Promise<MupdfModule> {
-  mupdfModule ??= (import(pathToFileURL(require.resolve('mupdf')).href) as Promise<MupdfModule>).then((mupdf) => {
-    // Warnings about repaired files would otherwise go straight to stderr; failures surface as exceptions.
-    mupdf.setLog((message) => logger.debug('mupdf', { message }));
-    return mupdf;
-  });
-  return mupdfModule;
+/**
+ * ag-psd (MIT) reads the layers of Photoshop documents saved without a merged image. It draws on
+ * an HTML canvas unless told to keep plain pixel arrays (`useImageData`); it is given a factory of
+ * such arrays and a canvas factory that refuses, as no canvas package is installed.
+ */
+export function loadAgPsd(): AgPsdModule {
+  if (!agPsdModule) {
+    const agPsd = require('ag-psd') as AgPsdModule;
+    agPsd.initializeCanvas(
+      () => {
+        throw new Error('ag-psd asked for a canvas, which the conversion worker does not have');
+      },
+      (width, height) => ({ width, height, data: new Uint8ClampedArray(width * height * 4), colorSpace: 'srgb' }) as ReturnType<ImageDataFactory>,
+    );
+    agPsdModule = agPsd;
+  }
+  return agPsdModule;
 }
 
 /**

@@ -656,7 +656,7 @@ describe('the optional EPS converter (context epsConverter; Ghostscript, AGPL-3.
 
     for (const definition of FUNCTIONS) expect(variablesOf(synthesized, definition), definition.name).not.toHaveProperty('EPS_CONVERTER');
     expect(CONVERTER_PACKAGES.map(({ name }) => name)).not.toContain('@okathira/ghostpdl-wasm');
-    expect(layer.Properties?.Description).toBe(`Converters (sharp, pdfium, mupdf, ffmpeg) for the conversion worker; lock ${defaultLock().slice(0, 12)}`);
+    expect(layer.Properties?.Description).toBe(`Converters (sharp, pdfium, ag-psd, ffmpeg) for the conversion worker; lock ${defaultLock().slice(0, 12)}`);
     expect(synthesized.settings.epsConverter).toBe(false);
   });
 
@@ -666,7 +666,7 @@ describe('the optional EPS converter (context epsConverter; Ghostscript, AGPL-3.
 
     expect(variablesOf(withEps, conversion)).toMatchObject({ EPS_CONVERTER: 'ghostscript' });
     for (const definition of FUNCTIONS.filter((candidate) => candidate !== conversion)) expect(variablesOf(withEps, definition), definition.name).not.toHaveProperty('EPS_CONVERTER');
-    expect(layer.Properties?.Description).toMatch(/^Converters \(sharp, pdfium, mupdf, ffmpeg, ghostpdl-wasm\) for the conversion worker; lock [0-9a-f]{12}$/);
+    expect(layer.Properties?.Description).toMatch(/^Converters \(sharp, pdfium, ag-psd, ffmpeg, ghostpdl-wasm\) for the conversion worker; lock [0-9a-f]{12}$/);
     expect(layer.Properties?.Description).not.toContain(defaultLock().slice(0, 12));
     expect(layer.Properties?.Content).not.toEqual(layerOf(synthesized).Properties?.Content);
   }, SYNTH_TIMEOUT_MS);

@@ -7,11 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { Layer } from 'ag-psd';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boundingBox, convertEps, EPS_NOT_ENABLED } from '../../shared/convert/eps.js';
 import { ConversionError } from '../../shared/convert/errors.js';
 import { makeThumbnail, sniffKind, sourceKind, type RenderedImage } from '../../shared/convert/images.js';
-import { ffmpegPath, ghostscriptModuleUrl, loadSharp } from '../../shared/convert/packages.js';
+import { ffmpegPath, ghostscriptModuleUrl, loadAgPsd, loadSharp } from '../../shared/convert/packages.js';
 import { convertPdf, type PdfPage } from '../../shared/convert/pdf.js';
 import { convertPsd } from '../../shared/convert/psd.js';
 import { convertTiff } from '../../shared/convert/tiff.js';
@@ -92,7 +93,7 @@ describe('TIFF (sharp): one PNG per page, each at its own size', () => {
   });
 });
 
-describe('PSD (mupdf): the merged image in sRGB, 8- and 16-bit, RGB, CMYK and Grayscale', () => {
+describe('PSD (decoded here, colours through sharp/lcms2, layers through ag-psd): the merged image in sRGB, 8- and 16-bit, RGB, CMYK and Grayscale', () => {
   it('converts an 8-bit RGB document saved with PackBits compression', async () => {
     const image = await convertPsd(makePsd({ width: 64, height: 48, depth: 8, mode: 'rgb', colour: [1, 0, 0], rle: true }));
 
@@ -127,14 +128,75 @@ describe('PSD (mupdf): the merged image in sRGB, 8- and 16-bit, RGB, CMYK and Gr
     expect((await pixelAt(image.data, 60, 5))[3]).toBe(0);
   });
 
-  it('renders documents mupdf refuses as they are (extra channels, transparent Grayscale or CMYK) from their colour channels', async () => {
+  it('renders documents with extra channels from their colour channels, and keeps the transparency of Grayscale and CMYK documents', async () => {
     const rgbWithSpots = await convertPsd(makePsd({ width: 20, height: 10, depth: 8, mode: 'rgb', colour: [1, 1, 0], extraChannels: 2, rle: true }));
     const grayWithAlpha = await convertPsd(makePsd({ width: 20, height: 10, depth: 16, mode: 'gray', colour: [0.5], transparent: true }));
     const cmykWithAlpha = await convertPsd(makePsd({ width: 20, height: 10, depth: 8, mode: 'cmyk', colour: [0, 1, 0, 0], transparent: true }));
+    const cmyk16WithAlpha = await convertPsd(makePsd({ width: 20, height: 10, depth: 16, mode: 'cmyk', colour: [0, 1, 0, 0], transparent: true, extraChannels: 1 }));
 
     expectColour(await pixelAt(rgbWithSpots.data, 1, 1), [255, 255, 0, 255]);
-    expectColour(await pixelAt(grayWithAlpha.data, 1, 1), [128, 128, 128, 255], 3);
-    expectColour(await pixelAt(cmykWithAlpha.data, 1, 1), [236, 0, 140, 255], 12);
+    for (const y of [0, 1, 9]) {
+      expectColour(await pixelAt(grayWithAlpha.data, 1, y), [128, 128, 128, 255], 3);
+      expect((await pixelAt(grayWithAlpha.data, 15, y))[3]).toBe(0);
+      for (const cmyk of [cmykWithAlpha, cmyk16WithAlpha]) {
+        expectColour(await pixelAt(cmyk.data, 1, y), [236, 0, 140, 255], 12);
+        expect((await pixelAt(cmyk.data, 15, y))[3]).toBe(0);
+      }
+    }
+  });
+
+  it('composites the layers of a document saved without a merged image (Maximize Compatibility off), which rendered blank before', async () => {
+    const agPsd = loadAgPsd();
+    const fill = (width: number, height: number, rgba: readonly number[]) => {
+      const data = new Uint8ClampedArray(width * height * 4);
+      for (let i = 0; i < data.length; i += 4) data.set(rgba, i);
+      return { width, height, data } as unknown as NonNullable<Layer['imageData']>;
+    };
+    // What Photoshop writes without Maximize Compatibility: a blank (white) composite, resource 1057 saying so, the layers.
+    const layered = agPsd.writePsdBuffer({
+      width: 40,
+      height: 30,
+      imageData: fill(40, 30, [255, 255, 255, 255]),
+      imageResources: { versionInfo: { hasRealMergedData: false, writerName: 'Adobe Photoshop', readerName: 'Adobe Photoshop 2024', fileVersion: 1 } },
+      children: [
+        { name: 'red, left half', left: 0, top: 0, imageData: fill(20, 30, [255, 0, 0, 255]) },
+        { name: 'blue at half opacity', left: 10, top: 10, opacity: 0.5, imageData: fill(20, 10, [0, 0, 255, 255]) },
+        { name: 'hidden green', hidden: true, left: 0, top: 0, imageData: fill(40, 30, [0, 255, 0, 255]) },
+        { name: 'group', children: [{ name: 'green corner', left: 30, top: 0, imageData: fill(10, 10, [0, 255, 0, 255]) }] },
+      ],
+    });
+    expect(agPsd.readPsd(layered, { skipLayerImageData: true, skipCompositeImageData: true }).imageResources?.versionInfo?.hasRealMergedData).toBe(false);
+
+    const image = await convertPsd(layered);
+
+    expect(sizeOf(image)).toEqual({ width: 40, height: 30 });
+    expectColour(await pixelAt(image.data, 5, 5), [255, 0, 0, 255], 1);
+    expectColour(await pixelAt(image.data, 5, 25), [255, 0, 0, 255], 1);
+    expectColour(await pixelAt(image.data, 15, 15), [128, 0, 128, 255], 2);
+    expectColour(await pixelAt(image.data, 25, 15), [0, 0, 255, 128], 2);
+    expectColour(await pixelAt(image.data, 35, 5), [0, 255, 0, 255], 1);
+    expect((await pixelAt(image.data, 35, 25))[3]).toBe(0);
+  });
+
+  it('rebuilds a Grayscale document from its layers, and asks for Maximize Compatibility for a CMYK one without a merged image', async () => {
+    const gray = await convertPsd(makePsd({ width: 20, height: 10, depth: 16, mode: 'gray', colour: [0.25], transparent: true, hasRealMergedData: false }));
+    const cmyk = makePsd({ width: 20, height: 10, depth: 8, mode: 'cmyk', colour: [1, 0, 0, 0], transparent: true, hasRealMergedData: false });
+
+    expectColour(await pixelAt(gray.data, 1, 1), [64, 64, 64, 255], 2);
+    expect((await pixelAt(gray.data, 15, 1))[3]).toBe(0);
+    await expect(convertPsd(cmyk)).rejects.toThrow(ConversionError);
+    await expect(convertPsd(cmyk)).rejects.toThrow(/saved without a merged image.*re-save it with Maximize Compatibility/);
+  });
+
+  it('refuses a document beyond the pixel limit from its header, before reading its image data or its layers', async () => {
+    for (const hasRealMergedData of [true, false]) {
+      // A 2 x 2 file whose header declares 10,000 x 6,000 pixels: decoding it would fail as truncated.
+      const huge = makePsd({ width: 2, height: 2, depth: 8, mode: 'rgb', colour: [1, 0, 0], transparent: true, hasRealMergedData });
+      huge.writeUInt32BE(6_000, 14);
+      huge.writeUInt32BE(10_000, 18);
+
+      await expect(convertPsd(huge)).rejects.toThrow(new ConversionError('The image is too large (10000 x 6000 pixels); at most 50,000,000 pixels are converted.'));
+    }
   });
 
   it('converts colours through the embedded ICC profile (Display P3 orange is more saturated in sRGB)', async () => {

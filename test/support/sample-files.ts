@@ -118,6 +118,11 @@ export interface PsdOptions {
   extraChannels?: number;
   /** Embedded as image resource 1039, as Photoshop embeds the document's colour profile. */
   iccProfile?: Buffer;
+  /**
+   * `false` writes image resource 1057 (version info) saying the merged image is not real, as
+   * Photoshop does for a file saved without Maximize Compatibility (the layers hold the image).
+   */
+  hasRealMergedData?: boolean;
 }
 
 const PSD_MODES = { gray: 1, rgb: 3, cmyk: 4 } as const;
@@ -161,7 +166,10 @@ export function makePsd(options: PsdOptions): Buffer {
   header.writeUInt16BE(depth, 22);
   header.writeUInt16BE(PSD_MODES[options.mode], 24);
   const colourModeData = u32(0);
-  const imageResources = options.iccProfile ? resourceSection(1039, options.iccProfile) : u32(0);
+  const imageResources = resourceSection([
+    ...(options.iccProfile ? [{ id: 1039, data: options.iccProfile }] : []),
+    ...(options.hasRealMergedData === false ? [{ id: 1057, data: versionInfo(false) }] : []),
+  ]);
   const layers = options.transparent ? layerSection(options, plane, colourChannels) : u32(0);
 
   const planes = Array.from({ length: channels }, (_, channel) => plane(channel));
@@ -178,10 +186,17 @@ export function makePsd(options: PsdOptions): Buffer {
   return Buffer.concat([header, colourModeData, imageResources, layers, imageData]);
 }
 
-/** An image resources section holding one resource block. */
-function resourceSection(id: number, data: Buffer): Buffer {
-  const block = Buffer.concat([Buffer.from('8BIM', 'latin1'), u16(id), Buffer.from([0, 0]), u32(data.length), data, Buffer.alloc(data.length % 2)]);
-  return Buffer.concat([u32(block.length), block]);
+/** An image resources section holding these resource blocks. */
+function resourceSection(resources: { id: number; data: Buffer }[]): Buffer {
+  const blocks = resources.map(({ id, data }) => Buffer.concat([Buffer.from('8BIM', 'latin1'), u16(id), Buffer.from([0, 0]), u32(data.length), data, Buffer.alloc(data.length % 2)]));
+  const section = Buffer.concat(blocks);
+  return Buffer.concat([u32(section.length), section]);
+}
+
+/** Image resource 1057: version 1, hasRealMergedData, writer and reader names (UTF-16 with a length), file version 1. */
+function versionInfo(hasRealMergedData: boolean): Buffer {
+  const unicode = (text: string) => Buffer.concat([u32(text.length), Buffer.from(text, 'utf16le').swap16()]);
+  return Buffer.concat([u32(1), Buffer.from([hasRealMergedData ? 1 : 0]), unicode('Adobe Photoshop'), unicode('Adobe Photoshop 2024'), u32(1)]);
 }
 
 /** An ICC profile libvips ships (`p3`: Display P3, `cmyk`: its CMYK fallback profile), for PSDs that embed one. */
