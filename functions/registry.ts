@@ -41,7 +41,7 @@ interface FunctionBase {
   architecture?: 'arm64' | 'x86_64';
   /** Ships the packed Chromium build of @sparticuz/chromium as a layer (x86-64 only). */
   chromium?: boolean;
-  /** Ships sharp, PDFium, ag-psd and ffmpeg (and, with context `epsConverter`, Ghostscript) as a layer (x86-64: the native builds npm installed). */
+  /** Ships sharp, PDFium, ag-psd and ffmpeg (and, with context `epsConverter`, Ghostscript) as a layer (x86-64: the native builds npm installed and our static ffmpeg). */
   converters?: boolean;
   /** /tmp size; the conversion worker holds a source of up to 5 GiB and its outputs. */
   ephemeralStorageMb?: number;

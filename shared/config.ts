@@ -43,6 +43,7 @@ const EnvSchema = v.object({
   IDP_AUDIENCE: v.optional(v.pipe(v.string(), v.minLength(1))),
   /** `ghostscript` enables the optional EPS converter (AGPL-3.0, installed apart: `npm run converters:eps`). */
   EPS_CONVERTER: v.optional(v.string()),
+  FFMPEG_PATH: v.optional(v.string()),
 });
 
 export interface Config {
@@ -68,6 +69,8 @@ export interface Config {
   identityProvider: { jwksUrl: string; issuer: string; audience: string } | undefined;
   /** The operator enabled the optional Ghostscript EPS converter; it is used only if also installed. */
   epsConverter: boolean;
+  /** The ffmpeg binary (deployed: the converters layer's); unset locally, where the repository's build is used. */
+  ffmpegPath: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -110,6 +113,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     identityProvider:
       e.IDP_JWKS_URL && e.IDP_ISSUER && e.IDP_AUDIENCE ? { jwksUrl: e.IDP_JWKS_URL, issuer: e.IDP_ISSUER, audience: e.IDP_AUDIENCE } : undefined,
     epsConverter: e.EPS_CONVERTER === 'ghostscript',
+    ffmpegPath: e.FFMPEG_PATH || undefined,
   };
   return config;
 }
@@ -157,6 +161,7 @@ export const ENV = {
   idpIssuer: 'IDP_ISSUER',
   idpAudience: 'IDP_AUDIENCE',
   epsConverter: 'EPS_CONVERTER',
+  ffmpegPath: 'FFMPEG_PATH',
 } as const;
 
 /** The variable that carries each queue's URL to the functions that send to it. */

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { AssetHashType, DockerImage, Stack } from 'aws-cdk-lib';
 import { Architecture, Code, LayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { GHOSTSCRIPT_PACKAGE } from '../../shared/convert/packages.js';
+import { GHOSTSCRIPT_PACKAGE, LOCAL_FFMPEG } from '../../shared/convert/packages.js';
 
 /**
  * The packages the conversion worker loads at run time (shared/convert/packages.ts resolves them
@@ -12,8 +12,6 @@ import { GHOSTSCRIPT_PACKAGE } from '../../shared/convert/packages.js';
  * Native parts are the x64 builds npm installed here, hence an x86-64 layer.
  */
 export const CONVERTER_PACKAGES: readonly { name: string; exclude?: RegExp }[] = [
-  { name: '@ffmpeg-installer/ffmpeg' },
-  { name: '@ffmpeg-installer/linux-x64' },
   { name: 'sharp', exclude: /^(src|install)(\/|$)/ },
   { name: '@img/sharp-linux-x64' },
   { name: '@img/sharp-libvips-linux-x64' },
@@ -27,6 +25,12 @@ export const CONVERTER_PACKAGES: readonly { name: string; exclude?: RegExp }[] =
   { name: 'base64-js' },
   { name: 'pako' },
 ];
+
+/**
+ * Where the layer puts ffmpeg (the static FFmpeg 7.1 build of infra/tools/build-ffmpeg.sh, which
+ * synth copies from .converters/ffmpeg): functions with the layer get it as FFMPEG_PATH.
+ */
+export const FFMPEG_LAYER_PATH = '/opt/ffmpeg/bin/ffmpeg';
 
 /**
  * The optional EPS converter (Ghostscript as WASM, AGPL-3.0): not a dependency, so not in the
@@ -57,6 +61,11 @@ export function convertersLayer(scope: Construct, repoRoot: string, options: Con
     if (!existsSync(manifest)) throw new Error(`epsConverter is on but ${EPS_CONVERTER_PACKAGE.name} is not installed: run npm run converters:eps before synth`);
     versions.push(`${EPS_CONVERTER_PACKAGE.name}@${(JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version ?? 'unknown'}`);
   }
+  const ffmpeg = join(repoRoot, LOCAL_FFMPEG);
+  const ffmpegBuild = join(dirname(dirname(ffmpeg)), 'BUILD');
+  if (!existsSync(ffmpeg) || !existsSync(ffmpegBuild)) throw new Error(`ffmpeg is not built (${LOCAL_FFMPEG}): run npm run converters:ffmpeg before synth`);
+  // The build id is the SHA-256 of the build script: its versions and flags.
+  versions.push(`ffmpeg@${readFileSync(ffmpegBuild, 'utf8').trim()}`);
   const hash = createHash('sha256').update(versions.join('\n')).digest('hex');
   return new LayerVersion(stack, 'ConvertersLayer', {
     code: Code.fromAsset(repoRoot, {
@@ -74,6 +83,8 @@ export function convertersLayer(scope: Construct, repoRoot: string, options: Con
                 filter: (source) => !exclude?.test(source.slice(from.length + 1)),
               });
             }
+            // FFMPEG_LAYER_PATH, with FFmpeg's licence (GPL-2.0-or-later) beside it.
+            cpSync(dirname(dirname(ffmpeg)), join(outputDir, relative('/opt', dirname(dirname(FFMPEG_LAYER_PATH)))), { recursive: true });
             return true;
           },
         },

@@ -5,7 +5,7 @@ import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, LayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { BUNDLING } from './bundling.js';
-import { convertersLayer } from './converters-layer.js';
+import { convertersLayer, FFMPEG_LAYER_PATH } from './converters-layer.js';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -166,6 +166,7 @@ export class ServiceFunction extends NodejsFunction {
         [ENV.logLevel]: props.logLevel ?? 'info',
         ...(props.appUrl ? { [ENV.appUrl]: props.appUrl } : {}),
         ...(props.apiUrl ? { [ENV.apiUrl]: props.apiUrl } : {}),
+        ...(definition.converters ? { [ENV.ffmpegPath]: FFMPEG_LAYER_PATH } : {}),
         ...(definition.converters && props.epsConverter ? { [ENV.epsConverter]: 'ghostscript' } : {}),
       },
       bundling: {

@@ -1,12 +1,14 @@
-import { accessSync, chmodSync, constants, copyFileSync, readFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { WrappedPdfiumModule } from '@embedpdf/pdfium';
 import type * as AgPsd from 'ag-psd';
 import type SharpModule from 'sharp';
+import { getConfig } from '../config.js';
 import { logger } from '../logger.js';
+import { ConversionError } from './errors.js';
 
 /**
  * The native and WASM packages the converters use, loaded on first use and resolved at run time.
@@ -100,16 +102,26 @@ export function ghostscriptModuleUrl(): string | undefined {
   }
 }
 
+/** Where infra/tools/build-ffmpeg.sh puts its build, relative to the repository root. */
+export const LOCAL_FFMPEG = '.converters/ffmpeg/bin/ffmpeg';
+
+/** The final reason of a video when no ffmpeg is installed (a local checkout whose build failed). */
+export const FFMPEG_MISSING =
+  'Videos are not converted here: ffmpeg is not installed. Run npm run converters:ffmpeg (infra/tools/build-ffmpeg.sh) and upload the video again.';
+
 let ffmpegBinary: string | undefined;
 
 /**
- * Path of the static ffmpeg binary of @ffmpeg-installer (x86-64 Linux in node_modules). A layer's
- * files are read-only and keep the modes they were zipped with; should the executable bit have been
- * lost on the way, a copy in /tmp is made executable once.
+ * Path of the ffmpeg the video converter runs: FFmpeg 7.1 with x264, a static binary built from
+ * Debian's sources by infra/tools/build-ffmpeg.sh. Deployed, the converters layer's (FFMPEG_PATH);
+ * locally, the repository's build, found above this module (also from an esbuild bundle under
+ * the repository). A layer's files keep the modes they were zipped with; should the executable
+ * bit have been lost on the way, a copy in /tmp is made executable once.
  */
 export function ffmpegPath(): string {
   if (ffmpegBinary) return ffmpegBinary;
-  const installed = (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+  const installed = getConfig().ffmpegPath ?? findUpwards(LOCAL_FFMPEG);
+  if (!installed) throw new ConversionError(FFMPEG_MISSING);
   try {
     accessSync(installed, constants.X_OK);
     ffmpegBinary = installed;
@@ -120,4 +132,12 @@ export function ffmpegPath(): string {
     ffmpegBinary = copy;
   }
   return ffmpegBinary;
+}
+
+function findUpwards(relative: string): string | undefined {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const candidate = join(dir, relative);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
 }

@@ -6,7 +6,7 @@ import type { ConverterInput, RenderedImage } from './images.js';
 import { CONVERSION_LIMITS } from './limits.js';
 import { ffmpegPath, loadSharp } from './packages.js';
 
-/** What `ffmpeg -i` says about a file (the npm ffmpeg build has no ffprobe). */
+/** What `ffmpeg -i` says about a file (our ffmpeg build has no ffprobe). */
 export interface MediaInfo {
   /** Demuxer names, e.g. `mov,mp4,m4a,3gp,3g2,mj2` or `matroska,webm`. */
   container: string;
@@ -40,7 +40,7 @@ export interface VideoOptions {
   maxDimension?: number;
   /** The whole conversion is stopped after this (a Lambda has 300 s for the job). */
   timeoutMs?: number;
-  /** The ffmpeg to run; @ffmpeg-installer's by default. */
+  /** The ffmpeg to run; by default ffmpegPath()'s (the build of infra/tools/build-ffmpeg.sh). */
   ffmpeg?: string;
   /** A longer video is refused from the duration its container declares, before it is transcoded. */
   maxDurationSeconds?: number;
@@ -134,10 +134,22 @@ export function canRemux(info: MediaInfo): boolean {
 /** Reads a media file's container, duration and first video and audio streams with `ffmpeg -i`. */
 export async function probeMedia(path: string, options: { ffmpeg?: string; timeoutMs?: number } = {}): Promise<MediaInfo> {
   const result = await runFfmpeg(options.ffmpeg ?? ffmpegPath(), ['-i', path], options.timeoutMs ?? 30_000);
-  if (/Format not on whitelist/.test(result.stderr)) throw new ConversionError(`The file is not a video in a supported format (${SUPPORTED}).`);
   const info = parseFfmpegInfo(result.stderr);
-  if (!info) throw new ConversionError(`The file is not a video ffmpeg can read: ${ffmpegReason(result.stderr, path)}`);
-  return info;
+  if (info) return info;
+  if (isUnsupportedFormat(result.stderr)) throw new ConversionError(`The file is not a video in a supported format (${SUPPORTED}).`);
+  throw new ConversionError(`The file is not a video ffmpeg can read: ${ffmpegReason(result.stderr, path)}`);
+}
+
+/**
+ * True when ffmpeg failed to open a file because no allowed demuxer took it: it was refused by
+ * the whitelist (`Format not on whitelist`), or no demuxer claimed it (a playlist, a script, random
+ * bytes: our build has no demuxer outside the whitelist, so nothing speaks before the input
+ * context gives up), or one claimed it only by its last resort, the file name (`detected only with
+ * low score`). A file that a demuxer recognised and then found broken is not unsupported but corrupt.
+ */
+export function isUnsupportedFormat(stderr: string): boolean {
+  if (/Format not on whitelist|detected only with low score/.test(stderr)) return true;
+  return !/^\[(?!in#|out#)[^\]\n]+ @ 0x[0-9a-f]+\] /m.test(stderr);
 }
 
 /**
@@ -222,7 +234,12 @@ function ffmpegReason(stderr: string, path: string): string {
     .map((line) => line.trim())
     .filter((line) => line && !/^(frame=|size=|Press \[q\]|At least one output file)/.test(line));
   const line = lines.at(-1) ?? 'ffmpeg failed';
-  return line.replaceAll(path, 'the file').replace(/^the file: /, '').slice(0, 300);
+  // FFmpeg 7 ends with `Error opening input files: <reason>`, FFmpeg 4 with `<path>: <reason>`.
+  return line
+    .replaceAll(path, 'the file')
+    .replace(/^the file: /, '')
+    .replace(/^Error opening (?:input|output) files?: /, '')
+    .slice(0, 300);
 }
 
 interface FfmpegResult {

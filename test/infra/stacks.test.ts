@@ -1,13 +1,16 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type ApiFunction, type FunctionDefinition, type QueueWorkerFunction } from '../../functions/registry.js';
 import { TABLE } from '../../shared/db/table.js';
 import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queues.js';
-import { CONVERTER_PACKAGES } from '../../infra/constructs/converters-layer.js';
-import { functionIdOf } from '../../infra/constructs/service-function.js';
+import { CONVERTER_PACKAGES, convertersLayer, FFMPEG_LAYER_PATH } from '../../infra/constructs/converters-layer.js';
+import { functionIdOf, REPO_ROOT } from '../../infra/constructs/service-function.js';
 import { dataExportNames } from '../../infra/stacks/data-stack.js';
 import {
   actionsOf,
@@ -636,6 +639,35 @@ describe('the conversion worker (converters as a layer, room for large files)', 
     expect(layer.Properties?.CompatibleArchitectures).toEqual(['x86_64']);
     expect(QUEUES.conversion.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * QUEUES.conversion.workerTimeoutSeconds);
   });
+
+  it('runs the layer\'s static FFmpeg 7.1 (FFMPEG_PATH), and only the conversion worker has it', () => {
+    for (const definition of FUNCTIONS) {
+      const variables = (functionResource(templateOf(synthesized, definition), definition)[1].Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+      if (definition.name === 'conversion') expect(variables).toMatchObject({ FFMPEG_PATH: '/opt/ffmpeg/bin/ffmpeg' });
+      else expect(variables, definition.name).not.toHaveProperty('FFMPEG_PATH');
+    }
+  });
+
+  it('stages the layer with the packages under nodejs/node_modules and an executable ffmpeg (with its licence) at FFMPEG_LAYER_PATH', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'layer-synth-'));
+    try {
+      const app = new App({ outdir });
+      convertersLayer(new Stack(app, 'LayerOnly'), REPO_ROOT);
+      app.synth();
+      // The layer is the stack's only asset, staged as asset.<hash> in the cloud assembly.
+      const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+      expect(assets).toHaveLength(1);
+      const staged = join(outdir, assets[0]!);
+      const ffmpeg = join(staged, FFMPEG_LAYER_PATH.replace(/^\/opt\//, ''));
+
+      expect(statSync(ffmpeg).mode & 0o111).toBe(0o111);
+      expect(readFileSync(join(staged, 'ffmpeg', 'COPYING.GPLv2'), 'utf8')).toContain('GNU GENERAL PUBLIC LICENSE');
+      for (const { name } of CONVERTER_PACKAGES) expect(existsSync(join(staged, 'nodejs', 'node_modules', name, 'package.json')), name).toBe(true);
+      expect(existsSync(join(staged, 'nodejs', 'node_modules', '@ffmpeg-installer'))).toBe(false);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  }, SYNTH_TIMEOUT_MS);
 });
 
 describe('the optional EPS converter (context epsConverter; Ghostscript, AGPL-3.0, installed apart)', () => {
@@ -643,10 +675,11 @@ describe('the optional EPS converter (context epsConverter; Ghostscript, AGPL-3.
   const variablesOf = (app: SynthesizedApp, definition: FunctionDefinition) =>
     (functionResource(templateOf(app, definition), definition)[1].Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
   const layerOf = (app: SynthesizedApp) => findByLogicalIdPrefix(app.templates.workers, 'AWS::Lambda::LayerVersion', 'ConvertersLayer')[1];
-  /** The layer's hash when it holds exactly the default converters: the locked versions of CONVERTER_PACKAGES. */
+  /** The layer's hash when it holds exactly the default converters: the locked versions of CONVERTER_PACKAGES and the ffmpeg build. */
   const defaultLock = () => {
     const lock = JSON.parse(readFileSync(new URL('../../package-lock.json', import.meta.url), 'utf8')) as { packages: Record<string, { version?: string }> };
     const versions = CONVERTER_PACKAGES.map(({ name }) => `${name}@${lock.packages[`node_modules/${name}`]?.version ?? 'missing'}`);
+    versions.push(`ffmpeg@${readFileSync(new URL('../../.converters/ffmpeg/BUILD', import.meta.url), 'utf8').trim()}`);
     return createHash('sha256').update(versions.join('\n')).digest('hex');
   };
   const installed = existsSync(new URL('../../node_modules/@okathira/ghostpdl-wasm/package.json', import.meta.url));

@@ -413,7 +413,7 @@ describe('video (ffmpeg): web-playable MP4, duration, size and a poster frame', 
     expect(await loadSharp()(video.poster.data).metadata()).toMatchObject({ format: 'jpeg', width: 320, height: 240 });
   });
 
-  it('makes odd dimensions even (AVI with MPEG-4 video and MP3 audio)', async () => {
+  it('makes odd dimensions even (AVI with MPEG-4 video and MP2 audio)', async () => {
     const dir = await mkdtemp(join(workDir, 'avi-'));
 
     const video = await convertVideo(await makeVideo({ seconds: 2, width: 321, height: 241, format: 'avi' }), dir);
@@ -445,13 +445,13 @@ describe('video (ffmpeg): web-playable MP4, duration, size and a poster frame', 
   it('refuses corrupt files, audio-only files and other formats with a ConversionError', async () => {
     const dir = await mkdtemp(join(workDir, 'bad-'));
     const m4a = join(dir, 'tone.m4a');
-    const mp3 = join(dir, 'tone.mp3');
+    const wav = join(dir, 'tone.wav');
     await promisify(execFile)(ffmpegPath(), ['-hide_banner', '-nostdin', '-y', '-f', 'lavfi', '-i', 'sine=duration=1', '-c:a', 'aac', m4a]);
-    await promisify(execFile)(ffmpegPath(), ['-hide_banner', '-nostdin', '-y', '-f', 'lavfi', '-i', 'sine=duration=1', '-c:a', 'libmp3lame', mp3]);
+    await promisify(execFile)(ffmpegPath(), ['-hide_banner', '-nostdin', '-y', '-f', 'lavfi', '-i', 'sine=duration=1', '-c:a', 'pcm_s16le', wav]);
 
     await expect(convertVideo(corruptFile('video'), dir)).rejects.toThrow(/not a video ffmpeg can read: Invalid data/);
     await expect(convertVideo(m4a, dir)).rejects.toThrow('The file has no video stream.');
-    await expect(convertVideo(mp3, dir)).rejects.toThrow(/not a video in a supported format/);
+    await expect(convertVideo(wav, dir)).rejects.toThrow(/not a video in a supported format/);
   });
 
   it('refuses playlists and concat scripts disguised as videos without opening what they name', async () => {
@@ -517,7 +517,7 @@ describe('conversion timings on this machine (logged for the packaging decision)
     const remuxMs = performance.now() - started;
     process.stdout.write(
       `conversion timings: 20-page PDF ${pdfMs.toFixed(0)} ms (${pages.length} PNG pages at 1.5x); ` +
-        `10 s 1280x720 MPEG-4/MP3 AVI re-encoded to H.264/AAC ${encodeMs.toFixed(0)} ms; ` +
+        `10 s 1280x720 MPEG-4/MP2 AVI re-encoded to H.264/AAC ${encodeMs.toFixed(0)} ms; ` +
         `10 s 1280x720 H.264/AAC MP4 remuxed ${remuxMs.toFixed(0)} ms\n`,
     );
 

@@ -9,8 +9,9 @@ import { ffmpegPath, loadSharp } from '../../shared/convert/packages.js';
 
 /**
  * Small real files of every kind the conversion worker handles, made in the test run: no binary
- * fixtures in the repository, and every dimension a test checks is chosen here. (The one exception
- * is test/fixtures/pdf-reference: how mupdf rendered a PDF, kept since mupdf can no longer do it.)
+ * fixtures in the repository, and every dimension a test checks is chosen here. The exceptions are
+ * test/fixtures/pdf-reference (how mupdf rendered a PDF, kept since mupdf can no longer do it) and
+ * test/fixtures/video (WebM test patterns: our ffmpeg has no VP8 or Vorbis encoder).
  */
 
 type Rgb = readonly [number, number, number];
@@ -393,22 +394,25 @@ export interface VideoOptions {
   seconds: number;
   width: number;
   height: number;
-  /** Container and codecs: webm (VP8 + Vorbis), avi (MPEG-4 Part 2 + MP3), mp4 (H.264 + AAC), mov (H.264, no audio). */
+  /**
+   * Container and codecs: webm (VP8 + Vorbis; one of the committed test/fixtures/video files), avi
+   * (MPEG-4 Part 2 + MP2), mp4 (H.264 + AAC), mov (H.264, no audio).
+   */
   format: 'webm' | 'avi' | 'mp4' | 'mov';
   audio?: boolean;
   /** Display rotation stored in the container (phones record portrait video this way). */
   rotate?: 90 | 180 | 270;
 }
 
-/** A test-pattern video (lavfi `testsrc`, with a `sine` tone) made with the bundled ffmpeg. */
+/** A test-pattern video (lavfi `testsrc`, with a `sine` tone) made with our ffmpeg build. */
 export async function makeVideo(options: VideoOptions): Promise<Buffer> {
+  if (options.format === 'webm') return webmFixture(options);
   const dir = await mkdtemp(join(tmpdir(), 'sample-video-'));
   try {
     const file = join(dir, `sample.${options.format}`);
     const audio = options.audio ?? true;
     const codecs = {
-      webm: ['-c:v', 'libvpx', '-b:v', '300k', '-c:a', 'libvorbis'],
-      avi: ['-c:v', 'mpeg4', '-q:v', '5', '-c:a', 'libmp3lame'],
+      avi: ['-c:v', 'mpeg4', '-q:v', '5', '-c:a', 'mp2'],
       mp4: ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
       mov: ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
     }[options.format];
@@ -426,13 +430,26 @@ export async function makeVideo(options: VideoOptions): Promise<Buffer> {
       file,
     ]);
     if (!options.rotate) return await readFile(file);
-    // ffmpeg writes the rotation tag only when it copies streams.
+    // A display matrix, as phones write it, set while the streams are copied; ffmpeg counts its
+    // rotation counter-clockwise, ours is clockwise.
     const rotated = join(dir, `rotated.${options.format}`);
-    await run(ffmpegPath(), ['-hide_banner', '-nostdin', '-y', '-i', file, '-c', 'copy', '-metadata:s:v:0', `rotate=${options.rotate}`, rotated]);
+    await run(ffmpegPath(), ['-hide_banner', '-nostdin', '-y', '-display_rotation', String(360 - options.rotate), '-i', file, '-c', 'copy', rotated]);
     return await readFile(rotated);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A committed WebM test pattern (VP8 + Vorbis at 300 kbit/s, 25 fps, made with FFmpeg 4.1's libvpx
+ * and libvorbis; see test/fixtures/video/README.md): the ones there are the only sizes available.
+ */
+async function webmFixture(options: VideoOptions): Promise<Buffer> {
+  if (options.rotate) throw new Error('no rotated WebM fixture');
+  const name = `testsrc-${options.width}x${options.height}-${options.seconds}s${options.audio === false ? '-silent' : ''}.webm`;
+  return readFile(new URL(`../fixtures/video/${name}`, import.meta.url)).catch((error: unknown) => {
+    throw new Error(`no WebM fixture ${name} in test/fixtures/video (our ffmpeg cannot encode VP8)`, { cause: error });
+  });
 }
 
 // Corrupt files

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canRemux, parseFfmpegInfo } from '../../shared/convert/video.js';
+import { canRemux, isUnsupportedFormat, parseFfmpegInfo } from '../../shared/convert/video.js';
 
 describe('video (ffmpeg): the stream description ffmpeg prints, read without running it', () => {
   it('parses the stream descriptions of older and newer ffmpeg releases', () => {
@@ -32,5 +32,40 @@ describe('video (ffmpeg): the stream description ffmpeg prints, read without run
     expect(canRemux(newer!)).toBe(false);
     expect(older).toEqual({ container: 'avi', video: { codec: 'mpeg4', pixelFormat: 'yuv420p', width: 321, height: 241, rotation: 0 }, audio: { codec: 'mp3' } });
     expect(parseFfmpegInfo('/tmp/x: Invalid data found when processing input')).toBeUndefined();
+  });
+
+  it('parses what our FFmpeg 7.1.5 build prints for a rotated H.264 MOV without audio', () => {
+    const info = parseFfmpegInfo(
+      [
+        "Input #0, mov,mp4,m4a,3gp,3g2,mj2, from 'rotated.mov':",
+        '  Metadata:',
+        '    major_brand     : qt  ',
+        '    encoder         : Lavf61.7.100',
+        '  Duration: 00:00:02.00, start: 0.000000, bitrate: 50 kb/s',
+        '  Stream #0:0[0x1]: Video: h264 (High) (avc1 / 0x31637661), yuv420p(progressive), 320x240 [SAR 1:1 DAR 4:3], 45 kb/s, 25 fps, 25 tbr, 12800 tbn (default)',
+        '      Metadata:',
+        '        handler_name    : VideoHandler',
+        '        vendor_id       : FFMP',
+        '      Side data:',
+        '        displaymatrix: rotation of 90.00 degrees',
+        'At least one output file must be specified',
+      ].join('\n'),
+    );
+
+    expect(info).toEqual({ container: 'mov,mp4,m4a,3gp,3g2,mj2', durationSeconds: 2, video: { codec: 'h264', pixelFormat: 'yuv420p', width: 320, height: 240, rotation: 270 } });
+    expect(canRemux(info!)).toBe(true);
+  });
+
+  it('tells a file no allowed demuxer takes from a recognised but broken one', () => {
+    const opening = ['Error opening input file /tmp/w/input.', 'Error opening input files: Invalid data found when processing input'];
+    const playlist = ['[in#0 @ 0x31a6cb00] Error opening input: Invalid data found when processing input', ...opening].join('\n');
+    const byName = ['[mov,mp4,m4a,3gp,3g2,mj2 @ 0x31a6ce80] Format mov,mp4,m4a,3gp,3g2,mj2 detected only with low score of 1, misdetection possible!', '[mov,mp4,m4a,3gp,3g2,mj2 @ 0x31a6ce80] moov atom not found', playlist].join('\n');
+    const whitelisted = "[hls @ 0x5555] Format hls is not on whitelist 'mov,matroska'\n/tmp/w/input: Format not on whitelist";
+    const corrupt = ['[mov,mp4,m4a,3gp,3g2,mj2 @ 0x1d06be80] moov atom not found', '[in#0 @ 0x1d06bb00] Error opening input: Invalid data found when processing input', ...opening].join('\n');
+
+    expect(isUnsupportedFormat(playlist)).toBe(true);
+    expect(isUnsupportedFormat(byName)).toBe(true);
+    expect(isUnsupportedFormat(whitelisted)).toBe(true);
+    expect(isUnsupportedFormat(corrupt)).toBe(false);
   });
 });
