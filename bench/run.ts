@@ -12,28 +12,42 @@ import { benchWebhooks } from './webhooks.js';
 /**
  * `npm run bench`: request latency and throughput on the local stack beside the DynamoDB floor,
  * then each function's bundle size and cold import time. BENCH_SECONDS (default 5) per measurement,
- * BENCH_CONCURRENCY (default 8) for the throughput rows.
+ * BENCH_CONCURRENCY (default 8) for the throughput rows. BENCH_ONLY picks sections, comma-separated:
+ * requests, threads, exchange, files, webhooks, bundles (all by default).
  */
 process.env.LOG_LEVEL = 'warn';
 const durationMs = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const sections = ['requests', 'threads', 'exchange', 'files', 'webhooks', 'bundles'] as const;
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
+const unknown = only?.filter((name) => !(sections as readonly string[]).includes(name));
+if (unknown?.length) throw new Error(`BENCH_ONLY: unknown section(s) ${unknown.join(', ')}; choose from ${sections.join(', ')}`);
+const want = (section: (typeof sections)[number]) => !only || only.includes(section);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'review-board-bench-'));
 const local = await startLocalStack({ port: 0, dataDir, memory: true });
 try {
-  process.stdout.write(`Requests on the local stack (${durationMs / 1000} s each; handlers in-process; DynamoDB Local ${local.services.endpoints.dynamodb})\n\n`);
-  await benchRequests(local.stack, { durationMs, concurrency });
-  process.stdout.write('\nThread pages: one page of 50 as markups grow (threads of three messages; one caller at a time)\n\n');
-  await benchThreadPages(local.stack, { durationMs });
-  process.stdout.write('\nThe same, markups in the old layout (before the thread index: every page reads the whole conversation)\n\n');
-  await benchThreadPages(local.stack, { durationMs, layout: 'old', sizes: [50, 2000] });
-  process.stdout.write('\nEmbedded commenting: the exchange, and a thread created with an exchange token beside an API key\n\n');
-  await benchExchange(local.stack, { durationMs, concurrency });
-  await benchFiles(local.stack, { runs: Number(process.env.BENCH_UPLOAD_RUNS ?? 20) });
-  process.stdout.write('\nWebhooks: from the answer of the operation to the receiver (outbox, stream pump, fan-out, queue, signed delivery)\n\n');
-  await benchWebhooks(local.stack, { runs: Number(process.env.BENCH_WEBHOOK_RUNS ?? 50) });
+  if (want('requests')) {
+    process.stdout.write(`Requests on the local stack (${durationMs / 1000} s each; handlers in-process; DynamoDB Local ${local.services.endpoints.dynamodb})\n\n`);
+    await benchRequests(local.stack, { durationMs, concurrency });
+  }
+  if (want('threads')) {
+    process.stdout.write('\nThread pages: one page of 50 as markups grow (threads of three messages; one caller at a time)\n\n');
+    await benchThreadPages(local.stack, { durationMs });
+    process.stdout.write('\nThe same, markups in the old layout (before the thread index: every page reads the whole conversation)\n\n');
+    await benchThreadPages(local.stack, { durationMs, layout: 'old', sizes: [50, 2000] });
+  }
+  if (want('exchange')) {
+    process.stdout.write('\nEmbedded commenting: the exchange, and a thread created with an exchange token beside an API key\n\n');
+    await benchExchange(local.stack, { durationMs, concurrency });
+  }
+  if (want('files')) await benchFiles(local.stack, { runs: Number(process.env.BENCH_UPLOAD_RUNS ?? 20) });
+  if (want('webhooks')) {
+    process.stdout.write('\nWebhooks: from the answer of the operation to the receiver (outbox, stream pump, fan-out, queue, signed delivery)\n\n');
+    await benchWebhooks(local.stack, { runs: Number(process.env.BENCH_WEBHOOK_RUNS ?? 50) });
+  }
 } finally {
   await local.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
-await benchBundles();
+if (want('bundles')) await benchBundles();
