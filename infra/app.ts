@@ -5,6 +5,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { ApiStack } from './stacks/api-stack.js';
 import { DataStack } from './stacks/data-stack.js';
 import { WorkersStack } from './stacks/workers-stack.js';
+import { METRICS_NAMESPACE } from '../shared/metrics.js';
 
 type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
@@ -40,6 +41,8 @@ export interface ReviewBoardSettings {
    * without it EPS markups end `failed` with a reason that says so.
    */
   epsConverter: boolean;
+  /** The CloudWatch namespace of the service's own metrics (EMF). `-c metricsNamespace=…`; default `ReviewBoardService`. */
+  metricsNamespace: string;
 }
 
 export interface ReviewBoardApp {
@@ -77,6 +80,11 @@ export function readSettings(app: App): ReviewBoardSettings {
   }
   if (idp[0] !== undefined && !/^https:\/\/[^\s]+$/.test(idp[0])) throw new Error(`Context "idpJwksUrl" must be an https URL: got "${idp[0]}".`);
   const epsConverter = context('epsConverter');
+  const metricsNamespace = String(context('metricsNamespace') ?? METRICS_NAMESPACE);
+  // CloudWatch's rule for namespaces; AWS/ is reserved for AWS's own.
+  if (!/^[A-Za-z0-9.\-_/#:]{1,255}$/.test(metricsNamespace) || metricsNamespace.startsWith('AWS/')) {
+    throw new Error(`Context "metricsNamespace" must be 1-255 letters, digits or . - _ / # : and not start with AWS/: got "${metricsNamespace}".`);
+  }
   return {
     appUrl,
     ...(apiUrl ? { apiUrl } : {}),
@@ -87,6 +95,7 @@ export function readSettings(app: App): ReviewBoardSettings {
     logLevel,
     tracing: tracing === true || tracing === 'true',
     epsConverter: epsConverter === true || epsConverter === 'true',
+    metricsNamespace,
   };
 }
 
@@ -99,7 +108,7 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
   const app = new App(props);
   const settings = readSettings(app);
   const stackName = (id: string) => `${id}-${settings.stage}`;
-  const common = { logLevel: settings.logLevel, tracing: settings.tracing, appUrl: settings.appUrl };
+  const common = { logLevel: settings.logLevel, tracing: settings.tracing, appUrl: settings.appUrl, metricsNamespace: settings.metricsNamespace };
 
   const data = new DataStack(app, 'ReviewBoardData', {
     stackName: stackName('ReviewBoardData'),

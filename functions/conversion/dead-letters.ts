@@ -1,4 +1,4 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as v from 'valibot';
 import { getItem } from '../../shared/db/items.js';
 import { logger } from '../../shared/logger.js';
@@ -15,7 +15,8 @@ const DeadConversion = v.object({ type: v.literal('convert-markup'), markupId: v
  * pending (converted, failed, deleted) is left as it is. Every other message is logged whole and
  * acknowledged: nothing waits on those, and retrying a dead job here would only loop.
  */
-export async function handleDeadLetters(event: SQSEvent): Promise<SQSBatchResponse> {
+export async function handleDeadLetters(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
+  if (context) logger.addContext(context);
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     const job = v.safeParse(DeadConversion, parseBody(record.body));

@@ -4,6 +4,7 @@ import { storageDelta, type StorageCategory } from '../../shared/db/storage.js';
 import { transactUnlessConditionFails, type TransactItem } from '../../shared/db/transact.js';
 import { applyPolicyAfterConversion } from '../../shared/domain/originals.js';
 import { logger } from '../../shared/logger.js';
+import { recordMetrics } from '../../shared/metrics.js';
 import type { OutputObjects } from './objects.js';
 
 /** What users see when the worker itself kept failing (after the last retry, or when its job died). */
@@ -69,6 +70,7 @@ export async function markReady(markup: MarkupRecord, converted: Converted, outp
     await afterLostRace(markup, outputs);
     return;
   }
+  recordConversion(markup, 'ConversionSucceeded');
   await applyPolicyAfterConversion(markup.id);
 }
 
@@ -95,6 +97,7 @@ export async function markFailed(markup: MarkupRecord, reason: string, outputs: 
     await afterLostRace(markup, outputs);
     return;
   }
+  recordConversion(markup, 'ConversionFailed');
   await outputs.deleteAll().catch((error: unknown) => logger.warn('conversion outputs not removed', { markupId: markup.id, error }));
   await applyPolicyAfterConversion(markup.id);
 }
@@ -110,4 +113,14 @@ async function afterLostRace(markup: MarkupRecord, outputs: OutputObjects): Prom
   logger.info('markup no longer pending', { markupId: markup.id, conversionStatus: status ?? 'deleted' });
   if (status === 'ready') return;
   await outputs.deleteAll().catch((error: unknown) => logger.warn('conversion outputs not removed', { markupId: markup.id, error }));
+}
+
+/**
+ * One conversion's outcome, counted once (only the run whose transaction settled the markup): in all
+ * (the failure-rate alarm divides these) and by markup type with the time since the markup was
+ * created (the wait a user saw, queueing included).
+ */
+function recordConversion(markup: MarkupRecord, outcome: 'ConversionSucceeded' | 'ConversionFailed'): void {
+  recordMetrics({ [outcome]: 1 });
+  recordMetrics({ [outcome]: 1, ConversionDuration: Date.now() - markup.createdAt }, { markupType: markup.type });
 }

@@ -1,5 +1,5 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
-import type { S3Event } from 'aws-lambda';
+import type { Context, S3Event } from 'aws-lambda';
 import { getS3 } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { parseUploadObjectKey, recordLanded } from '../../shared/db/uploads.js';
@@ -17,7 +17,8 @@ export function decodeEventKey(key: string): string {
  * landed (size, ETag, content type), which upload-complete then confirms. Objects outside the upload
  * prefix, or with no policy on record, are logged and left alone.
  */
-export async function handler(event: S3Event): Promise<void> {
+export async function handler(event: S3Event, context?: Context): Promise<void> {
+  if (context) logger.addContext(context);
   for (const record of event.Records) {
     const bucket = record.s3.bucket.name;
     const key = decodeEventKey(record.s3.object.key);

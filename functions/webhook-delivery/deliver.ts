@@ -17,6 +17,7 @@ import { eventBody } from '../../shared/domain/webhook-events.js';
 import { classifyAttempt, FAILING_DISABLE_AFTER_MS, retryDelayMs, type AttemptResult } from '../../shared/domain/webhook-retries.js';
 import { signWebhook } from '../../shared/domain/webhook-signature.js';
 import { logger } from '../../shared/logger.js';
+import { recordMetrics } from '../../shared/metrics.js';
 import { addressPolicy } from '../../shared/render/url-safety.js';
 import { postWebhook } from './post.js';
 
@@ -94,6 +95,12 @@ export async function deliverWebhook(job: WebhookDeliveryJob, messageId: string)
     nextRetryAt: nextRetryAt?.toISOString() ?? null,
     event: job.event,
     attempt: job.attempt,
+  });
+  recordMetrics({
+    WebhookDeliverySucceeded: outcome === 'delivered' ? 1 : 0,
+    WebhookDeliveryFailed: outcome === 'delivered' ? 0 : 1,
+    WebhookDeliveryRetried: nextRetryAt ? 1 : 0,
+    ...(outcome === 'delivered' ? { WebhookEventToDelivery: now.getTime() - Date.parse(job.event.createdAt) } : {}),
   });
   if ((nextRetryAt || deadLetter) && (await claimContinuation(registration.id, job.event.id, job.attempt, messageId))) {
     if (nextRetryAt) {

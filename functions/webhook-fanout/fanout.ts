@@ -1,6 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { eventsOfItem, type EventRecord } from '../../shared/db/events.js';
 import { failIfArmed } from '../../shared/db/faults.js';
 import { allWorkspaceWebhookRegistrations, type WebhookRegistrationRecord } from '../../shared/db/webhooks.js';
@@ -24,7 +24,8 @@ export function deliveryJobs(events: readonly EventRecord[], registrations: read
  * enqueued again (a retry may repeat the failed record's jobs: the same
  * `webhook-id`, which receivers deduplicate). Registrations are read once per workspace per call.
  */
-export async function fanOut(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+export async function fanOut(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
+  if (context) logger.addContext(context);
   const registrationsByWorkspace = new Map<string, Promise<WebhookRegistrationRecord[]>>();
   const registrationsOf = (workspaceId: string) => {
     let found = registrationsByWorkspace.get(workspaceId);

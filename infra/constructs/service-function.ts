@@ -13,6 +13,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { entryOf, type FunctionAccess, type FunctionDefinition } from '../../functions/registry.js';
 import { DEAD_LETTER_URL_ENV, ENV, QUEUE_URL_ENV } from '../../shared/config.js';
+import { METRICS_NAMESPACE } from '../../shared/metrics.js';
 import { QUEUES, type QueueName } from '../../shared/queues.js';
 import { TABLE } from '../../shared/db/table.js';
 
@@ -55,6 +56,8 @@ export interface ServiceFunctionProps {
   readonly definition: FunctionDefinition;
   /** @default 'info' */
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** The CloudWatch namespace of the service's metrics (POWERTOOLS_METRICS_NAMESPACE). @default METRICS_NAMESPACE */
+  readonly metricsNamespace?: string;
   /** The web app markups link to; without it, markups link to the API's own origin. */
   readonly appUrl?: string;
   /** The API's public origin, for links built outside a request (webhook bodies). */
@@ -164,6 +167,9 @@ export class ServiceFunction extends NodejsFunction {
         NODE_OPTIONS: '--enable-source-maps',
         [ENV.stackMode]: 'aws',
         [ENV.logLevel]: props.logLevel ?? 'info',
+        // Powertools: the `service` of every log line and metric, and the metrics' namespace.
+        POWERTOOLS_SERVICE_NAME: definition.name,
+        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? METRICS_NAMESPACE,
         ...(props.appUrl ? { [ENV.appUrl]: props.appUrl } : {}),
         ...(props.apiUrl ? { [ENV.apiUrl]: props.apiUrl } : {}),
         ...(definition.converters ? { [ENV.ffmpegPath]: FFMPEG_LAYER_PATH } : {}),

@@ -7,6 +7,8 @@ import type { S3Event } from 'aws-lambda';
 import { entryOf, FUNCTIONS, type FunctionDefinition } from '../../functions/registry.js';
 import { resetClients } from '../../shared/clients.js';
 import { DEAD_LETTER_URL_ENV, ENV, QUEUE_URL_ENV, resetConfig } from '../../shared/config.js';
+import { resetLogger } from '../../shared/logger.js';
+import { resetMetrics } from '../../shared/metrics.js';
 import { forgetExchangeKeys, newKeyDocument, parseKeyDocument } from '../../shared/auth/exchange-keys.js';
 import { ghostscriptModuleUrl } from '../../shared/convert/packages.js';
 import { forgetCursorKey } from '../../shared/db/cursor-keys.js';
@@ -105,6 +107,8 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
     ...(ghostscriptModuleUrl() ? { [ENV.epsConverter]: 'ghostscript' } : {}),
     // Local tooling runs on Node 20 by design; the SDK's notice about Node 22 is for deployments.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // Metrics (EMF lines) only where CloudWatch reads them, unless a developer asks for them here.
+    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
   });
   delete process.env.AWS_PROFILE;
   delete process.env.AWS_SESSION_TOKEN;
@@ -112,6 +116,8 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
   resetClients();
   forgetCursorKey();
   forgetExchangeKeys();
+  resetLogger();
+  resetMetrics();
 }
 
 /**

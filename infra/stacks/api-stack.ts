@@ -26,6 +26,8 @@ export interface ApiStackProps extends StackProps {
   /** Default stage throttling. @default { rateLimit: 100, burstLimit: 200 } */
   readonly throttle?: { rateLimit: number; burstLimit: number };
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** The CloudWatch namespace of the service's metrics. */
+  readonly metricsNamespace?: string;
   readonly appUrl?: string;
   /** The identity provider the auth function verifies SDK sign-ins against (IDP_* variables). */
   readonly identityProvider?: { jwksUrl: string; issuer: string; audience: string };
@@ -59,6 +61,7 @@ export class ApiStack extends Stack {
     for (const definition of definitions) {
       const fn = ServiceFunction.forDefinition(this, definition, resources, {
         logLevel: props.logLevel,
+        metricsNamespace: props.metricsNamespace,
         appUrl: props.appUrl,
         emailSender: props.emailSender,
         tracing: props.tracing,

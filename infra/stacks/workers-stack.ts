@@ -27,6 +27,8 @@ export interface WorkersStackProps extends StackProps {
   /** @default the registry's `s3` and `sqs` functions */
   readonly functions?: readonly FunctionDefinition[];
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** The CloudWatch namespace of the service's metrics. */
+  readonly metricsNamespace?: string;
   readonly appUrl?: string;
   /** The API's public origin for links in webhook bodies (context `apiUrl`). */
   readonly apiUrl?: string;
@@ -59,6 +61,7 @@ export class WorkersStack extends Stack {
       if (definition.kind === 'api') continue;
       const fn = ServiceFunction.forDefinition(this, definition, resources, {
         logLevel: props.logLevel,
+        metricsNamespace: props.metricsNamespace,
         appUrl: props.appUrl,
         apiUrl: props.apiUrl,
         tracing: props.tracing,

@@ -7,6 +7,7 @@ import { getExchangeSigner, getExchangeVerificationKey, type ExchangeVerificatio
 import type { ExchangeTokenSigner } from './exchange-signers.js';
 import { END_USER_ROLE_ORDER } from './permissions.js';
 import type { EndUserPrincipal } from './principal.js';
+import { recordMetrics } from '../metrics.js';
 
 /**
  * The service's own exchange tokens (DESIGN.md "Exchange tokens"): JWTs it signs with ES256 under a
@@ -45,7 +46,9 @@ const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toStrin
 
 /** Signs a token for `grant` with the current key; answers it and its expiry. */
 export async function mintExchangeToken(grant: ExchangeGrant, now = Date.now()): Promise<{ token: string; expiresAt: Date }> {
-  return signExchangeToken(await getExchangeSigner(), grant, now);
+  const minted = await signExchangeToken(await getExchangeSigner(), grant, now);
+  recordMetrics({ ExchangeTokensMinted: 1 });
+  return minted;
 }
 
 /** Signs a token for `grant` with `signer` (ES256, its `kid`); `mintExchangeToken` with the process's signer. */

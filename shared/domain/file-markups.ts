@@ -16,7 +16,7 @@ import { createWithAllowance } from './allowance.js';
 import { newFileMarkupRecord, originalItems, originalOf, sourceOf, withOriginalPolicy } from './file-markup-records.js';
 import { requireDistinct, type WorkspaceAccess } from './markups/access.js';
 import { recordActivity } from './markups/activity.js';
-import { markupCreatedEvents } from './markups/create.js';
+import { markupCreatedEvents, recordMarkupsCreated } from './markups/create.js';
 import { resolvePlacement, type Placement } from './markups/placement.js';
 import { MARKUP_SOURCE_TYPES, objectNameOf, requireStorageFor, storageCategoryOf } from './upload-rules.js';
 
@@ -138,6 +138,7 @@ export async function createMarkupFromUploads(principal: Principal, input: FileM
     if (error instanceof ConflictError) requireUnused(await getUploads(input.fileIds));
     throw error;
   }
+  recordMarkupsCreated([record]);
   return { record: await afterCreation(record, placement, at), access: placement };
 }
 
@@ -212,6 +213,7 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
     if (error instanceof ConflictError) await requireStorageFor(placement.plan, file.data.length, `A file of ${file.data.length} bytes`);
     throw error;
   }
+  recordMarkupsCreated([record]);
   return { record: await afterCreation(record, placement, at), access: placement };
 }
 

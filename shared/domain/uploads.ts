@@ -12,6 +12,7 @@ import {
 } from '../db/uploads.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import { logger } from '../logger.js';
+import { recordMetrics } from '../metrics.js';
 import { baseMimeType, isDisplayableImage } from '../storage/file-types.js';
 import { IMAGE_HEADER_BYTES, imageSize, type ImageSize } from '../storage/image-size.js';
 import { bucketName, headObject, readObjectStart, tagObjectConfirmed, type StoredObject } from '../storage/objects.js';
@@ -212,6 +213,7 @@ export async function completeUpload(principal: Principal, input: { fileId: stri
     if (current && current.state !== 'issued') return confirmedAnswer(current, input.etag);
     throw new BadRequestError(`The policy of upload ${record.fileId} expired before it was confirmed; request a new upload policy.`, 'upload-expired');
   }
+  recordMetrics({ BytesConfirmed: record.filesize });
   return describeUpload({ ...record, state: 'confirmed', confirmedAt: at, etag: object.etag, category, ...size });
 }
 

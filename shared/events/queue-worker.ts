@@ -1,4 +1,4 @@
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
 import { logger } from '../logger.js';
 
@@ -35,7 +35,8 @@ export class WorkerCrash extends Error {
  * once, so one slow record never delays the others (webhook deliveries to different receivers).
  */
 export function createQueueWorker(worker: string, jobs: JobTable, options: { concurrent?: boolean } = {}) {
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
+    if (context) logger.addContext(context);
     const failures: SQSBatchResponse['batchItemFailures'] = [];
     let crash: WorkerCrash | undefined;
     const runOne = async (record: SQSRecord) => {

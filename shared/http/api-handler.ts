@@ -5,6 +5,8 @@ import { authenticate } from '../auth/authenticate.js';
 import { wasAuthorized, withPermission } from '../auth/authorize.js';
 import { getConfig } from '../config.js';
 import { logger } from '../logger.js';
+import { recordMetrics } from '../metrics.js';
+import type { Principal } from '../auth/principal.js';
 import {
   BadRequestError,
   HttpError,
@@ -45,12 +47,23 @@ export function createApiHandler(routes: readonly AnyRoute[], options: { allRout
     .handler(async (event) => toResult(await invoke(dispatch, event)));
 }
 
+/** Who made each request in flight, for its log line. */
+const callers = new WeakMap<Event, Principal>();
+
+/** The log fields that say who called: principal kind (API key, member, end user), organization and workspace. */
+function callerFields(principal: Principal | undefined): Record<string, string> {
+  if (!principal) return {};
+  const kind = principal.kind === 'endUser' ? 'endUser' : principal.actsAsMember ? 'member' : 'apiKey';
+  return { principal: kind, organizationId: principal.organizationId, ...(principal.workspaceId ? { workspaceId: principal.workspaceId } : {}) };
+}
+
 async function invoke(dispatch: Dispatch, event: Event): Promise<Reply> {
   const found = dispatch.routes.get(event.routeKey);
   if (!found) throw unmatched(dispatch, event);
   const headers = lowerCaseHeaders(event.headers);
   const rawBody = found.rawBody ? readRawBody(found.rawBody, event, headers['content-type']) : undefined;
   const principal = found.auth === 'apiKey' ? withPermission(await authenticate(headers.authorization), found.permission!) : undefined;
+  if (principal) callers.set(event, principal);
   const params = found.params ? parseWith(found.params, event.pathParameters ?? {}, '/params') : undefined;
   const query = found.query ? parseWith(found.query, event.queryStringParameters ?? {}, '/query') : undefined;
   const body = found.body ? parseBody(found.body, event.body) : undefined;
@@ -169,16 +182,24 @@ function responder(dispatch: Dispatch): middy.MiddlewareObj<Event, Result> {
     const cors = (await grants.get(request.event)) ?? {};
     const response = (request.response ??= { statusCode: 204 });
     response.headers = { ...response.headers, ...cors, [VERSION_HEADER]: API_VERSION, 'X-Request-Id': requestId };
+    const status = response.statusCode ?? 200;
+    const durationMs = Math.round(performance.now() - started);
     logger.info('request', {
       requestId,
       routeKey: request.event.routeKey,
       path: request.event.rawPath,
-      status: response.statusCode,
-      durationMs: Math.round(performance.now() - started),
+      status,
+      durationMs,
+      ...callerFields(callers.get(request.event)),
     });
+    recordMetrics(
+      { Requests: 1, Latency: durationMs, ClientErrors: status >= 400 && status < 500 ? 1 : 0, ServerErrors: status >= 500 ? 1 : 0 },
+      { route: request.event.routeKey },
+    );
   };
   return {
     before: (request) => {
+      logger.addContext(request.context);
       startedAt.set(request.event, performance.now());
       const origin = lowerCaseHeaders(request.event.headers).origin;
       if (origin !== undefined) grants.set(request.event, corsResponseHeaders(dispatch.routes.get(request.event.routeKey), origin));

@@ -670,6 +670,24 @@ describe('the conversion worker (converters as a layer, room for large files)', 
   }, SYNTH_TIMEOUT_MS);
 });
 
+describe('Powertools on every function (service name, metrics namespace from context metricsNamespace)', () => {
+  const variablesOf = (app: SynthesizedApp, definition: FunctionDefinition) =>
+    (functionResource(templateOf(app, definition), definition)[1].Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+
+  it('names each function as the service of its log lines and metrics, in the ReviewBoardService namespace by default', () => {
+    for (const definition of FUNCTIONS) {
+      expect(variablesOf(synthesized, definition), definition.name).toMatchObject({ POWERTOOLS_SERVICE_NAME: definition.name, POWERTOOLS_METRICS_NAMESPACE: 'ReviewBoardService' });
+    }
+  });
+
+  it('takes the namespace from -c metricsNamespace, and refuses one CloudWatch would not accept', () => {
+    const custom = synthesizeApp({ metricsNamespace: 'Acme/ReviewBoard' });
+    for (const definition of FUNCTIONS) expect(variablesOf(custom, definition), definition.name).toMatchObject({ POWERTOOLS_METRICS_NAMESPACE: 'Acme/ReviewBoard' });
+    expect(() => synthesizeApp({ metricsNamespace: 'AWS/Lambda' })).toThrow('Context "metricsNamespace" must be');
+    expect(() => synthesizeApp({ metricsNamespace: 'has space' })).toThrow('Context "metricsNamespace" must be');
+  }, SYNTH_TIMEOUT_MS);
+});
+
 describe('the optional EPS converter (context epsConverter; Ghostscript, AGPL-3.0, installed apart)', () => {
   const conversion = definitionNamed('conversion');
   const variablesOf = (app: SynthesizedApp, definition: FunctionDefinition) =>

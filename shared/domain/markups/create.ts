@@ -7,6 +7,7 @@ import { bestEffort, putNew, type TransactItem } from '../../db/transact.js';
 import { BadRequestError } from '../../http/errors.js';
 import { enqueueThumbnail } from '../../events/jobs.js';
 import { logger } from '../../logger.js';
+import { recordMetrics } from '../../metrics.js';
 import { createWithAllowance } from '../allowance.js';
 import type { WorkspaceAccess } from './access.js';
 import { recordActivity } from './activity.js';
@@ -134,6 +135,7 @@ export async function createUrlMarkups(
     [...records.map((record) => putNew(toItem(record))), ...markupCreatedEvents(records), ...(options.alsoWrite?.(records) ?? [])],
     { plan: first.plan },
   );
+  recordMarkupsCreated(records);
   await Promise.all([
     ...records.map(scheduleThumbnail),
     recordActivity(first.workspace.id, [...new Map(placements.map((placement) => [placement.parent.id, placement.parent])).values()], at),
@@ -152,6 +154,14 @@ async function scheduleThumbnail(record: MarkupRecord): Promise<void> {
     logger.error('thumbnail not scheduled', { markupId: record.id, error });
     await bestEffort('thumbnail state', () => setThumbnail(record.id, { state: 'unavailable', error: 'The thumbnail could not be scheduled.' }));
   }
+}
+
+/** Counts markups the caller's transaction created: in all, and by type. */
+export function recordMarkupsCreated(records: readonly MarkupRecord[]): void {
+  recordMetrics({ MarkupsCreated: records.length });
+  const byType = new Map<string, number>();
+  for (const record of records) byType.set(record.type, (byType.get(record.type) ?? 0) + 1);
+  for (const [markupType, count] of byType) recordMetrics({ MarkupsCreated: count }, { markupType });
 }
 
 /**
