@@ -41,7 +41,16 @@ export interface ReviewBoardSettings {
    * without it EPS markups end `failed` with a reason that says so.
    */
   epsConverter: boolean;
-  /** The CloudWatch namespace of the service's own metrics (EMF). `-c metricsNamespace=…`; default `ReviewBoardService`. */
+  /**
+   * Where the alarm topic emails, subscribed on deploy (SNS sends a confirmation email first).
+   * `-c alarmEmail=oncall@review.example.com`; without it the topic has no subscriber.
+   */
+  alarmEmail?: string;
+  /**
+   * The CloudWatch namespace of the service's own metrics (the conversion worker's
+   * ConversionSucceeded/ConversionFailed), which the conversion failure-rate alarm reads.
+   * `-c metricsNamespace=ReviewBoardService` (the default).
+   */
   metricsNamespace: string;
 }
 
@@ -54,6 +63,8 @@ export interface ReviewBoardApp {
 }
 
 /** A context list may come from cdk.json (an array) or the command line (a comma-separated string). */
+const isEmailAddress = (value: string) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value);
+
 function listContext(value: unknown, fallback: string[]): string[] {
   if (value === undefined) return fallback;
   const items = Array.isArray(value) ? value.map(String) : String(value).split(',');
@@ -73,17 +84,19 @@ export function readSettings(app: App): ReviewBoardSettings {
   const apiUrl = context('apiUrl') === undefined ? undefined : String(context('apiUrl'));
   if (apiUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(apiUrl)) throw new Error(`Context "apiUrl" must be an http(s) URL: got "${apiUrl}".`);
   const emailSender = context('emailSender') === undefined ? undefined : String(context('emailSender'));
-  if (emailSender !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(emailSender)) throw new Error(`Context "emailSender" must be an email address: got "${emailSender}".`);
+  if (emailSender !== undefined && !isEmailAddress(emailSender)) throw new Error(`Context "emailSender" must be an email address: got "${emailSender}".`);
   const idp = ['idpJwksUrl', 'idpIssuer', 'idpAudience'].map((key) => (context(key) === undefined ? undefined : String(context(key))));
   if (idp.some((value) => value !== undefined) && idp.some((value) => !value)) {
     throw new Error('Context idpJwksUrl, idpIssuer and idpAudience go together: set all three or none.');
   }
   if (idp[0] !== undefined && !/^https:\/\/[^\s]+$/.test(idp[0])) throw new Error(`Context "idpJwksUrl" must be an https URL: got "${idp[0]}".`);
   const epsConverter = context('epsConverter');
+  const alarmEmail = context('alarmEmail') === undefined ? undefined : String(context('alarmEmail'));
+  if (alarmEmail !== undefined && !isEmailAddress(alarmEmail)) throw new Error(`Context "alarmEmail" must be an email address: got "${alarmEmail}".`);
+  // CloudWatch's rule for a namespace: these characters, at most 255, and never AWS/ (AWS's own).
   const metricsNamespace = String(context('metricsNamespace') ?? METRICS_NAMESPACE);
-  // CloudWatch's rule for namespaces; AWS/ is reserved for AWS's own.
-  if (!/^[A-Za-z0-9.\-_/#:]{1,255}$/.test(metricsNamespace) || metricsNamespace.startsWith('AWS/')) {
-    throw new Error(`Context "metricsNamespace" must be 1-255 letters, digits or . - _ / # : and not start with AWS/: got "${metricsNamespace}".`);
+  if (!/^[A-Za-z0-9._\-/#:]{1,255}$/.test(metricsNamespace) || metricsNamespace.startsWith('AWS/')) {
+    throw new Error(`Context "metricsNamespace" must be a CloudWatch namespace (letters, digits, . - _ / # :, not starting AWS/): got "${metricsNamespace}".`);
   }
   return {
     appUrl,
@@ -95,14 +108,16 @@ export function readSettings(app: App): ReviewBoardSettings {
     logLevel,
     tracing: tracing === true || tracing === 'true',
     epsConverter: epsConverter === true || epsConverter === 'true',
+    ...(alarmEmail ? { alarmEmail } : {}),
     metricsNamespace,
   };
 }
 
 /**
  * The three stacks, env-agnostic: `ReviewBoardData` (stateful), `ReviewBoardWorkers` and
- * `ReviewBoardApi` (stateless, depending on the data stack only), checked by cdk-nag's AWS
- * Solutions pack on synth.
+ * `ReviewBoardApi` (stateless; the workers stack depends on the data stack, the API stack on both:
+ * its alarms notify the workers stack's alarm topic and its dashboard shows the workers), checked
+ * by cdk-nag's AWS Solutions pack on synth.
  */
 export function buildApp(props: AppProps = {}): ReviewBoardApp {
   const app = new App(props);
@@ -117,16 +132,19 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
   });
   const workers = new WorkersStack(app, 'ReviewBoardWorkers', {
     stackName: stackName('ReviewBoardWorkers'),
-    description: 'Review Board Service: upload confirmation, conversion and webhook delivery workers',
+    description: 'Review Board Service: upload confirmation, conversion and webhook delivery workers; the alarm topic and their alarms',
     data,
     ...common,
     apiUrl: settings.apiUrl,
     epsConverter: settings.epsConverter,
+    alarmEmail: settings.alarmEmail,
   });
   const api = new ApiStack(app, 'ReviewBoardApi', {
     stackName: stackName('ReviewBoardApi'),
-    description: 'Review Board Service: HTTP API and its route-group functions',
+    description: 'Review Board Service: HTTP API and its route-group functions, their alarms and the dashboard',
     data,
+    workers,
+    dashboardName: stackName('ReviewBoard'),
     emailSender: settings.emailSender,
     identityProvider: settings.identityProvider,
     ...common,

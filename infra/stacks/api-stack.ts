@@ -14,20 +14,27 @@ import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { PREFLIGHT_PATH } from '../../shared/http/cors.js';
 import { FUNCTIONS, isApiFunction, type FunctionDefinition } from '../../functions/registry.js';
+import { ServiceDashboard } from '../constructs/dashboard.js';
+import { ServiceAlarms } from '../constructs/monitoring.js';
 import { pascalCase, ServiceFunction } from '../constructs/service-function.js';
 import { ENV } from '../../shared/config.js';
 import type { DataStack } from './data-stack.js';
+import type { WorkersStack } from './workers-stack.js';
 
 export interface ApiStackProps extends StackProps {
   /** Where the table, bucket and queues live; they are imported by export name. */
   readonly data: DataStack;
+  /** Owner of the alarm topic, and of the worker functions the dashboard shows; imported by export name. */
+  readonly workers: WorkersStack;
+  /** Name of the service's dashboard (API, workers, queues, table). @default the stack name */
+  readonly dashboardName?: string;
+  /** Namespace of the service's own metrics, for the dashboard's conversion graph (context `metricsNamespace`). */
+  readonly metricsNamespace: string;
   /** @default the registry's `api` functions */
   readonly functions?: readonly FunctionDefinition[];
   /** Default stage throttling. @default { rateLimit: 100, burstLimit: 200 } */
   readonly throttle?: { rateLimit: number; burstLimit: number };
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
-  /** The CloudWatch namespace of the service's metrics. */
-  readonly metricsNamespace?: string;
   readonly appUrl?: string;
   /** The identity provider the auth function verifies SDK sign-ins against (IDP_* variables). */
   readonly identityProvider?: { jwksUrl: string; issuer: string; audience: string };
@@ -39,13 +46,17 @@ export interface ApiStackProps extends StackProps {
 /**
  * The HTTP API: one Lambda integration per route group, one route per entry of the group's route
  * table (the table is the only place a route is written), `$default` to the function marked
- * `isDefault`, and a `$default` stage with access logs and throttling.
+ * `isDefault`, and a `$default` stage with access logs and throttling. Its functions and the API
+ * are watched by alarms that notify the workers stack's topic, and the service's dashboard lives here:
+ * it shows both stateless stacks, so it sits in the one that deploys last.
  */
 export class ApiStack extends Stack {
   readonly httpApi: HttpApi;
   readonly stage: HttpStage;
   readonly accessLogGroup: LogGroup;
   readonly functions: Readonly<Record<string, ServiceFunction>>;
+  readonly alarms: ServiceAlarms;
+  readonly dashboard: ServiceDashboard;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -145,6 +156,19 @@ export class ApiStack extends Stack {
     Validations.of(this.httpApi).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason: 'Callers are authenticated in the functions (Bearer API key or exchange token, checked per route as the route table declares); some routes are public by the spec (auth config, SDK exchange, the OpenAPI document).',
+    });
+
+    const workers = props.workers.importMonitoring(this);
+    this.alarms = new ServiceAlarms(this, 'Alarms', { topic: workers.alarmTopic }).watchFunctions(functions).watchHttpApi(this.httpApi);
+    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
+      dashboardName: props.dashboardName ?? this.stackName,
+      httpApi: this.httpApi,
+      apiFunctions: functions,
+      workerFunctions: workers.functions,
+      queues: resources.queues,
+      deadLetterQueues: resources.deadLetterQueues,
+      table: resources.table,
+      metricsNamespace: props.metricsNamespace,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'Base URL of the HTTP API' });

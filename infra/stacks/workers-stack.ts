@@ -1,13 +1,15 @@
-import { Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { CfnOutput, Duration, Fn, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { FilterCriteria, Function as LambdaFunction, StartingPosition, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { EventType } from 'aws-cdk-lib/aws-s3';
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
+import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionDefinition, type StreamConsumerFunction } from '../../functions/registry.js';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
-import { maxConcurrencyOf, QUEUES } from '../../shared/queues.js';
+import { maxConcurrencyOf, QUEUES, type QueueName } from '../../shared/queues.js';
+import { AlarmTopic, ServiceAlarms } from '../constructs/monitoring.js';
 import { pascalCase, ServiceFunction, type ServiceResources } from '../constructs/service-function.js';
 import type { DataStack } from './data-stack.js';
 
@@ -21,20 +23,40 @@ export const STREAM_BATCH_SIZE = 100;
  */
 export const STREAM_RETRY_ATTEMPTS = -1;
 
+/**
+ * Names of the workers stack's CloudFormation exports, read by the API stack: the alarm topic its
+ * alarms notify and the worker functions its dashboard shows. Named exports, as the data stack's.
+ */
+export function workersExportNames(workersStackName: string) {
+  return {
+    alarmTopicArn: `${workersStackName}:AlarmTopicArn`,
+    functionName: (name: string) => `${workersStackName}:${pascalCase(name)}FunctionName`,
+  };
+}
+
+/** What the API stack takes from the workers stack: the alarm topic and the worker functions. */
+export interface WorkersMonitoring {
+  readonly alarmTopic: ITopic;
+  /** Keyed by registry name. */
+  readonly functions: Readonly<Record<string, IFunction>>;
+}
+
 export interface WorkersStackProps extends StackProps {
   /** Where the table, bucket and queues live; they are imported by export name. */
   readonly data: DataStack;
   /** @default the registry's `s3` and `sqs` functions */
   readonly functions?: readonly FunctionDefinition[];
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
-  /** The CloudWatch namespace of the service's metrics. */
-  readonly metricsNamespace?: string;
   readonly appUrl?: string;
   /** The API's public origin for links in webhook bodies (context `apiUrl`). */
   readonly apiUrl?: string;
   readonly tracing?: boolean;
   /** Ship and enable the optional EPS converter (Ghostscript, AGPL-3.0) in the conversion worker (context `epsConverter`). */
   readonly epsConverter?: boolean;
+  /** Subscribed to the alarm topic by email (context `alarmEmail`). */
+  readonly alarmEmail?: string;
+  /** Namespace of the service's own metrics, for the conversion failure-rate alarm (context `metricsNamespace`). */
+  readonly metricsNamespace: string;
 }
 
 /**
@@ -42,9 +64,17 @@ export interface WorkersStackProps extends StackProps {
  * one worker per work queue, fed by an SQS event source that reports partial batch failures so one
  * bad record is retried (and dead-lettered) alone; a `deadLetters` worker is fed by the queue's
  * dead-letter queue instead; a `stream` consumer is fed by the table's DynamoDB Stream.
+ *
+ * It also owns the service's one alarm topic (the API stack's alarms notify it too, through an
+ * export, so the API stack deploys after this one) and the alarms of the workers, the queues, the
+ * table and conversions (infra/constructs/monitoring.ts).
  */
 export class WorkersStack extends Stack {
   readonly functions: Readonly<Record<string, ServiceFunction>>;
+  readonly alarmTopic: Topic;
+  readonly alarms: ServiceAlarms;
+  /** The on-failure queue of each stream consumer, keyed by registry name. */
+  private readonly streamFailures: Record<string, Queue> = {};
 
   constructor(scope: Construct, id: string, props: WorkersStackProps) {
     super(scope, id, props);
@@ -85,6 +115,39 @@ export class WorkersStack extends Stack {
       }
     }
     this.functions = functions;
+
+    this.alarmTopic = new AlarmTopic(this, 'AlarmTopic', { email: props.alarmEmail }).topic;
+    this.alarms = new ServiceAlarms(this, 'Alarms', { topic: this.alarmTopic })
+      .watchFunctions(functions)
+      .watchQueueAges(resources.queues)
+      .watchTable(resources.table)
+      .watchConversionFailureRate(props.metricsNamespace);
+    for (const name of Object.keys(QUEUES) as QueueName[]) this.alarms.watchDeadLetters(name, resources.deadLetterQueues[name]);
+    for (const [name, queue] of Object.entries(this.streamFailures)) this.alarms.watchDeadLetters(`${name}-stream-failures`, queue);
+    this.exportMonitoring();
+  }
+
+  /**
+   * The alarm topic and the worker functions as seen from another stack (the API stack), imported
+   * by export name; the importing stack is made to deploy after this one.
+   */
+  importMonitoring(scope: Construct): WorkersMonitoring {
+    const consumer = Stack.of(scope);
+    if (consumer === this) throw new Error('importMonitoring is for the API stack; use the constructs directly here.');
+    consumer.addStackDependency(this, 'notifies the alarm topic and shows the workers on its dashboard');
+    const names = workersExportNames(this.stackName);
+    const functions = Object.fromEntries(
+      Object.keys(this.functions).map((name) => [name, LambdaFunction.fromFunctionName(scope, `${pascalCase(name)}FunctionRef`, Fn.importValue(names.functionName(name)))]),
+    );
+    return { alarmTopic: Topic.fromTopicArn(scope, 'AlarmTopicRef', Fn.importValue(names.alarmTopicArn)), functions };
+  }
+
+  private exportMonitoring(): void {
+    const names = workersExportNames(this.stackName);
+    new CfnOutput(this, 'AlarmTopicArnOutput', { value: this.alarmTopic.topicArn, exportName: names.alarmTopicArn, description: 'The topic every alarm notifies' });
+    for (const [name, fn] of Object.entries(this.functions)) {
+      new CfnOutput(this, `${pascalCase(name)}FunctionNameOutput`, { value: fn.functionName, exportName: names.functionName(name) });
+    }
   }
 
   /**
@@ -101,6 +164,7 @@ export class WorkersStack extends Stack {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
+    this.streamFailures[definition.name] = failures;
     Validations.of(failures).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason: 'This queue is the on-failure destination of the stream event source: it is itself the dead-letter target and has no consumer to dead-letter from.',
