@@ -51,8 +51,8 @@ describe('admin queue redrive --queue conversion: dead conversions go back to th
   it('moves a conversion job forced into the dead-letter queue back, and the markup the consumer failed then converts', async () => {
     const markup = await pendingPdfMarkup();
     await sendJob(clients, markup.id, 'deadLetters');
-    const failed = await eventually(() => markupOf(markup.id), (current) => current.conversionStatus === 'failed');
-    const held = await eventually(() => queueDepth(clients, conversionQueues().deadLetterHoldUrl!), (depth) => depth.visible === 1);
+    const failed = await eventually(() => markupOf(markup.id), (current) => current.conversionStatus === 'failed', 30_000);
+    const held = await eventually(() => queueDepth(clients, conversionQueues().deadLetterHoldUrl!), (depth) => depth.visible === 1, 30_000);
     const shown = await runAdminAsync(dataDir, ['queue', 'show']);
 
     const redriven = await runAdminAsync(dataDir, ['queue', 'redrive', '--queue', 'conversion']);
@@ -74,7 +74,7 @@ describe('admin queue redrive --queue conversion: dead conversions go back to th
     // One for the failure, which listeners were told of, and one for the conversion.
     expect(await readyEvents(markup)).toHaveLength(2);
     expect(await queueDepth(clients, conversionQueues().deadLetterHoldUrl!)).toEqual({ visible: 0, inFlight: 0 });
-    expect(await waitUntilDrained(clients, conversionQueues().url)).toEqual({ visible: 0, inFlight: 0 });
+    expect(await waitUntilDrained(clients, conversionQueues().url, 30_000)).toEqual({ visible: 0, inFlight: 0 });
   }, 120_000);
 
   it('leaves a markup whose file could not be converted as it is: its redriven job changes nothing', async () => {
@@ -82,7 +82,7 @@ describe('admin queue redrive --queue conversion: dead conversions go back to th
     await sendJob(clients, markup.id, 'deadLetterHold');
 
     const redriven = await runAdminAsync(dataDir, ['queue', 'redrive', '--queue', 'conversion']);
-    const drained = await waitUntilDrained(clients, conversionQueues().url);
+    const drained = await waitUntilDrained(clients, conversionQueues().url, 30_000);
 
     expect(redriven).toMatchObject({ status: 0, json: { moved: 1 } });
     expect(drained).toEqual({ visible: 0, inFlight: 0 });
@@ -106,7 +106,7 @@ describe('admin queue redrive for the queues without a dead-letter consumer, and
     expect(redriven).toMatchObject({ status: 0, json: { moved: 1 } });
     expect(await queueDepth(clients, webhookDelivery.deadLetterUrl)).toEqual({ visible: 0, inFlight: 0 });
     // The worker took it (and dropped it: the registration does not exist).
-    expect(await waitUntilDrained(clients, webhookDelivery.url)).toEqual({ visible: 0, inFlight: 0 });
+    expect(await waitUntilDrained(clients, webhookDelivery.url, 30_000)).toEqual({ visible: 0, inFlight: 0 });
   }, 60_000);
 
   it('answers --queue uploads with a usage error that says why there is nothing to redrive', async () => {
