@@ -21,6 +21,8 @@ export interface FunctionAccess {
   sendsTo?: QueueName[];
   /** Dead-letter queues the function sends to (a delivery that failed its last attempt). */
   sendsToDeadLetters?: QueueName[];
+  /** Hold queues the function sends to (a dead-letter consumer keeping what it handled for a redrive; QueueDefinition.deadLetterHold). */
+  sendsToDeadLetterHold?: QueueName[];
   /**
    * Signs exchange tokens (`kms:Sign` on the exchange-token key): the auth group, which mints them,
    * and nothing else. Verifying is implied for every function with a credentialed route, which gets
@@ -136,10 +138,11 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     kind: 'sqs',
     name: 'conversion-dead-letters',
     queue: 'conversion',
-    // A job that died on every delivery (a killed worker too) leaves its markup failed, not pending.
+    // A job that died on every delivery (a killed worker too) leaves its markup failed, not pending;
+    // the dead letter then waits in the hold queue for a redrive.
     deadLetters: true,
     timeoutSeconds: 30,
-    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['webhookDelivery', 'conversion'] },
+    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['webhookDelivery', 'conversion'], sendsToDeadLetterHold: ['conversion'] },
   },
   {
     kind: 'sqs',

@@ -12,6 +12,7 @@ const EnvSchema = v.object({
   WEBHOOK_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   WEBHOOK_DEAD_LETTER_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   THUMBNAIL_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
+  CONVERSION_DEAD_LETTER_HOLD_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   AWS_REGION: v.optional(v.string(), 'us-east-1'),
   /** Set only by the local stack: endpoints of the emulators. */
   DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
@@ -54,6 +55,8 @@ export interface Config {
   /** Where the delivery worker puts a delivery that failed its last attempt. */
   webhookDeadLetterQueueUrl: string | undefined;
   thumbnailQueueUrl: string | undefined;
+  /** Where the conversion dead-letter consumer keeps what it handled, for `admin queue redrive`. */
+  conversionDeadLetterHoldQueueUrl: string | undefined;
   region: string;
   endpoints: { dynamodb?: string; s3?: string; sqs?: string; ses?: string };
   emailSender: string | undefined;
@@ -95,6 +98,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     webhookQueueUrl: e.WEBHOOK_QUEUE_URL,
     webhookDeadLetterQueueUrl: e.WEBHOOK_DEAD_LETTER_QUEUE_URL,
     thumbnailQueueUrl: e.THUMBNAIL_QUEUE_URL,
+    conversionDeadLetterHoldQueueUrl: e.CONVERSION_DEAD_LETTER_HOLD_QUEUE_URL,
     region: e.AWS_REGION,
     endpoints: { dynamodb: e.DYNAMODB_ENDPOINT, s3: e.S3_ENDPOINT, sqs: e.SQS_ENDPOINT, ses: e.SES_ENDPOINT },
     emailSender: e.EMAIL_SENDER,
@@ -143,6 +147,7 @@ export const ENV = {
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
   webhookDeadLetterQueueUrl: 'WEBHOOK_DEAD_LETTER_QUEUE_URL',
   thumbnailQueueUrl: 'THUMBNAIL_QUEUE_URL',
+  conversionDeadLetterHoldQueueUrl: 'CONVERSION_DEAD_LETTER_HOLD_QUEUE_URL',
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   s3Endpoint: 'S3_ENDPOINT',
   sqsEndpoint: 'SQS_ENDPOINT',
@@ -174,4 +179,9 @@ export const QUEUE_URL_ENV = {
 /** The variable that carries a dead-letter queue's URL to a function that sends to it (only deliveries do). */
 export const DEAD_LETTER_URL_ENV: Partial<Record<QueueName, string>> = {
   webhookDelivery: ENV.webhookDeadLetterQueueUrl,
+};
+
+/** The variable that carries a hold queue's URL to its dead-letter queue's consumer (QueueDefinition.deadLetterHold). */
+export const DEAD_LETTER_HOLD_URL_ENV: Partial<Record<QueueName, string>> = {
+  conversion: ENV.conversionDeadLetterHoldQueueUrl,
 };

@@ -20,6 +20,13 @@ export interface QueueDefinition {
    */
   deadLetterVisibilityTimeoutSeconds?: number;
   /**
+   * For a queue whose dead-letter queue has a consumer: the hold queue behind it. The consumer
+   * deletes what it handled, so it first hands each dead letter on to the hold queue, where it waits
+   * for an operator's `admin queue redrive`. The hold queue is also the dead-letter queue's own
+   * dead-letter queue: a dead letter the consumer fails on `maxReceiveCount` times goes there too.
+   */
+  deadLetterHold?: { maxReceiveCount: number };
+  /**
    * Batches worked on at once (the event source's maxConcurrency, the local poller's receive loops):
    * for a queue whose jobs may wait on outside services, so one slow batch never holds up the rest.
    */
@@ -36,6 +43,8 @@ export const QUEUES = {
     deadLetterRetentionDays: 14,
     // conversion-dead-letters (30 s) marks the markups of dead jobs failed.
     deadLetterVisibilityTimeoutSeconds: 180,
+    // Ten tries of the consumer, 3 minutes apart (about half an hour); then the dead letter waits in the hold queue as it is.
+    deadLetterHold: { maxReceiveCount: 10 },
   },
   thumbnails: {
     id: 'Thumbnails',
@@ -60,6 +69,9 @@ export const QUEUES = {
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = keyof typeof QUEUES;
+
+/** A queue's hold queue settings, when its dead-letter queue has a consumer. */
+export const deadLetterHoldOf = (name: QueueName): QueueDefinition['deadLetterHold'] => (QUEUES[name] as QueueDefinition).deadLetterHold;
 
 /** A queue's `maxConcurrency`, or undefined (one batch at a time locally, Lambda's default deployed). */
 export const maxConcurrencyOf = (name: QueueName): number | undefined => (QUEUES[name] as QueueDefinition).maxConcurrency;

@@ -16,7 +16,7 @@ import { getItem, type MarkupDocumentRecord, type MarkupImageRecord, type Markup
 import { defineJob } from '../../shared/events/queue-worker.js';
 import { logger } from '../../shared/logger.js';
 import { QUEUES } from '../../shared/queues.js';
-import { INTERNAL_FAILURE_MESSAGE, markFailed, markReady, type Converted } from './markup-outcome.js';
+import { diedWithOriginal, INTERNAL_FAILURE_MESSAGE, markFailed, markReady, reopenDeadConversion, type Converted } from './markup-outcome.js';
 import { conversionKeys, downloadObject, OutputObjects } from './objects.js';
 
 export { INTERNAL_FAILURE_MESSAGE };
@@ -37,12 +37,23 @@ const SAFETY_MARGIN_MS = 45_000;
  * acknowledged; other failures throw and are retried. The last delivery before the dead-letter
  * queue records the failure, and a run killed before it could is failed by the dead-letter
  * consumer (dead-letters.ts), so no markup stays pending.
+ *
+ * Such a death is not the file's fault, so the job, redriven from the hold queue once the cause is
+ * fixed (`admin queue redrive --queue conversion`), makes the markup pending again with a
+ * conditional write (reopenDeadConversion) and converts it as if new, with all its deliveries; a
+ * markup whose original was archived meanwhile (NEVER_STORE) has nothing left to convert and stays
+ * failed. Any other finished markup is left as it is.
  */
 export const convertMarkupJob = defineJob({
   schema: v.object({ type: v.literal('convert-markup'), markupId: v.pipe(v.string(), v.uuid()) }),
   run: async (job, record) => {
-    const markup = await getItem(job.markupId, true);
-    if (!markup || markup.kind !== 'markup') return;
+    const found = await getItem(job.markupId, true);
+    if (!found || found.kind !== 'markup') return;
+    const markup = diedWithOriginal(found) ? await reopenDeadConversion(found) : found;
+    if (!markup) return;
+    if (markup.conversionStatus === 'failed' && markup.conversionError === INTERNAL_FAILURE_MESSAGE && !markup.hasRetainedOriginal) {
+      logger.warn('dead conversion not converted again: its original was archived', { markupId: markup.id });
+    }
     if (markup.conversionStatus !== 'pending') {
       // A retry of a finished conversion: only the (idempotent) policy step may still be owed.
       if (markup.conversionStatus) await applyPolicyAfterConversion(markup.id);

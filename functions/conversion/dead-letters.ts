@@ -1,6 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as v from 'valibot';
 import { getItem } from '../../shared/db/items.js';
+import { holdConversionDeadLetter } from '../../shared/events/jobs.js';
 import { logger } from '../../shared/logger.js';
 import { INTERNAL_FAILURE_MESSAGE, markFailed } from './markup-outcome.js';
 import { OutputObjects } from './objects.js';
@@ -10,24 +11,26 @@ const DeadConversion = v.object({ type: v.literal('convert-markup'), markupId: v
 /**
  * The consumer of the conversion queue's dead-letter queue. A message lands there when its job
  * failed on every delivery, including when the worker was killed (timeout, out of memory) and so
- * could not record anything itself: a `convert-markup` job leaves its markup in the final `failed`
- * state with INTERNAL_FAILURE_MESSAGE, and whatever its runs stored is removed. A markup no longer
- * pending (converted, failed, deleted) is left as it is. Every other message is logged whole and
- * acknowledged: nothing waits on those, and retrying a dead job here would only loop.
+ * could not record anything itself: a `convert-markup` job leaves its markup in the `failed` state
+ * with INTERNAL_FAILURE_MESSAGE, and whatever its runs stored is removed. A markup no longer pending
+ * (converted, failed, deleted) is left as it is; other jobs are logged whole.
+ *
+ * Then every dead letter is handed on to the hold queue before it is acknowledged (sent before it is
+ * deleted here, so none is lost between the two), where it waits for an operator's
+ * `admin queue redrive --queue conversion` once the cause is fixed; retrying it here would only loop.
+ * A redriven `convert-markup` job reopens its markup (convert-markup.ts), so the redrive converts it.
  */
 export async function handleDeadLetters(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
   if (context) logger.addContext(context);
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     const job = v.safeParse(DeadConversion, parseBody(record.body));
-    if (!job.success) {
-      logger.error('dead job dropped', { messageId: record.messageId, body: record.body });
-      continue;
-    }
     try {
-      await failDeadConversion(job.output.markupId);
+      if (job.success) await failDeadConversion(job.output.markupId);
+      else logger.error('dead job kept for a redrive', { messageId: record.messageId, body: record.body });
+      await holdConversionDeadLetter(record.body);
     } catch (error) {
-      logger.error('dead conversion not recorded', { messageId: record.messageId, markupId: job.output.markupId, error });
+      logger.error('dead letter not handled', { messageId: record.messageId, ...(job.success ? { markupId: job.output.markupId } : {}), error });
       failures.push({ itemIdentifier: record.messageId });
     }
   }

@@ -1,7 +1,7 @@
 import { eventItem } from '../../shared/db/events.js';
 import { getItem, itemUpdate, type MarkupRecord } from '../../shared/db/items.js';
 import { storageDelta, type StorageCategory } from '../../shared/db/storage.js';
-import { transactUnlessConditionFails, type TransactItem } from '../../shared/db/transact.js';
+import { transactUnlessConditionFails, updateIfConditionHolds, type TransactItem } from '../../shared/db/transact.js';
 import { applyPolicyAfterConversion } from '../../shared/domain/originals.js';
 import { logger } from '../../shared/logger.js';
 import { recordMetrics } from '../../shared/metrics.js';
@@ -100,6 +100,40 @@ export async function markFailed(markup: MarkupRecord, reason: string, outputs: 
   recordConversion(markup, 'ConversionFailed');
   await outputs.deleteAll().catch((error: unknown) => logger.warn('conversion outputs not removed', { markupId: markup.id, error }));
   await applyPolicyAfterConversion(markup.id);
+}
+
+/**
+ * A conversion that died (the worker failed on every delivery, or was killed and the dead-letter
+ * consumer recorded it: INTERNAL_FAILURE_MESSAGE) of a markup whose original is still stored: its
+ * job, redriven from the hold queue (`admin queue redrive --queue conversion`), may convert it again.
+ * A file that could not be converted (any other reason) stays failed: it would fail the same way.
+ */
+export function diedWithOriginal(markup: MarkupRecord): boolean {
+  return markup.conversionStatus === 'failed' && markup.conversionError === INTERNAL_FAILURE_MESSAGE && markup.hasRetainedOriginal && markup.source !== undefined;
+}
+
+/**
+ * Makes a markup whose conversion died pending again, as it was before its first run, in one write
+ * that holds only while it is still failed with INTERNAL_FAILURE_MESSAGE, in the workspace read, with
+ * its original retained (an archive or a move in between wins; the markup is then read again).
+ * Nothing else moves: the failure removed the outputs and counted no bytes, and the run that follows
+ * records `markup_ready` again when it settles. Answers the markup as it is now, undefined when gone.
+ */
+export async function reopenDeadConversion(markup: MarkupRecord): Promise<MarkupRecord | undefined> {
+  const pending: MarkupRecord = { ...markup, isReady: false, conversionStatus: 'pending', conversionError: undefined, thumbnailError: undefined, modifiedAt: Date.now() };
+  const update = itemUpdate(markup, pending, {
+    when: {
+      expression: '#cs = :failed AND #ce = :internal AND #ws = :ws AND #kept = :true',
+      names: { '#cs': 'conversionStatus', '#ce': 'conversionError', '#ws': 'workspaceId', '#kept': 'hasRetainedOriginal' },
+      values: { ':failed': 'failed', ':internal': INTERNAL_FAILURE_MESSAGE, ':ws': markup.workspaceId, ':true': true },
+    },
+  });
+  if (update && (await updateIfConditionHolds(update))) {
+    logger.info('dead conversion reopened', { markupId: markup.id });
+    return pending;
+  }
+  const current = await getItem(markup.id, true);
+  return current?.kind === 'markup' ? current : undefined;
 }
 
 /**

@@ -7,12 +7,18 @@ import { getOrganization } from '../../shared/db/organizations.js';
 import { defaultPlan, getPlan, savePlan, type Plan } from '../../shared/db/plans.js';
 import { createOrganization, createOrganizationKey, createWorkspaceKey, type IssuedKey } from '../../shared/domain/organizations.js';
 import { ROLES, type Role } from '../../shared/db/users.js';
+import { getSqs } from '../../shared/clients.js';
+import { getConfig, QUEUE_URL_ENV } from '../../shared/config.js';
+import { QUEUES, type QueueName } from '../../shared/queues.js';
 import { attachToLocalStack } from '../local/services.js';
+import { describeChain, QUEUE_OPTIONS, queueChain, queueOption, queueUrlOf, redrive } from './queues.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * `npm run --silent admin -- <command>`: operator commands. Prints one JSON object on stdout. Works
  * against the running local stack (DATA_DIR/services.json) or, with TABLE_NAME set and AWS
- * credentials in the environment, against a deployed table.
+ * credentials in the environment, against a deployed table; the `queue` commands against a deployed
+ * stack's queues when their URLs are set (CONVERSION_QUEUE_URL, WEBHOOK_QUEUE_URL, THUMBNAIL_QUEUE_URL).
  */
 const USAGE = `usage: admin <command>
   org create --name NAME
@@ -22,9 +28,9 @@ const USAGE = `usage: admin <command>
   key list --org ID
   plan set --org ID [--markup-limit N|unlimited] [--storage-limit BYTES|unlimited] [--pause-comments on|off] [--storage-feature on|off] [--bundle N]
   plan show --org ID
-  threads backfill [--markup ID]`;
-
-class UsageError extends Error {}
+  threads backfill [--markup ID]
+  queue show
+  queue redrive --queue conversion|webhooks|thumbnails`;
 
 const [group, action, ...rest] = process.argv.slice(2);
 const { values } = parseArgs({
@@ -42,6 +48,7 @@ const { values } = parseArgs({
     'storage-feature': { type: 'string' },
     bundle: { type: 'string' },
     markup: { type: 'string' },
+    queue: { type: 'string' },
   },
   strict: false,
 });
@@ -153,15 +160,48 @@ async function run(): Promise<unknown> {
       }
       return named ? { markups } : { markups, alreadyIndexed };
     }
+    case 'queue show': {
+      // Every queue whose URL is known (all of them locally; deployed, those the operator set).
+      const shown: Record<string, unknown> = {};
+      for (const [option, name] of Object.entries(QUEUE_OPTIONS)) {
+        const url = queueUrlOf(getConfig(), name);
+        if (url) shown[option] = await describeChain(getSqs(), await queueChain(getSqs(), url));
+      }
+      return shown;
+    }
+    case 'queue redrive': {
+      const { name } = queueOption(values.queue);
+      return await redrive(getSqs(), await queueChain(getSqs(), requiredQueueUrl(name)));
+    }
     default:
       throw new UsageError(`unknown command "${command.trim()}"`);
   }
 }
 
+function requiredQueueUrl(name: QueueName): string {
+  const url = queueUrlOf(getConfig(), name);
+  if (!url) throw new Error(`${QUEUE_URL_ENV[name]} is not set: it takes the queue's URL, the export ReviewBoardData-<stage>:${QUEUES[name].id}QueueUrl`);
+  return url;
+}
+
+/**
+ * Deployed or local: the table commands go to a deployed table when TABLE_NAME is set, the queue
+ * commands to deployed queues when a queue URL is; otherwise both go to the local stack in DATA_DIR.
+ */
+function connect(): void {
+  const deployed = group === 'queue' ? Object.values(QUEUE_URL_ENV).some((variable) => process.env[variable]) : Boolean(process.env.TABLE_NAME);
+  if (deployed || attachToLocalStack()) return;
+  throw new Error(
+    group === 'queue'
+      ? `no local stack found in DATA_DIR (run \`npm start\`), and no queue URL (${Object.values(QUEUE_URL_ENV).join(', ')}) is set for a deployed stack`
+      : 'no local stack found in DATA_DIR (run `npm start`), and TABLE_NAME is not set for a deployed table',
+  );
+}
+
 try {
-  if (!process.env.TABLE_NAME && !attachToLocalStack()) {
-    throw new Error('no local stack found in DATA_DIR (run `npm start`), and TABLE_NAME is not set for a deployed table');
-  }
+  // Bad usage is answered as such, whether or not a stack is found.
+  if (group === 'queue' && action === 'redrive') queueOption(values.queue);
+  connect();
   process.stdout.write(`${JSON.stringify(await run())}\n`);
   process.exit(0);
 } catch (error) {

@@ -12,7 +12,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { entryOf, type FunctionAccess, type FunctionDefinition } from '../../functions/registry.js';
-import { DEAD_LETTER_URL_ENV, ENV, QUEUE_URL_ENV } from '../../shared/config.js';
+import { DEAD_LETTER_HOLD_URL_ENV, DEAD_LETTER_URL_ENV, ENV, QUEUE_URL_ENV } from '../../shared/config.js';
 import { METRICS_NAMESPACE } from '../../shared/metrics.js';
 import { QUEUES, type QueueName } from '../../shared/queues.js';
 import { TABLE } from '../../shared/db/table.js';
@@ -47,6 +47,8 @@ export interface ServiceResources {
   readonly bucket: IBucket;
   readonly queues: Readonly<Record<QueueName, IQueue>>;
   readonly deadLetterQueues: Readonly<Record<QueueName, IQueue>>;
+  /** The hold queues of the queues that have one (QueueDefinition.deadLetterHold). */
+  readonly deadLetterHolds: Readonly<Partial<Record<QueueName, IQueue>>>;
   /** The exchange-token key (KMS, P-256); only the API stack has it (workers never see a credential). */
   readonly exchangeKey?: IKey;
 }
@@ -253,6 +255,15 @@ export class ServiceFunction extends NodejsFunction {
     return this;
   }
 
+  /** Sets the hold queue's URL variable and grants sending to it (and nothing else on it). */
+  bindDeadLetterHold(queue: IQueue | undefined, name: QueueName): this {
+    const variable = DEAD_LETTER_HOLD_URL_ENV[name];
+    if (!queue || !variable) throw new Error(`The ${name} queue has no hold queue (QueueDefinition.deadLetterHold, DEAD_LETTER_HOLD_URL_ENV).`);
+    this.addEnvironment(variable, queue.queueUrl);
+    queue.grantSendMessages(this);
+    return this;
+  }
+
   /**
    * Sets EXCHANGE_KEY_ARN and grants, on that one key, `kms:Sign` to the function that mints exchange
    * tokens and `kms:GetPublicKey` to those that verify them: a verifier can never mint a token.
@@ -308,6 +319,7 @@ export class ServiceFunction extends NodejsFunction {
     if (access.bucket) this.bindBucket(resources.bucket, access.bucket);
     for (const name of access.sendsTo ?? []) this.bindQueue(resources.queues[name], name);
     for (const name of access.sendsToDeadLetters ?? []) this.bindDeadLetterQueue(resources.deadLetterQueues[name], name);
+    for (const name of access.sendsToDeadLetterHold ?? []) this.bindDeadLetterHold(resources.deadLetterHolds[name], name);
     const uses = exchangeKeyUses(this.definition);
     if (uses.signs || uses.verifies) {
       if (!resources.exchangeKey) throw new Error(`${this.definition.name} verifies or mints exchange tokens but its stack has no exchange-token key.`);

@@ -31,18 +31,32 @@ export interface QueuePair {
   arn: string;
   deadLetterUrl: string;
   deadLetterArn: string;
+  /** The hold queue behind a dead-letter queue that has a consumer (QueueDefinition.deadLetterHold). */
+  deadLetterHoldUrl?: string;
+  deadLetterHoldArn?: string;
 }
 
-/** A queue and its dead-letter queue, wired with a redrive policy as the CDK data stack does. */
+/**
+ * A queue and its dead-letter queue (and, with `deadLetterHold`, the hold queue behind that), wired
+ * with redrive policies as the CDK data stack does.
+ */
 export async function createQueuePair(
   sqs: SQSClient,
   name: string,
-  settings: { visibilityTimeoutSeconds: number; maxReceiveCount: number; deadLetterVisibilityTimeoutSeconds?: number },
+  settings: {
+    visibilityTimeoutSeconds: number;
+    maxReceiveCount: number;
+    deadLetterVisibilityTimeoutSeconds?: number;
+    deadLetterHold?: { maxReceiveCount: number };
+  },
 ): Promise<QueuePair> {
-  const dlqVisibility = settings.deadLetterVisibilityTimeoutSeconds;
-  const dlq = await sqs.send(
-    new CreateQueueCommand({ QueueName: `${name}-dlq`, ...(dlqVisibility === undefined ? {} : { Attributes: { VisibilityTimeout: String(dlqVisibility) } }) }),
-  );
+  const hold = settings.deadLetterHold ? (await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq-hold` }))).QueueUrl! : undefined;
+  const holdArn = hold ? await queueArn(sqs, hold) : undefined;
+  const dlqAttributes: Record<string, string> = {
+    ...(settings.deadLetterVisibilityTimeoutSeconds === undefined ? {} : { VisibilityTimeout: String(settings.deadLetterVisibilityTimeoutSeconds) }),
+    ...(holdArn && settings.deadLetterHold ? { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: holdArn, maxReceiveCount: settings.deadLetterHold.maxReceiveCount }) } : {}),
+  };
+  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq`, ...(Object.keys(dlqAttributes).length > 0 ? { Attributes: dlqAttributes } : {}) }));
   const dlqArn = await queueArn(sqs, dlq.QueueUrl!);
   const queue = await sqs.send(
     new CreateQueueCommand({
@@ -53,7 +67,13 @@ export async function createQueuePair(
       },
     }),
   );
-  return { url: queue.QueueUrl!, arn: await queueArn(sqs, queue.QueueUrl!), deadLetterUrl: dlq.QueueUrl!, deadLetterArn: dlqArn };
+  return {
+    url: queue.QueueUrl!,
+    arn: await queueArn(sqs, queue.QueueUrl!),
+    deadLetterUrl: dlq.QueueUrl!,
+    deadLetterArn: dlqArn,
+    ...(hold && holdArn ? { deadLetterHoldUrl: hold, deadLetterHoldArn: holdArn } : {}),
+  };
 }
 
 async function queueArn(sqs: SQSClient, url: string): Promise<string> {

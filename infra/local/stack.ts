@@ -6,7 +6,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { S3Event } from 'aws-lambda';
 import { entryOf, FUNCTIONS, type FunctionDefinition } from '../../functions/registry.js';
 import { resetClients } from '../../shared/clients.js';
-import { DEAD_LETTER_URL_ENV, ENV, QUEUE_URL_ENV, resetConfig } from '../../shared/config.js';
+import { DEAD_LETTER_HOLD_URL_ENV, DEAD_LETTER_URL_ENV, ENV, QUEUE_URL_ENV, resetConfig } from '../../shared/config.js';
 import { resetLogger } from '../../shared/logger.js';
 import { resetMetrics } from '../../shared/metrics.js';
 import { forgetExchangeKeys, newKeyDocument, parseKeyDocument } from '../../shared/auth/exchange-keys.js';
@@ -101,6 +101,13 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
     [ENV.emailSender]: LOCAL_EMAIL_SENDER,
     ...Object.fromEntries((Object.keys(QUEUE_URL_ENV) as QueueName[]).map((name) => [QUEUE_URL_ENV[name], services.queues[name].url])),
     ...Object.fromEntries(Object.entries(DEAD_LETTER_URL_ENV).map(([name, env]) => [env, services.queues[name as QueueName].deadLetterUrl])),
+    // A services.json written before the hold queues existed has none: then no variable (not "undefined").
+    ...Object.fromEntries(
+      Object.entries(DEAD_LETTER_HOLD_URL_ENV).flatMap(([name, env]) => {
+        const url = services.queues[name as QueueName].deadLetterHoldUrl;
+        return url ? [[env, url]] : [];
+      }),
+    ),
     [ENV.exchangeKeysFile]: services.exchangeKeysFile,
     [ENV.stackMode]: 'local',
     // The optional EPS converter (AGPL-3.0) is on wherever a developer installed it (`npm run converters:eps`).

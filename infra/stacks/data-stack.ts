@@ -6,7 +6,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnersh
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE } from '../../shared/db/table.js';
-import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queues.js';
+import { deadLetterHoldOf, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queues.js';
 import type { ServiceResources } from '../constructs/service-function.js';
 
 /** Days after which S3 removes an upload that was never confirmed (its record lives 1 day). */
@@ -17,10 +17,11 @@ export interface DataStackProps extends StackProps {
   readonly corsOrigins?: string[];
 }
 
-/** A work queue and the dead-letter queue behind it. */
+/** A work queue and the dead-letter queue behind it (and, when that has a consumer, the hold queue behind that). */
 export interface WorkQueue {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
+  readonly deadLetterHold?: Queue;
 }
 
 /**
@@ -38,10 +39,13 @@ export function dataExportNames(dataStackName: string) {
     queueUrl: (name: QueueName) => `${dataStackName}:${QUEUES[name].id}QueueUrl`,
     deadLetterQueueArn: (name: QueueName) => `${dataStackName}:${QUEUES[name].id}DeadLetterQueueArn`,
     deadLetterQueueUrl: (name: QueueName) => `${dataStackName}:${QUEUES[name].id}DeadLetterQueueUrl`,
+    deadLetterHoldArn: (name: QueueName) => `${dataStackName}:${QUEUES[name].id}DeadLetterHoldQueueArn`,
+    deadLetterHoldUrl: (name: QueueName) => `${dataStackName}:${QUEUES[name].id}DeadLetterHoldQueueUrl`,
   };
 }
 
 const QUEUE_NAMES = Object.keys(QUEUES) as QueueName[];
+const HELD_QUEUE_NAMES = QUEUE_NAMES.filter((name) => deadLetterHoldOf(name) !== undefined);
 
 /**
  * The stateful half of the service: the single table, the upload bucket (with its access-log
@@ -93,6 +97,15 @@ export class DataStack extends Stack {
       bucket: Bucket.fromBucketName(scope, 'UploadBucketRef', Fn.importValue(names.bucketName)),
       queues: mapQueues(queue),
       deadLetterQueues: mapQueues(deadLetterQueue),
+      deadLetterHolds: Object.fromEntries(
+        HELD_QUEUE_NAMES.map((name) => [
+          name,
+          Queue.fromQueueAttributes(scope, `${QUEUES[name].id}DeadLetterHoldQueueRef`, {
+            queueArn: Fn.importValue(names.deadLetterHoldArn(name)),
+            queueUrl: Fn.importValue(names.deadLetterHoldUrl(name)),
+          }),
+        ]),
+      ),
     };
   }
 
@@ -107,6 +120,11 @@ export class DataStack extends Stack {
       new CfnOutput(this, `${QUEUES[name].id}QueueUrlOutput`, { value: queue.queueUrl, exportName: names.queueUrl(name) });
       new CfnOutput(this, `${QUEUES[name].id}DeadLetterQueueArnOutput`, { value: deadLetterQueue.queueArn, exportName: names.deadLetterQueueArn(name) });
       new CfnOutput(this, `${QUEUES[name].id}DeadLetterQueueUrlOutput`, { value: deadLetterQueue.queueUrl, exportName: names.deadLetterQueueUrl(name) });
+    }
+    for (const name of HELD_QUEUE_NAMES) {
+      const hold = this.workQueues[name].deadLetterHold!;
+      new CfnOutput(this, `${QUEUES[name].id}DeadLetterHoldQueueArnOutput`, { value: hold.queueArn, exportName: names.deadLetterHoldArn(name) });
+      new CfnOutput(this, `${QUEUES[name].id}DeadLetterHoldQueueUrlOutput`, { value: hold.queueUrl, exportName: names.deadLetterHoldUrl(name) });
     }
   }
 
@@ -184,14 +202,28 @@ export class DataStack extends Stack {
     });
   }
 
+  /**
+   * The queue, its dead-letter queue and, for a dead-letter queue with a consumer, the hold queue
+   * behind it: the consumer hands on what it handled, so `admin queue redrive` finds it there, and
+   * being the dead-letter queue's own dead-letter queue makes it a valid source of a message move task.
+   */
   private createWorkQueue(name: QueueName): WorkQueue {
     const definition = QUEUES[name];
     const deadLetterVisibility = (definition as QueueDefinition).deadLetterVisibilityTimeoutSeconds;
+    const holdSettings = deadLetterHoldOf(name);
+    const deadLetterHold = holdSettings
+      ? new Queue(this, `${definition.id}DeadLetterHoldQueue`, {
+          retentionPeriod: Duration.days(definition.deadLetterRetentionDays),
+          encryption: QueueEncryption.SQS_MANAGED,
+          enforceSSL: true,
+        })
+      : undefined;
     const deadLetterQueue = new Queue(this, `${definition.id}DeadLetterQueue`, {
       retentionPeriod: Duration.days(definition.deadLetterRetentionDays),
       ...(deadLetterVisibility === undefined ? {} : { visibilityTimeout: Duration.seconds(deadLetterVisibility) }),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
+      ...(deadLetterHold && holdSettings ? { deadLetterQueue: { queue: deadLetterHold, maxReceiveCount: holdSettings.maxReceiveCount } } : {}),
     });
     const queue = new Queue(this, `${definition.id}Queue`, {
       visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
@@ -199,7 +231,7 @@ export class DataStack extends Stack {
       enforceSSL: true,
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
     });
-    return { queue, deadLetterQueue };
+    return { queue, deadLetterQueue, ...(deadLetterHold ? { deadLetterHold } : {}) };
   }
 }
 

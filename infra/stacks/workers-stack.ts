@@ -124,6 +124,8 @@ export class WorkersStack extends Stack {
       .watchConversionFailureRate(props.metricsNamespace);
     for (const name of Object.keys(QUEUES) as QueueName[]) this.alarms.watchDeadLetters(name, resources.deadLetterQueues[name]);
     for (const [name, queue] of Object.entries(this.streamFailures)) this.alarms.watchDeadLetters(`${name}-stream-failures`, queue);
+    // Conversions that died, marked failed and kept for `admin queue redrive` (the hold queue).
+    for (const [name, queue] of Object.entries(resources.deadLetterHolds)) if (queue) this.alarms.watchDeadLetters(`${name}-hold`, queue);
     this.exportMonitoring();
   }
 

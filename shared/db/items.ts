@@ -109,7 +109,8 @@ export interface MarkupRecord extends ItemBase {
   source?: StoredFile;
   /**
    * Conversion of file markups. `failed` is final: `isReady` is then true (the worker is done) with
-   * no images/document/video, and `conversionError` says why.
+   * no images/document/video, and `conversionError` says why. The one way back: a conversion that
+   * died of an internal error is made `pending` again by its job when an operator redrives it.
    */
   conversionStatus?: 'pending' | 'ready' | 'failed';
   conversionError?: string;

@@ -36,6 +36,16 @@ export async function enqueueConversion(job: ConversionJob): Promise<void> {
 }
 
 /**
+ * Hands a conversion dead letter its consumer has handled on to the hold queue, where it waits for
+ * `admin queue redrive --queue conversion` (the body as it came: conversion jobs carry no attributes).
+ */
+export async function holdConversionDeadLetter(body: string): Promise<void> {
+  const queueUrl = getConfig().conversionDeadLetterHoldQueueUrl;
+  if (!queueUrl) throw new Error('CONVERSION_DEAD_LETTER_HOLD_QUEUE_URL is not set: this function was not granted the conversion hold queue.');
+  await getSqs().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+}
+
+/**
  * Queues stored objects for deletion by the conversion worker, 1000 keys to a job. The records that
  * named them are already gone, so a failure is logged, not thrown: the objects linger until removed
  * by hand, and nothing counts their bytes any more.

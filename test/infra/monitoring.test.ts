@@ -1,7 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionDefinition } from '../../functions/registry.js';
-import { QUEUES, type QueueName } from '../../shared/queues.js';
+import { deadLetterHoldOf, QUEUES, type QueueName } from '../../shared/queues.js';
 import { dataExportNames } from '../../infra/stacks/data-stack.js';
 import { workersExportNames } from '../../infra/stacks/workers-stack.js';
 import { findByLogicalIdPrefix, functionResource, synthesizeApp, templateOf, type CfnResource, type SynthesizedApp } from './synth-app.js';
@@ -109,6 +109,13 @@ describe('queue alarms: dead letters and the age of the oldest message', () => {
     expect(alarm).toMatchObject(notifies(synthesized, 'workers'));
   });
 
+  it('alarms as soon as the conversion hold queue (dead conversions kept for a redrive) holds a message', () => {
+    const alarm = alarmNamed(synthesized.templates.workers, `${synthesized.workers.stackName}-queue-conversion-hold-dead-letters`);
+
+    expectMetricAlarm(alarm, { Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: importedQueueName(names().deadLetterHoldArn('conversion')) }], statistic: 'Maximum' }, rule(0, 300, 1));
+    expect(alarm).toMatchObject(notifies(synthesized, 'workers'));
+  });
+
   it.each(['conversion', 'webhookDelivery'] as const)('alarms when the oldest message of the %s queue is older than 30 minutes', (name) => {
     const alarm = alarmNamed(synthesized.templates.workers, `${synthesized.workers.stackName}-queue-${name}-oldest-message-age`);
 
@@ -173,12 +180,13 @@ describe('conversion failure rate (the conversion worker\'s ConversionFailed and
 });
 
 describe('no alarm beyond the ones above', () => {
-  it('has two per function, the API\'s two, one per dead-letter queue and stream consumer, two queue ages, two table alarms and the conversion failure rate', () => {
+  it('has two per function, the API\'s two, one per dead-letter queue, hold queue and stream consumer, two queue ages, two table alarms and the conversion failure rate', () => {
     const workers = FUNCTIONS.filter((definition) => definition.kind !== 'api');
     const streamConsumers = workers.filter((definition) => definition.kind === 'stream');
+    const HELD_QUEUE_NAMES = QUEUE_NAMES.filter((name) => deadLetterHoldOf(name) !== undefined);
 
     synthesized.templates.api.resourceCountIs('AWS::CloudWatch::Alarm', 2 * (FUNCTIONS.length - workers.length) + 2);
-    synthesized.templates.workers.resourceCountIs('AWS::CloudWatch::Alarm', 2 * workers.length + QUEUE_NAMES.length + streamConsumers.length + 2 + 2 + 1);
+    synthesized.templates.workers.resourceCountIs('AWS::CloudWatch::Alarm', 2 * workers.length + QUEUE_NAMES.length + HELD_QUEUE_NAMES.length + streamConsumers.length + 2 + 2 + 1);
     synthesized.templates.data.resourceCountIs('AWS::CloudWatch::Alarm', 0);
   });
 });

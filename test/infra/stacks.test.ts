@@ -8,7 +8,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type ApiFunction, type FunctionDefinition, type QueueWorkerFunction } from '../../functions/registry.js';
 import { TABLE } from '../../shared/db/table.js';
-import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queues.js';
+import { deadLetterHoldOf, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queues.js';
 import { CONVERTER_PACKAGES, convertersLayer, FFMPEG_LAYER_PATH } from '../../infra/constructs/converters-layer.js';
 import { functionIdOf, REPO_ROOT } from '../../infra/constructs/service-function.js';
 import { dataExportNames } from '../../infra/stacks/data-stack.js';
@@ -66,6 +66,10 @@ const queueResource = (name: QueueName) =>
   findByLogicalIdPrefix(synthesized.templates.data, 'AWS::SQS::Queue', `${QUEUES[name].id}Queue`);
 const deadLetterQueueResource = (name: QueueName) =>
   findByLogicalIdPrefix(synthesized.templates.data, 'AWS::SQS::Queue', `${QUEUES[name].id}DeadLetterQueue`);
+const deadLetterHoldResource = (name: QueueName) =>
+  findByLogicalIdPrefix(synthesized.templates.data, 'AWS::SQS::Queue', `${QUEUES[name].id}DeadLetterHoldQueue`);
+/** The queues whose dead-letter queue has a consumer, and so a hold queue behind it. */
+const heldQueues = (Object.keys(QUEUES) as QueueName[]).filter((name) => deadLetterHoldOf(name) !== undefined);
 
 describe('data stack: one table, one upload bucket, work queues with dead letters (DESIGN: Shape)', () => {
   it('keys the table on string PK/SK', () => {
@@ -162,7 +166,7 @@ describe('data stack: one table, one upload bucket, work queues with dead letter
   it('encrypts every queue with SQS-managed SSE and denies requests without TLS', () => {
     const queues = synthesized.templates.data.findResources('AWS::SQS::Queue') as Record<string, CfnResource>;
 
-    expect(Object.keys(queues)).toHaveLength(Object.keys(QUEUES).length * 2);
+    expect(Object.keys(queues)).toHaveLength(Object.keys(QUEUES).length * 2 + heldQueues.length);
     for (const [id, queue] of Object.entries(queues)) {
       expect(queue.Properties?.SqsManagedSseEnabled).toBe(true);
       synthesized.templates.data.hasResourceProperties('AWS::SQS::QueuePolicy', {
@@ -252,6 +256,7 @@ describe('data stack: one table, one upload bucket, work queues with dead letter
           names.deadLetterQueueArn(name),
           names.deadLetterQueueUrl(name),
         ]),
+        ...heldQueues.flatMap((name) => [names.deadLetterHoldArn(name), names.deadLetterHoldUrl(name)]),
       ]),
     );
   });
@@ -494,6 +499,23 @@ describe('IAM: each function gets exactly the access its registry entry declares
     expect(queues).toEqual(expect.arrayContaining([{ 'Fn::ImportValue': names.queueArn('webhookDelivery') }, { 'Fn::ImportValue': names.queueArn('conversion') }]));
   });
 
+  it('keeps the dead letters the conversion consumer handled in a hold queue behind its dead-letter queue, which only that consumer may send to', () => {
+    const [holdId, hold] = deadLetterHoldResource('conversion');
+    const [, deadLetterQueue] = deadLetterQueueResource('conversion');
+    const sending = statementsOf('conversion-dead-letters').filter((statement) => actionsOf(statement).includes('sqs:SendMessage'));
+    const sendsToHold = (name: string) =>
+      statementsOf(name).some((statement) => JSON.stringify(resourcesOf(statement)).includes(names.deadLetterHoldArn('conversion')));
+
+    expect(heldQueues).toEqual(['conversion']);
+    expect(deadLetterQueue.Properties?.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [holdId, 'Arn'] },
+      maxReceiveCount: QUEUES.conversion.deadLetterHold.maxReceiveCount,
+    });
+    expect(hold.Properties?.MessageRetentionPeriod).toBe(QUEUES.conversion.deadLetterRetentionDays * 24 * 3600);
+    expect(sending.flatMap(resourcesOf)).toContainEqual({ 'Fn::ImportValue': names.deadLetterHoldArn('conversion') });
+    expect(FUNCTIONS.filter((definition) => sendsToHold(definition.name)).map((definition) => definition.name)).toEqual(['conversion-dead-letters']);
+  });
+
   it('gives openapi nothing but its own log group', () => {
     const definition = definitionNamed('openapi');
     const [logGroupId] = findByLogicalIdPrefix(templateOf(synthesized, definition), 'AWS::Logs::LogGroup', 'OpenapiFunctionLogGroup');
@@ -519,6 +541,7 @@ describe('IAM: each function gets exactly the access its registry entry declares
       expect(variables.includes('BUCKET_NAME')).toBe(access.bucket !== undefined);
       expect(variables.includes('CONVERSION_QUEUE_URL')).toBe(access.sendsTo?.includes('conversion') ?? false);
       expect(variables.includes('WEBHOOK_QUEUE_URL')).toBe(access.sendsTo?.includes('webhookDelivery') ?? false);
+      expect(variables.includes('CONVERSION_DEAD_LETTER_HOLD_QUEUE_URL')).toBe(access.sendsToDeadLetterHold?.includes('conversion') ?? false);
     },
   );
 

@@ -45,8 +45,13 @@ export async function call<T = any>(method: string, path: string, options: Reque
 }
 
 /** A fresh organization with its default workspace and both kinds of key, isolated from other tests. */
-export async function makeOrganization(name = `Org ${Math.random().toString(36).slice(2, 8)}`) {
+export async function makeOrganization(name?: string) {
   localStack();
+  return await newOrganization(name);
+}
+
+/** `makeOrganization` on whichever stack this process is pointed at (the run's, or a file's own local stack). */
+export async function newOrganization(name = `Org ${Math.random().toString(36).slice(2, 8)}`) {
   const created = await createOrganization(name);
   return {
     organizationId: created.organizationId,

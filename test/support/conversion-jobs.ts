@@ -3,12 +3,15 @@ import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/clien
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { getItem, type MarkupRecord, type MarkupType } from '../../shared/db/items.js';
-import { localStack, makeOrganization } from './api.js';
+import type { ServicesInfo } from '../../infra/local/stack.js';
+import { localStack, newOrganization } from './api.js';
 import { makeMarkup, workspaceOf } from './items.js';
 
-/** Clients on this run's emulators, for tests that drive the conversion queue and read the bucket. */
-export function conversionClients() {
-  const { services } = localStack();
+/**
+ * Clients on this run's emulators (or on those of a file's own local stack), for tests that drive
+ * the conversion queue and read the bucket.
+ */
+export function conversionClients(services: ServicesInfo = localStack().services) {
   return {
     services,
     sqs: new SQSClient({ region: services.region, endpoint: services.endpoints.sqs, credentials: services.credentials }),
@@ -30,10 +33,11 @@ export interface Upload {
 /**
  * A file markup as `POST /markups/from-files` leaves it for the worker: the uploaded source in the
  * bucket, `isReady` false, `conversionStatus` pending. Sources live outside `uploads/` so the
- * upload-confirmed pump leaves them alone.
+ * upload-confirmed pump leaves them alone. On the stack the clients are for (conversionClients
+ * pointed this process at it).
  */
-export async function makePendingMarkup({ s3, services }: Clients, upload: Upload) {
-  const org = await makeOrganization();
+export async function makePendingMarkup({ s3, services }: Clients, upload: Upload, overrides: Partial<MarkupRecord> = {}) {
+  const org = await newOrganization();
   const workspace = await workspaceOf(org.workspaceId);
   const key = `test-sources/${randomUUID()}/${upload.filename}`;
   if (upload.stored !== false) await s3.send(new PutObjectCommand({ Bucket: services.bucketName, Key: key, Body: upload.bytes, ContentType: upload.mimeType }));
@@ -48,13 +52,15 @@ export async function makePendingMarkup({ s3, services }: Clients, upload: Uploa
     conversionStatus: 'pending',
     source: { key, mimeType: upload.mimeType, filesize: upload.bytes.length, filename: upload.filename },
     ...(upload.type === 'image' ? { images: [], originalMimeType: upload.mimeType } : {}),
+    ...overrides,
   });
   return { org, markup };
 }
 
-/** Puts a convert-markup job on the conversion queue, or straight on its dead-letter queue. */
-export async function sendJob({ sqs, services }: Clients, markupId: string, queue: 'queue' | 'deadLetters' = 'queue'): Promise<void> {
-  const url = queue === 'queue' ? services.queues.conversion.url : services.queues.conversion.deadLetterUrl;
+/** Puts a convert-markup job on the conversion queue, or straight on its dead-letter queue or the hold queue behind that. */
+export async function sendJob({ sqs, services }: Clients, markupId: string, queue: 'queue' | 'deadLetters' | 'deadLetterHold' = 'queue'): Promise<void> {
+  const { conversion } = services.queues;
+  const url = { queue: conversion.url, deadLetters: conversion.deadLetterUrl, deadLetterHold: conversion.deadLetterHoldUrl! }[queue];
   await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify({ type: 'convert-markup', markupId }) }));
 }
 

@@ -1,18 +1,49 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { QUEUE_URL_ENV } from '../../shared/config.js';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
 
+export interface AdminResult {
+  status: number | null;
+  json: any;
+  stderr: string;
+}
+
 /** `npm run --silent admin -- ...` as an operator runs it; returns its parsed stdout and exit code. */
-export function runAdmin(dataDir: string, args: string[]): { status: number | null; json: any; stderr: string } {
-  const result = spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
-    encoding: 'utf8',
-  });
-  const lines = result.stdout.trim().split('\n').filter(Boolean);
-  return { status: result.status, json: lines.length === 1 ? JSON.parse(lines[0]!) : lines, stderr: result.stderr };
+export function runAdmin(dataDir: string, args: string[]): AdminResult {
+  const result = spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: repoRoot, env: adminEnv(dataDir), encoding: 'utf8' });
+  return adminResult(result.status, result.stdout, result.stderr);
+}
+
+/**
+ * `runAdmin` without blocking this process, for a file whose own local stack runs in it: the CLI
+ * talks to that stack's emulators, which a blocked event loop would never answer.
+ */
+export async function runAdminAsync(dataDir: string, args: string[]): Promise<AdminResult> {
+  const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: repoRoot, env: adminEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const status = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  return adminResult(status, stdout, stderr);
+}
+
+/**
+ * The operator's environment: the stack found through DATA_DIR, never the deployed-stack variables
+ * this test process carries for its own clients (TABLE_NAME, the queue URLs).
+ */
+function adminEnv(dataDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' };
+  for (const variable of Object.values(QUEUE_URL_ENV)) delete env[variable];
+  return env;
+}
+
+function adminResult(status: number | null, stdout: string, stderr: string): AdminResult {
+  const lines = stdout.trim().split('\n').filter(Boolean);
+  return { status, json: lines.length === 1 ? JSON.parse(lines[0]!) : lines, stderr };
 }
 
 export interface StartedStack {
