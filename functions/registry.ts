@@ -117,7 +117,7 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   // External users (their records and the User records their threads are authored by) and members; invitations send emails through SES.
   { kind: 'api', name: 'users', routes: usersRoutes, access: { table: 'readWrite', sendsEmail: true } },
   { kind: 'api', name: 'webhooks', routes: webhooksRoutes, access: { table: 'readWrite', sendsTo: ['webhookDelivery'] } },
-  { kind: 'api', name: 'openapi', routes: openApiRoutes(() => allRoutes()), isDefault: true, access: {} },
+  { kind: 'api', name: 'openapi', routes: openApiRoutes, isDefault: true, access: {} },
   // Answers CORS preflights from the origin index (read only); it has no route of its own.
   { kind: 'api', name: 'cors', routes: [], answersPreflight: true, access: { table: 'read' } },
   { kind: 's3', name: 'upload-confirmed', access: { table: 'readWrite', bucket: 'read' } },

@@ -6,12 +6,12 @@ import { browserOrigin, isAllowedOrigin, opensToBrowsers, preflightGrant } from 
 import { compileTemplates } from '../../shared/http/route-match.js';
 import type { HttpMethod } from '../../shared/http/route.js';
 import { logger } from '../../shared/logger.js';
-import { allRoutes } from '../registry.js';
+import { ROUTE_INDEX } from '../route-index.js';
 
 getConfig();
 
 const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-const matcher = compileTemplates(allRoutes());
+const matcher = compileTemplates(ROUTE_INDEX);
 
 /** The methods browsers may use at `path`: those whose route (the one API Gateway would pick) opens to browsers. */
 export function browserMethodsAt(path: string): HttpMethod[] {

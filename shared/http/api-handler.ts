@@ -17,7 +17,7 @@ import {
   UnsupportedMediaTypeError,
 } from './errors.js';
 import { corsResponseHeaders } from './cors.js';
-import { compileTemplates, type RouteMatcher } from './route-match.js';
+import { compileTemplates, type RouteMatcher, type RouteTemplate } from './route-match.js';
 import { routeKey, type AnyRoute, type RawBody, type RawBodySpec, type Reply } from './route.js';
 import { parseBody, parseWith } from './validation.js';
 
@@ -30,7 +30,7 @@ type Result = APIGatewayProxyStructuredResultV2;
 interface Dispatch {
   routes: Map<string, AnyRoute>;
   /** Every route of the service, for 405 answers on the `$default` route. */
-  all: RouteMatcher<AnyRoute>;
+  all: RouteMatcher<RouteTemplate>;
 }
 
 /**
@@ -38,7 +38,7 @@ interface Dispatch {
  * authenticate -> validate (valibot) -> operation -> `{ data }`. Authentication comes before schema
  * validation so an anonymous caller always gets 401 and learns nothing about the input rules.
  */
-export function createApiHandler(routes: readonly AnyRoute[], options: { allRoutes?: readonly AnyRoute[] } = {}) {
+export function createApiHandler(routes: readonly AnyRoute[], options: { allRoutes?: readonly RouteTemplate[] } = {}) {
   const dispatch: Dispatch = { routes: new Map(routes.map((r) => [routeKey(r), r])), all: compileTemplates(options.allRoutes ?? []) };
   return middy<Event, Result, Error, Context>()
     .use(responder(dispatch))
