@@ -5,6 +5,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { getConfig } from './config.js';
+import { traced } from './tracing.js';
 
 let ddb: DynamoDBDocumentClient | undefined;
 let s3: S3Client | undefined;
@@ -16,7 +17,7 @@ let ses: SESv2Client | undefined;
 export function getDb(): DynamoDBDocumentClient {
   if (!ddb) {
     const config = getConfig();
-    const client = new DynamoDBClient({ region: config.region, endpoint: config.endpoints.dynamodb, maxAttempts: 3 });
+    const client = traced(new DynamoDBClient({ region: config.region, endpoint: config.endpoints.dynamodb, maxAttempts: 3 }));
     ddb = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     });
@@ -27,11 +28,13 @@ export function getDb(): DynamoDBDocumentClient {
 export function getS3(): S3Client {
   if (!s3) {
     const config = getConfig();
-    s3 = new S3Client({
-      region: config.region,
-      endpoint: config.endpoints.s3,
-      forcePathStyle: config.endpoints.s3 !== undefined,
-    });
+    s3 = traced(
+      new S3Client({
+        region: config.region,
+        endpoint: config.endpoints.s3,
+        forcePathStyle: config.endpoints.s3 !== undefined,
+      }),
+    );
   }
   return s3;
 }
@@ -39,21 +42,21 @@ export function getS3(): S3Client {
 export function getSqs(): SQSClient {
   if (!sqs) {
     const config = getConfig();
-    sqs = new SQSClient({ region: config.region, endpoint: config.endpoints.sqs });
+    sqs = traced(new SQSClient({ region: config.region, endpoint: config.endpoints.sqs }));
   }
   return sqs;
 }
 
 /** KMS, for the exchange-token key of a deployed stack: Sign (auth function) or GetPublicKey once per cold start. */
 export function getKms(): KMSClient {
-  kms ??= new KMSClient({ region: getConfig().region });
+  kms ??= traced(new KMSClient({ region: getConfig().region }));
   return kms;
 }
 
 export function getSes(): SESv2Client {
   if (!ses) {
     const config = getConfig();
-    ses = new SESv2Client({ region: config.region, endpoint: config.endpoints.ses });
+    ses = traced(new SESv2Client({ region: config.region, endpoint: config.endpoints.ses }));
   }
   return ses;
 }

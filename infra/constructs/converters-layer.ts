@@ -75,14 +75,7 @@ export function convertersLayer(scope: Construct, repoRoot: string, options: Con
         image: DockerImage.fromRegistry('unused-local-bundling-only'),
         local: {
           tryBundle(outputDir: string): boolean {
-            for (const { name, exclude } of packages) {
-              const from = join(repoRoot, 'node_modules', name);
-              if (!existsSync(from)) throw new Error(`${name} is not installed; run npm ci before synth.`);
-              cpSync(from, join(outputDir, 'nodejs', 'node_modules', name), {
-                recursive: true,
-                filter: (source) => !exclude?.test(source.slice(from.length + 1)),
-              });
-            }
+            copyPackages(repoRoot, packages, outputDir);
             // FFMPEG_LAYER_PATH, with FFmpeg's licence (GPL-2.0-or-later) beside it.
             cpSync(dirname(dirname(ffmpeg)), join(outputDir, relative('/opt', dirname(dirname(FFMPEG_LAYER_PATH)))), { recursive: true });
             return true;
@@ -94,4 +87,19 @@ export function convertersLayer(scope: Construct, repoRoot: string, options: Con
     // A layer description holds at most 256 characters: name the tools, not every package.
     description: `Converters (sharp, pdfium, ag-psd, ffmpeg${options.epsConverter ? ', ghostpdl-wasm' : ''}) for the conversion worker; lock ${hash.slice(0, 12)}`,
   });
+}
+
+/**
+ * Copies installed packages into a layer's `nodejs/node_modules` (on Lambda's NODE_PATH), each
+ * without the files its `exclude` matches (paths relative to the package).
+ */
+export function copyPackages(repoRoot: string, packages: readonly { name: string; exclude?: RegExp }[], outputDir: string): void {
+  for (const { name, exclude } of packages) {
+    const from = join(repoRoot, 'node_modules', name);
+    if (!existsSync(from)) throw new Error(`${name} is not installed; run npm ci before synth.`);
+    cpSync(from, join(outputDir, 'nodejs', 'node_modules', name), {
+      recursive: true,
+      filter: (source) => !exclude?.test(source.slice(from.length + 1)),
+    });
+  }
 }

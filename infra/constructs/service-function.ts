@@ -6,6 +6,7 @@ import { Architecture, Code, LayerVersion, Runtime, Tracing } from 'aws-cdk-lib/
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { BUNDLING } from './bundling.js';
 import { convertersLayer, FFMPEG_LAYER_PATH } from './converters-layer.js';
+import { tracingLayer } from './tracing-layer.js';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -162,7 +163,11 @@ export class ServiceFunction extends NodejsFunction {
       logGroup,
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       description: `Review Board Service: ${definition.name}`,
-      layers: [...(definition.chromium ? [chromiumLayer(scope)] : []), ...(definition.converters ? [convertersLayer(scope, REPO_ROOT, { epsConverter: props.epsConverter })] : [])],
+      layers: [
+        ...(definition.chromium ? [chromiumLayer(scope)] : []),
+        ...(definition.converters ? [convertersLayer(scope, REPO_ROOT, { epsConverter: props.epsConverter })] : []),
+        ...(props.tracing ? [tracingLayer(scope, REPO_ROOT)] : []),
+      ],
       ephemeralStorageSize: definition.ephemeralStorageMb ? Size.mebibytes(definition.ephemeralStorageMb) : undefined,
       environment: {
         ...(definition.chromium ? { [ENV.chromiumPackDir]: CHROMIUM_LAYER_DIR } : {}),
@@ -172,6 +177,8 @@ export class ServiceFunction extends NodejsFunction {
         // Powertools: the `service` of every log line and metric, and the metrics' namespace.
         POWERTOOLS_SERVICE_NAME: definition.name,
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? METRICS_NAMESPACE,
+        // Tracing (context `tracing`): shared/tracing.ts loads the Tracer from the tracing layer; no response bodies in traces.
+        ...(props.tracing ? { POWERTOOLS_TRACE_ENABLED: 'true', POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false' } : {}),
         ...(props.appUrl ? { [ENV.appUrl]: props.appUrl } : {}),
         ...(props.apiUrl ? { [ENV.apiUrl]: props.apiUrl } : {}),
         ...(definition.converters ? { [ENV.ffmpegPath]: FFMPEG_LAYER_PATH } : {}),

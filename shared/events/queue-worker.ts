@@ -1,6 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
 import { logger } from '../logger.js';
+import { traceWork } from '../tracing.js';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
 
@@ -53,8 +54,10 @@ export function createQueueWorker(worker: string, jobs: JobTable, options: { con
         failures.push({ itemIdentifier: record.messageId });
       }
     };
+    const traceDone = traceWork(worker, { worker, records: String(event.Records.length) });
     if (options.concurrent) await Promise.all(event.Records.map(runOne));
     else for (const record of event.Records) await runOne(record);
+    traceDone(crash);
     if (crash) throw crash;
     return { batchItemFailures: failures };
   };

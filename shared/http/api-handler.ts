@@ -6,6 +6,7 @@ import { wasAuthorized, withPermission } from '../auth/authorize.js';
 import { getConfig } from '../config.js';
 import { logger } from '../logger.js';
 import { recordMetrics } from '../metrics.js';
+import { traceWork } from '../tracing.js';
 import type { Principal } from '../auth/principal.js';
 import {
   BadRequestError,
@@ -175,8 +176,10 @@ function jsonBody(dispatch: Dispatch): middy.MiddlewareObj<Event, Result> {
  */
 function responder(dispatch: Dispatch): middy.MiddlewareObj<Event, Result> {
   const startedAt = new WeakMap<object, number>();
+  const traces = new WeakMap<object, (error?: unknown) => void>();
   const grants = new WeakMap<object, Promise<Record<string, string>>>();
   const stamp = async (request: middy.Request<Event, Result>) => {
+    traces.get(request.event)?.(request.error ?? undefined);
     const started = startedAt.get(request.event) ?? performance.now();
     const requestId = request.event.requestContext.requestId;
     const cors = (await grants.get(request.event)) ?? {};
@@ -200,6 +203,7 @@ function responder(dispatch: Dispatch): middy.MiddlewareObj<Event, Result> {
   return {
     before: (request) => {
       logger.addContext(request.context);
+      traces.set(request.event, traceWork(request.event.routeKey, { route: request.event.routeKey }));
       startedAt.set(request.event, performance.now());
       const origin = lowerCaseHeaders(request.event.headers).origin;
       if (origin !== undefined) grants.set(request.event, corsResponseHeaders(dispatch.routes.get(request.event.routeKey), origin));
