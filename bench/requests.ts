@@ -6,6 +6,13 @@ import { handler as messagesHandler } from '../functions/messages/handler.js';
 import { messagesRoutes } from '../functions/messages/routes.js';
 import { handler as threadsHandler } from '../functions/threads/handler.js';
 import { threadsRoutes } from '../functions/threads/routes.js';
+import { handler as uploadsHandler } from '../functions/uploads/handler.js';
+import { uploadsRoutes } from '../functions/uploads/routes.js';
+import { failIfArmed } from '../shared/db/faults.js';
+import { viewModeCountUpdate } from '../shared/db/markup-records.js';
+import { recordIssuedUpload, UPLOAD_RECORD_TTL_SECONDS, uploadObjectKey } from '../shared/db/uploads.js';
+import { pinOf } from '../shared/domain/comments/pins.js';
+import { policyUsableUntilEpoch } from '../shared/storage/upload-policy.js';
 import { getDb, getSqs } from '../shared/clients.js';
 import { getConfig } from '../shared/config.js';
 import { apiKeyKey } from '../shared/db/api-keys.js';
@@ -16,7 +23,7 @@ import { planKey, savePlan, getPlan } from '../shared/db/plans.js';
 import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../shared/db/messages.js';
 import { readMarkKey, toReadMarkItem } from '../shared/db/read-marks.js';
 import { getThreadIndexState, readIndexRange, threadIndexWrites } from '../shared/db/thread-index.js';
-import { threadKey, threadReferenceKey, threadRevisionUpdate, type ThreadRecord } from '../shared/db/threads.js';
+import { nextThreadNumber, threadKey, threadReferenceKey, threadRevisionUpdate, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../shared/db/threads.js';
 import { batchGet, put, putNew, type TransactItem } from '../shared/db/transact.js';
 import { usageKey, usagePeriod } from '../shared/db/usage.js';
 import { userKey } from '../shared/db/users.js';
@@ -115,7 +122,8 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
     return ((await response.json()) as { data: { id: string } }).data;
   };
 
-  await savePlan({ ...(await getPlan(workspace.organizationId)), markupLimit: null });
+  // No limits: the creates below and the bench's own (markups, upload reservations) must never meet one.
+  await savePlan({ ...(await getPlan(workspace.organizationId)), markupLimit: null, storageLimitBytes: null });
   // The floor's SendMessage goes to a queue nobody consumes, so it costs what the request's does
   // without handing the renderer jobs for markups that do not exist.
   const floorQueueUrl = (await getSqs().send(new CreateQueueCommand({ QueueName: 'bench-floor' }))).QueueUrl!;
@@ -195,6 +203,95 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [userKey(userId)] } } }));
     },
   };
+  // POST /threads on the reply markups, taken in turn (each creation is a transaction on its markup).
+  let nextThreadRequest = 0;
+  let nextThreadFloor = 0;
+  const createThreadScenario: Scenario = {
+    name: 'POST /threads',
+    request: () => call('POST', '/threads', threadBody(replyTargets[nextThreadRequest++ % replyTargets.length]!.markupId)),
+    floor: async () => {
+      const { markupId } = replyTargets[nextThreadFloor++ % replyTargets.length]!;
+      await get(apiKeyKey(keyId));
+      const markup = fromItem((await getConsistent(itemKey(markupId))).Item!) as MarkupRecord;
+      await get(workspaceKey(stack.workspaceId));
+      const at = Date.now();
+      const number = await nextThreadNumber(markupId);
+      const body = threadBody(markupId);
+      const threadId = randomUUID();
+      const message = { ...replyRecord(markup, threadId, userId, 'The heading overlaps the navigation on this page.', at), threadRevision: 1 };
+      const thread: ThreadRecord = {
+        id: threadId,
+        markupId,
+        workspaceId: markup.workspaceId,
+        organizationId: markup.organizationId,
+        number,
+        userId,
+        createdAt: at,
+        modifiedAt: at,
+        lastActivityAt: at,
+        resolved: false,
+        priority: null,
+        revision: 1,
+        messageIds: [message.id],
+        annotations: null,
+        width: null,
+        height: null,
+        ...pinOf(markup, body as never, at),
+      };
+      const reference = { threadId, markupId, workspaceId: markup.workspaceId, organizationId: markup.organizationId };
+      // One transaction: the markup's counters, the thread, its message, both references, the writer's
+      // read marks, the view mode's count, the thread index and the event's outbox item.
+      await transactRetrying([
+        markupCommentUpdate(markup, { at, activeDelta: 1, open: true }),
+        putNew(toThreadItem(thread)),
+        putNew(toThreadReferenceItem(reference)),
+        putNew(toMessageItem(message)),
+        putNew(toMessageReferenceItem({ ...reference, messageId: message.id })),
+        put(toReadMarkItem(markupId, { userId, subject: 'thread', subjectId: threadId, threadId, seenRevision: 1, seenAt: at })),
+        put(toReadMarkItem(markupId, { userId, subject: 'message', subjectId: message.id, threadId, seenRevision: 1, seenAt: at })),
+        ...(thread.viewModeId ? [viewModeCountUpdate(markupId, thread.viewModeId, 1)] : []),
+        ...threadIndexWrites(markup, undefined, thread, { initialize: number === 1 }),
+        put({ PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${new Date(at).toISOString()}#${threadId}`, entity: 'BenchFloor', type: 'comment_created', markupId, threadId, messageId: message.id }),
+      ]);
+      // The local stack's test fault point (a deployed function skips it), then the writer for the answer.
+      await failIfArmed('after-thread-commit', markupId);
+      await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [userKey(userId)] } } }));
+    },
+  };
+  const uploadBody = { resourceType: 'markup_asset', resourceId: workspace.rootFolderId, filename: 'photo.png', contentType: 'image/png', filesize: 1_000_000 };
+  const issueUploadPolicyScenario: Scenario = {
+    name: 'POST /uploads/upload-policy',
+    request: () => call('POST', '/uploads/upload-policy', uploadBody),
+    floor: async () => {
+      await get(apiKeyKey(keyId));
+      await get(itemKey(workspace.rootFolderId));
+      await get(workspaceKey(stack.workspaceId));
+      const plan = await getPlan(workspace.organizationId);
+      const now = new Date();
+      const fileId = randomUUID();
+      // The upload record and its reservation, under the plan's storage limit: one transaction.
+      await recordIssuedUpload(
+        {
+          fileId,
+          workspaceId: stack.workspaceId,
+          organizationId: workspace.organizationId,
+          resourceType: 'markup_asset',
+          resourceId: workspace.rootFolderId,
+          key: uploadObjectKey(stack.workspaceId, fileId, uploadBody.filename),
+          filename: uploadBody.filename,
+          contentType: uploadBody.contentType,
+          filesize: uploadBody.filesize,
+          state: 'issued',
+          uploadedBy: userId,
+          createdAt: now.toISOString(),
+          expiresAtEpoch: Math.floor(now.getTime() / 1000) + UPLOAD_RECORD_TTL_SECONDS,
+          reservedBytes: uploadBody.filesize,
+          reservedUntilEpoch: policyUsableUntilEpoch(now),
+        },
+        plan.storageLimitBytes,
+      );
+    },
+  };
   // A floor is only a floor if it makes the request's calls: count both in this process, the
   // request handed to its handler here (through the gateway its calls cannot be told apart from
   // background work). The list is asked once first so the handler holds the cursor key, as it does
@@ -205,6 +302,9 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
   const key = stack.workspaceApiKey;
   await requireSameCalls(listThreads.name, () => invokeHandler(threads, 'GET', '/threads', { key, query: { markupId: listMarkupId, limit: 50 } }), listThreads.floor);
   await requireSameCalls(createMessage.name, () => invokeHandler(messages, 'POST', `/threads/${replyTargets[0]!.threadId}/messages`, { key, body: replyBody }), createMessage.floor);
+  await requireSameCalls(createThreadScenario.name, () => invokeHandler(threads, 'POST', '/threads', { key, body: threadBody(replyTargets[0]!.markupId) }), createThreadScenario.floor);
+  const uploads = { name: 'uploads', routes: uploadsRoutes, handler: uploadsHandler };
+  await requireSameCalls(issueUploadPolicyScenario.name, () => invokeHandler(uploads, 'POST', '/uploads/upload-policy', { key, body: uploadBody }), issueUploadPolicyScenario.floor);
 
   return [
     {
@@ -236,6 +336,8 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
     // for a while after it, and would weigh on whichever scenario followed.
     listThreads,
     createMessage,
+    createThreadScenario,
+    issueUploadPolicyScenario,
     {
       name: 'POST /markups/url',
       request: () => call('POST', '/markups/url', { url: 'https://example.com/bench' }),
