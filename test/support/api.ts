@@ -37,7 +37,13 @@ export async function call<T = any>(method: string, path: string, options: Reque
     body = JSON.stringify(options.body);
     headers['Content-Type'] ??= 'application/json';
   }
-  const response = await fetch(url, { method, headers, body });
+  const response = await fetch(url, { method, headers, body }).catch((error: unknown) => {
+    // A keep-alive socket the gateway closed while this worker's event loop was blocked (a test that
+    // ran the admin CLI with spawnSync for longer than the gateway's 30 s keep-alive): the closing was
+    // never read, the request went into a dead socket and reached no handler. Once more, on a new one.
+    if ((error as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw error;
+    return fetch(url, { method, headers, body });
+  });
   const text = await response.text();
   let parsed: unknown = text;
   if (text && /json/.test(response.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
