@@ -13,15 +13,20 @@ import { getConfig } from './config.js';
  * - Fields are redacted before they reach the line (`redact`): credentials never appear in a log.
  */
 let powertools: Logger | undefined;
+type Level = 'debug' | 'info' | 'warn' | 'error';
+const RANK: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+/** The level lines are written from; lines below it cost nothing (no redaction, no formatting). */
+let threshold: number = RANK.info;
 
 function instance(): Logger {
   if (!powertools) {
-    let logLevel: string = 'info';
+    let logLevel: Level = 'info';
     try {
       logLevel = getConfig().logLevel;
     } catch {
       // an invalid environment is reported by the entry point; logging still works
     }
+    threshold = RANK[logLevel];
     powertools = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'review-board-service', logLevel: logLevel.toUpperCase() as 'INFO' });
   }
   return powertools;
@@ -50,8 +55,10 @@ export function redact(value: unknown, depth = 0): unknown {
 }
 
 type Fields = Record<string, unknown>;
-const write = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields: Fields) => {
+const write = (level: Level, message: string, fields: Fields) => {
   const entry = instance();
+  // Debug sampling (POWERTOOLS_LOGGER_SAMPLE_RATE) may lower Powertools' level for an invocation.
+  if (RANK[level] < threshold && entry.getLevelName() !== 'DEBUG') return;
   if (Object.keys(fields).length === 0) entry[level](redact(message) as string);
   else entry[level](redact(message) as string, redact(fields) as Fields);
 };

@@ -35,6 +35,10 @@ export const METRIC_UNITS = {
 export type MetricName = keyof typeof METRIC_UNITS;
 
 let metrics: Metrics | undefined;
+let off: boolean | undefined;
+
+/** Switched off by environment (the local stack): then no metric is even assembled. */
+const disabled = () => (off ??= process.env.POWERTOOLS_METRICS_DISABLED === 'true');
 
 function instance(): Metrics {
   metrics ??= new Metrics({
@@ -49,6 +53,7 @@ function instance(): Metrics {
  * also be seen without a dimension (conversions by type and in all) is recorded twice by the caller.
  */
 export function recordMetrics(values: Partial<Record<MetricName, number>>, dimensions: Record<string, string> = {}): void {
+  if (disabled()) return;
   const entries = Object.entries(values).filter(([, value]) => value !== undefined && Number.isFinite(value));
   if (entries.length === 0) return;
   const target = instance();
@@ -60,4 +65,5 @@ export function recordMetrics(values: Partial<Record<MetricName, number>>, dimen
 /** Forgets the metrics writer, so the next line reads the environment again (tests). */
 export function resetMetrics(): void {
   metrics = undefined;
+  off = undefined;
 }
