@@ -53,8 +53,7 @@ export function convertersLayer(scope: Construct, repoRoot: string, options: Con
   const stack = Stack.of(scope);
   const existing = stack.node.tryFindChild('ConvertersLayer');
   if (existing) return existing as LayerVersion;
-  const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
-  const versions = CONVERTER_PACKAGES.map(({ name }) => `${name}@${lock.packages[`node_modules/${name}`]?.version ?? 'missing'}`);
+  const versions = lockedVersions(repoRoot, CONVERTER_PACKAGES.map(({ name }) => name));
   const packages: readonly { name: string; exclude?: RegExp }[] = options.epsConverter ? [...CONVERTER_PACKAGES, EPS_CONVERTER_PACKAGE] : CONVERTER_PACKAGES;
   if (options.epsConverter) {
     const manifest = join(repoRoot, 'node_modules', EPS_CONVERTER_PACKAGE.name, 'package.json');
@@ -68,20 +67,10 @@ export function convertersLayer(scope: Construct, repoRoot: string, options: Con
   versions.push(`ffmpeg@${readFileSync(ffmpegBuild, 'utf8').trim()}`);
   const hash = createHash('sha256').update(versions.join('\n')).digest('hex');
   return new LayerVersion(stack, 'ConvertersLayer', {
-    code: Code.fromAsset(repoRoot, {
-      assetHashType: AssetHashType.CUSTOM,
-      assetHash: hash,
-      bundling: {
-        image: DockerImage.fromRegistry('unused-local-bundling-only'),
-        local: {
-          tryBundle(outputDir: string): boolean {
-            copyPackages(repoRoot, packages, outputDir);
-            // FFMPEG_LAYER_PATH, with FFmpeg's licence (GPL-2.0-or-later) beside it.
-            cpSync(dirname(dirname(ffmpeg)), join(outputDir, relative('/opt', dirname(dirname(FFMPEG_LAYER_PATH)))), { recursive: true });
-            return true;
-          },
-        },
-      },
+    code: stagedLayerCode(repoRoot, hash, (outputDir) => {
+      copyPackages(repoRoot, packages, outputDir);
+      // FFMPEG_LAYER_PATH, with FFmpeg's licence (GPL-2.0-or-later) beside it.
+      cpSync(dirname(dirname(ffmpeg)), join(outputDir, relative('/opt', dirname(dirname(FFMPEG_LAYER_PATH)))), { recursive: true });
     }),
     compatibleArchitectures: [Architecture.X86_64],
     // A layer description holds at most 256 characters: name the tools, not every package.
@@ -102,4 +91,30 @@ export function copyPackages(repoRoot: string, packages: readonly { name: string
       filter: (source) => !exclude?.test(source.slice(from.length + 1)),
     });
   }
+}
+
+/** `name@version` of each package as the lockfile pins it: what a staged layer's hash is made of. */
+export function lockedVersions(repoRoot: string, names: readonly string[]): string[] {
+  const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
+  return names.map((name) => `${name}@${lock.packages[`node_modules/${name}`]?.version ?? 'missing'}`);
+}
+
+/**
+ * A layer's code staged at synth by `stage` into the asset folder (a local copy: no Docker, no
+ * network), keyed by `hash`, so an unchanged hash reuses the uploaded layer.
+ */
+export function stagedLayerCode(repoRoot: string, hash: string, stage: (outputDir: string) => void): Code {
+  return Code.fromAsset(repoRoot, {
+    assetHashType: AssetHashType.CUSTOM,
+    assetHash: hash,
+    bundling: {
+      image: DockerImage.fromRegistry('unused-local-bundling-only'),
+      local: {
+        tryBundle(outputDir: string): boolean {
+          stage(outputDir);
+          return true;
+        },
+      },
+    },
+  });
 }

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { AssetHashType, DockerImage, Stack } from 'aws-cdk-lib';
-import { Architecture, Code, LayerVersion } from 'aws-cdk-lib/aws-lambda';
+import { basename, dirname, join, resolve as resolvePath } from 'node:path';
+import { Stack } from 'aws-cdk-lib';
+import { Architecture, LayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { copyPackages } from './converters-layer.js';
+import { copyPackages, lockedVersions, stagedLayerCode } from './converters-layer.js';
 
 const TYPES_ONLY = /^(@types\/|undici-types$)/;
 
@@ -17,17 +17,18 @@ export const TRACER_PACKAGE = '@aws-lambda-powertools/tracer';
  * first). A package npm nested under another's node_modules travels with that package's folder.
  */
 export function dependencyClosure(repoRoot: string, root: string): string[] {
-  const topLevel = join(repoRoot, 'node_modules');
+  const top = resolvePath(repoRoot);
+  const topLevel = join(top, 'node_modules');
   const copied = new Set<string>();
   const visited = new Set<string>();
+  // As Node resolves: the node_modules of the package's folder, then of each folder above it, up to the repository's.
   const resolve = (name: string, fromDir: string): string => {
-    for (let dir = fromDir; dir.startsWith(topLevel); dir = dirname(dir)) {
+    for (let dir = fromDir; dir.startsWith(top); dir = dirname(dir)) {
+      if (basename(dir) === 'node_modules') continue;
       const candidate = join(dir, 'node_modules', name);
       if (existsSync(join(candidate, 'package.json'))) return candidate;
-      if (dir === topLevel) break;
+      if (dir === top) break;
     }
-    const hoisted = join(topLevel, name);
-    if (existsSync(join(hoisted, 'package.json'))) return hoisted;
     throw new Error(`${name} is not installed (needed by ${root}); run npm ci before synth.`);
   };
   const visit = (packageDir: string) => {
@@ -54,24 +55,11 @@ export function tracingLayer(scope: Construct, repoRoot: string): LayerVersion {
   const existing = stack.node.tryFindChild('TracingLayer');
   if (existing) return existing as LayerVersion;
   const names = dependencyClosure(repoRoot, TRACER_PACKAGE);
-  const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
-  const hash = createHash('sha256')
-    .update(names.map((name) => `${name}@${lock.packages[`node_modules/${name}`]?.version ?? 'missing'}`).join('\n'))
-    .digest('hex');
+  const hash = createHash('sha256').update(lockedVersions(repoRoot, names).join('\n')).digest('hex');
   return new LayerVersion(stack, 'TracingLayer', {
-    code: Code.fromAsset(repoRoot, {
-      assetHashType: AssetHashType.CUSTOM,
-      assetHash: hash,
-      bundling: {
-        image: DockerImage.fromRegistry('unused-local-bundling-only'),
-        local: {
-          tryBundle(outputDir: string): boolean {
-            copyPackages(repoRoot, names.map((name) => ({ name, exclude: /\.(map|d\.ts|d\.cts|d\.mts)$/ })), outputDir);
-            return true;
-          },
-        },
-      },
-    }),
+    code: stagedLayerCode(repoRoot, hash, (outputDir) =>
+      copyPackages(repoRoot, names.map((name) => ({ name, exclude: /\.(map|d\.ts|d\.cts|d\.mts)$/ })), outputDir),
+    ),
     compatibleArchitectures: [Architecture.ARM_64, Architecture.X86_64],
     description: `Tracing (Powertools Tracer, X-Ray SDK) for the service's functions; lock ${hash.slice(0, 12)}`,
   });
