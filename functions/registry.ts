@@ -58,10 +58,6 @@ export interface ApiFunction extends FunctionBase {
   answersPreflight?: true;
 }
 
-export interface UploadNotificationFunction extends FunctionBase {
-  kind: 's3';
-}
-
 export interface QueueWorkerFunction extends FunctionBase {
   kind: 'sqs';
   queue: QueueName;
@@ -78,7 +74,7 @@ export interface StreamConsumerFunction extends FunctionBase {
   filter: typeof OUTBOX_STREAM_FILTER;
 }
 
-export type FunctionDefinition = ApiFunction | UploadNotificationFunction | QueueWorkerFunction | StreamConsumerFunction;
+export type FunctionDefinition = ApiFunction | QueueWorkerFunction | StreamConsumerFunction;
 
 /**
  * Every Lambda of the service, and through the `api` ones every route: the one list the CDK stacks,
@@ -120,7 +116,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   { kind: 'api', name: 'openapi', routes: openApiRoutes, isDefault: true, access: {} },
   // Answers CORS preflights from the origin index (read only); it has no route of its own.
   { kind: 'api', name: 'cors', routes: [], answersPreflight: true, access: { table: 'read' } },
-  { kind: 's3', name: 'upload-confirmed', access: { table: 'readWrite', bucket: 'read' } },
+  // The upload prefix's S3 ObjectCreated notifications, which S3 sends to the uploads queue.
+  { kind: 'sqs', name: 'upload-confirmed', queue: 'uploads', access: { table: 'readWrite', bucket: 'read' } },
   {
     kind: 'sqs',
     name: 'conversion',

@@ -8,6 +8,7 @@ import * as v from 'valibot';
 const EnvSchema = v.object({
   TABLE_NAME: v.optional(v.pipe(v.string(), v.minLength(1))),
   BUCKET_NAME: v.optional(v.pipe(v.string(), v.minLength(1))),
+  UPLOAD_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   CONVERSION_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   WEBHOOK_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   WEBHOOK_DEAD_LETTER_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
@@ -52,6 +53,7 @@ export interface Config {
   bucketName: string | undefined;
   conversionQueueUrl: string | undefined;
   webhookQueueUrl: string | undefined;
+  uploadQueueUrl: string | undefined;
   /** Where the delivery worker puts a delivery that failed its last attempt. */
   webhookDeadLetterQueueUrl: string | undefined;
   thumbnailQueueUrl: string | undefined;
@@ -96,6 +98,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     bucketName: e.BUCKET_NAME,
     conversionQueueUrl: e.CONVERSION_QUEUE_URL,
     webhookQueueUrl: e.WEBHOOK_QUEUE_URL,
+    uploadQueueUrl: e.UPLOAD_QUEUE_URL,
     webhookDeadLetterQueueUrl: e.WEBHOOK_DEAD_LETTER_QUEUE_URL,
     thumbnailQueueUrl: e.THUMBNAIL_QUEUE_URL,
     conversionDeadLetterHoldQueueUrl: e.CONVERSION_DEAD_LETTER_HOLD_QUEUE_URL,
@@ -145,6 +148,7 @@ export const ENV = {
   bucketName: 'BUCKET_NAME',
   conversionQueueUrl: 'CONVERSION_QUEUE_URL',
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  uploadQueueUrl: 'UPLOAD_QUEUE_URL',
   webhookDeadLetterQueueUrl: 'WEBHOOK_DEAD_LETTER_QUEUE_URL',
   thumbnailQueueUrl: 'THUMBNAIL_QUEUE_URL',
   conversionDeadLetterHoldQueueUrl: 'CONVERSION_DEAD_LETTER_HOLD_QUEUE_URL',
@@ -169,8 +173,9 @@ export const ENV = {
   ffmpegPath: 'FFMPEG_PATH',
 } as const;
 
-/** The variable that carries each queue's URL to the functions that send to it. */
+/** The variable that carries each queue's URL to the functions that send to it, and to `admin queue` (the uploads queue's only reader by URL: S3 sends to it). */
 export const QUEUE_URL_ENV = {
+  uploads: ENV.uploadQueueUrl,
   conversion: ENV.conversionQueueUrl,
   webhookDelivery: ENV.webhookQueueUrl,
   thumbnails: ENV.thumbnailQueueUrl,

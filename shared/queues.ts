@@ -34,6 +34,17 @@ export interface QueueDefinition {
 }
 
 export const QUEUES = {
+  // S3 ObjectCreated notifications of the upload prefix, for upload-confirmed (a HEAD and one write
+  // each): S3 retries its deliveries to a queue, and what upload-confirmed fails on waits in the
+  // dead-letter queue for a redrive instead of being dropped after Lambda's two async retries.
+  uploads: {
+    id: 'Uploads',
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    batchSize: 10,
+    workerTimeoutSeconds: 30,
+    deadLetterRetentionDays: 14,
+  },
   conversion: {
     id: 'Conversion',
     visibilityTimeoutSeconds: 5400,

@@ -18,7 +18,7 @@ import { UsageError } from './usage-error.js';
  * `npm run --silent admin -- <command>`: operator commands. Prints one JSON object on stdout. Works
  * against the running local stack (DATA_DIR/services.json) or, with TABLE_NAME set and AWS
  * credentials in the environment, against a deployed table; the `queue` commands against a deployed
- * stack's queues when their URLs are set (CONVERSION_QUEUE_URL, WEBHOOK_QUEUE_URL, THUMBNAIL_QUEUE_URL).
+ * stack's queues when their URLs are set (UPLOAD_QUEUE_URL, CONVERSION_QUEUE_URL, WEBHOOK_QUEUE_URL, THUMBNAIL_QUEUE_URL).
  */
 const USAGE = `usage: admin <command>
   org create --name NAME
@@ -30,7 +30,7 @@ const USAGE = `usage: admin <command>
   plan show --org ID
   threads backfill [--markup ID]
   queue show
-  queue redrive --queue conversion|webhooks|thumbnails`;
+  queue redrive --queue uploads|conversion|webhooks|thumbnails`;
 
 const [group, action, ...rest] = process.argv.slice(2);
 const { values } = parseArgs({

@@ -11,20 +11,11 @@ import type { QueueName } from '../../shared/queues.js';
 import { UsageError } from './usage-error.js';
 
 /** The queues as operators name them (`--queue`), and the queue of `QUEUES` each name means. */
-export const QUEUE_OPTIONS = { conversion: 'conversion', webhooks: 'webhookDelivery', thumbnails: 'thumbnails' } as const satisfies Record<string, QueueName>;
+export const QUEUE_OPTIONS = { uploads: 'uploads', conversion: 'conversion', webhooks: 'webhookDelivery', thumbnails: 'thumbnails' } as const satisfies Record<string, QueueName>;
 export type QueueOption = keyof typeof QUEUE_OPTIONS;
 
-/**
- * Why `--queue uploads` has nothing to redrive: S3 invokes upload-confirmed directly, so no queue
- * holds its events, and a notification lost for good is made up for by upload-complete.
- */
-export const UPLOADS_HAVE_NO_QUEUE =
-  'uploads have no dead-letter queue to redrive: S3 invokes upload-confirmed directly (no queue) and Lambda retries a failed invocation twice; ' +
-  'when every try failed, upload-complete reads the object from storage itself (README, "Operating the queues")';
-
-/** The queue `--queue` names; a UsageError saying what it takes (or, for uploads, why not) otherwise. */
+/** The queue `--queue` names; a UsageError saying what it takes otherwise. */
 export function queueOption(value: unknown): { option: QueueOption; name: QueueName } {
-  if (value === 'uploads') throw new UsageError(`--queue ${UPLOADS_HAVE_NO_QUEUE}`);
   if (typeof value !== 'string' || !Object.hasOwn(QUEUE_OPTIONS, value)) {
     throw new UsageError(`--queue takes one of ${Object.keys(QUEUE_OPTIONS).join(', ')}`);
   }
@@ -34,6 +25,7 @@ export function queueOption(value: unknown): { option: QueueOption; name: QueueN
 /** The URL of a work queue as this process knows it (its `*_QUEUE_URL` variable; the local stack sets them). */
 export function queueUrlOf(config: Config, name: QueueName): string | undefined {
   const urls: Record<QueueName, string | undefined> = {
+    uploads: config.uploadQueueUrl,
     conversion: config.conversionQueueUrl,
     webhookDelivery: config.webhookQueueUrl,
     thumbnails: config.thumbnailQueueUrl,

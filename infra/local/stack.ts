@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { S3Event } from 'aws-lambda';
 import { entryOf, FUNCTIONS, type FunctionDefinition } from '../../functions/registry.js';
 import { resetClients } from '../../shared/clients.js';
@@ -166,7 +166,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (options.memory) rmSync(s3Dir, { recursive: true, force: true });
   };
   try {
-    let uploadHandler: ((event: S3Event) => Promise<void>) | undefined;
+    // S3 notifies the uploads queue of objects created under the upload prefix (its notification's filter).
+    const uploadNotifications: { send?: (event: S3Event) => Promise<void> } = {};
     // Imported here, not at the top: the admin CLI and `npm run invoke` load this module too and never start it.
     const { startSes } = await import('./ses.js');
     const [dynamodb, sqs, ses, s3] = await Promise.all([
@@ -180,7 +181,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         credentials: CREDENTIALS,
         onObjectCreated: async (event) => {
           const key = event.Records[0]?.s3.object.key ?? '';
-          if (uploadHandler && key.startsWith(UPLOAD_PREFIX)) await uploadHandler(event);
+          if (uploadNotifications.send && key.startsWith(UPLOAD_PREFIX)) await uploadNotifications.send(event);
         },
       }),
     ]);
@@ -196,6 +197,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const [name, definition] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
       queues[name] = await createQueuePair(sqsClient, definition.id, definition);
     }
+    uploadNotifications.send = async (event) => {
+      await sqsClient.send(new SendMessageCommand({ QueueUrl: queues.uploads.url, MessageBody: JSON.stringify(event) }));
+    };
     const services: ServicesInfo = {
       region: REGION,
       tableName: LOCAL_TABLE,
@@ -218,7 +222,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         const { name, routes, isDefault, answersPreflight } = definition;
         targets.push({ name, routes, isDefault, answersPreflight, handler: handler as HttpHandler });
       }
-      if (definition.kind === 's3') uploadHandler = handler as (event: S3Event) => Promise<void>;
       if (definition.kind === 'sqs') {
         const pair = queues[definition.queue];
         const source = definition.deadLetters ? { url: pair.deadLetterUrl, arn: pair.deadLetterArn } : pair;

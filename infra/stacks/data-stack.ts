@@ -2,7 +2,8 @@ import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations, type StackP
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
 import { UPLOAD_STATE_TAG } from '../../shared/storage/objects.js';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, EventType, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE } from '../../shared/db/table.js';
@@ -66,6 +67,7 @@ export class DataStack extends Stack {
     this.accessLogsBucket = this.createAccessLogsBucket();
     this.bucket = this.createUploadBucket(this.accessLogsBucket, props.corsOrigins ?? ['*']);
     this.workQueues = mapQueues((name) => this.createWorkQueue(name));
+    this.notifyUploadsQueue();
     this.exportResources();
   }
 
@@ -200,6 +202,24 @@ export class DataStack extends Stack {
       ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
+  }
+
+  /**
+   * S3 sends the ObjectCreated notifications of the upload prefix to the uploads queue, which feeds
+   * upload-confirmed (the workers stack): S3 retries a delivery to a queue, and a notification the
+   * function keeps failing on waits in the dead-letter queue for a redrive. Bucket and queue live
+   * here, so the queue policy that lets S3 (from this bucket only) send is written here too.
+   */
+  private notifyUploadsQueue(): void {
+    this.bucket.addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(this.workQueues.uploads.queue), { prefix: UPLOAD_PREFIX });
+    // The handler CDK provides for Custom::S3BucketNotifications; it exists once notifications do.
+    const handler = this.node.tryFindChild('BucketNotificationsHandler050a0587b7544547bf325f094a3db834');
+    if (handler) {
+      Validations.of(handler).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason: 'CDK-provided, deploy-time handler of Custom::S3BucketNotifications; the managed policy only lets it write its own logs. Its S3 rights are scoped to the upload bucket by CDK.',
+      });
+    }
   }
 
   /**

@@ -1,13 +1,10 @@
 import { CfnOutput, Duration, Fn, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { FilterCriteria, Function as LambdaFunction, StartingPosition, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { EventType } from 'aws-cdk-lib/aws-s3';
-import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionDefinition, type StreamConsumerFunction } from '../../functions/registry.js';
-import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
 import { maxConcurrencyOf, QUEUES, type QueueName } from '../../shared/queues.js';
 import { AlarmTopic, ServiceAlarms } from '../constructs/monitoring.js';
 import { pascalCase, ServiceFunction, type ServiceResources } from '../constructs/service-function.js';
@@ -60,8 +57,8 @@ export interface WorkersStackProps extends StackProps {
 }
 
 /**
- * The event-driven functions: upload confirmation on S3 ObjectCreated under the upload prefix, and
- * one worker per work queue, fed by an SQS event source that reports partial batch failures so one
+ * The event-driven functions: one worker per work queue (upload confirmation too: S3 sends the
+ * upload prefix's ObjectCreated notifications to the uploads queue), fed by an SQS event source that reports partial batch failures so one
  * bad record is retried (and dead-lettered) alone; a `deadLetters` worker is fed by the queue's
  * dead-letter queue instead; a `stream` consumer is fed by the table's DynamoDB Stream.
  *
@@ -82,11 +79,6 @@ export class WorkersStack extends Stack {
     const resources = props.data.importResources(this);
     const functions: Record<string, ServiceFunction> = {};
 
-    const uploadFunctions = definitions.filter((definition) => definition.kind === 's3');
-    if (uploadFunctions.length > 1) {
-      throw new Error(`S3 allows one ObjectCreated notification per prefix; got ${uploadFunctions.length} upload functions.`);
-    }
-
     for (const definition of definitions) {
       if (definition.kind === 'api') continue;
       const fn = ServiceFunction.forDefinition(this, definition, resources, {
@@ -101,7 +93,7 @@ export class WorkersStack extends Stack {
 
       if (definition.kind === 'stream') {
         this.consumeTableStream(resources, fn, definition);
-      } else if (definition.kind === 'sqs') {
+      } else {
         const source = definition.deadLetters ? resources.deadLetterQueues[definition.queue] : resources.queues[definition.queue];
         fn.addEventSource(
           new SqsEventSource(source, {
@@ -110,8 +102,6 @@ export class WorkersStack extends Stack {
             maxConcurrency: maxConcurrencyOf(definition.queue),
           }),
         );
-      } else {
-        this.notifyOnUpload(resources, fn);
       }
     }
     this.functions = functions;
@@ -186,23 +176,5 @@ export class WorkersStack extends Stack {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'dynamodb:ListStreams has no resource-level permissions (CDK grants it on *); every read action of the grant is scoped to the one table stream.',
     });
-  }
-
-  /**
-   * Subscribes the function to ObjectCreated under the upload prefix. The bucket is imported, so the
-   * notification resource and the function's invoke permission live in this stack and the data
-   * stack never depends on it.
-   */
-  private notifyOnUpload(resources: ServiceResources, fn: ServiceFunction): void {
-    resources.bucket.addEventNotification(EventType.OBJECT_CREATED, new LambdaDestination(fn), { prefix: UPLOAD_PREFIX });
-
-    // The handler CDK provides for Custom::S3BucketNotifications; it exists once notifications do.
-    const handler = this.node.tryFindChild('BucketNotificationsHandler050a0587b7544547bf325f094a3db834');
-    if (handler) {
-      Validations.of(handler).acknowledge({
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason: 'CDK-provided, deploy-time handler of Custom::S3BucketNotifications; the managed policy only lets it write its own logs. Its S3 rights are scoped to the upload bucket by CDK.',
-      });
-    }
   }
 }

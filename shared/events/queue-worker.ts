@@ -29,20 +29,29 @@ export class WorkerCrash extends Error {
   override name = 'WorkerCrash';
 }
 
+export interface QueueWorkerOptions {
+  /** The batch's records run at once, so one slow record never delays the others (webhook deliveries to different receivers). */
+  concurrent?: boolean;
+  /**
+   * The job type of a message that does not name one (`{ type }` is ours; S3's notifications have
+   * their own shape); undefined for an unknown message.
+   */
+  jobTypeOf?: (message: unknown) => string | undefined;
+}
+
 /**
  * An SQS handler that runs each record's job and reports failures as `batchItemFailures`, so only
  * the failed records are retried and a poison message ends in the dead-letter queue after the
- * queue's maxReceiveCount instead of blocking its batch. `concurrent`: the batch's records run at
- * once, so one slow record never delays the others (webhook deliveries to different receivers).
+ * queue's maxReceiveCount instead of blocking its batch.
  */
-export function createQueueWorker(worker: string, jobs: JobTable, options: { concurrent?: boolean } = {}) {
+export function createQueueWorker(worker: string, jobs: JobTable, options: QueueWorkerOptions = {}) {
   return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     if (context) logger.addContext(context);
     const failures: SQSBatchResponse['batchItemFailures'] = [];
     let crash: WorkerCrash | undefined;
     const runOne = async (record: SQSRecord) => {
       try {
-        await runRecord(jobs, record);
+        await runRecord(jobs, record, options.jobTypeOf ?? typeField);
       } catch (error) {
         if (error instanceof WorkerCrash) crash = error;
         logger.error('job failed', {
@@ -63,16 +72,22 @@ export function createQueueWorker(worker: string, jobs: JobTable, options: { con
   };
 }
 
-async function runRecord(jobs: JobTable, record: SQSRecord): Promise<void> {
+/** Our own messages name their job: `{ type, ... }`. */
+function typeField(message: unknown): string | undefined {
+  const type = (message as { type?: unknown } | null)?.type;
+  return typeof type === 'string' ? type : undefined;
+}
+
+async function runRecord(jobs: JobTable, record: SQSRecord, jobTypeOf: (message: unknown) => string | undefined): Promise<void> {
   let message: unknown;
   try {
     message = JSON.parse(record.body);
   } catch {
     throw new Error('message body is not JSON');
   }
-  const type = (message as { type?: unknown } | null)?.type;
-  const job = typeof type === 'string' ? jobs[type] : undefined;
-  if (!job) throw new Error(`unknown job type ${JSON.stringify(type)}`);
+  const type = jobTypeOf(message);
+  const job = type !== undefined && Object.hasOwn(jobs, type) ? jobs[type] : undefined;
+  if (!job) throw new Error(`unknown job type ${JSON.stringify(type ?? (message as { type?: unknown } | null)?.type)}`);
   const parsed = v.safeParse(job.schema, message);
   if (!parsed.success) throw new Error(`invalid ${type} job: ${parsed.issues.map((issue) => issue.message).join('; ')}`);
   await job.run(parsed.output, record);

@@ -57,7 +57,6 @@ const tableIndexesArn = () => ({
     ['arn:', { Ref: 'AWS::Partition' }, ':dynamodb:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':table/', { 'Fn::ImportValue': names.tableName }, '/index/*'],
   ],
 });
-const bucketArn = () => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::', { 'Fn::ImportValue': names.bucketName }]] });
 const bucketObjectsArn = () => ({
   'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::', { 'Fn::ImportValue': names.bucketName }, '/*']],
 });
@@ -262,7 +261,7 @@ describe('data stack: one table, one upload bucket, work queues with dead letter
   });
 });
 
-describe('workers stack: S3 and SQS events drive the upload, conversion and webhook workers', () => {
+describe('workers stack: SQS events drive the upload, conversion and webhook workers (S3 notifies the uploads queue)', () => {
   it.each(queueWorkers.map((definition) => [definition.name, definition] as const))(
     'feeds %s from its queue (or its dead-letter queue) in registry-sized batches that report item failures',
     (_name, definition) => {
@@ -305,32 +304,47 @@ describe('workers stack: S3 and SQS events drive the upload, conversion and webh
     expect(deadLetterQueueResource('conversion')[1].Properties?.VisibilityTimeout).toBe(QUEUES.conversion.deadLetterVisibilityTimeoutSeconds);
   });
 
-  it('notifies upload-confirmed of ObjectCreated under uploads/', () => {
-    const [functionId] = functionResource(synthesized.templates.workers, definitionNamed('upload-confirmed'));
+  it('has S3 send ObjectCreated under uploads/ to the uploads queue, which feeds upload-confirmed', () => {
+    const [bucketId] = findByLogicalIdPrefix(synthesized.templates.data, 'AWS::S3::Bucket', 'UploadBucket');
+    const [queueId] = queueResource('uploads');
 
-    synthesized.templates.workers.hasResourceProperties('Custom::S3BucketNotifications', {
-      BucketName: { 'Fn::ImportValue': names.bucketName },
+    synthesized.templates.data.hasResourceProperties('Custom::S3BucketNotifications', {
+      BucketName: { Ref: bucketId },
       NotificationConfiguration: {
-        LambdaFunctionConfigurations: [
+        QueueConfigurations: [
           {
             Events: ['s3:ObjectCreated:*'],
             Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: 'uploads/' }] } },
-            LambdaFunctionArn: { 'Fn::GetAtt': [functionId, 'Arn'] },
+            QueueArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
           },
         ],
       },
     });
+    expect(synthesized.templates.workers.findResources('Custom::S3BucketNotifications')).toEqual({});
+    expect(definitionNamed('upload-confirmed')).toMatchObject({ kind: 'sqs', queue: 'uploads' });
   });
 
-  it('lets only the upload bucket invoke upload-confirmed', () => {
-    const [functionId] = functionResource(synthesized.templates.workers, definitionNamed('upload-confirmed'));
+  it('lets only the upload bucket send to the uploads queue', () => {
+    const [bucketId] = findByLogicalIdPrefix(synthesized.templates.data, 'AWS::S3::Bucket', 'UploadBucket');
+    const [queueId] = queueResource('uploads');
 
-    synthesized.templates.workers.hasResourceProperties('AWS::Lambda::Permission', {
-      FunctionName: { 'Fn::GetAtt': [functionId, 'Arn'] },
-      Principal: 's3.amazonaws.com',
-      SourceArn: bucketArn(),
-      SourceAccount: { Ref: 'AWS::AccountId' },
+    synthesized.templates.data.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: queueId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 's3.amazonaws.com' },
+            Action: Match.arrayWith(['sqs:SendMessage']),
+            Condition: { ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [bucketId, 'Arn'] } } },
+          }),
+        ]),
+      },
     });
+    const grants = Object.values(synthesized.templates.data.findResources('AWS::SQS::QueuePolicy'))
+      .flatMap((policy) => (policy.Properties.PolicyDocument.Statement as { Effect: string; Principal?: unknown }[]))
+      .filter((statement) => statement.Effect === 'Allow');
+    expect(grants.map((statement) => statement.Principal)).toEqual([{ Service: 's3.amazonaws.com' }]);
   });
 });
 

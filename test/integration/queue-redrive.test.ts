@@ -2,11 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTERNAL_FAILURE_MESSAGE } from '../../functions/conversion/convert-markup.js';
+import { objectCreatedEvent } from '../../infra/local/s3-events.js';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack.js';
+import { getDb } from '../../shared/clients.js';
+import { getConfig } from '../../shared/config.js';
 import { listEvents } from '../../shared/db/events.js';
+import { put, transact } from '../../shared/db/transact.js';
+import { uploadKey, uploadObjectKey } from '../../shared/db/uploads.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import type { WebhookDeliveryJob } from '../../shared/events/jobs.js';
 import { conversionClients, makePendingMarkup, queueDepth, sendJob, waitUntilDrained } from '../support/conversion-jobs.js';
@@ -61,7 +68,7 @@ describe('admin queue redrive --queue conversion: dead conversions go back to th
     expect(failed).toMatchObject({ isReady: true, conversionError: INTERNAL_FAILURE_MESSAGE });
     expect(held).toEqual({ visible: 1, inFlight: 0 });
     expect(shown.status).toBe(0);
-    expect(Object.keys(shown.json).sort()).toEqual(['conversion', 'thumbnails', 'webhooks']);
+    expect(Object.keys(shown.json).sort()).toEqual(['conversion', 'thumbnails', 'uploads', 'webhooks']);
     expect(shown.json.conversion).toEqual({
       queue: { visible: 0, inFlight: 0, delayed: 0 },
       deadLetterQueue: { visible: 0, inFlight: 0, delayed: 0 },
@@ -90,7 +97,7 @@ describe('admin queue redrive --queue conversion: dead conversions go back to th
   }, 120_000);
 });
 
-describe('admin queue redrive for the queues without a dead-letter consumer, and for uploads', () => {
+describe('admin queue redrive for the queues without a dead-letter consumer: webhooks and uploads', () => {
   it('moves a dead webhook delivery from the dead-letter queue back to the delivery queue', async () => {
     const { webhookDelivery } = local.services.queues;
     const job: WebhookDeliveryJob = {
@@ -109,10 +116,51 @@ describe('admin queue redrive for the queues without a dead-letter consumer, and
     expect(await waitUntilDrained(clients, webhookDelivery.url, 30_000)).toEqual({ visible: 0, inFlight: 0 });
   }, 60_000);
 
-  it('answers --queue uploads with a usage error that says why there is nothing to redrive', async () => {
-    const result = await runAdminAsync(dataDir, ['queue', 'redrive', '--queue', 'uploads']);
+  it('moves an S3 notification upload-confirmed gave up on back to the uploads queue, and the upload is then recorded as landed', async () => {
+    const { uploads } = local.services.queues;
+    const workspaceId = randomUUID();
+    const fileId = randomUUID();
+    const key = uploadObjectKey(workspaceId, fileId, 'late notice é.png');
+    // The object lands before its policy is on record, so the notification S3 sends now finds nothing to record.
+    const stored = await clients.s3.send(new PutObjectCommand({ Bucket: local.services.bucketName, Key: key, Body: Buffer.from('forty-two bytes of something that is a png'), ContentType: 'image/png' }));
+    await waitUntilDrained(clients, uploads.url, 30_000);
+    await transact([put({ ...uploadKey(fileId), entity: 'Upload', fileId, workspaceId, key })]);
+    // The same notification, as it waits in the dead-letter queue after every try failed.
+    const notification = objectCreatedEvent({
+      eventName: 'ObjectCreated:Put',
+      region: local.services.region,
+      bucket: local.services.bucketName,
+      key,
+      size: 42,
+      eTag: stored.ETag!,
+      principalAccessKeyId: local.services.credentials.accessKeyId,
+      ownerAccessKeyId: local.services.credentials.accessKeyId,
+      sourceIp: '127.0.0.1',
+      requestId: 'redrive-test',
+      hostId: 'redrive-test',
+    });
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: uploads.deadLetterUrl, MessageBody: JSON.stringify(notification) }));
+    const before = await landedOf(fileId);
+    const shown = await runAdminAsync(dataDir, ['queue', 'show']);
 
-    expect(result.status).toBe(2);
-    expect(JSON.parse(result.stderr.split('\n')[0]!).error).toMatch(/no dead-letter queue.*S3 invokes upload-confirmed directly/);
-  }, 60_000);
+    const redriven = await runAdminAsync(dataDir, ['queue', 'redrive', '--queue', 'uploads']);
+    const landed = await eventually(() => landedOf(fileId), (item) => item?.landedAt !== undefined, 30_000);
+
+    expect(before).toMatchObject({ fileId });
+    expect(before?.landedAt).toBeUndefined();
+    expect(shown.json.uploads).toEqual({
+      queue: { visible: 0, inFlight: 0, delayed: 0 },
+      deadLetterQueue: { visible: 1, inFlight: 0, delayed: 0 },
+      redriveFrom: 'deadLetterQueue',
+    });
+    expect(redriven).toMatchObject({ status: 0, json: { moved: 1 } });
+    expect(landed).toMatchObject({ landedSize: 42, landedEtag: stored.ETag, landedContentType: 'image/png' });
+    expect(await queueDepth(clients, uploads.deadLetterUrl)).toEqual({ visible: 0, inFlight: 0 });
+    expect(await waitUntilDrained(clients, uploads.url, 30_000)).toEqual({ visible: 0, inFlight: 0 });
+  }, 120_000);
 });
+
+const landedOf = async (fileId: string) =>
+  (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: uploadKey(fileId), ConsistentRead: true }))).Item as
+    | { fileId: string; landedAt?: string; landedSize?: number; landedEtag?: string; landedContentType?: string }
+    | undefined;

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { S3Event } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { handler as onObjectCreated } from '../../functions/upload-confirmed/handler.js';
+import { handler as uploadConfirmed } from '../../functions/upload-confirmed/handler.js';
 import { releaseExpiredReservations } from '../../shared/db/reservation-sweep.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
 import { UPLOAD_POLICY_TTL_SECONDS } from '../../shared/storage/upload-policy.js';
 import { localStack, makeOrganization, type Org } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
+import { sqsRecord } from '../support/sqs-events.js';
 import { completeUpload, expireUpload, fileForm, pngBytes, postFileMarkup, postToStorage, readUploadRecord, requestPolicy, rootFolderOf, storageCounters } from '../support/uploads.js';
 
 const { services } = localStack();
@@ -25,6 +26,12 @@ async function limitedOrganization(storageLimitBytes: number) {
   const org = await makeOrganization();
   await setPlan(org.organizationId, { storageLimitBytes });
   return { org, folderId: await rootFolderOf(org.workspaceKey) };
+}
+
+/** Runs upload-confirmed on one message of the uploads queue, as Lambda's event source does, and requires it handled. */
+async function onObjectCreated(event: S3Event): Promise<void> {
+  const result = await uploadConfirmed({ Records: [sqsRecord(JSON.stringify(event), { queue: 'Uploads', region: services.region })] });
+  expect(result.batchItemFailures).toEqual([]);
 }
 
 /** The S3 notification of an object, as the bucket sends it (at least once). */

@@ -42,19 +42,15 @@ function fakeClock() {
 }
 
 describe('queue --queue names (README "Admin CLI")', () => {
-  it('maps conversion, webhooks and thumbnails to their queues', () => {
+  it('maps uploads, conversion, webhooks and thumbnails to their queues', () => {
+    expect(queueOption('uploads')).toEqual({ option: 'uploads', name: 'uploads' });
     expect(queueOption('conversion')).toEqual({ option: 'conversion', name: 'conversion' });
     expect(queueOption('webhooks')).toEqual({ option: 'webhooks', name: 'webhookDelivery' });
     expect(queueOption('thumbnails')).toEqual({ option: 'thumbnails', name: 'thumbnails' });
   });
 
-  it('refuses uploads with a usage error saying that S3 invokes upload-confirmed directly', () => {
-    expect(() => queueOption('uploads')).toThrow(UsageError);
-    expect(() => queueOption('uploads')).toThrow(/no dead-letter queue to redrive: S3 invokes upload-confirmed directly/);
-  });
-
   it('refuses a missing or unknown name with a usage error listing the names', () => {
-    expect(() => queueOption(undefined)).toThrow('--queue takes one of conversion, webhooks, thumbnails');
+    expect(() => queueOption(undefined)).toThrow('--queue takes one of uploads, conversion, webhooks, thumbnails');
     expect(() => queueOption(true)).toThrow(UsageError);
     expect(() => queueOption('webhookDelivery')).toThrow(UsageError);
     expect(() => queueOption('toString')).toThrow(UsageError);
