@@ -34,6 +34,7 @@ import { createWorkspaceKey } from '../shared/domain/organizations.js';
 import type { StackInfo } from '../infra/local/stack.js';
 import { countRequests, invokeHandler, type Counted } from '../test/support/request-count.js';
 import { BROWSER_CONTEXT } from '../test/support/threads.js';
+import { benchClient } from './http-client.js';
 import { formatRow, measure, type Measurement } from './measure.js';
 
 export interface RequestBenchOptions {
@@ -102,14 +103,10 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
     await get(apiKeyKey(keyId));
     await get(workspaceKey(stack.workspaceId));
   };
+  const client = benchClient(stack.baseUrl, headers);
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${stack.baseUrl}/api/v2${path}`, {
-      method,
-      headers: body === undefined ? headers : { ...headers, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
-    await response.arrayBuffer();
+    const response = await client.call(method, `/api/v2${path}`, body);
+    if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${response.body}`);
   };
   /** A seeding call with any key that answers the `data` of the response. */
   const callData = async (key: string, method: string, path: string, body: unknown): Promise<{ id: string }> => {
