@@ -1,12 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS } from '../../functions/registry.js';
 import { functionIdOf } from '../../infra/constructs/service-function.js';
-import { allowedActions, functionResource, rolePolicyStatements, synthesizeApp, templateOf, type SynthesizedApp } from './synth-app.js';
+import { allowedActions, functionResource, rolePolicyStatements, synthesizeApp, templateOf, variablesOf, type SynthesizedApp } from './synth-app.js';
 
 const SENDER = 'invitations@review.example.com';
 const users = FUNCTIONS.find((definition) => definition.name === 'users')!;
 const statementsOf = (synthesized: SynthesizedApp, definition = users) => rolePolicyStatements(templateOf(synthesized, definition), functionIdOf(definition));
-const variablesOf = (synthesized: SynthesizedApp) => functionResource(templateOf(synthesized, users), users)[1].Properties?.Environment.Variables as Record<string, unknown>;
 const identity = (name: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:identity/${name}`]] });
 
 describe('invitation emails through SES (context emailSender; issue 11 item 7)', () => {
@@ -21,7 +20,7 @@ describe('invitation emails through SES (context emailSender; issue 11 item 7)',
     const sending = statementsOf(withSender).filter((statement) => allowedActions([statement], 'ses').length > 0);
 
     expect(users.access.sendsEmail).toBe(true);
-    expect(variablesOf(withSender).EMAIL_SENDER).toBe(SENDER);
+    expect(variablesOf(withSender, users).EMAIL_SENDER).toBe(SENDER);
     expect(sending).toEqual([
       expect.objectContaining({
         Effect: 'Allow',
@@ -42,7 +41,7 @@ describe('invitation emails through SES (context emailSender; issue 11 item 7)',
   });
 
   it('sends nothing without a sender: no variable and no SES grant', () => {
-    expect(variablesOf(withoutSender).EMAIL_SENDER).toBeUndefined();
+    expect(variablesOf(withoutSender, users).EMAIL_SENDER).toBeUndefined();
     expect(allowedActions(statementsOf(withoutSender), 'ses')).toEqual([]);
   });
 

@@ -23,6 +23,7 @@ import {
   templateOf,
   type CfnResource,
   type SynthesizedApp,
+  variablesOf,
 } from './synth-app.js';
 
 const SYNTH_TIMEOUT_MS = 120_000;
@@ -708,9 +709,6 @@ describe('the conversion worker (converters as a layer, room for large files)', 
 });
 
 describe('Powertools on every function (service name, metrics namespace from context metricsNamespace)', () => {
-  const variablesOf = (app: SynthesizedApp, definition: FunctionDefinition) =>
-    (functionResource(templateOf(app, definition), definition)[1].Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
-
   it('names each function as the service of its log lines and metrics, in the ReviewBoardService namespace by default', () => {
     for (const definition of FUNCTIONS) {
       expect(variablesOf(synthesized, definition), definition.name).toMatchObject({ POWERTOOLS_SERVICE_NAME: definition.name, POWERTOOLS_METRICS_NAMESPACE: 'ReviewBoardService' });
@@ -727,8 +725,6 @@ describe('Powertools on every function (service name, metrics namespace from con
 
 describe('the optional EPS converter (context epsConverter; Ghostscript, AGPL-3.0, installed apart)', () => {
   const conversion = definitionNamed('conversion');
-  const variablesOf = (app: SynthesizedApp, definition: FunctionDefinition) =>
-    (functionResource(templateOf(app, definition), definition)[1].Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
   const layerOf = (app: SynthesizedApp) => findByLogicalIdPrefix(app.templates.workers, 'AWS::Lambda::LayerVersion', 'ConvertersLayer')[1];
   /** The layer's hash when it holds exactly the default converters: the locked versions of CONVERTER_PACKAGES and the ffmpeg build. */
   const defaultLock = () => {

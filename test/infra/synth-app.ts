@@ -59,6 +59,11 @@ export function functionResource(template: Template, definition: FunctionDefinit
   return findByLogicalIdPrefix(template, 'AWS::Lambda::Function', functionIdOf(definition));
 }
 
+/** The environment variables of a registry entry's Lambda function. */
+export function variablesOf(synthesized: SynthesizedApp, definition: FunctionDefinition): Record<string, unknown> {
+  return (functionResource(templateOf(synthesized, definition), definition)[1].Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+}
+
 /**
  * Every statement of every IAM policy attached to the role of the function whose logical id starts
  * with `functionLogicalIdPrefix` (e.g. `WorkspacesFunction`), found through the function's `Role`.
