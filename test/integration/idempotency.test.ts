@@ -6,6 +6,7 @@ import { claimIdempotencyKey } from '../../shared/db/idempotency.js';
 import { idempotencyScope, runIdempotently } from '../../shared/http/idempotency.js';
 import { routeKey } from '../../shared/http/route.js';
 import { localStack, makeOrganization, VERSION, type ApiResponse, type Org } from '../support/api.js';
+import { makeEndUser } from '../support/end-users.js';
 import { setPlan } from '../support/fixtures.js';
 import { customerKeyPair } from '../support/installations.js';
 import { expectProblem } from '../support/problems.js';
@@ -150,6 +151,28 @@ describe('Idempotency-Key on creates (issue 16 item 4)', () => {
     expect(otherCredential.body.data.id).not.toBe(first.body.data.id);
     expect(await markupIds(org.workspaceKey)).toHaveLength(2);
     expect(await usedThisMonth(org.workspaceKey)).toBe(2);
+  });
+
+  it('keeps an end user\'s key across re-minted exchange tokens, apart from another end user\'s', async () => {
+    const org = await makeOrganization();
+    const markup = await makeTypedMarkup(org, 'webpage');
+    const user = await makeEndUser({ organizationId: org.organizationId, workspaceId: org.workspaceId });
+    const sameUserLater = await makeEndUser({ organizationId: org.organizationId, workspaceId: org.workspaceId, userId: user.userId, externalId: user.externalId });
+    const otherUser = await makeEndUser({ organizationId: org.organizationId, workspaceId: org.workspaceId });
+    const key = `end-user-${randomUUID()}`;
+    const body = threadBody(markup);
+
+    const first = await send('POST', '/threads', { key: user.token, idempotencyKey: key, json: body });
+    const retried = await send('POST', '/threads', { key: sameUserLater.token, idempotencyKey: key, json: body });
+    const other = await send('POST', '/threads', { key: otherUser.token, idempotencyKey: key, json: body });
+
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(sameUserLater.token).not.toBe(user.token);
+    expect(replayed(retried)).toBe(true);
+    expect(retried.body).toEqual(first.body);
+    expect(other.status).toBe(200);
+    expect(replayed(other)).toBe(false);
+    expect(other.body.data.id).not.toBe(first.body.data.id);
   });
 
   it('answers 422 when the key comes again on another route', async () => {
