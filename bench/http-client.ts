@@ -17,7 +17,7 @@ export function benchClient(baseUrl: string, headers: Record<string, string>) {
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const url = new URL(baseUrl);
   return {
-    call(method: string, path: string, body?: unknown): Promise<BenchResponse> {
+    call(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<BenchResponse> {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       return new Promise((resolve, reject) => {
         const sent = request(
@@ -27,7 +27,7 @@ export function benchClient(baseUrl: string, headers: Record<string, string>) {
             method,
             path,
             agent,
-            headers: payload ? { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length) } : headers,
+            headers: payload ? { ...headers, ...extraHeaders, 'content-type': 'application/json', 'content-length': String(payload.length) } : { ...headers, ...extraHeaders },
           },
           (response) => {
             const chunks: Buffer[] = [];

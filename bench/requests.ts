@@ -9,6 +9,8 @@ import { threadsRoutes } from '../functions/threads/routes.js';
 import { handler as uploadsHandler } from '../functions/uploads/handler.js';
 import { uploadsRoutes } from '../functions/uploads/routes.js';
 import { failIfArmed } from '../shared/db/faults.js';
+import { claimIdempotencyKey, completeIdempotencyKey } from '../shared/db/idempotency.js';
+import { IDEMPOTENCY_WINDOW_SECONDS } from '../shared/http/idempotency.js';
 import { viewModeCountUpdate } from '../shared/db/markup-records.js';
 import { recordIssuedUpload, UPLOAD_RECORD_TTL_SECONDS, uploadObjectKey } from '../shared/db/uploads.js';
 import { pinOf } from '../shared/domain/comments/pins.js';
@@ -104,9 +106,13 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
     await get(workspaceKey(stack.workspaceId));
   };
   const client = benchClient(stack.baseUrl, headers);
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await client.call(method, `/api/v2${path}`, body);
+  const call = async (method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<void> => {
+    await callText(method, path, body, extraHeaders);
+  };
+  const callText = async (method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<string> => {
+    const response = await client.call(method, `/api/v2${path}`, body, extraHeaders);
     if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${response.body}`);
+    return response.body;
   };
   /** A seeding call with any key that answers the `data` of the response. */
   const callData = async (key: string, method: string, path: string, body: unknown): Promise<{ id: string }> => {
@@ -303,6 +309,44 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
   const uploads = { name: 'uploads', routes: uploadsRoutes, handler: uploadsHandler };
   await requireSameCalls(issueUploadPolicyScenario.name, () => invokeHandler(uploads, 'POST', '/uploads/upload-policy', { key, body: uploadBody }), issueUploadPolicyScenario.floor);
 
+  // POST /markups/url's writes after authentication: the folder, the plan and the month's usage,
+  // the charge and the markup in one transaction, then the thumbnail job, the event and the activity.
+  const urlMarkupWrites = async () => {
+    await get(itemKey(workspace.rootFolderId));
+    const period = usagePeriod(new Date()).key;
+    await Promise.all([get(planKey(workspace.organizationId)), get(usageKey(stack.workspaceId, period))]);
+    const id = randomUUID();
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: { TableName, Key: usageKey(`bench-${stack.workspaceId}`, period), UpdateExpression: 'ADD used :one', ExpressionAttributeValues: { ':one': 1 } } },
+          { Put: { TableName, Item: { ...itemKey(id), entity: 'BenchFloor', id }, ConditionExpression: 'attribute_not_exists(PK)' } },
+        ],
+      }),
+    );
+    const touch = (Key: Record<string, string>) =>
+      db.send(new UpdateCommand({ TableName, Key, UpdateExpression: 'SET benchTouchedAt = :at', ExpressionAttributeValues: { ':at': Date.now() } }));
+    await Promise.all([
+      getSqs().send(new SendMessageCommand({ QueueUrl: floorQueueUrl, MessageBody: JSON.stringify({ type: 'render-thumbnail', markupId: id }) })),
+      db.send(new PutCommand({ TableName, Item: { PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${Date.now()}#${id}`, entity: 'BenchFloor' } })),
+      touch({ PK: `BENCH#${workspace.rootFolderId}`, SK: 'ITEM' }),
+      touch({ PK: `BENCH#${stack.workspaceId}`, SK: 'WS' }),
+    ]);
+  };
+  // Idempotency-Key: a new key per request (the claim before the operation and the stored response
+  // after it), and one key sent again and again (the replay: the claim's failed condition hands the
+  // stored response back). The floors make the same table calls under a scope of their own.
+  const urlMarkupBody = { url: 'https://example.com/bench' };
+  const replayKey = `bench-replay-${randomUUID()}`;
+  const storedReply = await callText('POST', '/markups/url', urlMarkupBody, { 'Idempotency-Key': replayKey });
+  const floorScope = `BENCH#${randomUUID()}`;
+  const claimForFloor = (key: string, token: string) => {
+    const now = Date.now();
+    return claimIdempotencyKey(floorScope, key, { routeKey: 'POST /api/v2/markups/url', fingerprint: 'bench', token, lockedUntil: now + 30_000, expiresAtEpoch: Math.floor(now / 1000) + IDEMPOTENCY_WINDOW_SECONDS }, now);
+  };
+  await claimForFloor(replayKey, 'bench');
+  await completeIdempotencyKey(floorScope, replayKey, 'bench', JSON.stringify({ status: 200, body: JSON.parse(storedReply) }));
+
   return [
     {
       name: 'GET /workspace',
@@ -337,31 +381,29 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
     issueUploadPolicyScenario,
     {
       name: 'POST /markups/url',
-      request: () => call('POST', '/markups/url', { url: 'https://example.com/bench' }),
+      request: () => call('POST', '/markups/url', urlMarkupBody),
       floor: async () => {
         await authenticate();
-        await get(itemKey(workspace.rootFolderId));
-        const period = usagePeriod(new Date()).key;
-        await Promise.all([get(planKey(workspace.organizationId)), get(usageKey(stack.workspaceId, period))]);
-        const id = randomUUID();
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Update: { TableName, Key: usageKey(`bench-${stack.workspaceId}`, period), UpdateExpression: 'ADD used :one', ExpressionAttributeValues: { ':one': 1 } } },
-              { Put: { TableName, Item: { ...itemKey(id), entity: 'BenchFloor', id }, ConditionExpression: 'attribute_not_exists(PK)' } },
-            ],
-          }),
-        );
-        // After the transaction the request queues the thumbnail, records markup_created and moves
-        // the folder's and workspace's activity, all at once.
-        const touch = (Key: Record<string, string>) =>
-          db.send(new UpdateCommand({ TableName, Key, UpdateExpression: 'SET benchTouchedAt = :at', ExpressionAttributeValues: { ':at': Date.now() } }));
-        await Promise.all([
-          getSqs().send(new SendMessageCommand({ QueueUrl: floorQueueUrl, MessageBody: JSON.stringify({ type: 'render-thumbnail', markupId: id }) })),
-          db.send(new PutCommand({ TableName, Item: { PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${Date.now()}#${id}`, entity: 'BenchFloor' } })),
-          touch({ PK: `BENCH#${workspace.rootFolderId}`, SK: 'ITEM' }),
-          touch({ PK: `BENCH#${stack.workspaceId}`, SK: 'WS' }),
-        ]);
+        await urlMarkupWrites();
+      },
+    },
+    {
+      name: 'POST /markups/url +Idempotency-Key',
+      request: () => call('POST', '/markups/url', urlMarkupBody, { 'Idempotency-Key': randomUUID() }),
+      floor: async () => {
+        await authenticate();
+        const key = randomUUID();
+        await claimForFloor(key, key);
+        await urlMarkupWrites();
+        await completeIdempotencyKey(floorScope, key, key, storedReply);
+      },
+    },
+    {
+      name: 'POST /markups/url replayed key',
+      request: () => call('POST', '/markups/url', urlMarkupBody, { 'Idempotency-Key': replayKey }),
+      floor: async () => {
+        await authenticate();
+        await claimForFloor(replayKey, 'bench');
       },
     },
   ];

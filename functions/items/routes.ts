@@ -1,4 +1,4 @@
-import { routeTable } from '../../shared/http/route.js';
+import { idempotent, routeTable } from '../../shared/http/route.js';
 import { archiveItemsOperation } from './archive-items.js';
 import { createFolderOperation } from './create-folder.js';
 import { deleteItemOperation } from './delete-item.js';
@@ -12,7 +12,7 @@ import { restoreItemsOperation } from './restore-items.js';
 export const itemsRoutes = routeTable({
   'GET /api/v2/items/{id}': getItemOperation,
   'GET /api/v2/items/{id}/items': listChildItemsOperation,
-  'POST /api/v2/items': createFolderOperation,
+  'POST /api/v2/items': idempotent(createFolderOperation),
   'PATCH /api/v2/items/archive': archiveItemsOperation,
   'PATCH /api/v2/items/restore': restoreItemsOperation,
   'PATCH /api/v2/items/move': moveItemsOperation,

@@ -1,4 +1,4 @@
-import { routeTable } from '../../shared/http/route.js';
+import { idempotent, routeTable } from '../../shared/http/route.js';
 import { bulkDeleteOperation } from './bulk-delete.js';
 import { bulkFromFilesOperation } from './bulk-from-files.js';
 import { bulkFromUrlOperation } from './bulk-from-url.js';
@@ -26,9 +26,9 @@ import { setReadOnlyOperation } from './set-read-only.js';
  * `{id}` only accepts UUIDs, so a mistyped literal is a 400, never another markup.
  */
 export const markupsRoutes = routeTable({
-  'POST /api/v2/markups/url': createFromUrlOperation,
-  'POST /api/v2/markups/from-files': createFromFilesOperation,
-  'POST /api/v2/markups/file': createFromFileOperation,
+  'POST /api/v2/markups/url': idempotent(createFromUrlOperation),
+  'POST /api/v2/markups/from-files': idempotent(createFromFilesOperation),
+  'POST /api/v2/markups/file': idempotent(createFromFileOperation),
   'GET /api/v2/markups': listMarkupsOperation,
   'GET /api/v2/markups/search': searchMarkupsOperation,
   'GET /api/v2/markups/usage': getUsageOperation,
@@ -42,7 +42,7 @@ export const markupsRoutes = routeTable({
   'GET /api/v2/markups/{id}/original/download-url': getOriginalDownloadUrlOperation,
   'PATCH /api/v2/markups/{id}/original': updateOriginalOperation,
   'DELETE /api/v2/markups/{id}/original': deleteOriginalOperation,
-  'POST /api/v2/markups/bulk/from-url': bulkFromUrlOperation,
+  'POST /api/v2/markups/bulk/from-url': idempotent(bulkFromUrlOperation),
   'POST /api/v2/markups/bulk/move': bulkMoveOperation,
   'POST /api/v2/markups/bulk/delete': bulkDeleteOperation,
   'POST /api/v2/markups/bulk/from-files': bulkFromFilesOperation,

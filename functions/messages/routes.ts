@@ -1,11 +1,11 @@
-import { routeTable } from '../../shared/http/route.js';
+import { idempotent, routeTable } from '../../shared/http/route.js';
 import { createMessageOperation } from './create-message.js';
 import { deleteMessageOperation } from './delete-message.js';
 import { markMessageReadOperation } from './mark-message-read.js';
 import { updateMessageOperation } from './update-message.js';
 
 export const messagesRoutes = routeTable({
-  'POST /api/v2/threads/{id}/messages': createMessageOperation,
+  'POST /api/v2/threads/{id}/messages': idempotent(createMessageOperation),
   'PATCH /api/v2/messages/{id}': updateMessageOperation,
   'POST /api/v2/messages/{id}/read': markMessageReadOperation,
   'DELETE /api/v2/messages/{id}': deleteMessageOperation,

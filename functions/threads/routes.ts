@@ -1,4 +1,4 @@
-import { routeTable } from '../../shared/http/route.js';
+import { idempotent, routeTable } from '../../shared/http/route.js';
 import { attachScreenshotOperation } from './attach-screenshot.js';
 import { createThreadOperation } from './create-thread.js';
 import { deleteThreadOperation } from './delete-thread.js';
@@ -12,7 +12,7 @@ import { screenshotUploadPolicyOperation } from './screenshot-upload-policy.js';
 
 export const threadsRoutes = routeTable({
   'GET /api/v2/threads': listThreadsOperation,
-  'POST /api/v2/threads': createThreadOperation,
+  'POST /api/v2/threads': idempotent(createThreadOperation),
   'GET /api/v2/threads/{id}': getThreadOperation,
   'POST /api/v2/threads/{id}/resolve': resolveThreadOperation,
   'POST /api/v2/threads/{id}/unresolve': unresolveThreadOperation,

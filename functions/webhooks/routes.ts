@@ -1,4 +1,4 @@
-import { routeTable } from '../../shared/http/route.js';
+import { idempotent, routeTable } from '../../shared/http/route.js';
 import { createWebhookRegistrationOperation } from './create-registration.js';
 import { deleteWebhookRegistrationOperation } from './delete-registration.js';
 import { getWebhookRegistrationOperation } from './get-registration.js';
@@ -10,7 +10,7 @@ import { sendWebhookTestOperation } from './send-test.js';
 import { updateWebhookRegistrationOperation } from './update-registration.js';
 
 export const webhooksRoutes = routeTable({
-  'POST /api/v2/webhook-registrations': createWebhookRegistrationOperation,
+  'POST /api/v2/webhook-registrations': idempotent(createWebhookRegistrationOperation),
   'GET /api/v2/webhook-registrations': listWebhookRegistrationsOperation,
   'GET /api/v2/webhook-registrations/{id}': getWebhookRegistrationOperation,
   'POST /api/v2/webhook-registrations/{id}': updateWebhookRegistrationOperation,

@@ -1,4 +1,4 @@
-import { routeTable } from '../../shared/http/route.js';
+import { idempotent, routeTable } from '../../shared/http/route.js';
 import { archiveAllOriginalsOperation } from './archive-all-originals.js';
 import { createWorkspaceOperation } from './create-workspace.js';
 import { deleteWorkspaceOperation } from './delete-workspace.js';
@@ -12,7 +12,7 @@ import { updateWorkspaceOperation } from './update-workspace.js';
 export const workspaceRoutes = routeTable({
   'GET /api/v2/workspace': getWorkspaceOperation,
   'GET /api/v2/workspaces': listWorkspacesOperation,
-  'POST /api/v2/workspace': createWorkspaceOperation,
+  'POST /api/v2/workspace': idempotent(createWorkspaceOperation),
   'PATCH /api/v2/workspace': updateWorkspaceOperation,
   'DELETE /api/v2/workspace': deleteWorkspaceOperation,
   'GET /api/v2/workspace/settings': getSettingsOperation,

@@ -18,6 +18,7 @@ import {
   UnsupportedMediaTypeError,
 } from './errors.js';
 import { corsResponseHeaders } from './cors.js';
+import { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey, REPLAYED_HEADER, requestFingerprint, runIdempotently } from './idempotency.js';
 import { compileTemplates, type RouteMatcher, type RouteTemplate } from './route-match.js';
 import { routeKey, type AnyRoute, type RawBody, type RawBodySpec, type Reply } from './route.js';
 import { parseBody, parseWith } from './validation.js';
@@ -36,16 +37,18 @@ interface Dispatch {
 
 /**
  * The Lambda handler of one route group. Order of work: version header -> route -> JSON syntax ->
- * authenticate -> validate (valibot) -> operation -> `{ data }`. Authentication comes before schema
- * validation so an anonymous caller always gets 401 and learns nothing about the input rules.
+ * authenticate -> validate (valibot; the `Idempotency-Key` header) -> idempotency key -> operation
+ * -> `{ data }`. Authentication comes before schema validation so an anonymous caller always gets
+ * 401 and learns nothing about the input rules.
  */
 export function createApiHandler(routes: readonly AnyRoute[], options: { allRoutes?: readonly RouteTemplate[] } = {}) {
   const dispatch: Dispatch = { routes: new Map(routes.map((r) => [routeKey(r), r])), all: compileTemplates(options.allRoutes ?? []) };
   return middy<Event, Result, Error, Context>()
     .use(responder(dispatch))
     .use(versionHeader())
+    .use(idempotencyFingerprint(dispatch))
     .use(jsonBody(dispatch))
-    .handler(async (event) => toResult(await invoke(dispatch, event)));
+    .handler(async (event, context) => toResult(await invoke(dispatch, event, context)));
 }
 
 /** Who made each request in flight, for its log line. */
@@ -58,7 +61,10 @@ function callerFields(principal: Principal | undefined): Record<string, string> 
   return { principal: kind, organizationId: principal.organizationId, ...(principal.workspaceId ? { workspaceId: principal.workspaceId } : {}) };
 }
 
-async function invoke(dispatch: Dispatch, event: Event): Promise<Reply> {
+/** The fingerprint of each request in flight that carries an `Idempotency-Key` on an idempotent route, taken before its body is parsed. */
+const fingerprints = new WeakMap<Event, string>();
+
+async function invoke(dispatch: Dispatch, event: Event, context: Context | undefined): Promise<Reply> {
   const found = dispatch.routes.get(event.routeKey);
   if (!found) throw unmatched(dispatch, event);
   const headers = lowerCaseHeaders(event.headers);
@@ -68,10 +74,21 @@ async function invoke(dispatch: Dispatch, event: Event): Promise<Reply> {
   const params = found.params ? parseWith(found.params, event.pathParameters ?? {}, '/params') : undefined;
   const query = found.query ? parseWith(found.query, event.queryStringParameters ?? {}, '/query') : undefined;
   const body = found.body ? parseBody(found.body, event.body) : undefined;
+  const idempotencyKey = found.idempotent ? readIdempotencyKey(headers) : undefined;
   const scheme = getConfig().mode === 'local' ? 'http' : 'https';
   const origin = `${scheme}://${event.requestContext.domainName}`;
   const appUrl = getConfig().appUrl ?? origin;
-  const reply = await found.handle({ params, query, body, rawBody, principal, requestId: event.requestContext.requestId, headers, origin, appUrl });
+  const requestId = event.requestContext.requestId;
+  const operation = () => found.handle({ params, query, body, rawBody, principal, requestId, headers, origin, appUrl });
+  if (idempotencyKey !== undefined && principal) {
+    const request = { principal, key: idempotencyKey, fingerprint: fingerprints.get(event)!, routeKey: event.routeKey, requestId, remainingMs: context?.getRemainingTimeInMillis?.() };
+    // A replay runs no operation and so checks no permission: it answers the credential what the key's first request, which checked it, answered.
+    return runIdempotently(request, async () => requireAuthorized(found, event, principal, await operation()));
+  }
+  return requireAuthorized(found, event, principal, await operation());
+}
+
+function requireAuthorized(found: AnyRoute, event: Event, principal: Principal | undefined, reply: Reply): Reply {
   if (principal && !wasAuthorized(principal)) {
     // Fail closed: an operation that answered without checking the permission table is a bug, never a success.
     logger.error('operation answered without authorizing', { routeKey: event.routeKey, operationId: found.operationId, permission: found.permission });
@@ -141,6 +158,21 @@ function versionHeader(): middy.MiddlewareObj<Event, Result> {
 }
 
 /**
+ * Fingerprints the request (method, path, query, body bytes) on idempotent routes that carry an
+ * `Idempotency-Key`, before the JSON parser replaces the body's bytes with its value.
+ */
+function idempotencyFingerprint(dispatch: Dispatch): middy.MiddlewareObj<Event, Result> {
+  const header = IDEMPOTENCY_KEY_HEADER.toLowerCase();
+  return {
+    before: (request) => {
+      if (!dispatch.routes.get(request.event.routeKey)?.idempotent) return;
+      if (lowerCaseHeaders(request.event.headers)[header] === undefined) return;
+      fingerprints.set(request.event, requestFingerprint(request.event));
+    },
+  };
+}
+
+/**
  * Parses JSON bodies for routes that take one. Middy's parser answers 415 for both a wrong media type
  * and broken JSON; broken JSON is the client's syntax error, so it becomes a 400 here.
  */
@@ -193,6 +225,7 @@ function responder(dispatch: Dispatch): middy.MiddlewareObj<Event, Result> {
       path: request.event.rawPath,
       status,
       durationMs,
+      ...(response.headers[REPLAYED_HEADER] ? { idempotentReplay: true } : {}),
       ...callerFields(callers.get(request.event)),
     });
     recordMetrics(

@@ -113,6 +113,23 @@ export class ConflictError extends HttpError {
   }
 }
 
+/**
+ * A request with an `Idempotency-Key` whose first request with that key is still running: the
+ * caller retries after a moment and then gets that request's response replayed.
+ */
+export class IdempotentRequestInProgressError extends HttpError {
+  constructor(detail: string) {
+    super(409, 'idempotent-request-in-progress', 'Request In Progress', detail, {}, { 'Retry-After': '1' });
+  }
+}
+
+/** An `Idempotency-Key` sent again with another request (method, path, query or body) than the one it was first used with. */
+export class IdempotencyKeyReusedError extends HttpError {
+  constructor(detail: string) {
+    super(422, 'idempotency-key-reused', 'Idempotency Key Reused', detail);
+  }
+}
+
 export class PayloadTooLargeError extends HttpError {
   constructor(detail: string) {
     super(413, 'payload-too-large', 'Payload Too Large', detail);

@@ -2,6 +2,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { describePermission, ruleOf } from '../auth/permissions.js';
 import { API_VERSION, VERSION_HEADER } from './api-handler.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_WINDOW_SECONDS, REPLAYED_HEADER } from './idempotency.js';
 import type { AnyRoute } from './route.js';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
@@ -72,6 +73,17 @@ const SECURITY_SCHEMES = {
 export const EXTENSION_FIELD = 'x-review-board-extension';
 const EXTENSION_NOTE = 'Extension: this operation is an addition of this service, beyond the API it is compatible with.';
 
+const PROBLEM_CONTENT = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+
+/** An idempotent operation's success responses may be replays (the header says so); a key reused or still in use has its own answers. */
+function documentIdempotency(responses: Record<string, JsonObject>): void {
+  for (const [status, response] of Object.entries(responses)) {
+    if (status.startsWith('2')) response.headers = { [REPLAYED_HEADER]: { $ref: '#/components/headers/IdempotentReplayed' } };
+  }
+  responses['409'] ??= { description: `The first request with this ${IDEMPOTENCY_KEY_HEADER} is still running`, content: PROBLEM_CONTENT };
+  responses['422'] ??= { description: `The ${IDEMPOTENCY_KEY_HEADER} was used with another request`, content: PROBLEM_CONTENT };
+}
+
 /**
  * The OpenAPI 3.1 document of the given routes, generated from the same route tables and valibot
  * schemas the handlers validate with, so it cannot drift from the code.
@@ -89,6 +101,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl = '/'): Json
       const body = response.envelope === false ? payload : { type: 'object', required: ['data'], properties: { data: payload } };
       responses[String(response.status)] = { description: response.description, content: { 'application/json': { schema: body } } };
     }
+    if (r.idempotent) documentIdempotency(responses);
     responses.default = { description: 'A problem (RFC 9457)', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
     // The permission table's row, so a reader sees who may call the operation (`x-permission`).
     const description = [r.description, r.extension ? EXTENSION_NOTE : undefined, r.permission ? describePermission(r.permission) : undefined].filter(Boolean).join('\n\n');
@@ -104,6 +117,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl = '/'): Json
         ...parameters(r.params, 'path'),
         ...parameters(r.query, 'query'),
         { $ref: '#/components/parameters/ApiVersion' },
+        ...(r.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
       ],
       responses,
       security: securityOf(r),
@@ -125,6 +139,23 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl = '/'): Json
       schemas: { Problem },
       parameters: {
         ApiVersion: { name: VERSION_HEADER, in: 'header', required: false, schema: { type: 'string', enum: [API_VERSION] } },
+        IdempotencyKey: {
+          name: IDEMPOTENCY_KEY_HEADER,
+          in: 'header',
+          required: false,
+          description:
+            `Makes the request safe to retry: the same request (method, path, query and body bytes) with the same key within ${IDEMPOTENCY_WINDOW_SECONDS / 3600} hours ` +
+            `answers the first one's response again, with \`${REPLAYED_HEADER}: true\`, without doing the work or charging again. Another request with the key ` +
+            'is a 422; a request sent while the first with the key still runs is a 409 (retry after `Retry-After`). Keys belong to the credential (an API ' +
+            'key, or the end user of an exchange token). Only successful responses are kept: after an error the key may be used again.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+        },
+      },
+      headers: {
+        IdempotentReplayed: {
+          description: `\`true\` when this is the stored response of an earlier request with the same ${IDEMPOTENCY_KEY_HEADER}, not a new one.`,
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
       securitySchemes: SECURITY_SCHEMES,
     },

@@ -79,6 +79,11 @@ export interface Operation<PS = undefined, QS = undefined, BS = undefined, A ext
   body?: BS;
   /** The route reads its body as bytes (for example a multipart upload) instead of a JSON `body`. */
   rawBody?: RawBodySpec;
+  /**
+   * The route takes an `Idempotency-Key` header (`shared/http/idempotency.ts`). Set in the route
+   * tables with `idempotent(operation)`, so the tables are the one place that says which routes do.
+   */
+  idempotent?: true;
   responses: ResponseDoc[];
   handle(request: OperationRequest<Out<PS>, Out<QS>, Out<BS>, A>): Promise<Reply>;
 }
@@ -104,6 +109,15 @@ export function operation<
   A extends Auth = 'apiKey',
 >(definition: Operation<PS, QS, BS, A>): AnyOperation {
   return definition as AnyOperation;
+}
+
+/**
+ * Marks an operation idempotent where a route table lists it: `'POST /api/v2/threads': idempotent(createThreadOperation)`.
+ * Only creates that answer 2xx JSON are marked: their response is what a retry gets replayed.
+ */
+export function idempotent(definition: AnyOperation): AnyOperation {
+  if (definition.auth !== 'apiKey') throw new Error(`${definition.operationId} takes no credential, so it cannot take an Idempotency-Key (keys belong to a credential).`);
+  return { ...definition, idempotent: true };
 }
 
 /** A route key as API Gateway writes it and `event.routeKey` carries it: `GET /api/v2/markups/{id}`. */
