@@ -1,5 +1,6 @@
 import type { RouteGroup } from '../shared/http/openapi.js';
 import type { AnyRoute } from '../shared/http/route.js';
+import type { ShippedFile } from '../shared/http/shipped-file.js';
 import { OUTBOX_STREAM_FILTER } from '../shared/events/outbox-stream.js';
 import type { QueueName } from '../shared/queues.js';
 import { authRoutes } from './auth/routes.js';
@@ -7,6 +8,7 @@ import { installationsRoutes } from './installations/routes.js';
 import { itemsRoutes } from './items/routes.js';
 import { markupsRoutes } from './markups/routes.js';
 import { messagesRoutes } from './messages/routes.js';
+import { OPENAPI_FILES } from './openapi/files.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { threadsRoutes } from './threads/routes.js';
 import { uploadsRoutes } from './uploads/routes.js';
@@ -48,6 +50,8 @@ interface FunctionBase {
   converters?: boolean;
   /** /tmp size; the conversion worker holds a source of up to 5 GiB and its outputs. */
   ephemeralStorageMb?: number;
+  /** Files copied next to the bundle and read at run time (`readShippedFile`), not imported: large assets stay out of the bundle and its cold import. */
+  files?: readonly ShippedFile[];
 }
 
 export interface ApiFunction extends FunctionBase {
@@ -122,7 +126,16 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   // External users (their records and the User records their threads are authored by) and members; invitations send emails through SES.
   { kind: 'api', name: 'users', description: 'Workspace members, invitations and roles, and external users (the end users of embedded commenting).', routes: usersRoutes, access: { table: 'readWrite', sendsEmail: true } },
   { kind: 'api', name: 'webhooks', description: 'Webhook registrations, their signing keys and delivery logs.', routes: webhooksRoutes, access: { table: 'readWrite', sendsTo: ['webhookDelivery'] } },
-  { kind: 'api', name: 'openapi', description: 'This OpenAPI document (and, not described here, the API reference page at GET /api/v2/docs).', routes: openApiRoutes, isDefault: true, access: {} },
+  // Reads the OpenAPI document and the API reference's script from files beside its bundle.
+  {
+    kind: 'api',
+    name: 'openapi',
+    description: 'This OpenAPI document (and, not described here, the API reference page at GET /api/v2/docs).',
+    routes: openApiRoutes,
+    files: OPENAPI_FILES,
+    isDefault: true,
+    access: {},
+  },
   // Answers CORS preflights from the origin index (read only); it has no route of its own.
   { kind: 'api', name: 'cors', description: 'CORS preflights of embedded clients.', routes: [], answersPreflight: true, access: { table: 'read' } },
   { kind: 's3', name: 'upload-confirmed', access: { table: 'readWrite', bucket: 'read' } },
