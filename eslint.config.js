@@ -10,7 +10,9 @@ import tseslint from 'typescript-eslint';
 export default defineConfig(
   {
     // Generated or vendored output, and `events/`, the API Gateway/S3/SQS fixtures kept byte for byte.
-    ignores: ['**/node_modules/', '**/cdk.out/', '**/.local/', '**/coverage/', '**/dist/', '.vitest-tmp/', 'events/'],
+    // The client's types are openapi-typescript's output as it writes it (client:check compares it
+    // byte for byte); tsc still checks them.
+    ignores: ['**/node_modules/', '**/cdk.out/', '**/.local/', '**/coverage/', '**/dist/', '.vitest-tmp/', 'events/', 'clients/typescript/schema.generated.ts'],
   },
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },

@@ -1,4 +1,6 @@
+import type { RouteGroup } from '../shared/http/openapi.js';
 import type { AnyRoute } from '../shared/http/route.js';
+import type { ShippedFile } from '../shared/http/shipped-file.js';
 import { OUTBOX_STREAM_FILTER } from '../shared/events/outbox-stream.js';
 import type { QueueName } from '../shared/queues.js';
 import { authRoutes } from './auth/routes.js';
@@ -6,6 +8,7 @@ import { installationsRoutes } from './installations/routes.js';
 import { itemsRoutes } from './items/routes.js';
 import { markupsRoutes } from './markups/routes.js';
 import { messagesRoutes } from './messages/routes.js';
+import { OPENAPI_FILES } from './openapi/files.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { threadsRoutes } from './threads/routes.js';
 import { uploadsRoutes } from './uploads/routes.js';
@@ -47,11 +50,15 @@ interface FunctionBase {
   converters?: boolean;
   /** /tmp size; the conversion worker holds a source of up to 5 GiB and its outputs. */
   ephemeralStorageMb?: number;
+  /** Files copied next to the bundle and read at run time (`readShippedFile`), not imported: large assets stay out of the bundle and its cold import. */
+  files?: readonly ShippedFile[];
 }
 
 export interface ApiFunction extends FunctionBase {
   kind: 'api';
   routes: readonly AnyRoute[];
+  /** What the group's routes are about: the description of its tag in the OpenAPI document (the tag is `name`). */
+  description: string;
   /** Receives the HTTP API's `$default` route (unknown paths and methods). */
   isDefault?: boolean;
   /** Receives every `OPTIONS` request (`OPTIONS /{proxy+}`): the CORS preflights of embedded clients. */
@@ -83,10 +90,11 @@ export type FunctionDefinition = ApiFunction | QueueWorkerFunction | StreamConsu
  */
 export const FUNCTIONS: readonly FunctionDefinition[] = [
   // Archiving originals queues their objects for deletion on the conversion queue.
-  { kind: 'api', name: 'workspaces', routes: workspaceRoutes, access: { table: 'readWrite', sendsTo: ['conversion'] } },
+  { kind: 'api', name: 'workspaces', description: 'Workspaces of an organization, their settings, storage and markup allowance.', routes: workspaceRoutes, access: { table: 'readWrite', sendsTo: ['conversion'] } },
   {
     kind: 'api',
     name: 'items',
+    description: 'Folders and the items in them (folders and markups): listing, moving, archiving and restoring.',
     routes: itemsRoutes,
     // Deleting or moving a large folder tree may take longer than a single small request.
     timeoutSeconds: 29,
@@ -95,27 +103,37 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   {
     kind: 'api',
     name: 'markups',
+    description: 'Review boards made from a webpage, images, a PDF or a video: creating, reading, listing and changing them.',
     routes: markupsRoutes,
     timeoutSeconds: 29,
     // POST /markups/file stores the file; file markups queue their conversion.
     access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['thumbnails', 'conversion'] },
   },
   // Signs upload policies (its role's credentials sign them), checks landed objects and retags them.
-  { kind: 'api', name: 'uploads', routes: uploadsRoutes, access: { table: 'readWrite', bucket: 'readWrite' } },
+  { kind: 'api', name: 'uploads', description: 'Presigned-POST upload policies and the confirmation of uploaded files.', routes: uploadsRoutes, access: { table: 'readWrite', bucket: 'readWrite' } },
   // Attachment links are presigned GETs; deleting comments queues their objects for deletion. Attaching a screenshot confirms
   // its upload (HEADs and retags the object) and signs screenshot upload policies; the thumbnail job goes to the conversion queue.
-  { kind: 'api', name: 'threads', routes: threadsRoutes, access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion'] } },
-  { kind: 'api', name: 'messages', routes: messagesRoutes, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
+  { kind: 'api', name: 'threads', description: 'Comment threads pinned on a markup: creating, listing, resolving, moving pins, screenshots, read state.', routes: threadsRoutes, access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion'] } },
+  { kind: 'api', name: 'messages', description: 'Messages of a thread: replies, edits, attachments, read state.', routes: messagesRoutes, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
   // Verifies customer JWTs against installations, upserts their external users and mints exchange tokens.
-  { kind: 'api', name: 'auth', routes: authRoutes, access: { table: 'readWrite', exchangeKeys: true } },
+  { kind: 'api', name: 'auth', description: 'Embedded commenting: the installation\'s JWT settings and the exchange of customer JWTs and identity-provider tokens for exchange tokens.', routes: authRoutes, access: { table: 'readWrite', exchangeKeys: true } },
   // An installation created with `url` makes a webpage markup, whose thumbnail job goes to the thumbnails queue.
-  { kind: 'api', name: 'installations', routes: installationsRoutes, access: { table: 'readWrite', sendsTo: ['thumbnails'] } },
+  { kind: 'api', name: 'installations', description: 'Installations of the embedded commenting client: their public keys and allowed origins.', routes: installationsRoutes, access: { table: 'readWrite', sendsTo: ['thumbnails'] } },
   // External users (their records and the User records their threads are authored by) and members; invitations send emails through SES.
-  { kind: 'api', name: 'users', routes: usersRoutes, access: { table: 'readWrite', sendsEmail: true } },
-  { kind: 'api', name: 'webhooks', routes: webhooksRoutes, access: { table: 'readWrite', sendsTo: ['webhookDelivery'] } },
-  { kind: 'api', name: 'openapi', routes: openApiRoutes, isDefault: true, access: {} },
+  { kind: 'api', name: 'users', description: 'Workspace members, invitations and roles, and external users (the end users of embedded commenting).', routes: usersRoutes, access: { table: 'readWrite', sendsEmail: true } },
+  { kind: 'api', name: 'webhooks', description: 'Webhook registrations, their signing keys and delivery logs.', routes: webhooksRoutes, access: { table: 'readWrite', sendsTo: ['webhookDelivery'] } },
+  // Reads the OpenAPI document and the API reference's script from files beside its bundle.
+  {
+    kind: 'api',
+    name: 'openapi',
+    description: 'This OpenAPI document (and, not described here, the API reference page at GET /api/v2/docs).',
+    routes: openApiRoutes,
+    files: OPENAPI_FILES,
+    isDefault: true,
+    access: {},
+  },
   // Answers CORS preflights from the origin index (read only); it has no route of its own.
-  { kind: 'api', name: 'cors', routes: [], answersPreflight: true, access: { table: 'read' } },
+  { kind: 'api', name: 'cors', description: 'CORS preflights of embedded clients.', routes: [], answersPreflight: true, access: { table: 'read' } },
   // The upload prefix's S3 ObjectCreated notifications, which S3 sends to the uploads queue.
   { kind: 'sqs', name: 'upload-confirmed', queue: 'uploads', access: { table: 'readWrite', bucket: 'read' } },
   {
@@ -171,6 +189,11 @@ export const isApiFunction = (definition: FunctionDefinition): definition is Api
 /** Every route of the service, in registry order. */
 export function allRoutes(): AnyRoute[] {
   return FUNCTIONS.filter(isApiFunction).flatMap((definition) => definition.routes);
+}
+
+/** The api functions with their routes, as the OpenAPI document tags them (one tag per function). */
+export function routeGroups(): RouteGroup[] {
+  return FUNCTIONS.filter(isApiFunction).map(({ name, description, routes }) => ({ name, description, routes }));
 }
 
 /** The route table of the api function with this name. */

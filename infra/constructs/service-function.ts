@@ -3,7 +3,7 @@ import { Annotations, Duration, Size, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, LayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { BUNDLING } from './bundling.js';
 import { convertersLayer, FFMPEG_LAYER_PATH } from './converters-layer.js';
 import { tracingLayer } from './tracing-layer.js';
@@ -13,6 +13,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { entryOf, type FunctionAccess, type FunctionDefinition } from '../../functions/registry.js';
+import type { ShippedFile } from '../../shared/http/shipped-file.js';
 import { DEAD_LETTER_HOLD_URL_ENV, DEAD_LETTER_URL_ENV, ENV, QUEUE_URL_ENV } from '../../shared/config.js';
 import { METRICS_NAMESPACE } from '../../shared/metrics.js';
 import { QUEUES, type QueueName } from '../../shared/queues.js';
@@ -37,6 +38,19 @@ function chromiumLayer(scope: Construct): LayerVersion {
     compatibleArchitectures: [Architecture.X86_64],
     description: 'Chromium for headless page rendering (@sparticuz/chromium bin/, mounted at /opt/bin)',
   });
+}
+
+/**
+ * Copies a function's `files` next to its bundle after esbuild ran (local bundling: the commands run
+ * on the machine that synthesizes), where `readShippedFile` finds them at run time.
+ */
+export function shippedFilesHooks(files: readonly ShippedFile[]): ICommandHooks {
+  const quote = (path: string) => `'${path.replace(/'/g, "'\\''")}'`;
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir, outputDir) => files.map((file) => `cp ${quote(`${inputDir}/${file.source}`)} ${quote(`${outputDir}/${file.name}`)}`),
+  };
 }
 
 /** Seconds a function may run when the registry does not say. */
@@ -194,6 +208,7 @@ export class ServiceFunction extends NodejsFunction {
         // Bundle the AWS SDK v3 we pin and test with instead of the runtime's copy.
         externalModules: [],
         forceDockerBundling: false,
+        ...(definition.files?.length ? { commandHooks: shippedFilesHooks(definition.files) } : {}),
       },
     });
 

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { allRoutes } from '../../functions/registry.js';
+import { allRoutes, routeGroups } from '../../functions/registry.js';
 import type { RouteIndexEntry } from '../../functions/route-index.js';
 import { buildOpenApi } from '../../shared/http/openapi.js';
 
@@ -21,7 +21,7 @@ export function generatedContents(): Record<keyof typeof GENERATED_FILES, string
   const index: RouteIndexEntry[] = routes.map(({ method, path, auth, permission }) => ({ method, path, auth, ...(permission ? { permission } : {}) }));
   return {
     routeIndex: `${JSON.stringify(index, null, 2)}\n`,
-    openApi: `${JSON.stringify(buildOpenApi(routes), null, 2)}\n`,
+    openApi: `${JSON.stringify(buildOpenApi(routeGroups()), null, 2)}\n`,
   };
 }
 

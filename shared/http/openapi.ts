@@ -2,6 +2,8 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { describePermission, ruleOf } from '../auth/permissions.js';
 import { API_VERSION, VERSION_HEADER } from './api-handler.js';
+import { PROBLEM_TYPE_PREFIX } from './errors.js';
+import { exampleOf } from './openapi-examples.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_WINDOW_SECONDS, REPLAYED_HEADER } from './idempotency.js';
 import type { AnyRoute } from './route.js';
 
@@ -41,6 +43,8 @@ function parameters(schema: AnySchema | undefined, location: 'query' | 'path'): 
     in: location,
     required: location === 'path' || required.has(name),
     schema: property,
+    // Path parameters are always sent, so generated snippets show a value that passes validation.
+    ...(location === 'path' ? { example: exampleOf(property) } : {}),
   }));
 }
 
@@ -73,72 +77,143 @@ const SECURITY_SCHEMES = {
 export const EXTENSION_FIELD = 'x-review-board-extension';
 const EXTENSION_NOTE = 'Extension: this operation is an addition of this service, beyond the API it is compatible with.';
 
-const PROBLEM_CONTENT = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+/** A route group (one Lambda): an OpenAPI tag, so readers and generators see operations grouped as the code is. */
+export interface RouteGroup {
+  name: string;
+  description: string;
+  routes: readonly AnyRoute[];
+}
+
+const problemContent = (example: JsonObject) => ({ 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, example } });
+const problemExample = (status: number, slug: string, title: string, detail: string, extra: JsonObject = {}) =>
+  ({ type: `${PROBLEM_TYPE_PREFIX}${slug}`, title, status, detail, requestId: 'Xk3vTjR0oAMEJbA=', ...extra });
 
 /** An idempotent operation's success responses may be replays (the header says so); a key reused or still in use has its own answers. */
 function documentIdempotency(responses: Record<string, JsonObject>): void {
   for (const [status, response] of Object.entries(responses)) {
     if (status.startsWith('2')) response.headers = { [REPLAYED_HEADER]: { $ref: '#/components/headers/IdempotentReplayed' } };
   }
-  responses['409'] ??= { description: `The first request with this ${IDEMPOTENCY_KEY_HEADER} is still running`, content: PROBLEM_CONTENT };
-  responses['422'] ??= { description: `The ${IDEMPOTENCY_KEY_HEADER} was used with another request`, content: PROBLEM_CONTENT };
+  responses['409'] ??= {
+    description: `The first request with this ${IDEMPOTENCY_KEY_HEADER} is still running`,
+    content: problemContent(problemExample(409, 'idempotent-request-in-progress', 'Conflict', `The first request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry in a moment to get its response.`)),
+  };
+  responses['422'] ??= {
+    description: `The ${IDEMPOTENCY_KEY_HEADER} was used with another request`,
+    content: problemContent(problemExample(422, 'idempotency-key-reused', 'Unprocessable Content', `This ${IDEMPOTENCY_KEY_HEADER} was used with another request: send a new key for a new request.`)),
+  };
 }
 
 /**
- * The OpenAPI 3.1 document of the given routes, generated from the same route tables and valibot
- * schemas the handlers validate with, so it cannot drift from the code.
+ * The problems every operation of a kind can answer (`components.responses`), named by what makes
+ * them possible: input (400), a credential (401, 403), a path parameter (404), a body (415, 413).
+ * An operation's own description of a status replaces the shared one.
  */
-export function buildOpenApi(routes: readonly AnyRoute[], serverUrl = '/'): JsonObject {
-  const paths: Record<string, Record<string, JsonObject>> = {};
-  for (const r of routes) {
-    const responses: Record<string, JsonObject> = {};
-    for (const response of r.responses) {
-      if (response.status === 204 || !response.schema) {
-        responses[String(response.status)] = { description: response.description };
-        continue;
-      }
+const SHARED_PROBLEMS = {
+  BadRequest: {
+    status: 400,
+    description: 'The input is not valid (`errors` names each field by JSON Pointer), or Service-API-Version names another version',
+    content: problemContent(problemExample(400, 'validation-error', 'Validation Failed', '/query/limit: Invalid value', { errors: [{ pointer: '/query/limit', detail: 'Invalid value' }] })),
+  },
+  Unauthorized: {
+    status: 401,
+    description: 'No credential, or one that is not valid (unknown, revoked or expired)',
+    content: problemContent(problemExample(401, 'unauthorized', 'Unauthorized', 'A valid credential is required: send Authorization: Bearer <API key>.')),
+  },
+  Forbidden: {
+    status: 403,
+    description: 'The credential is valid but its scope or role does not allow this operation (see its permission)',
+    content: problemContent(problemExample(403, 'forbidden', 'Forbidden', 'The viewer role cannot create markups.')),
+  },
+  NotFound: {
+    status: 404,
+    description: 'Nothing the credential can see has this id',
+    content: problemContent(problemExample(404, 'not-found', 'Not Found', 'No markup with this id.')),
+  },
+  UnsupportedMediaType: {
+    status: 415,
+    description: 'The body is not of the media type the operation takes',
+    content: problemContent(problemExample(415, 'unsupported-media-type', 'Unsupported Media Type', 'Send the request body as application/json (received text/plain).')),
+  },
+  PayloadTooLarge: {
+    status: 413,
+    description: 'The body is larger than the operation accepts',
+    content: problemContent(problemExample(413, 'payload-too-large', 'Payload Too Large', 'The request body has 5242881 bytes; this operation accepts at most 5242880.')),
+  },
+} as const;
+type SharedProblem = keyof typeof SHARED_PROBLEMS;
+
+function sharedProblemsOf(r: AnyRoute): SharedProblem[] {
+  return [
+    'BadRequest',
+    ...(r.auth === 'apiKey' ? (['Unauthorized', 'Forbidden'] as const) : []),
+    ...(r.params ? (['NotFound'] as const) : []),
+    ...(r.body || r.rawBody ? (['UnsupportedMediaType'] as const) : []),
+    ...(r.rawBody?.maxBytes !== undefined ? (['PayloadTooLarge'] as const) : []),
+  ];
+}
+
+function responsesOf(r: AnyRoute): Record<string, JsonObject> {
+  const responses: Record<string, JsonObject> = {};
+  for (const name of sharedProblemsOf(r)) responses[String(SHARED_PROBLEMS[name].status)] = { $ref: `#/components/responses/${name}` };
+  for (const response of r.responses) {
+    const status = String(response.status);
+    if (response.status >= 400) {
+      responses[status] = { description: response.description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+    } else if (response.status === 204 || !response.schema) {
+      responses[status] = { description: response.description };
+    } else {
       const payload = schemaOf(response.schema);
-      const body = response.envelope === false ? payload : { type: 'object', required: ['data'], properties: { data: payload } };
-      responses[String(response.status)] = { description: response.description, content: { 'application/json': { schema: body } } };
+      const schema = response.envelope === false ? payload : { type: 'object', required: ['data'], properties: { data: payload } };
+      // The example of a document-valued response (this document's own route) would be the document again.
+      const example = response.envelope === false ? undefined : exampleOf(schema);
+      responses[status] = { description: response.description, content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } } };
     }
-    if (r.idempotent) documentIdempotency(responses);
-    responses.default = { description: 'A problem (RFC 9457)', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
-    // The permission table's row, so a reader sees who may call the operation (`x-permission`).
-    const description = [r.description, r.extension ? EXTENSION_NOTE : undefined, r.permission ? describePermission(r.permission) : undefined].filter(Boolean).join('\n\n');
-    const operation: JsonObject = {
-      operationId: r.operationId,
-      summary: r.summary,
-      ...(description ? { description } : {}),
-      ...(r.extension ? { [EXTENSION_FIELD]: true } : {}),
-      ...(r.permission
-        ? { 'x-permission': r.permission, 'x-minimum-role': ruleOf(r.permission).member, 'x-end-user-role': ruleOf(r.permission).endUser }
-        : {}),
-      parameters: [
-        ...parameters(r.params, 'path'),
-        ...parameters(r.query, 'query'),
-        { $ref: '#/components/parameters/ApiVersion' },
-        ...(r.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
-      ],
-      responses,
-      security: securityOf(r),
-    };
-    if (r.body) {
-      operation.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(r.body) } } };
-    }
-    if (r.rawBody) {
-      operation.requestBody = { required: true, content: { [r.rawBody.mediaType]: { schema: r.rawBody.schema ?? {} } } };
-    }
-    (paths[r.path] ??= {})[r.method.toLowerCase()] = operation;
   }
+  if (r.idempotent) documentIdempotency(responses);
+  responses.default = { description: 'Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => (a === 'default' ? 1 : b === 'default' ? -1 : a.localeCompare(b))));
+}
+
+const NO_CREDENTIAL = 'Needs no credential.';
+
+const DESCRIPTION = [
+  'The Review Board Service API: review boards (markups) made from a webpage, images, a PDF or a video, the comment threads pinned on them, their messages, uploads, embedded commenting and webhooks.',
+  '- **Credentials**: `Authorization: Bearer <credential>`, an API key (organization- or workspace-scoped) or an exchange token (an end user of one workspace, from `POST /api/v2/auth/exchange`). Each operation lists the credentials it takes and, as `x-permission`, the row of the permission table it needs.',
+  '- **Version**: send `Service-API-Version: 2023-02-22` (or nothing); every response echoes it.',
+  '- **Success bodies** are `{ "data": ... }`; **problems** are `application/problem+json` (RFC 9457) with `type`, `title`, `status`, `detail`, `requestId`, and `errors` (`pointer`, `detail`) for invalid input.',
+  '- **Lists** page with opaque cursors (`nextCursor`, `prevCursor`); a bad cursor is a 400.',
+  'This reference is served at `GET /api/v2/docs`; the document itself at `GET /api/v2/openapi.json`.',
+].join('\n');
+
+/**
+ * The OpenAPI 3.1 document of the given route groups (or of bare routes, untagged), generated from
+ * the same route tables and valibot schemas the handlers validate with, so it cannot drift from the
+ * code. Each operation carries its request and success schemas (inside the `{ data }` envelope)
+ * with an example, the problems it can answer, its security and its permission. Routes marked
+ * `undocumented` (the reference page and its script) are routed but not described: they are not
+ * API operations a client calls.
+ */
+export function buildOpenApi(source: readonly AnyRoute[] | readonly RouteGroup[], serverUrl = '/'): JsonObject {
+  const groups: readonly RouteGroup[] = source.length > 0 && 'routes' in source[0]! ? (source as readonly RouteGroup[]) : [{ name: '', description: '', routes: source as readonly AnyRoute[] }];
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  for (const group of groups) {
+    for (const r of group.routes) {
+      if (r.undocumented) continue;
+      (paths[r.path] ??= {})[r.method.toLowerCase()] = operationOf(r, group.name);
+    }
+  }
+  const tags = groups.filter((group) => group.name && group.routes.some((r) => !r.undocumented)).map(({ name, description }) => ({ name, description }));
   return {
     openapi: '3.1.0',
-    info: { title: 'Review Board Service', version: API_VERSION },
+    info: { title: 'Review Board Service', version: API_VERSION, description: DESCRIPTION },
     servers: [{ url: serverUrl }],
+    ...(tags.length > 0 ? { tags } : {}),
     paths,
     components: {
       schemas: { Problem },
+      responses: Object.fromEntries(Object.entries(SHARED_PROBLEMS).map(([name, { description, content }]) => [name, { description, content }])),
       parameters: {
-        ApiVersion: { name: VERSION_HEADER, in: 'header', required: false, schema: { type: 'string', enum: [API_VERSION] } },
+        ApiVersion: { name: VERSION_HEADER, in: 'header', required: false, description: 'The API version; absent means this one.', schema: { type: 'string', enum: [API_VERSION] } },
         IdempotencyKey: {
           name: IDEMPOTENCY_KEY_HEADER,
           in: 'header',
@@ -160,4 +235,36 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl = '/'): Json
       securitySchemes: SECURITY_SCHEMES,
     },
   };
+}
+
+function operationOf(r: AnyRoute, tag: string): JsonObject {
+  // The permission table's row, so a reader sees who may call the operation (`x-permission`).
+  const who = r.permission ? describePermission(r.permission) : r.auth === 'none' ? NO_CREDENTIAL : undefined;
+  const description = [r.description, r.extension ? EXTENSION_NOTE : undefined, who].filter(Boolean).join('\n\n');
+  const operation: JsonObject = {
+    operationId: r.operationId,
+    summary: r.summary,
+    ...(description ? { description } : {}),
+    ...(tag ? { tags: [tag] } : {}),
+    ...(r.extension ? { [EXTENSION_FIELD]: true } : {}),
+    ...(r.permission
+      ? { 'x-permission': r.permission, 'x-minimum-role': ruleOf(r.permission).member, 'x-end-user-role': ruleOf(r.permission).endUser }
+      : {}),
+    parameters: [
+      ...parameters(r.params, 'path'),
+      ...parameters(r.query, 'query'),
+      { $ref: '#/components/parameters/ApiVersion' },
+      ...(r.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+    ],
+    responses: responsesOf(r),
+    security: securityOf(r),
+  };
+  if (r.body) {
+    const schema = schemaOf(r.body);
+    operation.requestBody = { required: true, content: { 'application/json': { schema, example: exampleOf(schema) } } };
+  }
+  if (r.rawBody) {
+    operation.requestBody = { required: true, content: { [r.rawBody.mediaType]: { schema: r.rawBody.schema ?? {} } } };
+  }
+  return operation;
 }

@@ -68,6 +68,11 @@ export interface Operation<PS = undefined, QS = undefined, BS = undefined, A ext
    * marks it `x-review-board-extension: true` and says so in its description.
    */
   extension?: true;
+  /**
+   * Routed like any operation but left out of the OpenAPI document: it is not an API operation a
+   * client calls (the API reference page and its script answer HTML and JavaScript, not `{ data }`).
+   */
+  undocumented?: true;
   auth: A;
   /**
    * The row of the permission table (`shared/auth/permissions.ts`) this operation needs; required

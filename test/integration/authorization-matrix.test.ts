@@ -174,6 +174,8 @@ const CASES: Record<string, Case> = {
     order: 1,
   },
   'GET /api/v2/openapi.json': get(() => '/openapi.json'),
+  'GET /api/v2/docs': get(() => '/docs'),
+  'GET /api/v2/docs/api-reference.js': get(() => '/docs/api-reference.js'),
   'GET /api/v2/auth/config': get((f) => `/auth/config?publicKey=${f.installation.publicKey}`),
   // No credential: the customer JWT is one, so every caller's Authorization header is beside the point.
   'POST /api/v2/auth/exchange': {

@@ -92,12 +92,12 @@ describe('Errors: application/problem+json with a request id', () => {
 });
 
 describe('GET /openapi.json', () => {
-  it('serves an OpenAPI 3.1 document with every route of every route table', async () => {
+  it('serves an OpenAPI 3.1 document with every route of every route table (but the reference page and its script)', async () => {
     const response = await call('GET', '/openapi.json');
 
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe('3.1.0');
-    for (const r of allRoutes()) {
+    for (const r of allRoutes().filter((candidate) => !candidate.undocumented)) {
       const operation = response.body.paths[r.path]?.[r.method.toLowerCase()];
       expect(operation, `${r.method} ${r.path}`).toMatchObject({ operationId: r.operationId });
     }

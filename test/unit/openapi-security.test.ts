@@ -9,7 +9,8 @@ interface Document {
   components: { securitySchemes: Record<string, Record<string, string>> };
 }
 
-const routes = allRoutes();
+// The reference page and its script are routed but not in the document (Operation.undocumented).
+const routes = allRoutes().filter((route) => !route.undocumented);
 const document = buildOpenApi(routes) as unknown as Document;
 const operationOf = (method: string, path: string) => document.paths[path]![method.toLowerCase()]!;
 
