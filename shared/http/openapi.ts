@@ -2,6 +2,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { describePermission, ruleOf } from '../auth/permissions.js';
 import { API_VERSION, VERSION_HEADER } from './api-handler.js';
+import { ETAG_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_HEADER } from './etag.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_WINDOW_SECONDS, REPLAYED_HEADER } from './idempotency.js';
 import type { AnyRoute } from './route.js';
 
@@ -84,6 +85,17 @@ function documentIdempotency(responses: Record<string, JsonObject>): void {
   responses['422'] ??= { description: `The ${IDEMPOTENCY_KEY_HEADER} was used with another request`, content: PROBLEM_CONTENT };
 }
 
+/** A `conditional` GET answers an `ETag` and a 304 to a current `If-None-Match`; a conditional write a 412 to a stale `If-Match`. */
+function documentConditional(method: string, responses: Record<string, JsonObject>): void {
+  if (method === 'GET') {
+    const ok = responses['200'];
+    if (ok) ok.headers = { ...(ok.headers as JsonObject | undefined), [ETAG_HEADER]: { $ref: '#/components/headers/ETag' } };
+    responses['304'] = { description: `Not modified: the ${IF_NONE_MATCH_HEADER} lists the current ETag (no body)`, headers: { [ETAG_HEADER]: { $ref: '#/components/headers/ETag' } } };
+    return;
+  }
+  responses['412'] = { description: `Precondition failed: the ${IF_MATCH_HEADER} names no current version; nothing was changed`, content: PROBLEM_CONTENT };
+}
+
 /**
  * The OpenAPI 3.1 document of the given routes, generated from the same route tables and valibot
  * schemas the handlers validate with, so it cannot drift from the code.
@@ -102,6 +114,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl = '/'): Json
       responses[String(response.status)] = { description: response.description, content: { 'application/json': { schema: body } } };
     }
     if (r.idempotent) documentIdempotency(responses);
+    if (r.conditional) documentConditional(r.method, responses);
     responses.default = { description: 'A problem (RFC 9457)', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
     // The permission table's row, so a reader sees who may call the operation (`x-permission`).
     const description = [r.description, r.extension ? EXTENSION_NOTE : undefined, r.permission ? describePermission(r.permission) : undefined].filter(Boolean).join('\n\n');
@@ -118,6 +131,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl = '/'): Json
         ...parameters(r.query, 'query'),
         { $ref: '#/components/parameters/ApiVersion' },
         ...(r.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+        ...(r.conditional ? [{ $ref: `#/components/parameters/${r.method === 'GET' ? 'IfNoneMatch' : 'IfMatch'}` }] : []),
       ],
       responses,
       security: securityOf(r),
@@ -150,8 +164,28 @@ export function buildOpenApi(routes: readonly AnyRoute[], serverUrl = '/'): Json
             'key, or the end user of an exchange token). Only successful responses are kept: after an error the key may be used again.',
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
         },
+        IfMatch: {
+          name: IF_MATCH_HEADER,
+          in: 'header',
+          required: false,
+          description:
+            'Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): ' +
+            'otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins.',
+          schema: { type: 'string' },
+        },
+        IfNoneMatch: {
+          name: IF_NONE_MATCH_HEADER,
+          in: 'header',
+          required: false,
+          description: 'Answer 304 with no body when the current ETag is one of these (weak comparison) or the value is `*`.',
+          schema: { type: 'string' },
+        },
       },
       headers: {
+        ETag: {
+          description: '`"<version>-<digest>"`: the record\'s version (what `If-Match` compares) and a digest of this answer (what `If-None-Match` compares).',
+          schema: { type: 'string' },
+        },
         IdempotentReplayed: {
           description: `\`true\` when this is the stored response of an earlier request with the same ${IDEMPOTENCY_KEY_HEADER}, not a new one.`,
           schema: { type: 'string', enum: ['true'] },
