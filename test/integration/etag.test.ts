@@ -130,4 +130,58 @@ describe('ETag, If-None-Match and If-Match (README: API conventions)', () => {
     expectProblem(deleteRefused, 412);
     expect(deleted.status).toBe(204);
   });
+
+  it('answers a markup with an ETag that changes when its thread is resolved, and lets one of two renames with one ETag win', async () => {
+    const { org, markup, thread } = await makeConversation();
+    const etag = await expectNotModified(`/markups/${markup.id}`, org.workspaceKey);
+    await call('POST', `/threads/${thread.id}/resolve`, { key: org.workspaceKey });
+    const changed = await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey, headers: { 'If-None-Match': etag } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const current = (await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).headers.get('etag')!;
+      const names = [`A ${round}`, `B ${round}`];
+      const responses = await Promise.all(names.map((name) => call('POST', `/markups/${markup.id}`, { key: org.workspaceKey, body: { name }, headers: { 'If-Match': current } })));
+      const winner = expectOneWinner(responses);
+      expect((await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).body.data.name).toBe(winner.body.data.name);
+    }
+
+    const refused = await call('DELETE', `/markups/${markup.id}`, { key: org.workspaceKey, headers: { 'If-Match': etag } });
+    expectProblem(refused, 412);
+    expect((await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).status).toBe(200);
+  });
+
+  it('answers a folder item with an ETag, 304 while unchanged, and refuses a stale rename or delete', async () => {
+    const org = await makeOrganization();
+    const workspace = (await call('GET', '/workspace', { key: org.workspaceKey })).body.data;
+    const folder = (await call('POST', '/items', { key: org.workspaceKey, body: { parentFolderId: workspace.rootFolderId, name: 'Designs' } })).body.data;
+    const etag = await expectNotModified(`/items/${folder.id}`, org.workspaceKey);
+
+    const renamed = await call('PATCH', `/items/${folder.id}`, { key: org.workspaceKey, body: { name: 'Drafts' }, headers: { 'If-Match': etag } });
+    const staleRename = await call('PATCH', `/items/${folder.id}`, { key: org.workspaceKey, body: { name: 'Other' }, headers: { 'If-Match': etag } });
+    const staleDelete = await call('DELETE', `/items/${folder.id}`, { key: org.workspaceKey, headers: { 'If-Match': etag } });
+    const after = await call('GET', `/items/${folder.id}`, { key: org.workspaceKey, headers: { 'If-None-Match': etag } });
+
+    expect(renamed.status).toBe(204);
+    expectProblem(staleRename, 412);
+    expectProblem(staleDelete, 412);
+    expect(after.status).toBe(200);
+    expect(after.body.data.name).toBe('Drafts');
+    expect(after.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('lets one of two folder renames with one ETag win', async () => {
+    const org = await makeOrganization();
+    const workspace = (await call('GET', '/workspace', { key: org.workspaceKey })).body.data;
+    const folder = (await call('POST', '/items', { key: org.workspaceKey, body: { parentFolderId: workspace.rootFolderId, name: 'Start' } })).body.data;
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const current = (await call('GET', `/items/${folder.id}`, { key: org.workspaceKey })).headers.get('etag')!;
+      const names = [`A ${round}`, `B ${round}`];
+      const responses = await Promise.all(names.map((name) => call('PATCH', `/items/${folder.id}`, { key: org.workspaceKey, body: { name }, headers: { 'If-Match': current } })));
+      expectOneWinner(responses);
+      const winner = names[responses.findIndex((response) => response.status < 300)];
+      expect((await call('GET', `/items/${folder.id}`, { key: org.workspaceKey })).body.data.name).toBe(winner);
+    }
+  });
 });
