@@ -1599,9 +1599,15 @@ export interface components {
         ApiVersion: "2023-02-22";
         /** @description Makes the request safe to retry: the same request (method, path, query and body bytes) with the same key within 24 hours answers the first one's response again, with `Idempotent-Replayed: true`, without doing the work or charging again. Another request with the key is a 422; a request sent while the first with the key still runs is a 409 (retry after `Retry-After`). Keys belong to the credential (an API key, or the end user of an exchange token). Only successful responses are kept: after an error the key may be used again. */
         IdempotencyKey: string;
+        /** @description Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins. */
+        IfMatch: string;
+        /** @description Answer 304 with no body when the current ETag is one of these (weak comparison) or the value is `*`. */
+        IfNoneMatch: string;
     };
     requestBodies: never;
     headers: {
+        /** @description `"<version>-<digest>"`: the record's version (what `If-Match` compares) and a digest of this answer (what `If-None-Match` compares). */
+        ETag: string;
         /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key, not a new one. */
         IdempotentReplayed: "true";
     };
@@ -1617,6 +1623,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Answer 304 with no body when the current ETag is one of these (weak comparison) or the value is `*`. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -1626,6 +1634,7 @@ export interface operations {
             /** @description The workspace */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1653,6 +1662,14 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the If-None-Match lists the current ETag (no body) */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -1784,6 +1801,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -1812,6 +1831,24 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description Precondition failed: the If-Match names no current version; nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:review-board:problem:precondition-failed",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "The If-Match names version 3; the workspace is at version 4. Read it again, then retry.",
+                     *       "requestId": "Xk3vTjR0oAMEJbA="
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
@@ -1832,6 +1869,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -1888,6 +1927,24 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description Precondition failed: the If-Match names no current version; nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:review-board:problem:precondition-failed",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "The If-Match names version 3; the workspace is at version 4. Read it again, then retry.",
+                     *       "requestId": "Xk3vTjR0oAMEJbA="
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
@@ -2216,6 +2273,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Answer 304 with no body when the current ETag is one of these (weak comparison) or the value is `*`. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
@@ -2228,6 +2287,7 @@ export interface operations {
             /** @description The folder with its ancestors, or the markup */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2309,6 +2369,14 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the If-None-Match lists the current ETag (no body) */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2330,6 +2398,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
@@ -2350,6 +2420,24 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description Precondition failed: the If-Match names no current version; nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:review-board:problem:precondition-failed",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "The If-Match names version 3; the workspace is at version 4. Read it again, then retry.",
+                     *       "requestId": "Xk3vTjR0oAMEJbA="
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
                 headers: {
@@ -2367,6 +2455,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
@@ -2398,6 +2488,24 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description Precondition failed: the If-Match names no current version; nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:review-board:problem:precondition-failed",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "The If-Match names version 3; the workspace is at version 4. Read it again, then retry.",
+                     *       "requestId": "Xk3vTjR0oAMEJbA="
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
@@ -4193,6 +4301,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Answer 304 with no body when the current ETag is one of these (weak comparison) or the value is `*`. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
@@ -4205,6 +4315,7 @@ export interface operations {
             /** @description The markup */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4364,6 +4475,14 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the If-None-Match lists the current ETag (no body) */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4385,6 +4504,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
@@ -4571,6 +4692,24 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description Precondition failed: the If-Match names no current version; nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:review-board:problem:precondition-failed",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "The If-Match names version 3; the workspace is at version 4. Read it again, then retry.",
+                     *       "requestId": "Xk3vTjR0oAMEJbA="
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
@@ -4589,6 +4728,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
@@ -4609,6 +4750,24 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description Precondition failed: the If-Match names no current version; nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:review-board:problem:precondition-failed",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "The If-Match names version 3; the workspace is at version 4. Read it again, then retry.",
+                     *       "requestId": "Xk3vTjR0oAMEJbA="
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
                 headers: {
@@ -4626,6 +4785,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
@@ -4812,6 +4973,24 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description Precondition failed: the If-Match names no current version; nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:review-board:problem:precondition-failed",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "The If-Match names version 3; the workspace is at version 4. Read it again, then retry.",
+                     *       "requestId": "Xk3vTjR0oAMEJbA="
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
@@ -6810,6 +6989,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Answer 304 with no body when the current ETag is one of these (weak comparison) or the value is `*`. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
@@ -6822,6 +7003,7 @@ export interface operations {
             /** @description The thread */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7079,6 +7261,14 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the If-None-Match lists the current ETag (no body) */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -7100,6 +7290,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
@@ -7120,6 +7312,24 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description Precondition failed: the If-Match names no current version; nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:review-board:problem:precondition-failed",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "The If-Match names version 3; the workspace is at version 4. Read it again, then retry.",
+                     *       "requestId": "Xk3vTjR0oAMEJbA="
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
                 headers: {
@@ -7137,6 +7347,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
@@ -7173,6 +7385,24 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description Precondition failed: the If-Match names no current version; nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:review-board:problem:precondition-failed",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "The If-Match names version 3; the workspace is at version 4. Read it again, then retry.",
+                     *       "requestId": "Xk3vTjR0oAMEJbA="
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
                 headers: {
@@ -7190,6 +7420,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
@@ -7224,6 +7456,24 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description Precondition failed: the If-Match names no current version; nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:review-board:problem:precondition-failed",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "The If-Match names version 3; the workspace is at version 4. Read it again, then retry.",
+                     *       "requestId": "Xk3vTjR0oAMEJbA="
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
                 headers: {
@@ -7278,6 +7528,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
@@ -7376,6 +7628,24 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description Precondition failed: the If-Match names no current version; nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:review-board:problem:precondition-failed",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "The If-Match names version 3; the workspace is at version 4. Read it again, then retry.",
+                     *       "requestId": "Xk3vTjR0oAMEJbA="
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
@@ -7898,6 +8168,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
@@ -7918,6 +8190,24 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description Precondition failed: the If-Match names no current version; nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:review-board:problem:precondition-failed",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "The If-Match names version 3; the workspace is at version 4. Read it again, then retry.",
+                     *       "requestId": "Xk3vTjR0oAMEJbA="
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
                 headers: {
@@ -7935,6 +8225,8 @@ export interface operations {
             header?: {
                 /** @description The API version; absent means this one. */
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
@@ -8141,6 +8433,24 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description Precondition failed: the If-Match names no current version; nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:review-board:problem:precondition-failed",
+                     *       "title": "Precondition Failed",
+                     *       "status": 412,
+                     *       "detail": "The If-Match names version 3; the workspace is at version 4. Read it again, then retry.",
+                     *       "requestId": "Xk3vTjR0oAMEJbA="
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {

@@ -14,9 +14,9 @@ export const deleteItemOperation = operation({
   permission: 'item:delete',
   params: ItemParams,
   responses: [{ status: 204, description: 'Deleted' }],
-  handle: async ({ principal, params }) => {
+  handle: async ({ principal, params, ifMatch }) => {
     const access = await loadItemForCaller(principal, params.id, { consistent: true });
-    await deleteItem(access);
+    await deleteItem(access, ifMatch);
     return noContent();
   },
 });

@@ -1,3 +1,4 @@
+import { itemVersion } from '../../shared/db/items.js';
 import { loadItemForCaller } from '../../shared/domain/items/access.js';
 import { finishMovesAround } from '../../shared/domain/items/pending-moves.js';
 import { describeItem } from '../../shared/domain/items/read.js';
@@ -18,6 +19,6 @@ export const getItemOperation = operation({
     let access = await loadItemForCaller(principal, params.id);
     // A move cut short after its commit shows its tree in two workspaces: reading it finishes it first.
     if (await finishMovesAround(access.item)) access = await loadItemForCaller(principal, params.id, { consistent: true });
-    return ok(await describeItem(access, { origin, appUrl }));
+    return ok(await describeItem(access, { origin, appUrl }), itemVersion(access.item));
   },
 });

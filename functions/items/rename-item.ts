@@ -15,9 +15,9 @@ export const renameItemOperation = operation({
   params: ItemParams,
   body: NameBody,
   responses: [{ status: 204, description: 'Renamed' }],
-  handle: async ({ principal, params, body }) => {
+  handle: async ({ principal, params, body, ifMatch }) => {
     const access = await loadItemForCaller(principal, params.id, { consistent: true });
-    await renameItem(access, body.name);
+    await renameItem(access, body.name, ifMatch);
     return noContent();
   },
 });

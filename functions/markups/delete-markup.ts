@@ -9,8 +9,8 @@ export const deleteMarkupOperation = operation({
   permission: 'markup:delete',
   params: MarkupIdParams,
   responses: [{ status: 204, description: 'Deleted' }],
-  handle: async ({ principal, params }) => {
-    await deleteMarkups(principal, [params.id]);
+  handle: async ({ principal, params, ifMatch }) => {
+    await deleteMarkups(principal, [params.id], ifMatch);
     return noContent();
   },
 });

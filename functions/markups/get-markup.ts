@@ -1,3 +1,4 @@
+import { itemVersion } from '../../shared/db/items.js';
 import { CONVERSION_LIMITS, CONVERSION_LIMITS_DESCRIPTION } from '../../shared/convert/limits.js';
 import { loadMarkup } from '../../shared/domain/markups/access.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
@@ -14,6 +15,6 @@ export const getMarkupOperation = operation({
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
   handle: async ({ principal, params, origin, appUrl }) => {
     const { markup, role, plan } = await loadMarkup(principal, params.id);
-    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }));
+    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }), itemVersion(markup));
   },
 });

@@ -1,3 +1,4 @@
+import { itemVersion } from '../../shared/db/items.js';
 import { renameMarkup } from '../../shared/domain/markups/change.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, operation } from '../../shared/http/route.js';
@@ -12,8 +13,8 @@ export const renameMarkupOperation = operation({
   params: MarkupIdParams,
   body: NameBody,
   responses: [{ status: 200, description: 'The renamed markup', schema: MarkupSchema }],
-  handle: async ({ principal, params, body, origin, appUrl }) => {
-    const { markup, role, plan } = await renameMarkup(principal, params.id, body.name);
-    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }));
+  handle: async ({ principal, params, body, origin, appUrl, ifMatch }) => {
+    const { markup, role, plan } = await renameMarkup(principal, params.id, body.name, ifMatch);
+    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }), itemVersion(markup));
   },
 });

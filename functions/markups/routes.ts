@@ -1,4 +1,4 @@
-import { idempotent, routeTable } from '../../shared/http/route.js';
+import { conditional, idempotent, routeTable } from '../../shared/http/route.js';
 import { bulkDeleteOperation } from './bulk-delete.js';
 import { bulkFromFilesOperation } from './bulk-from-files.js';
 import { bulkFromUrlOperation } from './bulk-from-url.js';
@@ -32,10 +32,10 @@ export const markupsRoutes = routeTable({
   'GET /api/v2/markups': listMarkupsOperation,
   'GET /api/v2/markups/search': searchMarkupsOperation,
   'GET /api/v2/markups/usage': getUsageOperation,
-  'GET /api/v2/markups/{id}': getMarkupOperation,
-  'POST /api/v2/markups/{id}': renameMarkupOperation,
-  'DELETE /api/v2/markups/{id}': deleteMarkupOperation,
-  'PATCH /api/v2/markups/{id}/read-only': setReadOnlyOperation,
+  'GET /api/v2/markups/{id}': conditional(getMarkupOperation),
+  'POST /api/v2/markups/{id}': conditional(renameMarkupOperation),
+  'DELETE /api/v2/markups/{id}': conditional(deleteMarkupOperation),
+  'PATCH /api/v2/markups/{id}/read-only': conditional(setReadOnlyOperation),
   'GET /api/v2/markups/{id}/tag': getTagsOperation,
   'GET /api/v2/markups/{id}/view-modes': listViewModesOperation,
   'GET /api/v2/markups/{id}/thumbnail': getThumbnailOperation,

@@ -1,3 +1,4 @@
+import { itemVersion } from '../../shared/db/items.js';
 import { setMarkupReadOnly } from '../../shared/domain/markups/change.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, operation } from '../../shared/http/route.js';
@@ -11,8 +12,8 @@ export const setReadOnlyOperation = operation({
   params: MarkupIdParams,
   body: ReadOnlyBody,
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
-  handle: async ({ principal, params, body, origin, appUrl }) => {
-    const { markup, role, plan } = await setMarkupReadOnly(principal, params.id, body.readOnly);
-    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }));
+  handle: async ({ principal, params, body, origin, appUrl, ifMatch }) => {
+    const { markup, role, plan } = await setMarkupReadOnly(principal, params.id, body.readOnly, ifMatch);
+    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }), itemVersion(markup));
   },
 });

@@ -9,8 +9,8 @@ export const deleteMessageOperation = operation({
   permission: 'message:delete',
   params: MessageIdParams,
   responses: [{ status: 204, description: 'Deleted' }],
-  handle: async ({ principal, params }) => {
-    await deleteMessage(principal, params.id);
+  handle: async ({ principal, params, ifMatch }) => {
+    await deleteMessage(principal, params.id, ifMatch);
     return noContent();
   },
 });

@@ -1,4 +1,4 @@
-import { idempotent, routeTable } from '../../shared/http/route.js';
+import { conditional, idempotent, routeTable } from '../../shared/http/route.js';
 import { createMessageOperation } from './create-message.js';
 import { deleteMessageOperation } from './delete-message.js';
 import { markMessageReadOperation } from './mark-message-read.js';
@@ -6,7 +6,7 @@ import { updateMessageOperation } from './update-message.js';
 
 export const messagesRoutes = routeTable({
   'POST /api/v2/threads/{id}/messages': idempotent(createMessageOperation),
-  'PATCH /api/v2/messages/{id}': updateMessageOperation,
+  'PATCH /api/v2/messages/{id}': conditional(updateMessageOperation),
   'POST /api/v2/messages/{id}/read': markMessageReadOperation,
-  'DELETE /api/v2/messages/{id}': deleteMessageOperation,
+  'DELETE /api/v2/messages/{id}': conditional(deleteMessageOperation),
 });

@@ -13,5 +13,8 @@ export const updateMessageOperation = operation({
   params: MessageIdParams,
   body: UpdateMessageBody,
   responses: [{ status: 200, description: 'The message', schema: UpdatedMessageSchema }],
-  handle: async ({ principal, params, body }) => ok(await updateMessage(principal, params.id, body)),
+  handle: async ({ principal, params, body, ifMatch }) => {
+    const { message, version } = await updateMessage(principal, params.id, body, ifMatch);
+    return ok({ message }, version);
+  },
 });

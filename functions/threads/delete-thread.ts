@@ -9,8 +9,8 @@ export const deleteThreadOperation = operation({
   permission: 'thread:delete',
   params: ThreadIdParams,
   responses: [{ status: 204, description: 'Deleted' }],
-  handle: async ({ principal, params }) => {
-    await deleteThread(principal, params.id);
+  handle: async ({ principal, params, ifMatch }) => {
+    await deleteThread(principal, params.id, ifMatch);
     return noContent();
   },
 });

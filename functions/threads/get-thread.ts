@@ -9,5 +9,8 @@ export const getThreadOperation = operation({
   permission: 'thread:read',
   params: ThreadIdParams,
   responses: [{ status: 200, description: 'The thread', schema: ThreadSchema }],
-  handle: async ({ principal, params }) => ok(await getThread(principal, params.id)),
+  handle: async ({ principal, params }) => {
+    const { thread, version } = await getThread(principal, params.id);
+    return ok(thread, version);
+  },
 });

@@ -14,5 +14,5 @@ export const movePinOperation = operation({
   params: ThreadIdParams,
   body: MovePinBody,
   responses: [{ status: 200, description: 'The thread record', schema: ThreadRecordSchema }],
-  handle: async ({ principal, params, body }) => ok(await movePin(principal, params.id, body)),
+  handle: async ({ principal, params, body, ifMatch }) => ok(await movePin(principal, params.id, body, ifMatch)),
 });

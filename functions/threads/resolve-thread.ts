@@ -9,7 +9,7 @@ export const resolveThreadOperation = operation({
   permission: 'thread:update',
   params: ThreadIdParams,
   responses: [{ status: 200, description: 'Resolved', schema: ResolvedSchema }],
-  handle: async ({ principal, params }) => ok(await resolveThread(principal, params.id)),
+  handle: async ({ principal, params, ifMatch }) => ok(await resolveThread(principal, params.id, ifMatch)),
 });
 
 export const unresolveThreadOperation = operation({
@@ -19,5 +19,5 @@ export const unresolveThreadOperation = operation({
   permission: 'thread:update',
   params: ThreadIdParams,
   responses: [{ status: 200, description: 'Unresolved', schema: UnresolvedSchema }],
-  handle: async ({ principal, params }) => ok(await unresolveThread(principal, params.id)),
+  handle: async ({ principal, params, ifMatch }) => ok(await unresolveThread(principal, params.id, ifMatch)),
 });

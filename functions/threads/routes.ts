@@ -1,4 +1,4 @@
-import { idempotent, routeTable } from '../../shared/http/route.js';
+import { conditional, idempotent, routeTable } from '../../shared/http/route.js';
 import { attachScreenshotOperation } from './attach-screenshot.js';
 import { createThreadOperation } from './create-thread.js';
 import { deleteThreadOperation } from './delete-thread.js';
@@ -13,12 +13,12 @@ import { screenshotUploadPolicyOperation } from './screenshot-upload-policy.js';
 export const threadsRoutes = routeTable({
   'GET /api/v2/threads': listThreadsOperation,
   'POST /api/v2/threads': idempotent(createThreadOperation),
-  'GET /api/v2/threads/{id}': getThreadOperation,
-  'POST /api/v2/threads/{id}/resolve': resolveThreadOperation,
-  'POST /api/v2/threads/{id}/unresolve': unresolveThreadOperation,
+  'GET /api/v2/threads/{id}': conditional(getThreadOperation),
+  'POST /api/v2/threads/{id}/resolve': conditional(resolveThreadOperation),
+  'POST /api/v2/threads/{id}/unresolve': conditional(unresolveThreadOperation),
   'POST /api/v2/threads/{id}/read': markThreadReadOperation,
-  'DELETE /api/v2/threads/{id}': deleteThreadOperation,
-  'PATCH /api/v2/threads/{id}/move-pin': movePinOperation,
+  'DELETE /api/v2/threads/{id}': conditional(deleteThreadOperation),
+  'PATCH /api/v2/threads/{id}/move-pin': conditional(movePinOperation),
   'GET /api/v2/threads/{id}/screenshot-upload-policy': screenshotUploadPolicyOperation,
   'PUT /api/v2/threads/{id}/screenshot': attachScreenshotOperation,
   'GET /api/v2/threads/{id}/screenshot': getScreenshotOperation,

@@ -12,8 +12,8 @@ export const deleteWorkspaceOperation = operation({
   query: WorkspaceQuery,
   body: WorkspaceIdInput,
   responses: [{ status: 204, description: 'Deleted' }],
-  handle: async ({ principal, query, body }) => {
-    await deleteWorkspace(await resolveWorkspace(principal, pickWorkspaceId(query.workspaceId, body.workspaceId)));
+  handle: async ({ principal, query, body, ifMatch }) => {
+    await deleteWorkspace(await resolveWorkspace(principal, pickWorkspaceId(query.workspaceId, body.workspaceId)), ifMatch);
     return noContent();
   },
 });

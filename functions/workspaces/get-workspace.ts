@@ -10,5 +10,8 @@ export const getWorkspaceOperation = operation({
   permission: 'workspace:read',
   query: WorkspaceQuery,
   responses: [{ status: 200, description: 'The workspace', schema: WorkspaceSchema }],
-  handle: async ({ principal, query }) => ok(toPublicWorkspace(await resolveWorkspace(principal, query.workspaceId, { useDefault: true }))),
+  handle: async ({ principal, query }) => {
+    const workspace = await resolveWorkspace(principal, query.workspaceId, { useDefault: true });
+    return ok(toPublicWorkspace(workspace), workspace.version);
+  },
 });

@@ -12,8 +12,9 @@ export const updateWorkspaceOperation = operation({
   query: WorkspaceQuery,
   body: UpdateWorkspaceBody,
   responses: [{ status: 200, description: 'The updated workspace', schema: WorkspaceSchema }],
-  handle: async ({ principal, query, body }) => {
+  handle: async ({ principal, query, body, ifMatch }) => {
     const workspace = await resolveWorkspace(principal, pickWorkspaceId(query.workspaceId, body.workspaceId));
-    return ok(toPublicWorkspace(await updateWorkspace(workspace, { name: body.name, slug: body.slug })));
+    const updated = await updateWorkspace(workspace, { name: body.name, slug: body.slug }, ifMatch);
+    return ok(toPublicWorkspace(updated), updated.version);
   },
 });

@@ -6,6 +6,7 @@ import { AGAIN, withBackoff } from './backoff.js';
 import { isTransactionConflict } from './errors.js';
 import { itemDiff, itemKey, itemUpdate, toItem, type FolderRecord, type ItemRecord, type ItemUpdateOptions, type MarkupRecord } from './items.js';
 import { claimName, releaseName } from './folder-names.js';
+import { versionCondition } from './table.js';
 import { putNew, transactUnlessConditionFails, tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
 
 /**
@@ -31,6 +32,23 @@ export async function applyItemChange(
   const extra = also();
   if (extra.length === 0) return updateIfConditionHolds(update);
   return (await transactUnlessConditionFails([{ Update: update }, ...extra])) === undefined;
+}
+
+/**
+ * Moves an item from `version` to the next one and nothing else: the fence of a delete guarded by
+ * `If-Match`, which then removes a tree in many writes. False when the item is gone or no longer at
+ * `version`; a writer holding the same version afterwards fails its own condition.
+ */
+export async function claimItemVersion(itemId: string, version: number): Promise<boolean> {
+  const guard = versionCondition(version);
+  return updateIfConditionHolds({
+    TableName: getConfig().tableName,
+    Key: itemKey(itemId),
+    UpdateExpression: 'ADD #version :one',
+    ConditionExpression: `attribute_exists(PK) AND ${guard.expression}`,
+    ExpressionAttributeNames: guard.names,
+    ExpressionAttributeValues: { ':one': 1, ...guard.values },
+  });
 }
 
 /** Statements per BatchExecuteStatement (the DynamoDB maximum). */
@@ -113,12 +131,13 @@ type ConditionCheck = NonNullable<TransactItem['ConditionCheck']>;
  * 'changed' when the folder was deleted, moved or renamed meanwhile; 'name-taken' when a sibling
  * holds the name.
  */
-export async function renameFolderRecord(current: FolderRecord, next: FolderRecord): Promise<'renamed' | 'changed' | 'name-taken'> {
+export async function renameFolderRecord(current: FolderRecord, next: FolderRecord, options: { expectedVersion?: number } = {}): Promise<'renamed' | 'changed' | 'name-taken'> {
+  const guard = options.expectedVersion === undefined ? undefined : versionCondition(options.expectedVersion);
   const update = itemUpdate(current, next, {
     when: {
-      expression: '#parent = :parent AND #name = :name',
-      names: { '#parent': 'parentFolderId', '#name': 'name' },
-      values: { ':parent': current.parentFolderId, ':name': current.name },
+      expression: `#parent = :parent AND #name = :name${guard ? ` AND ${guard.expression}` : ''}`,
+      names: { '#parent': 'parentFolderId', '#name': 'name', ...guard?.names },
+      values: { ':parent': current.parentFolderId, ':name': current.name, ...guard?.values },
     },
   });
   if (!update) return 'renamed';

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { SORT_SEPARATOR } from './table.js';
+import { SORT_SEPARATOR, VERSION_ATTRIBUTE } from './table.js';
 import { batchGet, type TransactItem } from './transact.js';
 
 /**
@@ -33,7 +33,15 @@ interface ItemBase {
    * No move of the item, nor into the tree below it, commits while it is set.
    */
   pendingMoveFrom?: string;
+  /**
+   * Added to by every UpdateItem of the record (`itemUpdate`, `markupCommentUpdate`); absent on
+   * records never updated since versions came (version 0). ETags carry it (`shared/http/etag.ts`).
+   */
+  version?: number;
 }
+
+/** The record's version for ETags and `If-Match` (missing: 0). */
+export const itemVersion = (record: ItemRecord): number => record.version ?? 0;
 
 export interface FolderRecord extends ItemBase {
   kind: 'folder';
@@ -165,9 +173,10 @@ export function markupCommentUpdate(markup: MarkupRecord, options: { at: number;
     sets.push('GSI3SK = :activityKey');
     values[':activityKey'] = activityKey;
   }
-  let expression = `SET ${sets.join(', ')}`;
+  let expression = `SET ${sets.join(', ')} ADD #version :one`;
+  values[':one'] = 1;
   if (options.activeDelta) {
-    expression += ' ADD activeThreads :delta';
+    expression += ', activeThreads :delta';
     values[':delta'] = options.activeDelta;
   }
   const conditions = ['attribute_exists(PK)'];
@@ -181,6 +190,7 @@ export function markupCommentUpdate(markup: MarkupRecord, options: { at: number;
       Key: itemKey(markup.id),
       UpdateExpression: expression,
       ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
       ExpressionAttributeValues: values,
     },
   };
@@ -272,8 +282,9 @@ const isScalar = (value: unknown) => typeof value === 'string' || typeof value =
 export function itemDiff(current: ItemRecord, next: ItemRecord): { sets: [string, unknown][]; removes: string[] } {
   const before = toItem(current);
   const after = toItem(next);
-  const sets = Object.entries(after).filter(([name, value]) => value !== undefined && !sameValue(before[name], value));
-  const removes = Object.keys(before).filter((name) => before[name] !== undefined && after[name] === undefined);
+  // The version is never copied from a record: only `itemUpdate`'s ADD moves it.
+  const sets = Object.entries(after).filter(([name, value]) => name !== VERSION_ATTRIBUTE && value !== undefined && !sameValue(before[name], value));
+  const removes = Object.keys(before).filter((name) => name !== VERSION_ATTRIBUTE && before[name] !== undefined && after[name] === undefined);
   return { sets, removes };
 }
 
@@ -317,9 +328,12 @@ export function itemUpdate(current: ItemRecord, next: ItemRecord, options: ItemU
     names[`#r${i}`] = name;
     guard(`#r${i}`, name, `r${i}`);
   });
+  names['#version'] = VERSION_ATTRIBUTE;
+  values[':one'] = 1;
   const clauses = [
     sets.length ? `SET ${sets.map((_, i) => `#s${i} = :s${i}`).join(', ')}` : '',
     removes.length ? `REMOVE ${removes.map((_, i) => `#r${i}`).join(', ')}` : '',
+    'ADD #version :one',
   ];
   return {
     TableName: getConfig().tableName,
@@ -327,6 +341,6 @@ export function itemUpdate(current: ItemRecord, next: ItemRecord, options: ItemU
     UpdateExpression: clauses.join(' ').trim(),
     ConditionExpression: conditions.join(' AND '),
     ExpressionAttributeNames: names,
-    ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+    ExpressionAttributeValues: values,
   };
 }

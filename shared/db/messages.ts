@@ -96,14 +96,17 @@ export async function getMessage(reference: MessageReference): Promise<MessageRe
   return result.Item ? recordOf<MessageRecord>(result.Item) : undefined;
 }
 
-/** Replaces a message with `next` if nobody changed it since `current` was read (its `modifiedAt`). */
-export function messageReplace(current: MessageRecord, next: MessageRecord): TransactItem {
+/**
+ * Replaces a message with `next` if nobody changed it since `current` was read (its `modifiedAt`;
+ * with `guardVersion`, an `If-Match`, also its `threadRevision`, the message's version in ETags).
+ */
+export function messageReplace(current: MessageRecord, next: MessageRecord, options: { guardVersion?: boolean } = {}): TransactItem {
   return {
     Put: {
       TableName: getConfig().tableName,
       Item: toMessageItem(next),
-      ConditionExpression: 'modifiedAt = :modifiedAt',
-      ExpressionAttributeValues: { ':modifiedAt': current.modifiedAt },
+      ConditionExpression: `modifiedAt = :modifiedAt${options.guardVersion ? ' AND threadRevision = :version' : ''}`,
+      ExpressionAttributeValues: { ':modifiedAt': current.modifiedAt, ...(options.guardVersion ? { ':version': current.threadRevision } : {}) },
     },
   };
 }
@@ -112,14 +115,14 @@ export function messageReplace(current: MessageRecord, next: MessageRecord): Tra
  * Deletes a message and its reference, the message only while it is as it was read (its
  * `modifiedAt`). The message's item comes first, so a failure at its index means "changed since read".
  */
-export function messageDelete(message: MessageRecord): [TransactItem, TransactItem] {
+export function messageDelete(message: MessageRecord, options: { guardVersion?: boolean } = {}): [TransactItem, TransactItem] {
   return [
     {
       Delete: {
         TableName: getConfig().tableName,
         Key: messageKey(message.markupId, message.threadId, message.id),
-        ConditionExpression: 'modifiedAt = :modifiedAt',
-        ExpressionAttributeValues: { ':modifiedAt': message.modifiedAt },
+        ConditionExpression: `modifiedAt = :modifiedAt${options.guardVersion ? ' AND threadRevision = :version' : ''}`,
+        ExpressionAttributeValues: { ':modifiedAt': message.modifiedAt, ...(options.guardVersion ? { ':version': message.threadRevision } : {}) },
       },
     },
     { Delete: { TableName: getConfig().tableName, Key: messageReferenceKey(message.id) } },

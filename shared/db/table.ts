@@ -38,3 +38,16 @@ const KEY_ATTRIBUTES = new Set(['PK', 'SK', 'entity']);
 export function recordOf<T>(item: Record<string, unknown>): T {
   return Object.fromEntries(Object.entries(item).filter(([name]) => !KEY_ATTRIBUTES.has(name))) as T;
 }
+
+/**
+ * The attribute a record's version lives in (workspaces, folders, markups): every write of the
+ * record adds 1 to it; a record written before it existed has none, which counts as version 0.
+ * ETags carry it (`shared/http/etag.ts`).
+ */
+export const VERSION_ATTRIBUTE = 'version';
+
+/** A condition that holds while the record is still at `version` (names `#version`, values `:version`), for writes guarded by `If-Match`. */
+export function versionCondition(version: number): { expression: string; names: Record<string, string>; values: Record<string, unknown> } {
+  const expression = version === 0 ? '(attribute_not_exists(#version) OR #version = :version)' : '#version = :version';
+  return { expression, names: { '#version': VERSION_ATTRIBUTE }, values: { ':version': version } };
+}

@@ -5,7 +5,7 @@ import { getDb } from '../clients.js';
 import { newFolderRecord, toItem } from './items.js';
 import { queryPage, type Page } from './paging.js';
 import { putNew, tryTransact, type TransactItem } from './transact.js';
-import { SORT_SEPARATOR } from './table.js';
+import { SORT_SEPARATOR, versionCondition } from './table.js';
 
 export const ORIGINAL_FILE_STORAGE_POLICIES = ['STORE_ALWAYS', 'NEVER_STORE', 'ASK_PER_PROJECT'] as const;
 export type OriginalFileStoragePolicy = (typeof ORIGINAL_FILE_STORAGE_POLICIES)[number];
@@ -22,6 +22,8 @@ export interface WorkspaceRecord {
   modifiedAt: string;
   lastActivityAt: string;
   deletedAt?: string;
+  /** Moves by 1 with every write of the workspace's fields (`version` in `table.ts`); 0 when never written since versions came. */
+  version: number;
 }
 
 /** The public Workspace shape of the spec. */
@@ -65,6 +67,7 @@ export function fromWorkspaceItem(item: Record<string, unknown>): WorkspaceRecor
     modifiedAt: item.modifiedAt as string,
     lastActivityAt: (item.lastActivityAt as string | undefined) ?? (item.createdAt as string),
     deletedAt: item.deletedAt as string | undefined,
+    version: (item.version as number | undefined) ?? 0,
   };
 }
 
@@ -92,6 +95,7 @@ export function newWorkspaceRecord(organizationId: string, name: string, slug: s
     createdAt: iso,
     modifiedAt: iso,
     lastActivityAt: iso,
+    version: 0,
   };
 }
 
@@ -153,10 +157,15 @@ export function listWorkspaces(
 /**
  * Writes the changed workspace `next` over `current`, moving its slug reservation when the slug
  * changed, in one transaction: 'gone' when the workspace was deleted meanwhile, 'slug-taken' when
- * another workspace of the organization holds the new slug.
+ * another workspace of the organization holds the new slug. With `expectedVersion` (an `If-Match`),
+ * 'gone' also when the workspace is no longer at that version.
  */
-export async function writeWorkspaceChange(current: WorkspaceRecord, next: WorkspaceRecord): Promise<'updated' | 'gone' | 'slug-taken'> {
-  const items = [updateWorkspaceItem(next)];
+export async function writeWorkspaceChange(
+  current: WorkspaceRecord,
+  next: WorkspaceRecord,
+  options: { expectedVersion?: number } = {},
+): Promise<'updated' | 'gone' | 'slug-taken'> {
+  const items = [updateWorkspaceItem(next, options.expectedVersion)];
   if (next.slug !== current.slug) items.push(slugReservation(next), slugRelease(current));
   const [failed] = await tryTransact(items);
   if (failed === 1) return 'slug-taken';
@@ -170,31 +179,48 @@ export async function saveWorkspace(record: WorkspaceRecord): Promise<boolean> {
   return (await tryTransact([updateWorkspaceItem(record)])).length === 0;
 }
 
-/** Sets fields of a live workspace and keeps its list keys in step; fails if it was deleted meanwhile. */
-function updateWorkspaceItem(record: WorkspaceRecord): TransactItem {
-  const item = toWorkspaceItem(record);
+/**
+ * Sets fields of a live workspace, keeps its list keys in step and adds 1 to its version (an
+ * UpdateItem, so two writers never leave one version with two contents); fails if it was deleted
+ * meanwhile or, with `expectedVersion`, is no longer at that version.
+ */
+function updateWorkspaceItem(record: WorkspaceRecord, expectedVersion?: number): TransactItem {
+  const { PK: _pk, SK: _sk, version: _version, ...fields } = toWorkspaceItem(record);
+  const names: Record<string, string> = { '#version': 'version' };
+  const values: Record<string, unknown> = { ':one': 1 };
+  const sets = Object.entries(fields).filter(([, value]) => value !== undefined).map(([name, value], i) => {
+    names[`#f${i}`] = name;
+    values[`:f${i}`] = value;
+    return `#f${i} = :f${i}`;
+  });
+  const guard = expectedVersion === undefined ? undefined : versionCondition(expectedVersion);
   return {
-    Put: {
+    Update: {
       TableName: getConfig().tableName,
-      Item: item,
-      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deletedAt)',
+      Key: workspaceKey(record.id),
+      UpdateExpression: `SET ${sets.join(', ')} ADD #version :one`,
+      ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(deletedAt)${guard ? ` AND ${guard.expression}` : ''}`,
+      ExpressionAttributeNames: { ...names, ...guard?.names },
+      ExpressionAttributeValues: { ...values, ...guard?.values },
     },
   };
 }
 
 /**
  * Marks the workspace deleted and takes it out of the organization's lists, releasing its slug, in
- * one transaction; false when it was already gone.
+ * one transaction; false when it was already gone (or, with `expectedVersion`, no longer at that version).
  */
-export async function markWorkspaceDeleted(record: WorkspaceRecord, now: string): Promise<boolean> {
+export async function markWorkspaceDeleted(record: WorkspaceRecord, now: string, options: { expectedVersion?: number } = {}): Promise<boolean> {
+  const guard = options.expectedVersion === undefined ? undefined : versionCondition(options.expectedVersion);
   const items: TransactItem[] = [
     {
       Update: {
         TableName: getConfig().tableName,
         Key: workspaceKey(record.id),
         UpdateExpression: 'SET deletedAt = :now, modifiedAt = :now REMOVE GSI1PK, GSI1SK, GSI2PK, GSI2SK',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deletedAt)',
-        ExpressionAttributeValues: { ':now': now },
+        ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(deletedAt)${guard ? ` AND ${guard.expression}` : ''}`,
+        ...(guard ? { ExpressionAttributeNames: guard.names } : {}),
+        ExpressionAttributeValues: { ':now': now, ...guard?.values },
       },
     },
     slugRelease(record),

@@ -12,6 +12,7 @@ import {
   type WorkspaceRecord,
 } from '../db/workspaces.js';
 import { ConflictError, FeatureNotEnabledError, NotFoundError } from '../http/errors.js';
+import { requireVersion, staleVersion, type IfMatch } from '../http/etag.js';
 import { slugCandidate, slugify } from './slugs.js';
 import { deleteWorkspaceContentLater } from './workspace-content.js';
 
@@ -35,18 +36,26 @@ export async function createWorkspace(
   throw new ConflictError(`Could not find a free slug for "${name}"; choose one with PATCH /workspace.`);
 }
 
-/** Renames a workspace and/or changes its slug (which counts as activity); a slug taken in the organization is a 409. */
-export async function updateWorkspace(current: WorkspaceRecord, changes: { name?: string; slug?: string }): Promise<WorkspaceRecord> {
+/**
+ * Renames a workspace and/or changes its slug (which counts as activity); a slug taken in the
+ * organization is a 409. With `ifMatch`, the write holds only at the version read (else 412).
+ */
+export async function updateWorkspace(current: WorkspaceRecord, changes: { name?: string; slug?: string }, ifMatch?: IfMatch): Promise<WorkspaceRecord> {
+  const subject = `Workspace ${current.id}`;
+  requireVersion(ifMatch, current.version, subject);
   const now = new Date().toISOString();
-  const next: WorkspaceRecord = { ...current, ...definedOnly(changes), modifiedAt: now, lastActivityAt: now };
-  const outcome = await writeWorkspaceChange(current, next);
+  const next: WorkspaceRecord = { ...current, ...definedOnly(changes), modifiedAt: now, lastActivityAt: now, version: current.version + 1 };
+  const outcome = await writeWorkspaceChange(current, next, { expectedVersion: ifMatch ? current.version : undefined });
   if (outcome === 'slug-taken') throw new ConflictError(`The slug "${next.slug}" is already used by another workspace of this organization.`);
-  if (outcome === 'gone') throw new NotFoundError(`Workspace ${current.id} does not exist.`);
+  if (outcome === 'gone') throw ifMatch ? staleVersion(subject) : new NotFoundError(`${subject} does not exist.`);
   return next;
 }
 
-export async function deleteWorkspace(workspace: WorkspaceRecord): Promise<void> {
-  if (!(await markWorkspaceDeleted(workspace, new Date().toISOString()))) throw new NotFoundError(`Workspace ${workspace.id} does not exist.`);
+export async function deleteWorkspace(workspace: WorkspaceRecord, ifMatch?: IfMatch): Promise<void> {
+  const subject = `Workspace ${workspace.id}`;
+  requireVersion(ifMatch, workspace.version, subject);
+  const deleted = await markWorkspaceDeleted(workspace, new Date().toISOString(), { expectedVersion: ifMatch ? workspace.version : undefined });
+  if (!deleted) throw ifMatch ? staleVersion(subject) : new NotFoundError(`${subject} does not exist.`);
   await clearDefaultWorkspace(workspace.organizationId, workspace.id);
   // Its markups and files go in the worker, which frees their bytes; until then they count.
   await deleteWorkspaceContentLater(workspace);

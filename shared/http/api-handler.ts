@@ -18,6 +18,7 @@ import {
   UnsupportedMediaTypeError,
 } from './errors.js';
 import { corsResponseHeaders } from './cors.js';
+import { ETAG_HEADER, entityTag, noneMatchHits, readIfMatch } from './etag.js';
 import { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey, REPLAYED_HEADER, requestFingerprint, runIdempotently } from './idempotency.js';
 import { compileTemplates, type RouteMatcher, type RouteTemplate } from './route-match.js';
 import { routeKey, type AnyRoute, type RawBody, type RawBodySpec, type Reply } from './route.js';
@@ -79,13 +80,26 @@ async function invoke(dispatch: Dispatch, event: Event, context: Context | undef
   const origin = `${scheme}://${event.requestContext.domainName}`;
   const appUrl = getConfig().appUrl ?? origin;
   const requestId = event.requestContext.requestId;
-  const operation = () => found.handle({ params, query, body, rawBody, principal, requestId, headers, origin, appUrl });
+  const ifMatch = found.conditional && found.method !== 'GET' ? readIfMatch(headers) : undefined;
+  const operation = async () => withEntityTag(found, headers, await found.handle({ params, query, body, rawBody, principal, requestId, headers, origin, appUrl, ifMatch }));
   if (idempotencyKey !== undefined && principal) {
     const request = { principal, key: idempotencyKey, fingerprint: fingerprints.get(event)!, routeKey: event.routeKey, requestId, remainingMs: context?.getRemainingTimeInMillis?.() };
     // A replay runs no operation and so checks no permission: it answers the credential what the key's first request, which checked it, answered.
     return runIdempotently(request, async () => requireAuthorized(found, event, principal, await operation()));
   }
   return requireAuthorized(found, event, principal, await operation());
+}
+
+/**
+ * The `ETag` of an answer on a `conditional` route that names its record's version; a GET whose
+ * `If-None-Match` lists it answers 304 with no body (`etag.ts`).
+ */
+function withEntityTag(found: AnyRoute, headers: Record<string, string | undefined>, reply: Reply): Reply {
+  const { version, ...rest } = reply;
+  if (!found.conditional || version === undefined || reply.status !== 200) return rest;
+  const etag = entityTag(version, reply.body);
+  if (found.method === 'GET' && noneMatchHits(headers, etag)) return { status: 304, headers: { ...reply.headers, [ETAG_HEADER]: etag } };
+  return { ...rest, headers: { ...reply.headers, [ETAG_HEADER]: etag } };
 }
 
 function requireAuthorized(found: AnyRoute, event: Event, principal: Principal | undefined, reply: Reply): Reply {

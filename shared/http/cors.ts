@@ -13,9 +13,9 @@ import type { AnyRoute } from './route.js';
  */
 
 /** Request headers the service reads; browsers must be allowed to send them cross-origin. */
-export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Service-API-Version', 'Idempotency-Key'];
+export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Service-API-Version', 'Idempotency-Key', 'If-Match', 'If-None-Match'];
 /** Response headers browsers may read cross-origin. */
-export const CORS_EXPOSE_HEADERS = ['Service-API-Version', 'X-Request-Id', 'Idempotent-Replayed', 'Retry-After'];
+export const CORS_EXPOSE_HEADERS = ['Service-API-Version', 'X-Request-Id', 'Idempotent-Replayed', 'Retry-After', 'ETag'];
 /** How long a browser may reuse a preflight answer (Chromium caps it at 2 hours). */
 export const CORS_MAX_AGE_SECONDS = 600;
 /**

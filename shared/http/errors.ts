@@ -130,6 +130,13 @@ export class IdempotencyKeyReusedError extends HttpError {
   }
 }
 
+/** An `If-Match` naming a version the resource no longer has: nothing was changed (`shared/http/etag.ts`). */
+export class PreconditionFailedError extends HttpError {
+  constructor(detail: string) {
+    super(412, 'precondition-failed', 'Precondition Failed', detail);
+  }
+}
+
 export class PayloadTooLargeError extends HttpError {
   constructor(detail: string) {
     super(413, 'payload-too-large', 'Payload Too Large', detail);

@@ -4,6 +4,7 @@ import { describePermission, ruleOf } from '../auth/permissions.js';
 import { API_VERSION, VERSION_HEADER } from './api-handler.js';
 import { PROBLEM_TYPE_PREFIX } from './errors.js';
 import { exampleOf } from './openapi-examples.js';
+import { ETAG_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_HEADER } from './etag.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_WINDOW_SECONDS, REPLAYED_HEADER } from './idempotency.js';
 import type { AnyRoute } from './route.js';
 
@@ -103,6 +104,20 @@ function documentIdempotency(responses: Record<string, JsonObject>): void {
   };
 }
 
+/** A `conditional` GET answers an `ETag` and a 304 to a current `If-None-Match`; a conditional write a 412 to a stale `If-Match`. */
+function documentConditional(method: string, responses: Record<string, JsonObject>): void {
+  if (method === 'GET') {
+    const ok = responses['200'];
+    if (ok) ok.headers = { ...(ok.headers as JsonObject | undefined), [ETAG_HEADER]: { $ref: '#/components/headers/ETag' } };
+    responses['304'] = { description: `Not modified: the ${IF_NONE_MATCH_HEADER} lists the current ETag (no body)`, headers: { [ETAG_HEADER]: { $ref: '#/components/headers/ETag' } } };
+    return;
+  }
+  responses['412'] = {
+    description: `Precondition failed: the ${IF_MATCH_HEADER} names no current version; nothing was changed`,
+    content: problemContent(problemExample(412, 'precondition-failed', 'Precondition Failed', `The ${IF_MATCH_HEADER} names version 3; the workspace is at version 4. Read it again, then retry.`)),
+  };
+}
+
 /**
  * The problems every operation of a kind can answer (`components.responses`), named by what makes
  * them possible: input (400), a credential (401, 403), a path parameter (404), a body (415, 413).
@@ -170,6 +185,7 @@ function responsesOf(r: AnyRoute): Record<string, JsonObject> {
     }
   }
   if (r.idempotent) documentIdempotency(responses);
+  if (r.conditional) documentConditional(r.method, responses);
   responses.default = { description: 'Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => (a === 'default' ? 1 : b === 'default' ? -1 : a.localeCompare(b))));
 }
@@ -225,8 +241,28 @@ export function buildOpenApi(source: readonly AnyRoute[] | readonly RouteGroup[]
             'key, or the end user of an exchange token). Only successful responses are kept: after an error the key may be used again.',
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
         },
+        IfMatch: {
+          name: IF_MATCH_HEADER,
+          in: 'header',
+          required: false,
+          description:
+            'Change only if the record is still at a version an ETag of it names (one or more, or `*` for any; weak `W/` tags never match): ' +
+            'otherwise 412 and nothing changes. The version is checked in the condition of the write itself, so of two writers with one ETag one wins.',
+          schema: { type: 'string' },
+        },
+        IfNoneMatch: {
+          name: IF_NONE_MATCH_HEADER,
+          in: 'header',
+          required: false,
+          description: 'Answer 304 with no body when the current ETag is one of these (weak comparison) or the value is `*`.',
+          schema: { type: 'string' },
+        },
       },
       headers: {
+        ETag: {
+          description: '`"<version>-<digest>"`: the record\'s version (what `If-Match` compares) and a digest of this answer (what `If-None-Match` compares).',
+          schema: { type: 'string' },
+        },
         IdempotentReplayed: {
           description: `\`true\` when this is the stored response of an earlier request with the same ${IDEMPOTENCY_KEY_HEADER}, not a new one.`,
           schema: { type: 'string', enum: ['true'] },
@@ -255,6 +291,7 @@ function operationOf(r: AnyRoute, tag: string): JsonObject {
       ...parameters(r.query, 'query'),
       { $ref: '#/components/parameters/ApiVersion' },
       ...(r.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+      ...(r.conditional ? [{ $ref: `#/components/parameters/${r.method === 'GET' ? 'IfNoneMatch' : 'IfMatch'}` }] : []),
     ],
     responses: responsesOf(r),
     security: securityOf(r),

@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import type { Permission } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
+import type { IfMatch } from './etag.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type AnySchema = v.GenericSchema<unknown, unknown>;
@@ -14,6 +15,8 @@ export interface OperationRequest<P, Q, B, A extends Auth> {
   principal: A extends 'apiKey' ? Principal : undefined;
   requestId: string;
   headers: Record<string, string | undefined>;
+  /** The `If-Match` of a write on a `conditional` route (`shared/http/etag.ts`); undefined when absent or elsewhere. */
+  ifMatch?: IfMatch;
   /** The request's bytes, for routes declared with `rawBody` (undefined on every other route). */
   rawBody?: RawBody;
   /** Scheme and host the caller used (`https://abc.execute-api…`, locally `http://127.0.0.1:4000`), for links in responses. */
@@ -46,6 +49,11 @@ export interface Reply {
   /** Bytes to send as they are (API Gateway carries them base64-encoded), instead of a JSON body. */
   binary?: { data: Buffer; contentType: string };
   headers?: Record<string, string>;
+  /**
+   * The version of the record the answer shows (on `conditional` routes): with the body it makes
+   * the `ETag` (`shared/http/etag.ts`).
+   */
+  version?: number;
 }
 
 export type Auth = 'apiKey' | 'none';
@@ -89,6 +97,12 @@ export interface Operation<PS = undefined, QS = undefined, BS = undefined, A ext
    * tables with `idempotent(operation)`, so the tables are the one place that says which routes do.
    */
   idempotent?: true;
+  /**
+   * The route reads or writes one record by version (`shared/http/etag.ts`): a GET answers an
+   * `ETag` and honours `If-None-Match`; a write honours `If-Match`. Set in the route tables with
+   * `conditional(operation)`.
+   */
+  conditional?: true;
   responses: ResponseDoc[];
   handle(request: OperationRequest<Out<PS>, Out<QS>, Out<BS>, A>): Promise<Reply>;
 }
@@ -125,6 +139,15 @@ export function idempotent(definition: AnyOperation): AnyOperation {
   return { ...definition, idempotent: true };
 }
 
+/**
+ * Marks an operation as reading or writing one record by version where a route table lists it:
+ * `'GET /api/v2/threads/{id}': conditional(getThreadOperation)`. Its handler answers `version` (a
+ * GET) or checks `ifMatch` in the condition of its write.
+ */
+export function conditional(definition: AnyOperation): AnyOperation {
+  return { ...definition, conditional: true };
+}
+
 /** A route key as API Gateway writes it and `event.routeKey` carries it: `GET /api/v2/markups/{id}`. */
 export type RouteKey = `${HttpMethod} /${string}`;
 
@@ -147,7 +170,7 @@ export function routeKey(r: Pick<AnyRoute, 'method' | 'path'>): string {
   return `${r.method} ${r.path}`;
 }
 
-export const ok = (data: unknown): Reply => ({ status: 200, body: { data } });
+export const ok = (data: unknown, version?: number): Reply => ({ status: 200, body: { data }, ...(version !== undefined ? { version } : {}) });
 
 /** Where a page sits in its list; `prevCursor` only on lists that page back with `since`. */
 export interface PageLinks {

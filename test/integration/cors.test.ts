@@ -35,7 +35,7 @@ describe('CORS for embedded clients: allowed origins only, never * (issue 11 ite
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(origin);
     expect(response.headers.get('access-control-allow-methods')?.split(', ')).toEqual(expect.arrayContaining(['GET', 'POST']));
-    expect(response.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Service-API-Version, Idempotency-Key');
+    expect(response.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Service-API-Version, Idempotency-Key, If-Match, If-None-Match');
     expect(Number(response.headers.get('access-control-max-age'))).toBeGreaterThan(0);
     expect(response.headers.get('vary')).toBe('Origin');
   });
@@ -77,7 +77,7 @@ describe('CORS for embedded clients: allowed origins only, never * (issue 11 ite
     const config = await call('GET', '/auth/config', { query: { publicKey: installation.publicKey }, headers: { Origin: origin } });
     expect(config.status).toBe(200);
     expect(config.headers.get('access-control-allow-origin')).toBe(origin);
-    expect(config.headers.get('access-control-expose-headers')).toBe('Service-API-Version, X-Request-Id, Idempotent-Replayed, Retry-After');
+    expect(config.headers.get('access-control-expose-headers')).toBe('Service-API-Version, X-Request-Id, Idempotent-Replayed, Retry-After, ETag');
     expect(config.headers.get('vary')).toBe('Origin');
     const unauthorized = await call('GET', `/threads/${randomUUID()}`, { headers: { Origin: origin } });
     expect(unauthorized.status).toBe(401);

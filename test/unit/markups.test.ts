@@ -160,14 +160,15 @@ describe('Markup scopes reflect the role and the read-only state', () => {
 });
 
 describe('itemUpdate keeps index keys in step and writes only what changed', () => {
-  it('renaming a markup in a folder rewrites the name, its search text and its name key, guarded by the old values', () => {
+  it('renaming a markup in a folder rewrites the name, its search text and its name key, guarded by the old values, and adds 1 to its version', () => {
     const before = makeMarkup({ parentFolderId: 'f' });
     const after = { ...before, name: 'Renamed', modifiedAt: before.modifiedAt + 5 };
 
     const update = itemUpdate(before, after, { unchangedSinceRead: true })!;
 
     const written = Object.values(update.ExpressionAttributeNames).filter((name) => name !== 'PK').sort();
-    expect(written).toEqual(['GSI1SK', 'modifiedAt', 'name', 'searchText']);
+    expect(written).toEqual(['GSI1SK', 'modifiedAt', 'name', 'searchText', 'version']);
+    expect(update.UpdateExpression).toMatch(/ ADD #version :one$/);
     expect(Object.values(update.ExpressionAttributeValues!)).toContain(`renamed\u0001${before.id}`);
     expect(update.ConditionExpression).toMatch(/^attribute_exists\(#pk\)( AND #s\d+ = :os\d+){4}$/);
   });

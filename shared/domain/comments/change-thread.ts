@@ -5,6 +5,7 @@ import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadRecord, threadReplace, threadUnchanged, type ThreadRecord } from '../../db/threads.js';
 import { commit, fromFreshReads, nextTime, put, STALE, type TransactItem } from '../../db/transact.js';
 import { BadRequestError } from '../../http/errors.js';
+import { requireVersion, type IfMatch } from '../../http/etag.js';
 import { isHttpUrl } from '../../http/schemas.js';
 import { explainMarkupRefusal, loadThreadAccess, loadThreadAccessToChange, threadNotFound, type ThreadAccess } from './access.js';
 import { commentEvent } from './events.js';
@@ -34,9 +35,12 @@ export async function changeThread(
   access: ThreadAccess,
   change: (thread: ThreadRecord) => ThreadRecord | undefined,
   extra: (before: ThreadRecord, after: ThreadRecord) => TransactItem[] = () => [],
+  ifMatch?: IfMatch,
 ): Promise<{ before: ThreadRecord; after: ThreadRecord; changed: boolean }> {
   return fromFreshReads(`Thread ${access.reference.threadId}`, async () => {
     const before = await loadThreadRecord(access.markup.id, access.reference.threadId);
+    // The write below holds only at this revision, so a change landing after this check is read again and refused here.
+    requireVersion(ifMatch, before.revision, `Thread ${access.reference.threadId}`);
     const next = change(before);
     if (!next) return { before, after: before, changed: false };
     const committed = await commit([threadReplace(before, next), ...extra(before, next), ...threadIndexWrites(access.markup, before, next)], (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id)));
@@ -45,19 +49,19 @@ export async function changeThread(
 }
 
 /** POST /threads/:id/resolve: `{ threadId, modifiedAt }`; resolving a resolved thread changes nothing. */
-export async function resolveThread(principal: Principal, threadId: string): Promise<{ threadId: string; modifiedAt: number }> {
-  const { after } = await setResolved(principal, threadId, true);
+export async function resolveThread(principal: Principal, threadId: string, ifMatch?: IfMatch): Promise<{ threadId: string; modifiedAt: number }> {
+  const { after } = await setResolved(principal, threadId, true, ifMatch);
   return { threadId, modifiedAt: after.modifiedAt };
 }
 
 /** POST /threads/:id/unresolve: `{ threadId }`. */
-export async function unresolveThread(principal: Principal, threadId: string): Promise<{ threadId: string }> {
-  await setResolved(principal, threadId, false);
+export async function unresolveThread(principal: Principal, threadId: string, ifMatch?: IfMatch): Promise<{ threadId: string }> {
+  await setResolved(principal, threadId, false, ifMatch);
   return { threadId };
 }
 
 /** Resolving takes the thread out of the markup's `activeThreads`; unresolving puts it back. */
-async function setResolved(principal: Principal, threadId: string, resolved: boolean) {
+async function setResolved(principal: Principal, threadId: string, resolved: boolean, ifMatch?: IfMatch) {
   const access = await loadThreadAccessToChange(principal, threadId);
   const result = await changeThread(
     access,
@@ -70,6 +74,7 @@ async function setResolved(principal: Principal, threadId: string, resolved: boo
       markupCommentUpdate(access.markup, { at: after.modifiedAt, activeDelta: resolved ? -1 : 1 }),
       commentEvent(resolved ? 'comment_resolved' : 'comment_unresolved', access.markup, { threadId }, principal.userId),
     ],
+    ifMatch,
   );
   return { ...result, access };
 }
@@ -103,7 +108,7 @@ export interface MovePinInput {
  * browser context); an image, PDF or video pin to new offsets (`viewportXPercentage`,
  * `viewportYPercentage`). Answers the thread record of the spec.
  */
-export async function movePin(principal: Principal, threadId: string, input: MovePinInput): Promise<Record<string, unknown>> {
+export async function movePin(principal: Principal, threadId: string, input: MovePinInput, ifMatch?: IfMatch): Promise<Record<string, unknown>> {
   const access = await loadThreadAccessToChange(principal, threadId);
   if (input.url !== undefined && !isHttpUrl(input.url)) throw invalid('url', 'must be an absolute http or https URL');
   const { after } = await changeThread(
@@ -128,6 +133,7 @@ export async function movePin(principal: Principal, threadId: string, input: Mov
       return moved;
     },
     () => [commentEvent('comment_updated', access.markup, { threadId }, principal.userId)],
+    ifMatch,
   );
   return threadRecordOf(after);
 }

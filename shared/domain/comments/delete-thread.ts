@@ -9,6 +9,7 @@ import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadWithMessages, storedObjectsOf, threadDelete } from '../../db/threads.js';
 import { batchDelete, commit, fromFreshReads, STALE, type TransactItem } from '../../db/transact.js';
 import { deleteObjectsLater } from '../../events/jobs.js';
+import { requireVersion, type IfMatch } from '../../http/etag.js';
 import { explainMarkupRefusal, loadThreadAccess, threadNotFound } from './access.js';
 
 /**
@@ -17,13 +18,15 @@ import { explainMarkupRefusal, loadThreadAccess, threadNotFound } from './access
  * thread's revision (a message added meanwhile makes it read again); the messages follow, and the
  * objects are queued for deletion. Who may delete whose thread is `thread:delete` in the permission table.
  */
-export async function deleteThread(principal: Principal, threadId: string): Promise<void> {
+export async function deleteThread(principal: Principal, threadId: string, ifMatch?: IfMatch): Promise<void> {
   const access = await loadThreadAccess(principal, threadId);
   await fromFreshReads(`Thread ${threadId}`, async () => {
     const found = await getThreadWithMessages(access.markup.id, threadId);
     if (!found) throw threadNotFound(threadId);
     const { thread, messages } = found;
     authorizeOnRecordOf(principal, access.role, thread.userId);
+    // `threadDelete` holds only at this revision: a change after this check is read again and refused here.
+    requireVersion(ifMatch, thread.revision, `Thread ${threadId}`);
     const stored = storedObjectsOf(thread, messages);
     const at = Date.now();
     const items: TransactItem[] = [

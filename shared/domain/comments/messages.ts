@@ -18,6 +18,7 @@ import { getThreadWithMessages, threadRevisionUpdate } from '../../db/threads.js
 import { batchDelete, commit, fromFreshReads, nextTime, put, putNew, STALE, type TransactItem } from '../../db/transact.js';
 import { deleteObjectsLater } from '../../events/jobs.js';
 import { BadRequestError } from '../../http/errors.js';
+import { requireVersion, type IfMatch } from '../../http/etag.js';
 import {
   explainMarkupRefusal,
   explainWriteRefusal,
@@ -92,19 +93,26 @@ export interface UpdateMessageInput extends MessageInput {
  * keep, by upload id, plus new uploads) and clip videos change as sent; an edit makes the message
  * unread again for everyone else. `priority` sets the priority of the message's thread.
  */
-export async function updateMessage(principal: Principal, messageId: string, input: UpdateMessageInput): Promise<{ message: Record<string, unknown> }> {
+export async function updateMessage(
+  principal: Principal,
+  messageId: string,
+  input: UpdateMessageInput,
+  ifMatch?: IfMatch,
+): Promise<{ message: Record<string, unknown>; version: number }> {
   const access = await loadMessageAccess(principal, messageId);
   const { markup, reference } = access;
   return fromFreshReads(`Message ${messageId}`, async () => {
     const [current, thread] = await Promise.all([getMessage(reference), loadThreadRecord(markup.id, reference.threadId)]);
     if (!current) throw messageNotFound(messageId);
     authorizeOnRecordOf(principal, access.role, current.userId);
+    // A message's version is its `threadRevision`; `messageReplace` holds only at it, so a change after this check is refused here on the fresh read.
+    requireVersion(ifMatch, current.threadRevision, `Message ${messageId}`);
     const at = nextTime(current.modifiedAt);
     const prepared = await prepareMessage(access, input, { at, existing: current });
     // Only a change of what the message says makes it unread for others; `priority` alone changes the thread.
     const changesMessage = MESSAGE_FIELDS.some((field) => input[field] !== undefined);
     // An edit that sends nothing changes nothing (no activity, no event).
-    if (!changesMessage && input.priority === undefined) return { message: await writerView(principal, access, current, at) };
+    if (!changesMessage && input.priority === undefined) return { message: await writerView(principal, access, current, at), version: current.threadRevision };
     const next: MessageRecord = {
       ...current,
       modifiedAt: changesMessage ? at : current.modifiedAt,
@@ -119,7 +127,7 @@ export async function updateMessage(principal: Principal, messageId: string, inp
     requireSomething(next);
     const removedBytes = prepared.removedAttachments.reduce((sum, attachment) => sum + attachment.filesize, 0);
     const items: TransactItem[] = [
-      messageReplace(current, next),
+      messageReplace(current, next, { guardVersion: ifMatch !== undefined }),
       threadRevisionUpdate(thread, at, { priority: input.priority }),
       put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, current.threadId, next.threadRevision, at))),
       ...(removedBytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -removedBytes }) }] : []),
@@ -130,7 +138,7 @@ export async function updateMessage(principal: Principal, messageId: string, inp
     // The message or its thread changed since they were read: read them again.
     if (!(await commit(items, (index) => (index <= 1 ? 'retry' : explainWriteRefusal())))) return STALE;
     await deleteObjectsLater(prepared.removedAttachments.map((attachment) => attachment.key), { messageId });
-    return { message: await writerView(principal, access, next, at) };
+    return { message: await writerView(principal, access, next, at), version: next.threadRevision };
   });
 }
 
@@ -138,7 +146,7 @@ export async function updateMessage(principal: Principal, messageId: string, inp
  * DELETE /messages/:id: its writer (contributor or above) or an admin removes a reply with its
  * attachments. A thread's first message opens the thread: delete the thread instead.
  */
-export async function deleteMessage(principal: Principal, messageId: string): Promise<void> {
+export async function deleteMessage(principal: Principal, messageId: string, ifMatch?: IfMatch): Promise<void> {
   const access = await loadMessageAccess(principal, messageId);
   const { markup, reference } = access;
   await fromFreshReads(`Message ${messageId}`, async () => {
@@ -146,13 +154,14 @@ export async function deleteMessage(principal: Principal, messageId: string): Pr
     const message = found?.messages.find((candidate) => candidate.id === messageId);
     if (!found || !message) throw messageNotFound(messageId);
     authorizeOnRecordOf(principal, access.role, message.userId);
+    requireVersion(ifMatch, message.threadRevision, `Message ${messageId}`);
     if (found.messages[0]?.id === messageId) {
       throw new BadRequestError(`Message ${messageId} opens thread ${reference.threadId}; delete the thread instead (DELETE /threads/${reference.threadId}).`, 'first-message');
     }
     const bytes = message.attachments.reduce((sum, attachment) => sum + attachment.filesize, 0);
     const at = Date.now();
     const items: TransactItem[] = [
-      ...messageDelete(message),
+      ...messageDelete(message, { guardVersion: ifMatch !== undefined }),
       threadRevisionUpdate(found.thread, at, found.thread.messageIds ? { messageIds: found.thread.messageIds.filter((id) => id !== messageId) } : {}),
       ...(bytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -bytes }) }] : []),
       ...threadIndexWrites(markup, found.thread, { ...found.thread, lastActivityAt: at }),

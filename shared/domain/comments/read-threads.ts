@@ -13,8 +13,11 @@ import { listIndexedThreads } from './thread-pages.js';
 import { comparePositions, selectThreads, type ThreadFilter, type ThreadOrder } from './thread-selection.js';
 import { toPublicThread, viewerFor } from './views.js';
 
-/** GET /threads/:id: the thread with its messages and the caller's read state. */
-export async function getThread(principal: Principal, threadId: string): Promise<Record<string, unknown>> {
+/**
+ * GET /threads/:id: the thread with its messages and the caller's read state, and the thread's
+ * `revision` (its version for ETags: every change of the thread or of one of its messages moves it).
+ */
+export async function getThread(principal: Principal, threadId: string): Promise<{ thread: Record<string, unknown>; version: number }> {
   const access = await loadThreadAccess(principal, threadId);
   const found = await getThreadWithMessages(access.markup.id, threadId);
   if (!found) throw threadNotFound(threadId);
@@ -22,7 +25,7 @@ export async function getThread(principal: Principal, threadId: string): Promise
     getReadMarksFor(access.markup.id, principal.userId, [threadId, ...found.messages.map((message) => message.id)]),
     viewerFor(principal, access, [found.thread.userId, ...found.messages.map((message) => message.userId)]),
   ]);
-  return toPublicThread(found.thread, found.messages, viewer, readStateOf(found.thread, found.messages, indexReadMarks(marks)));
+  return { thread: await toPublicThread(found.thread, found.messages, viewer, readStateOf(found.thread, found.messages, indexReadMarks(marks))), version: found.thread.revision };
 }
 
 export interface ListThreadsInput extends ThreadFilter {

@@ -1,4 +1,7 @@
 import { releaseNamesOf } from '../../db/folder-names.js';
+import { itemVersion } from '../../db/items.js';
+import { claimItemVersion } from '../../db/item-writes.js';
+import { requireVersion, staleVersion, type IfMatch } from '../../http/etag.js';
 import { deleteItemRecords } from '../deletion.js';
 import type { ItemAccess } from './access.js';
 import { descendantFolders, markupsIn, requireOrdinary } from './tree.js';
@@ -7,11 +10,15 @@ import { descendantFolders, markupsIn, requireOrdinary } from './tree.js';
  * DELETE /items/:id: a markup, or a folder with everything below it. Markups go first, then
  * subfolders deepest level first, then the folder itself, so a run cut short leaves a smaller
  * but still connected tree that a repeated DELETE finishes: nothing is ever orphaned. The folders'
- * name claims go last.
+ * name claims go last. With `ifMatch`, one conditional write at the version read fences the deletion first.
  */
-export async function deleteItem(access: ItemAccess): Promise<void> {
+export async function deleteItem(access: ItemAccess, ifMatch?: IfMatch): Promise<void> {
   const { item } = access;
   requireOrdinary(item, 'deleted');
+  if (ifMatch) {
+    requireVersion(ifMatch, itemVersion(item), `Item ${item.id}`);
+    if (!(await claimItemVersion(item.id, itemVersion(item)))) throw staleVersion(`Item ${item.id}`);
+  }
   if (item.kind === 'markup') {
     await deleteItemRecords([item]);
     return;

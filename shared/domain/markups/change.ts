@@ -1,12 +1,14 @@
 import type { Principal } from '../../auth/principal.js';
 import { AGAIN, withBackoff } from '../../db/backoff.js';
 import { eventItem, type NewEvent } from '../../db/events.js';
-import type { MarkupRecord } from '../../db/items.js';
-import { applyItemChange, moveMarkupRecords } from '../../db/item-writes.js';
+import { itemVersion, type MarkupRecord } from '../../db/items.js';
+import { applyItemChange, claimItemVersion, moveMarkupRecords } from '../../db/item-writes.js';
+import { versionCondition } from '../../db/table.js';
 import { failIfArmed } from '../../db/faults.js';
 import { bestEffort, nextTime } from '../../db/transact.js';
 import { touchWorkspaceActivity } from '../../db/workspaces.js';
 import { BadRequestError, ConflictError, FeatureNotEnabledError } from '../../http/errors.js';
+import { requireVersion, staleVersion, type IfMatch } from '../../http/etag.js';
 import { deleteItemRecords } from '../deletion.js';
 import { finishPendingMove } from '../items/pending-moves.js';
 import { loadMarkup, loadMarkups, requireDistinct, roleAccessFor, type MarkupAccess } from './access.js';
@@ -22,33 +24,44 @@ const WRITE_RETRY = { attempts: MAX_WRITE_ATTEMPTS, baseMs: 20 };
  * Reads a markup (authorized for the route's permission), applies `change` and writes the
  * difference, retrying from a fresh read when a concurrent writer changed the same fields.
  * `change` may throw (plan rules). `event` names the event a real change emits: its outbox item
- * commits with the change (DESIGN.md: which operation emits which event).
+ * commits with the change (DESIGN.md: which operation emits which event). With `ifMatch` the write
+ * also holds the version read, so a change landing meanwhile is read again and answers 412.
  */
 async function changeMarkup(
   principal: Principal,
   markupId: string,
   change: (access: MarkupAccess) => MarkupRecord,
   event?: NewEvent['type'],
+  ifMatch?: IfMatch,
 ): Promise<MarkupAccess> {
   return withBackoff(
     async () => {
       const access = await loadMarkup(principal, markupId, { consistent: true });
+      const version = itemVersion(access.markup);
+      requireVersion(ifMatch, version, `Markup ${markupId}`);
       const next = change(access);
       const also = () => (event ? [eventItem({ type: event, workspaceId: access.markup.workspaceId, markupId, userId: principal.userId })] : []);
-      if (!(await applyItemChange(access.markup, next, { unchangedSinceRead: true }, also))) return AGAIN;
-      return next === access.markup ? access : { ...access, markup: next };
+      const when = ifMatch ? versionCondition(version) : undefined;
+      if (!(await applyItemChange(access.markup, next, { unchangedSinceRead: true, when }, also))) return AGAIN;
+      return next === access.markup ? access : { ...access, markup: { ...next, version: version + 1 } };
     },
     { ...WRITE_RETRY, exhausted: () => new ConflictError(`Markup ${markupId} is being changed by another request; try again.`) },
   );
 }
 
 /** Renames a markup; a rename counts as activity of the workspace (it orders the `lastActivity` list). */
-export async function renameMarkup(principal: Principal, markupId: string, name: string): Promise<MarkupAccess> {
-  const renamed = await changeMarkup(principal, markupId, ({ markup }) => {
-    if (markup.name === name) return markup;
-    const at = nextTime(markup.modifiedAt);
-    return { ...markup, name, modifiedAt: at, activityAt: at };
-  });
+export async function renameMarkup(principal: Principal, markupId: string, name: string, ifMatch?: IfMatch): Promise<MarkupAccess> {
+  const renamed = await changeMarkup(
+    principal,
+    markupId,
+    ({ markup }) => {
+      if (markup.name === name) return markup;
+      const at = nextTime(markup.modifiedAt);
+      return { ...markup, name, modifiedAt: at, activityAt: at };
+    },
+    undefined,
+    ifMatch,
+  );
   await bestEffort('workspace activity', () => touchWorkspaceActivity(renamed.workspace.id));
   return renamed;
 }
@@ -58,7 +71,7 @@ export async function renameMarkup(principal: Principal, markupId: string, name:
  * `pauseCommentsEnabled` (403 feature-not-enabled otherwise); resuming is always allowed. Setting
  * the state the markup already has changes nothing and succeeds.
  */
-export async function setMarkupReadOnly(principal: Principal, markupId: string, readOnly: boolean): Promise<MarkupAccess> {
+export async function setMarkupReadOnly(principal: Principal, markupId: string, readOnly: boolean, ifMatch?: IfMatch): Promise<MarkupAccess> {
   // Only a real change is an event (DESIGN.md: set_project_read_only, read-only changed).
   return changeMarkup(
     principal,
@@ -71,6 +84,7 @@ export async function setMarkupReadOnly(principal: Principal, markupId: string, 
       return { ...markup, readOnly, modifiedAt: nextTime(markup.modifiedAt) };
     },
     'set_project_read_only',
+    ifMatch,
   );
 }
 
@@ -79,7 +93,7 @@ export async function setMarkupReadOnly(principal: Principal, markupId: string, 
  * delete (the route's permission, `markup:delete`, in its workspace) before anything is removed. The records go through
  * `deleteItemRecords`, then what hangs off each markup under `MARKUP#<id>`.
  */
-export async function deleteMarkups(principal: Principal, markupIds: readonly string[]): Promise<void> {
+export async function deleteMarkups(principal: Principal, markupIds: readonly string[], ifMatch?: IfMatch): Promise<void> {
   requireDistinct(markupIds, 'markupIds');
   const markups = await loadMarkups(principal, markupIds);
   const workspaceIds = [...new Set(markups.map((markup) => markup.workspaceId))];
@@ -88,6 +102,11 @@ export async function deleteMarkups(principal: Principal, markupIds: readonly st
       await roleAccessFor(principal, markups.find((markup) => markup.workspaceId === workspaceId)!);
     }),
   );
+  // DELETE /markups/:id with If-Match: one conditional write at the version read fences the deletion's many writes.
+  for (const markup of ifMatch ? markups : []) {
+    requireVersion(ifMatch, itemVersion(markup), `Markup ${markup.id}`);
+    if (!(await claimItemVersion(markup.id, itemVersion(markup)))) throw staleVersion(`Markup ${markup.id}`);
+  }
   await deleteItemRecords(markups);
   const at = new Date().toISOString();
   await Promise.all(workspaceIds.map((workspaceId) => bestEffort('workspace activity', () => touchWorkspaceActivity(workspaceId, at))));
