@@ -969,7 +969,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * A message, as its thread shows it, with the caller's read state
+         * @description Its `ETag` names the version `PATCH` and `DELETE /messages/{id}` compare an `If-Match` with (a thread's ETag names the thread's version, which every message of it moves). Reading does not mark the message read.
+         *
+         *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
+         *
+         *     Needs `thread:read`: workspace role viewer or above; end users project:viewer or above.
+         */
+        get: operations["getMessage"];
         put?: never;
         post?: never;
         /**
@@ -8151,6 +8159,177 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version; absent means this one. */
+                "Service-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Answer 304 with no body when the current ETag is one of these (weak comparison) or the value is `*`. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "createdAt": 1,
+                     *         "modifiedAt": 1,
+                     *         "scopes": [
+                     *           "example"
+                     *         ],
+                     *         "assignedRoleSlugs": [
+                     *           "example"
+                     *         ],
+                     *         "threadId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "message": "example",
+                     *         "messageJson": {
+                     *           "ops": [
+                     *             {
+                     *               "insert": "example",
+                     *               "attributes": {}
+                     *             }
+                     *           ]
+                     *         },
+                     *         "user": {
+                     *           "id": "example",
+                     *           "createdAt": 1,
+                     *           "modifiedAt": 1,
+                     *           "name": "example",
+                     *           "guest": true
+                     *         },
+                     *         "userMetaData": {
+                     *           "lastSeenAt": 1
+                     *         },
+                     *         "attachments": [
+                     *           {
+                     *             "id": "example",
+                     *             "createdAt": 1,
+                     *             "modifiedAt": 1,
+                     *             "messageId": "example",
+                     *             "url": "example",
+                     *             "etag": "example",
+                     *             "mimeType": "example",
+                     *             "originalFilename": "example",
+                     *             "filesize": 1
+                     *           }
+                     *         ],
+                     *         "clipVideos": [
+                     *           {
+                     *             "id": "example",
+                     *             "createdAt": 1,
+                     *             "modifiedAt": 1,
+                     *             "messageId": "example",
+                     *             "title": "example",
+                     *             "sharedUrl": "example",
+                     *             "width": 1,
+                     *             "height": 1
+                     *           }
+                     *         ],
+                     *         "content": "example",
+                     *         "mentionIds": [
+                     *           "example"
+                     *         ],
+                     *         "read": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            createdAt: number;
+                            modifiedAt: number;
+                            scopes: string[];
+                            assignedRoleSlugs: string[];
+                            /** Format: uuid */
+                            threadId: string;
+                            message: string;
+                            messageJson: {
+                                ops: {
+                                    insert: string | {
+                                        [key: string]: unknown;
+                                    };
+                                    attributes?: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                            };
+                            user: {
+                                id: string;
+                                createdAt: number;
+                                modifiedAt: number;
+                                name: string;
+                                guest: boolean;
+                            };
+                            userMetaData: {
+                                lastSeenAt: number;
+                            };
+                            attachments: {
+                                id: string;
+                                createdAt: number;
+                                modifiedAt: number;
+                                messageId: string;
+                                url: string;
+                                etag: string;
+                                mimeType: string;
+                                originalFilename: string;
+                                filesize: number;
+                            }[];
+                            clipVideos: {
+                                id: string;
+                                createdAt: number;
+                                modifiedAt: number;
+                                messageId: string;
+                                title: string;
+                                sharedUrl: string;
+                                width: number;
+                                height: number;
+                            }[];
+                            content: string;
+                            mentionIds: string[];
+                            read: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: the If-None-Match lists the current ETag (no body) */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
                 headers: {

@@ -142,6 +142,7 @@ const CASES: Record<string, Case> = {
   }), { others: true }),
   'GET /api/v2/threads/{id}/screenshot': get((f) => `/threads/${f.thread.id}/screenshot`),
   'POST /api/v2/threads/{id}/messages': send('POST', (f) => `/threads/${f.thread.id}/messages`, () => ({ content: 'Matrix reply' })),
+  'GET /api/v2/messages/{id}': get((f) => `/messages/${f.message}`),
   // Each member and end user that may write edits its own message; the organization key edits the workspace key's, someone else's.
   'PATCH /api/v2/messages/{id}': {
     send: (f, key, caller) => call('PATCH', `/messages/${f.ownMessages[caller] ?? f.message}`, { key, body: { content: 'Edited' } }),

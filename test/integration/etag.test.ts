@@ -107,6 +107,25 @@ describe('ETag, If-None-Match and If-Match (README: API conventions)', () => {
     expect((await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).status).toBe(200);
   });
 
+  it('answers a message (GET /messages/{id}, an extension) with an ETag, 304 while unchanged, a new ETag after an edit, and refuses an edit at a stale one', async () => {
+    const { org, thread } = await makeConversation();
+    const message = await reply(org.workspaceKey, thread.id, { content: 'First' });
+    const etag = await expectNotModified(`/messages/${message.id}`, org.workspaceKey);
+
+    const edited = await call('PATCH', `/messages/${message.id}`, { key: org.workspaceKey, body: { content: 'Second' }, headers: { 'If-Match': etag } });
+    const after = await call('GET', `/messages/${message.id}`, { key: org.workspaceKey, headers: { 'If-None-Match': etag } });
+    const stale = await call('PATCH', `/messages/${message.id}`, { key: org.workspaceKey, body: { content: 'Third' }, headers: { 'If-Match': etag } });
+    const shown = (await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data.messages.find((m: { id: string }) => m.id === message.id);
+
+    expect(edited.status).toBe(200);
+    expect(after.status).toBe(200);
+    expect(after.headers.get('etag')).not.toBe(etag);
+    expect(after.body.data).toEqual(shown);
+    expect(after.body.data.content).toBe('Second');
+    expectProblem(stale, 412);
+    expect(shown.content).toBe('Second');
+  });
+
   it('answers a message edit with an ETag and lets one of two edits with one ETag win', async () => {
     const { org, thread } = await makeConversation();
     const message = await reply(org.workspaceKey, thread.id, { content: 'First' });

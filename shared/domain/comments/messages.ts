@@ -11,7 +11,7 @@ import {
   toMessageReferenceItem,
   type MessageRecord,
 } from '../../db/messages.js';
-import { readMarkKeysOf, toReadMarkItem } from '../../db/read-marks.js';
+import { getReadMarksFor, readMarkKeysOf, toReadMarkItem } from '../../db/read-marks.js';
 import { storageChange } from '../../db/storage.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadWithMessages, threadRevisionUpdate } from '../../db/threads.js';
@@ -31,7 +31,7 @@ import {
 import { loadThreadRecord } from './change-thread.js';
 import { commentEvent } from './events.js';
 import { newMessageRecord, prepareMessage, type MessageInput } from './message-content.js';
-import { readMark, readStateOfWriter } from './read-state.js';
+import { indexReadMarks, messageReadState, readMark, readStateOfWriter } from './read-state.js';
 import { toPublicMessage, viewerFor } from './views.js';
 
 /** The fields of an edit that change the message itself (the rest of the body changes its thread). */
@@ -140,6 +140,25 @@ export async function updateMessage(
     await deleteObjectsLater(prepared.removedAttachments.map((attachment) => attachment.key), { messageId });
     return { message: await writerView(principal, access, next, at), version: next.threadRevision };
   });
+}
+
+/**
+ * GET /messages/:id (an extension of this service): one message as GET /threads/:id shows it, with
+ * the caller's read state, and its version (its `threadRevision`): the version PATCH and DELETE
+ * /messages/:id compare an If-Match with, which no other read answers (a thread's ETag names the
+ * thread's revision, which every message of it moves).
+ */
+export async function readMessage(principal: Principal, messageId: string): Promise<{ message: Record<string, unknown>; version: number }> {
+  const access = await loadMessageAccess(principal, messageId);
+  const message = await getMessage(access.reference);
+  if (!message) throw messageNotFound(messageId);
+  const [marks, viewer] = await Promise.all([
+    getReadMarksFor(access.markup.id, principal.userId, [message.threadId, message.id]),
+    viewerFor(principal, access, [message.userId]),
+  ]);
+  const { threads, messages } = indexReadMarks(marks);
+  const state = messageReadState(message, threads.get(message.threadId), messages.get(message.id));
+  return { message: await toPublicMessage(message, viewer, state), version: message.threadRevision };
 }
 
 /**

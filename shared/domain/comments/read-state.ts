@@ -50,15 +50,19 @@ export function readStateOf(thread: ThreadRecord, messages: readonly MessageReco
   let lastSeenAt = threadMark?.seenAt ?? 0;
   const perMessage = new Map<string, { read: boolean; lastSeenAt: number }>();
   for (const message of messages) {
-    const messageMark = marks.messages.get(message.id);
-    const covered = Math.max(threadMark?.seenRevision ?? 0, messageMark?.seenRevision ?? 0);
-    const read = (threadMark !== undefined || messageMark !== undefined) && covered >= message.threadRevision;
-    const seenAt = Math.max(threadMark?.seenAt ?? 0, messageMark?.seenAt ?? 0);
-    if (!read) unread += 1;
-    lastSeenAt = Math.max(lastSeenAt, seenAt);
-    perMessage.set(message.id, { read, lastSeenAt: seenAt });
+    const state = messageReadState(message, threadMark, marks.messages.get(message.id));
+    if (!state.read) unread += 1;
+    lastSeenAt = Math.max(lastSeenAt, state.lastSeenAt);
+    perMessage.set(message.id, state);
   }
   return { read: threadMark !== undefined && unread === 0, unreadMessageCount: unread, lastSeenAt, messages: perMessage };
+}
+
+/** One message's read state, from the user's mark of its thread and of the message itself (either may be missing). */
+export function messageReadState(message: MessageRecord, threadMark: ReadMark | undefined, messageMark: ReadMark | undefined): { read: boolean; lastSeenAt: number } {
+  const covered = Math.max(threadMark?.seenRevision ?? 0, messageMark?.seenRevision ?? 0);
+  const read = (threadMark !== undefined || messageMark !== undefined) && covered >= message.threadRevision;
+  return { read, lastSeenAt: Math.max(threadMark?.seenAt ?? 0, messageMark?.seenAt ?? 0) };
 }
 
 /** The state a response to a write reports: the writer has seen what they wrote. */
