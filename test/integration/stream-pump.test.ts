@@ -13,6 +13,11 @@ import { eventually } from '../support/polling.js';
 let services: ReturnType<typeof localStack>['services'];
 let client: DynamoDBClient;
 const dirs: string[] = [];
+/**
+ * A test's budget: each waits for the pump up to 15-45 s in all (two 15 s waits here and there), on a
+ * loaded 2-core machine, which vitest's 30 s default cut short once (a fresh-clone run beside other tests).
+ */
+const PUMP_TEST_MS = 90_000;
 
 beforeAll(() => {
   services = localStack().services;
@@ -142,7 +147,7 @@ describe('local DynamoDB Stream pump (the webhook fan-out event source)', () => 
       console.info(`stream pump: first record handed over ${latencyMs} ms after its PutItem answered`);
     });
     // 63 writes and their delivery through the pump: on a loaded 2-core machine this took over 30 s once.
-  }, 90_000);
+  }, PUMP_TEST_MS);
 
   it('gives a handler that throws the same records again (with backoff) until it succeeds, skipping nothing', async () => {
     const tableName = await streamTable();
@@ -161,7 +166,7 @@ describe('local DynamoDB Stream pump (the webhook fan-out event source)', () => 
       // 100 ms, 200 ms, 400 ms between the attempts.
       expect(collected.receivedAt[3]! - collected.receivedAt[0]!).toBeGreaterThanOrEqual(650);
     });
-  });
+  }, PUMP_TEST_MS);
 
   it('resumes at the record a batchItemFailures answer names: the ones before it are not handed over again', async () => {
     const tableName = await streamTable();
@@ -177,7 +182,7 @@ describe('local DynamoDB Stream pump (the webhook fan-out event source)', () => 
       expect(collected.calls[0]!.map(keyOf)).toEqual(all.slice(0, 10));
       expect(collected.calls.slice(1).flat().map(keyOf)).toEqual(all.slice(4));
     });
-  });
+  }, PUMP_TEST_MS);
 
   it('checkpoints per shard: a pump started again on the same checkpoint file hands over only what is new', async () => {
     const tableName = await streamTable();
@@ -198,5 +203,5 @@ describe('local DynamoDB Stream pump (the webhook fan-out event source)', () => 
 
     expect(before.delivered()).toEqual(['k/000', 'k/001', 'k/002', 'k/003', 'k/004']);
     expect(after.delivered()).toEqual(['k/005', 'k/006', 'k/007']);
-  });
+  }, PUMP_TEST_MS);
 });
