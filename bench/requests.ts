@@ -33,7 +33,9 @@ import { workspaceKey, getWorkspace } from '../shared/db/workspaces.js';
 import { deltaOf } from '../shared/domain/comments/delta.js';
 import { VIEW_MODES } from '../shared/domain/markups/view-modes.js';
 import { createWorkspaceKey } from '../shared/domain/organizations.js';
+import { depthOf, queueUrlOf } from '../infra/admin/queues.js';
 import type { StackInfo } from '../infra/local/stack.js';
+import { QUEUES, type QueueName } from '../shared/queues.js';
 import { countRequests, invokeHandler, type Counted } from '../test/support/request-count.js';
 import { BROWSER_CONTEXT } from '../test/support/threads.js';
 import { benchClient } from './http-client.js';
@@ -60,16 +62,18 @@ interface Scenario {
  */
 export async function benchRequests(stack: StackInfo, options: RequestBenchOptions): Promise<Measurement[]> {
   const scenarios = await prepare(stack);
-  // DynamoDB Local's JVM needs a while to compile its hot paths; measuring before that flatters
-  // whichever side runs second. Warm every scenario, then take each side's best of ROUNDS runs.
+  const results: Measurement[] = [];
   for (const scenario of scenarios) {
+    // What earlier scenarios left running in this process (queue workers, the stream fan-out) ends first.
+    await settle();
+    // DynamoDB Local's JVM needs a while to compile its hot paths; measuring before that flatters
+    // whichever side runs second. Each scenario is warmed just before it is measured: warming all of
+    // them first left the writes' background work running under the first rows (GET /workspace
+    // measured 1.64x its floor after every warm-up, 1.30x after its own).
     await measure('warm-up', async () => {
       await scenario.floor();
       await scenario.request();
     }, { durationMs: Math.min(options.durationMs, 2000), concurrency: options.concurrency, warmup: 0 });
-  }
-  const results: Measurement[] = [];
-  for (const scenario of scenarios) {
     for (const concurrency of [1, options.concurrency]) {
       // Alternate the two sides in ROUNDS short runs, so a burst of background work (pollers,
       // DynamoDB Local's JVM) does not land on one side only.
@@ -90,6 +94,18 @@ export async function benchRequests(stack: StackInfo, options: RequestBenchOptio
     }
   }
   return results;
+}
+
+/** Waits (up to a minute) until no work queue of the local stack holds a message, visible or in flight. */
+async function settle(): Promise<void> {
+  const urls = (Object.keys(QUEUES) as QueueName[]).map((name) => queueUrlOf(getConfig(), name)).filter((url): url is string => url !== undefined);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const depths = await Promise.all(urls.map((url) => depthOf(getSqs(), url)));
+    if (depths.every((depth) => depth.visible + depth.inFlight === 0)) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  process.stdout.write('(the queues were still busy after a minute; measuring anyway)\n');
 }
 
 async function prepare(stack: StackInfo): Promise<Scenario[]> {
