@@ -11,6 +11,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { matchesStreamFilter, type FilterableStreamRecord } from '../../shared/events/outbox-stream.js';
+import { Wakeup } from './wakeup.js';
 
 export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>;
 
@@ -24,14 +25,21 @@ export interface StreamPumpOptions {
   filter: Parameters<typeof matchesStreamFilter>[1];
   /** Where the per-shard positions are kept across restarts; none: every start reads from the oldest record. */
   checkpointFile?: string;
-  /** @default 50 */
+  /** The pause between reads while records keep coming. @default 50 */
   pollMs?: number;
+  /**
+   * The longest pause when the stream is quiet: each read that finds nothing doubles the pause from
+   * `pollMs` up to this; `wake()` ends it at once. @default 1000
+   */
+  idleMs?: number;
   /** Records per handler call. @default 100 (the deployed event source's batch size) */
   batchSize?: number;
   onError?: (error: unknown) => void;
 }
 
 export interface StreamPump {
+  /** Something may have written to the table: read the stream now (at most every `pollMs`). */
+  wake(): void;
   stop(): Promise<void>;
 }
 
@@ -76,6 +84,8 @@ export async function startStreamPump(options: StreamPumpOptions): Promise<Strea
   if (!streamArn) throw new Error(`Table ${options.tableName} has no stream to pump.`);
   const streams = new DynamoDBStreamsClient({ endpoint, region, credentials });
   const pollMs = options.pollMs ?? 50;
+  const idleMs = Math.max(pollMs, options.idleMs ?? 1_000);
+  const woken = new Wakeup();
   const batchSize = options.batchSize ?? 100;
   const saved = readCheckpoint(options.checkpointFile, streamArn);
   const shards = new Map<string, ShardState>();
@@ -116,9 +126,9 @@ export async function startStreamPump(options: StreamPumpOptions): Promise<Strea
     return answer.ShardIterator!;
   };
 
-  /** Reads what is new on a shard into `pending` (nothing while a failed batch waits). */
-  const read = async (state: ShardState) => {
-    if (state.pending.length > 0) return;
+  /** Reads what is new on a shard into `pending` (nothing while a failed batch waits); answers how many records came. */
+  const read = async (state: ShardState): Promise<number> => {
+    if (state.pending.length > 0) return 0;
     state.iterator ??= await iteratorOf(state);
     let answer;
     try {
@@ -126,7 +136,7 @@ export async function startStreamPump(options: StreamPumpOptions): Promise<Strea
     } catch (error) {
       if (!(error instanceof ExpiredIteratorException)) throw error;
       state.iterator = undefined;
-      return;
+      return 0;
     }
     state.pending = answer.Records ?? [];
     if (answer.NextShardIterator) state.iterator = answer.NextShardIterator;
@@ -134,6 +144,7 @@ export async function startStreamPump(options: StreamPumpOptions): Promise<Strea
       state.done = true;
       save();
     } else state.iterator = undefined;
+    return state.pending.length;
   };
 
   /** Hands pending records to the handler, a batch at a time, until all are handled or one fails. */
@@ -172,26 +183,35 @@ export async function startStreamPump(options: StreamPumpOptions): Promise<Strea
   };
 
   const loop = (async () => {
+    let pause = pollMs;
     while (running) {
+      let busy = false;
       try {
         if (Date.now() - discoveredAt >= DISCOVER_EVERY_MS) await discover();
         for (const state of shards.values()) {
           if (!running) break;
           if (!ready(state)) continue;
-          await read(state);
+          if ((await read(state)) > 0) busy = true;
           await deliver(state);
+          // A batch waiting for its retry keeps the pump at its quick pace.
+          if (state.pending.length > 0) busy = true;
         }
       } catch (error) {
         if (!running) break;
         options.onError?.(error);
       }
+      // Quick while records come; when quiet, a pause doubling up to idleMs that a wake ends early.
+      pause = busy ? pollMs : Math.min(idleMs, pause * 2);
       await new Promise((resolve) => setTimeout(resolve, pollMs));
+      if (pause > pollMs && running) await woken.sleep(pause - pollMs);
     }
   })();
 
   return {
+    wake: () => woken.wake(),
     stop: async () => {
       running = false;
+      woken.wakeAll();
       await loop;
       streams.destroy();
     },

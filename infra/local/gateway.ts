@@ -20,6 +20,9 @@ export interface GatewayTarget {
 /** Largest request body the local gateway accepts (POST /markups/file allows 20 MB). */
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 
+/** Methods whose handlers write no event (the stream pump is not woken after them). */
+const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 const TEXT_TYPES = /^(text\/|application\/(json|.*\+json|xml|.*\+xml|x-www-form-urlencoded|javascript))/i;
 
 /**
@@ -147,7 +150,15 @@ export interface Gateway {
 }
 
 /** The local HTTP API: the same route tables and handler code that run behind API Gateway. */
-export async function startGateway(targets: readonly GatewayTarget[], options: { port: number; host?: string }): Promise<Gateway> {
+export async function startGateway(
+  targets: readonly GatewayTarget[],
+  options: {
+    port: number;
+    host?: string;
+    /** After each request but GET, HEAD and OPTIONS a handler answered (the local stack wakes the stream pump: the handler may have written an event). */
+    onHandled?: () => void;
+  },
+): Promise<Gateway> {
   const match = compileRoutes(targets);
   const server = createServer(async (request, response) => {
     try {
@@ -166,6 +177,7 @@ export async function startGateway(targets: readonly GatewayTarget[], options: {
       }
       const event = toEvent(request, body, found.key, found.params);
       const result = await found.target.handler(event, lambdaContext(found.target.name, event.requestContext.requestId));
+      if (!READ_ONLY_METHODS.has(event.requestContext.http.method)) options.onHandled?.();
       writeResult(response, result);
     } catch (error) {
       process.stderr.write(`${JSON.stringify({ level: 'error', message: 'gateway: handler crashed', error: String(error) })}\n`);

@@ -1,5 +1,6 @@
 import { createConnection, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { queueArrivalReader, type QueueArrival } from './sqs-requests.js';
 
 export interface SqsFront {
   /** `http://127.0.0.1:<port>`: the SQS endpoint every client of the local stack uses. */
@@ -17,8 +18,10 @@ export interface SqsFront {
 /**
  * A TCP front before local-aws-sqs on a free loopback port: bytes pass through untouched (local-aws-sqs
  * finds queues by the name in the QueueUrl, not by host), and the front can be made unreachable.
+ * It also reads the requests going by and calls `onArrival` after the answer to each that may make
+ * a message receivable (a send, a visibility change, a move task), so idle pollers can wake at once.
  */
-export async function startSqsFront(upstreamEndpoint: string): Promise<SqsFront> {
+export async function startSqsFront(upstreamEndpoint: string, options: { onArrival?: (arrival: QueueArrival) => void } = {}): Promise<SqsFront> {
   const upstream = new URL(upstreamEndpoint);
   const open = new Set<Socket>();
   let reachable = true;
@@ -35,6 +38,16 @@ export async function startSqsFront(upstreamEndpoint: string): Promise<SqsFront>
     const target = createConnection({ host: upstream.hostname, port: Number(upstream.port) });
     track(client);
     track(target);
+    const { onArrival } = options;
+    if (onArrival) {
+      // Reported once the emulator answers (the SDK waits for each answer before its next request
+      // on a socket), so a poller woken by it finds the message stored.
+      const answered: QueueArrival[] = [];
+      client.on('data', queueArrivalReader((arrival) => answered.push(arrival)));
+      target.on('data', () => {
+        for (const arrival of answered.splice(0)) onArrival(arrival);
+      });
+    }
     client.pipe(target);
     target.pipe(client);
     client.on('error', () => target.destroy());

@@ -17,11 +17,12 @@ import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
 import { createOrganization } from '../../shared/domain/organizations.js';
 import { maxConcurrencyOf, QUEUES, type QueueName } from '../../shared/queues.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.js';
-import { startStreamPump, type StreamHandler } from './dynamodb-streams.js';
+import { startStreamPump, type StreamHandler, type StreamPump } from './dynamodb-streams.js';
 import { startGateway, type GatewayTarget, type HttpHandler } from './gateway.js';
 import { startLocalS3 } from './s3.js';
-import { createQueuePair, startPoller, startSqs, type Poller, type QueuePair, type SqsHandler } from './sqs.js';
+import { createQueuePair, startPoller, startSqs, wakeOnArrival, type Poller, type QueuePair, type SqsHandler } from './sqs.js';
 import { startSqsFront } from './sqs-front.js';
+import { queueNameOf } from './sqs-requests.js';
 
 /** DESIGN.md's public contract: what `DATA_DIR/stack.json` holds. */
 export interface StackInfo {
@@ -186,8 +187,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       }),
     ]);
     stoppers.push(dynamodb.stop, sqs.stop, ses.stop, s3.stop);
-    // Every SQS client (handlers, pollers, tools reading services.json) goes through the front, so a test can cut the queues off.
-    const sqsFront = await startSqsFront(sqs.endpoint);
+    // Every SQS client (handlers, pollers, tools reading services.json) goes through the front, so a
+    // test can cut the queues off, and so a send wakes the idle poller of its queue (by queue name;
+    // a request naming no queue wakes them all), at once and again when a delay ends.
+    const pollers = new Map<string, Poller>();
+    const sqsFront = await startSqsFront(sqs.endpoint, { onArrival: wakeOnArrival(pollers) });
     stoppers.push(sqsFront.close);
     log(`dynamodb ${dynamodb.endpoint}, s3 ${s3.endpoint}, sqs ${sqsFront.url}, ses ${ses.endpoint}`);
 
@@ -217,6 +221,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const loaded = await Promise.all(FUNCTIONS.map(async (definition) => ({ definition, handler: await loadHandler(definition) })));
     const targets: GatewayTarget[] = [];
+    // Handlers that may have written wake the stream pump, which otherwise slows down when the stream is quiet.
+    const pumps: StreamPump[] = [];
+    const wakePumps = () => {
+      for (const pump of pumps) pump.wake();
+    };
     for (const { definition, handler } of loaded) {
       if (definition.kind === 'api') {
         const { name, routes, isDefault, answersPreflight } = definition;
@@ -229,8 +238,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           batchSize: QUEUES[definition.queue].batchSize,
           concurrency: maxConcurrencyOf(definition.queue),
           region: REGION,
+          onBatch: wakePumps,
           onError: (error) => log(`poller ${definition.name}: ${String(error)}`),
         });
+        pollers.set(queueNameOf(source.url) ?? source.url, poller);
         stoppers.push(poller.stop);
       }
       if (definition.kind === 'stream') {
@@ -244,12 +255,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           checkpointFile: options.memory ? undefined : join(dataDir, 'stream-checkpoint.json'),
           onError: (error) => log(`stream ${definition.name}: ${String(error)}`),
         });
+        pumps.push(pump);
         stoppers.push(pump.stop);
       }
     }
 
     const seeded = await seedOrReuse(dataDir, options.memory);
-    const gateway = await startGateway(targets, { port: options.port });
+    const gateway = await startGateway(targets, { port: options.port, onHandled: wakePumps });
     stoppers.push(gateway.close);
     // Workers build links outside any request (webhook bodies): they link to this gateway.
     process.env[ENV.apiUrl] = gateway.url;

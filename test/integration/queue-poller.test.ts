@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createQueuePair, startPoller, type Poller } from '../../infra/local/sqs.js';
+import { createQueuePair, startPoller, wakeOnArrival, type Poller } from '../../infra/local/sqs.js';
+import { startSqsFront } from '../../infra/local/sqs-front.js';
+import { queueNameOf } from '../../infra/local/sqs-requests.js';
 import { createQueueWorker, defineJob } from '../../shared/events/queue-worker.js';
 import { localStack } from '../support/api.js';
 
@@ -92,4 +94,45 @@ describe('the local event source mapping (batchItemFailures, visibility timeout,
     expect(calls).toBe(2);
     expect(remaining).toBe(0);
   });
+
+  it('starts a job as soon as the front has answered its send, and a delayed one once its delay is over, though idle loops sleep a minute', async () => {
+    const queue = await createQueuePair(sqs, `poller-${randomUUID().slice(0, 8)}`, { visibilityTimeoutSeconds: 30, maxReceiveCount: 5 });
+    const handledAt = new Map<string, number>();
+    const worker = createQueueWorker('test', {
+      echo: defineJob({
+        schema: v.object({ type: v.literal('echo'), id: v.string() }),
+        run: async (job) => {
+          handledAt.set(job.id, Date.now());
+        },
+      }),
+    });
+    const pollersByQueue = new Map<string, Poller>();
+    const front = await startSqsFront(services.endpoints.sqs, { onArrival: wakeOnArrival(pollersByQueue) });
+    const viaFront = new SQSClient({ region: services.region, endpoint: front.url, credentials: services.credentials });
+    try {
+      // A loop whose receive finds nothing sleeps a minute unless the front wakes it.
+      const poller = startPoller(sqs, queue, worker, { batchSize: 10, region: services.region, idleMs: 60_000 });
+      pollers.push(poller);
+      pollersByQueue.set(queueNameOf(queue.url)!, poller);
+      const send = async (id: string, delaySeconds = 0) => {
+        await viaFront.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: JSON.stringify({ type: 'echo', id }), DelaySeconds: delaySeconds }));
+        return Date.now();
+      };
+      // After the first job the loop receives again, finds nothing and sleeps.
+      await send('first');
+      await until(async () => handledAt.has('first'), (handled) => handled, 20_000);
+      const nowSentAt = await send('now');
+      await until(async () => handledAt.has('now'), (handled) => handled, 20_000);
+      const laterSentAt = await send('later', 2);
+      await until(async () => handledAt.has('later'), (handled) => handled, 20_000);
+
+      // Without the wake each would wait for the loop's minute of sleep.
+      expect(handledAt.get('now')! - nowSentAt).toBeLessThan(15_000);
+      expect(handledAt.get('later')! - laterSentAt).toBeGreaterThanOrEqual(1_900);
+      expect(handledAt.get('later')! - laterSentAt).toBeLessThan(15_000);
+    } finally {
+      viaFront.destroy();
+      await front.close();
+    }
+  }, 60_000);
 });

@@ -55,9 +55,16 @@ const put = (tableName: string, pk: string, sk: string, entity = 'Event') =>
 
 const keyOf = (record: DynamoDBRecord) => `${record.dynamodb!.NewImage!.PK!.S}/${record.dynamodb!.NewImage!.SK!.S}`;
 
-async function withPump(tableName: string, handler: StreamHandler, run: (pump: StreamPump) => Promise<void>, checkpointFile?: string) {
+async function withPump(
+  tableName: string,
+  handler: StreamHandler,
+  run: (pump: StreamPump) => Promise<void>,
+  checkpointFile?: string,
+  pace: { pollMs?: number; idleMs?: number } = {},
+) {
   const errors: unknown[] = [];
   const pump = await startStreamPump({
+    ...pace,
     endpoint: services.endpoints.dynamodb,
     region: services.region,
     credentials: services.credentials,
@@ -182,6 +189,28 @@ describe('local DynamoDB Stream pump (the webhook fan-out event source)', () => 
       expect(collected.calls[0]!.map(keyOf)).toEqual(all.slice(0, 10));
       expect(collected.calls.slice(1).flat().map(keyOf)).toEqual(all.slice(4));
     });
+  }, PUMP_TEST_MS);
+
+  it('reads less and less often while the stream is quiet, and at once when woken (the local stack wakes it after each request and batch)', async () => {
+    const tableName = await streamTable();
+    const collected = collecting();
+
+    // After a record it reads again about 1, 3, 7 and 15 s later (pollMs 1 s, the pause doubling while nothing comes).
+    await withPump(tableName, collected.handler, async (pump) => {
+      await put(tableName, 'k', '000');
+      await eventually(async () => collected.delivered(), (keys) => keys.includes('k/000'), 15_000);
+      // Quiet for 9 s: the pump is in its 8 s pause.
+      const quietUntil = collected.receivedAt[0]! + 9_000;
+      await eventually(async () => Date.now(), (now) => now >= quietUntil, 10_000);
+      const writtenAt = Date.now();
+      await put(tableName, 'k', '001');
+      pump.wake();
+      const delivered = await eventually(async () => collected.delivered(), (keys) => keys.includes('k/001'), 30_000);
+
+      expect(delivered).toEqual(['k/000', 'k/001']);
+      // Unwoken, it would read again only about 6 s after this write.
+      expect(collected.receivedAt[1]! - writtenAt).toBeLessThan(3_000);
+    }, undefined, { pollMs: 1_000, idleMs: 60_000 });
   }, PUMP_TEST_MS);
 
   it('checkpoints per shard: a pump started again on the same checkpoint file hands over only what is new', async () => {
