@@ -39,14 +39,22 @@ import { QUEUES, type QueueName } from '../shared/queues.js';
 import { countRequests, invokeHandler, type Counted } from '../test/support/request-count.js';
 import { BROWSER_CONTEXT } from '../test/support/threads.js';
 import { benchClient } from './http-client.js';
-import { formatRow, measure, type Measurement } from './measure.js';
+import { formatRow, measure, measureInTurns, type Measurement } from './measure.js';
 
 export interface RequestBenchOptions {
   durationMs: number;
   concurrency: number;
+  /** Only the rows whose name contains one of these (BENCH_ROWS); all when absent. */
+  rows?: readonly string[];
 }
 
-const ROUNDS = 3;
+/**
+ * With more than one caller, each side's time (BENCH_SECONDS) is cut into this many windows, the
+ * floor's and the request's in turns; one at a time they alternate call by call (`measureInTurns`).
+ * Three windows a side with each side's best taken moved GET /workspace's c=1 ratio between 0.98x
+ * and 1.52x from run to run of the same code; call by call, three runs gave 1.21x-1.26x.
+ */
+const ROUNDS = 10;
 
 interface Scenario {
   name: string;
@@ -61,7 +69,8 @@ interface Scenario {
  * the same DynamoDB Local. The ratio is what HTTP, the gateway, validation and the handler add.
  */
 export async function benchRequests(stack: StackInfo, options: RequestBenchOptions): Promise<Measurement[]> {
-  const scenarios = await prepare(stack);
+  const rows = options.rows;
+  const scenarios = (await prepare(stack)).filter((scenario) => !rows || rows.some((row) => scenario.name.includes(row)));
   const results: Measurement[] = [];
   for (const scenario of scenarios) {
     // What earlier scenarios left running in this process (queue workers, the stream fan-out) ends first.
@@ -75,17 +84,13 @@ export async function benchRequests(stack: StackInfo, options: RequestBenchOptio
       await scenario.request();
     }, { durationMs: Math.min(options.durationMs, 2000), concurrency: options.concurrency, warmup: 0 });
     for (const concurrency of [1, options.concurrency]) {
-      // Alternate the two sides in ROUNDS short runs, so a burst of background work (pollers,
-      // DynamoDB Local's JVM) does not land on one side only.
-      const settings = { durationMs: options.durationMs / ROUNDS, concurrency };
-      const floors: Measurement[] = [];
-      const requests: Measurement[] = [];
-      for (let round = 0; round < ROUNDS; round += 1) {
-        floors.push(await measure(`floor of ${scenario.name} (c=${concurrency})`, scenario.floor, settings));
-        requests.push(await measure(`${scenario.name} (c=${concurrency})`, scenario.request, settings));
-      }
-      const floor = best(floors);
-      const request = best(requests);
+      const [floor, request] = await measureInTurns(
+        [
+          { name: `floor of ${scenario.name} (c=${concurrency})`, operation: scenario.floor },
+          { name: `${scenario.name} (c=${concurrency})`, operation: scenario.request },
+        ],
+        { durationMs: options.durationMs, concurrency, rounds: ROUNDS },
+      );
       results.push(floor, request);
       process.stdout.write(`${formatRow(floor)}\n${formatRow(request)}\n`);
       process.stdout.write(
@@ -494,9 +499,4 @@ async function requireSameCalls(name: string, request: () => Promise<{ status: n
   };
   if (describe(byRequest) !== describe(byFloor)) throw new Error(`The floor of ${name} makes ${describe(byFloor)}; the request makes ${describe(byRequest)}.`);
   process.stdout.write(`${name}: ${byRequest.total} DynamoDB calls per request, the floor the same (${describe(byRequest)})\n`);
-}
-
-/** The run with the lower median: noise on this shared machine only ever slows a run down. */
-function best(runs: Measurement[]): Measurement {
-  return runs.reduce((a, b) => (b.p50 < a.p50 ? b : a));
 }

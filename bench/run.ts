@@ -13,7 +13,8 @@ import { benchWebhooks } from './webhooks.js';
  * `npm run bench`: request latency and throughput on the local stack beside the DynamoDB floor,
  * then each function's bundle size and cold import time. BENCH_SECONDS (default 5) per measurement,
  * BENCH_CONCURRENCY (default 8) for the throughput rows. BENCH_ONLY picks sections, comma-separated:
- * requests, threads, exchange, files, webhooks, bundles (all by default).
+ * requests, threads, exchange, files, webhooks, bundles (all by default). BENCH_ROWS narrows the
+ * request rows to those whose name contains one of its comma-separated parts (`GET /workspace`).
  */
 process.env.LOG_LEVEL = 'warn';
 const durationMs = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
@@ -29,7 +30,8 @@ const local = await startLocalStack({ port: 0, dataDir, memory: true });
 try {
   if (want('requests')) {
     process.stdout.write(`Requests on the local stack (${durationMs / 1000} s each; handlers in-process; DynamoDB Local ${local.services.endpoints.dynamodb})\n\n`);
-    await benchRequests(local.stack, { durationMs, concurrency });
+    const rows = process.env.BENCH_ROWS?.split(',').map((row) => row.trim()).filter((row) => row.length > 0);
+    await benchRequests(local.stack, { durationMs, concurrency, ...(rows?.length ? { rows } : {}) });
   }
   if (want('threads')) {
     process.stdout.write('\nThread pages: one page of 50 as markups grow (threads of three messages; one caller at a time)\n\n');
