@@ -43,6 +43,9 @@ export interface StreamPump {
   stop(): Promise<void>;
 }
 
+/** How long the pump keeps its quick pace after a wake. */
+const QUICK_AFTER_WAKE_MS = 1_000;
+
 /** Backoff of a failing batch: 100 ms, doubling, at most 5 s; it is retried forever, never skipped. */
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5_000;
@@ -182,6 +185,9 @@ export async function startStreamPump(options: StreamPumpOptions): Promise<Strea
     if (state.pending.length === 0 && state.iterator === undefined && !state.done) state.iterator = await iteratorOf(state);
   };
 
+  // Set by wake(): DynamoDB Local's stream can show a record some milliseconds after its write
+  // answered, so the pump keeps its quick pace for a while after a wake, not just one read.
+  let quickUntil = 0;
   const loop = (async () => {
     let pause = pollMs;
     while (running) {
@@ -200,15 +206,19 @@ export async function startStreamPump(options: StreamPumpOptions): Promise<Strea
         if (!running) break;
         options.onError?.(error);
       }
-      // Quick while records come; when quiet, a pause doubling up to idleMs that a wake ends early.
-      pause = busy ? pollMs : Math.min(idleMs, pause * 2);
+      // Quick while records come and for QUICK_AFTER_WAKE_MS after a wake; when quiet, a pause
+      // doubling up to idleMs that a wake ends early.
+      pause = busy || Date.now() < quickUntil ? pollMs : Math.min(idleMs, pause * 2);
       await new Promise((resolve) => setTimeout(resolve, pollMs));
       if (pause > pollMs && running) await woken.sleep(pause - pollMs);
     }
   })();
 
   return {
-    wake: () => woken.wake(),
+    wake: () => {
+      quickUntil = Date.now() + QUICK_AFTER_WAKE_MS;
+      woken.wake();
+    },
     stop: async () => {
       running = false;
       woken.wakeAll();
