@@ -13,6 +13,9 @@ export interface QueueArrival {
 /** The SQS actions after which a queue may hold a receivable message it did not hold before. */
 const ARRIVING = new Set(['SendMessage', 'SendMessageBatch', 'ChangeMessageVisibility', 'ChangeMessageVisibilityBatch', 'StartMessageMoveTask']);
 
+/** How long after its start local-aws-sqs first moves a move task's messages. */
+const MOVE_TASK_TICK_SECONDS = 1;
+
 /** Larger requests are not read: SQS bodies are at most 1 MiB. */
 const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 
@@ -60,7 +63,9 @@ function arrivalOf(action: string, body: Buffer): QueueArrival {
   const entries = Array.isArray(input.Entries) ? (input.Entries as Record<string, unknown>[]) : [input];
   const seconds = entries.map((entry) => Number(entry.DelaySeconds ?? entry.VisibilityTimeout ?? 0)).filter(Number.isFinite);
   const queueName = (typeof input.QueueUrl === 'string' ? queueNameOf(input.QueueUrl) : undefined) ?? nameOf(input.DestinationArn, ':');
-  return { action, ...(queueName ? { queueName } : {}), afterSeconds: Math.max(0, ...seconds) };
+  // local-aws-sqs moves a task's messages on a one-second timer, the first tick a second after the start.
+  const after = action === 'StartMessageMoveTask' ? MOVE_TASK_TICK_SECONDS : Math.max(0, ...seconds);
+  return { action, ...(queueName ? { queueName } : {}), afterSeconds: after };
 }
 
 /** A queue's name: the last part of its URL (`http://host/000000000000/name`). */
