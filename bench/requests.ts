@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { handler as markupsHandler } from '../functions/markups/handler.js';
+import { markupsRoutes } from '../functions/markups/routes.js';
 import { handler as messagesHandler } from '../functions/messages/handler.js';
 import { messagesRoutes } from '../functions/messages/routes.js';
 import { handler as threadsHandler } from '../functions/threads/handler.js';
@@ -331,7 +333,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
   await requireSameCalls(issueUploadPolicyScenario.name, () => invokeHandler(uploads, 'POST', '/uploads/upload-policy', { key, body: uploadBody }), issueUploadPolicyScenario.floor);
 
   // POST /markups/url's writes after authentication: the folder, the plan and the month's usage,
-  // the charge and the markup in one transaction, then the thumbnail job, the event and the activity.
+  // the charge, the markup and its event in one transaction, then the thumbnail job and the activity.
   const urlMarkupWrites = async () => {
     await get(itemKey(workspace.rootFolderId));
     const period = usagePeriod(new Date()).key;
@@ -342,6 +344,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
         TransactItems: [
           { Update: { TableName, Key: usageKey(`bench-${stack.workspaceId}`, period), UpdateExpression: 'ADD used :one', ExpressionAttributeValues: { ':one': 1 } } },
           { Put: { TableName, Item: { ...itemKey(id), entity: 'BenchFloor', id }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          { Put: { TableName, Item: { PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${Date.now()}#${id}`, entity: 'BenchFloor' } } },
         ],
       }),
     );
@@ -349,7 +352,6 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       db.send(new UpdateCommand({ TableName, Key, UpdateExpression: 'SET benchTouchedAt = :at', ExpressionAttributeValues: { ':at': Date.now() } }));
     await Promise.all([
       getSqs().send(new SendMessageCommand({ QueueUrl: floorQueueUrl, MessageBody: JSON.stringify({ type: 'render-thumbnail', markupId: id }) })),
-      db.send(new PutCommand({ TableName, Item: { PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${Date.now()}#${id}`, entity: 'BenchFloor' } })),
       touch({ PK: `BENCH#${workspace.rootFolderId}`, SK: 'ITEM' }),
       touch({ PK: `BENCH#${stack.workspaceId}`, SK: 'WS' }),
     ]);
@@ -367,6 +369,45 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
   };
   await claimForFloor(replayKey, 'bench');
   await completeIdempotencyKey(floorScope, replayKey, 'bench', JSON.stringify({ status: 200, body: JSON.parse(storedReply) }));
+
+  const createUrlMarkup: Scenario = {
+    name: 'POST /markups/url',
+    request: () => call('POST', '/markups/url', urlMarkupBody),
+    floor: async () => {
+      await authenticate();
+      await urlMarkupWrites();
+    },
+  };
+  const createUrlMarkupWithKey: Scenario = {
+    name: 'POST /markups/url +Idempotency-Key',
+    request: () => call('POST', '/markups/url', urlMarkupBody, { 'Idempotency-Key': randomUUID() }),
+    floor: async () => {
+      // The key is claimed right after the API key is read, before the workspace.
+      await get(apiKeyKey(keyId));
+      const key = randomUUID();
+      await claimForFloor(key, key);
+      await get(workspaceKey(stack.workspaceId));
+      await urlMarkupWrites();
+      await completeIdempotencyKey(floorScope, key, key, storedReply);
+    },
+  };
+  // A replay is answered from the claim's failed condition, before the workspace is read.
+  const replayUrlMarkup: Scenario = {
+    name: 'POST /markups/url replayed key',
+    request: () => call('POST', '/markups/url', urlMarkupBody, { 'Idempotency-Key': replayKey }),
+    floor: async () => {
+      await get(apiKeyKey(keyId));
+      await claimForFloor(replayKey, 'bench');
+    },
+  };
+  const markups = { name: 'markups', routes: markupsRoutes, handler: markupsHandler };
+  await requireSameCalls(createUrlMarkup.name, () => invokeHandler(markups, 'POST', '/markups/url', { key, body: urlMarkupBody }), createUrlMarkup.floor);
+  await requireSameCalls(
+    createUrlMarkupWithKey.name,
+    () => invokeHandler(markups, 'POST', '/markups/url', { key, body: urlMarkupBody, headers: { 'Idempotency-Key': randomUUID() } }),
+    createUrlMarkupWithKey.floor,
+  );
+  await requireSameCalls(replayUrlMarkup.name, () => invokeHandler(markups, 'POST', '/markups/url', { key, body: urlMarkupBody, headers: { 'Idempotency-Key': replayKey } }), replayUrlMarkup.floor);
 
   return [
     {
@@ -400,33 +441,9 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
     createMessage,
     createThreadScenario,
     issueUploadPolicyScenario,
-    {
-      name: 'POST /markups/url',
-      request: () => call('POST', '/markups/url', urlMarkupBody),
-      floor: async () => {
-        await authenticate();
-        await urlMarkupWrites();
-      },
-    },
-    {
-      name: 'POST /markups/url +Idempotency-Key',
-      request: () => call('POST', '/markups/url', urlMarkupBody, { 'Idempotency-Key': randomUUID() }),
-      floor: async () => {
-        await authenticate();
-        const key = randomUUID();
-        await claimForFloor(key, key);
-        await urlMarkupWrites();
-        await completeIdempotencyKey(floorScope, key, key, storedReply);
-      },
-    },
-    {
-      name: 'POST /markups/url replayed key',
-      request: () => call('POST', '/markups/url', urlMarkupBody, { 'Idempotency-Key': replayKey }),
-      floor: async () => {
-        await authenticate();
-        await claimForFloor(replayKey, 'bench');
-      },
-    },
+    createUrlMarkup,
+    createUrlMarkupWithKey,
+    replayUrlMarkup,
   ];
 }
 

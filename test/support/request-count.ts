@@ -72,6 +72,8 @@ export interface InvokeRequest {
   key?: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
+  /** More request headers (any case; sent lower-cased, as API Gateway does). */
+  headers?: Record<string, string>;
 }
 
 export interface InvokeResponse<T = any> {
@@ -102,6 +104,7 @@ export async function invokeHandler<T = any>(
   const headers: Record<string, string> = { 'service-api-version': API_VERSION, host: '127.0.0.1' };
   if (request.key) headers.authorization = `Bearer ${request.key}`;
   if (request.body !== undefined) headers['content-type'] = 'application/json';
+  for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
   const requestId = randomUUID();
   const now = new Date();
   const event: APIGatewayProxyEventV2 = {
