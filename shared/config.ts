@@ -1,6 +1,9 @@
 import type { QueueName } from './queues.js';
 import * as v from 'valibot';
 
+/** The longest an exchange token may live (DESIGN.md "Trust rules": `EXCHANGE_TOKEN_TTL_SECONDS` is at most 3600). */
+export const MAX_EXCHANGE_TOKEN_TTL_SECONDS = 3600;
+
 /**
  * The environment a function or tool runs with, parsed once. Variable names appear only here and in
  * the CDK `bind*` helpers of `infra/constructs/service-function.ts`.
@@ -37,8 +40,14 @@ const EnvSchema = v.object({
   EXCHANGE_KEY_ARN: v.optional(v.pipe(v.string(), v.regex(/^arn:[^:]+:kms:[^:]*:[^:]*:key\/[^/]+$/, 'must be a KMS key ARN'))),
   /** Local: the file in DATA_DIR holding the P-256 private JWK instead (the local stack makes it). */
   EXCHANGE_KEYS_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
-  /** Lifetime of exchange tokens in seconds (DESIGN.md: 5 minutes by default). */
-  EXCHANGE_TOKEN_TTL_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(30), v.maxValue(86_400)), '300'),
+  /**
+   * Lifetime of exchange tokens in seconds (DESIGN.md: 5 minutes by default, at most an hour: a
+   * token is the end user's credential until it expires).
+   */
+  EXCHANGE_TOKEN_TTL_SECONDS: v.optional(
+    v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number of seconds'), v.minValue(30, 'must be at least 30'), v.maxValue(MAX_EXCHANGE_TOKEN_TTL_SECONDS, `must be at most ${MAX_EXCHANGE_TOKEN_TTL_SECONDS} (one hour)`)),
+    '300',
+  ),
   /** The identity provider of POST /auth/sdk-exchange (DESIGN.md "SDK exchange"). */
   IDP_JWKS_URL: v.optional(v.pipe(v.string(), v.url())),
   IDP_ISSUER: v.optional(v.pipe(v.string(), v.minLength(1))),

@@ -1025,7 +1025,7 @@ export interface paths {
         };
         /**
          * What a customer JWT for an installation must carry: aud, iss, algorithm, claims, lifetimes
-         * @description No credential: the embedded client and the customer server read it with the installation's browser-safe `publicKey`. Sign customer JWTs with RS256 and the private half of the installation's `signingKey`, with `iss` = `expectedIss`, `aud` = `expectedAud`, `sub` = the end user's id in your system, and `exp`.
+         * @description No credential: the embedded client and the customer server read it with the installation's browser-safe `publicKey`. Sign customer JWTs with RS256 and the private half of the installation's `signingKey`, with `iss` = `expectedIss`, `aud` = `expectedAud`, `sub` = the end user's id in your system, `iat` and `exp`, at most `maxTokenLifetimeSeconds` (900) apart.
          *
          *     Needs no credential.
          */
@@ -1049,7 +1049,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a customer-signed JWT for a short-lived exchange token of its end user
-         * @description No API key: the customer JWT is the credential. It must be RS256-signed with the installation's key and carry what `GET /auth/config` says (`iss`, `aud`, `sub`, `exp`; `nbf`/`iat` are honoured). Optional claims: `markupRole` (project:viewer, project:contributor (default), project:owner) and `markupId` (binds the token to one markup), and `name`, `email`, `picture` for the external user `sub`, which the exchange creates or refreshes. Send the answer's `exchangeToken` as `Authorization: Bearer` to the feedback, markup-read and upload endpoints until `expiresAt`.
+         * @description No API key: the customer JWT is the credential. It must be RS256-signed with the installation's key and carry what `GET /auth/config` says (`iss`, `aud`, `sub`, `iat`, `exp`, with `exp - iat` at most 900 s; `nbf` is honoured). Optional claims: `markupRole` (project:viewer, project:contributor (default), project:owner) and `markupId` (binds the token to one markup), and `name`, `email`, `picture` for the external user `sub`, which the exchange creates or refreshes. Send the answer's `exchangeToken` as `Authorization: Bearer` to the feedback, markup-read and upload endpoints until `expiresAt`.
          *
          *     Needs no credential.
          */
@@ -8716,6 +8716,7 @@ export interface operations {
                      *           "project:viewer"
                      *         ],
                      *         "clockToleranceSeconds": 1,
+                     *         "maxTokenLifetimeSeconds": 1,
                      *         "exchangeTokenLifetimeSeconds": 1
                      *       }
                      *     }
@@ -8731,6 +8732,7 @@ export interface operations {
                             optionalClaims: string[];
                             markupRoles: ("project:viewer" | "project:contributor" | "project:owner")[];
                             clockToleranceSeconds: number;
+                            maxTokenLifetimeSeconds: number;
                             exchangeTokenLifetimeSeconds: number;
                         };
                     };
@@ -8821,7 +8823,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JWT does not verify: algorithm, signature, iss, aud, sub, exp, nbf or iat */
+            /** @description The JWT does not verify: algorithm, signature, iss, aud, sub, exp, nbf or iat, or it lives longer than 900 s (exp - iat) */
             401: {
                 headers: {
                     [name: string]: unknown;

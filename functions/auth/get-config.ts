@@ -9,7 +9,7 @@ export const getAuthConfigOperation = operation({
   description:
     'No credential: the embedded client and the customer server read it with the installation\'s browser-safe `publicKey`. ' +
     'Sign customer JWTs with RS256 and the private half of the installation\'s `signingKey`, with `iss` = `expectedIss`, ' +
-    '`aud` = `expectedAud`, `sub` = the end user\'s id in your system, and `exp`.',
+    '`aud` = `expectedAud`, `sub` = the end user\'s id in your system, `iat` and `exp`, at most `maxTokenLifetimeSeconds` (900) apart.',
   auth: 'none',
   query: AuthConfigQuery,
   responses: [

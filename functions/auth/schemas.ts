@@ -15,6 +15,8 @@ export const AuthConfigSchema = v.object({
   optionalClaims: v.array(v.string()),
   markupRoles: v.array(v.picklist(END_USER_ROLE_ORDER)),
   clockToleranceSeconds: v.number(),
+  /** The longest a customer JWT may live (`exp - iat`); a longer one is refused. */
+  maxTokenLifetimeSeconds: v.number(),
   exchangeTokenLifetimeSeconds: v.number(),
 });
 

@@ -20,10 +20,16 @@ import { isMarkupOfWorkspace } from './markups/access.js';
 export const CUSTOMER_JWT_ALGORITHM = 'RS256';
 /** Clock skew tolerated on `exp`, `nbf` and `iat` between the customer's clock and ours. */
 export const CUSTOMER_CLOCK_TOLERANCE_SECONDS = 30;
+/**
+ * The longest a customer JWT may live, `exp - iat` (DESIGN.md "Trust rules": Customer JWTs). A
+ * customer server signs one per page load; without a bound, one leaked JWT (or one signed with
+ * `exp` in the year 3000) would mint exchange tokens forever.
+ */
+export const MAX_CUSTOMER_JWT_LIFETIME_SECONDS = 900;
 const AUDIENCE_PREFIX = 'review-board-service:installation:';
 /** Claims every customer JWT carries, and the ones read when present. */
-export const REQUIRED_CLAIMS = ['iss', 'aud', 'sub', 'exp'] as const;
-export const OPTIONAL_CLAIMS = ['markupRole', 'markupId', 'name', 'email', 'picture', 'nbf', 'iat'] as const;
+export const REQUIRED_CLAIMS = ['iss', 'aud', 'sub', 'exp', 'iat'] as const;
+export const OPTIONAL_CLAIMS = ['markupRole', 'markupId', 'name', 'email', 'picture', 'nbf'] as const;
 const DEFAULT_ROLE: EndUserRole = 'project:contributor';
 const MAX_EXTERNAL_ID = 255;
 
@@ -53,6 +59,7 @@ export function authConfigOf(installation: InstallationRecord) {
     optionalClaims: [...OPTIONAL_CLAIMS],
     markupRoles: [...END_USER_ROLE_ORDER],
     clockToleranceSeconds: CUSTOMER_CLOCK_TOLERANCE_SECONDS,
+    maxTokenLifetimeSeconds: MAX_CUSTOMER_JWT_LIFETIME_SECONDS,
     exchangeTokenLifetimeSeconds: getConfig().exchangeTokenTtlSeconds,
   };
 }
@@ -102,11 +109,28 @@ async function verifiedPayload(token: string, installation: InstallationRecord):
   }
   // jose checks that `sub` is present, not that it is a string: `"sub": null` or 42 names no end user.
   if (typeof payload.sub !== 'string' || payload.sub.trim() === '') throw refused('its sub must be a non-empty string (the end user\'s id).');
-  // jose checks `iat` only against a maximum age; a token issued in the future is as wrong as an early `nbf`.
-  if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + CUSTOMER_CLOCK_TOLERANCE_SECONDS) {
-    throw refused('its iat is in the future.');
-  }
+  checkLifetime(payload as JWTPayload & { iat: number; exp: number });
   return payload;
+}
+
+/**
+ * `iat` is required and must not be in the future (beyond the clock tolerance): jose checks it only
+ * against a maximum age, which bounds how old a token is, not how long it was made to live. The
+ * lifetime `exp - iat` is bounded whatever `exp` says, so a JWT signed to expire in the year 3000
+ * is refused today, not in 15 minutes. jose has already checked that both are numbers and `exp`
+ * has not passed.
+ */
+function checkLifetime({ iat, exp }: { iat: number; exp: number }): void {
+  const ahead = iat - Date.now() / 1000;
+  if (ahead > CUSTOMER_CLOCK_TOLERANCE_SECONDS) {
+    throw refused(`its iat is ${Math.ceil(ahead)} s in the future; at most ${CUSTOMER_CLOCK_TOLERANCE_SECONDS} s of clock skew is tolerated (sign with iat = now).`);
+  }
+  const lifetime = exp - iat;
+  if (lifetime > MAX_CUSTOMER_JWT_LIFETIME_SECONDS) {
+    throw refused(
+      `its lifetime (exp - iat) is ${lifetime} s; at most ${MAX_CUSTOMER_JWT_LIFETIME_SECONDS} s is accepted: sign a JWT per exchange that expires within 15 minutes of its iat.`,
+    );
+  }
 }
 
 /** A reason a customer can act on, without echoing anything of the token. */
@@ -117,7 +141,7 @@ function reasonOf(error: unknown): string {
     case 'ERR_JWT_EXPIRED':
       return 'it has expired (exp).';
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
-      return claim === 'exp' || claim === 'sub' || claim === 'iss' || claim === 'aud' || claim === 'nbf'
+      return claim === 'exp' || claim === 'iat' || claim === 'sub' || claim === 'iss' || claim === 'aud' || claim === 'nbf'
         ? `its ${claim} claim is missing or not what GET /auth/config expects.`
         : 'a claim is not valid.';
     case 'ERR_JOSE_ALG_NOT_ALLOWED':

@@ -7,6 +7,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type ApiFunction, type FunctionDefinition, type QueueWorkerFunction } from '../../functions/registry.js';
+import { ENV, MAX_EXCHANGE_TOKEN_TTL_SECONDS, parseConfig } from '../../shared/config.js';
 import { TABLE } from '../../shared/db/table.js';
 import { deadLetterHoldOf, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queues.js';
 import { CONVERTER_PACKAGES, convertersLayer, FFMPEG_LAYER_PATH } from '../../infra/constructs/converters-layer.js';
@@ -587,6 +588,18 @@ describe('house defaults of every function (STYLE: one NodejsFunction construct)
         Environment: { Variables: expect.objectContaining({ NODE_OPTIONS: '--enable-source-maps' }) },
       });
       expect(template.toJSON().Resources[logGroupRef.Ref].Properties.RetentionInDays).toBe(30);
+    },
+  );
+
+  it.each(FUNCTIONS.map((definition) => [definition.name, definition] as const))(
+    'gives %s only settings its config accepts at cold start: exchange tokens live at most an hour (DESIGN "Trust rules")',
+    (_name, definition) => {
+      const variables = variablesOf(synthesized, definition);
+      // Values CloudFormation resolves at deploy time (references, imports) are not the CDK's choice.
+      const literal = Object.fromEntries(Object.entries(variables).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+
+      expect(() => parseConfig(literal)).not.toThrow();
+      expect(Number(variables[ENV.exchangeTokenTtlSeconds] ?? 300)).toBeLessThanOrEqual(MAX_EXCHANGE_TOKEN_TTL_SECONDS);
     },
   );
 

@@ -22,7 +22,7 @@ beforeAll(async () => {
 const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
 
 describe('GET /auth/config: what a customer JWT must carry, without a credential', () => {
-  it('answers the installation id, expected aud and iss, the algorithm, the claims and the token lifetime', async () => {
+  it('answers the installation id, expected aud and iss, the algorithm, the claims (iat required), the longest JWT lifetime and the token lifetime', async () => {
     const response = await call('GET', '/auth/config', { query: { publicKey } });
     expect(response.status).toBe(200);
     expect(response.body.data).toEqual({
@@ -30,10 +30,11 @@ describe('GET /auth/config: what a customer JWT must carry, without a credential
       expectedAud: `review-board-service:installation:${config.installationId}`,
       expectedIss: publicKey,
       algorithm: 'RS256',
-      requiredClaims: ['iss', 'aud', 'sub', 'exp'],
-      optionalClaims: ['markupRole', 'markupId', 'name', 'email', 'picture', 'nbf', 'iat'],
+      requiredClaims: ['iss', 'aud', 'sub', 'exp', 'iat'],
+      optionalClaims: ['markupRole', 'markupId', 'name', 'email', 'picture', 'nbf'],
       markupRoles: ['project:viewer', 'project:contributor', 'project:owner'],
       clockToleranceSeconds: 30,
+      maxTokenLifetimeSeconds: 900,
       exchangeTokenLifetimeSeconds: 300,
     });
   });
@@ -193,6 +194,45 @@ describe('POST /auth/exchange refuses every forged, stale or misaddressed custom
   it('answers 400 for a body without a token', async () => {
     expectProblem(await call('POST', '/auth/exchange', { body: {} }), 400, '/body/token');
     expectProblem(await call('POST', '/auth/exchange', { body: { token: 'x'.repeat(20_000) } }), 400, '/body/token');
+  });
+});
+
+describe('POST /auth/exchange: a customer JWT lives at most 15 minutes (DESIGN "Trust rules": Customer JWTs)', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  const refusedFor = async (jwt: string, reason: RegExp) => {
+    const response = await exchange(jwt);
+    expectProblem(response, 401);
+    expect(response.body.detail).toMatch(reason);
+    expect(JSON.stringify(response.body)).not.toContain('exchangeToken');
+  };
+
+  it('refuses a JWT without iat, naming the claim', async () => {
+    await refusedFor(await customerJwt(keys, config, {}, { issuedAt: null }), /\biat\b.*missing/);
+  });
+
+  it('refuses a lifetime (exp - iat) of 901 seconds, naming the limit', async () => {
+    const iat = now();
+    await refusedFor(await customerJwt(keys, config, {}, { issuedAt: iat, expiresIn: iat + 901 }), /lifetime.*901.*900/);
+  });
+
+  it('refuses a JWT that expires in the year 3000, whatever its iat', async () => {
+    const year3000 = Date.UTC(3000, 0, 1) / 1000;
+    await refusedFor(await customerJwt(keys, config, {}, { expiresIn: year3000 }), /lifetime/);
+    await refusedFor(await customerJwt(keys, config, {}, { issuedAt: year3000 - 600, expiresIn: year3000 }), /iat.*future/);
+  });
+
+  it('refuses an iat in the future beyond the 30 s clock tolerance, even with a short lifetime', async () => {
+    const iat = now() + 120;
+    await refusedFor(await customerJwt(keys, config, {}, { issuedAt: iat, expiresIn: iat + 300 }), /iat.*future.*30/);
+  });
+
+  it('accepts a lifetime of exactly 900 seconds, and an iat a few seconds ahead of our clock', async () => {
+    const iat = now();
+    const exactly = await exchange(await customerJwt(keys, config, {}, { issuedAt: iat, expiresIn: iat + 900 }));
+    const skewed = await exchange(await customerJwt(keys, config, {}, { issuedAt: iat + 10, expiresIn: iat + 310 }));
+
+    expect(exactly.status, JSON.stringify(exactly.body)).toBe(200);
+    expect(skewed.status, JSON.stringify(skewed.body)).toBe(200);
   });
 });
 

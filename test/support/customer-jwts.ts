@@ -22,18 +22,23 @@ export async function makeInstallation(org: Org, keys: CustomerKeys, extra: Reco
   return { installation, config: config.body.data as { installationId: string; expectedAud: string; expectedIss: string } };
 }
 
-/** A customer JWT as a customer server signs one: RS256, iss/aud from the config, `sub`, 5 minutes of life. */
+/**
+ * A customer JWT as a customer server signs one: RS256, iss/aud from the config, `sub`, issued now
+ * (`iat`, which the exchange requires) with 5 minutes of life. `claims` add or replace claims (an
+ * `iat` among them is kept); `issuedAt: null` leaves `iat` out and `expiresIn: null` leaves `exp`
+ * out; a number for either is the claim itself (seconds since the epoch).
+ */
 export function customerJwt(
   keys: CustomerKeys,
   config: { expectedAud: string; expectedIss: string },
   claims: JWTPayload = {},
-  options: { alg?: string; expiresIn?: string | number | null } = {},
+  options: { alg?: string; expiresIn?: string | number | null; issuedAt?: number | null } = {},
 ): Promise<string> {
   const jwt = new SignJWT({ sub: `customer-user-${Math.random().toString(36).slice(2, 10)}`, ...claims })
     .setProtectedHeader({ alg: options.alg ?? 'RS256' })
     .setIssuer(config.expectedIss)
     .setAudience(config.expectedAud);
-  if (claims.iat === undefined) jwt.setIssuedAt();
+  if (claims.iat === undefined && options.issuedAt !== null) jwt.setIssuedAt(options.issuedAt);
   if (options.expiresIn !== null) jwt.setExpirationTime(options.expiresIn ?? '5m');
   return jwt.sign(keys.privateKey);
 }

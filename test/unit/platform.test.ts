@@ -79,6 +79,15 @@ describe('configuration is parsed once and fails fast', () => {
     expect(() => config.tableName).toThrow(/TABLE_NAME/);
     expect(config.mode).toBe('aws');
   });
+  it('keeps exchange tokens at most an hour: EXCHANGE_TOKEN_TTL_SECONDS above 3600 fails the cold start (DESIGN "Trust rules")', () => {
+    expect(parseConfig({}).exchangeTokenTtlSeconds).toBe(300);
+    expect(parseConfig({ EXCHANGE_TOKEN_TTL_SECONDS: '3600' }).exchangeTokenTtlSeconds).toBe(3600);
+    for (const value of ['3601', '86400', '1e9', 'Infinity']) {
+      expect(() => parseConfig({ EXCHANGE_TOKEN_TTL_SECONDS: value }), value).toThrow(/EXCHANGE_TOKEN_TTL_SECONDS: must be at most 3600/);
+    }
+    expect(() => parseConfig({ EXCHANGE_TOKEN_TTL_SECONDS: '29' })).toThrow(/EXCHANGE_TOKEN_TTL_SECONDS/);
+  });
+
   it('enables the optional EPS converter only for EPS_CONVERTER=ghostscript', () => {
     expect(parseConfig({}).epsConverter).toBe(false);
     expect(parseConfig({ EPS_CONVERTER: '' }).epsConverter).toBe(false);
