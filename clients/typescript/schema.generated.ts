@@ -8832,7 +8832,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description markupId names a missing, deleted or other-workspace markup */
+            /** @description markupId names a missing, deleted or other-workspace markup, or sub names an end user of another source (another installation, the identity provider, or an API-made user bound to another installation); nothing changes */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8927,7 +8927,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The installation does not admit sdkOrigin, or markupId is not a markup of its workspace */
+            /** @description The installation does not admit sdkOrigin, markupId is not a markup of its workspace, or the provider's sub names an end user of another source (an installation's or an API-made one); nothing changes */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -17,7 +17,7 @@ export const exchangeOperation = operation({
     { status: 200, description: 'The exchange token', schema: ExchangeSchema },
     { status: 400, description: 'A markupRole or markupId claim of the wrong type or value' },
     { status: 401, description: 'The JWT does not verify: algorithm, signature, iss, aud, sub, exp, nbf or iat, or it lives longer than 900 s (exp - iat)' },
-    { status: 403, description: 'markupId names a missing, deleted or other-workspace markup' },
+    { status: 403, description: 'markupId names a missing, deleted or other-workspace markup, or sub names an end user of another source (another installation, the identity provider, or an API-made user bound to another installation); nothing changes' },
   ],
   handle: async ({ body }) => ok(await exchangeCustomerToken(body.token)),
 });

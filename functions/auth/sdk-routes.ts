@@ -16,7 +16,7 @@ export const sdkExchangeOperation = operation({
   responses: [
     { status: 200, description: 'The exchange token', schema: SdkExchangeSchema },
     { status: 401, description: 'The identity-provider token does not verify (algorithm, signature, iss, aud, sub, exp), or is an exchange token' },
-    { status: 403, description: 'The installation does not admit sdkOrigin, or markupId is not a markup of its workspace' },
+    { status: 403, description: 'The installation does not admit sdkOrigin, markupId is not a markup of its workspace, or the provider\'s sub names an end user of another source (an installation\'s or an API-made one); nothing changes' },
     { status: 404, description: 'No installation has this publicKey' },
     { status: 409, description: 'state was used by an earlier exchange' },
     { status: 503, description: 'No identity provider is configured, or its key set cannot be fetched' },

@@ -6,6 +6,22 @@ import { putNew, tryTransact, type TransactItem } from './transact.js';
 import { toUserItem, userKey, type User } from './users.js';
 
 /**
+ * Who made an external user (DESIGN.md "Trust rules": end users belong to the source that made
+ * them): `installation:<installationId>` (its customer JWTs), `identity-provider` (the SDK
+ * exchange) or `api` (POST /users/external). Only its own source may exchange as it; an API-made
+ * user is bound to the first installation that does.
+ */
+export type ExternalUserSource = 'api' | 'identity-provider' | `installation:${string}`;
+
+export const API_SOURCE = 'api' satisfies ExternalUserSource;
+export const IDENTITY_PROVIDER_SOURCE = 'identity-provider' satisfies ExternalUserSource;
+export const installationSource = (installationId: string): ExternalUserSource => `installation:${installationId}`;
+export const isInstallationSource = (source: ExternalUserSource) => source.startsWith('installation:');
+
+/** A record's source; records written before sources were recorded count as API-made. */
+export const sourceOf = (record: Pick<ExternalUserRecord, 'source'>): ExternalUserSource => record.source ?? API_SOURCE;
+
+/**
  * External (feedback) users: the people a customer's site identifies by its own id (`externalId`,
  * the customer JWT's `sub`), one record per workspace and external id. Each has a User record of
  * kind `external` (`userId`) that threads and messages are authored by, so authors resolve with the
@@ -16,6 +32,8 @@ export interface ExternalUserRecord {
   workspaceId: string;
   organizationId: string;
   externalId: string;
+  /** Absent on records written before sources were recorded: those count as API-made (`sourceOf`). */
+  source?: ExternalUserSource;
   userId: string;
   name: string | null;
   email: string | null;
@@ -89,16 +107,26 @@ export function insertExternalUser(record: ExternalUserRecord): Promise<External
   return attempt([putNew(toExternalUserItem(record)), putNew(toUserItem(externalUserAccount(record)))], (index) => (index === 0 ? 'exists' : 'stale'));
 }
 
-/** A Put of the external record conditioned on it being exactly as read (its `modifiedAt`). */
+/**
+ * The condition of every write of an existing external record: it is exactly as read (its
+ * `modifiedAt`) and still belongs to the source it was read with. The source is checked in its own
+ * right, not only through `modifiedAt`: of two installations binding one API-made user at once,
+ * the second write finds the first's source and fails, whatever the two clocks said.
+ */
+function unchangedSince(previous: ExternalUserRecord): Pick<Update, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+  return previous.source === undefined
+    ? { ConditionExpression: 'modifiedAt = :read AND attribute_not_exists(#source)', ExpressionAttributeNames: { '#source': 'source' }, ExpressionAttributeValues: { ':read': previous.modifiedAt } }
+    : {
+        ConditionExpression: 'modifiedAt = :read AND #source = :source',
+        ExpressionAttributeNames: { '#source': 'source' },
+        ExpressionAttributeValues: { ':read': previous.modifiedAt, ':source': previous.source },
+      };
+}
+type Update = NonNullable<TransactItem['Update']>;
+
+/** A Put of the external record conditioned on it being exactly as read (`unchangedSince`). */
 function putIfUnchanged(previous: ExternalUserRecord, item: Record<string, unknown>): TransactItem {
-  return {
-    Put: {
-      TableName: getConfig().tableName,
-      Item: item,
-      ConditionExpression: 'modifiedAt = :read',
-      ExpressionAttributeValues: { ':read': previous.modifiedAt },
-    },
-  };
+  return { Put: { TableName: getConfig().tableName, Item: item, ...unchangedSince(previous) } };
 }
 
 function renameAccount(userId: string, name: string, at: number): TransactItem {
@@ -115,8 +143,9 @@ function renameAccount(userId: string, name: string, at: number): TransactItem {
 }
 
 /**
- * Replaces the external record with `next` if it is still as `previous` was read (`stale`
- * otherwise), renaming its User record in the same transaction when the shown name changes.
+ * Replaces the external record with `next` if it is still as `previous` was read, source included
+ * (`stale` otherwise), renaming its User record in the same transaction when the shown name
+ * changes. Binding an API-made user to an installation is such a change (`next.source`).
  */
 export function writeExternalUserChange(previous: ExternalUserRecord, next: ExternalUserRecord): Promise<ExternalUserWrite> {
   const items = [putIfUnchanged(previous, toExternalUserItem(next))];
@@ -134,12 +163,7 @@ export function deleteExternalUserRecord(previous: ExternalUserRecord, at: numbe
   return attempt(
     [
       {
-        Delete: {
-          TableName: tableName,
-          Key: externalUserKey(previous.workspaceId, previous.externalId),
-          ConditionExpression: 'modifiedAt = :read',
-          ExpressionAttributeValues: { ':read': previous.modifiedAt },
-        },
+        Delete: { TableName: tableName, Key: externalUserKey(previous.workspaceId, previous.externalId), ...unchangedSince(previous) },
       },
       renameAccount(previous.userId, FORMER_USER_NAME, at),
     ],

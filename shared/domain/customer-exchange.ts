@@ -2,6 +2,7 @@ import { decodeJwt, importSPKI, jwtVerify, type JWTPayload } from 'jose';
 import { mintExchangeToken } from '../auth/exchange-tokens.js';
 import { END_USER_ROLE_ORDER, type EndUserRole } from '../auth/permissions.js';
 import { getConfig } from '../config.js';
+import { installationSource } from '../db/external-users.js';
 import { getInstallation, getInstallationByPublicKey, type InstallationRecord } from '../db/installations.js';
 import { getWorkspace, type WorkspaceRecord } from '../db/workspaces.js';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../http/errors.js';
@@ -183,9 +184,9 @@ function profileOf(payload: JWTPayload): { name?: string; email?: string; pictur
 
 /**
  * Verifies a customer JWT against its installation and mints an exchange token for its end user,
- * creating or refreshing the external user `sub`. 401 for anything about the signature or the
- * standard claims; 400 for a `markupRole`/`markupId` claim of the wrong type; 403 for a markup out
- * of reach.
+ * creating or refreshing the external user `sub` of this installation. 401 for anything about the
+ * signature or the standard claims; 400 for a `markupRole`/`markupId` claim of the wrong type; 403
+ * for a markup out of reach, or a `sub` that names another source's end user (nothing changes).
  */
 export async function exchangeCustomerToken(token: string): Promise<ExchangeAnswer> {
   const installation = await installationNamedBy(token);
@@ -195,7 +196,7 @@ export async function exchangeCustomerToken(token: string): Promise<ExchangeAnsw
   const markupRole = markupRoleOf(payload);
   const [workspace, markupId] = await Promise.all([getWorkspace(installation.workspaceId), boundMarkupOf(payload, installation.workspaceId)]);
   if (!workspace) throw refused("the installation's workspace no longer exists.");
-  const user = await upsertExternalUserFromClaims(workspace, externalId, profileOf(payload));
+  const user = await upsertExternalUserFromClaims(workspace, externalId, profileOf(payload), installationSource(installation.id));
   const { token: exchangeToken, expiresAt } = await mintExchangeToken({
     organizationId: workspace.organizationId,
     workspaceId: workspace.id,

@@ -2,12 +2,16 @@ import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { AGAIN, withBackoff } from '../db/backoff.js';
 import {
+  API_SOURCE,
   deleteExternalUserRecord,
   displayNameOf,
   getExternalUser,
   insertExternalUser,
+  isInstallationSource,
+  sourceOf,
   writeExternalUserChange,
   type ExternalUserRecord,
+  type ExternalUserSource,
   type ExternalUserWrite,
 } from '../db/external-users.js';
 import { nextTime } from '../db/transact.js';
@@ -70,13 +74,14 @@ async function requireAvatarUpload(workspace: WorkspaceScope, externalId: string
   if (upload.state !== 'confirmed') throw refuse('was never confirmed: call upload-complete first');
 }
 
-/** A new external user with a new userId (fields not given are null). */
-function newExternalUser(workspace: WorkspaceScope, externalId: string, fields: Partial<ExternalUserFields>): ExternalUserRecord {
+/** A new external user of `source` with a new userId (fields not given are null). */
+function newExternalUser(workspace: WorkspaceScope, externalId: string, fields: Partial<ExternalUserFields>, source: ExternalUserSource): ExternalUserRecord {
   const now = Date.now();
   return {
     workspaceId: workspace.id,
     organizationId: workspace.organizationId,
     externalId,
+    source,
     userId: randomUUID(),
     name: fields.name ?? null,
     email: fields.email ?? null,
@@ -90,7 +95,7 @@ function newExternalUser(workspace: WorkspaceScope, externalId: string, fields: 
 /** POST /users/external: 409 when the workspace has this externalId already. */
 export async function createExternalUser(workspace: WorkspaceScope, externalId: string, fields: Partial<ExternalUserFields>): Promise<ExternalUserRecord> {
   if (fields.avatarFileId) await requireAvatarUpload(workspace, externalId, fields.avatarFileId);
-  const record = newExternalUser(workspace, externalId, fields);
+  const record = newExternalUser(workspace, externalId, fields, API_SOURCE);
   return withBackoff(
     async () => {
       const outcome = await insertExternalUser(record);
@@ -175,29 +180,52 @@ export function fieldsFromClaims(claims: UserClaims): Partial<ExternalUserFields
   return fields;
 }
 
+/** What an exchange may do with `current` for `source`: act as it, bind it first, or nothing. */
+function claimOf(current: ExternalUserRecord, source: ExternalUserSource): 'own' | 'bind' | 'other' {
+  const owner = sourceOf(current);
+  if (owner === source) return 'own';
+  return owner === API_SOURCE && isInstallationSource(source) ? 'bind' : 'other';
+}
+
+/** 403 for an exchange whose `sub` names another source's end user; it names neither that source nor the user's details. */
+const otherSource = (externalId: string) =>
+  new ForbiddenError(
+    `The sub ${JSON.stringify(externalId)} names an end user of another source of this workspace (another installation, the identity provider, or the API after another installation's first exchange): an exchange acts only as its own source's end users, so nothing was changed and no token minted.`,
+    'end-user-of-another-source',
+  );
+
 /**
- * The external user of `externalId` (the JWT's `sub`) in the workspace, as `/auth/exchange` needs
- * it: created with its User when absent, otherwise updated with only the fields the claims carry,
- * and not written at all when they change nothing, so a steady stream of exchanges costs one
- * read. Concurrent first exchanges of the same `sub` end with one external user and one userId
- * (the creation is conditional; the losers read the winner's record and apply their claims to it).
+ * The external user of `externalId` (the JWT's `sub`) in the workspace, as the exchanges need it,
+ * for `source` (the installation whose JWT it is, or the identity provider): created with its User
+ * when absent, otherwise updated with only the fields the claims carry, and not written at all when
+ * they change nothing, so a steady stream of exchanges costs one read. Concurrent first exchanges
+ * of the same `sub` end with one external user and one userId (the creation is conditional; the
+ * losers read the winner's record and apply their claims to it, or are refused).
+ *
+ * End users belong to their source (DESIGN.md "Trust rules"): a record of another source is a 403
+ * before anything is written; an API-made one (or one from before sources) is bound to the first
+ * installation that exchanges it, by a write conditioned on its source as read, so of two
+ * installations racing for it exactly one wins and the other, reading again, is refused.
  * 400 when `externalId` is empty, longer than 255 characters or not printable text.
  */
 export async function upsertExternalUserFromClaims(
   workspace: { id: string; organizationId: string },
   externalId: string,
   claims: { name?: string; email?: string; picture?: string },
+  source: ExternalUserSource,
 ): Promise<{ userId: string; name: string }> {
   if (!v.is(ExternalId, externalId)) throw new BadRequestError('The token\'s sub claim must be 1 to 255 characters of printable text: it is the external user\'s id.', 'invalid-sub-claim');
   const fields = fieldsFromClaims(claims);
   const record = await fromFreshReadsOf(externalId, async () => {
     const current = await getExternalUser(workspace.id, externalId);
     if (!current) {
-      const created = newExternalUser(workspace, externalId, fields);
+      const created = newExternalUser(workspace, externalId, fields, source);
       const outcome = await insertExternalUser(created);
       return outcome === 'written' ? created : AGAIN;
     }
-    const next = changed(current, fields);
+    const claim = claimOf(current, source);
+    if (claim === 'other') throw otherSource(externalId);
+    const next = claim === 'bind' ? { ...(changed(current, fields) ?? current), source, modifiedAt: nextTime(current.modifiedAt) } : changed(current, fields);
     if (!next) return current;
     return isRetry(await writeExternalUserChange(current, next)) ? AGAIN : next;
   });

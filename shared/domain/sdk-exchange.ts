@@ -2,6 +2,7 @@ import { mintExchangeToken } from '../auth/exchange-tokens.js';
 import { verifyIdentityProviderToken } from '../auth/identity-provider.js';
 import type { EndUserRole } from '../auth/permissions.js';
 import { installationOrigins } from '../db/allowed-origins.js';
+import { IDENTITY_PROVIDER_SOURCE } from '../db/external-users.js';
 import { insertSdkSession, takeSdkSession } from '../db/sdk-sessions.js';
 import { browserOrigin } from '../http/cors.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../http/errors.js';
@@ -42,7 +43,8 @@ export interface SdkExchangeInput {
  * Exchanges the bearer identity-provider token for an SDK-scoped exchange token bound to
  * `markupId`. 503 without an identity provider; 401 for the token (an exchange token too); 404 for
  * an unknown publicKey; 403 when the installation does not admit `sdkOrigin` or the markup is not
- * one of its workspace's; 409 when `state` was used before.
+ * one of its workspace's, or when the provider's `sub` names an end user another source made (an
+ * installation's, or an API-made one: DESIGN.md "Trust rules"); 409 when `state` was used before.
  */
 export async function sdkExchange(authorization: string | undefined, input: SdkExchangeInput): Promise<SdkExchangeAnswer> {
   const identity = await verifyIdentityProviderToken(authorization);
@@ -59,7 +61,7 @@ export async function sdkExchange(authorization: string | undefined, input: SdkE
     throw new ForbiddenError(`Markup ${input.markupId} is not a markup of this installation's workspace.`, 'markup-out-of-scope');
   }
   const { sub, ...claims } = identity;
-  const user = await upsertExternalUserFromClaims(workspace, sub, claims);
+  const user = await upsertExternalUserFromClaims(workspace, sub, claims, IDENTITY_PROVIDER_SOURCE);
   const { token, expiresAt } = await mintExchangeToken({
     organizationId: workspace.organizationId,
     workspaceId: workspace.id,

@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
-import { getExternalUser as readExternalUser } from '../../shared/db/external-users.js';
+import { getExternalUser as readExternalUser, installationSource } from '../../shared/db/external-users.js';
 import { threadKey } from '../../shared/db/threads.js';
 import { getUser } from '../../shared/db/users.js';
 import { upsertExternalUserFromClaims } from '../../shared/domain/external-users.js';
@@ -13,13 +14,15 @@ import { countRequests } from '../support/request-count.js';
 import { getThread } from '../support/thread-reads.js';
 
 const scopeOf = (org: Org) => ({ id: org.workspaceId, organizationId: org.organizationId });
+/** The installation these exchanges come from (the rule that end users belong to it: end-user-sources.test.ts). */
+const SOURCE = installationSource(randomUUID());
 
 describe('upsertExternalUserFromClaims: the external user of a token exchange (DESIGN "End users and external users")', () => {
   it('creates the external user and its User from the claims, picture as avatarUrl', async () => {
     const org = await makeOrganization();
     const externalId = newExternalId('sub');
 
-    const result = await upsertExternalUserFromClaims(scopeOf(org), externalId, { name: 'Ada', email: 'ada@example.com', picture: 'https://cdn.example.com/ada.png' });
+    const result = await upsertExternalUserFromClaims(scopeOf(org), externalId, { name: 'Ada', email: 'ada@example.com', picture: 'https://cdn.example.com/ada.png' }, SOURCE);
     const shown = await getExternalUser(org.workspaceKey, externalId);
 
     expect(result).toEqual({ userId: shown.body.data.id, name: 'Ada' });
@@ -31,7 +34,7 @@ describe('upsertExternalUserFromClaims: the external user of a token exchange (D
     const org = await makeOrganization();
     const made = await makeExternalUser(org.workspaceKey, { name: 'Made', email: 'made@example.com', avatarUrl: 'https://cdn.example.com/m.png' });
 
-    const result = await upsertExternalUserFromClaims(scopeOf(org), made.externalId, { name: 'Renamed by the claims' });
+    const result = await upsertExternalUserFromClaims(scopeOf(org), made.externalId, { name: 'Renamed by the claims' }, SOURCE);
     const shown = (await getExternalUser(org.workspaceKey, made.externalId)).body.data;
 
     expect(result).toEqual({ userId: made.id, name: 'Renamed by the claims' });
@@ -42,13 +45,13 @@ describe('upsertExternalUserFromClaims: the external user of a token exchange (D
   it('writes nothing, one GetItem in all, when the claims change nothing or carry nothing acceptable', async () => {
     const org = await makeOrganization();
     const externalId = newExternalId('sub');
-    await upsertExternalUserFromClaims(scopeOf(org), externalId, { name: 'Steady', email: 'steady@example.com' });
+    await upsertExternalUserFromClaims(scopeOf(org), externalId, { name: 'Steady', email: 'steady@example.com' }, SOURCE);
     const before = await readExternalUser(org.workspaceId, externalId);
 
     const exchanges = [
-      await countRequests(() => upsertExternalUserFromClaims(scopeOf(org), externalId, { name: 'Steady', email: 'steady@example.com' })),
-      await countRequests(() => upsertExternalUserFromClaims(scopeOf(org), externalId, {})),
-      await countRequests(() => upsertExternalUserFromClaims(scopeOf(org), externalId, { picture: 'http://insecure.example.com/p.png', email: 'not an address' })),
+      await countRequests(() => upsertExternalUserFromClaims(scopeOf(org), externalId, { name: 'Steady', email: 'steady@example.com' }, SOURCE)),
+      await countRequests(() => upsertExternalUserFromClaims(scopeOf(org), externalId, {}, SOURCE)),
+      await countRequests(() => upsertExternalUserFromClaims(scopeOf(org), externalId, { picture: 'http://insecure.example.com/p.png', email: 'not an address' }, SOURCE)),
     ];
 
     expect(exchanges.map((exchange) => exchange.result.name)).toEqual(['Steady', 'Steady', 'Steady']);
@@ -59,9 +62,9 @@ describe('upsertExternalUserFromClaims: the external user of a token exchange (D
   it('names the user after the email, then the externalId, when the claims carry no name', async () => {
     const org = await makeOrganization();
 
-    const byEmail = await upsertExternalUserFromClaims(scopeOf(org), newExternalId('sub'), { email: 'only@example.com' });
+    const byEmail = await upsertExternalUserFromClaims(scopeOf(org), newExternalId('sub'), { email: 'only@example.com' }, SOURCE);
     const bySub = newExternalId('sub');
-    const byId = await upsertExternalUserFromClaims(scopeOf(org), bySub, {});
+    const byId = await upsertExternalUserFromClaims(scopeOf(org), bySub, {}, SOURCE);
 
     expect(byEmail.name).toBe('only@example.com');
     expect(byId.name).toBe(bySub);
@@ -71,7 +74,7 @@ describe('upsertExternalUserFromClaims: the external user of a token exchange (D
     const org = await makeOrganization();
 
     for (const sub of ['', 'x'.repeat(256), 'a\ud800b']) {
-      await expect(upsertExternalUserFromClaims(scopeOf(org), sub, {})).rejects.toMatchObject({ status: 400, slug: 'invalid-sub-claim' });
+      await expect(upsertExternalUserFromClaims(scopeOf(org), sub, {}, SOURCE)).rejects.toMatchObject({ status: 400, slug: 'invalid-sub-claim' });
     }
   });
 
@@ -83,7 +86,7 @@ describe('upsertExternalUserFromClaims: the external user of a token exchange (D
       const externalId = newExternalId(`race-${run}`);
       const names = ['Alpha', 'Beta', 'Gamma', 'Delta', 'Epsilon'];
 
-      const results = await Promise.all(names.map((name) => upsertExternalUserFromClaims(scopeOf(org), externalId, { name })));
+      const results = await Promise.all(names.map((name) => upsertExternalUserFromClaims(scopeOf(org), externalId, { name }, SOURCE)));
 
       const stored = (await readExternalUser(org.workspaceId, externalId))!;
       expect(new Set(results.map((result) => result.userId)), `run ${run}`).toEqual(new Set([stored.userId]));

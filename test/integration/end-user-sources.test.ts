@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getDb } from '../../shared/clients.js';
+import { getConfig } from '../../shared/config.js';
+import { externalUserKey, getExternalUser as readExternalUserRecord } from '../../shared/db/external-users.js';
+import type { MarkupRecord } from '../../shared/db/items.js';
+import { makeOrganization, type ApiResponse, type Org } from '../support/api.js';
+import { customerJwt, exchange, makeCustomerKeys, makeInstallation, type CustomerKeys } from '../support/customer-jwts.js';
+import { createExternalUser, expectNoContent, newExternalId, readExternalUserBack } from '../support/external-users.js';
+import { expectProblem } from '../support/problems.js';
+import { idpToken, sdkExchange } from '../support/sdk.js';
+import { getThread } from '../support/thread-reads.js';
+import { createThread, makeTypedMarkup, reply } from '../support/threads.js';
+
+/**
+ * DESIGN.md "Trust rules": end users belong to the source that made them, an installation (its
+ * customer JWTs), the identity provider (SDK exchange) or the API (POST /users/external). An
+ * exchange acts only as an external user of its own source; an API-made user is bound to the first
+ * installation that exchanges its externalId; another source's `sub` is a 403 that changes nothing.
+ */
+
+const ORIGIN = 'https://sources.example.com';
+
+interface Source {
+  keys: CustomerKeys;
+  config: { installationId: string; expectedAud: string; expectedIss: string };
+  publicKey: string;
+}
+
+let org: Org;
+let markup: MarkupRecord;
+let a: Source;
+let b: Source;
+
+async function makeSource(extra: Record<string, unknown> = {}): Promise<Source> {
+  const keys = makeCustomerKeys();
+  const made = await makeInstallation(org, keys, extra);
+  return { keys, config: made.config, publicKey: made.installation.publicKey };
+}
+
+beforeAll(async () => {
+  org = await makeOrganization('Sources');
+  markup = await makeTypedMarkup(org, 'webpage', { url: 'https://sources.example.com/page' });
+  [a, b] = [await makeSource({ allowedOrigins: [ORIGIN] }), await makeSource()];
+});
+
+/** POST /auth/exchange with a JWT of `source` for `sub`. */
+const exchangeVia = async (source: Source, sub: string, claims: Record<string, unknown> = {}) => exchange(await customerJwt(source.keys, source.config, { sub, ...claims }));
+/** POST /auth/sdk-exchange for the identity provider's user `sub`, through installation A (which admits ORIGIN). */
+const sdkExchangeAs = async (sub: string, claims: Record<string, unknown> = {}) =>
+  sdkExchange(await idpToken({ sub, ...claims }), { publicKey: a.publicKey, markupId: markup.id, sdkOrigin: ORIGIN });
+
+function expectOk(response: ApiResponse): Record<string, any> {
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body.data;
+}
+
+/** A 403 that names what went wrong and hands out no token. */
+function expectOtherSource(response: ApiResponse): void {
+  expectProblem(response, 403);
+  expect(response.body.detail).toMatch(/another source/);
+  expect(JSON.stringify(response.body)).not.toContain('exchangeToken');
+}
+
+describe('an installation acts only as its own end users (issue 28 item 2)', () => {
+  it("refuses B's JWT for A's alice with 403: her thread, her message and her name, email and picture stay as they were", async () => {
+    const alice = `alice-${randomUUID()}`;
+    const answer = expectOk(await exchangeVia(a, alice, { name: 'Alice', email: 'alice@example.com', picture: 'https://cdn.example.com/alice.png' }));
+    const thread = await createThread(answer.exchangeToken, markup);
+    const message = await reply(answer.exchangeToken, thread.id, { content: 'By Alice' });
+    const [threadBefore, userBefore, recordBefore] = await Promise.all([
+      getThread(org.workspaceKey, thread.id),
+      readExternalUserBack(org.workspaceKey, alice),
+      readExternalUserRecord(org.workspaceId, alice),
+    ]);
+
+    const refused = await exchangeVia(b, alice, { name: 'Mallory', email: 'mallory@example.com', picture: 'https://cdn.example.com/mallory.png', markupRole: 'project:owner' });
+
+    expectOtherSource(refused);
+    expect(await readExternalUserBack(org.workspaceKey, alice)).toEqual(userBefore);
+    expect(userBefore).toMatchObject({ name: 'Alice', email: 'alice@example.com', avatarUrl: 'https://cdn.example.com/alice.png' });
+    expect(await readExternalUserRecord(org.workspaceId, alice)).toEqual(recordBefore);
+    expect(await getThread(org.workspaceKey, thread.id)).toEqual(threadBefore);
+    expect(threadBefore.messages.map((each: { id: string }) => each.id)).toContain(message.id);
+    // A keeps exchanging alice as before.
+    expect(expectOk(await exchangeVia(a, alice)).userId).toBe(answer.userId);
+  });
+
+  it("refuses an installation's JWT naming an SDK (identity-provider) user, and leaves that user as it was", async () => {
+    const sub = `idp-${randomUUID()}`;
+    const answer = expectOk(await sdkExchangeAs(sub, { name: 'Grace' }));
+    await createThread(answer.exchangeToken, markup);
+    const before = await readExternalUserRecord(org.workspaceId, sub);
+
+    expectOtherSource(await exchangeVia(a, sub, { name: 'Not Grace' }));
+    expectOtherSource(await exchangeVia(b, sub));
+
+    expect(await readExternalUserRecord(org.workspaceId, sub)).toEqual(before);
+    expect(expectOk(await sdkExchangeAs(sub)).userId).toBe(answer.userId);
+  });
+
+  it("refuses an SDK exchange naming an installation's user, even through that installation", async () => {
+    const sub = `cust-${randomUUID()}`;
+    const answer = expectOk(await exchangeVia(a, sub, { name: 'Customer' }));
+    const before = await readExternalUserRecord(org.workspaceId, sub);
+
+    expectOtherSource(await sdkExchangeAs(sub, { name: 'Impostor' }));
+
+    expect(await readExternalUserRecord(org.workspaceId, sub)).toEqual(before);
+    expect(expectOk(await exchangeVia(a, sub)).userId).toBe(answer.userId);
+  });
+});
+
+describe('an API-made user belongs to the first installation that exchanges it (issue 28 item 2)', () => {
+  it('binds it to the first installation: the same user for A, 403 for B and for the SDK exchange', async () => {
+    const externalId = newExternalId('api');
+    expectNoContent(await createExternalUser(org.workspaceKey, { externalId, name: 'Made by the API' }));
+    const made = await readExternalUserBack(org.workspaceKey, externalId);
+
+    const first = expectOk(await exchangeVia(a, externalId, { name: 'Named by A' }));
+    const byB = await exchangeVia(b, externalId, { name: 'Named by B' });
+    const bySdk = await sdkExchangeAs(externalId, { name: 'Named by the provider' });
+    const again = expectOk(await exchangeVia(a, externalId));
+
+    expect(first.userId).toBe(made.id);
+    expectOtherSource(byB);
+    expectOtherSource(bySdk);
+    expect(again.userId).toBe(made.id);
+    expect((await readExternalUserBack(org.workspaceKey, externalId)).name).toBe('Named by A');
+  });
+
+  it('treats a record written before sources were recorded as API-made', async () => {
+    const externalId = newExternalId('legacy');
+    expectNoContent(await createExternalUser(org.workspaceKey, { externalId, name: 'Legacy' }));
+    await getDb().send(new UpdateCommand({ TableName: getConfig().tableName, Key: externalUserKey(org.workspaceId, externalId), UpdateExpression: 'REMOVE #source', ExpressionAttributeNames: { '#source': 'source' } }));
+    expect((await readExternalUserRecord(org.workspaceId, externalId))?.source).toBeUndefined();
+
+    expectOtherSource(await sdkExchangeAs(externalId));
+    const first = expectOk(await exchangeVia(b, externalId));
+    expectOtherSource(await exchangeVia(a, externalId));
+
+    expect(first.userId).toBe((await readExternalUserBack(org.workspaceKey, externalId)).id);
+  });
+
+  it('lets exactly one of two installations racing for a new API-made user win, and the same for a new sub (30 runs each)', async () => {
+    const started = performance.now();
+    for (let run = 0; run < 30; run += 1) {
+      const apiMade = newExternalId(`race-api-${run}`);
+      expectNoContent(await createExternalUser(org.workspaceKey, { externalId: apiMade }));
+      const fresh = newExternalId(`race-new-${run}`);
+
+      for (const externalId of [apiMade, fresh]) {
+        const [jwtA, jwtB] = await Promise.all([
+          customerJwt(a.keys, a.config, { sub: externalId, name: 'A' }),
+          customerJwt(b.keys, b.config, { sub: externalId, name: 'B' }),
+        ]);
+        const [byA, byB] = await Promise.all([exchange(jwtA), exchange(jwtB)]);
+
+        const statuses = [byA.status, byB.status];
+        expect(statuses.sort(), `run ${run}, ${externalId}: ${JSON.stringify([byA.body, byB.body])}`).toEqual([200, 403]);
+        const [winner, loser] = byA.status === 200 ? [a, b] : [b, a];
+        const stored = await readExternalUserBack(org.workspaceKey, externalId);
+        expect(stored.name, `run ${run}: the loser's claims wrote nothing`).toBe(winner === a ? 'A' : 'B');
+        expect(expectOk(await exchangeVia(winner, externalId)).userId).toBe(stored.id);
+        expectOtherSource(await exchangeVia(loser, externalId));
+      }
+    }
+    console.log(`end-user source race: 30 runs x 2 (API-made, new) in ${Math.round(performance.now() - started)} ms`);
+  }, 120_000);
+});
