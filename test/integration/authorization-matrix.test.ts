@@ -1,9 +1,7 @@
-import { createPrivateKey, randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
 import { allows, ruleOf, type AnyRole, type Permission } from '../../shared/auth/permissions.js';
-import { expectedClaimsOf } from '../../shared/domain/customer-exchange.js';
 import { RESOURCE_RULES } from '../../shared/domain/upload-rules.js';
 import { routeKey } from '../../shared/http/route.js';
 import { call, type ApiResponse } from '../support/api.js';
@@ -13,14 +11,17 @@ import {
   differences,
   END_USER_CALLERS,
   isEndUserCaller,
+  isSourceCaller,
   makeAuthorizationFixture,
   MATRIX_ORIGIN,
   MEMBER_ROLES,
   snapshotOf,
+  SOURCE_CALLERS,
+  VICTIM_OF,
   type AuthorizationFixture,
   type Caller,
+  type SourceCaller,
 } from '../support/authorization.js';
-import { customerKeyPair } from '../support/installations.js';
 import { idpToken, newState, sdkExchange, sdkResult } from '../support/sdk.js';
 import { threadBody } from '../support/threads.js';
 import { fileForm, postFileMarkup } from '../support/uploads.js';
@@ -31,6 +32,9 @@ import { LOOPBACK_HOOK_URL } from '../support/webhooks.js';
  * table. Each route needs a case below that says how to call it on the fixture; a route without
  * one fails, so a new route cannot skip the matrix. Issue 11: end users (exchange tokens) are
  * callers too, checked against the table's `endUser` columns; routes closed to them answer 403.
+ * Issue 28: the end users of the workspace's three sources (installations A and B, the identity
+ * provider) act on another source's end user's threads and messages (`VICTIM_OF`), and the
+ * exchanges are tried with the `sub` of theirs from another source: zero cross-source actions.
  */
 interface Case {
   send(f: AuthorizationFixture, key: string | null, caller: Caller): Promise<ApiResponse | { status: number; body: any }>;
@@ -46,6 +50,12 @@ interface Case {
   consumesTarget?: true;
   /** Only member keys (a verified email) may, with the role the permission needs: plain and organization keys are refused. */
   memberKeyOnly?: true;
+  /**
+   * Made by a source's end user, the call acts on or as another source's end user (DESIGN.md "Trust
+   * rules": end users belong to the source that made them), so it is refused (403) whatever the
+   * permission table says, and changes nothing.
+   */
+  crossSource?: true | ((caller: SourceCaller) => boolean);
 }
 
 const ws = (f: AuthorizationFixture) => ({ workspaceId: f.org.workspaceId });
@@ -70,6 +80,16 @@ const policyBody = (f: AuthorizationFixture, caller: Caller) => ({
   ...refusedFileId(f, caller, ['viewer', 'endViewer']),
 });
 const policyPermission = (caller: Caller) => RESOURCE_RULES[isEndUserCaller(caller) ? 'message_attachment' : 'markup_asset'].permission;
+/** The thread a caller acts on: `fallback` (the workspace key's), or for a source's end user another source's end user's. */
+const threadFor = (f: AuthorizationFixture, caller: Caller, fallback: { id: string } = f.thread) => (isSourceCaller(caller) ? f.sources.users[VICTIM_OF[caller]].thread : fallback.id);
+/** The same for messages. */
+const messageFor = (f: AuthorizationFixture, caller: Caller, fallback: string) => (isSourceCaller(caller) ? f.sources.users[VICTIM_OF[caller]].message : fallback);
+/** A thread route on `threadFor`'s thread: every caller acts on someone else's, a source's end user on another source's. */
+const onThread = (method: string, suffix: string, body?: (f: AuthorizationFixture) => unknown): Case => ({
+  send: (f, key, caller) => call(method, `/threads/${threadFor(f, caller)}${suffix}`, { key, body: body?.(f) }),
+  others: true,
+  crossSource: true,
+});
 const completeBody = (f: AuthorizationFixture, caller: Caller) => {
   const upload = isEndUserCaller(caller) ? f.commentUpload : f.completed;
   return { fileId: upload.fileId, etag: upload.etag };
@@ -117,21 +137,32 @@ const CASES: Record<string, Case> = {
   'GET /api/v2/threads': get(() => '/threads', (f) => ({ markupId: f.markup.id })),
   'POST /api/v2/threads': send('POST', () => '/threads', (f) => threadBody(f.markup)),
   'GET /api/v2/threads/{id}': get((f) => `/threads/${f.thread.id}`),
-  // The fixture's thread is the workspace key's: every caller acts on someone else's.
-  'POST /api/v2/threads/{id}/resolve': send('POST', (f) => `/threads/${f.thread.id}/resolve`, undefined, { others: true }),
-  'POST /api/v2/threads/{id}/unresolve': send('POST', (f) => `/threads/${f.thread.id}/unresolve`, undefined, { others: true }),
+  // The fixture's thread is the workspace key's: every caller acts on someone else's (a source's end user on another source's).
+  'POST /api/v2/threads/{id}/resolve': onThread('POST', '/resolve'),
+  'POST /api/v2/threads/{id}/unresolve': onThread('POST', '/unresolve'),
   'POST /api/v2/threads/{id}/read': send('POST', (f) => `/threads/${f.thread.id}/read`),
-  'DELETE /api/v2/threads/{id}': { ...send('DELETE', (f) => `/threads/${f.deletedThread.id}`), others: true, order: 1 },
-  'PATCH /api/v2/threads/{id}/move-pin': send('PATCH', (f) => `/threads/${f.thread.id}/move-pin`, () => pin, { others: true }),
+  'DELETE /api/v2/threads/{id}': {
+    send: (f, key, caller) => call('DELETE', `/threads/${threadFor(f, caller, f.deletedThread)}`, { key }),
+    others: true,
+    crossSource: true,
+    order: 1,
+  },
+  'PATCH /api/v2/threads/{id}/move-pin': onThread('PATCH', '/move-pin', () => pin),
   'GET /api/v2/threads/{id}/screenshot-upload-policy': {
     send: (f, key, caller) =>
-      call('GET', `/threads/${f.thread.id}/screenshot-upload-policy`, {
+      call('GET', `/threads/${threadFor(f, caller)}/screenshot-upload-policy`, {
         key,
-        query: { filename: 's.png', mimeType: 'image/png', filesize: String(f.png.length), ...refusedFileId(f, caller, ['viewer', 'endViewer', 'endContributor']) },
+        query: {
+          filename: 's.png',
+          mimeType: 'image/png',
+          filesize: String(f.png.length),
+          ...refusedFileId(f, caller, ['viewer', 'endViewer', 'endContributor', ...(Object.keys(SOURCE_CALLERS) as SourceCaller[])]),
+        },
       }),
     others: true,
+    crossSource: true,
   },
-  'PUT /api/v2/threads/{id}/screenshot': send('PUT', (f) => `/threads/${f.thread.id}/screenshot`, (f) => ({
+  'PUT /api/v2/threads/{id}/screenshot': onThread('PUT', '/screenshot', (f) => ({
     fileId: f.refusedFileId,
     key: 'screenshots/none.png',
     etag: '"0"',
@@ -139,17 +170,24 @@ const CASES: Record<string, Case> = {
     width: 4,
     height: 3,
     filesize: f.png.length,
-  }), { others: true }),
+  })),
   'GET /api/v2/threads/{id}/screenshot': get((f) => `/threads/${f.thread.id}/screenshot`),
   'POST /api/v2/threads/{id}/messages': send('POST', (f) => `/threads/${f.thread.id}/messages`, () => ({ content: 'Matrix reply' })),
   'GET /api/v2/messages/{id}': get((f) => `/messages/${f.message}`),
-  // Each member and end user that may write edits its own message; the organization key edits the workspace key's, someone else's.
+  // Each member and end user that may write edits its own message; the organization key edits the workspace key's, someone
+  // else's, and a source's end user another source's end user's.
   'PATCH /api/v2/messages/{id}': {
-    send: (f, key, caller) => call('PATCH', `/messages/${f.ownMessages[caller] ?? f.message}`, { key, body: { content: 'Edited' } }),
-    others: (caller) => caller === 'organizationKey',
+    send: (f, key, caller) => call('PATCH', `/messages/${messageFor(f, caller, f.ownMessages[caller] ?? f.message)}`, { key, body: { content: 'Edited' } }),
+    others: (caller) => caller === 'organizationKey' || isSourceCaller(caller),
+    crossSource: true,
   },
   'POST /api/v2/messages/{id}/read': send('POST', (f) => `/messages/${f.message}/read`),
-  'DELETE /api/v2/messages/{id}': { ...send('DELETE', (f) => `/messages/${f.deletedMessage}`), others: true, order: 1 },
+  'DELETE /api/v2/messages/{id}': {
+    send: (f, key, caller) => call('DELETE', `/messages/${messageFor(f, caller, f.deletedMessage)}`, { key }),
+    others: true,
+    crossSource: true,
+    order: 1,
+  },
   'POST /api/v2/uploads/upload-policy': { ...send('POST', () => '/uploads/upload-policy', policyBody), also: policyPermission },
   'POST /api/v2/upload-policy': { ...send('POST', () => '/upload-policy', policyBody), also: policyPermission },
   'POST /api/v2/uploads/upload-complete': send('POST', () => '/uploads/upload-complete', completeBody),
@@ -178,13 +216,21 @@ const CASES: Record<string, Case> = {
   'GET /api/v2/docs': get(() => '/docs'),
   'GET /api/v2/docs/api-reference.js': get(() => '/docs/api-reference.js'),
   'GET /api/v2/auth/config': get((f) => `/auth/config?publicKey=${f.installation.publicKey}`),
-  // No credential: the customer JWT is one, so every caller's Authorization header is beside the point.
+  // No credential: the customer JWT is one, so every caller's Authorization header is beside the point. A source's end
+  // user is the target instead: another source tries to take it over (installation B or A, with the profile claims of an
+  // impostor), which is refused and overwrites nothing.
   'POST /api/v2/auth/exchange': {
-    send: async (f, key) => call('POST', '/auth/exchange', { key, body: { token: await customerJwtFor(f.installation) } }),
+    send: async (f, key, caller) => call('POST', '/auth/exchange', { key, body: { token: isSourceCaller(caller) ? await takeoverJwt(f, caller) : await f.sources.jwtOf('installationA', 'matrix-end-user') } }),
+    crossSource: true,
   },
   // The identity-provider token is the credential (the caller's key is beside the point), and the
-  // result needs none: the state of an exchange just made, from the origin it was made for.
-  'POST /api/v2/auth/sdk-exchange': { send: async (f) => sdkExchange(await idpToken(), sdkBody(f)) },
+  // result needs none: the state of an exchange just made, from the origin it was made for. An
+  // installation's end user is the target instead: the identity provider's user of the same sub.
+  'POST /api/v2/auth/sdk-exchange': {
+    send: async (f, _key, caller) =>
+      sdkExchange(await idpToken(isSourceCaller(caller) && caller !== 'endSdk' ? { sub: f.sources.users[caller].externalId, ...IMPOSTOR } : {}), sdkBody(f)),
+    crossSource: (caller) => caller !== 'endSdk',
+  },
   'GET /api/v2/auth/sdk-exchange/result': {
     send: async (f) => {
       const state = newState();
@@ -204,20 +250,17 @@ const CASES: Record<string, Case> = {
 /** An SDK exchange of the fixture's installation (which admits MATRIX_ORIGIN) for its markup. */
 const sdkBody = (f: AuthorizationFixture) => ({ publicKey: f.installation.publicKey, markupId: f.markup.id, sdkOrigin: MATRIX_ORIGIN });
 
-/** A customer JWT for the fixture's installation, signed with the key pair its installations are made with. */
-function customerJwtFor(installation: { id: string; publicKey: string }): Promise<string> {
-  const { expectedAud, expectedIss } = expectedClaimsOf(installation);
-  return new SignJWT({ sub: 'matrix-end-user' })
-    .setProtectedHeader({ alg: 'RS256' })
-    .setIssuer(expectedIss)
-    .setAudience(expectedAud)
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .sign(createPrivateKey(customerKeyPair().privateKey));
+/** Profile claims that would show in the snapshot if an exchange wrote them. */
+const IMPOSTOR = { name: 'Impostor', email: 'impostor@example.com', picture: 'https://cdn.example.com/impostor.png' };
+
+/** A customer JWT naming `caller`'s end user, signed by an installation that did not make it (B for A's, A for B's and the SDK's). */
+function takeoverJwt(f: AuthorizationFixture, caller: SourceCaller): Promise<string> {
+  return f.sources.jwtOf(caller === 'endInstallationA' ? 'installationB' : 'installationA', f.sources.users[caller].externalId, IMPOSTOR);
 }
 
-/** Whether the permission table lets `caller` make this call. */
+/** Whether the permission table, and the rule that end users belong to their source, let `caller` make this call. */
 function isAllowed(caller: Caller, permission: Permission | undefined, testCase: Case): boolean {
+  if (isSourceCaller(caller) && (typeof testCase.crossSource === 'function' ? testCase.crossSource(caller) : testCase.crossSource === true)) return false;
   if (permission === undefined) return true;
   if (caller === 'none' || caller === 'badKey') return false;
   if (testCase.memberKeyOnly && !(MEMBER_ROLES as readonly Caller[]).includes(caller)) return false;
@@ -238,7 +281,7 @@ const routes = allRoutes()
   .map((route) => ({ route, key: routeKey(route), testCase: CASES[routeKey(route)] }))
   .sort((a, b) => (a.testCase?.order ?? 0) - (b.testCase?.order ?? 0));
 
-describe('authorization matrix: every route x every caller (issue 18 item 1, issue 11 item 4: the permission table)', () => {
+describe('authorization matrix: every route x every caller (issue 18 item 1, issue 11 item 4: the permission table; issue 28: no cross-source action)', () => {
   let fixture: AuthorizationFixture;
   let baseline: Map<string, string>;
   beforeAll(async () => {

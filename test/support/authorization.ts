@@ -1,17 +1,20 @@
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID } from 'node:crypto';
 import type { EndUserRole } from '../../shared/auth/permissions.js';
 import { externalUserKey } from '../../shared/db/external-users.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
 import { queryAll, queryPrefix } from '../../shared/db/paging.js';
 import { batchGet } from '../../shared/db/transact.js';
 import { getWorkspace } from '../../shared/db/workspaces.js';
+import { expectedClaimsOf } from '../../shared/domain/customer-exchange.js';
 import { createExternalUser } from '../../shared/domain/external-users.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
-import { makeOrganization } from './api.js';
+import { call, makeOrganization, type ApiResponse } from './api.js';
 import { addMember } from './conversations.js';
+import { customerJwt, makeCustomerKeys, type CustomerKeys } from './customer-jwts.js';
 import { endUserToken, type EndUserSpec } from './end-users.js';
 import { setPlan } from './fixtures.js';
 import { createInstallation, customerKeyPair } from './installations.js';
+import { idpToken, sdkExchange } from './sdk.js';
 import { recordAttempt } from './webhook-deliveries.js';
 import { createWebhookRegistration } from './webhooks.js';
 import { makeFolder } from './markups.js';
@@ -25,7 +28,9 @@ export const MATRIX_ORIGIN = 'https://matrix.example.com';
 /**
  * The callers of the authorization matrix: no key, a broken key, keys outside the fixture, each
  * member role, the plain keys, and end users (exchange tokens): one per markup role, an owner whose
- * token is bound to another markup of the workspace, and an owner of another workspace.
+ * token is bound to another markup of the workspace, an owner of another workspace, and (issue 28)
+ * an end user of each source of the fixture's workspace, through the real exchanges: two
+ * installations and the identity provider (SDK exchange).
  */
 export const CALLERS = [
   'none',
@@ -43,19 +48,41 @@ export const CALLERS = [
   'endOwner',
   'endBoundElsewhere',
   'endOtherWorkspace',
+  'endInstallationA',
+  'endInstallationB',
+  'endSdk',
 ] as const;
 export type Caller = (typeof CALLERS)[number];
 export const MEMBER_ROLES = ['viewer', 'contributor', 'admin', 'owner'] as const;
 export type EndUserCaller = Extract<Caller, `end${string}`>;
-/** The markup role of each end-user caller; the last two are owners who reach nothing of the fixture. */
+/**
+ * The markup role of each end-user caller; `endBoundElsewhere` and `endOtherWorkspace` are owners
+ * who reach nothing of the fixture; the sources' end users have the role their exchanges give by
+ * default (the SDK exchange's only one), bound to the fixture's markup for the SDK.
+ */
 export const END_USER_CALLERS: Record<EndUserCaller, EndUserRole> = {
   endViewer: 'project:viewer',
   endContributor: 'project:contributor',
   endOwner: 'project:owner',
   endBoundElsewhere: 'project:owner',
   endOtherWorkspace: 'project:owner',
+  endInstallationA: 'project:contributor',
+  endInstallationB: 'project:contributor',
+  endSdk: 'project:contributor',
 };
 export const isEndUserCaller = (caller: Caller): caller is EndUserCaller => caller in END_USER_CALLERS;
+
+/**
+ * The end users of the workspace's sources (DESIGN.md "Trust rules": end users belong to the source
+ * that made them), with the source each was exchanged through; their tokens are real exchanges.
+ */
+export const SOURCE_CALLERS = { endInstallationA: 'installationA', endInstallationB: 'installationB', endSdk: 'identityProvider' } as const;
+export type SourceCaller = keyof typeof SOURCE_CALLERS;
+export const isSourceCaller = (caller: Caller): caller is SourceCaller => caller in SOURCE_CALLERS;
+/** Whose threads and messages each source's end user acts on: another source's, so every kind of source meets another once. */
+export const VICTIM_OF: Record<SourceCaller, SourceCaller> = { endInstallationA: 'endInstallationB', endInstallationB: 'endSdk', endSdk: 'endInstallationA' };
+/** End users whose tokens the test process mints directly (`makeEndUser`), for no installation. */
+type MintedCaller = Exclude<EndUserCaller, SourceCaller>;
 
 const BAD_KEY = `rbk_${'0'.repeat(32)}_${'A'.repeat(43)}`;
 
@@ -99,7 +126,7 @@ export async function makeAuthorizationFixture() {
     if (role !== 'viewer') ownMessages[role] = (await reply(members[index]!.key, thread.id, { content: `By the ${role}` })).id;
   }
   const endUsers = Object.fromEntries(
-    (Object.entries(END_USER_CALLERS) as [EndUserCaller, EndUserRole][]).map(([caller, markupRole]): [EndUserCaller, EndUserSpec] => [
+    (Object.entries(END_USER_CALLERS) as [EndUserCaller, EndUserRole][]).filter(([caller]) => !isSourceCaller(caller)).map(([caller, markupRole]): [EndUserCaller, EndUserSpec] => [
       caller,
       {
         organizationId: org.organizationId,
@@ -109,7 +136,7 @@ export async function makeAuthorizationFixture() {
         ...(caller === 'endBoundElsewhere' ? { markupId: elsewhereMarkup.id } : {}),
       },
     ]),
-  ) as Record<EndUserCaller, EndUserSpec>;
+  ) as Record<MintedCaller, EndUserSpec>;
   for (const caller of ['endContributor', 'endOwner'] as const) {
     ownMessages[caller] = (await reply(await endUserToken(endUsers[caller]), thread.id, { content: `By ${caller}` })).id;
   }
@@ -121,10 +148,17 @@ export async function makeAuthorizationFixture() {
     // Posted but not confirmed: a refused upload-complete would show in the snapshot.
     uploadFile(org.workspaceKey, { bytes: png, filename: 'comment.png', contentType: 'image/png', resourceType: 'message_attachment', resourceId: markup.id }, { confirm: false }),
   ]);
-  const [installation, deletedInstallation] = await Promise.all([
+  const installationBKeys = makeCustomerKeys();
+  const [installation, deletedInstallation, installationB] = await Promise.all([
     createInstallation(org.workspaceKey, { allowedOrigins: [MATRIX_ORIGIN] }),
     createInstallation(org.workspaceKey),
+    createInstallation(org.workspaceKey, { signingKey: installationBKeys.publicKeyPem }),
   ]);
+  const sources = await makeSourceEndUsers({
+    installationA: { installation, keys: { publicKeyPem: customerKeyPair().publicKey, privateKey: createPrivateKey(customerKeyPair().privateKey) } },
+    installationB: { installation: installationB, keys: installationBKeys },
+    markup,
+  });
   const [webhook, deletedWebhook] = await Promise.all([createWebhookRegistration(org.workspaceKey), createWebhookRegistration(org.workspaceKey)]);
   const webhookDelivery = await recordAttempt(webhook, Date.now() - 1000);
   const [externalUser, deletedExternalUser] = await Promise.all(['matrix-guest', 'matrix-leaving'].map((externalId) => createExternalUser(workspace, externalId, {})));
@@ -164,6 +198,8 @@ export async function makeAuthorizationFixture() {
     png,
     installation,
     deletedInstallation,
+    /** The end users of the workspace's sources, each with a thread and a message of its own on `markup`. */
+    sources,
     webhook,
     deletedWebhook,
     /** An entry of `webhook`'s delivery log (redeliver). */
@@ -180,8 +216,59 @@ export async function makeAuthorizationFixture() {
 
 export type AuthorizationFixture = Awaited<ReturnType<typeof makeAuthorizationFixture>>;
 
+interface Signer {
+  installation: { id: string; publicKey: string };
+  keys: CustomerKeys;
+}
+
+/**
+ * One end user per source of the workspace, each made by its own exchange and holding a thread
+ * with a reply on `markup`: the customer JWT exchange of installation A and of installation B, and
+ * the SDK exchange (the identity provider's user, through A, which admits MATRIX_ORIGIN).
+ * `tokenOf` exchanges again when the token held is within a minute of expiring; the claims are
+ * the same each time, so a re-exchange writes nothing.
+ */
+async function makeSourceEndUsers(setup: { installationA: Signer; installationB: Signer; markup: MarkupRecord }) {
+  const subs = Object.fromEntries((Object.keys(SOURCE_CALLERS) as SourceCaller[]).map((caller) => [caller, `matrix-${caller}-${randomUUID()}`])) as Record<SourceCaller, string>;
+  const jwtOf = (source: 'installationA' | 'installationB', sub: string, claims: Record<string, unknown> = {}) => {
+    const { installation, keys } = setup[source];
+    return customerJwt(keys, expectedClaimsOf(installation), { sub, ...claims });
+  };
+  const sdkBody = { publicKey: setup.installationA.installation.publicKey, markupId: setup.markup.id, sdkOrigin: MATRIX_ORIGIN };
+  const exchangeAs = async (caller: SourceCaller): Promise<{ token: string; expiresAt: number; userId: string }> => {
+    const source = SOURCE_CALLERS[caller];
+    const claims = { sub: subs[caller], name: `Matrix ${caller}` };
+    const response: ApiResponse =
+      source === 'identityProvider' ? await sdkExchange(await idpToken(claims), sdkBody) : await call('POST', '/auth/exchange', { body: { token: await jwtOf(source, claims.sub, claims) } });
+    if (response.status !== 200) throw new Error(`exchanging as ${caller}: ${response.status} ${JSON.stringify(response.body)}`);
+    return { token: response.body.data.exchangeToken, expiresAt: Date.parse(response.body.data.expiresAt), userId: response.body.data.userId };
+  };
+  const held = new Map<SourceCaller, { token: string; expiresAt: number }>();
+  const users = {} as Record<SourceCaller, { externalId: string; userId: string; thread: string; message: string }>;
+  for (const caller of Object.keys(SOURCE_CALLERS) as SourceCaller[]) {
+    const exchanged = await exchangeAs(caller);
+    held.set(caller, exchanged);
+    const thread = await createThread(exchanged.token, setup.markup);
+    const message = await reply(exchanged.token, thread.id, { content: `By ${caller}` });
+    users[caller] = { externalId: subs[caller], userId: exchanged.userId, thread: thread.id as string, message: message.id as string };
+  }
+  return {
+    users,
+    /** A customer JWT of installation A or B for `sub` (a takeover attempt when `sub` is another source's). */
+    jwtOf,
+    async tokenOf(caller: SourceCaller): Promise<string> {
+      const token = held.get(caller);
+      if (token && token.expiresAt - Date.now() > 60_000) return token.token;
+      const fresh = await exchangeAs(caller);
+      held.set(caller, fresh);
+      return fresh.token;
+    },
+  };
+}
+
 /** The credential `caller` sends: its key, or a freshly minted exchange token (they live minutes; the matrix runs longer). */
 export async function credentialOf(fixture: AuthorizationFixture, caller: Caller): Promise<string | null> {
+  if (isSourceCaller(caller)) return fixture.sources.tokenOf(caller);
   return isEndUserCaller(caller) ? endUserToken(fixture.endUsers[caller]) : fixture.keys[caller];
 }
 
@@ -231,6 +318,12 @@ export async function snapshotOf(fixture: AuthorizationFixture): Promise<Map<str
     ...[fixture.webhook.id, fixture.deletedWebhook.id].map(single('WEBHOOK', 'WEBHOOK')),
     ...[fixture.externalUser.externalId, fixture.deletedExternalUser.externalId, fixture.newExternalId].map((externalId) => externalUserKey(workspace.id, externalId)),
     ...[fixture.externalUser.userId, fixture.deletedExternalUser.userId].map(single('USER', 'USER')),
+    ...Object.values(fixture.sources.users).flatMap((user) => [
+      externalUserKey(workspace.id, user.externalId),
+      single('USER', 'USER')(user.userId),
+      single('THREAD', 'THREAD')(user.thread),
+      single('MESSAGE', 'MESSAGE')(user.message),
+    ]),
   ];
   await Promise.all([
     queryPrefix(`ORG#${org.organizationId}`, undefined, { consistent: true }).then(add),
