@@ -168,4 +168,17 @@ describe('an API-made user belongs to the first installation that exchanges it (
     }
     console.log(`end-user source race: 30 runs x 2 (API-made, new) in ${Math.round(performance.now() - started)} ms`);
   }, 120_000);
+
+  it('lets exactly one of an installation and the identity provider racing for a new sub win (30 runs)', async () => {
+    for (let run = 0; run < 30; run += 1) {
+      const externalId = newExternalId(`race-sdk-${run}`);
+      const [jwt, idp] = await Promise.all([customerJwt(a.keys, a.config, { sub: externalId, name: 'A' }), idpToken({ sub: externalId, name: 'Provider' })]);
+
+      const [byA, bySdk] = await Promise.all([exchange(jwt), sdkExchange(idp, { publicKey: a.publicKey, markupId: markup.id, sdkOrigin: ORIGIN })]);
+
+      expect([byA.status, bySdk.status].sort(), `run ${run}: ${JSON.stringify([byA.body, bySdk.body])}`).toEqual([200, 403]);
+      const stored = await readExternalUserBack(org.workspaceKey, externalId);
+      expect(stored.name, `run ${run}`).toBe(byA.status === 200 ? 'A' : 'Provider');
+    }
+  }, 120_000);
 });

@@ -97,6 +97,27 @@ describe('upsertExternalUserFromClaims: the external user of a token exchange (D
   });
 });
 
+describe('upsertExternalUserFromClaims binds an API-made user to one installation (DESIGN "Trust rules")', () => {
+  it('lets exactly one of five installations binding one API-made user at once win; the others get 403 and write nothing (20 runs)', async () => {
+    const org = await makeOrganization();
+    const sources = Array.from({ length: 5 }, () => installationSource(randomUUID()));
+
+    for (let run = 0; run < 20; run += 1) {
+      const made = await makeExternalUser(org.workspaceKey, { name: 'Made' });
+
+      const outcomes = await Promise.allSettled(sources.map((source, index) => upsertExternalUserFromClaims(scopeOf(org), made.externalId, { name: `Installation ${index}` }, source)));
+
+      const won = outcomes.flatMap((outcome, index) => (outcome.status === 'fulfilled' ? [index] : []));
+      expect(won, `run ${run}`).toHaveLength(1);
+      for (const outcome of outcomes) {
+        if (outcome.status === 'rejected') expect(outcome.reason, `run ${run}`).toMatchObject({ status: 403, slug: 'end-user-of-another-source' });
+      }
+      const stored = (await readExternalUser(org.workspaceId, made.externalId))!;
+      expect(stored, `run ${run}`).toMatchObject({ source: sources[won[0]!], name: `Installation ${won[0]}`, userId: made.id });
+    }
+  });
+});
+
 describe('threads keep an author: the external user as a guest, "Former user" once deleted (Resources: Thread `user`)', () => {
   it('shows the external user\'s current name with guest: true, through renames and deletion', async () => {
     const { org, markup, thread } = await makeConversation();
