@@ -91,7 +91,8 @@ const BAD_KEY = `rbk_${'0'.repeat(32)}_${'A'.repeat(43)}`;
  * members of every role, and keys outside it; destructive operations get targets of their own.
  * Records authored by someone are written by the plain workspace key, so a member or end user
  * acting on them acts on other people's records, except `ownMessages`, one per member role and
- * end-user role that may write.
+ * end-user role that may write. Beside them, `sources`: an end user of each of the workspace's
+ * sources (installations A and B, the identity provider) with a thread and a message of its own.
  */
 export async function makeAuthorizationFixture() {
   const org = await makeOrganization('Matrix');
