@@ -1,9 +1,12 @@
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { call, makeOrganization, type Org } from '../support/api.js';
+import { getS3 } from '../../shared/clients.js';
+import { getConfig } from '../../shared/config.js';
+import { call, localStack, makeOrganization, type Org } from '../support/api.js';
 import { addMember } from '../support/conversations.js';
 import { endUserToken } from '../support/end-users.js';
 import { createThread, makeTypedMarkup } from '../support/threads.js';
-import { fileForm, pdfBytes, pngBytes, postFileMarkup, postToStorage, uploadFile, videoBytes } from '../support/uploads.js';
+import { fileForm, pdfBytes, pngBytes, postFileMarkup, postToStorage, requestPolicy, uploadFile, videoBytes } from '../support/uploads.js';
 
 /**
  * DESIGN.md, "Files are served so they cannot script" (issue 28, item 3): every URL the API hands
@@ -104,6 +107,37 @@ describe('the serving a URL signs cannot be taken off it', () => {
     const answers = await Promise.all([stripped, changed].map(async (url) => (await served(url.href)).status));
 
     expect(answers).toEqual([403, 403]);
+  });
+});
+
+describe('uploads are stored so a GET that names no disposition downloads them too', () => {
+  /** The Content-Disposition and Content-Type storage keeps with the object. */
+  async function storedHeadersOf(key: string) {
+    localStack();
+    const head = await getS3().send(new HeadObjectCommand({ Bucket: getConfig().bucketName, Key: key }));
+    return { disposition: head.ContentDisposition, contentType: head.ContentType };
+  }
+
+  it('stores an HTML attachment with Content-Disposition: attachment, by form post and by direct PUT, and a PNG without', async () => {
+    const { token, markupId } = await contributorEndUser();
+    const policyFor = async (contentType: string, bytes: Buffer) => {
+      const policy = await requestPolicy(token, { resourceType: 'message_attachment', resourceId: markupId, filename: 'f', contentType, filesize: bytes.length });
+      expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+      return policy.body.data;
+    };
+    const png = await pngBytes();
+    const [posted, put, image] = await Promise.all([policyFor('text/html', HTML), policyFor('text/html; charset=utf-7', HTML), policyFor('image/png', png)]);
+
+    expect((await postToStorage(posted.policy, HTML)).status).toBe(204);
+    expect((await fetch(put.directPut.url, { method: 'PUT', headers: put.directPut.headers, body: HTML })).status).toBe(200);
+    expect((await postToStorage(image.policy, png)).status).toBe(204);
+    const withoutDisposition = await postToStorage(posted.policy, HTML, { fields: { 'Content-Disposition': undefined } });
+    const inlineDisposition = await postToStorage(posted.policy, HTML, { fields: { 'Content-Disposition': 'inline' } });
+
+    expect(await storedHeadersOf(posted.key)).toEqual({ disposition: 'attachment', contentType: 'text/html' });
+    expect(await storedHeadersOf(put.key)).toEqual({ disposition: 'attachment', contentType: 'text/html; charset=utf-7' });
+    expect(await storedHeadersOf(image.key)).toEqual({ disposition: undefined, contentType: 'image/png' });
+    expect([withoutDisposition.status, inlineDisposition.status]).toEqual([403, 403]);
   });
 });
 
