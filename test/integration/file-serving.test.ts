@@ -43,6 +43,16 @@ async function served(url: string) {
   };
 }
 
+/** The Content-Disposition and Content-Type storage keeps with the object. */
+async function storedHeadersOf(key: string) {
+  localStack();
+  const head = await getS3().send(new HeadObjectCommand({ Bucket: getConfig().bucketName, Key: key }));
+  return { disposition: head.ContentDisposition, contentType: head.ContentType };
+}
+
+/** The object key of a presigned URL of the local (path-style) bucket. */
+const keyOfUrl = (url: string) => decodeURIComponent(new URL(url).pathname).split('/').slice(2).join('/');
+
 /** An organization with a webpage markup, and a contributor end user (an exchange token) on it. */
 async function contributorEndUser(): Promise<{ org: Org; token: string; markupId: string; threadId: string }> {
   const org = await makeOrganization();
@@ -111,13 +121,6 @@ describe('the serving a URL signs cannot be taken off it', () => {
 });
 
 describe('uploads are stored so a GET that names no disposition downloads them too', () => {
-  /** The Content-Disposition and Content-Type storage keeps with the object. */
-  async function storedHeadersOf(key: string) {
-    localStack();
-    const head = await getS3().send(new HeadObjectCommand({ Bucket: getConfig().bucketName, Key: key }));
-    return { disposition: head.ContentDisposition, contentType: head.ContentType };
-  }
-
   it('stores an HTML attachment with Content-Disposition: attachment, by form post and by direct PUT, and a PNG without', async () => {
     const { token, markupId } = await contributorEndUser();
     const policyFor = async (contentType: string, bytes: Buffer) => {
@@ -173,6 +176,8 @@ describe('an SVG image markup keeps its bytes and type but is served as a downlo
     expect(svgAnswer).toMatchObject({ status: 200, contentType: 'image/svg+xml', nosniff: 'nosniff', bytes: SVG });
     expect(svgAnswer.disposition).toMatch(/^attachment\b/);
     expect(pngAnswer).toMatchObject({ status: 200, contentType: 'image/png', disposition: 'inline', nosniff: 'nosniff', bytes: png });
+    expect(await storedHeadersOf(keyOfUrl(svgMarkup.body.data.images[0].url))).toEqual({ disposition: 'attachment', contentType: 'image/svg+xml' });
+    expect(await storedHeadersOf(keyOfUrl(pngMarkup.body.data.images[0].url))).toEqual({ disposition: undefined, contentType: 'image/png' });
   });
 });
 
