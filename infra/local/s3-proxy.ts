@@ -37,7 +37,11 @@ export interface FrontContext {
 
 /**
  * Streams a request the front has verified (see verifyRequestSignature) to
- * s3rver and the answer back unchanged. The Host header is rewritten because
+ * s3rver and the answer back unchanged, but for `X-Content-Type-Options: nosniff`
+ * on every GET and HEAD, so a file is never read as a type it was not served
+ * as (DESIGN.md, "Files are served so they cannot script"; s3rver honours the
+ * presigned `response-content-type` and `response-content-disposition` as S3
+ * does). The Host header is rewritten because
  * s3rver treats any non-IP, non-localhost host as a virtual-hosted bucket
  * name. s3rver ignores `x-amz-tagging` on PUT, so the front applies it before
  * answering, as S3 stores the tags with the object.
@@ -63,8 +67,9 @@ export function proxy(context: FrontContext, req: IncomingMessage, res: ServerRe
     const rawHeaders: string[] = [];
     for (let i = 0; i + 1 < upstreamRes.rawHeaders.length; i += 2) {
       const name = upstreamRes.rawHeaders[i] as string;
-      if (!HOP_BY_HOP_HEADERS.has(name.toLowerCase())) rawHeaders.push(name, upstreamRes.rawHeaders[i + 1] as string);
+      if (!HOP_BY_HOP_HEADERS.has(name.toLowerCase()) && name.toLowerCase() !== 'x-content-type-options') rawHeaders.push(name, upstreamRes.rawHeaders[i + 1] as string);
     }
+    if (req.method === 'GET' || req.method === 'HEAD') rawHeaders.push('X-Content-Type-Options', 'nosniff');
     const tagging = headerValue(req.headers['x-amz-tagging']);
     const tagged =
       created?.eventName === 'ObjectCreated:Put' && tagging !== undefined && status >= 200 && status < 300

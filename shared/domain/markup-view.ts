@@ -54,7 +54,7 @@ export interface MarkupViewContext {
 
 /** A stored file as a client may fetch it: a presigned GET that serves the bytes as stored. */
 async function fileLink(file: StoredFile, ttlSeconds: number): Promise<{ url: string; mimeType: string; filesize: number }> {
-  return { url: await presignedGetUrl(file.key, { ttlSeconds }), mimeType: file.mimeType, filesize: file.filesize };
+  return { url: await presignedGetUrl(file.key, { ttlSeconds, contentType: file.mimeType, filename: file.filename }), mimeType: file.mimeType, filesize: file.filesize };
 }
 
 const ttlOf = (context: MarkupViewContext) => context.fileUrlTtlSeconds ?? DEFAULT_URL_TTL_SECONDS;
@@ -95,7 +95,7 @@ async function fileFields(markup: MarkupRecord, context: MarkupViewContext): Pro
     case 'video': {
       const video = markup.video;
       if (!video) return {};
-      const [file, posterUrl] = await Promise.all([fileLink(video.file, ttlSeconds), presignedGetUrl(video.poster.key, { ttlSeconds })]);
+      const [file, posterUrl] = await Promise.all([fileLink(video.file, ttlSeconds), presignedGetUrl(video.poster.key, { ttlSeconds, contentType: video.poster.mimeType })]);
       return { video: { ...file, durationSeconds: video.durationSeconds, width: video.width, height: video.height, posterUrl } };
     }
     case 'webpage':
@@ -111,7 +111,7 @@ async function fileFields(markup: MarkupRecord, context: MarkupViewContext): Pro
 async function thumbnailUrlOf(markup: MarkupRecord, context: MarkupViewContext): Promise<string> {
   if (markup.thumbnailState === 'ready' && markup.thumbnailKey) return `${context.origin}/api/v2/markups/${markup.id}/thumbnail`;
   const picture = markup.images?.[0] ?? markup.document?.pages[0]?.image ?? markup.video?.poster;
-  return picture ? presignedGetUrl(picture.key, { ttlSeconds: ttlOf(context) }) : PLACEHOLDER_THUMBNAIL;
+  return picture ? presignedGetUrl(picture.key, { ttlSeconds: ttlOf(context), contentType: picture.mimeType }) : PLACEHOLDER_THUMBNAIL;
 }
 
 /** Conversion state of file markups; reported whether or not files are expanded. */

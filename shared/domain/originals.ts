@@ -54,7 +54,7 @@ export async function setRetainOriginal(markup: MarkupRecord, retain: boolean): 
 export async function originalDownload(markup: MarkupRecord): Promise<{ url: string; filename: string; mimeType: string; filesize: number }> {
   const original = await retainedOriginalOf(markup);
   return {
-    url: await presignedGetUrl(original.key, { ttlSeconds: ORIGINAL_URL_TTL_SECONDS, downloadAs: original.filename }),
+    url: await presignedGetUrl(original.key, { ttlSeconds: ORIGINAL_URL_TTL_SECONDS, contentType: original.mimeType, downloadAs: original.filename }),
     filename: original.filename,
     mimeType: original.mimeType,
     filesize: original.filesize,

@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getS3 } from '../clients.js';
 import { getConfig } from '../config.js';
+import { servingOf } from './serving.js';
 
 /**
  * Objects of the upload bucket. Uploads posted with a policy carry the tag `upload-state=unconfirmed`
@@ -60,8 +61,10 @@ export async function readObjectStart(key: string, length: number): Promise<Buff
   }
 }
 
+/** Stores `body` as `contentType`; a type not served inline (`servingOf`) is stored with `Content-Disposition: attachment`, as uploads are. */
 export async function putObject(key: string, body: Buffer, contentType: string, metadata: Record<string, string> = {}): Promise<StoredObject> {
-  const stored = await getS3().send(new PutObjectCommand({ Bucket: bucketName(), Key: key, Body: body, ContentType: contentType, Metadata: metadata }));
+  const disposition = servingOf(contentType).disposition === 'attachment' ? { ContentDisposition: 'attachment' } : {};
+  const stored = await getS3().send(new PutObjectCommand({ Bucket: bucketName(), Key: key, Body: body, ContentType: contentType, ...disposition, Metadata: metadata }));
   return { size: body.length, etag: stored.ETag ?? '', contentType };
 }
 

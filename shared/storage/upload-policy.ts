@@ -3,6 +3,7 @@ import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { getS3 } from '../clients.js';
 import { bucketName, UNCONFIRMED_TAGGING, UPLOAD_STATE_TAG } from './objects.js';
+import { servingOf } from './serving.js';
 
 /** How long a browser has to start posting the file once the policy is issued. */
 export const UPLOAD_POLICY_TTL_SECONDS = 15 * 60;
@@ -43,7 +44,9 @@ export interface DirectPut {
  * A presigned POST for exactly one object: the bucket, the exact key, the exact byte length
  * (`content-length-range` from `filesize` to `filesize`), the exact `Content-Type`, the file id
  * metadata and the `unconfirmed` tag are all signed, so storage refuses any other file, type or
- * destination (Uploads rules 1 and 3).
+ * destination (Uploads rules 1 and 3). A file not served inline (`servingOf`: HTML, SVG, text…) is
+ * also stored with `Content-Disposition: attachment`, signed the same way, so even a GET that does
+ * not name a disposition downloads it (the URLs the API hands out name one anyway).
  */
 export async function createUploadPolicy(input: {
   key: string;
@@ -53,6 +56,7 @@ export async function createUploadPolicy(input: {
 }): Promise<UploadPolicy & { expiresAt: Date; directPut: DirectPut }> {
   const expiresAt = new Date(Date.now() + UPLOAD_POLICY_TTL_SECONDS * 1000);
   const bucket = bucketName();
+  const disposition = servingOf(input.contentType).disposition === 'attachment' ? 'attachment' : undefined;
   const post = await createPresignedPost(getS3(), {
     Bucket: bucket,
     Key: input.key,
@@ -63,13 +67,15 @@ export async function createUploadPolicy(input: {
       ['eq', '$Content-Type', input.contentType],
       ['eq', `$${FILE_ID_FIELD}`, input.fileId],
       ['eq', '$tagging', UNCONFIRMED_TAGGING],
+      ...(disposition ? [['eq', '$Content-Disposition', disposition] as ['eq', string, string]] : []),
     ],
-    Fields: { 'Content-Type': input.contentType, [FILE_ID_FIELD]: input.fileId, tagging: UNCONFIRMED_TAGGING },
+    Fields: { 'Content-Type': input.contentType, ...(disposition ? { 'Content-Disposition': disposition } : {}), [FILE_ID_FIELD]: input.fileId, tagging: UNCONFIRMED_TAGGING },
     Expires: UPLOAD_POLICY_TTL_SECONDS,
   });
   const headers = {
     'Content-Type': input.contentType,
     'Content-Length': String(input.filesize),
+    ...(disposition ? { 'Content-Disposition': disposition } : {}),
     [FILE_ID_FIELD]: input.fileId,
     'x-amz-tagging': `${UPLOAD_STATE_TAG}=unconfirmed`,
   };
@@ -80,12 +86,13 @@ export async function createUploadPolicy(input: {
       Key: input.key,
       ContentType: input.contentType,
       ContentLength: input.filesize,
+      ...(disposition ? { ContentDisposition: disposition } : {}),
       Metadata: { 'file-id': input.fileId },
       Tagging: `${UPLOAD_STATE_TAG}=unconfirmed`,
     }),
     {
       expiresIn: UPLOAD_POLICY_TTL_SECONDS,
-      signableHeaders: new Set(['content-type', 'content-length']),
+      signableHeaders: new Set(['content-type', 'content-length', 'content-disposition']),
       unhoistableHeaders: new Set([FILE_ID_FIELD, 'x-amz-tagging']),
     },
   );

@@ -7,7 +7,7 @@ import { consumeUploadItem, getUpload, type UploadRecord } from '../../db/upload
 import { deleteObjectsLater, enqueueConversion } from '../../events/jobs.js';
 import { BadRequestError, ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../../http/errors.js';
 import { logger } from '../../logger.js';
-import { baseMimeType } from '../../storage/file-types.js';
+import { baseMimeType, fileTypeOf } from '../../storage/file-types.js';
 import { presignedGetUrl } from '../../storage/urls.js';
 import { completeUpload, issueUploadPolicy, unquoted } from '../uploads.js';
 import { loadThreadAccess, loadThreadAccessToChange, type ThreadAccess } from './access.js';
@@ -207,8 +207,9 @@ export async function getScreenshot(principal: Principal, threadId: string): Pro
  */
 export async function toPublicScreenshot(screenshot: ScreenshotRecord): Promise<Record<string, unknown>> {
   const [url, thumbnailUrl] = await Promise.all([
-    presignedGetUrl(screenshot.key),
-    screenshot.thumbnailKey ? presignedGetUrl(screenshot.thumbnailKey) : Promise.resolve(undefined),
+    presignedGetUrl(screenshot.key, { contentType: screenshot.mimeType }),
+    // The worker names the thumbnail after its type (thumbnail.png or thumbnail.jpg).
+    screenshot.thumbnailKey ? presignedGetUrl(screenshot.thumbnailKey, { contentType: fileTypeOf('', screenshot.thumbnailKey)?.mimeType ?? '' }) : Promise.resolve(undefined),
   ]);
   return {
     id: screenshot.id,

@@ -78,7 +78,7 @@ export async function toPublicMessage(message: MessageRecord, viewer: ViewerCont
         createdAt: attachment.createdAt,
         modifiedAt: attachment.modifiedAt,
         messageId: message.id,
-        url: await presignedGetUrl(attachment.key, { ttlSeconds }),
+        url: await presignedGetUrl(attachment.key, { ttlSeconds, contentType: attachment.mimeType, filename: attachment.originalFilename }),
         etag: attachment.etag,
         mimeType: attachment.mimeType,
         originalFilename: attachment.originalFilename,
