@@ -1,7 +1,7 @@
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient, StartMessageMoveTaskCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createQueuePair, startSqs, type LocalSqs, type QueuePair } from '../../infra/local/sqs.js';
 import { eventually } from '../support/polling.js';
@@ -96,6 +96,27 @@ describe('the local SQS emulator keeps its queues across a restart (DESIGN.md: t
     expect(later.map((message) => message.Body)).toEqual(['delayed']);
     expect(delayedAfterMs).toBeGreaterThanOrEqual(2_500);
     expect([waiting, inFlight, dead, delayed]).not.toContain(done);
+  }, 60_000);
+
+  it('keeps a redriven dead letter where the move task put it, and only there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sqs-journal-'));
+    dirs.push(dir);
+    const journalFile = join(dir, 'sqs-journal.jsonl');
+    const first = await queues(journalFile);
+    await send(first.client, first.pair, 'redriven');
+    await eventually(async () => receive(first.client, first.pair.url), (messages) => messages.length > 0, 5_000);
+    await eventually(async () => receive(first.client, first.pair.url), (messages) => messages.length > 0, 5_000);
+    await eventually(async () => depth(first.client, first.pair.deadLetterUrl), (queue) => queue.visible === 1, 5_000);
+
+    await first.client.send(new StartMessageMoveTaskCommand({ SourceArn: first.pair.deadLetterArn }));
+    const moved = await eventually(async () => depth(first.client, first.pair.url), (queue) => queue.visible === 1, 10_000);
+    first.client.destroy();
+    await first.sqs.stop();
+    const second = await queues(journalFile);
+
+    expect(moved.visible).toBe(1);
+    expect(await depth(second.client, second.pair.deadLetterUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
+    expect((await receive(second.client, second.pair.url, 60)).map((message) => message.Body)).toEqual(['redriven']);
   }, 60_000);
 
   it('keeps nothing without a journal (MEMORY=1)', async () => {
