@@ -6,6 +6,7 @@ import {
   ExpiredIteratorException,
   GetRecordsCommand,
   GetShardIteratorCommand,
+  TrimmedDataAccessException,
   type _Record as StreamRecord,
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
@@ -132,14 +133,20 @@ export async function startStreamPump(options: StreamPumpOptions): Promise<Strea
   /** Reads what is new on a shard into `pending` (nothing while a failed batch waits); answers how many records came. */
   const read = async (state: ShardState): Promise<number> => {
     if (state.pending.length > 0) return 0;
-    state.iterator ??= await iteratorOf(state);
     let answer;
-    try {
-      answer = await streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: 1000 }));
-    } catch (error) {
-      if (!(error instanceof ExpiredIteratorException)) throw error;
-      state.iterator = undefined;
-      return 0;
+    for (let attempt = 1; ; attempt += 1) {
+      state.iterator ??= await iteratorOf(state);
+      try {
+        answer = await streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: 1000 }));
+        break;
+      } catch (error) {
+        // An iterator the stream no longer takes is replaced at once (from after the last record
+        // handled): an expired one (unused for 15 minutes), or, in DynamoDB Local, one it gave out
+        // while the shard was still empty, which it refuses with TrimmedDataAccessException once
+        // writes to other tables have moved the sequence numbers on before the shard's first record.
+        if (!(error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException) || attempt > 1) throw error;
+        state.iterator = undefined;
+      }
     }
     state.pending = answer.Records ?? [];
     if (answer.NextShardIterator) state.iterator = answer.NextShardIterator;

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import {
   CreateQueueCommand,
   DeleteMessageBatchCommand,
@@ -9,7 +9,8 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createSqsServer } from 'local-aws-sqs';
+import { createRequestHandler } from 'local-aws-sqs';
+import { QueueJournal, type JournalMessage } from './sqs-journal.js';
 import type { QueueArrival } from './sqs-requests.js';
 import { Wakeup } from './wakeup.js';
 
@@ -18,14 +19,131 @@ export interface LocalSqs {
   stop(): Promise<void>;
 }
 
-/** local-aws-sqs, in memory, on a free loopback port. */
-export async function startSqs(region: string): Promise<LocalSqs> {
-  const server: Server = await createSqsServer({ port: 0, hostname: '127.0.0.1', region, emulateQueueCreationLifecycle: false });
+/**
+ * local-aws-sqs on a free loopback port. With `journalFile` its queues survive a restart: every
+ * message put on a queue (a send, a move to a dead-letter queue, a redrive), received and deleted is
+ * journaled (`QueueJournal`) before the request that did it is answered, and a queue created again
+ * on the next start gets back what it held, with the same message ids and receive counts: waiting,
+ * delayed (for what is left of the delay), in flight (receivable at once: the worker that held it
+ * is gone) or dead-lettered. Without one, in memory only.
+ */
+export async function startSqs(region: string, options: { journalFile?: string; onError?: (error: unknown) => void } = {}): Promise<LocalSqs> {
+  const { service, requestHandler } = createRequestHandler({ port: 0, hostname: '127.0.0.1', region, emulateQueueCreationLifecycle: false });
+  const journal = options.journalFile ? new QueueJournal(options.journalFile, options.onError) : undefined;
+  const keepNewQueues = journal ? journalQueues(service as unknown as { Queues: EmulatedQueue[] }, journal) : () => undefined;
+  const server = createServer((request, response) => {
+    if (journal) holdAnswerUntilDurable(response, journal, keepNewQueues);
+    void requestHandler(request, response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  // Queue URLs name this port (createSqsServer does the same once it listens).
+  service.PORT = port;
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    stop: () => new Promise((resolve) => server.close(() => resolve())),
+    stop: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await journal?.close();
+    },
   };
+}
+
+/**
+ * The part of local-aws-sqs 2.0.2's queue the journal follows: every message a queue stores passes
+ * through `setRecord` (sends, moves to the dead-letter queue with the same id, redrives), every
+ * removal by a receipt handle through `delete`, a purge or queue deletion through `clearRecords`.
+ */
+interface EmulatedQueue {
+  QueueName: string;
+  DelaySeconds: number;
+  MessageRetentionPeriod: number;
+  setRecord: (input: Record<string, unknown>, messageId?: string) => { record: { MessageId: string; attributes: Record<string, string> } };
+  receive(params: unknown): Promise<{ MessageId: string; ReceiptHandle: string; attributes: Record<string, string> }[]>;
+  delete(receiptHandle: string): boolean;
+  clearRecords(): void;
+}
+
+/** The longest DelaySeconds SQS takes. */
+const MAX_DELAY_SECONDS = 900;
+
+/**
+ * Journals what the emulator's queues do, and gives each queue, when it is created, what the journal
+ * kept for it. Answers a function to call after each request: it takes on the queues created since.
+ */
+function journalQueues(service: { Queues: EmulatedQueue[] }, journal: QueueJournal): () => void {
+  const kept = new WeakSet<EmulatedQueue>();
+  /** The receipt handles each message was received with (a delete names a handle, the journal an id). */
+  const idOfHandle = new Map<string, string>();
+  const handlesOf = new Map<string, string[]>();
+  const forget = (id: string) => {
+    for (const handle of handlesOf.get(id) ?? []) idOfHandle.delete(handle);
+    handlesOf.delete(id);
+  };
+  return () => {
+    for (const queue of service.Queues) {
+      if (kept.has(queue)) continue;
+      kept.add(queue);
+      const name = queue.QueueName;
+      const setRecord = queue.setRecord;
+      const now = Date.now();
+      for (const [id, live] of journal.live()) {
+        if (live.queue !== name) continue;
+        const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((live.visibleAt - now) / 1000)));
+        const stored = setRecord({ ...live.message, DelaySeconds: delaySeconds }, id);
+        stored.record.attributes.ApproximateReceiveCount = String(live.receiveCount);
+      }
+      queue.setRecord = (input, messageId) => {
+        const stored = setRecord(input, messageId);
+        const at = Date.now();
+        const delay = Number(input.DelaySeconds);
+        journal.put(stored.record.MessageId, name, messageOf(input), at + (Number.isNaN(delay) ? queue.DelaySeconds : delay) * 1000, at + queue.MessageRetentionPeriod * 1000);
+        return stored;
+      };
+      const receive = queue.receive.bind(queue);
+      queue.receive = async (params) => {
+        const records = await receive(params);
+        for (const record of records) {
+          idOfHandle.set(record.ReceiptHandle, record.MessageId);
+          handlesOf.set(record.MessageId, [...(handlesOf.get(record.MessageId) ?? []), record.ReceiptHandle]);
+          journal.received(record.MessageId, Number(record.attributes.ApproximateReceiveCount));
+        }
+        return records;
+      };
+      const remove = queue.delete.bind(queue);
+      queue.delete = (receiptHandle) => {
+        const removed = remove(receiptHandle);
+        const id = idOfHandle.get(receiptHandle);
+        // A handle of the queue the message left (for a dead-letter queue) removes nothing from where it is now.
+        if (removed && id !== undefined && journal.live().get(id)?.queue === name) {
+          forget(id);
+          journal.deleted(id);
+        }
+        return removed;
+      };
+      const clear = queue.clearRecords.bind(queue);
+      queue.clearRecords = () => {
+        clear();
+        journal.cleared(name);
+      };
+    }
+  };
+}
+
+function messageOf(input: Record<string, unknown>): JournalMessage {
+  const fields = ['MessageAttributes', 'MessageSystemAttributes', 'MessageGroupId', 'MessageDeduplicationId'] as const;
+  return { MessageBody: String(input.MessageBody ?? ''), ...Object.fromEntries(fields.filter((field) => input[field] !== undefined).map((field) => [field, input[field]])) };
+}
+
+/** Delays a response's end until the journal holds every change made so far (its own among them). */
+function holdAnswerUntilDurable(response: ServerResponse, journal: QueueJournal, keepNewQueues: () => void): void {
+  const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
+  response.end = ((...args: unknown[]) => {
+    keepNewQueues();
+    const durable = journal.durable();
+    if (!durable) return end(...args);
+    void durable.then(() => end(...args));
+    return response;
+  }) as ServerResponse['end'];
 }
 
 export interface QueuePair {

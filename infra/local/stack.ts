@@ -173,7 +173,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const { startSes } = await import('./ses.js');
     const [dynamodb, sqs, ses, s3] = await Promise.all([
       startDynamoDbLocal({ dataDir: options.memory ? undefined : join(dataDir, 'dynamodb') }),
-      startSqs(REGION),
+      // Without MEMORY=1 the queues are journaled in DATA_DIR: a restart (even after kill -9) gets back every message.
+      startSqs(REGION, options.memory ? {} : { journalFile: join(dataDir, 'sqs-journal.jsonl'), onError: (error) => log(`sqs journal: ${String(error)}`) }),
       startSes(),
       startLocalS3({
         directory: s3Dir,

@@ -82,6 +82,22 @@ export async function startStack(dataDir: string, env: Record<string, string> = 
   };
 }
 
+/**
+ * `kill -9` of a started stack's whole process group (npm, node, the DynamoDB Local JVM), as an
+ * operator's kill or a crash would end it: nothing runs its shutdown. Resolves once the JVM that held
+ * `dataDir` is gone, so a restart on the same DATA_DIR finds its files free.
+ */
+export async function killStack(started: StartedStack, dataDir: string): Promise<void> {
+  const exited = started.child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => started.child.once('exit', resolve));
+  process.kill(-started.child.pid!, 'SIGKILL');
+  await exited;
+  const deadline = Date.now() + 20_000;
+  while (javaProcessesFor(dataDir).length > 0) {
+    if (Date.now() > deadline) throw new Error(`DynamoDB Local of ${dataDir} outlived the kill`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** Process ids of running DynamoDB Local JVMs whose command line mentions `marker` (read from /proc). */
 export function javaProcessesFor(marker: string): string[] {
   return readdirSync('/proc')
