@@ -775,7 +775,7 @@ export interface paths {
         put?: never;
         /**
          * Pin a thread with its first message on a markup (contributor or above; refused while comments are paused)
-         * @description Webpage markups take webpage threads (`isImageThread: false`, `url`, `elements`, `elementParents`, `browserContext`, `viewModeId` of GET /markups/:id/view-modes). Image, PDF and video markups take image threads (`isImageThread: true`) placed by `offsetXPercentage`/`offsetYPercentage`: `projectImageId` (default the first image), `pageNumber` (PDF, required), `startTime`/`endTime` (seconds). Threads are numbered 1, 2, 3 … per markup. `attachments` are confirmed `message_attachment` uploads made for this markup (`{ fileId }`).
+         * @description Webpage markups take webpage threads (`isImageThread: false`, with `url`, `canonicalUrl`, `elements`, `elementParents`, `browserContext` and `viewModeId` of GET /markups/:id/view-modes, all required: a 400 names each one missing). Image, PDF and video markups take image threads (`isImageThread: true`) placed by `offsetXPercentage`/`offsetYPercentage`, with none of the webpage fields: `projectImageId` (default the first image), `pageNumber` (PDF, required), `startTime`/`endTime` (seconds). The first message is `message` (a Delta) or `content` (plain text), exactly one of them. Threads are numbered 1, 2, 3 … per markup. `attachments` are confirmed `message_attachment` uploads made for this markup (`{ fileId }`).
          *
          *     Needs `thread:create`: workspace role contributor or above; end users project:contributor or above.
          */
@@ -6542,6 +6542,7 @@ export interface operations {
                  *           }
                  *         ]
                  *       },
+                 *       "content": "example",
                  *       "browserContext": {
                  *         "browserName": "example",
                  *         "browserVersion": "example",
@@ -6604,9 +6605,12 @@ export interface operations {
                     projectId?: string;
                     /** Format: uuid */
                     projectImageId?: string;
-                    url: string;
-                    canonicalUrl: string;
-                    elements: {
+                    /** @description The address of the page the pin is on. Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent). */
+                    url?: string;
+                    /** @description The page's canonical address. Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent). */
+                    canonicalUrl?: string;
+                    /** @description The page elements the pin is on. Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent). */
+                    elements?: {
                         elementPath: string;
                         offsetXPercentage: number;
                         offsetYPercentage: number;
@@ -6615,7 +6619,8 @@ export interface operations {
                     offsetYPercentage: number;
                     startTime?: number;
                     endTime?: number;
-                    message: {
+                    /** @description The first message as a Delta. Send this or `content`, not both. */
+                    message?: {
                         ops: {
                             insert: string | {
                                 [key: string]: unknown;
@@ -6625,7 +6630,10 @@ export interface operations {
                             };
                         }[];
                     };
-                    browserContext: {
+                    /** @description The first message as plain text, as for replies. Send this or `message`, not both. */
+                    content?: string;
+                    /** @description The browser the pin was placed in. Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent). */
+                    browserContext?: {
                         browserName?: string;
                         browserVersion?: string;
                         os?: string;
@@ -6637,13 +6645,15 @@ export interface operations {
                         viewportWidth?: number;
                         viewportHeight?: number;
                     };
-                    elementParents: {
+                    /** @description The parents of the pinned elements. Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent). */
+                    elementParents?: {
                         url: string;
                         canonicalUrl: string;
                         path: string;
                         depth: number;
                     }[];
-                    viewModeId: string;
+                    /** @description One of the view modes of GET /markups/:id/view-modes. Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent). */
+                    viewModeId?: string;
                     attachments?: {
                         /** Format: uuid */
                         fileId: string;
