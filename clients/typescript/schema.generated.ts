@@ -325,7 +325,7 @@ export interface paths {
         put?: never;
         /**
          * Create a markup from confirmed uploads (one markup against the monthly allowance)
-         * @description `fileIds` (1 to 50, no duplicates) name confirmed, unused `markup_asset` uploads of `workspaceId` (which must be the key's workspace: 403 otherwise, and for files of another workspace). Displayable images (png, jpeg, gif, bmp, webp, svg) make one image markup, one page per image in `fileIds` order, ready at once. One PDF, one video (mp4, mov, webm, avi, wmv, mkv, mxf) or one tiff, psd or eps makes a `pdf`, `video` or `image` markup on its own (not mixed: 400) with `isReady` false and `conversionStatus` `pending` until the conversion finishes. Each file is consumed by the markup (a used file is a 400: upload it again). `name` defaults to the first file's name without extension, `parentFolderId` to the workspace root. 402 when the monthly allowance is used up or the organization is over its storage limit. Conversion limits: at most 500 pages (PDF, multi-page TIFF), 50,000,000 pixels per image (TIFF page, PSD), 30 minutes of video and 5 GiB of converted files per markup. A file beyond them ends in `conversionStatus` `failed` with the reason in `conversionError` (final: it is not retried).
+         * @description `fileIds` (1 to 50, no duplicates) name confirmed, unused `markup_asset` uploads of `workspaceId` (which must be the key's workspace: 403 otherwise, and for files of another workspace; a workspace key may leave it out, an organization key must name it). Displayable images (png, jpeg, gif, bmp, webp, svg) make one image markup, one page per image in `fileIds` order, ready at once; an image whose bytes do not decode as its type is a 400 that creates nothing. One PDF, one video (mp4, mov, webm, avi, wmv, mkv, mxf) or one tiff, psd or eps makes a `pdf`, `video` or `image` markup on its own (not mixed: 400) with `isReady` false and `conversionStatus` `pending` until the conversion finishes; a conversion that fails gives its markup back to the monthly allowance. Each file is consumed by the markup (a used file is a 400: upload it again). `name` defaults to the first file's name without extension, `parentFolderId` to the workspace root. 402 when the monthly allowance is used up or the organization is over its storage limit. Conversion limits: at most 500 pages (PDF, multi-page TIFF), 50,000,000 pixels per image (TIFF page, PSD), 30 minutes of video and 5 GiB of converted files per markup. A file beyond them ends in `conversionStatus` `failed` with the reason in `conversionError` (final: it is not retried).
          *
          *     Needs `markup:create`: workspace role contributor or above; not open to end users.
          */
@@ -347,7 +347,7 @@ export interface paths {
         put?: never;
         /**
          * Create a markup from one file sent as multipart/form-data (small files; larger ones use the upload flow)
-         * @description One `file` field; the whole request at most 20 MB (413 beyond). The file type decides the markup as in POST /markups/from-files (the part's Content-Type, else the file name's extension). `workspaceId` is required (the key's workspace); `name` defaults to the file name without extension; `parentFolderId` to the workspace root. Deployed, API Gateway HTTP APIs accept at most 10 MB and Lambda 6 MB of request payload, which base64 encoding of binary bodies leaves at about 4.5 MB of file: send larger files through POST /uploads/upload-policy, the storage form post, POST /uploads/upload-complete and POST /markups/from-files.
+         * @description One `file` field; the whole request at most 20 MB (413 beyond). The file type decides the markup as in POST /markups/from-files (the part's Content-Type, else the file name's extension). `workspaceId` is the key's workspace (a workspace key may leave it out, an organization key must name it); an image whose bytes do not decode as its type is a 400 that creates nothing; `name` defaults to the file name without extension; `parentFolderId` to the workspace root. Deployed, API Gateway HTTP APIs accept at most 10 MB and Lambda 6 MB of request payload, which base64 encoding of binary bodies leaves at about 4.5 MB of file: send larger files through POST /uploads/upload-policy, the storage form post, POST /uploads/upload-complete and POST /markups/from-files.
          *
          *     Needs `markup:create`: workspace role contributor or above; not open to end users.
          */
@@ -3346,8 +3346,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uuid */
-                    workspaceId: string;
+                    /**
+                     * Format: uuid
+                     * @description The workspace of the new markup. A workspace-scoped key may leave it out (its own workspace); an organization key must name it (400 otherwise).
+                     */
+                    workspaceId?: string;
                     fileIds: string[];
                     name?: string;
                     /** Format: uuid */
@@ -3572,8 +3575,8 @@ export interface operations {
     };
     createMarkupFromFile: {
         parameters: {
-            query: {
-                workspaceId: string;
+            query?: {
+                workspaceId?: string;
                 name?: string;
                 parentFolderId?: string;
             };

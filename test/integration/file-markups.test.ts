@@ -305,20 +305,20 @@ describe('POST /markups/file (multipart, whole request at most 20 MB)', () => {
     expect(response.body.data).toMatchObject({ type: 'pdf', name: 'Spec v1', isReady: false, conversionStatus: 'pending' });
   });
 
-  it('answers 415 for a JSON body, 400 without a file field or for an unsupported type, 400 without workspaceId', async () => {
+  it('answers 415 for a JSON body, 400 without a file field or for an unsupported type, 400 to an organization key without workspaceId', async () => {
     const org = await makeOrganization();
 
     const json = await postFileMarkup(org.workspaceKey, '{}', { workspaceId: org.workspaceId }, { 'Content-Type': 'application/json' });
     const noFile = await postFileMarkup(org.workspaceKey, (() => { const form = new FormData(); form.append('name', 'x'); return form; })(), { workspaceId: org.workspaceId });
     const text = await postFileMarkup(org.workspaceKey, fileForm(Buffer.from('hello'), 'notes.txt', 'text/plain'), { workspaceId: org.workspaceId });
-    const noWorkspace = await postFileMarkup(org.workspaceKey, fileForm(await pngBytes(), 'a.png', 'image/png'), {});
+    const noWorkspace = await postFileMarkup(org.orgKey, fileForm(await pngBytes(), 'a.png', 'image/png'), {});
 
     expect(json.status).toBe(415);
     expect(noFile.status).toBe(400);
     expect(text.status).toBe(400);
     expect(text.body.type).toBe('urn:review-board:problem:unsupported-file-type');
     expect(noWorkspace.status).toBe(400);
-    expect(noWorkspace.body.errors[0].pointer).toBe('/query/workspaceId');
+    expect(noWorkspace.body.type).toBe('urn:review-board:problem:workspace-id-required');
   });
 
   it('answers 413 for a request above 20 MB', async () => {
