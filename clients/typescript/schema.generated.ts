@@ -1288,7 +1288,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a member or withdraw an invitation
-         * @description Admins and owners (plain keys act as owners); only an owner removes an owner (403 `owner-required`), and the last active owner stays (409 `last-owner`). The user's keys then act with no role in the workspace (403 `not-a-member`). 404 for a user who is not a member of the workspace.
+         * @description Admins and owners (plain keys act as owners); only an owner removes an owner (403 `owner-required`), and the last active owner stays (409 `last-owner`). Every key made for the member in this workspace (`admin key create --email`) is revoked with the membership: it answers 401 from then on, also when the address is added again (that makes a new membership with new keys). 404 for a user who is not a member of the workspace.
          *
          *     Needs `user:manage`: workspace role admin or above; not open to end users.
          */
