@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { INTERNAL_FAILURE_MESSAGE, markFailed, reopenDeadConversion } from '../../functions/conversion/markup-outcome.js';
+import { OutputObjects } from '../../functions/conversion/objects.js';
+import { getConfig } from '../../shared/config.js';
 import { listEvents } from '../../shared/db/events.js';
-import { getItem } from '../../shared/db/items.js';
+import { getItem, toItem, type MarkupRecord } from '../../shared/db/items.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
+import { transact } from '../../shared/db/transact.js';
+import { chargeAdjustment, usagePeriod } from '../../shared/db/usage.js';
 import { call, makeOrganization, type Org } from '../support/api.js';
-import { conversionClients, sendJob, waitUntilDrained, waitUntilReady } from '../support/conversion-jobs.js';
+import { conversionClients, makePendingMarkup, sendJob, waitUntilDrained, waitUntilReady } from '../support/conversion-jobs.js';
 import { setPlan } from '../support/fixtures.js';
 import { eventually } from '../support/polling.js';
 import { expectProblem } from '../support/problems.js';
@@ -199,6 +204,31 @@ describe('a markup whose conversion fails does not count against the month (DESI
 
     expect(drawn).toMatchObject({ used: 0, bundleUsed: 1, bundleBalance: 0 });
     expect(back).toMatchObject({ used: 0, bundleUsed: 0, bundleBalance: 1 });
+  });
+});
+
+describe('the charge of a dead conversion: given back when it dies, taken again when a redrive reopens it (DESIGN.md)', () => {
+  it('moves the month counter -1, +1, -1 through fail, reopen, fail, and not again for a repeated failure', async () => {
+    const clients = conversionClients();
+    const pdf = { type: 'pdf' as const, bytes: corruptFile('pdf'), filename: 'died.pdf', mimeType: 'application/pdf' };
+    const { org, markup: bare } = await makePendingMarkup(clients, pdf, { hasRetainedOriginal: true });
+    const charge = { workspaceId: org.workspaceId, periodKey: usagePeriod(new Date()).key, fromAllowance: 1, fromBundle: 0 };
+    const markup: MarkupRecord = { ...bare, charge };
+    await transact([{ Put: { TableName: getConfig().tableName, Item: toItem(markup) } }, ...chargeAdjustment(charge, org.organizationId, 1)]);
+    const used = async () => (await call('GET', '/markups/usage', { key: org.workspaceKey })).body.data.used;
+    const failNow = async () => markFailed((await getItem(markup.id, true)) as MarkupRecord, INTERNAL_FAILURE_MESSAGE, await OutputObjects.ofMarkup(markup.id));
+
+    const charged = await used();
+    await failNow();
+    await failNow();
+    const afterFailures = await used();
+    const reopened = await reopenDeadConversion((await getItem(markup.id, true)) as MarkupRecord);
+    const afterReopen = await used();
+    await failNow();
+    const afterSecondDeath = await used();
+
+    expect(reopened).toMatchObject({ conversionStatus: 'pending' });
+    expect([charged, afterFailures, afterReopen, afterSecondDeath]).toEqual([1, 0, 1, 0]);
   });
 });
 
