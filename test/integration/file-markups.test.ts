@@ -108,7 +108,7 @@ describe('POST /markups/from-files with a file needing conversion (Markups rules
 });
 
 describe('A conversion that cannot be queued (nothing stays pending)', () => {
-  it('marks the markup failed, ready, with the reason, when the conversion job cannot be sent', async () => {
+  it('marks the markup failed, ready, with the reason, and gives its charge back, when the conversion job cannot be sent', async () => {
     const org = await makeOrganization();
     const file = await uploadFile(org.workspaceKey, { bytes: pdfBytes(), filename: 'a.pdf', contentType: 'application/pdf' });
     const { services } = localStack();
@@ -123,6 +123,8 @@ describe('A conversion that cannot be queued (nothing stays pending)', () => {
     expect(read.body.data).toMatchObject({ isReady: true, conversionStatus: 'failed', conversionError: created.record.conversionError });
     const events = (await listEvents(org.workspaceId)).filter((event) => event.markupId === created.record.id);
     expect(events.map((event) => event.type).sort()).toEqual(['markup_created', 'markup_ready']);
+    // A markup whose conversion failed does not count against the month (DESIGN.md).
+    expect(await usedThisMonth(org.workspaceKey)).toBe(0);
   });
 });
 
