@@ -10,11 +10,13 @@ import { chargeAdjustment, usagePeriod } from '../../shared/db/usage.js';
 import { call, makeOrganization, type Org } from '../support/api.js';
 import { conversionClients, makePendingMarkup, sendJob, waitUntilDrained, waitUntilReady } from '../support/conversion-jobs.js';
 import { setPlan } from '../support/fixtures.js';
+import { customerKeyPair } from '../support/installations.js';
 import { eventually } from '../support/polling.js';
 import { expectProblem } from '../support/problems.js';
 import { corruptFile, randomFile } from '../support/sample-files.js';
 import { delta, makeTypedMarkup } from '../support/threads.js';
 import { fileForm, jpegBytes, pngBytes, postFileMarkup, readUploadRecord, uploadFile } from '../support/uploads.js';
+import { LOOPBACK_HOOK_URL } from '../support/webhooks.js';
 
 /**
  * What a new user sends, curl in hand, and what they must get (issue 28, item 10; DESIGN.md "Trust
@@ -261,11 +263,13 @@ describe('workspaceId, where the spec marks it required, may be left out by a wo
     ['GET /markups/search', { method: 'GET', path: '/markups/search', query: { query: 'x' } }],
     ['GET /installations', { method: 'GET', path: '/installations' }],
     ['GET /webhook-registrations', { method: 'GET', path: '/webhook-registrations' }],
-  ])('%s follows the same rule', async (_operation, request: { method: string; path: string; query?: Record<string, string> }) => {
+    ['POST /installations', { method: 'POST', path: '/installations', body: () => ({ signingKey: customerKeyPair().publicKey }) }],
+    ['POST /webhook-registrations', { method: 'POST', path: '/webhook-registrations', body: () => ({ url: LOOPBACK_HOOK_URL }) }],
+  ])('%s follows the same rule', async (_operation, request: { method: string; path: string; query?: Record<string, string>; body?: () => Record<string, unknown> }) => {
     const org = await makeOrganization();
 
-    const byWorkspaceKey = await call(request.method, request.path, { key: org.workspaceKey, query: request.query });
-    const byOrgKey = await call(request.method, request.path, { key: org.orgKey, query: request.query });
+    const byWorkspaceKey = await call(request.method, request.path, { key: org.workspaceKey, query: request.query, body: request.body?.() });
+    const byOrgKey = await call(request.method, request.path, { key: org.orgKey, query: request.query, body: request.body?.() });
 
     expect(byWorkspaceKey.status, JSON.stringify(byWorkspaceKey.body)).toBe(200);
     expectProblem(byOrgKey, 400);
