@@ -128,8 +128,8 @@ export async function createMarkupFromUploads(principal: Principal, input: FileM
       placement.workspace.id,
       placement.workspace.organizationId,
       1,
-      (charge) => [
-        putNew(toItem(withCharge(record, charge))),
+      (charged) => [
+        putNew(toItem(withCharge(record, charged))),
         ...markupCreatedEvents([record]),
         ...files.map((file) => consumeUploadItem(file.fileId, record.id, consumedAt)),
         // The source of a converted markup is its original: its bytes move to `originals`.
@@ -226,8 +226,8 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
       placement.workspace.id,
       placement.workspace.organizationId,
       1,
-      (charge) => [
-        putNew(toItem(withCharge(record, charge))),
+      (charged) => [
+        putNew(toItem(withCharge(record, charged))),
         putNew(toUploadItem(upload)),
         ...markupCreatedEvents([record]),
         ...(record.source
