@@ -325,7 +325,7 @@ export interface paths {
         put?: never;
         /**
          * Create a markup from confirmed uploads (one markup against the monthly allowance)
-         * @description `fileIds` (1 to 50, no duplicates) name confirmed, unused `markup_asset` uploads of `workspaceId` (which must be the key's workspace: 403 otherwise, and for files of another workspace). Displayable images (png, jpeg, gif, bmp, webp, svg) make one image markup, one page per image in `fileIds` order, ready at once. One PDF, one video (mp4, mov, webm, avi, wmv, mkv, mxf) or one tiff, psd or eps makes a `pdf`, `video` or `image` markup on its own (not mixed: 400) with `isReady` false and `conversionStatus` `pending` until the conversion finishes. Each file is consumed by the markup (a used file is a 400: upload it again). `name` defaults to the first file's name without extension, `parentFolderId` to the workspace root. 402 when the monthly allowance is used up or the organization is over its storage limit. Conversion limits: at most 500 pages (PDF, multi-page TIFF), 50,000,000 pixels per image (TIFF page, PSD), 30 minutes of video and 5 GiB of converted files per markup. A file beyond them ends in `conversionStatus` `failed` with the reason in `conversionError` (final: it is not retried).
+         * @description `fileIds` (1 to 50, no duplicates) name confirmed, unused `markup_asset` uploads of `workspaceId` (which must be the key's workspace: 403 otherwise, and for files of another workspace; a workspace key may leave it out, an organization key must name it). Displayable images (png, jpeg, gif, bmp, webp, svg) make one image markup, one page per image in `fileIds` order, ready at once; an image whose bytes do not decode as its type is a 400 that creates nothing. One PDF, one video (mp4, mov, webm, avi, wmv, mkv, mxf) or one tiff, psd or eps makes a `pdf`, `video` or `image` markup on its own (not mixed: 400) with `isReady` false and `conversionStatus` `pending` until the conversion finishes; a conversion that fails gives its markup back to the monthly allowance. Each file is consumed by the markup (a used file is a 400: upload it again). `name` defaults to the first file's name without extension, `parentFolderId` to the workspace root. 402 when the monthly allowance is used up or the organization is over its storage limit. Conversion limits: at most 500 pages (PDF, multi-page TIFF), 50,000,000 pixels per image (TIFF page, PSD), 30 minutes of video and 5 GiB of converted files per markup. A file beyond them ends in `conversionStatus` `failed` with the reason in `conversionError` (final: it is not retried).
          *
          *     Needs `markup:create`: workspace role contributor or above; not open to end users.
          */
@@ -347,7 +347,7 @@ export interface paths {
         put?: never;
         /**
          * Create a markup from one file sent as multipart/form-data (small files; larger ones use the upload flow)
-         * @description One `file` field; the whole request at most 20 MB (413 beyond). The file type decides the markup as in POST /markups/from-files (the part's Content-Type, else the file name's extension). `workspaceId` is required (the key's workspace); `name` defaults to the file name without extension; `parentFolderId` to the workspace root. Deployed, API Gateway HTTP APIs accept at most 10 MB and Lambda 6 MB of request payload, which base64 encoding of binary bodies leaves at about 4.5 MB of file: send larger files through POST /uploads/upload-policy, the storage form post, POST /uploads/upload-complete and POST /markups/from-files.
+         * @description One `file` field; the whole request at most 20 MB (413 beyond). The file type decides the markup as in POST /markups/from-files (the part's Content-Type, else the file name's extension). `workspaceId` is the key's workspace (a workspace key may leave it out, an organization key must name it); an image whose bytes do not decode as its type is a 400 that creates nothing; `name` defaults to the file name without extension; `parentFolderId` to the workspace root. Deployed, API Gateway HTTP APIs accept at most 10 MB and Lambda 6 MB of request payload, which base64 encoding of binary bodies leaves at about 4.5 MB of file: send larger files through POST /uploads/upload-policy, the storage form post, POST /uploads/upload-complete and POST /markups/from-files.
          *
          *     Needs `markup:create`: workspace role contributor or above; not open to end users.
          */
@@ -775,7 +775,7 @@ export interface paths {
         put?: never;
         /**
          * Pin a thread with its first message on a markup (contributor or above; refused while comments are paused)
-         * @description Webpage markups take webpage threads (`isImageThread: false`, `url`, `elements`, `elementParents`, `browserContext`, `viewModeId` of GET /markups/:id/view-modes). Image, PDF and video markups take image threads (`isImageThread: true`) placed by `offsetXPercentage`/`offsetYPercentage`: `projectImageId` (default the first image), `pageNumber` (PDF, required), `startTime`/`endTime` (seconds). Threads are numbered 1, 2, 3 … per markup. `attachments` are confirmed `message_attachment` uploads made for this markup (`{ fileId }`).
+         * @description Webpage markups take webpage threads (`isImageThread: false`, with `url`, `canonicalUrl`, `elements`, `elementParents`, `browserContext` and `viewModeId` of GET /markups/:id/view-modes, all required: a 400 names each one missing). Image, PDF and video markups take image threads (`isImageThread: true`) placed by `offsetXPercentage`/`offsetYPercentage`, with none of the webpage fields: `projectImageId` (default the first image), `pageNumber` (PDF, required), `startTime`/`endTime` (seconds). The first message is `message` (a Delta) or `content` (plain text), exactly one of them. Threads are numbered 1, 2, 3 … per markup. `attachments` are confirmed `message_attachment` uploads made for this markup (`{ fileId }`).
          *
          *     Needs `thread:create`: workspace role contributor or above; end users project:contributor or above.
          */
@@ -1288,7 +1288,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a member or withdraw an invitation
-         * @description Admins and owners (plain keys act as owners); only an owner removes an owner (403 `owner-required`), and the last active owner stays (409 `last-owner`). The user's keys then act with no role in the workspace (403 `not-a-member`). 404 for a user who is not a member of the workspace.
+         * @description Admins and owners (plain keys act as owners); only an owner removes an owner (403 `owner-required`), and the last active owner stays (409 `last-owner`). Every key made for the member in this workspace (`admin key create --email`) is revoked with the membership: it answers 401 from then on, also when the address is added again (that makes a new membership with new keys). 404 for a user who is not a member of the workspace.
          *
          *     Needs `user:manage`: workspace role admin or above; not open to end users.
          */
@@ -3346,8 +3346,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uuid */
-                    workspaceId: string;
+                    /**
+                     * Format: uuid
+                     * @description The workspace of the new markup. A workspace-scoped key may leave it out (its own workspace); an organization key must name it (400 otherwise).
+                     */
+                    workspaceId?: string;
                     fileIds: string[];
                     name?: string;
                     /** Format: uuid */
@@ -3572,8 +3575,8 @@ export interface operations {
     };
     createMarkupFromFile: {
         parameters: {
-            query: {
-                workspaceId: string;
+            query?: {
+                workspaceId?: string;
                 name?: string;
                 parentFolderId?: string;
             };
@@ -6542,6 +6545,7 @@ export interface operations {
                  *           }
                  *         ]
                  *       },
+                 *       "content": "example",
                  *       "browserContext": {
                  *         "browserName": "example",
                  *         "browserVersion": "example",
@@ -6604,9 +6608,12 @@ export interface operations {
                     projectId?: string;
                     /** Format: uuid */
                     projectImageId?: string;
-                    url: string;
-                    canonicalUrl: string;
-                    elements: {
+                    /** @description The address of the page the pin is on. Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent). */
+                    url?: string;
+                    /** @description The page's canonical address. Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent). */
+                    canonicalUrl?: string;
+                    /** @description The page elements the pin is on. Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent). */
+                    elements?: {
                         elementPath: string;
                         offsetXPercentage: number;
                         offsetYPercentage: number;
@@ -6615,7 +6622,8 @@ export interface operations {
                     offsetYPercentage: number;
                     startTime?: number;
                     endTime?: number;
-                    message: {
+                    /** @description The first message as a Delta. Send this or `content`, not both. */
+                    message?: {
                         ops: {
                             insert: string | {
                                 [key: string]: unknown;
@@ -6625,7 +6633,10 @@ export interface operations {
                             };
                         }[];
                     };
-                    browserContext: {
+                    /** @description The first message as plain text, as for replies. Send this or `message`, not both. */
+                    content?: string;
+                    /** @description The browser the pin was placed in. Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent). */
+                    browserContext?: {
                         browserName?: string;
                         browserVersion?: string;
                         os?: string;
@@ -6637,13 +6648,15 @@ export interface operations {
                         viewportWidth?: number;
                         viewportHeight?: number;
                     };
-                    elementParents: {
+                    /** @description The parents of the pinned elements. Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent). */
+                    elementParents?: {
                         url: string;
                         canonicalUrl: string;
                         path: string;
                         depth: number;
                     }[];
-                    viewModeId: string;
+                    /** @description One of the view modes of GET /markups/:id/view-modes. Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent). */
+                    viewModeId?: string;
                     attachments?: {
                         /** Format: uuid */
                         fileId: string;

@@ -1,7 +1,8 @@
 import { eventItem } from '../../shared/db/events.js';
 import { getItem, itemUpdate, type MarkupRecord } from '../../shared/db/items.js';
 import { storageDelta, type StorageCategory } from '../../shared/db/storage.js';
-import { transactUnlessConditionFails, updateIfConditionHolds, type TransactItem } from '../../shared/db/transact.js';
+import { transactUnlessConditionFails, type TransactItem } from '../../shared/db/transact.js';
+import { chargeAdjustment } from '../../shared/db/usage.js';
 import { applyPolicyAfterConversion } from '../../shared/domain/originals.js';
 import { logger } from '../../shared/logger.js';
 import { recordMetrics } from '../../shared/metrics.js';
@@ -77,7 +78,9 @@ export async function markReady(markup: MarkupRecord, converted: Converted, outp
 /**
  * The final failed state: `isReady` true (the worker is done), no images/document/video, the reason
  * in `conversionError`. Whatever this run stored is removed; `markup_ready` is recorded because
- * `isReady` became true (States and transitions), so listeners stop waiting.
+ * `isReady` became true (States and transitions), so listeners stop waiting. The markup's charge goes
+ * back to the month it was taken from (DESIGN.md: a failed conversion does not count), in the
+ * transaction that settles it, so exactly once however often the job is delivered.
  */
 export async function markFailed(markup: MarkupRecord, reason: string, outputs: OutputObjects): Promise<void> {
   const failedOf = (current: MarkupRecord): MarkupRecord => ({
@@ -93,7 +96,7 @@ export async function markFailed(markup: MarkupRecord, reason: string, outputs: 
     thumbnailKey: undefined,
     thumbnailError: reason,
   });
-  if (!(await settle(markup, failedOf))) {
+  if (!(await settle(markup, failedOf, chargeReturnOf(markup)))) {
     await afterLostRace(markup, outputs);
     return;
   }
@@ -116,8 +119,9 @@ export function diedWithOriginal(markup: MarkupRecord): boolean {
  * Makes a markup whose conversion died pending again, as it was before its first run, in one write
  * that holds only while it is still failed with INTERNAL_FAILURE_MESSAGE, in the workspace read, with
  * its original retained (an archive or a move in between wins; the markup is then read again).
- * Nothing else moves: the failure removed the outputs and counted no bytes, and the run that follows
- * records `markup_ready` again when it settles. Answers the markup as it is now, undefined when gone.
+ * The charge the failure gave back is taken again in the same write; nothing else moves: the failure
+ * removed the outputs and counted no bytes, and the run that follows records `markup_ready` again
+ * when it settles. Answers the markup as it is now, undefined when gone.
  */
 export async function reopenDeadConversion(markup: MarkupRecord): Promise<MarkupRecord | undefined> {
   const pending: MarkupRecord = { ...markup, isReady: false, conversionStatus: 'pending', conversionError: undefined, thumbnailError: undefined, modifiedAt: Date.now() };
@@ -128,7 +132,8 @@ export async function reopenDeadConversion(markup: MarkupRecord): Promise<Markup
       values: { ':failed': 'failed', ':internal': INTERNAL_FAILURE_MESSAGE, ':ws': markup.workspaceId, ':true': true },
     },
   });
-  if (update && (await updateIfConditionHolds(update))) {
+  // The failure gave the charge back; the markup counts again while it is converted again.
+  if (update && (await transactUnlessConditionFails([{ Update: update }, ...chargeTakenAgainOf(markup)])) === undefined) {
     logger.info('dead conversion reopened', { markupId: markup.id });
     return pending;
   }
@@ -158,3 +163,8 @@ function recordConversion(markup: MarkupRecord, outcome: 'ConversionSucceeded' |
   recordMetrics({ [outcome]: 1 });
   recordMetrics({ [outcome]: 1, ConversionDuration: Date.now() - markup.createdAt }, { markupType: markup.type });
 }
+
+/** The counter updates that give a markup's creation charge back (none for a markup created before charges were kept). */
+const chargeReturnOf = (markup: MarkupRecord): TransactItem[] => (markup.charge ? chargeAdjustment(markup.charge, markup.organizationId, -1) : []);
+
+const chargeTakenAgainOf = (markup: MarkupRecord): TransactItem[] => (markup.charge ? chargeAdjustment(markup.charge, markup.organizationId, 1) : []);

@@ -30,7 +30,8 @@ export const createFromFileOperation = operation({
   summary: 'Create a markup from one file sent as multipart/form-data (small files; larger ones use the upload flow)',
   description:
     'One `file` field; the whole request at most 20 MB (413 beyond). The file type decides the markup as in POST /markups/from-files ' +
-    '(the part\'s Content-Type, else the file name\'s extension). `workspaceId` is required (the key\'s workspace); `name` defaults ' +
+    '(the part\'s Content-Type, else the file name\'s extension). `workspaceId` is the key\'s workspace (a workspace key may leave it out, an organization key must name it); an image whose ' +
+    'bytes do not decode as its type is a 400 that creates nothing; `name` defaults ' +
     'to the file name without extension; `parentFolderId` to the workspace root. Deployed, API Gateway HTTP APIs accept at most 10 MB ' +
     'and Lambda 6 MB of request payload, which base64 encoding of binary bodies leaves at about 4.5 MB of file: send larger files ' +
     'through POST /uploads/upload-policy, the storage form post, POST /uploads/upload-complete and POST /markups/from-files.',

@@ -162,8 +162,13 @@ export const ArchivedOriginalSchema = v.object({ archivedFileSize: v.number() })
 
 export const OriginalDownloadSchema = v.object({ url: v.string(), filename: v.string(), mimeType: v.string(), filesize: v.number() });
 
+/** `workspaceId`, which the spec marks required: a workspace key may leave it out (its own workspace), an organization key must name it (DESIGN.md). */
+const RequiredWorkspaceId = v.optional(
+  v.pipe(Id, v.description('The workspace of the new markup. A workspace-scoped key may leave it out (its own workspace); an organization key must name it (400 otherwise).')),
+);
+
 export const FilesMarkupBody = v.object({
-  workspaceId: Id,
+  workspaceId: RequiredWorkspaceId,
   fileIds: v.pipe(
     v.array(Id),
     v.minLength(1, 'must list at least one file id'),
@@ -177,7 +182,7 @@ export const FilesMarkupBody = v.object({
 export const MAX_FILE_REQUEST_BYTES = 20 * 1024 * 1024;
 
 export const FileMarkupQuery = v.object({
-  workspaceId: Id,
+  workspaceId: RequiredWorkspaceId,
   name: v.optional(Name),
   parentFolderId: v.optional(Id),
 });

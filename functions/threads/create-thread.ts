@@ -6,11 +6,12 @@ export const createThreadOperation = operation({
   operationId: 'createThread',
   summary: 'Pin a thread with its first message on a markup (contributor or above; refused while comments are paused)',
   description:
-    'Webpage markups take webpage threads (`isImageThread: false`, `url`, `elements`, `elementParents`, `browserContext`, `viewModeId` ' +
-    'of GET /markups/:id/view-modes). Image, PDF and video markups take image threads (`isImageThread: true`) placed by ' +
-    '`offsetXPercentage`/`offsetYPercentage`: `projectImageId` (default the first image), `pageNumber` (PDF, required), ' +
-    '`startTime`/`endTime` (seconds). Threads are numbered 1, 2, 3 … per markup. `attachments` are confirmed `message_attachment` uploads ' +
-    'made for this markup (`{ fileId }`).',
+    'Webpage markups take webpage threads (`isImageThread: false`, with `url`, `canonicalUrl`, `elements`, `elementParents`, `browserContext` ' +
+    'and `viewModeId` of GET /markups/:id/view-modes, all required: a 400 names each one missing). Image, PDF and video markups take image ' +
+    'threads (`isImageThread: true`) placed by `offsetXPercentage`/`offsetYPercentage`, with none of the webpage fields: `projectImageId` ' +
+    '(default the first image), `pageNumber` (PDF, required), `startTime`/`endTime` (seconds). The first message is `message` (a Delta) ' +
+    'or `content` (plain text), exactly one of them. Threads are numbered 1, 2, 3 … per markup. `attachments` are confirmed ' +
+    '`message_attachment` uploads made for this markup (`{ fileId }`).',
   auth: 'apiKey',
   permission: 'thread:create',
   body: CreateThreadBody,

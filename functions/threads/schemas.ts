@@ -111,22 +111,31 @@ export const TextHighlightRequest = v.object({
 const PinElements = sizedJson(v.pipe(v.array(ElementRequest), v.maxLength(50)), MAX_PIN_LIST_BYTES);
 const PinParents = sizedJson(v.pipe(v.array(ElementParentRequest), v.maxLength(100)), MAX_PIN_LIST_BYTES);
 
-/** The create thread body of the spec, field for field. */
+/** A field the spec lists as required that only a webpage markup's threads need (DESIGN.md: image, PDF and video threads). */
+const webpageOnly = <S extends v.GenericSchema>(schema: S, what: string) =>
+  v.optional(v.pipe(schema, v.description(`${what} Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent).`)));
+
+/**
+ * The create thread body of the spec, field for field, except where DESIGN.md relaxes it: the
+ * webpage fields are checked against the markup's type once it is loaded (`pinOf`), and the first
+ * message is `message` (a Delta) or `content` (plain text), exactly one of them (`createThread`).
+ */
 export const CreateThreadBody = v.object({
   isImageThread: v.boolean(),
   projectId: v.optional(Id),
   projectImageId: v.optional(Id),
-  url: Text(),
-  canonicalUrl: Text(),
-  elements: PinElements,
+  url: webpageOnly(Text(), 'The address of the page the pin is on.'),
+  canonicalUrl: webpageOnly(Text(), "The page's canonical address."),
+  elements: webpageOnly(PinElements, 'The page elements the pin is on.'),
   offsetXPercentage: Percentage,
   offsetYPercentage: Percentage,
   startTime: v.optional(NonNegative),
   endTime: v.optional(NonNegative),
-  message: DeltaSchema,
-  browserContext: BrowserContextRequest,
-  elementParents: PinParents,
-  viewModeId: Text(100),
+  message: v.optional(v.pipe(DeltaSchema, v.description('The first message as a Delta. Send this or `content`, not both.'))),
+  content: v.optional(v.pipe(Text(MAX_TEXT), v.description('The first message as plain text, as for replies. Send this or `message`, not both.'))),
+  browserContext: webpageOnly(BrowserContextRequest, 'The browser the pin was placed in.'),
+  elementParents: webpageOnly(PinParents, 'The parents of the pinned elements.'),
+  viewModeId: webpageOnly(Text(100), 'One of the view modes of GET /markups/:id/view-modes.'),
   attachments: MessageBodyEntries.attachments,
   clipVideos: MessageBodyEntries.clipVideos,
   width: v.optional(Dimension),

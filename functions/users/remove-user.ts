@@ -10,7 +10,8 @@ export const removeUserOperation = operation({
   summary: 'Remove a member or withdraw an invitation',
   description:
     'Admins and owners (plain keys act as owners); only an owner removes an owner (403 `owner-required`), and the last active owner stays (409 `last-owner`). ' +
-    "The user's keys then act with no role in the workspace (403 `not-a-member`). 404 for a user who is not a member of the workspace.",
+    'Every key made for the member in this workspace (`admin key create --email`) is revoked with the membership: it answers 401 from then on, ' +
+    'also when the address is added again (that makes a new membership with new keys). 404 for a user who is not a member of the workspace.',
   auth: 'apiKey',
   permission: 'user:manage',
   params: UserIdParams,
@@ -18,7 +19,7 @@ export const removeUserOperation = operation({
   responses: [{ status: 204, description: 'Removed' }],
   handle: async ({ principal, params, query }) => {
     const workspace = await resolveWorkspace(principal, query.workspaceId);
-    await removeMember(workspace.id, await authorizeMember(principal, workspace), params.userId);
+    await removeMember(workspace, await authorizeMember(principal, workspace), params.userId);
     return noContent();
   },
 });

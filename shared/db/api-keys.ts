@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { queryAll } from './paging.js';
-import { updateIfConditionHolds } from './transact.js';
+import { updateIfConditionHolds, type TransactItem } from './transact.js';
 
 export interface ApiKeyRecord {
   keyId: string;
@@ -45,6 +45,34 @@ export async function revokeApiKey(keyId: string, at = new Date().toISOString())
     ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
     ExpressionAttributeValues: { ':at': at },
   });
+}
+
+/**
+ * The live keys made for member `userId` of workspace `workspaceId` (`admin key create --email`).
+ * Pages through the organization's keys, which only operators make: a few per member.
+ */
+export async function liveMemberKeyIds(organizationId: string, workspaceId: string, userId: string): Promise<string[]> {
+  const keyIds: string[] = [];
+  for await (const item of queryAll('GSI1', organizationKeysPartition(organizationId))) {
+    const key = item as unknown as ApiKeyRecord;
+    if (key.scope === 'workspace' && key.workspaceId === workspaceId && key.userId === userId && key.actsAsMember !== false && !key.revokedAt) keyIds.push(key.keyId);
+  }
+  return keyIds;
+}
+
+/**
+ * Revokes a key inside another write's transaction: unconditional (a key already revoked keeps its
+ * first time), so it adds no condition that could cancel the write it rides on.
+ */
+export function revokeApiKeyItem(keyId: string, at: string): TransactItem {
+  return {
+    Update: {
+      TableName: getConfig().tableName,
+      Key: apiKeyKey(keyId),
+      UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
+      ExpressionAttributeValues: { ':at': at },
+    },
+  };
 }
 
 /** Every key of an organization (admin tooling; pages through all of them). */

@@ -3,6 +3,7 @@ import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { SORT_SEPARATOR, VERSION_ATTRIBUTE } from './table.js';
 import { batchGet, type TransactItem } from './transact.js';
+import type { ChargeRecord } from './usage.js';
 
 /**
  * Folder items: folders and markups share one record shape and one key (`ITEM#<id>`), because an
@@ -122,6 +123,8 @@ export interface MarkupRecord extends ItemBase {
    */
   conversionStatus?: 'pending' | 'ready' | 'failed';
   conversionError?: string;
+  /** What the creation of a converted markup was charged: given back if its conversion fails (DESIGN.md). */
+  charge?: ChargeRecord;
   /** The installation this webpage markup was created with (POST /installations with `url`). */
   installationId?: string;
 }

@@ -183,11 +183,15 @@ export async function updateMemberRole(member: Member, role: Role): Promise<Memb
   return counterResult(await transactUnlessConditionFails(items), 1, 'last-owner');
 }
 
-/** Removes a member or invitee if the record is still as read; removing an active owner needs another to remain. */
-export async function deleteMember(member: Member): Promise<MemberWriteResult> {
+/**
+ * Removes a member or invitee if the record is still as read; removing an active owner needs another
+ * to remain. `also` (unconditional writes, such as revoking the member's keys) commits with it.
+ */
+export async function deleteMember(member: Member, also: TransactItem[] = []): Promise<MemberWriteResult> {
   const items: TransactItem[] = [
     { Delete: asRead(member) },
     memberCountChange(member.workspaceId, { members: -1, owners: countsAsOwner(member) ? -1 : 0 }),
+    ...also,
   ];
   return counterResult(await transactUnlessConditionFails(items), 1, 'last-owner');
 }

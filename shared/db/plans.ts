@@ -69,3 +69,15 @@ export function bundleDraw(organizationId: string, count: number): TransactItem 
     },
   };
 }
+
+/** Puts `count` markups back into the organization's bundle (a negative count takes them again), unconditionally. */
+export function bundleCredit(organizationId: string, count: number): TransactItem {
+  return {
+    Update: {
+      TableName: getConfig().tableName,
+      Key: planKey(organizationId),
+      UpdateExpression: 'ADD bundleBalance :count',
+      ExpressionAttributeValues: { ':count': count },
+    },
+  };
+}

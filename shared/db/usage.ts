@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { isTransactionConflict } from './errors.js';
-import { bundleDraw, type Plan } from './plans.js';
+import { bundleCredit, bundleDraw, type Plan } from './plans.js';
 import { tryTransact, type TransactItem } from './transact.js';
 
 /** A usage period: one calendar month in UTC, named `YYYY-MM`. */
@@ -54,6 +54,35 @@ export async function getUsageHistory(workspaceId: string, periodKey: string, mo
 export interface Charge {
   fromAllowance: number;
   fromBundle: number;
+}
+
+/**
+ * A charge as a markup keeps it while its conversion may still fail: the month's counter it went
+ * to (`workspaceId`, `periodKey`, fixed at creation, whatever moves follow) and its split.
+ */
+export interface ChargeRecord extends Charge {
+  workspaceId: string;
+  periodKey: string;
+}
+
+/**
+ * Gives a recorded charge back (`direction` -1: a conversion failed) or takes it again (+1: a dead
+ * conversion reopened), counters and bundle alike. Unconditional: it must ride on a write that
+ * itself happens once (the transaction that settles the conversion), which makes it exactly once.
+ */
+export function chargeAdjustment(charge: ChargeRecord, organizationId: string, direction: 1 | -1): TransactItem[] {
+  const items: TransactItem[] = [
+    {
+      Update: {
+        TableName: getConfig().tableName,
+        Key: usageKey(charge.workspaceId, charge.periodKey),
+        UpdateExpression: 'ADD used :a, bundleUsed :b SET entity = :entity, workspaceId = :ws',
+        ExpressionAttributeValues: { ':a': direction * charge.fromAllowance, ':b': direction * charge.fromBundle, ':entity': 'Usage', ':ws': charge.workspaceId },
+      },
+    },
+  ];
+  if (charge.fromBundle > 0) items.push(bundleCredit(organizationId, -direction * charge.fromBundle));
+  return items;
 }
 
 /**

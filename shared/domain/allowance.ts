@@ -1,7 +1,7 @@
 import { AGAIN, withBackoff } from '../db/backoff.js';
 import { getPlan, type Plan } from '../db/plans.js';
 import type { TransactItem } from '../db/transact.js';
-import { chargeCreation, getUsage, usagePeriod, type Charge } from '../db/usage.js';
+import { chargeCreation, getUsage, usagePeriod, type Charge, type ChargeRecord } from '../db/usage.js';
 import { ConflictError, PaymentRequiredError } from '../http/errors.js';
 
 /** How long creation keeps retrying transactions that collide with concurrent creations. */
@@ -11,16 +11,18 @@ const CONTENTION_BUDGET_MS = 8000;
  * Creates `count` markups' worth of records (`items`) and charges them to the workspace's monthly
  * allowance, then to the organization's bundle, in ONE transaction: the counters carry conditions
  * (`used <= limit - n`, `bundleBalance >= n`), so concurrent creations can never exceed the limit and
- * a refused creation writes nothing. Counters only grow within a period, so a failed condition after
- * a fresh read is a real 402, and a transaction conflict is simply retried.
+ * a refused creation writes nothing. Counters only grow within a period (but for a failed
+ * conversion's charge given back, which only makes room), so a failed condition after a fresh read
+ * is a real 402, and a transaction conflict is simply retried. `items` may be made from the charge,
+ * so a markup whose conversion may fail keeps what to give back (`ChargeRecord`).
  */
 export async function createWithAllowance(
   workspaceId: string,
   organizationId: string,
   count: number,
-  items: TransactItem[],
+  items: TransactItem[] | ((charge: ChargeRecord) => TransactItem[]),
   options: { at?: Date; plan?: Plan } = {},
-): Promise<Charge> {
+): Promise<ChargeRecord> {
   const period = usagePeriod(options.at ?? new Date());
   return withBackoff(
     async (attempt) => {
@@ -30,10 +32,11 @@ export async function createWithAllowance(
         attempt === 0 && options.plan ? options.plan : getPlan(organizationId),
         getUsage(workspaceId, period.key),
       ]);
-      const charge = split(plan, usage.used, count);
-      const outcome = await chargeCreation({ workspaceId, organizationId, periodKey: period.key }, plan, charge, items);
+      const recorded: ChargeRecord = { ...split(plan, usage.used, count), workspaceId, periodKey: period.key };
+      const written = typeof items === 'function' ? items(recorded) : items;
+      const outcome = await chargeCreation({ workspaceId, organizationId, periodKey: period.key }, plan, recorded, written);
       if (outcome === 'record-exists') throw new ConflictError('The markup could not be created because one of its records already exists.');
-      return outcome === 'stale' ? AGAIN : charge;
+      return outcome === 'stale' ? AGAIN : recorded;
     },
     {
       attempts: Number.POSITIVE_INFINITY,

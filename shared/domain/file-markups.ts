@@ -4,16 +4,17 @@ import { eventItem } from '../db/events.js';
 import { toItem, type MarkupRecord } from '../db/items.js';
 import { failPendingConversion } from '../db/item-writes.js';
 import { storageChange } from '../db/storage.js';
+import { chargeAdjustment, type ChargeRecord } from '../db/usage.js';
 import { toOriginalItem } from '../db/originals.js';
 import { putNew } from '../db/transact.js';
 import { consumeUploadItem, getUploads, toUploadItem, uploadObjectKey, type UploadRecord } from '../db/uploads.js';
 import { enqueueConversion } from '../events/jobs.js';
 import { BadRequestError, ConflictError, ForbiddenError } from '../http/errors.js';
 import { logger } from '../logger.js';
-import { imageSize } from '../storage/image-size.js';
-import { deleteObject, putObject } from '../storage/objects.js';
+import { IMAGE_HEADER_BYTES, readImageAs, type ImageSize } from '../storage/image-size.js';
+import { deleteObject, putObject, readObjectStart } from '../storage/objects.js';
 import { createWithAllowance } from './allowance.js';
-import { newFileMarkupRecord, originalItems, originalOf, sourceOf, withOriginalPolicy } from './file-markup-records.js';
+import { newFileMarkupRecord, originalItems, originalOf, sourceOf, withOriginalPolicy, type SourceFile } from './file-markup-records.js';
 import { requireDistinct, type WorkspaceAccess } from './markups/access.js';
 import { recordActivity } from './markups/activity.js';
 import { markupCreatedEvents, recordMarkupsCreated } from './markups/create.js';
@@ -26,7 +27,8 @@ import { MARKUP_SOURCE_TYPES, objectNameOf, requireStorageFor, storageCategoryOf
 export const MAX_FILES_PER_MARKUP = 50;
 
 export interface FileMarkupInput {
-  workspaceId: string;
+  /** Required of organization keys; a workspace key's own workspace when left out. */
+  workspaceId?: string;
   name?: string;
   parentFolderId?: string;
 }
@@ -100,7 +102,7 @@ export async function createMarkupFromUploads(principal: Principal, input: FileM
     throw new BadRequestError(`fileIds must list 1 to ${MAX_FILES_PER_MARKUP} files; it lists ${input.fileIds.length}.`, 'file-count');
   }
   requireDistinct(input.fileIds, 'fileIds');
-  const placement = await resolvePlacement(principal, input);
+  const placement = await resolvePlacement(principal, input, { workspaceRequired: true });
   const uploads = await loadSourceUploads(input.fileIds, placement);
   const files = uploads.map((upload) =>
     sourceOf({
@@ -113,19 +115,21 @@ export async function createMarkupFromUploads(principal: Principal, input: FileM
       height: upload.height,
     }),
   );
+  await requireDecodableUploads(files);
   const at = Date.now();
   const record = withOriginalPolicy(newFileMarkupRecord({ placement, files, name: input.name, createdBy: principal.userId, at }));
   const combined = files.reduce((sum, file) => sum + file.filesize, 0);
   await requireStorageFor(placement.plan, 0, `These ${files.length} file(s) of ${combined} bytes`);
 
   const consumedAt = new Date(at).toISOString();
+  let charge: ChargeRecord;
   try {
-    await createWithAllowance(
+    charge = await createWithAllowance(
       placement.workspace.id,
       placement.workspace.organizationId,
       1,
-      [
-        putNew(toItem(record)),
+      (charged) => [
+        putNew(toItem(withCharge(record, charged))),
         ...markupCreatedEvents([record]),
         ...files.map((file) => consumeUploadItem(file.fileId, record.id, consumedAt)),
         // The source of a converted markup is its original: its bytes move to `originals`.
@@ -139,7 +143,33 @@ export async function createMarkupFromUploads(principal: Principal, input: FileM
     throw error;
   }
   recordMarkupsCreated([record]);
-  return { record: await afterCreation(record, placement, at), access: placement };
+  return { record: await afterCreation(withCharge(record, charge), placement, at), access: placement };
+}
+
+/** A 400 for an image whose bytes do not decode as its declared type (DESIGN.md: bytes that are not what they claim). */
+function requireDecodable(file: SourceFile, image: { size?: ImageSize } | undefined): ImageSize | undefined {
+  if (!image) {
+    throw new BadRequestError(
+      `File ${file.fileId} ("${file.filename}") is not a ${file.mimeType} image: its bytes do not decode as that type. Upload the image with its real content type.`,
+      'file-not-decodable',
+    );
+  }
+  return image.size;
+}
+
+/**
+ * Every displayable image of a markup must decode as its declared type. Upload-complete read each
+ * image's header as its type and recorded the size it found, so only an image without a size is
+ * read again (an SVG may be sized by its viewer; an upload confirmed before that rule).
+ */
+async function requireDecodableUploads(files: readonly SourceFile[]): Promise<void> {
+  const unsized = files.filter((file) => file.kind === 'image' && (file.width === undefined || file.height === undefined));
+  await Promise.all(
+    unsized.map(async (file) => {
+      const head = await readObjectStart(file.key, IMAGE_HEADER_BYTES);
+      requireDecodable(file, head && readImageAs(head, file.mimeType));
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -158,11 +188,11 @@ export interface UploadedBytes {
  * markup's own transaction, so a refused creation (402) leaves no record and its object is removed.
  */
 export async function createMarkupFromBytes(principal: Principal, input: FileMarkupInput, file: UploadedBytes): Promise<CreatedFileMarkup> {
-  const placement = await resolvePlacement(principal, input);
+  const placement = await resolvePlacement(principal, input, { workspaceRequired: true });
   const fileId = randomUUID();
   const key = uploadObjectKey(placement.workspace.id, fileId, objectNameOf(file.filename));
   const source = sourceOf({ fileId, key, filename: file.filename, contentType: file.contentType, filesize: file.data.length });
-  const size = source.kind === 'image' ? imageSize(file.data) : undefined;
+  const size = source.kind === 'image' ? requireDecodable(source, readImageAs(file.data, source.mimeType)) : undefined;
   const files = [{ ...source, ...size }];
   const at = Date.now();
   const record = withOriginalPolicy(newFileMarkupRecord({ placement, files, name: input.name, createdBy: principal.userId, at }));
@@ -190,13 +220,14 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
     consumedAt: now,
     consumedBy: record.id,
   };
+  let charge: ChargeRecord;
   try {
-    await createWithAllowance(
+    charge = await createWithAllowance(
       placement.workspace.id,
       placement.workspace.organizationId,
       1,
-      [
-        putNew(toItem(record)),
+      (charged) => [
+        putNew(toItem(withCharge(record, charged))),
         putNew(toUploadItem(upload)),
         ...markupCreatedEvents([record]),
         ...(record.source
@@ -214,8 +245,11 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
     throw error;
   }
   recordMarkupsCreated([record]);
-  return { record: await afterCreation(record, placement, at), access: placement };
+  return { record: await afterCreation(withCharge(record, charge), placement, at), access: placement };
 }
+
+/** A markup still to be converted keeps its charge, which its failure gives back; a ready one needs none. */
+const withCharge = (record: MarkupRecord, charge: ChargeRecord): MarkupRecord => (record.conversionStatus === 'pending' ? { ...record, charge } : record);
 
 // ---------------------------------------------------------------------------------------------
 // After the creation transaction
@@ -249,7 +283,11 @@ async function scheduleConversion(record: MarkupRecord): Promise<MarkupRecord> {
     // The worker may have picked the markup up after all (the send failed late); then leave it to the worker.
     // `isReady` becomes true here as when the worker fails it, so listeners get `markup_ready` with it;
     // the creating request caused it, so its principal is the actor.
-    const ready = () => [eventItem({ type: 'markup_ready', workspaceId: record.workspaceId, markupId: record.id, userId: record.createdBy })];
+    // The creation's charge goes back with it: a markup whose conversion failed does not count (DESIGN.md).
+    const ready = () => [
+      eventItem({ type: 'markup_ready', workspaceId: record.workspaceId, markupId: record.id, userId: record.createdBy }),
+      ...(record.charge ? chargeAdjustment(record.charge, record.organizationId, -1) : []),
+    ];
     const recorded = await failPendingConversion(record, failed, ready).catch((markError: unknown) => {
       logger.error('conversion failure not recorded', { markupId: record.id, error: markError });
       return false;

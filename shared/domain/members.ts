@@ -1,4 +1,5 @@
 import { WORKSPACE_ROLE_ORDER } from '../auth/permissions.js';
+import { liveMemberKeyIds, revokeApiKey, revokeApiKeyItem } from '../db/api-keys.js';
 import { deleteMember, ensureMemberCounts, listMembersWithUsers, readMember, updateMemberRole, type MemberWriteResult } from '../db/members.js';
 import { fromFreshReads, STALE } from '../db/transact.js';
 import { statusOf, type MemberStatus, type Role } from '../db/users.js';
@@ -65,15 +66,26 @@ export async function changeMemberRole(workspaceId: string, callerRole: Role, us
   });
 }
 
+/** Key revocations that ride in the removal's transaction; a member with more keys has the rest revoked right after. */
+const MAX_REVOCATIONS_IN_REMOVAL = 90;
+
 /**
- * DELETE /users/:userId: the membership (or invitation) goes; the user record stays (it may belong
- * to other workspaces, and its keys then act with no role here: 403 `not-a-member`).
+ * DELETE /users/:userId: the membership (or invitation) goes, and with it every key made for the
+ * member in this workspace (DESIGN.md: credentials die with what they stand for): revoked in the
+ * same transaction, they answer 401 from the next request on and stay dead when the address is
+ * added again (a new membership gets new keys). The user record stays: it may belong to other
+ * workspaces, whose keys are untouched.
  */
-export async function removeMember(workspaceId: string, callerRole: Role, userId: string): Promise<void> {
-  await ensureMemberCounts(workspaceId);
+export async function removeMember(workspace: { id: string; organizationId: string }, callerRole: Role, userId: string): Promise<void> {
+  await ensureMemberCounts(workspace.id);
+  const at = new Date().toISOString();
+  let keyIds: string[] = [];
   await fromFreshReads(`The membership of user ${userId}`, async () => {
-    const member = await memberToChange(workspaceId, userId);
+    const member = await memberToChange(workspace.id, userId);
     requireMayAssign(callerRole, member.role, undefined);
-    return failureOf(await deleteMember(member), userId);
+    keyIds = await liveMemberKeyIds(workspace.organizationId, workspace.id, userId);
+    const revocations = keyIds.slice(0, MAX_REVOCATIONS_IN_REMOVAL).map((keyId) => revokeApiKeyItem(keyId, at));
+    return failureOf(await deleteMember(member, revocations), userId);
   });
+  await Promise.all(keyIds.slice(MAX_REVOCATIONS_IN_REMOVAL).map((keyId) => revokeApiKey(keyId, at)));
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { generateApiKey } from '../auth/api-key-format.js';
-import { toApiKeyItem, type ApiKeyRecord } from '../db/api-keys.js';
+import { liveMemberKeyIds, revokeApiKeyItem, toApiKeyItem, type ApiKeyRecord } from '../db/api-keys.js';
 import { getOrganization, toOrganizationItem } from '../db/organizations.js';
 import { defaultPlan, toPlanItem } from '../db/plans.js';
 import { emptyStorageItem } from '../db/storage.js';
@@ -136,6 +136,12 @@ export async function createWorkspaceKey(workspaceId: string, member?: { email: 
     items.push(...newMemberItems({ workspaceId, userId, role, createdAt: now, status: 'active' }));
   } else if (statusOf(existing) === 'invited') {
     items.push(...activateMemberItems(existing));
+  }
+  if (!existing || statusOf(existing) === 'invited') {
+    // A new membership, maybe of an address removed before: the old membership's keys stay dead (its
+    // removal revoked them; this also catches one made while the removal ran). Only the new key acts.
+    const leftovers = await liveMemberKeyIds(workspace.organizationId, workspaceId, userId);
+    items.push(...leftovers.map((keyId) => revokeApiKeyItem(keyId, new Date(now).toISOString())));
   }
   const key = apiKeyItems('workspace', workspace.organizationId, workspaceId, userId);
   if ((await transactUnlessConditionFails([...items, ...key.items])) !== undefined) {

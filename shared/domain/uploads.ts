@@ -13,8 +13,8 @@ import {
 import { BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import { logger } from '../logger.js';
 import { recordMetrics } from '../metrics.js';
-import { baseMimeType, isDisplayableImage } from '../storage/file-types.js';
-import { IMAGE_HEADER_BYTES, imageSize, type ImageSize } from '../storage/image-size.js';
+import { baseMimeType, fileTypeOf } from '../storage/file-types.js';
+import { IMAGE_HEADER_BYTES, readImageAs, type ImageSize } from '../storage/image-size.js';
 import { bucketName, headObject, readObjectStart, tagObjectConfirmed, type StoredObject } from '../storage/objects.js';
 import { createUploadPolicy, policyUsableUntilEpoch, type DirectPut, type UploadPolicy } from '../storage/upload-policy.js';
 import {
@@ -166,11 +166,16 @@ function mismatchOf(record: UploadRecord, object: StoredObject, etag: string): s
   return undefined;
 }
 
+/**
+ * The pixel size of a displayable image, read as its declared type only: bytes that are not what
+ * they claim get none, which is how a markup made from the upload knows to refuse it.
+ */
 async function dimensionsOf(record: UploadRecord): Promise<ImageSize | undefined> {
-  if (!isDisplayableImage(record.contentType, record.filename)) return undefined;
+  const type = fileTypeOf(record.contentType, record.filename);
+  if (type?.kind !== 'image') return undefined;
   try {
     const head = await readObjectStart(record.key, IMAGE_HEADER_BYTES);
-    return head ? imageSize(head) : undefined;
+    return head ? readImageAs(head, type.mimeType)?.size : undefined;
   } catch (error) {
     logger.warn('image size not read', { fileId: record.fileId, error });
     return undefined;

@@ -3,14 +3,24 @@ import { ValidationError, type FieldProblem } from './errors.js';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
 
-/** Turns valibot issues into JSON Pointer problems rooted at `root` (`/body`, `/query`, `/params`). */
+/**
+ * Turns valibot issues into JSON Pointer problems rooted at `root` (`/body`, `/query`, `/params`).
+ * A field the request leaves out reads "is required": valibot reports a missing key as a schema
+ * issue that received `undefined`, which JSON and query strings cannot send, so it is never a
+ * value of the wrong type.
+ */
 export function toFieldProblems(root: string, issues: readonly v.BaseIssue<unknown>[]): FieldProblem[] {
   return issues.map((issue) => {
     const segments = (issue.path ?? []).map((item) => String(item.key).replaceAll('~', '~0').replaceAll('/', '~1'));
     const pointer = [root, ...segments].join('/');
-    const expected = issue.expected && issue.received && issue.kind === 'schema' ? ` (expected ${issue.expected}, received ${issue.received})` : '';
-    return { pointer, detail: issue.kind === 'schema' && expected ? `Invalid type${expected}` : issue.message };
+    return { pointer, detail: fieldDetail(issue) };
   });
+}
+
+function fieldDetail(issue: v.BaseIssue<unknown>): string {
+  if (issue.kind !== 'schema') return issue.message;
+  if (issue.received === 'undefined') return 'is required';
+  return issue.expected && issue.received ? `Invalid type (expected ${issue.expected}, received ${issue.received})` : issue.message;
 }
 
 /** Validates `input` against `schema` or throws a ValidationError that names every bad field. */

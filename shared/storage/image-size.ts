@@ -24,6 +24,33 @@ export function imageSize(bytes: Buffer): ImageSize | undefined {
   }
 }
 
+/** The header reader of each displayable image type, by its canonical mime type (`fileTypeOf`). */
+const READERS: Readonly<Record<string, (bytes: Buffer) => ImageSize | undefined>> = {
+  'image/png': pngSize,
+  'image/apng': pngSize,
+  'image/jpeg': jpegSize,
+  'image/gif': gifSize,
+  'image/bmp': bmpSize,
+  'image/webp': webpSize,
+};
+
+/**
+ * Reads `bytes` as the image type they are declared to be (a canonical mime type), and only as
+ * that: undefined when they are not such an image (random bytes, a JPEG declared `image/png`);
+ * otherwise its pixel size, when the header gives one. A raster image always has a size; an SVG is
+ * an image once it has an `<svg>` root element, whose size may be left to the viewer.
+ */
+export function readImageAs(bytes: Buffer, mimeType: string): { size?: ImageSize } | undefined {
+  try {
+    if (mimeType === 'image/svg+xml') return svgTagOf(bytes) === undefined ? undefined : { size: svgSize(bytes) };
+    const size = READERS[mimeType]?.(bytes);
+    return size ? { size } : undefined;
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
 const valid = (width: number, height: number): ImageSize | undefined =>
   Number.isFinite(width) && Number.isFinite(height) && width > 0 && height > 0 ? { width: Math.round(width), height: Math.round(height) } : undefined;
 
@@ -117,8 +144,7 @@ function exifOrientation(segment: Buffer): number | undefined {
 
 /** `width`/`height` attributes in pixels (or unitless), else the `viewBox` size. */
 function svgSize(bytes: Buffer): ImageSize | undefined {
-  const text = bytes.toString('utf8', 0, Math.min(bytes.length, 64 * 1024));
-  const tag = /<svg\b[^>]*>/i.exec(text)?.[0];
+  const tag = svgTagOf(bytes);
   if (!tag) return undefined;
   const attribute = (name: string) => new RegExp(`\\s${name}\\s*=\\s*["']([^"']*)["']`, 'i').exec(tag)?.[1]?.trim();
   const pixels = (value: string | undefined) => {
@@ -131,4 +157,10 @@ function svgSize(bytes: Buffer): ImageSize | undefined {
   const box = attribute('viewBox')?.split(/[\s,]+/).map(Number);
   if (box?.length === 4) return valid(box[2]!, box[3]!);
   return undefined;
+}
+
+/** The `<svg ...>` start tag within the first 64 KiB, where an SVG file has its root element. */
+function svgTagOf(bytes: Buffer): string | undefined {
+  const text = bytes.toString('utf8', 0, Math.min(bytes.length, 64 * 1024));
+  return /<svg\b[^>]*>/i.exec(text)?.[0];
 }

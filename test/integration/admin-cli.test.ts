@@ -66,6 +66,29 @@ describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)
     expect(same.json.userId).toBe(owner.userId);
   });
 
+  it("key create --email for a removed member's address makes a new membership and a new key; the old keys stay dead", async () => {
+    const org = runAdmin(dataDir, ['org', 'create', '--name', 'Returning member']).json;
+    const member = (email: string, ...role: string[]) => runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--email', email, ...role]).json;
+    member('owner@example.com');
+    const first = member('lee@example.com', '--role', 'admin');
+    const second = member('lee@example.com');
+    const read = (key: string) => call('GET', '/workspace', { key });
+
+    const removed = await call('DELETE', `/users/${first.userId}`, { key: org.workspaceApiKey });
+    const afterRemoval = [await read(first.apiKey), await read(second.apiKey)];
+    const again = member('lee@example.com');
+    const afterReAdding = [await read(first.apiKey), await read(second.apiKey), await read(again.apiKey)];
+    const users = await call('GET', '/users', { key: again.apiKey });
+
+    expect(removed.status).toBe(204);
+    expect(afterRemoval.map((response) => response.status)).toEqual([401, 401]);
+    expect(again.userId).toBe(first.userId);
+    expect(again.keyId).not.toBe(first.keyId);
+    expect(afterReAdding.map((response) => response.status)).toEqual([401, 401, 200]);
+    // A new membership: the role a new member gets (contributor), not the removed one's (admin).
+    expect(users.body.data).toContainEqual(expect.objectContaining({ id: again.userId, email: 'lee@example.com', role: 'contributor', status: 'active' }));
+  }, 120_000);
+
   it('plan show prints the defaults and plan set changes only what it is given', async () => {
     const org = runAdmin(dataDir, ['org', 'create', '--name', 'Plans']).json;
 

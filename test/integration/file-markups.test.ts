@@ -108,7 +108,7 @@ describe('POST /markups/from-files with a file needing conversion (Markups rules
 });
 
 describe('A conversion that cannot be queued (nothing stays pending)', () => {
-  it('marks the markup failed, ready, with the reason, when the conversion job cannot be sent', async () => {
+  it('marks the markup failed, ready, with the reason, and gives its charge back, when the conversion job cannot be sent', async () => {
     const org = await makeOrganization();
     const file = await uploadFile(org.workspaceKey, { bytes: pdfBytes(), filename: 'a.pdf', contentType: 'application/pdf' });
     const { services } = localStack();
@@ -123,6 +123,8 @@ describe('A conversion that cannot be queued (nothing stays pending)', () => {
     expect(read.body.data).toMatchObject({ isReady: true, conversionStatus: 'failed', conversionError: created.record.conversionError });
     const events = (await listEvents(org.workspaceId)).filter((event) => event.markupId === created.record.id);
     expect(events.map((event) => event.type).sort()).toEqual(['markup_created', 'markup_ready']);
+    // A markup whose conversion failed does not count against the month (DESIGN.md).
+    expect(await usedThisMonth(org.workspaceKey)).toBe(0);
   });
 });
 
@@ -305,20 +307,20 @@ describe('POST /markups/file (multipart, whole request at most 20 MB)', () => {
     expect(response.body.data).toMatchObject({ type: 'pdf', name: 'Spec v1', isReady: false, conversionStatus: 'pending' });
   });
 
-  it('answers 415 for a JSON body, 400 without a file field or for an unsupported type, 400 without workspaceId', async () => {
+  it('answers 415 for a JSON body, 400 without a file field or for an unsupported type, 400 to an organization key without workspaceId', async () => {
     const org = await makeOrganization();
 
     const json = await postFileMarkup(org.workspaceKey, '{}', { workspaceId: org.workspaceId }, { 'Content-Type': 'application/json' });
     const noFile = await postFileMarkup(org.workspaceKey, (() => { const form = new FormData(); form.append('name', 'x'); return form; })(), { workspaceId: org.workspaceId });
     const text = await postFileMarkup(org.workspaceKey, fileForm(Buffer.from('hello'), 'notes.txt', 'text/plain'), { workspaceId: org.workspaceId });
-    const noWorkspace = await postFileMarkup(org.workspaceKey, fileForm(await pngBytes(), 'a.png', 'image/png'), {});
+    const noWorkspace = await postFileMarkup(org.orgKey, fileForm(await pngBytes(), 'a.png', 'image/png'), {});
 
     expect(json.status).toBe(415);
     expect(noFile.status).toBe(400);
     expect(text.status).toBe(400);
     expect(text.body.type).toBe('urn:review-board:problem:unsupported-file-type');
     expect(noWorkspace.status).toBe(400);
-    expect(noWorkspace.body.errors[0].pointer).toBe('/query/workspaceId');
+    expect(noWorkspace.body.type).toBe('urn:review-board:problem:workspace-id-required');
   });
 
   it('answers 413 for a request above 20 MB', async () => {

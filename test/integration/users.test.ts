@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { memberCountsKey } from '../../shared/db/members.js';
+import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { call, makeOrganization } from '../support/api.js';
 import { changeRole, freshEmail, invite, listUsers, makeMember, removeUser, usersByEmail } from '../support/members.js';
 import { expectProblem } from '../support/problems.js';
@@ -145,7 +146,7 @@ describe('PATCH /users/{userId}/role', () => {
 });
 
 describe('DELETE /users/{userId}', () => {
-  it('removes a member, whose key then acts with no role (403 not-a-member), and withdraws an invitation', async () => {
+  it('removes a member, whose key dies with the membership (401), and withdraws an invitation', async () => {
     const org = await makeOrganization();
     const admin = await makeMember(org.workspaceId, 'admin');
     const member = await makeMember(org.workspaceId, 'contributor');
@@ -161,14 +162,13 @@ describe('DELETE /users/{userId}', () => {
     const listed = await usersByEmail(admin.key);
 
     expect([removed.status, withdrawn.status]).toEqual([204, 204]);
-    expectProblem(asRemoved, 403);
-    expect(asRemoved.body.type).toMatch(/not-a-member$/);
-    expectProblem(markups, 403);
+    expectProblem(asRemoved, 401);
+    expectProblem(markups, 401);
     expectProblem(again, 404);
     expect([...listed.keys()]).toEqual([admin.email]);
   });
 
-  it('gives a removed member invited again no role until they join: their old key is 403 not-a-member', async () => {
+  it('keeps a removed member invited again out with their old key (401), which their joining does not revive', async () => {
     const org = await makeOrganization();
     const admin = await makeMember(org.workspaceId, 'admin');
     const member = await makeMember(org.workspaceId, 'admin', 'returning');
@@ -178,9 +178,12 @@ describe('DELETE /users/{userId}', () => {
 
     const listing = await listUsers(member.key);
     const inviting = await invite(member.key, { emails: [freshEmail()] });
-    expectProblem(listing, 403);
-    expect(listing.body.type).toMatch(/not-a-member$/);
-    expectProblem(inviting, 403);
+    const rejoined = await createWorkspaceKey(org.workspaceId, { email: member.email });
+    expectProblem(listing, 401);
+    expectProblem(inviting, 401);
+    expect(rejoined.userId).toBe(member.userId);
+    expect((await listUsers(rejoined.apiKey)).status).toBe(200);
+    expectProblem(await listUsers(member.key), 401);
   });
 
   it('lets only owners remove owners, and refuses contributors and viewers (403)', async () => {

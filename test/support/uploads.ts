@@ -148,7 +148,7 @@ export async function postFileMarkup(key: string, form: FormData | string, query
   for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value);
   const response = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Service-API-Version': '2023-02-22', ...headers }, body: form });
   const text = await response.text();
-  return { status: response.status, body: /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text };
+  return { status: response.status, headers: response.headers, body: /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text };
 }
 
 /** The organization's storage counters as stored, with what is reserved for uploads in progress and the claimed sum. */

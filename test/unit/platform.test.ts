@@ -9,6 +9,7 @@ import { createApiHandler } from '../../shared/http/api-handler.js';
 import { decodeCursor, encodeCursor } from '../../shared/http/cursor.js';
 import { ok, operation, routeTable } from '../../shared/http/route.js';
 import { compileTemplates, templateMatches } from '../../shared/http/route-match.js';
+import { toFieldProblems } from '../../shared/http/validation.js';
 import { compileRoutes } from '../../infra/local/gateway.js';
 import { decodeEventKey } from '../../functions/upload-confirmed/handler.js';
 
@@ -178,6 +179,26 @@ describe('the API handler maps every failure to problem+json in one place', () =
     expect(JSON.parse(good.body!)).toEqual({ data: { size: 2 } });
     expect(bad.statusCode).toBe(400);
     expect(JSON.parse(bad.body!).errors).toEqual([{ pointer: '/body/size', detail: expect.stringContaining('number') }]);
+  });
+
+  it('says a missing required field "is required", at any depth, and keeps the type error for a wrong value', () => {
+    const schema = v.object({ token: v.string(), items: v.array(v.object({ id: v.string() })), name: v.optional(v.string()) });
+
+    const missing = v.safeParse(schema, { items: [{}] });
+    const wrong = v.safeParse(schema, { token: 5, items: [] });
+
+    expect(toFieldProblems('/body', missing.issues!)).toEqual([
+      { pointer: '/body/token', detail: 'is required' },
+      { pointer: '/body/items/0/id', detail: 'is required' },
+    ]);
+    expect(toFieldProblems('/query', wrong.issues!)).toEqual([{ pointer: '/query/token', detail: 'Invalid type (expected string, received 5)' }]);
+  });
+
+  it('answers a request without a required field with a 400 that reads "is required"', async () => {
+    const result = (await handler(post('{}'), context)) as APIGatewayProxyStructuredResultV2;
+
+    expect(result.statusCode).toBe(400);
+    expect(JSON.parse(result.body!)).toMatchObject({ detail: '/body/size: is required', errors: [{ pointer: '/body/size', detail: 'is required' }] });
   });
 });
 

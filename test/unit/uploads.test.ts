@@ -11,7 +11,7 @@ import { createApiHandler } from '../../shared/http/api-handler.js';
 import { buildOpenApi } from '../../shared/http/openapi.js';
 import { ok, operation, routeTable } from '../../shared/http/route.js';
 import { fileTypeOf } from '../../shared/storage/file-types.js';
-import { imageSize } from '../../shared/storage/image-size.js';
+import { imageSize, readImageAs } from '../../shared/storage/image-size.js';
 
 const solid = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 9, g: 99, b: 199 } } });
 
@@ -61,6 +61,28 @@ describe('image sizes are read from file headers', () => {
     expect(imageSize(Buffer.from('%PDF-1.4'))).toBeUndefined();
     expect(imageSize(Buffer.from([0xff, 0xd8, 0xff, 0xe1, 0xff]))).toBeUndefined();
     expect(imageSize(Buffer.alloc(0))).toBeUndefined();
+  });
+});
+
+describe('readImageAs: bytes decode only as the image type they claim (DESIGN.md: bytes that are not what they claim)', () => {
+  it('reads each displayable type as itself, with its size', async () => {
+    expect(readImageAs(await solid(7, 3).png().toBuffer(), 'image/png')).toEqual({ size: { width: 7, height: 3 } });
+    expect(readImageAs(await solid(7, 3).jpeg().toBuffer(), 'image/jpeg')).toEqual({ size: { width: 7, height: 3 } });
+    expect(readImageAs(await solid(7, 3).gif().toBuffer(), 'image/gif')).toEqual({ size: { width: 7, height: 3 } });
+    expect(readImageAs(await solid(7, 3).webp().toBuffer(), 'image/webp')).toEqual({ size: { width: 7, height: 3 } });
+  });
+
+  it('refuses another type behind the declared one, random bytes, and text that is no SVG', async () => {
+    expect(readImageAs(await solid(7, 3).jpeg().toBuffer(), 'image/png')).toBeUndefined();
+    expect(readImageAs(await solid(7, 3).png().toBuffer(), 'image/gif')).toBeUndefined();
+    expect(readImageAs(Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 97 + 13) % 256)), 'image/png')).toBeUndefined();
+    expect(readImageAs(Buffer.from('not an svg'), 'image/svg+xml')).toBeUndefined();
+    expect(readImageAs(Buffer.alloc(0), 'image/webp')).toBeUndefined();
+  });
+
+  it('takes an SVG without a size as an image whose size its viewer decides', () => {
+    expect(readImageAs(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><rect width="1" height="1"/></svg>'), 'image/svg+xml')).toEqual({ size: undefined });
+    expect(readImageAs(Buffer.from('<svg width="12" height="8"></svg>'), 'image/svg+xml')).toEqual({ size: { width: 12, height: 8 } });
   });
 });
 

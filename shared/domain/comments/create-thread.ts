@@ -18,7 +18,9 @@ import { toPublicThread, viewerFor } from './views.js';
 
 export interface CreateThreadInput extends PinInput {
   projectId?: string;
-  message: Delta;
+  /** The first message, as a Delta or (`content`) as plain text: exactly one of the two. */
+  message?: Delta;
+  content?: string;
   attachments?: { fileId: string }[];
   clipVideos?: ClipVideoInput[];
   width?: number;
@@ -26,6 +28,20 @@ export interface CreateThreadInput extends PinInput {
   annotations?: Record<string, unknown>;
   requireDimensionsOverride?: boolean;
   priority?: number;
+}
+
+/**
+ * The text of a thread's first message: `message` (a Delta, as the spec has it) or `content` (plain
+ * text, as replies take it; DESIGN.md). One of them, never both: a thread has no earlier text for
+ * the two to agree with, so two versions of it are a mistake to name, not to reconcile.
+ */
+function firstMessageText(input: CreateThreadInput): { message: Delta } | { content: string } {
+  if (input.message !== undefined && input.content !== undefined) {
+    throw invalid('content', 'must not be sent with message: give the first message either as message (a Delta) or as content (plain text)');
+  }
+  if (input.message !== undefined) return { message: input.message };
+  if (input.content !== undefined) return { content: input.content };
+  throw invalid('message', 'is required: give the first message as message (a Delta) or as content (plain text)');
 }
 
 /** POST /threads: a numbered thread with its first message, written whole or not at all. */
@@ -36,9 +52,9 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
   requireOpenForComments(markup);
   const at = Date.now();
   const pin = pinOf(markup, input, at);
-  const prepared = await prepareMessage(access, { message: input.message, attachments: input.attachments, clipVideos: input.clipVideos }, { at });
+  const prepared = await prepareMessage(access, { ...firstMessageText(input), attachments: input.attachments, clipVideos: input.clipVideos }, { at });
   if (!prepared.content?.trim() && !prepared.attachments?.length && !prepared.clipVideos?.length) {
-    throw invalid('message', 'must say something: a thread opens with a message that has text, attachments or clip videos');
+    throw invalid(input.content === undefined ? 'message' : 'content', 'must say something: a thread opens with a message that has text, attachments or clip videos');
   }
 
   const number = await nextThreadNumber(markup.id);

@@ -23,22 +23,33 @@ export interface ElementParentInput {
   depth: number;
 }
 
-/** The pin fields of POST /threads. */
+/** The pin fields of POST /threads; the webpage fields are required on a webpage markup only. */
 export interface PinInput {
   isImageThread: boolean;
   projectImageId?: string;
-  url: string;
-  canonicalUrl: string;
-  elements: ElementInput[];
+  url?: string;
+  canonicalUrl?: string;
+  elements?: ElementInput[];
   offsetXPercentage: number;
   offsetYPercentage: number;
   startTime?: number;
   endTime?: number;
-  browserContext: Record<string, unknown>;
-  elementParents: ElementParentInput[];
-  viewModeId: string;
+  browserContext?: Record<string, unknown>;
+  elementParents?: ElementParentInput[];
+  viewModeId?: string;
   textHighlight?: Record<string, unknown>;
   pageNumber?: number;
+}
+
+/** The fields only a webpage pin has, in the order the spec lists them. */
+const WEBPAGE_FIELDS = ['url', 'canonicalUrl', 'elements', 'browserContext', 'elementParents', 'viewModeId'] as const;
+
+type WebpagePin = PinInput & Required<Pick<PinInput, (typeof WEBPAGE_FIELDS)[number]>>;
+
+/** A webpage pin names every webpage field; one problem per missing field, all at once. */
+function requireWebpageFields(input: PinInput): asserts input is WebpagePin {
+  const missing = WEBPAGE_FIELDS.filter((field) => input[field] === undefined);
+  if (missing.length > 0) throw new InvalidInputError(missing.map((field) => ({ field, detail: 'is required on a webpage markup' })));
 }
 
 /** A thread request's `field` (as the operation's input names it, `elementParents/0/url`) breaks a rule. */
@@ -75,13 +86,16 @@ function requireTimes(markup: MarkupRecord, startTime: number | undefined, endTi
 /**
  * The pin of a new thread, by the markup's type (Resources: Thread). Webpage markups take webpage
  * threads (`isImageThread: false`): the page address, the elements and their parents, the browser
- * context and one of the markup's view modes. Image, PDF and video markups take image threads
- * (`isImageThread: true`) placed by percentage offsets: on one of the images (`projectImageId`,
- * default the first), on a PDF page (`pageNumber`, required), or at a video time (`startTime`).
+ * context and one of the markup's view modes, all required. Image, PDF and video markups take image
+ * threads (`isImageThread: true`) placed by percentage offsets: on one of the images
+ * (`projectImageId`, default the first), on a PDF page (`pageNumber`, required), or at a video time
+ * (`startTime`); they need none of the webpage fields (DESIGN.md), which the request validation
+ * cannot tell before the markup is loaded.
  */
 export function pinOf(markup: MarkupRecord, input: PinInput, at: number): Partial<ThreadRecord> & { kind: ThreadKind } {
   if (markup.type === 'webpage') {
     if (input.isImageThread) throw invalid('isImageThread', 'must be false on a webpage markup (its threads are pinned to page elements)');
+    requireWebpageFields(input);
     if (!isHttpUrl(input.url)) throw invalid('url', 'must be the absolute http or https address of the page the pin is on');
     if (!VIEW_MODES.some((mode) => mode.id === input.viewModeId)) {
       throw invalid('viewModeId', `must be one of the markup's view modes (GET /markups/${markup.id}/view-modes): ${VIEW_MODES.map((mode) => mode.id).join(', ')}`);
@@ -100,6 +114,7 @@ export function pinOf(markup: MarkupRecord, input: PinInput, at: number): Partia
   }
   if (!input.isImageThread) throw invalid('isImageThread', `must be true on a ${markup.type} markup (its threads are pinned by offsets)`);
   if (!markup.isReady) throw new ConflictError(`Markup ${markup.id} is still being converted; pin threads once it is ready (isReady).`);
+  // The other webpage fields mean nothing here and are not kept; the browser context is, when sent.
   const common = { offsetXPercentage: input.offsetXPercentage, offsetYPercentage: input.offsetYPercentage, browserContext: input.browserContext };
   switch (markup.type) {
     case 'image': {

@@ -28,10 +28,18 @@ export interface Placement extends WorkspaceAccess {
  * Where a new markup goes. `workspaceId` names the workspace (default: a workspace key's own, an
  * organization key's default workspace); without it, a `parentFolderId` names the workspace by
  * the folder it is in. Authentication rule 4: a workspace other than the key's is a 403.
+ * `workspaceRequired` (operations whose `workspaceId` the spec marks required): a workspace key may
+ * still leave it out, but an organization key must name it (400), as DESIGN.md says.
  */
-export async function resolvePlacement(principal: Principal, input: { workspaceId?: string; parentFolderId?: string }): Promise<Placement> {
+export async function resolvePlacement(
+  principal: Principal,
+  input: { workspaceId?: string; parentFolderId?: string },
+  options: { workspaceRequired?: boolean } = {},
+): Promise<Placement> {
   let parent = input.parentFolderId ? (await loadTargetFolder(principal, input.parentFolderId, 'parentFolderId', { allowArchive: false })).item : undefined;
-  const workspace = await resolveWorkspace(principal, input.workspaceId ?? parent?.workspaceId, { useDefault: true });
+  const workspace = options.workspaceRequired
+    ? await resolveWorkspace(principal, input.workspaceId)
+    : await resolveWorkspace(principal, input.workspaceId ?? parent?.workspaceId, { useDefault: true });
   if (parent && parent.workspaceId !== workspace.id) {
     throw new BadRequestError(`parentFolderId ${parent.id} is not a folder of workspace ${workspace.id}.`, 'folder-in-another-workspace');
   }
