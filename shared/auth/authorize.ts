@@ -1,5 +1,6 @@
 import { getMember, statusOf, type Role } from '../db/users.js';
 import { ForbiddenError } from '../http/errors.js';
+import { requireLive } from './liveness.js';
 import { allows, isEndUserRole, refusalOf, ruleOf, type AnyRole, type Permission } from './permissions.js';
 import { credentialOf, type EndUserPrincipal, type OrganizationKeyPrincipal, type Principal, type RequestAuthorization } from './principal.js';
 
@@ -72,13 +73,15 @@ export interface AuthorizeOptions {
 /**
  * THE check of the permission table: the caller must reach `workspace` and hold, there, the role
  * the route's permission needs (and `permission`'s too, when an operation needs a second one, such
- * as an upload's resource type). Answers the role; 403 `insufficient-role` names the role and the
- * need. End users are checked against the table's `endUser` column with their markup role, and must
- * address a markup their token reaches (403 `markup-out-of-scope`). Every credentialed operation
- * passes here before it answers (the api-handler checks).
+ * as an upload's resource type), with a live exchange token (401 otherwise, `requireLive`).
+ * Answers the role; 403 `insufficient-role` names the role and the need. End users are checked
+ * against the table's `endUser` column with their markup role, and must address a markup their
+ * token reaches (403 `markup-out-of-scope`). Every credentialed operation passes here before it answers (the api-handler checks).
  */
 export async function authorize(principal: Principal, workspace: WorkspaceRef, options: AuthorizeOptions = {}): Promise<AnyRole> {
   const authorization = authorizationOf(principal);
+  // An exchange token whose installation or end user is gone is a 401 before anything else.
+  await requireLive(principal);
   requireInScope(principal, workspace);
   const needed = [authorization.permission, ...(options.permission ? [options.permission] : [])];
   for (const permission of needed) requireOrganizationKeyFor(principal, permission);

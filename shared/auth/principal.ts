@@ -53,6 +53,11 @@ export interface EndUserPrincipal {
   markupId?: string;
   /** End users never act as workspace members. */
   actsAsMember: false;
+  /**
+   * Whether the installation and external user the token stands for still exist: one read that
+   * `authenticate` starts and `authorize` and the api-handler wait for (`liveness.ts`).
+   */
+  live?: Promise<boolean>;
   keyId?: undefined;
   authorization?: RequestAuthorization;
 }

@@ -9,7 +9,7 @@ import { createExternalUser } from '../../shared/domain/external-users.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { makeOrganization } from './api.js';
 import { addMember } from './conversations.js';
-import { endUserToken, type EndUserSpec } from './end-users.js';
+import { endUserToken, makeEndUser, type EndUserSpec } from './end-users.js';
 import { setPlan } from './fixtures.js';
 import { createInstallation, customerKeyPair } from './installations.js';
 import { recordAttempt } from './webhook-deliveries.js';
@@ -110,6 +110,8 @@ export async function makeAuthorizationFixture() {
       },
     ]),
   ) as Record<EndUserCaller, EndUserSpec>;
+  // Each end user's installation and external user exist before the first snapshot (`makeEndUser`).
+  await Promise.all(Object.values(endUsers).map((spec) => makeEndUser(spec)));
   for (const caller of ['endContributor', 'endOwner'] as const) {
     ownMessages[caller] = (await reply(await endUserToken(endUsers[caller]), thread.id, { content: `By ${caller}` })).id;
   }
