@@ -43,10 +43,11 @@ const markupNotFound = (markupId: string) => new NotFoundError(`Markup ${markupI
 /**
  * The live workspace of a markup within the caller's reach, as the items routes check it: a markup
  * of another workspace than a workspace key's, or of another organization, is a 403 (the rule
- * `resolveWorkspace` applies to a named workspace); one of a deleted workspace is a 404.
+ * `resolveWorkspace` applies to a named workspace); one of a deleted workspace is a 404. `subject`
+ * is what the caller asked for (`Markup <id>`, or the thread or message it reached the markup by).
  */
-async function reachableWorkspaceOf(principal: Principal, markup: MarkupRecord): Promise<WorkspaceRecord> {
-  requireInScope(principal, { id: markup.workspaceId, organizationId: markup.organizationId }, `Markup ${markup.id}`);
+async function reachableWorkspaceOf(principal: Principal, markup: MarkupRecord, subject: string): Promise<WorkspaceRecord> {
+  requireInScope(principal, { id: markup.workspaceId, organizationId: markup.organizationId }, subject);
   const workspace = await getWorkspace(markup.workspaceId);
   if (!workspace) throw markupNotFound(markup.id);
   return workspace;
@@ -64,7 +65,7 @@ async function markupItem(markupId: string, consistent: boolean): Promise<Markup
  */
 export async function loadMarkup(principal: Principal, markupId: string, options: LoadOptions = {}): Promise<MarkupAccess> {
   const markup = await markupItem(markupId, options.consistent ?? false);
-  return { markup, ...(await workspaceAccess(principal, await reachableWorkspaceOf(principal, markup), { ...options, markupId: markup.id })) };
+  return { markup, ...(await workspaceAccess(principal, await reachableWorkspaceOf(principal, markup, `Markup ${markupId}`), { ...options, markupId: markup.id })) };
 }
 
 /** Whether `markupId` names a markup (not a folder, not deleted) of `workspaceId`: what a token may be bound to. */
@@ -77,14 +78,18 @@ export async function isMarkupOfWorkspace(markupId: string, workspaceId: string)
 export type MarkupRoleAccess = Omit<MarkupAccess, 'plan'>;
 
 /** `loadMarkup` for operations that never look at the plan (threads, messages): one read fewer. */
-export async function loadMarkupRole(principal: Principal, markupId: string, consistent = false): Promise<MarkupRoleAccess> {
-  return roleAccessFor(principal, await markupItem(markupId, consistent));
+export async function loadMarkupRole(principal: Principal, markupId: string, consistent = false, subject?: string): Promise<MarkupRoleAccess> {
+  return roleAccessFor(principal, await markupItem(markupId, consistent), subject);
 }
 
-/** The caller's authorized role on a markup already read, without the plan; 403 outside the key's reach, 404 in a deleted workspace. */
-export async function roleAccessFor(principal: Principal, markup: MarkupRecord): Promise<MarkupRoleAccess> {
-  const workspace = await reachableWorkspaceOf(principal, markup);
-  return { markup, workspace, role: await authorize(principal, workspace, { markupId: markup.id }) };
+/**
+ * The caller's authorized role on a markup already read, without the plan; 403 outside the key's
+ * reach, 404 in a deleted workspace. `subject` is what the caller named when it reached the markup
+ * through something else (`Thread <id>`), for refusals, which then never name the markup.
+ */
+export async function roleAccessFor(principal: Principal, markup: MarkupRecord, subject?: string): Promise<MarkupRoleAccess> {
+  const workspace = await reachableWorkspaceOf(principal, markup, subject ?? `Markup ${markup.id}`);
+  return { markup, workspace, role: await authorize(principal, workspace, { markupId: markup.id, ...(subject ? { subject } : {}) }) };
 }
 
 /**
