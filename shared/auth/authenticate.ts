@@ -10,8 +10,8 @@ import type { KeyPrincipal, Principal } from './principal.js';
  * Resolves `Authorization: Bearer <credential>` to the caller: an API key, or an exchange token
  * (told apart by format, DESIGN.md "Credentials"). Every failure of one kind is the same 401, so a
  * caller cannot tell an unknown key from a revoked one or a wrong secret. An exchange token's
- * liveness (its installation and external user still exist) is read beside the request's own reads
- * and waited for before it writes or answers (`liveness.ts`). Whether the caller may
+ * liveness (its installation and external user still exist) is read with the request's first read
+ * of its markup and waited for before it writes or answers (`liveness.ts`). Whether the caller may
  * use the route at all is the permission table's answer (`authorize`), not this one's.
  */
 export async function authenticate(authorization: string | undefined): Promise<Principal> {

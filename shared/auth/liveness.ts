@@ -1,5 +1,5 @@
 import { getConfig } from '../config.js';
-import { readExchangeGrantRecords } from '../db/exchange-grants.js';
+import { isExchangeGrantAlive } from '../db/exchange-grants.js';
 import { UnauthorizedError } from '../http/errors.js';
 import type { EndUserPrincipal, Principal } from './principal.js';
 
@@ -8,55 +8,74 @@ import type { EndUserPrincipal, Principal } from './principal.js';
  * for"): a token of a deleted installation or a deleted external user (or one deleted and made
  * again: a new userId) is refused with 401 on its next request, not when it expires.
  *
- * The check costs one read per request and no time: `authenticate` starts it (one consistent
- * BatchGetItem of the installation and the external user, `readExchangeGrantRecords`) and the
- * request goes on with its own reads meanwhile; `authorize` waits for it before the operation may
- * write or answer, and the api-handler waits for it before any answer at all, so a dead token
- * gets the same 401 whatever its request (a 404, a validation error or an idempotent replay
- * included). Nothing is cached: a warm process sees a delete on the very next request.
+ * The check costs no call of its own on the requests end users make: each reads its markup first
+ * (`markupItem` in `markups/access.ts`, also for threads and messages, after their reference), and
+ * that read becomes one consistent BatchGetItem of the markup, the installation and the external
+ * user (`readWithExchangeGrant`). `authorize` waits for the answer before the operation may write
+ * or answer, and reads it itself (one BatchGetItem) when no markup read carried it; the
+ * api-handler does the same before any answer at all, so a dead token gets the same 401 whatever
+ * its request (a 404, a validation error or an idempotent replay included). Nothing is cached
+ * across requests: a warm process sees a delete on the very next request.
  */
 
 const dead = () => new UnauthorizedError('The exchange token is no longer valid: its installation or end user was deleted. Exchange a new one with POST /auth/exchange.');
 
-/** How `authenticate` checks liveness: `parallel` in production; the bench alone switches it. */
-export type LivenessMode = 'parallel' | 'sequential' | 'off';
-let mode: LivenessMode = 'parallel';
+/**
+ * One request's liveness check, shared by every copy of its principal: the answer once read (or
+ * being read).
+ */
+export interface LivenessCheck {
+  answer?: Promise<boolean>;
+}
 
 /**
- * The bench's seam: measures a request with the check switched off (`off`) or awaited before the
- * request goes on (`sequential`) beside the production check. Refused outside the local stack, so
- * no deployed function can run without the check.
+ * How exchange-token requests check liveness: `fold` as deployed (with the markup's read);
+ * `parallel` (a read of its own, started at authentication beside the request's reads) and `off`
+ * exist for the bench alone, which measures the deployed check against them.
  */
+export type LivenessMode = 'fold' | 'parallel' | 'off';
+let mode: LivenessMode = 'fold';
+
+/** The bench's seam; refused outside the local stack, so no deployed function can run without the check. */
 export function setLivenessModeForBench(next: LivenessMode): void {
   if (getConfig().mode !== 'local') throw new Error('The liveness check can be switched only on the local stack (bench).');
   mode = next;
 }
 
-async function isLive(principal: EndUserPrincipal): Promise<boolean> {
-  const records = await readExchangeGrantRecords(principal);
-  return records.installationWorkspaceId === principal.workspaceId && records.externalUserId === principal.userId;
+function started(principal: EndUserPrincipal): Promise<boolean> {
+  const answer = isExchangeGrantAlive(principal);
+  // Awaited later (`requireLive`); until then a failed read must not count as an unhandled rejection.
+  answer.catch(() => undefined);
+  return answer;
+}
+
+/** The end user of a verified exchange token, with its (not yet read) liveness check. */
+export function withLivenessCheck(principal: EndUserPrincipal): EndUserPrincipal {
+  if (mode === 'off') return { ...principal, live: { answer: Promise.resolve(true) } };
+  if (mode === 'parallel') return { ...principal, live: { answer: started(principal) } };
+  return { ...principal, live: {} };
 }
 
 /**
- * The end user of a verified exchange token with its liveness check under way (awaited at once in
- * `sequential` mode). A read that fails is not a pass: it fails the request where it is awaited.
+ * The end user whose liveness a read about to be made may carry (`readWithExchangeGrant`), with
+ * where to put the answer; undefined when there is none to carry (an API key, or already read).
  */
-export async function withLivenessCheck(principal: EndUserPrincipal): Promise<EndUserPrincipal> {
-  if (mode === 'off') return { ...principal, live: Promise.resolve(true) };
-  const live = isLive(principal);
-  // Awaited later (`requireLive`); until then a failed read must not count as an unhandled rejection.
-  live.catch(() => undefined);
-  if (mode === 'sequential') await live;
-  return { ...principal, live };
+export function livenessToCarry(principal: Principal): { grant: EndUserPrincipal; settle: (alive: boolean) => void } | undefined {
+  if (principal.kind !== 'endUser' || !principal.live || principal.live.answer) return undefined;
+  const check = principal.live;
+  return { grant: principal, settle: (alive) => void (check.answer ??= Promise.resolve(alive)) };
 }
 
 /**
  * 401 when the caller is an end user whose token no longer stands for anything (or whose liveness
- * was never checked: fail closed); nothing for API keys.
+ * was never set up: fail closed); nothing for API keys. Reads it (one BatchGetItem) when no read of
+ * the request carried it.
  */
 export async function requireLive(principal: Principal | undefined): Promise<void> {
   if (principal?.kind !== 'endUser') return;
-  if (principal.live === undefined || !(await principal.live)) throw dead();
+  if (!principal.live) throw dead();
+  principal.live.answer ??= started(principal);
+  if (!(await principal.live.answer)) throw dead();
 }
 
 /**

@@ -1,7 +1,9 @@
 import { authorize, requireInScope } from '../../auth/authorize.js';
 import type { AnyRole, Permission } from '../../auth/permissions.js';
 import { credentialOf, type Principal } from '../../auth/principal.js';
-import { getItem, getItems, type MarkupRecord } from '../../db/items.js';
+import { livenessToCarry } from '../../auth/liveness.js';
+import { readWithExchangeGrant } from '../../db/exchange-grants.js';
+import { fromItem, getItem, getItems, itemKey, type ItemRecord, type MarkupRecord } from '../../db/items.js';
 import { getPlan, type Plan } from '../../db/plans.js';
 import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/errors.js';
@@ -53,8 +55,21 @@ async function reachableWorkspaceOf(principal: Principal, markup: MarkupRecord, 
   return workspace;
 }
 
-async function markupItem(markupId: string, consistent: boolean): Promise<MarkupRecord> {
-  const item = await getItem(markupId, consistent);
+/**
+ * The markup, read for `principal`: an end user's first read of its markup also carries its
+ * exchange token's liveness check (one consistent BatchGetItem, `livenessToCarry`), so the check
+ * costs no call of its own.
+ */
+async function markupItem(principal: Principal, markupId: string, consistent: boolean): Promise<MarkupRecord> {
+  const carried = livenessToCarry(principal);
+  let item: ItemRecord | undefined;
+  if (carried) {
+    const read = await readWithExchangeGrant(itemKey(markupId), carried.grant);
+    carried.settle(read.alive);
+    item = read.item ? fromItem(read.item) : undefined;
+  } else {
+    item = await getItem(markupId, consistent);
+  }
   if (!item || item.kind !== 'markup') throw markupNotFound(markupId);
   return item;
 }
@@ -64,7 +79,7 @@ async function markupItem(markupId: string, consistent: boolean): Promise<Markup
  * unknown ids and folder ids, 403 outside the key's workspace or below the permission's role.
  */
 export async function loadMarkup(principal: Principal, markupId: string, options: LoadOptions = {}): Promise<MarkupAccess> {
-  const markup = await markupItem(markupId, options.consistent ?? false);
+  const markup = await markupItem(principal, markupId, options.consistent ?? false);
   return { markup, ...(await workspaceAccess(principal, await reachableWorkspaceOf(principal, markup, `Markup ${markupId}`), { ...options, markupId: markup.id })) };
 }
 
@@ -79,7 +94,7 @@ export type MarkupRoleAccess = Omit<MarkupAccess, 'plan'>;
 
 /** `loadMarkup` for operations that never look at the plan (threads, messages): one read fewer. */
 export async function loadMarkupRole(principal: Principal, markupId: string, consistent = false, subject?: string): Promise<MarkupRoleAccess> {
-  return roleAccessFor(principal, await markupItem(markupId, consistent), subject);
+  return roleAccessFor(principal, await markupItem(principal, markupId, consistent), subject);
 }
 
 /**
