@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { call, makeOrganization, type ApiResponse, type Org } from '../support/api.js';
 import { customerJwt, exchange, makeCustomerKeys, makeInstallation, type CustomerKeys } from '../support/customer-jwts.js';
 import { deleteExternalUser, newExternalId } from '../support/external-users.js';
+import { createInstallation } from '../support/installations.js';
 import { expectProblem } from '../support/problems.js';
+import { idpToken, sdkExchange } from '../support/sdk.js';
 import { createThread, makeTypedMarkup, reply, threadBody } from '../support/threads.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
 
@@ -154,5 +156,33 @@ describe('an exchange token dies with what it stands for (401 on the next reques
     expectProblem(await call('GET', `/threads/${crypto.randomUUID()}`, { key: token }), 401);
     expectProblem(await call('POST', '/threads', { key: token, body: { projectId: markup.id } }), 401);
     expectProblem(await call('POST', '/threads', { key: token, body: threadBody(markup), headers: { 'Idempotency-Key': idempotencyKey } }), 401);
+  });
+
+  it('refuses an SDK exchange token (identity-provider user) once its installation or its external user is deleted', async () => {
+    const org = await makeOrganization();
+    const origin = 'https://shop.example.com';
+    const markup = await makeTypedMarkup(org, 'webpage', { url: `${origin}/cart` });
+    const sdkToken = async (publicKey: string, sub: string) => {
+      const response = await sdkExchange(await idpToken({ sub }), { publicKey, markupId: markup.id, sdkOrigin: origin });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body.data.exchangeToken as string;
+    };
+    const [doomed, kept] = [await createInstallation(org.workspaceKey, { allowedOrigins: [origin] }), await createInstallation(org.workspaceKey, { allowedOrigins: [origin] })];
+    const [ofDeletedInstallation, ofDeletedUser, live] = [
+      await sdkToken(doomed.publicKey, newExternalId('idp')),
+      await sdkToken(kept.publicKey, newExternalId('idp')),
+      await sdkToken(kept.publicKey, newExternalId('idp')),
+    ];
+    for (const token of [ofDeletedInstallation, ofDeletedUser, live]) expect((await call('POST', '/threads', { key: token, body: threadBody(markup) })).status).toBe(200);
+    const deletedSub = JSON.parse(Buffer.from(ofDeletedUser.split('.')[1]!, 'base64url').toString()).ext as string;
+
+    expect((await call('DELETE', `/installations/${doomed.id}`, { key: org.workspaceKey })).status).toBe(204);
+    expect((await deleteExternalUser(org.workspaceKey, deletedSub)).status).toBe(204);
+
+    for (const token of [ofDeletedInstallation, ofDeletedUser]) {
+      expectProblem(await call('POST', '/threads', { key: token, body: threadBody(markup) }), 401);
+      expectProblem(await call('GET', '/threads', { key: token, query: { markupId: markup.id } }), 401);
+    }
+    expect((await call('POST', '/threads', { key: live, body: threadBody(markup) })).status).toBe(200);
   });
 });
