@@ -51,7 +51,7 @@ const markupNotFound = (markupId: string) => new NotFoundError(`Markup ${markupI
 async function reachableWorkspaceOf(principal: Principal, markup: MarkupRecord, subject: string): Promise<WorkspaceRecord> {
   requireInScope(principal, { id: markup.workspaceId, organizationId: markup.organizationId }, subject);
   const workspace = await getWorkspace(markup.workspaceId);
-  if (!workspace) throw markupNotFound(markup.id);
+  if (!workspace) throw new NotFoundError(`${subject} does not exist.`);
   return workspace;
 }
 
