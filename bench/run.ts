@@ -5,6 +5,7 @@ import { startLocalStack } from '../infra/local/stack.js';
 import { benchBundles } from './bundles.js';
 import { benchExchange } from './exchange.js';
 import { benchFiles } from './files.js';
+import { benchLiveness } from './liveness.js';
 import { benchRequests } from './requests.js';
 import { benchThreadPages } from './thread-pages.js';
 import { benchWebhooks } from './webhooks.js';
@@ -13,13 +14,13 @@ import { benchWebhooks } from './webhooks.js';
  * `npm run bench`: request latency and throughput on the local stack beside the DynamoDB floor,
  * then each function's bundle size and cold import time. BENCH_SECONDS (default 5) per measurement,
  * BENCH_CONCURRENCY (default 8) for the throughput rows. BENCH_ONLY picks sections, comma-separated:
- * requests, threads, exchange, files, webhooks, bundles (all by default). BENCH_ROWS narrows the
+ * requests, threads, exchange, liveness, files, webhooks, bundles (all by default). BENCH_ROWS narrows the
  * request rows to those whose name contains one of its comma-separated parts (`GET /workspace`).
  */
 process.env.LOG_LEVEL = 'warn';
 const durationMs = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
-const sections = ['requests', 'threads', 'exchange', 'files', 'webhooks', 'bundles'] as const;
+const sections = ['requests', 'threads', 'exchange', 'liveness', 'files', 'webhooks', 'bundles'] as const;
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const unknown = only?.filter((name) => !(sections as readonly string[]).includes(name));
 if (unknown?.length) throw new Error(`BENCH_ONLY: unknown section(s) ${unknown.join(', ')}; choose from ${sections.join(', ')}`);
@@ -42,6 +43,10 @@ try {
   if (want('exchange')) {
     process.stdout.write('\nEmbedded commenting: the exchange, and a thread created with an exchange token beside an API key\n\n');
     await benchExchange(local.stack, { durationMs, concurrency });
+  }
+  if (want('liveness')) {
+    process.stdout.write('\nExchange tokens: a request with the liveness check (installation and end user still there) beside the same request without it\n\n');
+    await benchLiveness(local.stack, { durationMs, concurrency });
   }
   if (want('files')) await benchFiles(local.stack, { runs: Number(process.env.BENCH_UPLOAD_RUNS ?? 20) });
   if (want('webhooks')) {

@@ -3,12 +3,15 @@ import { getUser } from '../db/users.js';
 import { UnauthorizedError } from '../http/errors.js';
 import { parseApiKey, secretMatches } from './api-key-format.js';
 import { looksLikeJwt, verifyExchangeToken } from './exchange-tokens.js';
+import { withLivenessCheck } from './liveness.js';
 import type { KeyPrincipal, Principal } from './principal.js';
 
 /**
  * Resolves `Authorization: Bearer <credential>` to the caller: an API key, or an exchange token
  * (told apart by format, DESIGN.md "Credentials"). Every failure of one kind is the same 401, so a
- * caller cannot tell an unknown key from a revoked one or a wrong secret. Whether the caller may
+ * caller cannot tell an unknown key from a revoked one or a wrong secret. An exchange token's
+ * liveness (its installation and external user still exist) is read with the request's first read
+ * of its markup and waited for before it writes or answers (`liveness.ts`). Whether the caller may
  * use the route at all is the permission table's answer (`authorize`), not this one's.
  */
 export async function authenticate(authorization: string | undefined): Promise<Principal> {
@@ -16,7 +19,7 @@ export async function authenticate(authorization: string | undefined): Promise<P
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) throw new UnauthorizedError('The Authorization header must be: Bearer <API key or exchange token>.');
   const credential = match[1]!;
-  if (looksLikeJwt(credential)) return verifyExchangeToken(credential);
+  if (looksLikeJwt(credential)) return withLivenessCheck(await verifyExchangeToken(credential));
   return authenticateApiKey(credential);
 }
 

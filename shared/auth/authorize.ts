@@ -1,5 +1,6 @@
 import { getMember, statusOf, type Role } from '../db/users.js';
 import { ForbiddenError } from '../http/errors.js';
+import { requireLive } from './liveness.js';
 import { allows, isEndUserRole, refusalOf, ruleOf, type AnyRole, type Permission } from './permissions.js';
 import { credentialOf, type EndUserPrincipal, type OrganizationKeyPrincipal, type Principal, type RequestAuthorization } from './principal.js';
 
@@ -35,18 +36,23 @@ export async function roleOf(principal: Principal, workspaceId: string): Promise
 
 /**
  * 403 unless the workspace lies within the key's scope (its organization; for a workspace key, its
- * workspace). `subject` names what the request addressed there (`Item <id>`), for the message;
- * loaders call it before they read the workspace, `authorize` again with the workspace read.
+ * workspace). `subject` names what the request addressed, as the caller named it (`Thread <id>`),
+ * for the message; loaders call it before they read the workspace, `authorize` again with the
+ * workspace read. The message names nothing the caller did not send and may not see: never the
+ * other workspace, nor the markup a thread or message it asked for is on (DESIGN.md "Problems name
+ * only what the caller may see").
  */
 export function requireInScope(principal: Principal, workspace: WorkspaceRef, subject?: string): void {
   if (workspace.organizationId !== principal.organizationId) {
-    throw new ForbiddenError(`${subject ?? `Workspace ${workspace.id}`} is not in this ${credentialOf(principal)}'s organization.`, 'workspace-out-of-scope');
+    throw new ForbiddenError(`${subject ?? 'The workspace this request addresses'} is not in this ${credentialOf(principal)}'s organization.`, 'workspace-out-of-scope');
   }
   if (principal.scope === 'workspace' && workspace.id !== principal.workspaceId) {
-    const target = subject === undefined ? `workspace ${workspace.id}` : `${subject.toLowerCase()} of workspace ${workspace.id}`;
+    const target = subject === undefined ? 'another workspace' : `${lowerFirst(subject)}, which is in another workspace`;
     throw new ForbiddenError(`This ${credentialOf(principal)} is scoped to workspace ${principal.workspaceId} and cannot act on ${target}.`, 'workspace-out-of-scope');
   }
 }
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
 
 const organizationKeyRequired = (principal: Principal, permission: Permission) =>
   new ForbiddenError(
@@ -67,18 +73,25 @@ export interface AuthorizeOptions {
    * with a bound token, only on theirs): an end-user request that names none is refused.
    */
   markupId?: string;
+  /**
+   * What the request addressed when it reached `markupId` through something else, as the caller
+   * named it (`Message <id>`): a refusal names it and not the markup it is on.
+   */
+  subject?: string;
 }
 
 /**
  * THE check of the permission table: the caller must reach `workspace` and hold, there, the role
  * the route's permission needs (and `permission`'s too, when an operation needs a second one, such
- * as an upload's resource type). Answers the role; 403 `insufficient-role` names the role and the
- * need. End users are checked against the table's `endUser` column with their markup role, and must
- * address a markup their token reaches (403 `markup-out-of-scope`). Every credentialed operation
- * passes here before it answers (the api-handler checks).
+ * as an upload's resource type), with a live exchange token (401 otherwise, `requireLive`).
+ * Answers the role; 403 `insufficient-role` names the role and the need. End users are checked
+ * against the table's `endUser` column with their markup role, and must address a markup their
+ * token reaches (403 `markup-out-of-scope`). Every credentialed operation passes here before it answers (the api-handler checks).
  */
 export async function authorize(principal: Principal, workspace: WorkspaceRef, options: AuthorizeOptions = {}): Promise<AnyRole> {
   const authorization = authorizationOf(principal);
+  // An exchange token whose installation or end user is gone is a 401 before anything else.
+  await requireLive(principal);
   requireInScope(principal, workspace);
   const needed = [authorization.permission, ...(options.permission ? [options.permission] : [])];
   for (const permission of needed) requireOrganizationKeyFor(principal, permission);
@@ -92,7 +105,7 @@ export async function authorize(principal: Principal, workspace: WorkspaceRef, o
     if (resolved === undefined) throw new ForbiddenError(refusalOf(undefined, permission), 'not-a-member');
     if (!allows(resolved, permission)) throw new ForbiddenError(refusalOf(resolved, permission), 'insufficient-role');
   }
-  if (principal.kind === 'endUser') requireMarkupInReach(principal, options.markupId);
+  if (principal.kind === 'endUser') requireMarkupInReach(principal, options.markupId, options.subject);
   authorization.authorized = true;
   return resolved!;
 }
@@ -113,12 +126,15 @@ export async function authorizeMember(principal: Principal, workspace: Workspace
  * markup of its workspace. A request that addresses no markup is refused rather than let through
  * on the workspace alone (fail closed: no table row can open workspace-wide data to end users).
  */
-function requireMarkupInReach(principal: EndUserPrincipal, markupId: string | undefined): void {
+function requireMarkupInReach(principal: EndUserPrincipal, markupId: string | undefined, subject: string | undefined): void {
   if (markupId === undefined) {
     throw new ForbiddenError('An exchange token acts on one markup at a time, and this request addresses none.', 'markup-required');
   }
   if (principal.markupId !== undefined && principal.markupId !== markupId) {
-    throw new ForbiddenError(`This exchange token is bound to markup ${principal.markupId} and cannot act on markup ${markupId}.`, 'markup-out-of-scope');
+    // A markup the caller named is named back; a thread's or message's markup never is: a token
+    // asking for one must not learn which markup holds it.
+    const target = subject === undefined ? `markup ${markupId}` : `${lowerFirst(subject)}, which is on another markup`;
+    throw new ForbiddenError(`This exchange token is bound to markup ${principal.markupId} and cannot act on ${target}.`, 'markup-out-of-scope');
   }
 }
 

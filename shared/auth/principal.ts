@@ -1,3 +1,4 @@
+import type { LivenessCheck } from './liveness.js';
 import type { AnyRole, EndUserRole, Permission } from './permissions.js';
 
 /**
@@ -53,6 +54,12 @@ export interface EndUserPrincipal {
   markupId?: string;
   /** End users never act as workspace members. */
   actsAsMember: false;
+  /**
+   * Whether the installation and external user the token stands for still exist: read once per
+   * request, with its markup or on its own, and waited for by `authorize` and the api-handler
+   * (`liveness.ts`); one object shared by every copy of the principal.
+   */
+  live?: LivenessCheck;
   keyId?: undefined;
   authorization?: RequestAuthorization;
 }

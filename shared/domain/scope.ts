@@ -1,4 +1,4 @@
-import { authorize } from '../auth/authorize.js';
+import { authorize, requireInScope } from '../auth/authorize.js';
 import type { Permission } from '../auth/permissions.js';
 import { credentialOf, type Principal } from '../auth/principal.js';
 import { getOrganization } from '../db/organizations.js';
@@ -46,6 +46,7 @@ async function findWorkspace(principal: Principal, requestedId: string | undefin
   }
   const workspace = await getWorkspace(workspaceId);
   if (!workspace) throw new NotFoundError(`Workspace ${workspaceId} does not exist.`);
-  // Another organization's workspace: `authorize`, called next with it, refuses it (403).
+  // Another organization's workspace: a 403 naming the workspace as the caller named it.
+  requireInScope(principal, workspace, `Workspace ${workspaceId}`);
   return workspace;
 }

@@ -3,6 +3,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate } from '../auth/authenticate.js';
 import { wasAuthorized, withPermission } from '../auth/authorize.js';
+import { answerWhileLive } from '../auth/liveness.js';
 import { getConfig } from '../config.js';
 import { logger } from '../logger.js';
 import { recordMetrics } from '../metrics.js';
@@ -72,6 +73,18 @@ async function invoke(dispatch: Dispatch, event: Event, context: Context | undef
   const rawBody = found.rawBody ? readRawBody(found.rawBody, event, headers['content-type']) : undefined;
   const principal = found.auth === 'apiKey' ? withPermission(await authenticate(headers.authorization), found.permission!) : undefined;
   if (principal) callers.set(event, principal);
+  // A dead exchange token is a 401 whatever the rest would have answered (`liveness.ts`).
+  return answerWhileLive(principal, () => respond(found, event, context, headers, rawBody, principal));
+}
+
+async function respond(
+  found: AnyRoute,
+  event: Event,
+  context: Context | undefined,
+  headers: Record<string, string | undefined>,
+  rawBody: RawBody | undefined,
+  principal: Principal | undefined,
+): Promise<Reply> {
   const params = found.params ? parseWith(found.params, event.pathParameters ?? {}, '/params') : undefined;
   const query = found.query ? parseWith(found.query, event.queryStringParameters ?? {}, '/query') : undefined;
   const body = found.body ? parseBody(found.body, event.body) : undefined;

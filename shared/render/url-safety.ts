@@ -153,7 +153,8 @@ export const systemResolve: Resolve = async (host) => (await lookup(host, { all:
  * The one address to connect to for `host` (a name or an address literal in any notation; IPv4
  * preferred): the name is resolved once, and every address it resolves to must pass `allowed`, so
  * the caller connects to exactly the address that was checked and a second resolution (DNS
- * rebinding) cannot redirect it. Throws UnsafeUrlError naming the refused address.
+ * rebinding) cannot redirect it. Throws UnsafeUrlError, which names the host but never an address
+ * it resolved to (DESIGN.md "Problems name only what the caller may see").
  */
 export async function pinAddress(host: string, allowed: AddressPolicy, resolve: Resolve = systemResolve): Promise<string> {
   const bare = host.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
@@ -163,7 +164,9 @@ export async function pinAddress(host: string, allowed: AddressPolicy, resolve: 
   });
   if (addresses.length === 0) throw new UnsafeUrlError(`The host ${host} could not be resolved.`);
   const blocked = addresses.find((address) => !allowed(address));
-  if (blocked) throw new UnsafeUrlError(`The host ${host} resolves to a private, loopback or link-local address (${blocked}).`);
+  // Never the address itself: the message reaches the delivery log, thumbnails and logs, and an
+  // address a name resolved to inside the service's network is not the caller's to see.
+  if (blocked) throw new UnsafeUrlError(`The host ${host} resolves to a private, loopback or link-local address.`);
   // IPv4 first: Lambda's network (like many) has no IPv6 egress, and every address passed the check.
   const parsed = addresses.map((address) => ({ address, ...parseAddress(address)! }));
   const chosen = parsed.find((entry) => entry.family === 4) ?? parsed[0]!;

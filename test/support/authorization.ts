@@ -11,7 +11,7 @@ import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { call, makeOrganization, type ApiResponse } from './api.js';
 import { addMember } from './conversations.js';
 import { customerJwt, makeCustomerKeys, type CustomerKeys } from './customer-jwts.js';
-import { endUserToken, type EndUserSpec } from './end-users.js';
+import { endUserToken, makeEndUser, type EndUserSpec } from './end-users.js';
 import { setPlan } from './fixtures.js';
 import { createInstallation, customerKeyPair } from './installations.js';
 import { idpToken, sdkExchange } from './sdk.js';
@@ -138,6 +138,8 @@ export async function makeAuthorizationFixture() {
       },
     ]),
   ) as Record<MintedCaller, EndUserSpec>;
+  // Each end user's installation and external user exist before the first snapshot (`makeEndUser`).
+  await Promise.all(Object.values(endUsers).map((spec) => makeEndUser(spec)));
   for (const caller of ['endContributor', 'endOwner'] as const) {
     ownMessages[caller] = (await reply(await endUserToken(endUsers[caller]), thread.id, { content: `By ${caller}` })).id;
   }

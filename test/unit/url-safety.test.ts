@@ -16,10 +16,12 @@ describe('the deployed renderer refuses private, loopback and link-local address
     expect(isPrivateAddress(address)).toBe(false);
   });
 
-  it('refuses a name that resolves to a private address among public ones', async () => {
+  it('refuses a name that resolves to a private address among public ones, without naming the address', async () => {
     const resolve = async () => ['8.8.8.8', '10.0.0.7'];
 
-    await expect(assertPublicUrl('https://sneaky.example/', resolve)).rejects.toThrow(/10\.0\.0\.7/);
+    const refusal = await assertPublicUrl('https://sneaky.example/', resolve).catch((error: Error) => error);
+    expect(refusal).toBeInstanceOf(Error);
+    expect((refusal as Error).message).toBe('The host sneaky.example resolves to a private, loopback or link-local address.');
   });
 
   it('refuses literal private hosts, other schemes and garbage, and accepts a public host', async () => {
@@ -89,7 +91,7 @@ describe('every notation of a private address is refused (issue 18, item 8)', ()
   it('refuses names with a trailing dot that resolve privately, and zone-scoped addresses', async () => {
     const resolve = async (host: string) => (host === 'metadata.internal' ? ['169.254.169.254'] : ['93.184.216.34']);
 
-    await expect(assertPublicUrl('http://metadata.internal./latest/meta-data/', resolve)).rejects.toThrow(/169\.254\.169\.254/);
+    await expect(assertPublicUrl('http://metadata.internal./latest/meta-data/', resolve)).rejects.toThrow(/^The host metadata\.internal\. resolves to a private, loopback or link-local address\.$/);
     expect(isPrivateAddress('fe80::1%eth0')).toBe(true);
     expect(isPrivateAddress('not-an-address')).toBe(true);
   });

@@ -29,7 +29,8 @@ export const messageNotFound = (messageId: string) => new NotFoundError(`Message
 export async function loadThreadAccess(principal: Principal, threadId: string): Promise<ThreadAccess> {
   const reference = await getThreadReference(threadId);
   if (!reference) throw threadNotFound(threadId);
-  return { ...(await loadMarkupRole(principal, reference.markupId, true)), reference };
+  // Refusals name the thread asked for, never the markup it is on.
+  return { ...(await loadMarkupRole(principal, reference.markupId, true, `Thread ${threadId}`)), reference };
 }
 
 /**
@@ -56,7 +57,7 @@ export interface MessageAccess extends MarkupRoleAccess {
 export async function loadMessageAccess(principal: Principal, messageId: string): Promise<MessageAccess> {
   const reference = await getMessageReference(messageId);
   if (!reference) throw messageNotFound(messageId);
-  return { ...(await loadMarkupRole(principal, reference.markupId, true)), reference };
+  return { ...(await loadMarkupRole(principal, reference.markupId, true, `Message ${messageId}`)), reference };
 }
 
 /** Why a comment write conditioned on its markup failed: the markup went away, or comments were paused meanwhile. */

@@ -1,7 +1,9 @@
 import { authorize, requireInScope } from '../../auth/authorize.js';
 import type { AnyRole, Permission } from '../../auth/permissions.js';
 import { credentialOf, type Principal } from '../../auth/principal.js';
-import { getItem, getItems, type MarkupRecord } from '../../db/items.js';
+import { livenessToCarry } from '../../auth/liveness.js';
+import { readWithExchangeGrant } from '../../db/exchange-grants.js';
+import { fromItem, getItem, getItems, itemKey, type ItemRecord, type MarkupRecord } from '../../db/items.js';
 import { getPlan, type Plan } from '../../db/plans.js';
 import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/errors.js';
@@ -43,17 +45,31 @@ const markupNotFound = (markupId: string) => new NotFoundError(`Markup ${markupI
 /**
  * The live workspace of a markup within the caller's reach, as the items routes check it: a markup
  * of another workspace than a workspace key's, or of another organization, is a 403 (the rule
- * `resolveWorkspace` applies to a named workspace); one of a deleted workspace is a 404.
+ * `resolveWorkspace` applies to a named workspace); one of a deleted workspace is a 404. `subject`
+ * is what the caller asked for (`Markup <id>`, or the thread or message it reached the markup by).
  */
-async function reachableWorkspaceOf(principal: Principal, markup: MarkupRecord): Promise<WorkspaceRecord> {
-  requireInScope(principal, { id: markup.workspaceId, organizationId: markup.organizationId }, `Markup ${markup.id}`);
+async function reachableWorkspaceOf(principal: Principal, markup: MarkupRecord, subject: string): Promise<WorkspaceRecord> {
+  requireInScope(principal, { id: markup.workspaceId, organizationId: markup.organizationId }, subject);
   const workspace = await getWorkspace(markup.workspaceId);
-  if (!workspace) throw markupNotFound(markup.id);
+  if (!workspace) throw new NotFoundError(`${subject} does not exist.`);
   return workspace;
 }
 
-async function markupItem(markupId: string, consistent: boolean): Promise<MarkupRecord> {
-  const item = await getItem(markupId, consistent);
+/**
+ * The markup, read for `principal`: an end user's first read of its markup also carries its
+ * exchange token's liveness check (one consistent BatchGetItem, `livenessToCarry`), so the check
+ * costs no call of its own.
+ */
+async function markupItem(principal: Principal, markupId: string, consistent: boolean): Promise<MarkupRecord> {
+  const carried = livenessToCarry(principal);
+  let item: ItemRecord | undefined;
+  if (carried) {
+    const read = await readWithExchangeGrant(itemKey(markupId), carried.grant);
+    carried.settle(read.alive);
+    item = read.item ? fromItem(read.item) : undefined;
+  } else {
+    item = await getItem(markupId, consistent);
+  }
   if (!item || item.kind !== 'markup') throw markupNotFound(markupId);
   return item;
 }
@@ -63,8 +79,8 @@ async function markupItem(markupId: string, consistent: boolean): Promise<Markup
  * unknown ids and folder ids, 403 outside the key's workspace or below the permission's role.
  */
 export async function loadMarkup(principal: Principal, markupId: string, options: LoadOptions = {}): Promise<MarkupAccess> {
-  const markup = await markupItem(markupId, options.consistent ?? false);
-  return { markup, ...(await workspaceAccess(principal, await reachableWorkspaceOf(principal, markup), { ...options, markupId: markup.id })) };
+  const markup = await markupItem(principal, markupId, options.consistent ?? false);
+  return { markup, ...(await workspaceAccess(principal, await reachableWorkspaceOf(principal, markup, `Markup ${markupId}`), { ...options, markupId: markup.id })) };
 }
 
 /** Whether `markupId` names a markup (not a folder, not deleted) of `workspaceId`: what a token may be bound to. */
@@ -77,14 +93,18 @@ export async function isMarkupOfWorkspace(markupId: string, workspaceId: string)
 export type MarkupRoleAccess = Omit<MarkupAccess, 'plan'>;
 
 /** `loadMarkup` for operations that never look at the plan (threads, messages): one read fewer. */
-export async function loadMarkupRole(principal: Principal, markupId: string, consistent = false): Promise<MarkupRoleAccess> {
-  return roleAccessFor(principal, await markupItem(markupId, consistent));
+export async function loadMarkupRole(principal: Principal, markupId: string, consistent = false, subject?: string): Promise<MarkupRoleAccess> {
+  return roleAccessFor(principal, await markupItem(principal, markupId, consistent), subject);
 }
 
-/** The caller's authorized role on a markup already read, without the plan; 403 outside the key's reach, 404 in a deleted workspace. */
-export async function roleAccessFor(principal: Principal, markup: MarkupRecord): Promise<MarkupRoleAccess> {
-  const workspace = await reachableWorkspaceOf(principal, markup);
-  return { markup, workspace, role: await authorize(principal, workspace, { markupId: markup.id }) };
+/**
+ * The caller's authorized role on a markup already read, without the plan; 403 outside the key's
+ * reach, 404 in a deleted workspace. `subject` is what the caller named when it reached the markup
+ * through something else (`Thread <id>`), for refusals, which then never name the markup.
+ */
+export async function roleAccessFor(principal: Principal, markup: MarkupRecord, subject?: string): Promise<MarkupRoleAccess> {
+  const workspace = await reachableWorkspaceOf(principal, markup, subject ?? `Markup ${markup.id}`);
+  return { markup, workspace, role: await authorize(principal, workspace, { markupId: markup.id, ...(subject ? { subject } : {}) }) };
 }
 
 /**
