@@ -243,7 +243,8 @@ function responder(dispatch: Dispatch): middy.MiddlewareObj<Event, Result> {
     const requestId = request.event.requestContext.requestId;
     const cors = (await grants.get(request.event)) ?? {};
     const response = (request.response ??= { statusCode: 204 });
-    response.headers = { ...response.headers, ...cors, [VERSION_HEADER]: API_VERSION, 'X-Request-Id': requestId };
+    // nosniff on every answer: no body of ours (JSON, problems, thumbnail bytes) is ever read as another type.
+    response.headers = { ...response.headers, ...cors, [VERSION_HEADER]: API_VERSION, 'X-Request-Id': requestId, 'X-Content-Type-Options': 'nosniff' };
     const status = response.statusCode ?? 200;
     const durationMs = Math.round(performance.now() - started);
     logger.info('request', {

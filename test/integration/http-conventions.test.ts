@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
 import { call, makeOrganization, VERSION } from '../support/api.js';
+import { makeTypedMarkup } from '../support/threads.js';
 
 describe('Versioning: Service-API-Version', () => {
   it('treats a request without the header as 2023-02-22 and echoes the version', async () => {
@@ -46,6 +47,23 @@ describe('Success bodies: { data } envelope', () => {
 
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(Object.keys(response.body)).toEqual(['data']);
+  });
+});
+
+describe('Files cannot script: every answer says X-Content-Type-Options: nosniff', () => {
+  it('sends nosniff on a success, a problem, an unknown route and the thumbnail bytes', async () => {
+    const org = await makeOrganization();
+    const markup = await makeTypedMarkup({ organizationId: org.organizationId, workspaceId: org.workspaceId }, 'image');
+
+    const answers = await Promise.all([
+      call('GET', '/workspace', { key: org.workspaceKey }),
+      call('GET', '/workspace'),
+      call('GET', '/no-such-thing'),
+      fetch(new URL(`/api/v2/markups/${markup.id}/thumbnail`, inject('localStack').stack.baseUrl), { headers: { Authorization: `Bearer ${org.workspaceKey}` }, redirect: 'manual' }),
+    ]);
+
+    expect(answers.map((answer) => answer.status)).toEqual([200, 401, 404, expect.any(Number)]);
+    for (const answer of answers) expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
   });
 });
 
