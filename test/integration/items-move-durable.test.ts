@@ -36,6 +36,13 @@ describe('A folder moved into another workspace answers to the destination from 
     expect(move.status).toBe(500);
     expect(await getMove(top.id)).toMatchObject({ state: 'carrying', fromWorkspaceId: ws.workspaceId, toWorkspaceId: other.id });
 
+    // The source's own lists no longer show them, although the worker has not carried them yet.
+    const movedIds = new Set(markups.map((markup) => markup.id));
+    const listedInSource = await call('GET', '/markups', { key: ws.workspaceKey, query: { limit: 100 } });
+    const foundInSource = await call('GET', '/markups/search', { key: ws.workspaceKey, query: { query: 'Page', limit: 100 } });
+    expect([listedInSource.status, foundInSource.status]).toEqual([200, 200]);
+    expect(listedInSource.body.data.data.filter((markup: { id: string }) => movedIds.has(markup.id))).toEqual([]);
+    expect(foundInSource.body.data.data.filter((markup: { id: string }) => movedIds.has(markup.id))).toEqual([]);
     // The markup routes first: a read of the tree through the items routes used to finish the move in the request.
     for (const markup of markups) {
       expect((await call('POST', `/markups/${markup.id}`, { key: ws.workspaceKey, body: { name: 'Taken back' } })).status, `rename of ${markup.id}`).toBe(403);
@@ -68,7 +75,7 @@ describe('A folder moved into another workspace answers to the destination from 
     expect((await call('GET', `/markups/${renamed.id}`, { key: otherKey })).body.data.name).toBe('Renamed in B');
   });
 
-  it('takes no other move of the folder or into its tree while it is carried (409), and answers a repeat of the same move with the folder', async () => {
+  it('takes no other move of the folder, into its tree or out of it while it is carried (409), and answers a repeat of the same move with the folder', async () => {
     const ws = await makeItemsWorkspace();
     const other = await makeSecondWorkspace(ws.orgKey);
     const { top, folders } = await makeTree(ws, 1);
@@ -77,9 +84,10 @@ describe('A folder moved into another workspace answers to the destination from 
 
     const elsewhere = await call('PATCH', `/items/${top.id}/move`, { key: ws.orgKey, body: { parentFolderId: ws.rootId } });
     const into = await call('PATCH', `/items/${folders[3]!.id}/move`, { key: ws.orgKey, body: { parentFolderId: folders[2]!.id } });
+    const outOf = await call('PATCH', `/items/${folders[2]!.id}/move`, { key: ws.orgKey, body: { parentFolderId: ws.rootId } });
     const repeat = await call('PATCH', `/items/${top.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } });
 
-    expect([elsewhere.status, into.status, repeat.status]).toEqual([409, 409, 200]);
+    expect([elsewhere.status, into.status, outOf.status, repeat.status]).toEqual([409, 409, 409, 200]);
     expect(repeat.body.data).toMatchObject({ id: top.id, workspaceId: other.id, parentFolderId: other.rootFolderId });
     expect((await moveFinished(top.id))?.state).toBe('done');
     expect((await call('PATCH', `/items/${folders[3]!.id}/move`, { key: ws.orgKey, body: { parentFolderId: folders[2]!.id } })).status).toBe(200);

@@ -106,6 +106,12 @@ export async function moveLoaded(item: ItemRecord, destination: FolderRecord, op
         }
         throw stillMoving(current as FolderRecord);
       }
+      // A subfolder of a tree still being carried into another workspace stays in it until the worker is done.
+      const carrying = current.kind === 'folder' && current.parentFolderId ? await carryingAbove(current.parentFolderId) : undefined;
+      if (carrying) {
+        await requeueIfStalled(carrying.id);
+        throw stillMoving(carrying);
+      }
       const to = await ancestryOf(destination.id);
       if (!to) throw new NotFoundError(`Folder ${destination.id} does not exist.`);
       const unfinished = [...to.ancestors, to.folder].filter((folder) => folder.pendingMoveFrom);
@@ -165,6 +171,12 @@ function recordOfMove(current: ItemRecord, next: ItemRecord): TransactItem[] {
     batches: 0,
   };
   return [insertMove(record), movesOutMarker(current.workspaceId, current.id, next.workspaceId)];
+}
+
+/** The folder of `folderId`'s chain (itself or above, by parent links) whose move into another workspace is being carried. */
+async function carryingAbove(folderId: string): Promise<FolderRecord | undefined> {
+  const chain = await ancestryOf(folderId);
+  return chain ? [...chain.ancestors, chain.folder].find((folder) => isRecordedMove(folder)) : undefined;
 }
 
 /** 409 for a folder (or a tree below one) whose move into another workspace is still being carried. */

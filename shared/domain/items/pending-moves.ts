@@ -245,3 +245,21 @@ export async function settleItem<T extends ItemRecord>(item: T): Promise<{ item:
   const [settled] = items;
   return settled ? { item: settled, workspace: workspaces.get(settled.workspaceId) } : undefined;
 }
+
+/**
+ * `items` of `workspace` as its own lists read them (GET /markups, search), without those under a
+ * folder moved out of it whose move is still being carried: they answer to the destination only.
+ * One consistent BatchGet of their parent folders, and only while the workspace has such a move.
+ */
+export async function withoutMovedOut<T extends ItemRecord>(workspace: Pick<WorkspaceRecord, 'movesOut'>, items: readonly T[]): Promise<T[]> {
+  const movesOut = workspace.movesOut;
+  if (!movesOut?.size) return [...items];
+  const parentIds = [...new Set(items.flatMap((item) => (item.parentFolderId && !movesOut.has(item.parentFolderId) ? [item.parentFolderId] : [])))];
+  const parents = new Map((await getItems(parentIds, true)).map((parent) => [parent.id, parent]));
+  return items.filter((item) => {
+    if (!item.parentFolderId) return true;
+    if (movesOut.has(item.parentFolderId)) return false;
+    const parent = parents.get(item.parentFolderId);
+    return !(parent?.kind === 'folder' && parent.ancestorIds.some((id) => movesOut.has(id)));
+  });
+}
