@@ -98,7 +98,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     routes: itemsRoutes,
     // Deleting or moving a large folder tree may take longer than a single small request.
     timeoutSeconds: 29,
-    access: { table: 'readWrite', sendsTo: ['conversion'] },
+    // A folder moved into another workspace queues its move job (and a stalled one again).
+    access: { table: 'readWrite', sendsTo: ['conversion', 'moves'] },
   },
   {
     kind: 'api',
@@ -176,6 +177,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     queue: 'webhookDelivery',
     access: { table: 'readWrite', sendsTo: ['webhookDelivery'], sendsToDeadLetters: ['webhookDelivery'] },
   },
+  // Carries a folder moved into another workspace along in bounded batches, queueing its own next batch.
+  { kind: 'sqs', name: 'item-moves', queue: 'moves', access: { table: 'readWrite', sendsTo: ['moves'] } },
   // New outbox items -> one delivery job per (event, enabled and subscribed registration).
   { kind: 'stream', name: 'webhook-fanout', filter: OUTBOX_STREAM_FILTER, timeoutSeconds: 30, access: { table: 'read', sendsTo: ['webhookDelivery'] } },
 ];

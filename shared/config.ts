@@ -17,6 +17,7 @@ const EnvSchema = v.object({
   WEBHOOK_DEAD_LETTER_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   THUMBNAIL_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   CONVERSION_DEAD_LETTER_HOLD_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
+  MOVE_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   AWS_REGION: v.optional(v.string(), 'us-east-1'),
   /** Set only by the local stack: endpoints of the emulators. */
   DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
@@ -68,6 +69,8 @@ export interface Config {
   thumbnailQueueUrl: string | undefined;
   /** Where the conversion dead-letter consumer keeps what it handled, for `admin queue redrive`. */
   conversionDeadLetterHoldQueueUrl: string | undefined;
+  /** The move worker's queue (cross-workspace folder moves). */
+  moveQueueUrl: string | undefined;
   region: string;
   endpoints: { dynamodb?: string; s3?: string; sqs?: string; ses?: string };
   emailSender: string | undefined;
@@ -111,6 +114,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     webhookDeadLetterQueueUrl: e.WEBHOOK_DEAD_LETTER_QUEUE_URL,
     thumbnailQueueUrl: e.THUMBNAIL_QUEUE_URL,
     conversionDeadLetterHoldQueueUrl: e.CONVERSION_DEAD_LETTER_HOLD_QUEUE_URL,
+    moveQueueUrl: e.MOVE_QUEUE_URL,
     region: e.AWS_REGION,
     endpoints: { dynamodb: e.DYNAMODB_ENDPOINT, s3: e.S3_ENDPOINT, sqs: e.SQS_ENDPOINT, ses: e.SES_ENDPOINT },
     emailSender: e.EMAIL_SENDER,
@@ -161,6 +165,7 @@ export const ENV = {
   webhookDeadLetterQueueUrl: 'WEBHOOK_DEAD_LETTER_QUEUE_URL',
   thumbnailQueueUrl: 'THUMBNAIL_QUEUE_URL',
   conversionDeadLetterHoldQueueUrl: 'CONVERSION_DEAD_LETTER_HOLD_QUEUE_URL',
+  moveQueueUrl: 'MOVE_QUEUE_URL',
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   s3Endpoint: 'S3_ENDPOINT',
   sqsEndpoint: 'SQS_ENDPOINT',
@@ -188,6 +193,7 @@ export const QUEUE_URL_ENV = {
   conversion: ENV.conversionQueueUrl,
   webhookDelivery: ENV.webhookQueueUrl,
   thumbnails: ENV.thumbnailQueueUrl,
+  moves: ENV.moveQueueUrl,
 } as const satisfies Record<QueueName, string>;
 
 /** The variable that carries a dead-letter queue's URL to a function that sends to it (only deliveries do). */

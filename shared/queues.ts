@@ -77,6 +77,16 @@ export const QUEUES = {
     maxConcurrency: 5,
     deadLetterRetentionDays: 14,
   },
+  // Cross-workspace folder moves (functions/item-moves): each job carries one bounded batch of a
+  // recorded move along and queues the next; the move record in the table is the source of truth.
+  moves: {
+    id: 'Moves',
+    visibilityTimeoutSeconds: 360,
+    maxReceiveCount: 5,
+    batchSize: 1,
+    workerTimeoutSeconds: 60,
+    deadLetterRetentionDays: 14,
+  },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = keyof typeof QUEUES;

@@ -1,6 +1,7 @@
 import { workspaceAccess } from '../../shared/domain/markups/access.js';
 import { listMarkups } from '../../shared/domain/markups/search.js';
 import { toPublicMarkups } from '../../shared/domain/markup-view.js';
+import { withoutMovedOut } from '../../shared/domain/items/pending-moves.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { okPage, operation } from '../../shared/http/route.js';
 import { DEFAULT_PAGE_SIZE, ListMarkupsQuery, MarkupListSchema } from './schemas.js';
@@ -23,6 +24,8 @@ export const listMarkupsOperation = operation({
       listMarkups(workspace.id, { limit: query.limit ?? DEFAULT_PAGE_SIZE, before: query.before, since: query.since }),
     ]);
     const context = { role, plan, origin, appUrl, include: query.include, fileUrlTtlSeconds: query.ttl };
-    return okPage(await toPublicMarkups(page.items, context), page);
+    // Markups under a folder moved out of this workspace, not carried yet, answer to the destination only.
+    const items = await withoutMovedOut(workspace, page.items);
+    return okPage(await toPublicMarkups(items, context), page);
   },
 });

@@ -1,6 +1,7 @@
 import { workspaceAccess } from '../../shared/domain/markups/access.js';
 import { searchMarkups } from '../../shared/domain/markups/search.js';
 import { toPublicMarkups } from '../../shared/domain/markup-view.js';
+import { withoutMovedOut } from '../../shared/domain/items/pending-moves.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { okPage, operation } from '../../shared/http/route.js';
 import { DEFAULT_PAGE_SIZE, MarkupSearchPageSchema, SearchMarkupsQuery } from './schemas.js';
@@ -22,6 +23,8 @@ export const searchMarkupsOperation = operation({
       searchMarkups(workspace.id, { text: query.query, limit: query.limit ?? DEFAULT_PAGE_SIZE, before: query.before }),
     ]);
     const context = { role, plan, origin, appUrl, include: query.include, fileUrlTtlSeconds: query.ttl };
-    return okPage(await toPublicMarkups(page.items, context), { hasMore: page.hasMore, nextCursor: page.nextCursor });
+    // Markups under a folder moved out of this workspace, not carried yet, answer to the destination only.
+    const items = await withoutMovedOut(workspace, page.items);
+    return okPage(await toPublicMarkups(items, context), { hasMore: page.hasMore, nextCursor: page.nextCursor });
   },
 });

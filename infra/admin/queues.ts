@@ -11,7 +11,7 @@ import type { QueueName } from '../../shared/queues.js';
 import { UsageError } from './usage-error.js';
 
 /** The queues as operators name them (`--queue`), and the queue of `QUEUES` each name means. */
-export const QUEUE_OPTIONS = { uploads: 'uploads', conversion: 'conversion', webhooks: 'webhookDelivery', thumbnails: 'thumbnails' } as const satisfies Record<string, QueueName>;
+export const QUEUE_OPTIONS = { uploads: 'uploads', conversion: 'conversion', webhooks: 'webhookDelivery', thumbnails: 'thumbnails', moves: 'moves' } as const satisfies Record<string, QueueName>;
 export type QueueOption = keyof typeof QUEUE_OPTIONS;
 
 /** The queue `--queue` names; a UsageError saying what it takes otherwise. */
@@ -29,6 +29,7 @@ export function queueUrlOf(config: Config, name: QueueName): string | undefined 
     conversion: config.conversionQueueUrl,
     webhookDelivery: config.webhookQueueUrl,
     thumbnails: config.thumbnailQueueUrl,
+    moves: config.moveQueueUrl,
   };
   return urls[name];
 }

@@ -231,7 +231,12 @@ export class ServiceFunction extends NodejsFunction {
   bindTable(table: ITable, mode: NonNullable<FunctionAccess['table']>): this {
     this.addEnvironment(ENV.tableName, table.tableName);
     if (mode === 'read') table.grantReadData(this);
-    else table.grantReadWriteData(this);
+    else {
+      table.grantReadWriteData(this);
+      // Carrying a moved tree updates records 25 to a BatchExecuteStatement (PartiQL UPDATE), which
+      // grantReadWriteData does not cover.
+      table.grant(this, 'dynamodb:PartiQLUpdate');
+    }
     this.acknowledgeWildcards(
       [`Resource::${nagLabel(this, table.tableArn)}/index/*`],
       `The GSIs of the single table (${TABLE.indexes.map((index) => index.name).join(', ')}: every index it has); the table grant names them as <table>/index/*.`,

@@ -58,7 +58,10 @@ const WRITE_BATCH_CONCURRENCY = 8;
 /** Attempts of a batch whose statements DynamoDB refused for a transient reason. */
 const BATCH_ATTEMPTS = 8;
 
-/** `itemDiff` as a PartiQL UPDATE; its WHERE on the full key fails (instead of creating) when the item is gone. */
+/**
+ * `itemDiff` as a PartiQL UPDATE; its WHERE on the full key fails (instead of creating) when the
+ * item is gone, and on `workspaceId` when another writer carried the item first.
+ */
 function itemStatement(current: ItemRecord, next: ItemRecord): { Statement: string; Parameters: unknown[] } | undefined {
   const { sets, removes } = itemDiff(current, next);
   if (sets.length === 0 && removes.length === 0) return undefined;
@@ -66,20 +69,22 @@ function itemStatement(current: ItemRecord, next: ItemRecord): { Statement: stri
   const key = itemKey(current.id);
   const clauses = [...sets.map(([name]) => `SET ${quote(name)} = ?`), ...removes.map((name) => `REMOVE ${quote(name)}`)];
   return {
-    Statement: `UPDATE ${quote(getConfig().tableName)} ${clauses.join(' ')} WHERE "PK" = ? AND "SK" = ?`,
-    Parameters: [...sets.map(([, value]) => value), key.PK, key.SK],
+    Statement: `UPDATE ${quote(getConfig().tableName)} ${clauses.join(' ')} WHERE "PK" = ? AND "SK" = ? AND "workspaceId" = ?`,
+    Parameters: [...sets.map(([, value]) => value), key.PK, key.SK, current.workspaceId],
   };
 }
 
 /**
  * Applies many record changes 25 to a BatchExecuteStatement, several batches in flight: a
- * 2000-markup tree is 80 requests instead of 2000. Statements refused for a transient reason are
- * retried; items deleted meanwhile are skipped (nothing to carry along).
+ * 2000-markup tree is 80 requests instead of 2000. Each change is conditional on the item still
+ * being in the workspace it was read in. Statements refused for a transient reason are retried;
+ * items deleted or carried by another writer meanwhile are skipped. Answers how many changed.
  */
-export async function applyItemChanges(changes: readonly { current: ItemRecord; next: ItemRecord }[]): Promise<void> {
+export async function applyItemChanges(changes: readonly { current: ItemRecord; next: ItemRecord }[]): Promise<number> {
   const statements = changes.flatMap(({ current, next }) => itemStatement(current, next) ?? []);
   const batches: (typeof statements)[] = [];
   for (let i = 0; i < statements.length; i += STATEMENTS_PER_BATCH) batches.push(statements.slice(i, i + STATEMENTS_PER_BATCH));
+  let applied = 0;
   await forEachLimit(batches, WRITE_BATCH_CONCURRENCY, async (batch) => {
     let pending = batch;
     let refusal: string | undefined;
@@ -90,6 +95,7 @@ export async function applyItemChanges(changes: readonly { current: ItemRecord; 
           const code = Responses[i]?.Error?.Code;
           return code !== undefined && code !== 'ConditionalCheckFailed';
         };
+        applied += pending.filter((_, i) => !Responses[i]?.Error).length;
         refusal = Responses.find((r) => r.Error && r.Error.Code !== 'ConditionalCheckFailed')?.Error?.Message;
         pending = pending.filter((_, i) => refused(i));
         return pending.length > 0 ? AGAIN : undefined;
@@ -97,6 +103,16 @@ export async function applyItemChanges(changes: readonly { current: ItemRecord; 
       { attempts: BATCH_ATTEMPTS, baseMs: 40, capMs: 1000, exhausted: () => new Error(`BatchExecuteStatement kept failing: ${refusal}`) },
     );
   });
+  return applied;
+}
+
+/**
+ * Carries one item of a pending move to `next` (its new workspace, for a folder its rebased
+ * ancestor ids), only while it is still in the workspace it was read in; false when another writer
+ * (the move worker, another request) carried it first or it is gone.
+ */
+export async function carryItemRecord(current: ItemRecord, next: ItemRecord): Promise<boolean> {
+  return applyItemChange(current, next, { when: { expression: '#ws = :from', names: { '#ws': 'workspaceId' }, values: { ':from': current.workspaceId } } });
 }
 
 /** A folder record with `activityAt` moved to `at`: something was put in it. */
@@ -157,6 +173,9 @@ export async function renameFolderRecord(current: FolderRecord, next: FolderReco
  * Y, Y into X) cannot both commit: the second finds an ancestor moved, so no folder can end up
  * below itself. A folder's name claim moves too.
  *
+ * `also` (a cross-workspace move's record and its source workspace's marker, `moves.ts`) commits
+ * in the same transaction.
+ *
  * 'item-changed': the item is no longer where it was read (or a move of it is still pending);
  * 'ancestry-changed': the destination or one of its ancestors moved or is gone (read again);
  * 'name-taken': a folder under the destination holds the name.
@@ -167,6 +186,7 @@ export async function moveItemRecord(
   destination: FolderRecord,
   ancestors: readonly FolderRecord[],
   at: number,
+  also: readonly TransactItem[] = [],
 ): Promise<'moved' | 'item-changed' | 'ancestry-changed' | 'name-taken'> {
   const move = itemUpdate(item, next, {
     when: {
@@ -182,12 +202,13 @@ export async function moveItemRecord(
   // The root and archive folders never move, so only the folders below them are checked.
   const ancestry = ancestors.filter((folder) => folder.parentFolderId).map((folder): TransactItem => ({ ConditionCheck: parentCheck(folder) }));
   const claims = item.kind === 'folder' && next.kind === 'folder' ? [...releaseName(item), ...claimName(next)] : [];
-  const items: TransactItem[] = [{ Update: move }, destinationCheck, ...ancestry, ...claims];
+  const items: TransactItem[] = [{ Update: move }, destinationCheck, ...ancestry, ...claims, ...also];
   const failed = await transactUnlessConditionFails(items);
   if (failed === undefined) return 'moved';
   if (failed === 0) return 'item-changed';
   if (failed <= ancestry.length + 1) return 'ancestry-changed';
-  return failed === items.length - 1 ? 'name-taken' : 'item-changed';
+  // The claims: the released old name (item-changed) and the new one.
+  return claims.length > 0 && failed === ancestry.length + 1 + claims.length ? 'name-taken' : 'item-changed';
 }
 
 /**

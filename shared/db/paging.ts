@@ -120,6 +120,14 @@ export async function queryPrefix(partition: string, prefix?: string, options: {
   return items;
 }
 
+/**
+ * The items of one index partition that `filter` matches, read 1 MB at a time: for batch work that
+ * takes what is left to do from a bounded partition (the markups of a folder not yet carried).
+ */
+export function queryMatching(index: IndexName, partitionValue: string, filter: QueryFilter): AsyncGenerator<Record<string, unknown>> {
+  return queryPartition({ index, partitionValue, filter });
+}
+
 /** A FilterExpression on a Query: DynamoDB still reads (and bills) every item of the range, and returns the matching ones. */
 export interface QueryFilter {
   expression: string;

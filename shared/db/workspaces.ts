@@ -24,6 +24,12 @@ export interface WorkspaceRecord {
   deletedAt?: string;
   /** Moves by 1 with every write of the workspace's fields (`version` in `table.ts`); 0 when never written since versions came. */
   version: number;
+  /**
+   * Folders moved out of this workspace whose move the worker has not finished carrying: folder id
+   * -> destination workspace id (`moves.ts`). Read only: written by the move's own transaction and
+   * the worker, never by `toWorkspaceItem`.
+   */
+  movesOut?: ReadonlyMap<string, string>;
 }
 
 /** The public Workspace shape of the spec. */
@@ -51,7 +57,22 @@ function listKeys(record: WorkspaceRecord) {
 }
 
 export function toWorkspaceItem(record: WorkspaceRecord): Record<string, unknown> {
-  return { ...workspaceKey(record.id), entity: 'Workspace', ...record, ...listKeys(record) };
+  const { movesOut: _pending, ...fields } = record;
+  return { ...workspaceKey(record.id), entity: 'Workspace', ...fields, ...listKeys(record) };
+}
+
+/** One entry of a workspace's `movesOut` string set. */
+export const movesOutEntry = (folderId: string, toWorkspaceId: string) => `${folderId}=${toWorkspaceId}`;
+
+/** A workspace's `movesOut` string set as moved folder id -> destination workspace id. */
+export function parseMovesOut(value: unknown): Map<string, string> {
+  const entries: unknown[] = value instanceof Set ? [...(value as Set<unknown>)] : [];
+  return new Map(
+    entries.flatMap((entry) => {
+      const [folderId, toWorkspaceId] = typeof entry === 'string' ? entry.split('=') : [];
+      return folderId && toWorkspaceId ? [[folderId, toWorkspaceId] as const] : [];
+    }),
+  );
 }
 
 export function fromWorkspaceItem(item: Record<string, unknown>): WorkspaceRecord {
@@ -68,6 +89,7 @@ export function fromWorkspaceItem(item: Record<string, unknown>): WorkspaceRecor
     lastActivityAt: (item.lastActivityAt as string | undefined) ?? (item.createdAt as string),
     deletedAt: item.deletedAt as string | undefined,
     version: (item.version as number | undefined) ?? 0,
+    ...(item.movesOut ? { movesOut: parseMovesOut(item.movesOut) } : {}),
   };
 }
 
@@ -126,9 +148,12 @@ export async function insertWorkspace(record: WorkspaceRecord, extraItems: Trans
   return true;
 }
 
-/** The workspace, or undefined when it does not exist or was deleted. */
-export async function getWorkspace(workspaceId: string): Promise<WorkspaceRecord | undefined> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: workspaceKey(workspaceId) }));
+/**
+ * The workspace, or undefined when it does not exist or was deleted. `consistent` for authorizing
+ * an item: its `movesOut` must show a move from the moment the move's response was sent.
+ */
+export async function getWorkspace(workspaceId: string, consistent = false): Promise<WorkspaceRecord | undefined> {
+  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: workspaceKey(workspaceId), ConsistentRead: consistent }));
   if (!result.Item) return undefined;
   const record = fromWorkspaceItem(result.Item);
   return record.deletedAt ? undefined : record;

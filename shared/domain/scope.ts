@@ -33,7 +33,8 @@ async function findWorkspace(principal: Principal, requestedId: string | undefin
     if (requestedId !== undefined && requestedId !== principal.workspaceId) {
       throw new ForbiddenError(`This ${credentialOf(principal)} is scoped to workspace ${principal.workspaceId} and cannot act on workspace ${requestedId}.`, 'workspace-out-of-scope');
     }
-    const own = await getWorkspace(principal.workspaceId);
+    // Consistent: a move out of the workspace (`movesOut`) shows in its lists from the move's answer on.
+    const own = await getWorkspace(principal.workspaceId, true);
     if (!own) throw new UnauthorizedError(`The ${credentialOf(principal)} belongs to a workspace that has been deleted.`);
     return own;
   }
@@ -44,7 +45,7 @@ async function findWorkspace(principal: Principal, requestedId: string | undefin
   if (workspaceId === undefined) {
     throw new BadRequestError('workspaceId is required with an organization-scoped API key.', 'workspace-id-required');
   }
-  const workspace = await getWorkspace(workspaceId);
+  const workspace = await getWorkspace(workspaceId, true);
   if (!workspace) throw new NotFoundError(`Workspace ${workspaceId} does not exist.`);
   // Another organization's workspace: a 403 naming the workspace as the caller named it.
   requireInScope(principal, workspace, `Workspace ${workspaceId}`);

@@ -35,6 +35,17 @@ export async function enqueueConversion(job: ConversionJob): Promise<void> {
   await getSqs().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(job) }));
 }
 
+/** One batch of a recorded cross-workspace folder move (functions/item-moves). */
+export type MoveJob = { type: 'carry-move'; folderId: string };
+
+/** Puts a move job on the moves queue, after `delaySeconds` (at most 900) when given. */
+export async function enqueueMove(job: MoveJob, options: { delaySeconds?: number } = {}): Promise<void> {
+  const queueUrl = getConfig().moveQueueUrl;
+  if (!queueUrl) throw new Error('MOVE_QUEUE_URL is not set: this function was not granted the moves queue.');
+  const delay = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(options.delaySeconds ?? 0)));
+  await getSqs().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(job), ...(delay > 0 ? { DelaySeconds: delay } : {}) }));
+}
+
 /**
  * Hands a conversion dead letter its consumer has handled on to the hold queue, where it waits for
  * `admin queue redrive --queue conversion` (the body as it came: conversion jobs carry no attributes).

@@ -474,6 +474,23 @@ describe('IAM: each function gets exactly the access its registry entry declares
     expect(deadLetter.flatMap((statement) => actionsOf(statement)).every((action) => /^sqs:(SendMessage|GetQueueAttributes|GetQueueUrl)$/.test(action))).toBe(true);
   });
 
+  it('lets item-moves read and write the table and send to the moves queue only (its next batch), with no S3; items may queue a move too', () => {
+    const statements = statementsOf('item-moves');
+    const dynamo = statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
+
+    expect(allowedActions(statements, 'dynamodb')).toEqual(expect.arrayContaining(['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PartiQLUpdate']));
+    for (const statement of dynamo) for (const resource of resourcesOf(statement)) expect([tableArn(), tableIndexesArn()]).toContainEqual(resource);
+    expect(allowedActions(statements, 's3')).toEqual([]);
+    const sending = statements.filter((statement) => actionsOf(statement).includes('sqs:SendMessage'));
+    expect(sending.flatMap((statement) => resourcesOf(statement))).toEqual([{ 'Fn::ImportValue': names.queueArn('moves') }]);
+    // Reading its queue is the event source's (ReceiveMessage/DeleteMessage on the moves queue only).
+    const receiving = statements.filter((statement) => actionsOf(statement).includes('sqs:ReceiveMessage'));
+    expect(receiving.flatMap((statement) => resourcesOf(statement))).toEqual([{ 'Fn::ImportValue': names.queueArn('moves') }]);
+    expect(variablesOf(synthesized, definitionNamed('item-moves'))).toMatchObject({ MOVE_QUEUE_URL: { 'Fn::ImportValue': names.queueUrl('moves') } });
+    const items = statementsOf('items').filter((statement) => actionsOf(statement).includes('sqs:SendMessage'));
+    expect(items.flatMap((statement) => resourcesOf(statement))).toContainEqual({ 'Fn::ImportValue': names.queueArn('moves') });
+  });
+
   it('runs webhook deliveries in several concurrent batches', () => {
     const [, source] = Object.entries(synthesized.templates.workers.findResources('AWS::Lambda::EventSourceMapping')).find(([, resource]) =>
       JSON.stringify(resource).includes(names.queueArn('webhookDelivery')),

@@ -5,13 +5,14 @@ import { getConfig } from '../../shared/config.js';
 import { armFault } from '../../shared/db/faults.js';
 import { getItem, type FolderRecord } from '../../shared/db/items.js';
 import { MAX_CARRIED_ITEMS } from '../../shared/domain/items/move.js';
+import { MOVE_BATCH_ITEMS } from '../../shared/domain/items/pending-moves.js';
 import { originalKey, retainedOriginalsPartition } from '../../shared/db/originals.js';
 import { queryAll } from '../../shared/db/paging.js';
 import { call } from '../support/api.js';
 import { makeRetainedOriginal } from '../support/fixtures.js';
 import { ancestorsOf, makeItemsWorkspace } from '../support/folder-items.js';
 import { makeFolderChain, makeMarkup, makeMarkups, workspaceMarkupIds } from '../support/items.js';
-import { expectProblem } from '../support/problems.js';
+import { backdateMove, moveFinished } from '../support/moves.js';
 import { makeSecondWorkspace } from '../support/workspaces.js';
 
 async function originalOf(markupId: string): Promise<Record<string, unknown> | undefined> {
@@ -24,7 +25,7 @@ async function retainedIn(workspaceId: string): Promise<string[]> {
   return ids;
 }
 
-describe('A cross-workspace move interrupted after its commit completes when the request is repeated', () => {
+describe('A cross-workspace move interrupted after its commit completes when the request is repeated', { timeout: 120_000 }, () => {
   it('carries the folder, its subfolders, markups and retained originals into the new workspace on retry', async () => {
     const ws = await makeItemsWorkspace();
     const other = await makeSecondWorkspace(ws.orgKey);
@@ -41,6 +42,8 @@ describe('A cross-workspace move interrupted after its commit completes when the
     expect(interrupted.status).toBe(500);
     expect(retried.status, JSON.stringify(retried.body)).toBe(200);
     expect(retried.body.data).toMatchObject({ id: top!.id, parentFolderId: other.rootFolderId, workspaceId: other.id });
+    // The move was recorded by the interrupted request; the retry queued its lost job again.
+    expect((await moveFinished(top!.id))?.state).toBe('done');
     for (const id of [top!.id, inner!.id, plain.id, withOriginal.id]) expect((await getItem(id, true))?.workspaceId).toBe(other.id);
     expect(((await getItem(inner!.id, true)) as FolderRecord).ancestorIds).toEqual([other.rootFolderId, top!.id]);
     expect(await ancestorsOf(ws.orgKey, inner!.id)).toEqual(['Root', 'Project']);
@@ -51,7 +54,7 @@ describe('A cross-workspace move interrupted after its commit completes when the
     expect((await getItem(top!.id, true)) as unknown as Record<string, unknown>).not.toHaveProperty('pendingMove');
   });
 
-  it('finishes the interrupted move when the moved folder is read before any retry', async () => {
+  it('finishes the interrupted move when the moved folder is read after its job stalled', async () => {
     const ws = await makeItemsWorkspace();
     const other = await makeSecondWorkspace(ws.orgKey);
     const [top, inner] = await makeFolderChain(ws.orgKey, ws.rootId, ['Project', 'Assets']);
@@ -59,9 +62,11 @@ describe('A cross-workspace move interrupted after its commit completes when the
 
     await armFault('after-move-commit', top!.id);
     const interrupted = await call('PATCH', `/items/${top!.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } });
+    await backdateMove(top!.id);
     const read = await call('GET', `/items/${top!.id}`, { key: ws.orgKey });
 
     expect([interrupted.status, read.status]).toEqual([500, 200]);
+    expect((await moveFinished(top!.id))?.state).toBe('done');
     for (const id of [inner!.id, markup.id]) expect((await getItem(id, true))?.workspaceId).toBe(other.id);
   });
 });
@@ -89,8 +94,8 @@ describe('POST /markups/bulk/move into another workspace, interrupted after its 
   });
 });
 
-describe(`A move carries at most ${MAX_CARRIED_ITEMS} folders and markups along`, { timeout: 240_000 }, () => {
-  it('refuses a larger cross-workspace move with 422 before changing anything', async () => {
+describe(`A cross-workspace move of more than ${MAX_CARRIED_ITEMS} markups (the bound of a move within a workspace)`, { timeout: 240_000 }, () => {
+  it('answers at once and is carried into the other workspace in the background, in batches', async () => {
     const ws = await makeItemsWorkspace();
     const other = await makeSecondWorkspace(ws.orgKey);
     const [top] = await makeFolderChain(ws.orgKey, ws.rootId, ['Huge']);
@@ -98,9 +103,11 @@ describe(`A move carries at most ${MAX_CARRIED_ITEMS} folders and markups along`
 
     const response = await call('PATCH', `/items/${top!.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } });
 
-    expectProblem(response, 422);
-    expect(response.body.detail).toContain(`at most ${MAX_CARRIED_ITEMS}`);
-    expect((await getItem(top!.id, true))?.workspaceId).toBe(ws.workspaceId);
-    expect((await workspaceMarkupIds(ws.workspaceId)).size).toBe(MAX_CARRIED_ITEMS + 1);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    const move = await moveFinished(top!.id, 180_000);
+    expect(move).toMatchObject({ state: 'done', carriedMarkups: MAX_CARRIED_ITEMS + 1 });
+    expect(move!.batches).toBeGreaterThanOrEqual(Math.ceil((MAX_CARRIED_ITEMS + 1) / MOVE_BATCH_ITEMS));
+    expect((await workspaceMarkupIds(ws.workspaceId)).size).toBe(0);
+    expect((await workspaceMarkupIds(other.id)).size).toBe(MAX_CARRIED_ITEMS + 1);
   });
 });

@@ -10,6 +10,7 @@ import { makeRetainedOriginal } from '../support/fixtures.js';
 import { FOLDER_ITEM_FIELDS, ancestorsOf, childNames, ids, makeItemsWorkspace, names } from '../support/folder-items.js';
 import { missingId } from '../support/ids.js';
 import { makeFolder, makeFolderChain, makeMarkup, makeMarkups, makeMemberKey, workspaceMarkupIds, workspaceOf } from '../support/items.js';
+import { moveFinished } from '../support/moves.js';
 import { makeSecondWorkspace } from '../support/workspaces.js';
 
 describe('Move rule 1: workspace keys move only inside their workspace; organization keys may move to another workspace of the organization', () => {
@@ -46,6 +47,9 @@ describe('Move rule 1: workspace keys move only inside their workspace; organiza
 
     expect(response.status).toBe(200);
     expect(response.body.data).toMatchObject({ id: top!.id, parentFolderId: other.rootFolderId, workspaceId: other.id });
+    // From the response on (the move worker carries the tree after it): the source's key is refused.
+    expect((await call('GET', `/items/${inner!.id}`, { key: ws.workspaceKey })).status).toBe(403);
+    expect((await moveFinished(top!.id))?.state).toBe('done');
     for (const id of [top!.id, inner!.id, ...ids(markups)]) expect((await getItem(id, true))?.workspaceId).toBe(other.id);
     expect(await ancestorsOf(ws.orgKey, inner!.id)).toEqual(['Root', 'Project']);
     expect(ids((await call('GET', `/items/${inner!.id}`, { key: ws.orgKey })).body.data.ancestors)[0]).toBe(other.rootFolderId);
@@ -88,6 +92,8 @@ describe('Move rule 1 at scale: a cross-workspace move of a folder tree with 200
     console.info(`cross-workspace move of a folder tree with ${markups.length} markups in ${folders.length} folders: ${Math.round(elapsed)} ms`);
 
     expect(response.status).toBe(200);
+    // The response comes before the tree is carried (by the move worker); it is done soon after.
+    expect((await moveFinished(top.id, 120_000))?.state).toBe('done');
     expect((await workspaceMarkupIds(ws.workspaceId)).size).toBe(0);
     expect((await workspaceMarkupIds(other.id)).size).toBe(markups.length);
     const moved = await Promise.all(folders.map((folder) => getItem(folder.id, true)));

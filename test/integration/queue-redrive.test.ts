@@ -68,7 +68,7 @@ describe('admin queue redrive --queue conversion: dead conversions go back to th
     expect(failed).toMatchObject({ isReady: true, conversionError: INTERNAL_FAILURE_MESSAGE });
     expect(held).toEqual({ visible: 1, inFlight: 0 });
     expect(shown.status).toBe(0);
-    expect(Object.keys(shown.json).sort()).toEqual(['conversion', 'thumbnails', 'uploads', 'webhooks']);
+    expect(Object.keys(shown.json).sort()).toEqual(['conversion', 'moves', 'thumbnails', 'uploads', 'webhooks']);
     expect(shown.json.conversion).toEqual({
       queue: { visible: 0, inFlight: 0, delayed: 0 },
       deadLetterQueue: { visible: 0, inFlight: 0, delayed: 0 },

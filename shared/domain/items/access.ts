@@ -3,8 +3,9 @@ import type { Permission } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/principal.js';
 import { getItem, getItems, type FolderRecord, type ItemRecord } from '../../db/items.js';
 import type { AnyRole } from '../../auth/permissions.js';
-import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
+import type { WorkspaceRecord } from '../../db/workspaces.js';
 import { NotFoundError } from '../../http/errors.js';
+import { settleItem, settleItems } from './pending-moves.js';
 
 /** An item the caller may reach, with its (live) workspace and the caller's role there. */
 export interface ItemAccess<T extends ItemRecord = ItemRecord> {
@@ -17,13 +18,19 @@ const workspaceRefOf = (item: ItemRecord) => ({ id: item.workspaceId, organizati
 
 /**
  * The access of an item already read, authorized for the route's permission: 403 outside the key's
- * scope or below the permission's role, 404 when its workspace is deleted.
+ * scope or below the permission's role, 404 when its workspace is deleted (or the item is gone). An
+ * item under a folder moved into another workspace is answered, and authorized, as in the
+ * destination (`settleItem`), however far its move's worker has come.
  */
 export async function accessTo<T extends ItemRecord>(principal: Principal, item: T, permission?: Permission): Promise<ItemAccess<T>> {
-  requireInScope(principal, workspaceRefOf(item), `Item ${item.id}`);
-  const [workspace, role] = await Promise.all([getWorkspace(item.workspaceId), authorize(principal, workspaceRefOf(item), { permission })]);
-  if (!workspace) throw new NotFoundError(`Item ${item.id} does not exist.`);
-  return { item, workspace, role };
+  // Moves stay inside an organization: another organization's item is refused before anything else.
+  if (item.organizationId !== principal.organizationId) requireInScope(principal, workspaceRefOf(item), `Item ${item.id}`);
+  const settled = await settleItem(item);
+  if (!settled) throw new NotFoundError(`Item ${item.id} does not exist.`);
+  requireInScope(principal, workspaceRefOf(settled.item), `Item ${item.id}`);
+  const role = await authorize(principal, workspaceRefOf(settled.item), { permission });
+  if (!settled.workspace) throw new NotFoundError(`Item ${item.id} does not exist.`);
+  return { item: settled.item, workspace: settled.workspace, role };
 }
 
 /**
@@ -56,14 +63,19 @@ export async function loadItemsForCaller(principal: Principal, itemIds: readonly
   const found = new Map((await getItems(ids)).map((item) => [item.id, item]));
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) throw new NotFoundError(`These items do not exist: ${missing.join(', ')}. Nothing was changed.`);
-  const items = ids.map((id) => found.get(id)!);
+  for (const item of found.values()) if (item.organizationId !== principal.organizationId) requireInScope(principal, workspaceRefOf(item), `Item ${item.id}`);
+  // Items under a folder moved into another workspace count as in the destination (`settleItems`).
+  const settled = await settleItems(ids.map((id) => found.get(id)!));
+  const gone = ids.filter((id) => !settled.items.some((item) => item.id === id));
+  if (gone.length > 0) throw new NotFoundError(`These items do not exist: ${gone.join(', ')}. Nothing was changed.`);
+  const items = settled.items;
   for (const item of items) requireInScope(principal, workspaceRefOf(item), `Item ${item.id}`);
   const byWorkspace = new Map(items.map((item) => [item.workspaceId, item]));
   const contexts = new Map(
     await Promise.all(
       [...byWorkspace.values()].map(async (item) => {
-        const [workspace, role] = await Promise.all([getWorkspace(item.workspaceId), authorize(principal, workspaceRefOf(item))]);
-        return [item.workspaceId, { workspace, role }] as const;
+        const role = await authorize(principal, workspaceRefOf(item));
+        return [item.workspaceId, { workspace: settled.workspaces.get(item.workspaceId), role }] as const;
       }),
     ),
   );

@@ -7,8 +7,12 @@ import { moveItemRecord } from '../../db/item-writes.js';
 import { BadRequestError, ConflictError, ForbiddenError, HttpError, NotFoundError, UnprocessableError } from '../../http/errors.js';
 import { accessTo, loadFolderForCaller, loadItemForCaller, type ItemAccess } from './access.js';
 import { chooseFolderName, lowerName } from './names.js';
-import { finishPendingMove } from './pending-moves.js';
-import { ancestryOf, descendantFolders, markupsIn, requireDepth, requireOrdinary, SiblingNames, subtreeHeight, type Ancestry } from './tree.js';
+import { insertMove, movesOutMarker } from '../../db/moves.js';
+import type { TransactItem } from '../../db/transact.js';
+import { enqueueMove } from '../../events/jobs.js';
+import { logger } from '../../logger.js';
+import { finishPendingMove, isRecordedMove, requeueIfStalled } from './pending-moves.js';
+import { ancestryOf, descendantFolders, requireDepth, requireOrdinary, SiblingNames, subtreeHeight, type Ancestry } from './tree.js';
 import { toFolderItem, type FolderItem } from './views.js';
 
 export interface MoveOptions {
@@ -21,11 +25,11 @@ export interface MoveOptions {
 }
 
 /**
- * Folders and markups one move may carry along: the folders below the moved folder, and the
- * markups below it when they change workspace. What a move carries follows after its commit, in
- * the request; on the local stack under load a 2000-markup tree takes about 19 s, so this keeps a
- * move within the API's 30 s limit. A larger move is a 422 asking for the subfolders to be moved
- * first.
+ * Folders one move within a workspace may carry along (their ancestor ids follow after the commit,
+ * in the request; on the local stack under load a 2000-folder tree takes many seconds, so this keeps
+ * such a move within the API's 30 s limit). A larger one is a 422 asking for the subfolders to be
+ * moved first. A move into another workspace has no such bound: its worker carries the tree in
+ * batches (`carryMoveBatch`).
  */
 export const MAX_CARRIED_ITEMS = 2500;
 
@@ -49,21 +53,22 @@ async function checkMovable(item: ItemRecord, to: Ancestry, descendants?: Folder
   return below;
 }
 
-/** 422 when a move would carry more than MAX_CARRIED_ITEMS along; answers whether anything is carried. */
-async function requireCarriable(item: ItemRecord, descendants: readonly FolderRecord[], crossWorkspace: boolean): Promise<boolean> {
+/**
+ * Whether a move carries anything along, and 422 when a move within one workspace would carry more
+ * than MAX_CARRIED_ITEMS subfolders. A folder moved into another workspace always does (its tree
+ * is carried by the move worker, however large).
+ */
+function requireCarriable(item: ItemRecord, descendants: readonly FolderRecord[], crossWorkspace: boolean): boolean {
   if (item.kind === 'markup') return crossWorkspace && item.hasRetainedOriginal;
-  if (!crossWorkspace) {
-    requireCarriableCount(descendants.length);
-    return descendants.length > 0;
-  }
-  requireCarriableCount(descendants.length + (await markupsIn([item, ...descendants])).length);
-  return true;
+  if (crossWorkspace) return true;
+  requireCarriableCount(descendants.length);
+  return descendants.length > 0;
 }
 
 function requireCarriableCount(count: number): void {
   if (count > MAX_CARRIED_ITEMS) {
     throw new UnprocessableError(
-      `This move would carry ${count} folders and markups along; one move carries at most ${MAX_CARRIED_ITEMS}. Move the subfolders separately first.`,
+      `This move would carry ${count} folders along; one move within a workspace carries at most ${MAX_CARRIED_ITEMS}. Move the subfolders separately first.`,
     );
   }
 }
@@ -72,8 +77,12 @@ function requireCarriableCount(count: number): void {
  * Moves one item under `destination`, keeping its id. One transaction moves the item (condition: not
  * moved meanwhile), claims a folder's name at the destination, marks the destination active, and
  * holds the destination's ancestry as read, so crossing moves cannot make a cycle (`moveItemRecord`).
- * What lies below follows after the commit (`finishPendingMove`); a move of an item whose earlier
- * move is unfinished finishes that one first, so repeating an interrupted request completes it.
+ * What lies below follows after the commit: within a workspace in this request (`finishPendingMove`;
+ * a move of an item whose earlier move is unfinished finishes that one first, so repeating an
+ * interrupted request completes it); into another workspace, a folder's move is recorded in the same
+ * transaction (`moves.ts`) and carried by the move worker, queued after the commit. Until the worker
+ * is done the folder and the tree below it take no other move (409), and repeating the same move
+ * answers the moved folder and queues its job again.
  */
 export async function moveLoaded(item: ItemRecord, destination: FolderRecord, options: MoveOptions = {}): Promise<ItemRecord> {
   requireOrdinary(item, 'moved');
@@ -89,9 +98,28 @@ export async function moveLoaded(item: ItemRecord, destination: FolderRecord, op
       if (current.parentFolderId !== item.parentFolderId || current.workspaceId !== item.workspaceId) {
         throw new ConflictError(`Item ${item.id} was moved or deleted by another request; read it again and retry.`);
       }
+      if (isRecordedMove(current)) {
+        // The same move again (a retry of a request whose answer was lost): it is done as far as the caller goes.
+        if (current.parentFolderId === destination.id) {
+          await requeueIfStalled(current.id, { force: true });
+          return current;
+        }
+        throw stillMoving(current as FolderRecord);
+      }
+      // A subfolder of a tree still being carried into another workspace stays in it until the worker is done.
+      const carrying = current.kind === 'folder' && current.parentFolderId ? await carryingAbove(current.parentFolderId) : undefined;
+      if (carrying) {
+        await requeueIfStalled(carrying.id);
+        throw stillMoving(carrying);
+      }
       const to = await ancestryOf(destination.id);
       if (!to) throw new NotFoundError(`Folder ${destination.id} does not exist.`);
       const unfinished = [...to.ancestors, to.folder].filter((folder) => folder.pendingMoveFrom);
+      const recorded = unfinished.find((folder) => isRecordedMove(folder));
+      if (recorded) {
+        await requeueIfStalled(recorded.id);
+        throw stillMoving(recorded);
+      }
       if (unfinished.length > 0) {
         for (const folder of unfinished) await finishPendingMove(folder);
         return AGAIN;
@@ -100,11 +128,13 @@ export async function moveLoaded(item: ItemRecord, destination: FolderRecord, op
       if (current.parentFolderId === to.folder.id) return current;
       const descendants = await checkMovable(current, to, options.descendants);
       const crossWorkspace = to.folder.workspaceId !== current.workspaceId;
-      const carries = await requireCarriable(current, descendants, crossWorkspace);
+      const carries = requireCarriable(current, descendants, crossWorkspace);
 
       const next = placed(current, to.folder, options, current.kind === 'folder' ? await nameAt(names, to.folder.id, current.name, options.fallbackName, lostNames) : current.name);
       if (carries) next.pendingMoveFrom = current.workspaceId;
-      const outcome = await moveItemRecord(current, next, to.folder, to.ancestors, next.modifiedAt);
+      const recordsMove = carries && crossWorkspace && next.kind === 'folder';
+      const also = recordsMove ? recordOfMove(current, next) : [];
+      const outcome = await moveItemRecord(current, next, to.folder, to.ancestors, next.modifiedAt, also);
       if (outcome === 'item-changed') throw new ConflictError(`Item ${item.id} was moved or deleted by another request; read it again and retry.`);
       if (outcome === 'ancestry-changed') return AGAIN;
       if (outcome === 'name-taken') {
@@ -114,10 +144,44 @@ export async function moveLoaded(item: ItemRecord, destination: FolderRecord, op
       if (next.kind === 'folder') await names.claim(to.folder.id, next.name);
       if (!carries) return next;
       await failIfArmed('after-move-commit', item.id);
+      if (recordsMove) {
+        // The move is recorded: a job lost here is queued again by the next read or the local stack's start.
+        await enqueueMove({ type: 'carry-move', folderId: next.id }).catch((error: unknown) => logger.error('move job not queued', { folderId: next.id, error }));
+        return next;
+      }
       return (await finishPendingMove(next)) ?? next;
     },
     { attempts: MOVE_ATTEMPTS, baseMs: 10, capMs: 200, exhausted: () => new ConflictError(`Item ${item.id} or the folders around it are being changed by other requests; try again.`) },
   );
+}
+
+/** The move record and the source workspace's marker, joined to the transaction of a folder's move into another workspace. */
+function recordOfMove(current: ItemRecord, next: ItemRecord): TransactItem[] {
+  const at = Date.now();
+  const record = {
+    folderId: current.id,
+    organizationId: current.organizationId,
+    fromWorkspaceId: current.workspaceId,
+    toWorkspaceId: next.workspaceId,
+    state: 'carrying' as const,
+    createdAt: at,
+    updatedAt: at,
+    carriedFolders: 0,
+    carriedMarkups: 0,
+    batches: 0,
+  };
+  return [insertMove(record), movesOutMarker(current.workspaceId, current.id, next.workspaceId)];
+}
+
+/** The folder of `folderId`'s chain (itself or above, by parent links) whose move into another workspace is being carried. */
+async function carryingAbove(folderId: string): Promise<FolderRecord | undefined> {
+  const chain = await ancestryOf(folderId);
+  return chain ? [...chain.ancestors, chain.folder].find((folder) => isRecordedMove(folder)) : undefined;
+}
+
+/** 409 for a folder (or a tree below one) whose move into another workspace is still being carried. */
+function stillMoving(folder: FolderRecord): ConflictError {
+  return new ConflictError(`Folder ${folder.id} is still being moved into another workspace; try again in a few seconds.`);
 }
 
 /** The name a moved folder takes at the destination (Move rule 4), skipping names this request lost to others. */

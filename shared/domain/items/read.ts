@@ -19,9 +19,10 @@ export async function describeItem(access: ItemAccess, links: Pick<MarkupViewCon
   const { item, role } = access;
   if (item.kind === 'markup') return toPublicMarkup(item, { role, plan: await getPlan(item.organizationId), ...links, include: INCLUDE_ALL });
   const byId = new Map((await getItems(item.ancestorIds)).map((ancestor) => [ancestor.id, ancestor]));
+  // A folder's ancestors share its workspace, also while a move into another workspace is carrying them.
   const ancestors = item.ancestorIds.flatMap((id) => {
     const ancestor = byId.get(id);
-    return ancestor ? [toFolderItem(ancestor, role)] : [];
+    return ancestor ? [toFolderItem({ ...ancestor, workspaceId: item.workspaceId }, role)] : [];
   });
   return { ...toFolderItem(item, role), ancestors };
 }
@@ -81,5 +82,7 @@ export async function listChildItems(
   const counts = new Map(
     await Promise.all(page.items.filter((item) => item.kind === 'folder').map(async (folder) => [folder.id, await countFolderChildren(folder.id)] as const)),
   );
-  return { ...page, items: page.items.map((item) => toChildItem(item, access.role, links.appUrl, counts.get(item.id))) };
+  // Children share their folder's workspace, also while a move into another workspace is carrying them.
+  const workspaceId = access.item.workspaceId;
+  return { ...page, items: page.items.map((item) => toChildItem({ ...item, workspaceId }, access.role, links.appUrl, counts.get(item.id))) };
 }

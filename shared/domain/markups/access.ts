@@ -5,9 +5,10 @@ import { livenessToCarry } from '../../auth/liveness.js';
 import { readWithExchangeGrant } from '../../db/exchange-grants.js';
 import { fromItem, getItem, getItems, itemKey, type ItemRecord, type MarkupRecord } from '../../db/items.js';
 import { getPlan, type Plan } from '../../db/plans.js';
-import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
+import type { WorkspaceRecord } from '../../db/workspaces.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/errors.js';
 import { isId } from '../../http/schemas.js';
+import { settleItem, settleItems } from '../items/pending-moves.js';
 
 /** A markup as one caller sees it: the record, its live workspace, the caller's role there, the plan. */
 export interface MarkupAccess {
@@ -48,11 +49,15 @@ const markupNotFound = (markupId: string) => new NotFoundError(`Markup ${markupI
  * `resolveWorkspace` applies to a named workspace); one of a deleted workspace is a 404. `subject`
  * is what the caller asked for (`Markup <id>`, or the thread or message it reached the markup by).
  */
-async function reachableWorkspaceOf(principal: Principal, markup: MarkupRecord, subject: string): Promise<WorkspaceRecord> {
+async function reachableWorkspaceOf(principal: Principal, read: MarkupRecord, subject: string): Promise<{ markup: MarkupRecord; workspace: WorkspaceRecord }> {
+  if (read.organizationId !== principal.organizationId) requireInScope(principal, { id: read.workspaceId, organizationId: read.organizationId }, subject);
+  // A markup under a folder moved into another workspace is in the destination from the move's response on.
+  const settled = await settleItem(read);
+  if (!settled) throw new NotFoundError(`${subject} does not exist.`);
+  const { item: markup, workspace } = settled;
   requireInScope(principal, { id: markup.workspaceId, organizationId: markup.organizationId }, subject);
-  const workspace = await getWorkspace(markup.workspaceId);
   if (!workspace) throw new NotFoundError(`${subject} does not exist.`);
-  return workspace;
+  return { markup, workspace };
 }
 
 /**
@@ -79,14 +84,17 @@ async function markupItem(principal: Principal, markupId: string, consistent: bo
  * unknown ids and folder ids, 403 outside the key's workspace or below the permission's role.
  */
 export async function loadMarkup(principal: Principal, markupId: string, options: LoadOptions = {}): Promise<MarkupAccess> {
-  const markup = await markupItem(principal, markupId, options.consistent ?? false);
-  return { markup, ...(await workspaceAccess(principal, await reachableWorkspaceOf(principal, markup, `Markup ${markupId}`), { ...options, markupId: markup.id })) };
+  const { markup, workspace } = await reachableWorkspaceOf(principal, await markupItem(principal, markupId, options.consistent ?? false), `Markup ${markupId}`);
+  return { markup, ...(await workspaceAccess(principal, workspace, { ...options, markupId: markup.id })) };
 }
 
 /** Whether `markupId` names a markup (not a folder, not deleted) of `workspaceId`: what a token may be bound to. */
 export async function isMarkupOfWorkspace(markupId: string, workspaceId: string): Promise<boolean> {
-  const item = isId(markupId) ? await getItem(markupId) : undefined;
-  return item?.kind === 'markup' && item.workspaceId === workspaceId;
+  const read = isId(markupId) ? await getItem(markupId) : undefined;
+  if (read?.kind !== 'markup') return false;
+  // One of another workspace may lie under a folder moved into this one.
+  const item = read.workspaceId === workspaceId ? read : (await settleItem(read))?.item;
+  return item?.workspaceId === workspaceId;
 }
 
 /** A markup as one caller sees it, without the plan: what comment operations need. */
@@ -102,8 +110,8 @@ export async function loadMarkupRole(principal: Principal, markupId: string, con
  * reach, 404 in a deleted workspace. `subject` is what the caller named when it reached the markup
  * through something else (`Thread <id>`), for refusals, which then never name the markup.
  */
-export async function roleAccessFor(principal: Principal, markup: MarkupRecord, subject?: string): Promise<MarkupRoleAccess> {
-  const workspace = await reachableWorkspaceOf(principal, markup, subject ?? `Markup ${markup.id}`);
+export async function roleAccessFor(principal: Principal, read: MarkupRecord, subject?: string): Promise<MarkupRoleAccess> {
+  const { markup, workspace } = await reachableWorkspaceOf(principal, read, subject ?? `Markup ${read.id}`);
   return { markup, workspace, role: await authorize(principal, workspace, { markupId: markup.id, ...(subject ? { subject } : {}) }) };
 }
 
@@ -115,9 +123,13 @@ export async function loadMarkups(principal: Principal, markupIds: readonly stri
   const found = new Map((await getItems([...markupIds])).map((item) => [item.id, item]));
   const missing = markupIds.filter((id) => found.get(id)?.kind !== 'markup');
   if (missing.length > 0) throw new NotFoundError(`These markups do not exist: ${missing.join(', ')}. Nothing was changed.`);
-  const markups = markupIds.map((id) => found.get(id) as MarkupRecord);
-  const foreign = markups.find((markup) => markup.organizationId !== principal.organizationId);
+  const read = markupIds.map((id) => found.get(id) as MarkupRecord);
+  const foreign = read.find((markup) => markup.organizationId !== principal.organizationId);
   if (foreign) throw new ForbiddenError(`Markup ${foreign.id} is not in this ${credentialOf(principal)}'s organization.`, 'workspace-out-of-scope');
+  // Markups under a folder moved into another workspace are in the destination (`settleItems`).
+  const { items: markups } = await settleItems(read);
+  const gone = markupIds.filter((id) => !markups.some((markup) => markup.id === id));
+  if (gone.length > 0) throw new NotFoundError(`These markups do not exist: ${gone.join(', ')}. Nothing was changed.`);
   return markups;
 }
 
