@@ -11,6 +11,7 @@ import { convertPdf } from '../../shared/convert/pdf.js';
 import { convertPsd } from '../../shared/convert/psd.js';
 import { convertTiff } from '../../shared/convert/tiff.js';
 import { convertVideo } from '../../shared/convert/video.js';
+import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
 import { applyPolicyAfterConversion } from '../../shared/domain/originals.js';
 import { getItem, type MarkupDocumentRecord, type MarkupImageRecord, type MarkupRecord, type MarkupVideoRecord } from '../../shared/db/items.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
@@ -43,12 +44,21 @@ const SAFETY_MARGIN_MS = 45_000;
  * conditional write (reopenDeadConversion) and converts it as if new, with all its deliveries; a
  * markup whose original was archived meanwhile (NEVER_STORE) has nothing left to convert and stays
  * failed. Any other finished markup is left as it is.
+ *
+ * A markup deleted before or during a run leaves nothing behind (DESIGN.md "Deletion takes
+ * everything"): the deletion empties the markup's prefix, and every run that finds the markup gone
+ * after writing (its settling write fails; a later delivery finds no record) empties it again.
  */
 export const convertMarkupJob = defineJob({
   schema: v.object({ type: v.literal('convert-markup'), markupId: v.pipe(v.string(), v.uuid()) }),
   run: async (job, record) => {
     const found = await getItem(job.markupId, true);
-    if (!found || found.kind !== 'markup') return;
+    if (!found) {
+      // Deleted, perhaps after an earlier run of this job stored outputs and died: they go too.
+      await deleteObjectsOfDeletedMarkup(job.markupId);
+      return;
+    }
+    if (found.kind !== 'markup') return;
     const markup = diedWithOriginal(found) ? await reopenDeadConversion(found) : found;
     if (!markup) return;
     if (markup.conversionStatus === 'failed' && markup.conversionError === INTERNAL_FAILURE_MESSAGE && !markup.hasRetainedOriginal) {

@@ -1,9 +1,13 @@
 import { getConfig } from '../config.js';
+import { markupObjectPrefix } from '../storage/objects.js';
 import { itemKey } from './items.js';
 import { updateIfConditionHolds } from './transact.js';
 
-/** Where a markup's rendered thumbnail is stored in the bucket. */
-export const thumbnailObjectKey = (markupId: string) => `thumbnails/${markupId}.png`;
+/**
+ * Where a webpage markup's rendered thumbnail is stored: under the markup's prefix, which its
+ * deletion empties (records from before name `thumbnails/<id>.png` in `thumbnailKey`, deleted by key).
+ */
+export const thumbnailObjectKey = (markupId: string) => `${markupObjectPrefix(markupId)}thumbnail.png`;
 
 /**
  * Records the outcome of rendering a markup's thumbnail. Touches no index key, so it cannot race

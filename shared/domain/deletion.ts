@@ -9,8 +9,9 @@ import { storageChange, type StorageCategory } from '../db/storage.js';
 import { messageKey, messageReferenceKey } from '../db/messages.js';
 import { getConversation, storedObjectsOf, threadDelete, type Conversation, type ThreadRecord } from '../db/threads.js';
 import { batchDelete, tryTransact, type TransactItem } from '../db/transact.js';
-import { deleteObjectsLater } from '../events/jobs.js';
+import { deleteMarkupObjectsLater, deleteObjectsLater } from '../events/jobs.js';
 import { ConflictError } from '../http/errors.js';
+import { markupObjectPrefix } from '../storage/objects.js';
 import { archiveAndQueueDeletion } from './originals.js';
 
 /** BatchWriteItem calls kept in flight at once; a 2000-markup folder is 80 of them. */
@@ -31,7 +32,9 @@ const CONTENTION = { attempts: Number.POSITIVE_INFINITY, budgetMs: 10_000, capMs
  * conditioned on its revision that also takes its attachments' and screenshot's bytes off the
  * counters; each markup record goes in a transaction conditioned on the record as read that also
  * takes off the bytes of its own files (images, pages, video). Only the write that succeeded
- * queues the objects for deletion. The conversation is deleted again after the markup, as a thread
+ * queues the objects for deletion: the files its record names outside the markup's prefix (uploaded
+ * images) by key, and the whole prefix (`markupObjectPrefix`), which also holds what a conversion or
+ * thumbnail running at that moment wrote and never recorded (DESIGN.md "Deletion takes everything"). The conversation is deleted again after the markup, as a thread
  * committed meanwhile would otherwise be left behind; none can be added once the markup is gone.
  */
 export async function deleteItemRecords(records: readonly ItemRecord[]): Promise<void> {
@@ -48,7 +51,7 @@ export async function deleteItemRecords(records: readonly ItemRecord[]): Promise
   for (const group of markupGroups(counted)) await deleteMarkupGroup(group);
   const uncounted = markups.filter((record) => !counted.includes(record));
   await forEachLimit(chunksOf(uncounted, 25), PARALLEL_BATCHES, (chunk) => batchDelete(chunk.map((record) => itemKey(record.id))));
-  await deleteObjectsLater(uncounted.flatMap((record) => storedFilesOf(record).keys), { markupIds: uncounted.map((record) => record.id) });
+  await deleteStoredObjectsLater(uncounted);
   await forEachLimit(markups, PARALLEL_BATCHES, async (record) => {
     await deleteConversationOf(record.id);
     await deleteThreadIndex(record.id);
@@ -73,6 +76,14 @@ export function storedFilesOf(markup: MarkupRecord): { keys: string[]; bytes: Pa
     keys: [...[...images, ...pages, ...video].map((file) => file.key), ...(markup.thumbnailKey ? [markup.thumbnailKey] : [])],
     bytes: { images: sum(images), pdfs: sum(pages), videos: sum(video) },
   };
+}
+
+/** Queues the objects of deleted markup records: the prefix of each, and the keys its record names outside it. */
+async function deleteStoredObjectsLater(markups: readonly MarkupRecord[]): Promise<void> {
+  if (markups.length === 0) return;
+  const outside = markups.flatMap((markup) => storedFilesOf(markup).keys.filter((key) => !key.startsWith(markupObjectPrefix(markup.id))));
+  await deleteObjectsLater(outside, { markupIds: markups.map((markup) => markup.id) });
+  await deleteMarkupObjectsLater(markups.map((markup) => markup.id));
 }
 
 const hasCountedBytes = (files: ReturnType<typeof storedFilesOf>) => Object.values(files.bytes).some((bytes) => bytes > 0);
@@ -101,7 +112,7 @@ async function deleteMarkupGroup(group: readonly MarkupRecord[]): Promise<void> 
         ...(Object.keys(freed).length > 0 ? [{ Update: storageChange(pending[0]!.organizationId, freed) }] : []),
       ];
       if (await committed(items)) {
-        await deleteObjectsLater(stored.flatMap((files) => files.keys), { markupIds: pending.map((markup) => markup.id) });
+        await deleteStoredObjectsLater(pending);
         return undefined;
       }
       const ids = new Set(pending.map((markup) => markup.id));
