@@ -13,6 +13,7 @@ import { convertTiff } from '../../shared/convert/tiff.js';
 import { convertVideo } from '../../shared/convert/video.js';
 import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
 import { applyPolicyAfterConversion } from '../../shared/domain/originals.js';
+import { markWorkStarted } from '../../shared/db/pending-work.js';
 import { getItem, type MarkupDocumentRecord, type MarkupImageRecord, type MarkupRecord, type MarkupVideoRecord } from '../../shared/db/items.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
 import { logger } from '../../shared/logger.js';
@@ -69,6 +70,8 @@ export const convertMarkupJob = defineJob({
       if (markup.conversionStatus) await applyPolicyAfterConversion(markup.id);
       return;
     }
+    // From here the job's deliveries own the work: the pending-work sweep no longer queues it.
+    await markWorkStarted(markup.id, Date.now());
     const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.conversion.maxReceiveCount;
     const deadline = Date.now() + QUEUES.conversion.workerTimeoutSeconds * 1000 - SAFETY_MARGIN_MS;
     const outputs = new OutputObjects();

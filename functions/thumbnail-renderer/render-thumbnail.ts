@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import { getS3 } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { getItem } from '../../shared/db/items.js';
+import { markWorkStarted } from '../../shared/db/pending-work.js';
 import { setThumbnail, thumbnailObjectKey } from '../../shared/db/thumbnails.js';
 import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
@@ -36,6 +37,8 @@ export const renderThumbnailJob = defineJob({
     }
     if (markup.kind !== 'markup' || markup.type !== 'webpage' || !markup.url) return;
     if (markup.thumbnailState === 'ready') return;
+    // From here the job's deliveries own the work: the pending-work sweep no longer queues it.
+    if (markup.thumbnailState === 'pending') await markWorkStarted(markup.id, Date.now());
     try {
       const outcome = await render(markup.url);
       if (outcome.state === 'unavailable') {
