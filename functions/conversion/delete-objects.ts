@@ -4,6 +4,7 @@ import { getS3 } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { MAX_MARKUPS_PER_OBJECTS_JOB } from '../../shared/events/jobs.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
+import { clearDeletedMarkupObjects } from '../../shared/db/pending-work.js';
 import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
 
 /**
@@ -24,7 +25,9 @@ export const deleteObjectsJob = defineJob({
 /**
  * Removes everything stored under the prefixes of deleted markups (`deleteObjectsOfDeletedMarkup`): what
  * their records named and what a conversion wrote and never recorded. A markup that exists is left
- * alone, so a stray job can never take a live markup's files. Idempotent: a retry lists less.
+ * alone, so a stray job can never take a live markup's files. Idempotent: a retry lists less. Then
+ * the records that the removal is owed go (`GONE#<markupId>`, written with each deletion), so the
+ * pending-work sweep stops queueing it.
  */
 export const deleteMarkupObjectsJob = defineJob({
   schema: v.object({
@@ -33,5 +36,7 @@ export const deleteMarkupObjectsJob = defineJob({
   }),
   run: async (job) => {
     for (const markupId of job.markupIds) await deleteObjectsOfDeletedMarkup(markupId);
+    // Done (or the markups were not deleted after all): the sweep need not queue this again.
+    await clearDeletedMarkupObjects(job.markupIds);
   },
 });

@@ -3,6 +3,7 @@ import { AGAIN, withBackoff } from '../db/backoff.js';
 import { isTransactionConflict } from '../db/errors.js';
 import { getItems, itemKey, markupDelete, type ItemRecord, type MarkupRecord } from '../db/items.js';
 import { deleteMarkupSideRecords } from '../db/markup-records.js';
+import { deletedMarkupObjectsPut, putDeletedMarkupObjects } from '../db/pending-work.js';
 import { deleteThreadIndex } from '../db/thread-index.js';
 import { getOriginal } from '../db/originals.js';
 import { storageChange, type StorageCategory } from '../db/storage.js';
@@ -16,8 +17,8 @@ import { archiveAndQueueDeletion } from './originals.js';
 
 /** BatchWriteItem calls kept in flight at once; a 2000-markup folder is 80 of them. */
 const PARALLEL_BATCHES = 8;
-/** Markups deleted in one transaction (with their organization's counters: at most 100 items). */
-const MARKUPS_PER_TRANSACTION = 50;
+/** Markups deleted in one transaction (each with its GONE# record, and their organization's counters: at most 100 items). */
+const MARKUPS_PER_TRANSACTION = 49;
 /** Threads deleted in one transaction: two items each (thread and reference), plus the counters. */
 const THREADS_PER_TRANSACTION = 45;
 /** How long a deletion keeps retrying writes that collide with concurrent ones (other deletions, comments). */
@@ -34,7 +35,9 @@ const CONTENTION = { attempts: Number.POSITIVE_INFINITY, budgetMs: 10_000, capMs
  * takes off the bytes of its own files (images, pages, video). Only the write that succeeded
  * queues the objects for deletion: the files its record names outside the markup's prefix (uploaded
  * images) by key, and the whole prefix (`markupObjectPrefix`), which also holds what a conversion or
- * thumbnail running at that moment wrote and never recorded (DESIGN.md "Deletion takes everything"). The conversation is deleted again after the markup, as a thread
+ * thumbnail running at that moment wrote and never recorded (DESIGN.md "Deletion takes everything").
+ * The record goes with a `GONE#<markupId>` record (in the same transaction, or just before), which
+ * the prefix job removes once done: a deletion that dies before queueing it is found by the sweep. The conversation is deleted again after the markup, as a thread
  * committed meanwhile would otherwise be left behind; none can be added once the markup is gone.
  */
 export async function deleteItemRecords(records: readonly ItemRecord[]): Promise<void> {
@@ -50,6 +53,8 @@ export async function deleteItemRecords(records: readonly ItemRecord[]): Promise
   const counted = markups.filter((record) => record.conversionStatus === 'pending' || hasCountedBytes(storedFilesOf(record)));
   for (const group of markupGroups(counted)) await deleteMarkupGroup(group);
   const uncounted = markups.filter((record) => !counted.includes(record));
+  // Written before the records go: a deletion that dies after it leaves the sweep a job to queue.
+  await putDeletedMarkupObjects(uncounted.map((record) => record.id), Date.now());
   await forEachLimit(chunksOf(uncounted, 25), PARALLEL_BATCHES, (chunk) => batchDelete(chunk.map((record) => itemKey(record.id))));
   await deleteStoredObjectsLater(uncounted);
   await forEachLimit(markups, PARALLEL_BATCHES, async (record) => {
@@ -106,8 +111,10 @@ async function deleteMarkupGroup(group: readonly MarkupRecord[]): Promise<void> 
     async () => {
       const stored = pending.map(storedFilesOf);
       const freed = negated(addUp(stored.map((files) => files.bytes)));
+      const at = Date.now();
       const items: TransactItem[] = [
         ...pending.map(markupDelete),
+        ...pending.map((markup) => deletedMarkupObjectsPut(markup.id, at)),
         // A record read again may hold no counted file any more (a conversion that failed meanwhile).
         ...(Object.keys(freed).length > 0 ? [{ Update: storageChange(pending[0]!.organizationId, freed) }] : []),
       ];

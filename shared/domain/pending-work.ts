@@ -1,6 +1,6 @@
 import { getItem, hasPendingWork, type MarkupRecord } from '../db/items.js';
-import { markupsWithWorkDue, markWorkQueued } from '../db/pending-work.js';
-import { enqueueConversion, enqueueThumbnail } from '../events/jobs.js';
+import { markDeletionQueued, markWorkQueued, workDue } from '../db/pending-work.js';
+import { enqueueConversion, enqueueThumbnail, MAX_MARKUPS_PER_OBJECTS_JOB } from '../events/jobs.js';
 import { logger } from '../logger.js';
 
 /**
@@ -14,17 +14,18 @@ export const PENDING_WORK_SWEEP_LIMIT = 200;
 
 /**
  * Queues again the job of every markup whose pending work (a conversion, a webpage thumbnail) no
- * run took within PENDING_WORK_GRACE_MS of its last queueing, and answers how many it queued.
+ * run took within PENDING_WORK_GRACE_MS of its last queueing, and the removal of the objects of
+ * deleted markups that no job finished within that time, and answers how many jobs it queued.
  * Reads one page of the pending-work index (a Query, never a Scan) and each markup, consistently.
  * A job queued twice is harmless: a conversion converts only a pending markup and settles it with
  * a conditional write (two runs store the same keys, count once), and a thumbnail is rendered only
  * while pending. A send that fails leaves the markup due for the next sweep.
  */
 export async function sweepPendingWork(now = Date.now(), options: { graceMs?: number } = {}): Promise<number> {
-  const due = await markupsWithWorkDue(now - (options.graceMs ?? PENDING_WORK_GRACE_MS), PENDING_WORK_SWEEP_LIMIT);
+  const due = await workDue(now - (options.graceMs ?? PENDING_WORK_GRACE_MS), PENDING_WORK_SWEEP_LIMIT);
   let queued = 0;
-  for (const listed of due) {
-    const markup = await getItem(listed.id, true);
+  for (const entry of due.filter((work) => work.kind === 'markup')) {
+    const markup = await getItem(entry.markup.id, true);
     if (markup?.kind !== 'markup' || !hasPendingWork(markup) || markup.workStartedAt !== undefined) continue;
     try {
       await queueWorkOf(markup);
@@ -34,6 +35,18 @@ export async function sweepPendingWork(now = Date.now(), options: { graceMs?: nu
     }
     queued += 1;
     await markWorkQueued(markup, now);
+  }
+  const deleted = due.flatMap((work) => (work.kind === 'deleted-markup' ? [work.markupId] : []));
+  for (let i = 0; i < deleted.length; i += MAX_MARKUPS_PER_OBJECTS_JOB) {
+    const markupIds = deleted.slice(i, i + MAX_MARKUPS_PER_OBJECTS_JOB);
+    try {
+      await enqueueConversion({ type: 'delete-markup-objects', markupIds });
+    } catch (error) {
+      logger.error('objects of deleted markups not queued for deletion again', { markupIds, error });
+      continue;
+    }
+    queued += 1;
+    for (const markupId of markupIds) await markDeletionQueued(markupId, now);
   }
   if (queued > 0) logger.warn('jobs of pending markups queued again', { queued, due: due.length });
   return queued;

@@ -5,13 +5,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { convertMarkupJob } from '../../functions/conversion/convert-markup.js';
 import { handleDeadLetters } from '../../functions/conversion/dead-letters.js';
 import { renderThumbnailJob } from '../../functions/thumbnail-renderer/render-thumbnail.js';
-import { getS3 } from '../../shared/clients.js';
-import { getItem, itemKey } from '../../shared/db/items.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { getDb, getS3, getSqs } from '../../shared/clients.js';
+import { getConfig } from '../../shared/config.js';
+import { getItem, itemKey, type MarkupRecord } from '../../shared/db/items.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
 import { batchDelete } from '../../shared/db/transact.js';
+import { deleteItemRecords } from '../../shared/domain/deletion.js';
+import { PENDING_WORK_GRACE_MS, sweepPendingWork } from '../../shared/domain/pending-work.js';
 import { markupObjectPrefix } from '../../shared/storage/objects.js';
 import { call } from '../support/api.js';
 import { conversionClients, deliveryRecord as record, keysUnder as keysIn, makePendingMarkup as makePending, type Upload } from '../support/conversion-jobs.js';
+import { makeMarkup, workspaceOf } from '../support/items.js';
 import { eventually } from '../support/polling.js';
 import { makePdf } from '../support/sample-files.js';
 
@@ -161,4 +166,39 @@ describe('deleting a markup takes every object under its prefix (DESIGN.md "Dele
       expect(await getStorageBreakdown(org.organizationId), `round ${round}`).toMatchObject({ pdfs: 0, total: 0 });
     }
   }, 240_000);
+
+  it('a deletion that died before queueing its prefix job leaves a record the sweep finds: the objects go then (both deletion paths)', async () => {
+    const { org, markup: pending } = await pendingPdf();
+    await runUntilDeath(pending.id, 3);
+    const workspace = await workspaceOf(org.workspaceId);
+    const webpage = await makeMarkup({ workspaceId: org.workspaceId, organizationId: workspace.organizationId, parentFolderId: workspace.rootFolderId });
+    await s3.send(new PutObjectCommand({ Bucket: services.bucketName, Key: `${markupObjectPrefix(webpage.id)}thumbnail.png`, Body: Buffer.from('png'), ContentType: 'image/png' }));
+    const markups = [(await getItem(pending.id, true)) as MarkupRecord, webpage];
+    const gone = async (markupId: string) => (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: { PK: `GONE#${markupId}`, SK: 'GONE' }, ConsistentRead: true }))).Item;
+
+    // The request dies before any job is queued: every send of this process fails.
+    const cut = `cut-queues-${randomUUID()}`;
+    getSqs().middlewareStack.add(
+      () => async () => {
+        throw new Error('the process died before the send');
+      },
+      { step: 'initialize', name: cut },
+    );
+    try {
+      await deleteItemRecords(markups);
+    } finally {
+      getSqs().middlewareStack.remove(cut);
+    }
+    const left = await Promise.all(markups.map((markup) => keysUnder(markupObjectPrefix(markup.id))));
+    const recorded = await Promise.all(markups.map((markup) => gone(markup.id)));
+    await sweepPendingWork(Date.now() + PENDING_WORK_GRACE_MS + 1_000);
+
+    for (const [index, markup] of markups.entries()) {
+      expect(left[index]!.length, markup.type).toBeGreaterThan(0);
+      expect(recorded[index], markup.type).toMatchObject({ markupId: markup.id });
+      expect(await eventually(() => keysUnder(markupObjectPrefix(markup.id)), (keys) => keys.length === 0), markup.type).toEqual([]);
+      expect(await eventually(() => gone(markup.id), (item) => item === undefined), markup.type).toBeUndefined();
+    }
+    expect(await getStorageBreakdown(org.organizationId)).toMatchObject({ pdfs: 0, total: 0 });
+  }, 60_000);
 });
