@@ -1,6 +1,6 @@
 /**
  * A scheduled function's handler as the local stack calls it: no EventBridge fields (none is read);
- * `atStart` on the run made as the stack starts, before it takes any request.
+ * `atStart` on the run made as the stack starts.
  */
 export type ScheduledHandler = (event: { atStart?: true }) => Promise<unknown>;
 
