@@ -48,7 +48,8 @@ const SAFETY_MARGIN_MS = 45_000;
  *
  * A markup deleted before or during a run leaves nothing behind (DESIGN.md "Deletion takes
  * everything"): the deletion empties the markup's prefix, and every run that finds the markup gone
- * after writing (its settling write fails; a later delivery finds no record) empties it again.
+ * after writing (its settling write fails; a later delivery finds no record) empties it again. A
+ * run looks before each page and stops as soon as the markup is gone.
  */
 export const convertMarkupJob = defineJob({
   schema: v.object({ type: v.literal('convert-markup'), markupId: v.pipe(v.string(), v.uuid()) }),
@@ -82,6 +83,11 @@ export const convertMarkupJob = defineJob({
       await markReady(markup, converted, outputs);
       logger.info('markup converted', { markupId: markup.id, type: markup.type, bytes: converted.bytes, ms: Date.now() - started });
     } catch (error) {
+      if (error instanceof MarkupDeleted) {
+        logger.info('markup deleted during its conversion', { markupId: markup.id, ms: Date.now() - started });
+        await deleteObjectsOfDeletedMarkup(markup.id);
+        return;
+      }
       if (error instanceof ConversionError) {
         logger.info('markup conversion failed', { markupId: markup.id, type: markup.type, reason: error.message });
         await markFailed(markup, error.message, outputs);
@@ -119,6 +125,7 @@ async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObj
     const pages: MarkupDocumentRecord['pages'] = [];
     for await (const page of convertPdf(input)) {
       checkDeadline(deadline);
+      await requireMarkup(markup.id);
       const extension = page.image.mimeType === 'image/png' ? 'png' : 'jpg';
       const image = await outputs.put(conversionKeys.page(markup.id, page.number, extension), page.image.data, page.image.mimeType, `${base}-page-${page.number}.${extension}`);
       if (page.number === 1) await thumbnails.from(page.image);
@@ -133,6 +140,7 @@ async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObj
     const images: MarkupImageRecord[] = [];
     const store = async (page: RenderedImage) => {
       checkDeadline(deadline);
+      await requireMarkup(markup.id);
       const number = images.length + 1;
       const stored = await outputs.put(conversionKeys.page(markup.id, number, 'png'), page.data, page.mimeType, `${base}-${number}.png`);
       if (number === 1) await thumbnails.from(page);
@@ -153,6 +161,19 @@ async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObj
   }
 
   throw new ConversionError(`Markups of type ${markup.type} are not converted.`);
+}
+
+/** The markup was deleted while it was converted: the run stops before its next page. */
+class MarkupDeleted extends Error {
+  override name = 'MarkupDeleted';
+}
+
+/**
+ * Before each page: a markup deleted meanwhile stops the run (one consistent read a page, against
+ * rendering and storing the rest of a 500-page PDF for nothing). What was stored goes then.
+ */
+async function requireMarkup(markupId: string): Promise<void> {
+  if (!(await getItem(markupId, true))) throw new MarkupDeleted(`markup ${markupId} was deleted during its conversion`);
 }
 
 function checkDeadline(deadline: number): void {

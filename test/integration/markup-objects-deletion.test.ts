@@ -167,6 +167,45 @@ describe('deleting a markup takes every object under its prefix (DESIGN.md "Dele
     }
   }, 240_000);
 
+  it('a conversion stops before its next page once its markup is deleted, and leaves nothing', async () => {
+    const { org, markup } = await makePending(clients, {
+      type: 'pdf',
+      bytes: await makePdf(Array.from({ length: 6 }, () => ({ width: 200, height: 260 }))),
+      filename: 'long.pdf',
+      mimeType: 'application/pdf',
+    });
+    const prefix = markupObjectPrefix(markup.id);
+    const pagesPut: string[] = [];
+    let answered!: () => void;
+    const deletionAnswered = new Promise<void>((resolve) => (answered = resolve));
+    let reached!: () => void;
+    const holdReached = new Promise<void>((resolve) => (reached = resolve));
+
+    const deletion = await withPutHook(
+      prefix,
+      async (key) => {
+        if (key.startsWith(`${prefix}pages/`)) pagesPut.push(key.slice(prefix.length));
+        if (key === `${prefix}pages/2.png`) {
+          reached();
+          await deletionAnswered;
+        }
+      },
+      async () => {
+        const running = convertMarkupJob.run({ type: 'convert-markup', markupId: markup.id }, record(1));
+        await Promise.race([holdReached, running]);
+        const answer = await deleteMarkup(org.orgKey, markup.id);
+        answered();
+        await running;
+        return answer;
+      },
+    );
+
+    expect(deletion.status).toBe(204);
+    expect(pagesPut).toEqual(['pages/1.png', 'pages/2.png']);
+    expect(await eventually(() => keysUnder(prefix), (keys) => keys.length === 0)).toEqual([]);
+    expect(await getStorageBreakdown(org.organizationId)).toMatchObject({ pdfs: 0, total: 0 });
+  }, 60_000);
+
   it('a deletion that died before queueing its prefix job leaves a record the sweep finds: the objects go then (both deletion paths)', async () => {
     const { org, markup: pending } = await pendingPdf();
     await runUntilDeath(pending.id, 3);
