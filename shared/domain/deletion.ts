@@ -37,8 +37,9 @@ const CONTENTION = { attempts: Number.POSITIVE_INFINITY, budgetMs: 10_000, capMs
  * images) by key, and the whole prefix (`markupObjectPrefix`), which also holds what a conversion or
  * thumbnail running at that moment wrote and never recorded (DESIGN.md "Deletion takes everything").
  * The record goes with a `GONE#<markupId>` record (in the same transaction, or just before), which
- * the prefix job removes once done: a deletion that dies before queueing it is found by the sweep. The conversation is deleted again after the markup, as a thread
- * committed meanwhile would otherwise be left behind; none can be added once the markup is gone.
+ * the prefix job removes once done: a deletion that dies before queueing it is found by the sweep.
+ * The conversation is deleted again after the markup, as a thread committed meanwhile would
+ * otherwise be left behind; none can be added once the markup is gone.
  */
 export async function deleteItemRecords(records: readonly ItemRecord[]): Promise<void> {
   const markups = records.filter((record): record is MarkupRecord => record.kind === 'markup');

@@ -1,5 +1,5 @@
 import { getItem, hasPendingWork, type MarkupRecord } from '../db/items.js';
-import { markDeletionQueued, markWorkQueued, workDue } from '../db/pending-work.js';
+import { markDeletionQueued, markWorkQueued, markWorkStarted, workDue } from '../db/pending-work.js';
 import { enqueueConversion, enqueueThumbnail, MAX_MARKUPS_PER_OBJECTS_JOB } from '../events/jobs.js';
 import { logger } from '../logger.js';
 
@@ -26,7 +26,12 @@ export async function sweepPendingWork(now = Date.now(), options: { graceMs?: nu
   let queued = 0;
   for (const entry of due.filter((work) => work.kind === 'markup')) {
     const markup = await getItem(entry.markup.id, true);
-    if (markup?.kind !== 'markup' || !hasPendingWork(markup) || markup.workStartedAt !== undefined) continue;
+    if (markup?.kind !== 'markup') continue;
+    if (!hasPendingWork(markup) || markup.workStartedAt !== undefined) {
+      // An entry that outlived its work (none should): out of the index, so it never crowds the page.
+      await markWorkStarted(markup.id, now);
+      continue;
+    }
     try {
       await queueWorkOf(markup);
     } catch (error) {
