@@ -81,7 +81,16 @@ export interface StreamConsumerFunction extends FunctionBase {
   filter: typeof OUTBOX_STREAM_FILTER;
 }
 
-export type FunctionDefinition = ApiFunction | QueueWorkerFunction | StreamConsumerFunction;
+/**
+ * A function run on a schedule (an EventBridge rule deployed, with retries and a dead-letter queue;
+ * a timer in the local stack, which also runs it once at start).
+ */
+export interface ScheduledFunction extends FunctionBase {
+  kind: 'schedule';
+  everyMinutes: number;
+}
+
+export type FunctionDefinition = ApiFunction | QueueWorkerFunction | StreamConsumerFunction | ScheduledFunction;
 
 /**
  * Every Lambda of the service, and through the `api` ones every route: the one list the CDK stacks,
@@ -179,6 +188,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   },
   // Carries a folder moved into another workspace along in bounded batches, queueing its own next batch.
   { kind: 'sqs', name: 'item-moves', queue: 'moves', access: { table: 'readWrite', sendsTo: ['moves'] } },
+  // Queues again the conversion or thumbnail job of markups whose job was lost between their commit and its enqueue.
+  { kind: 'schedule', name: 'pending-work-sweep', everyMinutes: 5, timeoutSeconds: 60, access: { table: 'readWrite', sendsTo: ['conversion', 'thumbnails'] } },
   // New outbox items -> one delivery job per (event, enabled and subscribed registration).
   { kind: 'stream', name: 'webhook-fanout', filter: OUTBOX_STREAM_FILTER, timeoutSeconds: 30, access: { table: 'read', sendsTo: ['webhookDelivery'] } },
 ];

@@ -11,7 +11,9 @@ import { convertPdf } from '../../shared/convert/pdf.js';
 import { convertPsd } from '../../shared/convert/psd.js';
 import { convertTiff } from '../../shared/convert/tiff.js';
 import { convertVideo } from '../../shared/convert/video.js';
+import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
 import { applyPolicyAfterConversion } from '../../shared/domain/originals.js';
+import { markWorkStarted } from '../../shared/db/pending-work.js';
 import { getItem, type MarkupDocumentRecord, type MarkupImageRecord, type MarkupRecord, type MarkupVideoRecord } from '../../shared/db/items.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
 import { logger } from '../../shared/logger.js';
@@ -43,12 +45,22 @@ const SAFETY_MARGIN_MS = 45_000;
  * conditional write (reopenDeadConversion) and converts it as if new, with all its deliveries; a
  * markup whose original was archived meanwhile (NEVER_STORE) has nothing left to convert and stays
  * failed. Any other finished markup is left as it is.
+ *
+ * A markup deleted before or during a run leaves nothing behind (DESIGN.md "Deletion takes
+ * everything"): the deletion empties the markup's prefix, and every run that finds the markup gone
+ * after writing (its settling write fails; a later delivery finds no record) empties it again. A
+ * run looks before each page and stops as soon as the markup is gone.
  */
 export const convertMarkupJob = defineJob({
   schema: v.object({ type: v.literal('convert-markup'), markupId: v.pipe(v.string(), v.uuid()) }),
   run: async (job, record) => {
     const found = await getItem(job.markupId, true);
-    if (!found || found.kind !== 'markup') return;
+    if (!found) {
+      // Deleted, perhaps after an earlier run of this job stored outputs and died: they go too.
+      await deleteObjectsOfDeletedMarkup(job.markupId);
+      return;
+    }
+    if (found.kind !== 'markup') return;
     const markup = diedWithOriginal(found) ? await reopenDeadConversion(found) : found;
     if (!markup) return;
     if (markup.conversionStatus === 'failed' && markup.conversionError === INTERNAL_FAILURE_MESSAGE && !markup.hasRetainedOriginal) {
@@ -59,6 +71,8 @@ export const convertMarkupJob = defineJob({
       if (markup.conversionStatus) await applyPolicyAfterConversion(markup.id);
       return;
     }
+    // From here the job's deliveries own the work: the pending-work sweep no longer queues it.
+    await markWorkStarted(markup.id, Date.now());
     const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.conversion.maxReceiveCount;
     const deadline = Date.now() + QUEUES.conversion.workerTimeoutSeconds * 1000 - SAFETY_MARGIN_MS;
     const outputs = new OutputObjects();
@@ -69,6 +83,11 @@ export const convertMarkupJob = defineJob({
       await markReady(markup, converted, outputs);
       logger.info('markup converted', { markupId: markup.id, type: markup.type, bytes: converted.bytes, ms: Date.now() - started });
     } catch (error) {
+      if (error instanceof MarkupDeleted) {
+        logger.info('markup deleted during its conversion', { markupId: markup.id, ms: Date.now() - started });
+        await deleteObjectsOfDeletedMarkup(markup.id);
+        return;
+      }
       if (error instanceof ConversionError) {
         logger.info('markup conversion failed', { markupId: markup.id, type: markup.type, reason: error.message });
         await markFailed(markup, error.message, outputs);
@@ -106,6 +125,7 @@ async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObj
     const pages: MarkupDocumentRecord['pages'] = [];
     for await (const page of convertPdf(input)) {
       checkDeadline(deadline);
+      await requireMarkup(markup.id);
       const extension = page.image.mimeType === 'image/png' ? 'png' : 'jpg';
       const image = await outputs.put(conversionKeys.page(markup.id, page.number, extension), page.image.data, page.image.mimeType, `${base}-page-${page.number}.${extension}`);
       if (page.number === 1) await thumbnails.from(page.image);
@@ -120,6 +140,7 @@ async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObj
     const images: MarkupImageRecord[] = [];
     const store = async (page: RenderedImage) => {
       checkDeadline(deadline);
+      await requireMarkup(markup.id);
       const number = images.length + 1;
       const stored = await outputs.put(conversionKeys.page(markup.id, number, 'png'), page.data, page.mimeType, `${base}-${number}.png`);
       if (number === 1) await thumbnails.from(page);
@@ -140,6 +161,19 @@ async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObj
   }
 
   throw new ConversionError(`Markups of type ${markup.type} are not converted.`);
+}
+
+/** The markup was deleted while it was converted: the run stops before its next page. */
+class MarkupDeleted extends Error {
+  override name = 'MarkupDeleted';
+}
+
+/**
+ * Before each page: a markup deleted meanwhile stops the run (one consistent read a page, against
+ * rendering and storing the rest of a 500-page PDF for nothing). What was stored goes then.
+ */
+async function requireMarkup(markupId: string): Promise<void> {
+  if (!(await getItem(markupId, true))) throw new MarkupDeleted(`markup ${markupId} was deleted during its conversion`);
 }
 
 function checkDeadline(deadline: number): void {

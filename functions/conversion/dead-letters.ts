@@ -1,6 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as v from 'valibot';
 import { getItem } from '../../shared/db/items.js';
+import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
 import { holdConversionDeadLetter } from '../../shared/events/jobs.js';
 import { logger } from '../../shared/logger.js';
 import { INTERNAL_FAILURE_MESSAGE, markFailed } from './markup-outcome.js';
@@ -12,8 +13,9 @@ const DeadConversion = v.object({ type: v.literal('convert-markup'), markupId: v
  * The consumer of the conversion queue's dead-letter queue. A message lands there when its job
  * failed on every delivery, including when the worker was killed (timeout, out of memory) and so
  * could not record anything itself: a `convert-markup` job leaves its markup in the `failed` state
- * with INTERNAL_FAILURE_MESSAGE, and whatever its runs stored is removed. A markup no longer pending
- * (converted, failed, deleted) is left as it is; other jobs are logged whole.
+ * with INTERNAL_FAILURE_MESSAGE, and whatever its runs stored is removed. A deleted markup's prefix
+ * is emptied; a markup no longer pending (converted, failed) is left as it is; other jobs are
+ * logged whole.
  *
  * Then every dead letter is handed on to the hold queue before it is acknowledged (sent before it is
  * deleted here, so none is lost between the two), where it waits for an operator's
@@ -39,6 +41,8 @@ export async function handleDeadLetters(event: SQSEvent, context?: Context): Pro
 
 async function failDeadConversion(markupId: string): Promise<void> {
   const markup = await getItem(markupId, true);
+  // Deleted while its job was dying: what the job's runs stored goes with the rest of the prefix.
+  if (!markup) await deleteObjectsOfDeletedMarkup(markupId);
   if (markup?.kind !== 'markup' || markup.conversionStatus !== 'pending') return;
   logger.error('conversion job dead-lettered', { markupId, type: markup.type });
   await markFailed(markup, INTERNAL_FAILURE_MESSAGE, await OutputObjects.ofMarkup(markupId));

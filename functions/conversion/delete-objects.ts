@@ -2,7 +2,10 @@ import { DeleteObjectsCommand } from '@aws-sdk/client-s3';
 import * as v from 'valibot';
 import { getS3 } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
+import { MAX_MARKUPS_PER_OBJECTS_JOB } from '../../shared/events/jobs.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
+import { clearDeletedMarkupObjects } from '../../shared/db/pending-work.js';
+import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
 
 /**
  * Removes objects whose records were archived or deleted (originals, converted files). Deleting an
@@ -16,5 +19,24 @@ export const deleteObjectsJob = defineJob({
     );
     const failed = result.Errors ?? [];
     if (failed.length > 0) throw new Error(`could not delete ${failed.map((error) => `${error.Key}: ${error.Code}`).join(', ')}`);
+  },
+});
+
+/**
+ * Removes everything stored under the prefixes of deleted markups (`deleteObjectsOfDeletedMarkup`): what
+ * their records named and what a conversion wrote and never recorded. A markup that exists is left
+ * alone, so a stray job can never take a live markup's files. Idempotent: a retry lists less. Then
+ * the records that the removal is owed go (`GONE#<markupId>`, written with each deletion), so the
+ * pending-work sweep stops queueing it.
+ */
+export const deleteMarkupObjectsJob = defineJob({
+  schema: v.object({
+    type: v.literal('delete-markup-objects'),
+    markupIds: v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.minLength(1), v.maxLength(MAX_MARKUPS_PER_OBJECTS_JOB)),
+  }),
+  run: async (job) => {
+    for (const markupId of job.markupIds) await deleteObjectsOfDeletedMarkup(markupId);
+    // Done (or the markups were not deleted after all): the sweep need not queue this again.
+    await clearDeletedMarkupObjects(job.markupIds);
   },
 });

@@ -1,7 +1,7 @@
 import type { JobTable } from '../../shared/events/queue-worker.js';
 import { archiveOriginalsJob } from './archive-originals.js';
 import { convertMarkupJob } from './convert-markup.js';
-import { deleteObjectsJob } from './delete-objects.js';
+import { deleteMarkupObjectsJob, deleteObjectsJob } from './delete-objects.js';
 import { deleteWorkspaceContentJob } from './delete-workspace-content.js';
 import { screenshotThumbnailJob } from './screenshot-thumbnail.js';
 
@@ -12,6 +12,7 @@ import { screenshotThumbnailJob } from './screenshot-thumbnail.js';
 export const conversionJobs: JobTable = {
   'archive-originals': archiveOriginalsJob,
   'convert-markup': convertMarkupJob,
+  'delete-markup-objects': deleteMarkupObjectsJob,
   'delete-objects': deleteObjectsJob,
   'delete-workspace-content': deleteWorkspaceContentJob,
   'screenshot-thumbnail': screenshotThumbnailJob,

@@ -3,6 +3,7 @@ import { getItem, itemUpdate, type MarkupRecord } from '../../shared/db/items.js
 import { storageDelta, type StorageCategory } from '../../shared/db/storage.js';
 import { transactUnlessConditionFails, type TransactItem } from '../../shared/db/transact.js';
 import { chargeAdjustment } from '../../shared/db/usage.js';
+import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
 import { applyPolicyAfterConversion } from '../../shared/domain/originals.js';
 import { logger } from '../../shared/logger.js';
 import { recordMetrics } from '../../shared/metrics.js';
@@ -143,14 +144,20 @@ export async function reopenDeadConversion(markup: MarkupRecord): Promise<Markup
 
 /**
  * The markup was no longer pending. If another run made it ready, its outputs are the very objects
- * this run wrote (same keys, same bytes), so they stay. If it was deleted, or another run recorded a
- * failure, nothing refers to them and they go.
+ * this run wrote (same keys, same bytes), so they stay. If another run recorded a failure, nothing
+ * refers to them and they go; if it was deleted, everything under its prefix goes.
  */
 async function afterLostRace(markup: MarkupRecord, outputs: OutputObjects): Promise<void> {
   const current = await getItem(markup.id, true);
   const status = current?.kind === 'markup' ? current.conversionStatus : undefined;
   logger.info('markup no longer pending', { markupId: markup.id, conversionStatus: status ?? 'deleted' });
   if (status === 'ready') return;
+  // Deleted: the whole prefix goes, as the deletion's own job may have listed it before this run's
+  // last write. Thrown, not logged: the job is retried and its next delivery finds the markup gone.
+  if (!current) {
+    await deleteObjectsOfDeletedMarkup(markup.id);
+    return;
+  }
   await outputs.deleteAll().catch((error: unknown) => logger.warn('conversion outputs not removed', { markupId: markup.id, error }));
 }
 

@@ -9,6 +9,7 @@ import { ConversionError } from '../../shared/convert/errors.js';
 import { CONVERSION_LIMITS } from '../../shared/convert/limits.js';
 import type { StoredFile } from '../../shared/db/items.js';
 import { getConfig } from '../../shared/config.js';
+import { markupObjectPrefix } from '../../shared/storage/objects.js';
 
 function bucketName(): string {
   const bucket = getConfig().bucketName;
@@ -16,13 +17,16 @@ function bucketName(): string {
   return bucket;
 }
 
-/** Where the conversion outputs of a markup live: fixed names, so a retried job overwrites its own. */
+/**
+ * Where the conversion outputs of a markup live: fixed names, so a retried job overwrites its own,
+ * all under the markup's prefix, which its deletion empties.
+ */
 export const conversionKeys = {
-  pages: (markupId: string) => `markups/${markupId}/pages/`,
-  page: (markupId: string, number: number, extension: string) => `markups/${markupId}/pages/${number}.${extension}`,
-  video: (markupId: string) => `markups/${markupId}/video.mp4`,
-  poster: (markupId: string) => `markups/${markupId}/poster.jpg`,
-  thumbnail: (markupId: string) => `markups/${markupId}/thumbnail.png`,
+  pages: (markupId: string) => `${markupObjectPrefix(markupId)}pages/`,
+  page: (markupId: string, number: number, extension: string) => `${markupObjectPrefix(markupId)}pages/${number}.${extension}`,
+  video: (markupId: string) => `${markupObjectPrefix(markupId)}video.mp4`,
+  poster: (markupId: string) => `${markupObjectPrefix(markupId)}poster.jpg`,
+  thumbnail: (markupId: string) => `${markupObjectPrefix(markupId)}thumbnail.png`,
 };
 
 /**

@@ -6,7 +6,9 @@ import * as v from 'valibot';
 import { getS3 } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { getItem } from '../../shared/db/items.js';
+import { markWorkStarted } from '../../shared/db/pending-work.js';
 import { setThumbnail, thumbnailObjectKey } from '../../shared/db/thumbnails.js';
+import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
 import { logger } from '../../shared/logger.js';
 import { findChromium, RenderError, renderThumbnail } from '../../shared/render/chromium.js';
@@ -21,13 +23,22 @@ const MAX_REDIRECTS = 5;
  * refused address, no renderer on this stack) end as `unavailable` with the reason: the markup shows
  * the placeholder and nothing retries. Only infrastructure failures throw, and the last delivery
  * before the dead-letter queue records `unavailable` first, so no markup stays `pending` forever.
+ * A markup deleted while its thumbnail was rendered keeps no thumbnail: the run that finds it gone
+ * after storing, or a later delivery that finds no record, empties the markup's prefix.
  */
 export const renderThumbnailJob = defineJob({
   schema: v.object({ type: v.literal('render-thumbnail'), markupId: v.pipe(v.string(), v.uuid()) }),
   run: async (job, record) => {
     const markup = await getItem(job.markupId, true);
-    if (!markup || markup.kind !== 'markup' || markup.type !== 'webpage' || !markup.url) return;
+    // Deleted, perhaps after an earlier run stored the thumbnail and died before recording it.
+    if (!markup) {
+      await deleteObjectsOfDeletedMarkup(job.markupId);
+      return;
+    }
+    if (markup.kind !== 'markup' || markup.type !== 'webpage' || !markup.url) return;
     if (markup.thumbnailState === 'ready') return;
+    // From here the job's deliveries own the work: the pending-work sweep no longer queues it.
+    if (markup.thumbnailState === 'pending') await markWorkStarted(markup.id, Date.now());
     try {
       const outcome = await render(markup.url);
       if (outcome.state === 'unavailable') {
@@ -39,7 +50,8 @@ export const renderThumbnailJob = defineJob({
       await getS3().send(
         new PutObjectCommand({ Bucket: getConfig().bucketName, Key: key, Body: outcome.png, ContentType: 'image/png', CacheControl: 'max-age=86400' }),
       );
-      await setThumbnail(markup.id, { state: 'ready', key });
+      // Deleted meanwhile: the deletion may have emptied the prefix before this write, so it goes now.
+      if (!(await setThumbnail(markup.id, { state: 'ready', key }))) await deleteObjectsOfDeletedMarkup(markup.id);
     } catch (error) {
       const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.thumbnails.maxReceiveCount;
       if (lastAttempt) await setThumbnail(markup.id, { state: 'unavailable', error: 'The thumbnail could not be stored.' });

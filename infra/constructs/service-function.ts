@@ -54,7 +54,7 @@ export function shippedFilesHooks(files: readonly ShippedFile[]): ICommandHooks 
 }
 
 /** Seconds a function may run when the registry does not say. */
-const DEFAULT_TIMEOUT_SECONDS = { api: 10, s3: 30, stream: 30 } as const;
+const DEFAULT_TIMEOUT_SECONDS = { api: 10, s3: 30, stream: 30, schedule: 60 } as const;
 
 /** The shared resources a function's declared `access` can point at. */
 export interface ServiceResources {

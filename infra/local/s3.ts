@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { S3Event } from 'aws-lambda';
 import S3rver from 's3rver';
@@ -34,6 +35,7 @@ export async function startLocalS3(options: {
     directory: options.directory,
     configureBuckets: [{ name: options.bucket }],
   });
+  keepDirectoriesOnDelete(store);
   const address = (await store.run()) as AddressInfo;
   const front = await startS3Front({
     port: 0,
@@ -48,5 +50,31 @@ export async function startLocalS3(options: {
       await front.close();
       await store.close();
     },
+  };
+}
+
+/** The part of s3rver's filesystem store (`store.store`, untyped) that `keepDirectoriesOnDelete` replaces. */
+interface FilesystemStore {
+  getResourcePath(bucket: string, key: string, resource: string): string;
+  deleteObject(bucket: string, key: string): Promise<void>;
+}
+
+/**
+ * s3rver removes a key's directories as soon as they are empty, which races with a PutObject into
+ * the same directory: its mkdirp, then its open fails with ENOENT on a write stream nothing listens
+ * to, and the whole local stack dies. Deleting a markup's prefix while its conversion still writes
+ * pages does exactly that (S3 has no directories), so the local stack deletes an object's files and
+ * keeps its directories; an empty one lists nothing.
+ */
+function keepDirectoriesOnDelete(server: S3rver): void {
+  const files = (server as unknown as { store: FilesystemStore }).store;
+  files.deleteObject = async (bucket, key) => {
+    await Promise.all(
+      ['object', 'object.md5', 'metadata.json'].map((resource) =>
+        unlink(files.getResourcePath(bucket, key, resource)).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ENOENT') throw error;
+        }),
+      ),
+    );
   };
 }

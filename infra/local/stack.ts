@@ -21,6 +21,7 @@ import { ensureTable, startDynamoDbLocal } from './dynamodb.js';
 import { startStreamPump, type StreamHandler, type StreamPump } from './dynamodb-streams.js';
 import { startGateway, type GatewayTarget, type HttpHandler } from './gateway.js';
 import { startLocalS3 } from './s3.js';
+import { startSchedule, type ScheduledHandler } from './schedules.js';
 import { createQueuePair, startPoller, startSqs, wakeOnArrival, type Poller, type QueuePair, type SqsHandler } from './sqs.js';
 import { startSqsFront } from './sqs-front.js';
 import { queueNameOf } from './sqs-requests.js';
@@ -260,6 +261,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         pumps.push(pump);
         stoppers.push(pump.stop);
       }
+    }
+
+    // Scheduled functions (the pending-work sweep) run once now and then on their schedule.
+    for (const { definition, handler } of loaded) {
+      if (definition.kind !== 'schedule') continue;
+      const schedule = startSchedule(handler as ScheduledHandler, definition.everyMinutes, (error) => log(`schedule ${definition.name}: ${String(error)}`));
+      stoppers.push(schedule.stop);
     }
 
     const seeded = await seedOrReuse(dataDir, options.memory);

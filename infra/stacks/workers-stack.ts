@@ -1,10 +1,12 @@
 import { CfnOutput, Duration, Fn, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { FilterCriteria, Function as LambdaFunction, StartingPosition, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction as LambdaFunctionTarget } from 'aws-cdk-lib/aws-events-targets';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { FUNCTIONS, type FunctionDefinition, type StreamConsumerFunction } from '../../functions/registry.js';
+import { FUNCTIONS, type FunctionDefinition, type ScheduledFunction, type StreamConsumerFunction } from '../../functions/registry.js';
 import { maxConcurrencyOf, QUEUES, type QueueName } from '../../shared/queues.js';
 import { AlarmTopic, ServiceAlarms } from '../constructs/monitoring.js';
 import { pascalCase, ServiceFunction, type ServiceResources } from '../constructs/service-function.js';
@@ -60,7 +62,8 @@ export interface WorkersStackProps extends StackProps {
  * The event-driven functions: one worker per work queue (upload confirmation too: S3 sends the
  * upload prefix's ObjectCreated notifications to the uploads queue), fed by an SQS event source that reports partial batch failures so one
  * bad record is retried (and dead-lettered) alone; a `deadLetters` worker is fed by the queue's
- * dead-letter queue instead; a `stream` consumer is fed by the table's DynamoDB Stream.
+ * dead-letter queue instead; a `stream` consumer is fed by the table's DynamoDB Stream; a `schedule`
+ * function is invoked by an EventBridge rule.
  *
  * It also owns the service's one alarm topic (the API stack's alarms notify it too, through an
  * export, so the API stack deploys after this one) and the alarms of the workers, the queues, the
@@ -72,6 +75,8 @@ export class WorkersStack extends Stack {
   readonly alarms: ServiceAlarms;
   /** The on-failure queue of each stream consumer, keyed by registry name. */
   private readonly streamFailures: Record<string, Queue> = {};
+  /** The dead-letter queue of each scheduled function's rule target, keyed by registry name. */
+  private readonly scheduleFailures: Record<string, Queue> = {};
 
   constructor(scope: Construct, id: string, props: WorkersStackProps) {
     super(scope, id, props);
@@ -93,6 +98,8 @@ export class WorkersStack extends Stack {
 
       if (definition.kind === 'stream') {
         this.consumeTableStream(resources, fn, definition);
+      } else if (definition.kind === 'schedule') {
+        this.runOnSchedule(fn, definition);
       } else {
         const source = definition.deadLetters ? resources.deadLetterQueues[definition.queue] : resources.queues[definition.queue];
         fn.addEventSource(
@@ -114,6 +121,7 @@ export class WorkersStack extends Stack {
       .watchConversionFailureRate(props.metricsNamespace);
     for (const name of Object.keys(QUEUES) as QueueName[]) this.alarms.watchDeadLetters(name, resources.deadLetterQueues[name]);
     for (const [name, queue] of Object.entries(this.streamFailures)) this.alarms.watchDeadLetters(`${name}-stream-failures`, queue);
+    for (const [name, queue] of Object.entries(this.scheduleFailures)) this.alarms.watchDeadLetters(`${name}-schedule-failures`, queue);
     // Conversions that died, marked failed and kept for `admin queue redrive` (the hold queue).
     for (const [name, queue] of Object.entries(resources.deadLetterHolds)) if (queue) this.alarms.watchDeadLetters(`${name}-hold`, queue);
     this.exportMonitoring();
@@ -142,6 +150,31 @@ export class WorkersStack extends Stack {
     }
   }
 
+  /** A queue that receives what an event source or a rule gave up on (14 days, SSE, TLS only); alarmed by the constructor. */
+  private failureQueue(id: string, what: string): Queue {
+    const queue = new Queue(this, id, { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    Validations.of(queue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: `This queue is ${what}: it is itself the dead-letter target and has no consumer to dead-letter from.`,
+    });
+    return queue;
+  }
+
+  /**
+   * Invokes a scheduled function every `everyMinutes` from an EventBridge rule (asynchronously: two
+   * retries within an hour), whose target sends an invocation it gave up on to a dead-letter queue,
+   * which alarms as the other dead-letter queues do. The rule may invoke this one function only.
+   */
+  private runOnSchedule(fn: ServiceFunction, definition: ScheduledFunction): void {
+    const failures = this.failureQueue(`${pascalCase(definition.name)}ScheduleFailures`, 'the dead-letter queue of the schedule rule target');
+    this.scheduleFailures[definition.name] = failures;
+    new Rule(this, `${pascalCase(definition.name)}Schedule`, {
+      description: `Runs ${definition.name} every ${definition.everyMinutes} minutes.`,
+      schedule: Schedule.rate(Duration.minutes(definition.everyMinutes)),
+      targets: [new LambdaFunctionTarget(fn, { deadLetterQueue: failures, retryAttempts: 2, maxEventAge: Duration.hours(1) })],
+    });
+  }
+
   /**
    * Feeds the table's stream to a stream consumer as Lambda's event source mapping: from the oldest
    * record kept (TRIM_HORIZON: records written before the mapping existed are still fanned out),
@@ -151,16 +184,8 @@ export class WorkersStack extends Stack {
    * and sequence numbers) on an on-failure queue, so it can be found and replayed while the stream keeps it.
    */
   private consumeTableStream(resources: ServiceResources, fn: ServiceFunction, definition: StreamConsumerFunction): void {
-    const failures = new Queue(this, `${pascalCase(definition.name)}StreamFailures`, {
-      retentionPeriod: Duration.days(14),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
+    const failures = this.failureQueue(`${pascalCase(definition.name)}StreamFailures`, 'the on-failure destination of the stream event source');
     this.streamFailures[definition.name] = failures;
-    Validations.of(failures).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This queue is the on-failure destination of the stream event source: it is itself the dead-letter target and has no consumer to dead-letter from.',
-    });
     fn.addEventSource(
       new DynamoEventSource(resources.table, {
         startingPosition: StartingPosition.TRIM_HORIZON,

@@ -8,7 +8,15 @@ import { put, transact } from './transact.js';
  * is armed by a `FAULT#<point>#<subject>` record and fires once (the record is deleted as it fires).
  * Only the local stack (`STACK_MODE=local`) looks for them: a deployed function never reads one.
  */
-export type FaultPoint = 'after-move-commit' | 'before-original-move' | 'before-invitation-email' | 'after-thread-commit' | 'kill-delivery-worker' | 'fanout-between-batches';
+export type FaultPoint =
+  | 'after-move-commit'
+  | 'before-original-move'
+  | 'before-invitation-email'
+  | 'after-thread-commit'
+  | 'kill-delivery-worker'
+  | 'fanout-between-batches'
+  // Subject: the workspace a markup is created in; the request dies between its commit and queueing the markup's job.
+  | 'before-work-enqueue';
 
 const faultKey = (point: FaultPoint, subject: string) => ({ PK: `FAULT#${point}#${subject}`, SK: 'FAULT' });
 

@@ -127,6 +127,14 @@ export interface MarkupRecord extends ItemBase {
   charge?: ChargeRecord;
   /** The installation this webpage markup was created with (POST /installations with `url`). */
   installationId?: string;
+  /**
+   * Pending work (a conversion, a webpage thumbnail; `hasPendingWork`): when its job was last put
+   * on its queue by the sweep (absent: at creation, right after the creating transaction), and when
+   * a run of the job first took it. Until taken, the markup is in the pending-work index (GSI5,
+   * `pendingWorkKeys`), where the sweep finds a job lost between the commit and its enqueue.
+   */
+  workQueuedAt?: number;
+  workStartedAt?: number;
 }
 
 export type ItemRecord = FolderRecord | MarkupRecord;
@@ -138,6 +146,24 @@ export const subfoldersPartition = (folderId: string) => `SUBFOLDERS#${folderId}
 
 /** Millisecond times as fixed-width strings, so they sort as numbers in a string sort key. */
 export const sortableTime = (ms: number) => String(ms).padStart(15, '0');
+
+/** The GSI5 partition of markups whose pending work no job run has taken yet (`pendingWorkKeys`). */
+export const PENDING_WORK_PARTITION = 'PENDINGWORK';
+
+/** A markup a worker still has to finish: its conversion, or a webpage's thumbnail. */
+export const hasPendingWork = (markup: MarkupRecord): boolean =>
+  markup.conversionStatus === 'pending' || (markup.type === 'webpage' && markup.thumbnailState === 'pending');
+
+/**
+ * The pending-work index keys (GSI5, which markups have free: it walks folder trees with folders
+ * only): present while the markup has pending work that no job run has taken, sorted by when its
+ * job was last queued. Written in the creating transaction, gone when a run takes the work or it
+ * ends, so the sweep Queries only markups whose job may be lost, never Scans.
+ */
+export function pendingWorkKeys(markup: MarkupRecord): Record<string, string> {
+  if (!hasPendingWork(markup) || markup.workStartedAt !== undefined) return {};
+  return { GSI5PK: PENDING_WORK_PARTITION, GSI5SK: `${sortableTime(markup.workQueuedAt ?? markup.createdAt)}${SORT_SEPARATOR}${markup.id}` };
+}
 
 /** The index keys an item carries, all derived from its fields: recompute them on every write. */
 export function itemIndexKeys(record: ItemRecord): Record<string, string> {
@@ -158,6 +184,7 @@ export function itemIndexKeys(record: ItemRecord): Record<string, string> {
     Object.assign(keys, {
       GSI4PK: workspaceMarkupsPartition(record.workspaceId),
       GSI4SK: `${new Date(record.createdAt).toISOString()}${SORT_SEPARATOR}${record.id}`,
+      ...pendingWorkKeys(record),
     });
   }
   return keys;

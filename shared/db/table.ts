@@ -10,7 +10,8 @@ export const TABLE = {
   /**
    * Overloaded indexes; `shared/db/README.md` lists what each entity puts in them. Items use GSI1-3
    * for a folder's children in name, creation and activity order, GSI4 for a workspace's markups
-   * by creation time, and GSI5 (folders only) to walk folder trees.
+   * by creation time, and GSI5 for folders to walk folder trees and for markups whose pending work
+   * no job run took yet (the pending-work sweep).
    */
   indexes: [
     { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },

@@ -3,20 +3,22 @@ import { AGAIN, withBackoff } from '../db/backoff.js';
 import { isTransactionConflict } from '../db/errors.js';
 import { getItems, itemKey, markupDelete, type ItemRecord, type MarkupRecord } from '../db/items.js';
 import { deleteMarkupSideRecords } from '../db/markup-records.js';
+import { deletedMarkupObjectsPut, putDeletedMarkupObjects } from '../db/pending-work.js';
 import { deleteThreadIndex } from '../db/thread-index.js';
 import { getOriginal } from '../db/originals.js';
 import { storageChange, type StorageCategory } from '../db/storage.js';
 import { messageKey, messageReferenceKey } from '../db/messages.js';
 import { getConversation, storedObjectsOf, threadDelete, type Conversation, type ThreadRecord } from '../db/threads.js';
 import { batchDelete, tryTransact, type TransactItem } from '../db/transact.js';
-import { deleteObjectsLater } from '../events/jobs.js';
+import { deleteMarkupObjectsLater, deleteObjectsLater } from '../events/jobs.js';
 import { ConflictError } from '../http/errors.js';
+import { markupObjectPrefix } from '../storage/objects.js';
 import { archiveAndQueueDeletion } from './originals.js';
 
 /** BatchWriteItem calls kept in flight at once; a 2000-markup folder is 80 of them. */
 const PARALLEL_BATCHES = 8;
-/** Markups deleted in one transaction (with their organization's counters: at most 100 items). */
-const MARKUPS_PER_TRANSACTION = 50;
+/** Markups deleted in one transaction (each with its GONE# record, and their organization's counters: at most 100 items). */
+const MARKUPS_PER_TRANSACTION = 49;
 /** Threads deleted in one transaction: two items each (thread and reference), plus the counters. */
 const THREADS_PER_TRANSACTION = 45;
 /** How long a deletion keeps retrying writes that collide with concurrent ones (other deletions, comments). */
@@ -31,8 +33,13 @@ const CONTENTION = { attempts: Number.POSITIVE_INFINITY, budgetMs: 10_000, capMs
  * conditioned on its revision that also takes its attachments' and screenshot's bytes off the
  * counters; each markup record goes in a transaction conditioned on the record as read that also
  * takes off the bytes of its own files (images, pages, video). Only the write that succeeded
- * queues the objects for deletion. The conversation is deleted again after the markup, as a thread
- * committed meanwhile would otherwise be left behind; none can be added once the markup is gone.
+ * queues the objects for deletion: the files its record names outside the markup's prefix (uploaded
+ * images) by key, and the whole prefix (`markupObjectPrefix`), which also holds what a conversion or
+ * thumbnail running at that moment wrote and never recorded (DESIGN.md "Deletion takes everything").
+ * The record goes with a `GONE#<markupId>` record (in the same transaction, or just before), which
+ * the prefix job removes once done: a deletion that dies before queueing it is found by the sweep.
+ * The conversation is deleted again after the markup, as a thread committed meanwhile would
+ * otherwise be left behind; none can be added once the markup is gone.
  */
 export async function deleteItemRecords(records: readonly ItemRecord[]): Promise<void> {
   const markups = records.filter((record): record is MarkupRecord => record.kind === 'markup');
@@ -47,8 +54,10 @@ export async function deleteItemRecords(records: readonly ItemRecord[]): Promise
   const counted = markups.filter((record) => record.conversionStatus === 'pending' || hasCountedBytes(storedFilesOf(record)));
   for (const group of markupGroups(counted)) await deleteMarkupGroup(group);
   const uncounted = markups.filter((record) => !counted.includes(record));
+  // Written before the records go: a deletion that dies after it leaves the sweep a job to queue.
+  await putDeletedMarkupObjects(uncounted.map((record) => record.id), Date.now());
   await forEachLimit(chunksOf(uncounted, 25), PARALLEL_BATCHES, (chunk) => batchDelete(chunk.map((record) => itemKey(record.id))));
-  await deleteObjectsLater(uncounted.flatMap((record) => storedFilesOf(record).keys), { markupIds: uncounted.map((record) => record.id) });
+  await deleteStoredObjectsLater(uncounted);
   await forEachLimit(markups, PARALLEL_BATCHES, async (record) => {
     await deleteConversationOf(record.id);
     await deleteThreadIndex(record.id);
@@ -75,6 +84,14 @@ export function storedFilesOf(markup: MarkupRecord): { keys: string[]; bytes: Pa
   };
 }
 
+/** Queues the objects of deleted markup records: the prefix of each, and the keys its record names outside it. */
+async function deleteStoredObjectsLater(markups: readonly MarkupRecord[]): Promise<void> {
+  if (markups.length === 0) return;
+  const outside = markups.flatMap((markup) => storedFilesOf(markup).keys.filter((key) => !key.startsWith(markupObjectPrefix(markup.id))));
+  await deleteObjectsLater(outside, { markupIds: markups.map((markup) => markup.id) });
+  await deleteMarkupObjectsLater(markups.map((markup) => markup.id));
+}
+
 const hasCountedBytes = (files: ReturnType<typeof storedFilesOf>) => Object.values(files.bytes).some((bytes) => bytes > 0);
 
 /** Markups by organization (one counters item per transaction), at most MARKUPS_PER_TRANSACTION to a group. */
@@ -95,13 +112,15 @@ async function deleteMarkupGroup(group: readonly MarkupRecord[]): Promise<void> 
     async () => {
       const stored = pending.map(storedFilesOf);
       const freed = negated(addUp(stored.map((files) => files.bytes)));
+      const at = Date.now();
       const items: TransactItem[] = [
         ...pending.map(markupDelete),
+        ...pending.map((markup) => deletedMarkupObjectsPut(markup.id, at)),
         // A record read again may hold no counted file any more (a conversion that failed meanwhile).
         ...(Object.keys(freed).length > 0 ? [{ Update: storageChange(pending[0]!.organizationId, freed) }] : []),
       ];
       if (await committed(items)) {
-        await deleteObjectsLater(stored.flatMap((files) => files.keys), { markupIds: pending.map((markup) => markup.id) });
+        await deleteStoredObjectsLater(pending);
         return undefined;
       }
       const ids = new Set(pending.map((markup) => markup.id));

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import { eventItem } from '../db/events.js';
+import { failIfArmed } from '../db/faults.js';
 import { toItem, type MarkupRecord } from '../db/items.js';
 import { failPendingConversion } from '../db/item-writes.js';
 import { storageChange } from '../db/storage.js';
@@ -258,9 +259,11 @@ const withCharge = (record: MarkupRecord, charge: ChargeRecord): MarkupRecord =>
 /**
  * Records the activity and, for files that need it, queues the conversion. If
  * the job cannot be queued the markup is marked failed at once (final, `isReady` true, with the
- * reason) so it never stays pending. Returns the record as it now stands.
+ * reason) so it never stays pending; if the request dies before (a crash, a timeout), the
+ * pending-work sweep queues it (shared/domain/pending-work.ts). Returns the record as it now stands.
  */
 async function afterCreation(record: MarkupRecord, placement: Placement, at: number): Promise<MarkupRecord> {
+  if (record.conversionStatus === 'pending') await failIfArmed('before-work-enqueue', record.workspaceId);
   const [current] = await Promise.all([
     record.conversionStatus === 'pending' ? scheduleConversion(record) : record,
     recordActivity(placement.workspace.id, [placement.parent], at),

@@ -25,6 +25,7 @@ export type ConversionJob =
   | { type: 'convert-markup'; markupId: string }
   | ArchiveOriginalsJob
   | { type: 'delete-objects'; keys: string[] }
+  | { type: 'delete-markup-objects'; markupIds: string[] }
   | { type: 'delete-workspace-content'; workspaceId: string; folderIds: string[] }
   | { type: 'screenshot-thumbnail'; markupId: string; threadId: string; screenshotId: string };
 
@@ -67,6 +68,25 @@ export async function deleteObjectsLater(keys: readonly string[], context: Recor
       await enqueueConversion({ type: 'delete-objects', keys: keys.slice(i, i + 1000) });
     } catch (error) {
       logger.error('objects not queued for deletion', { ...context, keys: keys.slice(i, i + 1000), error });
+    }
+  }
+}
+
+/** Deleted markups whose prefixes one `delete-markup-objects` job empties. */
+export const MAX_MARKUPS_PER_OBJECTS_JOB = 100;
+
+/**
+ * Queues the deletion of everything under deleted markups' prefixes (DESIGN.md "Deletion takes
+ * everything"), MAX_MARKUPS_PER_OBJECTS_JOB markups to a job, as `deleteObjectsLater` does keys: the
+ * records are gone, so a failure is logged with what to re-queue, not thrown.
+ */
+export async function deleteMarkupObjectsLater(markupIds: readonly string[]): Promise<void> {
+  for (let i = 0; i < markupIds.length; i += MAX_MARKUPS_PER_OBJECTS_JOB) {
+    const job = { type: 'delete-markup-objects' as const, markupIds: markupIds.slice(i, i + MAX_MARKUPS_PER_OBJECTS_JOB) };
+    try {
+      await enqueueConversion(job);
+    } catch (error) {
+      logger.error('objects of deleted markups not queued for deletion', { job, error });
     }
   }
 }

@@ -1,7 +1,9 @@
 import {
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   NotFound,
   NoSuchKey,
   PutObjectCommand,
@@ -77,4 +79,35 @@ export async function tagObjectConfirmed(key: string): Promise<void> {
   await getS3().send(
     new PutObjectTaggingCommand({ Bucket: bucketName(), Key: key, Tagging: { TagSet: [{ Key: UPLOAD_STATE_TAG, Value: 'confirmed' }] } }),
   );
+}
+
+/**
+ * Everything the service writes for a markup lives under this prefix: conversion outputs (page
+ * images, video, poster), its thumbnail and its thread screenshots' thumbnails. Deleting a markup
+ * deletes the prefix (DESIGN.md "Deletion takes everything"). What was uploaded (`uploads/`) is
+ * named by the markup's records and deleted by key.
+ */
+export const markupObjectPrefix = (markupId: string) => `markups/${markupId}/`;
+
+/** Keys listed and deleted per request: ListObjectsV2's page and DeleteObjects' limit. */
+const DELETE_PAGE = 1000;
+
+/**
+ * Deletes every object under `prefix`, a ListObjectsV2 page (at most 1000 keys) and one
+ * DeleteObjects at a time; answers how many it deleted. Each page is listed from the start again,
+ * so objects written while it runs are taken too, up to the end of the listing. Deleting an absent
+ * key succeeds, so running it again (or at once elsewhere) is harmless; a key S3 refuses throws.
+ */
+export async function deleteObjectsUnder(prefix: string): Promise<number> {
+  if (!prefix.endsWith('/') || prefix.length < 2) throw new Error(`Refusing to delete under ${JSON.stringify(prefix)}: not a folder prefix.`);
+  let deleted = 0;
+  for (;;) {
+    const listed = await getS3().send(new ListObjectsV2Command({ Bucket: bucketName(), Prefix: prefix, MaxKeys: DELETE_PAGE }));
+    const keys = (listed.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
+    if (keys.length === 0) return deleted;
+    const result = await getS3().send(new DeleteObjectsCommand({ Bucket: bucketName(), Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }));
+    const failed = result.Errors ?? [];
+    if (failed.length > 0) throw new Error(`could not delete ${failed.map((error) => `${error.Key}: ${error.Code}`).join(', ')}`);
+    deleted += keys.length;
+  }
 }

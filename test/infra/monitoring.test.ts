@@ -109,6 +109,14 @@ describe('queue alarms: dead letters and the age of the oldest message', () => {
     expect(alarm).toMatchObject(notifies(synthesized, 'workers'));
   });
 
+  it('alarms as soon as the pending-work sweep\'s schedule dead-letter queue holds a message', () => {
+    const [queueId] = findByLogicalIdPrefix(synthesized.templates.workers, 'AWS::SQS::Queue', 'PendingWorkSweepScheduleFailures');
+    const alarm = alarmNamed(synthesized.templates.workers, `${synthesized.workers.stackName}-queue-pending-work-sweep-schedule-failures-dead-letters`);
+
+    expectMetricAlarm(alarm, { Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }], statistic: 'Maximum' }, rule(0, 300, 1));
+    expect(alarm).toMatchObject(notifies(synthesized, 'workers'));
+  });
+
   it('alarms as soon as the conversion hold queue (dead conversions kept for a redrive) holds a message', () => {
     const alarm = alarmNamed(synthesized.templates.workers, `${synthesized.workers.stackName}-queue-conversion-hold-dead-letters`);
 
@@ -180,9 +188,9 @@ describe('conversion failure rate (the conversion worker\'s ConversionFailed and
 });
 
 describe('no alarm beyond the ones above', () => {
-  it('has two per function, the API\'s two, one per dead-letter queue, hold queue and stream consumer, two queue ages, two table alarms and the conversion failure rate', () => {
+  it('has two per function, the API\'s two, one per dead-letter queue, hold queue, stream consumer and scheduled function, two queue ages, two table alarms and the conversion failure rate', () => {
     const workers = FUNCTIONS.filter((definition) => definition.kind !== 'api');
-    const streamConsumers = workers.filter((definition) => definition.kind === 'stream');
+    const streamConsumers = workers.filter((definition) => definition.kind === 'stream' || definition.kind === 'schedule');
     const HELD_QUEUE_NAMES = QUEUE_NAMES.filter((name) => deadLetterHoldOf(name) !== undefined);
 
     synthesized.templates.api.resourceCountIs('AWS::CloudWatch::Alarm', 2 * (FUNCTIONS.length - workers.length) + 2);

@@ -29,6 +29,9 @@ function markupRecord(overrides: MarkupOverrides): MarkupRecord {
     hasRetainedOriginal: false,
     activeThreads: 0,
     createdBy: randomUUID(),
+    // Tests send the jobs of the pending markups they write: the local stack's pending-work sweep
+    // leaves them alone, as if a run had taken them (a test of the sweep overrides this).
+    workStartedAt: at,
     ...overrides,
   };
 }

@@ -1,0 +1,67 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTIONS, type ScheduledFunction } from '../../functions/registry.js';
+import { functionIdOf } from '../../infra/constructs/service-function.js';
+import { dataExportNames } from '../../infra/stacks/data-stack.js';
+import { actionsOf, allowedActions, findByLogicalIdPrefix, functionResource, resourcesOf, rolePolicyStatements, synthesizeApp, type CfnResource, type SynthesizedApp } from './synth-app.js';
+
+const SYNTH_TIMEOUT_MS = 120_000;
+
+let synthesized: SynthesizedApp;
+let names: ReturnType<typeof dataExportNames>;
+
+beforeAll(() => {
+  synthesized = synthesizeApp();
+  names = dataExportNames(synthesized.data.stackName);
+}, SYNTH_TIMEOUT_MS);
+
+const sweep = FUNCTIONS.find((definition): definition is ScheduledFunction => definition.name === 'pending-work-sweep')!;
+
+describe('the pending-work sweep runs on a schedule (DESIGN.md "Deletion takes everything": a lost job is recovered by a sweep)', () => {
+  it('is a scheduled function in the registry, every 5 minutes, that reads and writes the table and sends only conversion and thumbnail jobs', () => {
+    expect(sweep).toMatchObject({ kind: 'schedule', everyMinutes: 5, access: { table: 'readWrite', sendsTo: ['conversion', 'thumbnails'] } });
+    expect(sweep.access).not.toHaveProperty('bucket');
+  });
+
+  it('is invoked by one EventBridge rule at that rate, retried twice within an hour, with a dead-letter queue (SSE, 14 days)', () => {
+    const [functionId] = functionResource(synthesized.templates.workers, sweep);
+    const [failuresId, failures] = findByLogicalIdPrefix(synthesized.templates.workers, 'AWS::SQS::Queue', 'PendingWorkSweepScheduleFailures');
+    const rules = Object.values(synthesized.templates.workers.findResources('AWS::Events::Rule') as Record<string, CfnResource>);
+
+    expect(rules).toHaveLength(1);
+    expect(rules[0]!.Properties).toMatchObject({
+      ScheduleExpression: 'rate(5 minutes)',
+      State: 'ENABLED',
+      Targets: [
+        {
+          Arn: { 'Fn::GetAtt': [functionId, 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 },
+          DeadLetterConfig: { Arn: { 'Fn::GetAtt': [failuresId, 'Arn'] } },
+        },
+      ],
+    });
+    expect(failures.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    synthesized.templates.workers.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: { 'Fn::GetAtt': [functionId, 'Arn'] },
+      Principal: 'events.amazonaws.com',
+    });
+  });
+
+  it('lets the sweep send only to the conversion and thumbnail queues, touch no bucket and use the table with its indexes only', () => {
+    const statements = rolePolicyStatements(synthesized.templates.workers, functionIdOf(sweep));
+    const queues = statements.filter((statement) => actionsOf(statement).includes('sqs:SendMessage')).flatMap(resourcesOf);
+
+    expect(queues.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(
+      [{ 'Fn::ImportValue': names.queueArn('conversion') }, { 'Fn::ImportValue': names.queueArn('thumbnails') }].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    );
+    expect(allowedActions(statements, 's3')).toEqual([]);
+    expect(allowedActions(statements, 'dynamodb')).toEqual(expect.arrayContaining(['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:UpdateItem']));
+    expect(JSON.stringify(statements)).not.toContain(names.tableStreamArn);
+  });
+
+  it('gives every other function no rule', () => {
+    const [functionId] = functionResource(synthesized.templates.workers, sweep);
+    const targets = Object.values(synthesized.templates.workers.findResources('AWS::Events::Rule') as Record<string, CfnResource>).flatMap((rule) => rule.Properties?.Targets ?? []);
+    expect(targets.map((target: { Arn: unknown }) => target.Arn)).toEqual([{ 'Fn::GetAtt': [functionId, 'Arn'] }]);
+  });
+});
