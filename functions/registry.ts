@@ -188,8 +188,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   },
   // Carries a folder moved into another workspace along in bounded batches, queueing its own next batch.
   { kind: 'sqs', name: 'item-moves', queue: 'moves', access: { table: 'readWrite', sendsTo: ['moves'] } },
-  // Queues again the conversion or thumbnail job of markups whose job was lost between their commit and its enqueue.
-  { kind: 'schedule', name: 'pending-work-sweep', everyMinutes: 5, timeoutSeconds: 60, access: { table: 'readWrite', sendsTo: ['conversion', 'thumbnails'] } },
+  // Queues again the conversion, thumbnail or folder-move job whose job was lost between its commit and its enqueue.
+  { kind: 'schedule', name: 'pending-work-sweep', everyMinutes: 5, timeoutSeconds: 60, access: { table: 'readWrite', sendsTo: ['conversion', 'thumbnails', 'moves'] } },
   // New outbox items -> one delivery job per (event, enabled and subscribed registration).
   { kind: 'stream', name: 'webhook-fanout', filter: OUTBOX_STREAM_FILTER, timeoutSeconds: 30, access: { table: 'read', sendsTo: ['webhookDelivery'] } },
 ];

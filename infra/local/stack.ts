@@ -15,7 +15,6 @@ import { forgetCursorKey } from '../../shared/db/cursor-keys.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
 import { createOrganization } from '../../shared/domain/organizations.js';
-import { requeuePendingMoves } from '../../shared/domain/items/pending-moves.js';
 import { maxConcurrencyOf, QUEUES, type QueueName } from '../../shared/queues.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.js';
 import { startStreamPump, type StreamHandler, type StreamPump } from './dynamodb-streams.js';
@@ -271,9 +270,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }
 
     const seeded = await seedOrReuse(dataDir, options.memory);
-    // A move recorded before a crash may have lost its job (with the process or the queue emulator's memory): queue them all again.
-    const requeued = await requeuePendingMoves();
-    if (requeued > 0) log(`queued ${requeued} unfinished folder move(s) again`);
     const gateway = await startGateway(targets, { port: options.port, onHandled: wakePumps });
     stoppers.push(gateway.close);
     // Workers build links outside any request (webhook bodies): they link to this gateway.

@@ -17,8 +17,8 @@ beforeAll(() => {
 const sweep = FUNCTIONS.find((definition): definition is ScheduledFunction => definition.name === 'pending-work-sweep')!;
 
 describe('the pending-work sweep runs on a schedule (DESIGN.md "Deletion takes everything": a lost job is recovered by a sweep)', () => {
-  it('is a scheduled function in the registry, every 5 minutes, that reads and writes the table and sends only conversion and thumbnail jobs', () => {
-    expect(sweep).toMatchObject({ kind: 'schedule', everyMinutes: 5, access: { table: 'readWrite', sendsTo: ['conversion', 'thumbnails'] } });
+  it('is a scheduled function in the registry, every 5 minutes, that reads and writes the table and sends only conversion, thumbnail and move jobs', () => {
+    expect(sweep).toMatchObject({ kind: 'schedule', everyMinutes: 5, access: { table: 'readWrite', sendsTo: ['conversion', 'thumbnails', 'moves'] } });
     expect(sweep.access).not.toHaveProperty('bucket');
   });
 
@@ -47,12 +47,12 @@ describe('the pending-work sweep runs on a schedule (DESIGN.md "Deletion takes e
     });
   });
 
-  it('lets the sweep send only to the conversion and thumbnail queues, touch no bucket and use the table with its indexes only', () => {
+  it('lets the sweep send only to the conversion, thumbnail and move queues, touch no bucket and use the table with its indexes only', () => {
     const statements = rolePolicyStatements(synthesized.templates.workers, functionIdOf(sweep));
     const queues = statements.filter((statement) => actionsOf(statement).includes('sqs:SendMessage')).flatMap(resourcesOf);
 
     expect(queues.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(
-      [{ 'Fn::ImportValue': names.queueArn('conversion') }, { 'Fn::ImportValue': names.queueArn('thumbnails') }].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+      [{ 'Fn::ImportValue': names.queueArn('conversion') }, { 'Fn::ImportValue': names.queueArn('thumbnails') }, { 'Fn::ImportValue': names.queueArn('moves') }].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
     );
     expect(allowedActions(statements, 's3')).toEqual([]);
     expect(allowedActions(statements, 'dynamodb')).toEqual(expect.arrayContaining(['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:UpdateItem']));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { handler as sweep } from '../../functions/pending-work-sweep/handler.js';
 import { armFault } from '../../shared/db/faults.js';
 import { getItem } from '../../shared/db/items.js';
 import { getMove } from '../../shared/db/moves.js';
@@ -8,7 +9,7 @@ import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { call } from '../support/api.js';
 import { makeItemsWorkspace } from '../support/folder-items.js';
 import { makeFolderChain, makeMarkups, workspaceMarkupIds } from '../support/items.js';
-import { moveFinished } from '../support/moves.js';
+import { backdateMove, moveFinished } from '../support/moves.js';
 import { threadBody } from '../support/threads.js';
 import { makeSecondWorkspace } from '../support/workspaces.js';
 
@@ -73,6 +74,22 @@ describe('A folder moved into another workspace answers to the destination from 
     const assets = counts.body.data.items.find((item: { id: string }) => item.id === folders[1]!.id);
     expect(assets).toMatchObject({ folderCount: 1, projectCount: 3 });
     expect((await call('GET', `/markups/${renamed.id}`, { key: otherKey })).body.data.name).toBe('Renamed in B');
+  });
+
+  it('is finished by the scheduled pending-work sweep when its job was lost and nobody reads the tree', async () => {
+    const ws = await makeItemsWorkspace();
+    const other = await makeSecondWorkspace(ws.orgKey);
+    const { top, folders, markups } = await makeTree(ws, 2);
+    await armFault('after-move-commit', top.id);
+    expect((await call('PATCH', `/items/${top.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } })).status).toBe(500);
+
+    // No batch for a minute and no read of the tree: only the schedule can find it.
+    await backdateMove(top.id);
+    const swept = await sweep({});
+
+    expect(swept.moves).toBeGreaterThanOrEqual(1);
+    expect((await moveFinished(top.id))?.state).toBe('done');
+    for (const item of [...folders, ...markups]) expect((await getItem(item.id, true))?.workspaceId).toBe(other.id);
   });
 
   it('takes no other move of the folder, into its tree or out of it while it is carried (409), and answers a repeat of the same move with the folder', async () => {

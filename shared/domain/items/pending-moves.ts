@@ -105,11 +105,14 @@ export async function requeueIfStalled(folderId: string, options: { force?: bool
 }
 
 /**
- * Queues every recorded move still carrying: the local stack does this at start, since the job of a
- * move may have been lost with the process (or with the queue emulator's memory). Answers how many.
+ * Queues again every recorded move still carrying whose last batch ran before `stalledBefore` (all
+ * of them without it): the pending-work sweep does this on its schedule, so a move whose job was
+ * lost between its commit and its enqueue (or with a crashed worker) is finished even if nobody
+ * reads its tree, and with every move as the local stack starts, since the job may have been lost
+ * with the process. A job queued twice is harmless (the worker is idempotent per item). Answers how many.
  */
-export async function requeuePendingMoves(): Promise<number> {
-  const moves = await pendingMoves();
+export async function requeuePendingMoves(options: { stalledBefore?: number } = {}): Promise<number> {
+  const moves = (await pendingMoves()).filter((move) => options.stalledBefore === undefined || move.updatedAt < options.stalledBefore);
   for (const move of moves) await enqueueMove({ type: 'carry-move', folderId: move.folderId });
   return moves.length;
 }
