@@ -9,6 +9,7 @@ import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import { call } from '../support/api.js';
 import { makeItemsWorkspace } from '../support/folder-items.js';
 import { makeFolderChain, makeMarkups, workspaceMarkupIds } from '../support/items.js';
+import { eventually } from '../support/polling.js';
 import { backdateMove, moveFinished } from '../support/moves.js';
 import { threadBody } from '../support/threads.js';
 import { makeSecondWorkspace } from '../support/workspaces.js';
@@ -92,6 +93,28 @@ describe('A folder moved into another workspace answers to the destination from 
     for (const item of [...folders, ...markups]) expect((await getItem(item.id, true))?.workspaceId).toBe(other.id);
   });
 
+  it('takes no move of a folder above a tree still being carried (409), in its destination or anywhere, until the worker is done', async () => {
+    const ws = await makeItemsWorkspace();
+    const other = await makeSecondWorkspace(ws.orgKey);
+    const third = await makeSecondWorkspace(ws.orgKey);
+    const { top, markups } = await makeTree(ws, 2);
+    const [holder] = await makeFolderChain(ws.orgKey, other.rootFolderId, ['Holder']);
+    const [besides] = await makeFolderChain(ws.orgKey, other.rootFolderId, ['Besides']);
+    await armFault('after-move-commit', top.id);
+    expect((await call('PATCH', `/items/${top.id}/move`, { key: ws.orgKey, body: { parentFolderId: holder!.id } })).status).toBe(500);
+
+    const intoThird = await call('PATCH', `/items/${holder!.id}/move`, { key: ws.orgKey, body: { parentFolderId: third.rootFolderId } });
+    const withinDestination = await call('PATCH', `/items/${holder!.id}/move`, { key: ws.orgKey, body: { parentFolderId: besides!.id } });
+
+    expect([intoThird.status, withinDestination.status]).toEqual([409, 409]);
+    expect(intoThird.body.detail).toContain(top.id);
+    // The source's key is still refused every markup of the carried tree.
+    for (const markup of markups) expect((await call('GET', `/markups/${markup.id}`, { key: ws.workspaceKey })).status).toBe(403);
+    await requeuePendingMoves();
+    expect((await moveFinished(top.id))?.state).toBe('done');
+    expect((await call('PATCH', `/items/${holder!.id}/move`, { key: ws.orgKey, body: { parentFolderId: third.rootFolderId } })).status).toBe(200);
+  });
+
   it('takes no other move of the folder, into its tree or out of it while it is carried (409), and answers a repeat of the same move with the folder', async () => {
     const ws = await makeItemsWorkspace();
     const other = await makeSecondWorkspace(ws.orgKey);
@@ -124,8 +147,9 @@ describe('The move worker is idempotent per item and bounded per batch', { timeo
     const first = await getMove(top.id);
     expect(first!.carriedFolders + first!.carriedMarkups).toBe(MOVE_BATCH_ITEMS);
     expect(first!.batches).toBe(1);
-    // Redelivered jobs: two batches at once, again and again, until the move is done.
-    for (let round = 0; round < 10 && (await getMove(top.id))?.state !== 'done'; round += 1) {
+    // Redelivered jobs: two batches at once, again and again, until the move is done (a second after its first quiet batch).
+    const deadline = Date.now() + 30_000;
+    while ((await getMove(top.id))?.state !== 'done' && Date.now() < deadline) {
       await Promise.all([carryMoveBatch(top.id), carryMoveBatch(top.id)]);
     }
 
@@ -134,5 +158,24 @@ describe('The move worker is idempotent per item and bounded per batch', { timeo
     expect((await workspaceMarkupIds(other.id)).size).toBe(markups.length);
     expect((await workspaceMarkupIds(ws.workspaceId)).size).toBe(0);
     expect(await carryMoveBatch(top.id)).toBe('done');
+  });
+
+  it('finishes a move only by a quiet batch a full recheck after the first, however many copies of its job run', async () => {
+    const ws = await makeItemsWorkspace();
+    const other = await makeSecondWorkspace(ws.orgKey);
+    const { top, markups } = await makeTree(ws, 2);
+    await armFault('after-move-commit', top.id);
+    expect((await call('PATCH', `/items/${top.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } })).status).toBe(500);
+    expect(await carryMoveBatch(top.id)).toBe('continue');
+
+    // Two copies of the job, one right after the other: the first finds nothing left, the second must wait its second.
+    const firstQuiet = await carryMoveBatch(top.id);
+    const secondQuiet = await carryMoveBatch(top.id);
+
+    expect([firstQuiet, secondQuiet]).toEqual(['recheck', 'recheck']);
+    expect((await getMove(top.id))?.state).toBe('carrying');
+    const outcome = await eventually(() => carryMoveBatch(top.id), (value) => value === 'done', 15_000);
+    expect(outcome).toBe('done');
+    expect((await getMove(top.id))?.carriedMarkups).toBe(markups.length);
   });
 });

@@ -127,6 +127,14 @@ export async function moveLoaded(item: ItemRecord, destination: FolderRecord, op
       // Already there: nothing changes, not even its name.
       if (current.parentFolderId === to.folder.id) return current;
       const descendants = await checkMovable(current, to, options.descendants);
+      // A tree still being carried below it stays where it is until the worker is done: moved along, the
+      // carried folder would no longer be where its move said, and its items still in the source would
+      // answer to the source again.
+      const carryingBelow = descendants.find(isRecordedMove);
+      if (carryingBelow) {
+        await requeueIfStalled(carryingBelow.id);
+        throw stillMoving(carryingBelow);
+      }
       const crossWorkspace = to.folder.workspaceId !== current.workspaceId;
       const carries = requireCarriable(current, descendants, crossWorkspace);
 

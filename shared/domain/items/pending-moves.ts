@@ -175,7 +175,9 @@ export async function carryMoveBatch(folderId: string): Promise<MoveBatchOutcome
   await recordMoveBatch(folderId, { folders: foldersCarried, markups: markupsCarried, quiet: found === 0 });
   logger.info('move batch', { folderId, fromWorkspaceId: move.fromWorkspaceId, toWorkspaceId: move.toWorkspaceId, foldersCarried, markupsCarried });
   if (found > 0) return 'continue';
-  if (move.quietSince === undefined) return 'recheck';
+  // Finished only by a quiet batch a full recheck after the first: two copies of the job (a requeue
+  // beside the chain) must not finish it together before a straggler had its second to appear.
+  if (move.quietSince === undefined || Date.now() - move.quietSince < MOVE_RECHECK_SECONDS * 1000) return 'recheck';
   await finishRecordedMove(move, folder);
   logger.info('move done', { folderId, carriedFolders: move.carriedFolders, carriedMarkups: move.carriedMarkups, batches: move.batches + 1 });
   return 'done';
