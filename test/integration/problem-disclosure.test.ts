@@ -1,4 +1,8 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { getDb } from '../../shared/clients.js';
+import { getConfig } from '../../shared/config.js';
+import { itemKey } from '../../shared/db/items.js';
 import { call, makeOrganization, type ApiResponse } from '../support/api.js';
 import { endUserToken } from '../support/end-users.js';
 import { expectProblem } from '../support/problems.js';
@@ -77,5 +81,21 @@ describe('403s name only what the caller may see (DESIGN.md "Problems name only 
     const hidden = { 'the markup': markup.id, 'its workspace': org.workspaceId, 'its organization': org.organizationId };
 
     for (const key of [stranger.orgKey, stranger.workspaceKey, token]) await expectRefusedWithout(key, callsOn(thread.id, message.id), hidden);
+  });
+
+  it('a thread or message whose markup is gone (a crash between the deletions) is a 404 naming the thread or message, not the markup', async () => {
+    const org = await makeOrganization();
+    const markup = await makeTypedMarkup(org, 'webpage');
+    const thread = await createThread(org.workspaceKey, markup);
+    const message = await reply(org.workspaceKey, thread.id, { content: 'Left behind' });
+    await getDb().send(new DeleteCommand({ TableName: getConfig().tableName, Key: itemKey(markup.id) }));
+
+    const [readThread, readMessage] = [await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey }), await call('GET', `/messages/${message.id}`, { key: org.workspaceKey })];
+
+    expectProblem(readThread, 404);
+    expectProblem(readMessage, 404);
+    expect(readThread.body.detail).toContain(thread.id);
+    expect(readMessage.body.detail).toContain(message.id);
+    for (const answer of [readThread, readMessage]) expect(JSON.stringify(answer.body)).not.toContain(markup.id);
   });
 });

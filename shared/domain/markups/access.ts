@@ -41,8 +41,6 @@ export async function workspaceAccess(
   return { workspace, role, plan };
 }
 
-const markupNotFound = (markupId: string) => new NotFoundError(`Markup ${markupId} does not exist.`);
-
 /**
  * The live workspace of a markup within the caller's reach, as the items routes check it: a markup
  * of another workspace than a workspace key's, or of another organization, is a 403 (the rule
@@ -65,7 +63,7 @@ async function reachableWorkspaceOf(principal: Principal, read: MarkupRecord, su
  * exchange token's liveness check (one consistent BatchGetItem, `livenessToCarry`), so the check
  * costs no call of its own.
  */
-async function markupItem(principal: Principal, markupId: string, consistent: boolean): Promise<MarkupRecord> {
+async function markupItem(principal: Principal, markupId: string, consistent: boolean, subject = `Markup ${markupId}`): Promise<MarkupRecord> {
   const carried = livenessToCarry(principal);
   let item: ItemRecord | undefined;
   if (carried) {
@@ -75,7 +73,7 @@ async function markupItem(principal: Principal, markupId: string, consistent: bo
   } else {
     item = await getItem(markupId, consistent);
   }
-  if (!item || item.kind !== 'markup') throw markupNotFound(markupId);
+  if (!item || item.kind !== 'markup') throw new NotFoundError(`${subject} does not exist.`);
   return item;
 }
 
@@ -102,7 +100,7 @@ export type MarkupRoleAccess = Omit<MarkupAccess, 'plan'>;
 
 /** `loadMarkup` for operations that never look at the plan (threads, messages): one read fewer. */
 export async function loadMarkupRole(principal: Principal, markupId: string, consistent = false, subject?: string): Promise<MarkupRoleAccess> {
-  return roleAccessFor(principal, await markupItem(principal, markupId, consistent), subject);
+  return roleAccessFor(principal, await markupItem(principal, markupId, consistent, subject), subject);
 }
 
 /**
