@@ -34,6 +34,12 @@ export interface FunctionAccess {
   exchangeKeys?: true;
   /** Sends email through SES from the configured sender (CDK context `emailSender`), and only from it. */
   sendsEmail?: true;
+  /**
+   * Updates many item records a batch through PartiQL (`applyItemChanges`: carrying or rebasing a
+   * folder tree), `dynamodb:PartiQLUpdate`, which `table: 'readWrite'` does not include: the items
+   * function and the move worker, and nothing else.
+   */
+  partiqlUpdates?: true;
 }
 
 interface FunctionBase {
@@ -108,7 +114,7 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     // Deleting or moving a large folder tree may take longer than a single small request.
     timeoutSeconds: 29,
     // A folder moved into another workspace queues its move job (and a stalled one again).
-    access: { table: 'readWrite', sendsTo: ['conversion', 'moves'] },
+    access: { table: 'readWrite', partiqlUpdates: true, sendsTo: ['conversion', 'moves'] },
   },
   {
     kind: 'api',
@@ -187,7 +193,7 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     access: { table: 'readWrite', sendsTo: ['webhookDelivery'], sendsToDeadLetters: ['webhookDelivery'] },
   },
   // Carries a folder moved into another workspace along in bounded batches, queueing its own next batch.
-  { kind: 'sqs', name: 'item-moves', queue: 'moves', access: { table: 'readWrite', sendsTo: ['moves'] } },
+  { kind: 'sqs', name: 'item-moves', queue: 'moves', access: { table: 'readWrite', partiqlUpdates: true, sendsTo: ['moves'] } },
   // Queues again the conversion, thumbnail or folder-move job whose job was lost between its commit and its enqueue.
   { kind: 'schedule', name: 'pending-work-sweep', everyMinutes: 5, timeoutSeconds: 60, access: { table: 'readWrite', sendsTo: ['conversion', 'thumbnails', 'moves'] } },
   // New outbox items -> one delivery job per (event, enabled and subscribed registration).

@@ -227,16 +227,16 @@ export class ServiceFunction extends NodejsFunction {
     }
   }
 
-  /** Sets TABLE_NAME and grants read (`read`) or read and write (`readWrite`) on the table and its indexes. */
-  bindTable(table: ITable, mode: NonNullable<FunctionAccess['table']>): this {
+  /**
+   * Sets TABLE_NAME and grants read (`read`) or read and write (`readWrite`) on the table and its
+   * indexes; `partiqlUpdates` adds `dynamodb:PartiQLUpdate` (carrying a moved tree updates records 25
+   * to a BatchExecuteStatement, which grantReadWriteData does not cover) for the functions that do it.
+   */
+  bindTable(table: ITable, mode: NonNullable<FunctionAccess['table']>, partiqlUpdates = false): this {
     this.addEnvironment(ENV.tableName, table.tableName);
     if (mode === 'read') table.grantReadData(this);
-    else {
-      table.grantReadWriteData(this);
-      // Carrying a moved tree updates records 25 to a BatchExecuteStatement (PartiQL UPDATE), which
-      // grantReadWriteData does not cover.
-      table.grant(this, 'dynamodb:PartiQLUpdate');
-    }
+    else table.grantReadWriteData(this);
+    if (partiqlUpdates) table.grant(this, 'dynamodb:PartiQLUpdate');
     this.acknowledgeWildcards(
       [`Resource::${nagLabel(this, table.tableArn)}/index/*`],
       `The GSIs of the single table (${TABLE.indexes.map((index) => index.name).join(', ')}: every index it has); the table grant names them as <table>/index/*.`,
@@ -342,7 +342,7 @@ export class ServiceFunction extends NodejsFunction {
   /** Applies the registry's `access` declaration: the function gets exactly what it declares. */
   bindAccess(resources: ServiceResources): this {
     const { access } = this.definition;
-    if (access.table) this.bindTable(resources.table, access.table);
+    if (access.table) this.bindTable(resources.table, access.table, access.partiqlUpdates === true);
     if (access.bucket) this.bindBucket(resources.bucket, access.bucket);
     for (const name of access.sendsTo ?? []) this.bindQueue(resources.queues[name], name);
     for (const name of access.sendsToDeadLetters ?? []) this.bindDeadLetterQueue(resources.deadLetterQueues[name], name);

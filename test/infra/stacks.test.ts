@@ -491,6 +491,12 @@ describe('IAM: each function gets exactly the access its registry entry declares
     expect(items.flatMap((statement) => resourcesOf(statement))).toContainEqual({ 'Fn::ImportValue': names.queueArn('moves') });
   });
 
+  it('grants dynamodb:PartiQLUpdate to the items function and the move worker only (the two that carry or rebase a tree)', () => {
+    const withPartiql = FUNCTIONS.filter((definition) => allowedActions(statementsOf(definition.name), 'dynamodb').includes('dynamodb:PartiQLUpdate')).map((definition) => definition.name);
+
+    expect(withPartiql.sort()).toEqual(['item-moves', 'items']);
+  });
+
   it('runs webhook deliveries in several concurrent batches', () => {
     const [, source] = Object.entries(synthesized.templates.workers.findResources('AWS::Lambda::EventSourceMapping')).find(([, resource]) =>
       JSON.stringify(resource).includes(names.queueArn('webhookDelivery')),
