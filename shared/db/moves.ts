@@ -1,7 +1,8 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
 import { sortableTime } from './items.js';
+import { queryAll } from './paging.js';
 import { SORT_SEPARATOR, TABLE } from './table.js';
 import { updateIfConditionHolds, type TransactItem } from './transact.js';
 import { movesOutEntry, workspaceKey } from './workspaces.js';
@@ -94,20 +95,7 @@ function toRecord(item: Record<string, unknown>): MoveRecord {
 /** Every move still carrying (the pending partition of GSI1), oldest first. */
 export async function pendingMoves(): Promise<MoveRecord[]> {
   const found: MoveRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await getDb().send(
-      new QueryCommand({
-        TableName: getConfig().tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': PENDING_MOVES_PARTITION },
-        ExclusiveStartKey: start,
-      }),
-    );
-    found.push(...(page.Items ?? []).map(toRecord));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for await (const item of queryAll('GSI1', PENDING_MOVES_PARTITION)) found.push(toRecord(item));
   return found;
 }
 
