@@ -3,7 +3,11 @@ import { listApiKeys, revokeApiKey } from '../../shared/db/api-keys.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { backfillThreadIndex, markupsWithThreads } from '../../shared/db/thread-index-backfill.js';
 import { getThreadIndexState, THREAD_INDEX_LAYOUT } from '../../shared/db/thread-index.js';
+import { API_SOURCE, IDENTITY_PROVIDER_SOURCE, installationSource, type ExternalUserSource } from '../../shared/db/external-users.js';
+import { getInstallation } from '../../shared/db/installations.js';
 import { getOrganization } from '../../shared/db/organizations.js';
+import { getWorkspace } from '../../shared/db/workspaces.js';
+import { assignLegacyExternalUsers } from '../../shared/domain/external-users.js';
 import { defaultPlan, getPlan, savePlan, type Plan } from '../../shared/db/plans.js';
 import { createOrganization, createOrganizationKey, createWorkspaceKey, type IssuedKey } from '../../shared/domain/organizations.js';
 import { ROLES, type Role } from '../../shared/db/users.js';
@@ -29,6 +33,7 @@ const USAGE = `usage: admin <command>
   plan set --org ID [--markup-limit N|unlimited] [--storage-limit BYTES|unlimited] [--pause-comments on|off] [--storage-feature on|off] [--bundle N]
   plan show --org ID
   threads backfill [--markup ID]
+  users assign-source --workspace ID --source installation:ID|identity-provider|api [--external-id ID]
   queue show
   queue redrive --queue uploads|conversion|webhooks|thumbnails`;
 
@@ -49,6 +54,8 @@ const { values } = parseArgs({
     bundle: { type: 'string' },
     markup: { type: 'string' },
     queue: { type: 'string' },
+    source: { type: 'string' },
+    'external-id': { type: 'string' },
   },
   strict: false,
 });
@@ -160,6 +167,17 @@ async function run(): Promise<unknown> {
       }
       return named ? { markups } : { markups, alreadyIndexed };
     }
+    case 'users assign-source': {
+      // Legacy external users (no source: written before sources were recorded) of a workspace
+      // with several installations are refused to every exchange until assigned here.
+      const workspaceId = required('workspace');
+      const externalId = values['external-id'] === undefined ? undefined : required('external-id');
+      const source = await sourceOption(workspaceId, required('source'));
+      const workspace = await getWorkspace(workspaceId, true);
+      if (!workspace) throw new Error(`workspace ${workspaceId} does not exist`);
+      const { assigned, alreadySourced } = await assignLegacyExternalUsers({ id: workspaceId, organizationId: workspace.organizationId }, source, externalId);
+      return { workspaceId, source, assigned, alreadySourced };
+    }
     case 'queue show': {
       // Every queue whose URL is known (all of them locally; deployed, those the operator set).
       const shown: Record<string, unknown> = {};
@@ -176,6 +194,16 @@ async function run(): Promise<unknown> {
     default:
       throw new UsageError(`unknown command "${command.trim()}"`);
   }
+}
+
+/** `--source`: `api`, `identity-provider`, or `installation:<id>` of an installation of the workspace. */
+async function sourceOption(workspaceId: string, value: string): Promise<ExternalUserSource> {
+  if (value === API_SOURCE || value === IDENTITY_PROVIDER_SOURCE) return value;
+  const installationId = /^installation:(.+)$/.exec(value)?.[1];
+  if (installationId === undefined) throw new UsageError('--source takes installation:<installationId>, identity-provider or api');
+  const installation = await getInstallation(installationId);
+  if (installation?.workspaceId !== workspaceId) throw new Error(`installation ${installationId} is not an installation of workspace ${workspaceId}`);
+  return installationSource(installationId);
 }
 
 function requiredQueueUrl(name: QueueName): string {

@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { isTransactionConflict } from './errors.js';
+import { scanMatching } from './paging.js';
 import { putNew, tryTransact, type TransactItem } from './transact.js';
 import { toUserItem, userKey, type User } from './users.js';
 
@@ -9,7 +10,9 @@ import { toUserItem, userKey, type User } from './users.js';
  * Who made an external user (DESIGN.md "Trust rules": end users belong to the source that made
  * them): `installation:<installationId>` (its customer JWTs), `identity-provider` (the SDK
  * exchange) or `api` (POST /users/external). Only its own source may exchange as it; an API-made
- * user is bound to the first installation that does.
+ * user is bound to the first installation that does. A record written before sources were recorded
+ * has none (a legacy record: any of the three may have made it); see `upsertExternalUserFromClaims`
+ * and `legacyExternalUsersOf`.
  */
 export type ExternalUserSource = 'api' | 'identity-provider' | `installation:${string}`;
 
@@ -17,9 +20,6 @@ export const API_SOURCE = 'api' satisfies ExternalUserSource;
 export const IDENTITY_PROVIDER_SOURCE = 'identity-provider' satisfies ExternalUserSource;
 export const installationSource = (installationId: string): ExternalUserSource => `installation:${installationId}`;
 export const isInstallationSource = (source: ExternalUserSource) => source.startsWith('installation:');
-
-/** A record's source; records written before sources were recorded count as API-made. */
-export const sourceOf = (record: Pick<ExternalUserRecord, 'source'>): ExternalUserSource => record.source ?? API_SOURCE;
 
 /**
  * External (feedback) users: the people a customer's site identifies by its own id (`externalId`,
@@ -32,7 +32,7 @@ export interface ExternalUserRecord {
   workspaceId: string;
   organizationId: string;
   externalId: string;
-  /** Absent on records written before sources were recorded: those count as API-made (`sourceOf`). */
+  /** Absent on legacy records, written before sources were recorded. */
   source?: ExternalUserSource;
   userId: string;
   name: string | null;
@@ -82,6 +82,21 @@ export function externalUserAccount(record: ExternalUserRecord): User {
 export async function getExternalUser(workspaceId: string, externalId: string): Promise<ExternalUserRecord | undefined> {
   const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: externalUserKey(workspaceId, externalId), ConsistentRead: true }));
   return result.Item ? fromExternalUserItem(result.Item) : undefined;
+}
+
+/**
+ * The legacy external users (no `source`) of a workspace: a Scan, for the admin CLI's
+ * `users assign-source` only (no write makes a record without a source any more).
+ */
+export async function legacyExternalUsersOf(workspaceId: string): Promise<ExternalUserRecord[]> {
+  const records: ExternalUserRecord[] = [];
+  const filter = {
+    expression: 'entity = :entity AND workspaceId = :workspace AND attribute_not_exists(#source)',
+    names: { '#source': 'source' },
+    values: { ':entity': 'ExternalUser', ':workspace': workspaceId },
+  };
+  for await (const item of scanMatching(filter)) records.push(fromExternalUserItem(item));
+  return records;
 }
 
 /** What a conditional write of an external user came to: written, or `stale` (read again), or `exists`/`conflict`. */

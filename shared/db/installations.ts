@@ -125,6 +125,17 @@ export async function listWorkspaceInstallations(workspaceId: string, page: { li
 }
 
 /**
+ * The id of the workspace's only installation, or undefined when it has none or more than one:
+ * one Query of GSI1 with `Limit 2` (a page of one reads one more to know whether more exist).
+ * Eventually consistent, so an installation created or deleted a moment ago may not show yet:
+ * callers compare the id with the installation they act for.
+ */
+export async function soleInstallationIdOf(workspaceId: string): Promise<string | undefined> {
+  const page = await listWorkspaceInstallations(workspaceId, { limit: 1 });
+  return page.hasMore ? undefined : page.items[0]?.id;
+}
+
+/**
  * Deletes an installation and its publicKey claim in one transaction, counting its origins down in
  * the origin index; false when it was already gone (a concurrent delete), in which case nothing
  * was written, so each installation's origins are counted down exactly once.

@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
@@ -126,6 +126,28 @@ export async function queryPrefix(partition: string, prefix?: string, options: {
  */
 export function queryMatching(index: IndexName, partitionValue: string, filter: QueryFilter): AsyncGenerator<Record<string, unknown>> {
   return queryPartition({ index, partitionValue, filter });
+}
+
+/**
+ * The items of the whole table that `filter` matches, read 1 MB at a time: a Scan, for the admin
+ * CLI's migrations only (markups with threads, legacy external users), never on a request path.
+ */
+export async function* scanMatching(filter: QueryFilter & { projection?: string }): AsyncGenerator<Record<string, unknown>> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await getDb().send(
+      new ScanCommand({
+        TableName: getConfig().tableName,
+        FilterExpression: filter.expression,
+        ExpressionAttributeNames: filter.names,
+        ExpressionAttributeValues: filter.values,
+        ProjectionExpression: filter.projection,
+        ExclusiveStartKey: start,
+      }),
+    );
+    yield* page.Items ?? [];
+    start = page.LastEvaluatedKey;
+  } while (start);
 }
 
 /** A FilterExpression on a Query: DynamoDB still reads (and bills) every item of the range, and returns the matching ones. */

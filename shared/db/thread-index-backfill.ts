@@ -1,9 +1,7 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
-import { getDb } from '../clients.js';
 import { itemKey, type MarkupRecord } from './items.js';
 import { markupPartition } from './markup-records.js';
-import { queryPrefix } from './paging.js';
+import { queryPrefix, scanMatching } from './paging.js';
 import { getThreadIndexState, indexItemId, indexItemKeysOf, indexItemsOf, LAYOUT_1_PREFIX, leafOf, THREAD_INDEX_LAYOUT, threadIndexStateKey } from './thread-index.js';
 import { batchDelete, batchPut, transactUnlessConditionFails } from './transact.js';
 import { getConversation } from './threads.js';
@@ -83,19 +81,6 @@ export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'ima
 /** Ids of every markup that ever had a thread (its thread-number counter): a Scan, for the admin CLI's backfill only. */
 export async function markupsWithThreads(): Promise<string[]> {
   const ids: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const result = await getDb().send(
-      new ScanCommand({
-        TableName: getConfig().tableName,
-        FilterExpression: 'entity = :entity',
-        ExpressionAttributeValues: { ':entity': 'ThreadSequence' },
-        ProjectionExpression: 'markupId',
-        ExclusiveStartKey: start,
-      }),
-    );
-    ids.push(...(result.Items ?? []).map((item) => item.markupId as string));
-    start = result.LastEvaluatedKey;
-  } while (start);
+  for await (const item of scanMatching({ expression: 'entity = :entity', values: { ':entity': 'ThreadSequence' }, projection: 'markupId' })) ids.push(item.markupId as string);
   return ids;
 }

@@ -7,13 +7,15 @@ import {
   displayNameOf,
   getExternalUser,
   insertExternalUser,
+  installationSource,
   isInstallationSource,
-  sourceOf,
+  legacyExternalUsersOf,
   writeExternalUserChange,
   type ExternalUserRecord,
   type ExternalUserSource,
   type ExternalUserWrite,
 } from '../db/external-users.js';
+import { soleInstallationIdOf } from '../db/installations.js';
 import { nextTime } from '../db/transact.js';
 import { getUpload } from '../db/uploads.js';
 import { BadRequestError, ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../http/errors.js';
@@ -180,17 +182,26 @@ export function fieldsFromClaims(claims: UserClaims): Partial<ExternalUserFields
   return fields;
 }
 
-/** What an exchange may do with `current` for `source`: act as it, bind it first, or nothing. */
-function claimOf(current: ExternalUserRecord, source: ExternalUserSource): 'own' | 'bind' | 'other' {
-  const owner = sourceOf(current);
-  if (owner === source) return 'own';
-  return owner === API_SOURCE && isInstallationSource(source) ? 'bind' : 'other';
+/**
+ * What an exchange may do with `current` for `source`: act as it, bind it first, or nothing. An
+ * API-made user is bound by the first installation. A legacy one (no `source`: its maker is not
+ * known, perhaps another installation) is bound only by the workspace's sole installation; with
+ * two or more it waits for an operator (`admin users assign-source`), and the identity provider
+ * never binds one.
+ */
+async function claimOf(current: ExternalUserRecord, source: ExternalUserSource, workspaceId: string): Promise<'own' | 'bind' | 'other'> {
+  if (current.source === source) return 'own';
+  if (!isInstallationSource(source)) return 'other';
+  if (current.source === API_SOURCE) return 'bind';
+  if (current.source !== undefined) return 'other';
+  const sole = await soleInstallationIdOf(workspaceId);
+  return sole !== undefined && installationSource(sole) === source ? 'bind' : 'other';
 }
 
 /** 403 for an exchange whose `sub` names another source's end user; it names neither that source nor the user's details. */
 const otherSource = (externalId: string) =>
   new ForbiddenError(
-    `The sub ${JSON.stringify(externalId)} names an end user of another source of this workspace (another installation, the identity provider, or the API after another installation's first exchange): an exchange acts only as its own source's end users, so nothing was changed and no token minted.`,
+    `The sub ${JSON.stringify(externalId)} names an end user of another source of this workspace (another installation, the identity provider, the API after another installation's first exchange, or an end user from before sources were recorded that an operator has not yet assigned): an exchange acts only as its own source's end users, so nothing was changed and no token minted.`,
     'end-user-of-another-source',
   );
 
@@ -203,9 +214,10 @@ const otherSource = (externalId: string) =>
  * losers read the winner's record and apply their claims to it, or are refused).
  *
  * End users belong to their source (DESIGN.md "Trust rules"): a record of another source is a 403
- * before anything is written; an API-made one (or one from before sources) is bound to the first
- * installation that exchanges it, by a write conditioned on its source as read, so of two
- * installations racing for it exactly one wins and the other, reading again, is refused.
+ * before anything is written; an API-made one is bound to the first installation that exchanges
+ * it, a legacy one only to the workspace's sole installation (`claimOf`), by a write conditioned on
+ * its source as read, so of two installations racing for it exactly one wins and the other,
+ * reading again, is refused.
  * 400 when `externalId` is empty, longer than 255 characters or not printable text.
  */
 export async function upsertExternalUserFromClaims(
@@ -223,11 +235,39 @@ export async function upsertExternalUserFromClaims(
       const outcome = await insertExternalUser(created);
       return outcome === 'written' ? created : AGAIN;
     }
-    const claim = claimOf(current, source);
+    const claim = await claimOf(current, source, workspace.id);
     if (claim === 'other') throw otherSource(externalId);
     const next = claim === 'bind' ? { ...(changed(current, fields) ?? current), source, modifiedAt: nextTime(current.modifiedAt) } : changed(current, fields);
     if (!next) return current;
     return isRetry(await writeExternalUserChange(current, next)) ? AGAIN : next;
   });
   return { userId: record.userId, name: displayNameOf(record) };
+}
+
+/**
+ * `admin users assign-source`: gives the legacy external users of a workspace (no `source`,
+ * written before sources were recorded), or the one of `externalId`, the source `source`. Each
+ * write is conditioned on the record still being legacy and as read, so it is safe beside
+ * exchanges (a record an exchange bound meanwhile keeps that binding) and idempotent: a second run
+ * finds nothing to assign. Answers the externalIds assigned, and those that already had a source.
+ */
+export async function assignLegacyExternalUsers(
+  workspace: WorkspaceScope,
+  source: ExternalUserSource,
+  externalId?: string,
+): Promise<{ assigned: string[]; alreadySourced: string[] }> {
+  const candidates = externalId === undefined ? await legacyExternalUsersOf(workspace.id) : [await getExternalUserOf(workspace, externalId)];
+  const assigned: string[] = [];
+  const alreadySourced: string[] = [];
+  for (const candidate of candidates) {
+    const outcome = await fromFreshReadsOf(candidate.externalId, async () => {
+      const current = await getExternalUser(workspace.id, candidate.externalId);
+      if (!current) return 'gone' as const;
+      if (current.source !== undefined) return 'sourced' as const;
+      return isRetry(await writeExternalUserChange(current, { ...current, source, modifiedAt: nextTime(current.modifiedAt) })) ? AGAIN : ('assigned' as const);
+    });
+    if (outcome === 'assigned') assigned.push(candidate.externalId);
+    if (outcome === 'sourced') alreadySourced.push(candidate.externalId);
+  }
+  return { assigned, alreadySourced };
 }

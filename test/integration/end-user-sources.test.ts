@@ -3,12 +3,13 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
-import { externalUserKey, getExternalUser as readExternalUserRecord } from '../../shared/db/external-users.js';
+import { externalUserKey, getExternalUser as readExternalUserRecord, installationSource, insertExternalUser } from '../../shared/db/external-users.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
-import { makeOrganization, type ApiResponse, type Org } from '../support/api.js';
+import { localStack, makeOrganization, type ApiResponse, type Org } from '../support/api.js';
 import { customerJwt, exchange, makeCustomerKeys, makeInstallation, type CustomerKeys } from '../support/customer-jwts.js';
-import { createExternalUser, expectNoContent, newExternalId, readExternalUserBack } from '../support/external-users.js';
+import { createExternalUser, expectNoContent, newExternalId, patchExternalUser, readExternalUserBack } from '../support/external-users.js';
 import { expectProblem } from '../support/problems.js';
+import { runAdminAsync } from '../support/processes.js';
 import { idpToken, sdkExchange } from '../support/sdk.js';
 import { getThread } from '../support/thread-reads.js';
 import { createThread, makeTypedMarkup, reply } from '../support/threads.js';
@@ -130,19 +131,6 @@ describe('an API-made user belongs to the first installation that exchanges it (
     expect((await readExternalUserBack(org.workspaceKey, externalId)).name).toBe('Named by A');
   });
 
-  it('treats a record written before sources were recorded as API-made', async () => {
-    const externalId = newExternalId('legacy');
-    expectNoContent(await createExternalUser(org.workspaceKey, { externalId, name: 'Legacy' }));
-    await getDb().send(new UpdateCommand({ TableName: getConfig().tableName, Key: externalUserKey(org.workspaceId, externalId), UpdateExpression: 'REMOVE #source', ExpressionAttributeNames: { '#source': 'source' } }));
-    expect((await readExternalUserRecord(org.workspaceId, externalId))?.source).toBeUndefined();
-
-    expectOtherSource(await sdkExchangeAs(externalId));
-    const first = expectOk(await exchangeVia(b, externalId));
-    expectOtherSource(await exchangeVia(a, externalId));
-
-    expect(first.userId).toBe((await readExternalUserBack(org.workspaceKey, externalId)).id);
-  });
-
   it('lets exactly one of two installations racing for a new API-made user win, and the same for a new sub (30 runs each)', async () => {
     const started = performance.now();
     for (let run = 0; run < 30; run += 1) {
@@ -181,4 +169,120 @@ describe('an API-made user belongs to the first installation that exchanges it (
       expect(stored.name, `run ${run}`).toBe(byA.status === 200 ? 'A' : 'Provider');
     }
   }, 120_000);
+});
+
+/**
+ * Legacy end users: records written before sources were recorded carry none, and any installation,
+ * the identity provider or the API may have made them. Only a workspace's sole installation binds
+ * one; with two, every exchange is refused until an operator runs `admin users assign-source`.
+ */
+describe('an end user from before sources were recorded (issue 28 item 2)', () => {
+  const { dataDir } = localStack();
+
+  /** `source` taken off a record, as every record written before sources were recorded has none. */
+  const makeLegacy = (workspaceId: string, externalId: string) =>
+    getDb().send(new UpdateCommand({ TableName: getConfig().tableName, Key: externalUserKey(workspaceId, externalId), UpdateExpression: 'REMOVE #source', ExpressionAttributeNames: { '#source': 'source' } }));
+
+  /** A legacy record written directly, as old data (no source). */
+  async function writeLegacy(target: Org, externalId: string, name: string): Promise<string> {
+    const now = Date.now();
+    const userId = randomUUID();
+    const base = { workspaceId: target.workspaceId, organizationId: target.organizationId, externalId, userId, name, email: null, avatarUrl: null, avatarFileId: null };
+    expect(await insertExternalUser({ ...base, createdAt: now, modifiedAt: now })).toBe('written');
+    expect((await readExternalUserRecord(target.workspaceId, externalId))?.source).toBeUndefined();
+    return userId;
+  }
+
+  async function sourcesOf(target: Org, count: number): Promise<Source[]> {
+    const made: Source[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const keys = makeCustomerKeys();
+      const installation = await makeInstallation(target, keys);
+      made.push({ keys, config: installation.config, publicKey: installation.installation.publicKey });
+    }
+    return made;
+  }
+
+  it("refuses B's JWT (and A's, and the SDK's) for A's old alice with 403 while the workspace has two installations: nothing changes", async () => {
+    const alice = `alice-${randomUUID()}`;
+    const answer = expectOk(await exchangeVia(a, alice, { name: 'Alice', email: 'alice@example.com' }));
+    const thread = await createThread(answer.exchangeToken, markup);
+    await makeLegacy(org.workspaceId, alice);
+    const [threadBefore, recordBefore] = await Promise.all([getThread(org.workspaceKey, thread.id), readExternalUserRecord(org.workspaceId, alice)]);
+
+    expectOtherSource(await exchangeVia(b, alice, { name: 'Mallory', email: 'mallory@example.com' }));
+    expectOtherSource(await exchangeVia(a, alice, { name: 'Alice again' }));
+    expectOtherSource(await sdkExchangeAs(alice, { name: 'Provider' }));
+
+    expect(await readExternalUserRecord(org.workspaceId, alice)).toEqual(recordBefore);
+    expect(recordBefore).toMatchObject({ name: 'Alice', email: 'alice@example.com', userId: answer.userId });
+    expect(await getThread(org.workspaceKey, thread.id)).toEqual(threadBefore);
+  });
+
+  it("binds it to the workspace's sole installation on that installation's first exchange, and the API still manages it", async () => {
+    const solo = await makeOrganization('Sole installation');
+    const [only] = await sourcesOf(solo, 1);
+    const managed = newExternalId('legacy-api');
+    const managedId = await writeLegacy(solo, managed, 'Managed');
+    const legacy = newExternalId('legacy');
+    const userId = await writeLegacy(solo, legacy, 'Old');
+
+    const first = expectOk(await exchangeVia(only!, legacy, { name: 'Old, renamed' }));
+    const again = expectOk(await exchangeVia(only!, legacy));
+
+    expect([first.userId, again.userId]).toEqual([userId, userId]);
+    expect(await readExternalUserRecord(solo.workspaceId, legacy)).toMatchObject({ source: installationSource(only!.config.installationId), name: 'Old, renamed' });
+    // The API reads and changes a legacy record as before, and leaves it legacy.
+    expect(await readExternalUserBack(solo.workspaceKey, managed)).toMatchObject({ id: managedId, name: 'Managed' });
+    expectNoContent(await patchExternalUser(solo.workspaceKey, managed, { name: 'Managed, renamed' }));
+    expect((await readExternalUserRecord(solo.workspaceId, managed))?.source).toBeUndefined();
+  });
+
+  it('admin users assign-source hands the legacy users of a workspace to one installation, idempotently; then only that one exchanges them', async () => {
+    const both = await makeOrganization('Two installations');
+    const [first, second] = await sourcesOf(both, 2);
+    const legacy = [newExternalId('legacy-1'), newExternalId('legacy-2')];
+    const userIds = [await writeLegacy(both, legacy[0]!, 'One'), await writeLegacy(both, legacy[1]!, 'Two')];
+    const sourced = newExternalId('sourced');
+    expectOk(await exchangeVia(second!, sourced));
+    expectOtherSource(await exchangeVia(first!, legacy[0]!));
+    const source = installationSource(first!.config.installationId);
+
+    const run = await runAdminAsync(dataDir, ['users', 'assign-source', '--workspace', both.workspaceId, '--source', source]);
+    const rerun = await runAdminAsync(dataDir, ['users', 'assign-source', '--workspace', both.workspaceId, '--source', source]);
+
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.json).toEqual({ workspaceId: both.workspaceId, source, assigned: expect.arrayContaining(legacy), alreadySourced: [] });
+    expect(run.json.assigned).toHaveLength(2);
+    expect(rerun.json).toEqual({ workspaceId: both.workspaceId, source, assigned: [], alreadySourced: [] });
+    expect((await exchangeVia(first!, legacy[0]!)).body.data.userId).toBe(userIds[0]);
+    expect((await exchangeVia(first!, legacy[1]!)).body.data.userId).toBe(userIds[1]);
+    expectOtherSource(await exchangeVia(second!, legacy[0]!));
+    expect((await readExternalUserRecord(both.workspaceId, sourced))?.source).toBe(installationSource(second!.config.installationId));
+  });
+
+  it('admin users assign-source takes one --external-id, and refuses an installation of another workspace or a bad --source', async () => {
+    const both = await makeOrganization('Assign one');
+    const [first] = await sourcesOf(both, 2);
+    const [elsewhere] = await sourcesOf(await makeOrganization('Elsewhere'), 1);
+    const legacy = newExternalId('legacy');
+    const other = newExternalId('legacy-other');
+    await writeLegacy(both, legacy, 'One');
+    await writeLegacy(both, other, 'Other');
+    const assign = (...extra: string[]) => runAdminAsync(dataDir, ['users', 'assign-source', '--workspace', both.workspaceId, ...extra]);
+
+    const foreign = await assign('--source', installationSource(elsewhere!.config.installationId));
+    const bad = await assign('--source', 'somebody');
+    const one = await assign('--source', 'identity-provider', '--external-id', legacy);
+    const oneAgain = await assign('--source', 'api', '--external-id', legacy);
+
+    expect(foreign.status).toBe(1);
+    expect(foreign.stderr).toContain('is not an installation of workspace');
+    expect(bad.status).toBe(2);
+    expect(one.json).toEqual({ workspaceId: both.workspaceId, source: 'identity-provider', assigned: [legacy], alreadySourced: [] });
+    expect(oneAgain.json).toEqual({ workspaceId: both.workspaceId, source: 'api', assigned: [], alreadySourced: [legacy] });
+    expect((await readExternalUserRecord(both.workspaceId, legacy))?.source).toBe('identity-provider');
+    expect((await readExternalUserRecord(both.workspaceId, other))?.source).toBeUndefined();
+    expectOtherSource(await exchangeVia(first!, legacy));
+  });
 });
