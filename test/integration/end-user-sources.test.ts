@@ -176,7 +176,9 @@ describe('an API-made user belongs to the first installation that exchanges it (
  * the identity provider or the API may have made them. Only a workspace's sole installation binds
  * one; with two, every exchange is refused until an operator runs `admin users assign-source`.
  */
-describe('an end user from before sources were recorded (issue 28 item 2)', () => {
+// The admin command runs as its own process (seconds to start on a loaded machine) and, for a whole
+// workspace, scans the table, which the full suite fills with tens of thousands of items.
+describe('an end user from before sources were recorded (issue 28 item 2)', { timeout: 180_000 }, () => {
   const { dataDir } = localStack();
 
   /** `source` taken off a record, as every record written before sources were recorded has none. */
