@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { StackInfo } from '../infra/local/stack.js';
 import { getMove } from '../shared/db/moves.js';
-import { toItem, type MarkupRecord } from '../shared/db/items.js';
+import { toItem } from '../shared/db/items.js';
 import { batchPut } from '../shared/db/transact.js';
 import { getWorkspace } from '../shared/db/workspaces.js';
+import { markupRecord } from '../test/support/items.js';
 
 /** DESIGN.md "Moves across workspaces are durable": the bound on the answer of a large move. */
 const ANSWER_BOUND_MS = 2_000;
@@ -33,28 +34,18 @@ export async function benchMoves(stack: StackInfo, options: { runs: number; mark
     const folders = [top.id];
     for (const name of ['A', 'B', 'C', 'D']) folders.push((await request('POST', '/items', { parentFolderId: top.id, name })).data.id as string);
     const at = Date.now();
-    const markups = Array.from({ length: size }, (_, i): MarkupRecord => ({
-      kind: 'markup',
-      id: randomUUID(),
-      workspaceId: source.id,
-      organizationId: source.organizationId,
-      parentFolderId: folders[i % folders.length]!,
-      name: `Page ${i}`,
-      createdAt: at + i,
-      modifiedAt: at + i,
-      activityAt: at + i,
-      type: 'webpage',
-      url: `https://example.com/${i}`,
-      readOnly: false,
-      status: 'editing',
-      isReady: true,
-      thumbnailState: 'unavailable',
-      note: { id: randomUUID(), note: '', showNoteOnProjectOpen: false },
-      retainOriginal: false,
-      hasRetainedOriginal: false,
-      activeThreads: 0,
-      createdBy: randomUUID(),
-    }));
+    const markups = Array.from({ length: size }, (_, i) =>
+      markupRecord({
+        workspaceId: source.id,
+        organizationId: source.organizationId,
+        parentFolderId: folders[i % folders.length]!,
+        name: `Page ${i}`,
+        createdAt: at + i,
+        modifiedAt: at + i,
+        activityAt: at + i,
+        url: `https://example.com/${i}`,
+      }),
+    );
     await batchPut(markups.map(toItem));
 
     const started = performance.now();

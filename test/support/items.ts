@@ -7,9 +7,10 @@ import { createWorkspaceKey } from '../../shared/domain/organizations.js';
 import type { Role } from '../../shared/db/users.js';
 import { call } from './api.js';
 
-type MarkupOverrides = Partial<MarkupRecord> & Pick<MarkupRecord, 'workspaceId' | 'organizationId' | 'parentFolderId'>;
+export type MarkupOverrides = Partial<MarkupRecord> & Pick<MarkupRecord, 'workspaceId' | 'organizationId' | 'parentFolderId'>;
 
-function markupRecord(overrides: MarkupOverrides): MarkupRecord {
+/** A ready webpage markup record (not written): `overrides` over the defaults every item test uses. */
+export function markupRecord(overrides: MarkupOverrides): MarkupRecord {
   const at = Date.now();
   return {
     kind: 'markup',

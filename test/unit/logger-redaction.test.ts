@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redact } from '../../shared/logger.js';
+import { seededRandom } from '../support/fuzz.js';
 
 const apiKey = `rbk_${'a'.repeat(32)}_${'S'.repeat(43)}`;
 const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEiLCJhdWQiOiJ4In0.c2lnbmF0dXJlLXBhcnQ';
@@ -144,22 +145,10 @@ describe('log redaction: no gap lets a credential through (issue 28, item 9)', (
   });
 });
 
-/** A small seeded generator (mulberry32), so a failing structure can be reproduced from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('log redaction: property over generated nested structures', () => {
   it('lets no secret survive, at any depth, in any container', () => {
     for (let seed = 1; seed <= 200; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
       const secrets: string[] = [];
       const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
