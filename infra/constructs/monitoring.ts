@@ -17,7 +17,7 @@ import { pascalCase } from './service-function.js';
 /**
  * How one alarm fires: when its metric, aggregated over `periodMinutes`, is above `threshold` in
  * `evaluationPeriods` consecutive periods. Every alarm compares with "greater than", so a rule
- * reads the same in this table, in the template and in the README.
+ * reads the same in this table, in the template and in docs/operators.md.
  */
 export interface AlarmRule {
   readonly threshold: number;
@@ -26,7 +26,7 @@ export interface AlarmRule {
 }
 
 /**
- * Every alarm's threshold, in one place; the README's alarm table explains each, and
+ * Every alarm's threshold, in one place; the alarm table of docs/operators.md explains each, and
  * test/infra/monitoring.test.ts pins them in the templates.
  */
 export const ALARM_RULES = {
@@ -205,7 +205,7 @@ export interface ServiceAlarmsProps {
 
 /**
  * The alarms of one stack, each made from a rule of ALARM_RULES and named `<stack>-<what>` (the
- * names the README's alarm table uses); every one notifies the topic on ALARM and on OK. Missing
+ * names the alarm table of docs/operators.md uses); every one notifies the topic on ALARM and on OK. Missing
  * data never breaches: a quiet service, or a metric not yet published, is not an incident.
  */
 export class ServiceAlarms extends Construct {
@@ -264,7 +264,7 @@ export class ServiceAlarms extends Construct {
     const stackName = Stack.of(this).stackName;
     const alarm = new Alarm(this, pascalCase(name), {
       alarmName: `${stackName}-${name}`,
-      alarmDescription: `${meaning} What to do: README, "Alarms and the dashboard".`,
+      alarmDescription: `${meaning} What to do: docs/operators.md, "Alarms and the dashboard".`,
       metric: metric instanceof Metric ? metric.with({ period: minutes(rule) }) : metric,
       threshold: rule.threshold,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,

@@ -177,7 +177,7 @@ export class ApiStack extends Stack {
   /**
    * The exchange-token key (DESIGN.md "Exchange tokens"): an asymmetric KMS key (ES256), so its
    * private half never leaves KMS, the auth function alone may sign with it and every other
-   * function may only read its public half. Rotation is a new key (README, operator section).
+   * function may only read its public half. Rotation is a new key (docs/embedded-commenting.md, "Exchange tokens: keys, rotation and liveness").
    * Destroyed with the stack: tokens live minutes, so nothing signed with it outlives a redeploy.
    */
   private createExchangeKey(): Key {

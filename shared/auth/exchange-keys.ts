@@ -13,7 +13,7 @@ import { kmsKeyId, kmsPublicKey, kmsSigner, localSigner, type ExchangeTokenSigne
  *
  * Each is loaded once per process and cached: a verifier fetches the public key once per cold
  * start and then verifies with no network call; a token naming any other `kid` is refused, never
- * looked up. Rotation is a new key (README): tokens of the old one fail, for at most their lifetime.
+ * looked up. Rotation is a new key (docs/embedded-commenting.md, "Exchange tokens: keys, rotation and liveness"): tokens of the old one fail, for at most their lifetime.
  */
 
 /** The public key tokens are verified with, and the `kid` they must name. */

@@ -30,7 +30,7 @@ function expectOneWinner(responses: ApiResponse[]): ApiResponse {
   return responses.find((response) => response.status < 300)!;
 }
 
-describe('ETag, If-None-Match and If-Match (README: API conventions)', () => {
+describe('ETag, If-None-Match and If-Match (docs/api.md, "ETag, If-Match, If-None-Match")', () => {
   it('answers a workspace with an ETag, 304 while unchanged and a new ETag after a rename', async () => {
     const org = await makeOrganization();
     const etag = await expectNotModified('/workspace', org.workspaceKey);

@@ -17,7 +17,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('the local stack runs the pending-work sweep as it starts (README: scheduled functions)', () => {
+describe('the local stack runs the pending-work sweep as it starts (docs/local-stack.md, "What runs": the scheduled functions)', () => {
   it('queues, on restart, the job a stopped stack never queued: a webpage markup committed with its thumbnail pending gets its thumbnail settled', async () => {
     running = await startLocalStack({ port: 0, dataDir, memory: false });
     const workspace = (await getWorkspace(running.stack.workspaceId))!;

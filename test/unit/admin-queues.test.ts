@@ -41,7 +41,7 @@ function fakeClock() {
   return { now: () => now, sleep: async (ms: number) => void (now += ms) };
 }
 
-describe('queue --queue names (README "Admin CLI")', () => {
+describe('queue --queue names (docs/local-stack.md, "Admin CLI")', () => {
   it('maps uploads, conversion, webhooks and thumbnails to their queues', () => {
     expect(queueOption('uploads')).toEqual({ option: 'uploads', name: 'uploads' });
     expect(queueOption('conversion')).toEqual({ option: 'conversion', name: 'conversion' });
