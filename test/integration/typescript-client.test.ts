@@ -46,7 +46,7 @@ describe('the typed TypeScript client against the local stack (API reference iss
     expectDocumented('POST', '/api/v2/markups/url', 200, created.data);
     const markup = created.data!.data;
 
-    const listed = await client.GET('/api/v2/markups', { params: { query: { limit: '10' } } });
+    const listed = await client.GET('/api/v2/markups', { params: { query: { limit: 10 } } });
     expect(listed.response.status).toBe(200);
     expectDocumented('GET', '/api/v2/markups', 200, listed.data);
     expect(listed.data!.data.data.map((entry) => entry.id)).toContain(markup.id);
