@@ -1,10 +1,14 @@
-import createClient, { type ClientOptions } from 'openapi-fetch';
-import type { paths } from './schema.generated.js';
+import createClient from 'openapi-fetch';
+import type { ClientOptions } from 'openapi-fetch';
+import type { components, paths } from './schema.generated.js';
 
 export type { components, operations, paths } from './schema.generated.js';
 
 /** The one API version the service speaks; every request names it. */
 export const API_VERSION = '2023-02-22';
+
+/** A refusal as the service sends it: `application/problem+json` (RFC 9457), the `error` of a call that failed. */
+export type Problem = components['schemas']['Problem'];
 
 export interface ReviewBoardClientOptions extends Omit<ClientOptions, 'baseUrl'> {
   /** The service's origin, such as `http://127.0.0.1:4000` locally; paths carry `/api/v2`. */

@@ -1970,7 +1970,7 @@ export interface operations {
             query?: {
                 sortBy?: "name" | "lastActivity";
                 dir?: "asc" | "desc";
-                limit?: string;
+                limit?: number;
                 before?: string;
                 since?: string;
             };
@@ -2530,9 +2530,9 @@ export interface operations {
         parameters: {
             query?: {
                 order?: "az" | "za" | "activity" | "created";
-                limit?: string;
-                page?: string;
-                ttl?: string;
+                limit?: number;
+                page?: number;
+                ttl?: number;
                 before?: string;
                 since?: string;
             };
@@ -3817,9 +3817,9 @@ export interface operations {
         parameters: {
             query?: {
                 workspaceId?: string;
-                limit?: string;
+                limit?: number;
                 before?: string;
-                ttl?: string;
+                ttl?: number;
                 include?: string;
                 since?: string;
             };
@@ -4024,9 +4024,9 @@ export interface operations {
         parameters: {
             query?: {
                 workspaceId?: string;
-                limit?: string;
+                limit?: number;
                 before?: string;
-                ttl?: string;
+                ttl?: number;
                 include?: string;
                 query?: string;
             };
@@ -6196,8 +6196,8 @@ export interface operations {
             query: {
                 markupId: string;
                 cursorId?: string;
-                limit?: string;
-                offset?: string;
+                limit?: number;
+                offset?: number;
                 withThreadOrMessageId?: string;
                 resolved?: "true" | "false";
                 order?: "page" | "pin_asc" | "pin_desc" | "activity" | "timestamp" | "priority_asc" | "priority_desc";
@@ -7685,7 +7685,7 @@ export interface operations {
                 fileId?: string;
                 filename: string;
                 mimeType: string;
-                filesize: string;
+                filesize: number;
             };
             header?: {
                 /** @description The API version; absent means this one. */
@@ -9072,7 +9072,7 @@ export interface operations {
         parameters: {
             query?: {
                 workspaceId?: string;
-                limit?: string;
+                limit?: number;
                 before?: string;
             };
             header?: {
@@ -9823,7 +9823,7 @@ export interface operations {
         parameters: {
             query?: {
                 workspaceId?: string;
-                limit?: string;
+                limit?: number;
                 before?: string;
             };
             header?: {
@@ -10293,7 +10293,7 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 before?: string;
             };
             header?: {

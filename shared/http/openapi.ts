@@ -27,18 +27,26 @@ const Problem = {
   },
 };
 
-function schemaOf(schema: AnySchema): JsonObject {
-  const json = toJsonSchema(schema, { errorMode: 'ignore', target: 'draft-2020-12' }) as JsonObject;
+function schemaOf(schema: AnySchema, typeMode?: 'output'): JsonObject {
+  const json = toJsonSchema(schema, { errorMode: 'ignore', target: 'draft-2020-12', ...(typeMode ? { typeMode } : {}) }) as JsonObject;
   delete json.$schema;
   return json;
 }
 
-/** Query and path parameters of a route, from the entries of its valibot object schema. */
+/**
+ * Query and path parameters of a route, from the entries of its valibot object schema. A parameter is
+ * described by what its schema parses the string into (`typeMode: 'output'`): `queryInteger`'s digits
+ * are an `integer` with their bounds, which is how OpenAPI writes a number in a query string. Its
+ * default is the string the schema parses (`'50'`), given in the parameter's type.
+ */
 function parameters(schema: AnySchema | undefined, location: 'query' | 'path'): JsonObject[] {
   if (!schema) return [];
-  const json = schemaOf(schema);
+  const json = schemaOf(schema, 'output');
   const properties = (json.properties ?? {}) as Record<string, JsonObject>;
   const required = new Set((json.required as string[] | undefined) ?? []);
+  for (const property of Object.values(properties)) {
+    if (property.type === 'integer' && typeof property.default === 'string') property.default = Number(property.default);
+  }
   return Object.entries(properties).map(([name, property]) => ({
     name,
     in: location,

@@ -34,15 +34,14 @@ export const Name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be emp
 /** A body that only names something (rename an item or a markup, create a workspace). */
 export const NameBody = v.object({ name: Name });
 
-/** A query-string integer within bounds. */
+/**
+ * A query-string integer within bounds: the digits the query string carries, parsed into an
+ * `integerIn(min, max)`. The OpenAPI document describes a parameter by that parsed schema (the
+ * generator converts parameters with `typeMode: 'output'`), so it declares `type: integer` with the
+ * bounds and a typed client sends `{ limit: 5 }`.
+ */
 export function queryInteger(min: number, max: number) {
-  return v.pipe(
-    v.string(),
-    v.regex(/^\d+$/, 'must be a whole number'),
-    v.transform(Number),
-    v.minValue(min, `must be at least ${min}`),
-    v.maxValue(max, `must be at most ${max}`),
-  );
+  return v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), integerIn(min, max));
 }
 
 /** Number fields are declared within 2^53: a wider bound would let through what the table cannot store. */

@@ -1,9 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { describe, expect, inject, it } from 'vitest';
 import { createReviewBoardClient, type components } from '../../clients/typescript/index.js';
 import { GENERATED_FILES } from '../../infra/tools/generated-routes.js';
 import { makeOrganization } from '../support/api.js';
+import { CLIENT_DOCS, codeBlocks, installPackedClient, typeCheck } from '../support/client-package.js';
 import { DESKTOP, BROWSER_CONTEXT, delta } from '../support/threads.js';
 
 type Json = Record<string, any>;
@@ -46,7 +50,7 @@ describe('the typed TypeScript client against the local stack (API reference iss
     expectDocumented('POST', '/api/v2/markups/url', 200, created.data);
     const markup = created.data!.data;
 
-    const listed = await client.GET('/api/v2/markups', { params: { query: { limit: '10' } } });
+    const listed = await client.GET('/api/v2/markups', { params: { query: { limit: 10 } } });
     expect(listed.response.status).toBe(200);
     expectDocumented('GET', '/api/v2/markups', 200, listed.data);
     expect(listed.data!.data.data.map((entry) => entry.id)).toContain(markup.id);
@@ -100,4 +104,30 @@ describe('the typed TypeScript client against the local stack (API reference iss
     }
     expect(invalid.error!.errors?.map((entry) => entry.pointer)).toEqual(['/params/id']);
   });
+});
+
+describe('the packed TypeScript client runs the usage page against the local stack (issue 29, item 5)', () => {
+  it('creates, lists with limit 5 and reads problems as docs/typescript-client.md shows', async () => {
+    const org = await makeOrganization();
+    const { project } = await installPackedClient({ extra: ['@types/node'] });
+    try {
+      const page = readFileSync(CLIENT_DOCS, 'utf8');
+      const tsconfig = codeBlocks(page, 'json').map((block) => JSON.parse(block)).find((json) => json.compilerOptions);
+      writeFileSync(join(project, 'docs.ts'), codeBlocks(page, 'ts').join('\n'));
+      writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['docs.ts'] }));
+      expect(await typeCheck(project, ['-p', 'tsconfig.json', '--outDir', 'out'])).toEqual({ code: 0, output: '' });
+
+      const { stdout } = await promisify(execFile)(process.execPath, [join(project, 'out/docs.js')], {
+        env: { ...process.env, REVIEW_BOARD_URL: inject('localStack').stack.baseUrl, REVIEW_BOARD_API_KEY: org.workspaceKey },
+      });
+
+      const created = /^created (\S+) \(Home page, webpage\)$/m.exec(stdout);
+      expect(created, stdout).not.toBeNull();
+      expect(stdout).toContain(`listed ${created![1]} Home page`);
+      expect(stdout).toMatch(/^not found: 404 urn:review-board:problem:not-found: .+ \(request \S+\)$/m);
+      expect(stdout).toMatch(/^refused: 400 urn:review-board:problem:validation-error: .+ \/body\/url: .+ \(request \S+\)$/m);
+    } finally {
+      rmSync(dirname(project), { recursive: true, force: true });
+    }
+  }, 180_000);
 });

@@ -46,6 +46,18 @@ describe('the OpenAPI document a client generator can trust (issue: API referenc
     if (route.params) expect(Object.keys(operation.responses)).toContain('404');
   });
 
+  it('declares numeric query parameters as integers with their bounds, so a client sends { limit: 5 } (issue 29, item 5)', () => {
+    const parameterOf = (method: string, path: string, name: string): Json => operationOf(method, path).parameters.find((parameter: Json) => parameter.name === name);
+    const queryParameters = Object.values(document.paths as Record<string, Json>).flatMap((item) => Object.values(item).flatMap((operation: Json) => (operation.parameters ?? []) as Json[]));
+
+    expect(parameterOf('GET', '/api/v2/markups', 'limit').schema).toEqual({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(parameterOf('GET', '/api/v2/threads', 'offset').schema).toEqual({ type: 'integer', minimum: 0, maximum: 1_000_000 });
+    expect(parameterOf('GET', '/api/v2/items/{id}/items', 'page').schema).toEqual({ type: 'integer', minimum: 1, maximum: 1000, default: 1 });
+    expect(parameterOf('GET', '/api/v2/items/{id}/items', 'limit').schema).toMatchObject({ type: 'integer', default: 50 });
+    // No parameter is left a digit string: the query string still carries digits, the handler parses them.
+    expect(queryParameters.filter((parameter) => parameter.schema?.pattern === '^\\d+$').map((parameter) => parameter.name)).toEqual([]);
+  });
+
   it('leaves out the routes that are not API operations (the reference page and its script), which stay routed', () => {
     const hidden = routeGroups().flatMap((group) => group.routes).filter((route) => route.undocumented);
 
