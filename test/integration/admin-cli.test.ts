@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { call, localStack } from '../support/api.js';
 import { spawnSync } from 'node:child_process';
 import { repoRoot, runAdmin } from '../support/processes.js';
+import { createThread, makeTypedMarkup } from '../support/threads.js';
 
 const { dataDir } = localStack();
 
@@ -35,6 +36,23 @@ describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)
     expect(listWithOrgKey.status).toBe(200);
     expect(revoked.json).toEqual({ keyId: workspaceKey.keyId, revoked: true });
     expect(afterRevoke.status).toBe(401);
+  });
+
+  it('key create --name labels the key, and its API user shows the label as the author of what it writes', async () => {
+    const org = runAdmin(dataDir, ['org', 'create', '--name', 'Labels']).json;
+    const labelled = runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--name', 'CI bot']).json;
+    const unlabelled = runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId]).json;
+    const empty = runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--name', ' ']);
+    const markup = await makeTypedMarkup(org, 'image');
+
+    const byLabelled = await createThread(labelled.apiKey, markup);
+    const byUnlabelled = await createThread(unlabelled.apiKey, markup);
+    const listed = runAdmin(dataDir, ['key', 'list', '--org', org.organizationId]).json;
+
+    expect(byLabelled.user).toMatchObject({ id: labelled.userId, name: 'CI bot', guest: false });
+    expect(byUnlabelled.user).toMatchObject({ id: unlabelled.userId, name: `API key ${unlabelled.keyId.slice(0, 8)}` });
+    expect(listed.keys).toContainEqual(expect.objectContaining({ keyId: labelled.keyId, name: 'CI bot' }));
+    expect(empty.status).toBe(2);
   });
 
   it('key create --email makes the first member an owner, later ones contributors, and takes --role', async () => {
