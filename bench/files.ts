@@ -8,6 +8,7 @@ import { convertPsd } from '../shared/convert/psd.js';
 import { convertVideo } from '../shared/convert/video.js';
 import { savePlan, getPlan } from '../shared/db/plans.js';
 import { makePdf, makePsd, makeVideo } from '../test/support/sample-files.js';
+import { withArticle } from '../shared/english.js';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
@@ -72,7 +73,7 @@ export async function benchFiles(stack: StackInfo, options: { runs: number }): P
     steps.create.push(created);
     steps.total.push(performance.now() - started);
   }
-  process.stdout.write(`Upload flow for a ${(image.length / 1024 / 1024).toFixed(2)} MB PNG (${options.runs} runs, in sequence)\n\n`);
+  process.stdout.write(`Upload flow for ${withArticle((image.length / 1024 / 1024).toFixed(2))} MB PNG (${options.runs} runs, in sequence)\n\n`);
   for (const [step, values] of Object.entries(steps)) {
     process.stdout.write(`  ${step.padEnd(10)} p50 ${median(values).toFixed(1).padStart(7)} ms   p99 ${percentile(values, 0.99).toFixed(1).padStart(7)} ms\n`);
   }

@@ -26,8 +26,8 @@ import { UsageError } from './usage-error.js';
  */
 const USAGE = `usage: admin <command>
   org create --name NAME
-  key create --workspace ID [--email ADDRESS] [--role owner|admin|contributor|viewer]
-  key create --org ID
+  key create --workspace ID [--email ADDRESS] [--role owner|admin|contributor|viewer] [--name LABEL]
+  key create --org ID [--name LABEL]
   key revoke --id KEY_ID
   key list --org ID
   plan set --org ID [--markup-limit N|unlimited] [--storage-limit BYTES|unlimited] [--pause-comments on|off] [--storage-feature on|off] [--bundle N]
@@ -64,6 +64,14 @@ function required(name: keyof typeof values): string {
   const value = values[name];
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
   return value;
+}
+
+/** `--name` of a key: its label, the name its API user shows as author (trimmed, 1 to 200 characters, as names are in the API). */
+function keyLabel(): string | undefined {
+  if (values.name === undefined) return undefined;
+  const label = typeof values.name === 'string' ? values.name.trim() : '';
+  if (label === '' || label.length > 200) throw new UsageError('--name takes a label of 1 to 200 characters');
+  return label;
 }
 
 function limit(name: 'markup-limit' | 'storage-limit', current: number | null): number | null {
@@ -103,14 +111,15 @@ async function run(): Promise<unknown> {
     }
     case 'key create': {
       if (values.workspace !== undefined && values.org !== undefined) throw new UsageError('pass --workspace or --org, not both');
-      if (values.org !== undefined) return keyOutput(await createOrganizationKey(required('org')));
+      const name = keyLabel();
+      if (values.org !== undefined) return keyOutput(await createOrganizationKey(required('org'), name));
       const workspaceId = required('workspace');
       const role = values.role as Role | undefined;
       if (role !== undefined && !ROLES.includes(role)) throw new UsageError(`--role takes one of ${ROLES.join(', ')}`);
       if (values.email === undefined && role !== undefined) throw new UsageError('--role goes with --email');
       const email = values.email === undefined ? undefined : required('email');
       if (email !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) throw new UsageError('--email is not an email address');
-      return keyOutput(await createWorkspaceKey(workspaceId, email ? { email, role } : undefined));
+      return keyOutput(await createWorkspaceKey(workspaceId, email ? { email, role } : undefined, name));
     }
     case 'key revoke': {
       const keyId = required('id');

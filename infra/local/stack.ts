@@ -304,7 +304,12 @@ async function seedOrReuse(dataDir: string, memory: boolean): Promise<Omit<Stack
       return rest;
     }
   }
-  const created = await createOrganization('Default Organization');
+  // Names a new user recognises in what they see (the workspace, the author of what a seeded key writes).
+  const created = await createOrganization('Acme Design', {
+    workspaceName: 'Website redesign',
+    organizationKeyName: 'Local organization key',
+    workspaceKeyName: 'Local workspace key',
+  });
   return {
     organizationId: created.organizationId,
     workspaceId: created.workspaceId,

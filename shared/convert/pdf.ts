@@ -4,6 +4,7 @@ import { ConversionError, describeFailure } from './errors.js';
 import { fitScale, MAX_PAGE_DIMENSION, type ConverterInput, type RenderedImage } from './images.js';
 import { CONVERSION_LIMITS } from './limits.js';
 import { loadPdfium, loadSharp, type PdfiumModule } from './packages.js';
+import { withArticle } from '../english.js';
 
 export interface PdfOptions {
   /** Pixels per point of the page images (1.5: a Letter page becomes 918 x 1188 px). */
@@ -112,7 +113,7 @@ async function renderPage(pdfium: PdfiumModule, document: number, access: FileAc
       pixelWidth = Math.max(1, Math.ceil(size.width * scale - 0.001));
       pixelHeight = Math.max(1, Math.ceil(size.height * scale - 0.001));
       bitmap = pdfium.FPDFBitmap_Create(pixelWidth, pixelHeight, 1);
-      if (!bitmap) throw new Error(`no memory for a ${pixelWidth} x ${pixelHeight} bitmap`);
+      if (!bitmap) throw new Error(`no memory for ${withArticle(pixelWidth)} x ${pixelHeight} bitmap`);
       pdfium.FPDFBitmap_FillRect(bitmap, 0, 0, pixelWidth, pixelHeight, WHITE);
       // Rotation 0: PDFium applies the page's own /Rotate to fit the page into the bitmap.
       pdfium.FPDF_RenderPageBitmap(bitmap, page, 0, 0, pixelWidth, pixelHeight, 0, FPDF_ANNOT | FPDF_REVERSE_BYTE_ORDER);

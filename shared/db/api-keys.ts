@@ -14,6 +14,8 @@ export interface ApiKeyRecord {
   userId: string;
   /** True when the user is a workspace member (the key acts with the member's role), false for the key's own API user. */
   actsAsMember?: boolean;
+  /** The label an operator gave the key (`admin key create --name`); its own API user is named after it. */
+  name?: string;
   createdAt: string;
   revokedAt?: string;
 }
@@ -79,8 +81,8 @@ export function revokeApiKeyItem(keyId: string, at: string): TransactItem {
 export async function listApiKeys(organizationId: string): Promise<Omit<ApiKeyRecord, 'secretHash'>[]> {
   const keys: Omit<ApiKeyRecord, 'secretHash'>[] = [];
   for await (const item of queryAll('GSI1', organizationKeysPartition(organizationId))) {
-    const { keyId, scope, workspaceId, userId, createdAt, revokedAt } = item as unknown as ApiKeyRecord;
-    keys.push({ keyId, scope, organizationId, workspaceId, userId, createdAt, revokedAt });
+    const { keyId, name, scope, workspaceId, userId, createdAt, revokedAt } = item as unknown as ApiKeyRecord;
+    keys.push({ keyId, name, scope, organizationId, workspaceId, userId, createdAt, revokedAt });
   }
   return keys;
 }

@@ -21,6 +21,7 @@ import { recordActivity } from './markups/activity.js';
 import { markupCreatedEvents, recordMarkupsCreated } from './markups/create.js';
 import { resolvePlacement, type Placement } from './markups/placement.js';
 import { MARKUP_SOURCE_TYPES, objectNameOf, requireStorageFor, storageCategoryOf } from './upload-rules.js';
+import { withArticle } from '../english.js';
 
 /** Creating markups from files: from confirmed uploads (POST /markups/from-files) or from the request's bytes (POST /markups/file). */
 
@@ -120,7 +121,7 @@ export async function createMarkupFromUploads(principal: Principal, input: FileM
   const at = Date.now();
   const record = withOriginalPolicy(newFileMarkupRecord({ placement, files, name: input.name, createdBy: principal.userId, at }));
   const combined = files.reduce((sum, file) => sum + file.filesize, 0);
-  await requireStorageFor(placement.plan, 0, `These ${files.length} file(s) of ${combined} bytes`);
+  await requireStorageFor(placement.plan, 0, `A markup of ${files.length === 1 ? 'one file' : `${files.length} files`} (${combined} bytes)`);
 
   const consumedAt = new Date(at).toISOString();
   let charge: ChargeRecord;
@@ -151,7 +152,7 @@ export async function createMarkupFromUploads(principal: Principal, input: FileM
 function requireDecodable(file: SourceFile, image: { size?: ImageSize } | undefined): ImageSize | undefined {
   if (!image) {
     throw new BadRequestError(
-      `File ${file.fileId} ("${file.filename}") is not a ${file.mimeType} image: its bytes do not decode as that type. Upload the image with its real content type.`,
+      `File ${file.fileId} ("${file.filename}") is not ${withArticle(file.mimeType)} image: its bytes do not decode as that type. Upload the image with its real content type.`,
       'file-not-decodable',
     );
   }

@@ -1,4 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
+import { withArticle } from '../english.js';
 
 /** Customer JWTs are RS256 only; RSA keys below this size are refused (NIST SP 800-131A). */
 export const MIN_RSA_BITS = 2048;
@@ -33,9 +34,9 @@ export function checkSigningKey(text: string): Checked {
   } catch {
     return { problem: 'is not a readable PEM public key' };
   }
-  if (key.asymmetricKeyType !== 'rsa') return { problem: `is an ${key.asymmetricKeyType?.toUpperCase() ?? 'unknown'} key; only RSA public keys (RS256) are accepted` };
+  if (key.asymmetricKeyType !== 'rsa') return { problem: `is ${withArticle(key.asymmetricKeyType?.toUpperCase() ?? 'unknown')} key; only RSA public keys (RS256) are accepted` };
   const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
-  if (bits < MIN_RSA_BITS) return { problem: `is a ${bits}-bit RSA key; at least ${MIN_RSA_BITS} bits are needed` };
+  if (bits < MIN_RSA_BITS) return { problem: `is ${withArticle(bits)}-bit RSA key; at least ${MIN_RSA_BITS} bits are needed` };
   return { value: key.export({ type: 'spki', format: 'pem' }).toString() };
 }
 

@@ -21,10 +21,12 @@ export interface IssuedKey {
 }
 
 /**
- * Transaction items for a new key and the API user it acts as (a stable user named after the key).
- * The plain key exists only in the return value; the table keeps its hash.
+ * Transaction items for a new key and the API user it acts as (a stable user named after the key:
+ * its label when it has one, else its id's first characters). The plain key exists only in the
+ * return value; the table keeps its hash.
  */
-function apiKeyItems(scope: IssuedKey['scope'], organizationId: string, workspaceId: string | undefined, actingUserId?: string) {
+function apiKeyItems(scope: IssuedKey['scope'], organizationId: string, workspaceId: string | undefined, options: { actingUserId?: string; name?: string } = {}) {
+  const { actingUserId, name } = options;
   const generated = generateApiKey();
   const now = new Date();
   const items: TransactItem[] = [];
@@ -32,7 +34,7 @@ function apiKeyItems(scope: IssuedKey['scope'], organizationId: string, workspac
   if (!userId) {
     const user: User = {
       id: randomUUID(),
-      name: `API key ${generated.keyId.slice(0, 8)}`,
+      name: name ?? `API key ${generated.keyId.slice(0, 8)}`,
       email: null,
       emailVerified: false,
       kind: 'api',
@@ -50,6 +52,7 @@ function apiKeyItems(scope: IssuedKey['scope'], organizationId: string, workspac
     workspaceId,
     userId,
     actsAsMember: actingUserId !== undefined,
+    ...(name === undefined ? {} : { name }),
     createdAt: now.toISOString(),
   };
   items.push(putNew(toApiKeyItem(record)));
@@ -57,13 +60,20 @@ function apiKeyItems(scope: IssuedKey['scope'], organizationId: string, workspac
   return { items, issued };
 }
 
+/** Names of what `createOrganization` makes besides the organization; by default the workspace takes the organization's name and the keys none. */
+export interface NewOrganizationNames {
+  workspaceName?: string;
+  organizationKeyName?: string;
+  workspaceKeyName?: string;
+}
+
 /** A new organization with its plan, one workspace, an organization key and a workspace key, all or nothing. */
-export async function createOrganization(name: string) {
+export async function createOrganization(name: string, names: NewOrganizationNames = {}) {
   const organizationId = randomUUID();
-  const orgKey = apiKeyItems('organization', organizationId, undefined);
+  const orgKey = apiKeyItems('organization', organizationId, undefined, { name: names.organizationKeyName });
   let workspaceKey: ReturnType<typeof apiKeyItems> | undefined;
-  const workspace = await createWorkspace(organizationId, name, (record) => {
-    workspaceKey = apiKeyItems('workspace', organizationId, record.id);
+  const workspace = await createWorkspace(organizationId, names.workspaceName ?? name, (record) => {
+    workspaceKey = apiKeyItems('workspace', organizationId, record.id, { name: names.workspaceKeyName });
     return [
       putNew(toOrganizationItem({ id: organizationId, name, defaultWorkspaceId: record.id, createdAt: record.createdAt })),
       putNew(toPlanItem(defaultPlan(organizationId, record.createdAt))),
@@ -80,10 +90,10 @@ export async function createOrganization(name: string) {
   };
 }
 
-/** An organization-scoped key. */
-export async function createOrganizationKey(organizationId: string): Promise<IssuedKey> {
+/** An organization-scoped key, labelled `name` when given. */
+export async function createOrganizationKey(organizationId: string, name?: string): Promise<IssuedKey> {
   if (!(await getOrganization(organizationId))) throw new NotFoundError(`Organization ${organizationId} does not exist.`);
-  const key = apiKeyItems('organization', organizationId, undefined);
+  const key = apiKeyItems('organization', organizationId, undefined, { name });
   await transact(key.items);
   return key.issued;
 }
@@ -91,13 +101,14 @@ export async function createOrganizationKey(organizationId: string): Promise<Iss
 /**
  * A workspace-scoped key. With an email it acts as that workspace member (created when new, email
  * verified, with the role given, else `owner` for a workspace's first member and `contributor`
- * after; an invitee becomes active); without, as its own API user (which acts as an owner).
+ * after; an invitee becomes active); without, as its own API user (which acts as an owner). `name`
+ * labels the key; its own API user is named after it, a member keeps the member's name.
  */
-export async function createWorkspaceKey(workspaceId: string, member?: { email: string; role?: Role }): Promise<IssuedKey> {
+export async function createWorkspaceKey(workspaceId: string, member?: { email: string; role?: Role }, name?: string): Promise<IssuedKey> {
   const workspace = await getWorkspace(workspaceId);
   if (!workspace) throw new NotFoundError(`Workspace ${workspaceId} does not exist.`);
   if (!member) {
-    const key = apiKeyItems('workspace', workspace.organizationId, workspaceId);
+    const key = apiKeyItems('workspace', workspace.organizationId, workspaceId, { name });
     await transact(key.items);
     return key.issued;
   }
@@ -143,7 +154,7 @@ export async function createWorkspaceKey(workspaceId: string, member?: { email: 
     const leftovers = await liveMemberKeyIds(workspace.organizationId, workspaceId, userId);
     items.push(...leftovers.map((keyId) => revokeApiKeyItem(keyId, new Date(now).toISOString())));
   }
-  const key = apiKeyItems('workspace', workspace.organizationId, workspaceId, userId);
+  const key = apiKeyItems('workspace', workspace.organizationId, workspaceId, { actingUserId: userId, name });
   if ((await transactUnlessConditionFails([...items, ...key.items])) !== undefined) {
     throw new ConflictError(`Workspace ${workspaceId} changed meanwhile or has ${MAX_MEMBERS} members already; no key was made.`);
   }

@@ -13,6 +13,7 @@ import { baseMimeType, fileTypeOf, isDisplayableImage, SUPPORTED_EXTENSIONS } fr
 import { loadFolderForCaller } from './items/access.js';
 import { loadMarkup } from './markups/access.js';
 import { resolveWorkspace } from './scope.js';
+import { withArticle } from '../english.js';
 
 /**
  * What an upload may be, checked before a policy is issued: the resource it is for and who may
@@ -149,7 +150,7 @@ export async function resolveUploadWorkspace(
     }
     case 'self': {
       if (resourceId !== principal.userId) {
-        throw new ForbiddenError(`A ${resourceType} upload is for the caller's own user: resourceId must be ${principal.userId}.`, 'not-own-user');
+        throw new ForbiddenError(`${withArticle(resourceType, { capital: true })} upload is for the caller's own user: resourceId must be ${principal.userId}.`, 'not-own-user');
       }
       workspace = await resolveWorkspace(principal, workspaceId, { useDefault: true, permission });
       role = await authorize(principal, workspace, { permission });
@@ -180,11 +181,11 @@ export async function resolveUploadWorkspace(
 export function requireAcceptedType(resourceType: UploadResourceType, contentType: string, filename: string): void {
   const { accepts } = RESOURCE_RULES[resourceType];
   if (accepts === 'image' && !isDisplayableImage(contentType, filename)) {
-    throw new BadRequestError(`A ${resourceType} must be a PNG, JPEG, GIF, BMP, WebP or SVG image; ${contentType} is not.`, 'unsupported-file-type');
+    throw new BadRequestError(`${withArticle(resourceType, { capital: true })} must be a PNG, JPEG, GIF, BMP, WebP or SVG image; ${contentType} is not.`, 'unsupported-file-type');
   }
   if (accepts === 'markup-file' && !fileTypeOf(contentType, filename)) {
     throw new BadRequestError(
-      `No markup can be made from a ${contentType} file named "${filename}". Supported: images (png, jpeg, gif, bmp, webp, svg), ` +
+      `No markup can be made from ${withArticle(contentType)} file named "${filename}". Supported: images (png, jpeg, gif, bmp, webp, svg), ` +
         `PDF, videos (mp4, mov, webm, avi, wmv, mkv, mxf) and tiff, psd, eps (${SUPPORTED_EXTENSIONS.length} extensions).`,
       'unsupported-file-type',
     );

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ValidationError, type FieldProblem } from './errors.js';
+import { withArticle } from '../english.js';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
 
@@ -39,7 +40,7 @@ export function parseWith<S extends AnySchema>(schema: S, input: unknown, root: 
 export function parseBody<S extends AnySchema>(schema: S, body: unknown): v.InferOutput<S> {
   if (body === undefined) return parseWith(schema, {}, '/body');
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    const received = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
+    const received = body === null ? 'null' : Array.isArray(body) ? 'an array' : withArticle(typeof body);
     throw new ValidationError([{ pointer: '/body', detail: `must be a JSON object (received ${received})` }]);
   }
   return parseWith(schema, body, '/body');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { call, localStack } from '../support/api.js';
 import { spawnSync } from 'node:child_process';
 import { repoRoot, runAdmin } from '../support/processes.js';
+import { createThread, makeTypedMarkup } from '../support/threads.js';
 
 const { dataDir } = localStack();
 
@@ -35,6 +36,23 @@ describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)
     expect(listWithOrgKey.status).toBe(200);
     expect(revoked.json).toEqual({ keyId: workspaceKey.keyId, revoked: true });
     expect(afterRevoke.status).toBe(401);
+  });
+
+  it('key create --name labels the key, and its API user shows the label as the author of what it writes', async () => {
+    const org = runAdmin(dataDir, ['org', 'create', '--name', 'Labels']).json;
+    const labelled = runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--name', 'CI bot']).json;
+    const unlabelled = runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId]).json;
+    const empty = runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--name', ' ']);
+    const markup = await makeTypedMarkup(org, 'image');
+
+    const byLabelled = await createThread(labelled.apiKey, markup);
+    const byUnlabelled = await createThread(unlabelled.apiKey, markup);
+    const listed = runAdmin(dataDir, ['key', 'list', '--org', org.organizationId]).json;
+
+    expect(byLabelled.user).toMatchObject({ id: labelled.userId, name: 'CI bot', guest: false });
+    expect(byUnlabelled.user).toMatchObject({ id: unlabelled.userId, name: `API key ${unlabelled.keyId.slice(0, 8)}` });
+    expect(listed.keys).toContainEqual(expect.objectContaining({ keyId: labelled.keyId, name: 'CI bot' }));
+    expect(empty.status).toBe(2);
   });
 
   it('key create --email makes the first member an owner, later ones contributors, and takes --role', async () => {
@@ -117,6 +135,37 @@ describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)
 });
 
 describe('npm run invoke (one function, one event from events/)', () => {
+  const invoke = (...args: string[]) =>
+    spawnSync('npm', ['run', '--silent', 'invoke', '--', ...args], { cwd: repoRoot, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'error' }, encoding: 'utf8' });
+
+  it('stops before invoking when a placeholder is not given, naming every missing one and how to pass it', () => {
+    const one = invoke('threads', 'events/apigw-http/list-threads.json');
+    const three = invoke('conversion', 'events/sqs/screenshot-thumbnail.json', 'threadId=00000000-0000-4000-8000-000000000001');
+
+    expect(one.status).toBe(2);
+    expect(one.stdout).toBe('');
+    expect(one.stderr).toContain('markupId=...');
+    expect(one.stderr).not.toContain('workspaceApiKey');
+    expect(three.status).toBe(2);
+    expect(three.stdout).toBe('');
+    expect(three.stderr).toContain('markupId=...');
+    expect(three.stderr).toContain('screenshotId=...');
+    expect(three.stderr).not.toContain('threadId=...');
+  });
+
+  it('refuses a name=value that matches no placeholder of the event and says which placeholders it has', () => {
+    const unknown = invoke('workspaces', 'events/apigw-http/get-workspace.json', 'markupId=00000000-0000-4000-8000-000000000001');
+    const noEquals = invoke('threads', 'events/apigw-http/list-threads.json', 'markupId');
+
+    expect(unknown.status).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(/markupId.*no placeholder/);
+    expect(unknown.stderr).toMatch(/placeholders: workspaceApiKey/);
+    expect(noEquals.status).toBe(2);
+    expect(noEquals.stdout).toBe('');
+    expect(noEquals.stderr).toContain('name=value');
+  });
+
   it('runs the workspaces function on the sample GET /workspace event with the stack keys filled in', () => {
     const result = spawnSync('npm', ['run', '--silent', 'invoke', '--', 'workspaces', 'events/apigw-http/get-workspace.json'], {
       cwd: repoRoot,

@@ -234,6 +234,7 @@ describe('POST /markups/from-files rejections (Errors table)', () => {
 
     expect(response.status).toBe(402);
     expect(response.body.type).toBe('urn:review-board:problem:storage-limit-reached');
+    expect(response.body.detail).toMatch(new RegExp(`^A markup of 2 files \\(${a.length + b.length} bytes\\) does not fit the plan's storage`));
     expect((await readUploadRecord(first.fileId))?.state).toBe('confirmed');
   });
 

@@ -47,7 +47,9 @@ describe('POST /threads refusals (Errors; problem+json)', () => {
     const image = await makeTypedMarkup(org, 'image');
 
     expectProblem(await post(threadBody(webpage, { isImageThread: true })), 400, '/body/isImageThread');
-    expectProblem(await post(threadBody(image, { isImageThread: false })), 400, '/body/isImageThread');
+    const onImage = await post(threadBody(image, { isImageThread: false }));
+    expectProblem(onImage, 400, '/body/isImageThread');
+    expect(onImage.body.errors).toContainEqual(expect.objectContaining({ pointer: '/body/isImageThread', detail: expect.stringMatching(/^must be true on an image markup/) }));
   });
 
   it('answers 400 for a viewModeId that is not one of the webpage view modes', async () => {

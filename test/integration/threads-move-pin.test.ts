@@ -98,7 +98,10 @@ describe('PATCH /threads/:id/move-pin (Thread record returned by move-pin)', () 
     const webThread = await createThread(org.workspaceKey, webpage);
     const viewer = await makeMemberKey(org.workspaceId, 'viewer');
 
-    expectProblem(await call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { viewportXPercentage: 10 } }), 400);
+    const oneOffset = await call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { viewportXPercentage: 10 } });
+    expectProblem(oneOffset, 400);
+    // Read by people: "An image pin", not "A image pin".
+    expect(oneOffset.body.detail).toMatch(/^An image pin moves by offsets/);
     expectProblem(await call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: {} }), 400);
     expectProblem(await call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { viewportXPercentage: 10, viewportYPercentage: 101 } }), 400, '/body/viewportYPercentage');
     expectProblem(await call('PATCH', `/threads/${webThread.id}/move-pin`, { key: org.workspaceKey, body: {} }), 400);

@@ -12,6 +12,7 @@ import { commentEvent } from './events.js';
 import { elementsOf, invalid, parentsOf, type ElementInput, type ElementParentInput } from './pins.js';
 import { readMark } from './read-state.js';
 import { threadRecordOf } from './views.js';
+import { withArticle } from '../../english.js';
 
 /**
  * Changes to one thread after its creation: resolving, moving its pin, marking it read. Each reads
@@ -126,7 +127,7 @@ export async function movePin(principal: Principal, threadId: string, input: Mov
         if (input.elementParents !== undefined) moved.parents = parentsOf(input.elementParents, at);
         if (input.browserContext !== undefined) moved.browserContext = input.browserContext;
       } else if (input.viewportXPercentage === undefined || input.viewportYPercentage === undefined) {
-        throw new BadRequestError(`A ${thread.kind} pin moves by offsets: send viewportXPercentage and viewportYPercentage (0 to 100).`);
+        throw new BadRequestError(`${withArticle(thread.kind, { capital: true })} pin moves by offsets: send viewportXPercentage and viewportYPercentage (0 to 100).`);
       }
       if (input.viewportXPercentage !== undefined) moved.offsetXPercentage = input.viewportXPercentage;
       if (input.viewportYPercentage !== undefined) moved.offsetYPercentage = input.viewportYPercentage;

@@ -4,6 +4,7 @@ import type { ThreadElementRecord, ThreadKind, ThreadParentRecord, ThreadRecord 
 import { ConflictError, InvalidInputError } from '../../http/errors.js';
 import { isHttpUrl } from '../../http/schemas.js';
 import { VIEW_MODES } from '../markups/view-modes.js';
+import { withArticle } from '../../english.js';
 
 /**
  * Where a thread is pinned: page elements (and their parents) on a webpage markup, offsets on an
@@ -112,7 +113,7 @@ export function pinOf(markup: MarkupRecord, input: PinInput, at: number): Partia
       offsetYPercentage: input.offsetYPercentage,
     };
   }
-  if (!input.isImageThread) throw invalid('isImageThread', `must be true on a ${markup.type} markup (its threads are pinned by offsets)`);
+  if (!input.isImageThread) throw invalid('isImageThread', `must be true on ${withArticle(markup.type)} markup (its threads are pinned by offsets)`);
   if (!markup.isReady) throw new ConflictError(`Markup ${markup.id} is still being converted; pin threads once it is ready (isReady).`);
   // The other webpage fields mean nothing here and are not kept; the browser context is, when sent.
   const common = { offsetXPercentage: input.offsetXPercentage, offsetYPercentage: input.offsetYPercentage, browserContext: input.browserContext };

@@ -12,6 +12,7 @@ import { presignedGetUrl } from '../../storage/urls.js';
 import { completeUpload, issueUploadPolicy, unquoted } from '../uploads.js';
 import { loadThreadAccess, loadThreadAccessToChange, type ThreadAccess } from './access.js';
 import { changeThread, loadThreadRecord } from './change-thread.js';
+import { withArticle } from '../../english.js';
 
 /**
  * Thread screenshots (Threads: "Screenshot flow"): a `thread_screenshot` upload of the thread's
@@ -112,7 +113,7 @@ async function loadScreenshotUpload(access: ThreadAccess, input: AttachScreensho
   }
   if (upload.resourceType !== 'thread_screenshot' || upload.resourceId !== markup.id) {
     throw new BadRequestError(
-      `Upload ${input.fileId} is not a screenshot of this thread's markup (it is a ${upload.resourceType} of ${upload.resourceId}); ` +
+      `Upload ${input.fileId} is not a screenshot of this thread's markup (it is ${withArticle(upload.resourceType)} of ${upload.resourceId}); ` +
         `get its policy from GET /threads/${access.reference.threadId}/screenshot-upload-policy.`,
       'wrong-resource',
     );
