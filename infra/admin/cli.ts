@@ -101,7 +101,9 @@ async function run(): Promise<unknown> {
   const command = `${group ?? ''} ${action ?? ''}`;
   switch (command) {
     case 'org create': {
-      const created = await createOrganization(required('name'));
+      const name = required('name');
+      // Labelled keys: what they write shows a readable author, not "API key 1a2b3c4d".
+      const created = await createOrganization(name, { organizationKeyName: `${name} organization key`, workspaceKeyName: `${name} workspace key` });
       return {
         organizationId: created.organizationId,
         organizationApiKey: created.organizationApiKey.apiKey,

@@ -14,6 +14,9 @@ describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)
     expect(Object.keys(result.json).sort()).toEqual(['organizationApiKey', 'organizationId', 'workspaceApiKey', 'workspaceId']);
     const workspace = await call('GET', '/workspace', { key: result.json.workspaceApiKey });
     expect(workspace.body.data).toMatchObject({ id: result.json.workspaceId, name: 'CLI Org' });
+    // Its keys carry labels, so what they write shows a readable author (issue 29 item 7).
+    const listed = runAdmin(dataDir, ['key', 'list', '--org', result.json.organizationId]).json;
+    expect(listed.keys.map((key: { name?: string }) => key.name).sort()).toEqual(['CLI Org organization key', 'CLI Org workspace key']);
   });
 
   it('key create for a workspace, for a member email, and for an organization; key revoke makes a key fail', async () => {
