@@ -1238,7 +1238,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an external user
-         * @description 404 when unknown. Its threads and messages stay, their author shown as "Former user" (`guest: true`). The same externalId may be created again (or come back through a token exchange): that is a new user, and the earlier threads stay "Former user".
+         * @description Its threads and messages stay, their author shown as "Former user" (`guest: true`). The same externalId may be created again (or come back through a token exchange): that is a new user, and the earlier threads stay "Former user". 404 when unknown.
          *
          *     Needs `external-user:delete`: workspace role admin or above; not open to end users.
          */

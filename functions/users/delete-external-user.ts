@@ -7,9 +7,8 @@ export const deleteExternalUserOperation = operation({
   operationId: 'deleteExternalUser',
   summary: 'Delete an external user',
   description:
-    '404 when unknown. ' +
     'Its threads and messages stay, their author shown as "Former user" (`guest: true`). The same externalId may be created again ' +
-    '(or come back through a token exchange): that is a new user, and the earlier threads stay "Former user".',
+    '(or come back through a token exchange): that is a new user, and the earlier threads stay "Former user". 404 when unknown.',
   auth: 'apiKey',
   permission: 'external-user:delete',
   params: ExternalUserParams,
