@@ -12,26 +12,34 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The key's workspace (organization keys: `workspaceId`, or the organization's default workspace)
-         * @description Needs `workspace:read`: workspace role viewer or above; not open to end users.
+         * Get the workspace
+         * @description The key's workspace; organization keys name it with `workspaceId`, or get the organization's default workspace.
+         *
+         *     Needs `workspace:read`: workspace role viewer or above; not open to end users.
          */
         get: operations["getWorkspace"];
         put?: never;
         /**
-         * Create a workspace with its root and archive folders (organization keys only)
-         * @description Needs `workspace:create`: an organization-scoped key; not open to end users.
+         * Create a workspace
+         * @description Creates a workspace with its root and archive folders. Organization keys only.
+         *
+         *     Needs `workspace:create`: an organization-scoped key; not open to end users.
          */
         post: operations["createWorkspace"];
         /**
-         * Delete a workspace (organization keys: any of the organization, named by `workspaceId`; workspace keys: their own)
-         * @description Needs `workspace:delete`: workspace role owner or above; not open to end users.
+         * Delete a workspace
+         * @description Organization keys delete any workspace of the organization, named by `workspaceId`; workspace keys delete their own.
+         *
+         *     Needs `workspace:delete`: workspace role owner or above; not open to end users.
          */
         delete: operations["deleteWorkspace"];
         options?: never;
         head?: never;
         /**
-         * Rename a workspace or change its slug (slugs are unique in the organization: 409 when taken)
-         * @description Needs `workspace:update`: workspace role admin or above; not open to end users.
+         * Update a workspace
+         * @description Renames a workspace or changes its slug. Slugs are unique in the organization: 409 when taken.
+         *
+         *     Needs `workspace:update`: workspace role admin or above; not open to end users.
          */
         patch: operations["updateWorkspace"];
         trace?: never;
@@ -44,8 +52,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The organization's workspaces (organization keys only)
-         * @description Ordered by `sortBy` (`name`, default, or `lastActivity`) in `dir` order (default `asc` for name, `desc` for lastActivity). `limit` is the page size (default 50, at most 100). Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`.
+         * List workspaces
+         * @description The organization's workspaces. Organization keys only. Ordered by `sortBy` (`name`, default, or `lastActivity`) in `dir` order (default `asc` for name, `desc` for lastActivity). `limit` is the page size (default 50, at most 100). Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`.
          *
          *     Needs `workspace:list`: an organization-scoped key; not open to end users.
          */
@@ -66,8 +74,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The workspace's original-file storage policy
-         * @description Needs `workspace:read`: workspace role viewer or above; not open to end users.
+         * Get workspace settings
+         * @description The workspace's original-file storage policy.
+         *
+         *     Needs `workspace:read`: workspace role viewer or above; not open to end users.
          */
         get: operations["getWorkspaceSettings"];
         put?: never;
@@ -76,8 +86,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the original-file storage policy (needs the storage feature)
-         * @description `applyToExisting: true` with `NEVER_STORE` also archives originals already retained: the answer reports how many in `appliedToExistingCount` at once and names the archive job in `jobId`; the worker archives them shortly after.
+         * Update workspace settings
+         * @description Changes the original-file storage policy; needs the storage feature. `applyToExisting: true` with `NEVER_STORE` also archives originals already retained: the answer reports how many in `appliedToExistingCount` at once and names the archive job in `jobId`; the worker archives them shortly after.
          *
          *     Needs `workspace:update`: workspace role admin or above; not open to end users.
          */
@@ -94,8 +104,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Archive every retained original of the workspace (needs the storage feature)
-         * @description Answers at once: `archivedCount` is how many retained originals the archive job named by `jobId` will archive; the worker archives them in batches shortly after, and the storage breakdown drops their bytes as it goes.
+         * Archive all originals
+         * @description Archives every retained original of the workspace; needs the storage feature. Answers at once: `archivedCount` is how many retained originals the archive job named by `jobId` will archive; the worker archives them in batches shortly after, and the storage breakdown drops their bytes as it goes.
          *
          *     Needs `original:manage`: workspace role admin or above; not open to end users.
          */
@@ -114,8 +124,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Bytes stored by the workspace's organization, by kind (needs the storage feature)
-         * @description Needs `storage:read`: workspace role viewer or above; not open to end users.
+         * Get the storage breakdown
+         * @description Bytes stored by the workspace's organization, by kind; needs the storage feature.
+         *
+         *     Needs `storage:read`: workspace role viewer or above; not open to end users.
          */
         get: operations["getStorageBreakdown"];
         put?: never;
@@ -134,8 +146,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A folder with its ancestors, or a markup (an item id is a markup id)
-         * @description A folder answers with its folder-item fields, `type: "folder"` and `ancestors` (folder items, the workspace root or archive folder first). A markup answers with the Markup shape of `GET /markups/{id}`. 404 for an unknown id, 403 for an item outside the key's workspace or organization.
+         * Get an item
+         * @description A folder with its ancestors, or a markup (an item id is a markup id). A folder answers with its folder-item fields, `type: "folder"` and `ancestors` (folder items, the workspace root or archive folder first). A markup answers with the Markup shape of `GET /markups/{id}`. 404 for an unknown id, 403 for an item outside the key's workspace or organization.
          *
          *     Needs `item:read`: workspace role viewer or above; not open to end users.
          */
@@ -143,8 +155,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a markup, or a folder with every folder and markup below it
-         * @description The workspace root and archive folders cannot be deleted (422). Admins and above may delete. A folder is removed bottom-up (markups, then subfolders deepest first, then the folder), so if a very large tree is cut short the folder is still there and repeating the DELETE finishes it.
+         * Delete an item
+         * @description Deletes a markup, or a folder with every folder and markup below it. The workspace root and archive folders cannot be deleted (422). Admins and above may delete. A folder is removed bottom-up (markups, then subfolders deepest first, then the folder), so if a very large tree is cut short the folder is still there and repeating the DELETE finishes it.
          *
          *     Needs `item:delete`: workspace role admin or above; not open to end users.
          */
@@ -152,8 +164,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename a folder or markup
-         * @description The workspace root and archive folders cannot be renamed (422). A folder cannot take the name of a sibling folder (case-insensitive): 409. Markups may share names. Contributors and above may rename.
+         * Rename an item
+         * @description Renames a folder or a markup. The workspace root and archive folders cannot be renamed (422). A folder cannot take the name of a sibling folder (case-insensitive): 409. Markups may share names. Contributors and above may rename.
          *
          *     Needs `item:update`: workspace role contributor or above; not open to end users.
          */
@@ -168,8 +180,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A folder's children: folders and markups, each with its `type` (list archived items on the workspace's archiveFolderId)
-         * @description `order`: `az` (default; name ascending, case-insensitive), `za` (name descending), `activity` (most recent activity first: creation, rename, move, or something put in the folder) or `created` (newest first). `limit`: page size, default 50, at most 100. Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`; a cursor is valid only for the folder and order it came from. `page` (1-based, default 1, at most 1000): page N starts after the first (N-1)*limit children, reached by following cursors from the start, so prefer cursors for deep pages; it cannot be combined with `before`/`since` (400); a page past the end is empty. `ttl` (seconds, 1..604800) is accepted for link lifetimes; child items carry no expiring links, so it changes nothing. 404 when the id is unknown or names a markup.
+         * List child items
+         * @description A folder's children, folders and markups, each with its `type`. List archived items on the workspace's `archiveFolderId`. `order`: `az` (default; name ascending, case-insensitive), `za` (name descending), `activity` (most recent activity first: creation, rename, move, or something put in the folder) or `created` (newest first). `limit`: page size, default 50, at most 100. Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`; a cursor is valid only for the folder and order it came from. `page` (1-based, default 1, at most 1000): page N starts after the first (N-1)*limit children, reached by following cursors from the start, so prefer cursors for deep pages; it cannot be combined with `before`/`since` (400); a page past the end is empty. `ttl` (seconds, 1..604800) is accepted for link lifetimes; child items carry no expiring links, so it changes nothing. 404 when the id is unknown or names a markup.
          *
          *     Needs `item:read`: workspace role viewer or above; not open to end users.
          */
@@ -192,8 +204,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a folder under parentFolderId (answers 200 with the folder)
-         * @description When a folder with the same name (case-insensitive) already exists under the parent, the new folder takes `fallbackName`, else the name with a numeric suffix (`Name (2)`, `Name (3)`, …); a clashing `fallbackName` is suffixed the same way. Folders nest at most 10 levels below the workspace root (the root is level 0): deeper is a 422. The parent may be the archive folder. 404 when parentFolderId is unknown or names a markup; contributors and above may create folders.
+         * Create a folder
+         * @description Creates a folder under `parentFolderId` and answers 200 with the folder. When a folder with the same name (case-insensitive) already exists under the parent, the new folder takes `fallbackName`, else the name with a numeric suffix (`Name (2)`, `Name (3)`, …); a clashing `fallbackName` is suffixed the same way. Folders nest at most 10 levels below the workspace root (the root is level 0): deeper is a 422. The parent may be the archive folder. 404 when parentFolderId is unknown or names a markup; contributors and above may create folders.
          *
          *     Needs `item:create`: workspace role contributor or above; not open to end users.
          */
@@ -218,8 +230,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Move items into their workspace's archive folder
-         * @description `folderItemIds`: 1 to 50 folder or markup ids. All or nothing up front: an unknown id is a 404 for the whole request and an item outside the key's scope a 403, before anything moves; the root and archive folders are a 422. Items already in the archive, and items listed together with a folder above them, stay where they are. The folder path an item came from is always remembered; `withPath=1` also re-creates it under the archive folder by names (reusing folders of the same name). A folder whose name is taken where it lands gets a numeric suffix. Contributors and above.
+         * Archive items
+         * @description Moves items into their workspace's archive folder. `folderItemIds`: 1 to 50 folder or markup ids. All or nothing up front: an unknown id is a 404 for the whole request and an item outside the key's scope a 403, before anything moves; the root and archive folders are a 422. Items already in the archive, and items listed together with a folder above them, stay where they are. The folder path an item came from is always remembered; `withPath=1` also re-creates it under the archive folder by names (reusing folders of the same name). A folder whose name is taken where it lands gets a numeric suffix. Contributors and above.
          *
          *     Needs `item:update`: workspace role contributor or above; not open to end users.
          */
@@ -240,8 +252,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Move archived items back to the workspace root
-         * @description `folderItemIds`: 1 to 50 ids; unknown ids are a 404 and out-of-scope items a 403 for the whole request, before anything moves. Items not in the archive, and items listed together with a folder above them, stay where they are. `withPath=1` puts each item back under the folder path it was archived from, re-creating missing folders by name (a 422 if that would nest folders too deep); otherwise it goes to the root. A folder whose name is taken where it lands gets a numeric suffix. Contributors and above.
+         * Restore items
+         * @description Moves archived items back to the workspace root. `folderItemIds`: 1 to 50 ids; unknown ids are a 404 and out-of-scope items a 403 for the whole request, before anything moves. Items not in the archive, and items listed together with a folder above them, stay where they are. `withPath=1` puts each item back under the folder path it was archived from, re-creating missing folders by name (a 422 if that would nest folders too deep); otherwise it goes to the root. A folder whose name is taken where it lands gets a numeric suffix. Contributors and above.
          *
          *     Needs `item:update`: workspace role contributor or above; not open to end users.
          */
@@ -262,8 +274,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Move up to 50 items under parentFolderId; per-item failures are reported while the batch answers 200
-         * @description Checked before anything moves: more than 50 items or an id listed twice (400); sources from several workspaces (400); parentFolderId unknown or a markup (404); destination or sources outside the key's scope, a workspace key moving into another workspace, or a role below contributor (403). Then items move in the order listed; each failure goes to `errors` as `{ itemId, statusCode, message }`: 404 unknown item, 422 for the root or archive folder, a move into the item's own subfolder or beyond the maximum depth, 409 when it changed meanwhile. Name clashes follow the single move.
+         * Move items
+         * @description Moves up to 50 items under `parentFolderId`; per-item failures are reported while the batch answers 200. Checked before anything moves: more than 50 items or an id listed twice (400); sources from several workspaces (400); parentFolderId unknown or a markup (404); destination or sources outside the key's scope, a workspace key moving into another workspace, or a role below contributor (403). Then items move in the order listed; each failure goes to `errors` as `{ itemId, statusCode, message }`: 404 unknown item, 422 for the root or archive folder, a move into the item's own subfolder or beyond the maximum depth, 409 when it changed meanwhile. Name clashes follow the single move.
          *
          *     Needs `item:update`: workspace role contributor or above; not open to end users.
          */
@@ -284,8 +296,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Move a folder or markup under parentFolderId; answers the moved item
-         * @description The item keeps its id. 404: unknown item, or parentFolderId unknown or a markup. 403: either end outside the key's scope; a workspace key moving into another workspace; a role below contributor. 422: moving the workspace root or archive folder; moving a folder into itself or its own subfolder; a move that would nest folders more than 10 levels below the root (destination depth + 1 + height of the moved tree); a move within a workspace that would carry more than 2500 subfolders along: move the subfolders first. 409: the item was moved or deleted meanwhile; a folder still being moved into another workspace, or a move into or out of the tree below it, until that move is done (seconds). Crossing moves (X into Y while Y into X) never both succeed: the later one sees the new ancestry (422). A move that failed after it took effect is finished by repeating it (or by reading the item). A folder whose name is taken at the destination (case-insensitive) takes `fallbackName`, else a numeric suffix; markups keep their names. Organization keys may move into another workspace of the organization: everything below the item moves with it, carried by a worker after the answer (a tree of any size), and from the answer on every item of the tree answers to the destination's keys only. Moving an item to where it already is changes nothing.
+         * Move an item
+         * @description Moves a folder or markup under `parentFolderId` and answers the moved item. The item keeps its id. 404: unknown item, or parentFolderId unknown or a markup. 403: either end outside the key's scope; a workspace key moving into another workspace; a role below contributor. 422: moving the workspace root or archive folder; moving a folder into itself or its own subfolder; a move that would nest folders more than 10 levels below the root (destination depth + 1 + height of the moved tree); a move within a workspace that would carry more than 2500 subfolders along: move the subfolders first. 409: the item was moved or deleted meanwhile; a folder still being moved into another workspace, or a move into or out of the tree below it, until that move is done (seconds). Crossing moves (X into Y while Y into X) never both succeed: the later one sees the new ancestry (422). A move that failed after it took effect is finished by repeating it (or by reading the item). A folder whose name is taken at the destination (case-insensitive) takes `fallbackName`, else a numeric suffix; markups keep their names. Organization keys may move into another workspace of the organization: everything below the item moves with it, carried by a worker after the answer (a tree of any size), and from the answer on every item of the tree answers to the destination's keys only. Moving an item to where it already is changes nothing.
          *
          *     Needs `item:update`: workspace role contributor or above; not open to end users.
          */
@@ -302,8 +314,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a webpage markup from an address (charged to the monthly allowance, then the bundle)
-         * @description `name` defaults to the URL hostname; `workspaceId` to the key's workspace (organization keys: the folder's workspace, else the organization's default); `parentFolderId` to the workspace root. 402 when the allowance and bundle are used up.
+         * Create a markup from a URL
+         * @description Creates a webpage markup from an address, charged to the monthly allowance, then the bundle. `name` defaults to the URL hostname; `workspaceId` to the key's workspace (organization keys: the folder's workspace, else the organization's default); `parentFolderId` to the workspace root. 402 when the allowance and bundle are used up.
          *
          *     Needs `markup:create`: workspace role contributor or above; not open to end users.
          */
@@ -324,8 +336,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a markup from confirmed uploads (one markup against the monthly allowance)
-         * @description `fileIds` (1 to 50, no duplicates) name confirmed, unused `markup_asset` uploads of `workspaceId` (which must be the key's workspace: 403 otherwise, and for files of another workspace; a workspace key may leave it out, an organization key must name it). Displayable images (png, jpeg, gif, bmp, webp, svg) make one image markup, one page per image in `fileIds` order, ready at once; an image whose bytes do not decode as its type is a 400 that creates nothing. One PDF, one video (mp4, mov, webm, avi, wmv, mkv, mxf) or one tiff, psd or eps makes a `pdf`, `video` or `image` markup on its own (not mixed: 400) with `isReady` false and `conversionStatus` `pending` until the conversion finishes; a conversion that fails gives its markup back to the monthly allowance. Each file is consumed by the markup (a used file is a 400: upload it again). `name` defaults to the first file's name without extension, `parentFolderId` to the workspace root. 402 when the monthly allowance is used up or the organization is over its storage limit. Conversion limits: at most 500 pages (PDF, multi-page TIFF), 50,000,000 pixels per image (TIFF page, PSD), 30 minutes of video and 5 GiB of converted files per markup. A file beyond them ends in `conversionStatus` `failed` with the reason in `conversionError` (final: it is not retried).
+         * Create a markup from uploads
+         * @description Creates a markup from confirmed uploads: one markup against the monthly allowance. `fileIds` (1 to 50, no duplicates) name confirmed, unused `markup_asset` uploads of `workspaceId` (which must be the key's workspace: 403 otherwise, and for files of another workspace; a workspace key may leave it out, an organization key must name it). Displayable images (png, jpeg, gif, bmp, webp, svg) make one image markup, one page per image in `fileIds` order, ready at once; an image whose bytes do not decode as its type is a 400 that creates nothing. One PDF, one video (mp4, mov, webm, avi, wmv, mkv, mxf) or one tiff, psd or eps makes a `pdf`, `video` or `image` markup on its own (not mixed: 400) with `isReady` false and `conversionStatus` `pending` until the conversion finishes; a conversion that fails gives its markup back to the monthly allowance. Each file is consumed by the markup (a used file is a 400: upload it again). `name` defaults to the first file's name without extension, `parentFolderId` to the workspace root. 402 when the monthly allowance is used up or the organization is over its storage limit. Conversion limits: at most 500 pages (PDF, multi-page TIFF), 50,000,000 pixels per image (TIFF page, PSD), 30 minutes of video and 5 GiB of converted files per markup. A file beyond them ends in `conversionStatus` `failed` with the reason in `conversionError` (final: it is not retried).
          *
          *     Needs `markup:create`: workspace role contributor or above; not open to end users.
          */
@@ -346,8 +358,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a markup from one file sent as multipart/form-data (small files; larger ones use the upload flow)
-         * @description One `file` field; the whole request at most 20 MB (413 beyond). The file type decides the markup as in POST /markups/from-files (the part's Content-Type, else the file name's extension). `workspaceId` is the key's workspace (a workspace key may leave it out, an organization key must name it); an image whose bytes do not decode as its type is a 400 that creates nothing; `name` defaults to the file name without extension; `parentFolderId` to the workspace root. Deployed, API Gateway HTTP APIs accept at most 10 MB and Lambda 6 MB of request payload, which base64 encoding of binary bodies leaves at about 4.5 MB of file: send larger files through POST /uploads/upload-policy, the storage form post, POST /uploads/upload-complete and POST /markups/from-files.
+         * Create a markup from a file
+         * @description Creates a markup from one file sent as multipart/form-data: small files; larger ones use the upload flow. One `file` field; the whole request at most 20 MB (413 beyond). The file type decides the markup as in POST /markups/from-files (the part's Content-Type, else the file name's extension). `workspaceId` is the key's workspace (a workspace key may leave it out, an organization key must name it); an image whose bytes do not decode as its type is a 400 that creates nothing; `name` defaults to the file name without extension; `parentFolderId` to the workspace root. Deployed, API Gateway HTTP APIs accept at most 10 MB and Lambda 6 MB of request payload, which base64 encoding of binary bodies leaves at about 4.5 MB of file: send larger files through POST /uploads/upload-policy, the storage form post, POST /uploads/upload-complete and POST /markups/from-files.
          *
          *     Needs `markup:create`: workspace role contributor or above; not open to end users.
          */
@@ -366,8 +378,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The workspace's markups, newest first
-         * @description `workspaceId` defaults to a workspace key's own workspace; organization keys must pass it. `limit` (default 50, at most 100). Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`. `include` (comma-separated `media`, `images`, `videos`, `documents`) expands file fields, whose URLs live `ttl` seconds (at most 604800); without it markups are metadata only.
+         * List markups
+         * @description The workspace's markups, newest first. `workspaceId` defaults to a workspace key's own workspace; organization keys must pass it. `limit` (default 50, at most 100). Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`. `include` (comma-separated `media`, `images`, `videos`, `documents`) expands file fields, whose URLs live `ttl` seconds (at most 604800); without it markups are metadata only.
          *
          *     Needs `markup:list`: workspace role viewer or above; not open to end users.
          */
@@ -388,8 +400,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Markups of the workspace (every folder) whose name or URL contains `query`, newest first
-         * @description Case-insensitive substring match; an empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, at most 100); next page: `before=<nextCursor>`. `include` as for the list.
+         * Search markups
+         * @description Markups of the workspace (every folder) whose name or URL contains `query`, newest first. Case-insensitive substring match; an empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, at most 100); next page: `before=<nextCursor>`. `include` as for the list.
          *
          *     Needs `markup:list`: workspace role viewer or above; not open to end users.
          */
@@ -410,8 +422,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The workspace's markup usage this month (UTC) against the plan allowance and the organization's bundle
-         * @description Workspace keys: their workspace; organization keys: `workspaceId`, or the organization's default workspace.
+         * Get markup usage
+         * @description The workspace's markup usage this month (UTC) against the plan allowance and the organization's bundle. Workspace keys: their workspace; organization keys: `workspaceId`, or the organization's default workspace.
          *
          *     Needs `workspace:read`: workspace role viewer or above; not open to end users.
          */
@@ -432,20 +444,20 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One markup, with its files
-         * @description `images` and `document.pages` hold at most 500 entries each (the conversion page limit), so the answer stays bounded. Conversion limits: at most 500 pages (PDF, multi-page TIFF), 50,000,000 pixels per image (TIFF page, PSD), 30 minutes of video and 5 GiB of converted files per markup. A file beyond them ends in `conversionStatus` `failed` with the reason in `conversionError` (final: it is not retried).
+         * Get a markup
+         * @description One markup, with its files. `images` and `document.pages` hold at most 500 entries each (the conversion page limit), so the answer stays bounded. Conversion limits: at most 500 pages (PDF, multi-page TIFF), 50,000,000 pixels per image (TIFF page, PSD), 30 minutes of video and 5 GiB of converted files per markup. A file beyond them ends in `conversionStatus` `failed` with the reason in `conversionError` (final: it is not retried).
          *
          *     Needs `markup:read`: workspace role viewer or above; end users project:viewer or above.
          */
         get: operations["getMarkup"];
         put?: never;
         /**
-         * Rename a markup (contributor or above)
+         * Rename a markup
          * @description Needs `markup:rename`: workspace role contributor or above; end users project:owner or above.
          */
         post: operations["renameMarkup"];
         /**
-         * Delete a markup (admin or above)
+         * Delete a markup
          * @description Needs `markup:delete`: workspace role admin or above; not open to end users.
          */
         delete: operations["deleteMarkup"];
@@ -468,8 +480,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Pause (`readOnly: true`, needs the plan feature) or resume new comments on a markup (admin or above)
-         * @description Needs `markup:read-only`: workspace role admin or above; end users project:owner or above.
+         * Pause or resume comments
+         * @description Pauses (`readOnly: true`, needs the plan feature) or resumes new comments on a markup.
+         *
+         *     Needs `markup:read-only`: workspace role admin or above; end users project:owner or above.
          */
         patch: operations["setMarkupReadOnly"];
         trace?: never;
@@ -482,8 +496,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Who can be tagged on a markup (active workspace members; invitees have not joined) and who is tagged in its threads
-         * @description Needs `markup:tags`: workspace role viewer or above; not open to end users.
+         * List who can be tagged
+         * @description Who can be tagged on a markup (active workspace members; invitees have not joined) and who is tagged in its threads.
+         *
+         *     Needs `markup:tags`: workspace role viewer or above; not open to end users.
          */
         get: operations["getMarkupTags"];
         put?: never;
@@ -502,8 +518,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The markup's device breakpoints (desktop, tablet, mobile) with the number of threads in each
-         * @description Needs `markup:read`: workspace role viewer or above; end users project:viewer or above.
+         * List view modes
+         * @description The markup's device breakpoints (desktop, tablet, mobile) with the number of threads in each.
+         *
+         *     Needs `markup:read`: workspace role viewer or above; end users project:viewer or above.
          */
         get: operations["listMarkupViewModes"];
         put?: never;
@@ -522,8 +540,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A webpage markup's rendered thumbnail (PNG, 640x400); the markup's `thumbnailUrl` points here once it exists
-         * @description A plain GET without credentials, like the image URLs of markups: the unguessable markup id is the capability. 404 until the thumbnail is rendered.
+         * Get a markup thumbnail
+         * @description A webpage markup's rendered thumbnail (PNG, 640x400); the markup's `thumbnailUrl` points here once it exists. A plain GET without credentials, like the image URLs of markups: the unguessable markup id is the capability. 404 until the thumbnail is rendered.
          *
          *     Needs no credential.
          */
@@ -544,8 +562,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A short-lived presigned URL (5 minutes) that downloads the markup's retained original file
-         * @description 404 when the markup has no retained original (never had one, or it was archived).
+         * Get an original download URL
+         * @description A short-lived presigned URL (5 minutes) that downloads the markup's retained original file. 404 when the markup has no retained original (never had one, or it was archived).
          *
          *     Needs `original:read`: workspace role viewer or above; not open to end users.
          */
@@ -569,8 +587,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Archive the markup's retained original: its bytes stop counting at once and the file is queued for deletion
-         * @description 404 when the markup has no retained original.
+         * Archive the original
+         * @description Archives the markup's retained original: its bytes stop counting at once and the file is queued for deletion. 404 when the markup has no retained original.
          *
          *     Needs `original:manage`: workspace role admin or above; not open to end users.
          */
@@ -578,8 +596,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Keep (`retainOriginal: true`, even under NEVER_STORE) or archive (`false`) the markup's original file
-         * @description 400 when asked to retain an original that was already archived; 404 when the markup has no original file.
+         * Keep or archive the original
+         * @description Keeps (`retainOriginal: true`, even under `NEVER_STORE`) or archives (`false`) the markup's original file. 400 when asked to retain an original that was already archived; 404 when the markup has no original file.
          *
          *     Needs `original:manage`: workspace role admin or above; not open to end users.
          */
@@ -596,8 +614,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create up to 50 webpage markups in one workspace, all or nothing
-         * @description Each item is `{ url, name?, parentFolderId?, workspaceId? }` with the defaults of POST /markups/url. 402 (nothing created) when the allowance and bundle cannot cover them all.
+         * Create markups from URLs
+         * @description Creates up to 50 webpage markups in one workspace, all or nothing. Each item is `{ url, name?, parentFolderId?, workspaceId? }` with the defaults of POST /markups/url. 402 (nothing created) when the allowance and bundle cannot cover them all.
          *
          *     Needs `markup:create`: workspace role contributor or above; not open to end users.
          */
@@ -618,8 +636,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Move up to 50 markups of one workspace into a folder, all or nothing
-         * @description Workspace keys move within their workspace; organization keys may move into another workspace of the organization.
+         * Move markups
+         * @description Moves up to 50 markups of one workspace into a folder, all or nothing. Workspace keys move within their workspace; organization keys may move into another workspace of the organization.
          *
          *     Needs `item:update`: workspace role contributor or above; not open to end users.
          */
@@ -640,8 +658,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete up to 50 markups; nothing is deleted when any id is not a markup the caller may delete
-         * @description Needs `markup:delete`: workspace role admin or above; not open to end users.
+         * Delete markups
+         * @description Deletes up to 50 markups; nothing is deleted when any id is not a markup the caller may delete.
+         *
+         *     Needs `markup:delete`: workspace role admin or above; not open to end users.
          */
         post: operations["bulkDeleteMarkups"];
         delete?: never;
@@ -660,8 +680,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Not implemented: always answers 501 (create each markup with POST /markups/from-files)
-         * @description Needs `markup:create`: workspace role contributor or above; not open to end users.
+         * Create markups from uploads
+         * @description Not implemented: always answers 501. Create each markup with POST /markups/from-files.
+         *
+         *     Needs `markup:create`: workspace role contributor or above; not open to end users.
          */
         post: operations["bulkCreateMarkupsFromFiles"];
         delete?: never;
@@ -680,8 +702,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Request a presigned POST policy for uploading one file
-         * @description Step 1 of the upload flow. `resourceId` by `resourceType`: the destination folder id for `markup_asset`, `project_original` and `project_image`; the id of the markup a file belongs to for `message_attachment`, `thread_screenshot`, `thread_snapshot` and `annotation_export`; the caller's own user id for `user_avatar`; the external user's id for `external_user_avatar` (in the key's workspace; organization keys may pass `workspaceId`); the workspace id for `workspace_icon`. Folder and comment uploads need contributor or above, the workspace icon admin. `markup_asset` files must be a type a markup can be made from; avatars, icons, project images and screenshots must be displayable images. 402 when `filesize` exceeds the plan's remaining storage. Then POST every entry of `policy.fields` to `policy.url` as multipart/form-data, the `file` part last, within 15 minutes; storage answers 204 with an `ETag`, and refuses (403, naming the field) any altered field, another size or another content type.
+         * Request an upload policy
+         * @description Requests a presigned POST policy for uploading one file. Step 1 of the upload flow. `resourceId` by `resourceType`: the destination folder id for `markup_asset`, `project_original` and `project_image`; the id of the markup a file belongs to for `message_attachment`, `thread_screenshot`, `thread_snapshot` and `annotation_export`; the caller's own user id for `user_avatar`; the external user's id for `external_user_avatar` (in the key's workspace; organization keys may pass `workspaceId`); the workspace id for `workspace_icon`. Folder and comment uploads need contributor or above, the workspace icon admin. `markup_asset` files must be a type a markup can be made from; avatars, icons, project images and screenshots must be displayable images. 402 when `filesize` exceeds the plan's remaining storage. Then POST every entry of `policy.fields` to `policy.url` as multipart/form-data, the `file` part last, within 15 minutes; storage answers 204 with an `ETag`, and refuses (403, naming the field) any altered field, another size or another content type.
          *
          *     Needs `upload:create`: workspace role viewer or above; end users project:contributor or above.
          */
@@ -702,8 +724,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Request a presigned POST policy for uploading one file
-         * @description Step 1 of the upload flow. `resourceId` by `resourceType`: the destination folder id for `markup_asset`, `project_original` and `project_image`; the id of the markup a file belongs to for `message_attachment`, `thread_screenshot`, `thread_snapshot` and `annotation_export`; the caller's own user id for `user_avatar`; the external user's id for `external_user_avatar` (in the key's workspace; organization keys may pass `workspaceId`); the workspace id for `workspace_icon`. Folder and comment uploads need contributor or above, the workspace icon admin. `markup_asset` files must be a type a markup can be made from; avatars, icons, project images and screenshots must be displayable images. 402 when `filesize` exceeds the plan's remaining storage. Then POST every entry of `policy.fields` to `policy.url` as multipart/form-data, the `file` part last, within 15 minutes; storage answers 204 with an `ETag`, and refuses (403, naming the field) any altered field, another size or another content type.
+         * Request an upload policy, short path
+         * @deprecated
+         * @description Another path for `POST /api/v2/uploads/upload-policy`: the same operation, with the same body and answers. It stays so scripts written for this path keep working; new code calls `POST /api/v2/uploads/upload-policy`, whose description tells the whole flow.
          *
          *     Needs `upload:create`: workspace role viewer or above; end users project:contributor or above.
          */
@@ -724,8 +747,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Confirm an uploaded file
-         * @description Step 3 of the upload flow: `etag` is the ETag storage answered the form post with, quotes included. Checks that the object landed and matches the policy (size, content type, ETag) and marks the file confirmed, counting its bytes in the organization's storage; 400 when it has not landed yet or does not match, 404 for an unknown file id, 403 for another workspace's file. Completing again answers the same. Every resource type answers the same shape: `id` (the file id), `key`, `mimeType`, `filesize`, `originalFilename`, plus `resourceType`, `resourceId`, `workspaceId`, and `width`/`height` for images whose size could be read. Confirmed `markup_asset` files become markups with POST /markups/from-files.
+         * Confirm an upload
+         * @description Confirms an uploaded file. Step 3 of the upload flow: `etag` is the ETag storage answered the form post with, quotes included. Checks that the object landed and matches the policy (size, content type, ETag) and marks the file confirmed, counting its bytes in the organization's storage; 400 when it has not landed yet or does not match, 404 for an unknown file id, 403 for another workspace's file. Completing again answers the same. Every resource type answers the same shape: `id` (the file id), `key`, `mimeType`, `filesize`, `originalFilename`, plus `resourceType`, `resourceId`, `workspaceId`, and `width`/`height` for images whose size could be read. Confirmed `markup_asset` files become markups with POST /markups/from-files.
          *
          *     Needs `upload:complete`: workspace role viewer or above; end users project:contributor or above.
          */
@@ -746,8 +769,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Confirm an uploaded file
-         * @description Step 3 of the upload flow: `etag` is the ETag storage answered the form post with, quotes included. Checks that the object landed and matches the policy (size, content type, ETag) and marks the file confirmed, counting its bytes in the organization's storage; 400 when it has not landed yet or does not match, 404 for an unknown file id, 403 for another workspace's file. Completing again answers the same. Every resource type answers the same shape: `id` (the file id), `key`, `mimeType`, `filesize`, `originalFilename`, plus `resourceType`, `resourceId`, `workspaceId`, and `width`/`height` for images whose size could be read. Confirmed `markup_asset` files become markups with POST /markups/from-files.
+         * Confirm an upload, short path
+         * @deprecated
+         * @description Another path for `POST /api/v2/uploads/upload-complete`: the same operation, with the same body and answers. It stays so scripts written for this path keep working; new code calls `POST /api/v2/uploads/upload-complete`, whose description tells the whole flow.
          *
          *     Needs `upload:complete`: workspace role viewer or above; end users project:contributor or above.
          */
@@ -766,16 +790,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A markup's threads with their messages and the caller's read state
-         * @description Filters: `resolved` (true or false), `viewMode` (desktop, tablet, mobile or a view mode id), `q` (text in any message, case-insensitive). `order`: page, pin_asc (default), pin_desc, activity, timestamp (media time), priority_asc, priority_desc. `limit` default 50, at most 500. Next page: `cursorId` of the previous answer, or `offset`; `total` counts every thread the filter selects. `withThreadOrMessageId` opens the page holding that thread or message.
+         * List threads
+         * @description A markup's threads with their messages and the caller's read state. Filters: `resolved` (true or false), `viewMode` (desktop, tablet, mobile or a view mode id), `q` (text in any message, case-insensitive). `order`: page, pin_asc (default), pin_desc, activity, timestamp (media time), priority_asc, priority_desc. `limit` default 50, at most 500. Next page: `cursorId` of the previous answer, or `offset`; `total` counts every thread the filter selects. `withThreadOrMessageId` opens the page holding that thread or message.
          *
          *     Needs `thread:read`: workspace role viewer or above; end users project:viewer or above.
          */
         get: operations["listThreads"];
         put?: never;
         /**
-         * Pin a thread with its first message on a markup (contributor or above; refused while comments are paused)
-         * @description Webpage markups take webpage threads (`isImageThread: false`, with `url`, `canonicalUrl`, `elements`, `elementParents`, `browserContext` and `viewModeId` of GET /markups/:id/view-modes, all required: a 400 names each one missing). Image, PDF and video markups take image threads (`isImageThread: true`) placed by `offsetXPercentage`/`offsetYPercentage`, with none of the webpage fields: `projectImageId` (default the first image), `pageNumber` (PDF, required), `startTime`/`endTime` (seconds). The first message is `message` (a Delta) or `content` (plain text), exactly one of them. Threads are numbered 1, 2, 3 … per markup. `attachments` are confirmed `message_attachment` uploads made for this markup (`{ fileId }`).
+         * Create a thread
+         * @description Pins a thread with its first message on a markup; refused while comments are paused. Webpage markups take webpage threads (`isImageThread: false`, with `url`, `canonicalUrl`, `elements`, `elementParents`, `browserContext` and `viewModeId` of GET /markups/:id/view-modes, all required: a 400 names each one missing). Image, PDF and video markups take image threads (`isImageThread: true`) placed by `offsetXPercentage`/`offsetYPercentage`, with none of the webpage fields: `projectImageId` (default the first image), `pageNumber` (PDF, required), `startTime`/`endTime` (seconds). The first message is `message` (a Delta) or `content` (plain text), exactly one of them. Threads are numbered 1, 2, 3 … per markup. `attachments` are confirmed `message_attachment` uploads made for this markup (`{ fileId }`).
          *
          *     Needs `thread:create`: workspace role contributor or above; end users project:contributor or above.
          */
@@ -794,15 +818,19 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A thread with its messages and the caller's read state
-         * @description Needs `thread:read`: workspace role viewer or above; end users project:viewer or above.
+         * Get a thread
+         * @description A thread with its messages and the caller's read state.
+         *
+         *     Needs `thread:read`: workspace role viewer or above; end users project:viewer or above.
          */
         get: operations["getThread"];
         put?: never;
         post?: never;
         /**
-         * Delete a thread with all its messages, attachments and screenshot (its author, or an admin)
-         * @description Needs `thread:delete`: workspace role contributor or above; admin or above on other people's; end users project:contributor or above.
+         * Delete a thread
+         * @description Deletes a thread with all its messages, attachments and screenshot: its author, or an admin.
+         *
+         *     Needs `thread:delete`: workspace role contributor or above; admin or above on other people's; end users project:contributor or above.
          */
         delete: operations["deleteThread"];
         options?: never;
@@ -820,8 +848,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resolve a thread (contributor or above); it no longer counts in the markup's activeThreads
-         * @description Needs `thread:update`: workspace role contributor or above; end users project:contributor or above.
+         * Resolve a thread
+         * @description Resolves a thread; it no longer counts in the markup's `activeThreads`.
+         *
+         *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above.
          */
         post: operations["resolveThread"];
         delete?: never;
@@ -840,8 +870,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reopen a resolved thread (contributor or above)
-         * @description Needs `thread:update`: workspace role contributor or above; end users project:contributor or above.
+         * Reopen a thread
+         * @description Reopens a resolved thread.
+         *
+         *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above.
          */
         post: operations["unresolveThread"];
         delete?: never;
@@ -860,8 +892,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Mark a thread and all its messages read for the caller
-         * @description Needs `thread:mark-read`: workspace role viewer or above; end users project:viewer or above.
+         * Mark a thread read
+         * @description Marks a thread and all its messages read for the caller.
+         *
+         *     Needs `thread:mark-read`: workspace role viewer or above; end users project:viewer or above.
          */
         post: operations["markThreadRead"];
         delete?: never;
@@ -884,7 +918,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Move a thread pin (contributor or above)
+         * Move a thread pin
          * @description A webpage pin moves to new `elements` (with `url`, `canonicalUrl`, `elementParents`, `browserContext`); an image, PDF or video pin to `viewportXPercentage`/`viewportYPercentage`. Answers the thread record: `id`, `userId`, `projectId`, `number`, `resolved` and the pin fields of its type.
          *
          *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above.
@@ -900,8 +934,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Presigned form for posting a thread's screenshot to storage (contributor or above)
-         * @description Step 1 of the screenshot flow: a `thread_screenshot` upload policy for the thread's markup. `mimeType` must be a displayable image (PNG, JPEG, GIF, BMP, WebP or SVG); 402 when `filesize` exceeds the plan's remaining storage. `fileId` is optional: a UUID no upload has used yet (409 otherwise) that becomes the file id; by default a new one. POST every entry of `policy.fields` to `policy.url` as multipart/form-data, the `file` part last, then attach it with PUT /threads/{id}/screenshot using `key`, the `metadata.fileId` and the ETag storage answered.
+         * Get a screenshot upload form
+         * @description A presigned form for posting a thread's screenshot to storage. Step 1 of the screenshot flow: a `thread_screenshot` upload policy for the thread's markup. `mimeType` must be a displayable image (PNG, JPEG, GIF, BMP, WebP or SVG); 402 when `filesize` exceeds the plan's remaining storage. `fileId` is optional: a UUID no upload has used yet (409 otherwise) that becomes the file id; by default a new one. POST every entry of `policy.fields` to `policy.url` as multipart/form-data, the `file` part last, then attach it with PUT /threads/{id}/screenshot using `key`, the `metadata.fileId` and the ETag storage answered.
          *
          *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above.
          */
@@ -922,13 +956,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A thread's screenshot with a presigned link to it (and its thumbnail once made); 404 when it has none
-         * @description Needs `thread:read`: workspace role viewer or above; end users project:viewer or above.
+         * Get a thread screenshot
+         * @description A thread's screenshot with a presigned link to it (and its thumbnail once made); 404 when it has none.
+         *
+         *     Needs `thread:read`: workspace role viewer or above; end users project:viewer or above.
          */
         get: operations["getThreadScreenshot"];
         /**
-         * Attach or replace a thread's screenshot (contributor or above)
-         * @description Step 3 of the screenshot flow: confirms the posted file (as POST /uploads/upload-complete does) and attaches it; a screenshot the thread had is replaced and its file deleted. `key`, `mimeType` and `filesize` must be those of the upload named by `fileId`, `etag` the ETag storage answered to the post. `type` is `extension`, `native` or `static` (default). The answer has `isProcessing: true` until the thumbnail is made; attaching the same file again answers the current screenshot.
+         * Attach a thread screenshot
+         * @description Attaches or replaces a thread's screenshot. Step 3 of the screenshot flow: confirms the posted file (as POST /uploads/upload-complete does) and attaches it; a screenshot the thread had is replaced and its file deleted. `key`, `mimeType` and `filesize` must be those of the upload named by `fileId`, `etag` the ETag storage answered to the post. `type` is `extension`, `native` or `static` (default). The answer has `isProcessing: true` until the thumbnail is made; attaching the same file again answers the current screenshot.
          *
          *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above.
          */
@@ -950,8 +986,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reply in a thread (contributor or above; refused while comments are paused)
-         * @description Send `content` (plain text) or `message` (a Delta), or both reading the same; the other is derived. `mentionIds` must be active workspace members, not people merely invited (mentions inside the Delta count too). `attachments`: confirmed `message_attachment` uploads of the markup (`{ fileId }`). `clipVideos`: `{ title, sharedUrl, width, height }`.
+         * Reply in a thread
+         * @description Adds a message to a thread; refused while comments are paused. Send `content` (plain text) or `message` (a Delta), or both reading the same; the other is derived. `mentionIds` must be active workspace members, not people merely invited (mentions inside the Delta count too). `attachments`: confirmed `message_attachment` uploads of the markup (`{ fileId }`). `clipVideos`: `{ title, sharedUrl, width, height }`.
          *
          *     Needs `message:create`: workspace role contributor or above; end users project:contributor or above.
          */
@@ -970,8 +1006,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A message, as its thread shows it, with the caller's read state
-         * @description Its `ETag` names the version `PATCH` and `DELETE /messages/{id}` compare an `If-Match` with (a thread's ETag names the thread's version, which every message of it moves). Reading does not mark the message read.
+         * Get a message
+         * @description A message, as its thread shows it, with the caller's read state. Its `ETag` names the version `PATCH` and `DELETE /messages/{id}` compare an `If-Match` with (a thread's ETag names the thread's version, which every message of it moves). Reading does not mark the message read.
          *
          *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
          *
@@ -981,15 +1017,17 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a reply with its attachments (its writer, or an admin); a thread's first message goes with the thread
-         * @description Needs `message:delete`: workspace role contributor or above; admin or above on other people's; end users project:contributor or above.
+         * Delete a message
+         * @description Deletes a reply with its attachments (its writer, or an admin); a thread's first message goes with the thread.
+         *
+         *     Needs `message:delete`: workspace role contributor or above; admin or above on other people's; end users project:contributor or above.
          */
         delete: operations["deleteMessage"];
         options?: never;
         head?: never;
         /**
-         * Edit a message (its writer only); it becomes unread for everyone else
-         * @description Fields left out stay. `attachments` is the whole new list: attachments to keep by their id (the upload id) and new uploads. `priority` (0 to 1000, or null) sets the priority of the thread.
+         * Edit a message
+         * @description Edits a message (its writer only); it becomes unread for everyone else. Fields left out stay. `attachments` is the whole new list: attachments to keep by their id (the upload id) and new uploads. `priority` (0 to 1000, or null) sets the priority of the thread.
          *
          *     Needs `message:update`: workspace role contributor or above; only the author acts on their own; end users project:contributor or above.
          */
@@ -1006,8 +1044,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Mark one message read for the caller (its thread is not marked)
-         * @description Needs `thread:mark-read`: workspace role viewer or above; end users project:viewer or above.
+         * Mark a message read
+         * @description Marks one message read for the caller; its thread is not marked.
+         *
+         *     Needs `thread:mark-read`: workspace role viewer or above; end users project:viewer or above.
          */
         post: operations["markMessageRead"];
         delete?: never;
@@ -1024,8 +1064,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What a customer JWT for an installation must carry: aud, iss, algorithm, claims, lifetimes
-         * @description No credential: the embedded client and the customer server read it with the installation's browser-safe `publicKey`. Sign customer JWTs with RS256 and the private half of the installation's `signingKey`, with `iss` = `expectedIss`, `aud` = `expectedAud`, `sub` = the end user's id in your system, `iat` and `exp`, at most `maxTokenLifetimeSeconds` (900) apart.
+         * Get the JWT settings
+         * @description What a customer JWT for an installation must carry: aud, iss, algorithm, claims, lifetimes. No credential: the embedded client and the customer server read it with the installation's browser-safe `publicKey`. Sign customer JWTs with RS256 and the private half of the installation's `signingKey`, with `iss` = `expectedIss`, `aud` = `expectedAud`, `sub` = the end user's id in your system, `iat` and `exp`, at most `maxTokenLifetimeSeconds` (900) apart.
          *
          *     Needs no credential.
          */
@@ -1048,8 +1088,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Exchange a customer-signed JWT for a short-lived exchange token of its end user
-         * @description No API key: the customer JWT is the credential. It must be RS256-signed with the installation's key and carry what `GET /auth/config` says (`iss`, `aud`, `sub`, `iat`, `exp`, with `exp - iat` at most 900 s; `nbf` is honoured). Optional claims: `markupRole` (project:viewer, project:contributor (default), project:owner) and `markupId` (binds the token to one markup), and `name`, `email`, `picture` for the external user `sub`, which the exchange creates or refreshes. Send the answer's `exchangeToken` as `Authorization: Bearer` to the feedback, markup-read and upload endpoints until `expiresAt`.
+         * Exchange a customer JWT
+         * @description Exchanges a customer-signed JWT for a short-lived exchange token of its end user. No API key: the customer JWT is the credential. It must be RS256-signed with the installation's key and carry what `GET /auth/config` says (`iss`, `aud`, `sub`, `iat`, `exp`, with `exp - iat` at most 900 s; `nbf` is honoured). Optional claims: `markupRole` (project:viewer, project:contributor (default), project:owner) and `markupId` (binds the token to one markup), and `name`, `email`, `picture` for the external user `sub`, which the exchange creates or refreshes. Send the answer's `exchangeToken` as `Authorization: Bearer` to the feedback, markup-read and upload endpoints until `expiresAt`.
          *
          *     Needs no credential.
          */
@@ -1070,8 +1110,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Exchange an identity-provider access token for an SDK-scoped exchange token bound to one markup
-         * @description No API key: send the identity provider's access token as `Authorization: Bearer` (RS256 or ES256, verified against the provider's JWK set, its issuer and audience). `sdkOrigin` must be an origin the installation admits (its `allowedOrigins`; without them, the origin of its `url`). The end user (`sub`) becomes the workspace's external user and contributes on `markupId`. With `state` (an unguessable nonce of 16 to 256 characters), the answer is also kept for two minutes for `GET /auth/sdk-exchange/result`. An exchange token cannot be exchanged.
+         * Exchange an SDK token
+         * @description Exchanges an identity-provider access token for an SDK-scoped exchange token bound to one markup. No API key: send the identity provider's access token as `Authorization: Bearer` (RS256 or ES256, verified against the provider's JWK set, its issuer and audience). `sdkOrigin` must be an origin the installation admits (its `allowedOrigins`; without them, the origin of its `url`). The end user (`sub`) becomes the workspace's external user and contributes on `markupId`. With `state` (an unguessable nonce of 16 to 256 characters), the answer is also kept for two minutes for `GET /auth/sdk-exchange/result`. An exchange token cannot be exchanged.
          *
          *     Needs no credential.
          */
@@ -1090,8 +1130,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Collect, once, the answer of an SDK exchange made with a state
-         * @description No credential: the unguessable `state` authorizes the call, with `publicKey` and `markupId` as sent to the exchange, from the page on its `sdkOrigin` (the browser's `Origin` header). The answer is delivered once, within two minutes; every other call gets the same 404.
+         * Get an SDK exchange result
+         * @description Collects, once, the answer of an SDK exchange made with a `state`. No credential: the unguessable `state` authorizes the call, with `publicKey` and `markupId` as sent to the exchange, from the page on its `sdkOrigin` (the browser's `Origin` header). The answer is delivered once, within two minutes; every other call gets the same 404.
          *
          *     Needs no credential.
          */
@@ -1112,16 +1152,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The workspace's installations, newest first
-         * @description `workspaceId` defaults to a workspace key's own workspace; organization keys must pass it. `limit` (default 50, at most 100). Next page: `before=<nextCursor>`.
+         * List installations
+         * @description The workspace's installations, newest first. `workspaceId` defaults to a workspace key's own workspace; organization keys must pass it. `limit` (default 50, at most 100). Next page: `before=<nextCursor>`.
          *
          *     Needs `installation:read`: workspace role viewer or above; not open to end users.
          */
         get: operations["listInstallations"];
         put?: never;
         /**
-         * Register an embedded commenting client: its RSA public key, allowed origins and, with `url`, a webpage markup
-         * @description `signingKey` is the RSA public key (at least 2048 bits) in PEM, SPKI or PKCS#1, that verifies your RS256 JWTs; never send a private key. `allowedOrigins` lists exact origins (`https://host[:port]`, at most 50). `workspaceId` defaults to a workspace key's own; organization keys must pass it. With `url` (and optional `name`), a webpage markup is created with the installation, charged to the monthly allowance (402 when it is used up, and then nothing is created).
+         * Create an installation
+         * @description Registers an embedded commenting client: its RSA public key, allowed origins and, with `url`, a webpage markup. `signingKey` is the RSA public key (at least 2048 bits) in PEM, SPKI or PKCS#1, that verifies your RS256 JWTs; never send a private key. `allowedOrigins` lists exact origins (`https://host[:port]`, at most 50). `workspaceId` defaults to a workspace key's own; organization keys must pass it. With `url` (and optional `name`), a webpage markup is created with the installation, charged to the monthly allowance (402 when it is used up, and then nothing is created).
          *
          *     Needs `installation:manage`: workspace role admin or above; not open to end users.
          */
@@ -1140,15 +1180,17 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An installation
+         * Get an installation
          * @description Needs `installation:read`: workspace role viewer or above; not open to end users.
          */
         get: operations["getInstallation"];
         put?: never;
         post?: never;
         /**
-         * Delete an installation: its publicKey stops resolving at once (a markup created with it stays)
-         * @description Needs `installation:manage`: workspace role admin or above; not open to end users.
+         * Delete an installation
+         * @description Its `publicKey` stops resolving at once; a markup created with it stays.
+         *
+         *     Needs `installation:manage`: workspace role admin or above; not open to end users.
          */
         delete: operations["deleteInstallation"];
         options?: never;
@@ -1166,8 +1208,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create an external (feedback) user of the workspace ahead of its first token exchange
-         * @description `externalId` is the id the customer's site gives the user (the `sub` of its JWTs), 1 to 255 characters; 409 when the workspace has it already. `avatarUrl` must be https; `avatarFileId` a confirmed `external_user_avatar` upload made for this `externalId` in this workspace (400 unknown, unconfirmed or made for something else; 403 another workspace); the upload is referenced, not consumed. Organization keys name `workspaceId`. Answers 204 with no body, as the live service does (DESIGN "Operations listed as 204 but described as returning data"): `GET /users/external/{externalId}` reads the record, whose `id` is the user its threads and messages carry (`guest: true`).
+         * Create an external user
+         * @description Creates an external (feedback) user of the workspace ahead of its first token exchange. `externalId` is the id the customer's site gives the user (the `sub` of its JWTs), 1 to 255 characters; 409 when the workspace has it already. `avatarUrl` must be https; `avatarFileId` a confirmed `external_user_avatar` upload made for this `externalId` in this workspace (400 unknown, unconfirmed or made for something else; 403 another workspace); the upload is referenced, not consumed. Organization keys name `workspaceId`. Answers 204 with no body, as the live service does (DESIGN "Operations listed as 204 but described as returning data"): `GET /users/external/{externalId}` reads the record, whose `id` is the user its threads and messages carry (`guest: true`).
          *
          *     Needs `external-user:create`: workspace role contributor or above; not open to end users.
          */
@@ -1186,15 +1228,17 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An external user of the workspace by its externalId (404 unknown)
-         * @description Needs `external-user:read`: workspace role viewer or above; not open to end users.
+         * Get an external user
+         * @description An external user of the workspace by its `externalId`; 404 when unknown.
+         *
+         *     Needs `external-user:read`: workspace role viewer or above; not open to end users.
          */
         get: operations["getExternalUser"];
         put?: never;
         post?: never;
         /**
-         * Delete an external user (404 unknown)
-         * @description Its threads and messages stay, their author shown as "Former user" (`guest: true`). The same externalId may be created again (or come back through a token exchange): that is a new user, and the earlier threads stay "Former user".
+         * Delete an external user
+         * @description Its threads and messages stay, their author shown as "Former user" (`guest: true`). The same externalId may be created again (or come back through a token exchange): that is a new user, and the earlier threads stay "Former user". 404 when unknown.
          *
          *     Needs `external-user:delete`: workspace role admin or above; not open to end users.
          */
@@ -1202,8 +1246,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an external user: any of name, email, avatarUrl, avatarFileId (null clears one)
-         * @description The name its threads and messages show follows in the same write (its name, else its email, else its externalId). `avatarFileId` as on creation. 404 unknown externalId. Answers 204 with no body, as the live service does; `GET /users/external/{externalId}` reads the result.
+         * Update an external user
+         * @description Changes any of `name`, `email`, `avatarUrl`, `avatarFileId`; `null` clears one. The name its threads and messages show follows in the same write (its name, else its email, else its externalId). `avatarFileId` as on creation. 404 unknown externalId. Answers 204 with no body, as the live service does; `GET /users/external/{externalId}` reads the result.
          *
          *     Needs `external-user:update`: workspace role contributor or above; not open to end users.
          */
@@ -1218,8 +1262,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The workspace's members (status active) and invitees (status invited)
-         * @description Plain API users and organization keys are not members and are not listed. A workspace has at most 500 members and invitees (invitations past that are refused), so the list comes whole, without pages. `workspaceId` defaults to a workspace key's own workspace; organization keys must pass it.
+         * List members and invitees
+         * @description The workspace's members (status `active`) and invitees (status `invited`). Plain API users and organization keys are not members and are not listed. A workspace has at most 500 members and invitees (invitations past that are refused), so the list comes whole, without pages. `workspaceId` defaults to a workspace key's own workspace; organization keys must pass it.
          *
          *     Needs `user:list`: workspace role viewer or above; not open to end users.
          */
@@ -1242,8 +1286,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Invite people by email: each is listed at once as invited and gets an invitation email
-         * @description Only a workspace member with a verified email (a key made for the member, `admin key create --email`) and role admin or owner may invite: plain API keys and organization keys get 403 `verified-email-required`. `role` (default contributor) is at most the caller's own. Addresses already invited or members change nothing. A workspace has at most 500 members and invitees (409 `member-limit`). An email that could not be sent is sent when the address is invited again.
+         * Invite people
+         * @description Invites people by email: each is listed at once as invited and gets an invitation email. Only a workspace member with a verified email (a key made for the member, `admin key create --email`) and role admin or owner may invite: plain API keys and organization keys get 403 `verified-email-required`. `role` (default contributor) is at most the caller's own. Addresses already invited or members change nothing. A workspace has at most 500 members and invitees (409 `member-limit`). An email that could not be sent is sent when the address is invited again.
          *
          *     Needs `user:invite`: workspace role admin or above; not open to end users.
          */
@@ -1268,8 +1312,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a member's or invitee's role
-         * @description Admins and owners (plain keys act as owners). Nobody gives a role above their own, and only an owner changes an owner's role (403 `role-above-caller`, `owner-required`). The last active owner cannot be demoted (409 `last-owner`). 404 for a user who is not a member of the workspace.
+         * Change a role
+         * @description Changes a member's or invitee's role. Admins and owners (plain keys act as owners). Nobody gives a role above their own, and only an owner changes an owner's role (403 `role-above-caller`, `owner-required`). The last active owner cannot be demoted (409 `last-owner`). 404 for a user who is not a member of the workspace.
          *
          *     Needs `user:manage`: workspace role admin or above; not open to end users.
          */
@@ -1287,8 +1331,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Remove a member or withdraw an invitation
-         * @description Admins and owners (plain keys act as owners); only an owner removes an owner (403 `owner-required`), and the last active owner stays (409 `last-owner`). Every key made for the member in this workspace (`admin key create --email`) is revoked with the membership: it answers 401 from then on, also when the address is added again (that makes a new membership with new keys). 404 for a user who is not a member of the workspace.
+         * Remove a member
+         * @description Removes a member or withdraws an invitation. Admins and owners (plain keys act as owners); only an owner removes an owner (403 `owner-required`), and the last active owner stays (409 `last-owner`). Every key made for the member in this workspace (`admin key create --email`) is revoked with the membership: it answers 401 from then on, also when the address is added again (that makes a new membership with new keys). 404 for a user who is not a member of the workspace.
          *
          *     Needs `user:manage`: workspace role admin or above; not open to end users.
          */
@@ -1306,16 +1350,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The workspace's webhook registrations, newest first
-         * @description `workspaceId` defaults to a workspace key's own workspace; organization keys must pass it. `limit` (default 50, at most 100). Next page: `before=<nextCursor>`.
+         * List webhook registrations
+         * @description The workspace's webhook registrations, newest first. `workspaceId` defaults to a workspace key's own workspace; organization keys must pass it. `limit` (default 50, at most 100). Next page: `before=<nextCursor>`.
          *
          *     Needs `webhook:read`: workspace role admin or above; not open to end users.
          */
         get: operations["listWebhookRegistrations"];
         put?: never;
         /**
-         * Register a URL to receive the workspace's events, signed with the registration's `signingKey`
-         * @description `url` must be https (the local stack also takes http to a loopback host); addresses that are private, loopback, link-local or metadata are refused. `eventTypes` omitted or null: every event type, including types added later (answered as the full list); repeats are dropped. `enabled` defaults to true. `workspaceId` defaults to a workspace key's own; organization keys must pass it. `signingKey` (`whsec_<base64>`) verifies the Standard Webhooks signature of each delivery. A workspace has at most 25 registrations (409 `webhook-registration-limit`).
+         * Register a webhook
+         * @description Registers a URL to receive the workspace's events, signed with the registration's `signingKey`. `url` must be https (the local stack also takes http to a loopback host); addresses that are private, loopback, link-local or metadata are refused. `eventTypes` omitted or null: every event type, including types added later (answered as the full list); repeats are dropped. `enabled` defaults to true. `workspaceId` defaults to a workspace key's own; organization keys must pass it. `signingKey` (`whsec_<base64>`) verifies the Standard Webhooks signature of each delivery. A workspace has at most 25 registrations (409 `webhook-registration-limit`).
          *
          *     Needs `webhook:manage`: workspace role admin or above; not open to end users.
          */
@@ -1334,21 +1378,25 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A webhook registration, with its signing key
-         * @description Needs `webhook:read`: workspace role admin or above; not open to end users.
+         * Get a webhook registration
+         * @description A webhook registration, with its signing key.
+         *
+         *     Needs `webhook:read`: workspace role admin or above; not open to end users.
          */
         get: operations["getWebhookRegistration"];
         put?: never;
         /**
-         * Change a registration's `url`, `eventTypes` or `enabled`
-         * @description Fields left out stay as they are; `eventTypes: null` goes back to every type. Events that happen while a registration is disabled are never delivered to it, not even after it is enabled again.
+         * Update a webhook registration
+         * @description Changes a registration's `url`, `eventTypes` or `enabled`. Fields left out stay as they are; `eventTypes: null` goes back to every type. Events that happen while a registration is disabled are never delivered to it, not even after it is enabled again.
          *
          *     Needs `webhook:manage`: workspace role admin or above; not open to end users.
          */
         post: operations["updateWebhookRegistration"];
         /**
-         * Delete a webhook registration: nothing more is delivered to it
-         * @description Needs `webhook:manage`: workspace role admin or above; not open to end users.
+         * Delete a webhook registration
+         * @description Nothing more is delivered to it.
+         *
+         *     Needs `webhook:manage`: workspace role admin or above; not open to end users.
          */
         delete: operations["deleteWebhookRegistration"];
         options?: never;
@@ -1366,8 +1414,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Replace a registration's signing key
-         * @description Every later delivery attempt, retries of older events included, is signed with the new key only.
+         * Replace the signing key
+         * @description Replaces a registration's signing key. Every later delivery attempt, retries of older events included, is signed with the new key only.
          *
          *     Needs `webhook:manage`: workspace role admin or above; not open to end users.
          */
@@ -1386,8 +1434,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A registration's delivery log, newest first
-         * @description Each delivery attempt: event id and type, time, the receiver's status code or the error, duration and when the next retry is due. `limit` (default 50, at most 100). Next page: `before=<nextCursor>`. Entries are kept 30 days.
+         * List webhook deliveries
+         * @description A registration's delivery log, newest first. Each delivery attempt: event id and type, time, the receiver's status code or the error, duration and when the next retry is due. `limit` (default 50, at most 100). Next page: `before=<nextCursor>`. Entries are kept 30 days.
          *
          *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
          *
@@ -1412,8 +1460,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a logged delivery again
-         * @description Queues one more attempt of the delivery log entry's message: the same `webhook-id` and body, signed with the current signing key, with no retries after it. 404 for an entry of another registration; 409 while the registration is disabled (`webhook-registration-disabled`) or no longer subscribed to the event's type (`webhook-event-type-not-subscribed`).
+         * Redeliver a webhook
+         * @description Sends a logged delivery again. Queues one more attempt of the delivery log entry's message: the same `webhook-id` and body, signed with the current signing key, with no retries after it. 404 for an entry of another registration; 409 while the registration is disabled (`webhook-registration-disabled`) or no longer subscribed to the event's type (`webhook-event-type-not-subscribed`).
          *
          *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
          *
@@ -1436,8 +1484,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a signed webhook.test event
-         * @description Queues a new `webhook.test` event, caused by the caller, to the registration: signed, retried and logged in its deliveries like any event, whatever its `eventTypes`. 409 while the registration is disabled.
+         * Send a test event
+         * @description Sends a signed `webhook.test` event. Queues a new `webhook.test` event, caused by the caller, to the registration: signed, retried and logged in its deliveries like any event, whatever its `eventTypes`. 409 while the registration is disabled.
          *
          *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
          *
@@ -1458,8 +1506,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * This OpenAPI 3.1 document
-         * @description Needs no credential.
+         * Get the OpenAPI document
+         * @description This OpenAPI 3.1 document.
+         *
+         *     Needs no credential.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
@@ -1583,7 +1633,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The body is larger than the operation accepts */
+        /** @description The body is larger than the operation accepts (deployed, a body over the gateway's limit gets API Gateway's own 413 instead: see Size limits in the introduction) */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -1650,10 +1700,10 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "name": "example",
+                     *         "name": "Homepage redesign",
                      *         "rootFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "archiveFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "slug": "example"
+                     *         "slug": "homepage-redesign"
                      *       }
                      *     }
                      */
@@ -1709,7 +1759,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "example"
+                 *       "name": "Homepage redesign"
                  *     }
                  */
                 "application/json": {
@@ -1729,10 +1779,10 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "name": "example",
+                     *         "name": "Homepage redesign",
                      *         "rootFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "archiveFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "slug": "example"
+                     *         "slug": "homepage-redesign"
                      *       }
                      *     }
                      */
@@ -1887,8 +1937,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "example",
-                 *       "slug": "example",
+                 *       "name": "Homepage redesign",
+                 *       "slug": "homepage-redesign",
                  *       "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                  *     }
                  */
@@ -1911,10 +1961,10 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "name": "example",
+                     *         "name": "Homepage redesign",
                      *         "rootFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "archiveFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "slug": "example"
+                     *         "slug": "homepage-redesign"
                      *       }
                      *     }
                      */
@@ -1995,15 +2045,15 @@ export interface operations {
                      *         "data": [
                      *           {
                      *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "name": "example",
+                     *             "name": "Homepage redesign",
                      *             "rootFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "archiveFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "slug": "example"
+                     *             "slug": "homepage-redesign"
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "example",
-                     *         "prevCursor": "example"
+                     *         "nextCursor": "MjAyMy0wMi0yMlQxMDowMDowMC4wMDBa",
+                     *         "prevCursor": "MjAyMy0wMi0yMlQxMDowMDowMC4wMDBa"
                      *       }
                      *     }
                      */
@@ -2304,32 +2354,32 @@ export interface operations {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "type": "folder",
-                     *         "createdAt": 1,
-                     *         "modifiedAt": 1,
+                     *         "createdAt": 1677060000000,
+                     *         "modifiedAt": 1677060000000,
                      *         "deletedAt": null,
                      *         "scopes": [
-                     *           "example"
+                     *           "workspace:read"
                      *         ],
                      *         "assignedRoleSlugs": [
-                     *           "example"
+                     *           "contributor"
                      *         ],
-                     *         "name": "example",
+                     *         "name": "Homepage redesign",
                      *         "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "ancestors": [
                      *           {
                      *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "type": "folder",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
                      *             "deletedAt": null,
                      *             "scopes": [
-                     *               "example"
+                     *               "workspace:read"
                      *             ],
                      *             "assignedRoleSlugs": [
-                     *               "example"
+                     *               "contributor"
                      *             ],
-                     *             "name": "example",
+                     *             "name": "Homepage redesign",
                      *             "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                      *           }
@@ -2476,7 +2526,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "example"
+                 *       "name": "Homepage redesign"
                  *     }
                  */
                 "application/json": {
@@ -2561,16 +2611,16 @@ export interface operations {
                      *           {
                      *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "type": "folder",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
                      *             "deletedAt": null,
                      *             "scopes": [
-                     *               "example"
+                     *               "workspace:read"
                      *             ],
                      *             "assignedRoleSlugs": [
-                     *               "example"
+                     *               "contributor"
                      *             ],
-                     *             "name": "example",
+                     *             "name": "Homepage redesign",
                      *             "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "folderCount": 1,
@@ -2578,8 +2628,8 @@ export interface operations {
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "example",
-                     *         "prevCursor": "example"
+                     *         "nextCursor": "MjAyMy0wMi0yMlQxMDowMDowMC4wMDBa",
+                     *         "prevCursor": "MjAyMy0wMi0yMlQxMDowMDowMC4wMDBa"
                      *       }
                      *     }
                      */
@@ -2657,8 +2707,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                 *       "name": "example",
-                 *       "fallbackName": "example"
+                 *       "name": "Homepage redesign",
+                 *       "fallbackName": "Homepage redesign"
                  *     }
                  */
                 "application/json": {
@@ -2682,16 +2732,16 @@ export interface operations {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "type": "folder",
-                     *         "createdAt": 1,
-                     *         "modifiedAt": 1,
+                     *         "createdAt": 1677060000000,
+                     *         "modifiedAt": 1677060000000,
                      *         "deletedAt": null,
                      *         "scopes": [
-                     *           "example"
+                     *           "workspace:read"
                      *         ],
                      *         "assignedRoleSlugs": [
-                     *           "example"
+                     *           "contributor"
                      *         ],
-                     *         "name": "example",
+                     *         "name": "Homepage redesign",
                      *         "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "folderCount": 1,
@@ -2889,7 +2939,7 @@ export interface operations {
                  *       "items": [
                  *         {
                  *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                 *           "fallbackName": "example"
+                 *           "fallbackName": "Homepage redesign"
                  *         }
                  *       ]
                  *     }
@@ -2919,25 +2969,25 @@ export interface operations {
                      *           {
                      *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "type": "folder",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
                      *             "deletedAt": null,
                      *             "scopes": [
-                     *               "example"
+                     *               "workspace:read"
                      *             ],
                      *             "assignedRoleSlugs": [
-                     *               "example"
+                     *               "contributor"
                      *             ],
-                     *             "name": "example",
+                     *             "name": "Homepage redesign",
                      *             "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                      *           }
                      *         ],
                      *         "errors": [
                      *           {
-                     *             "itemId": "example",
+                     *             "itemId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "statusCode": 1,
-                     *             "message": "example"
+                     *             "message": "The logo is blurry on this page."
                      *           }
                      *         ]
                      *       }
@@ -3002,7 +3052,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                 *       "fallbackName": "example"
+                 *       "fallbackName": "Homepage redesign"
                  *     }
                  */
                 "application/json": {
@@ -3024,16 +3074,16 @@ export interface operations {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "type": "folder",
-                     *         "createdAt": 1,
-                     *         "modifiedAt": 1,
+                     *         "createdAt": 1677060000000,
+                     *         "modifiedAt": 1677060000000,
                      *         "deletedAt": null,
                      *         "scopes": [
-                     *           "example"
+                     *           "workspace:read"
                      *         ],
                      *         "assignedRoleSlugs": [
-                     *           "example"
+                     *           "contributor"
                      *         ],
-                     *         "name": "example",
+                     *         "name": "Homepage redesign",
                      *         "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                      *       }
@@ -3090,8 +3140,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "example",
-                 *       "name": "example",
+                 *       "url": "https://www.example.com/pricing",
+                 *       "name": "Homepage redesign",
                  *       "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                  *       "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                  *     }
@@ -3118,44 +3168,44 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": "example",
-                     *         "modifiedAt": "example",
-                     *         "deletedAt": "example",
+                     *         "createdAt": "2023-02-22T10:00:00.000Z",
+                     *         "modifiedAt": "2023-02-22T10:00:00.000Z",
+                     *         "deletedAt": "2023-02-22T10:00:00.000Z",
                      *         "type": "webpage",
-                     *         "name": "example",
-                     *         "markupUrl": "example",
-                     *         "thumbnailUrl": "example",
+                     *         "name": "Homepage redesign",
+                     *         "markupUrl": "https://www.example.com/pricing",
+                     *         "thumbnailUrl": "https://www.example.com/pricing",
                      *         "activeThreads": 1,
                      *         "readOnly": true,
                      *         "status": "editing",
                      *         "note": {
                      *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *           "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *           "note": "example",
+                     *           "note": "The logo is blurry on this page.",
                      *           "showNoteOnProjectOpen": true
                      *         },
                      *         "projectReviews": [
                      *           {
                      *             "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "userId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "comment": "example",
-                     *             "createdAt": 1
+                     *             "comment": "The logo is blurry on this page.",
+                     *             "createdAt": 1677060000000
                      *           }
                      *         ],
                      *         "scopes": [
-                     *           "example"
+                     *           "workspace:read"
                      *         ],
                      *         "retainOriginal": true,
                      *         "hasRetainedOriginal": true,
                      *         "isReady": true,
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "url": "example",
+                     *         "url": "https://www.example.com/pricing",
                      *         "images": [
                      *           {
-                     *             "id": "example",
-                     *             "url": "example",
-                     *             "mimeType": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "mimeType": "image/png",
                      *             "filesize": 1,
                      *             "width": 1,
                      *             "height": 1
@@ -3169,25 +3219,25 @@ export interface operations {
                      *               "width": 1,
                      *               "height": 1,
                      *               "image": {
-                     *                 "url": "example",
-                     *                 "mimeType": "example",
+                     *                 "url": "https://www.example.com/pricing",
+                     *                 "mimeType": "image/png",
                      *                 "filesize": 1
                      *               }
                      *             }
                      *           ]
                      *         },
                      *         "video": {
-                     *           "url": "example",
-                     *           "mimeType": "example",
+                     *           "url": "https://www.example.com/pricing",
+                     *           "mimeType": "image/png",
                      *           "filesize": 1,
                      *           "durationSeconds": 1,
                      *           "width": 1,
                      *           "height": 1,
-                     *           "posterUrl": "example"
+                     *           "posterUrl": "https://www.example.com/pricing"
                      *         },
-                     *         "originalMimeType": "example",
+                     *         "originalMimeType": "image/png",
                      *         "conversionStatus": "pending",
-                     *         "conversionError": "example"
+                     *         "conversionError": "The file could not be read as an image."
                      *       }
                      *     }
                      */
@@ -3341,7 +3391,7 @@ export interface operations {
                  *       "fileIds": [
                  *         "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                  *       ],
-                 *       "name": "example",
+                 *       "name": "Homepage redesign",
                  *       "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                  *     }
                  */
@@ -3370,44 +3420,44 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": "example",
-                     *         "modifiedAt": "example",
-                     *         "deletedAt": "example",
+                     *         "createdAt": "2023-02-22T10:00:00.000Z",
+                     *         "modifiedAt": "2023-02-22T10:00:00.000Z",
+                     *         "deletedAt": "2023-02-22T10:00:00.000Z",
                      *         "type": "webpage",
-                     *         "name": "example",
-                     *         "markupUrl": "example",
-                     *         "thumbnailUrl": "example",
+                     *         "name": "Homepage redesign",
+                     *         "markupUrl": "https://www.example.com/pricing",
+                     *         "thumbnailUrl": "https://www.example.com/pricing",
                      *         "activeThreads": 1,
                      *         "readOnly": true,
                      *         "status": "editing",
                      *         "note": {
                      *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *           "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *           "note": "example",
+                     *           "note": "The logo is blurry on this page.",
                      *           "showNoteOnProjectOpen": true
                      *         },
                      *         "projectReviews": [
                      *           {
                      *             "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "userId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "comment": "example",
-                     *             "createdAt": 1
+                     *             "comment": "The logo is blurry on this page.",
+                     *             "createdAt": 1677060000000
                      *           }
                      *         ],
                      *         "scopes": [
-                     *           "example"
+                     *           "workspace:read"
                      *         ],
                      *         "retainOriginal": true,
                      *         "hasRetainedOriginal": true,
                      *         "isReady": true,
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "url": "example",
+                     *         "url": "https://www.example.com/pricing",
                      *         "images": [
                      *           {
-                     *             "id": "example",
-                     *             "url": "example",
-                     *             "mimeType": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "mimeType": "image/png",
                      *             "filesize": 1,
                      *             "width": 1,
                      *             "height": 1
@@ -3421,25 +3471,25 @@ export interface operations {
                      *               "width": 1,
                      *               "height": 1,
                      *               "image": {
-                     *                 "url": "example",
-                     *                 "mimeType": "example",
+                     *                 "url": "https://www.example.com/pricing",
+                     *                 "mimeType": "image/png",
                      *                 "filesize": 1
                      *               }
                      *             }
                      *           ]
                      *         },
                      *         "video": {
-                     *           "url": "example",
-                     *           "mimeType": "example",
+                     *           "url": "https://www.example.com/pricing",
+                     *           "mimeType": "image/png",
                      *           "filesize": 1,
                      *           "durationSeconds": 1,
                      *           "width": 1,
                      *           "height": 1,
-                     *           "posterUrl": "example"
+                     *           "posterUrl": "https://www.example.com/pricing"
                      *         },
-                     *         "originalMimeType": "example",
+                     *         "originalMimeType": "image/png",
                      *         "conversionStatus": "pending",
-                     *         "conversionError": "example"
+                     *         "conversionError": "The file could not be read as an image."
                      *       }
                      *     }
                      */
@@ -3609,44 +3659,44 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": "example",
-                     *         "modifiedAt": "example",
-                     *         "deletedAt": "example",
+                     *         "createdAt": "2023-02-22T10:00:00.000Z",
+                     *         "modifiedAt": "2023-02-22T10:00:00.000Z",
+                     *         "deletedAt": "2023-02-22T10:00:00.000Z",
                      *         "type": "webpage",
-                     *         "name": "example",
-                     *         "markupUrl": "example",
-                     *         "thumbnailUrl": "example",
+                     *         "name": "Homepage redesign",
+                     *         "markupUrl": "https://www.example.com/pricing",
+                     *         "thumbnailUrl": "https://www.example.com/pricing",
                      *         "activeThreads": 1,
                      *         "readOnly": true,
                      *         "status": "editing",
                      *         "note": {
                      *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *           "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *           "note": "example",
+                     *           "note": "The logo is blurry on this page.",
                      *           "showNoteOnProjectOpen": true
                      *         },
                      *         "projectReviews": [
                      *           {
                      *             "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "userId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "comment": "example",
-                     *             "createdAt": 1
+                     *             "comment": "The logo is blurry on this page.",
+                     *             "createdAt": 1677060000000
                      *           }
                      *         ],
                      *         "scopes": [
-                     *           "example"
+                     *           "workspace:read"
                      *         ],
                      *         "retainOriginal": true,
                      *         "hasRetainedOriginal": true,
                      *         "isReady": true,
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "url": "example",
+                     *         "url": "https://www.example.com/pricing",
                      *         "images": [
                      *           {
-                     *             "id": "example",
-                     *             "url": "example",
-                     *             "mimeType": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "mimeType": "image/png",
                      *             "filesize": 1,
                      *             "width": 1,
                      *             "height": 1
@@ -3660,25 +3710,25 @@ export interface operations {
                      *               "width": 1,
                      *               "height": 1,
                      *               "image": {
-                     *                 "url": "example",
-                     *                 "mimeType": "example",
+                     *                 "url": "https://www.example.com/pricing",
+                     *                 "mimeType": "image/png",
                      *                 "filesize": 1
                      *               }
                      *             }
                      *           ]
                      *         },
                      *         "video": {
-                     *           "url": "example",
-                     *           "mimeType": "example",
+                     *           "url": "https://www.example.com/pricing",
+                     *           "mimeType": "image/png",
                      *           "filesize": 1,
                      *           "durationSeconds": 1,
                      *           "width": 1,
                      *           "height": 1,
-                     *           "posterUrl": "example"
+                     *           "posterUrl": "https://www.example.com/pricing"
                      *         },
-                     *         "originalMimeType": "example",
+                     *         "originalMimeType": "image/png",
                      *         "conversionStatus": "pending",
-                     *         "conversionError": "example"
+                     *         "conversionError": "The file could not be read as an image."
                      *       }
                      *     }
                      */
@@ -3844,44 +3894,44 @@ export interface operations {
                      *         "data": [
                      *           {
                      *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "createdAt": "example",
-                     *             "modifiedAt": "example",
-                     *             "deletedAt": "example",
+                     *             "createdAt": "2023-02-22T10:00:00.000Z",
+                     *             "modifiedAt": "2023-02-22T10:00:00.000Z",
+                     *             "deletedAt": "2023-02-22T10:00:00.000Z",
                      *             "type": "webpage",
-                     *             "name": "example",
-                     *             "markupUrl": "example",
-                     *             "thumbnailUrl": "example",
+                     *             "name": "Homepage redesign",
+                     *             "markupUrl": "https://www.example.com/pricing",
+                     *             "thumbnailUrl": "https://www.example.com/pricing",
                      *             "activeThreads": 1,
                      *             "readOnly": true,
                      *             "status": "editing",
                      *             "note": {
                      *               "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *               "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *               "note": "example",
+                     *               "note": "The logo is blurry on this page.",
                      *               "showNoteOnProjectOpen": true
                      *             },
                      *             "projectReviews": [
                      *               {
                      *                 "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *                 "userId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *                 "comment": "example",
-                     *                 "createdAt": 1
+                     *                 "comment": "The logo is blurry on this page.",
+                     *                 "createdAt": 1677060000000
                      *               }
                      *             ],
                      *             "scopes": [
-                     *               "example"
+                     *               "workspace:read"
                      *             ],
                      *             "retainOriginal": true,
                      *             "hasRetainedOriginal": true,
                      *             "isReady": true,
                      *             "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "url": "example",
+                     *             "url": "https://www.example.com/pricing",
                      *             "images": [
                      *               {
-                     *                 "id": "example",
-                     *                 "url": "example",
-                     *                 "mimeType": "example",
+                     *                 "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "url": "https://www.example.com/pricing",
+                     *                 "mimeType": "image/png",
                      *                 "filesize": 1,
                      *                 "width": 1,
                      *                 "height": 1
@@ -3895,30 +3945,30 @@ export interface operations {
                      *                   "width": 1,
                      *                   "height": 1,
                      *                   "image": {
-                     *                     "url": "example",
-                     *                     "mimeType": "example",
+                     *                     "url": "https://www.example.com/pricing",
+                     *                     "mimeType": "image/png",
                      *                     "filesize": 1
                      *                   }
                      *                 }
                      *               ]
                      *             },
                      *             "video": {
-                     *               "url": "example",
-                     *               "mimeType": "example",
+                     *               "url": "https://www.example.com/pricing",
+                     *               "mimeType": "image/png",
                      *               "filesize": 1,
                      *               "durationSeconds": 1,
                      *               "width": 1,
                      *               "height": 1,
-                     *               "posterUrl": "example"
+                     *               "posterUrl": "https://www.example.com/pricing"
                      *             },
-                     *             "originalMimeType": "example",
+                     *             "originalMimeType": "image/png",
                      *             "conversionStatus": "pending",
-                     *             "conversionError": "example"
+                     *             "conversionError": "The file could not be read as an image."
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "example",
-                     *         "prevCursor": "example"
+                     *         "nextCursor": "MjAyMy0wMi0yMlQxMDowMDowMC4wMDBa",
+                     *         "prevCursor": "MjAyMy0wMi0yMlQxMDowMDowMC4wMDBa"
                      *       }
                      *     }
                      */
@@ -4051,44 +4101,44 @@ export interface operations {
                      *         "data": [
                      *           {
                      *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "createdAt": "example",
-                     *             "modifiedAt": "example",
-                     *             "deletedAt": "example",
+                     *             "createdAt": "2023-02-22T10:00:00.000Z",
+                     *             "modifiedAt": "2023-02-22T10:00:00.000Z",
+                     *             "deletedAt": "2023-02-22T10:00:00.000Z",
                      *             "type": "webpage",
-                     *             "name": "example",
-                     *             "markupUrl": "example",
-                     *             "thumbnailUrl": "example",
+                     *             "name": "Homepage redesign",
+                     *             "markupUrl": "https://www.example.com/pricing",
+                     *             "thumbnailUrl": "https://www.example.com/pricing",
                      *             "activeThreads": 1,
                      *             "readOnly": true,
                      *             "status": "editing",
                      *             "note": {
                      *               "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *               "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *               "note": "example",
+                     *               "note": "The logo is blurry on this page.",
                      *               "showNoteOnProjectOpen": true
                      *             },
                      *             "projectReviews": [
                      *               {
                      *                 "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *                 "userId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *                 "comment": "example",
-                     *                 "createdAt": 1
+                     *                 "comment": "The logo is blurry on this page.",
+                     *                 "createdAt": 1677060000000
                      *               }
                      *             ],
                      *             "scopes": [
-                     *               "example"
+                     *               "workspace:read"
                      *             ],
                      *             "retainOriginal": true,
                      *             "hasRetainedOriginal": true,
                      *             "isReady": true,
                      *             "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "url": "example",
+                     *             "url": "https://www.example.com/pricing",
                      *             "images": [
                      *               {
-                     *                 "id": "example",
-                     *                 "url": "example",
-                     *                 "mimeType": "example",
+                     *                 "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "url": "https://www.example.com/pricing",
+                     *                 "mimeType": "image/png",
                      *                 "filesize": 1,
                      *                 "width": 1,
                      *                 "height": 1
@@ -4102,29 +4152,29 @@ export interface operations {
                      *                   "width": 1,
                      *                   "height": 1,
                      *                   "image": {
-                     *                     "url": "example",
-                     *                     "mimeType": "example",
+                     *                     "url": "https://www.example.com/pricing",
+                     *                     "mimeType": "image/png",
                      *                     "filesize": 1
                      *                   }
                      *                 }
                      *               ]
                      *             },
                      *             "video": {
-                     *               "url": "example",
-                     *               "mimeType": "example",
+                     *               "url": "https://www.example.com/pricing",
+                     *               "mimeType": "image/png",
                      *               "filesize": 1,
                      *               "durationSeconds": 1,
                      *               "width": 1,
                      *               "height": 1,
-                     *               "posterUrl": "example"
+                     *               "posterUrl": "https://www.example.com/pricing"
                      *             },
-                     *             "originalMimeType": "example",
+                     *             "originalMimeType": "image/png",
                      *             "conversionStatus": "pending",
-                     *             "conversionError": "example"
+                     *             "conversionError": "The file could not be read as an image."
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "example"
+                     *         "nextCursor": "MjAyMy0wMi0yMlQxMDowMDowMC4wMDBa"
                      *       }
                      *     }
                      */
@@ -4263,8 +4313,8 @@ export interface operations {
                      *         "bundleBalance": 1,
                      *         "isDrawingOnBundle": true,
                      *         "averageMonthlyUsage": 1,
-                     *         "periodStart": "example",
-                     *         "periodEnd": "example"
+                     *         "periodStart": "2023-02-22T10:00:00.000Z",
+                     *         "periodEnd": "2023-02-22T10:00:00.000Z"
                      *       }
                      *     }
                      */
@@ -4334,44 +4384,44 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": "example",
-                     *         "modifiedAt": "example",
-                     *         "deletedAt": "example",
+                     *         "createdAt": "2023-02-22T10:00:00.000Z",
+                     *         "modifiedAt": "2023-02-22T10:00:00.000Z",
+                     *         "deletedAt": "2023-02-22T10:00:00.000Z",
                      *         "type": "webpage",
-                     *         "name": "example",
-                     *         "markupUrl": "example",
-                     *         "thumbnailUrl": "example",
+                     *         "name": "Homepage redesign",
+                     *         "markupUrl": "https://www.example.com/pricing",
+                     *         "thumbnailUrl": "https://www.example.com/pricing",
                      *         "activeThreads": 1,
                      *         "readOnly": true,
                      *         "status": "editing",
                      *         "note": {
                      *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *           "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *           "note": "example",
+                     *           "note": "The logo is blurry on this page.",
                      *           "showNoteOnProjectOpen": true
                      *         },
                      *         "projectReviews": [
                      *           {
                      *             "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "userId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "comment": "example",
-                     *             "createdAt": 1
+                     *             "comment": "The logo is blurry on this page.",
+                     *             "createdAt": 1677060000000
                      *           }
                      *         ],
                      *         "scopes": [
-                     *           "example"
+                     *           "workspace:read"
                      *         ],
                      *         "retainOriginal": true,
                      *         "hasRetainedOriginal": true,
                      *         "isReady": true,
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "url": "example",
+                     *         "url": "https://www.example.com/pricing",
                      *         "images": [
                      *           {
-                     *             "id": "example",
-                     *             "url": "example",
-                     *             "mimeType": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "mimeType": "image/png",
                      *             "filesize": 1,
                      *             "width": 1,
                      *             "height": 1
@@ -4385,25 +4435,25 @@ export interface operations {
                      *               "width": 1,
                      *               "height": 1,
                      *               "image": {
-                     *                 "url": "example",
-                     *                 "mimeType": "example",
+                     *                 "url": "https://www.example.com/pricing",
+                     *                 "mimeType": "image/png",
                      *                 "filesize": 1
                      *               }
                      *             }
                      *           ]
                      *         },
                      *         "video": {
-                     *           "url": "example",
-                     *           "mimeType": "example",
+                     *           "url": "https://www.example.com/pricing",
+                     *           "mimeType": "image/png",
                      *           "filesize": 1,
                      *           "durationSeconds": 1,
                      *           "width": 1,
                      *           "height": 1,
-                     *           "posterUrl": "example"
+                     *           "posterUrl": "https://www.example.com/pricing"
                      *         },
-                     *         "originalMimeType": "example",
+                     *         "originalMimeType": "image/png",
                      *         "conversionStatus": "pending",
-                     *         "conversionError": "example"
+                     *         "conversionError": "The file could not be read as an image."
                      *       }
                      *     }
                      */
@@ -4528,7 +4578,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "example"
+                 *       "name": "Homepage redesign"
                  *     }
                  */
                 "application/json": {
@@ -4547,44 +4597,44 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": "example",
-                     *         "modifiedAt": "example",
-                     *         "deletedAt": "example",
+                     *         "createdAt": "2023-02-22T10:00:00.000Z",
+                     *         "modifiedAt": "2023-02-22T10:00:00.000Z",
+                     *         "deletedAt": "2023-02-22T10:00:00.000Z",
                      *         "type": "webpage",
-                     *         "name": "example",
-                     *         "markupUrl": "example",
-                     *         "thumbnailUrl": "example",
+                     *         "name": "Homepage redesign",
+                     *         "markupUrl": "https://www.example.com/pricing",
+                     *         "thumbnailUrl": "https://www.example.com/pricing",
                      *         "activeThreads": 1,
                      *         "readOnly": true,
                      *         "status": "editing",
                      *         "note": {
                      *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *           "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *           "note": "example",
+                     *           "note": "The logo is blurry on this page.",
                      *           "showNoteOnProjectOpen": true
                      *         },
                      *         "projectReviews": [
                      *           {
                      *             "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "userId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "comment": "example",
-                     *             "createdAt": 1
+                     *             "comment": "The logo is blurry on this page.",
+                     *             "createdAt": 1677060000000
                      *           }
                      *         ],
                      *         "scopes": [
-                     *           "example"
+                     *           "workspace:read"
                      *         ],
                      *         "retainOriginal": true,
                      *         "hasRetainedOriginal": true,
                      *         "isReady": true,
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "url": "example",
+                     *         "url": "https://www.example.com/pricing",
                      *         "images": [
                      *           {
-                     *             "id": "example",
-                     *             "url": "example",
-                     *             "mimeType": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "mimeType": "image/png",
                      *             "filesize": 1,
                      *             "width": 1,
                      *             "height": 1
@@ -4598,25 +4648,25 @@ export interface operations {
                      *               "width": 1,
                      *               "height": 1,
                      *               "image": {
-                     *                 "url": "example",
-                     *                 "mimeType": "example",
+                     *                 "url": "https://www.example.com/pricing",
+                     *                 "mimeType": "image/png",
                      *                 "filesize": 1
                      *               }
                      *             }
                      *           ]
                      *         },
                      *         "video": {
-                     *           "url": "example",
-                     *           "mimeType": "example",
+                     *           "url": "https://www.example.com/pricing",
+                     *           "mimeType": "image/png",
                      *           "filesize": 1,
                      *           "durationSeconds": 1,
                      *           "width": 1,
                      *           "height": 1,
-                     *           "posterUrl": "example"
+                     *           "posterUrl": "https://www.example.com/pricing"
                      *         },
-                     *         "originalMimeType": "example",
+                     *         "originalMimeType": "image/png",
                      *         "conversionStatus": "pending",
-                     *         "conversionError": "example"
+                     *         "conversionError": "The file could not be read as an image."
                      *       }
                      *     }
                      */
@@ -4828,44 +4878,44 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": "example",
-                     *         "modifiedAt": "example",
-                     *         "deletedAt": "example",
+                     *         "createdAt": "2023-02-22T10:00:00.000Z",
+                     *         "modifiedAt": "2023-02-22T10:00:00.000Z",
+                     *         "deletedAt": "2023-02-22T10:00:00.000Z",
                      *         "type": "webpage",
-                     *         "name": "example",
-                     *         "markupUrl": "example",
-                     *         "thumbnailUrl": "example",
+                     *         "name": "Homepage redesign",
+                     *         "markupUrl": "https://www.example.com/pricing",
+                     *         "thumbnailUrl": "https://www.example.com/pricing",
                      *         "activeThreads": 1,
                      *         "readOnly": true,
                      *         "status": "editing",
                      *         "note": {
                      *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *           "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *           "note": "example",
+                     *           "note": "The logo is blurry on this page.",
                      *           "showNoteOnProjectOpen": true
                      *         },
                      *         "projectReviews": [
                      *           {
                      *             "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "userId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "comment": "example",
-                     *             "createdAt": 1
+                     *             "comment": "The logo is blurry on this page.",
+                     *             "createdAt": 1677060000000
                      *           }
                      *         ],
                      *         "scopes": [
-                     *           "example"
+                     *           "workspace:read"
                      *         ],
                      *         "retainOriginal": true,
                      *         "hasRetainedOriginal": true,
                      *         "isReady": true,
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "url": "example",
+                     *         "url": "https://www.example.com/pricing",
                      *         "images": [
                      *           {
-                     *             "id": "example",
-                     *             "url": "example",
-                     *             "mimeType": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "mimeType": "image/png",
                      *             "filesize": 1,
                      *             "width": 1,
                      *             "height": 1
@@ -4879,25 +4929,25 @@ export interface operations {
                      *               "width": 1,
                      *               "height": 1,
                      *               "image": {
-                     *                 "url": "example",
-                     *                 "mimeType": "example",
+                     *                 "url": "https://www.example.com/pricing",
+                     *                 "mimeType": "image/png",
                      *                 "filesize": 1
                      *               }
                      *             }
                      *           ]
                      *         },
                      *         "video": {
-                     *           "url": "example",
-                     *           "mimeType": "example",
+                     *           "url": "https://www.example.com/pricing",
+                     *           "mimeType": "image/png",
                      *           "filesize": 1,
                      *           "durationSeconds": 1,
                      *           "width": 1,
                      *           "height": 1,
-                     *           "posterUrl": "example"
+                     *           "posterUrl": "https://www.example.com/pricing"
                      *         },
-                     *         "originalMimeType": "example",
+                     *         "originalMimeType": "image/png",
                      *         "conversionStatus": "pending",
-                     *         "conversionError": "example"
+                     *         "conversionError": "The file could not be read as an image."
                      *       }
                      *     }
                      */
@@ -5041,16 +5091,16 @@ export interface operations {
                      *         "taggable": [
                      *           {
                      *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "name": "example",
-                     *             "email": "example",
-                     *             "role": "example"
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com",
+                     *             "role": "contributor"
                      *           }
                      *         ],
                      *         "tagged": [
                      *           {
                      *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "name": "example",
-                     *             "email": "example"
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com"
                      *           }
                      *         ]
                      *       }
@@ -5118,7 +5168,7 @@ export interface operations {
                      *           {
                      *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "category": "desktop",
-                     *             "name": "example",
+                     *             "name": "Homepage redesign",
                      *             "width": 1,
                      *             "height": 1,
                      *             "threadCount": 1
@@ -5178,7 +5228,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "image/png": string;
+                };
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
@@ -5217,9 +5269,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "url": "example",
-                     *         "filename": "example",
-                     *         "mimeType": "example",
+                     *         "url": "https://www.example.com/pricing",
+                     *         "filename": "homepage.png",
+                     *         "mimeType": "image/png",
                      *         "filesize": 1
                      *       }
                      *     }
@@ -5335,44 +5387,44 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": "example",
-                     *         "modifiedAt": "example",
-                     *         "deletedAt": "example",
+                     *         "createdAt": "2023-02-22T10:00:00.000Z",
+                     *         "modifiedAt": "2023-02-22T10:00:00.000Z",
+                     *         "deletedAt": "2023-02-22T10:00:00.000Z",
                      *         "type": "webpage",
-                     *         "name": "example",
-                     *         "markupUrl": "example",
-                     *         "thumbnailUrl": "example",
+                     *         "name": "Homepage redesign",
+                     *         "markupUrl": "https://www.example.com/pricing",
+                     *         "thumbnailUrl": "https://www.example.com/pricing",
                      *         "activeThreads": 1,
                      *         "readOnly": true,
                      *         "status": "editing",
                      *         "note": {
                      *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *           "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *           "note": "example",
+                     *           "note": "The logo is blurry on this page.",
                      *           "showNoteOnProjectOpen": true
                      *         },
                      *         "projectReviews": [
                      *           {
                      *             "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "userId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "comment": "example",
-                     *             "createdAt": 1
+                     *             "comment": "The logo is blurry on this page.",
+                     *             "createdAt": 1677060000000
                      *           }
                      *         ],
                      *         "scopes": [
-                     *           "example"
+                     *           "workspace:read"
                      *         ],
                      *         "retainOriginal": true,
                      *         "hasRetainedOriginal": true,
                      *         "isReady": true,
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "url": "example",
+                     *         "url": "https://www.example.com/pricing",
                      *         "images": [
                      *           {
-                     *             "id": "example",
-                     *             "url": "example",
-                     *             "mimeType": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "mimeType": "image/png",
                      *             "filesize": 1,
                      *             "width": 1,
                      *             "height": 1
@@ -5386,25 +5438,25 @@ export interface operations {
                      *               "width": 1,
                      *               "height": 1,
                      *               "image": {
-                     *                 "url": "example",
-                     *                 "mimeType": "example",
+                     *                 "url": "https://www.example.com/pricing",
+                     *                 "mimeType": "image/png",
                      *                 "filesize": 1
                      *               }
                      *             }
                      *           ]
                      *         },
                      *         "video": {
-                     *           "url": "example",
-                     *           "mimeType": "example",
+                     *           "url": "https://www.example.com/pricing",
+                     *           "mimeType": "image/png",
                      *           "filesize": 1,
                      *           "durationSeconds": 1,
                      *           "width": 1,
                      *           "height": 1,
-                     *           "posterUrl": "example"
+                     *           "posterUrl": "https://www.example.com/pricing"
                      *         },
-                     *         "originalMimeType": "example",
+                     *         "originalMimeType": "image/png",
                      *         "conversionStatus": "pending",
-                     *         "conversionError": "example"
+                     *         "conversionError": "The file could not be read as an image."
                      *       }
                      *     }
                      */
@@ -5521,8 +5573,8 @@ export interface operations {
                  * @example {
                  *       "items": [
                  *         {
-                 *           "url": "example",
-                 *           "name": "example",
+                 *           "url": "https://www.example.com/pricing",
+                 *           "name": "Homepage redesign",
                  *           "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                  *           "parentFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                  *         }
@@ -5756,8 +5808,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "resourceType": "message_attachment",
-                 *       "resourceId": "example",
-                 *       "filename": "example",
+                 *       "resourceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                 *       "filename": "homepage.png",
                  *       "contentType": "image/png",
                  *       "filesize": 1,
                  *       "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
@@ -5787,16 +5839,16 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "fileId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "key": "example",
-                     *         "bucket": "example",
+                     *         "key": "uploads/3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60/homepage.png",
+                     *         "bucket": "review-board-files",
                      *         "acl": "private",
                      *         "policy": {
-                     *           "url": "example",
+                     *           "url": "https://www.example.com/pricing",
                      *           "fields": {}
                      *         },
                      *         "directPut": {
                      *           "method": "PUT",
-                     *           "url": "example",
+                     *           "url": "https://www.example.com/pricing",
                      *           "headers": {}
                      *         },
                      *         "metadata": {}
@@ -5900,8 +5952,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "resourceType": "message_attachment",
-                 *       "resourceId": "example",
-                 *       "filename": "example",
+                 *       "resourceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                 *       "filename": "homepage.png",
                  *       "contentType": "image/png",
                  *       "filesize": 1,
                  *       "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
@@ -5931,16 +5983,16 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "fileId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "key": "example",
-                     *         "bucket": "example",
+                     *         "key": "uploads/3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60/homepage.png",
+                     *         "bucket": "review-board-files",
                      *         "acl": "private",
                      *         "policy": {
-                     *           "url": "example",
+                     *           "url": "https://www.example.com/pricing",
                      *           "fields": {}
                      *         },
                      *         "directPut": {
                      *           "method": "PUT",
-                     *           "url": "example",
+                     *           "url": "https://www.example.com/pricing",
                      *           "headers": {}
                      *         },
                      *         "metadata": {}
@@ -6042,7 +6094,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "fileId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                 *       "etag": "example"
+                 *       "etag": "\"9b2cf535f27731c974343645a3985328\""
                  *     }
                  */
                 "application/json": {
@@ -6063,12 +6115,12 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "key": "example",
-                     *         "mimeType": "example",
+                     *         "key": "uploads/3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60/homepage.png",
+                     *         "mimeType": "image/png",
                      *         "filesize": 1,
-                     *         "originalFilename": "example",
+                     *         "originalFilename": "homepage.png",
                      *         "resourceType": "message_attachment",
-                     *         "resourceId": "example",
+                     *         "resourceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "width": 1,
                      *         "height": 1
@@ -6124,7 +6176,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "fileId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                 *       "etag": "example"
+                 *       "etag": "\"9b2cf535f27731c974343645a3985328\""
                  *     }
                  */
                 "application/json": {
@@ -6145,12 +6197,12 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "key": "example",
-                     *         "mimeType": "example",
+                     *         "key": "uploads/3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60/homepage.png",
+                     *         "mimeType": "image/png",
                      *         "filesize": 1,
-                     *         "originalFilename": "example",
+                     *         "originalFilename": "homepage.png",
                      *         "resourceType": "message_attachment",
-                     *         "resourceId": "example",
+                     *         "resourceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "width": 1,
                      *         "height": 1
@@ -6224,20 +6276,20 @@ export interface operations {
                      *       "data": {
                      *         "threads": [
                      *           {
-                     *             "id": "example",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
                      *             "scopes": [
-                     *               "example"
+                     *               "workspace:read"
                      *             ],
                      *             "assignedRoleSlugs": [
-                     *               "example"
+                     *               "contributor"
                      *             ],
                      *             "user": {
-                     *               "id": "example",
-                     *               "createdAt": 1,
-                     *               "modifiedAt": 1,
-                     *               "name": "example",
+                     *               "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *               "createdAt": 1677060000000,
+                     *               "modifiedAt": 1677060000000,
+                     *               "name": "Ada Lovelace",
                      *               "guest": true
                      *             },
                      *             "number": 1,
@@ -6246,104 +6298,104 @@ export interface operations {
                      *             "messages": [
                      *               {
                      *                 "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *                 "createdAt": 1,
-                     *                 "modifiedAt": 1,
+                     *                 "createdAt": 1677060000000,
+                     *                 "modifiedAt": 1677060000000,
                      *                 "scopes": [
-                     *                   "example"
+                     *                   "workspace:read"
                      *                 ],
                      *                 "assignedRoleSlugs": [
-                     *                   "example"
+                     *                   "contributor"
                      *                 ],
                      *                 "threadId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *                 "message": "example",
+                     *                 "message": "The logo is blurry on this page.",
                      *                 "messageJson": {
                      *                   "ops": [
                      *                     {
-                     *                       "insert": "example",
+                     *                       "insert": "The logo is blurry on this page.",
                      *                       "attributes": {}
                      *                     }
                      *                   ]
                      *                 },
                      *                 "user": {
-                     *                   "id": "example",
-                     *                   "createdAt": 1,
-                     *                   "modifiedAt": 1,
-                     *                   "name": "example",
+                     *                   "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                   "createdAt": 1677060000000,
+                     *                   "modifiedAt": 1677060000000,
+                     *                   "name": "Ada Lovelace",
                      *                   "guest": true
                      *                 },
                      *                 "userMetaData": {
-                     *                   "lastSeenAt": 1
+                     *                   "lastSeenAt": 1677060000000
                      *                 },
                      *                 "attachments": [
                      *                   {
-                     *                     "id": "example",
-                     *                     "createdAt": 1,
-                     *                     "modifiedAt": 1,
-                     *                     "messageId": "example",
-                     *                     "url": "example",
-                     *                     "etag": "example",
-                     *                     "mimeType": "example",
-                     *                     "originalFilename": "example",
+                     *                     "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                     "createdAt": 1677060000000,
+                     *                     "modifiedAt": 1677060000000,
+                     *                     "messageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                     "url": "https://www.example.com/pricing",
+                     *                     "etag": "\"9b2cf535f27731c974343645a3985328\"",
+                     *                     "mimeType": "image/png",
+                     *                     "originalFilename": "homepage.png",
                      *                     "filesize": 1
                      *                   }
                      *                 ],
                      *                 "clipVideos": [
                      *                   {
-                     *                     "id": "example",
-                     *                     "createdAt": 1,
-                     *                     "modifiedAt": 1,
-                     *                     "messageId": "example",
-                     *                     "title": "example",
-                     *                     "sharedUrl": "example",
+                     *                     "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                     "createdAt": 1677060000000,
+                     *                     "modifiedAt": 1677060000000,
+                     *                     "messageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                     "title": "Checkout walkthrough",
+                     *                     "sharedUrl": "https://www.example.com/pricing",
                      *                     "width": 1,
                      *                     "height": 1
                      *                   }
                      *                 ],
-                     *                 "content": "example",
+                     *                 "content": "The logo is blurry on this page.",
                      *                 "mentionIds": [
-                     *                   "example"
+                     *                   "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                      *                 ],
                      *                 "read": true
                      *               }
                      *             ],
                      *             "userMetaData": {
-                     *               "lastSeenAt": 1
+                     *               "lastSeenAt": 1677060000000
                      *             },
-                     *             "lastActivityAt": 1,
+                     *             "lastActivityAt": 1677060000000,
                      *             "annotations": {},
                      *             "read": true,
                      *             "unreadMessageCount": 1,
                      *             "hasScreenshot": true,
-                     *             "projectId": "example",
-                     *             "proxyUrl": "example",
-                     *             "originalUrl": "example",
-                     *             "canonicalUrl": "example",
+                     *             "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "proxyUrl": "https://www.example.com/pricing",
+                     *             "originalUrl": "https://www.example.com/pricing",
+                     *             "canonicalUrl": "https://www.example.com/pricing",
                      *             "elements": [
                      *               {
-                     *                 "id": "example",
-                     *                 "createdAt": 1,
-                     *                 "modifiedAt": 1,
-                     *                 "threadId": "example",
-                     *                 "path": "example",
+                     *                 "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "createdAt": 1677060000000,
+                     *                 "modifiedAt": 1677060000000,
+                     *                 "threadId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "path": "body > main > section:nth-of-type(2) > h1",
                      *                 "offsetXPercentage": 1,
                      *                 "offsetYPercentage": 1
                      *               }
                      *             ],
                      *             "parents": [
                      *               {
-                     *                 "id": "example",
-                     *                 "createdAt": 1,
-                     *                 "modifiedAt": 1,
-                     *                 "path": "example",
+                     *                 "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "createdAt": 1677060000000,
+                     *                 "modifiedAt": 1677060000000,
+                     *                 "path": "body > main > section:nth-of-type(2) > h1",
                      *                 "depth": 1,
-                     *                 "proxyUrl": "example",
-                     *                 "originalUrl": "example",
-                     *                 "canonicalUrl": "example"
+                     *                 "proxyUrl": "https://www.example.com/pricing",
+                     *                 "originalUrl": "https://www.example.com/pricing",
+                     *                 "canonicalUrl": "https://www.example.com/pricing"
                      *               }
                      *             ],
                      *             "browserContext": {},
-                     *             "viewModeId": "example",
-                     *             "projectImageId": "example",
+                     *             "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "projectImageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "offsetXPercentage": 1,
                      *             "offsetYPercentage": 1,
                      *             "startTime": 1,
@@ -6357,7 +6409,7 @@ export interface operations {
                      *         },
                      *         "offset": 1,
                      *         "total": 1,
-                     *         "cursorId": "example"
+                     *         "cursorId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                      *       }
                      *     }
                      */
@@ -6523,83 +6575,9 @@ export interface operations {
                  * @example {
                  *       "isImageThread": true,
                  *       "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                 *       "projectImageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                 *       "url": "example",
-                 *       "canonicalUrl": "example",
-                 *       "elements": [
-                 *         {
-                 *           "elementPath": "example",
-                 *           "offsetXPercentage": 1,
-                 *           "offsetYPercentage": 1
-                 *         }
-                 *       ],
-                 *       "offsetXPercentage": 1,
-                 *       "offsetYPercentage": 1,
-                 *       "startTime": 1,
-                 *       "endTime": 1,
-                 *       "message": {
-                 *         "ops": [
-                 *           {
-                 *             "insert": "example",
-                 *             "attributes": {}
-                 *           }
-                 *         ]
-                 *       },
-                 *       "content": "example",
-                 *       "browserContext": {
-                 *         "browserName": "example",
-                 *         "browserVersion": "example",
-                 *         "os": "example",
-                 *         "osVersion": "example",
-                 *         "osVersionName": "example",
-                 *         "platform": "example",
-                 *         "screenWidth": 1,
-                 *         "screenHeight": 1,
-                 *         "viewportWidth": 1,
-                 *         "viewportHeight": 1
-                 *       },
-                 *       "elementParents": [
-                 *         {
-                 *           "url": "example",
-                 *           "canonicalUrl": "example",
-                 *           "path": "example",
-                 *           "depth": 1
-                 *         }
-                 *       ],
-                 *       "viewModeId": "example",
-                 *       "attachments": [
-                 *         {
-                 *           "fileId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
-                 *         }
-                 *       ],
-                 *       "clipVideos": [
-                 *         {
-                 *           "title": "example",
-                 *           "sharedUrl": "https://example.com/",
-                 *           "width": 1,
-                 *           "height": 1
-                 *         }
-                 *       ],
-                 *       "width": 1,
-                 *       "height": 1,
-                 *       "annotations": {
-                 *         "version": "example",
-                 *         "scale": 1,
-                 *         "originalWidth": 1,
-                 *         "originalHeight": 1
-                 *       },
-                 *       "textHighlight": {
-                 *         "startKey": "example",
-                 *         "endKey": "example",
-                 *         "startOffset": 1,
-                 *         "startIndex": 1,
-                 *         "endOffset": 1,
-                 *         "endIndex": 1,
-                 *         "text": "example"
-                 *       },
-                 *       "pageNumber": 1,
-                 *       "requireDimensionsOverride": true,
-                 *       "priority": 1
+                 *       "offsetXPercentage": 42.5,
+                 *       "offsetYPercentage": 18,
+                 *       "content": "The logo is blurry on this image."
                  *     }
                  */
                 "application/json": {
@@ -6702,20 +6680,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "example",
-                     *         "createdAt": 1,
-                     *         "modifiedAt": 1,
+                     *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "createdAt": 1677060000000,
+                     *         "modifiedAt": 1677060000000,
                      *         "scopes": [
-                     *           "example"
+                     *           "workspace:read"
                      *         ],
                      *         "assignedRoleSlugs": [
-                     *           "example"
+                     *           "contributor"
                      *         ],
                      *         "user": {
-                     *           "id": "example",
-                     *           "createdAt": 1,
-                     *           "modifiedAt": 1,
-                     *           "name": "example",
+                     *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *           "createdAt": 1677060000000,
+                     *           "modifiedAt": 1677060000000,
+                     *           "name": "Ada Lovelace",
                      *           "guest": true
                      *         },
                      *         "number": 1,
@@ -6724,104 +6702,104 @@ export interface operations {
                      *         "messages": [
                      *           {
                      *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
                      *             "scopes": [
-                     *               "example"
+                     *               "workspace:read"
                      *             ],
                      *             "assignedRoleSlugs": [
-                     *               "example"
+                     *               "contributor"
                      *             ],
                      *             "threadId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "message": "example",
+                     *             "message": "The logo is blurry on this page.",
                      *             "messageJson": {
                      *               "ops": [
                      *                 {
-                     *                   "insert": "example",
+                     *                   "insert": "The logo is blurry on this page.",
                      *                   "attributes": {}
                      *                 }
                      *               ]
                      *             },
                      *             "user": {
-                     *               "id": "example",
-                     *               "createdAt": 1,
-                     *               "modifiedAt": 1,
-                     *               "name": "example",
+                     *               "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *               "createdAt": 1677060000000,
+                     *               "modifiedAt": 1677060000000,
+                     *               "name": "Ada Lovelace",
                      *               "guest": true
                      *             },
                      *             "userMetaData": {
-                     *               "lastSeenAt": 1
+                     *               "lastSeenAt": 1677060000000
                      *             },
                      *             "attachments": [
                      *               {
-                     *                 "id": "example",
-                     *                 "createdAt": 1,
-                     *                 "modifiedAt": 1,
-                     *                 "messageId": "example",
-                     *                 "url": "example",
-                     *                 "etag": "example",
-                     *                 "mimeType": "example",
-                     *                 "originalFilename": "example",
+                     *                 "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "createdAt": 1677060000000,
+                     *                 "modifiedAt": 1677060000000,
+                     *                 "messageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "url": "https://www.example.com/pricing",
+                     *                 "etag": "\"9b2cf535f27731c974343645a3985328\"",
+                     *                 "mimeType": "image/png",
+                     *                 "originalFilename": "homepage.png",
                      *                 "filesize": 1
                      *               }
                      *             ],
                      *             "clipVideos": [
                      *               {
-                     *                 "id": "example",
-                     *                 "createdAt": 1,
-                     *                 "modifiedAt": 1,
-                     *                 "messageId": "example",
-                     *                 "title": "example",
-                     *                 "sharedUrl": "example",
+                     *                 "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "createdAt": 1677060000000,
+                     *                 "modifiedAt": 1677060000000,
+                     *                 "messageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "title": "Checkout walkthrough",
+                     *                 "sharedUrl": "https://www.example.com/pricing",
                      *                 "width": 1,
                      *                 "height": 1
                      *               }
                      *             ],
-                     *             "content": "example",
+                     *             "content": "The logo is blurry on this page.",
                      *             "mentionIds": [
-                     *               "example"
+                     *               "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                      *             ],
                      *             "read": true
                      *           }
                      *         ],
                      *         "userMetaData": {
-                     *           "lastSeenAt": 1
+                     *           "lastSeenAt": 1677060000000
                      *         },
-                     *         "lastActivityAt": 1,
+                     *         "lastActivityAt": 1677060000000,
                      *         "annotations": {},
                      *         "read": true,
                      *         "unreadMessageCount": 1,
                      *         "hasScreenshot": true,
-                     *         "projectId": "example",
-                     *         "proxyUrl": "example",
-                     *         "originalUrl": "example",
-                     *         "canonicalUrl": "example",
+                     *         "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "proxyUrl": "https://www.example.com/pricing",
+                     *         "originalUrl": "https://www.example.com/pricing",
+                     *         "canonicalUrl": "https://www.example.com/pricing",
                      *         "elements": [
                      *           {
-                     *             "id": "example",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
-                     *             "threadId": "example",
-                     *             "path": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
+                     *             "threadId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "path": "body > main > section:nth-of-type(2) > h1",
                      *             "offsetXPercentage": 1,
                      *             "offsetYPercentage": 1
                      *           }
                      *         ],
                      *         "parents": [
                      *           {
-                     *             "id": "example",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
-                     *             "path": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
+                     *             "path": "body > main > section:nth-of-type(2) > h1",
                      *             "depth": 1,
-                     *             "proxyUrl": "example",
-                     *             "originalUrl": "example",
-                     *             "canonicalUrl": "example"
+                     *             "proxyUrl": "https://www.example.com/pricing",
+                     *             "originalUrl": "https://www.example.com/pricing",
+                     *             "canonicalUrl": "https://www.example.com/pricing"
                      *           }
                      *         ],
                      *         "browserContext": {},
-                     *         "viewModeId": "example",
-                     *         "projectImageId": "example",
+                     *         "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "projectImageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "offsetXPercentage": 1,
                      *         "offsetYPercentage": 1,
                      *         "startTime": 1,
@@ -7031,20 +7009,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "example",
-                     *         "createdAt": 1,
-                     *         "modifiedAt": 1,
+                     *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "createdAt": 1677060000000,
+                     *         "modifiedAt": 1677060000000,
                      *         "scopes": [
-                     *           "example"
+                     *           "workspace:read"
                      *         ],
                      *         "assignedRoleSlugs": [
-                     *           "example"
+                     *           "contributor"
                      *         ],
                      *         "user": {
-                     *           "id": "example",
-                     *           "createdAt": 1,
-                     *           "modifiedAt": 1,
-                     *           "name": "example",
+                     *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *           "createdAt": 1677060000000,
+                     *           "modifiedAt": 1677060000000,
+                     *           "name": "Ada Lovelace",
                      *           "guest": true
                      *         },
                      *         "number": 1,
@@ -7053,104 +7031,104 @@ export interface operations {
                      *         "messages": [
                      *           {
                      *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
                      *             "scopes": [
-                     *               "example"
+                     *               "workspace:read"
                      *             ],
                      *             "assignedRoleSlugs": [
-                     *               "example"
+                     *               "contributor"
                      *             ],
                      *             "threadId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "message": "example",
+                     *             "message": "The logo is blurry on this page.",
                      *             "messageJson": {
                      *               "ops": [
                      *                 {
-                     *                   "insert": "example",
+                     *                   "insert": "The logo is blurry on this page.",
                      *                   "attributes": {}
                      *                 }
                      *               ]
                      *             },
                      *             "user": {
-                     *               "id": "example",
-                     *               "createdAt": 1,
-                     *               "modifiedAt": 1,
-                     *               "name": "example",
+                     *               "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *               "createdAt": 1677060000000,
+                     *               "modifiedAt": 1677060000000,
+                     *               "name": "Ada Lovelace",
                      *               "guest": true
                      *             },
                      *             "userMetaData": {
-                     *               "lastSeenAt": 1
+                     *               "lastSeenAt": 1677060000000
                      *             },
                      *             "attachments": [
                      *               {
-                     *                 "id": "example",
-                     *                 "createdAt": 1,
-                     *                 "modifiedAt": 1,
-                     *                 "messageId": "example",
-                     *                 "url": "example",
-                     *                 "etag": "example",
-                     *                 "mimeType": "example",
-                     *                 "originalFilename": "example",
+                     *                 "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "createdAt": 1677060000000,
+                     *                 "modifiedAt": 1677060000000,
+                     *                 "messageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "url": "https://www.example.com/pricing",
+                     *                 "etag": "\"9b2cf535f27731c974343645a3985328\"",
+                     *                 "mimeType": "image/png",
+                     *                 "originalFilename": "homepage.png",
                      *                 "filesize": 1
                      *               }
                      *             ],
                      *             "clipVideos": [
                      *               {
-                     *                 "id": "example",
-                     *                 "createdAt": 1,
-                     *                 "modifiedAt": 1,
-                     *                 "messageId": "example",
-                     *                 "title": "example",
-                     *                 "sharedUrl": "example",
+                     *                 "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "createdAt": 1677060000000,
+                     *                 "modifiedAt": 1677060000000,
+                     *                 "messageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "title": "Checkout walkthrough",
+                     *                 "sharedUrl": "https://www.example.com/pricing",
                      *                 "width": 1,
                      *                 "height": 1
                      *               }
                      *             ],
-                     *             "content": "example",
+                     *             "content": "The logo is blurry on this page.",
                      *             "mentionIds": [
-                     *               "example"
+                     *               "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                      *             ],
                      *             "read": true
                      *           }
                      *         ],
                      *         "userMetaData": {
-                     *           "lastSeenAt": 1
+                     *           "lastSeenAt": 1677060000000
                      *         },
-                     *         "lastActivityAt": 1,
+                     *         "lastActivityAt": 1677060000000,
                      *         "annotations": {},
                      *         "read": true,
                      *         "unreadMessageCount": 1,
                      *         "hasScreenshot": true,
-                     *         "projectId": "example",
-                     *         "proxyUrl": "example",
-                     *         "originalUrl": "example",
-                     *         "canonicalUrl": "example",
+                     *         "projectId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "proxyUrl": "https://www.example.com/pricing",
+                     *         "originalUrl": "https://www.example.com/pricing",
+                     *         "canonicalUrl": "https://www.example.com/pricing",
                      *         "elements": [
                      *           {
-                     *             "id": "example",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
-                     *             "threadId": "example",
-                     *             "path": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
+                     *             "threadId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "path": "body > main > section:nth-of-type(2) > h1",
                      *             "offsetXPercentage": 1,
                      *             "offsetYPercentage": 1
                      *           }
                      *         ],
                      *         "parents": [
                      *           {
-                     *             "id": "example",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
-                     *             "path": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
+                     *             "path": "body > main > section:nth-of-type(2) > h1",
                      *             "depth": 1,
-                     *             "proxyUrl": "example",
-                     *             "originalUrl": "example",
-                     *             "canonicalUrl": "example"
+                     *             "proxyUrl": "https://www.example.com/pricing",
+                     *             "originalUrl": "https://www.example.com/pricing",
+                     *             "canonicalUrl": "https://www.example.com/pricing"
                      *           }
                      *         ],
                      *         "browserContext": {},
-                     *         "viewModeId": "example",
-                     *         "projectImageId": "example",
+                     *         "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "projectImageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "offsetXPercentage": 1,
                      *         "offsetYPercentage": 1,
                      *         "startTime": 1,
@@ -7389,7 +7367,7 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "threadId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "modifiedAt": 1
+                     *         "modifiedAt": 1677060000000
                      *       }
                      *     }
                      */
@@ -7562,22 +7540,22 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "example",
-                 *       "canonicalUrl": "example",
+                 *       "url": "https://www.example.com/pricing",
+                 *       "canonicalUrl": "https://www.example.com/pricing",
                  *       "elements": [
                  *         {
-                 *           "elementPath": "example",
+                 *           "elementPath": "body > main > section:nth-of-type(2) > h1",
                  *           "offsetXPercentage": 1,
                  *           "offsetYPercentage": 1
                  *         }
                  *       ],
                  *       "browserContext": {
-                 *         "browserName": "example",
-                 *         "browserVersion": "example",
-                 *         "os": "example",
-                 *         "osVersion": "example",
-                 *         "osVersionName": "example",
-                 *         "platform": "example",
+                 *         "browserName": "Homepage redesign",
+                 *         "browserVersion": "120.0",
+                 *         "os": "macOS",
+                 *         "osVersion": "120.0",
+                 *         "osVersionName": "Homepage redesign",
+                 *         "platform": "MacIntel",
                  *         "screenWidth": 1,
                  *         "screenHeight": 1,
                  *         "viewportWidth": 1,
@@ -7585,9 +7563,9 @@ export interface operations {
                  *       },
                  *       "elementParents": [
                  *         {
-                 *           "url": "example",
-                 *           "canonicalUrl": "example",
-                 *           "path": "example",
+                 *           "url": "https://www.example.com/pricing",
+                 *           "canonicalUrl": "https://www.example.com/pricing",
+                 *           "path": "body > main > section:nth-of-type(2) > h1",
                  *           "depth": 1
                  *         }
                  *       ],
@@ -7708,12 +7686,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "key": "example",
+                     *         "key": "uploads/3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60/homepage.png",
                      *         "policy": {
-                     *           "url": "example",
+                     *           "url": "https://www.example.com/pricing",
                      *           "fields": {}
                      *         },
-                     *         "bucket": "example",
+                     *         "bucket": "review-board-files",
                      *         "metadata": {}
                      *       }
                      *     }
@@ -7774,18 +7752,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "example",
-                     *         "createdAt": 1,
-                     *         "modifiedAt": 1,
-                     *         "mimeType": "example",
+                     *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "createdAt": 1677060000000,
+                     *         "modifiedAt": 1677060000000,
+                     *         "mimeType": "image/png",
                      *         "width": 1,
                      *         "height": 1,
                      *         "filesize": 1,
                      *         "type": "extension",
                      *         "isProcessing": true,
-                     *         "url": "example",
-                     *         "thumbnailUrl": "example",
-                     *         "processingError": "example"
+                     *         "url": "https://www.example.com/pricing",
+                     *         "thumbnailUrl": "https://www.example.com/pricing",
+                     *         "processingError": "The file could not be read as an image."
                      *       }
                      *     }
                      */
@@ -7841,13 +7819,13 @@ export interface operations {
                 /**
                  * @example {
                  *       "fileId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                 *       "key": "example",
-                 *       "etag": "example",
-                 *       "mimeType": "example",
+                 *       "key": "uploads/3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60/homepage.png",
+                 *       "etag": "\"9b2cf535f27731c974343645a3985328\"",
+                 *       "mimeType": "image/png",
                  *       "width": 1,
                  *       "height": 1,
                  *       "filesize": 1,
-                 *       "originalFilename": "example",
+                 *       "originalFilename": "homepage.png",
                  *       "type": "extension"
                  *     }
                  */
@@ -7876,18 +7854,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "example",
-                     *         "createdAt": 1,
-                     *         "modifiedAt": 1,
-                     *         "mimeType": "example",
+                     *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "createdAt": 1677060000000,
+                     *         "modifiedAt": 1677060000000,
+                     *         "mimeType": "image/png",
                      *         "width": 1,
                      *         "height": 1,
                      *         "filesize": 1,
                      *         "type": "extension",
                      *         "isProcessing": true,
-                     *         "url": "example",
-                     *         "thumbnailUrl": "example",
-                     *         "processingError": "example"
+                     *         "url": "https://www.example.com/pricing",
+                     *         "thumbnailUrl": "https://www.example.com/pricing",
+                     *         "processingError": "The file could not be read as an image."
                      *       }
                      *     }
                      */
@@ -7945,31 +7923,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "content": "example",
-                 *       "mentionIds": [
-                 *         "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
-                 *       ],
-                 *       "message": {
-                 *         "ops": [
-                 *           {
-                 *             "insert": "example",
-                 *             "attributes": {}
-                 *           }
-                 *         ]
-                 *       },
-                 *       "attachments": [
-                 *         {
-                 *           "fileId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
-                 *         }
-                 *       ],
-                 *       "clipVideos": [
-                 *         {
-                 *           "title": "example",
-                 *           "sharedUrl": "https://example.com/",
-                 *           "width": 1,
-                 *           "height": 1
-                 *         }
-                 *       ]
+                 *       "content": "Fixed in the new upload: please check again."
                  *     }
                  */
                 "application/json": {
@@ -8011,62 +7965,62 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": 1,
-                     *         "modifiedAt": 1,
+                     *         "createdAt": 1677060000000,
+                     *         "modifiedAt": 1677060000000,
                      *         "scopes": [
-                     *           "example"
+                     *           "workspace:read"
                      *         ],
                      *         "assignedRoleSlugs": [
-                     *           "example"
+                     *           "contributor"
                      *         ],
                      *         "threadId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "message": "example",
+                     *         "message": "The logo is blurry on this page.",
                      *         "messageJson": {
                      *           "ops": [
                      *             {
-                     *               "insert": "example",
+                     *               "insert": "The logo is blurry on this page.",
                      *               "attributes": {}
                      *             }
                      *           ]
                      *         },
                      *         "user": {
-                     *           "id": "example",
-                     *           "createdAt": 1,
-                     *           "modifiedAt": 1,
-                     *           "name": "example",
+                     *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *           "createdAt": 1677060000000,
+                     *           "modifiedAt": 1677060000000,
+                     *           "name": "Ada Lovelace",
                      *           "guest": true
                      *         },
                      *         "userMetaData": {
-                     *           "lastSeenAt": 1
+                     *           "lastSeenAt": 1677060000000
                      *         },
                      *         "attachments": [
                      *           {
-                     *             "id": "example",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
-                     *             "messageId": "example",
-                     *             "url": "example",
-                     *             "etag": "example",
-                     *             "mimeType": "example",
-                     *             "originalFilename": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
+                     *             "messageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "etag": "\"9b2cf535f27731c974343645a3985328\"",
+                     *             "mimeType": "image/png",
+                     *             "originalFilename": "homepage.png",
                      *             "filesize": 1
                      *           }
                      *         ],
                      *         "clipVideos": [
                      *           {
-                     *             "id": "example",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
-                     *             "messageId": "example",
-                     *             "title": "example",
-                     *             "sharedUrl": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
+                     *             "messageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "title": "Checkout walkthrough",
+                     *             "sharedUrl": "https://www.example.com/pricing",
                      *             "width": 1,
                      *             "height": 1
                      *           }
                      *         ],
-                     *         "content": "example",
+                     *         "content": "The logo is blurry on this page.",
                      *         "mentionIds": [
-                     *           "example"
+                     *           "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                      *         ],
                      *         "read": true
                      *       }
@@ -8211,62 +8165,62 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": 1,
-                     *         "modifiedAt": 1,
+                     *         "createdAt": 1677060000000,
+                     *         "modifiedAt": 1677060000000,
                      *         "scopes": [
-                     *           "example"
+                     *           "workspace:read"
                      *         ],
                      *         "assignedRoleSlugs": [
-                     *           "example"
+                     *           "contributor"
                      *         ],
                      *         "threadId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "message": "example",
+                     *         "message": "The logo is blurry on this page.",
                      *         "messageJson": {
                      *           "ops": [
                      *             {
-                     *               "insert": "example",
+                     *               "insert": "The logo is blurry on this page.",
                      *               "attributes": {}
                      *             }
                      *           ]
                      *         },
                      *         "user": {
-                     *           "id": "example",
-                     *           "createdAt": 1,
-                     *           "modifiedAt": 1,
-                     *           "name": "example",
+                     *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *           "createdAt": 1677060000000,
+                     *           "modifiedAt": 1677060000000,
+                     *           "name": "Ada Lovelace",
                      *           "guest": true
                      *         },
                      *         "userMetaData": {
-                     *           "lastSeenAt": 1
+                     *           "lastSeenAt": 1677060000000
                      *         },
                      *         "attachments": [
                      *           {
-                     *             "id": "example",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
-                     *             "messageId": "example",
-                     *             "url": "example",
-                     *             "etag": "example",
-                     *             "mimeType": "example",
-                     *             "originalFilename": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
+                     *             "messageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "etag": "\"9b2cf535f27731c974343645a3985328\"",
+                     *             "mimeType": "image/png",
+                     *             "originalFilename": "homepage.png",
                      *             "filesize": 1
                      *           }
                      *         ],
                      *         "clipVideos": [
                      *           {
-                     *             "id": "example",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
-                     *             "messageId": "example",
-                     *             "title": "example",
-                     *             "sharedUrl": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
+                     *             "messageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "title": "Checkout walkthrough",
+                     *             "sharedUrl": "https://www.example.com/pricing",
                      *             "width": 1,
                      *             "height": 1
                      *           }
                      *         ],
-                     *         "content": "example",
+                     *         "content": "The logo is blurry on this page.",
                      *         "mentionIds": [
-                     *           "example"
+                     *           "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                      *         ],
                      *         "read": true
                      *       }
@@ -8430,32 +8384,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "content": "example",
-                 *       "mentionIds": [
-                 *         "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
-                 *       ],
-                 *       "message": {
-                 *         "ops": [
-                 *           {
-                 *             "insert": "example",
-                 *             "attributes": {}
-                 *           }
-                 *         ]
-                 *       },
-                 *       "attachments": [
-                 *         {
-                 *           "fileId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
-                 *         }
-                 *       ],
-                 *       "clipVideos": [
-                 *         {
-                 *           "title": "example",
-                 *           "sharedUrl": "https://example.com/",
-                 *           "width": 1,
-                 *           "height": 1
-                 *         }
-                 *       ],
-                 *       "priority": 1
+                 *       "content": "Fixed in the new upload: please check again."
                  *     }
                  */
                 "application/json": {
@@ -8498,62 +8427,62 @@ export interface operations {
                      *       "data": {
                      *         "message": {
                      *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *           "createdAt": 1,
-                     *           "modifiedAt": 1,
+                     *           "createdAt": 1677060000000,
+                     *           "modifiedAt": 1677060000000,
                      *           "scopes": [
-                     *             "example"
+                     *             "workspace:read"
                      *           ],
                      *           "assignedRoleSlugs": [
-                     *             "example"
+                     *             "contributor"
                      *           ],
                      *           "threadId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *           "message": "example",
+                     *           "message": "The logo is blurry on this page.",
                      *           "messageJson": {
                      *             "ops": [
                      *               {
-                     *                 "insert": "example",
+                     *                 "insert": "The logo is blurry on this page.",
                      *                 "attributes": {}
                      *               }
                      *             ]
                      *           },
                      *           "user": {
-                     *             "id": "example",
-                     *             "createdAt": 1,
-                     *             "modifiedAt": 1,
-                     *             "name": "example",
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "createdAt": 1677060000000,
+                     *             "modifiedAt": 1677060000000,
+                     *             "name": "Ada Lovelace",
                      *             "guest": true
                      *           },
                      *           "userMetaData": {
-                     *             "lastSeenAt": 1
+                     *             "lastSeenAt": 1677060000000
                      *           },
                      *           "attachments": [
                      *             {
-                     *               "id": "example",
-                     *               "createdAt": 1,
-                     *               "modifiedAt": 1,
-                     *               "messageId": "example",
-                     *               "url": "example",
-                     *               "etag": "example",
-                     *               "mimeType": "example",
-                     *               "originalFilename": "example",
+                     *               "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *               "createdAt": 1677060000000,
+                     *               "modifiedAt": 1677060000000,
+                     *               "messageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *               "url": "https://www.example.com/pricing",
+                     *               "etag": "\"9b2cf535f27731c974343645a3985328\"",
+                     *               "mimeType": "image/png",
+                     *               "originalFilename": "homepage.png",
                      *               "filesize": 1
                      *             }
                      *           ],
                      *           "clipVideos": [
                      *             {
-                     *               "id": "example",
-                     *               "createdAt": 1,
-                     *               "modifiedAt": 1,
-                     *               "messageId": "example",
-                     *               "title": "example",
-                     *               "sharedUrl": "example",
+                     *               "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *               "createdAt": 1677060000000,
+                     *               "modifiedAt": 1677060000000,
+                     *               "messageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *               "title": "Checkout walkthrough",
+                     *               "sharedUrl": "https://www.example.com/pricing",
                      *               "width": 1,
                      *               "height": 1
                      *             }
                      *           ],
-                     *           "content": "example",
+                     *           "content": "The logo is blurry on this page.",
                      *           "mentionIds": [
-                     *             "example"
+                     *             "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                      *           ],
                      *           "read": true
                      *         }
@@ -8715,15 +8644,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "installationId": "example",
-                     *         "expectedAud": "example",
-                     *         "expectedIss": "example",
+                     *         "installationId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "expectedAud": "review-board",
+                     *         "expectedIss": "https://auth.example.com",
                      *         "algorithm": "RS256",
                      *         "requiredClaims": [
-                     *           "example"
+                     *           "sub"
                      *         ],
                      *         "optionalClaims": [
-                     *           "example"
+                     *           "sub"
                      *         ],
                      *         "markupRoles": [
                      *           "project:viewer"
@@ -8786,7 +8715,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "example"
+                 *       "token": "eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjdXN0b21lci11c2VyLTQyIn0.c2lnbmF0dXJl"
                  *     }
                  */
                 "application/json": {
@@ -8804,12 +8733,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "exchangeToken": "example",
+                     *         "exchangeToken": "eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjdXN0b21lci11c2VyLTQyIn0.c2lnbmF0dXJl",
                      *         "expiresAt": "2023-02-22T10:00:00.000Z",
-                     *         "workspaceId": "example",
-                     *         "userId": "example",
+                     *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "userId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "markupRole": "project:viewer",
-                     *         "markupId": "example"
+                     *         "markupId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                      *       }
                      *     }
                      */
@@ -8880,10 +8809,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "publicKey": "example",
+                 *       "publicKey": "pk_Zm9yLXRoZS1lbWJlZGRlZC1jbGllbnQtb2YtdGhpcy1zaXRl",
                  *       "markupId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                 *       "sdkOrigin": "example",
-                 *       "state": "A1b2C3d4e5F6g7H8"
+                 *       "sdkOrigin": "https://app.example.com",
+                 *       "state": "n0nce-7f3a9c2e4b1d"
                  *     }
                  */
                 "application/json": {
@@ -8905,13 +8834,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "exchangeToken": "example",
+                     *         "exchangeToken": "eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjdXN0b21lci11c2VyLTQyIn0.c2lnbmF0dXJl",
                      *         "expiresAt": "2023-02-22T10:00:00.000Z",
-                     *         "workspaceId": "example",
-                     *         "userId": "example",
+                     *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "userId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "markupRole": "project:viewer",
-                     *         "validatedSdkOrigin": "example",
-                     *         "name": "example"
+                     *         "validatedSdkOrigin": "https://app.example.com",
+                     *         "name": "Homepage redesign"
                      *       }
                      *     }
                      */
@@ -9013,13 +8942,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "exchangeToken": "example",
+                     *         "exchangeToken": "eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjdXN0b21lci11c2VyLTQyIn0.c2lnbmF0dXJl",
                      *         "expiresAt": "2023-02-22T10:00:00.000Z",
-                     *         "workspaceId": "example",
-                     *         "userId": "example",
+                     *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "userId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "markupRole": "project:viewer",
-                     *         "validatedSdkOrigin": "example",
-                     *         "name": "example"
+                     *         "validatedSdkOrigin": "https://app.example.com",
+                     *         "name": "Homepage redesign"
                      *       }
                      *     }
                      */
@@ -9096,20 +9025,20 @@ export interface operations {
                      *         "data": [
                      *           {
                      *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "createdAt": "example",
-                     *             "modifiedAt": "example",
+                     *             "createdAt": "2023-02-22T10:00:00.000Z",
+                     *             "modifiedAt": "2023-02-22T10:00:00.000Z",
                      *             "deletedAt": null,
                      *             "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "publicKey": "example",
+                     *             "publicKey": "pk_Zm9yLXRoZS1lbWJlZGRlZC1jbGllbnQtb2YtdGhpcy1zaXRl",
                      *             "status": "active",
                      *             "allowedOrigins": [
-                     *               "example"
+                     *               "https://app.example.com"
                      *             ],
                      *             "markupId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "example"
+                     *         "nextCursor": "MjAyMy0wMi0yMlQxMDowMDowMC4wMDBa"
                      *       }
                      *     }
                      */
@@ -9166,17 +9095,28 @@ export interface operations {
                 /**
                  * @example {
                  *       "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                 *       "signingKey": "example",
+                 *       "signingKey": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAwpt1hQOXbpwgEXN9wm4U\n2bs8ooyc0txtH8NC86bnvp6HlBB2+2qoKjFAsDK+7OvDe6m4VeV8X83mqFrWbCIu\nPMqpezz1HYRX2aL0ipTExap+q2vhEgrofivAgzbCwgGYoPPzRL0INrZ8Y/bNk5Cf\no2TawIgLxhup2C87zaRVXIqWzERHfnsaaJ9UX0tbu9QzlYkuKtZWvSGEYcwbb57l\nzOlWFhG2mZnKf9uFn+BSD8J7bYjzl/pUZikGa9P5dC6iS9wG3vmuW0lUXDpiF4r1\nDIT+UeF87Sx/RZFSwNqkS/5jmOUmcexeFqvSlOj8K7iK8IYLzFj2WJ9fIUPbtkBK\nNwIDAQAB\n-----END PUBLIC KEY-----\n",
                  *       "allowedOrigins": [
-                 *         "example"
+                 *         "https://app.example.com"
                  *       ],
-                 *       "url": "example",
-                 *       "name": "example"
+                 *       "url": "https://www.example.com/pricing",
+                 *       "name": "Homepage redesign"
                  *     }
                  */
                 "application/json": {
                     /** Format: uuid */
                     workspaceId?: string;
+                    /**
+                     * @example -----BEGIN PUBLIC KEY-----
+                     *     MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAwpt1hQOXbpwgEXN9wm4U
+                     *     2bs8ooyc0txtH8NC86bnvp6HlBB2+2qoKjFAsDK+7OvDe6m4VeV8X83mqFrWbCIu
+                     *     PMqpezz1HYRX2aL0ipTExap+q2vhEgrofivAgzbCwgGYoPPzRL0INrZ8Y/bNk5Cf
+                     *     o2TawIgLxhup2C87zaRVXIqWzERHfnsaaJ9UX0tbu9QzlYkuKtZWvSGEYcwbb57l
+                     *     zOlWFhG2mZnKf9uFn+BSD8J7bYjzl/pUZikGa9P5dC6iS9wG3vmuW0lUXDpiF4r1
+                     *     DIT+UeF87Sx/RZFSwNqkS/5jmOUmcexeFqvSlOj8K7iK8IYLzFj2WJ9fIUPbtkBK
+                     *     NwIDAQAB
+                     *     -----END PUBLIC KEY-----
+                     */
                     signingKey: string;
                     allowedOrigins?: string[] | null;
                     url?: string;
@@ -9196,14 +9136,14 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": "example",
-                     *         "modifiedAt": "example",
+                     *         "createdAt": "2023-02-22T10:00:00.000Z",
+                     *         "modifiedAt": "2023-02-22T10:00:00.000Z",
                      *         "deletedAt": null,
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "publicKey": "example",
+                     *         "publicKey": "pk_Zm9yLXRoZS1lbWJlZGRlZC1jbGllbnQtb2YtdGhpcy1zaXRl",
                      *         "status": "active",
                      *         "allowedOrigins": [
-                     *           "example"
+                     *           "https://app.example.com"
                      *         ],
                      *         "markupId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                      *       }
@@ -9303,14 +9243,14 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": "example",
-                     *         "modifiedAt": "example",
+                     *         "createdAt": "2023-02-22T10:00:00.000Z",
+                     *         "modifiedAt": "2023-02-22T10:00:00.000Z",
                      *         "deletedAt": null,
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "publicKey": "example",
+                     *         "publicKey": "pk_Zm9yLXRoZS1lbWJlZGRlZC1jbGllbnQtb2YtdGhpcy1zaXRl",
                      *         "status": "active",
                      *         "allowedOrigins": [
-                     *           "example"
+                     *           "https://app.example.com"
                      *         ],
                      *         "markupId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                      *       }
@@ -9402,10 +9342,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "example",
-                 *       "name": "example",
+                 *       "externalId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                 *       "name": "Ada Lovelace",
                  *       "email": "ada@example.com",
-                 *       "avatarUrl": "example",
+                 *       "avatarUrl": "https://www.example.com/pricing",
                  *       "avatarFileId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                  *       "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                  *     }
@@ -9454,7 +9394,7 @@ export interface operations {
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @example example */
+                /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
                 externalId: string;
             };
             cookie?: never;
@@ -9471,13 +9411,13 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "externalId": "example",
-                     *         "name": "example",
-                     *         "email": "example",
-                     *         "avatarUrl": "example",
+                     *         "externalId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "name": "Ada Lovelace",
+                     *         "email": "ada@example.com",
+                     *         "avatarUrl": "https://www.example.com/pricing",
                      *         "avatarFileId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": 1,
-                     *         "modifiedAt": 1
+                     *         "createdAt": 1677060000000,
+                     *         "modifiedAt": 1677060000000
                      *       }
                      *     }
                      */
@@ -9521,7 +9461,7 @@ export interface operations {
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @example example */
+                /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
                 externalId: string;
             };
             cookie?: never;
@@ -9560,7 +9500,7 @@ export interface operations {
                 "Service-API-Version"?: components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @example example */
+                /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
                 externalId: string;
             };
             cookie?: never;
@@ -9569,9 +9509,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "example",
+                 *       "name": "Ada Lovelace",
                  *       "email": "ada@example.com",
-                 *       "avatarUrl": "example",
+                 *       "avatarUrl": "https://www.example.com/pricing",
                  *       "avatarFileId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                  *       "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60"
                  *     }
@@ -9635,8 +9575,8 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *           "email": "example",
-                     *           "name": "example",
+                     *           "email": "ada@example.com",
+                     *           "name": "Ada Lovelace",
                      *           "role": "owner",
                      *           "status": "active"
                      *         }
@@ -9690,7 +9630,7 @@ export interface operations {
                  *       "emails": [
                  *         "ada@example.com"
                  *       ],
-                 *       "message": "example",
+                 *       "message": "The logo is blurry on this page.",
                  *       "role": "owner"
                  *     }
                  */
@@ -9847,20 +9787,20 @@ export interface operations {
                      *         "data": [
                      *           {
                      *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *             "createdAt": "example",
-                     *             "modifiedAt": "example",
+                     *             "createdAt": "2023-02-22T10:00:00.000Z",
+                     *             "modifiedAt": "2023-02-22T10:00:00.000Z",
                      *             "deletedAt": null,
-                     *             "url": "example",
+                     *             "url": "https://www.example.com/pricing",
                      *             "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "eventTypes": [
                      *               "comment_created"
                      *             ],
                      *             "enabled": true,
-                     *             "signingKey": "example"
+                     *             "signingKey": "whsec_c2lnbnMtd2ViaG9vay1kZWxpdmVyaWVzLW9mLXRoaXMtcmVnaXN0cmF0aW9u"
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "example"
+                     *         "nextCursor": "MjAyMy0wMi0yMlQxMDowMDowMC4wMDBa"
                      *       }
                      *     }
                      */
@@ -9916,7 +9856,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                 *       "url": "example",
+                 *       "url": "https://www.example.com/pricing",
                  *       "eventTypes": [
                  *         "comment_created"
                  *       ],
@@ -9944,16 +9884,16 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": "example",
-                     *         "modifiedAt": "example",
+                     *         "createdAt": "2023-02-22T10:00:00.000Z",
+                     *         "modifiedAt": "2023-02-22T10:00:00.000Z",
                      *         "deletedAt": null,
-                     *         "url": "example",
+                     *         "url": "https://www.example.com/pricing",
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "eventTypes": [
                      *           "comment_created"
                      *         ],
                      *         "enabled": true,
-                     *         "signingKey": "example"
+                     *         "signingKey": "whsec_c2lnbnMtd2ViaG9vay1kZWxpdmVyaWVzLW9mLXRoaXMtcmVnaXN0cmF0aW9u"
                      *       }
                      *     }
                      */
@@ -10050,16 +9990,16 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": "example",
-                     *         "modifiedAt": "example",
+                     *         "createdAt": "2023-02-22T10:00:00.000Z",
+                     *         "modifiedAt": "2023-02-22T10:00:00.000Z",
                      *         "deletedAt": null,
-                     *         "url": "example",
+                     *         "url": "https://www.example.com/pricing",
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "eventTypes": [
                      *           "comment_created"
                      *         ],
                      *         "enabled": true,
-                     *         "signingKey": "example"
+                     *         "signingKey": "whsec_c2lnbnMtd2ViaG9vay1kZWxpdmVyaWVzLW9mLXRoaXMtcmVnaXN0cmF0aW9u"
                      *       }
                      *     }
                      */
@@ -10112,7 +10052,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "example",
+                 *       "url": "https://www.example.com/pricing",
                  *       "eventTypes": [
                  *         "comment_created"
                  *       ],
@@ -10137,16 +10077,16 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": "example",
-                     *         "modifiedAt": "example",
+                     *         "createdAt": "2023-02-22T10:00:00.000Z",
+                     *         "modifiedAt": "2023-02-22T10:00:00.000Z",
                      *         "deletedAt": null,
-                     *         "url": "example",
+                     *         "url": "https://www.example.com/pricing",
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "eventTypes": [
                      *           "comment_created"
                      *         ],
                      *         "enabled": true,
-                     *         "signingKey": "example"
+                     *         "signingKey": "whsec_c2lnbnMtd2ViaG9vay1kZWxpdmVyaWVzLW9mLXRoaXMtcmVnaXN0cmF0aW9u"
                      *       }
                      *     }
                      */
@@ -10245,16 +10185,16 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
-                     *         "createdAt": "example",
-                     *         "modifiedAt": "example",
+                     *         "createdAt": "2023-02-22T10:00:00.000Z",
+                     *         "modifiedAt": "2023-02-22T10:00:00.000Z",
                      *         "deletedAt": null,
-                     *         "url": "example",
+                     *         "url": "https://www.example.com/pricing",
                      *         "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "eventTypes": [
                      *           "comment_created"
                      *         ],
                      *         "enabled": true,
-                     *         "signingKey": "example"
+                     *         "signingKey": "whsec_c2lnbnMtd2ViaG9vay1kZWxpdmVyaWVzLW9mLXRoaXMtcmVnaXN0cmF0aW9u"
                      *       }
                      *     }
                      */
@@ -10322,15 +10262,15 @@ export interface operations {
                      *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "eventId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "eventType": "comment_created",
-                     *             "attemptedAt": "example",
+                     *             "attemptedAt": "2023-02-22T10:00:00.000Z",
                      *             "statusCode": 1,
-                     *             "error": "example",
+                     *             "error": "The file could not be read as an image.",
                      *             "durationMs": 1,
-                     *             "nextRetryAt": "example"
+                     *             "nextRetryAt": "2023-02-22T10:00:00.000Z"
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "example"
+                     *         "nextCursor": "MjAyMy0wMi0yMlQxMDowMDowMC4wMDBa"
                      *       }
                      *     }
                      */

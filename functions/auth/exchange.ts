@@ -4,8 +4,9 @@ import { ExchangeBody, ExchangeSchema } from './schemas.js';
 
 export const exchangeOperation = operation({
   operationId: 'exchangeToken',
-  summary: 'Exchange a customer-signed JWT for a short-lived exchange token of its end user',
+  summary: 'Exchange a customer JWT',
   description:
+    'Exchanges a customer-signed JWT for a short-lived exchange token of its end user. ' +
     'No API key: the customer JWT is the credential. It must be RS256-signed with the installation\'s key and carry what ' +
     '`GET /auth/config` says (`iss`, `aud`, `sub`, `iat`, `exp`, with `exp - iat` at most 900 s; `nbf` is honoured). Optional claims: `markupRole` ' +
     '(project:viewer, project:contributor (default), project:owner) and `markupId` (binds the token to one markup), and ' +

@@ -5,8 +5,9 @@ import { AuthConfigQuery, AuthConfigSchema } from './schemas.js';
 
 export const getAuthConfigOperation = operation({
   operationId: 'getAuthConfig',
-  summary: 'What a customer JWT for an installation must carry: aud, iss, algorithm, claims, lifetimes',
+  summary: 'Get the JWT settings',
   description:
+    'What a customer JWT for an installation must carry: aud, iss, algorithm, claims, lifetimes. ' +
     'No credential: the embedded client and the customer server read it with the installation\'s browser-safe `publicKey`. ' +
     'Sign customer JWTs with RS256 and the private half of the installation\'s `signingKey`, with `iss` = `expectedIss`, ' +
     '`aud` = `expectedAud`, `sub` = the end user\'s id in your system, `iat` and `exp`, at most `maxTokenLifetimeSeconds` (900) apart.',

@@ -4,8 +4,9 @@ import { SdkExchangeBody, SdkExchangeResultQuery, SdkExchangeSchema } from './sd
 
 export const sdkExchangeOperation = operation({
   operationId: 'sdkExchange',
-  summary: 'Exchange an identity-provider access token for an SDK-scoped exchange token bound to one markup',
+  summary: 'Exchange an SDK token',
   description:
+    'Exchanges an identity-provider access token for an SDK-scoped exchange token bound to one markup. ' +
     'No API key: send the identity provider\'s access token as `Authorization: Bearer` (RS256 or ES256, verified against the ' +
     'provider\'s JWK set, its issuer and audience). `sdkOrigin` must be an origin the installation admits (its `allowedOrigins`; ' +
     'without them, the origin of its `url`). The end user (`sub`) becomes the workspace\'s external user and contributes on ' +
@@ -26,8 +27,9 @@ export const sdkExchangeOperation = operation({
 
 export const sdkExchangeResultOperation = operation({
   operationId: 'getSdkExchangeResult',
-  summary: 'Collect, once, the answer of an SDK exchange made with a state',
+  summary: 'Get an SDK exchange result',
   description:
+    'Collects, once, the answer of an SDK exchange made with a `state`. ' +
     'No credential: the unguessable `state` authorizes the call, with `publicKey` and `markupId` as sent to the exchange, from ' +
     'the page on its `sdkOrigin` (the browser\'s `Origin` header). The answer is delivered once, within two minutes; every other ' +
     'call gets the same 404.',

@@ -4,7 +4,8 @@ import { InstallationIdParams } from './schemas.js';
 
 export const deleteInstallationOperation = operation({
   operationId: 'deleteInstallation',
-  summary: 'Delete an installation: its publicKey stops resolving at once (a markup created with it stays)',
+  summary: 'Delete an installation',
+  description: 'Its `publicKey` stops resolving at once; a markup created with it stays.',
   auth: 'apiKey',
   permission: 'installation:manage',
   params: InstallationIdParams,

@@ -4,7 +4,7 @@ import { InstallationIdParams, InstallationSchema } from './schemas.js';
 
 export const getInstallationOperation = operation({
   operationId: 'getInstallation',
-  summary: 'An installation',
+  summary: 'Get an installation',
   auth: 'apiKey',
   permission: 'installation:read',
   params: InstallationIdParams,

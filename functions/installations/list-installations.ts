@@ -4,8 +4,9 @@ import { DEFAULT_PAGE_SIZE, InstallationPageSchema, ListInstallationsQuery } fro
 
 export const listInstallationsOperation = operation({
   operationId: 'listInstallations',
-  summary: "The workspace's installations, newest first",
+  summary: 'List installations',
   description:
+    "The workspace's installations, newest first. " +
     "`workspaceId` defaults to a workspace key's own workspace; organization keys must pass it. `limit` (default 50, at most 100). " +
     'Next page: `before=<nextCursor>`.',
   auth: 'apiKey',

@@ -19,10 +19,25 @@ function checkedString(check: (text: string) => Checked) {
   });
 }
 
+/** The reference's example `signingKey`: a real 2048-bit RSA public key (its private half was never kept), so the example passes. */
+const EXAMPLE_SIGNING_KEY = [
+  '-----BEGIN PUBLIC KEY-----',
+  'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAwpt1hQOXbpwgEXN9wm4U',
+  '2bs8ooyc0txtH8NC86bnvp6HlBB2+2qoKjFAsDK+7OvDe6m4VeV8X83mqFrWbCIu',
+  'PMqpezz1HYRX2aL0ipTExap+q2vhEgrofivAgzbCwgGYoPPzRL0INrZ8Y/bNk5Cf',
+  'o2TawIgLxhup2C87zaRVXIqWzERHfnsaaJ9UX0tbu9QzlYkuKtZWvSGEYcwbb57l',
+  'zOlWFhG2mZnKf9uFn+BSD8J7bYjzl/pUZikGa9P5dC6iS9wG3vmuW0lUXDpiF4r1',
+  'DIT+UeF87Sx/RZFSwNqkS/5jmOUmcexeFqvSlOj8K7iK8IYLzFj2WJ9fIUPbtkBK',
+  'NwIDAQAB',
+  '-----END PUBLIC KEY-----',
+  '',
+].join('\n');
+
 const SigningKey = v.pipe(
   v.string(),
   v.minLength(1, 'must not be empty'),
   v.maxLength(MAX_SIGNING_KEY_LENGTH, `must be at most ${MAX_SIGNING_KEY_LENGTH} characters`),
+  v.examples([EXAMPLE_SIGNING_KEY]),
   checkedString(checkSigningKey),
 );
 

@@ -5,8 +5,9 @@ import { ItemBatchBody } from './schemas.js';
 
 export const archiveItemsOperation = operation({
   operationId: 'archiveItems',
-  summary: "Move items into their workspace's archive folder",
+  summary: 'Archive items',
   description:
+    "Moves items into their workspace's archive folder. " +
     '`folderItemIds`: 1 to 50 folder or markup ids. All or nothing up front: an unknown id is a 404 for the whole request and an item ' +
     'outside the key\'s scope a 403, before anything moves; the root and archive folders are a 422. Items already in the archive, and items ' +
     'listed together with a folder above them, stay where they are. The folder path an item came from is always remembered; ' +

@@ -7,8 +7,9 @@ import { CreateFolderBody, ChildFolderSchema } from './schemas.js';
 
 export const createFolderOperation = operation({
   operationId: 'createFolder',
-  summary: 'Create a folder under parentFolderId (answers 200 with the folder)',
+  summary: 'Create a folder',
   description:
+    'Creates a folder under `parentFolderId` and answers 200 with the folder. ' +
     'When a folder with the same name (case-insensitive) already exists under the parent, the new folder takes `fallbackName`, ' +
     'else the name with a numeric suffix (`Name (2)`, `Name (3)`, …); a clashing `fallbackName` is suffixed the same way. ' +
     `Folders nest at most ${MAX_FOLDER_DEPTH} levels below the workspace root (the root is level 0): deeper is a 422. ` +

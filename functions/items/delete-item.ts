@@ -5,8 +5,9 @@ import { ItemParams } from './schemas.js';
 
 export const deleteItemOperation = operation({
   operationId: 'deleteItem',
-  summary: 'Delete a markup, or a folder with every folder and markup below it',
+  summary: 'Delete an item',
   description:
+    'Deletes a markup, or a folder with every folder and markup below it. ' +
     'The workspace root and archive folders cannot be deleted (422). Admins and above may delete. ' +
     'A folder is removed bottom-up (markups, then subfolders deepest first, then the folder), so if a very large tree is cut short ' +
     'the folder is still there and repeating the DELETE finishes it.',

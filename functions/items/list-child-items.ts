@@ -6,8 +6,9 @@ import { ChildItemsQuery, ChildItemPageSchema, ItemParams } from './schemas.js';
 
 export const listChildItemsOperation = operation({
   operationId: 'listChildItems',
-  summary: "A folder's children: folders and markups, each with its `type` (list archived items on the workspace's archiveFolderId)",
+  summary: 'List child items',
   description:
+    "A folder's children, folders and markups, each with its `type`. List archived items on the workspace's `archiveFolderId`. " +
     '`order`: `az` (default; name ascending, case-insensitive), `za` (name descending), `activity` (most recent activity first: ' +
     'creation, rename, move, or something put in the folder) or `created` (newest first). `limit`: page size, default 50, at most 100. ' +
     'Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`; a cursor is valid only for the folder and order it came from. ' +

@@ -5,8 +5,9 @@ import { FolderItemSchema, ItemParams, MoveItemBody } from './schemas.js';
 
 export const moveItemOperation = operation({
   operationId: 'moveItem',
-  summary: 'Move a folder or markup under parentFolderId; answers the moved item',
+  summary: 'Move an item',
   description:
+    'Moves a folder or markup under `parentFolderId` and answers the moved item. ' +
     'The item keeps its id. 404: unknown item, or parentFolderId unknown or a markup. 403: either end outside the key\'s scope; a ' +
     'workspace key moving into another workspace; a role below contributor. 422: moving the workspace root or archive folder; moving a ' +
     `folder into itself or its own subfolder; a move that would nest folders more than ${MAX_FOLDER_DEPTH} levels below the root ` +

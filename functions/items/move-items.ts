@@ -4,8 +4,9 @@ import { MoveItemsBody, MoveItemsResultSchema } from './schemas.js';
 
 export const moveItemsOperation = operation({
   operationId: 'moveItems',
-  summary: 'Move up to 50 items under parentFolderId; per-item failures are reported while the batch answers 200',
+  summary: 'Move items',
   description:
+    'Moves up to 50 items under `parentFolderId`; per-item failures are reported while the batch answers 200. ' +
     'Checked before anything moves: more than 50 items or an id listed twice (400); sources from several workspaces (400); ' +
     'parentFolderId unknown or a markup (404); destination or sources outside the key\'s scope, a workspace key moving into another ' +
     'workspace, or a role below contributor (403). Then items move in the order listed; each failure goes to `errors` as ' +

@@ -6,8 +6,9 @@ import { ItemParams } from './schemas.js';
 
 export const renameItemOperation = operation({
   operationId: 'renameItem',
-  summary: 'Rename a folder or markup',
+  summary: 'Rename an item',
   description:
+    'Renames a folder or a markup. ' +
     'The workspace root and archive folders cannot be renamed (422). A folder cannot take the name of a sibling folder ' +
     '(case-insensitive): 409. Markups may share names. Contributors and above may rename.',
   auth: 'apiKey',

@@ -5,8 +5,9 @@ import { ItemBatchBody } from './schemas.js';
 
 export const restoreItemsOperation = operation({
   operationId: 'restoreItems',
-  summary: 'Move archived items back to the workspace root',
+  summary: 'Restore items',
   description:
+    'Moves archived items back to the workspace root. ' +
     '`folderItemIds`: 1 to 50 ids; unknown ids are a 404 and out-of-scope items a 403 for the whole request, before anything moves. ' +
     'Items not in the archive, and items listed together with a folder above them, stay where they are. `withPath=1` puts each item back ' +
     'under the folder path it was archived from, re-creating missing folders by name (a 422 if that would nest folders too deep); ' +

@@ -4,7 +4,8 @@ import { MarkupIdsBody } from './schemas.js';
 
 export const bulkDeleteOperation = operation({
   operationId: 'bulkDeleteMarkups',
-  summary: 'Delete up to 50 markups; nothing is deleted when any id is not a markup the caller may delete',
+  summary: 'Delete markups',
+  description: 'Deletes up to 50 markups; nothing is deleted when any id is not a markup the caller may delete.',
   auth: 'apiKey',
   permission: 'markup:delete',
   body: MarkupIdsBody,

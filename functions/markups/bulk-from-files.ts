@@ -5,7 +5,8 @@ import { BulkFromFilesBody } from './schemas.js';
 
 export const bulkFromFilesOperation = operation({
   operationId: 'bulkCreateMarkupsFromFiles',
-  summary: 'Not implemented: always answers 501 (create each markup with POST /markups/from-files)',
+  summary: 'Create markups from uploads',
+  description: 'Not implemented: always answers 501. Create each markup with POST /markups/from-files.',
   auth: 'apiKey',
   permission: 'markup:create',
   body: BulkFromFilesBody,

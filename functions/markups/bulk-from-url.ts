@@ -4,8 +4,9 @@ import { BulkFromUrlBody } from './schemas.js';
 
 export const bulkFromUrlOperation = operation({
   operationId: 'bulkCreateMarkupsFromUrl',
-  summary: 'Create up to 50 webpage markups in one workspace, all or nothing',
-  description: 'Each item is `{ url, name?, parentFolderId?, workspaceId? }` with the defaults of POST /markups/url. 402 (nothing created) when the allowance and bundle cannot cover them all.',
+  summary: 'Create markups from URLs',
+  description:
+    'Creates up to 50 webpage markups in one workspace, all or nothing. Each item is `{ url, name?, parentFolderId?, workspaceId? }` with the defaults of POST /markups/url. 402 (nothing created) when the allowance and bundle cannot cover them all.',
   auth: 'apiKey',
   permission: 'markup:create',
   body: BulkFromUrlBody,

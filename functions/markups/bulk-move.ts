@@ -4,8 +4,9 @@ import { BulkMoveBody } from './schemas.js';
 
 export const bulkMoveOperation = operation({
   operationId: 'bulkMoveMarkups',
-  summary: 'Move up to 50 markups of one workspace into a folder, all or nothing',
-  description: 'Workspace keys move within their workspace; organization keys may move into another workspace of the organization.',
+  summary: 'Move markups',
+  description:
+    'Moves up to 50 markups of one workspace into a folder, all or nothing. Workspace keys move within their workspace; organization keys may move into another workspace of the organization.',
   auth: 'apiKey',
   permission: 'item:update',
   body: BulkMoveBody,

@@ -27,8 +27,9 @@ function filePartOf(body: Buffer, contentType: string): MultipartPart & { filena
 
 export const createFromFileOperation = operation({
   operationId: 'createMarkupFromFile',
-  summary: 'Create a markup from one file sent as multipart/form-data (small files; larger ones use the upload flow)',
+  summary: 'Create a markup from a file',
   description:
+    'Creates a markup from one file sent as multipart/form-data: small files; larger ones use the upload flow. ' +
     'One `file` field; the whole request at most 20 MB (413 beyond). The file type decides the markup as in POST /markups/from-files ' +
     '(the part\'s Content-Type, else the file name\'s extension). `workspaceId` is the key\'s workspace (a workspace key may leave it out, an organization key must name it); an image whose ' +
     'bytes do not decode as its type is a 400 that creates nothing; `name` defaults ' +

@@ -6,8 +6,9 @@ import { FilesMarkupBody, MarkupSchema } from './schemas.js';
 
 export const createFromFilesOperation = operation({
   operationId: 'createMarkupFromFiles',
-  summary: 'Create a markup from confirmed uploads (one markup against the monthly allowance)',
+  summary: 'Create a markup from uploads',
   description:
+    'Creates a markup from confirmed uploads: one markup against the monthly allowance. ' +
     '`fileIds` (1 to 50, no duplicates) name confirmed, unused `markup_asset` uploads of `workspaceId` (which must be the key\'s ' +
     'workspace: 403 otherwise, and for files of another workspace; a workspace key may leave it out, an organization key must name it). ' +
     'Displayable images (png, jpeg, gif, bmp, webp, svg) make one ' +

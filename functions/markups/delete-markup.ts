@@ -4,7 +4,7 @@ import { MarkupIdParams } from './schemas.js';
 
 export const deleteMarkupOperation = operation({
   operationId: 'deleteMarkup',
-  summary: 'Delete a markup (admin or above)',
+  summary: 'Delete a markup',
   auth: 'apiKey',
   permission: 'markup:delete',
   params: MarkupIdParams,

@@ -5,8 +5,9 @@ import { ArchivedOriginalSchema, MarkupIdParams } from './schemas.js';
 
 export const deleteOriginalOperation = operation({
   operationId: 'archiveOriginal',
-  summary: "Archive the markup's retained original: its bytes stop counting at once and the file is queued for deletion",
-  description: '404 when the markup has no retained original.',
+  summary: 'Archive the original',
+  description:
+    "Archives the markup's retained original: its bytes stop counting at once and the file is queued for deletion. 404 when the markup has no retained original.",
   auth: 'apiKey',
   permission: 'original:manage',
   params: MarkupIdParams,

@@ -7,8 +7,9 @@ import { MarkupIdParams, MarkupSchema } from './schemas.js';
 
 export const getMarkupOperation = operation({
   operationId: 'getMarkup',
-  summary: 'One markup, with its files',
-  description: `\`images\` and \`document.pages\` hold at most ${CONVERSION_LIMITS.maxPages} entries each (the conversion page limit), so the answer stays bounded. ${CONVERSION_LIMITS_DESCRIPTION}`,
+  summary: 'Get a markup',
+  description:
+    'One markup, with its files. ' + `\`images\` and \`document.pages\` hold at most ${CONVERSION_LIMITS.maxPages} entries each (the conversion page limit), so the answer stays bounded. ${CONVERSION_LIMITS_DESCRIPTION}`,
   auth: 'apiKey',
   permission: 'markup:read',
   params: MarkupIdParams,

@@ -5,8 +5,9 @@ import { MarkupIdParams, OriginalDownloadSchema } from './schemas.js';
 
 export const getOriginalDownloadUrlOperation = operation({
   operationId: 'getOriginalDownloadUrl',
-  summary: "A short-lived presigned URL (5 minutes) that downloads the markup's retained original file",
-  description: '404 when the markup has no retained original (never had one, or it was archived).',
+  summary: 'Get an original download URL',
+  description:
+    "A short-lived presigned URL (5 minutes) that downloads the markup's retained original file. 404 when the markup has no retained original (never had one, or it was archived).",
   auth: 'apiKey',
   permission: 'original:read',
   params: MarkupIdParams,

@@ -5,7 +5,8 @@ import { MarkupIdParams, TagsSchema } from './schemas.js';
 
 export const getTagsOperation = operation({
   operationId: 'getMarkupTags',
-  summary: 'Who can be tagged on a markup (active workspace members; invitees have not joined) and who is tagged in its threads',
+  summary: 'List who can be tagged',
+  description: 'Who can be tagged on a markup (active workspace members; invitees have not joined) and who is tagged in its threads.',
   auth: 'apiKey',
   permission: 'markup:tags',
   params: MarkupIdParams,

@@ -8,11 +8,12 @@ import { MarkupIdParams } from './schemas.js';
 
 export const getThumbnailOperation = operation({
   operationId: 'getMarkupThumbnail',
-  summary: "A webpage markup's rendered thumbnail (PNG, 640x400); the markup's `thumbnailUrl` points here once it exists",
-  description: 'A plain GET without credentials, like the image URLs of markups: the unguessable markup id is the capability. 404 until the thumbnail is rendered.',
+  summary: 'Get a markup thumbnail',
+  description:
+    "A webpage markup's rendered thumbnail (PNG, 640x400); the markup's `thumbnailUrl` points here once it exists. A plain GET without credentials, like the image URLs of markups: the unguessable markup id is the capability. 404 until the thumbnail is rendered.",
   auth: 'none',
   params: MarkupIdParams,
-  responses: [{ status: 200, description: 'The PNG image' }],
+  responses: [{ status: 200, description: 'The PNG image', mediaType: 'image/png' }],
   handle: async ({ params }) => {
     const markup = await getItem(params.id);
     if (!markup || markup.kind !== 'markup' || markup.thumbnailState !== 'ready' || !markup.thumbnailKey) {

@@ -6,8 +6,9 @@ import { UsageSchema } from './schemas.js';
 
 export const getUsageOperation = operation({
   operationId: 'getMarkupUsage',
-  summary: "The workspace's markup usage this month (UTC) against the plan allowance and the organization's bundle",
-  description: "Workspace keys: their workspace; organization keys: `workspaceId`, or the organization's default workspace.",
+  summary: 'Get markup usage',
+  description:
+    "The workspace's markup usage this month (UTC) against the plan allowance and the organization's bundle. Workspace keys: their workspace; organization keys: `workspaceId`, or the organization's default workspace.",
   auth: 'apiKey',
   permission: 'workspace:read',
   query: WorkspaceIdInput,

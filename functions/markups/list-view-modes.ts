@@ -5,7 +5,8 @@ import { MarkupIdParams, ViewModeListSchema } from './schemas.js';
 
 export const listViewModesOperation = operation({
   operationId: 'listMarkupViewModes',
-  summary: "The markup's device breakpoints (desktop, tablet, mobile) with the number of threads in each",
+  summary: 'List view modes',
+  description: "The markup's device breakpoints (desktop, tablet, mobile) with the number of threads in each.",
   auth: 'apiKey',
   permission: 'markup:read',
   params: MarkupIdParams,

@@ -7,7 +7,7 @@ import { MarkupIdParams, MarkupSchema } from './schemas.js';
 
 export const renameMarkupOperation = operation({
   operationId: 'renameMarkup',
-  summary: 'Rename a markup (contributor or above)',
+  summary: 'Rename a markup',
   auth: 'apiKey',
   permission: 'markup:rename',
   params: MarkupIdParams,

@@ -8,8 +8,9 @@ import { DEFAULT_PAGE_SIZE, MarkupSearchPageSchema, SearchMarkupsQuery } from '.
 
 export const searchMarkupsOperation = operation({
   operationId: 'searchMarkups',
-  summary: 'Markups of the workspace (every folder) whose name or URL contains `query`, newest first',
+  summary: 'Search markups',
   description:
+    'Markups of the workspace (every folder) whose name or URL contains `query`, newest first. ' +
     'Case-insensitive substring match; an empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, ' +
     'at most 100); next page: `before=<nextCursor>`. `include` as for the list.',
   auth: 'apiKey',

@@ -6,7 +6,8 @@ import { MarkupIdParams, MarkupSchema, ReadOnlyBody } from './schemas.js';
 
 export const setReadOnlyOperation = operation({
   operationId: 'setMarkupReadOnly',
-  summary: 'Pause (`readOnly: true`, needs the plan feature) or resume new comments on a markup (admin or above)',
+  summary: 'Pause or resume comments',
+  description: 'Pauses (`readOnly: true`, needs the plan feature) or resumes new comments on a markup.',
   auth: 'apiKey',
   permission: 'markup:read-only',
   params: MarkupIdParams,

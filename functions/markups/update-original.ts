@@ -6,8 +6,9 @@ import { MarkupIdParams, MarkupSchema, RetainOriginalBody } from './schemas.js';
 
 export const updateOriginalOperation = operation({
   operationId: 'updateOriginalRetention',
-  summary: "Keep (`retainOriginal: true`, even under NEVER_STORE) or archive (`false`) the markup's original file",
-  description: '400 when asked to retain an original that was already archived; 404 when the markup has no original file.',
+  summary: 'Keep or archive the original',
+  description:
+    "Keeps (`retainOriginal: true`, even under `NEVER_STORE`) or archives (`false`) the markup's original file. 400 when asked to retain an original that was already archived; 404 when the markup has no original file.",
   auth: 'apiKey',
   permission: 'original:manage',
   params: MarkupIdParams,

@@ -5,8 +5,9 @@ import { CreateMessageBody, ThreadMessagesParams } from './schemas.js';
 
 export const createMessageOperation = operation({
   operationId: 'createMessage',
-  summary: 'Reply in a thread (contributor or above; refused while comments are paused)',
+  summary: 'Reply in a thread',
   description:
+    'Adds a message to a thread; refused while comments are paused. ' +
     'Send `content` (plain text) or `message` (a Delta), or both reading the same; the other is derived. `mentionIds` must be ' +
     'active workspace members, not people merely invited (mentions inside the Delta count too). `attachments`: confirmed `message_attachment` uploads of the markup ' +
     '(`{ fileId }`). `clipVideos`: `{ title, sharedUrl, width, height }`.',

@@ -4,7 +4,8 @@ import { MessageIdParams } from './schemas.js';
 
 export const deleteMessageOperation = operation({
   operationId: 'deleteMessage',
-  summary: "Delete a reply with its attachments (its writer, or an admin); a thread's first message goes with the thread",
+  summary: 'Delete a message',
+  description: "Deletes a reply with its attachments (its writer, or an admin); a thread's first message goes with the thread.",
   auth: 'apiKey',
   permission: 'message:delete',
   params: MessageIdParams,

@@ -4,7 +4,8 @@ import { MessageIdParams } from './schemas.js';
 
 export const markMessageReadOperation = operation({
   operationId: 'markMessageRead',
-  summary: 'Mark one message read for the caller (its thread is not marked)',
+  summary: 'Mark a message read',
+  description: 'Marks one message read for the caller; its thread is not marked.',
   auth: 'apiKey',
   permission: 'thread:mark-read',
   params: MessageIdParams,

@@ -4,8 +4,9 @@ import { MessageIdParams, UpdateMessageBody, UpdatedMessageSchema } from './sche
 
 export const updateMessageOperation = operation({
   operationId: 'updateMessage',
-  summary: 'Edit a message (its writer only); it becomes unread for everyone else',
+  summary: 'Edit a message',
   description:
+    'Edits a message (its writer only); it becomes unread for everyone else. ' +
     'Fields left out stay. `attachments` is the whole new list: attachments to keep by their id (the upload id) and new uploads. ' +
     '`priority` (0 to 1000, or null) sets the priority of the thread.',
   auth: 'apiKey',

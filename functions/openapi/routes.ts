@@ -16,7 +16,8 @@ const page = Buffer.from(API_REFERENCE_PAGE, 'utf8');
 export const openApiRoutes = routeTable({
   'GET /api/v2/openapi.json': operation({
     operationId: 'getOpenApiDocument',
-    summary: 'This OpenAPI 3.1 document',
+    summary: 'Get the OpenAPI document',
+    description: 'This OpenAPI 3.1 document.',
     auth: 'none',
     responses: [{ status: 200, description: 'The OpenAPI document', envelope: false }],
     handle: async ({ headers }) => shippedFileReply(OPENAPI_DOCUMENT, 'application/json', headers['accept-encoding']),

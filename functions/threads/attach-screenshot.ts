@@ -4,8 +4,9 @@ import { AttachScreenshotBody, ScreenshotSchema, ThreadIdParams } from './schema
 
 export const attachScreenshotOperation = operation({
   operationId: 'attachThreadScreenshot',
-  summary: "Attach or replace a thread's screenshot (contributor or above)",
+  summary: 'Attach a thread screenshot',
   description:
+    "Attaches or replaces a thread's screenshot. " +
     'Step 3 of the screenshot flow: confirms the posted file (as POST /uploads/upload-complete does) and attaches it; a screenshot the ' +
     'thread had is replaced and its file deleted. `key`, `mimeType` and `filesize` must be those of the upload named by `fileId`, ' +
     '`etag` the ETag storage answered to the post. `type` is `extension`, `native` or `static` (default). The answer has ' +

@@ -4,8 +4,9 @@ import { CreateThreadBody, ThreadSchema } from './schemas.js';
 
 export const createThreadOperation = operation({
   operationId: 'createThread',
-  summary: 'Pin a thread with its first message on a markup (contributor or above; refused while comments are paused)',
+  summary: 'Create a thread',
   description:
+    'Pins a thread with its first message on a markup; refused while comments are paused. ' +
     'Webpage markups take webpage threads (`isImageThread: false`, with `url`, `canonicalUrl`, `elements`, `elementParents`, `browserContext` ' +
     'and `viewModeId` of GET /markups/:id/view-modes, all required: a 400 names each one missing). Image, PDF and video markups take image ' +
     'threads (`isImageThread: true`) placed by `offsetXPercentage`/`offsetYPercentage`, with none of the webpage fields: `projectImageId` ' +

@@ -4,7 +4,8 @@ import { ThreadIdParams } from './schemas.js';
 
 export const deleteThreadOperation = operation({
   operationId: 'deleteThread',
-  summary: 'Delete a thread with all its messages, attachments and screenshot (its author, or an admin)',
+  summary: 'Delete a thread',
+  description: 'Deletes a thread with all its messages, attachments and screenshot: its author, or an admin.',
   auth: 'apiKey',
   permission: 'thread:delete',
   params: ThreadIdParams,

@@ -4,7 +4,8 @@ import { ScreenshotSchema, ThreadIdParams } from './schemas.js';
 
 export const getScreenshotOperation = operation({
   operationId: 'getThreadScreenshot',
-  summary: "A thread's screenshot with a presigned link to it (and its thumbnail once made); 404 when it has none",
+  summary: 'Get a thread screenshot',
+  description: "A thread's screenshot with a presigned link to it (and its thumbnail once made); 404 when it has none.",
   auth: 'apiKey',
   permission: 'thread:read',
   params: ThreadIdParams,

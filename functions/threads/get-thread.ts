@@ -4,7 +4,8 @@ import { ThreadIdParams, ThreadSchema } from './schemas.js';
 
 export const getThreadOperation = operation({
   operationId: 'getThread',
-  summary: "A thread with its messages and the caller's read state",
+  summary: 'Get a thread',
+  description: "A thread with its messages and the caller's read state.",
   auth: 'apiKey',
   permission: 'thread:read',
   params: ThreadIdParams,

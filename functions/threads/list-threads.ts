@@ -5,8 +5,9 @@ import { DEFAULT_THREAD_PAGE, ListThreadsQuery, MAX_THREAD_PAGE, ThreadPageSchem
 
 export const listThreadsOperation = operation({
   operationId: 'listThreads',
-  summary: "A markup's threads with their messages and the caller's read state",
+  summary: 'List threads',
   description:
+    "A markup's threads with their messages and the caller's read state. " +
     'Filters: `resolved` (true or false), `viewMode` (desktop, tablet, mobile or a view mode id), `q` (text in any message, ' +
     'case-insensitive). `order`: page, pin_asc (default), pin_desc, activity, timestamp (media time), priority_asc, priority_desc. ' +
     `\`limit\` default ${DEFAULT_THREAD_PAGE}, at most ${MAX_THREAD_PAGE}. Next page: \`cursorId\` of the previous answer, or \`offset\`; ` +

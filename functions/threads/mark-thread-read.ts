@@ -4,7 +4,8 @@ import { ThreadIdParams } from './schemas.js';
 
 export const markThreadReadOperation = operation({
   operationId: 'markThreadRead',
-  summary: 'Mark a thread and all its messages read for the caller',
+  summary: 'Mark a thread read',
+  description: 'Marks a thread and all its messages read for the caller.',
   auth: 'apiKey',
   permission: 'thread:mark-read',
   params: ThreadIdParams,

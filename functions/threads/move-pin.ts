@@ -4,7 +4,7 @@ import { MovePinBody, ThreadIdParams, ThreadRecordSchema } from './schemas.js';
 
 export const movePinOperation = operation({
   operationId: 'moveThreadPin',
-  summary: 'Move a thread pin (contributor or above)',
+  summary: 'Move a thread pin',
   description:
     'A webpage pin moves to new `elements` (with `url`, `canonicalUrl`, `elementParents`, `browserContext`); an image, PDF or video pin ' +
     'to `viewportXPercentage`/`viewportYPercentage`. Answers the thread record: `id`, `userId`, `projectId`, `number`, `resolved` and ' +

@@ -4,7 +4,8 @@ import { ResolvedSchema, ThreadIdParams, UnresolvedSchema } from './schemas.js';
 
 export const resolveThreadOperation = operation({
   operationId: 'resolveThread',
-  summary: "Resolve a thread (contributor or above); it no longer counts in the markup's activeThreads",
+  summary: 'Resolve a thread',
+  description: "Resolves a thread; it no longer counts in the markup's `activeThreads`.",
   auth: 'apiKey',
   permission: 'thread:update',
   params: ThreadIdParams,
@@ -14,7 +15,8 @@ export const resolveThreadOperation = operation({
 
 export const unresolveThreadOperation = operation({
   operationId: 'unresolveThread',
-  summary: 'Reopen a resolved thread (contributor or above)',
+  summary: 'Reopen a thread',
+  description: 'Reopens a resolved thread.',
   auth: 'apiKey',
   permission: 'thread:update',
   params: ThreadIdParams,

@@ -3,6 +3,7 @@ import { MAX_ATTACHMENTS, MAX_CLIP_VIDEOS, MAX_MENTIONS } from '../../shared/dom
 import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
 import { viewModeIdsOf } from '../../shared/domain/comments/thread-selection.js';
 import { Cursor, Id, integerIn, isHttpUrl, MAX_URL_LENGTH, numberIn, QueryBoolean, queryInteger, sizedJson, storableJsonObject } from '../../shared/http/schemas.js';
+import { SAMPLE_UUID } from '../../shared/http/openapi-examples.js';
 import { UploadPolicyBody } from '../uploads/schemas.js';
 
 /** Threads per page when `limit` is not given, and the most one page holds. */
@@ -57,6 +58,9 @@ export const ClipVideoRequest = v.object({
   width: Dimension,
   height: Dimension,
 });
+
+/** The reference's example of a message body: plain text only, since `content` and `message` are two forms of one message. */
+export const MESSAGE_EXAMPLE = { content: 'Fixed in the new upload: please check again.' };
 
 export const MessageBodyEntries = {
   content: v.optional(Text(MAX_TEXT)),
@@ -120,32 +124,36 @@ const webpageOnly = <S extends v.GenericSchema>(schema: S, what: string) =>
  * webpage fields are checked against the markup's type once it is loaded (`pinOf`), and the first
  * message is `message` (a Delta) or `content` (plain text), exactly one of them (`createThread`).
  */
-export const CreateThreadBody = v.object({
-  isImageThread: v.boolean(),
-  projectId: v.optional(Id),
-  projectImageId: v.optional(Id),
-  url: webpageOnly(Text(), 'The address of the page the pin is on.'),
-  canonicalUrl: webpageOnly(Text(), "The page's canonical address."),
-  elements: webpageOnly(PinElements, 'The page elements the pin is on.'),
-  offsetXPercentage: Percentage,
-  offsetYPercentage: Percentage,
-  startTime: v.optional(NonNegative),
-  endTime: v.optional(NonNegative),
-  message: v.optional(v.pipe(DeltaSchema, v.description('The first message as a Delta. Send this or `content`, not both.'))),
-  content: v.optional(v.pipe(Text(MAX_TEXT), v.description('The first message as plain text, as for replies. Send this or `message`, not both.'))),
-  browserContext: webpageOnly(BrowserContextRequest, 'The browser the pin was placed in.'),
-  elementParents: webpageOnly(PinParents, 'The parents of the pinned elements.'),
-  viewModeId: webpageOnly(Text(100), 'One of the view modes of GET /markups/:id/view-modes.'),
-  attachments: MessageBodyEntries.attachments,
-  clipVideos: MessageBodyEntries.clipVideos,
-  width: v.optional(Dimension),
-  height: v.optional(Dimension),
-  annotations: v.optional(AnnotationRequest),
-  textHighlight: v.optional(TextHighlightRequest),
-  pageNumber: v.optional(integerIn(1)),
-  requireDimensionsOverride: v.optional(v.boolean()),
-  priority: v.optional(Priority),
-});
+export const CreateThreadBody = v.pipe(
+  v.object({
+    isImageThread: v.boolean(),
+    projectId: v.optional(Id),
+    projectImageId: v.optional(Id),
+    url: webpageOnly(Text(), 'The address of the page the pin is on.'),
+    canonicalUrl: webpageOnly(Text(), "The page's canonical address."),
+    elements: webpageOnly(PinElements, 'The page elements the pin is on.'),
+    offsetXPercentage: Percentage,
+    offsetYPercentage: Percentage,
+    startTime: v.optional(NonNegative),
+    endTime: v.optional(NonNegative),
+    message: v.optional(v.pipe(DeltaSchema, v.description('The first message as a Delta. Send this or `content`, not both.'))),
+    content: v.optional(v.pipe(Text(MAX_TEXT), v.description('The first message as plain text, as for replies. Send this or `message`, not both.'))),
+    browserContext: webpageOnly(BrowserContextRequest, 'The browser the pin was placed in.'),
+    elementParents: webpageOnly(PinParents, 'The parents of the pinned elements.'),
+    viewModeId: webpageOnly(Text(100), 'One of the view modes of GET /markups/:id/view-modes.'),
+    attachments: MessageBodyEntries.attachments,
+    clipVideos: MessageBodyEntries.clipVideos,
+    width: v.optional(Dimension),
+    height: v.optional(Dimension),
+    annotations: v.optional(AnnotationRequest),
+    textHighlight: v.optional(TextHighlightRequest),
+    pageNumber: v.optional(integerIn(1)),
+    requireDimensionsOverride: v.optional(v.boolean()),
+    priority: v.optional(Priority),
+  }),
+  // The reference's example: a pin on an image markup with its first message as plain text (one form, not both).
+  v.examples([{ isImageThread: true, projectId: SAMPLE_UUID, offsetXPercentage: 42.5, offsetYPercentage: 18, content: 'The logo is blurry on this image.' }]),
+);
 
 export const MovePinBody = v.object({
   url: v.optional(Text()),

@@ -1,5 +1,5 @@
 import { completeUpload } from '../../shared/domain/uploads.js';
-import { ok, operation, type AnyOperation } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { UploadCompleteBody, UploadedFileSchema } from './schemas.js';
 
 const DESCRIPTION =
@@ -10,19 +10,13 @@ const DESCRIPTION =
   '`originalFilename`, plus `resourceType`, `resourceId`, `workspaceId`, and `width`/`height` for images whose size could be read. ' +
   'Confirmed `markup_asset` files become markups with POST /markups/from-files.';
 
-function makeUploadCompleteOperation(operationId: string): AnyOperation {
-  return operation({
-    operationId,
-    summary: 'Confirm an uploaded file',
-    description: DESCRIPTION,
-    auth: 'apiKey',
-    permission: 'upload:complete',
-    body: UploadCompleteBody,
-    responses: [{ status: 200, description: 'The confirmed file', schema: UploadedFileSchema }],
-    handle: async ({ principal, body }) => ok(await completeUpload(principal, body)),
-  });
-}
-
-/** Uploads rule 7: both path forms are the same operation. */
-export const uploadCompleteOperation = makeUploadCompleteOperation('completeUpload');
-export const uploadCompleteAliasOperation = makeUploadCompleteOperation('completeUploadAlias');
+export const uploadCompleteOperation = operation({
+  operationId: 'completeUpload',
+  summary: 'Confirm an upload',
+  description: `Confirms an uploaded file. ${DESCRIPTION}`,
+  auth: 'apiKey',
+  permission: 'upload:complete',
+  body: UploadCompleteBody,
+  responses: [{ status: 200, description: 'The confirmed file', schema: UploadedFileSchema }],
+  handle: async ({ principal, body }) => ok(await completeUpload(principal, body)),
+});

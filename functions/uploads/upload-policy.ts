@@ -1,5 +1,5 @@
 import { issueUploadPolicy } from '../../shared/domain/uploads.js';
-import { ok, operation, type AnyOperation } from '../../shared/http/route.js';
+import { ok, operation } from '../../shared/http/route.js';
 import { UploadPolicyBody, UploadPolicySchema } from './schemas.js';
 
 const DESCRIPTION =
@@ -12,19 +12,13 @@ const DESCRIPTION =
   'every entry of `policy.fields` to `policy.url` as multipart/form-data, the `file` part last, within 15 minutes; storage answers 204 ' +
   'with an `ETag`, and refuses (403, naming the field) any altered field, another size or another content type.';
 
-function makeUploadPolicyOperation(operationId: string): AnyOperation {
-  return operation({
-    operationId,
-    summary: 'Request a presigned POST policy for uploading one file',
-    description: DESCRIPTION,
-    auth: 'apiKey',
-    permission: 'upload:create',
-    body: UploadPolicyBody,
-    responses: [{ status: 200, description: 'The policy and the new file id', schema: UploadPolicySchema }],
-    handle: async ({ principal, body }) => ok(await issueUploadPolicy(principal, body)),
-  });
-}
-
-/** Uploads rule 7: both path forms are the same operation. */
-export const uploadPolicyOperation = makeUploadPolicyOperation('createUploadPolicy');
-export const uploadPolicyAliasOperation = makeUploadPolicyOperation('createUploadPolicyAlias');
+export const uploadPolicyOperation = operation({
+  operationId: 'createUploadPolicy',
+  summary: 'Request an upload policy',
+  description: `Requests a presigned POST policy for uploading one file. ${DESCRIPTION}`,
+  auth: 'apiKey',
+  permission: 'upload:create',
+  body: UploadPolicyBody,
+  responses: [{ status: 200, description: 'The policy and the new file id', schema: UploadPolicySchema }],
+  handle: async ({ principal, body }) => ok(await issueUploadPolicy(principal, body)),
+});

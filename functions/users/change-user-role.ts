@@ -7,8 +7,9 @@ import { RoleBody, UserIdParams } from './schemas.js';
 
 export const changeUserRoleOperation = operation({
   operationId: 'changeUserRole',
-  summary: "Change a member's or invitee's role",
+  summary: 'Change a role',
   description:
+    "Changes a member's or invitee's role. " +
     'Admins and owners (plain keys act as owners). Nobody gives a role above their own, and only an owner changes an owner\'s role (403 `role-above-caller`, ' +
     '`owner-required`). The last active owner cannot be demoted (409 `last-owner`). 404 for a user who is not a member of the workspace.',
   auth: 'apiKey',

@@ -5,10 +5,10 @@ import { ExternalUserParams, ExternalUserQuery } from './external-schemas.js';
 
 export const deleteExternalUserOperation = operation({
   operationId: 'deleteExternalUser',
-  summary: 'Delete an external user (404 unknown)',
+  summary: 'Delete an external user',
   description:
     'Its threads and messages stay, their author shown as "Former user" (`guest: true`). The same externalId may be created again ' +
-    '(or come back through a token exchange): that is a new user, and the earlier threads stay "Former user".',
+    '(or come back through a token exchange): that is a new user, and the earlier threads stay "Former user". 404 when unknown.',
   auth: 'apiKey',
   permission: 'external-user:delete',
   params: ExternalUserParams,

@@ -5,7 +5,8 @@ import { ExternalUserParams, ExternalUserQuery, ExternalUserSchema } from './ext
 
 export const getExternalUserOperation = operation({
   operationId: 'getExternalUser',
-  summary: 'An external user of the workspace by its externalId (404 unknown)',
+  summary: 'Get an external user',
+  description: 'An external user of the workspace by its `externalId`; 404 when unknown.',
   auth: 'apiKey',
   permission: 'external-user:read',
   params: ExternalUserParams,

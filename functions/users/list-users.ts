@@ -8,8 +8,9 @@ import { WorkspaceUser } from './schemas.js';
 
 export const listUsersOperation = operation({
   operationId: 'listUsers',
-  summary: "The workspace's members (status active) and invitees (status invited)",
+  summary: 'List members and invitees',
   description:
+    "The workspace's members (status `active`) and invitees (status `invited`). " +
     `Plain API users and organization keys are not members and are not listed. A workspace has at most ${MAX_MEMBERS} members and invitees ` +
     '(invitations past that are refused), so the list comes whole, without pages. `workspaceId` defaults to a workspace key\'s own workspace; organization keys must pass it.',
   auth: 'apiKey',

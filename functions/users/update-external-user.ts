@@ -5,8 +5,9 @@ import { ExternalUserParams, ExternalUserQuery, UpdateExternalUserBody } from '.
 
 export const updateExternalUserOperation = operation({
   operationId: 'updateExternalUser',
-  summary: 'Change an external user: any of name, email, avatarUrl, avatarFileId (null clears one)',
+  summary: 'Update an external user',
   description:
+    'Changes any of `name`, `email`, `avatarUrl`, `avatarFileId`; `null` clears one. ' +
     'The name its threads and messages show follows in the same write (its name, else its email, else its externalId). `avatarFileId` as ' +
     'on creation. 404 unknown externalId. Answers 204 with no body, as the live service does; `GET /users/external/{externalId}` reads the result.',
   auth: 'apiKey',

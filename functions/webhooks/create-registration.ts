@@ -4,8 +4,9 @@ import { CreateWebhookRegistrationBody, WebhookRegistrationSchema } from './sche
 
 export const createWebhookRegistrationOperation = operation({
   operationId: 'createWebhookRegistration',
-  summary: "Register a URL to receive the workspace's events, signed with the registration's `signingKey`",
+  summary: 'Register a webhook',
   description:
+    "Registers a URL to receive the workspace's events, signed with the registration's `signingKey`. " +
     '`url` must be https (the local stack also takes http to a loopback host); addresses that are private, loopback, link-local ' +
     'or metadata are refused. `eventTypes` omitted or null: every event type, including types added later (answered as the full ' +
     'list); repeats are dropped. `enabled` defaults to true. `workspaceId` defaults to a workspace key\'s own; organization keys ' +

@@ -4,7 +4,8 @@ import { WebhookRegistrationIdParams } from './schemas.js';
 
 export const deleteWebhookRegistrationOperation = operation({
   operationId: 'deleteWebhookRegistration',
-  summary: 'Delete a webhook registration: nothing more is delivered to it',
+  summary: 'Delete a webhook registration',
+  description: 'Nothing more is delivered to it.',
   auth: 'apiKey',
   permission: 'webhook:manage',
   params: WebhookRegistrationIdParams,

@@ -4,7 +4,8 @@ import { WebhookRegistrationIdParams, WebhookRegistrationSchema } from './schema
 
 export const getWebhookRegistrationOperation = operation({
   operationId: 'getWebhookRegistration',
-  summary: 'A webhook registration, with its signing key',
+  summary: 'Get a webhook registration',
+  description: 'A webhook registration, with its signing key.',
   auth: 'apiKey',
   permission: 'webhook:read',
   params: WebhookRegistrationIdParams,

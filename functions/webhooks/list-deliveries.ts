@@ -4,8 +4,9 @@ import { DEFAULT_PAGE_SIZE, ListWebhookDeliveriesQuery, WebhookDeliveryPageSchem
 
 export const listWebhookDeliveriesOperation = operation({
   operationId: 'listWebhookDeliveries',
-  summary: "A registration's delivery log, newest first",
+  summary: 'List webhook deliveries',
   description:
+    "A registration's delivery log, newest first. " +
     'Each delivery attempt: event id and type, time, the receiver\'s status code or the error, duration and when the next retry is due. ' +
     '`limit` (default 50, at most 100). Next page: `before=<nextCursor>`. Entries are kept 30 days.',
   extension: true,

@@ -4,8 +4,9 @@ import { DEFAULT_PAGE_SIZE, ListWebhookRegistrationsQuery, WebhookRegistrationPa
 
 export const listWebhookRegistrationsOperation = operation({
   operationId: 'listWebhookRegistrations',
-  summary: "The workspace's webhook registrations, newest first",
+  summary: 'List webhook registrations',
   description:
+    "The workspace's webhook registrations, newest first. " +
     "`workspaceId` defaults to a workspace key's own workspace; organization keys must pass it. `limit` (default 50, at most 100). " +
     'Next page: `before=<nextCursor>`.',
   auth: 'apiKey',

@@ -4,8 +4,9 @@ import { QueuedWebhookEventSchema, WebhookDeliveryParams } from './schemas.js';
 
 export const redeliverWebhookDeliveryOperation = operation({
   operationId: 'redeliverWebhookDelivery',
-  summary: 'Send a logged delivery again',
+  summary: 'Redeliver a webhook',
   description:
+    'Sends a logged delivery again. ' +
     'Queues one more attempt of the delivery log entry\'s message: the same `webhook-id` and body, signed with the current signing key, ' +
     'with no retries after it. 404 for an entry of another registration; 409 while the registration is disabled (`webhook-registration-disabled`) ' +
     'or no longer subscribed to the event\'s type (`webhook-event-type-not-subscribed`).',

@@ -4,8 +4,9 @@ import { WebhookRegistrationIdParams, WebhookRegistrationSchema } from './schema
 
 export const refreshSigningKeyOperation = operation({
   operationId: 'refreshWebhookSigningKey',
-  summary: "Replace a registration's signing key",
-  description: 'Every later delivery attempt, retries of older events included, is signed with the new key only.',
+  summary: 'Replace the signing key',
+  description:
+    "Replaces a registration's signing key. Every later delivery attempt, retries of older events included, is signed with the new key only.",
   auth: 'apiKey',
   permission: 'webhook:manage',
   params: WebhookRegistrationIdParams,

@@ -4,8 +4,9 @@ import { QueuedWebhookEventSchema, WebhookRegistrationIdParams } from './schemas
 
 export const sendWebhookTestOperation = operation({
   operationId: 'sendWebhookTest',
-  summary: 'Send a signed webhook.test event',
+  summary: 'Send a test event',
   description:
+    'Sends a signed `webhook.test` event. ' +
     'Queues a new `webhook.test` event, caused by the caller, to the registration: signed, retried and logged in its deliveries like any ' +
     'event, whatever its `eventTypes`. 409 while the registration is disabled.',
   extension: true,

@@ -4,8 +4,9 @@ import { UpdateWebhookRegistrationBody, WebhookRegistrationIdParams, WebhookRegi
 
 export const updateWebhookRegistrationOperation = operation({
   operationId: 'updateWebhookRegistration',
-  summary: "Change a registration's `url`, `eventTypes` or `enabled`",
+  summary: 'Update a webhook registration',
   description:
+    "Changes a registration's `url`, `eventTypes` or `enabled`. " +
     'Fields left out stay as they are; `eventTypes: null` goes back to every type. Events that happen while a registration is ' +
     'disabled are never delivered to it, not even after it is enabled again.',
   auth: 'apiKey',

@@ -6,8 +6,9 @@ import { ArchivedCountSchema, WorkspaceQuery } from './schemas.js';
 
 export const archiveAllOriginalsOperation = operation({
   operationId: 'archiveAllOriginals',
-  summary: 'Archive every retained original of the workspace (needs the storage feature)',
+  summary: 'Archive all originals',
   description:
+    'Archives every retained original of the workspace; needs the storage feature. ' +
     'Answers at once: `archivedCount` is how many retained originals the archive job named by `jobId` will archive; the worker archives them in batches shortly after, and the storage breakdown drops their bytes as it goes.',
   auth: 'apiKey',
   permission: 'original:manage',

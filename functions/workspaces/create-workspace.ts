@@ -7,7 +7,8 @@ import { WorkspaceSchema } from './schemas.js';
 
 export const createWorkspaceOperation = operation({
   operationId: 'createWorkspace',
-  summary: 'Create a workspace with its root and archive folders (organization keys only)',
+  summary: 'Create a workspace',
+  description: 'Creates a workspace with its root and archive folders. Organization keys only.',
   auth: 'apiKey',
   permission: 'workspace:create',
   body: NameBody,

@@ -6,7 +6,8 @@ import { WorkspaceQuery } from './schemas.js';
 
 export const deleteWorkspaceOperation = operation({
   operationId: 'deleteWorkspace',
-  summary: 'Delete a workspace (organization keys: any of the organization, named by `workspaceId`; workspace keys: their own)',
+  summary: 'Delete a workspace',
+  description: 'Organization keys delete any workspace of the organization, named by `workspaceId`; workspace keys delete their own.',
   auth: 'apiKey',
   permission: 'workspace:delete',
   query: WorkspaceQuery,

@@ -4,7 +4,8 @@ import { SettingsSchema, WorkspaceQuery } from './schemas.js';
 
 export const getSettingsOperation = operation({
   operationId: 'getWorkspaceSettings',
-  summary: "The workspace's original-file storage policy",
+  summary: 'Get workspace settings',
+  description: "The workspace's original-file storage policy.",
   auth: 'apiKey',
   permission: 'workspace:read',
   query: WorkspaceQuery,

@@ -6,7 +6,8 @@ import { StorageBreakdownSchema, WorkspaceQuery } from './schemas.js';
 
 export const getStorageBreakdownOperation = operation({
   operationId: 'getStorageBreakdown',
-  summary: "Bytes stored by the workspace's organization, by kind (needs the storage feature)",
+  summary: 'Get the storage breakdown',
+  description: "Bytes stored by the workspace's organization, by kind; needs the storage feature.",
   auth: 'apiKey',
   permission: 'storage:read',
   query: WorkspaceQuery,

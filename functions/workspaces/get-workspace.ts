@@ -5,7 +5,8 @@ import { WorkspaceQuery, WorkspaceSchema } from './schemas.js';
 
 export const getWorkspaceOperation = operation({
   operationId: 'getWorkspace',
-  summary: "The key's workspace (organization keys: `workspaceId`, or the organization's default workspace)",
+  summary: 'Get the workspace',
+  description: "The key's workspace; organization keys name it with `workspaceId`, or get the organization's default workspace.",
   auth: 'apiKey',
   permission: 'workspace:read',
   query: WorkspaceQuery,

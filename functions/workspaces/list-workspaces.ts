@@ -5,8 +5,9 @@ import { DEFAULT_PAGE_SIZE, ListWorkspacesQuery, WorkspaceListSchema } from './s
 
 export const listWorkspacesOperation = operation({
   operationId: 'listWorkspaces',
-  summary: "The organization's workspaces (organization keys only)",
+  summary: 'List workspaces',
   description:
+    "The organization's workspaces. Organization keys only. " +
     'Ordered by `sortBy` (`name`, default, or `lastActivity`) in `dir` order (default `asc` for name, `desc` for lastActivity). ' +
     '`limit` is the page size (default 50, at most 100). Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`.',
   auth: 'apiKey',

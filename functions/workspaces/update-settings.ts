@@ -5,8 +5,9 @@ import { SettingsSchema, UpdateSettingsBody, WorkspaceQuery } from './schemas.js
 
 export const updateSettingsOperation = operation({
   operationId: 'updateWorkspaceSettings',
-  summary: 'Change the original-file storage policy (needs the storage feature)',
+  summary: 'Update workspace settings',
   description:
+    'Changes the original-file storage policy; needs the storage feature. ' +
     '`applyToExisting: true` with `NEVER_STORE` also archives originals already retained: the answer reports how many in `appliedToExistingCount` at once and names the archive job in `jobId`; the worker archives them shortly after.',
   auth: 'apiKey',
   permission: 'workspace:update',

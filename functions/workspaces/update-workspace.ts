@@ -6,7 +6,8 @@ import { UpdateWorkspaceBody, WorkspaceQuery, WorkspaceSchema } from './schemas.
 
 export const updateWorkspaceOperation = operation({
   operationId: 'updateWorkspace',
-  summary: 'Rename a workspace or change its slug (slugs are unique in the organization: 409 when taken)',
+  summary: 'Update a workspace',
+  description: 'Renames a workspace or changes its slug. Slugs are unique in the organization: 409 when taken.',
   auth: 'apiKey',
   permission: 'workspace:update',
   query: WorkspaceQuery,

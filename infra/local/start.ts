@@ -19,6 +19,7 @@ try {
       '',
       `Review Board Service is running locally (up in ${seconds} s${memory ? ', in memory' : ''})`,
       `  API                 ${stack.baseUrl}/api/v2   (OpenAPI: ${stack.baseUrl}/api/v2/openapi.json)`,
+      `  API reference       ${stack.baseUrl}/api/v2/docs`,
       `  organizationId      ${stack.organizationId}`,
       `  workspaceId         ${stack.workspaceId}`,
       `  organizationApiKey  ${stack.organizationApiKey}`,

@@ -53,7 +53,7 @@ function parameters(schema: AnySchema | undefined, location: 'query' | 'path'): 
     required: location === 'path' || required.has(name),
     schema: property,
     // Path parameters are always sent, so generated snippets show a value that passes validation.
-    ...(location === 'path' ? { example: exampleOf(property) } : {}),
+    ...(location === 'path' ? { example: exampleOf(property, name) } : {}),
   }));
 }
 
@@ -159,7 +159,7 @@ const SHARED_PROBLEMS = {
   },
   PayloadTooLarge: {
     status: 413,
-    description: 'The body is larger than the operation accepts',
+    description: 'The body is larger than the operation accepts (deployed, a body over the gateway\'s limit gets API Gateway\'s own 413 instead: see Size limits in the introduction)',
     content: problemContent(problemExample(413, 'payload-too-large', 'Payload Too Large', 'The request body has 5242881 bytes; this operation accepts at most 5242880.')),
   },
 } as const;
@@ -182,6 +182,8 @@ function responsesOf(r: AnyRoute): Record<string, JsonObject> {
     const status = String(response.status);
     if (response.status >= 400) {
       responses[status] = { description: response.description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+    } else if (response.mediaType) {
+      responses[status] = { description: response.description, content: { [response.mediaType]: { schema: { type: 'string', format: 'binary' } } } };
     } else if (response.status === 204 || !response.schema) {
       responses[status] = { description: response.description };
     } else {
@@ -206,6 +208,11 @@ const DESCRIPTION = [
   '- **Version**: send `Service-API-Version: 2023-02-22` (or nothing); every response echoes it.',
   '- **Success bodies** are `{ "data": ... }`; **problems** are `application/problem+json` (RFC 9457) with `type`, `title`, `status`, `detail`, `requestId`, and `errors` (`pointer`, `detail`) for invalid input.',
   '- **Lists** page with opaque cursors (`nextCursor`, `prevCursor`); a bad cursor is a 400.',
+  '- **Size limits**: an operation that caps its body answers a larger one with a 413 problem (`POST /markups/file`: 20 MB). ' +
+    "Deployed, a request body over API Gateway's payload limit (10 MB for an HTTP API) is answered by API Gateway itself: " +
+    '413 with `{"message":"Request Entity Too Large"}`, not a problem document, because the function never sees the request ' +
+    '(the local stack does the same above 20 MB). Lambda takes at most 6 MB of request payload, about 4.5 MB of file once base64-encoded: ' +
+    'send larger files through the upload flow (`POST /uploads/upload-policy`, the storage form post, `POST /uploads/upload-complete`).',
   'This reference is served at `GET /api/v2/docs`; the document itself at `GET /api/v2/openapi.json`.',
 ].join('\n');
 
@@ -281,14 +288,20 @@ export function buildOpenApi(source: readonly AnyRoute[] | readonly RouteGroup[]
   };
 }
 
+/** What a path alias (`pathAlias`) says instead of the canonical operation's description, which it points to. */
+function aliasNote(canonical: string): string {
+  return `Another path for \`${canonical}\`: the same operation, with the same body and answers. It stays so scripts written for this path keep working; new code calls \`${canonical}\`, whose description tells the whole flow.`;
+}
+
 function operationOf(r: AnyRoute, tag: string): JsonObject {
   // The permission table's row, so a reader sees who may call the operation (`x-permission`).
   const who = r.permission ? describePermission(r.permission) : r.auth === 'none' ? NO_CREDENTIAL : undefined;
-  const description = [r.description, r.extension ? EXTENSION_NOTE : undefined, who].filter(Boolean).join('\n\n');
+  const description = [r.aliasOf ? aliasNote(r.aliasOf) : r.description, r.extension ? EXTENSION_NOTE : undefined, who].filter(Boolean).join('\n\n');
   const operation: JsonObject = {
     operationId: r.operationId,
     summary: r.summary,
     ...(description ? { description } : {}),
+    ...(r.aliasOf ? { deprecated: true } : {}),
     ...(tag ? { tags: [tag] } : {}),
     ...(r.extension ? { [EXTENSION_FIELD]: true } : {}),
     ...(r.permission

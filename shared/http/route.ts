@@ -64,6 +64,8 @@ export interface ResponseDoc {
   /** Schema of the payload under `data` (or of the whole body when `envelope` is false). */
   schema?: AnySchema;
   envelope?: boolean;
+  /** The body is bytes of this media type (`binary` replies, such as `image/png`), not JSON. */
+  mediaType?: string;
 }
 
 /** One operation of the API: what it does, its schemas and its handler. A route table gives it its method and path. */
@@ -76,6 +78,12 @@ export interface Operation<PS = undefined, QS = undefined, BS = undefined, A ext
    * marks it `x-review-board-extension: true` and says so in its description.
    */
   extension?: true;
+  /**
+   * This route is another path for the operation at this route key (`pathAlias`): routed like it, so
+   * scripts that call the other path keep working, and marked deprecated in the OpenAPI document,
+   * where it names the route to call instead.
+   */
+  aliasOf?: RouteKey;
   /**
    * Routed like any operation but left out of the OpenAPI document: it is not an API operation a
    * client calls (the API reference page and its script answer HTML and JavaScript, not `{ data }`).
@@ -148,6 +156,16 @@ export function conditional(definition: AnyOperation): AnyOperation {
   return { ...definition, conditional: true };
 }
 
+/**
+ * The same operation at a second path, where a route table lists it:
+ * `'POST /api/v2/upload-policy': pathAlias('POST /api/v2/uploads/upload-policy', 'Request an upload policy, short path', operation)`.
+ * It answers exactly as the canonical route; the OpenAPI document lists it once more, deprecated,
+ * under its own summary and `<operationId>Alias`, and its description names the canonical route.
+ */
+export function pathAlias(canonical: RouteKey, summary: string, definition: AnyOperation): AnyOperation {
+  return { ...definition, operationId: `${definition.operationId}Alias`, summary, aliasOf: canonical };
+}
+
 /** A route key as API Gateway writes it and `event.routeKey` carries it: `GET /api/v2/markups/{id}`. */
 export type RouteKey = `${HttpMethod} /${string}`;
 
@@ -160,6 +178,7 @@ export function routeTable(table: Record<RouteKey, AnyOperation>): readonly AnyR
     // Fails at load (cold start, every test): a keyed route without a permission would go unchecked.
     if (definition.auth === 'apiKey' && !definition.permission) throw new Error(`${key} (${definition.operationId}) declares no permission.`);
     if (definition.auth === 'none' && definition.permission) throw new Error(`${key} (${definition.operationId}) needs no key, so it takes no permission.`);
+    if (definition.aliasOf && !(definition.aliasOf in table)) throw new Error(`${key} is an alias of ${definition.aliasOf}, which this table does not route.`);
     const [method, path] = key.split(' ') as [HttpMethod, string];
     return { ...definition, method, path };
   });

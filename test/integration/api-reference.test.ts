@@ -1,4 +1,7 @@
-import { chromium as playwright, type Browser } from 'playwright-core';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium as playwright, type Browser, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { routeGroups } from '../../functions/registry.js';
 import { findChromium } from '../../shared/render/chromium.js';
@@ -24,6 +27,14 @@ const plain = (text: string) => text.replace(/`/g, '').replace(/\s+/g, ' ').trim
 const groups = routeGroups()
   .map((group) => ({ name: group.name, summaries: group.routes.filter((route) => !route.undocumented).map((route) => route.summary) }))
   .filter((group) => group.summaries.length > 0);
+
+const operationCount = groups.reduce((count, group) => count + group.summaries.length, 0);
+
+/** The sidebar's operation entries as the accessibility tree names them: `link "Create a thread HTTP Method: POST"`. */
+const OPERATION_LINK = /link "(.+) HTTP Method: (\w+)"/;
+
+/** Where the screenshots go: a temp dir of this run, kept after it so a person can look at them. */
+const screenshotDir = mkdtempSync(join(tmpdir(), 'api-reference-'));
 
 describe('GET /api/v2/docs serves the reference with its own script and a CSP that forbids other origins', () => {
   it('answers HTML with the CSP, and the renderer gzip-encoded from the same function', async () => {
@@ -59,12 +70,14 @@ describe.skipIf(!chromium)('the API reference in Chromium, with no network beyon
     await browser?.close();
   });
 
-  it('lists the operations of every route group, and nothing is requested from another origin', async () => {
+  /**
+   * A browser context in which every request of the page passes through here: ours go on, any
+   * other origin's is recorded in `foreign` and never sent; CSP refusals are kept in the page.
+   */
+  async function isolatedContext(viewport?: { width: number; height: number }): Promise<{ context: BrowserContext; foreign: string[] }> {
     const { origin } = new URL(inject('localStack').stack.baseUrl);
-    const context = await browser.newContext();
+    const context = await browser.newContext(viewport ? { viewport } : {});
     const foreign: string[] = [];
-    const failed: string[] = [];
-    // Every request of the page passes here: ours go on, any other origin's is recorded and never sent.
     await context.route('**/*', (route) => {
       const url = route.request().url();
       if (url.startsWith('data:') || new URL(url).origin === origin) return route.continue();
@@ -75,6 +88,13 @@ describe.skipIf(!chromium)('the API reference in Chromium, with no network beyon
     await context.addInitScript({
       content: "window.cspViolations = []; document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push({ directive: e.violatedDirective, blocked: e.blockedURI }));",
     });
+    return { context, foreign };
+  }
+
+  it('lists the operations of every route group, and nothing is requested from another origin', async () => {
+    const { origin } = new URL(inject('localStack').stack.baseUrl);
+    const { context, foreign } = await isolatedContext();
+    const failed: string[] = [];
     const page = await context.newPage();
     page.on('requestfailed', (request) => failed.push(`${request.url()} ${request.failure()?.errorText}`));
 
@@ -101,4 +121,45 @@ describe.skipIf(!chromium)('the API reference in Chromium, with no network beyon
       await context.close();
     }
   }, 60_000);
+
+  it.each([
+    ['desktop', { width: 1280, height: 800 }],
+    ['phone', { width: 390, height: 844 }],
+  ] as const)('reads well at %s width: every operation in the sidebar by a short name without backticks, and one is reachable from it (issue 29, item 4)', async (label, viewport) => {
+    const { origin } = new URL(inject('localStack').stack.baseUrl);
+    const { context, foreign } = await isolatedContext(viewport);
+    const page = await context.newPage();
+
+    try {
+      await page.goto(`${origin}/api/v2/docs`);
+      await page.getByRole('heading', { name: 'Review Board Service', level: 1 }).waitFor({ timeout: 30_000 });
+      // A phone shows the sidebar behind the menu button.
+      const menu = page.getByRole('button', { name: 'Open Menu' });
+      if (await menu.isVisible()) await menu.click();
+      const sidebar = page.getByRole('complementary', { name: /^Sidebar for / });
+      const tree = await eventually(() => sidebar.ariaSnapshot(), (snapshot) => snapshot.split('\n').filter((line) => OPERATION_LINK.test(line)).length >= operationCount, 30_000);
+      if (label === 'phone') await page.screenshot({ path: join(screenshotDir, 'phone-menu.png') });
+      const entries = tree.split('\n').flatMap((line) => OPERATION_LINK.exec(line)?.[1] ?? []);
+      const links = tree.split('\n').flatMap((line) => /link "([^"]+)"/.exec(line)?.[1] ?? []);
+
+      expect(entries).toHaveLength(operationCount);
+      expect(entries.filter((name) => name.length > 40), 'sidebar entries longer than 40 characters').toEqual([]);
+      expect(links.filter((name) => name.includes('`')), 'sidebar entries with a backtick').toEqual([]);
+      expect(entries).toContain('Request an upload policy, short path');
+
+      await sidebar.getByRole('link', { name: 'Create a thread HTTP Method: POST' }).click();
+      const heading = page.getByRole('heading', { name: 'Create a thread' }).first();
+      await heading.waitFor({ timeout: 15_000 });
+      await eventually(() => heading.isVisible(), (visible) => visible, 15_000);
+
+      expect(await heading.isVisible()).toBe(true);
+      expect(page.url()).toContain('#tag/threads/POST/api/v2/threads');
+      expect(foreign).toEqual([]);
+      const screenshot = join(screenshotDir, `${label}.png`);
+      await page.screenshot({ path: screenshot });
+      console.info(`api-reference: ${label} screenshot at ${screenshot}`);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
 });

@@ -19,7 +19,7 @@ const get = (baseUrl: string, path: string, key: string) =>
   fetch(`${baseUrl}/api/v2${path}`, { headers: { Authorization: `Bearer ${key}`, 'Service-API-Version': '2023-02-22' } });
 
 describe('npm start (DESIGN.md local stack contract)', () => {
-  it('writes stack.json whose seeded keys work against GET /workspace, lists the emulators (SES too) in services.json, prints the banner, and stops every child on SIGTERM', async () => {
+  it('writes stack.json whose seeded keys work against GET /workspace, lists the emulators (SES too) in services.json, prints the banner with the reference URL, and stops every child on SIGTERM', async () => {
     const dataDir = tempDir();
 
     const started = await startStack(dataDir, { MEMORY: '1' });
@@ -37,6 +37,8 @@ describe('npm start (DESIGN.md local stack contract)', () => {
     expect(((await asWorkspace.json()) as { data: { id: string } }).data.id).toBe(stack.workspaceId);
     expect(asOrganization.status).toBe(200);
     expect(started.output()).toContain(stack.workspaceApiKey);
+    // The banner names the API reference beside the API (issue 29, item 4).
+    expect(started.output()).toContain(`API reference       ${stack.baseUrl}/api/v2/docs`);
     expect(javaWhileUp.length).toBeGreaterThan(0);
     expect(Object.keys(services.endpoints).sort()).toEqual(['dynamodb', 's3', 'ses', 'sqs']);
     for (const endpoint of Object.values(services.endpoints)) expect(endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
