@@ -17,6 +17,7 @@ import { convertPdf, type PdfPage } from '../../shared/convert/pdf.js';
 import { convertPsd } from '../../shared/convert/psd.js';
 import { convertTiff } from '../../shared/convert/tiff.js';
 import { convertVideo, probeMedia } from '../../shared/convert/video.js';
+import { ffmpegBuilt, FFMPEG_TEST_TIMEOUT_MS } from '../support/ffmpeg.js';
 import { corruptFile, iccProfile, makeEndlessEps, makeEps, makeLockedPdf, makePdf, makePsd, makeTiff, makeVideo, pngSize } from '../support/sample-files.js';
 
 let workDir: string;
@@ -396,6 +397,8 @@ function meanDifference(left: Buffer, right: Buffer): number {
 }
 
 describe('video (ffmpeg): web-playable MP4, duration, size and a poster frame', () => {
+  beforeAll(() => ffmpegBuilt(), FFMPEG_TEST_TIMEOUT_MS);
+
   it('re-encodes a 2 s WebM (VP8 + Vorbis) into H.264/AAC MP4 with the index first', async () => {
     const dir = await mkdtemp(join(workDir, 'webm-'));
 
