@@ -503,6 +503,8 @@ describe('file kinds and thumbnails', () => {
 });
 
 describe('conversion timings on this machine (logged for the packaging decision)', () => {
+  beforeAll(() => ffmpegBuilt(), FFMPEG_TEST_TIMEOUT_MS);
+
   it('converts a 20-page PDF and a 10 s 720p video within a Lambda timeout', async () => {
     const pdf = join(workDir, 'twenty.pdf');
     await writeFile(pdf, await makePdf(Array.from({ length: 20 }, (_, i) => (i % 2 ? { width: 842, height: 595 } : { width: 612, height: 792 }))));
