@@ -19,7 +19,8 @@ export default defineConfig({
         // which is most of this project's time.
         test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false },
       },
-      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
+      // Both start the build of ffmpeg at once when a fresh clone has none (test/support/ffmpeg-setup.ts, once per run).
+      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'], globalSetup: ['test/support/ffmpeg-setup.ts'] } },
       {
         extends: true,
         // Two files at a time even on a 2-core machine (vitest's default there is one): most of an
@@ -28,7 +29,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts'],
+          globalSetup: ['test/support/ffmpeg-setup.ts', 'test/support/global-setup.ts'],
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },

@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import type { StackInfo } from '../infra/local/stack.js';
 import { convertPdf } from '../shared/convert/pdf.js';
 import { convertPsd } from '../shared/convert/psd.js';
+import { readyFfmpegPath } from '../shared/convert/packages.js';
 import { convertVideo } from '../shared/convert/video.js';
 import { savePlan, getPlan } from '../shared/db/plans.js';
 import { makePdf, makePsd, makeVideo } from '../test/support/sample-files.js';
@@ -79,6 +80,8 @@ export async function benchFiles(stack: StackInfo, options: { runs: number }): P
   }
 
   const pdf = await makePdf(Array.from({ length: 20 }, (_, i) => ({ width: 595 + i, height: 842 })));
+  // A fresh clone has no ffmpeg: the bench's local stack builds it, and the video rows wait for that.
+  await readyFfmpegPath();
   const video = await makeVideo({ seconds: 10, width: 1280, height: 720, format: 'avi', audio: true });
   process.stdout.write('\nConversion, end to end (upload-complete -> from-files -> isReady, through the queue and worker)\n\n');
   for (const [label, bytes, filename, contentType] of [

@@ -4,8 +4,8 @@
  */
 export const BUNDLING = {
   format: 'esm',
-  /** Syntax level: node20 output runs on the Lambda runtime and on the Node 20 we test with. */
-  target: 'node20',
+  /** Syntax level: the Lambda runtime's (nodejs22.x), which is the Node the project runs and tests on (.nvmrc). */
+  target: 'node22',
   minify: true,
   sourceMap: true,
   mainFields: ['module', 'main'],

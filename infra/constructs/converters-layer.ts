@@ -5,6 +5,7 @@ import { AssetHashType, DockerImage, Stack } from 'aws-cdk-lib';
 import { Architecture, Code, LayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { GHOSTSCRIPT_PACKAGE, LOCAL_FFMPEG } from '../../shared/convert/packages.js';
+import { buildFfmpegNow, ffmpegBuildId } from '../tools/ffmpeg.js';
 
 /**
  * The packages the conversion worker loads at run time (shared/convert/packages.ts resolves them
@@ -28,7 +29,8 @@ export const CONVERTER_PACKAGES: readonly { name: string; exclude?: RegExp }[] =
 
 /**
  * Where the layer puts ffmpeg (the static FFmpeg 7.1 build of infra/tools/build-ffmpeg.sh, which
- * synth copies from .converters/ffmpeg): functions with the layer get it as FFMPEG_PATH.
+ * synth copies from .converters/ffmpeg, building it first when it is missing or stale): functions
+ * with the layer get it as FFMPEG_PATH.
  */
 export const FFMPEG_LAYER_PATH = '/opt/ffmpeg/bin/ffmpeg';
 
@@ -61,13 +63,15 @@ export function convertersLayer(scope: Construct, repoRoot: string, options: Con
     versions.push(`${EPS_CONVERTER_PACKAGE.name}@${(JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version ?? 'unknown'}`);
   }
   const ffmpeg = join(repoRoot, LOCAL_FFMPEG);
-  const ffmpegBuild = join(dirname(dirname(ffmpeg)), 'BUILD');
-  if (!existsSync(ffmpeg) || !existsSync(ffmpegBuild)) throw new Error(`ffmpeg is not built (${LOCAL_FFMPEG}): run npm run converters:ffmpeg before synth`);
-  // The build id is the SHA-256 of the build script: its versions and flags.
-  versions.push(`ffmpeg@${readFileSync(ffmpegBuild, 'utf8').trim()}`);
+  // The build id is the SHA-256 of the build script (its versions and flags), which is what
+  // .converters/ffmpeg/BUILD holds once built: the hash needs no binary, so a synth that stages no
+  // asset (bundling skipped) needs no build either.
+  versions.push(`ffmpeg@${ffmpegBuildId(repoRoot)}`);
   const hash = createHash('sha256').update(versions.join('\n')).digest('hex');
   return new LayerVersion(stack, 'ConvertersLayer', {
     code: stagedLayerCode(repoRoot, hash, (outputDir) => {
+      // npm ci does not build ffmpeg: the first synth that stages the layer does (or waits for a build under way).
+      buildFfmpegNow(repoRoot);
       copyPackages(repoRoot, packages, outputDir);
       // FFMPEG_LAYER_PATH, with FFmpeg's licence (GPL-2.0-or-later) beside it.
       cpSync(dirname(dirname(ffmpeg)), join(outputDir, relative('/opt', dirname(dirname(FFMPEG_LAYER_PATH)))), { recursive: true });

@@ -139,7 +139,7 @@ function timeoutSecondsOf(definition: FunctionDefinition): number {
 }
 
 /**
- * One Lambda of the service with the house defaults: the Node.js 22 runtime running a node20-syntax
+ * One Lambda of the service with the house defaults: the Node.js 22 runtime running a node22-syntax
  * ESM bundle built locally by esbuild with the pinned AWS SDK inside, arm64 unless the registry asks
  * for x86-64, source maps, and its own log group with a retention.
  *
@@ -217,7 +217,7 @@ export class ServiceFunction extends NodejsFunction {
 
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'Pinned to nodejs22.x: nodejs20.x is deprecated on Lambda (2026-04-30) and the code targets node20 syntax, which 22 runs; Node 24 is a deliberate, tested upgrade once the local toolchain moves to it.',
+      reason: 'Pinned to nodejs22.x: nodejs20.x is deprecated on Lambda (2026-04-30) and the code targets node22 syntax, the Node the project runs and tests on (.nvmrc); Node 24 is a deliberate, tested upgrade once the local toolchain moves to it.',
     });
     if (props.tracing) {
       Validations.of(role).acknowledge({

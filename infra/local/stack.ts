@@ -10,7 +10,7 @@ import { DEAD_LETTER_HOLD_URL_ENV, DEAD_LETTER_URL_ENV, ENV, QUEUE_URL_ENV, rese
 import { resetLogger } from '../../shared/logger.js';
 import { resetMetrics } from '../../shared/metrics.js';
 import { forgetExchangeKeys, newKeyDocument, parseKeyDocument } from '../../shared/auth/exchange-keys.js';
-import { ghostscriptModuleUrl } from '../../shared/convert/packages.js';
+import { ghostscriptModuleUrl, useLocalFfmpeg } from '../../shared/convert/packages.js';
 import { forgetCursorKey } from '../../shared/db/cursor-keys.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
@@ -18,6 +18,7 @@ import { createOrganization } from '../../shared/domain/organizations.js';
 import { maxConcurrencyOf, QUEUES, type QueueName } from '../../shared/queues.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.js';
 import { startStreamPump, type StreamHandler, type StreamPump } from './dynamodb-streams.js';
+import { startLocalFfmpeg, type LocalFfmpegBuild, type LocalFfmpegOptions } from './ffmpeg.js';
 import { startGateway, type GatewayTarget, type HttpHandler } from './gateway.js';
 import { startLocalS3 } from './s3.js';
 import { startSchedule, type ScheduledHandler } from './schedules.js';
@@ -53,12 +54,16 @@ export interface LocalStackOptions {
   dataDir: string;
   memory: boolean;
   log?: (line: string) => void;
+  /** Where the conversion worker's ffmpeg comes from when it is not built yet (tests stand in a build of their own). */
+  ffmpeg?: LocalFfmpegOptions;
 }
 
 export interface LocalStack {
   stack: StackInfo;
   services: ServicesInfo;
   dataDir: string;
+  /** The ffmpeg build this start began (ffmpeg was missing, or built by an older script); undefined when there was none. */
+  ffmpegBuild: LocalFfmpegBuild['building'];
   /** Fault injection for in-process tests only (never reachable over HTTP). */
   faults: LocalFaults;
   stop(): Promise<void>;
@@ -114,7 +119,7 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
     [ENV.stackMode]: 'local',
     // The optional EPS converter (AGPL-3.0) is on wherever a developer installed it (`npm run converters:eps`).
     ...(ghostscriptModuleUrl() ? { [ENV.epsConverter]: 'ghostscript' } : {}),
-    // Local tooling runs on Node 20 by design; the SDK's notice about Node 22 is for deployments.
+    // The SDK's notice about the Node version is for deployments, not for local tooling (which may run on an older Node).
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     // Metrics (EMF lines) only where CloudWatch reads them, unless a developer asks for them here.
     POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
@@ -155,14 +160,20 @@ function holdsKey(file: string): boolean {
  * aws-ses-v2-local and the gateway, all on 127.0.0.1. Handlers run in this process from the same modules Lambda runs.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  // Local tooling runs on Node 20 by design; the SDK's notice about Node 22 is for deployments.
+  // The SDK's notice about the Node version is for deployments, not for local tooling (which may run on an older Node).
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const log = options.log ?? (() => undefined);
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const s3Dir = options.memory ? mkdtempSync(join(tmpdir(), 'review-board-s3-')) : join(dataDir, 's3');
   const stoppers: (() => Promise<void>)[] = [];
+  // ffmpeg builds while the emulators start; a video converted before it is done waits for it.
+  const ffmpeg = startLocalFfmpeg(options.ffmpeg ?? {}, log);
+  useLocalFfmpeg(ffmpeg);
   const stop = async () => {
+    // First, so a video waiting for the build lets its worker stop (its job is retried on the next start).
+    await ffmpeg.stop();
+    useLocalFfmpeg(undefined);
     for (const stopOne of stoppers.reverse()) await stopOne().catch(() => undefined);
     stoppers.length = 0;
     if (options.memory) rmSync(s3Dir, { recursive: true, force: true });
@@ -278,7 +289,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const stack: StackInfo = { baseUrl: gateway.url, ...seeded };
     writeFileSync(servicesFile(dataDir), `${JSON.stringify(services, null, 2)}\n`);
     writeFileSync(stackFile(dataDir), `${JSON.stringify(stack, null, 2)}\n`);
-    return { stack, services, dataDir, faults: { setQueuesReachable: sqsFront.setReachable }, stop };
+    return { stack, services, dataDir, ffmpegBuild: ffmpeg.building, faults: { setQueuesReachable: sqsFront.setReachable }, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -6,6 +6,12 @@ import { startLocalStack, stackFile } from './stack.js';
  * DATA_DIR (default .local), MEMORY=1 to keep nothing on disk. Ctrl-C or SIGTERM stops everything.
  */
 const started = performance.now();
+
+/** The banner's line about an ffmpeg build this start began (npm ci builds none). */
+const ffmpegLine = ({ log, replacing }: { log: string; replacing: boolean }) =>
+  replacing
+    ? `being rebuilt in the background (its build script changed; log: ${log}); the older build serves meanwhile`
+    : `not built yet: building in the background (a few minutes, once per clone; log: ${log}); videos wait for it`;
 const port = Number(process.env.PORT ?? 4000);
 const dataDir = process.env.DATA_DIR ?? '.local';
 const memory = process.env.MEMORY === '1';
@@ -26,6 +32,7 @@ try {
       `  workspaceApiKey     ${stack.workspaceApiKey}`,
       `  DynamoDB ${services.endpoints.dynamodb}   S3 ${services.endpoints.s3}   SQS ${services.endpoints.sqs}`,
       `  stack.json          ${relative(process.cwd(), stackFile(local.dataDir)) || stackFile(local.dataDir)}`,
+      ...(local.ffmpegBuild ? [`  ffmpeg              ${ffmpegLine(local.ffmpegBuild)}`] : []),
       '  Ctrl-C stops everything.',
       '',
     ].join('\n') + '\n',

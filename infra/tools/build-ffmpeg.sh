@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
 # Builds the conversion worker's ffmpeg: FFmpeg 7.1 with x264, static (no shared library beyond the
 # kernel's interface), from the source tarballs Debian 13 ships, checked against pinned SHA-256
-# sums. Needs only gcc, make, curl, tar and xz (nasm is built here too, so no root and no apt).
+# sums. Needs only gcc, make, curl, tar, xz and flock (nasm is built here too, so no root and no apt).
 #
-#   infra/tools/build-ffmpeg.sh [--if-missing]
+#   infra/tools/build-ffmpeg.sh [--if-missing] [--log FILE]
 #
 # The binary lands in .converters/ffmpeg/bin/ffmpeg (ignored by git, kept across `npm ci`), with
 # .converters/ffmpeg/BUILD, the SHA-256 of this script: a changed script (version, flags) rebuilds.
 # shared/convert/packages.ts runs it locally and infra/constructs/converters-layer.ts ships it.
-# --if-missing (npm's postinstall) returns at once when that build is there, and never fails the
-# install: without ffmpeg, video conversion fails with a reason that names `npm run converters:ffmpeg`.
+# Nothing builds it at install: the first need does (infra/tools/ffmpeg.ts: `npm start` and the
+# tests in the background, synth before it stages the layer), or `npm run converters:ffmpeg`.
+#
+# --if-missing returns at once when that build is there. --log FILE keeps the compiler's output in
+# FILE (truncated when this build starts) beside the progress lines printed on stderr.
+# One build at a time per clone: a second caller waits on .converters/ffmpeg.lock for the first, and
+# with --if-missing then finds it done (or, when it failed, fails too without building again). A
+# failed build leaves .converters/ffmpeg.failed (one line: why).
+#
+# The sources come from the Debian archive apt is configured with here (/etc/apt/sources.list and
+# /etc/apt/sources.list.d), or from DEBIAN_MIRROR (the URL of a Debian mirror: the directory
+# holding dists/ and pool/) when it is set.
 #
 # Licence: FFmpeg with x264 is GPL-2.0-or-later, run as a separate program (never linked into the
 # worker). Only the demuxers, decoders and filters the converter uses are compiled in (see
@@ -19,50 +29,128 @@ set -euo pipefail
 FFMPEG_VERSION=7.1.5
 NASM_VERSION=2.16.03
 X264_VERSION=0.164.3108+git31e19f9
-POOL=${DEBIAN_POOL:-http://deb.debian.org/debian/pool/main}
 declare -A SOURCES=(
   [ffmpeg]="f/ffmpeg/ffmpeg_${FFMPEG_VERSION}.orig.tar.xz de668509caf9e35e3cd162473441fdb29538c6d96ed080292b3cf9e6fc5d558f"
   [nasm]="n/nasm/nasm_${NASM_VERSION}.orig.tar.xz 1412a1c760bbd05db026b6c0d1657affd6631cd0a63cddb6f73cc6d4aa616148"
   [x264]="x/x264/x264_${X264_VERSION}.orig.tar.gz 41606cb8e788a7f8c4514290646d4ba5c7bc68d9e1ccd1a73f446a90546913eb"
 )
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-target="$root/.converters/ffmpeg"
-binary="$target/bin/ffmpeg"
-build_id=$(sha256sum "$0" | cut -d' ' -f1)
+if_missing=
+log_file=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --if-missing) if_missing=1 ;;
+    --log) log_file=${2:?--log needs a file}; shift ;;
+    *) echo "usage: $0 [--if-missing] [--log FILE]" >&2; exit 2 ;;
+  esac
+  shift
+done
 
-if [ "${1:-}" = "--if-missing" ]; then
-  [ -x "$binary" ] && [ "$(cat "$target/BUILD" 2>/dev/null)" = "$build_id" ] && exit 0
-  if [ -n "${RBS_SKIP_FFMPEG_BUILD:-}" ]; then
-    echo "ffmpeg: RBS_SKIP_FFMPEG_BUILD is set, not building; video conversion needs infra/tools/build-ffmpeg.sh" >&2
-    exit 0
-  fi
-  "$0" || {
-    echo "ffmpeg: the build failed (above); npm install goes on, but video conversion fails until infra/tools/build-ffmpeg.sh succeeds" >&2
-    exit 0
-  }
-  exit 0
+root=$(cd "$(dirname "$0")/../.." && pwd)
+converters="$root/.converters"
+target="$converters/ffmpeg"
+binary="$target/bin/ffmpeg"
+failed="$converters/ffmpeg.failed"
+build_id=$(sha256sum "$0" | cut -d' ' -f1)
+current() { [ -x "$binary" ] && [ "$(cat "$target/BUILD" 2>/dev/null)" = "$build_id" ]; }
+
+if [ -n "$if_missing" ] && current; then exit 0; fi
+command -v flock >/dev/null || { echo "ffmpeg: flock (util-linux) is needed to build ffmpeg" >&2; exit 1; }
+mkdir -p "$converters"
+exec 9>>"$converters/ffmpeg.lock"
+waited=
+if ! flock -n 9; then
+  echo "ffmpeg: another build of ffmpeg is under way in this clone; waiting for it" >&2
+  flock 9
+  waited=1
 fi
+if [ -n "$if_missing" ] && current; then exit 0; fi
+if [ -n "$if_missing" ] && [ -n "$waited" ] && [ -f "$failed" ]; then
+  echo "ffmpeg: the build that ran meanwhile failed: $(cat "$failed")" >&2
+  exit 1
+fi
+rm -f "$failed"
+
+# Progress lines go to stderr and to the log; a failure leaves its reason in $failed.
+log=$log_file
+case $log in '' | /*) ;; *) log="$PWD/$log" ;; esac
+[ -z "$log" ] || : >"$log"
+say() { echo "ffmpeg: $*" >&2; [ -z "$log" ] || echo "ffmpeg: $*" >>"$log"; }
+fail() {
+  say "$*"
+  echo "$*" >"$failed"
+  exit 1
+}
 
 for tool in gcc make curl tar xz sha256sum; do
-  command -v "$tool" >/dev/null || { echo "ffmpeg: $tool is needed to build ffmpeg" >&2; exit 1; }
+  command -v "$tool" >/dev/null || fail "$tool is needed to build ffmpeg"
 done
+
+# The Debian archive apt uses: deb822 stanzas (URIs, Suites, Components; not Enabled: no) and
+# one-line entries (`deb [options] URI suite components`). Only the Debian distribution's main
+# component, not its security archive and not other vendors' lists; files apt ignores (other
+# endings, such as *.disabled) are not read.
+debian_mirrors() {
+  local file
+  for file in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$file" ] || continue
+    awk 'BEGIN { RS = ""; FS = "\n" }
+      {
+        uris = ""; suites = ""; components = ""; types = ""; enabled = "yes"
+        for (i = 1; i <= NF; i++) {
+          line = $i; sub(/#.*/, "", line)
+          if (match(line, /^[A-Za-z-]+:/)) { key = tolower(substr(line, 1, RLENGTH - 1)); value = substr(line, RLENGTH + 1) }
+          else if (line ~ /^[ \t]/) value = line
+          else continue
+          if (key == "uris") uris = uris " " value
+          else if (key == "suites") suites = suites " " value
+          else if (key == "components") components = components " " value
+          else if (key == "types") types = types " " value
+          else if (key == "enabled") enabled = value
+        }
+        gsub(/[ \t]+/, " ", enabled)
+        if (enabled ~ /no/ || types !~ /deb/ || (" " components " ") !~ / main /) next
+        n = split(suites, s, /[ \t]+/); m = split(uris, u, /[ \t]+/)
+        for (i = 1; i <= n; i++) for (j = 1; j <= m; j++) if (s[i] != "" && u[j] != "") print u[j], s[i]
+      }' "$file"
+  done
+  for file in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -f "$file" ] || continue
+    sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$file" | awk '($1 == "deb" || $1 == "deb-src") && NF >= 4 {
+      main = 0; for (i = 4; i <= NF; i++) if ($i == "main") main = 1
+      if (main) print $2, $3
+    }'
+  done
+}
+
+# A Debian suite: a codename or an alias, possibly -updates, -backports or -proposed-updates.
+debian_suite='^(buster|bullseye|bookworm|trixie|forky|duke|sid|oldoldstable|oldstable|stable|testing|unstable|experimental)(-updates|-backports|-proposed-updates)?$'
+
+if [ -n "${DEBIAN_MIRROR:-}" ]; then
+  mirror=${DEBIAN_MIRROR%/}
+else
+  mirror=$(debian_mirrors | awk -v suite="$debian_suite" '$2 ~ suite && $2 !~ /-security$/ && $1 !~ /security/ { sub(/\/+$/, "", $1); print $1; exit }')
+  [ -n "$mirror" ] || fail "no Debian archive among apt's sources (/etc/apt/sources.list, /etc/apt/sources.list.d/*.sources): set DEBIAN_MIRROR to the URL of a Debian mirror (the directory holding dists/ and pool/)"
+fi
+POOL="$mirror/pool/main"
 
 jobs=$(nproc 2>/dev/null || echo 2)
 work=$(mktemp -d "${TMPDIR:-/tmp}/rbs-ffmpeg.XXXXXX")
+# Stopped (Ctrl-C, a stopping local stack): no failure is recorded, the next caller builds again.
 trap '[ -n "${RBS_KEEP_FFMPEG_BUILD:-}" ] || rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM HUP
 prefix="$work/prefix"
 mkdir -p "$prefix"
-log="$work/build.log"
+[ -n "$log" ] || log="$work/build.log"
 started=$(date +%s)
-echo "ffmpeg: building FFmpeg $FFMPEG_VERSION with x264 (takes a few minutes, once per clone)" >&2
+say "building FFmpeg $FFMPEG_VERSION with x264 from $POOL (a few minutes, once per clone)"
 
 fetch() {
   local name=$1 path sum file
   read -r path sum <<<"${SOURCES[$name]}"
   file="$work/$(basename "$path")"
-  curl -sSfL --retry 3 -o "$file" "$POOL/$path" || { echo "ffmpeg: could not download $POOL/$path" >&2; return 1; }
-  echo "$sum  $file" | sha256sum -c --quiet - || { echo "ffmpeg: $path does not have the pinned SHA-256" >&2; return 1; }
+  curl -sSfL --retry 3 -o "$file" "$POOL/$path" || fail "could not download $POOL/$path (set DEBIAN_MIRROR to another Debian mirror)"
+  echo "$sum  $file" | sha256sum -c --quiet - || fail "$POOL/$path does not have the pinned SHA-256"
   mkdir -p "$work/$name"
   tar -xf "$file" -C "$work/$name" --strip-components=1
 }
@@ -71,9 +159,9 @@ fetch() {
 step() {
   local what=$1; shift
   if ! "$@" >>"$log" 2>&1; then
-    echo "ffmpeg: $what failed; the end of the log:" >&2
     tail -n 30 "$log" >&2
-    return 1
+    echo "ffmpeg: the end of the build log is above" >&2
+    fail "$what failed"
   fi
 }
 
@@ -81,10 +169,12 @@ fetch nasm
 fetch x264
 fetch ffmpeg
 
+say "building nasm (1/3)"
 mkdir -p "$prefix/bin"
 (cd "$work/nasm" && step "nasm configure" ./configure --prefix="$prefix" && step "nasm build" make -j"$jobs" nasm && install -m 755 nasm "$prefix/bin/nasm")
 export PATH="$prefix/bin:$PATH"
 
+say "building x264 (2/3)"
 (cd "$work/x264" && step "x264 configure" ./configure --prefix="$prefix" --enable-static --disable-cli --disable-opencl --enable-pic --bit-depth=8 --chroma-format=420 &&
   step "x264 build" make -j"$jobs" && step "x264 install" make install-lib-static)
 
@@ -116,6 +206,7 @@ filters=scale,setsar,format,aformat,aresample,null,anull,transpose,hflip,vflip,t
 # sine, MPEG-4/MP2/PCM encoders and the avi/mov/wav muxers. lavfi is never reachable from an upload:
 # the converter allows only the demuxers above (-format_whitelist), and lavfi is not one of them.
 test_filters=testsrc,sine
+say "building FFmpeg (3/3, the longest part)"
 (cd "$work/ffmpeg" && step "ffmpeg configure" ./configure \
   --prefix=/opt --pkg-config="$prefix/bin/rbs-pkg-config" --pkg-config-flags=--static \
   --enable-gpl --enable-libx264 --disable-autodetect --disable-everything --disable-network \
@@ -133,4 +224,4 @@ install -m 755 "$work/ffmpeg/ffmpeg" "$target.tmp/bin/ffmpeg"
 cp "$work/ffmpeg/COPYING.GPLv2" "$target.tmp/COPYING.GPLv2"
 echo "$build_id" >"$target.tmp/BUILD"
 rm -rf "$target" && mv "$target.tmp" "$target"
-echo "ffmpeg: $binary ($("$binary" -hide_banner -version | head -n1 | cut -d' ' -f1-3)) in $(( $(date +%s) - started )) s" >&2
+say "built $binary ($("$binary" -hide_banner -version | head -n1 | cut -d' ' -f1-3)) in $(( $(date +%s) - started )) s"

@@ -105,11 +105,37 @@ export function ghostscriptModuleUrl(): string | undefined {
 /** Where infra/tools/build-ffmpeg.sh puts its build, relative to the repository root. */
 export const LOCAL_FFMPEG = '.converters/ffmpeg/bin/ffmpeg';
 
-/** The final reason of a video when no ffmpeg is installed (a local checkout whose build failed). */
+/** The final reason of a video when no ffmpeg is installed (a local checkout that never built it). */
 export const FFMPEG_MISSING =
   'Videos are not converted here: ffmpeg is not installed. Run npm run converters:ffmpeg (infra/tools/build-ffmpeg.sh) and upload the video again.';
 
 let ffmpegBinary: string | undefined;
+
+/**
+ * Locally only: where ffmpeg comes from while the local stack builds it (infra/local/ffmpeg.ts).
+ * `binary()` answers the binary once it is there; it rejects with a ConversionError when the build
+ * failed, with another error when the stack stopped meanwhile (the job is then retried).
+ */
+export interface LocalFfmpeg {
+  binary(): Promise<string>;
+}
+
+let localFfmpeg: LocalFfmpeg | undefined;
+
+/** Set by the local stack when it starts (undefined when it stops); never set deployed. */
+export function useLocalFfmpeg(source: LocalFfmpeg | undefined): void {
+  localFfmpeg = source;
+  ffmpegBinary = undefined;
+}
+
+/**
+ * ffmpegPath(), but locally, while the local stack is still building ffmpeg, once the build is done:
+ * a video uploaded meanwhile waits instead of failing. Deployed (FFMPEG_PATH) it is ffmpegPath().
+ */
+export async function readyFfmpegPath(): Promise<string> {
+  if (getConfig().ffmpegPath || !localFfmpeg) return ffmpegPath();
+  return localFfmpeg.binary();
+}
 
 /**
  * Path of the ffmpeg the video converter runs: FFmpeg 7.1 with x264, a static binary built from

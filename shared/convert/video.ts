@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ConversionError, describeFailure } from './errors.js';
 import type { ConverterInput, RenderedImage } from './images.js';
 import { CONVERSION_LIMITS } from './limits.js';
-import { ffmpegPath, loadSharp } from './packages.js';
+import { ffmpegPath, loadSharp, readyFfmpegPath } from './packages.js';
 
 /** What `ffmpeg -i` says about a file (our ffmpeg build has no ffprobe). */
 export interface MediaInfo {
@@ -40,7 +40,7 @@ export interface VideoOptions {
   maxDimension?: number;
   /** The whole conversion is stopped after this (a Lambda has 300 s for the job). */
   timeoutMs?: number;
-  /** The ffmpeg to run; by default ffmpegPath()'s (the build of infra/tools/build-ffmpeg.sh). */
+  /** The ffmpeg to run; by default readyFfmpegPath()'s (the build of infra/tools/build-ffmpeg.sh). */
   ffmpeg?: string;
   /** A longer video is refused from the duration its container declares, before it is transcoded. */
   maxDurationSeconds?: number;
@@ -72,7 +72,8 @@ const DEFAULT_TIMEOUT_MS = 240_000;
  * duration limit is refused from its container's duration, before anything is transcoded.
  */
 export async function convertVideo(input: ConverterInput, workDir: string, options: VideoOptions = {}): Promise<VideoConversion> {
-  const ffmpeg = options.ffmpeg ?? ffmpegPath();
+  // Locally this may wait for the local stack's build of ffmpeg; the time limit starts after it.
+  const ffmpeg = options.ffmpeg ?? (await readyFfmpegPath());
   const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   let source = input;
   if (typeof source !== 'string') {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
@@ -12,6 +12,8 @@ import { TABLE } from '../../shared/db/table.js';
 import { deadLetterHoldOf, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queues.js';
 import { CONVERTER_PACKAGES, convertersLayer, FFMPEG_LAYER_PATH } from '../../infra/constructs/converters-layer.js';
 import { functionIdOf, REPO_ROOT } from '../../infra/constructs/service-function.js';
+import { ffmpegBuildId } from '../../infra/tools/ffmpeg.js';
+import { ffmpegBuilt, FFMPEG_WAIT_MS } from '../support/ffmpeg.js';
 import { dataExportNames } from '../../infra/stacks/data-stack.js';
 import {
   actionsOf,
@@ -722,7 +724,9 @@ describe('the conversion worker (converters as a layer, room for large files)', 
     }
   });
 
-  it('stages the layer with the packages under nodejs/node_modules and an executable ffmpeg (with its licence) at FFMPEG_LAYER_PATH', () => {
+  it('stages the layer with the packages under nodejs/node_modules and an executable ffmpeg (with its licence) at FFMPEG_LAYER_PATH', async () => {
+    // Staging builds ffmpeg when it is missing; a fresh clone's run builds it already (test/support/ffmpeg-setup.ts).
+    await ffmpegBuilt();
     const outdir = mkdtempSync(join(tmpdir(), 'layer-synth-'));
     try {
       const app = new App({ outdir });
@@ -740,6 +744,40 @@ describe('the conversion worker (converters as a layer, room for large files)', 
       expect(existsSync(join(staged, 'nodejs', 'node_modules', '@ffmpeg-installer'))).toBe(false);
     } finally {
       rmSync(outdir, { recursive: true, force: true });
+    }
+  }, SYNTH_TIMEOUT_MS + FFMPEG_WAIT_MS);
+
+  it('builds ffmpeg before it stages the layer in a clone that has none (npm ci builds nothing), and says how when the build fails', () => {
+    // A clone of its own (the lockfile, the installed packages and a stand-in build script), so the
+    // repository's build is never touched.
+    const root = mkdtempSync(join(tmpdir(), 'layer-clone-'));
+    const stage = () => {
+      const app = new App({ outdir: join(root, `cdk.out.${readdirSync(root).length}`) });
+      convertersLayer(new Stack(app, 'LayerOnly'), root);
+      return app.synth().directory;
+    };
+    const script = (body: string) => writeFileSync(join(root, 'infra', 'tools', 'build-ffmpeg.sh'), `#!/bin/sh\nroot=$(cd "$(dirname "$0")/../.." && pwd)\n${body}\n`, { mode: 0o755 });
+    try {
+      symlinkSync(join(REPO_ROOT, 'node_modules'), join(root, 'node_modules'));
+      cpSync(join(REPO_ROOT, 'package-lock.json'), join(root, 'package-lock.json'));
+      mkdirSync(join(root, 'infra', 'tools'), { recursive: true });
+
+      script('mkdir -p "$root/.converters" && echo "gcc is needed to build ffmpeg" >"$root/.converters/ffmpeg.failed" && exit 1');
+      expect(stage).toThrow('ffmpeg could not be built (gcc is needed to build ffmpeg): run npm run converters:ffmpeg and see .converters/ffmpeg-build.log');
+
+      script(
+        [
+          'mkdir -p "$root/.converters/ffmpeg/bin" && printf "#!/bin/sh\\n" >"$root/.converters/ffmpeg/bin/ffmpeg" && chmod 755 "$root/.converters/ffmpeg/bin/ffmpeg"',
+          'echo "GNU GENERAL PUBLIC LICENSE" >"$root/.converters/ffmpeg/COPYING.GPLv2"',
+          'sha256sum "$0" | cut -d" " -f1 >"$root/.converters/ffmpeg/BUILD"',
+        ].join('\n'),
+      );
+      const assembly = stage();
+      const [asset] = readdirSync(assembly).filter((name) => name.startsWith('asset.'));
+      expect(statSync(join(assembly, asset!, 'ffmpeg', 'bin', 'ffmpeg')).mode & 0o111).toBe(0o111);
+      expect(readFileSync(join(assembly, asset!, 'ffmpeg', 'BUILD'), 'utf8').trim()).toBe(ffmpegBuildId(root));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   }, SYNTH_TIMEOUT_MS);
 });
@@ -766,7 +804,7 @@ describe('the optional EPS converter (context epsConverter; Ghostscript, AGPL-3.
   const defaultLock = () => {
     const lock = JSON.parse(readFileSync(new URL('../../package-lock.json', import.meta.url), 'utf8')) as { packages: Record<string, { version?: string }> };
     const versions = CONVERTER_PACKAGES.map(({ name }) => `${name}@${lock.packages[`node_modules/${name}`]?.version ?? 'missing'}`);
-    versions.push(`ffmpeg@${readFileSync(new URL('../../.converters/ffmpeg/BUILD', import.meta.url), 'utf8').trim()}`);
+    versions.push(`ffmpeg@${ffmpegBuildId()}`);
     return createHash('sha256').update(versions.join('\n')).digest('hex');
   };
   const installed = existsSync(new URL('../../node_modules/@okathira/ghostpdl-wasm/package.json', import.meta.url));

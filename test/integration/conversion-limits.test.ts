@@ -13,6 +13,7 @@ import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
 import { call } from '../support/api.js';
 import { conversionClients, keysUnder, makePendingMarkup, sendJob, waitUntilDrained, waitUntilReady } from '../support/conversion-jobs.js';
+import { ffmpegBuilt, FFMPEG_TEST_TIMEOUT_MS } from '../support/ffmpeg.js';
 import { makePdf, makePsd, makeVideo } from '../support/sample-files.js';
 
 const clients = conversionClients();
@@ -103,12 +104,13 @@ describe('conversion limits end in the final failed state with the reason, check
   });
 
   it('refuses a video longer than the duration limit before transcoding it', async () => {
+    await ffmpegBuilt();
     const video = await makeVideo({ seconds: 2, width: 160, height: 90, format: 'webm', audio: false });
 
     const converting = convertVideo(video, await mkdtemp(join(workDir, 'long-')), { maxDurationSeconds: 1 });
 
     await expect(converting).rejects.toThrow(/^The video is 2 s long; at most 1 s are converted\.$/);
-  });
+  }, FFMPEG_TEST_TIMEOUT_MS);
 
   it('stops storing outputs once their total would pass the output limit, storing nothing more', async () => {
     const outputs = new OutputObjects({ maxBytes: 10 });

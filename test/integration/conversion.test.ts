@@ -13,6 +13,7 @@ import { getStorageBreakdown } from '../../shared/db/storage.js';
 import { call, makeOrganization } from '../support/api.js';
 import { conversionClients, deliveryRecord, keysUnder as keysIn, makePendingMarkup as makePending, sendJob as send, waitUntilReady, type Upload } from '../support/conversion-jobs.js';
 import { makeMarkup, workspaceOf } from '../support/items.js';
+import { ffmpegBuilt, FFMPEG_TEST_TIMEOUT_MS } from '../support/ffmpeg.js';
 import { corruptFile, makeEps, makePdf, makePsd, makeTiff, makeVideo, pngSize } from '../support/sample-files.js';
 import { uploadFile } from '../support/uploads.js';
 
@@ -154,6 +155,7 @@ describe('the convert-markup job makes converted markups ready (States and trans
   });
 
   it('makes a web-playable MP4 and a poster from a 2-second WebM, counted as videos', async () => {
+    await ffmpegBuilt();
     const { org, markup } = await makePendingMarkup({
       type: 'video',
       bytes: await makeVideo({ seconds: 2, width: 320, height: 240, format: 'webm' }),
@@ -177,7 +179,7 @@ describe('the convert-markup job makes converted markups ready (States and trans
     expect(video.file.filesize + video.poster.filesize).toBe(mp4.bytes.length + poster.bytes.length);
     expect((await getStorageBreakdown(org.organizationId)).videos).toBe(mp4.bytes.length + poster.bytes.length);
     expect(await thumbnailSize(markup.id)).toEqual({ width: 640, height: 480 });
-  });
+  }, FFMPEG_TEST_TIMEOUT_MS);
 });
 
 describe('a file that cannot be converted ends in the final failed state (isReady true, conversionError)', () => {
@@ -195,6 +197,7 @@ describe('a file that cannot be converted ends in the final failed state (isRead
   });
 
   it('marks a corrupt video and a PDF whose upload is gone failed', async () => {
+    await ffmpegBuilt();
     const video = await makePendingMarkup({ type: 'video', bytes: corruptFile('video'), filename: 'broken.mp4', mimeType: 'video/mp4' });
     const pdf = await makePendingMarkup({ type: 'pdf', bytes: await makePdf([{ width: 100, height: 100 }]), filename: 'gone.pdf', mimeType: 'application/pdf', stored: false });
 
@@ -205,7 +208,7 @@ describe('a file that cannot be converted ends in the final failed state (isRead
     expect(a.video).toBeUndefined();
     expect(a.conversionError).toMatch(/not a video ffmpeg can read/);
     expect(b).toMatchObject({ conversionStatus: 'failed', conversionError: 'The uploaded file is no longer in storage; upload it again.' });
-  });
+  }, FFMPEG_TEST_TIMEOUT_MS);
 
   it('marks an EPS failed with a reason that says so when the optional EPS converter is not enabled, installed or not', async () => {
     const { org, markup } = await makePendingMarkup({ type: 'image', bytes: makeEps({ width: 144, height: 72 }), filename: 'logo.eps', mimeType: 'application/postscript' });

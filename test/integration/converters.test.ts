@@ -17,6 +17,7 @@ import { convertPdf, type PdfPage } from '../../shared/convert/pdf.js';
 import { convertPsd } from '../../shared/convert/psd.js';
 import { convertTiff } from '../../shared/convert/tiff.js';
 import { convertVideo, probeMedia } from '../../shared/convert/video.js';
+import { ffmpegBuilt, FFMPEG_TEST_TIMEOUT_MS } from '../support/ffmpeg.js';
 import { corruptFile, iccProfile, makeEndlessEps, makeEps, makeLockedPdf, makePdf, makePsd, makeTiff, makeVideo, pngSize } from '../support/sample-files.js';
 
 let workDir: string;
@@ -396,6 +397,8 @@ function meanDifference(left: Buffer, right: Buffer): number {
 }
 
 describe('video (ffmpeg): web-playable MP4, duration, size and a poster frame', () => {
+  beforeAll(() => ffmpegBuilt(), FFMPEG_TEST_TIMEOUT_MS);
+
   it('re-encodes a 2 s WebM (VP8 + Vorbis) into H.264/AAC MP4 with the index first', async () => {
     const dir = await mkdtemp(join(workDir, 'webm-'));
 
@@ -500,6 +503,8 @@ describe('file kinds and thumbnails', () => {
 });
 
 describe('conversion timings on this machine (logged for the packaging decision)', () => {
+  beforeAll(() => ffmpegBuilt(), FFMPEG_TEST_TIMEOUT_MS);
+
   it('converts a 20-page PDF and a 10 s 720p video within a Lambda timeout', async () => {
     const pdf = join(workDir, 'twenty.pdf');
     await writeFile(pdf, await makePdf(Array.from({ length: 20 }, (_, i) => (i % 2 ? { width: 842, height: 595 } : { width: 612, height: 792 }))));
