@@ -1,4 +1,4 @@
-import { relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import { startLocalStack, stackFile } from './stack.js';
 
 /**
@@ -31,7 +31,7 @@ try {
       `  organizationApiKey  ${stack.organizationApiKey}`,
       `  workspaceApiKey     ${stack.workspaceApiKey}`,
       `  DynamoDB ${services.endpoints.dynamodb}   S3 ${services.endpoints.s3}   SQS ${services.endpoints.sqs}`,
-      `  stack.json          ${relative(process.cwd(), stackFile(local.dataDir)) || stackFile(local.dataDir)}`,
+      `  stack.json          ${isAbsolute(dataDir) ? stackFile(local.dataDir) : relative(process.cwd(), stackFile(local.dataDir)) || stackFile(local.dataDir)}`,
       ...(local.ffmpegBuild ? [`  ffmpeg              ${ffmpegLine(local.ffmpegBuild)}`] : []),
       '  Ctrl-C stops everything.',
       '',

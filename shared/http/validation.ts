@@ -21,6 +21,11 @@ export function toFieldProblems(root: string, issues: readonly v.BaseIssue<unkno
 function fieldDetail(issue: v.BaseIssue<unknown>): string {
   if (issue.kind !== 'schema') return issue.message;
   if (issue.received === 'undefined') return 'is required';
+  // A value outside a fixed list is a wrong value, not a wrong type: name the values allowed.
+  if (issue.type === 'picklist' || issue.type === 'enum' || issue.type === 'literal') {
+    const allowed = issue.expected?.replace(/^\((.*)\)$/, '$1').split(' | ') ?? [];
+    return `must be ${allowed.length > 1 ? `one of ${allowed.join(', ')}` : (allowed[0] ?? 'an allowed value')} (received ${issue.received})`;
+  }
   return issue.expected && issue.received ? `Invalid type (expected ${issue.expected}, received ${issue.received})` : issue.message;
 }
 

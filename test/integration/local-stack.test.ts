@@ -39,6 +39,8 @@ describe('npm start (DESIGN.md local stack contract)', () => {
     expect(started.output()).toContain(stack.workspaceApiKey);
     // The banner names the API reference beside the API (issue 29, item 4).
     expect(started.output()).toContain(`API reference       ${stack.baseUrl}/api/v2/docs`);
+    // An absolute DATA_DIR is printed as given, not relative to the working directory.
+    expect(started.output()).toContain(`stack.json          ${join(dataDir, 'stack.json')}`);
     expect(javaWhileUp.length).toBeGreaterThan(0);
     expect(Object.keys(services.endpoints).sort()).toEqual(['dynamodb', 's3', 'ses', 'sqs']);
     for (const endpoint of Object.values(services.endpoints)) expect(endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

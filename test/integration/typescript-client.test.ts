@@ -125,7 +125,10 @@ describe('the packed TypeScript client runs the usage page against the local sta
       expect(created, stdout).not.toBeNull();
       expect(stdout).toContain(`listed ${created![1]} Home page`);
       expect(stdout).toMatch(/^not found: 404 urn:review-board:problem:not-found: .+ \(request \S+\)$/m);
-      expect(stdout).toMatch(/^refused: 400 urn:review-board:problem:validation-error: .+ \/body\/url: .+ \(request \S+\)$/m);
+      expect(stdout).toMatch(/^refused: 400 urn:review-board:problem:validation-error: .+ \[\/body\/url\] \(request \S+\)$/m);
+      // Each field's text is said once (detail), not again from errors (a new user's report).
+      const refused = stdout.split('\n').find((line) => line.startsWith('refused: ')) ?? '';
+      expect(refused.split('must be an absolute http or https URL').length - 1).toBe(1);
     } finally {
       rmSync(dirname(project), { recursive: true, force: true });
     }

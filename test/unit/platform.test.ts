@@ -194,6 +194,17 @@ describe('the API handler maps every failure to problem+json in one place', () =
     expect(toFieldProblems('/query', wrong.issues!)).toEqual([{ pointer: '/query/token', detail: 'Invalid type (expected string, received 5)' }]);
   });
 
+  it('says a value outside a list of allowed values "must be one of" them, not "Invalid type" (issue 29, a new user)', () => {
+    const schema = v.object({ resourceType: v.picklist(['message_attachment', 'markup_asset']), mode: v.literal('desktop') });
+
+    const wrong = v.safeParse(schema, { resourceType: 'nope', mode: 'phone' });
+
+    expect(toFieldProblems('/body', wrong.issues!)).toEqual([
+      { pointer: '/body/resourceType', detail: 'must be one of "message_attachment", "markup_asset" (received "nope")' },
+      { pointer: '/body/mode', detail: 'must be "desktop" (received "phone")' },
+    ]);
+  });
+
   it('answers a request without a required field with a 400 that reads "is required"', async () => {
     const result = (await handler(post('{}'), context)) as APIGatewayProxyStructuredResultV2;
 
