@@ -92,6 +92,8 @@ export const PERMISSIONS = {
   // Registrations show their signing keys, which forge deliveries: reading them is an admin's, like changing them.
   'webhook:read': { action: "read the workspace's webhook registrations and their signing keys", member: 'admin', endUser: false },
   'webhook:manage': { action: 'create, change or delete webhook registrations', member: 'admin', endUser: false },
+  // A session token ends itself (authorizeSession); API keys and exchange tokens have no session to end.
+  'session:sign-out': { action: 'sign out', member: 'viewer', endUser: false },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -133,7 +135,7 @@ export function allows(role: AnyRole, permission: Permission, on: 'own' | 'other
 export function refusalOf(role: AnyRole | undefined, permission: Permission, on: 'own' | 'others' = 'own'): string {
   const rule = ruleOf(permission);
   const whose = on === 'others' ? " other people's records" : '';
-  if (role === undefined) return `This key's user is not a member of the workspace, so it has no role there and cannot ${rule.action}.`;
+  if (role === undefined) return `This credential's user is not a member of the workspace, so it has no role there and cannot ${rule.action}.`;
   const minimum = minimumRole(permission, isEndUserRole(role) ? 'endUser' : 'member', on);
   if (minimum === false) return `The ${role} role cannot ${rule.action}${whose ? ` on${whose}` : ''}; no role of its kind may.`;
   return `The ${role} role cannot ${rule.action}${whose ? ` on${whose}` : ''}; it needs ${minimum} or above.`;
