@@ -1,7 +1,9 @@
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { request } from 'node:http';
 import { inject } from 'vitest';
-import { hashSignInCode, setSignInCodeExpiry } from '../../shared/db/sign-in.js';
+import { hashSignInCode, insertSignInCode, setSignInCodeExpiry } from '../../shared/db/sign-in.js';
+import { getUser } from '../../shared/db/users.js';
+import { SIGN_IN_CODE_TTL_MS } from '../../shared/domain/email-sign-in.js';
 import { VERSION, type ApiResponse, type RequestOptions } from './api.js';
 import { deliveredTo } from './members.js';
 import { eventually } from './polling.js';
@@ -39,8 +41,18 @@ export async function callFrom<T = any>(sourceIp: string, method: string, path: 
   });
 }
 
-export const askSignIn = (sourceIp: string, email: unknown) => callFrom(sourceIp, 'POST', '/auth/email-sign-in', { body: { email } });
-export const verifySignIn = (sourceIp: string, code: unknown) => callFrom(sourceIp, 'POST', '/auth/email-sign-in/verify', { body: { code } });
+/** POST /auth/email-sign-in from `sourceIp`; `key` is sent as Authorization when given (the route takes none). */
+export const askSignIn = (sourceIp: string, email: unknown, key?: string | null) => callFrom(sourceIp, 'POST', '/auth/email-sign-in', { key, body: { email } });
+export const verifySignIn = (sourceIp: string, code: unknown, key?: string | null) => callFrom(sourceIp, 'POST', '/auth/email-sign-in/verify', { key, body: { code } });
+
+/** A code issued for `userId` straight into the table (as a sign-in email would carry), for tests that verify many. */
+export async function issueSignInCode(userId: string): Promise<string> {
+  const user = await getUser(userId);
+  if (!user?.email) throw new Error(`User ${userId} has no email to sign in with.`);
+  const code = randomBytes(32).toString('base64url');
+  await insertSignInCode(hashSignInCode(code), { userId, email: user.email, createdAt: Date.now(), expiresAt: Date.now() + SIGN_IN_CODE_TTL_MS });
+  return code;
+}
 
 /** The sign-in links the SES emulator holds for `email`, oldest first, waiting up to `timeoutMs` for `count` of them. */
 export async function signInLinks(email: string, count = 1, timeoutMs = 10_000): Promise<URL[]> {
