@@ -1216,6 +1216,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the signed-in member
+         * @description Who the session token is signed in as, until when, and the workspaces where they are an active member, each with their role (by name; `id` is the `workspaceId` to name on workspace-scoped routes, `rootFolderId` the folder to browse). Only a session token (403 for API keys and exchange tokens).
+         *
+         *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
+         *
+         *     Needs `session:read`: workspace role viewer or above; not open to end users.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/installations": {
         parameters: {
             query?: never;
@@ -9230,6 +9254,87 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version; absent means this one. */
+                "Service-API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed-in member and their workspaces */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *           "email": "ada@example.com",
+                     *           "name": "Ada Lovelace"
+                     *         },
+                     *         "expiresAt": "2023-02-22T10:00:00.000Z",
+                     *         "workspaces": [
+                     *           {
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "organizationId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "name": "Ada Lovelace",
+                     *             "rootFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "archiveFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "role": "owner"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            user: {
+                                /** Format: uuid */
+                                id: string;
+                                email: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            expiresAt: string;
+                            workspaces: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                organizationId: string;
+                                name: string;
+                                /** Format: uuid */
+                                rootFolderId: string;
+                                /** Format: uuid */
+                                archiveFolderId: string;
+                                /** @enum {string} */
+                                role: "owner" | "admin" | "contributor" | "viewer";
+                            }[];
+                        };
+                    };
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -1,7 +1,7 @@
 import { authorizeSession } from '../../shared/auth/authorize.js';
-import { requestSignInLink, signOut, SIGN_IN_RATE_LIMITS, verifySignInCode } from '../../shared/domain/email-sign-in.js';
+import { requestSignInLink, sessionView, signOut, SIGN_IN_RATE_LIMITS, verifySignInCode } from '../../shared/domain/email-sign-in.js';
 import { noContent, ok, operation, type Reply } from '../../shared/http/route.js';
-import { EmailSignInBody, SignedInSchema, VerifySignInBody } from './sign-in-schemas.js';
+import { EmailSignInBody, SessionSchema, SignedInSchema, VerifySignInBody } from './sign-in-schemas.js';
 
 const { perAddress, perSourceIp } = SIGN_IN_RATE_LIMITS;
 
@@ -62,9 +62,26 @@ export const signOutOperation = operation({
   },
 });
 
+export const getSessionOperation = operation({
+  operationId: 'getSession',
+  summary: 'Get the signed-in member',
+  extension: true,
+  description:
+    'Who the session token is signed in as, until when, and the workspaces where they are an active member, each with their role ' +
+    '(by name; `id` is the `workspaceId` to name on workspace-scoped routes, `rootFolderId` the folder to browse). Only a session token (403 for API keys and exchange tokens).',
+  auth: 'apiKey',
+  permission: 'session:read',
+  responses: [{ status: 200, description: 'The signed-in member and their workspaces', schema: SessionSchema }],
+  handle: async ({ principal }) => {
+    authorizeSession(principal);
+    return ok(await sessionView(principal));
+  },
+});
+
 /** The sign-in routes, for the auth group's route table. */
 export const signInRoutes = {
   'POST /api/v2/auth/email-sign-in': emailSignInOperation,
   'POST /api/v2/auth/email-sign-in/verify': verifySignInOperation,
   'POST /api/v2/auth/sign-out': signOutOperation,
+  'GET /api/v2/auth/session': getSessionOperation,
 } as const;

@@ -94,6 +94,7 @@ export const PERMISSIONS = {
   'webhook:manage': { action: 'create, change or delete webhook registrations', member: 'admin', endUser: false },
   // A session token ends itself (authorizeSession); API keys and exchange tokens have no session to end.
   'session:sign-out': { action: 'sign out', member: 'viewer', endUser: false },
+  'session:read': { action: 'read their session and the workspaces they belong to', member: 'viewer', endUser: false },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof PERMISSIONS;

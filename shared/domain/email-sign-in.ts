@@ -4,7 +4,8 @@ import type { SessionPrincipal } from '../auth/principal.js';
 import { activateMemberItems, ensureMemberCounts, membershipsOf, readMember, verifyUserEmailItem } from '../db/members.js';
 import { countInWindow, hashSignInCode, insertSignInCode, revokeSession, takeSignInCode } from '../db/sign-in.js';
 import { transactUnlessConditionFails } from '../db/transact.js';
-import { findUserIdByEmail, getUser, statusOf } from '../db/users.js';
+import { findUserIdByEmail, getUser, statusOf, type Role } from '../db/users.js';
+import { getWorkspaces } from '../db/workspaces.js';
 import { sendEmail } from '../email.js';
 import { ForbiddenError, TooManyRequestsError, UnauthorizedError } from '../http/errors.js';
 import { logger } from '../logger.js';
@@ -144,6 +145,48 @@ async function activateInvitation(workspaceId: string, userId: string): Promise<
   const failed = await transactUnlessConditionFails(activateMemberItems(member));
   // Changed meanwhile (a role change, a removal): the member stays as that change left it; the next sign-in tries again.
   if (failed !== undefined) logger.warn('invitation not activated at sign-in; it changed meanwhile', { workspaceId, userId });
+}
+
+/** A workspace the signed-in member belongs to, with their role there. */
+export interface SessionWorkspace {
+  id: string;
+  organizationId: string;
+  name: string;
+  rootFolderId: string;
+  archiveFolderId: string;
+  role: Role;
+}
+
+export interface SessionView {
+  user: { id: string; email: string; name: string };
+  expiresAt: string;
+  workspaces: SessionWorkspace[];
+}
+
+/**
+ * GET /auth/session: who the session token is, and the workspaces where they are an active member
+ * (at most MAX_MEMBERSHIPS_PER_SIGN_IN, by name), each with their role, so the review app can offer
+ * them. One Query of the member's memberships and one BatchGet of their workspaces.
+ */
+export async function sessionView(principal: SessionPrincipal): Promise<SessionView> {
+  const [user, memberships] = await Promise.all([getUser(principal.userId), membershipsOf(principal.userId, MAX_MEMBERSHIPS_PER_SIGN_IN)]);
+  if (!user?.email) throw new UnauthorizedError('The session token\'s user no longer exists; sign in again (POST /auth/email-sign-in).');
+  const active = new Map(memberships.filter((member) => statusOf(member) === 'active').map((member) => [member.workspaceId, member.role]));
+  const workspaces = await getWorkspaces([...active.keys()]);
+  return {
+    user: { id: user.id, email: user.email, name: user.name },
+    expiresAt: new Date(principal.expiresAt).toISOString(),
+    workspaces: workspaces
+      .map((workspace) => ({
+        id: workspace.id,
+        organizationId: workspace.organizationId,
+        name: workspace.name,
+        rootFolderId: workspace.rootFolderId,
+        archiveFolderId: workspace.archiveFolderId,
+        role: active.get(workspace.id)!,
+      }))
+      .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)),
+  };
 }
 
 /** POST /auth/sign-out: the token is refused from now on, until it would have expired. */

@@ -255,6 +255,7 @@ const CASES: Record<string, Case> = {
   // The code is the credential: each caller verifies a code just issued to the fixture's viewer.
   'POST /api/v2/auth/email-sign-in/verify': { send: async (f, key) => verifySignIn(newSourceIp(), await issueSignInCode(f.sessionUsers.sessionViewer), key) },
   'POST /api/v2/auth/sign-out': { ...send('POST', () => '/auth/sign-out'), sessionOnly: true },
+  'GET /api/v2/auth/session': { ...get(() => '/auth/session'), sessionOnly: true },
 };
 
 /** An SDK exchange of the fixture's installation (which admits MATRIX_ORIGIN) for its markup. */

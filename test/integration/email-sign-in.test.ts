@@ -43,11 +43,15 @@ describe('sign-in by email link', () => {
     const workspace = await call('GET', '/workspace', { key: session.sessionToken, query: { workspaceId: stack.workspaceId } });
     const users = await usersByEmail(stack.workspaceApiKey);
     const renamed = await call('PATCH', '/workspace', { key: session.sessionToken, query: { workspaceId: stack.workspaceId }, body: { name: 'Website redesign' } });
+    const who = await call('GET', '/auth/session', { key: session.sessionToken });
 
     expect(workspace.status, JSON.stringify(workspace.body)).toBe(200);
     expect(workspace.body.data).toMatchObject({ id: stack.workspaceId, name: 'Website redesign' });
     expect(users.get('owner@review-board.localhost')).toMatchObject({ id: session.user.id, role: 'owner', status: 'active' });
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(who.status, JSON.stringify(who.body)).toBe(200);
+    expect(who.body.data).toMatchObject({ user: session.user, expiresAt: session.expiresAt });
+    expect(who.body.data.workspaces).toContainEqual(expect.objectContaining({ id: stack.workspaceId, organizationId: stack.organizationId, name: 'Website redesign', role: 'owner' }));
   });
 
   it('acts with the member\'s role through the permission table: a viewer reads but cannot create markups (403), a contributor can', async () => {
@@ -144,6 +148,9 @@ describe('sign-in by email link', () => {
     expect(invited).toMatchObject({ status: 'invited', role: 'viewer' });
     expect(session.user).toMatchObject({ id: invited!.id, email: invitee });
     expect(listed).toMatchObject({ status: 'active', role: 'viewer' });
+    expect((await call('GET', '/auth/session', { key: session.sessionToken })).body.data.workspaces).toEqual([
+      expect.objectContaining({ id: org.workspaceId, role: 'viewer' }),
+    ]);
     expect(read.status).toBe(200);
     expectProblem(refused, 403);
   });
@@ -159,6 +166,7 @@ describe('sign-in by email link', () => {
     const after = await call('GET', '/workspace', { key: session.sessionToken, query });
     const again = await call('POST', '/auth/sign-out', { key: session.sessionToken });
     const withKey = await call('POST', '/auth/sign-out', { key: member.key });
+    const readAfter = await call('GET', '/auth/session', { key: session.sessionToken });
     const anonymous = await call('POST', '/auth/sign-out');
 
     expect(before.status).toBe(200);
@@ -169,6 +177,7 @@ describe('sign-in by email link', () => {
     expectProblem(withKey, 403);
     expect(withKey.body.type).toBe('urn:review-board:problem:session-token-required');
     expectProblem(anonymous, 401);
+    expectProblem(readAfter, 401);
   });
 
   it('refuses an expired session token (401) and a session token whose signature does not verify', async () => {
