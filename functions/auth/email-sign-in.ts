@@ -56,8 +56,7 @@ export const signOutOperation = operation({
   permission: 'session:sign-out',
   responses: [{ status: 204, description: 'Signed out' }],
   handle: async ({ principal }) => {
-    authorizeSession(principal);
-    await signOut(principal);
+    await signOut(await authorizeSession(principal));
     return noContent();
   },
 });
@@ -72,10 +71,7 @@ export const getSessionOperation = operation({
   auth: 'apiKey',
   permission: 'session:read',
   responses: [{ status: 200, description: 'The signed-in member and their workspaces', schema: SessionSchema }],
-  handle: async ({ principal }) => {
-    authorizeSession(principal);
-    return ok(await sessionView(principal));
-  },
+  handle: async ({ principal }) => ok(await sessionView(await authorizeSession(principal))),
 });
 
 /** The sign-in routes, for the auth group's route table. */

@@ -183,15 +183,19 @@ export function reachesOrganization(principal: Principal, organizationId: string
 }
 
 /**
- * For operations on the session itself (`POST /auth/sign-out`): only a session token, whatever its
- * memberships; an API key or an exchange token is refused (403), it has no session to end.
+ * For operations on the session itself (`POST /auth/sign-out`, `GET /auth/session`): only a session
+ * token, whatever its memberships; an API key or an exchange token is refused (403), it has no
+ * session. Waits for the token's sign-out check (`requireLive`, 401) first, as `authorize` does, so
+ * it is read before the operation writes (a sign-out must not find its own revocation).
  */
-export function authorizeSession(principal: Principal): asserts principal is SessionPrincipal {
+export async function authorizeSession(principal: Principal): Promise<SessionPrincipal> {
   const authorization = authorizationOf(principal);
   if (principal.kind !== 'session') {
     throw new ForbiddenError(`Only a session token may ${ruleOf(authorization.permission).action}; this is an ${credentialOf(principal)}.`, 'session-token-required');
   }
+  await requireLive(principal);
   authorization.authorized = true;
+  return principal;
 }
 
 /** Whether an apiKey request was authorized (the api-handler's guard). */

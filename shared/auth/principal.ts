@@ -85,6 +85,11 @@ export interface SessionPrincipal {
   workspaceId?: undefined;
   /** Always a member: its role is read from its membership of the workspace. */
   actsAsMember: true;
+  /**
+   * Whether the token was not signed out: read at authentication beside the request's own work and
+   * waited for, like an exchange token's liveness, before it writes or answers (`liveness.ts`).
+   */
+  live?: LivenessCheck;
   keyId?: undefined;
   authorization?: RequestAuthorization;
 }
