@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { getExchangeSigner } from '../../shared/auth/exchange-keys.js';
 import { signSessionToken, SESSION_TOKEN_TTL_SECONDS } from '../../shared/auth/session-tokens.js';
+import { armFault } from '../../shared/db/faults.js';
 import { SIGN_IN_RATE_LIMITS } from '../../shared/domain/email-sign-in.js';
 import { call, localStack, makeOrganization } from '../support/api.js';
 import { deliveredTo, freshEmail, invite, makeMember, removeUser, usersByEmail } from '../support/members.js';
@@ -34,6 +35,23 @@ describe('sign-in by email link', () => {
     const lifetime = Date.parse(verified.body.data.expiresAt) - Date.now();
     expect(lifetime).toBeGreaterThan((SESSION_TOKEN_TTL_SECONDS - 60) * 1000);
     expect(lifetime).toBeLessThanOrEqual(SESSION_TOKEN_TTL_SECONDS * 1000);
+  });
+
+  it('answers 202 when the email cannot be sent (nothing tells the caller), and the next ask sends a link that works', async () => {
+    localStack();
+    const org = await makeOrganization();
+    const member = await makeMember(org.workspaceId, 'viewer');
+    const ip = newSourceIp();
+    await armFault('before-sign-in-email', member.email);
+
+    const failed = await askSignIn(ip, member.email);
+    const none = await deliveredTo(member.email);
+    const session = await signIn(member.email, ip);
+
+    expect(failed.status).toBe(202);
+    expect(failed.body).toBe('');
+    expect(none).toEqual([]);
+    expect(session.user.id).toBe(member.userId);
   });
 
   it('signs in the seeded owner@review-board.localhost, who acts as owner of the seeded workspace', async () => {
