@@ -1207,7 +1207,7 @@ export interface paths {
          *
          *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
          *
-         *     Needs `session:sign-out`: workspace role viewer or above; not open to end users.
+         *     Needs `session:sign-out`: a session token (a signed-in member, any role); not open to API keys or end users.
          */
         post: operations["signOut"];
         delete?: never;
@@ -1229,7 +1229,7 @@ export interface paths {
          *
          *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
          *
-         *     Needs `session:read`: workspace role viewer or above; not open to end users.
+         *     Needs `session:read`: a session token (a signed-in member, any role); not open to API keys or end users.
          */
         get: operations["getSession"];
         put?: never;

@@ -65,6 +65,8 @@ const organizationKeyRequired = (principal: Principal, permission: Permission) =
 
 function requireOrganizationKeyFor(principal: Principal, permission: Permission): void {
   if (ruleOf(permission).organizationKey && principal.scope !== 'organization') throw organizationKeyRequired(principal, permission);
+  // Rows reserved to sessions are checked by `authorizeSession`; reaching one through a workspace is never a grant.
+  if (ruleOf(permission).sessionOnly) throw new ForbiddenError(`Only a session token may ${ruleOf(permission).action}, and not on a workspace.`, 'session-token-required');
 }
 
 /** What `authorize` checks beyond the route's permission. */
@@ -190,6 +192,7 @@ export function reachesOrganization(principal: Principal, organizationId: string
  */
 export async function authorizeSession(principal: Principal): Promise<SessionPrincipal> {
   const authorization = authorizationOf(principal);
+  if (!ruleOf(authorization.permission).sessionOnly) throw new Error(`authorizeSession() was called for ${authorization.permission}, which the table does not reserve to session tokens.`);
   if (principal.kind !== 'session') {
     throw new ForbiddenError(`Only a session token may ${ruleOf(authorization.permission).action}; this is an ${credentialOf(principal)}.`, 'session-token-required');
   }
