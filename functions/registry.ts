@@ -131,8 +131,15 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   // its upload (HEADs and retags the object) and signs screenshot upload policies; the thumbnail job goes to the conversion queue.
   { kind: 'api', name: 'threads', description: 'Comment threads pinned on a markup: creating, listing, resolving, moving pins, screenshots, read state.', routes: threadsRoutes, access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion'] } },
   { kind: 'api', name: 'messages', description: 'Messages of a thread: replies, edits, attachments, read state.', routes: messagesRoutes, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
-  // Verifies customer JWTs against installations, upserts their external users and mints exchange tokens.
-  { kind: 'api', name: 'auth', description: 'Embedded commenting: the installation\'s JWT settings and the exchange of customer JWTs and identity-provider tokens for exchange tokens.', routes: authRoutes, access: { table: 'readWrite', exchangeKeys: true } },
+  // Verifies customer JWTs against installations, upserts their external users and mints exchange tokens;
+  // emails sign-in links to members (SES) and mints their session tokens with the same key.
+  {
+    kind: 'api',
+    name: 'auth',
+    description: 'Sign-in to the review app by email link and session tokens; embedded commenting: the installation\'s JWT settings and the exchange of customer JWTs and identity-provider tokens for exchange tokens.',
+    routes: authRoutes,
+    access: { table: 'readWrite', exchangeKeys: true, sendsEmail: true },
+  },
   // An installation created with `url` makes a webpage markup, whose thumbnail job goes to the thumbnails queue.
   { kind: 'api', name: 'installations', description: 'Installations of the embedded commenting client: their public keys and allowed origins.', routes: installationsRoutes, access: { table: 'readWrite', sendsTo: ['thumbnails'] } },
   // External users (their records and the User records their threads are authored by) and members; invitations send emails through SES.

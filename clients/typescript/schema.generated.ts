@@ -1144,6 +1144,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/auth/email-sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a sign-in link
+         * @description Emails a sign-in link for the review app to a member or invitee of any workspace: `<appUrl>/sign-in?code=…`, which works once, for 15 minutes. No credential. Answers 202 with no body whatever the address, so it tells no one who is a member; only members and invitees get an email. Rate-limited per address (5 every 15 minutes) and per source IP (30 every 15 minutes), unknown addresses alike: past either, 429 with `Retry-After`.
+         *
+         *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
+         *
+         *     Needs no credential.
+         */
+        post: operations["emailSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/auth/email-sign-in/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a link code
+         * @description Exchanges the `code` of a sign-in link for a session token (12 hours). No credential: the code is the credential of this call, so a code that does not work is 401, like a customer JWT that does not verify at `POST /auth/exchange`; used, expired and unknown codes get the same 401, which tells nothing about which. An invitee becomes an active member at this first sign-in, and the address counts as verified. Send `sessionToken` as `Authorization: Bearer`: it acts as a member of each workspace the person belongs to, with that membership's role (name the workspace with `workspaceId` where a route needs one, as organization keys do).
+         *
+         *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
+         *
+         *     Needs no credential.
+         */
+        post: operations["verifyEmailSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/auth/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Revokes the session token the request carries: from this answer on it gets 401. Only a session token signs out (403 for API keys and exchange tokens).
+         *
+         *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
+         *
+         *     Needs `session:sign-out`: a session token (a signed-in member, any role); not open to API keys or end users.
+         */
+        post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the signed-in member
+         * @description Who the session token is signed in as, until when, and the workspaces where they are an active member, each with their role (by name; `id` is the `workspaceId` to name on workspace-scoped routes, `rootFolderId` the folder to browse). Only a session token (403 for API keys and exchange tokens).
+         *
+         *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
+         *
+         *     Needs `session:read`: a session token (a signed-in member, any role); not open to API keys or end users.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/installations": {
         parameters: {
             query?: never;
@@ -8986,6 +9082,263 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    emailSignIn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version; absent means this one. */
+                "Service-API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: a link is on its way if the address belongs to a member or invitee */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many requests for this address or from this source IP; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyEmailSignIn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version; absent means this one. */
+                "Service-API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "q8Jm3ZtK0bW9xVd2L7pR4sYhN1cFgA6uE5oTiM0jQwB"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example q8Jm3ZtK0bW9xVd2L7pR4sYhN1cFgA6uE5oTiM0jQwB */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "sessionToken": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImxvY2FsLTEiLCJ0eXAiOiJyYnMtc2Vzc2lvbitqd3QifQ.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl",
+                     *         "expiresAt": "2023-02-22T10:00:00.000Z",
+                     *         "user": {
+                     *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *           "email": "ada@example.com",
+                     *           "name": "Ada Lovelace"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @example eyJhbGciOiJFUzI1NiIsImtpZCI6ImxvY2FsLTEiLCJ0eXAiOiJyYnMtc2Vzc2lvbitqd3QifQ.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl */
+                            sessionToken: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            user: {
+                                /** Format: uuid */
+                                id: string;
+                                email: string;
+                                name: string;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The code was used already, expired (15 minutes) or never issued */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The address is no longer a member of any workspace */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version; absent means this one. */
+                "Service-API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version; absent means this one. */
+                "Service-API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed-in member and their workspaces */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *           "email": "ada@example.com",
+                     *           "name": "Ada Lovelace"
+                     *         },
+                     *         "expiresAt": "2023-02-22T10:00:00.000Z",
+                     *         "workspaces": [
+                     *           {
+                     *             "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "organizationId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "name": "Ada Lovelace",
+                     *             "rootFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "archiveFolderId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "role": "owner"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            user: {
+                                /** Format: uuid */
+                                id: string;
+                                email: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            expiresAt: string;
+                            workspaces: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                organizationId: string;
+                                name: string;
+                                /** Format: uuid */
+                                rootFolderId: string;
+                                /** Format: uuid */
+                                archiveFolderId: string;
+                                /** @enum {string} */
+                                role: "owner" | "admin" | "contributor" | "viewer";
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
                 headers: {

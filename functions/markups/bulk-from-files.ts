@@ -11,9 +11,11 @@ export const bulkFromFilesOperation = operation({
   permission: 'markup:create',
   body: BulkFromFilesBody,
   responses: [{ status: 501, description: 'Not implemented' }],
-  handle: async ({ principal }) => {
-    // Refused callers learn so (401/403) as on every other route; allowed ones that it is not built.
-    await resolveWorkspace(principal, undefined, { useDefault: true });
+  handle: async ({ principal, body }) => {
+    // Refused callers learn so (401/403) as on every other route; allowed ones that it is not built. A body's
+    // workspaceId names the workspace (session tokens have none of their own).
+    const named = (body as { workspaceId?: unknown } | null)?.workspaceId;
+    await resolveWorkspace(principal, typeof named === 'string' ? named : undefined, { useDefault: true });
     throw new NotImplementedError('Bulk creation from files is not implemented. Create each markup with POST /api/v2/markups/from-files.');
   },
 });

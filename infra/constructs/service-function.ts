@@ -309,7 +309,7 @@ export class ServiceFunction extends NodejsFunction {
    */
   bindEmailSender(sender: string | undefined): this {
     if (!sender) {
-      Annotations.of(this).addWarning(`No emailSender in the CDK context: ${this.definition.name} sends no email (invitations are recorded, their emails not sent).`);
+      Annotations.of(this).addWarning(`No emailSender in the CDK context: ${this.definition.name} sends no email (invitations are recorded, their emails not sent; no sign-in links go out).`);
       return this;
     }
     this.addEnvironment(ENV.emailSender, sender);

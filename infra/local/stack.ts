@@ -14,7 +14,7 @@ import { ghostscriptModuleUrl, useLocalFfmpeg } from '../../shared/convert/packa
 import { forgetCursorKey } from '../../shared/db/cursor-keys.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
-import { createOrganization } from '../../shared/domain/organizations.js';
+import { addVerifiedMember, createOrganization } from '../../shared/domain/organizations.js';
 import { maxConcurrencyOf, QUEUES, type QueueName } from '../../shared/queues.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.js';
 import { startStreamPump, type StreamHandler, type StreamPump } from './dynamodb-streams.js';
@@ -88,6 +88,9 @@ const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
  * emulator might forward could reach a real domain.
  */
 export const LOCAL_EMAIL_SENDER = 'invitations@review-board.localhost';
+
+/** The member the local stack seeds in its workspace (role owner), who signs in to the review app by email link. */
+export const LOCAL_OWNER_EMAIL = 'owner@review-board.localhost';
 
 export const stackFile = (dataDir: string) => join(dataDir, 'stack.json');
 export const servicesFile = (dataDir: string) => join(dataDir, 'services.json');
@@ -321,6 +324,8 @@ async function seedOrReuse(dataDir: string, memory: boolean): Promise<Omit<Stack
     organizationKeyName: 'Local organization key',
     workspaceKeyName: 'Local workspace key',
   });
+  // A person to sign in to the review app as: the link arrives in the SES emulator.
+  await addVerifiedMember(created.workspaceId, LOCAL_OWNER_EMAIL, 'owner', 'Olivia Owner');
   return {
     organizationId: created.organizationId,
     workspaceId: created.workspaceId,

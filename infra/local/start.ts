@@ -1,5 +1,5 @@
 import { isAbsolute, relative } from 'node:path';
-import { startLocalStack, stackFile } from './stack.js';
+import { LOCAL_OWNER_EMAIL, startLocalStack, stackFile } from './stack.js';
 
 /**
  * `npm start`: the whole service on 127.0.0.1 in one foreground process. PORT (default 4000),
@@ -31,6 +31,7 @@ try {
       `  organizationApiKey  ${stack.organizationApiKey}`,
       `  workspaceApiKey     ${stack.workspaceApiKey}`,
       `  DynamoDB ${services.endpoints.dynamodb}   S3 ${services.endpoints.s3}   SQS ${services.endpoints.sqs}`,
+      `  Sign in             ${stack.baseUrl}/sign-in as ${LOCAL_OWNER_EMAIL}; the link arrives in the SES emulator at ${services.endpoints.ses}/ (JSON: ${services.endpoints.ses}/store)`,
       `  stack.json          ${isAbsolute(dataDir) ? stackFile(local.dataDir) : relative(process.cwd(), stackFile(local.dataDir)) || stackFile(local.dataDir)}`,
       ...(local.ffmpegBuild ? [`  ffmpeg              ${ffmpegLine(local.ffmpegBuild)}`] : []),
       '  Ctrl-C stops everything.',

@@ -2,13 +2,16 @@ import { getApiKey, type ApiKeyRecord } from '../db/api-keys.js';
 import { getUser } from '../db/users.js';
 import { UnauthorizedError } from '../http/errors.js';
 import { parseApiKey, secretMatches } from './api-key-format.js';
-import { looksLikeJwt, verifyExchangeToken } from './exchange-tokens.js';
+import { jwtTypeOf, looksLikeJwt, verifyExchangeToken } from './exchange-tokens.js';
 import { withLivenessCheck } from './liveness.js';
-import type { KeyPrincipal, Principal } from './principal.js';
+import type { KeyPrincipal, Principal, SessionPrincipal } from './principal.js';
+import { SESSION_TOKEN_TYPE, verifySessionToken } from './session-tokens.js';
+import { isSessionRevoked } from '../db/sign-in.js';
 
 /**
- * Resolves `Authorization: Bearer <credential>` to the caller: an API key, or an exchange token
- * (told apart by format, DESIGN.md "Credentials"). Every failure of one kind is the same 401, so a
+ * Resolves `Authorization: Bearer <credential>` to the caller: an API key, an exchange token or a
+ * session token (told apart by format, and the two JWTs by `typ`, DESIGN.md "Credentials"). A
+ * session token signed out (`POST /auth/sign-out`) is a 401 from the sign-out's answer on. Every failure of one kind is the same 401, so a
  * caller cannot tell an unknown key from a revoked one or a wrong secret. An exchange token's
  * liveness (its installation and external user still exist) is read with the request's first read
  * of its markup and waited for before it writes or answers (`liveness.ts`). Whether the caller may
@@ -19,8 +22,24 @@ export async function authenticate(authorization: string | undefined): Promise<P
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) throw new UnauthorizedError('The Authorization header must be: Bearer <API key or exchange token>.');
   const credential = match[1]!;
-  if (looksLikeJwt(credential)) return withLivenessCheck(await verifyExchangeToken(credential));
+  if (looksLikeJwt(credential)) {
+    if (jwtTypeOf(credential) === SESSION_TOKEN_TYPE) return authenticateSession(credential);
+    return withLivenessCheck(await verifyExchangeToken(credential));
+  }
   return authenticateApiKey(credential);
+}
+
+/**
+ * A session token's signature and expiry are checked here; whether it was signed out is read beside
+ * the request's own work (one GetItem started now) and waited for before it writes or answers
+ * (`requireLive`), so the check adds no round trip of its own to the request's time.
+ */
+async function authenticateSession(credential: string): Promise<SessionPrincipal> {
+  const principal = await verifySessionToken(credential);
+  const answer = isSessionRevoked(principal.sessionId).then((revoked) => !revoked);
+  // Awaited later (`requireLive`); until then a failed read must not count as an unhandled rejection.
+  answer.catch(() => undefined);
+  return { ...principal, live: { answer } };
 }
 
 async function authenticateApiKey(credential: string): Promise<KeyPrincipal> {

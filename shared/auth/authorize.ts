@@ -2,7 +2,7 @@ import { getMember, statusOf, type Role } from '../db/users.js';
 import { ForbiddenError } from '../http/errors.js';
 import { requireLive } from './liveness.js';
 import { allows, isEndUserRole, refusalOf, ruleOf, type AnyRole, type Permission } from './permissions.js';
-import { credentialOf, type EndUserPrincipal, type OrganizationKeyPrincipal, type Principal, type RequestAuthorization } from './principal.js';
+import { credentialOf, type EndUserPrincipal, type OrganizationKeyPrincipal, type Principal, type RequestAuthorization, type SessionPrincipal } from './principal.js';
 
 /** The workspace a permission is checked in: its id and organization. */
 export interface WorkspaceRef {
@@ -29,6 +29,7 @@ function authorizationOf(principal: Principal): RequestAuthorization {
 export async function roleOf(principal: Principal, workspaceId: string): Promise<AnyRole | undefined> {
   if (principal.kind === 'endUser') return principal.markupRole;
   if (principal.scope === 'organization' || !principal.actsAsMember) return 'owner';
+  // A session token and a member key alike: the membership's current role, none once it is gone.
   const member = await getMember(workspaceId, principal.userId);
   // An invitation is not a membership: a removed member invited again acts with no role until they join.
   return member && statusOf(member) === 'active' ? member.role : undefined;
@@ -43,6 +44,8 @@ export async function roleOf(principal: Principal, workspaceId: string): Promise
  * only what the caller may see").
  */
 export function requireInScope(principal: Principal, workspace: WorkspaceRef, subject?: string): void {
+  // A session reaches the workspaces its user is a member of, in any organization: `roleOf` decides (403 not-a-member).
+  if (principal.kind === 'session') return;
   if (workspace.organizationId !== principal.organizationId) {
     throw new ForbiddenError(`${subject ?? 'The workspace this request addresses'} is not in this ${credentialOf(principal)}'s organization.`, 'workspace-out-of-scope');
   }
@@ -62,6 +65,8 @@ const organizationKeyRequired = (principal: Principal, permission: Permission) =
 
 function requireOrganizationKeyFor(principal: Principal, permission: Permission): void {
   if (ruleOf(permission).organizationKey && principal.scope !== 'organization') throw organizationKeyRequired(principal, permission);
+  // Rows reserved to sessions are checked by `authorizeSession`; reaching one through a workspace is never a grant.
+  if (ruleOf(permission).sessionOnly) throw new ForbiddenError(`Only a session token may ${ruleOf(permission).action}, and not on a workspace.`, 'session-token-required');
 }
 
 /** What `authorize` checks beyond the route's permission. */
@@ -169,6 +174,31 @@ export function authorizeOnRecordOf(principal: Principal, role: AnyRole, authorI
  */
 export function mayActOnOthers(principal: Principal, role: AnyRole): boolean {
   return allows(role, authorizationOf(principal).permission, 'others');
+}
+
+/**
+ * Whether the caller's credential reaches `organizationId` without a membership check: a key or an
+ * exchange token its own organization; a session token any (its memberships decide, in `authorize`).
+ */
+export function reachesOrganization(principal: Principal, organizationId: string): boolean {
+  return principal.kind === 'session' || principal.organizationId === organizationId;
+}
+
+/**
+ * For operations on the session itself (`POST /auth/sign-out`, `GET /auth/session`): only a session
+ * token, whatever its memberships; an API key or an exchange token is refused (403), it has no
+ * session. Waits for the token's sign-out check (`requireLive`, 401) first, as `authorize` does, so
+ * it is read before the operation writes (a sign-out must not find its own revocation).
+ */
+export async function authorizeSession(principal: Principal): Promise<SessionPrincipal> {
+  const authorization = authorizationOf(principal);
+  if (!ruleOf(authorization.permission).sessionOnly) throw new Error(`authorizeSession() was called for ${authorization.permission}, which the table does not reserve to session tokens.`);
+  if (principal.kind !== 'session') {
+    throw new ForbiddenError(`Only a session token may ${ruleOf(authorization.permission).action}; this is an ${credentialOf(principal)}.`, 'session-token-required');
+  }
+  await requireLive(principal);
+  authorization.authorized = true;
+  return principal;
 }
 
 /** Whether an apiKey request was authorized (the api-handler's guard). */

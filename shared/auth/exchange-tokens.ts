@@ -70,10 +70,59 @@ export async function signExchangeToken(signer: ExchangeTokenSigner, grant: Exch
     ...(grant.markupId ? { mid: grant.markupId } : {}),
     ...(grant.sdk ? { sdk: true } : {}),
   };
-  // Built by hand rather than with jose's SignJWT: the KMS signer signs outside the process.
-  const signingInput = `${base64url({ alg: ALGORITHM, kid: signer.kid, typ: TYPE })}.${base64url(payload)}`;
+  return { token: await signServiceJwt(signer, TYPE, payload), expiresAt: new Date(expiresAt * 1000) };
+}
+
+/**
+ * A JWT of the service's own (ES256 under the exchange-token key, its `kid`, `typ` telling the kinds
+ * apart): exchange tokens and session tokens (`session-tokens.ts`). Built by hand rather than with
+ * jose's SignJWT: the KMS signer signs outside the process.
+ */
+export async function signServiceJwt(signer: ExchangeTokenSigner, typ: string, payload: Record<string, unknown>): Promise<string> {
+  const signingInput = `${base64url({ alg: ALGORITHM, kid: signer.kid, typ })}.${base64url(payload)}`;
   const signature = await signer.sign(Buffer.from(signingInput));
-  return { token: `${signingInput}.${Buffer.from(signature).toString('base64url')}`, expiresAt: new Date(expiresAt * 1000) };
+  return `${signingInput}.${Buffer.from(signature).toString('base64url')}`;
+}
+
+/**
+ * The payload of a JWT of the service's own, verified against `expected` (its `kid`, ES256, the
+ * service as issuer, `audience`, `typ`); `invalid` is thrown for every failure alike. A token
+ * naming another `kid` is refused without looking it up.
+ */
+export async function verifyServiceJwt(
+  token: string,
+  expected: ExchangeVerificationKey,
+  options: { typ: string; audience: string; invalid: () => Error },
+): Promise<Record<string, unknown>> {
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+  } catch {
+    throw options.invalid();
+  }
+  if (kid !== expected.kid) throw options.invalid();
+  try {
+    const { payload } = await jwtVerify(token, expected.key, {
+      algorithms: [ALGORITHM],
+      issuer: ISSUER,
+      audience: options.audience,
+      typ: options.typ,
+      requiredClaims: ['exp', 'iat', 'sub'],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    });
+    return payload as Record<string, unknown>;
+  } catch {
+    throw options.invalid();
+  }
+}
+
+/** The `typ` header of a JWT, undefined when it is not one. */
+export function jwtTypeOf(token: string): string | undefined {
+  try {
+    return decodeProtectedHeader(token).typ;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether a bearer credential has the shape of a JWT (API keys never do; `api-key-format.ts`). */
@@ -93,26 +142,7 @@ export async function verifyExchangeToken(token: string): Promise<EndUserPrincip
 
 /** `verifyExchangeToken` against `expected`: a token naming another `kid` is refused without looking it up. */
 export async function checkExchangeToken(token: string, expected: ExchangeVerificationKey): Promise<EndUserPrincipal> {
-  let kid: string | undefined;
-  try {
-    kid = decodeProtectedHeader(token).kid;
-  } catch {
-    throw invalid();
-  }
-  if (kid !== expected.kid) throw invalid();
-  let payload: unknown;
-  try {
-    ({ payload } = await jwtVerify(token, expected.key, {
-      algorithms: [ALGORITHM],
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      typ: TYPE,
-      requiredClaims: ['exp', 'iat', 'sub'],
-      clockTolerance: CLOCK_TOLERANCE_SECONDS,
-    }));
-  } catch {
-    throw invalid();
-  }
+  const payload = await verifyServiceJwt(token, expected, { typ: TYPE, audience: AUDIENCE, invalid });
   const claims = v.safeParse(Claims, payload);
   if (!claims.success) throw invalid();
   const c = claims.output;

@@ -18,6 +18,8 @@ import type { EndUserPrincipal, Principal } from './principal.js';
  * across requests: a warm process sees a delete on the very next request.
  */
 
+const signedOut = () => new UnauthorizedError('The session token was signed out; sign in again (POST /auth/email-sign-in).');
+
 const dead = () => new UnauthorizedError('The exchange token is no longer valid: its installation or end user was deleted. Exchange a new one with POST /auth/exchange.');
 
 /**
@@ -68,10 +70,15 @@ export function livenessToCarry(principal: Principal): { grant: EndUserPrincipal
 
 /**
  * 401 when the caller is an end user whose token no longer stands for anything (or whose liveness
- * was never set up: fail closed); nothing for API keys. Reads it (one BatchGetItem) when no read of
+ * was never set up: fail closed), or a session token that was signed out; nothing for API keys. Reads it (one BatchGetItem) when no read of
  * the request carried it.
  */
 export async function requireLive(principal: Principal | undefined): Promise<void> {
+  if (principal?.kind === 'session') {
+    // Started at authentication (`authenticate.ts`); a session without it is refused (fail closed).
+    if (!principal.live?.answer || !(await principal.live.answer)) throw signedOut();
+    return;
+  }
   if (principal?.kind !== 'endUser') return;
   if (!principal.live) throw dead();
   principal.live.answer ??= started(principal);

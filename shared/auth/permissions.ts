@@ -15,6 +15,9 @@ import type { Role } from '../db/users.js';
  *   `project:viewer < project:contributor < project:owner`), or `false` for what end users may never
  *   do (organization, workspace, folder and user administration). `endUserOthers` is their `others`.
  * - `organizationKey`: only an organization-scoped key may (listing and creating workspaces).
+ * - `sessionOnly`: only a session token may, whatever its role (signing out, reading the session).
+ *   Session tokens (the review app's members) otherwise act with their membership's role in the
+ *   `member` column, like member keys.
  */
 
 export type EndUserRole = 'project:viewer' | 'project:contributor' | 'project:owner';
@@ -29,6 +32,7 @@ export interface PermissionRule {
   endUser: EndUserRole | false;
   endUserOthers?: EndUserRole | false;
   organizationKey?: true;
+  sessionOnly?: true;
 }
 
 export const PERMISSIONS = {
@@ -92,6 +96,9 @@ export const PERMISSIONS = {
   // Registrations show their signing keys, which forge deliveries: reading them is an admin's, like changing them.
   'webhook:read': { action: "read the workspace's webhook registrations and their signing keys", member: 'admin', endUser: false },
   'webhook:manage': { action: 'create, change or delete webhook registrations', member: 'admin', endUser: false },
+  // A session token ends itself (authorizeSession); API keys and exchange tokens have no session to end.
+  'session:sign-out': { action: 'sign out', member: 'viewer', endUser: false, sessionOnly: true },
+  'session:read': { action: 'read their session and the workspaces they belong to', member: 'viewer', endUser: false, sessionOnly: true },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -133,7 +140,7 @@ export function allows(role: AnyRole, permission: Permission, on: 'own' | 'other
 export function refusalOf(role: AnyRole | undefined, permission: Permission, on: 'own' | 'others' = 'own'): string {
   const rule = ruleOf(permission);
   const whose = on === 'others' ? " other people's records" : '';
-  if (role === undefined) return `This key's user is not a member of the workspace, so it has no role there and cannot ${rule.action}.`;
+  if (role === undefined) return `This credential's user is not a member of the workspace, so it has no role there and cannot ${rule.action}.`;
   const minimum = minimumRole(permission, isEndUserRole(role) ? 'endUser' : 'member', on);
   if (minimum === false) return `The ${role} role cannot ${rule.action}${whose ? ` on${whose}` : ''}; no role of its kind may.`;
   return `The ${role} role cannot ${rule.action}${whose ? ` on${whose}` : ''}; it needs ${minimum} or above.`;
@@ -142,6 +149,7 @@ export function refusalOf(role: AnyRole | undefined, permission: Permission, on:
 /** One sentence for documentation: who may use `permission`. */
 export function describePermission(permission: Permission): string {
   const rule = ruleOf(permission);
+  if (rule.sessionOnly) return `Needs \`${permission}\`: a session token (a signed-in member, any role); not open to API keys or end users.`;
   const parts = [`Needs \`${permission}\`: ${rule.organizationKey ? 'an organization-scoped key' : `workspace role ${rule.member} or above`}`];
   if (rule.others !== undefined) parts.push(rule.others === false ? 'only the author acts on their own' : `${rule.others} or above on other people's`);
   parts.push(rule.endUser === false ? 'not open to end users' : `end users ${rule.endUser} or above`);

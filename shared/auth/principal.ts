@@ -6,7 +6,7 @@ import type { AnyRole, EndUserRole, Permission } from './permissions.js';
  * for; an exchange token acts as an end user (an external user of one workspace) with a role on
  * markups, bound to one markup or to the whole workspace.
  */
-export type Principal = OrganizationKeyPrincipal | WorkspaceKeyPrincipal | EndUserPrincipal;
+export type Principal = OrganizationKeyPrincipal | WorkspaceKeyPrincipal | EndUserPrincipal | SessionPrincipal;
 
 /** A caller holding an API key (server to server). */
 export type KeyPrincipal = OrganizationKeyPrincipal | WorkspaceKeyPrincipal;
@@ -64,6 +64,36 @@ export interface EndUserPrincipal {
   authorization?: RequestAuthorization;
 }
 
+/**
+ * A person signed in to the review app with a session token (`POST /auth/email-sign-in/verify`):
+ * a member of each workspace they belong to, with that membership's current role (no role where
+ * they are not an active member: 403). Like an organization key it names the workspace a
+ * workspace-scoped route acts on (`workspaceId`); unlike one, it reaches no organization as such,
+ * so organization-key rows of the permission table refuse it.
+ */
+export interface SessionPrincipal {
+  kind: 'session';
+  scope: 'member';
+  /** The member's User record. */
+  userId: string;
+  /** The token's `jti`: what `POST /auth/sign-out` revokes. */
+  sessionId: string;
+  /** When the token expires (epoch ms): its revocation is kept until then. */
+  expiresAt: number;
+  /** A session belongs to no one organization: workspaces it reaches are its memberships'. */
+  organizationId?: undefined;
+  workspaceId?: undefined;
+  /** Always a member: its role is read from its membership of the workspace. */
+  actsAsMember: true;
+  /**
+   * Whether the token was not signed out: read at authentication beside the request's own work and
+   * waited for, like an exchange token's liveness, before it writes or answers (`liveness.ts`).
+   */
+  live?: LivenessCheck;
+  keyId?: undefined;
+  authorization?: RequestAuthorization;
+}
+
 /** One request's authorization state: the route's permission, whether it was checked, the roles read. */
 export interface RequestAuthorization {
   readonly permission: Permission;
@@ -77,6 +107,7 @@ export interface RequestAuthorization {
  * What the caller holds, for messages: an end user has an exchange token and never an API key, so
  * what the service tells an embedded client must not send it looking for one.
  */
-export function credentialOf(principal: Pick<Principal, 'kind'>): 'exchange token' | 'API key' {
+export function credentialOf(principal: Pick<Principal, 'kind'>): 'exchange token' | 'API key' | 'session token' {
+  if (principal.kind === 'session') return 'session token';
   return principal.kind === 'endUser' ? 'exchange token' : 'API key';
 }

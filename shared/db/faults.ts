@@ -12,6 +12,8 @@ export type FaultPoint =
   | 'after-move-commit'
   | 'before-original-move'
   | 'before-invitation-email'
+  // Subject: the address a sign-in link is for; its email fails to send.
+  | 'before-sign-in-email'
   | 'after-thread-commit'
   | 'kill-delivery-worker'
   | 'fanout-between-batches'

@@ -1,9 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { queryPrefix } from './paging.js';
 import { batchGet, putNew, transactUnlessConditionFails, updateIfConditionHolds, type TransactItem } from './transact.js';
-import { memberKey, statusOf, toMemberItem, toUserEmailItem, toUserItem, userEmailKey, userKey, type Member, type Role, type User } from './users.js';
+import { memberKey, membershipsPartitionOf, statusOf, toMemberItem, toUserEmailItem, toUserItem, userEmailKey, userKey, type Member, type Role, type User } from './users.js';
 
 /**
  * Members and invitees of a workspace are capped, so `GET /users` answers them all in one bounded
@@ -41,6 +41,23 @@ export async function listMembersWithUsers(workspaceId: string): Promise<{ membe
   const users = (await batchGet(members.map((member) => userKey(member.userId)), { consistent: true })) as unknown as User[];
   const byId = new Map(users.map((user) => [user.id, user]));
   return members.map((member) => ({ member, user: byId.get(member.userId) }));
+}
+
+/**
+ * Up to `limit` of a user's member records (active and invited) across every workspace: one Query
+ * of GSI1 (eventually consistent; each caller that writes reads its record again consistently).
+ */
+export async function membershipsOf(userId: string, limit: number): Promise<Member[]> {
+  const result = await getDb().send(
+    new QueryCommand({
+      TableName: getConfig().tableName,
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': membershipsPartitionOf(userId) },
+      Limit: limit,
+    }),
+  );
+  return (result.Items ?? []) as unknown as Member[];
 }
 
 /** One member record, read consistently (the read a conditional change is based on). */

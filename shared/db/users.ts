@@ -55,12 +55,15 @@ export function toUserEmailItem(user: User & { email: string }): Record<string, 
   return { ...userEmailKey(user.email), entity: 'UserEmail', userId: user.id };
 }
 
+/** The GSI1 partition of a user's member records (`membershipsOf` in members.ts reads it). */
+export const membershipsPartitionOf = (userId: string) => `USER#${userId}#MEMBERSHIPS`;
+
 export function toMemberItem(member: Member): Record<string, unknown> {
   return {
     ...memberKey(member.workspaceId, member.userId),
     entity: 'Member',
     ...member,
-    GSI1PK: `USER#${member.userId}#MEMBERSHIPS`,
+    GSI1PK: membershipsPartitionOf(member.userId),
     GSI1SK: member.workspaceId,
   };
 }

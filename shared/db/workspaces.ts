@@ -4,7 +4,7 @@ import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { newFolderRecord, toItem } from './items.js';
 import { queryPage, type Page } from './paging.js';
-import { putNew, tryTransact, type TransactItem } from './transact.js';
+import { batchGet, putNew, tryTransact, type TransactItem } from './transact.js';
 import { SORT_SEPARATOR, versionCondition } from './table.js';
 
 export const ORIGINAL_FILE_STORAGE_POLICIES = ['STORE_ALWAYS', 'NEVER_STORE', 'ASK_PER_PROJECT'] as const;
@@ -157,6 +157,12 @@ export async function getWorkspace(workspaceId: string, consistent = false): Pro
   if (!result.Item) return undefined;
   const record = fromWorkspaceItem(result.Item);
   return record.deletedAt ? undefined : record;
+}
+
+/** The workspaces of `workspaceIds` that exist and are not deleted, in no particular order (one BatchGet). */
+export async function getWorkspaces(workspaceIds: readonly string[]): Promise<WorkspaceRecord[]> {
+  const items = await batchGet(workspaceIds.map(workspaceKey));
+  return items.map(fromWorkspaceItem).filter((record) => !record.deletedAt);
 }
 
 export type WorkspaceSort = 'name' | 'lastActivity';

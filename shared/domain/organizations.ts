@@ -90,6 +90,28 @@ export async function createOrganization(name: string, names: NewOrganizationNam
   };
 }
 
+/**
+ * A new active member of `workspaceId` with a verified email and no key (the local stack's seeded
+ * owner, who signs in by email link). Nothing when the address is a member or invitee already.
+ */
+export async function addVerifiedMember(workspaceId: string, email: string, role: Role, name?: string): Promise<string> {
+  const now = Date.now();
+  const address = email.toLowerCase();
+  await ensureMemberCounts(workspaceId);
+  const existingId = await findUserIdByEmail(address);
+  if (existingId !== undefined && (await readMember(workspaceId, existingId))) return existingId;
+  const items: TransactItem[] = [];
+  let userId = existingId;
+  if (userId === undefined) {
+    const user: User & { email: string } = { id: randomUUID(), name: name ?? address.split('@')[0] ?? address, email: address, emailVerified: true, kind: 'member', createdAt: now, modifiedAt: now };
+    userId = user.id;
+    items.push(putNew(toUserItem(user)), putNew(toUserEmailItem(user)));
+  }
+  items.push(...newMemberItems({ workspaceId, userId, role, createdAt: now, status: 'active' }));
+  if ((await transactUnlessConditionFails(items)) !== undefined) throw new ConflictError(`Workspace ${workspaceId} changed meanwhile; ${address} was not added.`);
+  return userId;
+}
+
 /** An organization-scoped key, labelled `name` when given. */
 export async function createOrganizationKey(organizationId: string, name?: string): Promise<IssuedKey> {
   if (!(await getOrganization(organizationId))) throw new NotFoundError(`Organization ${organizationId} does not exist.`);

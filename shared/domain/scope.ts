@@ -39,7 +39,10 @@ async function findWorkspace(principal: Principal, requestedId: string | undefin
     return own;
   }
   let workspaceId = requestedId;
-  if (workspaceId === undefined && useDefault) {
+  if (workspaceId === undefined && principal.kind === 'session') {
+    throw new BadRequestError('workspaceId is required with a session token: name the workspace (one the signed-in member belongs to).', 'workspace-id-required');
+  }
+  if (workspaceId === undefined && useDefault && principal.organizationId !== undefined) {
     workspaceId = (await getOrganization(principal.organizationId))?.defaultWorkspaceId ?? undefined;
   }
   if (workspaceId === undefined) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { authorize } from '../auth/authorize.js';
+import { authorize, reachesOrganization } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 import { getPlan } from '../db/plans.js';
 import {
@@ -145,7 +145,7 @@ export function describeUpload(record: UploadRecord): Record<string, unknown> {
 export async function loadUploadForCaller(principal: Principal, fileId: string): Promise<UploadRecord> {
   const record = await getUpload(fileId);
   if (!record) throw new NotFoundError(`Upload ${fileId} does not exist (or its policy expired unconfirmed).`);
-  if (record.organizationId !== principal.organizationId || (principal.scope === 'workspace' && record.workspaceId !== principal.workspaceId)) {
+  if (!reachesOrganization(principal, record.organizationId) || (principal.scope === 'workspace' && record.workspaceId !== principal.workspaceId)) {
     throw new ForbiddenError(`Upload ${fileId} was made into another workspace than this credential's.`, 'file-in-another-workspace');
   }
   // Uploads for a comment name their markup: an end user's token must reach it (a bound token, that one markup).

@@ -59,6 +59,7 @@ const callers = new WeakMap<Event, Principal>();
 /** The log fields that say who called: principal kind (API key, member, end user), organization and workspace. */
 function callerFields(principal: Principal | undefined): Record<string, string> {
   if (!principal) return {};
+  if (principal.kind === 'session') return { principal: 'session', userId: principal.userId };
   const kind = principal.kind === 'endUser' ? 'endUser' : principal.actsAsMember ? 'member' : 'apiKey';
   return { principal: kind, organizationId: principal.organizationId, ...(principal.workspaceId ? { workspaceId: principal.workspaceId } : {}) };
 }
@@ -94,7 +95,7 @@ async function respond(
   const appUrl = getConfig().appUrl ?? origin;
   const requestId = event.requestContext.requestId;
   const ifMatch = found.conditional && found.method !== 'GET' ? readIfMatch(headers) : undefined;
-  const operation = async () => withEntityTag(found, headers, await found.handle({ params, query, body, rawBody, principal, requestId, headers, origin, appUrl, ifMatch }));
+  const operation = async () => withEntityTag(found, headers, await found.handle({ params, query, body, rawBody, principal, requestId, headers, origin, appUrl, sourceIp: event.requestContext.http.sourceIp, ifMatch }));
   if (idempotencyKey !== undefined && principal) {
     const request = { principal, key: idempotencyKey, fingerprint: fingerprints.get(event)!, routeKey: event.routeKey, requestId, remainingMs: context?.getRemainingTimeInMillis?.() };
     // A replay runs no operation and so checks no permission: it answers the credential what the key's first request, which checked it, answered.

@@ -149,6 +149,13 @@ export class UnsupportedMediaTypeError extends HttpError {
   }
 }
 
+/** Too many requests of one kind from one caller or for one subject: retry after `retryAfterSeconds` (the `Retry-After` header). */
+export class TooManyRequestsError extends HttpError {
+  constructor(detail: string, retryAfterSeconds: number, slug = 'rate-limited') {
+    super(429, slug, 'Too Many Requests', detail, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
 export class UnprocessableError extends HttpError {
   constructor(detail: string) {
     super(422, 'unprocessable', 'Unprocessable Entity', detail);

@@ -45,8 +45,9 @@ export function requestFingerprint(event: Pick<APIGatewayProxyEventV2, 'rawPath'
   return hash.digest('base64url');
 }
 
-/** Whose key it is: the credential (an API key id), or the end user behind an exchange token (tokens are re-minted, the user stays). */
+/** Whose key it is: the credential (an API key id), or the user behind an exchange or session token (tokens are re-minted, the user stays). */
 export function idempotencyScope(principal: Principal): string {
+  if (principal.kind === 'session') return `MEMBER#${principal.userId}`;
   return principal.kind === 'endUser' ? `ENDUSER#${principal.userId}` : `KEY#${principal.keyId}`;
 }
 

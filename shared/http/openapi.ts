@@ -59,17 +59,28 @@ function parameters(schema: AnySchema | undefined, location: 'query' | 'path'): 
 
 /**
  * Which credentials an operation takes, from the permission table: an API key wherever a key is
- * needed, and an exchange token too where the permission admits end users (`endUser` not false).
- * Operations that need no credential list none.
+ * needed, an exchange token too where the permission admits end users (`endUser` not false), and a
+ * session token wherever a member may (every row but the organization-key ones); only a session
+ * token where the row is reserved to sessions. Operations that need no credential list none.
  */
 export function securityOf(route: Pick<AnyRoute, 'auth' | 'permission'>): Record<string, string[]>[] {
   if (route.auth === 'none') return [];
-  const endUsers = route.permission !== undefined && ruleOf(route.permission).endUser !== false;
-  return endUsers ? [{ bearer: [] }, { exchangeToken: [] }] : [{ bearer: [] }];
+  const rule = route.permission === undefined ? undefined : ruleOf(route.permission);
+  if (rule?.sessionOnly) return [{ sessionToken: [] }];
+  return [{ bearer: [] }, ...(rule && rule.endUser !== false ? [{ exchangeToken: [] }] : []), ...(rule?.organizationKey ? [] : [{ sessionToken: [] }])];
 }
 
 const SECURITY_SCHEMES = {
   bearer: { type: 'http', scheme: 'bearer', description: 'An API key, organization- or workspace-scoped: `Authorization: Bearer <API key>`.' },
+  sessionToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'A session token of the review app, sent as `Authorization: Bearer <session token>`: obtained from POST /auth/email-sign-in/verify ' +
+      'with the code of an emailed sign-in link; it acts as the signed-in member in each workspace they belong to, with that ' +
+      'membership\'s role (name the workspace with `workspaceId` where a route needs one). Lives 12 hours; POST /auth/sign-out revokes it.',
+  },
   exchangeToken: {
     type: 'http',
     scheme: 'bearer',

@@ -23,6 +23,8 @@ export interface OperationRequest<P, Q, B, A extends Auth> {
   origin: string;
   /** Where markup links point (`<appUrl>/markups/<id>`): the configured web app, else `origin`. */
   appUrl: string;
+  /** The caller's IP address as API Gateway saw it (`requestContext.http.sourceIp`), for rate limits. */
+  sourceIp: string;
 }
 
 /** A request body taken as bytes, not parsed as JSON. */

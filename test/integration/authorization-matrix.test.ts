@@ -11,10 +11,11 @@ import {
   differences,
   END_USER_CALLERS,
   isEndUserCaller,
+  isSessionCaller,
   isSourceCaller,
   makeAuthorizationFixture,
   MATRIX_ORIGIN,
-  MEMBER_ROLES,
+  memberRoleOf,
   snapshotOf,
   SOURCE_CALLERS,
   VICTIM_OF,
@@ -23,6 +24,7 @@ import {
   type SourceCaller,
 } from '../support/authorization.js';
 import { idpToken, newState, sdkExchange, sdkResult } from '../support/sdk.js';
+import { askSignIn, issueSignInCode, newSourceIp, verifySignIn } from '../support/sign-in.js';
 import { threadBody } from '../support/threads.js';
 import { fileForm, postFileMarkup } from '../support/uploads.js';
 import { LOOPBACK_HOOK_URL } from '../support/webhooks.js';
@@ -48,8 +50,10 @@ interface Case {
   order?: 1 | 2;
   /** The first allowed call removes the target: later allowed callers may find it gone (401 for a key of a deleted workspace, 404). */
   consumesTarget?: true;
-  /** Only member keys (a verified email) may, with the role the permission needs: plain and organization keys are refused. */
+  /** Only member keys and members' sessions (a verified email) may, with the role the permission needs: plain and organization keys are refused. */
   memberKeyOnly?: true;
+  /** Only a session token may (signing out), whatever its role: keys and exchange tokens are refused. */
+  sessionOnly?: true;
   /**
    * Made by a source's end user, the call acts on or as another source's end user (DESIGN.md "Trust
    * rules": end users belong to the source that made them), so it is refused (403) whatever the
@@ -133,7 +137,8 @@ const CASES: Record<string, Case> = {
   'POST /api/v2/markups/bulk/from-url': send('POST', () => '/markups/bulk/from-url', (f) => ({ items: [{ url: 'https://example.com/', ...ws(f) }] })),
   'POST /api/v2/markups/bulk/move': send('POST', () => '/markups/bulk/move', (f) => ({ markupIds: [f.movedMarkup.id], targetFolderId: f.mainFolder.id })),
   'POST /api/v2/markups/bulk/delete': { ...send('POST', () => '/markups/bulk/delete', (f) => ({ markupIds: [f.bulkDeletedMarkup.id] })), order: 1 },
-  'POST /api/v2/markups/bulk/from-files': { ...send('POST', () => '/markups/bulk/from-files', () => ({})), outsidersActOnTheirOwn: true },
+  // A session names the workspace (it has none of its own: 400 without).
+  'POST /api/v2/markups/bulk/from-files': { ...send('POST', () => '/markups/bulk/from-files', (f, caller) => (isSessionCaller(caller) ? ws(f) : {})), outsidersActOnTheirOwn: true },
   'GET /api/v2/threads': get(() => '/threads', (f) => ({ markupId: f.markup.id })),
   'POST /api/v2/threads': send('POST', () => '/threads', (f) => threadBody(f.markup)),
   'GET /api/v2/threads/{id}': get((f) => `/threads/${f.thread.id}`),
@@ -177,7 +182,7 @@ const CASES: Record<string, Case> = {
   // Each member and end user that may write edits its own message; the organization key edits the workspace key's, someone
   // else's, and a source's end user another source's end user's.
   'PATCH /api/v2/messages/{id}': {
-    send: (f, key, caller) => call('PATCH', `/messages/${messageFor(f, caller, f.ownMessages[caller] ?? f.message)}`, { key, body: { content: 'Edited' } }),
+    send: (f, key, caller) => call('PATCH', `/messages/${messageFor(f, caller, f.ownMessages[memberRoleOf(caller) ?? caller] ?? f.message)}`, { key, body: { content: 'Edited' } }),
     others: (caller) => caller === 'organizationKey' || isSourceCaller(caller),
     crossSource: true,
   },
@@ -245,6 +250,12 @@ const CASES: Record<string, Case> = {
   },
   'PATCH /api/v2/users/{userId}/role': { send: (f, key) => call('PATCH', `/users/${f.roleTarget.userId}/role`, { key, query: ws(f), body: { role: 'contributor' } }) },
   'DELETE /api/v2/users/{userId}': { send: (f, key) => call('DELETE', `/users/${f.removedMember.userId}`, { key, query: ws(f) }), order: 1, consumesTarget: true },
+  // Issue 30: no credential; every caller asks for a link for an address of its own (202 whoever asks, never 401 or 403).
+  'POST /api/v2/auth/email-sign-in': { send: (_f, key, caller) => askSignIn(newSourceIp(), `matrix-${caller}-${randomUUID().slice(0, 8)}@example.com`, key) },
+  // The code is the credential: each caller verifies a code just issued to the fixture's viewer.
+  'POST /api/v2/auth/email-sign-in/verify': { send: async (f, key) => verifySignIn(newSourceIp(), await issueSignInCode(f.sessionUsers.sessionViewer), key) },
+  'POST /api/v2/auth/sign-out': { ...send('POST', () => '/auth/sign-out'), sessionOnly: true },
+  'GET /api/v2/auth/session': { ...get(() => '/auth/session'), sessionOnly: true },
 };
 
 /** An SDK exchange of the fixture's installation (which admits MATRIX_ORIGIN) for its markup. */
@@ -263,7 +274,10 @@ function isAllowed(caller: Caller, permission: Permission | undefined, testCase:
   if (isSourceCaller(caller) && (typeof testCase.crossSource === 'function' ? testCase.crossSource(caller) : testCase.crossSource === true)) return false;
   if (permission === undefined) return true;
   if (caller === 'none' || caller === 'badKey') return false;
-  if (testCase.memberKeyOnly && !(MEMBER_ROLES as readonly Caller[]).includes(caller)) return false;
+  if (testCase.memberKeyOnly && memberRoleOf(caller) === undefined) return false;
+  if (testCase.sessionOnly) return isSessionCaller(caller);
+  // A session reaches only its memberships: the outsider is a member of another workspace, named nowhere here.
+  if (caller === 'sessionOutsider') return false;
   const also = typeof testCase.also === 'function' ? testCase.also(caller) : testCase.also;
   const needed = [permission, ...(also ? [also] : [])];
   if (needed.some((each) => ruleOf(each).organizationKey)) return caller === 'organizationKey' || caller === 'otherOrganization';
@@ -271,7 +285,7 @@ function isAllowed(caller: Caller, permission: Permission | undefined, testCase:
   // Every route open to end users acts on a fixture markup, which these tokens never reach.
   if (caller === 'endBoundElsewhere' || caller === 'endOtherWorkspace') return false;
   // Plain keys act as owners; member keys with their role; end users with their markup role.
-  const memberRole = (MEMBER_ROLES as readonly Caller[]).includes(caller) ? (caller as (typeof MEMBER_ROLES)[number]) : 'owner';
+  const memberRole = memberRoleOf(caller) ?? 'owner';
   const role: AnyRole = isEndUserCaller(caller) ? END_USER_CALLERS[caller] : memberRole;
   const others = typeof testCase.others === 'function' ? testCase.others(caller) : testCase.others === true;
   return needed.every((each) => allows(role, each, others ? 'others' : 'own'));

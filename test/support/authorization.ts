@@ -1,5 +1,7 @@
 import { createPrivateKey, randomUUID } from 'node:crypto';
+import { getExchangeSigner } from '../../shared/auth/exchange-keys.js';
 import type { EndUserRole } from '../../shared/auth/permissions.js';
+import { signSessionToken } from '../../shared/auth/session-tokens.js';
 import { externalUserKey } from '../../shared/db/external-users.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
 import { queryAll, queryPrefix } from '../../shared/db/paging.js';
@@ -51,6 +53,12 @@ export const CALLERS = [
   'endInstallationA',
   'endInstallationB',
   'endSdk',
+  // Issue 30: session tokens of the review app, of the same members as the member keys, and of a member of another workspace only.
+  'sessionViewer',
+  'sessionContributor',
+  'sessionAdmin',
+  'sessionOwner',
+  'sessionOutsider',
 ] as const;
 export type Caller = (typeof CALLERS)[number];
 export const MEMBER_ROLES = ['viewer', 'contributor', 'admin', 'owner'] as const;
@@ -71,6 +79,14 @@ export const END_USER_CALLERS: Record<EndUserCaller, EndUserRole> = {
   endSdk: 'project:contributor',
 };
 export const isEndUserCaller = (caller: Caller): caller is EndUserCaller => caller in END_USER_CALLERS;
+
+/** Session-token callers (issue 30): each a member of the fixture's workspace with the role of the member key of that role. */
+export const SESSION_CALLERS = { sessionViewer: 'viewer', sessionContributor: 'contributor', sessionAdmin: 'admin', sessionOwner: 'owner' } as const;
+export type SessionCaller = Extract<Caller, `session${string}`>;
+export const isSessionCaller = (caller: Caller): caller is SessionCaller => caller.startsWith('session');
+/** The member role a caller acts with when it is a member key or a member's session; undefined for everyone else. */
+export const memberRoleOf = (caller: Caller): (typeof MEMBER_ROLES)[number] | undefined =>
+  caller in SESSION_CALLERS ? SESSION_CALLERS[caller as keyof typeof SESSION_CALLERS] : (MEMBER_ROLES as readonly Caller[]).includes(caller) ? (caller as (typeof MEMBER_ROLES)[number]) : undefined;
 
 /**
  * The end users of the workspace's sources (DESIGN.md "Trust rules": end users belong to the source
@@ -105,6 +121,11 @@ export async function makeAuthorizationFixture() {
     Promise.all(MEMBER_ROLES.map((role) => addMember(org.workspaceId, role))),
   ]);
   const otherWorkspaceKey = await createWorkspaceKey(second.id);
+  const outsider = await addMember(second.id, 'owner');
+  const sessionUsers: Record<SessionCaller, string> = {
+    ...(Object.fromEntries(Object.entries(SESSION_CALLERS).map(([caller, role]) => [caller, members[MEMBER_ROLES.indexOf(role)]!.userId])) as Record<keyof typeof SESSION_CALLERS, string>),
+    sessionOutsider: outsider.userId,
+  };
   // Targets of the member routes: a viewer whose role changes, a contributor who is removed.
   const [roleTarget, removedMember] = await Promise.all([addMember(org.workspaceId, 'viewer'), addMember(org.workspaceId, 'contributor')]);
   const folder = (name: string) => makeFolder(ref, { name: `${name} ${randomUUID().slice(0, 6)}` });
@@ -165,7 +186,7 @@ export async function makeAuthorizationFixture() {
   const [webhook, deletedWebhook] = await Promise.all([createWebhookRegistration(org.workspaceKey), createWebhookRegistration(org.workspaceKey)]);
   const webhookDelivery = await recordAttempt(webhook, Date.now() - 1000);
   const [externalUser, deletedExternalUser] = await Promise.all(['matrix-guest', 'matrix-leaving'].map((externalId) => createExternalUser(workspace, externalId, {})));
-  const keys: Record<Exclude<Caller, EndUserCaller>, string | null> = {
+  const keys: Record<Exclude<Caller, EndUserCaller | SessionCaller>, string | null> = {
     none: null,
     badKey: BAD_KEY,
     otherOrganization: other.orgKey,
@@ -178,6 +199,8 @@ export async function makeAuthorizationFixture() {
     org,
     workspace,
     keys,
+    /** The user each session caller signs in as. */
+    sessionUsers,
     endUsers,
     markup,
     movedMarkup,
@@ -272,6 +295,8 @@ async function makeSourceEndUsers(setup: { installationA: Signer; installationB:
 /** The credential `caller` sends: its key, or a freshly minted exchange token (they live minutes; the matrix runs longer). */
 export async function credentialOf(fixture: AuthorizationFixture, caller: Caller): Promise<string | null> {
   if (isSourceCaller(caller)) return fixture.sources.tokenOf(caller);
+  // A fresh session per call: a sign-out revokes the one it carries.
+  if (isSessionCaller(caller)) return (await signSessionToken(await getExchangeSigner(), fixture.sessionUsers[caller])).token;
   return isEndUserCaller(caller) ? endUserToken(fixture.endUsers[caller]) : fixture.keys[caller];
 }
 

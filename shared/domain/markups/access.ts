@@ -1,4 +1,4 @@
-import { authorize, requireInScope } from '../../auth/authorize.js';
+import { authorize, reachesOrganization, requireInScope } from '../../auth/authorize.js';
 import type { AnyRole, Permission } from '../../auth/permissions.js';
 import { credentialOf, type Principal } from '../../auth/principal.js';
 import { livenessToCarry } from '../../auth/liveness.js';
@@ -122,7 +122,7 @@ export async function loadMarkups(principal: Principal, markupIds: readonly stri
   const missing = markupIds.filter((id) => found.get(id)?.kind !== 'markup');
   if (missing.length > 0) throw new NotFoundError(`These markups do not exist: ${missing.join(', ')}. Nothing was changed.`);
   const read = markupIds.map((id) => found.get(id) as MarkupRecord);
-  const foreign = read.find((markup) => markup.organizationId !== principal.organizationId);
+  const foreign = read.find((markup) => !reachesOrganization(principal, markup.organizationId));
   if (foreign) throw new ForbiddenError(`Markup ${foreign.id} is not in this ${credentialOf(principal)}'s organization.`, 'workspace-out-of-scope');
   // Markups under a folder moved into another workspace are in the destination (`settleItems`).
   const { items: markups } = await settleItems(read);
