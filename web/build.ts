@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildSync } from 'esbuild';
@@ -54,7 +55,7 @@ function sourceDigest(): string {
 }
 
 function resolvePackageFile(specifier: string): string {
-  return fileURLToPath(import.meta.resolve(specifier, pathToFileURL(ENTRY).href));
+  return createRequire(ENTRY).resolve(specifier);
 }
 
 function writeAtomically(path: string, contents: string | Uint8Array): void {

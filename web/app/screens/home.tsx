@@ -23,8 +23,13 @@ export function Home({ token, onUnauthorized }: { token: string; onUnauthorized:
 
   useEffect(() => {
     let cancelled = false;
-    (async () => {
-      const workspaces = await api<Page<Workspace>>('/workspaces?limit=100', { token });
+    (async (): Promise<Loaded> => {
+      const workspaces = await api<Page<Workspace>>('/workspaces?limit=100', { token }).catch((failure: unknown) => {
+        // A credential scoped to one workspace may not list workspaces: its markups are the list.
+        if (failure instanceof ApiError && failure.status === 403) return undefined;
+        throw failure;
+      });
+      if (!workspaces) return [{ workspace: { id: 'current', name: 'Markups' }, markups: (await api<Page<MarkupSummary>>('/markups?limit=100', { token })).data }];
       return Promise.all(
         workspaces.data.map(async (workspace) => ({
           workspace,

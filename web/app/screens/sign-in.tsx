@@ -78,7 +78,7 @@ function EmailForm() {
 
   return (
     <form class="card" onSubmit={submit} noValidate={false}>
-      <p>Enter the email address you were invited with. We email you a link that signs you in.</p>
+      <p class="form-hint">Enter the email address you were invited with. We email you a link that signs you in.</p>
       <label for="sign-in-email">Email</label>
       <input
         id="sign-in-email"
