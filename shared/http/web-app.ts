@@ -33,7 +33,9 @@ export const isAppPath = (path: string): boolean => !path.startsWith('/api/') &&
  * from both, plus `data:` and `blob:` (thumbnails and previews made in the page); never framed.
  */
 export function contentSecurityPolicy(storageOrigin: string): string {
-  const storage = new URL(storageOrigin).origin;
+  // No URL parsing: deployed, the origin holds CDK tokens (the bucket's name, the region).
+  const storage = /^https?:\/\/[^/\s;,']+/.exec(storageOrigin)?.[0];
+  if (!storage) throw new Error(`The storage origin must be an http(s) origin: got "${storageOrigin}".`);
   return [
     "default-src 'none'",
     "script-src 'self'",
