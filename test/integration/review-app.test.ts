@@ -255,6 +255,26 @@ describe.skipIf(!chromium)('the review app in Chromium', () => {
     });
   }
 
+  it('lays out every screen without horizontal scrolling from 360 to 1920 px', async () => {
+    for (const width of [360, 1920]) {
+      const { context, page } = await watchedPage(width);
+      try {
+        const overflow = () => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        await page.goto(`${baseUrl()}/sign-in`);
+        await page.getByRole('button', { name: 'Send sign-in link' }).waitFor();
+        expect(await overflow(), `sign-in at ${width}`).toBeLessThanOrEqual(0);
+        await page.goto(`${baseUrl()}/sign-in?code=good-code`);
+        await page.getByRole('link', { name: markupName }).waitFor();
+        expect(await overflow(), `home at ${width}`).toBeLessThanOrEqual(0);
+        await page.getByRole('link', { name: markupName }).click();
+        await page.getByRole('heading', { name: markupName }).waitFor();
+        expect(await overflow(), `markup at ${width}`).toBeLessThanOrEqual(0);
+      } finally {
+        await context.close();
+      }
+    }
+  });
+
   it('a markup that does not exist shows the API\'s detail, not a blank page', async () => {
     const { context, page } = await watchedPage(1440);
     try {
