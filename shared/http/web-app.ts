@@ -34,7 +34,7 @@ export const isAppPath = (path: string): boolean => !path.startsWith('/api/') &&
  */
 export function contentSecurityPolicy(storageOrigin: string): string {
   // No URL parsing: deployed, the origin holds CDK tokens (the bucket's name, the region).
-  const storage = /^https?:\/\/[^/\s;,']+/.exec(storageOrigin)?.[0];
+  const storage = /^(https?:\/\/[^/\s;,']+)\/?$/.exec(storageOrigin)?.[1];
   if (!storage) throw new Error(`The storage origin must be an http(s) origin: got "${storageOrigin}".`);
   return [
     "default-src 'none'",

@@ -1,3 +1,5 @@
+import { isReturnPath } from './return-path.js';
+
 /**
  * The signed-in session. The token lives in `sessionStorage`: it survives a reload and history
  * navigation in its tab, is never sent by the browser on its own (so no cross-site request can use
@@ -46,18 +48,13 @@ export function clearSession(): void {
   sessionStorage.removeItem(SESSION_KEY);
 }
 
-/** A path of this app (`/markups/…?x`), never another origin (`//evil.example`, `/\evil`, `https:`). */
-export function isAppPath(path: unknown): path is string {
-  return typeof path === 'string' && /^\/(?![/\\])/.test(path) && !path.startsWith('/sign-in');
-}
-
 export function rememberReturnTo(path: string): void {
-  if (isAppPath(path)) localStorage.setItem(RETURN_KEY, path);
+  if (isReturnPath(path)) localStorage.setItem(RETURN_KEY, path);
 }
 
 /** Where to go after signing in (and forgets it): the remembered app path, else the landing page. */
 export function takeReturnTo(): string {
   const path = localStorage.getItem(RETURN_KEY);
   localStorage.removeItem(RETURN_KEY);
-  return isAppPath(path) ? path : '/';
+  return isReturnPath(path) ? path : '/';
 }
