@@ -4,6 +4,7 @@ import { App, Tags, Validations, type AppProps } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ApiStack } from './stacks/api-stack.js';
 import { DataStack } from './stacks/data-stack.js';
+import { WebStack } from './stacks/web-stack.js';
 import { WorkersStack } from './stacks/workers-stack.js';
 import { METRICS_NAMESPACE } from '../shared/metrics.js';
 
@@ -21,7 +22,10 @@ export interface ReviewBoardSettings {
   corsOrigins: string[];
   logLevel: LogLevel;
   tracing: boolean;
-  /** The web app markups link to (`<appUrl>/markups/<id>`). `-c appUrl=https://review.example.com` */
+  /**
+   * The web app markups and emails link to (`<appUrl>/markups/<id>`). Default: the web stack's
+   * CloudFront distribution. `-c appUrl=https://review.example.com` (a custom domain in front of it)
+   */
   appUrl?: string;
   /**
    * The API's public origin, for links in webhook bodies (built by workers, outside any request):
@@ -60,6 +64,7 @@ export interface ReviewBoardApp {
   data: DataStack;
   workers: WorkersStack;
   api: ApiStack;
+  web: WebStack;
 }
 
 /** A context list may come from cdk.json (an array) or the command line (a comma-separated string). */
@@ -150,13 +155,21 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
     ...common,
   });
 
-  for (const stack of [data, workers, api]) {
+  const web = new WebStack(app, 'ReviewBoardWeb', {
+    stackName: stackName('ReviewBoardWeb'),
+    description: 'Review Board Service: the CloudFront distribution (review app from a private bucket, /api/* to the HTTP API)',
+    api,
+    data,
+    appUrl: settings.appUrl,
+  });
+
+  for (const stack of [data, workers, api, web]) {
     Tags.of(stack).add('service', 'review-board');
     Tags.of(stack).add('stage', settings.stage);
   }
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 
-  return { app, settings, data, workers, api };
+  return { app, settings, data, workers, api, web };
 }
 
 const invokedPath = process.argv[1];

@@ -28,6 +28,8 @@ const EnvSchema = v.object({
   EMAIL_SENDER: v.optional(v.pipe(v.string(), v.regex(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'must be an email address'))),
   /** The web app; markups link to `<APP_URL>/markups/<id>`. Without it they link to the API's own origin. */
   APP_URL: v.optional(v.pipe(v.string(), v.url())),
+  /** `1`: without APP_URL, the app's origin is the one the web stack wrote into the table (`shared/domain/app-url.ts`). */
+  APP_URL_FROM_TABLE: v.optional(v.picklist(['1'])),
   /** The API's public origin (scheme and host), for links built outside a request: webhook bodies. */
   API_URL: v.optional(v.pipe(v.string(), v.url())),
   /** Chromium for page thumbnails; without it the usual install paths are tried, then none (placeholder). */
@@ -76,6 +78,8 @@ export interface Config {
   emailSender: string | undefined;
   mode: 'local' | 'aws';
   appUrl: string | undefined;
+  /** Deployed without context `appUrl`: read the app's origin from the table (`shared/domain/app-url.ts`). */
+  appUrlFromTable: boolean;
   apiUrl: string | undefined;
   chromiumPath: string | undefined;
   chromiumPackDir: string | undefined;
@@ -120,6 +124,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     emailSender: e.EMAIL_SENDER,
     mode: e.STACK_MODE,
     appUrl: e.APP_URL?.replace(/\/+$/, ''),
+    appUrlFromTable: e.APP_URL_FROM_TABLE === '1',
     apiUrl: e.API_URL?.replace(/\/+$/, ''),
     chromiumPath: e.CHROMIUM_PATH || undefined,
     chromiumPackDir: e.CHROMIUM_PACK_DIR || undefined,
@@ -173,6 +178,7 @@ export const ENV = {
   emailSender: 'EMAIL_SENDER',
   stackMode: 'STACK_MODE',
   appUrl: 'APP_URL',
+  appUrlFromTable: 'APP_URL_FROM_TABLE',
   apiUrl: 'API_URL',
   chromiumPath: 'CHROMIUM_PATH',
   chromiumPackDir: 'CHROMIUM_PACK_DIR',

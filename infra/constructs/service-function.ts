@@ -193,7 +193,8 @@ export class ServiceFunction extends NodejsFunction {
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? METRICS_NAMESPACE,
         // Tracing (context `tracing`): shared/tracing.ts loads the Tracer from the tracing layer; no response bodies in traces.
         ...(props.tracing ? { POWERTOOLS_TRACE_ENABLED: 'true', POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false' } : {}),
-        ...(props.appUrl ? { [ENV.appUrl]: props.appUrl } : {}),
+        // Without context appUrl the app is the web stack's distribution, whose origin it writes into the table.
+        ...(props.appUrl ? { [ENV.appUrl]: props.appUrl } : { [ENV.appUrlFromTable]: '1' }),
         ...(props.apiUrl ? { [ENV.apiUrl]: props.apiUrl } : {}),
         ...(definition.converters ? { [ENV.ffmpegPath]: FFMPEG_LAYER_PATH } : {}),
         ...(definition.converters && props.epsConverter ? { [ENV.epsConverter]: 'ghostscript' } : {}),

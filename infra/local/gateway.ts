@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join, normalize, sep } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { PREFLIGHT_ROUTE_KEY } from '../../shared/http/cors.js';
 import { compileTemplates } from '../../shared/http/route-match.js';
 import { routeKey, type AnyRoute } from '../../shared/http/route.js';
+import { cacheControlFor, contentTypeFor, isAppPath, webSecurityHeaderMap } from '../../shared/http/web-app.js';
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
 
@@ -142,6 +145,47 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
+/** The review app's built files (web/dist), served as CloudFront serves them deployed. */
+export interface WebFiles {
+  dir: string;
+  /** The origin presigned uploads and file URLs point at, which the Content-Security-Policy allows. */
+  storageOrigin: string;
+}
+
+/**
+ * Answers a path outside `/api/` from the app's files, as the web stack's distribution does: an app
+ * path (no file extension) gets index.html, a file its bytes, a missing file 404; every answer
+ * carries the app's security headers. Only GET and HEAD: anything else is a 405.
+ */
+async function serveWebFile(request: IncomingMessage, response: ServerResponse, path: string, web: WebFiles, headers: Record<string, string>): Promise<void> {
+  const method = request.method ?? 'GET';
+  if (method !== 'GET' && method !== 'HEAD') {
+    response.writeHead(405, { ...headers, allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
+    response.end('Method Not Allowed\n');
+    return;
+  }
+  let file = isAppPath(path) ? '/index.html' : path;
+  try {
+    file = decodeURIComponent(file);
+  } catch {
+    file = '';
+  }
+  const resolved = normalize(join(web.dir, file));
+  const body = file && !file.includes('\0') && resolved.startsWith(web.dir + sep) ? await readFile(resolved).catch(() => undefined) : undefined;
+  if (!body) {
+    response.writeHead(404, { ...headers, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-cache' });
+    response.end(method === 'HEAD' ? undefined : 'Not Found\n');
+    return;
+  }
+  response.writeHead(200, {
+    ...headers,
+    'content-type': contentTypeFor(file),
+    'content-length': String(body.length),
+    'cache-control': cacheControlFor(file),
+  });
+  response.end(method === 'HEAD' ? undefined : body);
+}
+
 export interface Gateway {
   url: string;
   port: number;
@@ -157,9 +201,13 @@ export async function startGateway(
     host?: string;
     /** After each request but GET, HEAD and OPTIONS a handler answered (the local stack wakes the stream pump: the handler may have written an event). */
     onHandled?: () => void;
+    /** The review app's files, for every path outside `/api/` (without it, such paths go to the route tables as before). */
+    web?: WebFiles;
   },
 ): Promise<Gateway> {
   const match = compileRoutes(targets);
+  const web = options.web ? { ...options.web, dir: normalize(options.web.dir).replace(/[\\/]+$/, '') } : undefined;
+  const webHeaders = web ? webSecurityHeaderMap(web.storageOrigin) : {};
   const server = createServer(async (request, response) => {
     try {
       const body = await readBody(request);
@@ -169,6 +217,10 @@ export async function startGateway(
         return;
       }
       const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+      if (web && !path.startsWith('/api/') && path !== '/api' && request.method !== 'OPTIONS') {
+        await serveWebFile(request, response, path, web, webHeaders);
+        return;
+      }
       const found = match(request.method ?? 'GET', path);
       if (!found) {
         response.writeHead(404, { 'content-type': 'application/json' });

@@ -284,7 +284,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }
 
     const seeded = await seedOrReuse(dataDir, options.memory);
-    const gateway = await startGateway(targets, { port: options.port, onHandled: wakePumps });
+    // The review app, built now if its sources changed since the last build (esbuild: well under a second).
+    const { ensureWebBuilt } = await import('../../web/build.js');
+    const web = { dir: ensureWebBuilt(), storageOrigin: new URL(s3.endpoint).origin };
+    const gateway = await startGateway(targets, { port: options.port, onHandled: wakePumps, web });
     stoppers.push(gateway.close);
     // Workers build links outside any request (webhook bodies): they link to this gateway.
     process.env[ENV.apiUrl] = gateway.url;

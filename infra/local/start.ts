@@ -24,6 +24,7 @@ try {
     [
       '',
       `Review Board Service is running locally (up in ${seconds} s${memory ? ', in memory' : ''})`,
+      `  Review app          ${stack.baseUrl}/`,
       `  API                 ${stack.baseUrl}/api/v2   (OpenAPI: ${stack.baseUrl}/api/v2/openapi.json)`,
       `  API reference       ${stack.baseUrl}/api/v2/docs`,
       `  organizationId      ${stack.organizationId}`,

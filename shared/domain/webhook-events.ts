@@ -10,6 +10,7 @@ import { MAX_URL_TTL_SECONDS } from '../storage/urls.js';
 import { indexReadMarks, readStateOf } from './comments/read-state.js';
 import { authorOf, toPublicThread, type ViewerContext } from './comments/views.js';
 import { INCLUDE_ALL, toPublicMarkup } from './markup-view.js';
+import { resolveAppUrl } from './app-url.js';
 
 /** The envelope of a webhook delivery (DESIGN.md "Webhook deliveries"). */
 export interface EventEnvelope {
@@ -64,7 +65,7 @@ export async function buildEventEnvelope(event: DeliverableEvent): Promise<Event
   const users = await usersById([...(actorId ? [actorId] : []), ...authorIds]);
   const user = actorId ? authorOf(actorId, users) : null;
   if (!markup) return { ...envelope, data: { markup: null, user, ...commentKeys(event, null, null) } };
-  const links = webhookLinks(getConfig());
+  const links = webhookLinks({ apiUrl: getConfig().apiUrl, appUrl: await resolveAppUrl() });
   const publicMarkup = await toPublicMarkup(markup, {
     role: 'owner',
     plan: await getPlan(markup.organizationId),

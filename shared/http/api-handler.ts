@@ -24,6 +24,7 @@ import { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey, REPLAYED_HEADER, requestFin
 import { compileTemplates, type RouteMatcher, type RouteTemplate } from './route-match.js';
 import { routeKey, type AnyRoute, type RawBody, type RawBodySpec, type Reply } from './route.js';
 import { parseBody, parseWith } from './validation.js';
+import { resolveAppUrl } from '../domain/app-url.js';
 
 export const VERSION_HEADER = 'Service-API-Version';
 export const API_VERSION = '2023-02-22';
@@ -92,7 +93,7 @@ async function respond(
   const idempotencyKey = found.idempotent ? readIdempotencyKey(headers) : undefined;
   const scheme = getConfig().mode === 'local' ? 'http' : 'https';
   const origin = `${scheme}://${event.requestContext.domainName}`;
-  const appUrl = getConfig().appUrl ?? origin;
+  const appUrl = (await resolveAppUrl()) ?? origin;
   const requestId = event.requestContext.requestId;
   const ifMatch = found.conditional && found.method !== 'GET' ? readIfMatch(headers) : undefined;
   const operation = async () => withEntityTag(found, headers, await found.handle({ params, query, body, rawBody, principal, requestId, headers, origin, appUrl, sourceIp: event.requestContext.http.sourceIp, ifMatch }));

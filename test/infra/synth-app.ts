@@ -16,7 +16,7 @@ export interface PolicyStatement {
 }
 
 export interface SynthesizedApp extends ReviewBoardApp {
-  templates: { data: Template; workers: Template; api: Template };
+  templates: { data: Template; workers: Template; api: Template; web: Template };
 }
 
 /**
@@ -35,6 +35,7 @@ export function synthesizeApp(context: Record<string, unknown> = {}): Synthesize
       data: Template.fromStack(built.data),
       workers: Template.fromStack(built.workers),
       api: Template.fromStack(built.api),
+      web: Template.fromStack(built.web),
     },
   };
 }

@@ -19,7 +19,7 @@ const get = (baseUrl: string, path: string, key: string) =>
   fetch(`${baseUrl}/api/v2${path}`, { headers: { Authorization: `Bearer ${key}`, 'Service-API-Version': '2023-02-22' } });
 
 describe('npm start (DESIGN.md local stack contract)', () => {
-  it('writes stack.json whose seeded keys work against GET /workspace, lists the emulators (SES too) in services.json, prints the banner with the reference URL, and stops every child on SIGTERM', async () => {
+  it('writes stack.json whose seeded keys work against GET /workspace, lists the emulators (SES too) in services.json, prints the banner with the reference and app URLs, serves the app, and stops every child on SIGTERM', async () => {
     const dataDir = tempDir();
 
     const started = await startStack(dataDir, { MEMORY: '1' });
@@ -33,6 +33,8 @@ describe('npm start (DESIGN.md local stack contract)', () => {
     const signInAsked = await fetch(`${stack.baseUrl}/api/v2/auth/email-sign-in`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'owner@review-board.localhost' }) });
     const stored = (await (await fetch(new URL('/store', services.endpoints.ses))).json()) as { emails: { destination: { to: string[] }; body: { text?: string } }[] };
     const signInLink = stored.emails.find((email) => email.destination.to.includes('owner@review-board.localhost'))?.body.text?.match(/\S+\/sign-in\?code=\S+/)?.[0];
+    const app = await fetch(`${stack.baseUrl}/sign-in`);
+    const appHtml = await app.text();
     const code = await started.stop('SIGTERM');
 
     expect(Object.keys(stack).sort()).toEqual(['baseUrl', 'organizationApiKey', 'organizationId', 'workspaceApiKey', 'workspaceId']);
@@ -49,6 +51,11 @@ describe('npm start (DESIGN.md local stack contract)', () => {
     expect(started.output()).toContain(`Sign in             ${stack.baseUrl}/sign-in as owner@review-board.localhost; the link arrives in the SES emulator at ${services.endpoints.ses}/`);
     expect(signInAsked.status).toBe(202);
     expect(signInLink).toMatch(new RegExp(`^${stack.baseUrl}/sign-in\\?code=[A-Za-z0-9_-]{43}$`));
+    // npm start serves the review app, built if need be, on the API's port (issue 30).
+    expect(started.output()).toContain(`Review app          ${stack.baseUrl}/`);
+    expect(app.status).toBe(200);
+    expect(app.headers.get('content-security-policy')).toMatch(/^default-src 'none'/);
+    expect(appHtml).toMatch(/<script type="module" src="\/assets\/main-[A-Z0-9]+\.js"><\/script>/);
     expect(javaWhileUp.length).toBeGreaterThan(0);
     expect(Object.keys(services.endpoints).sort()).toEqual(['dynamodb', 's3', 'ses', 'sqs']);
     for (const endpoint of Object.values(services.endpoints)) expect(endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

@@ -1,0 +1,32 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+
+/** A failed request, in words: the problem's `detail`, announced to screen readers. */
+export function ErrorMessage({ detail }: { detail: string }) {
+  return (
+    <p class="message message-error" role="alert">
+      {detail}
+    </p>
+  );
+}
+
+export function Loading({ label }: { label: string }) {
+  return (
+    <p class="message" role="status" aria-live="polite">
+      {label}
+    </p>
+  );
+}
+
+/** A screen's heading, focused when the screen appears, so keyboard and screen-reader users start there. */
+export function ScreenHeading({ children }: { children: ComponentChildren }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    ref.current?.focus({ preventScroll: true });
+  }, []);
+  return (
+    <h1 ref={ref} tabIndex={-1}>
+      {children}
+    </h1>
+  );
+}
