@@ -44,7 +44,7 @@ export interface MarkupViewContext {
   plan: Plan;
   /** Scheme and host of the request, for links served by this API. */
   origin: string;
-  /** The web app markups link to (`markupUrl`), resolved once per request by the HTTP layer. */
+  /** The web app markups link to (`markupUrl`, and `thumbnailUrl` through its `/api/*`), resolved once per request by the HTTP layer. */
   appUrl: string;
   /** File fields to expand; without it the markup is metadata only (Markups rule 8). */
   include?: ReadonlySet<IncludeValue>;
@@ -109,7 +109,10 @@ async function fileFields(markup: MarkupRecord, context: MarkupViewContext): Pro
  * video's poster), else the "No preview" placeholder.
  */
 async function thumbnailUrlOf(markup: MarkupRecord, context: MarkupViewContext): Promise<string> {
-  if (markup.thumbnailState === 'ready' && markup.thumbnailKey) return `${context.origin}/api/v2/markups/${markup.id}/thumbnail`;
+  // Through the app's origin, not the request's: behind CloudFront a request reaches the function at
+  // the execute-api host, which the app's Content-Security-Policy (img-src) does not admit, while
+  // the app's origin serves /api/* too (locally both are the gateway).
+  if (markup.thumbnailState === 'ready' && markup.thumbnailKey) return `${context.appUrl}/api/v2/markups/${markup.id}/thumbnail`;
   const picture = markup.images?.[0] ?? markup.document?.pages[0]?.image ?? markup.video?.poster;
   return picture ? presignedGetUrl(picture.key, { ttlSeconds: ttlOf(context), contentType: picture.mimeType }) : PLACEHOLDER_THUMBNAIL;
 }

@@ -157,6 +157,16 @@ describe('Markup scopes reflect the role and the read-only state', () => {
 
     expect(shown).toMatchObject({ createdAt: '2023-11-14T22:13:20.000Z', deletedAt: null, type: 'webpage', url: 'https://example.com/a' });
   });
+
+  it('links a rendered thumbnail through the app origin, which the app may load (behind CloudFront the request came to execute-api, which its CSP does not allow)', async () => {
+    const markup = makeMarkup({ thumbnailState: 'ready', thumbnailKey: 'thumbnails/a.png' });
+    const context = { role: 'owner' as const, plan: plan(), origin: 'https://abc123.execute-api.eu-west-1.amazonaws.com', appUrl: 'https://d1234abcd.cloudfront.net' };
+
+    const shown = await toPublicMarkup(markup, context);
+
+    expect(shown.thumbnailUrl).toBe(`https://d1234abcd.cloudfront.net/api/v2/markups/${markup.id}/thumbnail`);
+    expect(shown.markupUrl).toBe(`https://d1234abcd.cloudfront.net/markups/${markup.id}`);
+  });
 });
 
 describe('itemUpdate keeps index keys in step and writes only what changed', () => {
