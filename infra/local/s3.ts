@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { S3Event } from 'aws-lambda';
 import S3rver from 's3rver';
 import { startS3Front } from './s3-front.js';
+import { bucketCorsXml } from '../../shared/storage/bucket-cors.js';
 
 export interface LocalS3 {
   /** The front's address: the S3 endpoint every client and every presigned POST uses. */
@@ -33,7 +34,9 @@ export async function startLocalS3(options: {
     // presigned POSTs are verified.
     allowMismatchedSignatures: true,
     directory: options.directory,
-    configureBuckets: [{ name: options.bucket }],
+    // The deployed bucket's CORS rule (any origin, as the data stack's default), so the review app
+    // can post upload forms here and read the answer's ETag.
+    configureBuckets: [{ name: options.bucket, configs: [bucketCorsXml(['*'])] }],
   });
   keepDirectoriesOnDelete(store);
   const address = (await store.run()) as AddressInfo;

@@ -1,5 +1,6 @@
 import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
+import { UPLOAD_BUCKET_CORS } from '../../shared/storage/bucket-cors.js';
 import { UPLOAD_STATE_TAG } from '../../shared/storage/objects.js';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, EventType, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
@@ -182,11 +183,11 @@ export class DataStack extends Stack {
       // Browsers post presigned upload forms straight to the bucket and read converted files back.
       cors: [
         {
-          allowedMethods: [HttpMethods.POST, HttpMethods.PUT, HttpMethods.GET, HttpMethods.HEAD],
+          allowedMethods: UPLOAD_BUCKET_CORS.allowedMethods.map((method) => HttpMethods[method]),
           allowedOrigins: corsOrigins,
-          allowedHeaders: ['*'],
-          exposedHeaders: ['ETag'],
-          maxAge: 3000,
+          allowedHeaders: UPLOAD_BUCKET_CORS.allowedHeaders,
+          exposedHeaders: UPLOAD_BUCKET_CORS.exposedHeaders,
+          maxAge: UPLOAD_BUCKET_CORS.maxAgeSeconds,
         },
       ],
       lifecycleRules: [
