@@ -4,6 +4,7 @@ import { api } from './api.js';
 import { Loading } from './components.js';
 import { navigate, onLinkClick, parseRoute, useLocation } from './router.js';
 import { MarkupScreen } from './screens/markup.js';
+import { FolderScreen } from './screens/folder.js';
 import { Home } from './screens/home.js';
 import { SignIn } from './screens/sign-in.js';
 import { clearSession, loadSession, rememberReturnTo, type Session } from './session.js';
@@ -18,7 +19,7 @@ function App() {
   const route = parseRoute(location);
   const [session, setSession] = useState<Session | undefined>(loadSession);
 
-  const needsSession = route.name === 'home' || route.name === 'markup';
+  const needsSession = route.name === 'home' || route.name === 'markup' || route.name === 'folder';
   const signedOut = needsSession && !session;
   useEffect(() => {
     if (!signedOut) return;
@@ -46,6 +47,7 @@ function App() {
   else if (route.name === 'sign-in') screen = <SignIn code={route.code} onSignedIn={setSession} />;
   else if (route.name === 'home') screen = <Home token={session!.sessionToken} onUnauthorized={sessionEnded} />;
   else if (route.name === 'markup') screen = <MarkupScreen id={route.id} token={session!.sessionToken} onUnauthorized={sessionEnded} />;
+  else if (route.name === 'folder') screen = <FolderScreen workspaceId={route.workspaceId} folderId={route.folderId} token={session!.sessionToken} onUnauthorized={sessionEnded} />;
   else screen = <NotFound />;
 
   return (

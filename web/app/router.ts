@@ -5,6 +5,7 @@ export type Route =
   | { name: 'home' }
   | { name: 'sign-in'; code?: string }
   | { name: 'markup'; id: string }
+  | { name: 'folder'; workspaceId: string; folderId: string }
   | { name: 'not-found'; path: string };
 
 export function parseRoute(location: { pathname: string; search: string }): Route {
@@ -16,6 +17,8 @@ export function parseRoute(location: { pathname: string; search: string }): Rout
   }
   const markup = /^\/markups\/([^/]+)$/.exec(path);
   if (markup) return { name: 'markup', id: decodeURIComponent(markup[1]!) };
+  const folder = /^\/workspaces\/([^/]+)\/folders\/([^/]+)$/.exec(path);
+  if (folder) return { name: 'folder', workspaceId: decodeURIComponent(folder[1]!), folderId: decodeURIComponent(folder[2]!) };
   return { name: 'not-found', path };
 }
 

@@ -1,47 +1,24 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError } from '../api.js';
+import { detailOf, isUnauthorized, sessionWorkspaces, type WorkspaceMembership } from '../browse.js';
 import { ErrorMessage, Loading, ScreenHeading } from '../components.js';
+import { FolderBrowser, folderPath } from './browse.js';
 
-interface Workspace {
-  id: string;
-  name: string;
-}
-interface MarkupSummary {
-  id: string;
-  name: string;
-}
-interface Page<T> {
-  data: T[];
-}
-
-type Loaded = { workspace: Workspace; markups: MarkupSummary[] }[];
-
-/** The signed-in landing page: each of the member's workspaces with its markups, by name. */
+/**
+ * The signed-in landing page: each workspace the member belongs to (GET /auth/session, with their
+ * role), its top-level folders and markups, search, and what their role lets them do there.
+ */
 export function Home({ token, onUnauthorized }: { token: string; onUnauthorized: () => void }) {
-  const [loaded, setLoaded] = useState<Loaded>();
+  const [workspaces, setWorkspaces] = useState<WorkspaceMembership[]>();
   const [error, setError] = useState<string>();
 
   useEffect(() => {
     let cancelled = false;
-    (async (): Promise<Loaded> => {
-      const workspaces = await api<Page<Workspace>>('/workspaces?limit=100', { token }).catch((failure: unknown) => {
-        // A credential scoped to one workspace may not list workspaces: its markups are the list.
-        if (failure instanceof ApiError && failure.status === 403) return undefined;
-        throw failure;
-      });
-      if (!workspaces) return [{ workspace: { id: 'current', name: 'Markups' }, markups: (await api<Page<MarkupSummary>>('/markups?limit=100', { token })).data }];
-      return Promise.all(
-        workspaces.data.map(async (workspace) => ({
-          workspace,
-          markups: (await api<Page<MarkupSummary>>(`/markups?workspaceId=${encodeURIComponent(workspace.id)}&limit=100`, { token })).data,
-        })),
-      );
-    })()
-      .then((result) => !cancelled && setLoaded(result))
+    sessionWorkspaces(token)
+      .then((loaded) => !cancelled && setWorkspaces(loaded))
       .catch((failure: unknown) => {
         if (cancelled) return;
-        if (failure instanceof ApiError && failure.status === 401) return onUnauthorized();
-        setError(failure instanceof ApiError ? failure.detail : 'Loading your markups failed.');
+        if (isUnauthorized(failure)) return onUnauthorized();
+        setError(detailOf(failure, 'Loading your workspaces failed.'));
       });
     return () => {
       cancelled = true;
@@ -51,31 +28,25 @@ export function Home({ token, onUnauthorized }: { token: string; onUnauthorized:
   return (
     <main>
       <ScreenHeading>Your markups</ScreenHeading>
-      {error ? <ErrorMessage detail={error} /> : loaded ? <Workspaces loaded={loaded} /> : <Loading label="Loading your markups…" />}
+      {error ? (
+        <ErrorMessage detail={error} />
+      ) : !workspaces ? (
+        <Loading label="Loading your markups…" />
+      ) : workspaces.length === 0 ? (
+        <p class="message">You are not a member of any workspace yet.</p>
+      ) : (
+        workspaces.map((workspace) => (
+          <section class="card" key={workspace.id} aria-labelledby={`workspace-${workspace.id}`}>
+            <div class="section-head">
+              <h2 id={`workspace-${workspace.id}`}>
+                <a href={folderPath(workspace.id, workspace.rootFolderId)}>{workspace.name}</a>
+              </h2>
+              <span class="role">Your role: {workspace.role}</span>
+            </div>
+            <FolderBrowser token={token} workspace={workspace} folderId={workspace.rootFolderId} canCreate={workspace.role !== 'viewer'} moveTargets={[]} onUnauthorized={onUnauthorized} />
+          </section>
+        ))
+      )}
     </main>
-  );
-}
-
-function Workspaces({ loaded }: { loaded: Loaded }) {
-  if (loaded.length === 0) return <p class="message">You are not a member of any workspace yet.</p>;
-  return (
-    <>
-      {loaded.map(({ workspace, markups }) => (
-        <section class="card" key={workspace.id} aria-labelledby={`workspace-${workspace.id}`}>
-          <h2 id={`workspace-${workspace.id}`}>{workspace.name}</h2>
-          {markups.length === 0 ? (
-            <p class="message">No markups in this workspace yet.</p>
-          ) : (
-            <ul class="markup-list">
-              {markups.map((markup) => (
-                <li key={markup.id}>
-                  <a href={`/markups/${encodeURIComponent(markup.id)}`}>{markup.name}</a>
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
-      ))}
-    </>
   );
 }
