@@ -103,11 +103,23 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
         // The markup takes the file's name without its extension.
         const imageName = `hero-${tag()}`;
         await section.getByLabel('Files to upload').setInputFiles({ name: `${imageName}.png`, mimeType: 'image/png', buffer: await pngBytes(64, 40) });
+        // Storage's answer is held back a moment, so the progress bar can be seen (a local upload takes milliseconds).
+        const storage = inject('localStack').services.endpoints.s3;
+        let release: () => void = () => undefined;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        await context.route(`${storage}/**`, async (route) => {
+          if (route.request().method() === 'POST') await held;
+          await route.continue();
+        });
         await section.getByRole('button', { name: 'Upload files' }).click();
+        await section.getByRole('progressbar', { name: `Uploading ${imageName}.png` }).waitFor();
+        await shot(page, 'uploading', width);
+        release();
         await awaitStatus(section, `Created ${imageName}.`);
+        expect(await section.getByRole('progressbar').count()).toBe(0);
         const thumbnail = section.getByRole('img', { name: imageName });
         await thumbnail.waitFor();
-        expect(await thumbnail.getAttribute('src')).toMatch(new RegExp(`^${inject('localStack').services.endpoints.s3}`));
+        expect(await thumbnail.getAttribute('src')).toMatch(new RegExp(`^${storage}`));
         // Loaded, not refused by the CSP: storage's origin is in img-src.
         await page.waitForFunction(`[...document.images].some((image) => image.alt === ${JSON.stringify(imageName)} && image.complete && image.naturalWidth === 64)`);
 
