@@ -1,5 +1,7 @@
 import { api, ApiError } from './api.js';
 
+export { markupGroups } from './markup-groups.js';
+
 /**
  * What the browsing screens read and change through the API: the member's workspaces (GET
  * /auth/session, with their role), a folder's children with each markup's thumbnail and scopes,
@@ -139,18 +141,6 @@ function postForm(url: string, form: FormData, onProgress: (fraction: number) =>
     request.onerror = () => reject(new ApiError(0, 'The upload could not reach storage. Check your connection and try again.'));
     request.send(form);
   });
-}
-
-const DISPLAYABLE_IMAGES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/bmp', 'image/webp', 'image/svg+xml']);
-
-/**
- * Groups files into markups as POST /markups/from-files takes them: all displayable images together
- * make one image markup; any other file (PDF, video, TIFF…) makes a markup of its own.
- */
-export function markupGroups(files: readonly File[]): File[][] {
-  const images = files.filter((file) => DISPLAYABLE_IMAGES.has(file.type));
-  const others = files.filter((file) => !DISPLAYABLE_IMAGES.has(file.type));
-  return [...(images.length > 0 ? [images] : []), ...others.map((file) => [file])];
 }
 
 export const createFromFiles = (token: string, body: { workspaceId: string; parentFolderId: string; fileIds: string[]; name?: string }) =>
