@@ -197,9 +197,15 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
     const { context, page } = await signedIn(1440, 'contributor');
     try {
       const section = page.getByRole('region', { name: workspaceName });
+      // Escape leaves the rename form unchanged.
       await section.getByRole('button', { name: `Rename ${second}` }).focus();
       await page.keyboard.press('Enter');
       const textbox = section.getByRole('textbox', { name: `New name for ${second}` });
+      await textbox.waitFor();
+      await page.keyboard.press('Escape');
+      await textbox.waitFor({ state: 'detached' });
+      await section.getByRole('button', { name: `Rename ${second}` }).focus();
+      await page.keyboard.press('Enter');
       await textbox.waitFor();
       expect(await page.evaluate<string>("document.activeElement.getAttribute('aria-label')")).toBe(`New name for ${second}`);
       await page.keyboard.press('Control+A');

@@ -268,6 +268,7 @@ function NameForm({ label, initial, submit, busy, onSubmit, onCancel }: { label:
   return (
     <form
       class="inline-form"
+      onKeyDown={(event) => event.key === 'Escape' && onCancel?.()}
       onSubmit={(event) => {
         event.preventDefault();
         if (value.trim()) onSubmit(value.trim());
@@ -291,6 +292,7 @@ function MoveForm({ name, targets, busy, onSubmit, onCancel }: { name: string; t
   return (
     <form
       class="inline-form"
+      onKeyDown={(event) => event.key === 'Escape' && onCancel()}
       onSubmit={(event) => {
         event.preventDefault();
         if (target) onSubmit(target);
