@@ -214,6 +214,11 @@ describe.skipIf(skipBrowser)('the review app in Chromium', () => {
         const signedIn = await signInByEmail(context, page, await member(`layout-${width}`));
         await signedIn.getByRole('link', { name: markupName }).first().waitFor();
         expect(await horizontalOverflow(signedIn), `home at ${width}`).toBeLessThanOrEqual(0);
+        // The workspace's heading opens its top folder, a folder page.
+        await signedIn.getByRole('heading', { level: 2 }).getByRole('link').first().click();
+        await signedIn.getByRole('navigation', { name: 'Breadcrumb' }).waitFor();
+        await signedIn.getByRole('link', { name: markupName }).first().waitFor();
+        expect(await horizontalOverflow(signedIn), `folder at ${width}`).toBeLessThanOrEqual(0);
         await signedIn.getByRole('link', { name: markupName }).first().click();
         await signedIn.getByRole('heading', { name: markupName }).waitFor();
         expect(await horizontalOverflow(signedIn), `markup at ${width}`).toBeLessThanOrEqual(0);
