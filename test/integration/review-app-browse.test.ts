@@ -215,6 +215,14 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
       await alert.waitFor();
       expect(await alert.innerText()).toMatch(/already|exists|name/i);
       await shot(page, 'rename-refused', 1440);
+
+      // Another name works, and the refusal leaves the screen.
+      const third = `Gamma ${tag()}`;
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type(third);
+      await page.keyboard.press('Enter');
+      await section.getByRole('link', { name: third }).waitFor();
+      expect(await alert.count()).toBe(0);
     } finally {
       await context.close();
     }

@@ -44,7 +44,11 @@ export function FolderBrowser(props: BrowserProps) {
   const [error, setError] = useState<string>();
   const [reloads, setReloads] = useState(0);
   const [results, setResults] = useState<{ query: string; markups: Markup[] }>();
-  const reload = () => setReloads((count) => count + 1);
+  /** After a change that worked: the list again, and no failure from before left on screen. */
+  const reload = () => {
+    setError(undefined);
+    setReloads((count) => count + 1);
+  };
   const fail = (failure: unknown, fallback: string) => {
     if (isUnauthorized(failure)) onUnauthorized();
     else setError(detailOf(failure, fallback));
@@ -76,7 +80,9 @@ export function FolderBrowser(props: BrowserProps) {
           entries={entries}
           {...props}
           moveTargets={[...props.moveTargets, ...entries.filter((entry) => entry.kind === 'folder').map((entry) => ({ id: entry.item.id, name: entry.item.name }))]}
-          onChanged={() => (setError(undefined), reload())} onError={fail} />
+          onChanged={reload}
+          onError={fail}
+        />
       ) : error ? null : (
         <Loading label={`Loading ${label}…`} />
       )}
