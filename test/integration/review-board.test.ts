@@ -173,6 +173,13 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       expect(resolved.resolved).toBe(true);
       expect(resolved.messages.map((message: { content: string }) => message.content)).toEqual(['Make the headline bigger', 'Agreed, 48 px']);
 
+      // One's own message can be edited.
+      await thread.getByRole('button', { name: 'Edit message 2' }).click();
+      await thread.getByRole('textbox', { name: 'Edit message' }).fill('Agreed, 56 px');
+      await thread.getByRole('button', { name: 'Save' }).click();
+      await thread.getByText('Agreed, 56 px').waitFor();
+      await expect.poll(async () => (await threadsOf(org.workspaceKey, markup.id)).find((candidate) => candidate.number === 2).messages[1].content).toBe('Agreed, 56 px');
+
       // Escape closes the dialog and gives the focus back to the pin.
       await page.keyboard.press('Escape');
       await thread.waitFor({ state: 'detached' });
@@ -191,6 +198,42 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await page.getByRole('button', { name: 'Comment 3', exact: true }).waitFor();
       await second.getByRole('button', { name: 'Comment 3', exact: true }).waitFor();
       expect(violations).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('keyboard only: Add comment, Enter places the pin, Post, open the pin, Escape returns the focus', async () => {
+    const name = `Keyboard review ${Math.random().toString(36).slice(2, 6)}`;
+    const markup = await imageMarkup(name);
+    const { markupUrl } = await readMarkup(org.workspaceKey, markup.id);
+    const { context, page } = await signedInAt(markupUrl);
+    try {
+      const add = page.getByRole('button', { name: 'Add comment' });
+      await add.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByRole('img', { name: `${name}, image 1 of 2` }).evaluate((element) => element.matches(':focus'))).toBe(true);
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: 'New comment' });
+      await expect.poll(() => dialog.getByRole('textbox', { name: 'Comment' }).evaluate((element) => element.matches(':focus'))).toBe(true);
+      await page.keyboard.type('Keyboard comment');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      const pin = page.getByRole('button', { name: 'Comment 1', exact: true });
+      await pin.waitFor();
+      await expect.poll(() => pin.evaluate((element) => element.matches(':focus'))).toBe(true);
+      await page.keyboard.press('Enter');
+      const thread = page.getByRole('dialog', { name: 'Comment 1' });
+      await thread.getByText('Keyboard comment').waitFor();
+      await page.keyboard.press('Escape');
+      await thread.waitFor({ state: 'detached' });
+      await expect.poll(() => pin.evaluate((element) => element.matches(':focus'))).toBe(true);
+      const [created] = await threadsOf(org.workspaceKey, markup.id);
+      expect(created).toMatchObject({ number: 1, offsetXPercentage: 50, offsetYPercentage: 50, projectImageId: markup.images![0]!.id });
+      // Escape also leaves "Add comment" mode without placing anything.
+      await add.click();
+      await page.keyboard.press('Escape');
+      await expect.poll(() => add.getAttribute('aria-pressed')).toBe('false');
     } finally {
       await context.close();
     }

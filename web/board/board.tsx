@@ -1,7 +1,9 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Dialog } from './dialog.js';
-import { useBoardState, visibleThreads, type BoardState, type BoardStore, type ThreadFilter } from './store.js';
+import { formatTime, isUnread, percentOf, refusalOf, showsAt, videoRange, visibleThreads } from './pins.js';
+import type { BoardState, BoardStore, ThreadFilter } from './store.js';
 import type { Markup, MarkupPage, Placement, Thread, ViewMode } from './types.js';
+import { useBoardState } from './use-board.js';
 
 /**
  * The pin-and-thread board (DESIGN.md "The review app", roles and names are a public contract):
@@ -17,17 +19,6 @@ export interface BoardProps {
   viewModes?: ViewMode[];
 }
 
-const round = (value: number) => Math.round(value * 100) / 100;
-const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
-
-/** Why new comments are refused on this markup, or undefined when they are not. */
-export function refusalOf(markup: Markup): string | undefined {
-  if (markup.readOnly) return 'Comments are paused on this markup: you can read them, but nobody can add comments or replies until they are resumed.';
-  if (markup.scopes && !markup.scopes.includes('create-thread')) return 'Your role in this workspace can read comments but not add them.';
-  if (markup.type === 'webpage') { return 'Comments on a webpage are placed on its elements; the service renders only a thumbnail of the page, not a full-page screenshot, so they cannot be placed here yet.'; }
-  return undefined;
-}
-
 export function Board({ markup, store, viewModes }: BoardProps) {
   const state = useBoardState(store);
   const addButton = useRef<HTMLButtonElement>(null);
@@ -40,8 +31,8 @@ export function Board({ markup, store, viewModes }: BoardProps) {
     void store.load();
   }, [store]);
 
-  // Escape leaves "Add comment" mode (dialogs handle their own Escape).
-  useEffect(() => {
+  // Escape leaves "Add comment" mode (dialogs handle their own Escape); listening from the commit on.
+  useLayoutEffect(() => {
     if (!state.adding) return;
     const onKey = (event: KeyboardEvent) => {
       if (event.key === 'Escape') {
@@ -59,9 +50,9 @@ export function Board({ markup, store, viewModes }: BoardProps) {
     if (markup.type === 'video') {
       const video = videoRef.current;
       video?.pause();
-      const start = round(video?.currentTime ?? 0);
-      const duration = Number.isFinite(video?.duration) ? video!.duration : (markup.video?.durationSeconds ?? start);
-      placement = { ...placement, startTime: start, endTime: round(Math.min(duration, start + 3)) };
+      const current = video?.currentTime ?? 0;
+      const duration = video && Number.isFinite(video.duration) ? video.duration : (markup.video?.durationSeconds ?? current);
+      placement = { ...placement, ...videoRange(current, duration) };
     }
     store.place(placement);
   };
@@ -83,7 +74,11 @@ export function Board({ markup, store, viewModes }: BoardProps) {
           aria-pressed={state.adding}
           disabled={refusal !== undefined}
           aria-describedby={refusal ? 'board-refusal' : undefined}
-          onClick={() => store.setAdding(!state.adding)}
+          onClick={(event) => {
+            store.setAdding(!state.adding);
+            // From the keyboard (no pointer), the first surface takes the focus: Enter places the pin there.
+            if (!state.adding && event.detail === 0) setTimeout(() => document.querySelector<HTMLElement>('.surface.adding img, .surface.adding video')?.focus(), 0);
+          }}
         >
           Add comment
         </button>
@@ -120,7 +115,7 @@ export function Board({ markup, store, viewModes }: BoardProps) {
             onTime={setCurrentTime}
           />
         </div>
-        <ThreadList markup={markup} state={state} threads={shown} onFilter={(filter) => store.setFilter(filter)} onOpen={openFromList} />
+        <ThreadList markup={markup} state={state} threads={shown} viewModes={viewModes} onFilter={(filter) => store.setFilter(filter)} onOpen={openFromList} />
       </div>
       {state.draft ? (
         <NewCommentDialog
@@ -224,8 +219,7 @@ function PdfPage({ page, count, markup, state, threads, onPlace, onOpen }: Surfa
 /** Where a click (or Enter, at the centre) landed on `element`, in percentages of its box. */
 function offsetsOf(element: Element, event: MouseEvent | KeyboardEvent): [number, number] {
   if (!(event instanceof MouseEvent)) return [50, 50];
-  const box = element.getBoundingClientRect();
-  return [round(clamp(((event.clientX - box.left) / box.width) * 100, 0, 100)), round(clamp(((event.clientY - box.top) / box.height) * 100, 0, 100))];
+  return percentOf({ x: event.clientX, y: event.clientY }, element.getBoundingClientRect());
 }
 
 function PinSurface({
@@ -284,7 +278,7 @@ function Pins({ pins, onOpen }: { pins: Thread[]; onOpen: (thread: Thread) => vo
           data-pin={thread.id}
           class={`pin${thread.resolved ? ' resolved' : ''}${isUnread(thread) ? ' unread' : ''}`}
           aria-label={`Comment ${thread.number}`}
-          style={{ left: `${clamp(thread.offsetXPercentage ?? 0, 0, 100)}%`, top: `${clamp(thread.offsetYPercentage ?? 0, 0, 100)}%` }}
+          style={{ left: `${Math.min(100, Math.max(0, thread.offsetXPercentage ?? 0))}%`, top: `${Math.min(100, Math.max(0, thread.offsetYPercentage ?? 0))}%` }}
           onClick={(event) => {
             event.stopPropagation();
             onOpen(thread);
@@ -295,15 +289,6 @@ function Pins({ pins, onOpen }: { pins: Thread[]; onOpen: (thread: Thread) => vo
       ))}
     </>
   );
-}
-
-const isUnread = (thread: Thread) => thread.read === false || (thread.unreadMessageCount ?? 0) > 0;
-
-/** A thread's pin shows while the video is within its range (a point range: within half a second). */
-export function showsAt(thread: Thread, seconds: number): boolean {
-  const start = thread.startTime ?? 0;
-  const end = Math.max(thread.endTime ?? start, start);
-  return seconds >= start - 0.05 && seconds <= (end > start ? end : start + 0.5) + 0.05;
 }
 
 function VideoSurface({ markup, state, threads, onPlace, onOpen, videoRef, currentTime, onTime }: SurfacesProps) {
@@ -401,9 +386,8 @@ function WebpageSurface({ markup, threads, viewModes, onOpen }: SurfacesProps) {
 // The thread list beside the board
 // ---------------------------------------------------------------------------------------------
 
-const formatTime = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, '0')}`;
-
-function whereOf(markup: Markup, thread: Thread): string | undefined {
+function whereOf(markup: Markup, thread: Thread, viewModes?: ViewMode[]): string | undefined {
+  if (markup.type === 'webpage') return viewModes?.find((mode) => mode.id === thread.viewModeId)?.name;
   if (markup.type === 'pdf') return `Page ${thread.pageNumber ?? 1}`;
   if (markup.type === 'video') return `${formatTime(thread.startTime ?? 0)}–${formatTime(thread.endTime ?? thread.startTime ?? 0)}`;
   if (markup.type === 'image' && (markup.images?.length ?? 0) > 1) {
@@ -413,7 +397,21 @@ function whereOf(markup: Markup, thread: Thread): string | undefined {
   return undefined;
 }
 
-function ThreadList({ markup, state, threads, onFilter, onOpen }: { markup: Markup; state: BoardState; threads: Thread[]; onFilter: (filter: ThreadFilter) => void; onOpen: (thread: Thread) => void }) {
+function ThreadList({
+  markup,
+  state,
+  threads,
+  viewModes,
+  onFilter,
+  onOpen,
+}: {
+  markup: Markup;
+  state: BoardState;
+  threads: Thread[];
+  viewModes?: ViewMode[];
+  onFilter: (filter: ThreadFilter) => void;
+  onOpen: (thread: Thread) => void;
+}) {
   const open = state.threads.filter((thread) => !thread.resolved).length;
   return (
     <aside class="thread-list" aria-labelledby="thread-list-heading">
@@ -438,7 +436,7 @@ function ThreadList({ markup, state, threads, onFilter, onOpen }: { markup: Mark
       ) : (
         <ol class="threads">
           {threads.map((thread) => {
-            const where = whereOf(markup, thread);
+            const where = whereOf(markup, thread, viewModes);
             return (
               <li key={thread.id} class={`thread-item${thread.resolved ? ' resolved' : ''}`}>
                 <button type="button" class="thread-open secondary" aria-label={`Open comment #${thread.number}`} onClick={() => onOpen(thread)}>

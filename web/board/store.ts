@@ -1,4 +1,3 @@
-import { useEffect, useState } from 'preact/hooks';
 import type { BoardTransport } from './transport.js';
 import type { Placement, Thread } from './types.js';
 
@@ -137,20 +136,4 @@ export class BoardStore {
     const done = await this.attempt(() => this.transport.deleteMessage(messageId).then(() => true));
     if (done) await this.refreshThread(threadId);
   }
-}
-
-/** The threads the filter shows, by number: what both the pins and the list render. */
-export function visibleThreads(state: BoardState): Thread[] {
-  if (state.filter === 'all') return state.threads;
-  return state.threads.filter((thread) => thread.resolved === (state.filter === 'resolved'));
-}
-
-/** The store's state in a component, re-rendered on every change. */
-export function useBoardState(store: BoardStore): BoardState {
-  const [state, setState] = useState(store.get());
-  useEffect(() => {
-    setState(store.get());
-    return store.subscribe(() => setState(store.get()));
-  }, [store]);
-  return state;
 }
