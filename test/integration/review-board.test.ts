@@ -123,6 +123,7 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
     const markup = await imageMarkup(name);
     const secondImage = markup.images![1]!.id;
     await createThread(org.workspaceKey, markup, { projectImageId: secondImage, offsetXPercentage: 70, offsetYPercentage: 30, message: undefined, content: 'The logo is blurry' });
+    const designer = await makeMember(org.workspaceId, 'contributor', 'designer');
     const { markupUrl } = await readMarkup(org.workspaceKey, markup.id);
     const { context, page, violations } = await signedInAt(markupUrl);
     try {
@@ -163,6 +164,8 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await pin2.click();
       const thread = page.getByRole('dialog', { name: 'Comment 2' });
       await thread.getByRole('textbox', { name: 'Reply' }).fill('Agreed, 48 px');
+      await thread.getByText('Mention people').click();
+      await thread.getByRole('checkbox', { name: new RegExp(designer.email) }).check();
       await thread.getByRole('button', { name: 'Send' }).click();
       await thread.getByText('Agreed, 48 px').waitFor();
       await expect.poll(() => thread.getByRole('textbox', { name: 'Reply' }).inputValue()).toBe('');
@@ -172,6 +175,8 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       const resolved = (await threadsOf(org.workspaceKey, markup.id)).find((candidate) => candidate.number === 2);
       expect(resolved.resolved).toBe(true);
       expect(resolved.messages.map((message: { content: string }) => message.content)).toEqual(['Make the headline bigger', 'Agreed, 48 px']);
+      expect(resolved.messages[1].mentionIds).toEqual([designer.userId]);
+      await thread.getByText(/^Mentioned: /).waitFor();
 
       // One's own message can be edited.
       await thread.getByRole('button', { name: 'Edit message 2' }).click();
@@ -217,7 +222,10 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       const dialog = page.getByRole('dialog', { name: 'New comment' });
       await expect.poll(() => dialog.getByRole('textbox', { name: 'Comment' }).evaluate((element) => element.matches(':focus'))).toBe(true);
       await page.keyboard.type('Keyboard comment');
+      // Past "Mention people" to "Post".
       await page.keyboard.press('Tab');
+      await page.keyboard.press('Tab');
+      await expect.poll(() => dialog.getByRole('button', { name: 'Post' }).evaluate((element) => element.matches(':focus'))).toBe(true);
       await page.keyboard.press('Enter');
       const pin = page.getByRole('button', { name: 'Comment 1', exact: true });
       await pin.waitFor();

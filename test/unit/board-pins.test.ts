@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatTime, isUnread, percentOf, refusalOf, showsAt, videoRange, visibleThreads } from '../../web/board/pins.js';
+import { formatTime, isUnread, orderThreads, percentOf, refusalOf, showsAt, videoRange, visibleThreads } from '../../web/board/pins.js';
 import { BoardStore } from '../../web/board/store.js';
 import type { BoardTransport } from '../../web/board/transport.js';
 import type { Thread } from '../../web/board/types.js';
@@ -22,6 +22,15 @@ describe('the board rules', () => {
     expect(visibleThreads({ threads, filter: 'all' }).map((t) => t.number)).toEqual([1, 2, 3]);
     expect(visibleThreads({ threads, filter: 'open' }).map((t) => t.number)).toEqual([1, 3]);
     expect(visibleThreads({ threads, filter: 'resolved' }).map((t) => t.number)).toEqual([2]);
+  });
+
+  it('orders the list by number, latest activity, or place (page, time, image)', () => {
+    const threads = [thread(1, { lastActivityAt: 5, pageNumber: 3 }), thread(2, { lastActivityAt: 9, pageNumber: 1 }), thread(3, { lastActivityAt: 7, pageNumber: 1 })];
+    expect(orderThreads(threads, 'number').map((t) => t.number)).toEqual([1, 2, 3]);
+    expect(orderThreads(threads, 'activity').map((t) => t.number)).toEqual([2, 3, 1]);
+    expect(orderThreads(threads, 'position').map((t) => t.number)).toEqual([2, 3, 1]);
+    const images = [thread(1, { projectImageId: 'b' }), thread(2, { projectImageId: 'a' }), thread(3, { projectImageId: null })];
+    expect(orderThreads(images, 'position', ['a', 'b']).map((t) => t.number)).toEqual([2, 3, 1]);
   });
 
   it('shows a video pin during its range, and a point range for half a second', () => {
@@ -81,6 +90,7 @@ describe('the board store', () => {
       editMessage: async () => undefined,
       deleteMessage: async () => undefined,
       viewModes: async () => [],
+      taggable: async () => [],
     };
   }
 

@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Dialog } from './dialog.js';
-import { formatTime, isUnread, percentOf, refusalOf, showsAt, videoRange, visibleThreads } from './pins.js';
-import type { BoardState, BoardStore, ThreadFilter } from './store.js';
+import { formatTime, isUnread, orderThreads, percentOf, refusalOf, showsAt, videoRange, visibleThreads } from './pins.js';
+import type { BoardState, BoardStore, ThreadFilter, ThreadOrder } from './store.js';
 import type { Markup, MarkupPage, Placement, Thread, ViewMode } from './types.js';
 import { useBoardState } from './use-board.js';
 
@@ -115,7 +115,15 @@ export function Board({ markup, store, viewModes }: BoardProps) {
             onTime={setCurrentTime}
           />
         </div>
-        <ThreadList markup={markup} state={state} threads={shown} viewModes={viewModes} onFilter={(filter) => store.setFilter(filter)} onOpen={openFromList} />
+        <ThreadList
+          markup={markup}
+          state={state}
+          threads={shown}
+          viewModes={viewModes}
+          onFilter={(filter) => store.setFilter(filter)}
+          onOrder={(order) => store.setOrder(order)}
+          onOpen={openFromList}
+        />
       </div>
       {state.draft ? (
         <NewCommentDialog
@@ -403,6 +411,7 @@ function ThreadList({
   threads,
   viewModes,
   onFilter,
+  onOrder,
   onOpen,
 }: {
   markup: Markup;
@@ -410,6 +419,7 @@ function ThreadList({
   threads: Thread[];
   viewModes?: ViewMode[];
   onFilter: (filter: ThreadFilter) => void;
+  onOrder: (order: ThreadOrder) => void;
   onOpen: (thread: Thread) => void;
 }) {
   const open = state.threads.filter((thread) => !thread.resolved).length;
@@ -427,6 +437,14 @@ function ThreadList({
           <option value="resolved">Resolved only</option>
         </select>
       </label>
+      <label class="thread-filter">
+        Order{' '}
+        <select value={state.order} onChange={(event) => onOrder((event.currentTarget as HTMLSelectElement).value as ThreadOrder)}>
+          <option value="number">By number</option>
+          <option value="activity">Latest activity</option>
+          <option value="position">{markup.type === 'video' ? 'By time' : markup.type === 'pdf' ? 'By page' : 'By position'}</option>
+        </select>
+      </label>
       {!state.loaded && !state.error ? (
         <p class="board-note" role="status">
           Loading comments…
@@ -435,7 +453,7 @@ function ThreadList({
         <p class="board-note">{state.threads.length ? 'No comments match this filter.' : 'No comments yet.'}</p>
       ) : (
         <ol class="threads">
-          {threads.map((thread) => {
+          {orderThreads(threads, state.order, markup.images?.map((image) => image.id)).map((thread) => {
             const where = whereOf(markup, thread, viewModes);
             return (
               <li key={thread.id} class={`thread-item${thread.resolved ? ' resolved' : ''}`}>
@@ -467,13 +485,14 @@ function ThreadList({
 
 function NewCommentDialog({ store, onPosted, returnFocus }: { store: BoardStore; onPosted: (thread: Thread) => void; returnFocus: () => HTMLElement | null | undefined }) {
   const [text, setText] = useState('');
+  const [mentions, setMentions] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const error = useBoardState(store).error;
   const submit = async (event: Event) => {
     event.preventDefault();
     if (!text.trim() || busy) return;
     setBusy(true);
-    const thread = await store.post(text.trim());
+    const thread = await store.post(text.trim(), mentions);
     setBusy(false);
     if (thread) onPosted(thread);
   };
@@ -482,6 +501,7 @@ function NewCommentDialog({ store, onPosted, returnFocus }: { store: BoardStore;
       <form class="board-form" onSubmit={submit}>
         <label for="new-comment-text">Comment</label>
         <textarea id="new-comment-text" rows={4} value={text} autofocus onInput={(event) => setText((event.currentTarget as HTMLTextAreaElement).value)} />
+        <MentionPicker store={store} selected={mentions} onChange={setMentions} />
         {error ? (
           <p class="message message-error" role="alert">
             {error}
@@ -501,7 +521,12 @@ const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle:
 
 function ThreadDialog({ thread, markup, store }: { thread: Thread; markup: Markup; store: BoardStore }) {
   const [reply, setReply] = useState('');
+  const [mentions, setMentions] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
+  const members = useBoardState(store).members;
+  useEffect(() => {
+    if (thread.messages.some((message) => message.mentionIds?.length)) void store.loadMembers();
+  }, [thread, store]);
   const [editing, setEditing] = useState<string>();
   const [edited, setEdited] = useState('');
   const canReply = thread.scopes.includes('create-message');
@@ -512,7 +537,10 @@ function ThreadDialog({ thread, markup, store }: { thread: Thread; markup: Marku
     event.preventDefault();
     if (!reply.trim() || busy) return;
     setBusy(true);
-    if (await store.reply(thread.id, reply.trim())) setReply('');
+    if (await store.reply(thread.id, reply.trim(), mentions)) {
+      setReply('');
+      setMentions([]);
+    }
     setBusy(false);
   };
   const saveEdit = async (event: Event, messageId: string) => {
@@ -548,6 +576,11 @@ function ThreadDialog({ thread, markup, store }: { thread: Thread; markup: Marku
             ) : (
               <p class="message-text">{message.content}</p>
             )}
+            {message.mentionIds?.length ? (
+              <p class="board-note">
+                Mentioned: {message.mentionIds.map((id) => members?.find((member) => member.id === id)?.name ?? 'a member').join(', ')}
+              </p>
+            ) : null}
             {editing !== message.id ? (
               <div class="message-actions">
                 {message.scopes.includes('update-message') ? (
@@ -577,6 +610,7 @@ function ThreadDialog({ thread, markup, store }: { thread: Thread; markup: Marku
         <form class="board-form" onSubmit={send}>
           <label for={`reply-${thread.id}`}>Reply</label>
           <textarea id={`reply-${thread.id}`} rows={3} value={reply} onInput={(event) => setReply((event.currentTarget as HTMLTextAreaElement).value)} />
+          <MentionPicker store={store} selected={mentions} onChange={setMentions} />
           <div class="board-actions">
             <button type="submit" disabled={busy || !reply.trim()}>
               Send
@@ -595,6 +629,39 @@ function ThreadDialog({ thread, markup, store }: { thread: Thread; markup: Marku
         </div>
       ) : null}
     </Dialog>
+  );
+}
+
+/** Members to mention (`mentionIds`), loaded when first opened. */
+function MentionPicker({ store, selected, onChange }: { store: BoardStore; selected: string[]; onChange: (ids: string[]) => void }) {
+  const members = useBoardState(store).members;
+  return (
+    <details class="mentions" onToggle={(event) => (event.currentTarget as HTMLDetailsElement).open && void store.loadMembers()}>
+      <summary>Mention people{selected.length ? ` (${selected.length})` : ''}</summary>
+      {!members ? (
+        <p class="board-note">Loading members…</p>
+      ) : members.length === 0 ? (
+        <p class="board-note">Nobody else can be mentioned here.</p>
+      ) : (
+        <fieldset>
+          <legend>Notify</legend>
+          {members.map((member) => (
+            <label key={member.id} class="mention">
+              <input
+                type="checkbox"
+                checked={selected.includes(member.id)}
+                onChange={(event) => {
+                  const on = (event.currentTarget as HTMLInputElement).checked;
+                  onChange(on ? [...selected, member.id] : selected.filter((id) => id !== member.id));
+                }}
+              />{' '}
+              {member.name}
+              {member.email && member.email !== member.name ? <span class="board-note"> {member.email}</span> : null}
+            </label>
+          ))}
+        </fieldset>
+      )}
+    </details>
   );
 }
 

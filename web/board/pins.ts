@@ -9,6 +9,17 @@ export function visibleThreads(state: Pick<BoardState, 'threads' | 'filter'>): T
   return state.threads.filter((thread) => thread.resolved === (state.filter === 'resolved'));
 }
 
+/** The list in the chosen order (pins do not move): number; latest activity first; or place (page, image, time), then number. */
+export function orderThreads(threads: readonly Thread[], order: BoardState['order'], imageIds: readonly string[] = []): Thread[] {
+  const sorted = [...threads];
+  if (order === 'activity') return sorted.sort((a, b) => (b.lastActivityAt ?? b.createdAt) - (a.lastActivityAt ?? a.createdAt) || a.number - b.number);
+  if (order === 'position') {
+    const place = (thread: Thread) => thread.pageNumber ?? thread.startTime ?? Math.max(0, imageIds.indexOf(thread.projectImageId ?? imageIds[0] ?? ''));
+    return sorted.sort((a, b) => place(a) - place(b) || a.number - b.number);
+  }
+  return sorted.sort((a, b) => a.number - b.number);
+}
+
 /** A video thread's pin shows while the time is within its range; a point range (end = start) for half a second. */
 export function showsAt(thread: Pick<Thread, 'startTime' | 'endTime'>, seconds: number): boolean {
   const start = thread.startTime ?? 0;

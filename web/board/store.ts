@@ -1,12 +1,17 @@
 import type { BoardTransport } from './transport.js';
-import type { Placement, Thread } from './types.js';
+import type { Member, Placement, Thread } from './types.js';
 
 export type ThreadFilter = 'all' | 'open' | 'resolved';
+/** The list's order: by pin number, latest activity first, or where on the markup (page, image, media time). */
+export type ThreadOrder = 'number' | 'activity' | 'position';
 
 export interface BoardState {
   threads: Thread[];
   loaded: boolean;
   filter: ThreadFilter;
+  order: ThreadOrder;
+  /** Who can be mentioned, once asked for. */
+  members?: Member[];
   /** "Add comment" mode: the next click on a surface places a pin. */
   adding: boolean;
   /** A placed pin waiting for its first message (the "New comment" dialog). */
@@ -23,7 +28,7 @@ export interface BoardState {
  * replaces the thread with what the API answers.
  */
 export class BoardStore {
-  private state: BoardState = { threads: [], loaded: false, filter: 'all', adding: false };
+  private state: BoardState = { threads: [], loaded: false, filter: 'all', order: 'number', adding: false };
   private readonly listeners = new Set<() => void>();
 
   constructor(
@@ -76,6 +81,17 @@ export class BoardStore {
     this.set({ filter });
   }
 
+  setOrder(order: ThreadOrder): void {
+    this.set({ order });
+  }
+
+  /** Loads who can be mentioned (once); an error leaves the list empty. */
+  async loadMembers(): Promise<void> {
+    if (this.state.members) return;
+    const members = await this.attempt(() => this.transport.taggable(this.markupId));
+    this.set({ members: members ?? [] });
+  }
+
   setAdding(adding: boolean): void {
     this.set({ adding, draft: adding ? this.state.draft : undefined });
   }
@@ -93,10 +109,10 @@ export class BoardStore {
   }
 
   /** Posts the draft as a new thread; answers it, or undefined when the API refused (error set). */
-  async post(content: string): Promise<Thread | undefined> {
+  async post(content: string, mentionIds: string[] = []): Promise<Thread | undefined> {
     const draft = this.state.draft;
     if (!draft) return undefined;
-    const thread = await this.attempt(() => this.transport.createImageThread(this.markupId, draft, content));
+    const thread = await this.attempt(() => this.transport.createImageThread(this.markupId, draft, content, mentionIds));
     if (!thread) return undefined;
     this.put(thread);
     this.set({ draft: undefined });
@@ -113,8 +129,8 @@ export class BoardStore {
     }
   }
 
-  async reply(threadId: string, content: string): Promise<boolean> {
-    const message = await this.attempt(() => this.transport.reply(threadId, content));
+  async reply(threadId: string, content: string, mentionIds: string[] = []): Promise<boolean> {
+    const message = await this.attempt(() => this.transport.reply(threadId, content, mentionIds));
     if (!message) return false;
     await this.refreshThread(threadId);
     return true;

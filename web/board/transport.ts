@@ -1,4 +1,4 @@
-import type { Message, Placement, Thread, ViewMode } from './types.js';
+import type { Member, Message, Placement, Thread, ViewMode } from './types.js';
 
 /**
  * How the board talks to the API: one `request` function (the app's wrapper with the session
@@ -10,14 +10,16 @@ export type Request = <T>(path: string, options?: { method?: 'GET' | 'POST' | 'P
 export interface BoardTransport {
   listThreads(markupId: string): Promise<Thread[]>;
   getThread(threadId: string): Promise<Thread>;
-  createImageThread(markupId: string, placement: Placement, content: string): Promise<Thread>;
-  reply(threadId: string, content: string): Promise<Message>;
+  createImageThread(markupId: string, placement: Placement, content: string, mentionIds?: string[]): Promise<Thread>;
+  reply(threadId: string, content: string, mentionIds?: string[]): Promise<Message>;
   resolve(threadId: string): Promise<void>;
   reopen(threadId: string): Promise<void>;
   markRead(threadId: string): Promise<void>;
   editMessage(messageId: string, content: string): Promise<void>;
   deleteMessage(messageId: string): Promise<void>;
   viewModes(markupId: string): Promise<ViewMode[]>;
+  /** Who can be mentioned (active workspace members). */
+  taggable(markupId: string): Promise<Member[]>;
 }
 
 const PAGE = 500;
@@ -37,14 +39,16 @@ export function boardTransport(request: Request): BoardTransport {
       }
     },
     getThread: (threadId) => request<Thread>(`/threads/${id(threadId)}`),
-    createImageThread: (markupId, placement, content) =>
-      request<Thread>('/threads', { method: 'POST', body: { isImageThread: true, projectId: markupId, ...placement, content } }),
-    reply: (threadId, content) => request<Message>(`/threads/${id(threadId)}/messages`, { method: 'POST', body: { content } }),
+    createImageThread: (markupId, placement, content, mentionIds = []) =>
+      request<Thread>('/threads', { method: 'POST', body: { isImageThread: true, projectId: markupId, ...placement, content, ...(mentionIds.length ? { mentionIds } : {}) } }),
+    reply: (threadId, content, mentionIds = []) =>
+      request<Message>(`/threads/${id(threadId)}/messages`, { method: 'POST', body: { content, ...(mentionIds.length ? { mentionIds } : {}) } }),
     resolve: async (threadId) => void (await request(`/threads/${id(threadId)}/resolve`, { method: 'POST' })),
     reopen: async (threadId) => void (await request(`/threads/${id(threadId)}/unresolve`, { method: 'POST' })),
     markRead: async (threadId) => void (await request(`/threads/${id(threadId)}/read`, { method: 'POST' })),
     editMessage: async (messageId, content) => void (await request(`/messages/${id(messageId)}`, { method: 'PATCH', body: { content } })),
     deleteMessage: async (messageId) => void (await request(`/messages/${id(messageId)}`, { method: 'DELETE' })),
+    taggable: async (markupId) => (await request<{ taggable: Member[] }>(`/markups/${id(markupId)}/tag`)).taggable,
     viewModes: async (markupId) => (await request<{ projectViewModes: ViewMode[] }>(`/markups/${id(markupId)}/view-modes`)).projectViewModes,
   };
 }

@@ -8,6 +8,13 @@ export interface Author {
   guest?: boolean;
 }
 
+/** A workspace member who can be mentioned. */
+export interface Member {
+  id: string;
+  name: string;
+  email?: string | null;
+}
+
 export interface Message {
   id: string;
   createdAt: number;
@@ -16,6 +23,7 @@ export interface Message {
   user: Author;
   scopes: string[];
   read?: boolean;
+  mentionIds?: string[];
 }
 
 export interface ThreadElement {
