@@ -242,6 +242,14 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await add.click();
       await page.keyboard.press('Escape');
       await expect.poll(() => add.getAttribute('aria-pressed')).toBe('false');
+
+      // One's own thread can be deleted (after a confirmation); its pin goes.
+      page.once('dialog', (confirm) => void confirm.accept());
+      await pin.click();
+      await page.getByRole('dialog', { name: 'Comment 1' }).getByRole('button', { name: 'Delete thread' }).click();
+      await pin.waitFor({ state: 'detached' });
+      await expect.poll(() => add.evaluate((element) => element.matches(':focus'))).toBe(true);
+      expect(await threadsOf(org.workspaceKey, markup.id)).toEqual([]);
     } finally {
       await context.close();
     }

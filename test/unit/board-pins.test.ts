@@ -91,6 +91,7 @@ describe('the board store', () => {
       deleteMessage: async () => undefined,
       viewModes: async () => [],
       taggable: async () => [],
+      deleteThread: async (id) => void calls.push(`delete ${id}`),
     };
   }
 
@@ -131,5 +132,8 @@ describe('the board store', () => {
     };
     expect(await store.reply('t1', 'Again')).toBe(false);
     expect(store.get().error).toBe('Comments are paused on this markup.');
+
+    expect(await store.deleteThread('t1')).toBe(true);
+    expect(store.get()).toMatchObject({ threads: [], openThreadId: undefined });
   });
 });

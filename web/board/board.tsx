@@ -136,7 +136,7 @@ export function Board({ markup, store, viewModes }: BoardProps) {
           }}
         />
       ) : null}
-      {openThread ? <ThreadDialog thread={openThread} markup={markup} store={store} /> : null}
+      {openThread ? <ThreadDialog thread={openThread} markup={markup} store={store} fallbackFocus={() => addButton.current} /> : null}
     </div>
   );
 }
@@ -519,7 +519,7 @@ function NewCommentDialog({ store, onPosted, returnFocus }: { store: BoardStore;
 
 const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
-function ThreadDialog({ thread, markup, store }: { thread: Thread; markup: Markup; store: BoardStore }) {
+function ThreadDialog({ thread, markup, store, fallbackFocus }: { thread: Thread; markup: Markup; store: BoardStore; fallbackFocus: () => HTMLElement | null }) {
   const [reply, setReply] = useState('');
   const [mentions, setMentions] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
@@ -531,6 +531,7 @@ function ThreadDialog({ thread, markup, store }: { thread: Thread; markup: Marku
   const [edited, setEdited] = useState('');
   const canReply = thread.scopes.includes('create-message');
   const canResolve = thread.scopes.includes('resolve-thread');
+  const canDelete = thread.scopes.includes('delete-thread');
   const where = whereOf(markup, thread);
 
   const send = async (event: Event) => {
@@ -550,7 +551,7 @@ function ThreadDialog({ thread, markup, store }: { thread: Thread; markup: Marku
   };
 
   return (
-    <Dialog title={`Comment ${thread.number}`} onClose={() => store.open(undefined)} class="thread-dialog">
+    <Dialog title={`Comment ${thread.number}`} onClose={() => store.open(undefined)} fallbackFocus={fallbackFocus} class="thread-dialog">
       <p class="board-note">
         {thread.resolved ? 'Resolved' : 'Open'}
         {where ? ` · ${where}` : ''}
@@ -576,6 +577,18 @@ function ThreadDialog({ thread, markup, store }: { thread: Thread; markup: Marku
             ) : (
               <p class="message-text">{message.content}</p>
             )}
+            {message.attachments?.length ? (
+              <ul class="attachments">
+                {message.attachments.map((attachment) => (
+                  <li key={attachment.id}>
+                    <a href={attachment.url} target="_blank" rel="noopener noreferrer">
+                      {attachment.originalFilename}
+                    </a>{' '}
+                    <span class="board-note">({Math.max(1, Math.round(attachment.filesize / 1024))} KB)</span>
+                  </li>
+                ))}
+              </ul>
+            ) : null}
             {message.mentionIds?.length ? (
               <p class="board-note">
                 Mentioned: {message.mentionIds.map((id) => members?.find((member) => member.id === id)?.name ?? 'a member').join(', ')}
@@ -621,11 +634,24 @@ function ThreadDialog({ thread, markup, store }: { thread: Thread; markup: Marku
         <p class="board-note">{refusalOf(markup) ?? 'You cannot reply to this comment.'}</p>
       )}
       <ErrorLine store={store} />
-      {canResolve ? (
+      {canResolve || canDelete ? (
         <div class="board-actions">
-          <button type="button" class="secondary" onClick={() => void store.setResolved(thread.id, !thread.resolved)}>
-            {thread.resolved ? 'Reopen' : 'Resolve'}
-          </button>
+          {canResolve ? (
+            <button type="button" class="secondary" onClick={() => void store.setResolved(thread.id, !thread.resolved)}>
+              {thread.resolved ? 'Reopen' : 'Resolve'}
+            </button>
+          ) : null}
+          {canDelete ? (
+            <button
+              type="button"
+              class="secondary danger"
+              onClick={() => {
+                if (window.confirm(`Delete comment ${thread.number} and all its replies?`)) void store.deleteThread(thread.id);
+              }}
+            >
+              Delete thread
+            </button>
+          ) : null}
         </div>
       ) : null}
     </Dialog>

@@ -4,18 +4,21 @@ import { useEffect, useId, useRef } from 'preact/hooks';
 /**
  * A modal dialog on the native `<dialog>` (role dialog, named by its heading; the page behind is
  * inert, Tab stays inside). Escape or "Close" calls `onClose`; when it goes, focus returns to
- * `returnFocus()` if given, else to what had focus when it opened.
+ * `returnFocus()` if given, else to what had focus when it opened; if that is gone (a deleted
+ * thread's pin), to `fallbackFocus()`.
  */
 export function Dialog({
   title,
   onClose,
   returnFocus,
+  fallbackFocus,
   children,
   class: className,
 }: {
   title: string;
   onClose: () => void;
   returnFocus?: () => HTMLElement | null | undefined;
+  fallbackFocus?: () => HTMLElement | null | undefined;
   children: ComponentChildren;
   class?: string;
 }) {
@@ -23,6 +26,8 @@ export function Dialog({
   const titleId = useId();
   const returnTo = useRef(returnFocus);
   returnTo.current = returnFocus;
+  const fallback = useRef(fallbackFocus);
+  fallback.current = fallbackFocus;
 
   useEffect(() => {
     const dialog = ref.current!;
@@ -34,6 +39,7 @@ export function Dialog({
       setTimeout(() => {
         const target = returnTo.current?.() ?? previous;
         if (target?.isConnected) target.focus();
+        else fallback.current?.()?.focus();
       }, 0);
     };
   }, []);

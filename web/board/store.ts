@@ -148,6 +148,13 @@ export class BoardStore {
     return Boolean(done);
   }
 
+  /** Deletes a whole thread (its writer's or an admin's right); its pin and list entry go with it. */
+  async deleteThread(threadId: string): Promise<boolean> {
+    const done = await this.attempt(() => this.transport.deleteThread(threadId).then(() => true));
+    if (done) this.set({ threads: this.state.threads.filter((thread) => thread.id !== threadId), openThreadId: undefined });
+    return Boolean(done);
+  }
+
   async deleteMessage(threadId: string, messageId: string): Promise<void> {
     const done = await this.attempt(() => this.transport.deleteMessage(messageId).then(() => true));
     if (done) await this.refreshThread(threadId);

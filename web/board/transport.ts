@@ -17,6 +17,7 @@ export interface BoardTransport {
   markRead(threadId: string): Promise<void>;
   editMessage(messageId: string, content: string): Promise<void>;
   deleteMessage(messageId: string): Promise<void>;
+  deleteThread(threadId: string): Promise<void>;
   viewModes(markupId: string): Promise<ViewMode[]>;
   /** Who can be mentioned (active workspace members). */
   taggable(markupId: string): Promise<Member[]>;
@@ -48,6 +49,7 @@ export function boardTransport(request: Request): BoardTransport {
     markRead: async (threadId) => void (await request(`/threads/${id(threadId)}/read`, { method: 'POST' })),
     editMessage: async (messageId, content) => void (await request(`/messages/${id(messageId)}`, { method: 'PATCH', body: { content } })),
     deleteMessage: async (messageId) => void (await request(`/messages/${id(messageId)}`, { method: 'DELETE' })),
+    deleteThread: async (threadId) => void (await request(`/threads/${id(threadId)}`, { method: 'DELETE' })),
     taggable: async (markupId) => (await request<{ taggable: Member[] }>(`/markups/${id(markupId)}/tag`)).taggable,
     viewModes: async (markupId) => (await request<{ projectViewModes: ViewMode[] }>(`/markups/${id(markupId)}/view-modes`)).projectViewModes,
   };

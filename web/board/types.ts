@@ -24,6 +24,7 @@ export interface Message {
   scopes: string[];
   read?: boolean;
   mentionIds?: string[];
+  attachments?: { id: string; url: string; mimeType: string; originalFilename: string; filesize: number }[];
 }
 
 export interface ThreadElement {
