@@ -19,6 +19,9 @@ export interface BoardProps {
   viewModes?: ViewMode[];
 }
 
+/** How often the thread list is read again while the page is visible. */
+const REFRESH_MS = 20_000;
+
 export function Board({ markup, store, viewModes }: BoardProps) {
   const state = useBoardState(store);
   const addButton = useRef<HTMLButtonElement>(null);
@@ -27,8 +30,11 @@ export function Board({ markup, store, viewModes }: BoardProps) {
   const [currentTime, setCurrentTime] = useState(0);
   const videoRef = useRef<HTMLVideoElement>(null);
 
+  // Until live updates exist, others' comments arrive by reading the list again while the tab is seen.
   useEffect(() => {
     void store.load();
+    const timer = setInterval(() => document.visibilityState === 'visible' && void store.load(), REFRESH_MS);
+    return () => clearInterval(timer);
   }, [store]);
 
   // Escape leaves "Add comment" mode (dialogs handle their own Escape); listening from the commit on.
