@@ -1,39 +1,64 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { Board, BoardStore, boardTransport, type Markup, type Request, type ViewMode } from '../../board/index.js';
+import '../../board/board.css';
 import { api, ApiError } from '../api.js';
 import { ErrorMessage, Loading, ScreenHeading } from '../components.js';
 
-interface Markup {
-  id: string;
-  name: string;
-  type?: string;
-}
+/** How often a converting markup is read again: from 1 s, half as often each time, at most every 10 s. */
+const FIRST_POLL_MS = 1000;
+const MAX_POLL_MS = 10_000;
+
+const converting = (markup: Markup) => markup.type !== 'webpage' && (markup.isReady === false || markup.conversionStatus === 'pending') && markup.conversionStatus !== 'failed';
 
 /**
- * `/markups/{id}`, where every `markupUrl` leads. For now it names the markup; the board (its
- * images, pages, video or screenshots with their pins, and the threads) comes from `web/board/`.
+ * `/markups/{id}`, where every `markupUrl` leads: the markup's name and its board (web/board): its
+ * images, PDF pages, video or page thumbnail with the pins, and the comments beside them. A markup
+ * still converting says so and is read again (with backoff) until it is ready, then appears.
  */
 export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token: string; onUnauthorized: () => void }) {
   const [markup, setMarkup] = useState<Markup>();
+  const [viewModes, setViewModes] = useState<ViewMode[]>();
   const [error, setError] = useState<string>();
+
+  const request = useMemo((): Request => {
+    async function request<T>(path: string, options: { method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'; body?: unknown } = {}): Promise<T> {
+      try {
+        return await api<T>(path, { ...options, token });
+      } catch (failure) {
+        if (failure instanceof ApiError && failure.status === 401) onUnauthorized();
+        throw failure;
+      }
+    }
+    return request;
+  }, [token]);
+  const store = useMemo(() => new BoardStore(boardTransport(request), id), [request, id]);
 
   useEffect(() => {
     let cancelled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     setMarkup(undefined);
     setError(undefined);
-    api<Markup>(`/markups/${encodeURIComponent(id)}`, { token })
-      .then((result) => !cancelled && setMarkup(result))
-      .catch((failure: unknown) => {
+    const load = async (delay: number) => {
+      try {
+        const result = await request<Markup>(`/markups/${encodeURIComponent(id)}`);
         if (cancelled) return;
-        if (failure instanceof ApiError && failure.status === 401) return onUnauthorized();
+        setMarkup(result);
+        if (result.type === 'webpage') setViewModes(await boardTransport(request).viewModes(id).catch(() => []));
+        if (converting(result)) timer = setTimeout(() => void load(Math.min(MAX_POLL_MS, delay * 1.5)), delay);
+      } catch (failure) {
+        if (cancelled || (failure instanceof ApiError && failure.status === 401)) return;
         setError(failure instanceof ApiError ? failure.detail : 'Loading this markup failed.');
-      });
+      }
+    };
+    void load(FIRST_POLL_MS);
     return () => {
       cancelled = true;
+      clearTimeout(timer);
     };
-  }, [id, token]);
+  }, [id, request]);
 
   return (
-    <main>
+    <main class="wide">
       <p>
         <a href="/">All markups</a>
       </p>
@@ -45,9 +70,16 @@ export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token:
       ) : markup ? (
         <>
           <ScreenHeading>{markup.name}</ScreenHeading>
-          <p class="card">
-            The board for this markup is coming: its {describeType(markup.type)} with their pins, and its comments beside them, where you can add, reply to and resolve comments.
-          </p>
+          {markup.conversionStatus === 'failed' ? (
+            <ErrorMessage detail={`This file could not be converted: ${conversionErrorOf(markup)}`} />
+          ) : converting(markup) ? (
+            <div class="card" role="status" aria-live="polite">
+              <p class="message">Converting the {markup.type === 'pdf' ? 'PDF into pages' : markup.type === 'video' ? 'video for the web' : 'file into images'}… It appears here when it is ready.</p>
+              <progress aria-label="Conversion progress" />
+            </div>
+          ) : (
+            <Board markup={markup} store={store} viewModes={viewModes} />
+          )}
         </>
       ) : (
         <Loading label="Loading the markup…" />
@@ -56,17 +88,8 @@ export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token:
   );
 }
 
-function describeType(type: string | undefined): string {
-  switch (type) {
-    case 'image':
-      return 'images';
-    case 'pdf':
-      return 'pages';
-    case 'video':
-      return 'video';
-    case 'webpage':
-      return 'page screenshots';
-    default:
-      return 'content';
-  }
+function conversionErrorOf(markup: Markup): string {
+  const failure = markup.conversionError;
+  if (typeof failure === 'string') return failure;
+  return failure?.detail ?? failure?.message ?? 'the converter gave no reason.';
 }

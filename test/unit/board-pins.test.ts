@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { formatTime, isUnread, orderThreads, percentOf, refusalOf, showsAt, videoRange, visibleThreads } from '../../web/board/pins.js';
+import { BoardStore } from '../../web/board/store.js';
+import type { BoardTransport } from '../../web/board/transport.js';
+import type { Thread } from '../../web/board/types.js';
+
+/** The board's pure rules and its store (web/board), shared by the review app and the embeddable client (issue 30). */
+const thread = (number: number, changes: Partial<Thread> = {}): Thread => ({
+  id: `t${number}`,
+  number,
+  resolved: false,
+  createdAt: number,
+  user: { id: 'u', name: 'Ann' },
+  scopes: [],
+  messages: [{ id: `m${number}`, createdAt: number, modifiedAt: number, content: `comment ${number}`, user: { id: 'u', name: 'Ann' }, scopes: [] }],
+  ...changes,
+});
+
+describe('the board rules', () => {
+  it('filters open and resolved threads alike for pins and list', () => {
+    const threads = [thread(1), thread(2, { resolved: true }), thread(3)];
+    expect(visibleThreads({ threads, filter: 'all' }).map((t) => t.number)).toEqual([1, 2, 3]);
+    expect(visibleThreads({ threads, filter: 'open' }).map((t) => t.number)).toEqual([1, 3]);
+    expect(visibleThreads({ threads, filter: 'resolved' }).map((t) => t.number)).toEqual([2]);
+  });
+
+  it('orders the list by number, latest activity, or place (page, time, image)', () => {
+    const threads = [thread(1, { lastActivityAt: 5, pageNumber: 3 }), thread(2, { lastActivityAt: 9, pageNumber: 1 }), thread(3, { lastActivityAt: 7, pageNumber: 1 })];
+    expect(orderThreads(threads, 'number').map((t) => t.number)).toEqual([1, 2, 3]);
+    expect(orderThreads(threads, 'activity').map((t) => t.number)).toEqual([2, 3, 1]);
+    expect(orderThreads(threads, 'position').map((t) => t.number)).toEqual([2, 3, 1]);
+    const images = [thread(1, { projectImageId: 'b' }), thread(2, { projectImageId: 'a' }), thread(3, { projectImageId: null })];
+    expect(orderThreads(images, 'position', ['a', 'b']).map((t) => t.number)).toEqual([2, 3, 1]);
+  });
+
+  it('shows a video pin during its range, and a point range for half a second', () => {
+    expect(showsAt({ startTime: 1, endTime: 2 }, 0.5)).toBe(false);
+    expect(showsAt({ startTime: 1, endTime: 2 }, 1)).toBe(true);
+    expect(showsAt({ startTime: 1, endTime: 2 }, 2)).toBe(true);
+    expect(showsAt({ startTime: 1, endTime: 2 }, 2.2)).toBe(false);
+    expect(showsAt({ startTime: 3, endTime: 3 }, 3.4)).toBe(true);
+    expect(showsAt({ startTime: 3, endTime: 3 }, 3.7)).toBe(false);
+    expect(showsAt({}, 0)).toBe(true);
+  });
+
+  it('gives a video comment three seconds from the current time, never past the end', () => {
+    expect(videoRange(1.234, 10)).toEqual({ startTime: 1.23, endTime: 4.23 });
+    expect(videoRange(9, 10)).toEqual({ startTime: 9, endTime: 10 });
+    expect(videoRange(12, 10)).toEqual({ startTime: 10, endTime: 10 });
+  });
+
+  it('turns a click into percentages of the box, clamped, two decimals', () => {
+    const box = { left: 100, top: 50, width: 400, height: 300 };
+    expect(percentOf({ x: 200, y: 200 }, box)).toEqual([25, 50]);
+    expect(percentOf({ x: 50, y: 400 }, box)).toEqual([0, 100]);
+    expect(percentOf({ x: 233, y: 51 }, box)).toEqual([33.25, 0.33]);
+    expect(percentOf({ x: 1, y: 1 }, { left: 0, top: 0, width: 0, height: 0 })).toEqual([50, 50]);
+  });
+
+  it('formats media times, tells unread threads and says why comments are refused', () => {
+    expect(formatTime(0)).toBe('0:00.0');
+    expect(formatTime(75.25)).toBe('1:15.3');
+    expect(isUnread({ read: false })).toBe(true);
+    expect(isUnread({ read: true, unreadMessageCount: 2 })).toBe(true);
+    expect(isUnread({ read: true, unreadMessageCount: 0 })).toBe(false);
+    expect(refusalOf({ type: 'image', readOnly: true, scopes: ['create-thread'] })).toMatch(/paused/);
+    expect(refusalOf({ type: 'image', readOnly: false, scopes: ['view-project'] })).toMatch(/role/);
+    expect(refusalOf({ type: 'image', readOnly: false, scopes: ['view-project', 'create-thread'] })).toBeUndefined();
+  });
+});
+
+describe('the board store', () => {
+  function fakeTransport(threads: Thread[]): BoardTransport & { calls: string[] } {
+    const calls: string[] = [];
+    return {
+      calls,
+      listThreads: async () => threads,
+      getThread: async (id) => ({ ...threads.find((t) => t.id === id)!, messages: [...threads.find((t) => t.id === id)!.messages, { id: 'r', createdAt: 9, modifiedAt: 9, content: 'reply', user: { id: 'u', name: 'Ann' }, scopes: [] }] }),
+      createImageThread: async (_markupId, placement, content) => {
+        calls.push(`create ${JSON.stringify(placement)} ${content}`);
+        return thread(9, { ...placement });
+      },
+      reply: async (id, content) => {
+        calls.push(`reply ${id} ${content}`);
+        return { id: 'r', createdAt: 9, modifiedAt: 9, content, user: { id: 'u', name: 'Ann' }, scopes: [] };
+      },
+      resolve: async (id) => void calls.push(`resolve ${id}`),
+      reopen: async (id) => void calls.push(`reopen ${id}`),
+      markRead: async (id) => void calls.push(`read ${id}`),
+      editMessage: async () => undefined,
+      deleteMessage: async () => undefined,
+      viewModes: async () => [],
+      taggable: async () => [],
+      deleteThread: async (id) => void calls.push(`delete ${id}`),
+    };
+  }
+
+  it('places a draft, posts it as a thread in number order, and leaves "Add comment" mode', async () => {
+    const transport = fakeTransport([thread(2), thread(1)]);
+    const store = new BoardStore(transport, 'markup');
+    let changes = 0;
+    store.subscribe(() => changes++);
+    await store.load();
+    expect(store.get().threads.map((t) => t.number)).toEqual([1, 2]);
+    store.setAdding(true);
+    store.place({ offsetXPercentage: 10, offsetYPercentage: 20, projectImageId: 'i1' });
+    expect(store.get()).toMatchObject({ adding: false, draft: { offsetXPercentage: 10 } });
+    const posted = await store.post('Hello');
+    expect(posted?.number).toBe(9);
+    expect(store.get().draft).toBeUndefined();
+    expect(store.get().threads.map((t) => t.number)).toEqual([1, 2, 9]);
+    expect(transport.calls).toEqual(['create {"offsetXPercentage":10,"offsetYPercentage":20,"projectImageId":"i1"} Hello']);
+    expect(changes).toBeGreaterThan(3);
+  });
+
+  it('marks an unread thread read when opened, resolves and reopens it, and keeps a failure as its detail', async () => {
+    const transport = fakeTransport([thread(1, { read: false, unreadMessageCount: 1 })]);
+    const store = new BoardStore(transport, 'markup');
+    await store.load();
+    store.open('t1');
+    expect(store.get().threads[0]).toMatchObject({ read: true, unreadMessageCount: 0 });
+    await store.setResolved('t1', true);
+    expect(store.get().threads[0]!.resolved).toBe(true);
+    await store.setResolved('t1', false);
+    expect(store.get().threads[0]!.resolved).toBe(false);
+    expect(await store.reply('t1', 'Sure')).toBe(true);
+    expect(store.get().threads[0]!.messages.map((m) => m.content)).toEqual(['comment 1', 'reply']);
+    expect(transport.calls).toEqual(['read t1', 'resolve t1', 'reopen t1', 'reply t1 Sure']);
+
+    transport.reply = async () => {
+      throw new Error('Comments are paused on this markup.');
+    };
+    expect(await store.reply('t1', 'Again')).toBe(false);
+    expect(store.get().error).toBe('Comments are paused on this markup.');
+
+    expect(await store.deleteThread('t1')).toBe(true);
+    expect(store.get()).toMatchObject({ threads: [], openThreadId: undefined });
+  });
+});

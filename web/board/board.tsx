@@ -1,0 +1,708 @@
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { Dialog } from './dialog.js';
+import { formatTime, isUnread, orderThreads, percentOf, refusalOf, showsAt, videoRange, visibleThreads } from './pins.js';
+import type { BoardState, BoardStore, ThreadFilter, ThreadOrder } from './store.js';
+import type { Markup, MarkupPage, Placement, Thread, ViewMode } from './types.js';
+import { useBoardState } from './use-board.js';
+
+/**
+ * The pin-and-thread board (DESIGN.md "The review app", roles and names are a public contract):
+ * each image, PDF page, video or page screenshot is an `img` (or a `video`) named after the markup;
+ * button "Add comment", then a click on the board opens dialog "New comment" (textbox "Comment",
+ * button "Post"); pins are buttons "Comment N"; a thread is dialog "Comment N" with textbox "Reply",
+ * buttons "Send" and "Resolve" or "Reopen". Pins and the thread list render the same store.
+ */
+export interface BoardProps {
+  markup: Markup;
+  store: BoardStore;
+  /** Webpage markups: the view modes to show as tabs. */
+  viewModes?: ViewMode[];
+}
+
+/** How often the thread list is read again while the page is visible. */
+const REFRESH_MS = 20_000;
+
+export function Board({ markup, store, viewModes }: BoardProps) {
+  const state = useBoardState(store);
+  const addButton = useRef<HTMLButtonElement>(null);
+  const focusAfterDraft = useRef<string | undefined>(undefined);
+  const refusal = refusalOf(markup);
+  const [currentTime, setCurrentTime] = useState(0);
+  const videoRef = useRef<HTMLVideoElement>(null);
+
+  // Until live updates exist, others' comments arrive by reading the list again while the tab is seen.
+  useEffect(() => {
+    void store.load();
+    const timer = setInterval(() => document.visibilityState === 'visible' && void store.load(), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [store]);
+
+  // Escape leaves "Add comment" mode (dialogs handle their own Escape); listening from the commit on.
+  useLayoutEffect(() => {
+    if (!state.adding) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') {
+        store.setAdding(false);
+        addButton.current?.focus();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [state.adding, store]);
+
+  const shown = visibleThreads(state);
+  const openThread = state.threads.find((thread) => thread.id === state.openThreadId);
+  const place = (placement: Placement) => {
+    if (markup.type === 'video') {
+      const video = videoRef.current;
+      video?.pause();
+      const current = video?.currentTime ?? 0;
+      const duration = video && Number.isFinite(video.duration) ? video.duration : (markup.video?.durationSeconds ?? current);
+      placement = { ...placement, ...videoRange(current, duration) };
+    }
+    store.place(placement);
+  };
+  const openFromList = (thread: Thread) => {
+    if (markup.type === 'video' && videoRef.current && thread.startTime !== undefined) {
+      videoRef.current.pause();
+      videoRef.current.currentTime = thread.startTime;
+      setCurrentTime(thread.startTime);
+    }
+    store.open(thread.id);
+  };
+
+  return (
+    <div class="board">
+      <div class="board-toolbar">
+        <button
+          ref={addButton}
+          type="button"
+          aria-pressed={state.adding}
+          disabled={refusal !== undefined}
+          aria-describedby={refusal ? 'board-refusal' : undefined}
+          onClick={(event) => {
+            store.setAdding(!state.adding);
+            // From the keyboard (no pointer), the first surface takes the focus: Enter places the pin there.
+            if (!state.adding && event.detail === 0) setTimeout(() => document.querySelector<HTMLElement>('.surface.adding img, .surface.adding video')?.focus(), 0);
+          }}
+        >
+          Add comment
+        </button>
+        {state.adding ? (
+          <p class="board-hint" role="status">
+            Click the {markup.type === 'video' ? 'video at the moment' : markup.type === 'pdf' ? 'page' : 'image'} where the comment belongs (or focus it and press Enter). Escape cancels.
+          </p>
+        ) : null}
+        {refusal ? (
+          <p id="board-refusal" class="board-note">
+            {refusal}
+          </p>
+        ) : null}
+      </div>
+      {state.error ? (
+        <div class="message message-error board-error" role="alert">
+          <span>{state.error}</span>{' '}
+          <button type="button" class="secondary" onClick={() => store.dismissError()}>
+            Dismiss
+          </button>
+        </div>
+      ) : null}
+      <div class="board-layout">
+        <div class="board-surfaces">
+          <Surfaces
+            markup={markup}
+            state={state}
+            threads={shown}
+            viewModes={viewModes}
+            onPlace={place}
+            onOpen={(thread) => store.open(thread.id)}
+            videoRef={videoRef}
+            currentTime={currentTime}
+            onTime={setCurrentTime}
+          />
+        </div>
+        <ThreadList
+          markup={markup}
+          state={state}
+          threads={shown}
+          viewModes={viewModes}
+          onFilter={(filter) => store.setFilter(filter)}
+          onOrder={(order) => store.setOrder(order)}
+          onOpen={openFromList}
+        />
+      </div>
+      {state.draft ? (
+        <NewCommentDialog
+          store={store}
+          onPosted={(thread) => (focusAfterDraft.current = thread.id)}
+          returnFocus={() => {
+            const id = focusAfterDraft.current;
+            focusAfterDraft.current = undefined;
+            return (id ? document.querySelector<HTMLElement>(`[data-pin="${id}"]`) : null) ?? addButton.current;
+          }}
+        />
+      ) : null}
+      {openThread ? <ThreadDialog thread={openThread} markup={markup} store={store} fallbackFocus={() => addButton.current} /> : null}
+    </div>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Surfaces: what the markup shows, with its pins
+// ---------------------------------------------------------------------------------------------
+
+interface SurfacesProps {
+  markup: Markup;
+  state: BoardState;
+  threads: Thread[];
+  viewModes?: ViewMode[];
+  onPlace: (placement: Placement) => void;
+  onOpen: (thread: Thread) => void;
+  videoRef: { current: HTMLVideoElement | null };
+  currentTime: number;
+  onTime: (seconds: number) => void;
+}
+
+function Surfaces(props: SurfacesProps) {
+  const { markup, state, threads, onPlace, onOpen } = props;
+  switch (markup.type) {
+    case 'image': {
+      const images = markup.images ?? [];
+      if (images.length === 0) return <p class="board-note">This markup has no images yet.</p>;
+      const firstId = images[0]!.id;
+      return (
+        <>
+          {images.map((image, index) => (
+            <PinSurface
+              key={image.id}
+              label={images.length > 1 ? `${markup.name}, image ${index + 1} of ${images.length}` : markup.name}
+              src={image.url}
+              width={image.width}
+              height={image.height}
+              adding={state.adding}
+              pins={threads.filter((thread) => (thread.projectImageId ?? firstId) === image.id)}
+              onPlace={(x, y) => onPlace({ offsetXPercentage: x, offsetYPercentage: y, projectImageId: image.id })}
+              onOpen={onOpen}
+            />
+          ))}
+        </>
+      );
+    }
+    case 'pdf': {
+      const pages = markup.document?.pages ?? [];
+      if (pages.length === 0) return <p class="board-note">This PDF has no pages to show.</p>;
+      return (
+        <>
+          {pages.map((page) => (
+            <PdfPage key={page.number} page={page} count={pages.length} {...props} />
+          ))}
+        </>
+      );
+    }
+    case 'video':
+      return <VideoSurface {...props} />;
+    case 'webpage':
+      return <WebpageSurface {...props} />;
+  }
+}
+
+function PdfPage({ page, count, markup, state, threads, onPlace, onOpen }: SurfacesProps & { page: MarkupPage; count: number }) {
+  const label = `${markup.name}, page ${page.number} of ${count}`;
+  const pins = threads.filter((thread) => (thread.pageNumber ?? 1) === page.number);
+  if (!page.image) {
+    return (
+      <p class="board-note">
+        Page {page.number} is not rendered yet{pins.length ? `; its ${pins.length} comment(s) are in the list` : ''}.
+      </p>
+    );
+  }
+  return (
+    <PinSurface
+      label={label}
+      src={page.image.url}
+      width={page.width}
+      height={page.height}
+      adding={state.adding}
+      pins={pins}
+      onPlace={(x, y) => onPlace({ offsetXPercentage: x, offsetYPercentage: y, pageNumber: page.number })}
+      onOpen={onOpen}
+    />
+  );
+}
+
+/** Where a click (or Enter, at the centre) landed on `element`, in percentages of its box. */
+function offsetsOf(element: Element, event: MouseEvent | KeyboardEvent): [number, number] {
+  if (!(event instanceof MouseEvent)) return [50, 50];
+  return percentOf({ x: event.clientX, y: event.clientY }, element.getBoundingClientRect());
+}
+
+function PinSurface({
+  label,
+  src,
+  width,
+  height,
+  adding,
+  pins,
+  onPlace,
+  onOpen,
+}: {
+  label: string;
+  src: string;
+  width?: number;
+  height?: number;
+  adding: boolean;
+  pins: Thread[];
+  onPlace: (x: number, y: number) => void;
+  onOpen: (thread: Thread) => void;
+}) {
+  const image = useRef<HTMLImageElement>(null);
+  const placeAt = (event: MouseEvent | KeyboardEvent) => {
+    if (!adding || !image.current) return;
+    const [x, y] = offsetsOf(image.current, event);
+    onPlace(x, y);
+  };
+  return (
+    <figure class={`surface${adding ? ' adding' : ''}`} onClick={placeAt}>
+      <img
+        ref={image}
+        src={src}
+        alt={label}
+        width={width}
+        height={height}
+        tabIndex={adding ? 0 : undefined}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter' || event.key === ' ') {
+            event.preventDefault();
+            placeAt(event);
+          }
+        }}
+      />
+      <Pins pins={pins} onOpen={onOpen} />
+    </figure>
+  );
+}
+
+function Pins({ pins, onOpen }: { pins: Thread[]; onOpen: (thread: Thread) => void }) {
+  return (
+    <>
+      {pins.map((thread) => (
+        <button
+          key={thread.id}
+          type="button"
+          data-pin={thread.id}
+          class={`pin${thread.resolved ? ' resolved' : ''}${isUnread(thread) ? ' unread' : ''}`}
+          aria-label={`Comment ${thread.number}`}
+          style={{ left: `${Math.min(100, Math.max(0, thread.offsetXPercentage ?? 0))}%`, top: `${Math.min(100, Math.max(0, thread.offsetYPercentage ?? 0))}%` }}
+          onClick={(event) => {
+            event.stopPropagation();
+            onOpen(thread);
+          }}
+        >
+          {thread.number}
+        </button>
+      ))}
+    </>
+  );
+}
+
+function VideoSurface({ markup, state, threads, onPlace, onOpen, videoRef, currentTime, onTime }: SurfacesProps) {
+  const video = markup.video;
+  if (!video) return <p class="board-note">This video has no playable rendition yet.</p>;
+  const placeAt = (event: MouseEvent | KeyboardEvent) => {
+    if (!state.adding || !videoRef.current) return;
+    const [x, y] = offsetsOf(videoRef.current, event);
+    onPlace({ offsetXPercentage: x, offsetYPercentage: y });
+  };
+  const time = () => onTime(videoRef.current?.currentTime ?? 0);
+  return (
+    <figure class={`surface${state.adding ? ' adding' : ''}`} onClick={placeAt}>
+      <video
+        ref={videoRef}
+        src={video.url}
+        poster={video.posterUrl}
+        width={video.width}
+        height={video.height}
+        controls={!state.adding}
+        preload="metadata"
+        aria-label={`${markup.name}, video`}
+        tabIndex={state.adding ? 0 : undefined}
+        onTimeUpdate={time}
+        onSeeked={time}
+        onLoadedMetadata={time}
+        onKeyDown={(event) => {
+          if (state.adding && (event.key === 'Enter' || event.key === ' ')) {
+            event.preventDefault();
+            placeAt(event);
+          }
+        }}
+      />
+      <Pins pins={threads.filter((thread) => showsAt(thread, currentTime))} onOpen={onOpen} />
+    </figure>
+  );
+}
+
+function WebpageSurface({ markup, threads, viewModes, onOpen }: SurfacesProps) {
+  const modes = viewModes ?? [];
+  const [selected, setSelected] = useState(0);
+  const tabs = useRef<(HTMLButtonElement | null)[]>([]);
+  const mode = modes[selected];
+  const inMode = mode ? threads.filter((thread) => thread.viewModeId === mode.id) : threads;
+  const select = (index: number) => {
+    const next = (index + modes.length) % modes.length;
+    setSelected(next);
+    tabs.current[next]?.focus();
+  };
+  const screenshot = (
+    <figure class="surface">
+      {markup.thumbnailUrl ? <img src={markup.thumbnailUrl} alt={`${markup.name}, ${mode ? `${mode.name} view, ` : ''}thumbnail of ${markup.url ?? 'the page'}`} /> : null}
+      <figcaption class="board-note">
+        The service renders a thumbnail of the page's top, not a full-page screenshot per view mode, so comments are listed here rather than pinned on their elements.
+      </figcaption>
+      <div class="pin-strip" role="group" aria-label="Comments in this view">
+        {inMode.length ? <Pins pins={inMode} onOpen={onOpen} /> : <span class="board-note">No comments in this view.</span>}
+      </div>
+    </figure>
+  );
+  if (modes.length === 0) return screenshot;
+  return (
+    <div>
+      <div role="tablist" aria-label="View modes" class="tabs">
+        {modes.map((candidate, index) => (
+          <button
+            key={candidate.id}
+            ref={(element) => {
+              tabs.current[index] = element;
+            }}
+            type="button"
+            role="tab"
+            id={`view-tab-${candidate.id}`}
+            aria-selected={index === selected}
+            aria-controls="view-panel"
+            tabIndex={index === selected ? 0 : -1}
+            onClick={() => setSelected(index)}
+            onKeyDown={(event) => {
+              if (event.key === 'ArrowRight') select(index + 1);
+              if (event.key === 'ArrowLeft') select(index - 1);
+            }}
+          >
+            {candidate.name} ({candidate.width}×{candidate.height})
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id="view-panel" aria-labelledby={mode ? `view-tab-${mode.id}` : undefined}>
+        {screenshot}
+      </div>
+    </div>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The thread list beside the board
+// ---------------------------------------------------------------------------------------------
+
+function whereOf(markup: Markup, thread: Thread, viewModes?: ViewMode[]): string | undefined {
+  if (markup.type === 'webpage') return viewModes?.find((mode) => mode.id === thread.viewModeId)?.name;
+  if (markup.type === 'pdf') return `Page ${thread.pageNumber ?? 1}`;
+  if (markup.type === 'video') return `${formatTime(thread.startTime ?? 0)}–${formatTime(thread.endTime ?? thread.startTime ?? 0)}`;
+  if (markup.type === 'image' && (markup.images?.length ?? 0) > 1) {
+    const index = markup.images!.findIndex((image) => image.id === thread.projectImageId);
+    return `Image ${index < 0 ? 1 : index + 1}`;
+  }
+  return undefined;
+}
+
+function ThreadList({
+  markup,
+  state,
+  threads,
+  viewModes,
+  onFilter,
+  onOrder,
+  onOpen,
+}: {
+  markup: Markup;
+  state: BoardState;
+  threads: Thread[];
+  viewModes?: ViewMode[];
+  onFilter: (filter: ThreadFilter) => void;
+  onOrder: (order: ThreadOrder) => void;
+  onOpen: (thread: Thread) => void;
+}) {
+  const open = state.threads.filter((thread) => !thread.resolved).length;
+  return (
+    <aside class="thread-list" aria-labelledby="thread-list-heading">
+      <h2 id="thread-list-heading">Comments</h2>
+      <p class="board-note">
+        {open} open, {state.threads.length - open} resolved
+      </p>
+      <label class="thread-filter">
+        Show{' '}
+        <select value={state.filter} onChange={(event) => onFilter((event.currentTarget as HTMLSelectElement).value as ThreadFilter)}>
+          <option value="all">All comments</option>
+          <option value="open">Open only</option>
+          <option value="resolved">Resolved only</option>
+        </select>
+      </label>
+      <label class="thread-filter">
+        Order{' '}
+        <select value={state.order} onChange={(event) => onOrder((event.currentTarget as HTMLSelectElement).value as ThreadOrder)}>
+          <option value="number">By number</option>
+          <option value="activity">Latest activity</option>
+          <option value="position">{markup.type === 'video' ? 'By time' : markup.type === 'pdf' ? 'By page' : 'By position'}</option>
+        </select>
+      </label>
+      {!state.loaded && !state.error ? (
+        <p class="board-note" role="status">
+          Loading comments…
+        </p>
+      ) : threads.length === 0 ? (
+        <p class="board-note">{state.threads.length ? 'No comments match this filter.' : 'No comments yet.'}</p>
+      ) : (
+        <ol class="threads">
+          {orderThreads(threads, state.order, markup.images?.map((image) => image.id)).map((thread) => {
+            const where = whereOf(markup, thread, viewModes);
+            return (
+              <li key={thread.id} class={`thread-item${thread.resolved ? ' resolved' : ''}`}>
+                <button type="button" class="thread-open secondary" aria-label={`Open comment #${thread.number}`} onClick={() => onOpen(thread)}>
+                  #{thread.number}
+                </button>
+                <div class="thread-summary">
+                  <span class="thread-text">{thread.messages[0]?.content ?? ''}</span>
+                  <span class="board-note">
+                    {thread.user.name}
+                    {where ? ` · ${where}` : ''}
+                    {thread.messages.length > 1 ? ` · ${thread.messages.length - 1} repl${thread.messages.length === 2 ? 'y' : 'ies'}` : ''}
+                    {thread.resolved ? ' · Resolved' : ''}
+                  </span>
+                  {isUnread(thread) ? <span class="badge">Unread</span> : null}
+                </div>
+              </li>
+            );
+          })}
+        </ol>
+      )}
+    </aside>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dialogs
+// ---------------------------------------------------------------------------------------------
+
+function NewCommentDialog({ store, onPosted, returnFocus }: { store: BoardStore; onPosted: (thread: Thread) => void; returnFocus: () => HTMLElement | null | undefined }) {
+  const [text, setText] = useState('');
+  const [mentions, setMentions] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const error = useBoardState(store).error;
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (!text.trim() || busy) return;
+    setBusy(true);
+    const thread = await store.post(text.trim(), mentions);
+    setBusy(false);
+    if (thread) onPosted(thread);
+  };
+  return (
+    <Dialog title="New comment" onClose={() => store.cancelDraft()} returnFocus={returnFocus}>
+      <form class="board-form" onSubmit={submit}>
+        <label for="new-comment-text">Comment</label>
+        <textarea id="new-comment-text" rows={4} value={text} autofocus onInput={(event) => setText((event.currentTarget as HTMLTextAreaElement).value)} />
+        <MentionPicker store={store} selected={mentions} onChange={setMentions} />
+        {error ? (
+          <p class="message message-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <div class="board-actions">
+          <button type="submit" disabled={busy || !text.trim()}>
+            Post
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+function ThreadDialog({ thread, markup, store, fallbackFocus }: { thread: Thread; markup: Markup; store: BoardStore; fallbackFocus: () => HTMLElement | null }) {
+  const [reply, setReply] = useState('');
+  const [mentions, setMentions] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const members = useBoardState(store).members;
+  useEffect(() => {
+    if (thread.messages.some((message) => message.mentionIds?.length)) void store.loadMembers();
+  }, [thread, store]);
+  const [editing, setEditing] = useState<string>();
+  const [edited, setEdited] = useState('');
+  const canReply = thread.scopes.includes('create-message');
+  const canResolve = thread.scopes.includes('resolve-thread');
+  const canDelete = thread.scopes.includes('delete-thread');
+  const where = whereOf(markup, thread);
+
+  const send = async (event: Event) => {
+    event.preventDefault();
+    if (!reply.trim() || busy) return;
+    setBusy(true);
+    if (await store.reply(thread.id, reply.trim(), mentions)) {
+      setReply('');
+      setMentions([]);
+    }
+    setBusy(false);
+  };
+  const saveEdit = async (event: Event, messageId: string) => {
+    event.preventDefault();
+    if (!edited.trim()) return;
+    if (await store.editMessage(thread.id, messageId, edited.trim())) setEditing(undefined);
+  };
+
+  return (
+    <Dialog title={`Comment ${thread.number}`} onClose={() => store.open(undefined)} fallbackFocus={fallbackFocus} class="thread-dialog">
+      <p class="board-note">
+        {thread.resolved ? 'Resolved' : 'Open'}
+        {where ? ` · ${where}` : ''}
+      </p>
+      <ol class="messages">
+        {thread.messages.map((message, index) => (
+          <li key={message.id} class="message-item">
+            <p class="message-meta">
+              <strong>{message.user.name}</strong> <span class="board-note">{when(message.createdAt)}</span>
+              {message.modifiedAt > message.createdAt ? <span class="board-note"> (edited)</span> : null}
+            </p>
+            {editing === message.id ? (
+              <form class="board-form" onSubmit={(event) => saveEdit(event, message.id)}>
+                <label for={`edit-${message.id}`}>Edit message</label>
+                <textarea id={`edit-${message.id}`} rows={3} value={edited} onInput={(event) => setEdited((event.currentTarget as HTMLTextAreaElement).value)} />
+                <div class="board-actions">
+                  <button type="submit">Save</button>
+                  <button type="button" class="secondary" onClick={() => setEditing(undefined)}>
+                    Cancel
+                  </button>
+                </div>
+              </form>
+            ) : (
+              <p class="message-text">{message.content}</p>
+            )}
+            {message.attachments?.length ? (
+              <ul class="attachments">
+                {message.attachments.map((attachment) => (
+                  <li key={attachment.id}>
+                    <a href={attachment.url} target="_blank" rel="noopener noreferrer">
+                      {attachment.originalFilename}
+                    </a>{' '}
+                    <span class="board-note">({Math.max(1, Math.round(attachment.filesize / 1024))} KB)</span>
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+            {message.mentionIds?.length ? (
+              <p class="board-note">
+                Mentioned: {message.mentionIds.map((id) => members?.find((member) => member.id === id)?.name ?? 'a member').join(', ')}
+              </p>
+            ) : null}
+            {editing !== message.id ? (
+              <div class="message-actions">
+                {message.scopes.includes('update-message') ? (
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-label={`Edit message ${index + 1}`}
+                    onClick={() => {
+                      setEditing(message.id);
+                      setEdited(message.content);
+                    }}
+                  >
+                    Edit
+                  </button>
+                ) : null}
+                {index > 0 && message.scopes.includes('delete-message') ? (
+                  <button type="button" class="secondary" aria-label={`Delete message ${index + 1}`} onClick={() => void store.deleteMessage(thread.id, message.id)}>
+                    Delete
+                  </button>
+                ) : null}
+              </div>
+            ) : null}
+          </li>
+        ))}
+      </ol>
+      {canReply ? (
+        <form class="board-form" onSubmit={send}>
+          <label for={`reply-${thread.id}`}>Reply</label>
+          <textarea id={`reply-${thread.id}`} rows={3} value={reply} onInput={(event) => setReply((event.currentTarget as HTMLTextAreaElement).value)} />
+          <MentionPicker store={store} selected={mentions} onChange={setMentions} />
+          <div class="board-actions">
+            <button type="submit" disabled={busy || !reply.trim()}>
+              Send
+            </button>
+          </div>
+        </form>
+      ) : (
+        <p class="board-note">{refusalOf(markup) ?? 'You cannot reply to this comment.'}</p>
+      )}
+      <ErrorLine store={store} />
+      {canResolve || canDelete ? (
+        <div class="board-actions">
+          {canResolve ? (
+            <button type="button" class="secondary" onClick={() => void store.setResolved(thread.id, !thread.resolved)}>
+              {thread.resolved ? 'Reopen' : 'Resolve'}
+            </button>
+          ) : null}
+          {canDelete ? (
+            <button
+              type="button"
+              class="secondary danger"
+              onClick={() => {
+                if (window.confirm(`Delete comment ${thread.number} and all its replies?`)) void store.deleteThread(thread.id);
+              }}
+            >
+              Delete thread
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+    </Dialog>
+  );
+}
+
+/** Members to mention (`mentionIds`), loaded when first opened. */
+function MentionPicker({ store, selected, onChange }: { store: BoardStore; selected: string[]; onChange: (ids: string[]) => void }) {
+  const members = useBoardState(store).members;
+  return (
+    <details class="mentions" onToggle={(event) => (event.currentTarget as HTMLDetailsElement).open && void store.loadMembers()}>
+      <summary>Mention people{selected.length ? ` (${selected.length})` : ''}</summary>
+      {!members ? (
+        <p class="board-note">Loading members…</p>
+      ) : members.length === 0 ? (
+        <p class="board-note">Nobody else can be mentioned here.</p>
+      ) : (
+        <fieldset>
+          <legend>Notify</legend>
+          {members.map((member) => (
+            <label key={member.id} class="mention">
+              <input
+                type="checkbox"
+                checked={selected.includes(member.id)}
+                onChange={(event) => {
+                  const on = (event.currentTarget as HTMLInputElement).checked;
+                  onChange(on ? [...selected, member.id] : selected.filter((id) => id !== member.id));
+                }}
+              />{' '}
+              {member.name}
+              {member.email && member.email !== member.name ? <span class="board-note"> {member.email}</span> : null}
+            </label>
+          ))}
+        </fieldset>
+      )}
+    </details>
+  );
+}
+
+/** The store's error inside a dialog (the page behind a modal dialog is out of reach). */
+function ErrorLine({ store }: { store: BoardStore }) {
+  const error = useBoardState(store).error;
+  return error ? (
+    <p class="message message-error" role="alert">
+      {error}
+    </p>
+  ) : null;
+}

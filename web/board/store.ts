@@ -1,0 +1,162 @@
+import type { BoardTransport } from './transport.js';
+import type { Member, Placement, Thread } from './types.js';
+
+export type ThreadFilter = 'all' | 'open' | 'resolved';
+/** The list's order: by pin number, latest activity first, or where on the markup (page, image, media time). */
+export type ThreadOrder = 'number' | 'activity' | 'position';
+
+export interface BoardState {
+  threads: Thread[];
+  loaded: boolean;
+  filter: ThreadFilter;
+  order: ThreadOrder;
+  /** Who can be mentioned, once asked for. */
+  members?: Member[];
+  /** "Add comment" mode: the next click on a surface places a pin. */
+  adding: boolean;
+  /** A placed pin waiting for its first message (the "New comment" dialog). */
+  draft?: Placement;
+  /** The thread whose dialog is open. */
+  openThreadId?: string;
+  /** The last failure, as the problem's detail. */
+  error?: string;
+}
+
+/**
+ * The board's one source of truth: pins and the thread list both render `threads` through
+ * `visibleThreads`, so they cannot disagree. Every change goes through the API first and then
+ * replaces the thread with what the API answers.
+ */
+export class BoardStore {
+  private state: BoardState = { threads: [], loaded: false, filter: 'all', order: 'number', adding: false };
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly transport: BoardTransport,
+    readonly markupId: string,
+  ) {}
+
+  get(): BoardState {
+    return this.state;
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private set(change: Partial<BoardState>): void {
+    this.state = { ...this.state, ...change };
+    for (const listener of this.listeners) listener();
+  }
+
+  private put(thread: Thread): void {
+    const others = this.state.threads.filter((known) => known.id !== thread.id);
+    this.set({ threads: [...others, thread].sort((a, b) => a.number - b.number) });
+  }
+
+  /** Runs an API call; a failure is kept as `error` (shown by the board) and answered as undefined. */
+  private async attempt<T>(work: () => Promise<T>): Promise<T | undefined> {
+    try {
+      const result = await work();
+      if (this.state.error) this.set({ error: undefined });
+      return result;
+    } catch (failure) {
+      this.set({ error: failure instanceof Error && failure.message ? failure.message : 'The request failed.' });
+      return undefined;
+    }
+  }
+
+  async load(): Promise<void> {
+    const threads = await this.attempt(() => this.transport.listThreads(this.markupId));
+    if (threads) this.set({ threads: [...threads].sort((a, b) => a.number - b.number), loaded: true });
+  }
+
+  async refreshThread(threadId: string): Promise<void> {
+    const thread = await this.attempt(() => this.transport.getThread(threadId));
+    if (thread) this.put(thread);
+  }
+
+  setFilter(filter: ThreadFilter): void {
+    this.set({ filter });
+  }
+
+  setOrder(order: ThreadOrder): void {
+    this.set({ order });
+  }
+
+  /** Loads who can be mentioned (once); an error leaves the list empty. */
+  async loadMembers(): Promise<void> {
+    if (this.state.members) return;
+    const members = await this.attempt(() => this.transport.taggable(this.markupId));
+    this.set({ members: members ?? [] });
+  }
+
+  setAdding(adding: boolean): void {
+    this.set({ adding, draft: adding ? this.state.draft : undefined });
+  }
+
+  place(placement: Placement): void {
+    this.set({ adding: false, draft: placement });
+  }
+
+  cancelDraft(): void {
+    this.set({ draft: undefined });
+  }
+
+  dismissError(): void {
+    this.set({ error: undefined });
+  }
+
+  /** Posts the draft as a new thread; answers it, or undefined when the API refused (error set). */
+  async post(content: string, mentionIds: string[] = []): Promise<Thread | undefined> {
+    const draft = this.state.draft;
+    if (!draft) return undefined;
+    const thread = await this.attempt(() => this.transport.createImageThread(this.markupId, draft, content, mentionIds));
+    if (!thread) return undefined;
+    this.put(thread);
+    this.set({ draft: undefined });
+    return thread;
+  }
+
+  open(threadId: string | undefined): void {
+    this.set({ openThreadId: threadId });
+    const thread = this.state.threads.find((known) => known.id === threadId);
+    // Opening a thread reads it: the unread marker clears here and on the API.
+    if (thread && (thread.read === false || (thread.unreadMessageCount ?? 0) > 0)) {
+      this.put({ ...thread, read: true, unreadMessageCount: 0 });
+      void this.attempt(() => this.transport.markRead(thread.id));
+    }
+  }
+
+  async reply(threadId: string, content: string, mentionIds: string[] = []): Promise<boolean> {
+    const message = await this.attempt(() => this.transport.reply(threadId, content, mentionIds));
+    if (!message) return false;
+    await this.refreshThread(threadId);
+    return true;
+  }
+
+  async setResolved(threadId: string, resolved: boolean): Promise<void> {
+    const done = await this.attempt(() => (resolved ? this.transport.resolve(threadId) : this.transport.reopen(threadId)).then(() => true));
+    const thread = this.state.threads.find((known) => known.id === threadId);
+    if (done && thread) this.put({ ...thread, resolved });
+  }
+
+  async editMessage(threadId: string, messageId: string, content: string): Promise<boolean> {
+    const done = await this.attempt(() => this.transport.editMessage(messageId, content).then(() => true));
+    if (done) await this.refreshThread(threadId);
+    return Boolean(done);
+  }
+
+  /** Deletes a whole thread (its writer's or an admin's right); its pin and list entry go with it. */
+  async deleteThread(threadId: string): Promise<boolean> {
+    const done = await this.attempt(() => this.transport.deleteThread(threadId).then(() => true));
+    if (done) this.set({ threads: this.state.threads.filter((thread) => thread.id !== threadId), openThreadId: undefined });
+    return Boolean(done);
+  }
+
+  async deleteMessage(threadId: string, messageId: string): Promise<void> {
+    const done = await this.attempt(() => this.transport.deleteMessage(messageId).then(() => true));
+    if (done) await this.refreshThread(threadId);
+  }
+}

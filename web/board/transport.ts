@@ -1,0 +1,56 @@
+import type { Member, Message, Placement, Thread, ViewMode } from './types.js';
+
+/**
+ * How the board talks to the API: one `request` function (the app's wrapper with the session
+ * token; the embeddable client's with its exchange token) answering the envelope's `data` and
+ * throwing an error whose `message` is the problem's `detail`.
+ */
+export type Request = <T>(path: string, options?: { method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'; body?: unknown }) => Promise<T>;
+
+export interface BoardTransport {
+  listThreads(markupId: string): Promise<Thread[]>;
+  getThread(threadId: string): Promise<Thread>;
+  createImageThread(markupId: string, placement: Placement, content: string, mentionIds?: string[]): Promise<Thread>;
+  reply(threadId: string, content: string, mentionIds?: string[]): Promise<Message>;
+  resolve(threadId: string): Promise<void>;
+  reopen(threadId: string): Promise<void>;
+  markRead(threadId: string): Promise<void>;
+  editMessage(messageId: string, content: string): Promise<void>;
+  deleteMessage(messageId: string): Promise<void>;
+  deleteThread(threadId: string): Promise<void>;
+  viewModes(markupId: string): Promise<ViewMode[]>;
+  /** Who can be mentioned (active workspace members). */
+  taggable(markupId: string): Promise<Member[]>;
+}
+
+const PAGE = 500;
+
+export function boardTransport(request: Request): BoardTransport {
+  const id = encodeURIComponent;
+  return {
+    async listThreads(markupId) {
+      const threads: Thread[] = [];
+      let offset = 0;
+      // Every thread of the markup, pinned order; pages of the API's maximum.
+      for (;;) {
+        const page = await request<{ threads: Thread[]; total: number }>(`/threads?markupId=${id(markupId)}&limit=${PAGE}&offset=${offset}&order=pin_asc`);
+        threads.push(...page.threads);
+        offset += page.threads.length;
+        if (page.threads.length === 0 || offset >= page.total) return threads;
+      }
+    },
+    getThread: (threadId) => request<Thread>(`/threads/${id(threadId)}`),
+    createImageThread: (markupId, placement, content, mentionIds = []) =>
+      request<Thread>('/threads', { method: 'POST', body: { isImageThread: true, projectId: markupId, ...placement, content, ...(mentionIds.length ? { mentionIds } : {}) } }),
+    reply: (threadId, content, mentionIds = []) =>
+      request<Message>(`/threads/${id(threadId)}/messages`, { method: 'POST', body: { content, ...(mentionIds.length ? { mentionIds } : {}) } }),
+    resolve: async (threadId) => void (await request(`/threads/${id(threadId)}/resolve`, { method: 'POST' })),
+    reopen: async (threadId) => void (await request(`/threads/${id(threadId)}/unresolve`, { method: 'POST' })),
+    markRead: async (threadId) => void (await request(`/threads/${id(threadId)}/read`, { method: 'POST' })),
+    editMessage: async (messageId, content) => void (await request(`/messages/${id(messageId)}`, { method: 'PATCH', body: { content } })),
+    deleteMessage: async (messageId) => void (await request(`/messages/${id(messageId)}`, { method: 'DELETE' })),
+    deleteThread: async (threadId) => void (await request(`/threads/${id(threadId)}`, { method: 'DELETE' })),
+    taggable: async (markupId) => (await request<{ taggable: Member[] }>(`/markups/${id(markupId)}/tag`)).taggable,
+    viewModes: async (markupId) => (await request<{ projectViewModes: ViewMode[] }>(`/markups/${id(markupId)}/view-modes`)).projectViewModes,
+  };
+}

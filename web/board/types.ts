@@ -1,0 +1,114 @@
+/**
+ * The shapes the board reads (spec "Resources": Markup, Thread, Message; docs/api-markups.md), only
+ * the fields it uses. Shared by the review app and the embeddable client.
+ */
+export interface Author {
+  id: string;
+  name: string;
+  guest?: boolean;
+}
+
+/** A workspace member who can be mentioned. */
+export interface Member {
+  id: string;
+  name: string;
+  email?: string | null;
+}
+
+export interface Message {
+  id: string;
+  createdAt: number;
+  modifiedAt: number;
+  content: string;
+  user: Author;
+  scopes: string[];
+  read?: boolean;
+  mentionIds?: string[];
+  attachments?: { id: string; url: string; mimeType: string; originalFilename: string; filesize: number }[];
+}
+
+export interface ThreadElement {
+  path?: string;
+  offsetXPercentage?: number;
+  offsetYPercentage?: number;
+}
+
+export interface Thread {
+  id: string;
+  number: number;
+  resolved: boolean;
+  createdAt: number;
+  lastActivityAt?: number;
+  user: Author;
+  scopes: string[];
+  messages: Message[];
+  read?: boolean;
+  unreadMessageCount?: number;
+  projectImageId?: string | null;
+  offsetXPercentage?: number;
+  offsetYPercentage?: number;
+  pageNumber?: number | null;
+  startTime?: number;
+  endTime?: number;
+  viewModeId?: string | null;
+  elements?: ThreadElement[];
+}
+
+export interface MarkupImage {
+  id: string;
+  url: string;
+  width?: number;
+  height?: number;
+}
+
+export interface MarkupPage {
+  number: number;
+  width: number;
+  height: number;
+  image?: { url: string };
+}
+
+export interface MarkupVideo {
+  url: string;
+  mimeType?: string;
+  durationSeconds?: number;
+  width?: number;
+  height?: number;
+  posterUrl?: string;
+}
+
+export type MarkupType = 'image' | 'pdf' | 'video' | 'webpage';
+
+export interface Markup {
+  id: string;
+  name: string;
+  type: MarkupType;
+  readOnly: boolean;
+  isReady?: boolean;
+  scopes?: string[];
+  url?: string;
+  thumbnailUrl?: string;
+  conversionStatus?: 'pending' | 'ready' | 'failed';
+  conversionError?: string | { detail?: string; message?: string };
+  images?: MarkupImage[];
+  document?: { pageCount: number; pages: MarkupPage[] };
+  video?: MarkupVideo;
+}
+
+export interface ViewMode {
+  id: string;
+  category: string;
+  name: string;
+  width: number;
+  height: number;
+}
+
+/** Where a new comment is placed: percentages over one surface, and what that surface is. */
+export interface Placement {
+  offsetXPercentage: number;
+  offsetYPercentage: number;
+  projectImageId?: string;
+  pageNumber?: number;
+  startTime?: number;
+  endTime?: number;
+}
