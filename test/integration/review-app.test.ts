@@ -4,7 +4,7 @@ import { contentSecurityPolicy } from '../../shared/http/web-app.js';
 import { makeOrganization, type Org } from '../support/api.js';
 import { makeMarkups } from '../support/markups.js';
 import { makeMember } from '../support/members.js';
-import { baseUrl, chromiumMissing, horizontalOverflow, launchBrowser, screenshotFolder, shot as saveShot, signInByEmail, watchedPage } from '../support/review-app-browser.js';
+import { baseUrl, chromiumMissing, horizontalOverflow, launchBrowser, screenshotFolder, seriousAxeViolations, shot as saveShot, signInByEmail, watchedPage } from '../support/review-app-browser.js';
 
 /**
  * The review app served by the local gateway (issue 30, part 1 "Serving", and the sign-in screen):
@@ -120,11 +120,13 @@ describe.skipIf(skipBrowser)('the review app in Chromium', () => {
         expect(response?.headers()['content-security-policy']).toMatch(/^default-src 'none'/);
         await page.getByRole('heading', { name: 'Sign in to Review Board' }).waitFor();
         await shot(page, 'sign-in', width);
+        expect.soft(await seriousAxeViolations(page, `sign-in at ${width} px`)).toEqual([]);
 
         await page.getByRole('textbox', { name: 'Email' }).fill(email);
         await page.getByRole('button', { name: 'Send sign-in link' }).click();
         await page.getByRole('status').getByText(/Check your email/).waitFor();
         await shot(page, 'sign-in-sent', width);
+        expect.soft(await seriousAxeViolations(page, `sign-in sent at ${width} px`)).toEqual([]);
 
         expect(signInBodies).toEqual([{ email }]);
         expect(violations).toEqual([]);
@@ -154,6 +156,7 @@ describe.skipIf(skipBrowser)('the review app in Chromium', () => {
         await page.keyboard.press('Enter');
         await page.getByRole('alert').getByText('Too many sign-in links for this address: try again in 10 minutes.').waitFor();
         await shot(page, 'sign-in-error', width);
+        expect.soft(await seriousAxeViolations(page, `sign-in refused at ${width} px`)).toEqual([]);
         expect(violations).toEqual([]);
       } finally {
         await context.close();
@@ -172,12 +175,14 @@ describe.skipIf(skipBrowser)('the review app in Chromium', () => {
         await linkTab.getByRole('heading', { name: markupName }).waitFor();
         expect(await linkTab.getByText(email).isVisible()).toBe(true);
         await shot(linkTab, 'markup', width);
+        expect.soft(await seriousAxeViolations(linkTab, `markup at ${width} px`)).toEqual([]);
 
         await linkTab.getByRole('link', { name: 'All markups' }).click();
         await linkTab.waitForURL(`${baseUrl()}/`);
         await linkTab.getByRole('heading', { name: 'Your markups' }).waitFor();
         await linkTab.getByRole('link', { name: markupName }).first().waitFor();
         await shot(linkTab, 'home', width);
+        expect.soft(await seriousAxeViolations(linkTab, `home at ${width} px`)).toEqual([]);
 
         await linkTab.reload();
         await linkTab.getByRole('link', { name: markupName }).first().waitFor();
@@ -198,6 +203,7 @@ describe.skipIf(skipBrowser)('the review app in Chromium', () => {
         await page.getByRole('textbox', { name: 'Email' }).waitFor();
         expect(new URL(page.url()).search).toBe('');
         await shot(page, 'sign-in-bad-code', width);
+        expect.soft(await seriousAxeViolations(page, `sign-in with a bad code at ${width} px`)).toEqual([]);
       } finally {
         await context.close();
       }
@@ -237,6 +243,7 @@ describe.skipIf(skipBrowser)('the review app in Chromium', () => {
       await signedIn.getByRole('heading', { name: 'Markup not available' }).waitFor();
       expect((await signedIn.getByRole('alert').innerText()).length).toBeGreaterThan(10);
       await shot(signedIn, 'markup-error', 1440);
+      expect.soft(await seriousAxeViolations(signedIn, 'missing markup at 1440 px')).toEqual([]);
     } finally {
       await context.close();
     }

@@ -13,6 +13,7 @@ import { makeMember } from '../support/members.js';
 import { setPlan } from '../support/fixtures.js';
 import { makePdf } from '../support/sample-files.js';
 import { askSignIn, newSourceIp, signInLinks } from '../support/sign-in.js';
+import { seriousAxeViolations } from '../support/review-app-browser.js';
 import { createThread, DESKTOP, makeTypedMarkup, TABLET } from '../support/threads.js';
 
 /**
@@ -99,7 +100,7 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
     return { context, page, violations };
   }
 
-  /** Screenshots of the board at 1440 and 390 px wide, and no horizontal scrolling at either. */
+  /** Screenshots of the board at 1440 and 390 px wide, no horizontal scrolling and no serious axe-core violation at either. */
   async function shots(page: Page, name: string): Promise<void> {
     for (const width of [1440, 390]) {
       await page.setViewportSize({ width, height: 900 });
@@ -107,6 +108,7 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await page.screenshot({ path: join(screenshotDir, `${name}-${width}.png`), fullPage: true });
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect(overflow, `no horizontal scrolling at ${width} px`).toBeLessThanOrEqual(0);
+      expect.soft(await seriousAxeViolations(page, `${name} at ${width} px`)).toEqual([]);
     }
     await page.setViewportSize({ width: 1440, height: 900 });
   }
@@ -146,6 +148,7 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await first.click({ position: { x: firstBox.width * 0.25, y: firstBox.height * 0.5 } });
       const dialog = page.getByRole('dialog', { name: 'New comment' });
       await dialog.getByRole('textbox', { name: 'Comment' }).fill('Make the headline bigger');
+      await shots(page, 'image-new-comment');
       await dialog.getByRole('button', { name: 'Post' }).click();
       await dialog.waitFor({ state: 'detached' });
       const pin2 = page.getByRole('button', { name: 'Comment 2', exact: true });
@@ -218,6 +221,7 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await add.focus();
       await page.keyboard.press('Enter');
       await expect.poll(() => page.getByRole('img', { name: `${name}, image 1 of 2` }).evaluate((element) => element.matches(':focus'))).toBe(true);
+      expect.soft(await seriousAxeViolations(page, 'adding a comment at 1440 px')).toEqual([]);
       await page.keyboard.press('Enter');
       const dialog = page.getByRole('dialog', { name: 'New comment' });
       await expect.poll(() => dialog.getByRole('textbox', { name: 'Comment' }).evaluate((element) => element.matches(':focus'))).toBe(true);
@@ -271,6 +275,7 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
     const { context, page, violations } = await signedInAt(markupUrl, pdfOrg.workspaceId);
     try {
       await page.getByRole('status').getByText(/Converting the PDF/).waitFor();
+      expect.soft(await seriousAxeViolations(page, 'a PDF converting at 1440 px')).toEqual([]);
       await sendJob(clients, markup.id);
       // No reload: the screen reads the markup again until it is ready.
       await page.getByRole('img', { name: `${name}, page 2 of 2` }).waitFor({ timeout: 30_000 });
