@@ -136,6 +136,7 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
         await section.getByRole('link', { name: renamed }).waitFor();
         await section.getByRole('button', { name: `Move ${renamed}` }).click();
         await section.getByRole('combobox', { name: `Move ${renamed} to` }).selectOption({ label: folderName });
+        expect.soft(await seriousAxeViolations(page, `move form at ${width} px`)).toEqual([]);
         await section.getByRole('button', { name: 'Move here' }).click();
         await section.getByRole('link', { name: renamed }).waitFor({ state: 'detached' });
 
