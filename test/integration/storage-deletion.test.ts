@@ -43,7 +43,8 @@ describe('deletion frees stored bytes exactly once and removes the objects (Work
     expect(servedBefore).toBe(200);
     expect(await storageBreakdownOf(org.workspaceKey)).toMatchObject({ images: 0, total: 0 });
     expect(await eventually(() => fetchStatus(url), (status) => status === 404)).toBe(404);
-  });
+    // The objects go through the deletion job's queue: on a loaded 2-core machine that took over 30 s.
+  }, 120_000);
 
   it('ten parallel deletions of a markup with a 17,000-byte attachment subtract it once, whatever the route (20 rounds)', async () => {
     for (let round = 0; round < 20; round += 1) {
