@@ -13,7 +13,7 @@ import { makeMember } from '../support/members.js';
 import { setPlan } from '../support/fixtures.js';
 import { makePdf } from '../support/sample-files.js';
 import { askSignIn, newSourceIp, signInLinks } from '../support/sign-in.js';
-import { seriousAxeViolations } from '../support/review-app-browser.js';
+import { horizontalOverflow, seriousAxeViolations, watchedPage } from '../support/review-app-browser.js';
 import { createThread, DESKTOP, makeTypedMarkup, TABLET } from '../support/threads.js';
 
 /**
@@ -80,16 +80,7 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
    */
   async function signedInAt(markupUrl: string, workspaceId = org.workspaceId, width = 1440): Promise<Session> {
     const member = await makeMember(workspaceId, 'contributor', 'board');
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
-    context.setDefaultTimeout(15_000);
-    const violations: string[] = [];
-    await context.addInitScript({
-      content: "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));",
-    });
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (/Content.Security.Policy|CSP violation/i.test(message.text())) violations.push(message.text());
-    });
+    const { context, page, violations } = await watchedPage(browser, width);
     await page.goto(markupUrl);
     await page.waitForURL(`${baseUrl()}/sign-in`);
     const asked = await askSignIn(newSourceIp(), member.email);
@@ -104,9 +95,10 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
   async function shots(page: Page, name: string): Promise<void> {
     for (const width of [1440, 390]) {
       await page.setViewportSize({ width, height: 900 });
-      await page.waitForTimeout(100);
+      // The layout at the new width: two animation frames, not a fixed wait.
+      await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
       await page.screenshot({ path: join(screenshotDir, `${name}-${width}.png`), fullPage: true });
-      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      const overflow = await horizontalOverflow(page);
       expect(overflow, `no horizontal scrolling at ${width} px`).toBeLessThanOrEqual(0);
       expect.soft(await seriousAxeViolations(page, `${name} at ${width} px`)).toEqual([]);
     }
