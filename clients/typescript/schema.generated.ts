@@ -3333,7 +3333,12 @@ export interface operations {
                      *         },
                      *         "originalMimeType": "image/png",
                      *         "conversionStatus": "pending",
-                     *         "conversionError": "The file could not be read as an image."
+                     *         "conversionError": "The file could not be read as an image.",
+                     *         "conversionProgress": {
+                     *           "percent": 1,
+                     *           "pagesConverted": 1,
+                     *           "pageCount": 1
+                     *         }
                      *       }
                      *     }
                      */
@@ -3412,6 +3417,15 @@ export interface operations {
                             /** @enum {string} */
                             conversionStatus?: "pending" | "ready" | "failed";
                             conversionError?: string;
+                            /** @description Extension: while `conversionStatus` is `pending`, how far the conversion has come (empty until the worker starts). */
+                            conversionProgress?: {
+                                /** @description 0–100, when the total is known: pages of a PDF, or the share of a video transcoded. */
+                                percent?: number;
+                                /** @description Pages of a PDF or multi-page TIFF converted so far. */
+                                pagesConverted?: number;
+                                /** @description Pages the PDF has. */
+                                pageCount?: number;
+                            };
                         };
                     };
                 };
@@ -3585,7 +3599,12 @@ export interface operations {
                      *         },
                      *         "originalMimeType": "image/png",
                      *         "conversionStatus": "pending",
-                     *         "conversionError": "The file could not be read as an image."
+                     *         "conversionError": "The file could not be read as an image.",
+                     *         "conversionProgress": {
+                     *           "percent": 1,
+                     *           "pagesConverted": 1,
+                     *           "pageCount": 1
+                     *         }
                      *       }
                      *     }
                      */
@@ -3664,6 +3683,15 @@ export interface operations {
                             /** @enum {string} */
                             conversionStatus?: "pending" | "ready" | "failed";
                             conversionError?: string;
+                            /** @description Extension: while `conversionStatus` is `pending`, how far the conversion has come (empty until the worker starts). */
+                            conversionProgress?: {
+                                /** @description 0–100, when the total is known: pages of a PDF, or the share of a video transcoded. */
+                                percent?: number;
+                                /** @description Pages of a PDF or multi-page TIFF converted so far. */
+                                pagesConverted?: number;
+                                /** @description Pages the PDF has. */
+                                pageCount?: number;
+                            };
                         };
                     };
                 };
@@ -3824,7 +3852,12 @@ export interface operations {
                      *         },
                      *         "originalMimeType": "image/png",
                      *         "conversionStatus": "pending",
-                     *         "conversionError": "The file could not be read as an image."
+                     *         "conversionError": "The file could not be read as an image.",
+                     *         "conversionProgress": {
+                     *           "percent": 1,
+                     *           "pagesConverted": 1,
+                     *           "pageCount": 1
+                     *         }
                      *       }
                      *     }
                      */
@@ -3903,6 +3936,15 @@ export interface operations {
                             /** @enum {string} */
                             conversionStatus?: "pending" | "ready" | "failed";
                             conversionError?: string;
+                            /** @description Extension: while `conversionStatus` is `pending`, how far the conversion has come (empty until the worker starts). */
+                            conversionProgress?: {
+                                /** @description 0–100, when the total is known: pages of a PDF, or the share of a video transcoded. */
+                                percent?: number;
+                                /** @description Pages of a PDF or multi-page TIFF converted so far. */
+                                pagesConverted?: number;
+                                /** @description Pages the PDF has. */
+                                pageCount?: number;
+                            };
                         };
                     };
                 };
@@ -4059,7 +4101,12 @@ export interface operations {
                      *             },
                      *             "originalMimeType": "image/png",
                      *             "conversionStatus": "pending",
-                     *             "conversionError": "The file could not be read as an image."
+                     *             "conversionError": "The file could not be read as an image.",
+                     *             "conversionProgress": {
+                     *               "percent": 1,
+                     *               "pagesConverted": 1,
+                     *               "pageCount": 1
+                     *             }
                      *           }
                      *         ],
                      *         "hasMore": true,
@@ -4144,6 +4191,15 @@ export interface operations {
                                 /** @enum {string} */
                                 conversionStatus?: "pending" | "ready" | "failed";
                                 conversionError?: string;
+                                /** @description Extension: while `conversionStatus` is `pending`, how far the conversion has come (empty until the worker starts). */
+                                conversionProgress?: {
+                                    /** @description 0–100, when the total is known: pages of a PDF, or the share of a video transcoded. */
+                                    percent?: number;
+                                    /** @description Pages of a PDF or multi-page TIFF converted so far. */
+                                    pagesConverted?: number;
+                                    /** @description Pages the PDF has. */
+                                    pageCount?: number;
+                                };
                             }[];
                             hasMore: boolean;
                             nextCursor: string | null;
@@ -4266,7 +4322,12 @@ export interface operations {
                      *             },
                      *             "originalMimeType": "image/png",
                      *             "conversionStatus": "pending",
-                     *             "conversionError": "The file could not be read as an image."
+                     *             "conversionError": "The file could not be read as an image.",
+                     *             "conversionProgress": {
+                     *               "percent": 1,
+                     *               "pagesConverted": 1,
+                     *               "pageCount": 1
+                     *             }
                      *           }
                      *         ],
                      *         "hasMore": true,
@@ -4350,6 +4411,15 @@ export interface operations {
                                 /** @enum {string} */
                                 conversionStatus?: "pending" | "ready" | "failed";
                                 conversionError?: string;
+                                /** @description Extension: while `conversionStatus` is `pending`, how far the conversion has come (empty until the worker starts). */
+                                conversionProgress?: {
+                                    /** @description 0–100, when the total is known: pages of a PDF, or the share of a video transcoded. */
+                                    percent?: number;
+                                    /** @description Pages of a PDF or multi-page TIFF converted so far. */
+                                    pagesConverted?: number;
+                                    /** @description Pages the PDF has. */
+                                    pageCount?: number;
+                                };
                             }[];
                             hasMore: boolean;
                             nextCursor: string | null;
@@ -4549,7 +4619,12 @@ export interface operations {
                      *         },
                      *         "originalMimeType": "image/png",
                      *         "conversionStatus": "pending",
-                     *         "conversionError": "The file could not be read as an image."
+                     *         "conversionError": "The file could not be read as an image.",
+                     *         "conversionProgress": {
+                     *           "percent": 1,
+                     *           "pagesConverted": 1,
+                     *           "pageCount": 1
+                     *         }
                      *       }
                      *     }
                      */
@@ -4628,6 +4703,15 @@ export interface operations {
                             /** @enum {string} */
                             conversionStatus?: "pending" | "ready" | "failed";
                             conversionError?: string;
+                            /** @description Extension: while `conversionStatus` is `pending`, how far the conversion has come (empty until the worker starts). */
+                            conversionProgress?: {
+                                /** @description 0–100, when the total is known: pages of a PDF, or the share of a video transcoded. */
+                                percent?: number;
+                                /** @description Pages of a PDF or multi-page TIFF converted so far. */
+                                pagesConverted?: number;
+                                /** @description Pages the PDF has. */
+                                pageCount?: number;
+                            };
                         };
                     };
                 };
@@ -4762,7 +4846,12 @@ export interface operations {
                      *         },
                      *         "originalMimeType": "image/png",
                      *         "conversionStatus": "pending",
-                     *         "conversionError": "The file could not be read as an image."
+                     *         "conversionError": "The file could not be read as an image.",
+                     *         "conversionProgress": {
+                     *           "percent": 1,
+                     *           "pagesConverted": 1,
+                     *           "pageCount": 1
+                     *         }
                      *       }
                      *     }
                      */
@@ -4841,6 +4930,15 @@ export interface operations {
                             /** @enum {string} */
                             conversionStatus?: "pending" | "ready" | "failed";
                             conversionError?: string;
+                            /** @description Extension: while `conversionStatus` is `pending`, how far the conversion has come (empty until the worker starts). */
+                            conversionProgress?: {
+                                /** @description 0–100, when the total is known: pages of a PDF, or the share of a video transcoded. */
+                                percent?: number;
+                                /** @description Pages of a PDF or multi-page TIFF converted so far. */
+                                pagesConverted?: number;
+                                /** @description Pages the PDF has. */
+                                pageCount?: number;
+                            };
                         };
                     };
                 };
@@ -5043,7 +5141,12 @@ export interface operations {
                      *         },
                      *         "originalMimeType": "image/png",
                      *         "conversionStatus": "pending",
-                     *         "conversionError": "The file could not be read as an image."
+                     *         "conversionError": "The file could not be read as an image.",
+                     *         "conversionProgress": {
+                     *           "percent": 1,
+                     *           "pagesConverted": 1,
+                     *           "pageCount": 1
+                     *         }
                      *       }
                      *     }
                      */
@@ -5122,6 +5225,15 @@ export interface operations {
                             /** @enum {string} */
                             conversionStatus?: "pending" | "ready" | "failed";
                             conversionError?: string;
+                            /** @description Extension: while `conversionStatus` is `pending`, how far the conversion has come (empty until the worker starts). */
+                            conversionProgress?: {
+                                /** @description 0–100, when the total is known: pages of a PDF, or the share of a video transcoded. */
+                                percent?: number;
+                                /** @description Pages of a PDF or multi-page TIFF converted so far. */
+                                pagesConverted?: number;
+                                /** @description Pages the PDF has. */
+                                pageCount?: number;
+                            };
                         };
                     };
                 };
@@ -5552,7 +5664,12 @@ export interface operations {
                      *         },
                      *         "originalMimeType": "image/png",
                      *         "conversionStatus": "pending",
-                     *         "conversionError": "The file could not be read as an image."
+                     *         "conversionError": "The file could not be read as an image.",
+                     *         "conversionProgress": {
+                     *           "percent": 1,
+                     *           "pagesConverted": 1,
+                     *           "pageCount": 1
+                     *         }
                      *       }
                      *     }
                      */
@@ -5631,6 +5748,15 @@ export interface operations {
                             /** @enum {string} */
                             conversionStatus?: "pending" | "ready" | "failed";
                             conversionError?: string;
+                            /** @description Extension: while `conversionStatus` is `pending`, how far the conversion has come (empty until the worker starts). */
+                            conversionProgress?: {
+                                /** @description 0–100, when the total is known: pages of a PDF, or the share of a video transcoded. */
+                                percent?: number;
+                                /** @description Pages of a PDF or multi-page TIFF converted so far. */
+                                pagesConverted?: number;
+                                /** @description Pages the PDF has. */
+                                pageCount?: number;
+                            };
                         };
                     };
                 };

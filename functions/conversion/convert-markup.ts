@@ -13,6 +13,7 @@ import { convertTiff } from '../../shared/convert/tiff.js';
 import { convertVideo } from '../../shared/convert/video.js';
 import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
 import { applyPolicyAfterConversion } from '../../shared/domain/originals.js';
+import { recordConversionProgress, type ConversionProgress } from '../../shared/db/conversion-progress.js';
 import { markWorkStarted } from '../../shared/db/pending-work.js';
 import { getItem, type MarkupDocumentRecord, type MarkupImageRecord, type MarkupRecord, type MarkupVideoRecord } from '../../shared/db/items.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
@@ -78,8 +79,10 @@ export const convertMarkupJob = defineJob({
     const outputs = new OutputObjects();
     const workDir = await mkdtemp(join(tmpdir(), 'convert-'));
     const started = Date.now();
+    const progress = new ProgressReporter(markup.id);
     try {
-      const converted = await convert(markup, workDir, outputs, deadline);
+      const converted = await convert(markup, workDir, outputs, deadline, progress);
+      await progress.settled({ flush: true });
       await markReady(markup, converted, outputs);
       logger.info('markup converted', { markupId: markup.id, type: markup.type, bytes: converted.bytes, ms: Date.now() - started });
     } catch (error) {
@@ -100,20 +103,23 @@ export const convertMarkupJob = defineJob({
       }
       throw error;
     } finally {
+      await progress.settled();
       await rm(workDir, { recursive: true, force: true });
     }
   },
 });
 
-async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObjects, deadline: number): Promise<Converted> {
+async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObjects, deadline: number, progress: ProgressReporter): Promise<Converted> {
   if (!markup.source) throw new ConversionError('The markup has no uploaded file to convert.');
+  // A run that starts again (a retry, a redrive) starts from nothing, whatever an earlier run reached.
+  progress.report(markup.type === 'video' ? { percent: 0 } : { pagesConverted: 0 }, { now: true });
   const input = join(workDir, 'source');
   await downloadObject(markup.source.key, input);
   const base = parse(markup.source.filename ?? markup.name).name || 'page';
   const thumbnails = new ThumbnailMaker(markup.id, outputs);
 
   if (markup.type === 'video') {
-    const video = await convertVideo(input, workDir, { timeoutMs: deadline - Date.now() });
+    const video = await convertVideo(input, workDir, { timeoutMs: deadline - Date.now(), onProgress: (percent) => progress.report({ percent }) });
     const file = await outputs.put(conversionKeys.video(markup.id), video.file.path, video.file.mimeType, `${base}.mp4`);
     const poster = await outputs.put(conversionKeys.poster(markup.id), video.poster.data, video.poster.mimeType, `${base}.jpg`);
     await thumbnails.from(video.poster);
@@ -130,6 +136,7 @@ async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObj
       const image = await outputs.put(conversionKeys.page(markup.id, page.number, extension), page.image.data, page.image.mimeType, `${base}-page-${page.number}.${extension}`);
       if (page.number === 1) await thumbnails.from(page.image);
       pages.push({ number: page.number, width: page.width, height: page.height, image });
+      progress.report({ pagesConverted: page.number, pageCount: page.pageCount, percent: Math.floor((page.number / page.pageCount) * 100) });
     }
     const bytes = pages.reduce((sum, page) => sum + (page.image?.filesize ?? 0), 0);
     return { changes: { document: { pageCount: pages.length, pages } }, category: 'pdfs', bytes, thumbnail: thumbnails.result() };
@@ -145,6 +152,7 @@ async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObj
       const stored = await outputs.put(conversionKeys.page(markup.id, number, 'png'), page.data, page.mimeType, `${base}-${number}.png`);
       if (number === 1) await thumbnails.from(page);
       images.push({ id: randomUUID(), ...stored, width: page.width, height: page.height });
+      progress.report({ pagesConverted: number });
     };
     if (kind === 'psd') await store(await convertPsd(input));
     else if (kind === 'eps') for (const page of await convertEps(input, { enabled: getConfig().epsConverter })) await store(page);
@@ -161,6 +169,50 @@ async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObj
   }
 
   throw new ConversionError(`Markups of type ${markup.type} are not converted.`);
+}
+
+/** Progress is written at most this often (a 500-page PDF converts several pages a second). */
+const PROGRESS_INTERVAL_MS = 1000;
+
+/**
+ * Writes how far the run has come (shared/db/conversion-progress.ts) for the app's progress bar:
+ * the latest figure at most once a second, one write at a time, never failing the conversion.
+ */
+class ProgressReporter {
+  private writing: Promise<void> = Promise.resolve();
+  private latest: ConversionProgress | undefined;
+  private lastWrite = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly markupId: string) {}
+
+  report(progress: ConversionProgress, options: { now?: boolean } = {}): void {
+    this.latest = progress;
+    if (this.timer) return;
+    const wait = options.now ? 0 : Math.max(0, this.lastWrite + PROGRESS_INTERVAL_MS - Date.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, wait);
+  }
+
+  /** Waits for the write under way; the figure not yet written is written first with `flush`, else dropped. */
+  async settled(options: { flush?: boolean } = {}): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (options.flush) this.flush();
+    await this.writing;
+  }
+
+  private flush(): void {
+    const progress = this.latest;
+    if (!progress) return;
+    this.latest = undefined;
+    this.lastWrite = Date.now();
+    this.writing = this.writing.then(() =>
+      recordConversionProgress(this.markupId, progress).catch((error: unknown) => logger.warn('conversion progress not recorded', { markupId: this.markupId, error })),
+    );
+  }
 }
 
 /** The markup was deleted while it was converted: the run stops before its next page. */

@@ -76,6 +76,16 @@ export const MarkupSchema = v.object({
   originalMimeType: v.optional(v.string()),
   conversionStatus: v.optional(v.picklist(['pending', 'ready', 'failed'])),
   conversionError: v.optional(v.string()),
+  conversionProgress: v.optional(
+    v.pipe(
+      v.object({
+        percent: v.optional(v.pipe(v.number(), v.description('0–100, when the total is known: pages of a PDF, or the share of a video transcoded.'))),
+        pagesConverted: v.optional(v.pipe(v.number(), v.description('Pages of a PDF or multi-page TIFF converted so far.'))),
+        pageCount: v.optional(v.pipe(v.number(), v.description('Pages the PDF has.'))),
+      }),
+      v.description('Extension: while `conversionStatus` is `pending`, how far the conversion has come (empty until the worker starts).'),
+    ),
+  ),
 });
 
 export const UsageSchema = v.object({

@@ -21,6 +21,8 @@ export interface PdfOptions {
 export interface PdfPage {
   /** 1-based. */
   number: number;
+  /** Pages the document has (the same on every page yielded). */
+  pageCount: number;
   /** Page size in points (1/72 in) as displayed: the crop box, with the page's rotation applied. */
   width: number;
   height: number;
@@ -84,7 +86,7 @@ export async function* convertPdf(input: ConverterInput, options: PdfOptions = {
     if (pageCount === 0) throw new ConversionError('The PDF has no pages.');
     const maxPages = options.maxPages ?? CONVERSION_LIMITS.maxPages;
     if (pageCount > maxPages) throw new ConversionError(`The PDF has ${pageCount} pages; at most ${maxPages} pages are converted. Split it into smaller files.`);
-    for (let index = 0; index < pageCount; index += 1) yield await renderPage(pdfium, document, access, index, options);
+    for (let index = 0; index < pageCount; index += 1) yield { ...(await renderPage(pdfium, document, access, index, options)), pageCount };
   } finally {
     // Closing the document frees its parsed objects and the fonts and images its pages cached.
     if (document) pdfium.FPDF_CloseDocument(document);
@@ -93,7 +95,7 @@ export async function* convertPdf(input: ConverterInput, options: PdfOptions = {
   }
 }
 
-async function renderPage(pdfium: PdfiumModule, document: number, access: FileAccess, index: number, options: PdfOptions): Promise<PdfPage> {
+async function renderPage(pdfium: PdfiumModule, document: number, access: FileAccess, index: number, options: PdfOptions): Promise<Omit<PdfPage, 'pageCount'>> {
   let page = 0;
   let bitmap = 0;
   try {

@@ -44,6 +44,8 @@ export interface VideoOptions {
   ffmpeg?: string;
   /** A longer video is refused from the duration its container declares, before it is transcoded. */
   maxDurationSeconds?: number;
+  /** Called as the transcode advances (0–100, from ffmpeg's `time=` against the duration), at most once per whole percent. */
+  onProgress?: (percent: number) => void;
 }
 
 export const MAX_VIDEO_DIMENSION = 1920;
@@ -99,7 +101,8 @@ export async function convertVideo(input: ConverterInput, workDir: string, optio
         '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-maxrate', '8M', '-bufsize', '16M', '-profile:v', 'high', '-pix_fmt', 'yuv420p',
         '-c:a', 'aac', '-b:a', '128k', '-ac', '2',
       ];
-  const transcoded = await runFfmpeg(ffmpeg, ['-i', source, ...args, '-movflags', '+faststart', '-max_muxing_queue_size', '1024', '-f', 'mp4', output], remaining(deadline));
+  const onTime = progressReporter(info.durationSeconds, options.onProgress);
+  const transcoded = await runFfmpeg(ffmpeg, ['-i', source, ...args, '-movflags', '+faststart', '-max_muxing_queue_size', '1024', '-f', 'mp4', output], remaining(deadline), onTime);
   if (transcoded.code !== 0) throw new ConversionError(`The video could not be converted: ${ffmpegReason(transcoded.stderr, source)}`);
 
   const produced = await probeMedia(output, { ffmpeg });
@@ -243,6 +246,27 @@ function ffmpegReason(stderr: string, path: string): string {
     .slice(0, 300);
 }
 
+/**
+ * The output times of ffmpeg's progress lines in a chunk of its stderr (`… time=00:01:02.50 …`, one
+ * per `\r`-ended status line; `time=N/A` before the first frame is skipped). A line split between
+ * chunks is at worst missed once: the next status line comes half a second later.
+ */
+export function progressTimes(chunk: string): number[] {
+  return [...chunk.matchAll(/\btime=(\d+):(\d{2}):(\d{2}(?:\.\d+)?)/g)].map(([, hours, minutes, seconds]) => Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds));
+}
+
+/** Turns output times into whole percents of `durationSeconds`, reporting each rise once (nothing without a duration). */
+function progressReporter(durationSeconds: number | undefined, onProgress: ((percent: number) => void) | undefined): ((seconds: number) => void) | undefined {
+  if (!onProgress || !durationSeconds || durationSeconds <= 0) return undefined;
+  let reported = -1;
+  return (seconds) => {
+    const percent = Math.min(100, Math.floor((seconds / durationSeconds) * 100));
+    if (percent <= reported) return;
+    reported = percent;
+    onProgress(percent);
+  };
+}
+
 interface FfmpegResult {
   code: number | null;
   stderr: string;
@@ -253,7 +277,7 @@ interface FfmpegResult {
  * ConversionError (the file is too long or too heavy; retrying would not help); failing to start
  * ffmpeg at all is an infrastructure error.
  */
-function runFfmpeg(ffmpeg: string, args: string[], timeoutMs: number): Promise<FfmpegResult> {
+function runFfmpeg(ffmpeg: string, args: string[], timeoutMs: number, onTime?: (seconds: number) => void): Promise<FfmpegResult> {
   return new Promise((resolve, reject) => {
     const inputOptions = ['-protocol_whitelist', 'file', '-format_whitelist', DEMUXERS];
     const child = spawn(ffmpeg, ['-hide_banner', '-nostdin', '-y', '-loglevel', 'info', ...inputOptions, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -261,6 +285,7 @@ function runFfmpeg(ffmpeg: string, args: string[], timeoutMs: number): Promise<F
     let timedOut = false;
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
+      if (onTime) for (const seconds of progressTimes(chunk)) onTime(seconds);
       stderr += chunk;
       if (stderr.length > 128 * 1024) stderr = stderr.slice(-64 * 1024);
     });

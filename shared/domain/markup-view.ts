@@ -1,4 +1,5 @@
 import { allows, type AnyRole } from '../auth/permissions.js';
+import { conversionProgressOf, type ConversionProgress } from '../db/conversion-progress.js';
 import type { MarkupRecord, MarkupType, StoredFile } from '../db/items.js';
 import type { Plan } from '../db/plans.js';
 import { DEFAULT_URL_TTL_SECONDS, presignedGetUrl } from '../storage/urls.js';
@@ -131,6 +132,12 @@ function conversionFields(markup: MarkupRecord): Record<string, unknown> {
   };
 }
 
+/** How far a pending conversion has come (an extension: the app's progress bar); nothing once it ended. */
+async function progressFields(markup: MarkupRecord): Promise<{ conversionProgress?: ConversionProgress }> {
+  if (markup.type === 'webpage' || markup.conversionStatus !== 'pending') return {};
+  return { conversionProgress: (await conversionProgressOf(markup.id)) ?? {} };
+}
+
 /** Where a markup opens in the web app (`markupUrl`), the same on every shape that links to it. */
 export const markupUrlOf = (appUrl: string, markupId: string): string => `${appUrl}/markups/${markupId}`;
 
@@ -140,9 +147,10 @@ export const markupUrlOf = (appUrl: string, markupId: string): string => `${appU
  * Asynchronous because file URLs are presigned.
  */
 export async function toPublicMarkup(markup: MarkupRecord, context: MarkupViewContext): Promise<Record<string, unknown>> {
-  const [thumbnailUrl, files] = await Promise.all([
+  const [thumbnailUrl, files, progress] = await Promise.all([
     thumbnailUrlOf(markup, context),
     expandsFiles(markup.type, context.include) ? fileFields(markup, context) : {},
+    progressFields(markup),
   ]);
   return {
     id: markup.id,
@@ -166,6 +174,7 @@ export async function toPublicMarkup(markup: MarkupRecord, context: MarkupViewCo
     parentFolderId: markup.parentFolderId,
     ...(markup.type === 'webpage' ? { url: markup.url } : {}),
     ...conversionFields(markup),
+    ...progress,
     ...files,
   };
 }

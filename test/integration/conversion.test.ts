@@ -7,6 +7,7 @@ import { getS3, resetClients } from '../../shared/clients.js';
 import { resetConfig } from '../../shared/config.js';
 import { EPS_NOT_ENABLED } from '../../shared/convert/eps.js';
 import { ghostscriptModuleUrl } from '../../shared/convert/packages.js';
+import { conversionProgressOf } from '../../shared/db/conversion-progress.js';
 import { listEvents } from '../../shared/db/events.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
@@ -152,6 +153,9 @@ describe('the convert-markup job makes converted markups ready (States and trans
     ]);
     expect((await getStorageBreakdown(org.organizationId)).pdfs).toBe(stored.reduce((sum, { bytes }) => sum + bytes.length, 0));
     expect(await thumbnailSize(markup.id)).toEqual({ width: 640, height: 828 });
+    // The worker's last progress figure is the whole document; a ready markup no longer reports it.
+    expect(await conversionProgressOf(markup.id)).toEqual({ pagesConverted: 3, pageCount: 3, percent: 100 });
+    expect((await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).body.data).not.toHaveProperty('conversionProgress');
   });
 
   it('makes a web-playable MP4 and a poster from a 2-second WebM, counted as videos', async () => {
@@ -179,6 +183,8 @@ describe('the convert-markup job makes converted markups ready (States and trans
     expect(video.file.filesize + video.poster.filesize).toBe(mp4.bytes.length + poster.bytes.length);
     expect((await getStorageBreakdown(org.organizationId)).videos).toBe(mp4.bytes.length + poster.bytes.length);
     expect(await thumbnailSize(markup.id)).toEqual({ width: 640, height: 480 });
+    // Read from ffmpeg's status lines against the 2-second duration: the last one is at (or next to) the end.
+    expect((await conversionProgressOf(markup.id))?.percent).toBeGreaterThanOrEqual(90);
   }, FFMPEG_TEST_TIMEOUT_MS);
 });
 
@@ -370,7 +376,8 @@ describe('end to end: upload, POST /markups/from-files, the worker, GET /markups
     const storage = await getStorageBreakdown(org.organizationId);
 
     expect(created.status, JSON.stringify(created.body)).toBe(200);
-    expect(created.body.data).toMatchObject({ type: 'image', isReady: false, images: [] });
+    expect(created.body.data).toMatchObject({ type: 'image', isReady: false, images: [], conversionStatus: 'pending' });
+    expect(created.body.data.conversionProgress).toEqual(expect.any(Object));
     expect(read.body.data).toMatchObject({ isReady: true, originalMimeType: 'image/vnd.adobe.photoshop', images: [{ mimeType: 'image/png' }] });
     expect(read.body.data.thumbnailUrl).toMatch(/\/api\/v2\/markups\/[0-9a-f-]{36}\/thumbnail$/);
     expect(image.status).toBe(200);

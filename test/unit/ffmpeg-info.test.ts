@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canRemux, isUnsupportedFormat, parseFfmpegInfo } from '../../shared/convert/video.js';
+import { canRemux, isUnsupportedFormat, parseFfmpegInfo, progressTimes } from '../../shared/convert/video.js';
 
 describe('video (ffmpeg): the stream description ffmpeg prints, read without running it', () => {
   it('parses the stream descriptions of older and newer ffmpeg releases', () => {
@@ -67,5 +67,16 @@ describe('video (ffmpeg): the stream description ffmpeg prints, read without run
     expect(isUnsupportedFormat(byName)).toBe(true);
     expect(isUnsupportedFormat(whitelisted)).toBe(true);
     expect(isUnsupportedFormat(corrupt)).toBe(false);
+  });
+});
+
+describe('video (ffmpeg): the progress lines of a transcode', () => {
+  it('reads the output time of every status line in a chunk, skipping those before the first frame', () => {
+    const chunk =
+      'frame=    0 fps=0.0 q=0.0 size=       0KiB time=N/A bitrate=N/A speed=N/A    \r' +
+      'frame=   31 fps= 30 q=29.0 size=     256KiB time=00:00:01.23 bitrate=1704.2kbits/s speed=1.2x    \r' +
+      'frame= 1864 fps= 60 q=29.0 size=   25600KiB time=01:02:03.50 bitrate=1704.2kbits/s speed=2x    \r';
+    expect(progressTimes(chunk)).toEqual([1.23, 3723.5]);
+    expect(progressTimes('[mp4 @ 0x55] Starting second pass: moving the moov atom to the beginning of the file')).toEqual([]);
   });
 });

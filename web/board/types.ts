@@ -90,6 +90,8 @@ export interface Markup {
   thumbnailUrl?: string;
   conversionStatus?: 'pending' | 'ready' | 'failed';
   conversionError?: string | { detail?: string; message?: string };
+  /** While `conversionStatus` is `pending`: how far it has come (an extension of GET /markups/{id}). */
+  conversionProgress?: { percent?: number; pagesConverted?: number; pageCount?: number };
   images?: MarkupImage[];
   document?: { pageCount: number; pages: MarkupPage[] };
   video?: MarkupVideo;

@@ -4,9 +4,9 @@ import '../../board/board.css';
 import { api, ApiError } from '../api.js';
 import { ErrorMessage, Loading, ScreenHeading } from '../components.js';
 
-/** How often a converting markup is read again: from 1 s, half as often each time, at most every 10 s. */
+/** How often a converting markup is read again: from 1 s, half as often each time, at most every 5 s. */
 const FIRST_POLL_MS = 1000;
-const MAX_POLL_MS = 10_000;
+const MAX_POLL_MS = 5_000;
 
 const converting = (markup: Markup) => markup.type !== 'webpage' && (markup.isReady === false || markup.conversionStatus === 'pending') && markup.conversionStatus !== 'failed';
 
@@ -73,10 +73,7 @@ export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token:
           {markup.conversionStatus === 'failed' ? (
             <ErrorMessage detail={`This file could not be converted: ${conversionErrorOf(markup)}`} />
           ) : converting(markup) ? (
-            <div class="card" role="status" aria-live="polite">
-              <p class="message">Converting the {markup.type === 'pdf' ? 'PDF into pages' : markup.type === 'video' ? 'video for the web' : 'file into images'}… It appears here when it is ready.</p>
-              <progress aria-label="Conversion progress" />
-            </div>
+            <ConversionProgress markup={markup} />
           ) : (
             <Board markup={markup} store={store} viewModes={viewModes} />
           )}
@@ -85,6 +82,27 @@ export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token:
         <Loading label="Loading the markup…" />
       )}
     </main>
+  );
+}
+
+/** A converting markup: what is being done, how far it has come (when the worker says), and that it appears by itself. */
+function ConversionProgress({ markup }: { markup: Markup }) {
+  const progress = markup.conversionProgress;
+  const work = markup.type === 'pdf' ? 'PDF into pages' : markup.type === 'video' ? 'video for the web' : 'file into images';
+  const pages = progress?.pagesConverted === undefined ? '' : progress.pageCount ? ` ${progress.pagesConverted} of ${progress.pageCount} pages done.` : ` ${progress.pagesConverted} ${progress.pagesConverted === 1 ? 'page' : 'pages'} done.`;
+  const percent = progress?.percent;
+  return (
+    <div class="card">
+      <p class="message" role="status" aria-live="polite">
+        Converting the {work}…{percent === undefined ? '' : ` ${percent}%.`}
+        {pages} It appears here when it is ready.
+      </p>
+      {percent === undefined ? (
+        <progress aria-label="Conversion progress" />
+      ) : (
+        <progress aria-label="Conversion progress" max={100} value={percent} />
+      )}
+    </div>
   );
 }
 
