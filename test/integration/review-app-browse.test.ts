@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, makeOrganization, type Org } from '../support/api.js';
 import { makeMarkups } from '../support/markups.js';
 import { makeMember } from '../support/members.js';
-import { baseUrl, chromiumMissing, horizontalOverflow, launchBrowser, screenshotFolder, seriousAxeViolations, shot as saveShot, signInByEmail, watchedPage } from '../support/review-app-browser.js';
+import { baseUrl, chromiumMissing, holdStorageUploads, horizontalOverflow, launchBrowser, screenshotFolder, seriousAxeViolations, shot as saveShot, signInByEmail, watchedPage } from '../support/review-app-browser.js';
 import { pngBytes } from '../support/uploads.js';
 
 /**
@@ -104,14 +104,9 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
         // The markup takes the file's name without its extension.
         const imageName = `hero-${tag()}`;
         await section.getByLabel('Files to upload').setInputFiles({ name: `${imageName}.png`, mimeType: 'image/png', buffer: await pngBytes(64, 40) });
-        // Storage's answer is held back a moment, so the progress bar can be seen (a local upload takes milliseconds).
+        // Storage's answer is held back a moment, so the progress bar can be seen.
         const storage = inject('localStack').services.endpoints.s3;
-        let release: () => void = () => undefined;
-        const held = new Promise<void>((resolve) => (release = resolve));
-        await context.route(`${storage}/**`, async (route) => {
-          if (route.request().method() === 'POST') await held;
-          await route.continue();
-        });
+        const release = await holdStorageUploads(context);
         await section.getByRole('button', { name: 'Upload files' }).click();
         await section.getByRole('progressbar', { name: `Uploading ${imageName}.png` }).waitFor();
         await shot(page, 'uploading', width);

@@ -1,4 +1,5 @@
-import { api, ApiError } from './api.js';
+import { StorageRefusal, uploadThroughPolicy } from '../board/upload.js';
+import { api, ApiError, type RequestOptions } from './api.js';
 
 export { markupGroups } from './markup-groups.js';
 
@@ -94,53 +95,18 @@ export const detailOf = (failure: unknown, fallback: string): string => (failure
 
 export const isUnauthorized = (failure: unknown): boolean => failure instanceof ApiError && failure.status === 401;
 
-interface UploadPolicy {
-  fileId: string;
-  policy: { url: string; fields: Record<string, string> };
-}
-
 /**
- * Uploads `file` into `folderId` through the presigned flow (DESIGN.md, docs/api-files.md "Uploads"):
- * POST /uploads/upload-policy, the form POST to storage with every policy field and the file last
- * (XMLHttpRequest, for its upload progress), then POST /uploads/upload-complete with storage's ETag.
- * Answers the file id for POST /markups/from-files.
+ * Uploads `file` into `folderId` through the presigned flow the board's attachments use too
+ * (`uploadThroughPolicy`, web/board/upload.ts), as a `markup_asset`. Answers the file id for POST
+ * /markups/from-files; a refusal is an `ApiError` whose detail the screen shows.
  */
 export async function uploadFile(token: string, folderId: string, file: File, onProgress: (fraction: number) => void): Promise<string> {
-  const contentType = file.type || 'application/octet-stream';
-  const { fileId, policy } = await api<UploadPolicy>('/uploads/upload-policy', {
-    method: 'POST',
-    token,
-    body: { resourceType: 'markup_asset', resourceId: folderId, filename: file.name, contentType, filesize: file.size },
-  });
-  const form = new FormData();
-  for (const [name, value] of Object.entries(policy.fields)) form.append(name, value);
-  form.append('file', file);
-  const etag = await postForm(policy.url, form, onProgress);
-  await api('/uploads/upload-complete', { method: 'POST', token, body: { fileId, etag } });
-  return fileId;
-}
-
-function postForm(url: string, form: FormData, onProgress: (fraction: number) => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const request = new XMLHttpRequest();
-    request.open('POST', url);
-    request.upload.onprogress = (event) => {
-      if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
-    };
-    request.onload = () => {
-      const etag = request.getResponseHeader('ETag');
-      if (request.status >= 200 && request.status < 300 && etag) {
-        onProgress(1);
-        resolve(etag);
-        return;
-      }
-      // Storage answers S3's XML errors: its <Message> is the detail.
-      const message = /<Message>([^<]*)<\/Message>/.exec(request.responseText ?? '')?.[1];
-      reject(new ApiError(request.status, message ? `Storage refused the upload: ${message}` : `Storage refused the upload (status ${request.status}).`));
-    };
-    request.onerror = () => reject(new ApiError(0, 'The upload could not reach storage. Check your connection and try again.'));
-    request.send(form);
-  });
+  const request = <T>(path: string, options: Omit<RequestOptions, 'token'> = {}) => api<T>(path, { ...options, token });
+  try {
+    return await uploadThroughPolicy(request, { resourceType: 'markup_asset', resourceId: folderId }, file, onProgress);
+  } catch (failure) {
+    throw failure instanceof StorageRefusal ? new ApiError(failure.status, failure.message) : failure;
+  }
 }
 
 export const createFromFiles = (token: string, body: { workspaceId: string; parentFolderId: string; fileIds: string[]; name?: string }) =>
