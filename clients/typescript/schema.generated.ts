@@ -401,7 +401,7 @@ export interface paths {
         };
         /**
          * Search markups
-         * @description Markups of the workspace (every folder) whose name or URL contains `query`, newest first. Case-insensitive substring match; an empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, at most 100); next page: `before=<nextCursor>`. `include` as for the list.
+         * @description Markups of the workspace (every folder) whose name or URL contains `query`, newest first. Case-insensitive substring match; an empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, at most 100); next page: `before=<nextCursor>`. `include` as for the list. Each markup also carries the extension field `unreadThreads`: how many of its threads the caller has not read (`read: false` on GET /threads).
          *
          *     Needs `markup:list`: workspace role viewer or above; not open to end users.
          */
@@ -4276,7 +4276,8 @@ export interface operations {
                      *             },
                      *             "originalMimeType": "image/png",
                      *             "conversionStatus": "pending",
-                     *             "conversionError": "The file could not be read as an image."
+                     *             "conversionError": "The file could not be read as an image.",
+                     *             "unreadThreads": 1
                      *           }
                      *         ],
                      *         "hasMore": true,
@@ -4360,6 +4361,7 @@ export interface operations {
                                 /** @enum {string} */
                                 conversionStatus?: "pending" | "ready" | "failed";
                                 conversionError?: string;
+                                unreadThreads: number;
                             }[];
                             hasMore: boolean;
                             nextCursor: string | null;

@@ -8,7 +8,7 @@ import { countRequests, invokeHandler } from '../support/request-count.js';
 import { createThread, makeTypedMarkup, reply } from '../support/threads.js';
 
 /**
- * Child listings carry what a markup's card shows (issue 30, items 3 and 6): the card fields of
+ * Child listings (and search results, `unreadThreads`) carry what a markup's card shows (issue 30, items 3 and 6): the card fields of
  * GET /markups/{id} (`markupType`, `thumbnailUrl`, `activeThreads`, `isReady`, the conversion
  * state) and `unreadThreads`, how many of its threads the caller has not read, so the review app
  * opens a folder of N markups with one request instead of N + 1. The unread count drops as the
@@ -103,6 +103,24 @@ describe('GET /items/{id}/items: each markup with its card (extension fields)', 
     await reply(reader.key, second.id, { message: undefined, content: 'Done' });
     expect((await childMarkups(reader.key, root)).get(busy.id).unreadThreads).toBe(1);
     expect((await childMarkups(org.workspaceKey, root)).get(busy.id).unreadThreads).toBe(1);
+  });
+
+  it('GET /markups/search carries the same unread count per markup', async () => {
+    const org = await makeOrganization();
+    const root = (await workspaceOf(org.workspaceId)).rootFolderId;
+    const reader = await makeMember(org.workspaceId, 'viewer', 'searcher');
+    const name = `Findable ${Math.random().toString(36).slice(2, 8)}`;
+    const markup = await makeTypedMarkup(org, 'image', { name });
+    const threads = [
+      await createThread(org.workspaceKey, markup, { message: undefined, content: 'One' }),
+      await createThread(org.workspaceKey, markup, { message: undefined, content: 'Two' }),
+    ];
+    const search = async () => (await call('GET', '/markups/search', { key: reader.key, query: { query: name } })).body.data.data;
+
+    expect((await search()).map((found: any) => [found.id, found.unreadThreads])).toEqual([[markup.id, 2]]);
+    await call('POST', `/threads/${threads[1].id}/read`, { key: reader.key });
+    expect((await search())[0].unreadThreads).toBe(1);
+    expect((await childMarkups(reader.key, root)).get(markup.id).unreadThreads).toBe(1);
   });
 
   it('a listing whose counts are current costs the same DynamoDB calls for 2 markups as for 12', async () => {
