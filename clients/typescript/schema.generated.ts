@@ -181,7 +181,7 @@ export interface paths {
         };
         /**
          * List child items
-         * @description A folder's children, folders and markups, each with its `type`. List archived items on the workspace's `archiveFolderId`. `order`: `az` (default; name ascending, case-insensitive), `za` (name descending), `activity` (most recent activity first: creation, rename, move, or something put in the folder) or `created` (newest first). `limit`: page size, default 50, at most 100. Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`; a cursor is valid only for the folder and order it came from. `page` (1-based, default 1, at most 1000): page N starts after the first (N-1)*limit children, reached by following cursors from the start, so prefer cursors for deep pages; it cannot be combined with `before`/`since` (400); a page past the end is empty. `ttl` (seconds, 1..604800) is accepted for link lifetimes; child items carry no expiring links, so it changes nothing. 404 when the id is unknown or names a markup.
+         * @description A folder's children, folders and markups, each with its `type`. List archived items on the workspace's `archiveFolderId`. `order`: `az` (default; name ascending, case-insensitive), `za` (name descending), `activity` (most recent activity first: creation, rename, move, or something put in the folder) or `created` (newest first). `limit`: page size, default 50, at most 100. Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`; a cursor is valid only for the folder and order it came from. `page` (1-based, default 1, at most 1000): page N starts after the first (N-1)*limit children, reached by following cursors from the start, so prefer cursors for deep pages; it cannot be combined with `before`/`since` (400); a page past the end is empty. `ttl` (seconds, 1..604800): lifetime of the markups' `thumbnailUrl` links. Each markup also carries the extension fields of its card, as GET /markups/{id} shows them: `markupType` (its Markup `type`), `thumbnailUrl`, `activeThreads`, `isReady` and, for file markups, the conversion state; and `unreadThreads`, how many of its threads the caller has not read (`read: false` on GET /threads), which drops as the caller marks threads read. 404 when the id is unknown or names a markup.
          *
          *     Needs `item:read`: workspace role viewer or above; not open to end users.
          */
@@ -401,7 +401,7 @@ export interface paths {
         };
         /**
          * Search markups
-         * @description Markups of the workspace (every folder) whose name or URL contains `query`, newest first. Case-insensitive substring match; an empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, at most 100); next page: `before=<nextCursor>`. `include` as for the list.
+         * @description Markups of the workspace (every folder) whose name or URL contains `query`, newest first. Case-insensitive substring match; an empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, at most 100); next page: `before=<nextCursor>`. `include` as for the list. Each markup also carries the extension field `unreadThreads`: how many of its threads the caller has not read (`read: false` on GET /threads).
          *
          *     Needs `markup:list`: workspace role viewer or above; not open to end users.
          */
@@ -2763,6 +2763,16 @@ export interface operations {
                                 workspaceId: string;
                                 markupUrl: string;
                                 url?: string;
+                                /** @enum {string} */
+                                markupType: "webpage" | "image" | "pdf" | "video";
+                                thumbnailUrl: string;
+                                activeThreads: number;
+                                unreadThreads: number;
+                                isReady: boolean;
+                                originalMimeType?: string;
+                                /** @enum {string} */
+                                conversionStatus?: "pending" | "ready" | "failed";
+                                conversionError?: string;
                             })[];
                             hasMore: boolean;
                             nextCursor: string | null;
@@ -4327,7 +4337,8 @@ export interface operations {
                      *               "percent": 1,
                      *               "pagesConverted": 1,
                      *               "pageCount": 1
-                     *             }
+                     *             },
+                     *             "unreadThreads": 1
                      *           }
                      *         ],
                      *         "hasMore": true,
@@ -4420,6 +4431,7 @@ export interface operations {
                                     /** @description Pages the PDF has. */
                                     pageCount?: number;
                                 };
+                                unreadThreads: number;
                             }[];
                             hasMore: boolean;
                             nextCursor: string | null;

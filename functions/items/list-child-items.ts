@@ -14,7 +14,10 @@ export const listChildItemsOperation = operation({
     'Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`; a cursor is valid only for the folder and order it came from. ' +
     '`page` (1-based, default 1, at most 1000): page N starts after the first (N-1)*limit children, reached by following cursors from the start, ' +
     'so prefer cursors for deep pages; it cannot be combined with `before`/`since` (400); a page past the end is empty. ' +
-    '`ttl` (seconds, 1..604800) is accepted for link lifetimes; child items carry no expiring links, so it changes nothing. ' +
+    '`ttl` (seconds, 1..604800): lifetime of the markups\' `thumbnailUrl` links. ' +
+    'Each markup also carries the extension fields of its card, as GET /markups/{id} shows them: `markupType` (its Markup `type`), ' +
+    '`thumbnailUrl`, `activeThreads`, `isReady` and, for file markups, the conversion state; and `unreadThreads`, how many of its ' +
+    'threads the caller has not read (`read: false` on GET /threads), which drops as the caller marks threads read. ' +
     '404 when the id is unknown or names a markup.',
   auth: 'apiKey',
   permission: 'item:read',
@@ -25,7 +28,7 @@ export const listChildItemsOperation = operation({
     let folder = await loadFolderForCaller(principal, params.id);
     // A move cut short after its commit shows its tree in two workspaces: reading it finishes it first.
     if (await finishMovesAround(folder.item)) folder = await loadFolderForCaller(principal, params.id, { consistent: true });
-    const page = await listChildItems(folder, query, { appUrl });
+    const page = await listChildItems(folder, query, { appUrl, fileUrlTtlSeconds: query.ttl }, principal.userId);
     return okPage(page.items, page, 'items');
   },
 });

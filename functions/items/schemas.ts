@@ -36,8 +36,24 @@ export const ItemSchema = v.union([FolderWithAncestorsSchema, MarkupSummarySchem
 /** A folder in a child listing (and a created folder): what it holds, and neither `url` nor `markupUrl`. */
 export const ChildFolderSchema = v.object({ ...FolderItemSchema.entries, type: v.literal('folder'), folderCount: v.number(), projectCount: v.number() });
 
-/** A markup in a child listing: `markupUrl` always, `url` when it is a webpage markup. */
-export const ChildMarkupSchema = v.object({ ...FolderItemSchema.entries, type: v.literal('markup'), markupUrl: v.string(), url: v.optional(v.string()) });
+/**
+ * A markup in a child listing: `markupUrl` always, `url` when it is a webpage markup, and the
+ * extension fields of its card (`markupCardFields`) with the caller's `unreadThreads`.
+ */
+export const ChildMarkupSchema = v.object({
+  ...FolderItemSchema.entries,
+  type: v.literal('markup'),
+  markupUrl: v.string(),
+  url: v.optional(v.string()),
+  markupType: v.picklist(['webpage', 'image', 'pdf', 'video']),
+  thumbnailUrl: v.string(),
+  activeThreads: v.number(),
+  unreadThreads: v.number(),
+  isReady: v.boolean(),
+  originalMimeType: v.optional(v.string()),
+  conversionStatus: v.optional(v.picklist(['pending', 'ready', 'failed'])),
+  conversionError: v.optional(v.string()),
+});
 
 /** GET /items/{id}/items: `{ items, hasMore, nextCursor, prevCursor }` as the live service answers it. */
 export const ChildItemPageSchema = pageSchema(v.union([ChildFolderSchema, ChildMarkupSchema]), { key: 'items' });

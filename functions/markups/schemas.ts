@@ -158,8 +158,11 @@ export const SearchMarkupsQuery = v.object({
 /** GET /markups: `{ data: [Markup], hasMore, nextCursor, prevCursor }` (spec Response column). */
 export const MarkupListSchema = pageSchema(MarkupSchema);
 
-/** GET /markups/search pages forward only (`before=<nextCursor>`), so it has no prevCursor. */
-export const MarkupSearchPageSchema = pageSchema(MarkupSchema, { prevCursor: false });
+/**
+ * GET /markups/search pages forward only (`before=<nextCursor>`), so it has no prevCursor; each
+ * Markup carries the extension field `unreadThreads` (the caller's unread threads of it).
+ */
+export const MarkupSearchPageSchema = pageSchema(v.object({ ...MarkupSchema.entries, unreadThreads: v.number() }), { prevCursor: false });
 
 /** View modes as the live service answers them (DESIGN.md: listed as 204, described as returning data). */
 export const ViewModeListSchema = v.object({ projectViewModes: v.array(ViewModeSchema) });

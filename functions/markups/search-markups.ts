@@ -1,4 +1,5 @@
 import { workspaceAccess } from '../../shared/domain/markups/access.js';
+import { unreadThreadCounts } from '../../shared/domain/comments/unread-counts.js';
 import { searchMarkups } from '../../shared/domain/markups/search.js';
 import { toPublicMarkups } from '../../shared/domain/markup-view.js';
 import { withoutMovedOut } from '../../shared/domain/items/pending-moves.js';
@@ -12,7 +13,8 @@ export const searchMarkupsOperation = operation({
   description:
     'Markups of the workspace (every folder) whose name or URL contains `query`, newest first. ' +
     'Case-insensitive substring match; an empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, ' +
-    'at most 100); next page: `before=<nextCursor>`. `include` as for the list.',
+    'at most 100); next page: `before=<nextCursor>`. `include` as for the list. Each markup also carries the extension field ' +
+    '`unreadThreads`: how many of its threads the caller has not read (`read: false` on GET /threads).',
   auth: 'apiKey',
   permission: 'markup:list',
   query: SearchMarkupsQuery,
@@ -26,6 +28,11 @@ export const searchMarkupsOperation = operation({
     const context = { role, plan, origin, appUrl, include: query.include, fileUrlTtlSeconds: query.ttl };
     // Markups under a folder moved out of this workspace, not carried yet, answer to the destination only.
     const items = await withoutMovedOut(workspace, page.items);
-    return okPage(await toPublicMarkups(items, context), { hasMore: page.hasMore, nextCursor: page.nextCursor });
+    const [markups, unread] = await Promise.all([
+      toPublicMarkups(items, context),
+      unreadThreadCounts(items.map((markup) => markup.id), principal.userId),
+    ]);
+    const withUnread = markups.map((markup) => ({ ...markup, unreadThreads: unread.get(String(markup.id)) ?? 0 }));
+    return okPage(withUnread, { hasMore: page.hasMore, nextCursor: page.nextCursor });
   },
 });

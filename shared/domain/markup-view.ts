@@ -62,7 +62,7 @@ async function fileLink(file: StoredFile, ttlSeconds: number): Promise<{ url: st
   return { url: await presignedGetUrl(file.key, { ttlSeconds, contentType: file.mimeType, filename: file.filename }), mimeType: file.mimeType, filesize: file.filesize };
 }
 
-const ttlOf = (context: MarkupViewContext) => context.fileUrlTtlSeconds ?? DEFAULT_URL_TTL_SECONDS;
+const ttlOf = (context: Pick<MarkupViewContext, 'fileUrlTtlSeconds'>) => context.fileUrlTtlSeconds ?? DEFAULT_URL_TTL_SECONDS;
 
 /**
  * The expanded file field of a markup (Markups rule 7), by its type: `images` on image markups
@@ -113,13 +113,42 @@ async function fileFields(markup: MarkupRecord, context: MarkupViewContext): Pro
  * picture of the markup's files (an image markup's first image, a PDF's first rendered page, a
  * video's poster), else the "No preview" placeholder.
  */
-async function thumbnailUrlOf(markup: MarkupRecord, context: MarkupViewContext): Promise<string> {
+async function thumbnailUrlOf(markup: MarkupRecord, context: CardContext): Promise<string> {
   // Through the app's origin, not the request's: behind CloudFront a request reaches the function at
   // the execute-api host, which the app's Content-Security-Policy (img-src) does not admit, while
   // the app's origin serves /api/* too (locally both are the gateway).
   if (markup.thumbnailState === 'ready' && markup.thumbnailKey) return `${context.appUrl}/api/v2/markups/${markup.id}/thumbnail`;
   const picture = markup.images?.[0] ?? markup.document?.pages[0]?.image ?? markup.video?.poster;
   return picture ? presignedGetUrl(picture.key, { ttlSeconds: ttlOf(context), contentType: picture.mimeType }) : PLACEHOLDER_THUMBNAIL;
+}
+
+/** What a markup's card needs of the view context: links only, no role or plan. */
+type CardContext = Pick<MarkupViewContext, 'appUrl' | 'fileUrlTtlSeconds'>;
+
+/**
+ * What a markup's card shows, from the same helpers as GET /markups/{id} (`toPublicMarkup`):
+ * `markupType` (the Markup's `type`; a child listing's `type` says folder or markup),
+ * `thumbnailUrl`, `activeThreads`, `isReady` and the conversion state. Child listings carry these so
+ * a folder opens with one request, not one per markup; nothing is read, the listed record has it all.
+ */
+export async function markupCardFields(markup: MarkupRecord, context: CardContext): Promise<MarkupCardFields> {
+  return {
+    markupType: markup.type,
+    thumbnailUrl: await thumbnailUrlOf(markup, context),
+    activeThreads: markup.activeThreads,
+    isReady: markup.isReady,
+    ...(conversionFields(markup) as Pick<MarkupCardFields, 'originalMimeType' | 'conversionStatus' | 'conversionError'>),
+  };
+}
+
+export interface MarkupCardFields {
+  markupType: MarkupType;
+  thumbnailUrl: string;
+  activeThreads: number;
+  isReady: boolean;
+  originalMimeType?: string;
+  conversionStatus?: string;
+  conversionError?: string;
 }
 
 /** Conversion state of file markups; reported whether or not files are expanded. */

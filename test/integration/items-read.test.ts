@@ -106,8 +106,10 @@ describe('GET /items/:id/items (child items: FolderItemOrder, cursor pagination)
       ['beta', 'folder'],
       ['Gamma', 'folder'],
     ]);
-    // A webpage markup: the folder-item fields plus markupUrl and url, which tell markups from folders.
-    expect(Object.keys(response.body.data.items[0]).sort()).toEqual([...FOLDER_ITEM_FIELDS, 'markupUrl', 'url'].sort());
+    // A webpage markup: the folder-item fields plus markupUrl and url, which tell markups from folders, and its card's extension fields.
+    expect(Object.keys(response.body.data.items[0]).sort()).toEqual(
+      [...FOLDER_ITEM_FIELDS, 'markupUrl', 'url', 'markupType', 'thumbnailUrl', 'activeThreads', 'unreadThreads', 'isReady'].sort(),
+    );
     expect(response.body.data).toMatchObject({ hasMore: false, nextCursor: null, prevCursor: null });
   });
 

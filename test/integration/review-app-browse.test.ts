@@ -1,9 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, makeOrganization, type Org } from '../support/api.js';
-import { makeMarkups } from '../support/markups.js';
+import { makeMarkups, makeFolder as makeFolderRecord } from '../support/markups.js';
 import { makeMember } from '../support/members.js';
-import { baseUrl, chromiumMissing, horizontalOverflow, launchBrowser, screenshotFolder, seriousAxeViolations, shot as saveShot, signInByEmail, watchedPage } from '../support/review-app-browser.js';
+import { baseUrl, chromiumMissing, holdStorageUploads, horizontalOverflow, launchBrowser, screenshotFolder, seriousAxeViolations, shot as saveShot, signInByEmail, watchedPage } from '../support/review-app-browser.js';
+import { createThread } from '../support/threads.js';
 import { pngBytes } from '../support/uploads.js';
 
 /**
@@ -104,14 +105,9 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
         // The markup takes the file's name without its extension.
         const imageName = `hero-${tag()}`;
         await section.getByLabel('Files to upload').setInputFiles({ name: `${imageName}.png`, mimeType: 'image/png', buffer: await pngBytes(64, 40) });
-        // Storage's answer is held back a moment, so the progress bar can be seen (a local upload takes milliseconds).
+        // Storage's answer is held back a moment, so the progress bar can be seen.
         const storage = inject('localStack').services.endpoints.s3;
-        let release: () => void = () => undefined;
-        const held = new Promise<void>((resolve) => (release = resolve));
-        await context.route(`${storage}/**`, async (route) => {
-          if (route.request().method() === 'POST') await held;
-          await route.continue();
-        });
+        const release = await holdStorageUploads(context);
         await section.getByRole('button', { name: 'Upload files' }).click();
         await section.getByRole('progressbar', { name: `Uploading ${imageName}.png` }).waitFor();
         await shot(page, 'uploading', width);
@@ -235,6 +231,62 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
       await page.keyboard.press('Enter');
       await section.getByRole('link', { name: third }).waitFor();
       expect(await alert.count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('opens a folder of several markups with one listing request and no request per markup; each card says how many threads are unread, until they are read', async () => {
+    const folder = await makeFolderRecord(org, { name: `Campaign ${tag()}` });
+    const markups = await makeMarkups(org, 4, { parentFolderId: folder.id, name: (index) => `Banner ${index + 1} ${tag()}` });
+    const [busy, quiet] = [markups[0]!, markups[2]!];
+    const threads = [
+      await createThread(org.workspaceKey, busy, { message: undefined, content: 'Logo too small' }),
+      await createThread(org.workspaceKey, busy, { message: undefined, content: 'Typo in the headline' }),
+      await createThread(org.workspaceKey, quiet, { message: undefined, content: 'Looks good' }),
+    ];
+    const watched = await watchedPage(browser, 1440);
+    const { context, violations } = watched;
+    const member = await makeMember(org.workspaceId, 'contributor', 'unread');
+    const folderUrl = `${baseUrl()}/workspaces/${org.workspaceId}/folders/${folder.id}`;
+    await watched.page.goto(folderUrl);
+    await watched.page.waitForURL(`${baseUrl()}/sign-in`);
+    const page = await signInByEmail(context, watched.page, member.email);
+    try {
+      await page.waitForURL(folderUrl);
+      const cardOf = (name: string) => page.getByRole('listitem').filter({ has: page.getByRole('link', { name, exact: true }) });
+      await page.getByRole('link', { name: busy.name, exact: true }).waitFor();
+
+      // Opened again from here, with every API request recorded.
+      const requests: string[] = [];
+      page.on('request', (request) => {
+        const url = new URL(request.url());
+        if (url.pathname.startsWith('/api/v2/')) requests.push(`${request.method()} ${url.pathname}`);
+      });
+      await page.reload();
+      await cardOf(busy.name).getByText('2 unread', { exact: true }).waitFor();
+      await cardOf(quiet.name).getByText('1 unread', { exact: true }).waitFor();
+      for (const markup of [markups[1]!, markups[3]!]) {
+        await cardOf(markup.name).getByRole('img', { name: markup.name }).waitFor();
+        expect(await cardOf(markup.name).getByText(/unread/).count(), markup.name).toBe(0);
+      }
+      expect(await cardOf(busy.name).getByText('webpage · 2 open comments').count()).toBe(1);
+      expect(requests.filter((request) => request.startsWith('GET /api/v2/markups/')), 'no GET /markups/{id} per markup').toEqual([]);
+      expect(requests.filter((request) => request === `GET /api/v2/items/${folder.id}/items`)).toHaveLength(1);
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+        await shot(page, 'folder-unread', width);
+        expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+        expect.soft(await seriousAxeViolations(page, `folder with unread counts at ${width} px`)).toEqual([]);
+      }
+
+      // The member reads the busy markup's threads: its count goes, the other stays.
+      for (const thread of threads.slice(0, 2)) expect((await call('POST', `/threads/${thread.id}/read`, { key: member.key })).status).toBe(204);
+      await page.reload();
+      await cardOf(quiet.name).getByText('1 unread', { exact: true }).waitFor();
+      expect(await cardOf(busy.name).getByText(/unread/).count()).toBe(0);
+      expect(violations).toEqual([]);
     } finally {
       await context.close();
     }

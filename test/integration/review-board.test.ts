@@ -14,7 +14,7 @@ import { makeMember } from '../support/members.js';
 import { setPlan } from '../support/fixtures.js';
 import { makePdf } from '../support/sample-files.js';
 import { askSignIn, newSourceIp, signInLinks } from '../support/sign-in.js';
-import { horizontalOverflow, seriousAxeViolations, watchedPage } from '../support/review-app-browser.js';
+import { holdStorageUploads, horizontalOverflow, seriousAxeViolations, watchedPage } from '../support/review-app-browser.js';
 import { createThread, DESKTOP, makeTypedMarkup, TABLET } from '../support/threads.js';
 
 /**
@@ -381,6 +381,71 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await page.getByRole('tab', { name: /^Tablet/ }).click();
       await page.getByRole('button', { name: 'Comment 2', exact: true }).waitFor();
       await page.getByRole('img', { name: new RegExp(`^${name}, Tablet view`) }).waitFor();
+      expect(violations).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a reply with attachments: uploaded through the presigned flow with progress, shown in the thread, read back through the API', async () => {
+    const name = `Attachments ${Math.random().toString(36).slice(2, 6)}`;
+    const markup = await imageMarkup(name);
+    await createThread(org.workspaceKey, markup, { offsetXPercentage: 30, offsetYPercentage: 40, message: undefined, content: 'Which colour?' });
+    const { markupUrl } = await readMarkup(org.workspaceKey, markup.id);
+    const { context, page, violations } = await signedInAt(markupUrl);
+    try {
+      await page.getByRole('button', { name: 'Comment 1', exact: true }).click();
+      const thread = page.getByRole('dialog', { name: 'Comment 1' });
+      await thread.getByText('Which colour?').waitFor();
+      const shotBytes = await picture('Option B', 320, 200, 120);
+      const notes = Buffer.from('Palette: #2454c5, #f0a202\n');
+      // Storage's answer is held back, so the progress bars can be seen.
+      const release = await holdStorageUploads(context);
+      await thread.getByLabel('Attach files').setInputFiles([
+        { name: 'option-b.png', mimeType: 'image/png', buffer: shotBytes },
+        { name: 'palette.txt', mimeType: 'text/plain', buffer: notes },
+      ]);
+      await thread.getByRole('progressbar', { name: 'Uploading option-b.png' }).waitFor();
+      await thread.getByRole('progressbar', { name: 'Uploading palette.txt' }).waitFor();
+      expect(await thread.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
+      await shots(page, 'thread-uploading');
+      release();
+      await thread.getByRole('button', { name: 'Remove option-b.png' }).waitFor();
+      await thread.getByRole('button', { name: 'Remove palette.txt' }).waitFor();
+      expect(await thread.getByRole('progressbar').count()).toBe(0);
+      await thread.getByRole('textbox', { name: 'Reply' }).fill('Option B, palette attached');
+      await thread.getByRole('button', { name: 'Send' }).click();
+
+      // The message shows its picture (a link named by it) and its file as a link.
+      const image = thread.getByRole('img', { name: 'Attachment option-b.png' });
+      await image.waitFor();
+      await thread.getByRole('link', { name: 'Attachment palette.txt' }).waitFor();
+      expect(await thread.getByRole('button', { name: /^Remove / }).count()).toBe(0);
+      // Loaded from storage, not refused by the CSP (img-src).
+      await expect.poll(() => image.evaluate((element) => (element as unknown as { complete: boolean; naturalWidth: number }).naturalWidth)).toBe(320);
+      await shots(page, 'thread-attachments');
+
+      // Read back through the API: the reply carries both uploads, whose links return the bytes sent.
+      const reply = (await threadsOf(org.workspaceKey, markup.id))[0].messages[1];
+      expect(reply.content).toBe('Option B, palette attached');
+      expect(reply.attachments.map((attachment: any) => [attachment.originalFilename, attachment.mimeType, attachment.filesize]).sort()).toEqual([
+        ['option-b.png', 'image/png', shotBytes.length],
+        ['palette.txt', 'text/plain', notes.length],
+      ]);
+      const text = reply.attachments.find((attachment: any) => attachment.originalFilename === 'palette.txt');
+      expect(Buffer.from(await (await fetch(text.url)).arrayBuffer())).toEqual(notes);
+
+      // A refused upload shows the problem's detail, and nothing is attached.
+      await context.route('**/api/v2/uploads/upload-policy', (route) =>
+        route.fulfill({
+          status: 413,
+          contentType: 'application/problem+json',
+          body: JSON.stringify({ type: 'urn:review-board:problem:storage-limit', title: 'Storage limit reached', status: 413, detail: 'This upload would pass the plan\'s storage limit.' }),
+        }),
+      );
+      await thread.getByLabel('Attach files').setInputFiles({ name: 'huge.png', mimeType: 'image/png', buffer: shotBytes });
+      await thread.getByRole('alert').getByText("This upload would pass the plan's storage limit.").waitFor();
+      expect(await thread.getByRole('button', { name: 'Remove huge.png' }).count()).toBe(0);
       expect(violations).toEqual([]);
     } finally {
       await context.close();

@@ -53,6 +53,21 @@ export async function watchedPage(browser: Browser, width: number): Promise<Watc
   return { context, page, violations };
 }
 
+/**
+ * Holds back storage's answers to the form POSTs of `context` until the returned `release` is
+ * called, so a progress bar can be seen (a local upload takes milliseconds).
+ */
+export async function holdStorageUploads(context: BrowserContext): Promise<() => void> {
+  const storage = inject('localStack').services.endpoints.s3;
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await context.route(`${storage}/**`, async (route) => {
+    if (route.request().method() === 'POST') await held;
+    await route.continue();
+  });
+  return () => release();
+}
+
 /** A folder for this run's screenshots, printed so a person can open them. */
 export function screenshotFolder(label: string): string {
   const dir = mkdtempSync(join(tmpdir(), `${label}-`));

@@ -80,8 +80,8 @@ describe('the board store', () => {
         calls.push(`create ${JSON.stringify(placement)} ${content}`);
         return thread(9, { ...placement });
       },
-      reply: async (id, content) => {
-        calls.push(`reply ${id} ${content}`);
+      reply: async (id, content, _mentionIds, attachmentIds = []) => {
+        calls.push(`reply ${id} ${content}${attachmentIds.length ? ` with ${attachmentIds.join(',')}` : ''}`);
         return { id: 'r', createdAt: 9, modifiedAt: 9, content, user: { id: 'u', name: 'Ann' }, scopes: [] };
       },
       resolve: async (id) => void calls.push(`resolve ${id}`),
@@ -92,6 +92,12 @@ describe('the board store', () => {
       viewModes: async () => [],
       taggable: async () => [],
       deleteThread: async (id) => void calls.push(`delete ${id}`),
+      uploadAttachment: async (markupId, file, onProgress) => {
+        calls.push(`upload ${file.name} for ${markupId}`);
+        onProgress(0.5);
+        onProgress(1);
+        return `file-${file.name}`;
+      },
     };
   }
 
@@ -135,5 +141,23 @@ describe('the board store', () => {
 
     expect(await store.deleteThread('t1')).toBe(true);
     expect(store.get()).toMatchObject({ threads: [], openThreadId: undefined });
+  });
+
+  it('uploads an attachment for the markup with its progress, sends it with the reply, and keeps a refused upload as its detail', async () => {
+    const transport = fakeTransport([thread(1)]);
+    const store = new BoardStore(transport, 'markup');
+    await store.load();
+    const progress: number[] = [];
+    const fileId = await store.uploadAttachment(new File(['png'], 'shot.png', { type: 'image/png' }), (fraction) => progress.push(fraction));
+    expect(fileId).toBe('file-shot.png');
+    expect(progress).toEqual([0.5, 1]);
+    expect(await store.reply('t1', '', [], [fileId!])).toBe(true);
+    expect(transport.calls).toEqual(['upload shot.png for markup', 'reply t1  with file-shot.png']);
+
+    transport.uploadAttachment = async () => {
+      throw new Error('The file is larger than the plan allows.');
+    };
+    expect(await store.uploadAttachment(new File(['x'], 'big.bin'), () => undefined)).toBeUndefined();
+    expect(store.get().error).toBe('The file is larger than the plan allows.');
   });
 });

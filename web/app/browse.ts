@@ -1,4 +1,5 @@
-import { api, ApiError } from './api.js';
+import { StorageRefusal, uploadThroughPolicy } from '../board/upload.js';
+import { api, ApiError, type RequestOptions } from './api.js';
 
 export { markupGroups } from './markup-groups.js';
 
@@ -28,26 +29,38 @@ export interface FolderItem {
   projectCount?: number;
 }
 
+/** What a markup's card shows; child listings carry it (extension fields), so a folder is one request. */
+export interface MarkupCard {
+  id: string;
+  name: string;
+  thumbnailUrl: string;
+  activeThreads: number;
+  /** Threads the caller has not read (child listings only). */
+  unreadThreads?: number;
+  isReady: boolean;
+  conversionStatus?: string;
+}
+
+/** A markup in a child listing: the folder-item fields and its card, with its type as `markupType`. */
+export interface ChildMarkup extends FolderItem, MarkupCard {
+  type: 'markup';
+  markupType: string;
+}
+
 export interface FolderWithAncestors extends FolderItem {
   ancestors: FolderItem[];
 }
 
-export interface Markup {
-  id: string;
-  name: string;
+export interface Markup extends MarkupCard {
   type: string;
-  thumbnailUrl: string;
-  activeThreads: number;
   scopes: string[];
-  isReady: boolean;
-  conversionStatus?: string;
   workspaceId: string;
   parentFolderId: string | null;
   url?: string;
 }
 
-/** A folder's child as the screens show it: a folder, or a markup with its details. */
-export type Entry = { kind: 'folder'; item: FolderItem } | { kind: 'markup'; item: FolderItem; markup?: Markup };
+/** A folder's child as the screens show it: a folder, or a markup with its card (`kind` names its markup type). */
+export type Entry = { kind: 'folder'; item: FolderItem } | { kind: 'markup'; item: ChildMarkup; markup: MarkupCard & { type: string } };
 
 interface Page<T> {
   data: T[];
@@ -58,16 +71,17 @@ export const sessionWorkspaces = async (token: string): Promise<WorkspaceMembers
 
 export const getFolder = (token: string, id: string) => api<FolderWithAncestors>(`/items/${encodeURIComponent(id)}`, { token });
 
-/** A folder's children (folders first, then markups, by name), each markup with its thumbnail and scopes. */
+/**
+ * A folder's children (folders first, then markups, by name) in ONE request: each listed markup
+ * carries its card (thumbnail, open and unread threads, conversion state), so no markup is read on
+ * its own.
+ */
 export async function listFolder(token: string, folderId: string): Promise<Entry[]> {
-  const { items } = await api<{ items: FolderItem[] }>(`/items/${encodeURIComponent(folderId)}/items?order=az&limit=100`, { token });
+  const { items } = await api<{ items: (FolderItem | ChildMarkup)[] }>(`/items/${encodeURIComponent(folderId)}/items?order=az&limit=100`, { token });
   const folders = items.filter((item) => item.type === 'folder');
-  const markups = items.filter((item) => item.type === 'markup');
-  const details = await Promise.all(markups.map((item) => getMarkup(token, item.id).catch(() => undefined)));
-  return [...folders.map((item) => ({ kind: 'folder' as const, item })), ...markups.map((item, index) => ({ kind: 'markup' as const, item, markup: details[index] }))];
+  const markups = items.filter((item): item is ChildMarkup => item.type === 'markup');
+  return [...folders.map((item) => ({ kind: 'folder' as const, item })), ...markups.map((item) => ({ kind: 'markup' as const, item, markup: { ...item, type: item.markupType } }))];
 }
-
-export const getMarkup = (token: string, id: string) => api<Markup>(`/markups/${encodeURIComponent(id)}`, { token });
 
 /** GET /markups/search: name or URL, in any folder of the workspace, newest first. */
 export const searchMarkups = async (token: string, workspaceId: string, query: string): Promise<Markup[]> =>
@@ -78,69 +92,34 @@ export const createFromUrl = (token: string, body: { url: string; name?: string;
 
 export const createFolder = (token: string, parentFolderId: string, name: string) => api<FolderItem>('/items', { method: 'POST', token, body: { parentFolderId, name } });
 
-export const renameMarkup = (token: string, id: string, name: string) => api<Markup>(`/markups/${encodeURIComponent(id)}`, { method: 'POST', token, body: { name } });
-export const renameFolder = (token: string, id: string, name: string) => api<FolderItem>(`/items/${encodeURIComponent(id)}`, { method: 'PATCH', token, body: { name } });
+/** Renames a folder or a markup (PATCH /items/{id}: the `folderItem:edit` scope of a listed item says who may). */
+export const renameItem = (token: string, id: string, name: string) => api<FolderItem>(`/items/${encodeURIComponent(id)}`, { method: 'PATCH', token, body: { name } });
 
 export const moveItem = (token: string, id: string, parentFolderId: string) =>
   api<FolderItem>(`/items/${encodeURIComponent(id)}/move`, { method: 'PATCH', token, body: { parentFolderId } });
 
 export const archiveItem = (token: string, id: string) => api<unknown>('/items/archive', { method: 'PATCH', token, body: { folderItemIds: [id] } });
 
-export const deleteMarkup = (token: string, id: string) => api<unknown>(`/markups/${encodeURIComponent(id)}`, { method: 'DELETE', token });
-export const deleteFolder = (token: string, id: string) => api<unknown>(`/items/${encodeURIComponent(id)}`, { method: 'DELETE', token });
+/** Deletes a folder with all it holds, or a markup (DELETE /items/{id}: the `folderItem:delete` scope says who may). */
+export const deleteItem = (token: string, id: string) => api<unknown>(`/items/${encodeURIComponent(id)}`, { method: 'DELETE', token });
 
 /** What a failure says on screen: the problem's `detail`, else `fallback`. */
 export const detailOf = (failure: unknown, fallback: string): string => (failure instanceof ApiError ? failure.detail : fallback);
 
 export const isUnauthorized = (failure: unknown): boolean => failure instanceof ApiError && failure.status === 401;
 
-interface UploadPolicy {
-  fileId: string;
-  policy: { url: string; fields: Record<string, string> };
-}
-
 /**
- * Uploads `file` into `folderId` through the presigned flow (DESIGN.md, docs/api-files.md "Uploads"):
- * POST /uploads/upload-policy, the form POST to storage with every policy field and the file last
- * (XMLHttpRequest, for its upload progress), then POST /uploads/upload-complete with storage's ETag.
- * Answers the file id for POST /markups/from-files.
+ * Uploads `file` into `folderId` through the presigned flow the board's attachments use too
+ * (`uploadThroughPolicy`, web/board/upload.ts), as a `markup_asset`. Answers the file id for POST
+ * /markups/from-files; a refusal is an `ApiError` whose detail the screen shows.
  */
 export async function uploadFile(token: string, folderId: string, file: File, onProgress: (fraction: number) => void): Promise<string> {
-  const contentType = file.type || 'application/octet-stream';
-  const { fileId, policy } = await api<UploadPolicy>('/uploads/upload-policy', {
-    method: 'POST',
-    token,
-    body: { resourceType: 'markup_asset', resourceId: folderId, filename: file.name, contentType, filesize: file.size },
-  });
-  const form = new FormData();
-  for (const [name, value] of Object.entries(policy.fields)) form.append(name, value);
-  form.append('file', file);
-  const etag = await postForm(policy.url, form, onProgress);
-  await api('/uploads/upload-complete', { method: 'POST', token, body: { fileId, etag } });
-  return fileId;
-}
-
-function postForm(url: string, form: FormData, onProgress: (fraction: number) => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const request = new XMLHttpRequest();
-    request.open('POST', url);
-    request.upload.onprogress = (event) => {
-      if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
-    };
-    request.onload = () => {
-      const etag = request.getResponseHeader('ETag');
-      if (request.status >= 200 && request.status < 300 && etag) {
-        onProgress(1);
-        resolve(etag);
-        return;
-      }
-      // Storage answers S3's XML errors: its <Message> is the detail.
-      const message = /<Message>([^<]*)<\/Message>/.exec(request.responseText ?? '')?.[1];
-      reject(new ApiError(request.status, message ? `Storage refused the upload: ${message}` : `Storage refused the upload (status ${request.status}).`));
-    };
-    request.onerror = () => reject(new ApiError(0, 'The upload could not reach storage. Check your connection and try again.'));
-    request.send(form);
-  });
+  const request = <T>(path: string, options: Omit<RequestOptions, 'token'> = {}) => api<T>(path, { ...options, token });
+  try {
+    return await uploadThroughPolicy(request, { resourceType: 'markup_asset', resourceId: folderId }, file, onProgress);
+  } catch (failure) {
+    throw failure instanceof StorageRefusal ? new ApiError(failure.status, failure.message) : failure;
+  }
 }
 
 export const createFromFiles = (token: string, body: { workspaceId: string; parentFolderId: string; fileIds: string[]; name?: string }) =>

@@ -1,4 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { AttachmentList, AttachmentPicker, uploadedIds, uploading, type PendingAttachment } from './attachments.js';
 import { Dialog } from './dialog.js';
 import { formatTime, isUnread, orderThreads, percentOf, refusalOf, showsAt, videoRange, visibleThreads } from './pins.js';
 import type { BoardState, BoardStore, ThreadFilter, ThreadOrder } from './store.js';
@@ -528,8 +529,10 @@ const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle:
 function ThreadDialog({ thread, markup, store, fallbackFocus }: { thread: Thread; markup: Markup; store: BoardStore; fallbackFocus: () => HTMLElement | null }) {
   const [reply, setReply] = useState('');
   const [mentions, setMentions] = useState<string[]>([]);
+  const [attachments, setAttachments] = useState<PendingAttachment[]>([]);
   const [busy, setBusy] = useState(false);
   const members = useBoardState(store).members;
+  const canSend = !busy && !uploading(attachments) && (reply.trim() !== '' || uploadedIds(attachments).length > 0);
   useEffect(() => {
     if (thread.messages.some((message) => message.mentionIds?.length)) void store.loadMembers();
   }, [thread, store]);
@@ -542,11 +545,12 @@ function ThreadDialog({ thread, markup, store, fallbackFocus }: { thread: Thread
 
   const send = async (event: Event) => {
     event.preventDefault();
-    if (!reply.trim() || busy) return;
+    if (!canSend) return;
     setBusy(true);
-    if (await store.reply(thread.id, reply.trim(), mentions)) {
+    if (await store.reply(thread.id, reply.trim(), mentions, uploadedIds(attachments))) {
       setReply('');
       setMentions([]);
+      setAttachments([]);
     }
     setBusy(false);
   };
@@ -583,18 +587,7 @@ function ThreadDialog({ thread, markup, store, fallbackFocus }: { thread: Thread
             ) : (
               <p class="message-text">{message.content}</p>
             )}
-            {message.attachments?.length ? (
-              <ul class="attachments">
-                {message.attachments.map((attachment) => (
-                  <li key={attachment.id}>
-                    <a href={attachment.url} target="_blank" rel="noopener noreferrer">
-                      {attachment.originalFilename}
-                    </a>{' '}
-                    <span class="board-note">({Math.max(1, Math.round(attachment.filesize / 1024))} KB)</span>
-                  </li>
-                ))}
-              </ul>
-            ) : null}
+            {message.attachments?.length ? <AttachmentList attachments={message.attachments} /> : null}
             {message.mentionIds?.length ? (
               <p class="board-note">
                 Mentioned: {message.mentionIds.map((id) => members?.find((member) => member.id === id)?.name ?? 'a member').join(', ')}
@@ -630,8 +623,9 @@ function ThreadDialog({ thread, markup, store, fallbackFocus }: { thread: Thread
           <label for={`reply-${thread.id}`}>Reply</label>
           <textarea id={`reply-${thread.id}`} rows={3} value={reply} onInput={(event) => setReply((event.currentTarget as HTMLTextAreaElement).value)} />
           <MentionPicker store={store} selected={mentions} onChange={setMentions} />
+          <AttachmentPicker store={store} pending={attachments} onChange={setAttachments} />
           <div class="board-actions">
-            <button type="submit" disabled={busy || !reply.trim()}>
+            <button type="submit" disabled={!canSend}>
               Send
             </button>
           </div>

@@ -4,5 +4,6 @@ export { Dialog } from './dialog.js';
 export { formatTime, isUnread, percentOf, refusalOf, orderThreads, showsAt, videoRange, visibleThreads } from './pins.js';
 export { BoardStore, type BoardState, type ThreadFilter, type ThreadOrder } from './store.js';
 export { boardTransport, type BoardTransport, type Request } from './transport.js';
+export { StorageRefusal, uploadThroughPolicy, type UploadTarget } from './upload.js';
 export { useBoardState } from './use-board.js';
 export type * from './types.js';

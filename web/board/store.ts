@@ -129,11 +129,16 @@ export class BoardStore {
     }
   }
 
-  async reply(threadId: string, content: string, mentionIds: string[] = []): Promise<boolean> {
-    const message = await this.attempt(() => this.transport.reply(threadId, content, mentionIds));
+  async reply(threadId: string, content: string, mentionIds: string[] = [], attachmentIds: string[] = []): Promise<boolean> {
+    const message = await this.attempt(() => this.transport.reply(threadId, content, mentionIds, attachmentIds));
     if (!message) return false;
     await this.refreshThread(threadId);
     return true;
+  }
+
+  /** Uploads a file to attach to a message of this markup; answers its file id, or undefined when refused (error set). */
+  uploadAttachment(file: File, onProgress: (fraction: number) => void): Promise<string | undefined> {
+    return this.attempt(() => this.transport.uploadAttachment(this.markupId, file, onProgress));
   }
 
   async setResolved(threadId: string, resolved: boolean): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Member, Message, Placement, Thread, ViewMode } from './types.js';
+import { uploadThroughPolicy } from './upload.js';
 
 /**
  * How the board talks to the API: one `request` function (the app's wrapper with the session
@@ -11,7 +12,10 @@ export interface BoardTransport {
   listThreads(markupId: string): Promise<Thread[]>;
   getThread(threadId: string): Promise<Thread>;
   createImageThread(markupId: string, placement: Placement, content: string, mentionIds?: string[]): Promise<Thread>;
-  reply(threadId: string, content: string, mentionIds?: string[]): Promise<Message>;
+  /** A reply; `attachmentIds` are confirmed `message_attachment` uploads of the markup (`uploadAttachment`). */
+  reply(threadId: string, content: string, mentionIds?: string[], attachmentIds?: string[]): Promise<Message>;
+  /** Uploads a file for a message of the markup (presigned flow); answers its file id. */
+  uploadAttachment(markupId: string, file: File, onProgress: (fraction: number) => void): Promise<string>;
   resolve(threadId: string): Promise<void>;
   reopen(threadId: string): Promise<void>;
   markRead(threadId: string): Promise<void>;
@@ -42,8 +46,12 @@ export function boardTransport(request: Request): BoardTransport {
     getThread: (threadId) => request<Thread>(`/threads/${id(threadId)}`),
     createImageThread: (markupId, placement, content, mentionIds = []) =>
       request<Thread>('/threads', { method: 'POST', body: { isImageThread: true, projectId: markupId, ...placement, content, ...(mentionIds.length ? { mentionIds } : {}) } }),
-    reply: (threadId, content, mentionIds = []) =>
-      request<Message>(`/threads/${id(threadId)}/messages`, { method: 'POST', body: { content, ...(mentionIds.length ? { mentionIds } : {}) } }),
+    reply: (threadId, content, mentionIds = [], attachmentIds = []) =>
+      request<Message>(`/threads/${id(threadId)}/messages`, {
+        method: 'POST',
+        body: { content, ...(mentionIds.length ? { mentionIds } : {}), ...(attachmentIds.length ? { attachments: attachmentIds.map((fileId) => ({ fileId })) } : {}) },
+      }),
+    uploadAttachment: (markupId, file, onProgress) => uploadThroughPolicy(request, { resourceType: 'message_attachment', resourceId: markupId }, file, onProgress),
     resolve: async (threadId) => void (await request(`/threads/${id(threadId)}/resolve`, { method: 'POST' })),
     reopen: async (threadId) => void (await request(`/threads/${id(threadId)}/unresolve`, { method: 'POST' })),
     markRead: async (threadId) => void (await request(`/threads/${id(threadId)}/read`, { method: 'POST' })),

@@ -1,6 +1,7 @@
 import type { Principal } from '../../auth/principal.js';
 import { markupCommentUpdate } from '../../db/items.js';
 import { toReadMarkItem } from '../../db/read-marks.js';
+import { unreadCountInvalidation } from '../../db/unread-counts.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadRecord, threadReplace, threadUnchanged, type ThreadRecord } from '../../db/threads.js';
 import { commit, fromFreshReads, nextTime, put, STALE, type TransactItem } from '../../db/transact.js';
@@ -90,7 +91,7 @@ export async function markThreadRead(principal: Principal, threadId: string): Pr
   await fromFreshReads(`Thread ${threadId}`, async () => {
     const thread = await loadThreadRecord(access.markup.id, threadId);
     const mark = readMark(principal.userId, 'thread', threadId, threadId, thread.revision, Date.now());
-    return (await commit([threadUnchanged(thread), put(toReadMarkItem(access.markup.id, mark))], () => 'retry')) ? undefined : STALE;
+    return (await commit([threadUnchanged(thread), put(toReadMarkItem(access.markup.id, mark)), unreadCountInvalidation(access.markup.id, principal.userId)], () => 'retry')) ? undefined : STALE;
   });
 }
 

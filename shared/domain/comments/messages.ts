@@ -12,6 +12,7 @@ import {
   type MessageRecord,
 } from '../../db/messages.js';
 import { getReadMarksFor, readMarkKeysOf, toReadMarkItem } from '../../db/read-marks.js';
+import { unreadCountInvalidation } from '../../db/unread-counts.js';
 import { storageChange } from '../../db/storage.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadWithMessages, threadRevisionUpdate } from '../../db/threads.js';
@@ -204,6 +205,6 @@ export async function markMessageRead(principal: Principal, messageId: string): 
     const message = await getMessage(reference);
     if (!message) throw messageNotFound(messageId);
     const mark = readMark(principal.userId, 'message', messageId, reference.threadId, message.threadRevision, Date.now());
-    return (await commit([messageUnchanged(message), put(toReadMarkItem(markup.id, mark))], () => 'retry')) ? undefined : STALE;
+    return (await commit([messageUnchanged(message), put(toReadMarkItem(markup.id, mark)), unreadCountInvalidation(markup.id, principal.userId)], () => 'retry')) ? undefined : STALE;
   });
 }

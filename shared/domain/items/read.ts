@@ -4,9 +4,10 @@ import { queryPage, type Page } from '../../db/paging.js';
 import { getPlan } from '../../db/plans.js';
 import type { IndexName } from '../../db/table.js';
 import { BadRequestError } from '../../http/errors.js';
-import { INCLUDE_ALL, toPublicMarkup, type MarkupViewContext } from '../markup-view.js';
+import { unreadThreadCounts } from '../comments/unread-counts.js';
+import { INCLUDE_ALL, markupCardFields, toPublicMarkup, type MarkupViewContext } from '../markup-view.js';
 import type { ItemAccess } from './access.js';
-import { toChildItem, toFolderItem, type ChildFolder, type ChildMarkup } from './views.js';
+import { toChildItem, toFolderItem, type ChildFolder, type ChildMarkup, type ChildMarkupCard } from './views.js';
 
 /** Items per read when `page` skips ahead (one Query each). */
 const SKIP_CHUNK = 100;
@@ -49,14 +50,16 @@ export interface ChildListOptions {
 
 /**
  * One page of a folder's children (folders and markups together, as `toChildItem` shows them: each
- * folder with its counts, read in parallel). `page` is reached by walking cursors from the start in
- * reads of up to 100, so the page it answers carries a `prevCursor` and a `nextCursor` like any
- * other; a page past the end is empty.
+ * folder with its counts, read in parallel; each markup with its card, from its listed record, and
+ * the caller's unread threads, one BatchGetItem per 50 markups while the counts are current).
+ * `page` is reached by walking cursors from the start in reads of up to 100, so the page it answers
+ * carries a `prevCursor` and a `nextCursor` like any other; a page past the end is empty.
  */
 export async function listChildItems(
   access: ItemAccess<FolderRecord>,
   options: ChildListOptions,
-  links: Pick<MarkupViewContext, 'appUrl'>,
+  links: Pick<MarkupViewContext, 'appUrl' | 'fileUrlTtlSeconds'>,
+  userId: string,
 ): Promise<Page<ChildFolder | ChildMarkup>> {
   if (options.page > 1 && (options.before !== undefined || options.since !== undefined)) {
     throw new BadRequestError('page cannot be combined with before or since: a cursor already says where the page starts.');
@@ -79,10 +82,17 @@ export async function listChildItems(
     toSkip -= step;
   }
   const page = await queryPage({ ...query, before: cursor }, fromItem);
-  const counts = new Map(
-    await Promise.all(page.items.filter((item) => item.kind === 'folder').map(async (folder) => [folder.id, await countFolderChildren(folder.id)] as const)),
-  );
+  const markups = page.items.filter((item) => item.kind === 'markup');
+  const [counts, unread, cards] = await Promise.all([
+    Promise.all(page.items.filter((item) => item.kind === 'folder').map(async (folder) => [folder.id, await countFolderChildren(folder.id)] as const)).then((entries) => new Map(entries)),
+    unreadThreadCounts(markups.map((markup) => markup.id), userId),
+    Promise.all(markups.map(async (markup) => [markup.id, await markupCardFields(markup, links)] as const)).then((entries) => new Map(entries)),
+  ]);
+  const cardOf = (id: string): ChildMarkupCard | undefined => {
+    const card = cards.get(id);
+    return card ? { ...card, unreadThreads: unread.get(id) ?? 0 } : undefined;
+  };
   // Children share their folder's workspace, also while a move into another workspace is carrying them.
   const workspaceId = access.item.workspaceId;
-  return { ...page, items: page.items.map((item) => toChildItem({ ...item, workspaceId }, access.role, links.appUrl, counts.get(item.id))) };
+  return { ...page, items: page.items.map((item) => toChildItem({ ...item, workspaceId }, access.role, links.appUrl, counts.get(item.id), cardOf(item.id))) };
 }

@@ -1,7 +1,7 @@
 import { allows, type AnyRole } from '../../auth/permissions.js';
 import type { FolderCounts } from '../../db/folder-counts.js';
 import type { ItemRecord } from '../../db/items.js';
-import { markupUrlOf } from '../markup-view.js';
+import { markupUrlOf, type MarkupCardFields } from '../markup-view.js';
 
 export type ItemType = 'folder' | 'markup';
 
@@ -53,19 +53,28 @@ export const EMPTY_FOLDER_COUNTS: FolderCounts = { folderCount: 0, projectCount:
 /** A folder as a child listing shows it: with what it holds, and neither `url` nor `markupUrl`. */
 export type ChildFolder = FolderItem & FolderCounts;
 
-/** A markup as a child listing shows it: with `markupUrl`, and `url` when it is a webpage markup. */
-export type ChildMarkup = FolderItem & { markupUrl: string; url?: string };
+/**
+ * A markup as a child listing shows it: with `markupUrl`, `url` when it is a webpage markup, and the
+ * extension fields its card needs (`markupCardFields`, the caller's `unreadThreads`), so a listing
+ * needs no GET /markups/{id} per markup.
+ */
+export type ChildMarkup = FolderItem & { markupUrl: string; url?: string } & MarkupCardFields & { unreadThreads: number };
+
+/** What a child listing adds to a markup: its card, and how many of its threads the caller has not read. */
+export type ChildMarkupCard = MarkupCardFields & { unreadThreads: number };
 
 /**
  * One child of a folder as the live service lists it (DESIGN.md, "Operations listed as 204"):
  * existing clients tell markups from folders by `url`/`markupUrl`, so a folder never carries
- * either and a markup always carries `markupUrl`. A folder needs its `counts` (what it holds).
+ * either and a markup always carries `markupUrl`. A folder needs its `counts` (what it holds), a
+ * markup its `card`.
  */
-export function toChildItem(record: ItemRecord, role: AnyRole, appUrl: string, counts: FolderCounts | undefined): ChildFolder | ChildMarkup {
+export function toChildItem(record: ItemRecord, role: AnyRole, appUrl: string, counts: FolderCounts | undefined, card?: ChildMarkupCard): ChildFolder | ChildMarkup {
   const item = toFolderItem(record, role);
   if (record.kind === 'folder') {
     if (!counts) throw new Error(`folder ${record.id} listed without its counts`);
     return { ...item, folderCount: counts.folderCount, projectCount: counts.projectCount };
   }
-  return { ...item, markupUrl: markupUrlOf(appUrl, record.id), ...(record.type === 'webpage' && record.url !== undefined ? { url: record.url } : {}) };
+  if (!card) throw new Error(`markup ${record.id} listed without its card`);
+  return { ...item, markupUrl: markupUrlOf(appUrl, record.id), ...(record.type === 'webpage' && record.url !== undefined ? { url: record.url } : {}), ...card };
 }

@@ -4,19 +4,18 @@ import {
   createFolder,
   createFromFiles,
   createFromUrl,
-  deleteFolder,
-  deleteMarkup,
+  deleteItem,
   detailOf,
   isUnauthorized,
   listFolder,
   markupGroups,
   moveItem,
-  renameFolder,
-  renameMarkup,
+  renameItem,
   searchMarkups,
   uploadFile,
   type Entry,
   type Markup,
+  type MarkupCard as Card,
   type WorkspaceMembership,
 } from '../browse.js';
 import { ErrorMessage, Loading } from '../components.js';
@@ -134,7 +133,7 @@ function SearchResults({ results }: { results: { query: string; markups: Markup[
       <ul class="entries">
         {results.markups.map((markup) => (
           <li key={markup.id} class="entry">
-            <MarkupCard markup={markup} name={markup.name} />
+            <MarkupCard markup={markup} />
           </li>
         ))}
       </ul>
@@ -142,20 +141,28 @@ function SearchResults({ results }: { results: { query: string; markups: Markup[
   );
 }
 
-function MarkupCard({ markup, name }: { markup?: Markup; name: string }) {
-  const id = markup?.id;
+function MarkupCard({ markup }: { markup: Card & { type: string } }) {
+  const unread = markup.unreadThreads ?? 0;
   return (
     <div class="entry-main">
-      {markup ? <img class="thumbnail" src={markup.thumbnailUrl} alt={name} loading="lazy" width={160} height={100} /> : <span class="thumbnail" aria-hidden="true" />}
+      <img class="thumbnail" src={markup.thumbnailUrl} alt={markup.name} loading="lazy" width={160} height={100} />
       <div class="entry-text">
-        {id ? <a href={`/markups/${encodeURIComponent(id)}`}>{name}</a> : <span>{name}</span>}
-        {markup ? <span class="entry-meta">{describe(markup)}</span> : null}
+        <a href={`/markups/${encodeURIComponent(markup.id)}`}>{markup.name}</a>
+        <span class="entry-meta">
+          {describe(markup)}
+          {unread > 0 ? (
+            <>
+              {' · '}
+              <strong class="unread-count">{unread} unread</strong>
+            </>
+          ) : null}
+        </span>
       </div>
     </div>
   );
 }
 
-function describe(markup: Markup): string {
+function describe(markup: Card & { type: string }): string {
   const threads = `${markup.activeThreads} open ${markup.activeThreads === 1 ? 'comment' : 'comments'}`;
   if (markup.conversionStatus === 'failed') return `${markup.type} · conversion failed`;
   if (!markup.isReady) return `${markup.type} · converting…`;
@@ -181,7 +188,7 @@ function EntryList(props: EntryListProps) {
               </div>
             </div>
           ) : (
-            <MarkupCard markup={entry.markup} name={entry.item.name} />
+            <MarkupCard markup={entry.markup} />
           )}
           <EntryActions entry={entry} {...props} />
         </li>
@@ -195,10 +202,10 @@ function EntryActions({ entry, token, moveTargets, onChanged, onError }: EntryLi
   const [mode, setMode] = useState<'idle' | 'rename' | 'move' | 'delete'>('idle');
   const [busy, setBusy] = useState(false);
   const name = entry.item.name;
-  const scopes = entry.kind === 'markup' && entry.markup ? entry.markup.scopes : [];
+  // Folders and markups alike: the listed item's scopes, for the item operations these controls call.
   const canEdit = entry.item.scopes.includes('folderItem:edit');
-  const canRename = entry.kind === 'folder' ? canEdit : scopes.includes('update-project');
-  const canDelete = entry.kind === 'folder' ? entry.item.scopes.includes('folderItem:delete') : scopes.includes('delete-project');
+  const canRename = canEdit;
+  const canDelete = entry.item.scopes.includes('folderItem:delete');
   const targets = moveTargets.filter((target) => target.id !== entry.item.id && target.id !== entry.item.parentFolderId);
   if (!canRename && !canEdit && !canDelete) return null;
 
@@ -221,7 +228,7 @@ function EntryActions({ entry, token, moveTargets, onChanged, onError }: EntryLi
         submit="Save name"
         busy={busy}
         onCancel={() => setMode('idle')}
-        onSubmit={(newName) => run(() => (entry.kind === 'folder' ? renameFolder(token, entry.item.id, newName) : renameMarkup(token, entry.item.id, newName)), 'Renaming failed.')}
+        onSubmit={(newName) => run(() => renameItem(token, entry.item.id, newName), 'Renaming failed.')}
       />
     );
   }
@@ -234,7 +241,7 @@ function EntryActions({ entry, token, moveTargets, onChanged, onError }: EntryLi
     return (
       <div class="entry-actions" role="group" aria-label={`Delete ${name}?`}>
         <span class="entry-meta">{entry.kind === 'folder' ? 'Delete this folder and everything in it?' : 'Delete this markup and its comments?'}</span>
-        <button type="button" class="danger" disabled={busy} onClick={() => run(() => (entry.kind === 'folder' ? deleteFolder(token, entry.item.id) : deleteMarkup(token, entry.item.id)), 'Deleting failed.')}>
+        <button type="button" class="danger" disabled={busy} onClick={() => run(() => deleteItem(token, entry.item.id), 'Deleting failed.')}>
           Yes, delete {name}
         </button>
         <button type="button" class="secondary" onClick={() => setMode('idle')}>
