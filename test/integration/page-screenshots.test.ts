@@ -143,16 +143,25 @@ describe('full-page screenshots of webpage markups, per view mode (thumbnails qu
       await renderAll(org.workspaceKey, markup.id);
       const before = (await call('GET', layoutPath(markup.id, DESKTOP), { key: org.workspaceKey })).body.data;
 
-      await createThread(org.workspaceKey, markup, { elements: [{ elementPath: 'p.late', offsetXPercentage: 50, offsetYPercentage: 50 }] });
+      const thread = await createThread(org.workspaceKey, markup, { elements: [{ elementPath: 'p.late', offsetXPercentage: 50, offsetYPercentage: 50 }] });
       const after = await eventually(
         async () => (await call('GET', layoutPath(markup.id, DESKTOP), { key: org.workspaceKey })).body.data,
         (layout) => 'p.late' in layout.located,
+        60_000,
+      );
+      // A pin moved to another element is located the same way.
+      const moved = await call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { url: markup.url, elements: [{ elementPath: 'main > section:last-child', offsetXPercentage: 5, offsetYPercentage: 5 }] } });
+      expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+      const afterMove = await eventually(
+        async () => (await call('GET', layoutPath(markup.id, DESKTOP), { key: org.workspaceKey })).body.data,
+        (layout) => 'main > section:last-child' in layout.located,
         60_000,
       );
 
       expect(before.located).toEqual({});
       expect(after.located).toEqual({ 'p.late': { x: 40, y: 100 + 704 + 40, width: 1440 - 80, height: 80 } });
       expect(after.elements).toEqual(before.elements);
+      expect(afterMove.located['main > section:last-child']).toEqual({ x: 0, y: 100 + 704 + 40 + 704, width: 1440, height: 704 });
     },
     120_000,
   );

@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
-import { markupCommentUpdate, type MarkupRecord } from '../../db/items.js';
+import { markupCommentUpdate } from '../../db/items.js';
 import { viewModeCountUpdate } from '../../db/markup-records.js';
 import { toMessageItem, toMessageReferenceItem, type Delta } from '../../db/messages.js';
 import { toReadMarkItem } from '../../db/read-marks.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
 import { nextThreadNumber, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../db/threads.js';
 import { failIfArmed } from '../../db/faults.js';
-import { bestEffort, commit, put, putNew, type TransactItem } from '../../db/transact.js';
-import { enqueueThumbnail } from '../../events/jobs.js';
+import { commit, put, putNew, type TransactItem } from '../../db/transact.js';
 import { loadMarkupRole } from '../markups/access.js';
 import { explainMarkupRefusal, explainWriteRefusal, requireOpenForComments } from './access.js';
 import { commentEvent } from './events.js';
 import { newMessageRecord, prepareMessage, type ClipVideoInput } from './message-content.js';
+import { locateOnPageScreenshot } from './page-location.js';
 import { invalid, pinOf, type PinInput } from './pins.js';
 import { readMark, readStateOfWriter } from './read-state.js';
 import { toPublicThread, viewerFor } from './views.js';
@@ -102,17 +102,4 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
   await locateOnPageScreenshot(markup, thread);
   const viewer = await viewerFor(principal, access, [principal.userId]);
   return toPublicThread(thread, [message], viewer, readStateOfWriter([message], at));
-}
-
-/**
- * A webpage thread on a view mode whose full-page screenshot is ready: the thumbnail worker adds
- * its element's box to the layout if the selector is new to it (locate-page-elements; a selector
- * the board took from the layout costs one object read there). A thread made while the screenshot
- * renders is located by that render, which reads the threads again after it settles. Best effort:
- * the thread is committed, and a lost job leaves the pin listed as not on the screenshot.
- */
-async function locateOnPageScreenshot(markup: MarkupRecord, thread: ThreadRecord): Promise<void> {
-  if (markup.type !== 'webpage' || !thread.viewModeId || markup.pageScreenshots?.[thread.viewModeId]?.state !== 'ready') return;
-  const viewModeId = thread.viewModeId;
-  await bestEffort('page element location', () => enqueueThumbnail({ type: 'locate-page-elements', markupId: markup.id, viewModeId }));
 }
