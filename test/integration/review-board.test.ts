@@ -19,7 +19,7 @@ import { setPlan } from '../support/fixtures.js';
 import { makePdf } from '../support/sample-files.js';
 import { askSignIn, newSourceIp, signInLinks } from '../support/sign-in.js';
 import { horizontalOverflow, seriousAxeViolations, watchedPage } from '../support/review-app-browser.js';
-import { createThread, DESKTOP, makeTypedMarkup, TABLET } from '../support/threads.js';
+import { createThread, DESKTOP, makeTypedMarkup, MOBILE, TABLET } from '../support/threads.js';
 
 /**
  * The board of issue 30 (parts 4 and 5) in Debian's Chromium, by the roles and names DESIGN.md
@@ -428,6 +428,19 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await page.getByRole('tab', { name: /^Mobile/ }).click();
       await page.getByRole('img', { name: `${name} — Mobile` }).waitFor();
       await shots(page, 'webpage-board-mobile');
+
+      // From the keyboard on the mobile tab: Add comment, Enter on the screenshot places the pin on the element in the middle of the view.
+      await page.getByRole('button', { name: 'Add comment' }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByRole('img', { name: `${name} — Mobile` }).evaluate((element) => element.matches(':focus'))).toBe(true);
+      await page.keyboard.press('Enter');
+      const keyboardDialog = page.getByRole('dialog', { name: 'New comment' });
+      await keyboardDialog.getByRole('textbox', { name: 'Comment' }).fill('Cards too tall on phones');
+      await keyboardDialog.getByRole('button', { name: 'Post' }).click();
+      await page.locator('figure').getByRole('button', { name: 'Comment 4', exact: true }).waitFor();
+      const fromKeyboard = (await threadsOf(org.workspaceKey, markup.id)).find((thread) => thread.number === 4);
+      expect(fromKeyboard.viewModeId).toBe(MOBILE);
+      expect(fromKeyboard.elements[0].path).toMatch(/^html > body/);
       expect(violations).toEqual([]);
     } finally {
       await context.close();
