@@ -129,7 +129,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   { kind: 'api', name: 'uploads', description: 'Presigned-POST upload policies and the confirmation of uploaded files.', routes: uploadsRoutes, access: { table: 'readWrite', bucket: 'readWrite' } },
   // Attachment links are presigned GETs; deleting comments queues their objects for deletion. Attaching a screenshot confirms
   // its upload (HEADs and retags the object) and signs screenshot upload policies; the thumbnail job goes to the conversion queue.
-  { kind: 'api', name: 'threads', description: 'Comment threads pinned on a markup: creating, listing, resolving, moving pins, screenshots, read state.', routes: threadsRoutes, access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion'] } },
+  // A webpage thread queues the location of its element on the page screenshot (locate-page-elements, thumbnails queue).
+  { kind: 'api', name: 'threads', description: 'Comment threads pinned on a markup: creating, listing, resolving, moving pins, screenshots, read state.', routes: threadsRoutes, access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion', 'thumbnails'] } },
   { kind: 'api', name: 'messages', description: 'Messages of a thread: replies, edits, attachments, read state.', routes: messagesRoutes, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
   // Verifies customer JWTs against installations, upserts their external users and mints exchange tokens;
   // emails sign-in links to members (SES) and mints their session tokens with the same key.
@@ -189,7 +190,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     memoryMb: 2048,
     architecture: 'x86_64',
     chromium: true,
-    access: { table: 'readWrite', bucket: 'readWrite' },
+    // The thumbnail job queues each view mode's full-page screenshot on its own queue.
+    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['thumbnails'] },
   },
   // Logs attempts and disables registrations (410, 5 days failing); puts retries back on its queue
   // and a delivery that failed its last attempt on the dead-letter queue.

@@ -554,6 +554,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/markups/{id}/page-screenshots/{viewModeId}/layout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a page screenshot layout
+         * @description Where the elements of a webpage markup's full-page screenshot at one view mode are (its `pageScreenshots[].layoutUrl`), in CSS pixels of the screenshot: `elements`, the page's visible elements by canonical CSS path (tag names and :nth-of-type; at most 4000, in document order, `truncated` when more were left out; none below 16384 px, where screenshots end), and `located`, the boxes of other selectors the markup's threads name (at most 500 per render), null where no visible element matches. A thread pins at its first element's box plus its offsets (percentages of that box). 404 until the view mode's screenshot is ready.
+         *
+         *     Needs `markup:read`: workspace role viewer or above; end users project:viewer or above.
+         */
+        get: operations["getMarkupPageLayout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/markups/{id}/original/download-url": {
         parameters: {
             query?: never;
@@ -3348,7 +3370,18 @@ export interface operations {
                      *           "percent": 1,
                      *           "pagesConverted": 1,
                      *           "pageCount": 1
-                     *         }
+                     *         },
+                     *         "pageScreenshots": [
+                     *           {
+                     *             "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "state": "pending",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "layoutUrl": "https://www.example.com/pricing",
+                     *             "error": "The file could not be read as an image."
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -3436,6 +3469,17 @@ export interface operations {
                                 /** @description Pages the PDF has. */
                                 pageCount?: number;
                             };
+                            pageScreenshots?: {
+                                /** Format: uuid */
+                                viewModeId: string;
+                                /** @enum {string} */
+                                state: "pending" | "ready" | "unavailable";
+                                url?: string;
+                                width?: number;
+                                height?: number;
+                                layoutUrl?: string;
+                                error?: string;
+                            }[];
                         };
                     };
                 };
@@ -3614,7 +3658,18 @@ export interface operations {
                      *           "percent": 1,
                      *           "pagesConverted": 1,
                      *           "pageCount": 1
-                     *         }
+                     *         },
+                     *         "pageScreenshots": [
+                     *           {
+                     *             "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "state": "pending",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "layoutUrl": "https://www.example.com/pricing",
+                     *             "error": "The file could not be read as an image."
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -3702,6 +3757,17 @@ export interface operations {
                                 /** @description Pages the PDF has. */
                                 pageCount?: number;
                             };
+                            pageScreenshots?: {
+                                /** Format: uuid */
+                                viewModeId: string;
+                                /** @enum {string} */
+                                state: "pending" | "ready" | "unavailable";
+                                url?: string;
+                                width?: number;
+                                height?: number;
+                                layoutUrl?: string;
+                                error?: string;
+                            }[];
                         };
                     };
                 };
@@ -3867,7 +3933,18 @@ export interface operations {
                      *           "percent": 1,
                      *           "pagesConverted": 1,
                      *           "pageCount": 1
-                     *         }
+                     *         },
+                     *         "pageScreenshots": [
+                     *           {
+                     *             "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "state": "pending",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "layoutUrl": "https://www.example.com/pricing",
+                     *             "error": "The file could not be read as an image."
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -3955,6 +4032,17 @@ export interface operations {
                                 /** @description Pages the PDF has. */
                                 pageCount?: number;
                             };
+                            pageScreenshots?: {
+                                /** Format: uuid */
+                                viewModeId: string;
+                                /** @enum {string} */
+                                state: "pending" | "ready" | "unavailable";
+                                url?: string;
+                                width?: number;
+                                height?: number;
+                                layoutUrl?: string;
+                                error?: string;
+                            }[];
                         };
                     };
                 };
@@ -4116,7 +4204,18 @@ export interface operations {
                      *               "percent": 1,
                      *               "pagesConverted": 1,
                      *               "pageCount": 1
-                     *             }
+                     *             },
+                     *             "pageScreenshots": [
+                     *               {
+                     *                 "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "state": "pending",
+                     *                 "url": "https://www.example.com/pricing",
+                     *                 "width": 1,
+                     *                 "height": 1,
+                     *                 "layoutUrl": "https://www.example.com/pricing",
+                     *                 "error": "The file could not be read as an image."
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "hasMore": true,
@@ -4210,6 +4309,17 @@ export interface operations {
                                     /** @description Pages the PDF has. */
                                     pageCount?: number;
                                 };
+                                pageScreenshots?: {
+                                    /** Format: uuid */
+                                    viewModeId: string;
+                                    /** @enum {string} */
+                                    state: "pending" | "ready" | "unavailable";
+                                    url?: string;
+                                    width?: number;
+                                    height?: number;
+                                    layoutUrl?: string;
+                                    error?: string;
+                                }[];
                             }[];
                             hasMore: boolean;
                             nextCursor: string | null;
@@ -4338,6 +4448,17 @@ export interface operations {
                      *               "pagesConverted": 1,
                      *               "pageCount": 1
                      *             },
+                     *             "pageScreenshots": [
+                     *               {
+                     *                 "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *                 "state": "pending",
+                     *                 "url": "https://www.example.com/pricing",
+                     *                 "width": 1,
+                     *                 "height": 1,
+                     *                 "layoutUrl": "https://www.example.com/pricing",
+                     *                 "error": "The file could not be read as an image."
+                     *               }
+                     *             ],
                      *             "unreadThreads": 1
                      *           }
                      *         ],
@@ -4431,6 +4552,17 @@ export interface operations {
                                     /** @description Pages the PDF has. */
                                     pageCount?: number;
                                 };
+                                pageScreenshots?: {
+                                    /** Format: uuid */
+                                    viewModeId: string;
+                                    /** @enum {string} */
+                                    state: "pending" | "ready" | "unavailable";
+                                    url?: string;
+                                    width?: number;
+                                    height?: number;
+                                    layoutUrl?: string;
+                                    error?: string;
+                                }[];
                                 unreadThreads: number;
                             }[];
                             hasMore: boolean;
@@ -4636,7 +4768,18 @@ export interface operations {
                      *           "percent": 1,
                      *           "pagesConverted": 1,
                      *           "pageCount": 1
-                     *         }
+                     *         },
+                     *         "pageScreenshots": [
+                     *           {
+                     *             "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "state": "pending",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "layoutUrl": "https://www.example.com/pricing",
+                     *             "error": "The file could not be read as an image."
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -4724,6 +4867,17 @@ export interface operations {
                                 /** @description Pages the PDF has. */
                                 pageCount?: number;
                             };
+                            pageScreenshots?: {
+                                /** Format: uuid */
+                                viewModeId: string;
+                                /** @enum {string} */
+                                state: "pending" | "ready" | "unavailable";
+                                url?: string;
+                                width?: number;
+                                height?: number;
+                                layoutUrl?: string;
+                                error?: string;
+                            }[];
                         };
                     };
                 };
@@ -4863,7 +5017,18 @@ export interface operations {
                      *           "percent": 1,
                      *           "pagesConverted": 1,
                      *           "pageCount": 1
-                     *         }
+                     *         },
+                     *         "pageScreenshots": [
+                     *           {
+                     *             "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "state": "pending",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "layoutUrl": "https://www.example.com/pricing",
+                     *             "error": "The file could not be read as an image."
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -4951,6 +5116,17 @@ export interface operations {
                                 /** @description Pages the PDF has. */
                                 pageCount?: number;
                             };
+                            pageScreenshots?: {
+                                /** Format: uuid */
+                                viewModeId: string;
+                                /** @enum {string} */
+                                state: "pending" | "ready" | "unavailable";
+                                url?: string;
+                                width?: number;
+                                height?: number;
+                                layoutUrl?: string;
+                                error?: string;
+                            }[];
                         };
                     };
                 };
@@ -5158,7 +5334,18 @@ export interface operations {
                      *           "percent": 1,
                      *           "pagesConverted": 1,
                      *           "pageCount": 1
-                     *         }
+                     *         },
+                     *         "pageScreenshots": [
+                     *           {
+                     *             "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "state": "pending",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "layoutUrl": "https://www.example.com/pricing",
+                     *             "error": "The file could not be read as an image."
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -5246,6 +5433,17 @@ export interface operations {
                                 /** @description Pages the PDF has. */
                                 pageCount?: number;
                             };
+                            pageScreenshots?: {
+                                /** Format: uuid */
+                                viewModeId: string;
+                                /** @enum {string} */
+                                state: "pending" | "ready" | "unavailable";
+                                url?: string;
+                                width?: number;
+                                height?: number;
+                                layoutUrl?: string;
+                                error?: string;
+                            }[];
                         };
                     };
                 };
@@ -5453,6 +5651,90 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMarkupPageLayout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version; absent means this one. */
+                "Service-API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
+                id: string;
+                /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
+                viewModeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The layout */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "width": 1,
+                     *         "height": 1,
+                     *         "truncated": true,
+                     *         "elements": [
+                     *           {
+                     *             "path": "body > main > section:nth-of-type(2) > h1",
+                     *             "x": 1,
+                     *             "y": 1,
+                     *             "width": 1,
+                     *             "height": 1
+                     *           }
+                     *         ],
+                     *         "located": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            viewModeId: string;
+                            width: number;
+                            height: number;
+                            truncated: boolean;
+                            elements: {
+                                path: string;
+                                x: number;
+                                y: number;
+                                width: number;
+                                height: number;
+                            }[];
+                            located: {
+                                [key: string]: {
+                                    x: number;
+                                    y: number;
+                                    width: number;
+                                    height: number;
+                                } | null;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
@@ -5681,7 +5963,18 @@ export interface operations {
                      *           "percent": 1,
                      *           "pagesConverted": 1,
                      *           "pageCount": 1
-                     *         }
+                     *         },
+                     *         "pageScreenshots": [
+                     *           {
+                     *             "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "state": "pending",
+                     *             "url": "https://www.example.com/pricing",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "layoutUrl": "https://www.example.com/pricing",
+                     *             "error": "The file could not be read as an image."
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -5769,6 +6062,17 @@ export interface operations {
                                 /** @description Pages the PDF has. */
                                 pageCount?: number;
                             };
+                            pageScreenshots?: {
+                                /** Format: uuid */
+                                viewModeId: string;
+                                /** @enum {string} */
+                                state: "pending" | "ready" | "unavailable";
+                                url?: string;
+                                width?: number;
+                                height?: number;
+                                layoutUrl?: string;
+                                error?: string;
+                            }[];
                         };
                     };
                 };

@@ -9,6 +9,7 @@ import { createFromUrlOperation } from './create-from-url.js';
 import { deleteMarkupOperation } from './delete-markup.js';
 import { deleteOriginalOperation } from './delete-original.js';
 import { getMarkupOperation } from './get-markup.js';
+import { getPageLayoutOperation } from './get-page-layout.js';
 import { getOriginalDownloadUrlOperation } from './get-original-download-url.js';
 import { updateOriginalOperation } from './update-original.js';
 import { getTagsOperation } from './get-tags.js';
@@ -39,6 +40,7 @@ export const markupsRoutes = routeTable({
   'GET /api/v2/markups/{id}/tag': getTagsOperation,
   'GET /api/v2/markups/{id}/view-modes': listViewModesOperation,
   'GET /api/v2/markups/{id}/thumbnail': getThumbnailOperation,
+  'GET /api/v2/markups/{id}/page-screenshots/{viewModeId}/layout': getPageLayoutOperation,
   'GET /api/v2/markups/{id}/original/download-url': getOriginalDownloadUrlOperation,
   'PATCH /api/v2/markups/{id}/original': updateOriginalOperation,
   'DELETE /api/v2/markups/{id}/original': deleteOriginalOperation,

@@ -48,6 +48,17 @@ const MarkupDocumentSchema = v.object({
 
 const MarkupVideoSchema = v.object({ ...FileLink, durationSeconds: v.number(), width: v.number(), height: v.number(), posterUrl: v.string() });
 
+/** One view mode's full-page screenshot of a webpage markup (single reads): `url`, size and `layoutUrl` once ready, `error` when unavailable. */
+const PageScreenshotSchema = v.object({
+  viewModeId: Id,
+  state: v.picklist(['pending', 'ready', 'unavailable']),
+  url: v.optional(v.string()),
+  width: v.optional(v.number()),
+  height: v.optional(v.number()),
+  layoutUrl: v.optional(v.string()),
+  error: v.optional(v.string()),
+});
+
 /** The public Markup shape, for the OpenAPI document; file fields appear as `include` asks (always on single reads). */
 export const MarkupSchema = v.object({
   id: Id,
@@ -86,6 +97,7 @@ export const MarkupSchema = v.object({
       v.description('Extension: while `conversionStatus` is `pending`, how far the conversion has come (empty until the worker starts).'),
     ),
   ),
+  pageScreenshots: v.optional(v.array(PageScreenshotSchema)),
 });
 
 export const UsageSchema = v.object({
@@ -166,6 +178,20 @@ export const MarkupSearchPageSchema = pageSchema(v.object({ ...MarkupSchema.entr
 
 /** View modes as the live service answers them (DESIGN.md: listed as 204, described as returning data). */
 export const ViewModeListSchema = v.object({ projectViewModes: v.array(ViewModeSchema) });
+
+export const PageLayoutParams = v.object({ id: Id, viewModeId: Id });
+
+const PageBoxSchema = v.object({ x: v.number(), y: v.number(), width: v.number(), height: v.number() });
+
+/** A view mode's page layout: element boxes by canonical CSS path, and thread selectors located on the page (null: not found). */
+export const PageLayoutSchema = v.object({
+  viewModeId: Id,
+  width: v.number(),
+  height: v.number(),
+  truncated: v.boolean(),
+  elements: v.array(v.object({ path: v.string(), ...PageBoxSchema.entries })),
+  located: v.record(v.string(), v.nullable(PageBoxSchema)),
+});
 
 export const ReadOnlyBody = v.object({ readOnly: v.boolean() });
 

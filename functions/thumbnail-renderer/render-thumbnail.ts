@@ -5,10 +5,12 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import * as v from 'valibot';
 import { getS3 } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
-import { getItem } from '../../shared/db/items.js';
+import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { markWorkStarted } from '../../shared/db/pending-work.js';
+import { settlePendingPageScreenshots } from '../../shared/db/page-screenshots.js';
 import { setThumbnail, thumbnailObjectKey } from '../../shared/db/thumbnails.js';
 import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
+import { enqueueThumbnail } from '../../shared/events/jobs.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
 import { logger } from '../../shared/logger.js';
 import { findChromium, RenderError, renderThumbnail } from '../../shared/render/chromium.js';
@@ -25,6 +27,12 @@ const MAX_REDIRECTS = 5;
  * before the dead-letter queue records `unavailable` first, so no markup stays `pending` forever.
  * A markup deleted while its thumbnail was rendered keeps no thumbnail: the run that finds it gone
  * after storing, or a later delivery that finds no record, empties the markup's prefix.
+ *
+ * Once the thumbnail is stored the job queues one `render-page-screenshot` per view mode still
+ * pending (the full-page screenshots of the board), before it records the thumbnail: a run that
+ * dies in between is delivered again and queues them again (a second render of a settled mode
+ * does nothing). A page that cannot be rendered settles its view modes unavailable with the
+ * thumbnail's reason.
  */
 export const renderThumbnailJob = defineJob({
   schema: v.object({ type: v.literal('render-thumbnail'), markupId: v.pipe(v.string(), v.uuid()) }),
@@ -41,7 +49,9 @@ export const renderThumbnailJob = defineJob({
     if (markup.thumbnailState === 'pending') await markWorkStarted(markup.id, Date.now());
     try {
       const outcome = await render(markup.url);
+      const pendingModes = pendingViewModes(markup);
       if (outcome.state === 'unavailable') {
+        await settlePendingPageScreenshots(markup.id, pendingModes, outcome.error);
         await setThumbnail(markup.id, outcome);
         logger.info('thumbnail unavailable', { markupId: markup.id, reason: outcome.error });
         return;
@@ -50,15 +60,23 @@ export const renderThumbnailJob = defineJob({
       await getS3().send(
         new PutObjectCommand({ Bucket: getConfig().bucketName, Key: key, Body: outcome.png, ContentType: 'image/png', CacheControl: 'max-age=86400' }),
       );
+      for (const viewModeId of pendingModes) await enqueueThumbnail({ type: 'render-page-screenshot', markupId: markup.id, viewModeId });
       // Deleted meanwhile: the deletion may have emptied the prefix before this write, so it goes now.
       if (!(await setThumbnail(markup.id, { state: 'ready', key }))) await deleteObjectsOfDeletedMarkup(markup.id);
     } catch (error) {
       const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.thumbnails.maxReceiveCount;
-      if (lastAttempt) await setThumbnail(markup.id, { state: 'unavailable', error: 'The thumbnail could not be stored.' });
+      if (lastAttempt) {
+        await settlePendingPageScreenshots(markup.id, pendingViewModes(markup), 'The page could not be rendered.');
+        await setThumbnail(markup.id, { state: 'unavailable', error: 'The thumbnail could not be stored.' });
+      }
       throw error;
     }
   },
 });
+
+/** View modes whose full-page screenshot is still to be made (none on markups from before they existed). */
+export const pendingViewModes = (markup: MarkupRecord): string[] =>
+  Object.entries(markup.pageScreenshots ?? {}).flatMap(([id, screenshot]) => (screenshot.state === 'pending' ? [id] : []));
 
 type Outcome = { state: 'ready'; png: Buffer } | { state: 'unavailable'; error: string };
 
@@ -76,7 +94,7 @@ async function render(url: string): Promise<Outcome> {
   }
 }
 
-class PageError extends Error {}
+export class PageError extends Error {}
 
 /**
  * Follows redirects by hand and fails fast on pages that cannot be loaded instead of screenshotting
@@ -84,7 +102,7 @@ class PageError extends Error {}
  * loopback, a deployed one public addresses only), so neither a redirect nor a second DNS answer
  * can point this probe into the stack's own network.
  */
-async function reachableUrl(start: string, guard: NetworkGuard): Promise<string> {
+export async function reachableUrl(start: string, guard: NetworkGuard): Promise<string> {
   let current = start;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
     const url = new URL(current);

@@ -89,6 +89,12 @@ export interface MarkupVideoRecord {
   poster: StoredFile;
 }
 
+/** One view mode's full-page screenshot of a webpage markup: its PNG and its layout (element boxes, JSON) once ready. */
+export type PageScreenshotRecord =
+  | { state: 'pending' }
+  | { state: 'ready'; key: string; layoutKey: string; width: number; height: number; renderedAt: number }
+  | { state: 'unavailable'; error: string };
+
 export interface MarkupRecord extends ItemBase {
   kind: 'markup';
   type: MarkupType;
@@ -101,6 +107,12 @@ export interface MarkupRecord extends ItemBase {
   thumbnailState: 'pending' | 'ready' | 'unavailable';
   /** Why no thumbnail could be made (shown with the placeholder). */
   thumbnailError?: string;
+  /**
+   * Webpage markups: the full-page screenshot of each view mode (by its id), rendered by the
+   * thumbnail worker after the thumbnail (shared/db/page-screenshots.ts). Absent on markups made
+   * before full-page screenshots existed.
+   */
+  pageScreenshots?: Record<string, PageScreenshotRecord>;
   note: MarkupNote;
   retainOriginal: boolean;
   hasRetainedOriginal: boolean;

@@ -3,6 +3,7 @@ import { conversionProgressOf, type ConversionProgress } from '../db/conversion-
 import type { MarkupRecord, MarkupType, StoredFile } from '../db/items.js';
 import type { Plan } from '../db/plans.js';
 import { DEFAULT_URL_TTL_SECONDS, presignedGetUrl } from '../storage/urls.js';
+import { VIEW_MODES } from './markups/view-modes.js';
 
 /** What a caller may do to a markup, as `scopes` strings, read from the permission table. */
 export function markupScopes(markup: MarkupRecord, role: AnyRole, plan: Plan): string[] {
@@ -151,6 +152,33 @@ export interface MarkupCardFields {
   conversionError?: string;
 }
 
+/** Why a view mode of a webpage markup made before full-page screenshots existed has none. */
+export const NO_PAGE_SCREENSHOT = 'This markup was rendered before full-page screenshots existed; create it again to get them.';
+
+/**
+ * `pageScreenshots` of a webpage markup: per view mode (VIEW_MODES order) its state, and once ready
+ * the PNG's presigned `url` (like the markup's other pictures; a full page is too large for a
+ * function's answer), its size in CSS pixels and where its layout is read (`layoutUrl`, an API
+ * route authorized like this read), or the reason it is unavailable.
+ */
+async function pageScreenshotsOf(markup: MarkupRecord, context: MarkupViewContext): Promise<Record<string, unknown>[]> {
+  return Promise.all(
+    VIEW_MODES.map(async (mode) => {
+      const screenshot = markup.pageScreenshots?.[mode.id] ?? { state: 'unavailable' as const, error: NO_PAGE_SCREENSHOT };
+      if (screenshot.state === 'pending') return { viewModeId: mode.id, state: 'pending' };
+      if (screenshot.state === 'unavailable') return { viewModeId: mode.id, state: 'unavailable', error: screenshot.error };
+      return {
+        viewModeId: mode.id,
+        state: 'ready',
+        url: await presignedGetUrl(screenshot.key, { ttlSeconds: ttlOf(context), contentType: 'image/png' }),
+        width: screenshot.width,
+        height: screenshot.height,
+        layoutUrl: `${context.appUrl}/api/v2/markups/${markup.id}/page-screenshots/${mode.id}/layout`,
+      };
+    }),
+  );
+}
+
 /** Conversion state of file markups; reported whether or not files are expanded. */
 function conversionFields(markup: MarkupRecord): Record<string, unknown> {
   if (markup.type === 'webpage') return {};
@@ -176,10 +204,11 @@ export const markupUrlOf = (appUrl: string, markupId: string): string => `${appU
  * Asynchronous because file URLs are presigned.
  */
 export async function toPublicMarkup(markup: MarkupRecord, context: MarkupViewContext): Promise<Record<string, unknown>> {
-  const [thumbnailUrl, files, progress] = await Promise.all([
+  const [thumbnailUrl, files, progress, pageScreenshots] = await Promise.all([
     thumbnailUrlOf(markup, context),
     expandsFiles(markup.type, context.include) ? fileFields(markup, context) : {},
     progressFields(markup),
+    markup.type === 'webpage' && context.include?.has('media') ? pageScreenshotsOf(markup, context) : undefined,
   ]);
   return {
     id: markup.id,
@@ -205,6 +234,7 @@ export async function toPublicMarkup(markup: MarkupRecord, context: MarkupViewCo
     ...conversionFields(markup),
     ...progress,
     ...files,
+    ...(pageScreenshots ? { pageScreenshots } : {}),
   };
 }
 

@@ -5,7 +5,12 @@ import type { DeliverableEvent } from '../db/events.js';
 import { logger } from '../logger.js';
 
 /** Jobs of the thumbnail renderer (functions/thumbnail-renderer). */
-export type ThumbnailJob = { type: 'render-thumbnail'; markupId: string };
+export type ThumbnailJob =
+  | { type: 'render-thumbnail'; markupId: string }
+  /** One view mode's full-page screenshot and layout of a webpage markup (queued by render-thumbnail). */
+  | { type: 'render-page-screenshot'; markupId: string; viewModeId: string }
+  /** Boxes of threads' selectors missing from a view mode's layout (queued when a webpage thread is created). */
+  | { type: 'locate-page-elements'; markupId: string; viewModeId: string };
 
 /** Puts a job on the thumbnails queue. */
 export async function enqueueThumbnail(job: ThumbnailJob): Promise<void> {

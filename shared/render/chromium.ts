@@ -43,6 +43,34 @@ export class RenderError extends Error {
 }
 
 /**
+ * The flags every render starts Chromium with: a fresh profile in `dir`, background networking off
+ * (this machine's closed network otherwise makes Chromium retry forever), and every connection
+ * through the guarded proxy at `proxyUrl` (see renderThumbnail).
+ */
+export function guardedArgs(chromium: ChromiumBinary, dir: string, proxyUrl: string): string[] {
+  return [
+    ...chromium.args.filter((flag) => !flag.startsWith('--window-size') && !flag.startsWith('--headless')),
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-dev-shm-usage',
+    '--hide-scrollbars',
+    '--mute-audio',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-quic',
+    '--disable-extensions',
+    `--proxy-server=${proxyUrl}`,
+    '--proxy-bypass-list=<-loopback>',
+    '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+    `--user-data-dir=${join(dir, 'profile')}`,
+  ];
+}
+
+/**
  * Screenshots `url` with headless Chromium into a PNG of THUMBNAIL size. Runs in a fresh profile with
  * background networking off (this machine's closed network otherwise makes Chromium retry forever)
  * and is killed after `timeoutMs`. Every connection Chromium makes goes through a guarded proxy
@@ -57,24 +85,7 @@ export async function renderThumbnail(chromium: ChromiumBinary, url: string, opt
   const proxy = await startGuardedProxy(options.guard);
   try {
     const args = [
-      ...chromium.args.filter((flag) => !flag.startsWith('--window-size') && !flag.startsWith('--headless')),
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--hide-scrollbars',
-      '--mute-audio',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
-      '--disable-extensions',
-      `--proxy-server=${proxy.url}`,
-      '--proxy-bypass-list=<-loopback>',
-      '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
-      '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-      `--user-data-dir=${join(dir, 'profile')}`,
+      ...guardedArgs(chromium, dir, proxy.url),
       `--window-size=${VIEWPORT.width},${VIEWPORT.height}`,
       `--force-device-scale-factor=${THUMBNAIL.width / VIEWPORT.width}`,
       '--virtual-time-budget=5000',

@@ -540,6 +540,18 @@ describe('IAM: each function gets exactly the access its registry entry declares
     expect(queues).toEqual(expect.arrayContaining([{ 'Fn::ImportValue': names.queueArn('webhookDelivery') }, { 'Fn::ImportValue': names.queueArn('conversion') }]));
   });
 
+  it('lets the thumbnail renderer send to its own queue only (the page screenshot of each view mode), and the threads function to the conversion and thumbnails queues (locating a new pin on the page screenshot)', () => {
+    const sendingTo = (name: string) =>
+      statementsOf(name)
+        .filter((statement) => actionsOf(statement).includes('sqs:SendMessage'))
+        .flatMap(resourcesOf);
+
+    expect(sendingTo('thumbnail-renderer')).toEqual([{ 'Fn::ImportValue': names.queueArn('thumbnails') }]);
+    expect(variablesOf(synthesized, definitionNamed('thumbnail-renderer'))).toMatchObject({ THUMBNAIL_QUEUE_URL: { 'Fn::ImportValue': names.queueUrl('thumbnails') } });
+    expect(sendingTo('threads')).toHaveLength(2);
+    expect(sendingTo('threads')).toEqual(expect.arrayContaining([{ 'Fn::ImportValue': names.queueArn('conversion') }, { 'Fn::ImportValue': names.queueArn('thumbnails') }]));
+  });
+
   it('keeps the dead letters the conversion consumer handled in a hold queue behind its dead-letter queue, which only that consumer may send to', () => {
     const [holdId, hold] = deadLetterHoldResource('conversion');
     const [, deadLetterQueue] = deadLetterQueueResource('conversion');

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
 import { allows, ruleOf, type AnyRole, type Permission } from '../../shared/auth/permissions.js';
 import { RESOURCE_RULES } from '../../shared/domain/upload-rules.js';
+import { VIEW_MODES } from '../../shared/domain/markups/view-modes.js';
 import { routeKey } from '../../shared/http/route.js';
 import { call, type ApiResponse } from '../support/api.js';
 import {
@@ -131,6 +132,7 @@ const CASES: Record<string, Case> = {
   'GET /api/v2/markups/{id}/tag': get((f) => `/markups/${f.markup.id}/tag`),
   'GET /api/v2/markups/{id}/view-modes': get((f) => `/markups/${f.markup.id}/view-modes`),
   'GET /api/v2/markups/{id}/thumbnail': get((f) => `/markups/${f.markup.id}/thumbnail`),
+  'GET /api/v2/markups/{id}/page-screenshots/{viewModeId}/layout': get((f) => `/markups/${f.markup.id}/page-screenshots/${VIEW_MODES[0]!.id}/layout`),
   'GET /api/v2/markups/{id}/original/download-url': get((f) => `/markups/${f.markup.id}/original/download-url`),
   'PATCH /api/v2/markups/{id}/original': send('PATCH', (f) => `/markups/${f.markup.id}/original`, () => ({ retainOriginal: true })),
   'DELETE /api/v2/markups/{id}/original': send('DELETE', (f) => `/markups/${f.markup.id}/original`),

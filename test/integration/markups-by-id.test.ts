@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getWorkspace } from '../../shared/db/workspaces.js';
+import { VIEW_MODES } from '../../shared/domain/markups/view-modes.js';
 import { call, makeOrganization } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
 import { missingId } from '../support/ids.js';
@@ -15,7 +16,9 @@ describe('GET /markups/:id (files always included)', () => {
     const response = await call('GET', `/markups/${created.id}`, { key: org.workspaceKey });
 
     expect(response.status).toBe(200);
-    expect(response.body.data).toEqual(created);
+    // The single read adds each view mode's page screenshot (pending, or already settled by the worker).
+    expect(response.body.data).toEqual({ ...created, pageScreenshots: expect.any(Array) });
+    expect(response.body.data.pageScreenshots.map((shot: { viewModeId: string }) => shot.viewModeId)).toEqual(VIEW_MODES.map((mode) => mode.id));
   });
 
   it('answers 404 for an unknown id and a folder id, 400 for an id that is not a UUID', async () => {

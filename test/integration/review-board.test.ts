@@ -1,12 +1,17 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { recordConversionProgress } from '../../shared/db/conversion-progress.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
+import { pendingPageScreenshots } from '../../shared/db/page-screenshots.js';
+import { VIEW_MODES } from '../../shared/domain/markups/view-modes.js';
 import { findChromium } from '../../shared/render/chromium.js';
 import { call, makeOrganization, type Org } from '../support/api.js';
 import { conversionClients, makePendingMarkup, sendJob } from '../support/conversion-jobs.js';
@@ -15,12 +20,12 @@ import { setPlan } from '../support/fixtures.js';
 import { makePdf } from '../support/sample-files.js';
 import { askSignIn, newSourceIp, signInLinks } from '../support/sign-in.js';
 import { holdStorageUploads, horizontalOverflow, seriousAxeViolations, watchedPage } from '../support/review-app-browser.js';
-import { createThread, DESKTOP, makeTypedMarkup, TABLET } from '../support/threads.js';
+import { createThread, DESKTOP, makeTypedMarkup, MOBILE, TABLET } from '../support/threads.js';
 
 /**
  * The board of issue 30 (parts 4 and 5) in Debian's Chromium, by the roles and names DESIGN.md
  * fixes ("The review app"): a member signs in through the link in the SES emulator, opens a
- * markup's `markupUrl`, sees each image, PDF page, video or page thumbnail (role img, or a video)
+ * markup's `markupUrl`, sees each image, PDF page, video or page screenshot (role img, or a video)
  * named after the markup with its pins ("Comment N"), adds a comment by clicking the board (dialog
  * "New comment", textbox "Comment", "Post"), replies and resolves in dialog "Comment N", and sees a
  * comment made through the API after a reload. Every test signs in a member of its own (5 links per
@@ -363,27 +368,88 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
     }
   });
 
-  it('a webpage markup: view modes as tabs, its thumbnail, and the comments of each view', async () => {
-    const name = `Pricing page ${Math.random().toString(36).slice(2, 6)}`;
-    const thumbnailKey = `test/${markup_id()}/thumbnail.png`;
-    await putObject(thumbnailKey, await picture('Pricing', 640, 400, 150), 'image/png');
-    const markup = await makeTypedMarkup(org, 'webpage', { name, url: 'https://example.com/pricing', thumbnailState: 'ready', thumbnailKey });
-    await createThread(org.workspaceKey, markup, { viewModeId: DESKTOP, message: undefined, content: 'Align the plan cards' });
-    await createThread(org.workspaceKey, markup, { viewModeId: TABLET, message: undefined, content: 'Menu overlaps the logo' });
+  it('a webpage markup: "Rendering the page…", then each view mode\'s full-page screenshot without a reload, pins on their elements, a click comments on the element under it', async () => {
+    const site = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PRICING_PAGE));
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const name = `Pricing page ${markup_id()}`;
+    const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/pricing`;
+    // As POST /markups/url writes it, its render not yet queued: the board shows the wait first.
+    const markup = await makeTypedMarkup(org, 'webpage', { name, url, thumbnailState: 'pending', pageScreenshots: pendingPageScreenshots(VIEW_MODES.map((mode) => mode.id)) });
+    await createThread(org.workspaceKey, markup, { url, canonicalUrl: url, viewModeId: DESKTOP, elements: [{ elementPath: '#basic', offsetXPercentage: 25, offsetYPercentage: 50 }], message: undefined, content: 'Align the plan cards' });
+    await createThread(org.workspaceKey, markup, { url, canonicalUrl: url, viewModeId: TABLET, elements: [{ elementPath: '#gone', offsetXPercentage: 10, offsetYPercentage: 10 }], message: undefined, content: 'Menu overlaps the logo' });
     const { markupUrl } = await readMarkup(org.workspaceKey, markup.id);
     const { context, page, violations } = await signedInAt(markupUrl);
     try {
-      await page.getByRole('img', { name: new RegExp(`^${name}, Desktop view`) }).waitFor();
-      await page.getByRole('button', { name: 'Comment 1', exact: true }).waitFor();
+      await page.getByRole('status').getByText(/Rendering the page/).waitFor();
+      await shots(page, 'webpage-rendering');
+      const { sqs, services } = conversionClients();
+      await sqs.send(new SendMessageCommand({ QueueUrl: services.queues.thumbnails.url, MessageBody: JSON.stringify({ type: 'render-thumbnail', markupId: markup.id }) }));
+      // No reload: the screen reads the markup again until the screenshots are rendered.
+      const screenshot = page.getByRole('img', { name: `${name} — Desktop` });
+      await screenshot.waitFor({ timeout: 60_000 });
+      await expect.poll(() => screenshot.evaluate((element) => (element as unknown as { naturalWidth: number }).naturalWidth), { timeout: 15_000 }).toBe(1440);
+
+      // The API's pin sits on its element (#basic) at its offsets; the tablet's is not on the desktop screenshot.
+      const layout = (await call('GET', `/markups/${markup.id}/page-screenshots/${DESKTOP}/layout`, { key: org.workspaceKey })).body.data;
+      const basic = layout.located['#basic'];
+      const pin1 = page.getByRole('button', { name: 'Comment 1', exact: true });
+      await pin1.waitFor();
+      const scale = async () => {
+        const box = (await screenshot.boundingBox())!;
+        return { box, factor: box.width / layout.width };
+      };
+      let { box, factor } = await scale();
+      const pinBox = (await pin1.boundingBox())!;
+      expect(Math.abs(pinBox.x + pinBox.width / 2 - (box.x + (basic.x + basic.width * 0.25) * factor))).toBeLessThan(3);
+      expect(Math.abs(pinBox.y + pinBox.height / 2 - (box.y + (basic.y + basic.height * 0.5) * factor))).toBeLessThan(3);
       expect(await page.getByRole('button', { name: 'Comment 2', exact: true }).count()).toBe(0);
-      expect(await page.getByRole('button', { name: 'Add comment' }).isDisabled()).toBe(true);
       await shots(page, 'webpage-board');
+
+      // Add a comment: a click on the "Pro" card, 30 % across and 40 % down it.
+      const pro = layout.elements.find((element: { path: string }) => element.path === 'html > body > main > div:nth-of-type(2)');
+      expect(pro).toBeDefined();
+      await page.getByRole('button', { name: 'Add comment' }).click();
+      await screenshot.scrollIntoViewIfNeeded();
+      ({ box, factor } = await scale());
+      await screenshot.click({ position: { x: (pro.x + pro.width * 0.3) * factor, y: (pro.y + pro.height * 0.4) * factor } });
+      const dialog = page.getByRole('dialog', { name: 'New comment' });
+      await dialog.getByRole('textbox', { name: 'Comment' }).fill('Make Pro the highlighted plan');
+      await dialog.getByRole('button', { name: 'Post' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await page.locator('figure', { has: screenshot }).getByRole('button', { name: 'Comment 3', exact: true }).waitFor();
+      const created = (await threadsOf(org.workspaceKey, markup.id)).find((thread) => thread.number === 3);
+      expect(created).toMatchObject({ viewModeId: DESKTOP, canonicalUrl: url, elements: [{ path: 'html > body > main > div:nth-of-type(2)' }] });
+      expect(Math.abs(created.elements[0].offsetXPercentage - 30)).toBeLessThan(1.5);
+      expect(Math.abs(created.elements[0].offsetYPercentage - 40)).toBeLessThan(1.5);
+      await shots(page, 'webpage-board-new-comment');
+
+      // The tablet's comment names an element the page does not have: listed, not placed.
       await page.getByRole('tab', { name: /^Tablet/ }).click();
-      await page.getByRole('button', { name: 'Comment 2', exact: true }).waitFor();
-      await page.getByRole('img', { name: new RegExp(`^${name}, Tablet view`) }).waitFor();
+      await page.getByRole('img', { name: `${name} — Tablet` }).waitFor();
+      const notOn = page.getByRole('group', { name: /^Not on this screenshot/ });
+      await notOn.getByRole('button', { name: 'Comment 2', exact: true }).waitFor();
+      expect(await page.locator('figure').getByRole('button', { name: 'Comment 2', exact: true }).count()).toBe(0);
+      await shots(page, 'webpage-board-tablet');
+      await page.getByRole('tab', { name: /^Mobile/ }).click();
+      await page.getByRole('img', { name: `${name} — Mobile` }).waitFor();
+      await shots(page, 'webpage-board-mobile');
+
+      // From the keyboard on the mobile tab: Add comment, Enter on the screenshot places the pin on the element in the middle of the view.
+      await page.getByRole('button', { name: 'Add comment' }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByRole('img', { name: `${name} — Mobile` }).evaluate((element) => element.matches(':focus'))).toBe(true);
+      await page.keyboard.press('Enter');
+      const keyboardDialog = page.getByRole('dialog', { name: 'New comment' });
+      await keyboardDialog.getByRole('textbox', { name: 'Comment' }).fill('Cards too tall on phones');
+      await keyboardDialog.getByRole('button', { name: 'Post' }).click();
+      await page.locator('figure').getByRole('button', { name: 'Comment 4', exact: true }).waitFor();
+      const fromKeyboard = (await threadsOf(org.workspaceKey, markup.id)).find((thread) => thread.number === 4);
+      expect(fromKeyboard.viewModeId).toBe(MOBILE);
+      expect(fromKeyboard.elements[0].path).toMatch(/^html > body/);
       expect(violations).toEqual([]);
     } finally {
       await context.close();
+      await new Promise((resolve) => site.close(resolve));
     }
   });
 
@@ -479,3 +545,11 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
 });
 
 const markup_id = () => Math.random().toString(36).slice(2, 10);
+
+/** The page the webpage test's markup shows: a header, three plan cards side by side (stacked when narrow), a footer. */
+const PRICING_PAGE = `<!doctype html><html><head><meta name="viewport" content="width=device-width"><title>Pricing</title><style>
+body { margin: 0; font: 18px/1.4 sans-serif; color: #1c2430 } header { padding: 24px 32px; background: #173a8c; color: #fff; font-size: 28px }
+main { display: flex; flex-wrap: wrap; gap: 24px; padding: 32px } main > div { flex: 1 1 220px; height: 320px; border-radius: 12px; padding: 24px; box-sizing: border-box }
+#basic { background: #e3ecff } main > div:nth-of-type(2) { background: #ffe9cc } main > div:nth-of-type(3) { background: #dff5e1 }
+footer { height: 500px; background: #eef0f3; padding: 32px }
+</style></head><body><header>Acme pricing</header><main><div id="basic">Basic · 9 €</div><div>Pro · 29 €</div><div>Enterprise · ask us</div></main><footer>Questions? Write to us.</footer></body></html>`;

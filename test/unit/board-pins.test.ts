@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { formatTime, isUnread, orderThreads, percentOf, refusalOf, showsAt, videoRange, visibleThreads } from '../../web/board/pins.js';
+import { elementAt, formatTime, isUnread, orderThreads, pagePinOf, pageRefusalOf, percentOf, refusalOf, showsAt, unlocatedPaths, videoRange, visibleThreads } from '../../web/board/pins.js';
 import { BoardStore } from '../../web/board/store.js';
-import type { BoardTransport } from '../../web/board/transport.js';
-import type { Thread } from '../../web/board/types.js';
+import { boardTransport, type BoardTransport } from '../../web/board/transport.js';
+import type { PageLayout, Thread } from '../../web/board/types.js';
 
 /** The board's pure rules and its store (web/board), shared by the review app and the embeddable client (issue 30). */
 const thread = (number: number, changes: Partial<Thread> = {}): Thread => ({
@@ -69,6 +69,66 @@ describe('the board rules', () => {
   });
 });
 
+describe('webpage pins on a page screenshot', () => {
+  // A 1000 x 2000 page: body, a card at (100, 200) 400 x 100, a button inside it, and a selector located at render.
+  const layout: PageLayout = {
+    width: 1000,
+    height: 2000,
+    elements: [
+      { path: 'html > body', x: 0, y: 0, width: 1000, height: 2000 },
+      { path: 'html > body > div', x: 100, y: 200, width: 400, height: 100 },
+      { path: 'html > body > div > button', x: 300, y: 250, width: 100, height: 40 },
+    ],
+    located: { '#card': { x: 100, y: 200, width: 400, height: 100 }, '#gone': null },
+  };
+  const on = (path: string, x = 50, y = 50) => ({ elements: [{ path, offsetXPercentage: x, offsetYPercentage: y }] });
+
+  it("places a pin at its element's box plus its offsets, by canonical path or by a located selector, and nowhere when the element is missing", () => {
+    expect(pagePinOf(on('html > body > div', 25, 50), layout)).toEqual({ x: 20, y: 12.5 });
+    expect(pagePinOf(on('#card', 100, 100), layout)).toEqual({ x: 50, y: 15 });
+    expect(pagePinOf(on('#gone'), layout)).toBeUndefined();
+    expect(pagePinOf(on('main > p'), layout)).toBeUndefined();
+    expect(pagePinOf({ elements: [] }, layout)).toBeUndefined();
+  });
+
+  it('finds the deepest element under a point, with the point as percentages of its box', () => {
+    expect(elementAt(layout, { x: 350, y: 260 })).toEqual({ path: 'html > body > div > button', offsetXPercentage: 50, offsetYPercentage: 25 });
+    expect(elementAt(layout, { x: 200, y: 225 })).toEqual({ path: 'html > body > div', offsetXPercentage: 25, offsetYPercentage: 25 });
+    expect(elementAt(layout, { x: 900, y: 1900 })).toMatchObject({ path: 'html > body' });
+    expect(elementAt({ ...layout, elements: [] }, { x: 1, y: 1 })).toBeUndefined();
+  });
+
+  it('tells which selectors the layout has not looked for yet, and why no comment can be placed', () => {
+    expect(unlocatedPaths([on('#late'), on('#gone'), on('html > body > div'), on('#late')], layout)).toEqual(['#late']);
+    expect(pageRefusalOf({ type: 'webpage', pageScreenshots: [{ viewModeId: 'd', state: 'pending' }] })).toMatch(/once the page is rendered/);
+    expect(pageRefusalOf({ type: 'webpage', pageScreenshots: [{ viewModeId: 'd', state: 'unavailable', error: 'The page answered HTTP 404.' }] })).toMatch(/HTTP 404/);
+    expect(pageRefusalOf({ type: 'webpage', pageScreenshots: [{ viewModeId: 'd', state: 'ready' }, { viewModeId: 'm', state: 'pending' }] })).toBeUndefined();
+    expect(pageRefusalOf({ type: 'image' })).toBeUndefined();
+  });
+
+  it('posts a webpage pin as a webpage thread: the element path, its offsets, the page and the view mode', async () => {
+    const bodies: unknown[] = [];
+    const transport = boardTransport(async <T>(_path: string, options?: { body?: unknown }) => {
+      bodies.push(options?.body);
+      return {} as T;
+    });
+    await transport.createImageThread('m1', { offsetXPercentage: 30, offsetYPercentage: 40, element: { path: 'html > body > div', url: 'https://example.com/', viewModeId: 'v1', viewport: { width: 1440, height: 900 } } }, 'Hi');
+    expect(bodies[0]).toEqual({
+      isImageThread: false,
+      projectId: 'm1',
+      url: 'https://example.com/',
+      canonicalUrl: 'https://example.com/',
+      elements: [{ elementPath: 'html > body > div', offsetXPercentage: 30, offsetYPercentage: 40 }],
+      elementParents: [],
+      offsetXPercentage: 30,
+      offsetYPercentage: 40,
+      browserContext: { viewportWidth: 1440, viewportHeight: 900 },
+      viewModeId: 'v1',
+      content: 'Hi',
+    });
+  });
+});
+
 describe('the board store', () => {
   function fakeTransport(threads: Thread[]): BoardTransport & { calls: string[] } {
     const calls: string[] = [];
@@ -90,6 +150,7 @@ describe('the board store', () => {
       editMessage: async () => undefined,
       deleteMessage: async () => undefined,
       viewModes: async () => [],
+      pageLayout: async () => ({ width: 100, height: 100, elements: [], located: {} }),
       taggable: async () => [],
       deleteThread: async (id) => void calls.push(`delete ${id}`),
       uploadAttachment: async (markupId, file, onProgress) => {

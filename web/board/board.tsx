@@ -1,9 +1,9 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { AttachmentList, AttachmentPicker, uploadedIds, uploading, type PendingAttachment } from './attachments.js';
 import { Dialog } from './dialog.js';
-import { formatTime, isUnread, orderThreads, percentOf, refusalOf, showsAt, videoRange, visibleThreads } from './pins.js';
+import { elementAt, formatTime, isUnread, orderThreads, pagePinOf, pageRefusalOf, percentOf, refusalOf, showsAt, unlocatedPaths, videoRange, visibleThreads } from './pins.js';
 import type { BoardState, BoardStore, ThreadFilter, ThreadOrder } from './store.js';
-import type { Markup, MarkupPage, Placement, Thread, ViewMode } from './types.js';
+import type { Markup, MarkupPage, PageLayout, Placement, Thread, ViewMode } from './types.js';
 import { useBoardState } from './use-board.js';
 
 /**
@@ -27,7 +27,7 @@ export function Board({ markup, store, viewModes }: BoardProps) {
   const state = useBoardState(store);
   const addButton = useRef<HTMLButtonElement>(null);
   const focusAfterDraft = useRef<string | undefined>(undefined);
-  const refusal = refusalOf(markup);
+  const refusal = refusalOf(markup) ?? pageRefusalOf(markup);
   const [currentTime, setCurrentTime] = useState(0);
   const videoRef = useRef<HTMLVideoElement>(null);
 
@@ -91,7 +91,7 @@ export function Board({ markup, store, viewModes }: BoardProps) {
         </button>
         {state.adding ? (
           <p class="board-hint" role="status">
-            Click the {markup.type === 'video' ? 'video at the moment' : markup.type === 'pdf' ? 'page' : 'image'} where the comment belongs (or focus it and press Enter). Escape cancels.
+            Click the {markup.type === 'video' ? 'video at the moment' : markup.type === 'pdf' ? 'page' : markup.type === 'webpage' ? 'screenshot on the element' : 'image'} where the comment belongs (or focus it and press Enter). Escape cancels.
           </p>
         ) : null}
         {refusal ? (
@@ -112,6 +112,7 @@ export function Board({ markup, store, viewModes }: BoardProps) {
         <div class="board-surfaces">
           <Surfaces
             markup={markup}
+            store={store}
             state={state}
             threads={shown}
             viewModes={viewModes}
@@ -154,6 +155,7 @@ export function Board({ markup, store, viewModes }: BoardProps) {
 
 interface SurfacesProps {
   markup: Markup;
+  store: BoardStore;
   state: BoardState;
   threads: Thread[];
   viewModes?: ViewMode[];
@@ -283,7 +285,8 @@ function PinSurface({
   );
 }
 
-function Pins({ pins, onOpen }: { pins: Thread[]; onOpen: (thread: Thread) => void }) {
+function Pins({ pins, onOpen, positionOf }: { pins: Thread[]; onOpen: (thread: Thread) => void; positionOf?: (thread: Thread) => { x: number; y: number } }) {
+  const at = positionOf ?? ((thread: Thread) => ({ x: thread.offsetXPercentage ?? 0, y: thread.offsetYPercentage ?? 0 }));
   return (
     <>
       {pins.map((thread) => (
@@ -293,7 +296,7 @@ function Pins({ pins, onOpen }: { pins: Thread[]; onOpen: (thread: Thread) => vo
           data-pin={thread.id}
           class={`pin${thread.resolved ? ' resolved' : ''}${isUnread(thread) ? ' unread' : ''}`}
           aria-label={`Comment ${thread.number}`}
-          style={{ left: `${Math.min(100, Math.max(0, thread.offsetXPercentage ?? 0))}%`, top: `${Math.min(100, Math.max(0, thread.offsetYPercentage ?? 0))}%` }}
+          style={{ left: `${Math.min(100, Math.max(0, at(thread).x))}%`, top: `${Math.min(100, Math.max(0, at(thread).y))}%` }}
           onClick={(event) => {
             event.stopPropagation();
             onOpen(thread);
@@ -342,7 +345,7 @@ function VideoSurface({ markup, state, threads, onPlace, onOpen, videoRef, curre
   );
 }
 
-function WebpageSurface({ markup, threads, viewModes, onOpen }: SurfacesProps) {
+function WebpageSurface({ markup, store, state, threads, viewModes, onPlace, onOpen }: SurfacesProps) {
   const modes = viewModes ?? [];
   const [selected, setSelected] = useState(0);
   const tabs = useRef<(HTMLButtonElement | null)[]>([]);
@@ -353,18 +356,38 @@ function WebpageSurface({ markup, threads, viewModes, onOpen }: SurfacesProps) {
     setSelected(next);
     tabs.current[next]?.focus();
   };
-  const screenshot = (
-    <figure class="surface">
-      {markup.thumbnailUrl ? <img src={markup.thumbnailUrl} alt={`${markup.name}, ${mode ? `${mode.name} view, ` : ''}thumbnail of ${markup.url ?? 'the page'}`} /> : null}
-      <figcaption class="board-note">
-        The service renders a thumbnail of the page's top, not a full-page screenshot per view mode, so comments are listed here rather than pinned on their elements.
-      </figcaption>
-      <div class="pin-strip" role="group" aria-label="Comments in this view">
-        {inMode.length ? <Pins pins={inMode} onOpen={onOpen} /> : <span class="board-note">No comments in this view.</span>}
+  const screenshot = mode ? markup.pageScreenshots?.find((shot) => shot.viewModeId === mode.id) : undefined;
+  const panel =
+    !mode || !screenshot ? (
+      <p class="board-note">This page has no screenshots to show.</p>
+    ) : screenshot.state === 'pending' ? (
+      <div class="card" role="status" aria-live="polite">
+        <p class="board-note">Rendering the page… The {mode.name.toLowerCase()} screenshot appears here when it is ready.</p>
+        <progress aria-label={`Rendering the ${mode.name} screenshot`} />
+        <UnplacedPins threads={inMode} onOpen={onOpen} reason="Comments in this view" />
       </div>
-    </figure>
-  );
-  if (modes.length === 0) return screenshot;
+    ) : screenshot.state === 'unavailable' || !screenshot.url || !screenshot.width || !screenshot.height ? (
+      <div>
+        <p class="board-note">No {mode.name.toLowerCase()} screenshot of this page: {screenshot.error ?? 'it could not be rendered.'}</p>
+        <UnplacedPins threads={inMode} onOpen={onOpen} reason="Comments in this view" />
+      </div>
+    ) : (
+      <PageScreenshotSurface
+        key={mode.id}
+        label={`${markup.name} — ${mode.name}`}
+        src={screenshot.url}
+        width={screenshot.width}
+        height={screenshot.height}
+        markup={markup}
+        mode={mode}
+        store={store}
+        adding={state.adding}
+        threads={inMode}
+        onPlace={onPlace}
+        onOpen={onOpen}
+      />
+    );
+  if (modes.length === 0) return panel;
   return (
     <div>
       <div role="tablist" aria-label="View modes" class="tabs">
@@ -391,9 +414,117 @@ function WebpageSurface({ markup, threads, viewModes, onOpen }: SurfacesProps) {
         ))}
       </div>
       <div role="tabpanel" id="view-panel" aria-labelledby={mode ? `view-tab-${mode.id}` : undefined}>
-        {screenshot}
+        {panel}
       </div>
     </div>
+  );
+}
+
+/** Comments of a view mode that have no place on its screenshot (none yet, or their element is not on it): listed, never placed at a guess. */
+function UnplacedPins({ threads, onOpen, reason = 'Not on this screenshot' }: { threads: Thread[]; onOpen: (thread: Thread) => void; reason?: string }) {
+  if (threads.length === 0) return null;
+  return (
+    <div class="pin-strip" role="group" aria-label={`${reason}: ${threads.length} comment${threads.length === 1 ? '' : 's'}`}>
+      <span class="board-note">{reason}:</span>
+      <Pins pins={threads} onOpen={onOpen} />
+    </div>
+  );
+}
+
+/**
+ * One view mode's full-page screenshot with the pins of its threads on their elements (the layout
+ * read from the API), and "Add comment" placing a pin on the deepest element under the click.
+ */
+function PageScreenshotSurface({
+  label,
+  src,
+  width,
+  height,
+  markup,
+  mode,
+  store,
+  adding,
+  threads,
+  onPlace,
+  onOpen,
+}: {
+  label: string;
+  src: string;
+  width: number;
+  height: number;
+  markup: Markup;
+  mode: ViewMode;
+  store: BoardStore;
+  adding: boolean;
+  threads: Thread[];
+  onPlace: (placement: Placement) => void;
+  onOpen: (thread: Thread) => void;
+}) {
+  const image = useRef<HTMLImageElement>(null);
+  const [layout, setLayout] = useState<PageLayout>();
+  const [failure, setFailure] = useState<string>();
+  // Read again when a thread names a selector the layout has not looked for (made after the render; the worker locates it).
+  const unknown = layout ? unlocatedPaths(threads, layout).join('\n') : '';
+  useEffect(() => {
+    let cancelled = false;
+    store
+      .pageLayout(mode.id)
+      .then((read) => !cancelled && setLayout(read))
+      .catch((error: unknown) => !cancelled && setFailure(error instanceof Error ? error.message : 'The page layout could not be read.'));
+    return () => {
+      cancelled = true;
+    };
+  }, [store, mode.id, unknown]);
+  const placed = layout ? threads.flatMap((thread) => (pagePinOf(thread, layout) ? [thread] : [])) : [];
+  const unplaced = layout ? threads.filter((thread) => !placed.includes(thread)) : [];
+  const placeAt = (event: MouseEvent | KeyboardEvent) => {
+    if (!adding || !image.current || !layout) return;
+    const rect = image.current.getBoundingClientRect();
+    // A click where it landed; Enter in the middle of the part of the screenshot in view.
+    const client =
+      event instanceof MouseEvent
+        ? { x: event.clientX, y: event.clientY }
+        : { x: rect.left + rect.width / 2, y: (Math.max(rect.top, 0) + Math.min(rect.bottom, window.innerHeight)) / 2 };
+    const point = { x: ((client.x - rect.left) / rect.width) * layout.width, y: ((client.y - rect.top) / rect.height) * layout.height };
+    const target = elementAt(layout, point);
+    if (!target) return;
+    onPlace({
+      offsetXPercentage: target.offsetXPercentage,
+      offsetYPercentage: target.offsetYPercentage,
+      element: { path: target.path, url: markup.url ?? '', viewModeId: mode.id, viewport: { width: mode.width, height: mode.height } },
+    });
+  };
+  return (
+    <>
+      <figure class={`surface page-screenshot${adding ? ' adding' : ''}`} onClick={placeAt}>
+        <img
+          ref={image}
+          src={src}
+          alt={label}
+          width={width}
+          height={height}
+          tabIndex={adding ? 0 : undefined}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter' || event.key === ' ') {
+              event.preventDefault();
+              placeAt(event);
+            }
+          }}
+        />
+        {layout ? <Pins pins={placed} onOpen={onOpen} positionOf={(thread) => pagePinOf(thread, layout)!} /> : null}
+      </figure>
+      {failure ? (
+        <p class="message message-error" role="alert">
+          {failure}
+        </p>
+      ) : !layout ? (
+        <p class="board-note" role="status">
+          Placing the comments…
+        </p>
+      ) : (
+        <UnplacedPins threads={unplaced} onOpen={onOpen} />
+      )}
+    </>
   );
 }
 

@@ -1,5 +1,5 @@
 import type { BoardState } from './store.js';
-import type { Markup, Thread } from './types.js';
+import type { Markup, PageBox, PageLayout, Thread } from './types.js';
 
 /** The board's pure rules, shared by the components and checked by unit tests (no DOM here). */
 
@@ -55,6 +55,64 @@ export const isUnread = (thread: Pick<Thread, 'read' | 'unreadMessageCount'>) =>
 export function refusalOf(markup: Pick<Markup, 'readOnly' | 'scopes' | 'type'>): string | undefined {
   if (markup.readOnly) return 'Comments are paused on this markup: you can read them, but nobody can add comments or replies until they are resumed.';
   if (markup.scopes && !markup.scopes.includes('create-thread')) return 'Your role in this workspace can read comments but not add them.';
-  if (markup.type === 'webpage') { return 'Comments on a webpage are placed on its elements; the service renders only a thumbnail of the page, not a full-page screenshot, so they cannot be placed here yet.'; }
   return undefined;
+}
+
+/** The box of the element a webpage thread is pinned on (its first element's path), or undefined when the layout does not have it. */
+export function elementBoxOf(thread: Pick<Thread, 'elements'>, layout: PageLayout): PageBox | undefined {
+  const path = thread.elements?.[0]?.path;
+  if (!path) return undefined;
+  return layout.located[path] ?? layout.elements.find((element) => element.path === path) ?? undefined;
+}
+
+/**
+ * Where a webpage thread's pin goes on the screenshot, in percentages of it: its element's box plus
+ * the element's offsets (percentages of that box). Undefined when the element is not on this
+ * screenshot (never a guess).
+ */
+export function pagePinOf(thread: Pick<Thread, 'elements'>, layout: PageLayout): { x: number; y: number } | undefined {
+  const box = elementBoxOf(thread, layout);
+  const element = thread.elements?.[0];
+  if (!box || !element || layout.width <= 0 || layout.height <= 0) return undefined;
+  const x = box.x + (box.width * clamp(element.offsetXPercentage ?? 50, 0, 100)) / 100;
+  const y = box.y + (box.height * clamp(element.offsetYPercentage ?? 50, 0, 100)) / 100;
+  if (y > layout.height || x > layout.width) return undefined;
+  return { x: (x / layout.width) * 100, y: (y / layout.height) * 100 };
+}
+
+/** Selectors of threads the layout has not looked for yet (made after its render): when any, the layout is worth reading again. */
+export function unlocatedPaths(threads: readonly Pick<Thread, 'elements'>[], layout: PageLayout): string[] {
+  const known = new Set(layout.elements.map((element) => element.path));
+  const paths = threads.flatMap((thread) => (thread.elements?.[0]?.path ? [thread.elements[0].path] : []));
+  return [...new Set(paths.filter((path) => !known.has(path) && !(path in layout.located)))].sort();
+}
+
+/**
+ * The element under a point of the screenshot (CSS pixels of the page) and the point as
+ * percentages of its box: the deepest element whose box holds the point (the longest path; among
+ * equals the later one, painted above). Undefined outside every element.
+ */
+export function elementAt(layout: PageLayout, point: { x: number; y: number }): { path: string; offsetXPercentage: number; offsetYPercentage: number } | undefined {
+  let best: (PageBox & { path: string }) | undefined;
+  let bestDepth = -1;
+  for (const element of layout.elements) {
+    if (point.x < element.x || point.y < element.y || point.x > element.x + element.width || point.y > element.y + element.height) continue;
+    const depth = element.path.split(' > ').length;
+    if (depth >= bestDepth) {
+      best = element;
+      bestDepth = depth;
+    }
+  }
+  if (!best) return undefined;
+  const [offsetXPercentage, offsetYPercentage] = percentOf(point, { left: best.x, top: best.y, width: best.width, height: best.height });
+  return { path: best.path, offsetXPercentage, offsetYPercentage };
+}
+
+/** Why no comment can be placed on a webpage markup's screenshots yet, or undefined when one is ready. */
+export function pageRefusalOf(markup: Pick<Markup, 'type' | 'pageScreenshots'>): string | undefined {
+  if (markup.type !== 'webpage') return undefined;
+  const shots = markup.pageScreenshots ?? [];
+  if (shots.some((shot) => shot.state === 'ready')) return undefined;
+  if (shots.some((shot) => shot.state === 'pending')) return 'Comments can be added once the page is rendered.';
+  return 'Comments on a webpage are placed on its screenshot, and this page has none: ' + (shots.find((shot) => shot.error)?.error ?? 'it could not be rendered.');
 }

@@ -1,5 +1,5 @@
 import type { BoardTransport } from './transport.js';
-import type { Member, Placement, Thread } from './types.js';
+import type { Member, PageLayout, Placement, Thread } from './types.js';
 
 export type ThreadFilter = 'all' | 'open' | 'resolved';
 /** The list's order: by pin number, latest activity first, or where on the markup (page, image, media time). */
@@ -75,6 +75,11 @@ export class BoardStore {
   async refreshThread(threadId: string): Promise<void> {
     const thread = await this.attempt(() => this.transport.getThread(threadId));
     if (thread) this.put(thread);
+  }
+
+  /** A webpage markup's screenshot layout at one view mode (where its elements are); a failure throws with the problem's detail. */
+  pageLayout(viewModeId: string): Promise<PageLayout> {
+    return this.transport.pageLayout(this.markupId, viewModeId);
   }
 
   setFilter(filter: ThreadFilter): void {

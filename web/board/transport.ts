@@ -1,4 +1,4 @@
-import type { Member, Message, Placement, Thread, ViewMode } from './types.js';
+import type { Member, Message, PageLayout, Placement, Thread, ViewMode } from './types.js';
 import { uploadThroughPolicy } from './upload.js';
 
 /**
@@ -23,6 +23,8 @@ export interface BoardTransport {
   deleteMessage(messageId: string): Promise<void>;
   deleteThread(threadId: string): Promise<void>;
   viewModes(markupId: string): Promise<ViewMode[]>;
+  /** A webpage markup's page screenshot layout at one view mode. */
+  pageLayout(markupId: string, viewModeId: string): Promise<PageLayout>;
   /** Who can be mentioned (active workspace members). */
   taggable(markupId: string): Promise<Member[]>;
 }
@@ -45,7 +47,7 @@ export function boardTransport(request: Request): BoardTransport {
     },
     getThread: (threadId) => request<Thread>(`/threads/${id(threadId)}`),
     createImageThread: (markupId, placement, content, mentionIds = []) =>
-      request<Thread>('/threads', { method: 'POST', body: { isImageThread: true, projectId: markupId, ...placement, content, ...(mentionIds.length ? { mentionIds } : {}) } }),
+      request<Thread>('/threads', { method: 'POST', body: { ...pinBody(markupId, placement), content, ...(mentionIds.length ? { mentionIds } : {}) } }),
     reply: (threadId, content, mentionIds = [], attachmentIds = []) =>
       request<Message>(`/threads/${id(threadId)}/messages`, {
         method: 'POST',
@@ -59,6 +61,29 @@ export function boardTransport(request: Request): BoardTransport {
     deleteMessage: async (messageId) => void (await request(`/messages/${id(messageId)}`, { method: 'DELETE' })),
     deleteThread: async (threadId) => void (await request(`/threads/${id(threadId)}`, { method: 'DELETE' })),
     taggable: async (markupId) => (await request<{ taggable: Member[] }>(`/markups/${id(markupId)}/tag`)).taggable,
+    pageLayout: (markupId, viewModeId) => request<PageLayout>(`/markups/${id(markupId)}/page-screenshots/${id(viewModeId)}/layout`),
     viewModes: async (markupId) => (await request<{ projectViewModes: ViewMode[] }>(`/markups/${id(markupId)}/view-modes`)).projectViewModes,
+  };
+}
+
+/**
+ * The pin fields of POST /threads: offsets on an image, PDF page or video; on a webpage the element
+ * (its path on the screenshot, the offsets as percentages of its box), the page and the view mode,
+ * with the screenshot's viewport as the browser context (spec "Create thread body").
+ */
+function pinBody(markupId: string, placement: Placement): Record<string, unknown> {
+  const { element, ...offsets } = placement;
+  if (!element) return { isImageThread: true, projectId: markupId, ...offsets };
+  return {
+    isImageThread: false,
+    projectId: markupId,
+    url: element.url,
+    canonicalUrl: element.url,
+    elements: [{ elementPath: element.path, offsetXPercentage: offsets.offsetXPercentage, offsetYPercentage: offsets.offsetYPercentage }],
+    elementParents: [],
+    offsetXPercentage: offsets.offsetXPercentage,
+    offsetYPercentage: offsets.offsetYPercentage,
+    browserContext: { viewportWidth: element.viewport.width, viewportHeight: element.viewport.height },
+    viewModeId: element.viewModeId,
   };
 }

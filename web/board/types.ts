@@ -79,6 +79,32 @@ export interface MarkupVideo {
 
 export type MarkupType = 'image' | 'pdf' | 'video' | 'webpage';
 
+/** A webpage markup's full-page screenshot at one view mode (`pageScreenshots` of the markup read). */
+export interface PageScreenshot {
+  viewModeId: string;
+  state: 'pending' | 'ready' | 'unavailable';
+  url?: string;
+  width?: number;
+  height?: number;
+  layoutUrl?: string;
+  error?: string;
+}
+
+export interface PageBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Where a page screenshot's elements are, in its CSS pixels (GET /markups/{id}/page-screenshots/{viewModeId}/layout). */
+export interface PageLayout {
+  width: number;
+  height: number;
+  elements: (PageBox & { path: string })[];
+  located: Record<string, PageBox | null>;
+}
+
 export interface Markup {
   id: string;
   name: string;
@@ -95,6 +121,7 @@ export interface Markup {
   images?: MarkupImage[];
   document?: { pageCount: number; pages: MarkupPage[] };
   video?: MarkupVideo;
+  pageScreenshots?: PageScreenshot[];
 }
 
 export interface ViewMode {
@@ -113,4 +140,6 @@ export interface Placement {
   pageNumber?: number;
   startTime?: number;
   endTime?: number;
+  /** Webpage markups: the element the pin is on (offsets are percentages of its box), the page and the view mode. */
+  element?: { path: string; url: string; viewModeId: string; viewport: { width: number; height: number } };
 }

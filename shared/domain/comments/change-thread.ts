@@ -10,6 +10,7 @@ import { requireVersion, type IfMatch } from '../../http/etag.js';
 import { isHttpUrl } from '../../http/schemas.js';
 import { explainMarkupRefusal, loadThreadAccess, loadThreadAccessToChange, threadNotFound, type ThreadAccess } from './access.js';
 import { commentEvent } from './events.js';
+import { locateOnPageScreenshot } from './page-location.js';
 import { elementsOf, invalid, parentsOf, type ElementInput, type ElementParentInput } from './pins.js';
 import { readMark } from './read-state.js';
 import { threadRecordOf } from './views.js';
@@ -137,5 +138,6 @@ export async function movePin(principal: Principal, threadId: string, input: Mov
     () => [commentEvent('comment_updated', access.markup, { threadId }, principal.userId)],
     ifMatch,
   );
+  if (input.elements !== undefined) await locateOnPageScreenshot(access.markup, after);
   return threadRecordOf(after);
 }

@@ -12,6 +12,7 @@ import { loadMarkupRole } from '../markups/access.js';
 import { explainMarkupRefusal, explainWriteRefusal, requireOpenForComments } from './access.js';
 import { commentEvent } from './events.js';
 import { newMessageRecord, prepareMessage, type ClipVideoInput } from './message-content.js';
+import { locateOnPageScreenshot } from './page-location.js';
 import { invalid, pinOf, type PinInput } from './pins.js';
 import { readMark, readStateOfWriter } from './read-state.js';
 import { toPublicThread, viewerFor } from './views.js';
@@ -98,6 +99,7 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
   await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : explainWriteRefusal()));
   // A crash right after the commit (tests): the thread and its event are already both there.
   await failIfArmed('after-thread-commit', markup.id);
+  await locateOnPageScreenshot(markup, thread);
   const viewer = await viewerFor(principal, access, [principal.userId]);
   return toPublicThread(thread, [message], viewer, readStateOfWriter([message], at));
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { eventItems, type NewEvent } from '../../db/events.js';
 import { toItem, type MarkupRecord } from '../../db/items.js';
+import { pendingPageScreenshots, settlePendingPageScreenshots } from '../../db/page-screenshots.js';
 import { setThumbnail } from '../../db/thumbnails.js';
 import { bestEffort, putNew, type TransactItem } from '../../db/transact.js';
 import { BadRequestError } from '../../http/errors.js';
@@ -12,6 +13,7 @@ import { createWithAllowance } from '../allowance.js';
 import type { WorkspaceAccess } from './access.js';
 import { recordActivity } from './activity.js';
 import { resolvePlacements, type Placement } from './placement.js';
+import { VIEW_MODES } from './view-modes.js';
 
 /** Extensions of the file types the service turns into markups (Markups rules 3 and 4). */
 const FILE_EXTENSIONS: Record<string, 'image' | 'pdf' | 'video' | 'convertible-image'> = {
@@ -60,6 +62,8 @@ export function newWebpageMarkupRecord(fields: {
     // A webpage needs no conversion; its thumbnail is rendered later by the thumbnail job.
     isReady: true,
     thumbnailState: 'pending',
+    // Each view mode's full-page screenshot, rendered after the thumbnail (render-page-screenshot jobs).
+    pageScreenshots: pendingPageScreenshots(VIEW_MODES.map((mode) => mode.id)),
   };
 }
 
@@ -152,6 +156,7 @@ async function scheduleThumbnail(record: MarkupRecord): Promise<void> {
     await enqueueThumbnail({ type: 'render-thumbnail', markupId: record.id });
   } catch (error) {
     logger.error('thumbnail not scheduled', { markupId: record.id, error });
+    await bestEffort('page screenshot state', () => settlePendingPageScreenshots(record.id, VIEW_MODES.map((mode) => mode.id), 'The page could not be scheduled for rendering.'));
     await bestEffort('thumbnail state', () => setThumbnail(record.id, { state: 'unavailable', error: 'The thumbnail could not be scheduled.' }));
   }
 }

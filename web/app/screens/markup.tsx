@@ -9,11 +9,14 @@ const FIRST_POLL_MS = 1000;
 const MAX_POLL_MS = 5_000;
 
 const converting = (markup: Markup) => markup.type !== 'webpage' && (markup.isReady === false || markup.conversionStatus === 'pending') && markup.conversionStatus !== 'failed';
+/** A webpage whose full-page screenshots are still rendering: the board shows the others and is read again the same way. */
+const rendering = (markup: Markup) => markup.type === 'webpage' && (markup.pageScreenshots ?? []).some((shot) => shot.state === 'pending');
 
 /**
  * `/markups/{id}`, where every `markupUrl` leads: the markup's name and its board (web/board): its
- * images, PDF pages, video or page thumbnail with the pins, and the comments beside them. A markup
- * still converting says so and is read again (with backoff) until it is ready, then appears.
+ * images, PDF pages, video or full-page screenshots (per view mode) with the pins, and the comments
+ * beside them. A markup still converting, or a page still rendering, says so and is read again
+ * (with backoff) until it is ready, then appears.
  */
 export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token: string; onUnauthorized: () => void }) {
   const [markup, setMarkup] = useState<Markup>();
@@ -36,6 +39,7 @@ export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token:
   useEffect(() => {
     let cancelled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let viewModesRead = false;
     setMarkup(undefined);
     setError(undefined);
     const load = async (delay: number) => {
@@ -43,8 +47,11 @@ export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token:
         const result = await request<Markup>(`/markups/${encodeURIComponent(id)}`);
         if (cancelled) return;
         setMarkup(result);
-        if (result.type === 'webpage') setViewModes(await boardTransport(request).viewModes(id).catch(() => []));
-        if (converting(result)) timer = setTimeout(() => void load(Math.min(MAX_POLL_MS, delay * 1.5)), delay);
+        if (result.type === 'webpage' && !viewModesRead) {
+          viewModesRead = true;
+          setViewModes(await boardTransport(request).viewModes(id).catch(() => []));
+        }
+        if (converting(result) || rendering(result)) timer = setTimeout(() => void load(Math.min(MAX_POLL_MS, delay * 1.5)), delay);
       } catch (failure) {
         if (cancelled || (failure instanceof ApiError && failure.status === 401)) return;
         setError(failure instanceof ApiError ? failure.detail : 'Loading this markup failed.');
