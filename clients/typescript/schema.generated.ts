@@ -6491,6 +6491,18 @@ export interface operations {
                      *             ],
                      *             "browserContext": {},
                      *             "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "anchor": {
+                     *               "css": "Homepage redesign",
+                     *               "textQuote": {
+                     *                 "exact": "Homepage redesign",
+                     *                 "prefix": "Homepage redesign",
+                     *                 "suffix": "Homepage redesign"
+                     *               },
+                     *               "textPosition": {
+                     *                 "start": 1,
+                     *                 "end": 1
+                     *               }
+                     *             },
                      *             "projectImageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "offsetXPercentage": 1,
                      *             "offsetYPercentage": 1,
@@ -6619,6 +6631,18 @@ export interface operations {
                                     [key: string]: unknown;
                                 } | null;
                                 viewModeId?: string | null;
+                                anchor?: {
+                                    css: string;
+                                    textQuote?: {
+                                        exact: string;
+                                        prefix?: string;
+                                        suffix?: string;
+                                    };
+                                    textPosition?: {
+                                        start: number;
+                                        end: number;
+                                    };
+                                } | null;
                                 projectImageId?: string | null;
                                 offsetXPercentage?: number;
                                 offsetYPercentage?: number;
@@ -6731,6 +6755,19 @@ export interface operations {
                     }[];
                     /** @description One of the view modes of GET /markups/:id/view-modes. Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent). */
                     viewModeId?: string;
+                    /** @description Extension: W3C Web Annotation selectors of the pinned element (webpage threads only), returned on every read of the thread. */
+                    anchor?: {
+                        css: string;
+                        textQuote?: {
+                            exact: string;
+                            prefix?: string;
+                            suffix?: string;
+                        };
+                        textPosition?: {
+                            start: number;
+                            end: number;
+                        };
+                    };
                     attachments?: {
                         /** Format: uuid */
                         fileId: string;
@@ -6895,6 +6932,18 @@ export interface operations {
                      *         ],
                      *         "browserContext": {},
                      *         "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "anchor": {
+                     *           "css": "Homepage redesign",
+                     *           "textQuote": {
+                     *             "exact": "Homepage redesign",
+                     *             "prefix": "Homepage redesign",
+                     *             "suffix": "Homepage redesign"
+                     *           },
+                     *           "textPosition": {
+                     *             "start": 1,
+                     *             "end": 1
+                     *           }
+                     *         },
                      *         "projectImageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "offsetXPercentage": 1,
                      *         "offsetYPercentage": 1,
@@ -7014,6 +7063,18 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             viewModeId?: string | null;
+                            anchor?: {
+                                css: string;
+                                textQuote?: {
+                                    exact: string;
+                                    prefix?: string;
+                                    suffix?: string;
+                                };
+                                textPosition?: {
+                                    start: number;
+                                    end: number;
+                                };
+                            } | null;
                             projectImageId?: string | null;
                             offsetXPercentage?: number;
                             offsetYPercentage?: number;
@@ -7224,6 +7285,18 @@ export interface operations {
                      *         ],
                      *         "browserContext": {},
                      *         "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "anchor": {
+                     *           "css": "Homepage redesign",
+                     *           "textQuote": {
+                     *             "exact": "Homepage redesign",
+                     *             "prefix": "Homepage redesign",
+                     *             "suffix": "Homepage redesign"
+                     *           },
+                     *           "textPosition": {
+                     *             "start": 1,
+                     *             "end": 1
+                     *           }
+                     *         },
                      *         "projectImageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "offsetXPercentage": 1,
                      *         "offsetYPercentage": 1,
@@ -7343,6 +7416,18 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             viewModeId?: string | null;
+                            anchor?: {
+                                css: string;
+                                textQuote?: {
+                                    exact: string;
+                                    prefix?: string;
+                                    suffix?: string;
+                                };
+                                textPosition?: {
+                                    start: number;
+                                    end: number;
+                                };
+                            } | null;
                             projectImageId?: string | null;
                             offsetXPercentage?: number;
                             offsetYPercentage?: number;
@@ -7665,6 +7750,18 @@ export interface operations {
                  *           "depth": 1
                  *         }
                  *       ],
+                 *       "anchor": {
+                 *         "css": "Homepage redesign",
+                 *         "textQuote": {
+                 *           "exact": "Homepage redesign",
+                 *           "prefix": "Homepage redesign",
+                 *           "suffix": "Homepage redesign"
+                 *         },
+                 *         "textPosition": {
+                 *           "start": 1,
+                 *           "end": 1
+                 *         }
+                 *       },
                  *       "viewportXPercentage": 1,
                  *       "viewportYPercentage": 1
                  *     }
@@ -7695,6 +7792,19 @@ export interface operations {
                         path: string;
                         depth: number;
                     }[];
+                    /** @description Extension: W3C Web Annotation selectors of the pinned element (webpage threads only), returned on every read of the thread. */
+                    anchor?: {
+                        css: string;
+                        textQuote?: {
+                            exact: string;
+                            prefix?: string;
+                            suffix?: string;
+                        };
+                        textPosition?: {
+                            start: number;
+                            end: number;
+                        };
+                    };
                     viewportXPercentage?: number;
                     viewportYPercentage?: number;
                 };
