@@ -65,7 +65,7 @@ function pageTransport(request: Request): BoardTransport {
 export async function mount(options: MountOptions): Promise<Mounted> {
   if (!options || typeof options.publicKey !== 'string' || !options.publicKey) throw new TypeError('mount(): publicKey (the installation\'s public key) is required.');
   const apiUrl = (options.apiUrl ?? new URL('../../api/v2', import.meta.url).href).replace(/\/+$/, '');
-  const session = new Session(apiUrl, options.publicKey, { getToken: options.getToken, sdk: options.sdk }, options.markupId);
+  const session = new Session(apiUrl, options.publicKey, { getToken: options.getToken, sdk: options.sdk }, options.markupId, location.origin);
   let exchanged;
   try {
     exchanged = await session.exchange();

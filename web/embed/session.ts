@@ -54,6 +54,8 @@ export class Session {
     private readonly publicKey: string,
     private readonly identity: Identity,
     private readonly markupId?: string,
+    /** The page's origin: the identity-provider exchange records it as `sdkOrigin`. */
+    private readonly pageOrigin?: string,
   ) {
     if (!identity.getToken === !identity.sdk) throw new TypeError('mount(): give exactly one of getToken (customer JWT) and sdk: { getIdpToken } (identity provider).');
     if (identity.sdk && !markupId) throw new TypeError('mount(): the identity-provider flow (sdk) needs markupId.');
@@ -74,7 +76,7 @@ export class Session {
       response = await fetch(`${this.apiUrl}/auth/sdk-exchange`, {
         method: 'POST',
         headers: { ...headers, Authorization: `Bearer ${idpToken}` },
-        body: JSON.stringify({ publicKey: this.publicKey, markupId: this.markupId, sdkOrigin: location.origin }),
+        body: JSON.stringify({ publicKey: this.publicKey, markupId: this.markupId, sdkOrigin: this.pageOrigin }),
       });
     } else {
       const token = await this.identity.getToken!();
