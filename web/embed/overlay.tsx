@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { isUnread, NewCommentDialog, ThreadDialog, useBoardState, type BoardStore, type Markup, type Placement, type Thread } from '../board/index.js';
-import { anchorOf, locate, type Anchor, type Located } from './anchor.js';
+import { anchorOf, locateAll, type Anchor } from './anchor.js';
 import { browserContext, canonicalUrl, elementParents, offsetsWithin, pageUrl, viewCategoryOf, type BrowserContext, type ElementParent, type ViewCategory } from './page.js';
 import { selectorFor } from './selector.js';
 
@@ -137,12 +137,8 @@ export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTML
 
   const canonical = useMemo(() => canonicalUrl(), [version]);
   const onPage = (state.threads as PageThread[]).filter((thread) => thread.canonicalUrl === canonical);
-  const located = useMemo(() => {
-    const found = new Map<string, Located | undefined>();
-    for (const thread of onPage) found.set(thread.id, locate(thread));
-    return found;
-    // Looked up again when the threads or the page change, not on every scroll.
-  }, [state.threads, version, canonical]);
+  // Looked up again when the threads or the page change, not on every scroll.
+  const located = useMemo(() => locateAll(onPage), [state.threads, version, canonical]);
   const unanchored = onPage.filter((thread) => !located.get(thread.id)?.element.isConnected);
   const openThread = state.threads.find((thread) => thread.id === state.openThreadId);
 
