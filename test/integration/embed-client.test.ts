@@ -30,7 +30,7 @@ const ARTICLE = `<!doctype html>
   <link rel="stylesheet" href="/site.css">
 </head>
 <body>
-  <header><h1>Acme pricing</h1></header>
+  <header><h1>Acme pricing</h1><a href="/terms">Terms of sale</a></header>
   <main id="content">
     <section class="plans" aria-label="Plans">
       <article class="plan"><h2>Starter</h2><p>For one person trying things out.</p></article>
@@ -365,6 +365,19 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     await page.getByRole('button', { name: 'Comment 1', exact: true }).waitFor();
     const [thread] = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads;
     expect(thread).toMatchObject({ user: { guest: true }, elements: [{ path: '#note' }], anchor: { css: '#note', textQuote: { exact: 'Prices exclude tax.' } } });
+
+    // From the keyboard: Comment, focus a page element, Enter; the link is pinned, not followed.
+    await page.getByRole('button', { name: 'Comment', exact: true }).press('Enter');
+    await page.getByRole('link', { name: 'Terms of sale' }).focus();
+    await page.keyboard.press('Enter');
+    const byKeyboard = page.getByRole('dialog', { name: 'New comment' });
+    await byKeyboard.getByRole('textbox', { name: 'Comment' }).fill('Link the terms from every page.');
+    await byKeyboard.getByRole('button', { name: 'Post' }).click();
+    await page.getByRole('button', { name: 'Comment 2', exact: true }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/pricing');
+    const second = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads.find((one: { number: number }) => one.number === 2);
+    expect(await inPage(page, '(path) => document.querySelector(path)?.textContent', second.elements[0].path)).toBe('Terms of sale');
+    expect(second.elements[0]).toMatchObject({ offsetXPercentage: 50, offsetYPercentage: 50 });
     expect(violations).toEqual([]);
   });
 

@@ -101,7 +101,7 @@ export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTML
     const own = (event: Event) => event.composedPath().includes(host);
     const targetOf = (event: Event) => (event.target instanceof Element && event.target !== document.documentElement ? event.target : undefined);
     const onMove = (event: MouseEvent) => setHover(own(event) ? undefined : targetOf(event)?.getBoundingClientRect());
-    const swallow = (event: MouseEvent) => {
+    const swallow = (event: Event) => {
       if (own(event)) return;
       event.preventDefault();
       event.stopPropagation();
@@ -119,14 +119,25 @@ export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTML
       if (event.key === 'Escape') {
         store.setAdding(false);
         toggle.current?.focus();
+        return;
       }
+      // From the keyboard: Enter on a focused page element pins it, at its centre.
+      const element = targetOf(event);
+      if (event.key !== 'Enter' || own(event) || !element || element === document.body) return;
+      swallow(event);
+      const box = element.getBoundingClientRect();
+      setHover(undefined);
+      store.place(placementOf(element, box.left + box.width / 2, box.top + box.height / 2));
     };
+    const onFocus = (event: FocusEvent) => setHover(own(event) ? undefined : targetOf(event)?.getBoundingClientRect());
     addEventListener('mousemove', onMove, true);
     addEventListener('mousedown', swallow, true);
     addEventListener('mouseup', swallow, true);
     addEventListener('click', onClick, true);
     addEventListener('keydown', onKey, true);
+    addEventListener('focusin', onFocus, true);
     return () => {
+      removeEventListener('focusin', onFocus, true);
       removeEventListener('mousemove', onMove, true);
       removeEventListener('mousedown', swallow, true);
       removeEventListener('mouseup', swallow, true);
@@ -193,7 +204,7 @@ export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTML
         <div class="embed-toolbar">
           {state.adding ? (
             <p class="embed-hint" role="status">
-              Click the element to comment on. Escape cancels.
+              Click the element to comment on (or focus it and press Enter). Escape cancels.
             </p>
           ) : null}
           <button ref={toggle} type="button" aria-pressed={state.adding} onClick={() => store.setAdding(!state.adding)}>
