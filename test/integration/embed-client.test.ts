@@ -336,6 +336,16 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     await page.getByRole('button', { name: 'Open comment #1' }).waitFor();
     expect(await pin.count()).toBe(0);
 
+    // A single-page app's navigation (pushState, no event) to a page without a canonical link: that page's threads only.
+    await inPage(page, '() => document.querySelector(\'link[rel="canonical"]\').remove()', null);
+    await page.getByRole('button', { name: 'Open comment #2' }).waitFor();
+    await inPage(page, '() => history.pushState({}, "", "/about?from=pricing")', null);
+    await page.getByRole('button', { name: 'Comment 3', exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: /Open comment #[12]/ }).count()).toBe(0);
+    await inPage(page, '() => history.back()', null);
+    await page.getByRole('button', { name: 'Open comment #2' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Comment 3', exact: true }).count()).toBe(0);
+
     // A comment at 390 px is in the mobile view mode.
     await page.getByRole('button', { name: 'Comment', exact: true }).click();
     await page.locator('article.plan h2').first().click();

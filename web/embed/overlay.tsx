@@ -40,6 +40,8 @@ export function placementOf(element: Element, x: number, y: number): PagePlaceme
 
 /** How long DOM changes settle before pins are placed again. */
 const MUTATION_DEBOUNCE_MS = 120;
+/** How often the page's address is compared with the last one seen: a single-page app's pushState fires no event. */
+const ADDRESS_CHECK_MS = 250;
 /** How often the thread list is read again while the page is visible (as the review app's board). */
 const REFRESH_MS = 20_000;
 
@@ -76,12 +78,19 @@ export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTML
         setFrame((value) => value + 1);
       });
     };
+    let address = location.href;
+    const navigation = setInterval(() => {
+      if (location.href === address) return;
+      address = location.href;
+      again();
+    }, ADDRESS_CHECK_MS);
     addEventListener('popstate', again);
     addEventListener('hashchange', again);
     addEventListener('scroll', follow, { capture: true, passive: true });
     addEventListener('resize', follow, { passive: true });
     return () => {
       clearInterval(timer);
+      clearInterval(navigation);
       clearTimeout(debounce);
       cancelAnimationFrame(frame);
       observer.disconnect();
