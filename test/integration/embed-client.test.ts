@@ -250,6 +250,7 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     await pin.waitFor();
     await expectOnTarget();
     expect(await page.getByRole('button', { name: /^Comment \d+$/ }).count()).toBe(1);
+    await shot(shots, page, 'pinned', 1440);
 
     // Open it, reply, resolve and reopen.
     await pin.click();
