@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../infra/local/stack.js';
+import { benchAnchoring } from './anchoring.js';
 import { benchBundles } from './bundles.js';
 import { benchExchange } from './exchange.js';
 import { benchFiles } from './files.js';
@@ -15,21 +16,35 @@ import { benchWebhooks } from './webhooks.js';
  * `npm run bench`: request latency and throughput on the local stack beside the DynamoDB floor,
  * then each function's bundle size and cold import time. BENCH_SECONDS (default 5) per measurement,
  * BENCH_CONCURRENCY (default 8) for the throughput rows. BENCH_ONLY picks sections, comma-separated:
- * requests, threads, exchange, liveness, files, webhooks, moves, bundles (all by default). BENCH_ROWS narrows the
+ * requests, threads, exchange, liveness, files, webhooks, moves, bundles, anchoring (all by default). BENCH_ROWS narrows the
  * request rows to those whose name contains one of its comma-separated parts (`GET /workspace`).
  */
 process.env.LOG_LEVEL = 'warn';
 const durationMs = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
-const sections = ['requests', 'threads', 'exchange', 'liveness', 'files', 'webhooks', 'moves', 'bundles'] as const;
+const sections = ['requests', 'threads', 'exchange', 'liveness', 'files', 'webhooks', 'moves', 'bundles', 'anchoring'] as const;
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const unknown = only?.filter((name) => !(sections as readonly string[]).includes(name));
 if (unknown?.length) throw new Error(`BENCH_ONLY: unknown section(s) ${unknown.join(', ')}; choose from ${sections.join(', ')}`);
 const want = (section: (typeof sections)[number]) => !only || only.includes(section);
 
+// Bundles and anchoring need no local stack: started only for the sections that do.
+const needsStack = sections.filter((section) => section !== 'bundles' && section !== 'anchoring').some(want);
 const dataDir = mkdtempSync(join(tmpdir(), 'review-board-bench-'));
-const local = await startLocalStack({ port: 0, dataDir, memory: true });
+const local = needsStack ? await startLocalStack({ port: 0, dataDir, memory: true }) : undefined;
 try {
+  if (local) await benchOnStack(local);
+} finally {
+  await local?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+if (want('bundles')) await benchBundles();
+if (want('anchoring')) {
+  process.stdout.write('\n');
+  await benchAnchoring();
+}
+
+async function benchOnStack(local: Awaited<ReturnType<typeof startLocalStack>>): Promise<void> {
   if (want('requests')) {
     process.stdout.write(`Requests on the local stack (${durationMs / 1000} s each; handlers in-process; DynamoDB Local ${local.services.endpoints.dynamodb})\n\n`);
     const rows = process.env.BENCH_ROWS?.split(',').map((row) => row.trim()).filter((row) => row.length > 0);
@@ -58,8 +73,4 @@ try {
     process.stdout.write('\nMoves across workspaces: the answer, and the move worker done carrying the tree (BENCH_MOVE_RUNS runs)\n\n');
     await benchMoves(local.stack, { runs: Number(process.env.BENCH_MOVE_RUNS ?? 3), markups: 5_000, warmUpMarkups: 100 });
   }
-} finally {
-  await local.stop();
-  rmSync(dataDir, { recursive: true, force: true });
 }
-if (want('bundles')) await benchBundles();

@@ -8,7 +8,8 @@ import { buildSync } from 'esbuild';
 /**
  * Builds the review app (web/app, Preact + TSX) with esbuild into `web/dist`: `assets/` holds the
  * hashed script and stylesheet (cached for a year wherever they are served), `index.html` links
- * them with no inline script or style, so the Content-Security-Policy needs no `unsafe-*`.
+ * them with no inline script or style, so the Content-Security-Policy needs no `unsafe-*`; the
+ * embeddable client (web/embed) is one unhashed module, `embed/v1/review-board.js`.
  *
  * `ensureWebBuilt()` builds only when the sources changed since the last build (a digest of them is
  * kept in `dist/.build-digest`): `npm start`, the tests and `cdk synth` call it, so nobody runs a
@@ -19,8 +20,11 @@ import { buildSync } from 'esbuild';
 const WEB_DIR = dirname(fileURLToPath(import.meta.url));
 export const WEB_DIST = join(WEB_DIR, 'dist');
 export const WEB_ASSETS_DIR = 'assets';
-const SOURCE_DIRS = ['app', 'board'].map((name) => join(WEB_DIR, name));
+const SOURCE_DIRS = ['app', 'board', 'embed'].map((name) => join(WEB_DIR, name));
 const ENTRY = join(WEB_DIR, 'app', 'main.tsx');
+/** The embeddable client (DESIGN.md "Embeddable client"): one ES module at a fixed, versioned path. */
+const EMBED_ENTRY = join(WEB_DIR, 'embed', 'main.tsx');
+export const EMBED_SCRIPT = 'embed/v1/review-board.js';
 const HTML_TEMPLATE = join(WEB_DIR, 'app', 'index.html');
 const DIGEST_FILE = '.build-digest';
 
@@ -96,6 +100,23 @@ export function buildWeb(options: { outdir?: string } = {}): WebBuild {
     if (path.endsWith('.js')) scripts.push(path);
     if (path.endsWith('.css')) styles.push(path);
   }
+  // The embed client: one self-contained module (no chunks, no stylesheet file: its CSS is text it
+  // puts into constructable stylesheets of its shadow root), at a path customers' pages link to.
+  const embed = buildSync({
+    entryPoints: [EMBED_ENTRY],
+    bundle: true,
+    format: 'esm',
+    target: ['es2020', 'chrome100', 'firefox100', 'safari16'],
+    platform: 'browser',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    minify: true,
+    legalComments: 'eof',
+    loader: { '.css': 'text' },
+    write: false,
+    logLevel: 'error',
+  });
+  writeAtomically(join(outdir, EMBED_SCRIPT), embed.outputFiles[0]!.contents);
   const html = readFileSync(HTML_TEMPLATE, 'utf8')
     .replace('<!-- styles -->', styles.map((path) => `<link rel="stylesheet" href="/${path}">`).join('\n    '))
     .replace('<!-- scripts -->', scripts.map((path) => `<script type="module" src="/${path}"></script>`).join('\n    '));

@@ -6933,6 +6933,18 @@ export interface operations {
                      *             ],
                      *             "browserContext": {},
                      *             "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *             "anchor": {
+                     *               "css": "Homepage redesign",
+                     *               "textQuote": {
+                     *                 "exact": "Homepage redesign",
+                     *                 "prefix": "Homepage redesign",
+                     *                 "suffix": "Homepage redesign"
+                     *               },
+                     *               "textPosition": {
+                     *                 "start": 1,
+                     *                 "end": 1
+                     *               }
+                     *             },
                      *             "projectImageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *             "offsetXPercentage": 1,
                      *             "offsetYPercentage": 1,
@@ -7061,6 +7073,18 @@ export interface operations {
                                     [key: string]: unknown;
                                 } | null;
                                 viewModeId?: string | null;
+                                anchor?: {
+                                    css: string;
+                                    textQuote?: {
+                                        exact: string;
+                                        prefix?: string;
+                                        suffix?: string;
+                                    };
+                                    textPosition?: {
+                                        start: number;
+                                        end: number;
+                                    };
+                                } | null;
                                 projectImageId?: string | null;
                                 offsetXPercentage?: number;
                                 offsetYPercentage?: number;
@@ -7173,6 +7197,19 @@ export interface operations {
                     }[];
                     /** @description One of the view modes of GET /markups/:id/view-modes. Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent). */
                     viewModeId?: string;
+                    /** @description Extension: W3C Web Annotation selectors of the pinned element (webpage threads only), returned on every read of the thread. */
+                    anchor?: {
+                        css: string;
+                        textQuote?: {
+                            exact: string;
+                            prefix?: string;
+                            suffix?: string;
+                        };
+                        textPosition?: {
+                            start: number;
+                            end: number;
+                        };
+                    };
                     attachments?: {
                         /** Format: uuid */
                         fileId: string;
@@ -7337,6 +7374,18 @@ export interface operations {
                      *         ],
                      *         "browserContext": {},
                      *         "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "anchor": {
+                     *           "css": "Homepage redesign",
+                     *           "textQuote": {
+                     *             "exact": "Homepage redesign",
+                     *             "prefix": "Homepage redesign",
+                     *             "suffix": "Homepage redesign"
+                     *           },
+                     *           "textPosition": {
+                     *             "start": 1,
+                     *             "end": 1
+                     *           }
+                     *         },
                      *         "projectImageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "offsetXPercentage": 1,
                      *         "offsetYPercentage": 1,
@@ -7456,6 +7505,18 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             viewModeId?: string | null;
+                            anchor?: {
+                                css: string;
+                                textQuote?: {
+                                    exact: string;
+                                    prefix?: string;
+                                    suffix?: string;
+                                };
+                                textPosition?: {
+                                    start: number;
+                                    end: number;
+                                };
+                            } | null;
                             projectImageId?: string | null;
                             offsetXPercentage?: number;
                             offsetYPercentage?: number;
@@ -7666,6 +7727,18 @@ export interface operations {
                      *         ],
                      *         "browserContext": {},
                      *         "viewModeId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *         "anchor": {
+                     *           "css": "Homepage redesign",
+                     *           "textQuote": {
+                     *             "exact": "Homepage redesign",
+                     *             "prefix": "Homepage redesign",
+                     *             "suffix": "Homepage redesign"
+                     *           },
+                     *           "textPosition": {
+                     *             "start": 1,
+                     *             "end": 1
+                     *           }
+                     *         },
                      *         "projectImageId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
                      *         "offsetXPercentage": 1,
                      *         "offsetYPercentage": 1,
@@ -7785,6 +7858,18 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             viewModeId?: string | null;
+                            anchor?: {
+                                css: string;
+                                textQuote?: {
+                                    exact: string;
+                                    prefix?: string;
+                                    suffix?: string;
+                                };
+                                textPosition?: {
+                                    start: number;
+                                    end: number;
+                                };
+                            } | null;
                             projectImageId?: string | null;
                             offsetXPercentage?: number;
                             offsetYPercentage?: number;
@@ -8107,6 +8192,18 @@ export interface operations {
                  *           "depth": 1
                  *         }
                  *       ],
+                 *       "anchor": {
+                 *         "css": "Homepage redesign",
+                 *         "textQuote": {
+                 *           "exact": "Homepage redesign",
+                 *           "prefix": "Homepage redesign",
+                 *           "suffix": "Homepage redesign"
+                 *         },
+                 *         "textPosition": {
+                 *           "start": 1,
+                 *           "end": 1
+                 *         }
+                 *       },
                  *       "viewportXPercentage": 1,
                  *       "viewportYPercentage": 1
                  *     }
@@ -8137,6 +8234,19 @@ export interface operations {
                         path: string;
                         depth: number;
                     }[];
+                    /** @description Extension: W3C Web Annotation selectors of the pinned element (webpage threads only), returned on every read of the thread. */
+                    anchor?: {
+                        css: string;
+                        textQuote?: {
+                            exact: string;
+                            prefix?: string;
+                            suffix?: string;
+                        };
+                        textPosition?: {
+                            start: number;
+                            end: number;
+                        };
+                    };
                     viewportXPercentage?: number;
                     viewportYPercentage?: number;
                 };

@@ -112,6 +112,27 @@ export const TextHighlightRequest = v.object({
   text: Text(MAX_TEXT),
 });
 
+/**
+ * The extension field `anchor` of a webpage thread (DESIGN.md "Embeddable client"): W3C Web
+ * Annotation selectors of the pinned element, which the embeddable client tries in order to find
+ * the element again after the page changed: a CSS selector, the element's text with some text
+ * before and after it (TextQuoteSelector), and where that text starts and ends in the page's text
+ * (TextPositionSelector).
+ */
+export const AnchorRequest = v.pipe(
+  v.object({
+    css: Text(4096),
+    textQuote: v.optional(v.object({ exact: Text(2048), prefix: v.optional(Text(256)), suffix: v.optional(Text(256)) })),
+    textPosition: v.optional(
+      v.pipe(
+        v.object({ start: integerIn(0, 100_000_000), end: integerIn(0, 100_000_000) }),
+        v.check(({ start, end }) => end >= start, 'end must not be before start'),
+      ),
+    ),
+  }),
+  v.description('Extension: W3C Web Annotation selectors of the pinned element (webpage threads only), returned on every read of the thread.'),
+);
+
 const PinElements = sizedJson(v.pipe(v.array(ElementRequest), v.maxLength(50)), MAX_PIN_LIST_BYTES);
 const PinParents = sizedJson(v.pipe(v.array(ElementParentRequest), v.maxLength(100)), MAX_PIN_LIST_BYTES);
 
@@ -141,6 +162,7 @@ export const CreateThreadBody = v.pipe(
     browserContext: webpageOnly(BrowserContextRequest, 'The browser the pin was placed in.'),
     elementParents: webpageOnly(PinParents, 'The parents of the pinned elements.'),
     viewModeId: webpageOnly(Text(100), 'One of the view modes of GET /markups/:id/view-modes.'),
+    anchor: v.optional(AnchorRequest),
     attachments: MessageBodyEntries.attachments,
     clipVideos: MessageBodyEntries.clipVideos,
     width: v.optional(Dimension),
@@ -161,6 +183,7 @@ export const MovePinBody = v.object({
   elements: v.optional(PinElements),
   browserContext: v.optional(BrowserContextRequest),
   elementParents: v.optional(PinParents),
+  anchor: v.optional(AnchorRequest),
   viewportXPercentage: v.optional(Percentage),
   viewportYPercentage: v.optional(Percentage),
 });
@@ -254,6 +277,15 @@ export const ThreadSchema = v.object({
   ),
   browserContext: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
   viewModeId: v.optional(v.nullable(v.string())),
+  anchor: v.optional(
+    v.nullable(
+      v.object({
+        css: v.string(),
+        textQuote: v.optional(v.object({ exact: v.string(), prefix: v.optional(v.string()), suffix: v.optional(v.string()) })),
+        textPosition: v.optional(v.object({ start: v.number(), end: v.number() })),
+      }),
+    ),
+  ),
   projectImageId: v.optional(v.nullable(v.string())),
   offsetXPercentage: v.optional(v.number()),
   offsetYPercentage: v.optional(v.number()),

@@ -7,7 +7,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'a
 import { PREFLIGHT_ROUTE_KEY } from '../../shared/http/cors.js';
 import { compileTemplates } from '../../shared/http/route-match.js';
 import { routeKey, type AnyRoute } from '../../shared/http/route.js';
-import { cacheControlFor, contentTypeFor, isAppPath, webSecurityHeaderMap } from '../../shared/http/web-app.js';
+import { cacheControlFor, contentTypeFor, EMBED_HEADERS, EMBED_PREFIX, isAppPath, webSecurityHeaderMap } from '../../shared/http/web-app.js';
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
 
@@ -179,6 +179,7 @@ async function serveWebFile(request: IncomingMessage, response: ServerResponse, 
   }
   response.writeHead(200, {
     ...headers,
+    ...(file.startsWith(EMBED_PREFIX) ? EMBED_HEADERS : {}),
     'content-type': contentTypeFor(file),
     'content-length': String(body.length),
     'cache-control': cacheControlFor(file),

@@ -2,6 +2,9 @@ import { Aws, CfnOutput, Duration, Stack, Validations, type StackProps } from 'a
 import {
   AllowedMethods,
   CachePolicy,
+  CacheHeaderBehavior,
+  CacheQueryStringBehavior,
+  CacheCookieBehavior,
   Distribution,
   Function as CloudFrontFunction,
   FunctionCode,
@@ -22,7 +25,7 @@ import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deplo
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { appUrlSettingItem } from '../../shared/db/app-url-setting.js';
-import { CACHE_HASHED, CACHE_REVALIDATE, FILE_PATH_PATTERN, webSecurityHeaders } from '../../shared/http/web-app.js';
+import { CACHE_EMBED, CACHE_HASHED, CACHE_REVALIDATE, EMBED_CACHE_SECONDS, EMBED_PREFIX, FILE_PATH_PATTERN, webSecurityHeaders } from '../../shared/http/web-app.js';
 import { ensureWebBuilt } from '../../web/build.js';
 import type { ApiStack } from './api-stack.js';
 import type { DataStack } from './data-stack.js';
@@ -109,6 +112,44 @@ export class WebStack extends Stack {
       ),
     });
 
+    // The embeddable client: customers' pages import it as a module from their own origins (a CORS
+    // fetch), so any origin may read it; it is not the app, so no rewrite and no app CSP.
+    const embedHeaders = new ResponseHeadersPolicy(this, 'EmbedHeaders', {
+      comment: 'Embeddable client: readable from any origin (module scripts are fetched with CORS)',
+      corsBehavior: {
+        accessControlAllowOrigins: ['*'],
+        accessControlAllowMethods: ['GET', 'HEAD'],
+        accessControlAllowHeaders: ['*'],
+        accessControlAllowCredentials: false,
+        originOverride: true,
+      },
+      securityHeadersBehavior: {
+        contentTypeOptions: { override: true },
+        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
+        strictTransportSecurity: {
+          accessControlMaxAge: Duration.seconds(headers.strictTransportSecurity.maxAgeSeconds),
+          includeSubdomains: headers.strictTransportSecurity.includeSubdomains,
+          override: true,
+        },
+      },
+      customHeadersBehavior: { customHeaders: [{ header: 'Cross-Origin-Resource-Policy', value: 'cross-origin', override: true }] },
+    });
+    // Cached at the edge as long as browsers may (five minutes), so a deploy reaches every page in that time.
+    const embedCache = new CachePolicy(this, 'EmbedCache', {
+      comment: 'Embeddable client: five minutes, one copy whatever the request',
+      defaultTtl: Duration.seconds(EMBED_CACHE_SECONDS),
+      maxTtl: Duration.seconds(EMBED_CACHE_SECONDS),
+      minTtl: Duration.seconds(0),
+      headerBehavior: CacheHeaderBehavior.none(),
+      queryStringBehavior: CacheQueryStringBehavior.none(),
+      cookieBehavior: CacheCookieBehavior.none(),
+      enableAcceptEncodingGzip: true,
+      enableAcceptEncodingBrotli: true,
+    });
+
+    // One origin (one origin access control) for the app's files and the embed script.
+    const appOrigin = S3BucketOrigin.withOriginAccessControl(this.bucket);
+
     // The API's origin: its execute-api host, without the scheme.
     const apiDomain = `${props.api.httpApi.apiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`;
     this.distribution = new Distribution(this, 'Distribution', {
@@ -116,7 +157,7 @@ export class WebStack extends Stack {
       httpVersion: HttpVersion.HTTP2_AND_3,
       defaultRootObject: 'index.html',
       defaultBehavior: {
-        origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
+        origin: appOrigin,
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
@@ -125,6 +166,14 @@ export class WebStack extends Stack {
         functionAssociations: [{ function: appPaths, eventType: FunctionEventType.VIEWER_REQUEST }],
       },
       additionalBehaviors: {
+        [`${EMBED_PREFIX}*`]: {
+          origin: appOrigin,
+          viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+          allowedMethods: AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
+          cachePolicy: embedCache,
+          responseHeadersPolicy: embedHeaders,
+          compress: true,
+        },
         '/api/*': {
           origin: new HttpOrigin(apiDomain, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY }),
           viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
@@ -160,7 +209,7 @@ export class WebStack extends Stack {
     // Hashed files first (cached a year; never pruned, so a page loaded before a deploy keeps its
     // script), then index.html (revalidated each load), whose edge copy is invalidated.
     const assets = new BucketDeployment(this, 'AppAssets', {
-      sources: [Source.asset(dist, { exclude: ['index.html', '.build-digest'] })],
+      sources: [Source.asset(dist, { exclude: ['index.html', '.build-digest', 'embed', 'embed/*', 'embed/**'] })],
       destinationBucket: this.bucket,
       prune: false,
       cacheControl: [CacheControl.fromString(CACHE_HASHED)],
@@ -176,6 +225,17 @@ export class WebStack extends Stack {
       memoryLimit: 256,
     });
     index.node.addDependency(assets);
+    // The embed script keeps its name across deploys: cached five minutes, its edge copy invalidated.
+    const embed = new BucketDeployment(this, 'EmbedScript', {
+      sources: [Source.asset(dist, { exclude: ['*', '.build-digest', '!embed', '!embed/**'] })],
+      destinationBucket: this.bucket,
+      prune: false,
+      cacheControl: [CacheControl.fromString(CACHE_EMBED)],
+      distribution: this.distribution,
+      distributionPaths: [`${EMBED_PREFIX}*`],
+      memoryLimit: 256,
+    });
+    embed.node.addDependency(index);
     this.acknowledgeDeploymentHandler();
 
     this.appUrl = props.appUrl ?? this.distributionUrl;

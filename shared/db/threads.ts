@@ -58,6 +58,13 @@ export interface ScreenshotRecord {
   processingError?: string;
 }
 
+/** W3C Web Annotation selectors of a webpage pin's element (CSS, text quote, text position). */
+export interface ThreadAnchor {
+  css: string;
+  textQuote?: { exact: string; prefix?: string; suffix?: string };
+  textPosition?: { start: number; end: number };
+}
+
 export interface ThreadRecord {
   id: string;
   markupId: string;
@@ -86,6 +93,8 @@ export interface ThreadRecord {
   parents?: ThreadParentRecord[];
   browserContext?: Record<string, unknown>;
   viewModeId?: string;
+  /** Extension: the embeddable client's W3C selectors of the pinned element (absent: none sent). */
+  anchor?: ThreadAnchor;
   // Image, PDF and video threads
   projectImageId?: string | null;
   offsetXPercentage?: number;

@@ -13,9 +13,24 @@ export const CACHE_HASHED = 'public, max-age=31536000, immutable';
 /** index.html and other unhashed files: always revalidated, so a deploy shows at the next load. */
 export const CACHE_REVALIDATE = 'no-cache';
 
+/**
+ * The embeddable client (DESIGN.md "Embeddable client"): `${appUrl}/embed/v1/review-board.js`, an
+ * unhashed module customers' pages import from their own origin, so it is served with
+ * `Access-Control-Allow-Origin: *` (module scripts are fetched in CORS mode) and cached five
+ * minutes: a deploy reaches every page within that time.
+ */
+export const EMBED_PREFIX = '/embed/';
+export const EMBED_SCRIPT_PATH = '/embed/v1/review-board.js';
+export const CACHE_EMBED = 'public, max-age=300';
+export const EMBED_CACHE_SECONDS = 300;
+
 export function cacheControlFor(path: string): string {
+  if (path.startsWith(EMBED_PREFIX)) return CACHE_EMBED;
   return path.startsWith(HASHED_ASSETS_PREFIX) ? CACHE_HASHED : CACHE_REVALIDATE;
 }
+
+/** Headers the embed files add to the security headers: any page may load the module. */
+export const EMBED_HEADERS: Record<string, string> = { 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin' };
 
 /**
  * An app path (a screen such as `/markups/{id}` or `/sign-in`) has no file extension in its last
@@ -24,7 +39,7 @@ export function cacheControlFor(path: string): string {
  * The CloudFront Function that rewrites app paths embeds this same expression.
  */
 export const FILE_PATH_PATTERN = /\.[A-Za-z0-9]+$/;
-export const isAppPath = (path: string): boolean => !path.startsWith('/api/') && path !== '/api' && !FILE_PATH_PATTERN.test(path);
+export const isAppPath = (path: string): boolean => !path.startsWith('/api/') && path !== '/api' && !path.startsWith(EMBED_PREFIX) && !FILE_PATH_PATTERN.test(path);
 
 /**
  * The Content-Security-Policy of the app's files: nothing but the app's own scripts and styles (no

@@ -1,5 +1,8 @@
+import { readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { Stage } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CACHE_HASHED, CACHE_REVALIDATE, webSecurityHeaders } from '../../shared/http/web-app.js';
+import { CACHE_EMBED, CACHE_HASHED, CACHE_REVALIDATE, EMBED_CACHE_SECONDS, webSecurityHeaders } from '../../shared/http/web-app.js';
 import { synthesizeApp, type CfnResource, type SynthesizedApp } from './synth-app.js';
 
 /**
@@ -19,6 +22,12 @@ const only = (type: string) => {
 
 /** A CloudFormation value with its intrinsic functions flattened to text, for matching. */
 const flat = (value: unknown): string => JSON.stringify(value);
+/** The one resource of `type` whose logical id starts with `prefix`. */
+const named = (type: string, prefix: string) => {
+  const found = ofType(type).filter(([id]) => id.startsWith(prefix));
+  expect(found, `${type} ${prefix}`).toHaveLength(1);
+  return found[0]!;
+};
 
 const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
 const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
@@ -52,22 +61,23 @@ describe('web stack: one distribution for the review app and the API', () => {
     const config = distribution.Properties!.DistributionConfig;
     const apiOrigin = (config.Origins as Record<string, any>[]).find((origin) => origin.CustomOriginConfig)!;
 
-    expect(config.CacheBehaviors).toHaveLength(1);
-    expect(config.CacheBehaviors[0]).toMatchObject({
+    const api = (config.CacheBehaviors as Record<string, any>[]).find((behavior) => behavior.PathPattern === '/api/*')!;
+    expect(config.CacheBehaviors).toHaveLength(2);
+    expect(api).toMatchObject({
       PathPattern: '/api/*',
       TargetOriginId: apiOrigin.Id,
       CachePolicyId: CACHING_DISABLED,
       OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER,
       ViewerProtocolPolicy: 'https-only',
     });
-    expect([...config.CacheBehaviors[0].AllowedMethods].sort()).toEqual(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT']);
-    expect(config.CacheBehaviors[0].ResponseHeadersPolicyId).toBeUndefined();
+    expect([...api.AllowedMethods].sort()).toEqual(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT']);
+    expect(api.ResponseHeadersPolicyId).toBeUndefined();
   });
 
   it('serves everything else from the bucket over HTTPS with the security headers and the app-path rewrite', () => {
     const [, distribution] = only('AWS::CloudFront::Distribution');
     const [functionId] = only('AWS::CloudFront::Function');
-    const [policyId] = only('AWS::CloudFront::ResponseHeadersPolicy');
+    const [policyId] = named('AWS::CloudFront::ResponseHeadersPolicy', 'AppSecurityHeaders');
     const behavior = distribution.Properties!.DistributionConfig.DefaultCacheBehavior;
 
     expect(behavior.ViewerProtocolPolicy).toBe('redirect-to-https');
@@ -92,7 +102,7 @@ describe('web stack: one distribution for the review app and the API', () => {
   });
 
   it('sends the same security headers as the local gateway, a strict CSP that allows the upload bucket', () => {
-    const [, policy] = only('AWS::CloudFront::ResponseHeadersPolicy');
+    const [, policy] = named('AWS::CloudFront::ResponseHeadersPolicy', 'AppSecurityHeaders');
     const config = policy.Properties!.ResponseHeadersPolicyConfig;
     const expected = webSecurityHeaders('https://bucket.s3.region.amazonaws.com');
     const csp = flat(config.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy);
@@ -125,12 +135,57 @@ describe('web stack: one distribution for the review app and the API', () => {
 
   it('deploys the built files: hashed assets cached a year and never pruned, then index.html revalidated and invalidated', () => {
     const deployments = ofType('Custom::CDKBucketDeployment');
-    expect(deployments).toHaveLength(2);
+    expect(deployments).toHaveLength(3);
     const [assets, index] = [deployments.find(([id]) => id.startsWith('AppAssets'))!, deployments.find(([id]) => id.startsWith('AppIndex'))!];
 
     expect(assets[1].Properties).toMatchObject({ Prune: false, SystemMetadata: { 'cache-control': CACHE_HASHED } });
     expect(index[1].Properties).toMatchObject({ Prune: false, SystemMetadata: { 'cache-control': CACHE_REVALIDATE }, DistributionPaths: ['/index.html'] });
     expect(index[1].DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^AppAssets/)]));
+  });
+});
+
+describe('web stack: the embeddable client (issue 31)', () => {
+  it('serves /embed/* from the bucket without the app-path rewrite, readable from any origin, cached five minutes at the edge', () => {
+    const [, distribution] = only('AWS::CloudFront::Distribution');
+    const config = distribution.Properties!.DistributionConfig;
+    const s3 = (config.Origins as Record<string, any>[]).find((origin) => origin.S3OriginConfig)!;
+    const embed = (config.CacheBehaviors as Record<string, any>[]).find((behavior) => behavior.PathPattern === '/embed/*')!;
+    const [policyId, policy] = named('AWS::CloudFront::ResponseHeadersPolicy', 'EmbedHeaders');
+    const [cacheId, cache] = named('AWS::CloudFront::CachePolicy', 'EmbedCache');
+
+    expect(embed).toMatchObject({ TargetOriginId: s3.Id, ViewerProtocolPolicy: 'redirect-to-https', Compress: true, ResponseHeadersPolicyId: { Ref: policyId }, CachePolicyId: { Ref: cacheId } });
+    expect(embed.AllowedMethods).toEqual(['GET', 'HEAD', 'OPTIONS']);
+    // No CloudFront Function: a missing embed file is a 404, never the app's index.html.
+    expect(embed.FunctionAssociations).toBeUndefined();
+    const headers = policy.Properties!.ResponseHeadersPolicyConfig;
+    expect(headers.CorsConfig).toMatchObject({
+      AccessControlAllowOrigins: { Items: ['*'] },
+      AccessControlAllowMethods: { Items: ['GET', 'HEAD'] },
+      AccessControlAllowCredentials: false,
+      OriginOverride: true,
+    });
+    expect(headers.SecurityHeadersConfig.ContentTypeOptions).toEqual({ Override: true });
+    expect(headers.CustomHeadersConfig.Items).toEqual([{ Header: 'Cross-Origin-Resource-Policy', Value: 'cross-origin', Override: true }]);
+    expect(cache.Properties!.CachePolicyConfig).toMatchObject({ DefaultTTL: EMBED_CACHE_SECONDS, MaxTTL: EMBED_CACHE_SECONDS, MinTTL: 0 });
+  });
+
+  it('deploys the embed script on its own, cached five minutes and invalidated at the edge, not as a year-long hashed asset', () => {
+    const deployments = ofType('Custom::CDKBucketDeployment');
+    const [, embed] = deployments.find(([id]) => id.startsWith('EmbedScript'))!;
+    expect(embed.Properties).toMatchObject({ Prune: false, SystemMetadata: { 'cache-control': CACHE_EMBED }, DistributionPaths: ['/embed/*'] });
+  });
+
+  it('ships the embed script in its own deployment only, and the hashed assets without it', () => {
+    const directory = (built.web.node.root as Stage).synth().directory;
+    const filesOf = (prefix: string): string[] => {
+      const [, deployment] = ofType('Custom::CDKBucketDeployment').find(([id]) => id.startsWith(prefix))!;
+      const hash = /([0-9a-f]{64})\.zip/.exec(flat(deployment.Properties!.SourceObjectKeys))![1]!;
+      return readdirSync(join(directory, `asset.${hash}`), { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => relative(join(directory, `asset.${hash}`), join(entry.parentPath, entry.name)).split(sep).join('/'));
+    };
+    expect(filesOf('EmbedScript')).toEqual(['embed/v1/review-board.js']);
+    expect(filesOf('AppAssets').every((file) => file.startsWith('assets/'))).toBe(true);
   });
 });
 

@@ -621,7 +621,7 @@ function ThreadList({
 // Dialogs
 // ---------------------------------------------------------------------------------------------
 
-function NewCommentDialog({ store, onPosted, returnFocus }: { store: BoardStore; onPosted: (thread: Thread) => void; returnFocus: () => HTMLElement | null | undefined }) {
+export function NewCommentDialog({ store, onPosted, returnFocus }: { store: BoardStore; onPosted: (thread: Thread) => void; returnFocus: () => HTMLElement | null | undefined }) {
   const [text, setText] = useState('');
   const [mentions, setMentions] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
@@ -657,7 +657,7 @@ function NewCommentDialog({ store, onPosted, returnFocus }: { store: BoardStore;
 
 const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
-function ThreadDialog({ thread, markup, store, fallbackFocus }: { thread: Thread; markup: Markup; store: BoardStore; fallbackFocus: () => HTMLElement | null }) {
+export function ThreadDialog({ thread, markup, store, fallbackFocus }: { thread: Thread; markup: Markup; store: BoardStore; fallbackFocus: () => HTMLElement | null }) {
   const [reply, setReply] = useState('');
   const [mentions, setMentions] = useState<string[]>([]);
   const [attachments, setAttachments] = useState<PendingAttachment[]>([]);

@@ -3,7 +3,7 @@ import { markupCommentUpdate } from '../../db/items.js';
 import { toReadMarkItem } from '../../db/read-marks.js';
 import { unreadCountInvalidation } from '../../db/unread-counts.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
-import { getThreadRecord, threadReplace, threadUnchanged, type ThreadRecord } from '../../db/threads.js';
+import { getThreadRecord, threadReplace, threadUnchanged, type ThreadAnchor, type ThreadRecord } from '../../db/threads.js';
 import { commit, fromFreshReads, nextTime, put, STALE, type TransactItem } from '../../db/transact.js';
 import { BadRequestError } from '../../http/errors.js';
 import { requireVersion, type IfMatch } from '../../http/etag.js';
@@ -102,6 +102,7 @@ export interface MovePinInput {
   elements?: ElementInput[];
   browserContext?: Record<string, unknown>;
   elementParents?: ElementParentInput[];
+  anchor?: ThreadAnchor;
   viewportXPercentage?: number;
   viewportYPercentage?: number;
 }
@@ -126,6 +127,9 @@ export async function movePin(principal: Principal, threadId: string, input: Mov
         if (input.url !== undefined) moved.url = input.url;
         if (input.canonicalUrl !== undefined) moved.canonicalUrl = input.canonicalUrl;
         if (input.elements !== undefined) moved.elements = elementsOf(input.elements, at);
+        // New elements without new selectors: the old ones would name the old element, so they go.
+        if (input.anchor !== undefined) moved.anchor = input.anchor;
+        else if (input.elements !== undefined) delete moved.anchor;
         if (input.elementParents !== undefined) moved.parents = parentsOf(input.elementParents, at);
         if (input.browserContext !== undefined) moved.browserContext = input.browserContext;
       } else if (input.viewportXPercentage === undefined || input.viewportYPercentage === undefined) {

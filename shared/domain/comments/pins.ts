@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MarkupRecord } from '../../db/items.js';
-import type { ThreadElementRecord, ThreadKind, ThreadParentRecord, ThreadRecord } from '../../db/threads.js';
+import type { ThreadAnchor, ThreadElementRecord, ThreadKind, ThreadParentRecord, ThreadRecord } from '../../db/threads.js';
 import { ConflictError, InvalidInputError } from '../../http/errors.js';
 import { isHttpUrl } from '../../http/schemas.js';
 import { VIEW_MODES } from '../markups/view-modes.js';
@@ -38,6 +38,8 @@ export interface PinInput {
   browserContext?: Record<string, unknown>;
   elementParents?: ElementParentInput[];
   viewModeId?: string;
+  /** Extension (webpage threads): the embeddable client's selectors of the element. */
+  anchor?: ThreadAnchor;
   textHighlight?: Record<string, unknown>;
   pageNumber?: number;
 }
@@ -109,6 +111,7 @@ export function pinOf(markup: MarkupRecord, input: PinInput, at: number): Partia
       parents: parentsOf(input.elementParents, at),
       browserContext: input.browserContext,
       viewModeId: input.viewModeId,
+      ...(input.anchor ? { anchor: input.anchor } : {}),
       offsetXPercentage: input.offsetXPercentage,
       offsetYPercentage: input.offsetYPercentage,
     };

@@ -114,6 +114,7 @@ function typeFields(thread: ThreadRecord): Record<string, unknown> {
         })),
         browserContext: thread.browserContext ?? null,
         viewModeId: thread.viewModeId ?? null,
+        anchor: thread.anchor ?? null,
       };
     case 'pdf':
       return {

@@ -1,0 +1,228 @@
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { isUnread, NewCommentDialog, ThreadDialog, useBoardState, type BoardStore, type Markup, type Placement, type Thread } from '../board/index.js';
+import { anchorOf, locateAll, type Anchor } from './anchor.js';
+import { browserContext, canonicalUrl, elementParents, offsetsWithin, pageUrl, viewCategoryOf, type BrowserContext, type ElementParent, type ViewCategory } from './page.js';
+import { selectorFor } from './selector.js';
+
+/** A webpage thread as the API answers it, with the fields the client places it by. */
+export type PageThread = Thread & { canonicalUrl?: string; anchor?: Anchor | null; elements?: { path?: string }[] };
+
+/** A pin placed on a page element, waiting for its first message: every webpage field but the view mode's id. */
+export interface PagePlacement extends Placement {
+  page: {
+    url: string;
+    canonicalUrl: string;
+    elements: { elementPath: string; offsetXPercentage: number; offsetYPercentage: number }[];
+    elementParents: ElementParent[];
+    browserContext: BrowserContext;
+    anchor: Anchor;
+    viewCategory: ViewCategory;
+  };
+}
+
+/** The placement of a click at `(x, y)` on `element`. */
+export function placementOf(element: Element, x: number, y: number): PagePlacement {
+  const offsets = offsetsWithin(element, x, y);
+  const context = browserContext();
+  return {
+    ...offsets,
+    page: {
+      url: pageUrl(),
+      canonicalUrl: canonicalUrl(),
+      elements: [{ elementPath: selectorFor(element), ...offsets }],
+      elementParents: elementParents(element),
+      browserContext: context,
+      anchor: anchorOf(element),
+      viewCategory: viewCategoryOf(context.viewportWidth),
+    },
+  };
+}
+
+/** How long DOM changes settle before pins are placed again. */
+const MUTATION_DEBOUNCE_MS = 120;
+/** How often the page's address is compared with the last one seen: a single-page app's pushState fires no event. */
+const ADDRESS_CHECK_MS = 250;
+/** How often the thread list is read again while the page is visible (as the review app's board). */
+const REFRESH_MS = 20_000;
+
+/**
+ * The client's UI in its shadow root (DESIGN.md "Embeddable client"): toggle button "Comment"; in
+ * comment mode the element under the pointer is highlighted and a click on it opens dialog "New
+ * comment"; pins "Comment N" on their elements; threads whose element is not found are listed under
+ * "Unanchored comments". The dialogs are web/board's, driven by the same store.
+ */
+export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTMLElement; markup: Markup }) {
+  const state = useBoardState(store);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const [hover, setHover] = useState<DOMRect>();
+  // Moves on DOM changes and navigation: elements are looked up again. `frame` moves on scroll and resize: pins follow.
+  const [version, setVersion] = useState(0);
+  const [, setFrame] = useState(0);
+
+  useEffect(() => {
+    const timer = setInterval(() => document.visibilityState === 'visible' && void store.load(), REFRESH_MS);
+    let debounce: ReturnType<typeof setTimeout> | undefined;
+    const again = () => {
+      clearTimeout(debounce);
+      debounce = setTimeout(() => setVersion((value) => value + 1), MUTATION_DEBOUNCE_MS);
+    };
+    const observer = new MutationObserver((records) => {
+      if (records.some((record) => record.target !== host && !host.contains(record.target))) again();
+    });
+    observer.observe(document.documentElement, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ['id', 'class', 'hidden', 'style'] });
+    let frame = 0;
+    const follow = () => {
+      if (frame) return;
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        setFrame((value) => value + 1);
+      });
+    };
+    let address = location.href;
+    const navigation = setInterval(() => {
+      if (location.href === address) return;
+      address = location.href;
+      again();
+    }, ADDRESS_CHECK_MS);
+    addEventListener('popstate', again);
+    addEventListener('hashchange', again);
+    addEventListener('scroll', follow, { capture: true, passive: true });
+    addEventListener('resize', follow, { passive: true });
+    return () => {
+      clearInterval(timer);
+      clearInterval(navigation);
+      clearTimeout(debounce);
+      cancelAnimationFrame(frame);
+      observer.disconnect();
+      removeEventListener('popstate', again);
+      removeEventListener('hashchange', again);
+      removeEventListener('scroll', follow, { capture: true });
+      removeEventListener('resize', follow);
+    };
+  }, [store, host]);
+
+  // Comment mode: highlight what the pointer is over, take the click (the page never sees it), Escape leaves.
+  useLayoutEffect(() => {
+    if (!state.adding) {
+      setHover(undefined);
+      return;
+    }
+    const own = (event: Event) => event.composedPath().includes(host);
+    const targetOf = (event: Event) => (event.target instanceof Element && event.target !== document.documentElement ? event.target : undefined);
+    const onMove = (event: MouseEvent) => setHover(own(event) ? undefined : targetOf(event)?.getBoundingClientRect());
+    const swallow = (event: Event) => {
+      if (own(event)) return;
+      event.preventDefault();
+      event.stopPropagation();
+      event.stopImmediatePropagation();
+    };
+    const onClick = (event: MouseEvent) => {
+      if (own(event)) return;
+      swallow(event);
+      const element = targetOf(event);
+      if (!element) return;
+      setHover(undefined);
+      store.place(placementOf(element, event.clientX, event.clientY));
+    };
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') {
+        store.setAdding(false);
+        toggle.current?.focus();
+        return;
+      }
+      // From the keyboard: Enter on a focused page element pins it, at its centre.
+      const element = targetOf(event);
+      if (event.key !== 'Enter' || own(event) || !element || element === document.body) return;
+      swallow(event);
+      const box = element.getBoundingClientRect();
+      setHover(undefined);
+      store.place(placementOf(element, box.left + box.width / 2, box.top + box.height / 2));
+    };
+    const onFocus = (event: FocusEvent) => setHover(own(event) ? undefined : targetOf(event)?.getBoundingClientRect());
+    addEventListener('mousemove', onMove, true);
+    addEventListener('mousedown', swallow, true);
+    addEventListener('mouseup', swallow, true);
+    addEventListener('click', onClick, true);
+    addEventListener('keydown', onKey, true);
+    addEventListener('focusin', onFocus, true);
+    return () => {
+      removeEventListener('focusin', onFocus, true);
+      removeEventListener('mousemove', onMove, true);
+      removeEventListener('mousedown', swallow, true);
+      removeEventListener('mouseup', swallow, true);
+      removeEventListener('click', onClick, true);
+      removeEventListener('keydown', onKey, true);
+    };
+  }, [state.adding, store, host]);
+
+  const canonical = useMemo(() => canonicalUrl(), [version]);
+  const onPage = (state.threads as PageThread[]).filter((thread) => thread.canonicalUrl === canonical);
+  // Looked up again when the threads or the page change, not on every scroll.
+  const located = useMemo(() => locateAll(onPage), [state.threads, version, canonical]);
+  const unanchored = onPage.filter((thread) => !located.get(thread.id)?.element.isConnected);
+  const openThread = state.threads.find((thread) => thread.id === state.openThreadId);
+
+  return (
+    <div class="embed-root">
+      <div class="embed-pins">
+        {onPage.map((thread) => {
+          const element = located.get(thread.id)?.element;
+          if (!element?.isConnected) return null;
+          const box = element.getBoundingClientRect();
+          if (box.width === 0 && box.height === 0) return null;
+          const first = thread.elements?.[0] as { offsetXPercentage?: number; offsetYPercentage?: number } | undefined;
+          const x = box.left + (box.width * (first?.offsetXPercentage ?? 50)) / 100;
+          const y = box.top + (box.height * (first?.offsetYPercentage ?? 50)) / 100;
+          return (
+            <button
+              key={thread.id}
+              type="button"
+              data-pin={thread.id}
+              class={`pin${thread.resolved ? ' resolved' : ''}${isUnread(thread) ? ' unread' : ''}`}
+              aria-label={`Comment ${thread.number}`}
+              style={{ left: `${Math.round(x)}px`, top: `${Math.round(y)}px` }}
+              onClick={() => store.open(thread.id)}
+            >
+              {thread.number}
+            </button>
+          );
+        })}
+      </div>
+      {hover ? <div class="embed-highlight" style={{ left: `${hover.left}px`, top: `${hover.top}px`, width: `${hover.width}px`, height: `${hover.height}px` }} /> : null}
+      <div class="embed-dock">
+        {unanchored.length ? (
+          <section class="embed-panel" aria-labelledby="embed-unanchored">
+            <h2 id="embed-unanchored">Unanchored comments</h2>
+            <ol>
+              {unanchored.map((thread) => (
+                <li key={thread.id}>
+                  <button type="button" class="secondary" aria-label={`Open comment #${thread.number}`} onClick={() => store.open(thread.id)}>
+                    #{thread.number}
+                  </button>
+                  <span class="thread-text">{thread.messages[0]?.content ?? ''}</span>
+                </li>
+              ))}
+            </ol>
+          </section>
+        ) : null}
+        {state.error && !state.draft && !openThread ? (
+          <p class="embed-panel embed-error" role="alert">
+            {state.error}
+          </p>
+        ) : null}
+        <div class="embed-toolbar">
+          {state.adding ? (
+            <p class="embed-hint" role="status">
+              Click the element to comment on (or focus it and press Enter). Escape cancels.
+            </p>
+          ) : null}
+          <button ref={toggle} type="button" aria-pressed={state.adding} onClick={() => store.setAdding(!state.adding)}>
+            Comment
+          </button>
+        </div>
+      </div>
+      {state.draft ? <NewCommentDialog store={store} onPosted={() => undefined} returnFocus={() => toggle.current} /> : null}
+      {openThread ? <ThreadDialog thread={openThread} markup={markup} store={store} fallbackFocus={() => toggle.current} /> : null}
+    </div>
+  );
+}
