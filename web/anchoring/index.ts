@@ -1,0 +1,241 @@
+import search from 'approx-string-match';
+import { className, finder, idName } from '@medv/finder';
+import { buildPageText, elementsHolding, rangeOf, type PageText, type TextRange } from './page-text.js';
+import { agreement, choose, contextSimilarity, quoteSimilarity, scoreOf, type Contender, type Evidence } from './score.js';
+
+/**
+ * Anchoring for the embeddable client (issue 31 part 3): describe a commented element so that it
+ * can be found again after the customer's page changed, and find it. No UI and no API calls.
+ *
+ * An anchor holds three W3C Web Annotation selectors, tried in order: a CSS selector, the
+ * element's text with the text before and after it (TextQuoteSelector), and where that text lies
+ * in the page text (TextPositionSelector; see page-text.ts). Every candidate any of them yields is
+ * scored (score.ts), and a thread is placed only on a candidate that is clearly the best; otherwise
+ * it is unanchored.
+ */
+export { buildPageText, normaliseText, type PageText } from './page-text.js';
+
+export interface Anchor {
+  css: string;
+  textQuote?: { exact: string; prefix?: string; suffix?: string };
+  textPosition?: { start: number; end: number };
+}
+
+export interface Located {
+  element: Element;
+  /** 0 to 1; only candidates that pass the rules are answered, so this is at least THRESHOLD. */
+  confidence: number;
+  /** Which selector found it: 'css' (the selector named it, and its text agrees) or 'textQuote'. */
+  by: 'css' | 'textQuote';
+}
+
+export interface StoredAnchor {
+  elementPath?: string;
+  anchor?: Anchor | null;
+}
+
+/** Bounds of what an anchor stores (the API accepts a quote of 2048, context of 256 characters). */
+export const MAX_QUOTE = 256;
+export const CONTEXT = 64;
+/** Quotes at least this long are told apart from others by their text alone. */
+const DISTINCTIVE = 24;
+/** Exact occurrences of a quote looked at, and characters around the stored position searched first for an edited one. */
+const MAX_OCCURRENCES = 20;
+const NEAR = 20_000;
+/** The whole page is searched for an edited quote only up to this many characters. */
+const MAX_FUZZY_TEXT = 300_000;
+
+/**
+ * Attributes a selector may use: the ones people set on purpose (test ids, roles, names, labels,
+ * links). Ids and classes go through finder's own test, which keeps word-like names and leaves out
+ * generated ones (hashes, counters: anything with a digit or a run of consonants).
+ */
+const STABLE_ATTRIBUTES = new Set(['role', 'name', 'aria-label', 'rel', 'href', 'data-testid', 'data-test', 'data-test-id', 'data-qa', 'data-cy', 'itemprop', 'for', 'type']);
+
+function attributeAllowed(name: string, value: string): boolean {
+  if (!value || value.length > 100 || /^data-(bench|review-board)/.test(name)) return false;
+  if (!STABLE_ATTRIBUTES.has(name) && !(name.startsWith('data-') && idName(name.slice(5)))) return false;
+  return !/[\n"\\]/.test(value) && !/^[\da-f-]{16,}$|\d{3,}/i.test(value);
+}
+
+/** The selector's last compound (the element's own part) and its tag, if it names one. */
+function ownPart(css: string): { compound: string; tag: string | undefined } {
+  const compound = css.trim().split(/\s*[\s>+~]\s*/).pop() ?? '';
+  return { compound, tag: /^[a-z][a-z0-9-]*/i.exec(compound)?.[0].toLowerCase() };
+}
+
+/** A CSS selector that `document.querySelector` resolves to exactly `element`, its own part naming the tag. */
+export function selectorOf(element: Element): string {
+  const document = element.ownerDocument;
+  let css: string;
+  try {
+    css = finder(element, { root: document.body, idName, className, attr: attributeAllowed, timeoutMs: 200, maxNumberOfPathChecks: 2_000 });
+  } catch {
+    css = pathOf(element);
+  }
+  const { compound, tag } = ownPart(css);
+  if (!tag) {
+    const tagged = `${css.slice(0, css.length - compound.length)}${element.localName}${compound}`;
+    if (document.querySelector(tagged) === element) css = tagged;
+  }
+  return document.querySelector(css) === element ? css : pathOf(element);
+}
+
+/** The positional path from the root, for when finder cannot answer. */
+function pathOf(element: Element): string {
+  const parts: string[] = [];
+  for (let current: Element | null = element; current && current.localName !== 'html'; current = current.parentElement) {
+    let index = 1;
+    for (let sibling = current.previousElementSibling; sibling; sibling = sibling.previousElementSibling) if (sibling.localName === current.localName) index += 1;
+    parts.unshift(`${current.localName}:nth-of-type(${index})`);
+  }
+  return `html > ${parts.join(' > ')}`;
+}
+
+/**
+ * What a thread stores of the element it is pinned to: `elementPath` (DESIGN.md: a selector
+ * `document.querySelector` resolves to exactly that element) and `anchor` (the same selector, the
+ * element's text, cut at MAX_QUOTE characters, with CONTEXT characters of page text on each side,
+ * and where its whole text lies in the page text). `page` may be passed when several elements are
+ * described at once.
+ */
+export function describeElement(element: Element, page: PageText = buildPageText(element.ownerDocument)): { elementPath: string; anchor: Anchor } {
+  const css = selectorOf(element);
+  const range = rangeOf(page, element);
+  const exact = page.text.slice(range.start, Math.min(range.end, range.start + MAX_QUOTE));
+  const prefix = page.text.slice(Math.max(0, range.start - CONTEXT), range.start);
+  const suffix = page.text.slice(range.end, range.end + CONTEXT);
+  const textQuote: NonNullable<Anchor['textQuote']> = { exact, ...(prefix ? { prefix } : {}), ...(suffix ? { suffix } : {}) };
+  return { elementPath: css, anchor: { css, textQuote, textPosition: { start: range.start, end: range.end } } };
+}
+
+interface Candidate extends Contender {
+  element: Element;
+  range: TextRange;
+  by: Located['by'];
+}
+
+/** A selector may be stale or hostile: an invalid one or one naming several elements names none. */
+function uniqueMatch(document: Document, css: string | undefined): Element | undefined {
+  if (!css) return undefined;
+  try {
+    const found = document.querySelectorAll(css);
+    return found.length === 1 ? found[0] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Finds the elements of many threads in one pass over the page (one page text for all): what the
+ * client runs on load, after DOM changes and after history navigation. Answers, thread by thread,
+ * the element with its confidence and the selector that found it, or undefined (unanchored).
+ */
+export function locateAll(document: Document, stored: readonly StoredAnchor[]): (Located | undefined)[] {
+  const page = buildPageText(document);
+  return stored.map((one) => locateIn(document, page, one));
+}
+
+/** One thread's element (see locateAll). */
+export function locate(document: Document, stored: StoredAnchor): Located | undefined {
+  return locateAll(document, [stored])[0];
+}
+
+function locateIn(document: Document, page: PageText, stored: StoredAnchor): Located | undefined {
+  const css = stored.anchor?.css ?? stored.elementPath;
+  const quote = stored.anchor?.textQuote;
+  const position = stored.anchor?.textPosition;
+  const exact = quote?.exact ?? '';
+  const storedLength = position ? Math.max(position.end - position.start, exact.length) : exact.length;
+  const { compound, tag } = ownPart(css ?? '');
+  const selected = uniqueMatch(document, css) ?? (stored.elementPath !== css ? uniqueMatch(document, stored.elementPath) : undefined);
+  const stable = css !== undefined && !/:nth-/.test(css);
+
+  const prefix = quote?.prefix ?? '';
+  const suffix = quote?.suffix ?? '';
+  let onPage: { prefix: boolean; suffix: boolean } | undefined;
+  const stillOnPage = () => (onPage ??= { prefix: occurs(page.text, prefix.trimEnd()), suffix: occurs(page.text, suffix.trimStart()) });
+  const evaluate = (element: Element, range: TextRange, by: Located['by']): Candidate => {
+    const text = page.text.slice(range.start, range.end);
+    const before = page.text.slice(Math.max(0, range.start - prefix.length), range.start);
+    const after = page.text.slice(range.end, range.end + suffix.length);
+    const quoteScore = quote ? quoteSimilarity(exact, storedLength, text) : 0;
+    // A side stored empty (the page's start or end) agrees wholly when it is still empty.
+    const agreeBefore = prefix ? Math.max(0, agreement(prefix, before, true) - 1) : before ? 0 : CONTEXT;
+    const agreeAfter = suffix ? Math.max(0, agreement(suffix, after) - 1) : after ? 0 : CONTEXT;
+    const parentRange = element.parentElement && element.parentElement !== page.root ? rangeOf(page, element.parentElement) : range;
+    const evidence: Evidence = {
+      quote: quoteScore,
+      prefix: quote ? contextSimilarity(quote.prefix, before) : 0,
+      suffix: quote ? contextSimilarity(quote.suffix, after) : 0,
+      agreeBefore,
+      agreeAfter,
+      agreeWithin: Math.min(agreeBefore, range.start - parentRange.start) + Math.min(agreeAfter, parentRange.end - range.end),
+      prefixOnPage: quoteScore >= 0.95 ? stillOnPage().prefix : true,
+      suffixOnPage: quoteScore >= 0.95 ? stillOnPage().suffix : true,
+      css: element === selected ? (stable ? 'stable' : 'positional') : false,
+      tag: tag === undefined ? undefined : element.localName === tag,
+      textless: exact.length === 0,
+      distinctive: exact.length >= DISTINCTIVE,
+    };
+    let score = scoreOf(evidence);
+    // Within one nest of elements with the same text, the one the selector's own part still describes.
+    if (compound && safeMatches(element, compound)) score = Math.min(1, score + 0.02);
+    return { element, range, by, evidence, score };
+  };
+
+  const candidates: Candidate[] = [];
+  if (selected) {
+    const first = evaluate(selected, rangeOf(page, selected), 'css');
+    // No anchor (an old thread): the selector is all there is, and it names one element.
+    if (!quote) return { element: selected, confidence: 0.6, by: 'css' };
+    candidates.push(first);
+    if (first.evidence.quote >= 0.99 && first.evidence.prefix >= 0.95 && first.evidence.suffix >= 0.95 && stable) return { element: selected, confidence: first.score, by: 'css' };
+  }
+  if (quote && exact.length > 0) {
+    const seen = new Set<Element>(selected ? [selected] : []);
+    const limit = Math.max(storedLength, exact.length) * 2 + 40;
+    const consider = (start: number, end: number) => {
+      const nest = elementsHolding(page, start, end, limit)
+        .filter((element) => !seen.has(element))
+        .map((element) => evaluate(element, rangeOf(page, element), 'textQuote'));
+      nest.forEach((candidate) => seen.add(candidate.element));
+      // One place, one contender: the best of the nest, the innermost on a tie (what a click lands on).
+      const best = nest.reduce<Candidate | undefined>((kept, candidate) => (!kept || candidate.score > kept.score ? candidate : kept), undefined);
+      if (best) candidates.push(best);
+    };
+    let occurrences = 0;
+    for (let at = page.text.indexOf(exact); at >= 0 && occurrences < MAX_OCCURRENCES; at = page.text.indexOf(exact, at + 1), occurrences += 1) consider(at, at + exact.length);
+    const settled = candidates.some((candidate) => candidate.evidence.quote >= 0.95 && Math.max(candidate.evidence.prefix, candidate.evidence.suffix) >= 0.9);
+    if (!settled && occurrences < MAX_OCCURRENCES) {
+      const maxErrors = Math.floor(exact.length * 0.4);
+      const hint = position?.start ?? 0;
+      const windows: [number, number][] = [[Math.max(0, hint - NEAR), Math.min(page.text.length, hint + NEAR)]];
+      if (page.text.length > 2 * NEAR && page.text.length <= MAX_FUZZY_TEXT) windows.push([0, page.text.length]);
+      for (const [from, to] of windows) {
+        for (const match of search(page.text.slice(from, to), exact, maxErrors).slice(0, MAX_OCCURRENCES)) consider(from + match.start, from + match.end);
+      }
+    }
+  }
+  const distinct = (a: Candidate, b: Candidate) => !a.element.contains(b.element) && !b.element.contains(a.element);
+  const chosen = choose(candidates, distinct);
+  return chosen && { element: chosen.element, confidence: chosen.score, by: chosen.by };
+}
+
+/**
+ * Whether `context` (a stored prefix or suffix) is still on the page: whole, or its half nearer the
+ * element, or its farther half (an edit touches one of them at most, mostly).
+ */
+function occurs(text: string, context: string): boolean {
+  if (context.length < 8) return true;
+  const half = Math.floor(context.length / 2);
+  return text.includes(context) || text.includes(context.slice(0, half)) || text.includes(context.slice(half));
+}
+
+function safeMatches(element: Element, selector: string): boolean {
+  try {
+    return element.matches(selector);
+  } catch {
+    return false;
+  }
+}
