@@ -160,9 +160,9 @@ function locateIn(document: Document, page: PageText, stored: StoredAnchor): Loc
     const before = page.text.slice(Math.max(0, range.start - prefix.length), range.start);
     const after = page.text.slice(range.end, range.end + suffix.length);
     const quoteScore = quote ? quoteSimilarity(exact, storedLength, text) : 0;
-    // A side stored empty (the page's start or end) agrees wholly when it is still empty.
-    const agreeBefore = prefix ? Math.max(0, agreement(prefix, before, true) - 1) : before ? 0 : CONTEXT;
-    const agreeAfter = suffix ? Math.max(0, agreement(suffix, after) - 1) : after ? 0 : CONTEXT;
+    // A side that reaches the page's start or end agrees wholly when it is still all there is.
+    const agreeBefore = before === prefix && range.start <= prefix.length ? CONTEXT : Math.max(0, agreement(prefix, before, true) - 1);
+    const agreeAfter = after === suffix && range.end + suffix.length >= page.text.length ? CONTEXT : Math.max(0, agreement(suffix, after) - 1);
     const parentRange = element.parentElement && element.parentElement !== page.root ? rangeOf(page, element.parentElement) : range;
     const evidence: Evidence = {
       quote: quoteScore,
@@ -190,7 +190,11 @@ function locateIn(document: Document, page: PageText, stored: StoredAnchor): Loc
     // No anchor (an old thread): the selector is all there is, and it names one element.
     if (!quote) return { element: selected, confidence: 0.6, by: 'css' };
     candidates.push(first);
-    if (first.evidence.quote >= 0.99 && first.evidence.prefix >= 0.95 && first.evidence.suffix >= 0.95 && stable) return { element: selected, confidence: first.score, by: 'css' };
+    // Unchanged (the common case on every pass): the selector names an element with the same text
+    // between the same neighbours, and that stretch of text is nowhere else on the page.
+    const around = prefix + exact + suffix;
+    const unchanged = first.evidence.quote === 1 && first.evidence.agreeBefore >= prefix.length - 1 && first.evidence.agreeAfter >= suffix.length - 1;
+    if (unchanged && (stable || page.text.indexOf(around) === page.text.lastIndexOf(around))) return { element: selected, confidence: first.score, by: 'css' };
   }
   if (quote && exact.length > 0) {
     const seen = new Set<Element>(selected ? [selected] : []);
@@ -206,14 +210,16 @@ function locateIn(document: Document, page: PageText, stored: StoredAnchor): Loc
     };
     let occurrences = 0;
     for (let at = page.text.indexOf(exact); at >= 0 && occurrences < MAX_OCCURRENCES; at = page.text.indexOf(exact, at + 1), occurrences += 1) consider(at, at + exact.length);
-    const settled = candidates.some((candidate) => candidate.evidence.quote >= 0.95 && Math.max(candidate.evidence.prefix, candidate.evidence.suffix) >= 0.9);
-    if (!settled && occurrences < MAX_OCCURRENCES) {
+    // An edited text is looked for only when the text is nowhere as it was, first near where it was.
+    const settled = occurrences > 0 || candidates.some((candidate) => candidate.evidence.quote >= 0.6 && Math.min(candidate.evidence.prefix, candidate.evidence.suffix) >= 0.9);
+    if (!settled) {
       const maxErrors = Math.floor(exact.length * 0.4);
       const hint = position?.start ?? 0;
       const windows: [number, number][] = [[Math.max(0, hint - NEAR), Math.min(page.text.length, hint + NEAR)]];
       if (page.text.length > 2 * NEAR && page.text.length <= MAX_FUZZY_TEXT) windows.push([0, page.text.length]);
       for (const [from, to] of windows) {
         for (const match of search(page.text.slice(from, to), exact, maxErrors).slice(0, MAX_OCCURRENCES)) consider(from + match.start, from + match.end);
+        if (candidates.some((candidate) => candidate.by === 'textQuote' && candidate.evidence.quote >= 0.6)) break;
       }
     }
   }

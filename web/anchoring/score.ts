@@ -118,9 +118,10 @@ export function acceptable(evidence: Evidence, unique: boolean): boolean {
   // One side matches; the other changed, but what was there is still on the page (siblings came between).
   const otherSideStays = prefix >= suffix ? evidence.suffixOnPage : evidence.prefixOnPage;
   if (quote >= 0.95 && eitherSide >= 0.7 && (bothSides >= 0.7 || otherSideStays)) return true;
-  // Moved with its row or card: a few words of its own on both sides came along.
+  // Moved with its row or card: some words of its own came along (on both sides, or within its parent).
   const { agreeBefore, agreeAfter } = evidence;
-  if (quote >= 0.95 && Math.min(agreeBefore, agreeAfter) >= 4 && agreeBefore + agreeAfter >= 24 && evidence.prefixOnPage && evidence.suffixOnPage) return true;
+  const cameAlong = (Math.min(agreeBefore, agreeAfter) >= 4 && agreeBefore + agreeAfter >= 24) || evidence.agreeWithin >= 24;
+  if (quote >= 0.95 && cameAlong && evidence.prefixOnPage && evidence.suffixOnPage) return true;
   // Moved: the same long text, alone on the page, though neither neighbour came along.
   if (quote >= 0.95 && evidence.distinctive && unique) return true;
   // Edited where it stands: both neighbours vouch for it, the nearest text on both sides unchanged.
@@ -137,7 +138,9 @@ export interface Contender {
 /**
  * The one contender to trust, or undefined. `distinct(a, b)`: whether two contenders are different
  * places (neither element holds the other); contenders in one nest are the same place. The best
- * must be acceptable and stay MARGIN ahead of every distinct contender; and unless a selector
+ * must be acceptable and stay MARGIN ahead of every distinct contender that could pass itself (its
+ * text the same, or acceptable on its own: a neighbour with a merely similar text, such as another
+ * price, does not count); and unless a selector
  * without positions names it, no distinct contender may carry the same text with one matching
  * side: a copy put beside the original looks as right as the original, so neither is taken.
  */
@@ -150,7 +153,7 @@ export function choose<T extends Contender>(contenders: readonly T[], distinct: 
   if (!acceptable(best.evidence, unique)) return undefined;
   const rivalled = others.some(
     (other) =>
-      other.score > best.score - MARGIN ||
+      (other.score > best.score - MARGIN && (other.evidence.quote >= 0.95 || acceptable(other.evidence, false))) ||
       (best.evidence.css !== 'stable' && other.evidence.quote >= 0.95 && Math.max(other.evidence.prefix, other.evidence.suffix) >= 0.9 && other.evidence.agreeWithin + 12 > best.evidence.agreeWithin),
   );
   return rivalled ? undefined : best;
