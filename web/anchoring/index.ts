@@ -13,7 +13,8 @@ import { agreement, choose, contextSimilarity, quoteSimilarity, scoreOf, type Co
  * scored (score.ts), and a thread is placed only on a candidate that is clearly the best; otherwise
  * it is unanchored.
  */
-export { buildPageText, normaliseText, type PageText } from './page-text.js';
+export { buildPageText, type PageText } from './page-text.js';
+export { normaliseText } from './text.js';
 
 export interface Anchor {
   css: string;

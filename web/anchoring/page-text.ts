@@ -1,3 +1,5 @@
+import { normaliseText } from './text.js';
+
 /**
  * The page text every anchor is measured in: the text nodes of `document.body` in document order,
  * leaving out what a reader never sees as text (script, style, noscript, template, textarea and
@@ -14,11 +16,6 @@ const SKIPPED_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'TEXTAR
 
 /** Beyond this many characters the rest of the page is not indexed (its elements are found by CSS only). */
 export const MAX_PAGE_TEXT = 2_000_000;
-
-/** Whitespace runs become one space; the ends are trimmed. */
-export function normaliseText(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
 
 export interface PageText {
   text: string;
