@@ -40,8 +40,8 @@ export const MAX_QUOTE = 256;
 export const CONTEXT = 64;
 /** Quotes at least this long are told apart from others by their text alone. */
 const DISTINCTIVE = 24;
-/** Exact occurrences of a quote looked at, and characters around the stored position searched first for an edited one. */
-const MAX_OCCURRENCES = 20;
+/** Occurrences of a quote looked at closely (of at most five times as many found), and characters around the stored position searched first for an edited one. */
+const MAX_OCCURRENCES = 8;
 const NEAR = 20_000;
 /** The whole page is searched for an edited quote only up to this many characters. */
 const MAX_FUZZY_TEXT = 300_000;
@@ -209,10 +209,15 @@ function locateIn(document: Document, page: PageText, stored: StoredAnchor): Loc
       const best = nest.reduce<Candidate | undefined>((kept, candidate) => (!kept || candidate.score > kept.score ? candidate : kept), undefined);
       if (best) candidates.push(best);
     };
-    let occurrences = 0;
-    for (let at = page.text.indexOf(exact); at >= 0 && occurrences < MAX_OCCURRENCES; at = page.text.indexOf(exact, at + 1), occurrences += 1) consider(at, at + exact.length);
+    // Every occurrence (up to a bound), the ones whose nearest neighbours agree most looked at closely.
+    const occurrences: { at: number; agree: number }[] = [];
+    for (let at = page.text.indexOf(exact); at >= 0 && occurrences.length < MAX_OCCURRENCES * 5; at = page.text.indexOf(exact, at + 1)) {
+      const agree = agreement(prefix, page.text.slice(Math.max(0, at - prefix.length), at), true) + agreement(suffix, page.text.slice(at + exact.length, at + exact.length + suffix.length));
+      occurrences.push({ at, agree });
+    }
+    for (const { at } of [...occurrences].sort((a, b) => b.agree - a.agree).slice(0, MAX_OCCURRENCES)) consider(at, at + exact.length);
     // An edited text is looked for only when the text is nowhere as it was, first near where it was.
-    const settled = occurrences > 0 || candidates.some((candidate) => candidate.evidence.quote >= 0.6 && Math.min(candidate.evidence.prefix, candidate.evidence.suffix) >= 0.9);
+    const settled = occurrences.length > 0 || candidates.some((candidate) => candidate.evidence.quote >= 0.6 && Math.min(candidate.evidence.prefix, candidate.evidence.suffix) >= 0.9);
     if (!settled) {
       const maxErrors = Math.floor(exact.length * 0.4);
       const hint = position?.start ?? 0;
