@@ -81,7 +81,8 @@ const block = (tag: string, role: string | undefined, content: string | Block[],
 
 function productCard(rng: Random, name = `${rng.pick(ADJECTIVES)} ${rng.pick(NOUNS)}`): Block {
   return block('div', 'product-card', [
-    block('img', 'product-image', [], { alt: '' }),
+    // Half the shop's pictures have alt text (the product's name), half are decorative (alt="").
+    block('img', 'product-image', [], { alt: rng.next() < 0.5 ? name : '' }),
     block('h3', 'product-title', name),
     block('p', 'product-description', sentence(rng, 8 + rng.int(8))),
     block('span', 'product-price', `$${10 + rng.int(190)}.${rng.pick(['00', '50', '99'])}`),
@@ -222,14 +223,19 @@ function freshLike(rng: Random, unit: Block): Block {
 export function makePair(kind: Kind, seed: number): PagePair {
   const rng = random(seed * 7919 + KINDS.indexOf(kind) * 104729);
   const root = site(rng);
-  const target = rng.pick(textTargets(root).filter((node) => node.tag !== 'body'));
+  // Mostly an element with text; one in five times (but for text edits) a product picture.
+  const pictures: Block[] = [];
+  walk(root, (node) => {
+    if (node.tag === 'img') pictures.push(node);
+  });
+  const target = kind !== 'text edited' && rng.next() < 0.2 ? rng.pick(pictures) : rng.pick(textTargets(root).filter((node) => node.tag !== 'body'));
   const salt = `s${seed}`;
   const before: Style = { framework: kind === 'framework re-render' || rng.next() < 0.3, salt, renamed: false };
   const after = clone(root);
   let afterStyle: Style = { ...before };
   let kept = true;
   const { unit, list } = unitOf(after, target.key);
-  let name = `${target.tag} "${target.text!.slice(0, 30)}"`;
+  let name = target.tag === 'img' ? `img alt="${target.attrs?.alt ?? ''}"` : `${target.tag} "${target.text!.slice(0, 30)}"`;
   switch (kind) {
     case 'text edited': {
       walk(after, (node) => {

@@ -29,6 +29,7 @@ const SHOP = `<!doctype html><html><head><meta charset="utf-8"><title>Shop</titl
 <div class="card css-9k2j1"><img src="data:," alt="A desk lamp"><h3 id=":r3:">Bright Lamp</h3><p>Warm light that dims with a touch of the base.</p><span class="price">$39.50</span><button type="button" data-testid="buy-lamp">Add to cart</button></div>
 </div></section>
 <article><h2>Why we test everything</h2><p class="lead">Every product we sell spends a month in our workshop before it reaches the shop.</p><p>We drop it, soak it and leave it in the sun, and only what survives is sold.</p></article>
+<div class="gallery"><img src="data:,"><img src="data:,"></div>
 <ul class="faq"><li>How long does shipping take?</li><li>Can I return an item?</li><li>Is there a warranty?</li></ul>
 </main><footer><p>© 2026 Goods</p></footer></body></html>`;
 
@@ -161,6 +162,14 @@ describe.skipIf(!chromium)('anchoring in Chromium', () => {
     const result = await afterChange(page, served.url, '.faq li:nth-child(2)', 'element.before(element.cloneNode(true));');
 
     expect(result.outcome, JSON.stringify(result)).not.toBe('other');
+  });
+
+  it('follows a picture with alt text whose card moved, and never gives the thread of a removed picture without alt text to its twin beside it', async () => {
+    const moved = await afterChange(page, served.url, 'img[alt="A steel kettle"]', "element.closest('.grid').append(element.closest('.card'));");
+    expect(moved.outcome, JSON.stringify(moved)).toBe('same');
+
+    const twin = await afterChange(page, served.url, '.gallery img:first-child', 'element.remove();');
+    expect(twin.outcome, JSON.stringify(twin)).toBe('unanchored');
   });
 
   it('finds an element without text (an image) from its selector and the text around it, and answers nothing for a hostile selector', async () => {

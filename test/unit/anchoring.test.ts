@@ -14,6 +14,7 @@ const evidence = (changes: Partial<Evidence> = {}): Evidence => ({
   css: false,
   tag: true,
   textless: false,
+  aloneInGap: true,
   distinctive: false,
   agreeBefore: 64,
   agreeAfter: 64,
@@ -107,10 +108,17 @@ describe('whether a candidate may be taken', () => {
     expect(acceptable(evidence({ prefix: 0, suffix: 0.2, agreeBefore: 0, agreeAfter: 31, agreeWithin: 0 }), false)).toBe(false);
   });
 
-  it('never takes an element of another tag, or a textless element the selector does not name', () => {
+  it('never takes an element of another tag', () => {
     expect(acceptable(evidence({ tag: false }), true)).toBe(false);
-    expect(acceptable(evidence({ textless: true }), true)).toBe(false);
+  });
+
+  it('takes an element without text where one of its two texts still is (the other still on the page), only when no other of its tag is there, unless a selector without positions names it', () => {
+    expect(acceptable(evidence({ textless: true }), true)).toBe(true);
     expect(acceptable(evidence({ textless: true, css: 'positional' }), true)).toBe(true);
+    expect(acceptable(evidence({ textless: true, css: 'positional', aloneInGap: false }), true)).toBe(false);
+    expect(acceptable(evidence({ textless: true, css: 'stable', aloneInGap: false, prefix: 0 }), true)).toBe(true);
+    expect(acceptable(evidence({ textless: true, prefix: 0.8 }), true)).toBe(true);
+    expect(acceptable(evidence({ textless: true, prefix: 0.8, prefixOnPage: false }), true)).toBe(false);
   });
 });
 

@@ -1,6 +1,6 @@
 import search from 'approx-string-match';
 import { className, finder, idName } from '@medv/finder';
-import { buildPageText, elementsHolding, rangeOf, type PageText, type TextRange } from './page-text.js';
+import { buildPageText, elementsHolding, gapElements, rangeOf, type PageText, type TextRange } from './page-text.js';
 import { agreement, choose, contextSimilarity, quoteSimilarity, scoreOf, type Contender, type Evidence } from './score.js';
 
 /**
@@ -48,10 +48,10 @@ const MAX_FUZZY_TEXT = 300_000;
 
 /**
  * Attributes a selector may use: the ones people set on purpose (test ids, roles, names, labels,
- * links). Ids and classes go through finder's own test, which keeps word-like names and leaves out
+ * an image's alt text, links). Ids and classes go through finder's own test, which keeps word-like names and leaves out
  * generated ones (hashes, counters: anything with a digit or a run of consonants).
  */
-const STABLE_ATTRIBUTES = new Set(['role', 'name', 'aria-label', 'rel', 'href', 'data-testid', 'data-test', 'data-test-id', 'data-qa', 'data-cy', 'itemprop', 'for', 'type']);
+const STABLE_ATTRIBUTES = new Set(['role', 'name', 'aria-label', 'alt', 'title', 'placeholder', 'rel', 'href', 'data-testid', 'data-test', 'data-test-id', 'data-qa', 'data-cy', 'itemprop', 'for', 'type']);
 
 function attributeAllowed(name: string, value: string): boolean {
   if (!value || value.length > 100 || /^data-(bench|review-board)/.test(name)) return false;
@@ -61,7 +61,20 @@ function attributeAllowed(name: string, value: string): boolean {
 
 /** The selector's last compound (the element's own part) and its tag, if it names one. */
 function ownPart(css: string): { compound: string; tag: string | undefined } {
-  const compound = css.trim().split(/\s*[\s>+~]\s*/).pop() ?? '';
+  // The last combinator outside brackets, quotes and escapes (an alt text may hold an escaped space).
+  let start = 0;
+  let depth = 0;
+  let quote = '';
+  for (let index = 0; index < css.length; index += 1) {
+    const char = css[index]!;
+    if (char === '\\') index += 1;
+    else if (quote) quote = char === quote ? '' : quote;
+    else if (char === '"' || char === "'") quote = char;
+    else if (char === '[' || char === '(') depth += 1;
+    else if (char === ']' || char === ')') depth -= 1;
+    else if (depth === 0 && /[\s>+~]/.test(char)) start = index + 1;
+  }
+  const compound = css.slice(start).trim();
   return { compound, tag: /^[a-z][a-z0-9-]*/i.exec(compound)?.[0].toLowerCase() };
 }
 
@@ -106,7 +119,11 @@ export function describeElement(element: Element, page: PageText = buildPageText
   const exact = page.text.slice(range.start, Math.min(range.end, range.start + MAX_QUOTE));
   const prefix = page.text.slice(Math.max(0, range.start - CONTEXT), range.start);
   const suffix = page.text.slice(range.end, range.end + CONTEXT);
-  const textQuote: NonNullable<Anchor['textQuote']> = { exact, ...(prefix ? { prefix } : {}), ...(suffix ? { suffix } : {}) };
+  // An element without text among others of its tag between the same two texts (a row of images
+  // without alt text) is told apart by its selector's positions only: it keeps no context, so it
+  // is never placed by positions on a changed page, where one of the row may have gone.
+  const lookAlikes = !exact && /:nth-/.test(css) && gapElements(page, range.start, element.localName).length > 1;
+  const textQuote: NonNullable<Anchor['textQuote']> = { exact, ...(prefix && !lookAlikes ? { prefix } : {}), ...(suffix && !lookAlikes ? { suffix } : {}) };
   return { elementPath: css, anchor: { css, textQuote, textPosition: { start: range.start, end: range.end } } };
 }
 
@@ -158,8 +175,9 @@ function locateIn(document: Document, page: PageText, stored: StoredAnchor): Loc
   const stillOnPage = () => (onPage ??= { prefix: occurs(page.text, prefix.trimEnd()), suffix: occurs(page.text, suffix.trimStart()) });
   const evaluate = (element: Element, range: TextRange, by: Located['by']): Candidate => {
     const text = page.text.slice(range.start, range.end);
-    const before = page.text.slice(Math.max(0, range.start - prefix.length), range.start);
-    const after = page.text.slice(range.end, range.end + suffix.length);
+    // A side stored empty is compared with what is there now (nothing at the page's start or end).
+    const before = page.text.slice(Math.max(0, range.start - (prefix.length || CONTEXT)), range.start);
+    const after = page.text.slice(range.end, range.end + (suffix.length || CONTEXT));
     const quoteScore = quote ? quoteSimilarity(exact, storedLength, text) : 0;
     // A side that reaches the page's start or end agrees wholly when it is still all there is.
     const agreeBefore = before === prefix && range.start <= prefix.length ? CONTEXT : Math.max(0, agreement(prefix, before, true) - 1);
@@ -172,11 +190,12 @@ function locateIn(document: Document, page: PageText, stored: StoredAnchor): Loc
       agreeBefore,
       agreeAfter,
       agreeWithin: Math.min(agreeBefore, range.start - parentRange.start) + Math.min(agreeAfter, parentRange.end - range.end),
-      prefixOnPage: quoteScore >= 0.95 ? stillOnPage().prefix : true,
-      suffixOnPage: quoteScore >= 0.95 ? stillOnPage().suffix : true,
+      prefixOnPage: quoteScore >= 0.95 || !exact ? stillOnPage().prefix : true,
+      suffixOnPage: quoteScore >= 0.95 || !exact ? stillOnPage().suffix : true,
       css: element === selected ? (stable ? 'stable' : 'positional') : false,
       tag: tag === undefined ? undefined : element.localName === tag,
       textless: exact.length === 0,
+      aloneInGap: exact.length === 0 && range.start === range.end ? gapElements(page, range.start, element.localName).length === 1 : true,
       distinctive: exact.length >= DISTINCTIVE,
     };
     let score = scoreOf(evidence);
@@ -195,7 +214,26 @@ function locateIn(document: Document, page: PageText, stored: StoredAnchor): Loc
     // between the same neighbours, and that stretch of text is nowhere else on the page.
     const around = prefix + exact + suffix;
     const unchanged = first.evidence.quote === 1 && first.evidence.agreeBefore >= prefix.length - 1 && first.evidence.agreeAfter >= suffix.length - 1;
-    if (unchanged && (stable || page.text.indexOf(around) === page.text.lastIndexOf(around))) return { element: selected, confidence: first.score, by: 'css' };
+    if (unchanged && first.evidence.aloneInGap && (stable || page.text.indexOf(around) === page.text.lastIndexOf(around))) return { element: selected, confidence: first.score, by: 'css' };
+  }
+  if (quote && exact.length === 0 && tag && (prefix || suffix)) {
+    // An element without text: where the text before it meets the text after it, the elements of its tag there.
+    const seen = new Set<Element>(selected ? [selected] : []);
+    // Both sides as they were, else either side (siblings came between, or it moved with its card).
+    const gaps = new Set<number>();
+    const find = (text: string, offset: number) => {
+      for (let at = page.text.indexOf(text), count = 0; at >= 0 && count < 3; at = page.text.indexOf(text, at + 1), count += 1) gaps.add(at + offset);
+    };
+    find(prefix + suffix, prefix.length);
+    if (!gaps.size && prefix) find(prefix, prefix.length);
+    if (suffix) find(suffix, 0);
+    for (const gap of gaps) {
+      for (const element of gapElements(page, gap, tag)) {
+        if (seen.has(element)) continue;
+        seen.add(element);
+        candidates.push(evaluate(element, { start: gap, end: gap }, 'textQuote'));
+      }
+    }
   }
   if (quote && exact.length > 0) {
     const seen = new Set<Element>(selected ? [selected] : []);

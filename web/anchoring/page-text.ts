@@ -128,3 +128,23 @@ export function elementsHolding(page: PageText, start: number, end: number, limi
   }
   return chain;
 }
+
+/**
+ * The elements named `tag` without text that lie where the page text has the boundary `offset`:
+ * after the text node before it and before the text node starting there (an image between a
+ * caption and the next heading). Bounded to a few hundred elements of walk.
+ */
+export function gapElements(page: PageText, offset: number, tag: string): Element[] {
+  const document = page.root.ownerDocument;
+  const nextIndex = offset >= page.text.length ? page.nodes.length : nodeAt(page, offset);
+  const next = page.nodes[nextIndex];
+  const previous = nextIndex > 0 ? page.nodes[nextIndex - 1] : undefined;
+  const walker = document.createTreeWalker(page.root, NodeFilter.SHOW_ELEMENT);
+  walker.currentNode = previous ?? page.root;
+  const found: Element[] = [];
+  for (let node = walker.nextNode() as Element | null, steps = 0; node && steps < 500; node = walker.nextNode() as Element | null, steps += 1) {
+    if (next && next.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING) break;
+    if (node.localName === tag && !(next && node.contains(next))) found.push(node);
+  }
+  return found;
+}

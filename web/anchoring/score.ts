@@ -69,6 +69,12 @@ export interface Evidence {
   tag: boolean | undefined;
   /** Whether the stored quote is empty (an element without text: an image, an input, an empty box). */
   textless: boolean;
+  /**
+   * For an element without text: whether it is the only one of its tag between the same two texts.
+   * Of two images in a row, one removed, the other sits where it sat: only a selector without
+   * positions (its alt text, a test id) may tell them apart.
+   */
+  aloneInGap: boolean;
   /** Whether the stored quote is long enough to be told apart from others on its own. */
   distinctive: boolean;
   /** How many characters right before and right after it are exactly the stored ones. */
@@ -110,13 +116,15 @@ export function acceptable(evidence: Evidence, unique: boolean): boolean {
   if (tag === false) return false;
   const bothSides = Math.min(prefix, suffix);
   const eitherSide = Math.max(prefix, suffix);
-  if (evidence.textless) {
-    if (quote < 1 || css === false) return false;
-    return bothSides >= 0.9 || (css === 'stable' && eitherSide >= 0.6);
-  }
-  if (quote >= 0.95 && css === 'stable') return true;
   // One side matches; the other changed, but what was there is still on the page (siblings came between).
   const otherSideStays = prefix >= suffix ? evidence.suffixOnPage : evidence.prefixOnPage;
+  if (evidence.textless) {
+    if (quote < 1) return false;
+    if (css === 'stable') return eitherSide >= 0.6;
+    if (!evidence.aloneInGap) return false;
+    return bothSides >= (css === 'positional' ? 0.9 : 0.95) || (eitherSide >= 0.95 && otherSideStays);
+  }
+  if (quote >= 0.95 && css === 'stable') return true;
   if (quote >= 0.95 && eitherSide >= 0.7 && (bothSides >= 0.7 || otherSideStays)) return true;
   // Moved with its row or card: some words of its own came along (on both sides, or within its parent).
   const { agreeBefore, agreeAfter } = evidence;
