@@ -7,7 +7,13 @@
  * `data-bench-target`, which the benchmark strips before the anchoring code sees the page.
  */
 
-export const KINDS = ['text edited', 'element moved', 'siblings inserted', 'classes renamed', 'framework re-render', 'element removed', 'look-alike added'] as const;
+export const KINDS = ['text edited', 'element moved', 'siblings inserted', 'classes renamed', 'framework re-render', 'element removed', 'look-alike added', 'exact copy beside it'] as const;
+/**
+ * An exact copy of the element's card, row or item put right before it: the copy stands where the
+ * original stood, between the same texts, so nothing tells them apart. Only "never wrong" is asked
+ * of this kind; unanchored is the answer expected.
+ */
+export const UNDECIDABLE: readonly Kind[] = ['exact copy beside it'];
 export type Kind = (typeof KINDS)[number];
 
 export interface PagePair {
@@ -271,6 +277,12 @@ export function makePair(kind: Kind, seed: number): PagePair {
       parent.children = parent.children!.filter((child) => child.key !== (whole ? unit.key : target.key));
       kept = false;
       name += whole && unit.key !== target.key ? ` (its ${unit.role ?? unit.tag})` : '';
+      break;
+    }
+    case 'exact copy beside it': {
+      const children = list.children!;
+      children.splice(children.indexOf(unit), 0, copyOf(unit));
+      name += ` (its ${unit.role ?? unit.tag} copied before it)`;
       break;
     }
     case 'look-alike added': {

@@ -137,6 +137,21 @@ describe('choosing among candidates', () => {
     expect(choose([copy, original], apart)).toBeUndefined();
   });
 
+  it('does not let the card that took a moved card\'s place (its matching side all outside its own card) block the moved one', () => {
+    const moved = contender('moved', { suffix: 0, agreeAfter: 0, agreeWithin: 63 });
+    const tookItsPlace = contender('took its place', { prefix: 0, agreeBefore: 0, agreeWithin: 0 });
+
+    expect(choose([tookItsPlace, moved], apart)?.name).toBe('moved');
+  });
+
+  it('answers nothing for an item copied right before itself, though the original\'s matching side is outside its list', () => {
+    const copy = contender('copy', { suffix: 0, agreeAfter: 0, agreeWithin: 63, css: 'positional' });
+    const original = contender('original', { prefix: 0, agreeBefore: 0, agreeWithin: 0 });
+
+    expect(choose([copy, original], apart)?.name).toBe('copy');
+    expect(choose([copy, original], apart, () => true)).toBeUndefined();
+  });
+
   it('does not let a neighbour with a merely similar text (another price) block the right one', () => {
     const right = contender('right', { prefix: 0, suffix: 0, agreeBefore: 7, agreeAfter: 31, agreeWithin: 37 });
     const otherPrice = contender('other price', { quote: 0.78, prefix: 0.66, suffix: 0, agreeBefore: 0, agreeAfter: 0, css: 'positional' });

@@ -211,10 +211,11 @@ function locateIn(document: Document, page: PageText, stored: StoredAnchor): Loc
     if (!quote) return { element: selected, confidence: 0.6, by: 'css' };
     candidates.push(first);
     // Unchanged (the common case on every pass): the selector names an element with the same text
-    // between the same neighbours, and that stretch of text is nowhere else on the page.
-    const around = prefix + exact + suffix;
+    // between the same neighbours, and neither the text with its nearer half of context before nor
+    // with that after is anywhere else on the page (a copy of its card would be).
+    const once = (text: string) => page.text.indexOf(text) === page.text.lastIndexOf(text);
     const unchanged = first.evidence.quote === 1 && first.evidence.agreeBefore >= prefix.length - 1 && first.evidence.agreeAfter >= suffix.length - 1;
-    if (unchanged && first.evidence.aloneInGap && (stable || page.text.indexOf(around) === page.text.lastIndexOf(around))) return { element: selected, confidence: first.score, by: 'css' };
+    if (unchanged && first.evidence.aloneInGap && (stable || (once(prefix.slice(-CONTEXT / 2) + exact) && once(exact + suffix.slice(0, CONTEXT / 2))))) return { element: selected, confidence: first.score, by: 'css' };
   }
   if (quote && exact.length === 0 && tag && (prefix || suffix)) {
     // An element without text: where the text before it meets the text after it, the elements of its tag there.
@@ -268,7 +269,8 @@ function locateIn(document: Document, page: PageText, stored: StoredAnchor): Loc
     }
   }
   const distinct = (a: Candidate, b: Candidate) => !a.element.contains(b.element) && !b.element.contains(a.element);
-  const chosen = choose(candidates, distinct);
+  const touching = (a: Candidate, b: Candidate) => b.range.start - a.range.end <= 1 && a.range.start - b.range.end <= 1;
+  const chosen = choose(candidates, distinct, touching);
   return chosen && { element: chosen.element, confidence: chosen.score, by: chosen.by };
 }
 

@@ -152,7 +152,7 @@ export interface Contender {
  * without positions names it, no distinct contender may carry the same text with one matching
  * side: a copy put beside the original looks as right as the original, so neither is taken.
  */
-export function choose<T extends Contender>(contenders: readonly T[], distinct: (a: T, b: T) => boolean): T | undefined {
+export function choose<T extends Contender>(contenders: readonly T[], distinct: (a: T, b: T) => boolean, touching: (a: T, b: T) => boolean = () => false): T | undefined {
   const ranked = [...contenders].sort((a, b) => b.score - a.score);
   const best = ranked[0];
   if (!best || best.score < THRESHOLD) return undefined;
@@ -162,7 +162,7 @@ export function choose<T extends Contender>(contenders: readonly T[], distinct: 
   const rivalled = others.some(
     (other) =>
       (other.score > best.score - MARGIN && (other.evidence.quote >= 0.95 || acceptable(other.evidence, false))) ||
-      (best.evidence.css !== 'stable' && other.evidence.quote >= 0.95 && Math.max(other.evidence.prefix, other.evidence.suffix) >= 0.9 && other.evidence.agreeWithin + 12 > best.evidence.agreeWithin),
+      (best.evidence.css !== 'stable' && other.evidence.quote >= 0.95 && Math.max(other.evidence.prefix, other.evidence.suffix) >= 0.9 && (touching(best, other) || other.evidence.agreeWithin >= 12 || other.evidence.agreeWithin + 12 > best.evidence.agreeWithin)),
   );
   return rivalled ? undefined : best;
 }
