@@ -211,11 +211,12 @@ function locateIn(document: Document, page: PageText, stored: StoredAnchor): Loc
     if (!quote) return { element: selected, confidence: 0.6, by: 'css' };
     candidates.push(first);
     // Unchanged (the common case on every pass): the selector names an element with the same text
-    // between the same neighbours, and neither the text with its nearer half of context before nor
-    // with that after is anywhere else on the page (a copy of its card would be).
+    // between the same neighbours, that stretch is nowhere else on the page, and nor is the text
+    // with what follows it: a copy of its card put before it would take its place in a positional
+    // selector, with the same text before it, but the text after it would then be there twice.
     const once = (text: string) => page.text.indexOf(text) === page.text.lastIndexOf(text);
     const unchanged = first.evidence.quote === 1 && first.evidence.agreeBefore >= prefix.length - 1 && first.evidence.agreeAfter >= suffix.length - 1;
-    if (unchanged && first.evidence.aloneInGap && (stable || (once(prefix.slice(-CONTEXT / 2) + exact) && once(exact + suffix.slice(0, CONTEXT / 2))))) return { element: selected, confidence: first.score, by: 'css' };
+    if (unchanged && first.evidence.aloneInGap && (stable || (once(prefix + exact + suffix) && once(exact + suffix)))) return { element: selected, confidence: first.score, by: 'css' };
   }
   if (quote && exact.length === 0 && tag && (prefix || suffix)) {
     // An element without text: where the text before it meets the text after it, the elements of its tag there.
