@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startLocalStack } from '../infra/local/stack.js';
 import { benchAnchoring } from './anchoring.js';
 import { benchBundles } from './bundles.js';
+import { benchEmbedMount } from './embed-mount.js';
 import { benchExchange } from './exchange.js';
 import { benchFiles } from './files.js';
 import { benchLiveness } from './liveness.js';
@@ -16,20 +17,20 @@ import { benchWebhooks } from './webhooks.js';
  * `npm run bench`: request latency and throughput on the local stack beside the DynamoDB floor,
  * then each function's bundle size and cold import time. BENCH_SECONDS (default 5) per measurement,
  * BENCH_CONCURRENCY (default 8) for the throughput rows. BENCH_ONLY picks sections, comma-separated:
- * requests, threads, exchange, liveness, files, webhooks, moves, bundles, anchoring (all by default). BENCH_ROWS narrows the
+ * requests, threads, exchange, liveness, files, webhooks, moves, bundles, anchoring, embed (all by default). BENCH_ROWS narrows the
  * request rows to those whose name contains one of its comma-separated parts (`GET /workspace`).
  */
 process.env.LOG_LEVEL = 'warn';
 const durationMs = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
-const sections = ['requests', 'threads', 'exchange', 'liveness', 'files', 'webhooks', 'moves', 'bundles', 'anchoring'] as const;
+const sections = ['requests', 'threads', 'exchange', 'liveness', 'files', 'webhooks', 'moves', 'bundles', 'anchoring', 'embed'] as const;
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const unknown = only?.filter((name) => !(sections as readonly string[]).includes(name));
 if (unknown?.length) throw new Error(`BENCH_ONLY: unknown section(s) ${unknown.join(', ')}; choose from ${sections.join(', ')}`);
 const want = (section: (typeof sections)[number]) => !only || only.includes(section);
 
-// Bundles and anchoring need no local stack: started only for the sections that do.
-const needsStack = sections.filter((section) => section !== 'bundles' && section !== 'anchoring').some(want);
+// Bundles, anchoring and the embed client's mount need no local stack: started only for the sections that do.
+const needsStack = sections.filter((section) => section !== 'bundles' && section !== 'anchoring' && section !== 'embed').some(want);
 const dataDir = mkdtempSync(join(tmpdir(), 'review-board-bench-'));
 const local = needsStack ? await startLocalStack({ port: 0, dataDir, memory: true }) : undefined;
 try {
@@ -41,7 +42,11 @@ try {
 if (want('bundles')) await benchBundles();
 if (want('anchoring')) {
   process.stdout.write('\n');
-  await benchAnchoring();
+  await benchAnchoring({ pairsPerKind: Number(process.env.BENCH_ANCHOR_PAIRS ?? 20), runs: Number(process.env.BENCH_ANCHOR_RUNS ?? 9) });
+}
+if (want('embed')) {
+  process.stdout.write('\n');
+  await benchEmbedMount();
 }
 
 async function benchOnStack(local: Awaited<ReturnType<typeof startLocalStack>>): Promise<void> {
