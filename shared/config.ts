@@ -58,6 +58,12 @@ const EnvSchema = v.object({
   /** `ghostscript` enables the optional EPS converter (AGPL-3.0, installed apart: `npm run converters:eps`). */
   EPS_CONVERTER: v.optional(v.string()),
   FFMPEG_PATH: v.optional(v.string()),
+  /**
+   * Deployed: the web stack's distribution sends this value as `X-Origin-Verify` (a Secrets Manager
+   * secret of the API stack); only a request that carries it may name its viewer's address
+   * (`shared/http/viewer-address.ts`). Unset: no request may.
+   */
+  ORIGIN_VERIFY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
 });
 
 export interface Config {
@@ -92,6 +98,8 @@ export interface Config {
   epsConverter: boolean;
   /** The ffmpeg binary (deployed: the converters layer's); unset locally, where the repository's build is used. */
   ffmpegPath: string | undefined;
+  /** The distribution's proof (`X-Origin-Verify`) that lets a request name its viewer's address; undefined: none may. */
+  originVerify: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -139,6 +147,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       e.IDP_JWKS_URL && e.IDP_ISSUER && e.IDP_AUDIENCE ? { jwksUrl: e.IDP_JWKS_URL, issuer: e.IDP_ISSUER, audience: e.IDP_AUDIENCE } : undefined,
     epsConverter: e.EPS_CONVERTER === 'ghostscript',
     ffmpegPath: e.FFMPEG_PATH || undefined,
+    originVerify: e.ORIGIN_VERIFY,
   };
   return config;
 }
@@ -191,6 +200,7 @@ export const ENV = {
   idpAudience: 'IDP_AUDIENCE',
   epsConverter: 'EPS_CONVERTER',
   ffmpegPath: 'FFMPEG_PATH',
+  originVerify: 'ORIGIN_VERIFY',
 } as const;
 
 /** The variable that carries each queue's URL to the functions that send to it, and to `admin queue` (the uploads queue's only reader by URL: S3 sends to it). */

@@ -23,7 +23,11 @@ export interface OperationRequest<P, Q, B, A extends Auth> {
   origin: string;
   /** Where markup links point (`<appUrl>/markups/<id>`): the configured web app, else `origin`. */
   appUrl: string;
-  /** The caller's IP address as API Gateway saw it (`requestContext.http.sourceIp`), for rate limits. */
+  /**
+   * The caller's IP address, for rate limits: behind the web stack's distribution the viewer's
+   * (`X-Viewer-Address`, trusted only with the distribution's `X-Origin-Verify`), else the source IP
+   * API Gateway saw (`requestContext.http.sourceIp`). See `shared/http/viewer-address.ts`.
+   */
   sourceIp: string;
 }
 
