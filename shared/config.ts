@@ -30,8 +30,6 @@ const EnvSchema = v.object({
   APP_URL: v.optional(v.pipe(v.string(), v.url())),
   /** `1`: without APP_URL, the app's origin is the one the web stack wrote into the table (`shared/domain/app-url.ts`). */
   APP_URL_FROM_TABLE: v.optional(v.picklist(['1'])),
-  /** The API's public origin (scheme and host), for links built outside a request: webhook bodies. */
-  API_URL: v.optional(v.pipe(v.string(), v.url())),
   /** Chromium for page thumbnails; without it the usual install paths are tried, then none (placeholder). */
   CHROMIUM_PATH: v.optional(v.string()),
   /** On Lambda: the layer folder holding @sparticuz/chromium's packed Chromium build. */
@@ -86,7 +84,6 @@ export interface Config {
   appUrl: string | undefined;
   /** Deployed without context `appUrl`: read the app's origin from the table (`shared/domain/app-url.ts`). */
   appUrlFromTable: boolean;
-  apiUrl: string | undefined;
   chromiumPath: string | undefined;
   chromiumPackDir: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -133,7 +130,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     mode: e.STACK_MODE,
     appUrl: e.APP_URL?.replace(/\/+$/, ''),
     appUrlFromTable: e.APP_URL_FROM_TABLE === '1',
-    apiUrl: e.API_URL?.replace(/\/+$/, ''),
     chromiumPath: e.CHROMIUM_PATH || undefined,
     chromiumPackDir: e.CHROMIUM_PACK_DIR || undefined,
     logLevel: e.LOG_LEVEL,
@@ -188,7 +184,6 @@ export const ENV = {
   stackMode: 'STACK_MODE',
   appUrl: 'APP_URL',
   appUrlFromTable: 'APP_URL_FROM_TABLE',
-  apiUrl: 'API_URL',
   chromiumPath: 'CHROMIUM_PATH',
   chromiumPackDir: 'CHROMIUM_PACK_DIR',
   logLevel: 'LOG_LEVEL',

@@ -93,13 +93,12 @@ async function respond(
   const body = found.body ? parseBody(found.body, event.body) : undefined;
   const idempotencyKey = found.idempotent ? readIdempotencyKey(headers) : undefined;
   const scheme = getConfig().mode === 'local' ? 'http' : 'https';
-  const origin = `${scheme}://${event.requestContext.domainName}`;
-  const appUrl = (await resolveAppUrl()) ?? origin;
+  const appUrl = (await resolveAppUrl()) ?? `${scheme}://${event.requestContext.domainName}`;
   const requestId = event.requestContext.requestId;
   const ifMatch = found.conditional && found.method !== 'GET' ? readIfMatch(headers) : undefined;
   const sourceIp = viewerAddressOf(headers, event.requestContext.http.sourceIp, getConfig().originVerify);
   const operation = async () =>
-    withEntityTag(found, headers, await found.handle({ params, query, body, rawBody, principal, requestId, headers: withoutOriginProof(headers), origin, appUrl, sourceIp, ifMatch }));
+    withEntityTag(found, headers, await found.handle({ params, query, body, rawBody, principal, requestId, headers: withoutOriginProof(headers), appUrl, sourceIp, ifMatch }));
   if (idempotencyKey !== undefined && principal) {
     const request = { principal, key: idempotencyKey, fingerprint: fingerprints.get(event)!, routeKey: event.routeKey, requestId, remainingMs: context?.getRemainingTimeInMillis?.() };
     // A replay runs no operation and so checks no permission: it answers the credential what the key's first request, which checked it, answered.

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type ApiFunction, type FunctionDefinition, type QueueWorkerFunction } from '../../functions/registry.js';
@@ -678,6 +678,13 @@ describe('markup links (context appUrl)', () => {
     expect(fn.Properties?.Environment.Variables.APP_URL).toBe('https://review.example.com');
     expect(() => synthesizeApp({ appUrl: 'review.example.com' })).toThrow(/appUrl/);
   });
+
+  it('gives no function API_URL (webhook bodies link through appUrl too), and warns when context apiUrl is still given', () => {
+    const withApiUrl = synthesizeApp({ apiUrl: 'https://api.review.example.com' });
+    for (const definition of FUNCTIONS) expect(variablesOf(withApiUrl, definition), definition.name).not.toHaveProperty('API_URL');
+    Annotations.fromStack(withApiUrl.workers).hasWarning('*', Match.stringLikeRegexp('Context apiUrl is no longer read'));
+    expect(Annotations.fromStack(synthesized.workers).findWarning('*', Match.stringLikeRegexp('apiUrl'))).toEqual([]);
+  }, SYNTH_TIMEOUT_MS);
 });
 
 describe('uploads that are never confirmed expire', () => {
