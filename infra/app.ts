@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { App, Tags, Validations, type AppProps } from 'aws-cdk-lib';
+import { Annotations, App, Tags, Validations, type AppProps } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ApiStack } from './stacks/api-stack.js';
 import { DataStack } from './stacks/data-stack.js';
@@ -27,11 +27,6 @@ export interface ReviewBoardSettings {
    * CloudFront distribution. `-c appUrl=https://review.example.com` (a custom domain in front of it)
    */
   appUrl?: string;
-  /**
-   * The API's public origin, for links in webhook bodies (built by workers, outside any request):
-   * a custom domain. Without it the workers use `appUrl`, then root-relative links. `-c apiUrl=https://api.review.example.com`
-   */
-  apiUrl?: string;
   /** The From address of invitation emails, a verified SES identity (address or domain). `-c emailSender=invitations@review.example.com` */
   emailSender?: string;
   /**
@@ -86,8 +81,6 @@ export function readSettings(app: App): ReviewBoardSettings {
   const tracing = context('tracing');
   const appUrl = context('appUrl') === undefined ? undefined : String(context('appUrl'));
   if (appUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(appUrl)) throw new Error(`Context "appUrl" must be an http(s) URL: got "${appUrl}".`);
-  const apiUrl = context('apiUrl') === undefined ? undefined : String(context('apiUrl'));
-  if (apiUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(apiUrl)) throw new Error(`Context "apiUrl" must be an http(s) URL: got "${apiUrl}".`);
   const emailSender = context('emailSender') === undefined ? undefined : String(context('emailSender'));
   if (emailSender !== undefined && !isEmailAddress(emailSender)) throw new Error(`Context "emailSender" must be an email address: got "${emailSender}".`);
   const idp = ['idpJwksUrl', 'idpIssuer', 'idpAudience'].map((key) => (context(key) === undefined ? undefined : String(context(key))));
@@ -105,7 +98,6 @@ export function readSettings(app: App): ReviewBoardSettings {
   }
   return {
     appUrl,
-    ...(apiUrl ? { apiUrl } : {}),
     emailSender,
     ...(idp[0] ? { identityProvider: { jwksUrl: idp[0], issuer: idp[1]!, audience: idp[2]! } } : {}),
     stage,
@@ -140,10 +132,13 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
     description: 'Review Board Service: upload confirmation, conversion and webhook delivery workers; the alarm topic and their alarms',
     data,
     ...common,
-    apiUrl: settings.apiUrl,
     epsConverter: settings.epsConverter,
     alarmEmail: settings.alarmEmail,
   });
+  if (app.node.tryGetContext('apiUrl') !== undefined) {
+    // Read until webhook bodies linked only through the app's origin: say so rather than ignore it silently.
+    Annotations.of(workers).addWarning('Context apiUrl is no longer read: webhook bodies link through appUrl (markupUrl, thumbnailUrl), as API answers do. Remove -c apiUrl.');
+  }
   const api = new ApiStack(app, 'ReviewBoardApi', {
     stackName: stackName('ReviewBoardApi'),
     description: 'Review Board Service: HTTP API and its route-group functions, their alarms and the dashboard',

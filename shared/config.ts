@@ -30,8 +30,6 @@ const EnvSchema = v.object({
   APP_URL: v.optional(v.pipe(v.string(), v.url())),
   /** `1`: without APP_URL, the app's origin is the one the web stack wrote into the table (`shared/domain/app-url.ts`). */
   APP_URL_FROM_TABLE: v.optional(v.picklist(['1'])),
-  /** The API's public origin (scheme and host), for links built outside a request: webhook bodies. */
-  API_URL: v.optional(v.pipe(v.string(), v.url())),
   /** Chromium for page thumbnails; without it the usual install paths are tried, then none (placeholder). */
   CHROMIUM_PATH: v.optional(v.string()),
   /** On Lambda: the layer folder holding @sparticuz/chromium's packed Chromium build. */
@@ -58,6 +56,12 @@ const EnvSchema = v.object({
   /** `ghostscript` enables the optional EPS converter (AGPL-3.0, installed apart: `npm run converters:eps`). */
   EPS_CONVERTER: v.optional(v.string()),
   FFMPEG_PATH: v.optional(v.string()),
+  /**
+   * Deployed: the web stack's distribution sends this value as `X-Origin-Verify` (a Secrets Manager
+   * secret of the API stack); only a request that carries it may name its viewer's address
+   * (`shared/http/viewer-address.ts`). Unset: no request may.
+   */
+  ORIGIN_VERIFY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
 });
 
 export interface Config {
@@ -80,7 +84,6 @@ export interface Config {
   appUrl: string | undefined;
   /** Deployed without context `appUrl`: read the app's origin from the table (`shared/domain/app-url.ts`). */
   appUrlFromTable: boolean;
-  apiUrl: string | undefined;
   chromiumPath: string | undefined;
   chromiumPackDir: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -92,6 +95,8 @@ export interface Config {
   epsConverter: boolean;
   /** The ffmpeg binary (deployed: the converters layer's); unset locally, where the repository's build is used. */
   ffmpegPath: string | undefined;
+  /** The distribution's proof (`X-Origin-Verify`) that lets a request name its viewer's address; undefined: none may. */
+  originVerify: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -125,7 +130,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     mode: e.STACK_MODE,
     appUrl: e.APP_URL?.replace(/\/+$/, ''),
     appUrlFromTable: e.APP_URL_FROM_TABLE === '1',
-    apiUrl: e.API_URL?.replace(/\/+$/, ''),
     chromiumPath: e.CHROMIUM_PATH || undefined,
     chromiumPackDir: e.CHROMIUM_PACK_DIR || undefined,
     logLevel: e.LOG_LEVEL,
@@ -139,6 +143,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       e.IDP_JWKS_URL && e.IDP_ISSUER && e.IDP_AUDIENCE ? { jwksUrl: e.IDP_JWKS_URL, issuer: e.IDP_ISSUER, audience: e.IDP_AUDIENCE } : undefined,
     epsConverter: e.EPS_CONVERTER === 'ghostscript',
     ffmpegPath: e.FFMPEG_PATH || undefined,
+    originVerify: e.ORIGIN_VERIFY,
   };
   return config;
 }
@@ -179,7 +184,6 @@ export const ENV = {
   stackMode: 'STACK_MODE',
   appUrl: 'APP_URL',
   appUrlFromTable: 'APP_URL_FROM_TABLE',
-  apiUrl: 'API_URL',
   chromiumPath: 'CHROMIUM_PATH',
   chromiumPackDir: 'CHROMIUM_PACK_DIR',
   logLevel: 'LOG_LEVEL',
@@ -191,6 +195,7 @@ export const ENV = {
   idpAudience: 'IDP_AUDIENCE',
   epsConverter: 'EPS_CONVERTER',
   ffmpegPath: 'FFMPEG_PATH',
+  originVerify: 'ORIGIN_VERIFY',
 } as const;
 
 /** The variable that carries each queue's URL to the functions that send to it, and to `admin queue` (the uploads queue's only reader by URL: S3 sends to it). */

@@ -16,10 +16,10 @@ export const getItemOperation = operation({
   permission: 'item:read',
   params: ItemParams,
   responses: [{ status: 200, description: 'The folder with its ancestors, or the markup', schema: ItemSchema }],
-  handle: async ({ principal, params, origin, appUrl }) => {
+  handle: async ({ principal, params, appUrl }) => {
     let access = await loadItemForCaller(principal, params.id);
     // A move cut short after its commit shows its tree in two workspaces: reading it finishes it first.
     if (await finishMovesAround(access.item)) access = await loadItemForCaller(principal, params.id, { consistent: true });
-    return ok(await describeItem(access, { origin, appUrl }), itemVersion(access.item));
+    return ok(await describeItem(access, { appUrl }), itemVersion(access.item));
   },
 });

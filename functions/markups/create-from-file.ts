@@ -41,13 +41,13 @@ export const createFromFileOperation = operation({
   query: FileMarkupQuery,
   rawBody: FileForm,
   responses: [{ status: 200, description: 'The new markup, with its files', schema: MarkupSchema }],
-  handle: async ({ principal, query, rawBody, origin, appUrl }) => {
+  handle: async ({ principal, query, rawBody, appUrl }) => {
     const file = filePartOf(rawBody!.data, rawBody!.contentType);
     const { record, access } = await createMarkupFromBytes(principal, query, {
       data: file.data,
       filename: file.filename,
       contentType: file.contentType ?? 'application/octet-stream',
     });
-    return ok(await toPublicMarkup(record, { role: access.role, plan: access.plan, origin, appUrl, include: INCLUDE_ALL }));
+    return ok(await toPublicMarkup(record, { role: access.role, plan: access.plan, appUrl, include: INCLUDE_ALL }));
   },
 });

@@ -22,8 +22,8 @@ export const createFromFilesOperation = operation({
   permission: 'markup:create',
   body: FilesMarkupBody,
   responses: [{ status: 200, description: 'The new markup, with its files', schema: MarkupSchema }],
-  handle: async ({ principal, body, origin, appUrl }) => {
+  handle: async ({ principal, body, appUrl }) => {
     const { record, access } = await createMarkupFromUploads(principal, body);
-    return ok(await toPublicMarkup(record, { role: access.role, plan: access.plan, origin, appUrl, include: INCLUDE_ALL }));
+    return ok(await toPublicMarkup(record, { role: access.role, plan: access.plan, appUrl, include: INCLUDE_ALL }));
   },
 });

@@ -14,8 +14,8 @@ export const createFromUrlOperation = operation({
   permission: 'markup:create',
   body: UrlMarkupBody,
   responses: [{ status: 200, description: 'The new markup', schema: MarkupSchema }],
-  handle: async ({ principal, body, origin, appUrl }) => {
+  handle: async ({ principal, body, appUrl }) => {
     const { records, access } = await createUrlMarkups(principal, [body]);
-    return ok(await toPublicMarkup(records[0]!, { role: access.role, plan: access.plan, origin, appUrl }));
+    return ok(await toPublicMarkup(records[0]!, { role: access.role, plan: access.plan, appUrl }));
   },
 });

@@ -14,8 +14,8 @@ export const getMarkupOperation = operation({
   permission: 'markup:read',
   params: MarkupIdParams,
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
-  handle: async ({ principal, params, origin, appUrl }) => {
+  handle: async ({ principal, params, appUrl }) => {
     const { markup, role, plan } = await loadMarkup(principal, params.id);
-    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }), itemVersion(markup));
+    return ok(await toPublicMarkup(markup, { role, plan, appUrl, include: INCLUDE_ALL }), itemVersion(markup));
   },
 });

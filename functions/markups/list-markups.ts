@@ -18,13 +18,13 @@ export const listMarkupsOperation = operation({
   permission: 'markup:list',
   query: ListMarkupsQuery,
   responses: [{ status: 200, description: 'A page of markups', schema: MarkupListSchema }],
-  handle: async ({ principal, query, origin, appUrl }) => {
+  handle: async ({ principal, query, appUrl }) => {
     const workspace = await resolveWorkspace(principal, query.workspaceId);
     const [{ role, plan }, page] = await Promise.all([
       workspaceAccess(principal, workspace),
       listMarkups(workspace.id, { limit: query.limit ?? DEFAULT_PAGE_SIZE, before: query.before, since: query.since }),
     ]);
-    const context = { role, plan, origin, appUrl, include: query.include, fileUrlTtlSeconds: query.ttl };
+    const context = { role, plan, appUrl, include: query.include, fileUrlTtlSeconds: query.ttl };
     // Markups under a folder moved out of this workspace, not carried yet, answer to the destination only.
     const items = await withoutMovedOut(workspace, page.items);
     return okPage(await toPublicMarkups(items, context), page);

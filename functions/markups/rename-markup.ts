@@ -13,8 +13,8 @@ export const renameMarkupOperation = operation({
   params: MarkupIdParams,
   body: NameBody,
   responses: [{ status: 200, description: 'The renamed markup', schema: MarkupSchema }],
-  handle: async ({ principal, params, body, origin, appUrl, ifMatch }) => {
+  handle: async ({ principal, params, body, appUrl, ifMatch }) => {
     const { markup, role, plan } = await renameMarkup(principal, params.id, body.name, ifMatch);
-    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }), itemVersion(markup));
+    return ok(await toPublicMarkup(markup, { role, plan, appUrl, include: INCLUDE_ALL }), itemVersion(markup));
   },
 });

@@ -19,13 +19,13 @@ export const searchMarkupsOperation = operation({
   permission: 'markup:list',
   query: SearchMarkupsQuery,
   responses: [{ status: 200, description: 'Matching markups', schema: MarkupSearchPageSchema }],
-  handle: async ({ principal, query, origin, appUrl }) => {
+  handle: async ({ principal, query, appUrl }) => {
     const workspace = await resolveWorkspace(principal, query.workspaceId);
     const [{ role, plan }, page] = await Promise.all([
       workspaceAccess(principal, workspace),
       searchMarkups(workspace.id, { text: query.query, limit: query.limit ?? DEFAULT_PAGE_SIZE, before: query.before }),
     ]);
-    const context = { role, plan, origin, appUrl, include: query.include, fileUrlTtlSeconds: query.ttl };
+    const context = { role, plan, appUrl, include: query.include, fileUrlTtlSeconds: query.ttl };
     // Markups under a folder moved out of this workspace, not carried yet, answer to the destination only.
     const items = await withoutMovedOut(workspace, page.items);
     const [markups, unread] = await Promise.all([

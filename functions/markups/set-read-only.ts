@@ -13,8 +13,8 @@ export const setReadOnlyOperation = operation({
   params: MarkupIdParams,
   body: ReadOnlyBody,
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
-  handle: async ({ principal, params, body, origin, appUrl, ifMatch }) => {
+  handle: async ({ principal, params, body, appUrl, ifMatch }) => {
     const { markup, role, plan } = await setMarkupReadOnly(principal, params.id, body.readOnly, ifMatch);
-    return ok(await toPublicMarkup(markup, { role, plan, origin, appUrl, include: INCLUDE_ALL }), itemVersion(markup));
+    return ok(await toPublicMarkup(markup, { role, plan, appUrl, include: INCLUDE_ALL }), itemVersion(markup));
   },
 });

@@ -14,10 +14,10 @@ export const updateOriginalOperation = operation({
   params: MarkupIdParams,
   body: RetainOriginalBody,
   responses: [{ status: 200, description: 'The markup', schema: MarkupSchema }],
-  handle: async ({ principal, params, body, origin, appUrl }) => {
+  handle: async ({ principal, params, body, appUrl }) => {
     const { markup } = await loadMarkup(principal, params.id);
     await setRetainOriginal(markup, body.retainOriginal);
     const { markup: updated, role, plan } = await loadMarkup(principal, params.id, { consistent: true });
-    return ok(await toPublicMarkup(updated, { role, plan, origin, appUrl }));
+    return ok(await toPublicMarkup(updated, { role, plan, appUrl }));
   },
 });

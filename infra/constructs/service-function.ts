@@ -77,8 +77,6 @@ export interface ServiceFunctionProps {
   readonly metricsNamespace?: string;
   /** The web app markups link to; without it, markups link to the API's own origin. */
   readonly appUrl?: string;
-  /** The API's public origin, for links built outside a request (webhook bodies). */
-  readonly apiUrl?: string;
   /** The From address of the service's emails, a verified SES identity; only functions that declare `sendsEmail` get it. */
   readonly emailSender?: string;
   /** X-Ray active tracing. @default false */
@@ -195,7 +193,6 @@ export class ServiceFunction extends NodejsFunction {
         ...(props.tracing ? { POWERTOOLS_TRACE_ENABLED: 'true', POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false' } : {}),
         // Without context appUrl the app is the web stack's distribution, whose origin it writes into the table.
         ...(props.appUrl ? { [ENV.appUrl]: props.appUrl } : { [ENV.appUrlFromTable]: '1' }),
-        ...(props.apiUrl ? { [ENV.apiUrl]: props.apiUrl } : {}),
         ...(definition.converters ? { [ENV.ffmpegPath]: FFMPEG_LAYER_PATH } : {}),
         ...(definition.converters && props.epsConverter ? { [ENV.epsConverter]: 'ghostscript' } : {}),
       },

@@ -289,8 +289,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const web = { dir: ensureWebBuilt(), storageOrigin: new URL(s3.endpoint).origin };
     const gateway = await startGateway(targets, { port: options.port, onHandled: wakePumps, web });
     stoppers.push(gateway.close);
-    // Workers build links outside any request (webhook bodies): they link to this gateway.
-    process.env[ENV.apiUrl] = gateway.url;
+    // The review app is this gateway's (docs/review-app.md "Where markupUrl points"): markupUrl and
+    // email links point here, from requests and from workers (webhook bodies), which have no request.
+    process.env[ENV.appUrl] = gateway.url;
     resetConfig();
     const stack: StackInfo = { baseUrl: gateway.url, ...seeded };
     writeFileSync(servicesFile(dataDir), `${JSON.stringify(services, null, 2)}\n`);

@@ -11,6 +11,7 @@ import {
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { PREFLIGHT_PATH } from '../../shared/http/cors.js';
 import { FUNCTIONS, isApiFunction, type FunctionDefinition } from '../../functions/registry.js';
@@ -57,6 +58,8 @@ export class ApiStack extends Stack {
   readonly functions: Readonly<Record<string, ServiceFunction>>;
   readonly alarms: ServiceAlarms;
   readonly dashboard: ServiceDashboard;
+  /** The value the web stack's distribution sends as `X-Origin-Verify` (shared/http/viewer-address.ts). */
+  readonly originVerify: Secret;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -87,6 +90,7 @@ export class ApiStack extends Stack {
       );
     }
     this.functions = functions;
+    this.originVerify = this.createOriginVerify(Object.values(functions));
     const idp = props.identityProvider;
     if (idp) {
       // Only the auth group verifies identity-provider tokens (POST /auth/sdk-exchange).
@@ -172,6 +176,28 @@ export class ApiStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'Base URL of the HTTP API' });
+  }
+
+  /**
+   * The proof that a request came through the web stack's distribution, so its `X-Viewer-Address`
+   * may be trusted (the per-IP sign-in limit counts viewers, not CloudFront's shared edge
+   * addresses). Secrets Manager generates it at deploy time: neither the repository nor the
+   * templates hold it, only dynamic references (`{{resolve:secretsmanager:…}}`) that CloudFormation
+   * resolves into the functions' `ORIGIN_VERIFY` and the distribution's origin header.
+   */
+  private createOriginVerify(functions: readonly ServiceFunction[]): Secret {
+    const secret = new Secret(this, 'OriginVerify', {
+      description: 'Review Board Service: the X-Origin-Verify value the CloudFront distribution sends to the API',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
+    });
+    for (const fn of functions) fn.addEnvironment(ENV.originVerify, secret.secretValue.unsafeUnwrap());
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'CloudFormation resolves the value into the distribution and the functions at deploy time only, so a scheduled rotation would reach neither. ' +
+        'Rotate by hand (a new value, then deploy the API and web stacks); until both have it the sign-in limit counts the edge address, no request fails.',
+    });
+    return secret;
   }
 
   /**

@@ -25,6 +25,7 @@ import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deplo
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { appUrlSettingItem } from '../../shared/db/app-url-setting.js';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../shared/http/viewer-address.js';
 import { CACHE_EMBED, CACHE_HASHED, CACHE_REVALIDATE, EMBED_CACHE_SECONDS, EMBED_PREFIX, FILE_PATH_PATTERN, webSecurityHeaders } from '../../shared/http/web-app.js';
 import { ensureWebBuilt } from '../../web/build.js';
 import type { ApiStack } from './api-stack.js';
@@ -47,7 +48,8 @@ export interface WebStackProps extends StackProps {
 /**
  * The one origin people use (DESIGN.md "The review app… (public contracts)"): a CloudFront
  * distribution whose `/api/*` behaviour is the HTTP API (never cached, every method, every viewer
- * header but Host, so Authorization and the version header reach the functions) and whose other
+ * header but Host, so Authorization and the version header reach the functions; the viewer's
+ * address in X-Viewer-Address, trusted for its X-Origin-Verify origin header) and whose other
  * paths are the review app's files from a private bucket (origin access control). A CloudFront
  * Function answers app paths (no file extension) with /index.html; every file carries the security
  * headers of `shared/http/web-app.ts`, the set the local gateway sends too. Hashed assets are
@@ -150,6 +152,22 @@ export class WebStack extends Stack {
     // One origin (one origin access control) for the app's files and the embed script.
     const appOrigin = S3BucketOrigin.withOriginAccessControl(this.bucket);
 
+    // API Gateway sees a CloudFront edge address as every request's source, one that many viewers
+    // share: the function names the viewer's own address, replacing whatever the viewer sent under
+    // that name, and the origin header below proves to the API that the request came this way.
+    const viewerAddress = new CloudFrontFunction(this, 'ApiViewerAddress', {
+      comment: `API: ${VIEWER_ADDRESS_HEADER} is the viewer's address, for the per-IP sign-in limit (shared/http/viewer-address.ts)`,
+      runtime: FunctionRuntime.JS_2_0,
+      code: FunctionCode.fromInline(
+        [
+          'function handler(event) {',
+          `  event.request.headers['${VIEWER_ADDRESS_HEADER.toLowerCase()}'] = { value: event.viewer.ip };`,
+          '  return event.request;',
+          '}',
+        ].join('\n'),
+      ),
+    });
+
     // The API's origin: its execute-api host, without the scheme.
     const apiDomain = `${props.api.httpApi.apiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`;
     this.distribution = new Distribution(this, 'Distribution', {
@@ -175,7 +193,12 @@ export class WebStack extends Stack {
           compress: true,
         },
         '/api/*': {
-          origin: new HttpOrigin(apiDomain, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY }),
+          origin: new HttpOrigin(apiDomain, {
+            protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+            // The API stack's generated secret, as a dynamic reference CloudFormation resolves: CloudFront
+            // replaces a viewer's header of this name, and the functions trust X-Viewer-Address only with it.
+            customHeaders: { [ORIGIN_VERIFY_HEADER]: props.api.originVerify.secretValue.unsafeUnwrap() },
+          }),
           viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: AllowedMethods.ALLOW_ALL,
           cachePolicy: CachePolicy.CACHING_DISABLED,
@@ -183,6 +206,7 @@ export class WebStack extends Stack {
           // cookie and query string, but Host: API Gateway routes on its own host name.
           originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
           compress: true,
+          functionAssociations: [{ function: viewerAddress, eventType: FunctionEventType.VIEWER_REQUEST }],
         },
       },
     });

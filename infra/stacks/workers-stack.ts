@@ -47,8 +47,6 @@ export interface WorkersStackProps extends StackProps {
   readonly functions?: readonly FunctionDefinition[];
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
   readonly appUrl?: string;
-  /** The API's public origin for links in webhook bodies (context `apiUrl`). */
-  readonly apiUrl?: string;
   readonly tracing?: boolean;
   /** Ship and enable the optional EPS converter (Ghostscript, AGPL-3.0) in the conversion worker (context `epsConverter`). */
   readonly epsConverter?: boolean;
@@ -90,7 +88,6 @@ export class WorkersStack extends Stack {
         logLevel: props.logLevel,
         metricsNamespace: props.metricsNamespace,
         appUrl: props.appUrl,
-        apiUrl: props.apiUrl,
         tracing: props.tracing,
         epsConverter: props.epsConverter,
       });

@@ -44,12 +44,6 @@ export function expandsFiles(type: MarkupType, include: ReadonlySet<IncludeValue
 export interface MarkupViewContext {
   role: AnyRole;
   plan: Plan;
-  /**
-   * Scheme and host of the request. No link of the Markup shape uses it any more (the rendered
-   * thumbnail goes through `appUrl`, whose origin serves /api/* too); kept until its callers, and
-   * webhook bodies' `API_URL`, are reviewed together.
-   */
-  origin: string;
   /** The web app markups link to (`markupUrl`, and `thumbnailUrl` through its `/api/*`), resolved once per request by the HTTP layer. */
   appUrl: string;
   /** File fields to expand; without it the markup is metadata only (Markups rule 8). */

@@ -1,4 +1,3 @@
-import { getConfig, type Config } from '../config.js';
 import { getStoredEventBody, storeEventBodyOnce } from '../db/event-bodies.js';
 import type { DeliverableEvent } from '../db/events.js';
 import { getItem, type MarkupRecord } from '../db/items.js';
@@ -65,11 +64,12 @@ export async function buildEventEnvelope(event: DeliverableEvent): Promise<Event
   const users = await usersById([...(actorId ? [actorId] : []), ...authorIds]);
   const user = actorId ? authorOf(actorId, users) : null;
   if (!markup) return { ...envelope, data: { markup: null, user, ...commentKeys(event, null, null) } };
-  const links = webhookLinks({ apiUrl: getConfig().apiUrl, appUrl: await resolveAppUrl() });
   const publicMarkup = await toPublicMarkup(markup, {
     role: 'owner',
     plan: await getPlan(markup.organizationId),
-    ...links,
+    // Links outside a request: the app's origin (markupUrl, and thumbnailUrl through its /api/*);
+    // without one (no APP_URL, no table setting yet) links are root-relative, never a wrong host.
+    appUrl: (await resolveAppUrl()) ?? '',
     include: INCLUDE_ALL,
     fileUrlTtlSeconds: MAX_URL_TTL_SECONDS,
   });
@@ -105,14 +105,4 @@ async function usersById(userIds: readonly string[]): Promise<Map<string, User>>
 
 async function userOf(userId: string | undefined): Promise<EventEnvelope['data']['user']> {
   return userId ? authorOf(userId, await usersById([userId])) : null;
-}
-
-/**
- * Links outside a request: `API_URL` is the API's origin (thumbnail links), `APP_URL` the web app
- * (`markupUrl`); each stands in for the other as the API handler does (`appUrl ?? origin`). Neither
- * set: links are root-relative (`/markups/<id>`), never a wrong host.
- */
-export function webhookLinks({ apiUrl, appUrl }: Pick<Config, 'apiUrl' | 'appUrl'>): { origin: string; appUrl: string } {
-  const origin = apiUrl ?? appUrl ?? '';
-  return { origin, appUrl: appUrl ?? origin };
 }

@@ -25,6 +25,7 @@ import { compileTemplates, type RouteMatcher, type RouteTemplate } from './route
 import { routeKey, type AnyRoute, type RawBody, type RawBodySpec, type Reply } from './route.js';
 import { parseBody, parseWith } from './validation.js';
 import { resolveAppUrl } from '../domain/app-url.js';
+import { viewerAddressOf, withoutOriginProof } from './viewer-address.js';
 
 export const VERSION_HEADER = 'Service-API-Version';
 export const API_VERSION = '2023-02-22';
@@ -92,11 +93,12 @@ async function respond(
   const body = found.body ? parseBody(found.body, event.body) : undefined;
   const idempotencyKey = found.idempotent ? readIdempotencyKey(headers) : undefined;
   const scheme = getConfig().mode === 'local' ? 'http' : 'https';
-  const origin = `${scheme}://${event.requestContext.domainName}`;
-  const appUrl = (await resolveAppUrl()) ?? origin;
+  const appUrl = (await resolveAppUrl()) ?? `${scheme}://${event.requestContext.domainName}`;
   const requestId = event.requestContext.requestId;
   const ifMatch = found.conditional && found.method !== 'GET' ? readIfMatch(headers) : undefined;
-  const operation = async () => withEntityTag(found, headers, await found.handle({ params, query, body, rawBody, principal, requestId, headers, origin, appUrl, sourceIp: event.requestContext.http.sourceIp, ifMatch }));
+  const sourceIp = viewerAddressOf(headers, event.requestContext.http.sourceIp, getConfig().originVerify);
+  const operation = async () =>
+    withEntityTag(found, headers, await found.handle({ params, query, body, rawBody, principal, requestId, headers: withoutOriginProof(headers), appUrl, sourceIp, ifMatch }));
   if (idempotencyKey !== undefined && principal) {
     const request = { principal, key: idempotencyKey, fingerprint: fingerprints.get(event)!, routeKey: event.routeKey, requestId, remainingMs: context?.getRemainingTimeInMillis?.() };
     // A replay runs no operation and so checks no permission: it answers the credential what the key's first request, which checked it, answered.

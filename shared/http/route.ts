@@ -19,11 +19,16 @@ export interface OperationRequest<P, Q, B, A extends Auth> {
   ifMatch?: IfMatch;
   /** The request's bytes, for routes declared with `rawBody` (undefined on every other route). */
   rawBody?: RawBody;
-  /** Scheme and host the caller used (`https://abc.execute-api…`, locally `http://127.0.0.1:4000`), for links in responses. */
-  origin: string;
-  /** Where markup links point (`<appUrl>/markups/<id>`): the configured web app, else `origin`. */
+  /**
+   * Where markup links point (`<appUrl>/markups/<id>`): the review app's origin (`resolveAppUrl`),
+   * else the scheme and host the caller used (`https://abc.execute-api…`).
+   */
   appUrl: string;
-  /** The caller's IP address as API Gateway saw it (`requestContext.http.sourceIp`), for rate limits. */
+  /**
+   * The caller's IP address, for rate limits: behind the web stack's distribution the viewer's
+   * (`X-Viewer-Address`, trusted only with the distribution's `X-Origin-Verify`), else the source IP
+   * API Gateway saw (`requestContext.http.sourceIp`). See `shared/http/viewer-address.ts`.
+   */
   sourceIp: string;
 }
 

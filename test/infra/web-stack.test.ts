@@ -20,6 +20,15 @@ const only = (type: string) => {
   return found[0]!;
 };
 
+/** The CloudFront Function whose logical id starts with `prefix` (the app-path rewrite, the API's viewer address). */
+const cloudFrontFunction = (prefix: string) => {
+  const found = ofType('AWS::CloudFront::Function').filter(([id]) => id.startsWith(prefix));
+  expect(found, prefix).toHaveLength(1);
+  return found[0]!;
+};
+/** A CloudFront Function's code, run as it would run at the edge. */
+const handlerOf = (fn: CfnResource) => new Function(`${fn.Properties!.FunctionCode as string}\nreturn handler;`)() as (event: unknown) => any;
+
 /** A CloudFormation value with its intrinsic functions flattened to text, for matching. */
 const flat = (value: unknown): string => JSON.stringify(value);
 /** The one resource of `type` whose logical id starts with `prefix`. */
@@ -74,9 +83,40 @@ describe('web stack: one distribution for the review app and the API', () => {
     expect(api.ResponseHeadersPolicyId).toBeUndefined();
   });
 
+  it('names the viewer\'s address to the API (X-Viewer-Address, set at the edge over whatever the viewer sent) and proves the request came through the distribution (X-Origin-Verify)', () => {
+    const [, distribution] = only('AWS::CloudFront::Distribution');
+    const config = distribution.Properties!.DistributionConfig;
+    const [functionId, fn] = cloudFrontFunction('ApiViewerAddress');
+    const apiOrigin = (config.Origins as Record<string, any>[]).find((origin) => origin.CustomOriginConfig)!;
+
+    // Every viewer header but Host reaches the API, the ones the viewer-request function set among them.
+    const apiBehavior = (config.CacheBehaviors as Record<string, any>[]).find((behavior) => behavior.PathPattern === '/api/*')!;
+    expect(apiBehavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } }]);
+    expect(apiBehavior.OriginRequestPolicyId).toBe(ALL_VIEWER_EXCEPT_HOST_HEADER);
+    expect(fn.Properties!.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
+    const request = handlerOf(fn)({ viewer: { ip: '203.0.113.7' }, request: { uri: '/api/v2/auth/email-sign-in', headers: { 'x-viewer-address': { value: '10.0.0.1' } } } });
+    expect(request.headers['x-viewer-address']).toEqual({ value: '203.0.113.7' });
+    expect(request.uri).toBe('/api/v2/auth/email-sign-in');
+
+    // The proof: the API stack's generated secret, resolved by CloudFormation; no value in the template.
+    const secretId = Object.keys(built.templates.api.findResources('AWS::SecretsManager::Secret'))[0]!;
+    const secret = built.templates.api.toJSON().Resources[secretId];
+    expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
+    expect(secret.Properties.SecretString).toBeUndefined();
+    expect(apiOrigin.OriginCustomHeaders).toHaveLength(1);
+    const [header] = apiOrigin.OriginCustomHeaders;
+    expect(header.HeaderName).toBe('X-Origin-Verify');
+    // `{{resolve:secretsmanager:<the API stack's secret>:SecretString:::}}`, its ARN taken from the API stack.
+    const [prefix, reference, suffix] = header.HeaderValue['Fn::Join'][1];
+    expect([prefix, suffix]).toEqual(['{{resolve:secretsmanager:', ':SecretString:::}}']);
+    expect(typeof reference).toBe('object');
+    expect(flat(reference)).toContain(built.api.stackName);
+    expect(flat(reference)).toContain('OriginVerify');
+  });
+
   it('serves everything else from the bucket over HTTPS with the security headers and the app-path rewrite', () => {
     const [, distribution] = only('AWS::CloudFront::Distribution');
-    const [functionId] = only('AWS::CloudFront::Function');
+    const [functionId] = cloudFrontFunction('AppPathRewrite');
     const [policyId] = named('AWS::CloudFront::ResponseHeadersPolicy', 'AppSecurityHeaders');
     const behavior = distribution.Properties!.DistributionConfig.DefaultCacheBehavior;
 
@@ -121,9 +161,9 @@ describe('web stack: one distribution for the review app and the API', () => {
   });
 
   it('rewrites app paths (no file extension) to /index.html and leaves files alone', () => {
-    const [, fn] = only('AWS::CloudFront::Function');
+    const [, fn] = cloudFrontFunction('AppPathRewrite');
     expect(fn.Properties!.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
-    const handler = new Function(`${fn.Properties!.FunctionCode as string}\nreturn handler;`)() as (event: unknown) => { uri: string };
+    const handler = handlerOf(fn);
     const rewrite = (uri: string) => handler({ request: { uri, headers: {} } }).uri;
 
     expect(rewrite('/markups/0b8ad1f2-52a4-4d63-bd3c-4f3d2d9e0d11')).toBe('/index.html');

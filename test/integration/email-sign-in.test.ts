@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { getExchangeSigner } from '../../shared/auth/exchange-keys.js';
 import { signSessionToken, SESSION_TOKEN_TTL_SECONDS } from '../../shared/auth/session-tokens.js';
 import { armFault } from '../../shared/db/faults.js';
@@ -7,7 +7,19 @@ import { SIGN_IN_ANSWER_FLOOR_MS, SIGN_IN_RATE_LIMITS } from '../../shared/domai
 import { call, localStack, makeOrganization } from '../support/api.js';
 import { deliveredTo, freshEmail, invite, makeMember, removeUser, usersByEmail } from '../support/members.js';
 import { expectProblem } from '../support/problems.js';
-import { askSignIn, callFrom, codeOf, expireSignInCode, newSourceIp, signIn, signInCodeFor, signInLinks, verifySignIn } from '../support/sign-in.js';
+import {
+  askSignIn,
+  askSignInThroughEdge,
+  callFrom,
+  codeOf,
+  expireSignInCode,
+  newSourceIp,
+  newViewerIp,
+  signIn,
+  signInCodeFor,
+  signInLinks,
+  verifySignIn,
+} from '../support/sign-in.js';
 
 /** Issue 30 part 2: sign-in by email link, session tokens, sign-out, rate limits (DESIGN.md "The review app"). */
 describe('sign-in by email link', () => {
@@ -266,6 +278,40 @@ describe('sign-in by email link', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(limited.body.detail).toContain('network address');
     expect(elsewhere.status).toBe(202);
+  });
+
+  it('behind the distribution, counts the viewer\'s address (X-Viewer-Address with the distribution\'s X-Origin-Verify), not the edge\'s that many viewers share', async () => {
+    const edge = newSourceIp();
+    const [viewer, neighbour] = [newViewerIp(), newViewerIp()];
+    const { limit } = SIGN_IN_RATE_LIMITS.perSourceIp;
+
+    const answers = await Promise.all(Array.from({ length: limit }, () => askSignInThroughEdge(edge, viewer, freshEmail('edge'))));
+    const limited = await askSignInThroughEdge(edge, viewer, freshEmail('edge'));
+    const throughSameEdge = await askSignInThroughEdge(edge, neighbour, freshEmail('edge'));
+    const fromEdgeItself = await askSignIn(edge, freshEmail('edge'));
+
+    expect(answers.map((answer) => answer.status)).toEqual(Array(limit).fill(202));
+    expectProblem(limited, 429);
+    expect(limited.body.detail).toContain('network address');
+    expect(throughSameEdge.status).toBe(202);
+    expect(fromEdgeItself.status).toBe(202);
+  });
+
+  it('ignores X-Viewer-Address without the distribution\'s proof (a caller of the execute-api endpoint naming a new address each time), or with a wrong one: its source IP is counted', async () => {
+    const { limit } = SIGN_IN_RATE_LIMITS.perSourceIp;
+    const spoofers = [
+      { ip: newSourceIp(), proof: null },
+      { ip: newSourceIp(), proof: `${inject('originVerify')}x` },
+      { ip: newSourceIp(), proof: '' },
+    ];
+
+    for (const { ip, proof } of spoofers) {
+      const answers = await Promise.all(Array.from({ length: limit }, () => askSignInThroughEdge(ip, newViewerIp(), freshEmail('spoof'), proof)));
+      const limited = await askSignInThroughEdge(ip, newViewerIp(), freshEmail('spoof'), proof);
+
+      expect(answers.map((answer) => answer.status)).toEqual(Array(limit).fill(202));
+      expectProblem(limited, 429);
+    }
   });
 
   it('answers bad bodies with 400 problems naming the field', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../shared/config.js';
+import { ENV, resetConfig } from '../../shared/config.js';
 import { listEvents, type EventRecord } from '../../shared/db/events.js';
 import { getExternalUser } from '../../shared/db/external-users.js';
 import { buildEventEnvelope, eventBody } from '../../shared/domain/webhook-events.js';
@@ -17,8 +17,9 @@ import { fileForm, pngBytes, postFileMarkup } from '../support/uploads.js';
 /** The webhook body of every event of DESIGN.md "Which operation emits which event" (issue 12 item 3). */
 
 beforeAll(() => {
-  // Links outside a request come from API_URL (the delivery worker has no request origin).
-  process.env.API_URL = localStack().stack.baseUrl;
+  // Links outside a request point at APP_URL, the gateway's origin as the local stack sets it (this
+  // process builds envelopes itself).
+  process.env[ENV.appUrl] = localStack().stack.baseUrl;
   resetConfig();
 });
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     localStack: { stack: StackInfo; services: ServicesInfo; dataDir: string };
     identityProvider: TestIdentityProvider;
+    /** The run's `ORIGIN_VERIFY`: what the web stack's distribution would send as `X-Origin-Verify`. */
+    originVerify: string;
   }
 }
 
@@ -20,7 +23,8 @@ let stopIdentityProvider: (() => Promise<void>) | undefined;
 /**
  * One real local stack (DynamoDB Local, s3rver + front, local-aws-sqs, gateway) for the whole run,
  * with an identity provider of the run's own for the SDK exchange: the stack reads IDP_* from its
- * environment, as `npm start` does.
+ * environment, as `npm start` does; and an ORIGIN_VERIFY of its own, so tests can call as the web
+ * stack's distribution does.
  */
 export async function setup(project: TestProject): Promise<void> {
   process.env.LOG_LEVEL ??= 'warn';
@@ -33,6 +37,11 @@ export async function setup(project: TestProject): Promise<void> {
     [ENV.idpAudience]: idp.provider.audience,
   });
   project.provide('identityProvider', idp.provider);
+  // As deployed behind the distribution: a request with this proof may name its viewer's address
+  // (shared/http/viewer-address.ts); tests play the distribution with it. `npm start` sets none.
+  const originVerify = randomBytes(32).toString('base64url');
+  process.env[ENV.originVerify] = originVerify;
+  project.provide('originVerify', originVerify);
   dataDir = mkdtempSync(join(tmpdir(), 'review-board-test-'));
   local = await startLocalStack({ port: 0, dataDir, memory: true });
   project.provide('localStack', { stack: local.stack, services: local.services, dataDir });

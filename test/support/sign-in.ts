@@ -4,6 +4,7 @@ import { inject } from 'vitest';
 import { hashSignInCode, insertSignInCode, setSignInCodeExpiry } from '../../shared/db/sign-in.js';
 import { getUser } from '../../shared/db/users.js';
 import { SIGN_IN_CODE_TTL_MS } from '../../shared/domain/email-sign-in.js';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../shared/http/viewer-address.js';
 import { VERSION, type ApiResponse, type RequestOptions } from './api.js';
 import { deliveredTo } from './members.js';
 import { eventually } from './polling.js';
@@ -44,6 +45,19 @@ export async function callFrom<T = any>(sourceIp: string, method: string, path: 
 /** POST /auth/email-sign-in from `sourceIp`; `key` is sent as Authorization when given (the route takes none). */
 export const askSignIn = (sourceIp: string, email: unknown, key?: string | null) => callFrom(sourceIp, 'POST', '/auth/email-sign-in', { key, body: { email } });
 export const verifySignIn = (sourceIp: string, code: unknown, key?: string | null) => callFrom(sourceIp, 'POST', '/auth/email-sign-in/verify', { key, body: { code } });
+
+/** A viewer's address of the test's own (198.18.0.0/15, never a loopback address the gateway could see). */
+export const newViewerIp = () => `198.${randomInt(18, 20)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+
+/**
+ * POST /auth/email-sign-in as the web stack's distribution forwards it: from the edge's address
+ * `edgeIp`, naming the viewer in X-Viewer-Address, with `proof` as X-Origin-Verify (the run's
+ * ORIGIN_VERIFY unless given; null: none, as a caller that bypasses the distribution sends it).
+ */
+export function askSignInThroughEdge(edgeIp: string, viewerIp: string, email: unknown, proof: string | null = inject('originVerify')) {
+  const headers: Record<string, string> = { [VIEWER_ADDRESS_HEADER]: viewerIp, ...(proof === null ? {} : { [ORIGIN_VERIFY_HEADER]: proof }) };
+  return callFrom(edgeIp, 'POST', '/auth/email-sign-in', { body: { email }, headers });
+}
 
 /** A code issued for `userId` straight into the table (as a sign-in email would carry), for tests that verify many. */
 export async function issueSignInCode(userId: string): Promise<string> {

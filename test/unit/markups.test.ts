@@ -153,14 +153,14 @@ describe('Markup scopes reflect the role and the read-only state', () => {
   });
 
   it('shows times as ISO strings and deletedAt as null', async () => {
-    const shown = await toPublicMarkup(makeMarkup(), { role: 'owner', plan: plan(), origin: 'http://127.0.0.1:4000', appUrl: 'http://127.0.0.1:4000' });
+    const shown = await toPublicMarkup(makeMarkup(), { role: 'owner', plan: plan(), appUrl: 'http://127.0.0.1:4000' });
 
     expect(shown).toMatchObject({ createdAt: '2023-11-14T22:13:20.000Z', deletedAt: null, type: 'webpage', url: 'https://example.com/a' });
   });
 
   it('links a rendered thumbnail through the app origin, which the app may load (behind CloudFront the request came to execute-api, which its CSP does not allow)', async () => {
     const markup = makeMarkup({ thumbnailState: 'ready', thumbnailKey: 'thumbnails/a.png' });
-    const context = { role: 'owner' as const, plan: plan(), origin: 'https://abc123.execute-api.eu-west-1.amazonaws.com', appUrl: 'https://d1234abcd.cloudfront.net' };
+    const context = { role: 'owner' as const, plan: plan(), appUrl: 'https://d1234abcd.cloudfront.net' };
 
     const shown = await toPublicMarkup(markup, context);
 

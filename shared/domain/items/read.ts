@@ -16,7 +16,7 @@ const SKIP_CHUNK = 100;
  * GET /items/:id. A markup answers with the public Markup shape; a folder with its folder-item
  * fields and `ancestors` (root first), read with one BatchGet.
  */
-export async function describeItem(access: ItemAccess, links: Pick<MarkupViewContext, 'origin' | 'appUrl'>): Promise<Record<string, unknown>> {
+export async function describeItem(access: ItemAccess, links: Pick<MarkupViewContext, 'appUrl'>): Promise<Record<string, unknown>> {
   const { item, role } = access;
   if (item.kind === 'markup') return toPublicMarkup(item, { role, plan: await getPlan(item.organizationId), ...links, include: INCLUDE_ALL });
   const byId = new Map((await getItems(item.ancestorIds)).map((ancestor) => [ancestor.id, ancestor]));
