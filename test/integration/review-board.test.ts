@@ -84,8 +84,8 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
    * link (through the API, from a source IP of its own), opens the link from the SES emulator and
    * lands back on the markup.
    */
-  async function signedInAt(markupUrl: string, workspaceId = org.workspaceId, width = 1440): Promise<Session> {
-    const member = await makeMember(workspaceId, 'contributor', 'board');
+  async function signedInAt(markupUrl: string, workspaceId = org.workspaceId, width = 1440, role: 'contributor' | 'viewer' = 'contributor'): Promise<Session> {
+    const member = await makeMember(workspaceId, role, 'board');
     const { context, page, violations } = await watchedPage(browser, width);
     await page.goto(markupUrl);
     await page.waitForURL(`${baseUrl()}/sign-in`);
@@ -245,10 +245,15 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await page.keyboard.press('Escape');
       await expect.poll(() => add.getAttribute('aria-pressed')).toBe('false');
 
-      // One's own thread can be deleted (after a confirmation); its pin goes.
-      page.once('dialog', (confirm) => void confirm.accept());
+      // One's own thread can be deleted after a confirmation in the dialog (no native confirm); "Keep it" keeps it.
       await pin.click();
-      await page.getByRole('dialog', { name: 'Comment 1' }).getByRole('button', { name: 'Delete thread' }).click();
+      const threadDialog = page.getByRole('dialog', { name: 'Comment 1' });
+      await threadDialog.getByRole('button', { name: 'Delete thread' }).click();
+      await threadDialog.getByRole('button', { name: 'Keep it' }).click();
+      await threadDialog.getByRole('button', { name: 'Delete thread' }).click();
+      const confirm = threadDialog.getByRole('group', { name: 'Delete comment 1?' }).getByRole('button', { name: 'Delete comment 1' });
+      await expect.poll(() => confirm.evaluate((element) => element.matches(':focus'))).toBe(true);
+      await page.keyboard.press('Enter');
       await pin.waitFor({ state: 'detached' });
       await expect.poll(() => add.evaluate((element) => element.matches(':focus'))).toBe(true);
       expect(await threadsOf(org.workspaceKey, markup.id)).toEqual([]);
@@ -538,6 +543,26 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       expect(await thread.getByRole('textbox', { name: 'Reply' }).count()).toBe(0);
       await thread.getByText(/Comments are paused/).waitFor();
       await shots(page, 'read-only-board');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a viewer sees the comments but no "Add comment" and no reply box, each saying why', async () => {
+    const name = `Viewer review ${Math.random().toString(36).slice(2, 6)}`;
+    const markup = await imageMarkup(name);
+    await createThread(org.workspaceKey, markup, { offsetXPercentage: 30, offsetYPercentage: 30, message: undefined, content: 'For everyone to read' });
+    const { markupUrl } = await readMarkup(org.workspaceKey, markup.id);
+    const { context, page } = await signedInAt(markupUrl, org.workspaceId, 1440, 'viewer');
+    try {
+      await page.getByText('Your role in this workspace can read comments but not add them.').first().waitFor();
+      expect(await page.getByRole('button', { name: 'Add comment' }).count()).toBe(0);
+      await page.getByRole('button', { name: 'Comment 1', exact: true }).click();
+      const thread = page.getByRole('dialog', { name: 'Comment 1' });
+      await thread.getByText('For everyone to read').waitFor();
+      expect(await thread.getByRole('textbox', { name: 'Reply' }).count()).toBe(0);
+      expect(await thread.getByRole('button', { name: 'Delete thread' }).count()).toBe(0);
+      await shots(page, 'viewer-board');
     } finally {
       await context.close();
     }

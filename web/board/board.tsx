@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { AttachmentList, AttachmentPicker, uploadedIds, uploading, type PendingAttachment } from './attachments.js';
 import { Dialog } from './dialog.js';
-import { elementAt, formatTime, isUnread, orderThreads, pagePinOf, pageRefusalOf, percentOf, refusalOf, showsAt, unlocatedPaths, videoRange, visibleThreads } from './pins.js';
+import { elementAt, formatTime, isUnread, orderThreads, pagePinOf, pageRefusalOf, percentOf, refusalOf, roleCannotComment, showsAt, unlocatedPaths, videoRange, visibleThreads } from './pins.js';
 import type { BoardState, BoardStore, ThreadFilter, ThreadOrder } from './store.js';
 import type { Markup, MarkupPage, PageLayout, Placement, Thread, ViewMode } from './types.js';
 import { useBoardState } from './use-board.js';
@@ -75,20 +75,22 @@ export function Board({ markup, store, viewModes }: BoardProps) {
   return (
     <div class="board">
       <div class="board-toolbar">
-        <button
-          ref={addButton}
-          type="button"
-          aria-pressed={state.adding}
-          disabled={refusal !== undefined}
-          aria-describedby={refusal ? 'board-refusal' : undefined}
-          onClick={(event) => {
-            store.setAdding(!state.adding);
-            // From the keyboard (no pointer), the first surface takes the focus: Enter places the pin there.
-            if (!state.adding && event.detail === 0) setTimeout(() => document.querySelector<HTMLElement>('.surface.adding img, .surface.adding video')?.focus(), 0);
-          }}
-        >
-          Add comment
-        </button>
+        {roleCannotComment(markup) ? null : (
+          <button
+            ref={addButton}
+            type="button"
+            aria-pressed={state.adding}
+            disabled={refusal !== undefined}
+            aria-describedby={refusal ? 'board-refusal' : undefined}
+            onClick={(event) => {
+              store.setAdding(!state.adding);
+              // From the keyboard (no pointer), the first surface takes the focus: Enter places the pin there.
+              if (!state.adding && event.detail === 0) setTimeout(() => document.querySelector<HTMLElement>('.surface.adding img, .surface.adding video')?.focus(), 0);
+            }}
+          >
+            Add comment
+          </button>
+        )}
         {state.adding ? (
           <p class="board-hint" role="status">
             Click the {markup.type === 'video' ? 'video at the moment' : markup.type === 'pdf' ? 'page' : markup.type === 'webpage' ? 'screenshot on the element' : 'image'} where the comment belongs (or focus it and press Enter). Escape cancels.
@@ -669,6 +671,12 @@ export function ThreadDialog({ thread, markup, store, fallbackFocus }: { thread:
   }, [thread, store]);
   const [editing, setEditing] = useState<string>();
   const [edited, setEdited] = useState('');
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const confirmDelete = useRef<HTMLButtonElement>(null);
+  // The confirmation takes the focus, so Enter confirms and Tab reaches "Keep it".
+  useEffect(() => {
+    if (confirmingDelete) confirmDelete.current?.focus();
+  }, [confirmingDelete]);
   const canReply = thread.scopes.includes('create-message');
   const canResolve = thread.scopes.includes('resolve-thread');
   const canDelete = thread.scopes.includes('delete-thread');
@@ -772,17 +780,24 @@ export function ThreadDialog({ thread, markup, store, fallbackFocus }: { thread:
               {thread.resolved ? 'Reopen' : 'Resolve'}
             </button>
           ) : null}
-          {canDelete ? (
-            <button
-              type="button"
-              class="secondary danger"
-              onClick={() => {
-                if (window.confirm(`Delete comment ${thread.number} and all its replies?`)) void store.deleteThread(thread.id);
-              }}
-            >
+          {canDelete && !confirmingDelete ? (
+            <button type="button" class="secondary danger" onClick={() => setConfirmingDelete(true)}>
               Delete thread
             </button>
           ) : null}
+        </div>
+      ) : null}
+      {canDelete && confirmingDelete ? (
+        <div class="board-confirm" role="group" aria-label={`Delete comment ${thread.number}?`}>
+          <p class="board-note">Delete comment {thread.number} and all its replies? This cannot be undone.</p>
+          <div class="board-actions">
+            <button type="button" class="danger" ref={confirmDelete} onClick={() => void store.deleteThread(thread.id)}>
+              Delete comment {thread.number}
+            </button>
+            <button type="button" class="secondary" onClick={() => setConfirmingDelete(false)}>
+              Keep it
+            </button>
+          </div>
         </div>
       ) : null}
     </Dialog>

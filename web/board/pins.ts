@@ -52,6 +52,14 @@ export const formatTime = (seconds: number) => `${Math.floor(seconds / 60)}:${(s
 export const isUnread = (thread: Pick<Thread, 'read' | 'unreadMessageCount'>) => thread.read === false || (thread.unreadMessageCount ?? 0) > 0;
 
 /** Why new comments are refused on this markup, or undefined when they are not. */
+/**
+ * True when the caller's role may not comment at all (a viewer): "Add comment" is then not shown,
+ * only why. A read-only markup drops `create-thread` for everyone; there the button stays, disabled,
+ * with the pause as the reason.
+ */
+export const roleCannotComment = (markup: Pick<Markup, 'scopes' | 'readOnly'>): boolean =>
+  !markup.readOnly && markup.scopes !== undefined && !markup.scopes.includes('create-thread');
+
 export function refusalOf(markup: Pick<Markup, 'readOnly' | 'scopes' | 'type'>): string | undefined {
   if (markup.readOnly) return 'Comments are paused on this markup: you can read them, but nobody can add comments or replies until they are resumed.';
   if (markup.scopes && !markup.scopes.includes('create-thread')) return 'Your role in this workspace can read comments but not add them.';
