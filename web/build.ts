@@ -26,6 +26,7 @@ const ENTRY = join(WEB_DIR, 'app', 'main.tsx');
 const EMBED_ENTRY = join(WEB_DIR, 'embed', 'main.tsx');
 export const EMBED_SCRIPT = 'embed/v1/review-board.js';
 const HTML_TEMPLATE = join(WEB_DIR, 'app', 'index.html');
+const FAVICON = 'favicon.svg';
 const DIGEST_FILE = '.build-digest';
 
 export interface WebBuild {
@@ -117,6 +118,8 @@ export function buildWeb(options: { outdir?: string } = {}): WebBuild {
     logLevel: 'error',
   });
   writeAtomically(join(outdir, EMBED_SCRIPT), embed.outputFiles[0]!.contents);
+  // The tab's icon (index.html links it; without one browsers ask for /favicon.ico and log a 404 on every page).
+  writeAtomically(join(outdir, FAVICON), readFileSync(join(WEB_DIR, 'app', FAVICON)));
   const html = readFileSync(HTML_TEMPLATE, 'utf8')
     .replace('<!-- styles -->', styles.map((path) => `<link rel="stylesheet" href="/${path}">`).join('\n    '))
     .replace('<!-- scripts -->', scripts.map((path) => `<script type="module" src="/${path}"></script>`).join('\n    '));

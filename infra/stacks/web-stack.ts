@@ -233,14 +233,14 @@ export class WebStack extends Stack {
     // Hashed files first (cached a year; never pruned, so a page loaded before a deploy keeps its
     // script), then index.html (revalidated each load), whose edge copy is invalidated.
     const assets = new BucketDeployment(this, 'AppAssets', {
-      sources: [Source.asset(dist, { exclude: ['index.html', '.build-digest', 'embed', 'embed/*', 'embed/**'] })],
+      sources: [Source.asset(dist, { exclude: ['index.html', 'favicon.svg', '.build-digest', 'embed', 'embed/*', 'embed/**'] })],
       destinationBucket: this.bucket,
       prune: false,
       cacheControl: [CacheControl.fromString(CACHE_HASHED)],
       memoryLimit: 256,
     });
     const index = new BucketDeployment(this, 'AppIndex', {
-      sources: [Source.asset(dist, { exclude: ['*', '!index.html'] })],
+      sources: [Source.asset(dist, { exclude: ['*', '!index.html', '!favicon.svg'] })],
       destinationBucket: this.bucket,
       prune: false,
       cacheControl: [CacheControl.fromString(CACHE_REVALIDATE)],

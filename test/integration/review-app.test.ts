@@ -71,6 +71,16 @@ describe('the gateway serves the review app beside the API', () => {
     expect(missingElsewhere.status).toBe(404);
   });
 
+  it('has a tab icon that index.html links (no /favicon.ico 404 logged on every page)', async () => {
+    const html = await (await fetch(`${baseUrl()}/`)).text();
+    const icon = await fetch(`${baseUrl()}/favicon.svg`);
+
+    expect(html).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(await icon.text()).toMatch(/^<svg /);
+  });
+
   it('leaves /api/ to the API, refuses writes to app paths and never leaves the build directory', async () => {
     const api = await fetch(`${baseUrl()}/api/v2/no-such-route`);
     const post = await fetch(`${baseUrl()}/sign-in`, { method: 'POST', body: 'x' });
@@ -174,6 +184,8 @@ describe.skipIf(skipBrowser)('the review app in Chromium', () => {
         await linkTab.waitForURL(`${baseUrl()}/markups/${markupId}`);
         await linkTab.getByRole('heading', { name: markupName }).waitFor();
         expect(await linkTab.getByText(email).isVisible()).toBe(true);
+        // The tab names the markup (WCAG 2.4.2).
+        await expect.poll(() => linkTab.title()).toBe(`${markupName} · Review Board`);
         await shot(linkTab, 'markup', width);
         expect.soft(await seriousAxeViolations(linkTab, `markup at ${width} px`)).toEqual([]);
 
@@ -183,6 +195,10 @@ describe.skipIf(skipBrowser)('the review app in Chromium', () => {
         await linkTab.getByRole('link', { name: markupName }).first().waitFor();
         await shot(linkTab, 'home', width);
         expect.soft(await seriousAxeViolations(linkTab, `home at ${width} px`)).toEqual([]);
+        // Signed in, the sign-in form has nothing to offer (Back after the link leads there): home instead.
+        await linkTab.goto(`${baseUrl()}/sign-in`);
+        await linkTab.waitForURL(`${baseUrl()}/`);
+        await linkTab.getByRole('heading', { name: 'Your markups' }).waitFor();
 
         await linkTab.reload();
         await linkTab.getByRole('link', { name: markupName }).first().waitFor();
@@ -203,6 +219,10 @@ describe.skipIf(skipBrowser)('the review app in Chromium', () => {
         await page.getByRole('textbox', { name: 'Email' }).waitFor();
         expect(new URL(page.url()).search).toBe('');
         await shot(page, 'sign-in-bad-code', width);
+        // A link cut short when copied is refused as malformed (400); people read why, not a JSON pointer.
+        await page.goto(`${baseUrl()}/sign-in?code=garbage123`);
+        await page.getByRole('alert').getByText('This sign-in link is not valid: it may be cut short, used already or expired. Ask for a new link below.').waitFor();
+        expect(await page.getByRole('alert').textContent()).not.toContain('/body/');
         expect.soft(await seriousAxeViolations(page, `sign-in with a bad code at ${width} px`)).toEqual([]);
       } finally {
         await context.close();

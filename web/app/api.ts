@@ -51,10 +51,16 @@ async function problemDetail(response: Response): Promise<string> {
   try {
     const problem = (await response.json()) as { detail?: unknown; title?: unknown; message?: unknown };
     for (const field of [problem.detail, problem.title, problem.message]) {
-      if (typeof field === 'string' && field.trim()) return field;
+      if (typeof field === 'string' && field.trim()) return forPeople(field);
     }
   } catch {
     // Not JSON (a proxy's error page): fall through to the status.
   }
   return `The request failed with status ${response.status}${response.statusText ? ` (${response.statusText})` : ''}.`;
 }
+
+/**
+ * A validation problem names the field by its JSON pointer for programs (`/body/url: must be…`);
+ * people read the field's name (`url: must be…`).
+ */
+export const forPeople = (detail: string): string => detail.replace(/^\/(?:body|params|query|headers)\/(?:[^:\s]*\/)?([^:/\s]+): /, '$1: ');

@@ -27,6 +27,13 @@ function App() {
     navigate('/sign-in', { replace: true });
   }, [signedOut, location.pathname, location.search]);
 
+  // Signed in already, the sign-in form has nothing to do (Back after signing in leads here): home.
+  // A link with a code is still followed, as it may sign in as someone else.
+  const signedInAtForm = route.name === 'sign-in' && !route.code && session !== undefined;
+  useEffect(() => {
+    if (signedInAtForm) navigate('/', { replace: true });
+  }, [signedInAtForm]);
+
   /** The API refused the session (expired or revoked): sign in again, then come back here. */
   const sessionEnded = () => {
     clearSession();
@@ -44,6 +51,7 @@ function App() {
 
   let screen;
   if (signedOut) screen = <Loading label="Taking you to sign in…" />;
+  else if (signedInAtForm) screen = <Loading label="You are signed in; taking you home…" />;
   else if (route.name === 'sign-in') screen = <SignIn code={route.code} onSignedIn={setSession} />;
   else if (route.name === 'home') screen = <Home token={session!.sessionToken} onUnauthorized={sessionEnded} />;
   else if (route.name === 'markup') screen = <MarkupScreen id={route.id} token={session!.sessionToken} onUnauthorized={sessionEnded} />;

@@ -274,6 +274,8 @@ function PinSurface({
         alt={label}
         width={width}
         height={height}
+        // A 40-page PDF asks for the pages near the view first, not all at once.
+        loading="lazy"
         tabIndex={adding ? 0 : undefined}
         onKeyDown={(event) => {
           if (event.key === 'Enter' || event.key === ' ') {

@@ -28,7 +28,15 @@ export function SignIn({ code, onSignedIn }: { code?: string; onSignedIn: (sessi
       .catch((error: unknown) => {
         if (cancelled) return;
         setVerifying(false);
-        setVerifyError(error instanceof ApiError ? error.detail : 'Signing in failed. Ask for a new link below.');
+        // A malformed code (a link cut short when copied) is as unusable as a spent one: the same words.
+        const malformed = error instanceof ApiError && error.status === 400;
+        setVerifyError(
+          malformed
+            ? 'This sign-in link is not valid: it may be cut short, used already or expired. Ask for a new link below.'
+            : error instanceof ApiError
+              ? error.detail
+              : 'Signing in failed. Ask for a new link below.',
+        );
         // The code is spent or wrong either way: keep it out of the address bar and the history.
         history.replaceState(null, '', '/sign-in');
       });
