@@ -62,6 +62,13 @@ describe('markup events: data.markup is GET /markups/:id, data.user the actor', 
     const org = await makeOrganization();
     const created = await call('POST', '/markups/url', { key: org.workspaceKey, body: { url: 'https://e.example/page', workspaceId: org.workspaceId } });
     expect(created.status).toBe(200);
+    // The body is the markup as read when it is built: wait for the renderer to settle the page's
+    // screenshots (unavailable here: the host does not resolve), so the read after it is the same.
+    await eventually(
+      () => markupAsRead(org.workspaceKey, created.body.data.id),
+      (markup: { pageScreenshots?: { state: string }[] }) => markup.pageScreenshots?.every((screenshot) => screenshot.state !== 'pending') ?? false,
+      60_000,
+    );
     const event = await eventOf(org, (found) => found.type === 'markup_created');
     const first = await eventBody(event);
     const body = JSON.parse(first);
