@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, makeOrganization, type Org } from '../support/api.js';
@@ -17,6 +19,8 @@ import { DESKTOP, MOBILE, createThread, makeTypedMarkup } from '../support/threa
  * fixes; the thread read back through the API carries every webpage field and the anchor; after a
  * reload the pin is on the same element; a thread whose element is gone is listed under
  * "Unanchored comments"; the identity-provider flow works; a token bound to another markup is refused.
+ * The client anchors with web/anchoring: what it records is what that module describes (bundled here
+ * and run in the page through DevTools, which the site's CSP does not govern).
  */
 const skip = chromiumMissing('embed-client.test.ts');
 
@@ -83,6 +87,14 @@ async function serveSite(appOrigin: string): Promise<Site> {
 async function mountOn(page: Page, options: { publicKey: string; markupId?: string; flow?: 'jwt' | 'sdk' }): Promise<{ ok: boolean; error?: string; globals: string[] }> {
   return inPage(page, MOUNT, { script: `${baseUrl()}/embed/v1/review-board.js`, ...options });
 }
+
+/** web/anchoring as an IIFE defining `Anchoring`, to compare what the client records with what the module describes. */
+const anchoringScript = async () =>
+  (await build({ entryPoints: [fileURLToPath(new URL('../../web/anchoring/index.ts', import.meta.url))], bundle: true, format: 'iife', globalName: 'Anchoring', write: false, logLevel: 'error' })).outputFiles[0]!.text;
+
+/** What web/anchoring describes of the element `selector` names, on the page as it is now. */
+const describedIn = async (page: Page, selector: string): Promise<{ elementPath: string; anchor: Record<string, unknown> }> =>
+  page.evaluate(`(() => { ${await anchoringScript()}; return Anchoring.describeElement(document.querySelector(${JSON.stringify(selector)})); })()`);
 
 /** Runs `source` (a function's text, not transformed by the test runner) in the page with `arg`. */
 const inPage = <T>(page: Page, source: string, arg: unknown): Promise<T> => page.evaluate<T>(`(${source})(${JSON.stringify(arg)})`);
@@ -173,7 +185,7 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     expect(await toggle.getAttribute('aria-pressed')).toBe('true');
 
     const target = page.locator('article.plan').nth(1).locator('p');
-    await target.evaluate((element) => element.setAttribute('data-clicked', ''));
+    await target.evaluate((element) => element.setAttribute('data-review-board-clicked', ''));
     await target.hover({ position: { x: 40, y: 8 } });
     const highlight = page.locator('review-board-embed').locator('.embed-highlight');
     await highlight.waitFor();
@@ -215,13 +227,13 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
       messages: [{ content: 'The team plan needs its price.' }],
     });
     const element = thread.elements[0];
-    expect(await inPage(page, '(path) => document.querySelectorAll(path).length === 1 && document.querySelector(path).hasAttribute("data-clicked")', element.path)).toBe(true);
+    expect(await inPage(page, '(path) => document.querySelectorAll(path).length === 1 && document.querySelector(path).hasAttribute("data-review-board-clicked")', element.path)).toBe(true);
     // Where in the element the click landed, to the pixel.
     expect(Math.abs((element.offsetXPercentage / 100) * targetBox!.width - 40)).toBeLessThan(1.5);
     expect(Math.abs((element.offsetYPercentage / 100) * targetBox!.height - 8)).toBeLessThan(1.5);
     expect(thread.parents.length).toBeGreaterThanOrEqual(3);
     expect(thread.parents[0]).toMatchObject({ depth: 1, originalUrl: `${site.origin}/pricing?utm=mail#plans`, canonicalUrl: `${site.origin}/pricing` });
-    expect(await inPage(page, '(path) => document.querySelector(path) === document.querySelector("[data-clicked]").parentElement', thread.parents[0].path)).toBe(true);
+    expect(await inPage(page, '(path) => document.querySelector(path) === document.querySelector("[data-review-board-clicked]").parentElement', thread.parents[0].path)).toBe(true);
     expect(thread.browserContext).toEqual({
       browserName: expect.stringMatching(/Chrom/),
       browserVersion: expect.stringMatching(/^\d+\./),
@@ -240,12 +252,15 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
       textPosition: { start: expect.any(Number), end: expect.any(Number) },
     });
     expect(thread.anchor.textPosition.end - thread.anchor.textPosition.start).toBe('For teams that review together every week.'.length);
+    // Exactly what web/anchoring describes of the clicked element (its page text leaves the client's own element out).
+    const described = await describedIn(page, '[data-review-board-clicked]');
+    expect({ path: element.path, anchor: thread.anchor }).toEqual({ path: described.elementPath, anchor: described.anchor });
     const again = await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey });
     expect(again.body.data.anchor).toEqual(thread.anchor);
 
     // Reload: the pin is placed on the same element again.
     await page.reload();
-    await target.evaluate((element) => element.setAttribute('data-clicked', ''));
+    await target.evaluate((element) => element.setAttribute('data-review-board-clicked', ''));
     expect((await mountOn(page, { publicKey: installation.publicKey })).ok).toBe(true);
     await pin.waitFor();
     await expectOnTarget();
@@ -284,19 +299,10 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     });
     const { page, violations } = await open(390);
     await page.goto(`${site.origin}/pricing`);
-    // The note's text and the text around it, as the client records them (32 characters each side).
-    const { position, ...quote } = await inPage<{ exact: string; prefix: string; suffix: string; position: { start: number; end: number } }>(
-      page,
-      `() => {
-        const body = document.body.textContent;
-        const exact = 'Prices exclude tax.';
-        const start = body.indexOf(exact);
-        const end = start + exact.length;
-        return { exact, prefix: body.slice(Math.max(0, start - 32), start), suffix: body.slice(end, end + 32), position: { start, end } };
-      }`,
-      null,
-    );
-    await createThread(org.workspaceKey, markup, on('html > body > main > p', { css: 'html > body > main > p', textQuote: quote, textPosition: position }));
+    // The note as the client records it (web/anchoring's description), by a positional path: a paragraph put before it takes that path.
+    const { anchor: noteAnchor } = await describedIn(page, '#note');
+    const positional = 'html > body > main > p:nth-of-type(1)';
+    await createThread(org.workspaceKey, markup, on(positional, { ...noteAnchor, css: positional }));
     await createThread(org.workspaceKey, markup, on('#gone', { css: '#gone', textQuote: { exact: 'A paragraph that was deleted', prefix: '', suffix: '' } }));
     await createThread(org.workspaceKey, markup, { url: `${site.origin}/about`, canonicalUrl: `${site.origin}/about`, elements: [{ elementPath: 'html > body > main > p', offsetXPercentage: 1, offsetYPercentage: 1 }] });
 
@@ -375,7 +381,7 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     await dialog.getByRole('button', { name: 'Post' }).click();
     await page.getByRole('button', { name: 'Comment 1', exact: true }).waitFor();
     const [thread] = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads;
-    expect(thread).toMatchObject({ user: { guest: true }, elements: [{ path: '#note' }], anchor: { css: '#note', textQuote: { exact: 'Prices exclude tax.' } } });
+    expect(thread).toMatchObject({ user: { guest: true }, elements: [{ path: 'p#note' }], anchor: { css: 'p#note', textQuote: { exact: 'Prices exclude tax.' } } });
 
     // From the keyboard: Comment, focus a page element, Enter; the link is pinned, not followed.
     await page.getByRole('button', { name: 'Comment', exact: true }).press('Enter');

@@ -1,8 +1,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { isUnread, NewCommentDialog, ThreadDialog, useBoardState, type BoardStore, type Markup, type Placement, type Thread } from '../board/index.js';
-import { anchorOf, locateAll, type Anchor } from './anchor.js';
+import { describeElement, locateAll, type Anchor } from '../anchoring/index.js';
 import { browserContext, canonicalUrl, elementParents, offsetsWithin, pageUrl, viewCategoryOf, type BrowserContext, type ElementParent, type ViewCategory } from './page.js';
-import { selectorFor } from './selector.js';
 
 /** A webpage thread as the API answers it, with the fields the client places it by. */
 export type PageThread = Thread & { canonicalUrl?: string; anchor?: Anchor | null; elements?: { path?: string }[] };
@@ -20,19 +19,20 @@ export interface PagePlacement extends Placement {
   };
 }
 
-/** The placement of a click at `(x, y)` on `element`. */
+/** The placement of a click at `(x, y)` on `element`: web/anchoring describes it (its element path and anchor). */
 export function placementOf(element: Element, x: number, y: number): PagePlacement {
   const offsets = offsetsWithin(element, x, y);
   const context = browserContext();
+  const { elementPath, anchor } = describeElement(element);
   return {
     ...offsets,
     page: {
       url: pageUrl(),
       canonicalUrl: canonicalUrl(),
-      elements: [{ elementPath: selectorFor(element), ...offsets }],
+      elements: [{ elementPath, ...offsets }],
       elementParents: elementParents(element),
       browserContext: context,
-      anchor: anchorOf(element),
+      anchor,
       viewCategory: viewCategoryOf(context.viewportWidth),
     },
   };
@@ -157,8 +157,11 @@ export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTML
 
   const canonical = useMemo(() => canonicalUrl(), [version]);
   const onPage = (state.threads as PageThread[]).filter((thread) => thread.canonicalUrl === canonical);
-  // Looked up again when the threads or the page change, not on every scroll.
-  const located = useMemo(() => locateAll(onPage), [state.threads, version, canonical]);
+  // Looked up again when the threads or the page change (one web/anchoring pass, one page text), not on every scroll.
+  const located = useMemo(() => {
+    const found = onPage.length ? locateAll(document, onPage.map((thread) => ({ elementPath: thread.elements?.[0]?.path, anchor: thread.anchor }))) : [];
+    return new Map(onPage.map((thread, index) => [thread.id, found[index]]));
+  }, [state.threads, version, canonical]);
   const unanchored = onPage.filter((thread) => !located.get(thread.id)?.element.isConnected);
   const openThread = state.threads.find((thread) => thread.id === state.openThreadId);
 
