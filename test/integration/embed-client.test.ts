@@ -1,9 +1,11 @@
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, makeOrganization, type Org } from '../support/api.js';
 import { customerJwt, makeCustomerKeys, makeInstallation, type CustomerKeys } from '../support/customer-jwts.js';
 import { eventually } from '../support/polling.js';
@@ -19,7 +21,9 @@ import { DESKTOP, MOBILE, createThread, makeTypedMarkup } from '../support/threa
  * fixes; the thread read back through the API carries every webpage field and the anchor; after a
  * reload the pin is on the same element; a thread whose element is gone is listed under
  * "Unanchored comments"; the identity-provider flow works; a token bound to another markup is refused.
- * The client anchors with web/anchoring: what it records is what that module describes (bundled here
+ * A new comment carries a screenshot of the viewport at comment time (rendered in the page, posted
+ * through the screenshot flow; the site's CSP names the storage origin, as DESIGN.md says, and
+ * nothing else leaves the page). The client anchors with web/anchoring: what it records is what that module describes (bundled here
  * and run in the page through DevTools, which the site's CSP does not govern).
  */
 const skip = chromiumMissing('embed-client.test.ts');
@@ -65,9 +69,10 @@ interface Site {
   token: () => Promise<string>;
 }
 
-async function serveSite(appOrigin: string): Promise<Site> {
+/** The site's CSP names the app origin and, for the screenshot upload, the storage origin presigned forms post to (DESIGN.md). */
+async function serveSite(appOrigin: string, storageOrigin: string): Promise<Site> {
   const site = { token: async () => '' } as Site;
-  const csp = ["default-src 'none'", `script-src ${appOrigin}`, `connect-src 'self' ${appOrigin}`, "style-src 'self'", "img-src 'self' data:", "base-uri 'none'", "form-action 'self'"].join('; ');
+  const csp = ["default-src 'none'", `script-src ${appOrigin}`, `connect-src 'self' ${appOrigin} ${storageOrigin}`, "style-src 'self'", "img-src 'self' data:", "base-uri 'none'", "form-action 'self'"].join('; ');
   site.server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://site').pathname;
     if (path === '/site.css') return void response.writeHead(200, { 'content-type': 'text/css' }).end(SITE_CSS);
@@ -125,7 +130,7 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
 
   beforeAll(async () => {
     const app = new URL(baseUrl()).origin;
-    [browser, site, org] = await Promise.all([launchBrowser(), serveSite(app), makeOrganization()]);
+    [browser, site, org] = await Promise.all([launchBrowser(), serveSite(app, new URL(inject('localStack').services.endpoints.s3).origin), makeOrganization()]);
     keys = makeCustomerKeys();
     const made = await makeInstallation(org, keys, { allowedOrigins: [site.origin] });
     installation = made.installation as { publicKey: string };
@@ -192,6 +197,9 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     const [highlightBox, targetBox] = [await highlight.boundingBox(), await target.boundingBox()];
     expect(Math.abs(highlightBox!.x - targetBox!.x)).toBeLessThan(1.5);
     expect(Math.abs(highlightBox!.width - targetBox!.width)).toBeLessThan(1.5);
+    // From the click on, what leaves the page: the API's requests and the screenshot's upload, nothing else.
+    const sent: { method: string; url: string }[] = [];
+    page.on('request', (request) => sent.push({ method: request.method(), url: request.url() }));
     await target.click({ position: { x: 40, y: 8 } });
 
     const dialog = page.getByRole('dialog', { name: 'New comment' });
@@ -257,6 +265,27 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     expect({ path: element.path, anchor: thread.anchor }).toEqual({ path: described.elementPath, anchor: described.anchor });
     const again = await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey });
     expect(again.body.data.anchor).toEqual(thread.anchor);
+
+    // The viewport at comment time, rendered in the browser, attached through the screenshot flow.
+    const screenshot = await eventually(
+      () => call('GET', `/threads/${thread.id}/screenshot`, { key: org.workspaceKey }),
+      (answer) => answer.status === 200,
+    );
+    expect(screenshot.status, JSON.stringify(screenshot.body)).toBe(200);
+    expect(screenshot.body.data).toMatchObject({ mimeType: 'image/png', width: 1440, height: 900, filesize: expect.any(Number) });
+    expect(screenshot.body.data.filesize).toBeGreaterThan(1000);
+    // A PNG of the viewport's size (its IHDR), kept beside the page screenshots to look at.
+    const png = Buffer.from(await (await fetch(screenshot.body.data.url)).arrayBuffer());
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1440, 900]);
+    writeFileSync(join(shots, 'comment-time-viewport-1440.png'), png);
+    const api = `${new URL(baseUrl()).origin}/api/v2/`;
+    const elsewhere = sent.filter((request) => !request.url.startsWith(api) && !request.url.startsWith('data:') && !request.url.startsWith('blob:'));
+    expect(elsewhere.map((request) => request.method), JSON.stringify(elsewhere)).toEqual(['POST']);
+    expect(sent.filter((request) => request.url.startsWith(api) && /screenshot/.test(request.url)).map((request) => `${request.method} ${new URL(request.url).pathname.replace(thread.id, ':id')}`)).toEqual([
+      'GET /api/v2/threads/:id/screenshot-upload-policy',
+      'PUT /api/v2/threads/:id/screenshot',
+    ]);
 
     // Reload: the pin is placed on the same element again.
     await page.reload();

@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { isUnread, NewCommentDialog, ThreadDialog, useBoardState, type BoardStore, type Markup, type Placement, type Thread } from '../board/index.js';
 import { describeElement, locateAll, type Anchor } from '../anchoring/index.js';
+import { captureViewport, type ViewportShot } from './screenshot.js';
 import { browserContext, canonicalUrl, elementParents, offsetsWithin, pageUrl, viewCategoryOf, type BrowserContext, type ElementParent, type ViewCategory } from './page.js';
 
 /** A webpage thread as the API answers it, with the fields the client places it by. */
@@ -16,11 +17,13 @@ export interface PagePlacement extends Placement {
     browserContext: BrowserContext;
     anchor: Anchor;
     viewCategory: ViewCategory;
+    /** The viewport at the click, rendered in the browser; undefined where it cannot be. */
+    screenshot: Promise<ViewportShot | undefined>;
   };
 }
 
-/** The placement of a click at `(x, y)` on `element`: web/anchoring describes it (its element path and anchor). */
-export function placementOf(element: Element, x: number, y: number): PagePlacement {
+/** The placement of a click at `(x, y)` on `element`: web/anchoring describes it (its element path and anchor); the viewport is rendered without `host`. */
+export function placementOf(element: Element, x: number, y: number, host: Element): PagePlacement {
   const offsets = offsetsWithin(element, x, y);
   const context = browserContext();
   const { elementPath, anchor } = describeElement(element);
@@ -34,6 +37,7 @@ export function placementOf(element: Element, x: number, y: number): PagePlaceme
       browserContext: context,
       anchor,
       viewCategory: viewCategoryOf(context.viewportWidth),
+      screenshot: captureViewport(host),
     },
   };
 }
@@ -122,7 +126,7 @@ export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTML
       const element = targetOf(event);
       if (!element) return;
       setHover(undefined);
-      store.place(placementOf(element, event.clientX, event.clientY));
+      store.place(placementOf(element, event.clientX, event.clientY, host));
     };
     const onKey = (event: KeyboardEvent) => {
       if (event.key === 'Escape') {
@@ -136,7 +140,7 @@ export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTML
       swallow(event);
       const box = element.getBoundingClientRect();
       setHover(undefined);
-      store.place(placementOf(element, box.left + box.width / 2, box.top + box.height / 2));
+      store.place(placementOf(element, box.left + box.width / 2, box.top + box.height / 2, host));
     };
     const onFocus = (event: FocusEvent) => setHover(own(event) ? undefined : targetOf(event)?.getBoundingClientRect());
     addEventListener('mousemove', onMove, true);
