@@ -21,7 +21,8 @@ const MAX_RELOCATE_MS = 50;
 
 type Outcome = 'right' | 'unanchored' | 'wrong';
 
-async function bundle(format: 'iife' | 'esm'): Promise<string> {
+/** web/anchoring bundled and minified: an IIFE defining `Anchoring`, or the ES module. */
+export async function bundleAnchoring(format: 'iife' | 'esm'): Promise<string> {
   const result = await build({ entryPoints: [ENTRY], bundle: true, format, globalName: format === 'iife' ? 'Anchoring' : undefined, minify: true, target: ['es2020'], write: false, logLevel: 'error', legalComments: 'none' });
   return result.outputFiles[0]!.text;
 }
@@ -115,14 +116,14 @@ async function benchSpeed(page: Page, script: string, runs: number): Promise<voi
 
 /** The anchoring section of `npm run bench` (BENCH_ONLY=anchoring). */
 export async function benchAnchoring(options: { pairsPerKind: number; runs: number }): Promise<void> {
-  const esm = await bundle('esm');
+  const esm = await bundleAnchoring('esm');
   process.stdout.write(`Anchoring module (web/anchoring, esbuild, minified): ${(esm.length / 1024).toFixed(1)} KiB, ${(gzipSync(esm).length / 1024).toFixed(1)} KiB gzipped\n\n`);
   const chromium = await findChromium({ chromiumPath: process.env.CHROMIUM_PATH });
   if (!chromium) {
     process.stdout.write('No Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the anchoring benchmark is skipped\n');
     return;
   }
-  const script = await bundle('iife');
+  const script = await bundleAnchoring('iife');
   const browser = await playwright.launch({ executablePath: chromium.path, headless: true, args: FLAGS });
   try {
     const page = await browser.newPage();

@@ -1,7 +1,11 @@
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, makeOrganization, type Org } from '../support/api.js';
 import { customerJwt, makeCustomerKeys, makeInstallation, type CustomerKeys } from '../support/customer-jwts.js';
 import { eventually } from '../support/polling.js';
@@ -17,6 +21,10 @@ import { DESKTOP, MOBILE, createThread, makeTypedMarkup } from '../support/threa
  * fixes; the thread read back through the API carries every webpage field and the anchor; after a
  * reload the pin is on the same element; a thread whose element is gone is listed under
  * "Unanchored comments"; the identity-provider flow works; a token bound to another markup is refused.
+ * A new comment carries a screenshot of the viewport at comment time (rendered in the page, posted
+ * through the screenshot flow; the site's CSP names the storage origin, as DESIGN.md says, and
+ * nothing else leaves the page). The client anchors with web/anchoring: what it records is what that module describes (bundled here
+ * and run in the page through DevTools, which the site's CSP does not govern).
  */
 const skip = chromiumMissing('embed-client.test.ts');
 
@@ -61,9 +69,10 @@ interface Site {
   token: () => Promise<string>;
 }
 
-async function serveSite(appOrigin: string): Promise<Site> {
+/** The site's CSP names the app origin and, for the screenshot upload, the storage origin presigned forms post to (DESIGN.md). */
+async function serveSite(appOrigin: string, storageOrigin: string): Promise<Site> {
   const site = { token: async () => '' } as Site;
-  const csp = ["default-src 'none'", `script-src ${appOrigin}`, `connect-src 'self' ${appOrigin}`, "style-src 'self'", "img-src 'self' data:", "base-uri 'none'", "form-action 'self'"].join('; ');
+  const csp = ["default-src 'none'", `script-src ${appOrigin}`, `connect-src 'self' ${appOrigin} ${storageOrigin}`, "style-src 'self'", "img-src 'self' data:", "base-uri 'none'", "form-action 'self'"].join('; ');
   site.server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://site').pathname;
     if (path === '/site.css') return void response.writeHead(200, { 'content-type': 'text/css' }).end(SITE_CSS);
@@ -83,6 +92,14 @@ async function serveSite(appOrigin: string): Promise<Site> {
 async function mountOn(page: Page, options: { publicKey: string; markupId?: string; flow?: 'jwt' | 'sdk' }): Promise<{ ok: boolean; error?: string; globals: string[] }> {
   return inPage(page, MOUNT, { script: `${baseUrl()}/embed/v1/review-board.js`, ...options });
 }
+
+/** web/anchoring as an IIFE defining `Anchoring`, to compare what the client records with what the module describes. */
+const anchoringScript = async () =>
+  (await build({ entryPoints: [fileURLToPath(new URL('../../web/anchoring/index.ts', import.meta.url))], bundle: true, format: 'iife', globalName: 'Anchoring', write: false, logLevel: 'error' })).outputFiles[0]!.text;
+
+/** What web/anchoring describes of the element `selector` names, on the page as it is now. */
+const describedIn = async (page: Page, selector: string): Promise<{ elementPath: string; anchor: Record<string, unknown> }> =>
+  page.evaluate(`(() => { ${await anchoringScript()}; return Anchoring.describeElement(document.querySelector(${JSON.stringify(selector)})); })()`);
 
 /** Runs `source` (a function's text, not transformed by the test runner) in the page with `arg`. */
 const inPage = <T>(page: Page, source: string, arg: unknown): Promise<T> => page.evaluate<T>(`(${source})(${JSON.stringify(arg)})`);
@@ -113,7 +130,7 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
 
   beforeAll(async () => {
     const app = new URL(baseUrl()).origin;
-    [browser, site, org] = await Promise.all([launchBrowser(), serveSite(app), makeOrganization()]);
+    [browser, site, org] = await Promise.all([launchBrowser(), serveSite(app, new URL(inject('localStack').services.endpoints.s3).origin), makeOrganization()]);
     keys = makeCustomerKeys();
     const made = await makeInstallation(org, keys, { allowedOrigins: [site.origin] });
     installation = made.installation as { publicKey: string };
@@ -173,13 +190,16 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     expect(await toggle.getAttribute('aria-pressed')).toBe('true');
 
     const target = page.locator('article.plan').nth(1).locator('p');
-    await target.evaluate((element) => element.setAttribute('data-clicked', ''));
+    await target.evaluate((element) => element.setAttribute('data-review-board-clicked', ''));
     await target.hover({ position: { x: 40, y: 8 } });
     const highlight = page.locator('review-board-embed').locator('.embed-highlight');
     await highlight.waitFor();
     const [highlightBox, targetBox] = [await highlight.boundingBox(), await target.boundingBox()];
     expect(Math.abs(highlightBox!.x - targetBox!.x)).toBeLessThan(1.5);
     expect(Math.abs(highlightBox!.width - targetBox!.width)).toBeLessThan(1.5);
+    // From the click on, what leaves the page: the API's requests and the screenshot's upload, nothing else.
+    const sent: { method: string; url: string }[] = [];
+    page.on('request', (request) => sent.push({ method: request.method(), url: request.url() }));
     await target.click({ position: { x: 40, y: 8 } });
 
     const dialog = page.getByRole('dialog', { name: 'New comment' });
@@ -215,13 +235,13 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
       messages: [{ content: 'The team plan needs its price.' }],
     });
     const element = thread.elements[0];
-    expect(await inPage(page, '(path) => document.querySelectorAll(path).length === 1 && document.querySelector(path).hasAttribute("data-clicked")', element.path)).toBe(true);
+    expect(await inPage(page, '(path) => document.querySelectorAll(path).length === 1 && document.querySelector(path).hasAttribute("data-review-board-clicked")', element.path)).toBe(true);
     // Where in the element the click landed, to the pixel.
     expect(Math.abs((element.offsetXPercentage / 100) * targetBox!.width - 40)).toBeLessThan(1.5);
     expect(Math.abs((element.offsetYPercentage / 100) * targetBox!.height - 8)).toBeLessThan(1.5);
     expect(thread.parents.length).toBeGreaterThanOrEqual(3);
     expect(thread.parents[0]).toMatchObject({ depth: 1, originalUrl: `${site.origin}/pricing?utm=mail#plans`, canonicalUrl: `${site.origin}/pricing` });
-    expect(await inPage(page, '(path) => document.querySelector(path) === document.querySelector("[data-clicked]").parentElement', thread.parents[0].path)).toBe(true);
+    expect(await inPage(page, '(path) => document.querySelector(path) === document.querySelector("[data-review-board-clicked]").parentElement', thread.parents[0].path)).toBe(true);
     expect(thread.browserContext).toEqual({
       browserName: expect.stringMatching(/Chrom/),
       browserVersion: expect.stringMatching(/^\d+\./),
@@ -240,12 +260,36 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
       textPosition: { start: expect.any(Number), end: expect.any(Number) },
     });
     expect(thread.anchor.textPosition.end - thread.anchor.textPosition.start).toBe('For teams that review together every week.'.length);
+    // Exactly what web/anchoring describes of the clicked element (its page text leaves the client's own element out).
+    const described = await describedIn(page, '[data-review-board-clicked]');
+    expect({ path: element.path, anchor: thread.anchor }).toEqual({ path: described.elementPath, anchor: described.anchor });
     const again = await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey });
     expect(again.body.data.anchor).toEqual(thread.anchor);
 
+    // The viewport at comment time, rendered in the browser, attached through the screenshot flow.
+    const screenshot = await eventually(
+      () => call('GET', `/threads/${thread.id}/screenshot`, { key: org.workspaceKey }),
+      (answer) => answer.status === 200,
+    );
+    expect(screenshot.status, JSON.stringify(screenshot.body)).toBe(200);
+    expect(screenshot.body.data).toMatchObject({ mimeType: 'image/png', width: 1440, height: 900, filesize: expect.any(Number) });
+    expect(screenshot.body.data.filesize).toBeGreaterThan(1000);
+    // A PNG of the viewport's size (its IHDR), kept beside the page screenshots to look at.
+    const png = Buffer.from(await (await fetch(screenshot.body.data.url)).arrayBuffer());
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1440, 900]);
+    writeFileSync(join(shots, 'comment-time-viewport-1440.png'), png);
+    const api = `${new URL(baseUrl()).origin}/api/v2/`;
+    const elsewhere = sent.filter((request) => !request.url.startsWith(api) && !request.url.startsWith('data:') && !request.url.startsWith('blob:'));
+    expect(elsewhere.map((request) => request.method), JSON.stringify(elsewhere)).toEqual(['POST']);
+    expect(sent.filter((request) => request.url.startsWith(api) && /screenshot/.test(request.url)).map((request) => `${request.method} ${new URL(request.url).pathname.replace(thread.id, ':id')}`)).toEqual([
+      'GET /api/v2/threads/:id/screenshot-upload-policy',
+      'PUT /api/v2/threads/:id/screenshot',
+    ]);
+
     // Reload: the pin is placed on the same element again.
     await page.reload();
-    await target.evaluate((element) => element.setAttribute('data-clicked', ''));
+    await target.evaluate((element) => element.setAttribute('data-review-board-clicked', ''));
     expect((await mountOn(page, { publicKey: installation.publicKey })).ok).toBe(true);
     await pin.waitFor();
     await expectOnTarget();
@@ -284,19 +328,10 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     });
     const { page, violations } = await open(390);
     await page.goto(`${site.origin}/pricing`);
-    // The note's text and the text around it, as the client records them (32 characters each side).
-    const { position, ...quote } = await inPage<{ exact: string; prefix: string; suffix: string; position: { start: number; end: number } }>(
-      page,
-      `() => {
-        const body = document.body.textContent;
-        const exact = 'Prices exclude tax.';
-        const start = body.indexOf(exact);
-        const end = start + exact.length;
-        return { exact, prefix: body.slice(Math.max(0, start - 32), start), suffix: body.slice(end, end + 32), position: { start, end } };
-      }`,
-      null,
-    );
-    await createThread(org.workspaceKey, markup, on('html > body > main > p', { css: 'html > body > main > p', textQuote: quote, textPosition: position }));
+    // The note as the client records it (web/anchoring's description), by a positional path: a paragraph put before it takes that path.
+    const { anchor: noteAnchor } = await describedIn(page, '#note');
+    const positional = 'html > body > main > p:nth-of-type(1)';
+    await createThread(org.workspaceKey, markup, on(positional, { ...noteAnchor, css: positional }));
     await createThread(org.workspaceKey, markup, on('#gone', { css: '#gone', textQuote: { exact: 'A paragraph that was deleted', prefix: '', suffix: '' } }));
     await createThread(org.workspaceKey, markup, { url: `${site.origin}/about`, canonicalUrl: `${site.origin}/about`, elements: [{ elementPath: 'html > body > main > p', offsetXPercentage: 1, offsetYPercentage: 1 }] });
 
@@ -375,7 +410,7 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     await dialog.getByRole('button', { name: 'Post' }).click();
     await page.getByRole('button', { name: 'Comment 1', exact: true }).waitFor();
     const [thread] = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads;
-    expect(thread).toMatchObject({ user: { guest: true }, elements: [{ path: '#note' }], anchor: { css: '#note', textQuote: { exact: 'Prices exclude tax.' } } });
+    expect(thread).toMatchObject({ user: { guest: true }, elements: [{ path: 'p#note' }], anchor: { css: 'p#note', textQuote: { exact: 'Prices exclude tax.' } } });
 
     // From the keyboard: Comment, focus a page element, Enter; the link is pinned, not followed.
     await page.getByRole('button', { name: 'Comment', exact: true }).press('Enter');

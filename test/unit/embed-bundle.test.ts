@@ -21,8 +21,9 @@ describe('the embeddable client module', () => {
     console.info(`embed client: ${(gzipped / 1024).toFixed(1)} KB gzipped (budget ${BUDGET_BYTES / 1024} KB), ${(source.length / 1024).toFixed(1)} KB minified`);
 
     expect(gzipped).toBeLessThanOrEqual(BUDGET_BYTES);
-    // One module: no imports of other files (chunks) a customer's CSP would have to allow separately.
-    expect(source).not.toMatch(/\bimport\s*\(|\bimport\s*[{*"']|\bfrom\s*["']/);
+    // One module: no imports of other files (chunks) a customer's CSP would have to allow separately
+    // (import statements start a statement; a string such as "… css import" in the renderer's messages is none).
+    expect(source).not.toMatch(/\bimport\s*\(|(?:^|[;}])\s*import\s*[{*"']|\}\s*from\s*["']/);
     const exported = [...source.matchAll(/export\s*\{([^}]*)\}/g)].flatMap((match) => match[1]!.split(',').map((entry) => entry.trim().split(/\s+as\s+/).pop()));
     expect(exported).toEqual(['mount']);
     // Strict-CSP safe: nothing evaluates strings as code.

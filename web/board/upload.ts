@@ -58,7 +58,8 @@ interface FormRequest {
 }
 declare const XMLHttpRequest: new () => FormRequest;
 
-function postForm(url: string, form: FormData, onProgress: (fraction: number) => void): Promise<string> {
+/** The form POST to storage of a presigned policy; answers storage's ETag. */
+export function postForm(url: string, form: FormData, onProgress: (fraction: number) => void): Promise<string> {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     request.open('POST', url);

@@ -3,6 +3,7 @@ import boardCss from '../board/board.css';
 import { BoardStore, boardTransport, type BoardTransport, type Markup, type Request, type Thread, type ViewMode } from '../board/index.js';
 import embedCss from './embed.css';
 import { EmbedUi, type PagePlacement } from './overlay.js';
+import { attachScreenshot } from './screenshot.js';
 import { Session, type Identity } from './session.js';
 
 /**
@@ -53,11 +54,14 @@ function pageTransport(request: Request): BoardTransport {
       });
       const known = await modes;
       const mode = known.find((candidate) => candidate.category === page.viewCategory) ?? known[0];
-      const { viewCategory: _category, ...fields } = page;
-      return request<Thread>('/threads', {
+      const { viewCategory: _category, screenshot, ...fields } = page;
+      const thread = await request<Thread>('/threads', {
         method: 'POST',
         body: { isImageThread: false, projectId: markupId, ...fields, viewModeId: mode?.id, offsetXPercentage, offsetYPercentage, content, ...(mentionIds.length ? { mentionIds } : {}) },
       });
+      // The viewport at the click goes with it where the browser could render it; the comment never waits for it or fails with it.
+      void screenshot.then((shot) => shot && attachScreenshot(request, thread.id, shot)).catch(() => undefined);
+      return thread;
     },
   };
 }

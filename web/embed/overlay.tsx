@@ -1,8 +1,8 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { isUnread, NewCommentDialog, ThreadDialog, useBoardState, type BoardStore, type Markup, type Placement, type Thread } from '../board/index.js';
-import { anchorOf, locateAll, type Anchor } from './anchor.js';
+import { describeElement, locateAll, type Anchor } from '../anchoring/index.js';
+import { captureViewport, type ViewportShot } from './screenshot.js';
 import { browserContext, canonicalUrl, elementParents, offsetsWithin, pageUrl, viewCategoryOf, type BrowserContext, type ElementParent, type ViewCategory } from './page.js';
-import { selectorFor } from './selector.js';
 
 /** A webpage thread as the API answers it, with the fields the client places it by. */
 export type PageThread = Thread & { canonicalUrl?: string; anchor?: Anchor | null; elements?: { path?: string }[] };
@@ -17,23 +17,27 @@ export interface PagePlacement extends Placement {
     browserContext: BrowserContext;
     anchor: Anchor;
     viewCategory: ViewCategory;
+    /** The viewport at the click, rendered in the browser; undefined where it cannot be. */
+    screenshot: Promise<ViewportShot | undefined>;
   };
 }
 
-/** The placement of a click at `(x, y)` on `element`. */
-export function placementOf(element: Element, x: number, y: number): PagePlacement {
+/** The placement of a click at `(x, y)` on `element`: web/anchoring describes it (its element path and anchor); the viewport is rendered without `host`. */
+export function placementOf(element: Element, x: number, y: number, host: Element): PagePlacement {
   const offsets = offsetsWithin(element, x, y);
   const context = browserContext();
+  const { elementPath, anchor } = describeElement(element);
   return {
     ...offsets,
     page: {
       url: pageUrl(),
       canonicalUrl: canonicalUrl(),
-      elements: [{ elementPath: selectorFor(element), ...offsets }],
+      elements: [{ elementPath, ...offsets }],
       elementParents: elementParents(element),
       browserContext: context,
-      anchor: anchorOf(element),
+      anchor,
       viewCategory: viewCategoryOf(context.viewportWidth),
+      screenshot: captureViewport(host),
     },
   };
 }
@@ -122,7 +126,7 @@ export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTML
       const element = targetOf(event);
       if (!element) return;
       setHover(undefined);
-      store.place(placementOf(element, event.clientX, event.clientY));
+      store.place(placementOf(element, event.clientX, event.clientY, host));
     };
     const onKey = (event: KeyboardEvent) => {
       if (event.key === 'Escape') {
@@ -136,7 +140,7 @@ export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTML
       swallow(event);
       const box = element.getBoundingClientRect();
       setHover(undefined);
-      store.place(placementOf(element, box.left + box.width / 2, box.top + box.height / 2));
+      store.place(placementOf(element, box.left + box.width / 2, box.top + box.height / 2, host));
     };
     const onFocus = (event: FocusEvent) => setHover(own(event) ? undefined : targetOf(event)?.getBoundingClientRect());
     addEventListener('mousemove', onMove, true);
@@ -157,8 +161,11 @@ export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTML
 
   const canonical = useMemo(() => canonicalUrl(), [version]);
   const onPage = (state.threads as PageThread[]).filter((thread) => thread.canonicalUrl === canonical);
-  // Looked up again when the threads or the page change, not on every scroll.
-  const located = useMemo(() => locateAll(onPage), [state.threads, version, canonical]);
+  // Looked up again when the threads or the page change (one web/anchoring pass, one page text), not on every scroll.
+  const located = useMemo(() => {
+    const found = onPage.length ? locateAll(document, onPage.map((thread) => ({ elementPath: thread.elements?.[0]?.path, anchor: thread.anchor }))) : [];
+    return new Map(onPage.map((thread, index) => [thread.id, found[index]]));
+  }, [state.threads, version, canonical]);
   const unanchored = onPage.filter((thread) => !located.get(thread.id)?.element.isConnected);
   const openThread = state.threads.find((thread) => thread.id === state.openThreadId);
 

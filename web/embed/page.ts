@@ -3,7 +3,7 @@
  * the canonical URL, the view mode by viewport width, a complete `browserContext`, the element's
  * parents and where in the element the click landed.
  */
-import { selectorFor } from './selector.js';
+import { selectorOf } from '../anchoring/index.js';
 
 export type ViewCategory = 'desktop' | 'tablet' | 'mobile';
 
@@ -87,7 +87,7 @@ export function elementParents(element: Element, limit = 30): ElementParent[] {
   const url = pageUrl();
   const canonical = canonicalUrl();
   for (let parent = element.parentElement, depth = 1; parent && parent !== document.documentElement && depth <= limit; parent = parent.parentElement, depth += 1) {
-    parents.push({ url, canonicalUrl: canonical, path: selectorFor(parent), depth });
+    parents.push({ url, canonicalUrl: canonical, path: selectorOf(parent), depth });
   }
   return parents;
 }
