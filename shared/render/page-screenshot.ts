@@ -142,11 +142,13 @@ export async function renderPage(
     const page = <T>(method: string, params: Record<string, unknown> = {}) => session.send<T>(method, params, sessionId);
     await page('Page.enable');
     await page('Emulation.setDeviceMetricsOverride', { width, height: options.viewport.height, deviceScaleFactor: 1, mobile: false });
-    const loaded = session.next('Page.loadEventFired', sessionId, 20_000);
+    // A page whose load event never fires (a stalled resource) is taken as it is after 20 s. Handled
+    // from the start: when navigation fails first, nobody awaits it, and its rejection (Chromium
+    // killed, the wait over) must not surface as an unhandled rejection that ends the worker.
+    const loaded = session.next('Page.loadEventFired', sessionId, 20_000).catch(() => undefined);
     const navigation = await page<{ errorText?: string }>('Page.navigate', { url });
     if (navigation.errorText) throw new RenderError(`The page could not be loaded: ${navigation.errorText}`);
-    // A page whose load event never fires (a stalled resource) is taken as it is after 20 s.
-    await loaded.catch(() => undefined);
+    await loaded;
     await page('Runtime.evaluate', { expression: SETTLE, awaitPromise: true });
     const documentHeight = await evaluate<number>(page, DOCUMENT_HEIGHT);
     const height = Math.max(1, Math.min(MAX_SCREENSHOT_HEIGHT, documentHeight));

@@ -11,7 +11,8 @@ import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { pendingPageScreenshots } from '../../shared/db/page-screenshots.js';
 import { VIEW_MODES } from '../../shared/domain/markups/view-modes.js';
 import { findChromium } from '../../shared/render/chromium.js';
-import { MAX_SCREENSHOT_HEIGHT } from '../../shared/render/page-screenshot.js';
+import { MAX_SCREENSHOT_HEIGHT, renderPage } from '../../shared/render/page-screenshot.js';
+import { addressPolicy } from '../../shared/render/url-safety.js';
 import { markupObjectPrefix } from '../../shared/storage/objects.js';
 import { call, makeOrganization } from '../support/api.js';
 import { conversionClients, deliveryRecord as record, keysUnder as keysIn } from '../support/conversion-jobs.js';
@@ -277,4 +278,32 @@ describe('full-page screenshots of webpage markups, per view mode (thumbnails qu
     expect(malformed.status).toBe(400);
     expect(anonymous.status).toBe(401);
   });
+
+  it.runIf(renderable)(
+    'a render cut short while the page is still loading fails with its reason and leaves no unhandled rejection behind (20 runs)',
+    async () => {
+      const chromium = (await findChromium({ chromiumPath: process.env.CHROMIUM_PATH }))!;
+      // A page that never answers: Page.navigate is still waiting when the time limit kills Chromium.
+      const hanging = createServer(() => undefined);
+      await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+      const unhandled: unknown[] = [];
+      const record = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', record);
+      try {
+        for (let run = 0; run < 20; run += 1) {
+          const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/slow`;
+          await expect(renderPage(chromium, url, { guard: { allowed: addressPolicy('local') }, viewport: { width: 800, height: 600 }, timeoutMs: 1500 })).rejects.toThrow(/longer than|exited/);
+        }
+        // Rejections nobody handled are reported after the microtasks of their turn: give them one.
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(unhandled).toEqual([]);
+      } finally {
+        process.off('unhandledRejection', record);
+        hanging.closeAllConnections();
+        hanging.close();
+      }
+    },
+    120_000,
+  );
 });
+
