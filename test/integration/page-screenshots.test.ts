@@ -306,4 +306,3 @@ describe('full-page screenshots of webpage markups, per view mode (thumbnails qu
     120_000,
   );
 });
-
