@@ -7,7 +7,7 @@
  * `data-bench-target`, which the benchmark strips before the anchoring code sees the page.
  */
 
-export const KINDS = ['text edited', 'element moved', 'siblings inserted', 'classes renamed', 'framework re-render', 'element removed', 'look-alike added', 'exact copy beside it'] as const;
+export const KINDS = ['text edited', 'element moved', 'siblings inserted', 'classes renamed', 'framework re-render', 'element removed', 'look-alike added', 'look-alike before it', 'exact copy beside it'] as const;
 /**
  * An exact copy of the element's card, row or item put right before it: the copy stands where the
  * original stood, between the same texts, so nothing tells them apart. Only "never wrong" is asked
@@ -302,6 +302,18 @@ export function makePair(kind: Kind, seed: number): PagePair {
         else main.unshift(lookAlike);
       } else children.splice(where, 0, lookAlike);
       name += ' (a copy with the same text elsewhere)';
+      break;
+    }
+    case 'look-alike before it': {
+      // A copy of the target's unit with the target's own text edited a little, right before it: a
+      // positional selector now names the look-alike, while the unchanged original is still there.
+      const lookAlike = copyOf(unit);
+      walk(lookAlike, (node) => {
+        if (node.text !== undefined && node.text === target.text) node.text = editText(rng, node.text);
+      });
+      const children = list.children!;
+      children.splice(children.indexOf(unit), 0, lookAlike);
+      name += ' (a copy with its text edited, right before it)';
       break;
     }
   }

@@ -145,6 +145,15 @@ describe.skipIf(!chromium)('anchoring in Chromium', () => {
     expect(result.outcome, JSON.stringify(result)).toBe('same');
   });
 
+  it('stays on an unchanged paragraph when a look-alike that differs by a word is put right before it (its positional selector now names the look-alike)', async () => {
+    // An outside review's case: the selector is article > p:nth-of-type(2); the new paragraph takes that place.
+    const change = "const lookAlike = element.cloneNode(true); lookAlike.textContent = element.textContent.replace('sold', 'kept'); element.before(lookAlike);";
+    const result = await afterChange(page, served.url, 'article > p:nth-of-type(2)', change);
+
+    expect(result.stored.anchor.css).toMatch(/nth-of-type\(2\)/);
+    expect(result.outcome, JSON.stringify(result)).toBe('same');
+  });
+
   it('leaves the thread unanchored when the element is removed, though look-alikes remain', async () => {
     for (const [target, change] of [
       ['.card:nth-child(2) > button', "element.closest('.card').remove();"],

@@ -154,11 +154,13 @@ export interface Contender {
  */
 export function choose<T extends Contender>(contenders: readonly T[], distinct: (a: T, b: T) => boolean, touching: (a: T, b: T) => boolean = () => false): T | undefined {
   const ranked = [...contenders].sort((a, b) => b.score - a.score);
-  const best = ranked[0];
-  if (!best || best.score < THRESHOLD) return undefined;
-  const others = ranked.filter((other) => other !== best && distinct(best, other));
-  const unique = others.every((other) => other.evidence.quote < 0.8);
-  if (!acceptable(best.evidence, unique)) return undefined;
+  const othersOf = (candidate: T) => ranked.filter((other) => other !== candidate && distinct(candidate, other));
+  // The best candidate that may be taken at all, not only the best-scored: a look-alike put where a
+  // positional selector points scores high on its neighbours yet may not be taken, and must not
+  // hide the unchanged original the text still finds. It must still beat every rival below.
+  const best = ranked.find((candidate) => candidate.score >= THRESHOLD && acceptable(candidate.evidence, othersOf(candidate).every((other) => other.evidence.quote < 0.8)));
+  if (!best) return undefined;
+  const others = othersOf(best);
   const rivalled = others.some(
     (other) =>
       (other.score > best.score - MARGIN && (other.evidence.quote >= 0.95 || acceptable(other.evidence, false))) ||
