@@ -310,7 +310,11 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     const reopened = await eventually(async () => (await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data.resolved, (resolved) => resolved === false);
     expect(reopened).toBe(false);
     await shot(shots, page, 'thread', 1440);
-    await threadDialog.getByRole('button', { name: 'Close' }).click();
+    await page.keyboard.press('Escape');
+    // The focus goes back to the pin that opened the thread, inside the client's shadow root (not the page's body).
+    await expect
+      .poll(() => page.evaluate<string | null>("document.querySelector('review-board-embed').shadowRoot.activeElement?.getAttribute('aria-label') ?? document.activeElement.localName"))
+      .toBe('Comment 1');
 
     expect(await seriousAxeViolations(page, 'customer page with the client at 1440 px')).toEqual([]);
     expect(violations).toEqual([]);

@@ -300,6 +300,8 @@ function Pins({ pins, onOpen, positionOf }: { pins: Thread[]; onOpen: (thread: T
           data-pin={thread.id}
           class={`pin${thread.resolved ? ' resolved' : ''}${isUnread(thread) ? ' unread' : ''}`}
           aria-label={`Comment ${thread.number}`}
+          // The name stays "Comment N" (DESIGN.md); that it is unread is its description, not only a dot.
+          title={isUnread(thread) ? 'Unread' : undefined}
           style={{ left: `${Math.min(100, Math.max(0, at(thread).x))}%`, top: `${Math.min(100, Math.max(0, at(thread).y))}%` }}
           onClick={(event) => {
             event.stopPropagation();

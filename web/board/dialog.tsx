@@ -31,7 +31,7 @@ export function Dialog({
 
   useEffect(() => {
     const dialog = ref.current!;
-    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const previous = deepActiveElement();
     if (!dialog.open) dialog.showModal();
     return () => {
       if (dialog.open) dialog.close();
@@ -63,4 +63,14 @@ export function Dialog({
       {children}
     </dialog>
   );
+}
+
+/**
+ * What has the focus, looking into open shadow roots: inside the embeddable client the document's
+ * active element is only its host element, and focus given back to the host lands on the body.
+ */
+function deepActiveElement(): HTMLElement | null {
+  let active: Element | null = document.activeElement;
+  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+  return active instanceof HTMLElement ? active : null;
 }

@@ -187,6 +187,7 @@ export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTML
               data-pin={thread.id}
               class={`pin${thread.resolved ? ' resolved' : ''}${isUnread(thread) ? ' unread' : ''}`}
               aria-label={`Comment ${thread.number}`}
+              title={isUnread(thread) ? 'Unread' : undefined}
               style={{ left: `${Math.round(x)}px`, top: `${Math.round(y)}px` }}
               onClick={() => store.open(thread.id)}
             >
