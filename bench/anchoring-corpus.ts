@@ -234,7 +234,9 @@ export function makePair(kind: Kind, seed: number): PagePair {
   walk(root, (node) => {
     if (node.tag === 'img') pictures.push(node);
   });
-  const target = kind !== 'text edited' && rng.next() < 0.2 ? rng.pick(pictures) : rng.pick(textTargets(root).filter((node) => node.tag !== 'body'));
+  // A look-alike differing by an edit of the target's text needs a text to edit: no pictures there either.
+  const textOnly = kind === 'text edited' || kind === 'look-alike before it';
+  const target = !textOnly && rng.next() < 0.2 ? rng.pick(pictures) : rng.pick(textTargets(root).filter((node) => node.tag !== 'body'));
   const salt = `s${seed}`;
   const before: Style = { framework: kind === 'framework re-render' || rng.next() < 0.3, salt, renamed: false };
   const after = clone(root);
@@ -305,11 +307,15 @@ export function makePair(kind: Kind, seed: number): PagePair {
       break;
     }
     case 'look-alike before it': {
-      // A copy of the target's unit with the target's own text edited a little, right before it: a
-      // positional selector now names the look-alike, while the unchanged original is still there.
+      // A copy of the target's unit right before it, the target's own text edited a little and its
+      // other texts new (another product's card, another question of the list): a positional
+      // selector now names the look-alike, while the unchanged original is still there. A copy
+      // whose other texts stayed would be the original edited in place with a copy after it,
+      // which no anchor can tell apart.
       const lookAlike = copyOf(unit);
       walk(lookAlike, (node) => {
-        if (node.text !== undefined && node.text === target.text) node.text = editText(rng, node.text);
+        if (node.text === undefined) return;
+        node.text = node.text === target.text ? editText(rng, node.text) : (freshLike(rng, node).text ?? node.text);
       });
       const children = list.children!;
       children.splice(children.indexOf(unit), 0, lookAlike);
