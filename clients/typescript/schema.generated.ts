@@ -488,6 +488,30 @@ export interface paths {
         patch: operations["setMarkupReadOnly"];
         trace?: never;
     };
+    "/api/v2/markups/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a markup's events
+         * @description The markup's event log, oldest first: each entry is `{ seq, event }`, where `seq` counts the markup's events from 1 without gaps and `event` is the webhook body (`{ id, type, workspaceId, createdAt, data }`, the same body webhooks and live updates carry). `after` (default 0) answers the entries with a greater `seq`; `limit` (default 50, at most 100). Next page: `after=<nextCursor>` (the last entry's `seq`). A client that reconnects to live updates reads what it missed here. Entries are kept 30 days.
+         *
+         *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
+         *
+         *     Needs `markup:read`: workspace role viewer or above; end users project:viewer or above.
+         */
+        get: operations["listMarkupEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/markups/{id}/tag": {
         parameters: {
             query?: never;
@@ -5471,6 +5495,104 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMarkupEvents: {
+        parameters: {
+            query?: {
+                after?: number;
+                limit?: number;
+            };
+            header?: {
+                /** @description The API version; absent means this one. */
+                "Service-API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the markup's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "seq": 1,
+                     *             "event": {
+                     *               "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *               "type": "comment_created",
+                     *               "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *               "createdAt": "2023-02-22T10:00:00.000Z",
+                     *               "data": {
+                     *                 "markup": {},
+                     *                 "user": {},
+                     *                 "comment": {},
+                     *                 "message": {}
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "hasMore": true,
+                     *         "nextCursor": "MjAyMy0wMi0yMlQxMDowMDowMC4wMDBa"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            data: {
+                                seq: number;
+                                event: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @enum {string} */
+                                    type: "comment_created" | "comment_updated" | "comment_screenshot_failed" | "comment_resolved" | "comment_unresolved" | "markup_created" | "markup_ready" | "comment_reply_created" | "markup_status_changed" | "set_project_read_only" | "project_review_created";
+                                    /** Format: uuid */
+                                    workspaceId: string;
+                                    createdAt: string;
+                                    data: {
+                                        markup: {
+                                            [key: string]: unknown;
+                                        } | null;
+                                        user: {
+                                            [key: string]: unknown;
+                                        } | null;
+                                        comment?: {
+                                            [key: string]: unknown;
+                                        } | null;
+                                        message?: {
+                                            [key: string]: unknown;
+                                        } | null;
+                                    };
+                                };
+                            }[];
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
                 headers: {

@@ -129,6 +129,7 @@ const CASES: Record<string, Case> = {
   'POST /api/v2/markups/{id}': send('POST', (f) => `/markups/${f.markup.id}`, () => ({ name: 'Matrix markup' })),
   'DELETE /api/v2/markups/{id}': { ...send('DELETE', (f) => `/markups/${f.deletedMarkup.id}`), order: 1 },
   'PATCH /api/v2/markups/{id}/read-only': send('PATCH', (f) => `/markups/${f.markup.id}/read-only`, () => ({ readOnly: false })),
+  'GET /api/v2/markups/{id}/events': get((f) => `/markups/${f.markup.id}/events`),
   'GET /api/v2/markups/{id}/tag': get((f) => `/markups/${f.markup.id}/tag`),
   'GET /api/v2/markups/{id}/view-modes': get((f) => `/markups/${f.markup.id}/view-modes`),
   'GET /api/v2/markups/{id}/thumbnail': get((f) => `/markups/${f.markup.id}/thumbnail`),
