@@ -127,6 +127,27 @@ describe('live subscriptions', () => {
     after.close();
   });
 
+  it('gives subscribers that join, and rejoin with `after`, while 20 comments are made at once every seq once and in order', async () => {
+    const org = await makeOrganization();
+    const markup = await makeTypedMarkup(org, 'image');
+    const steady = await LiveClient.connect(org.workspaceKey);
+    const start = ((await steady.subscribe(markup.id)) as { seq: number }).seq;
+    const writes = Promise.all(Array.from({ length: 20 }, () => createThread(org.workspaceKey, markup)));
+    // Joining while the writes land: from the start (`after`), and from wherever the log is (no `after`).
+    const late = await LiveClient.connect(org.orgKey);
+    const lateFrom = ((await late.subscribe(markup.id, start)) as { seq: number }).seq;
+    const fresh = await LiveClient.connect(org.workspaceKey);
+    const freshFrom = ((await fresh.subscribe(markup.id)) as { seq: number }).seq;
+    await writes;
+    for (const client of [steady, late, fresh]) await client.until(() => client.events(markup.id).at(-1)?.seq === start + 20);
+    expect(seqsOf(steady.events(markup.id))).toEqual(run(start, 20));
+    expect(seqsOf(late.events(markup.id))).toEqual(run(start, 20));
+    expect(lateFrom).toBeGreaterThanOrEqual(start);
+    expect(seqsOf(fresh.events(markup.id))).toEqual(run(freshFrom, start + 20 - freshFrom));
+    expect(late.events(markup.id)).toEqual(steady.events(markup.id));
+    for (const client of [steady, late, fresh]) client.close();
+  });
+
   it('refuses, as GET /markups/{id} does, another workspace\'s markup, a missing one, and a bound end user\'s other markup; a malformed message is a 400', async () => {
     const org = await makeOrganization();
     const other = await makeOrganization();
