@@ -1662,6 +1662,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/live/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a live-update ticket
+         * @description A WebSocket URL carrying a single-use ticket, valid 60 s, for live updates (no credential ever goes in a URL). Any credential: an API key, a session token or an exchange token. On the socket, send `{ "type": "subscribe", "markupId": "…", "after"?: SEQ }`; the answer is `{ "type": "subscribed", "markupId", "seq" }` (the markup's last seq), then `{ "type": "event", "markupId", "seq", "event" }` for every event of the markup, `event` being its webhook body, and `seq` counting the markup's events from 1 without gaps; with `after`, what the log holds after it comes first. A subscription is authorized like `GET /markups/{id}`; a refused one is `{ "type": "error", "markupId", "status", "detail" }`. A revoked or signed-out credential, or a deleted installation or end user, ends its connections (close code 4401).
+         *
+         *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
+         *
+         *     Needs `live:ticket`: workspace role viewer or above; end users project:viewer or above.
+         */
+        post: operations["createLiveTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -11464,6 +11488,55 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createLiveTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version; absent means this one. */
+                "Service-API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The socket URL with its ticket */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "url": "https://www.example.com/pricing",
+                     *         "expiresAt": "2023-02-22T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            url: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
                 headers: {
