@@ -1,4 +1,6 @@
 import type { EventRecord } from '../../db/events.js';
+import { getItem } from '../../db/items.js';
+import { lastMarkupEventSeq, readMarkupEventLog } from '../../db/markup-events.js';
 
 /**
  * The per-markup event log live subscriptions catch up from (issue 32 item 1: every outbox event
@@ -24,10 +26,15 @@ export function seqOf(event: EventRecord): number | undefined {
 }
 
 /**
- * Until the log reader lands: no event logged, so a subscription starts at 0 and catches up
- * nothing. Replaced by the reader of `shared/db/events.ts` (same signature).
+ * The log of `shared/db/markup-events.ts`: heads and entries read consistently. A markup that is
+ * gone has no entries (its subscription was refused or is closed by then).
  */
 export const markupEventLog: MarkupEventLog = {
-  lastSeq: async () => 0,
-  eventsAfter: async () => ({ events: [], hasMore: false }),
+  lastSeq: (markupId) => lastMarkupEventSeq(markupId),
+  eventsAfter: async (markupId, after, limit) => {
+    const markup = await getItem(markupId, true);
+    if (!markup || markup.kind !== 'markup') return { events: [], hasMore: false };
+    const { entries, hasMore } = await readMarkupEventLog(markup as unknown as { id: string } & Record<string, unknown>, after, limit);
+    return { events: entries.map((entry) => ({ seq: entry.seq, event: entry.event })), hasMore };
+  },
 };
