@@ -144,6 +144,18 @@ describe('choosing among candidates', () => {
     expect(choose([tookItsPlace, moved], apart)?.name).toBe('moved');
   });
 
+  it('gives a positional selector no weight when it names the element that took a moved card\'s place (none of the matching text is its own)', () => {
+    // A card moved away: the selector div:nth-of-type(3) > button now names the next card's button,
+    // whose following text is the stored one; the moved button kept its own card's text before it.
+    const moved = contender('moved', { suffix: 0, agreeAfter: 0, agreeWithin: 63 });
+    const tookItsPlace = contender('took its place', { prefix: 0, agreeBefore: 1, agreeWithin: 1, css: 'positional' });
+    const keptItsOwn = contender('kept its own', { prefix: 0, agreeBefore: 1, agreeWithin: 12, css: 'positional' });
+
+    expect(scoreOf(tookItsPlace.evidence)).toBeCloseTo(scoreOf({ ...tookItsPlace.evidence, css: false }), 5);
+    expect(scoreOf(keptItsOwn.evidence)).toBeGreaterThan(scoreOf({ ...keptItsOwn.evidence, css: false }));
+    expect(choose([tookItsPlace, moved], apart)?.name).toBe('moved');
+  });
+
   it('answers nothing for an item copied right before itself, though the original\'s matching side is outside its list', () => {
     const copy = contender('copy', { suffix: 0, agreeAfter: 0, agreeWithin: 63, css: 'positional' });
     const original = contender('original', { prefix: 0, agreeBefore: 0, agreeWithin: 0 });

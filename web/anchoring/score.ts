@@ -98,9 +98,13 @@ export interface Evidence {
 export const THRESHOLD = 0.5;
 export const MARGIN = 0.1;
 
-/** A candidate's score, 0 to 1: text first, then context, then a selector that still names it. */
+/**
+ * A candidate's score, 0 to 1: text first, then context, then a selector that still names it. A
+ * selector with positions counts only for an element that kept some text of its own beside it: one
+ * whose matching text all lies outside its parent took the place of a card that moved or was removed.
+ */
 export function scoreOf(evidence: Evidence): number {
-  const bonus = evidence.css === 'stable' ? 0.15 : evidence.css === 'positional' ? 0.05 : 0;
+  const bonus = evidence.css === 'stable' ? 0.15 : evidence.css === 'positional' && evidence.agreeWithin >= 12 ? 0.05 : 0;
   const penalty = evidence.tag === false ? 0.25 : 0;
   const within = 0.15 * Math.min(1, evidence.agreeWithin / 32);
   const score = 0.5 * evidence.quote + 0.25 * evidence.prefix + 0.25 * evidence.suffix + bonus + within - penalty;
