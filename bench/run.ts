@@ -43,7 +43,7 @@ try {
 if (want('bundles')) await benchBundles();
 if (want('anchoring')) {
   process.stdout.write('\n');
-  await benchAnchoring({ pairsPerKind: Number(process.env.BENCH_ANCHOR_PAIRS ?? 20), runs: Number(process.env.BENCH_ANCHOR_RUNS ?? 9) });
+  await benchAnchoring({ pairsPerKind: Number(process.env.BENCH_ANCHOR_PAIRS ?? 20), firstSeed: Number(process.env.BENCH_ANCHOR_SEED ?? 1), runs: Number(process.env.BENCH_ANCHOR_RUNS ?? 9) });
 }
 if (want('embed')) {
   process.stdout.write('\n');
