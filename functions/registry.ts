@@ -232,6 +232,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   // New outbox items -> each event to its markup's live subscribers, on its own event source mapping so a slow webhook never delays it.
   // Writes: each subscription's last seq sent (the claim that keeps catch-up and fan-out from sending twice), the event's stored body, gone connections.
   { kind: 'stream', name: 'live-fanout', filter: OUTBOX_STREAM_FILTER, timeoutSeconds: 30, access: { table: 'readWrite', liveConnections: true } },
+  // Closes the live connections whose credential died (revoked key, signed-out session, deleted installation or end user) though no event came for them.
+  { kind: 'schedule', name: 'live-sweep', everyMinutes: 1, timeoutSeconds: 60, access: { table: 'readWrite', liveConnections: true } },
 ];
 
 /** Path of a function's entry file, relative to the repository root. */

@@ -6,7 +6,7 @@ import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
 import { apiKeyKey } from './api-keys.js';
 import { isConditionFailure } from './errors.js';
-import { queryPrefix } from './paging.js';
+import { queryAll, queryPrefix } from './paging.js';
 import { TABLE } from './table.js';
 import { batchDelete } from './transact.js';
 
@@ -31,6 +31,9 @@ export const liveConnectionKey = (connectionId: string) => ({ PK: `LIVECONN#${co
 /** The subscriptions of one markup share its partition: the fan-out reads them with one Query. */
 export const liveSubscriptionsPartition = (markupId: string) => `LIVE#${markupId}`;
 export const liveSubscriptionKey = (markupId: string, connectionId: string) => ({ PK: liveSubscriptionsPartition(markupId), SK: `CONN#${connectionId}` });
+
+/** The GSI5 partition that lists every open connection (the periodic credential check walks it). */
+const CONNECTIONS_INDEX_PARTITION = 'LIVECONNS';
 
 /**
  * How long a connection and its subscriptions are kept without being refreshed: longer than API
@@ -114,7 +117,15 @@ export async function putLiveConnection(record: Omit<LiveConnectionRecord, 'mark
   await getDb().send(
     new PutCommand({
       TableName: table(),
-      Item: { ...liveConnectionKey(record.connectionId), entity: 'LiveConnection', ...record, markupIds: [], ...ttlOf(record.connectedAt + LIVE_CONNECTION_TTL_MS) },
+      Item: {
+        ...liveConnectionKey(record.connectionId),
+        entity: 'LiveConnection',
+        ...record,
+        markupIds: [],
+        GSI5PK: CONNECTIONS_INDEX_PARTITION,
+        GSI5SK: record.connectionId,
+        ...ttlOf(record.connectedAt + LIVE_CONNECTION_TTL_MS),
+      },
     }),
   );
 }
@@ -204,6 +215,13 @@ export async function claimLiveSeq(markupId: string, connectionId: string, seq: 
 export async function liveSubscriptionsOf(markupId: string): Promise<LiveSubscriptionRecord[]> {
   const items = await queryPrefix(liveSubscriptionsPartition(markupId), 'CONN#', { consistent: true });
   return items.map((item) => ({ connectionId: item.connectionId as string, markupId, principal: item.principal as StoredPrincipal, sent: item.sent as number }));
+}
+
+/** Every open connection with its principal, 100 at a time (GSI5 `LIVECONNS`): for the periodic credential check. */
+export async function* allLiveConnections(): AsyncGenerator<{ connectionId: string; principal: StoredPrincipal }> {
+  for await (const item of queryAll('GSI5', CONNECTIONS_INDEX_PARTITION)) {
+    if (item.entity === 'LiveConnection') yield { connectionId: item.connectionId as string, principal: item.principal as StoredPrincipal };
+  }
 }
 
 /** Forgets a connection and its subscriptions (`$disconnect`, a gone or closed connection). */

@@ -25,6 +25,7 @@ const named = (name: string) => FUNCTIONS.find((definition) => definition.name =
 const socket = named('live-socket');
 const fanOut = named('live-fanout');
 const tickets = named('live');
+const sweep = named('live-sweep');
 const statementsOf = (definition: FunctionDefinition) => rolePolicyStatements(templateOf(synthesized, definition), functionIdOf(definition));
 const apiId = () => findByLogicalIdPrefix(workers, 'AWS::ApiGatewayV2::Api', 'LiveApi')[0];
 const alarmsOf = (template: Template) => Object.values(template.findResources('AWS::CloudWatch::Alarm') as Record<string, CfnResource>).map((alarm) => alarm.Properties!);
@@ -67,8 +68,9 @@ describe('the live-update WebSocket API (issue 32 item 2)', () => {
     });
   });
 
-  it('grants execute-api:ManageConnections on this API\'s stage connections only, to the socket function and the fan-out, and to no other function', () => {
-    for (const definition of [socket, fanOut]) {
+  it('grants execute-api:ManageConnections on this API\'s stage connections only, to the socket function, the fan-out and the sweep, and to no other function', () => {
+    expect(sweep).toMatchObject({ kind: 'schedule', everyMinutes: 1 });
+    for (const definition of [socket, fanOut, sweep]) {
       const manage = statementsOf(definition).filter((statement) => actionsOf(statement).some((action) => action.startsWith('execute-api:')));
       expect(manage).toHaveLength(1);
       expect(actionsOf(manage[0]!)).toEqual(['execute-api:ManageConnections']);
@@ -79,7 +81,7 @@ describe('the live-update WebSocket API (issue 32 item 2)', () => {
       expect(text).toContain(`/${LIVE_STAGE}/POST/@connections/*`);
       expect(variablesOf(synthesized, definition)[ENV.liveManagementUrl]).toBeDefined();
     }
-    for (const definition of FUNCTIONS.filter((each) => each !== socket && each !== fanOut)) {
+    for (const definition of FUNCTIONS.filter((each) => each !== socket && each !== fanOut && each !== sweep)) {
       expect(allowedActions(statementsOf(definition), 'execute-api'), definition.name).toEqual([]);
     }
   });
@@ -91,6 +93,13 @@ describe('the live-update WebSocket API (issue 32 item 2)', () => {
     const [output] = Object.values(outputs);
     expect(JSON.stringify(output!.Value)).toContain('wss://');
     expect(variablesOf(synthesized, tickets)[ENV.liveManagementUrl]).toBeUndefined();
+  });
+
+  it('runs the live sweep every minute from its own rule (a dead credential\'s connections close though no event comes)', () => {
+    const [functionId] = functionResource(workers, sweep);
+    const rules = Object.values(workers.findResources('AWS::Events::Rule') as Record<string, CfnResource>).filter((rule) => JSON.stringify(rule.Properties!.Targets).includes(functionId));
+    expect(rules).toHaveLength(1);
+    expect(rules[0]!.Properties).toMatchObject({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
   });
 
   it('alarms on the WebSocket API\'s errors, the fan-out\'s lag, and both functions\' errors, beside the other alarms (the one topic)', () => {

@@ -11,7 +11,7 @@ import type { EventRecord } from '../../shared/db/events.js';
 import { getLiveConnection, liveSubscriptionsOf } from '../../shared/db/live.js';
 import { connectionsApiTransport } from '../../shared/domain/live/connections-api.js';
 import type { MarkupEventLog } from '../../shared/domain/live/log.js';
-import { connectLive, fanOutLive, receiveLive } from '../../shared/domain/live/service.js';
+import { connectLive, fanOutLive, receiveLive, sweepLiveConnections } from '../../shared/domain/live/service.js';
 import { makeOrganization } from '../support/api.js';
 import { liveTicket } from '../support/live.js';
 import { makeTypedMarkup } from '../support/threads.js';
@@ -115,5 +115,23 @@ describe('the deployed live transport (API Gateway connections, claims in the ta
     expect(calls.filter((call) => call.method === 'DELETE').map((call) => call.connectionId)).toEqual([a]);
     expect(await getLiveConnection(a)).toBeUndefined();
     expect(await liveSubscriptionsOf(markup.id)).toEqual([]);
+  });
+
+  it('closes, in its periodic sweep, a connection whose credential died though no event came for it, and leaves the others', async () => {
+    const org = await makeOrganization();
+    const markup = await makeTypedMarkup(org, 'image');
+    const ticketOf = async (key: string) => new URL((await liveTicket(key)).url).searchParams.get('ticket')!;
+    const [dying, living] = [`D${randomUUID()}`, `L${randomUUID()}`];
+    expect(await connectLive(await ticketOf(org.workspaceKey), dying)).toMatchObject({ ok: true });
+    expect(await connectLive(await ticketOf(org.orgKey), living)).toMatchObject({ ok: true });
+    await receiveLive(dying, JSON.stringify({ type: 'subscribe', markupId: markup.id }), connectionsApiTransport, emptyLog);
+    await revokeApiKey(parseApiKey(org.workspaceKey)!.keyId);
+    expect(await sweepLiveConnections(connectionsApiTransport)).toBeGreaterThanOrEqual(1);
+    const deleted = calls.filter((call) => call.method === 'DELETE').map((call) => call.connectionId);
+    expect(deleted).toContain(dying);
+    expect(deleted).not.toContain(living);
+    expect(await getLiveConnection(dying)).toBeUndefined();
+    expect(await liveSubscriptionsOf(markup.id)).toEqual([]);
+    expect(await getLiveConnection(living)).toBeDefined();
   });
 });

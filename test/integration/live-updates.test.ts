@@ -5,6 +5,8 @@ import { getStoredEventBody } from '../../shared/db/event-bodies.js';
 import { hashLiveTicket, setLiveTicketExpiry } from '../../shared/db/live.js';
 import { call, localStack, makeOrganization } from '../support/api.js';
 import { makeEndUser } from '../support/end-users.js';
+import { makeMember } from '../support/members.js';
+import { signIn } from '../support/sign-in.js';
 import { LiveClient, liveTicket, type LiveMessage } from '../support/live.js';
 import { createThread, makeTypedMarkup, reply } from '../support/threads.js';
 
@@ -199,6 +201,17 @@ describe('who sees what after a credential dies', () => {
     const closed = await closedWithin(client, 15_000);
     expect(closed).toMatchObject({ code: 4401 });
     expect((await call('POST', '/live/tickets', { key: org.workspaceKey })).status).toBe(401);
+  });
+
+  it('closes the socket of a session that signed out, and lets a viewer member\'s session subscribe while it lasts', async () => {
+    const org = await makeOrganization();
+    const markup = await makeTypedMarkup(org, 'image');
+    const member = await makeMember(org.workspaceId, 'viewer');
+    const session = await signIn(member.email);
+    const client = await LiveClient.connect(session.sessionToken);
+    expect(await client.subscribe(markup.id)).toMatchObject({ type: 'subscribed', markupId: markup.id });
+    expect((await call('POST', '/auth/sign-out', { key: session.sessionToken })).status).toBe(204);
+    expect(await closedWithin(client, 15_000)).toMatchObject({ code: 4401 });
   });
 
   it('closes the socket of an end user whose installation was deleted', async () => {

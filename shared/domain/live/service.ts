@@ -8,6 +8,7 @@ import { forEachLimit } from '../../concurrency.js';
 import { getConfig } from '../../config.js';
 import { eventsOfItem, type EventRecord } from '../../db/events.js';
 import {
+  allLiveConnections,
   deleteLiveConnection,
   getLiveConnection,
   hashLiveTicket,
@@ -194,11 +195,36 @@ async function deliverEvent(event: EventRecord, transport: LiveTransport, log: M
 
 /**
  * Closes the connections whose credential died (the local gateway runs it every few seconds over
- * its sockets; deployed, the fan-out checks at each delivery). One read per credential.
+ * its sockets; deployed, the fan-out checks at each delivery and `sweepLiveConnections` every
+ * minute). One read per credential.
  */
 export async function closeDeadConnections(connections: readonly { connectionId: string; principal: StoredPrincipal }[], transport: LiveTransport): Promise<void> {
   const alive = credentialChecks();
   await forEachLimit(connections, DELIVERY_CONCURRENCY, async ({ connectionId, principal }) => {
     if (!(await alive(principal))) await transport.close(connectionId, CLOSE.credentialGone.code, CLOSE.credentialGone.reason);
   });
+}
+
+/**
+ * The periodic check (deployed every minute, `live-sweep`): every open connection whose credential
+ * died is closed, even when no event came for it. Answers how many were closed.
+ */
+export async function sweepLiveConnections(transport: LiveTransport): Promise<number> {
+  const alive = credentialChecks();
+  let closed = 0;
+  let batch: { connectionId: string; principal: StoredPrincipal }[] = [];
+  const check = async () => {
+    await forEachLimit(batch, DELIVERY_CONCURRENCY, async ({ connectionId, principal }) => {
+      if (await alive(principal)) return;
+      await transport.close(connectionId, CLOSE.credentialGone.code, CLOSE.credentialGone.reason);
+      closed += 1;
+    });
+    batch = [];
+  };
+  for await (const connection of allLiveConnections()) {
+    batch.push(connection);
+    if (batch.length >= 100) await check();
+  }
+  await check();
+  return closed;
 }
