@@ -11,14 +11,27 @@ export const TABLE = {
    * Overloaded indexes; `shared/db/README.md` lists what each entity puts in them. Items use GSI1-3
    * for a folder's children in name, creation and activity order, GSI4 for a workspace's markups
    * by creation time, and GSI5 for folders to walk folder trees and for markups whose pending work
-   * no job run took yet (the pending-work sweep).
+   * no job run took yet (the pending-work sweep). GSI6-GSI15 are the markup word index: a markup's
+   * n-th indexed word in GSI(5+n) (`markupWordKeys`).
    */
   indexes: [
-    { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
-    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
-    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK' },
-    { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK' },
-    { name: 'GSI5', partitionKey: 'GSI5PK', sortKey: 'GSI5SK' },
+    { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' },
+    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'ALL' },
+    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'ALL' },
+    { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'ALL' },
+    { name: 'GSI5', partitionKey: 'GSI5PK', sortKey: 'GSI5SK', projection: 'ALL' },
+    // The markup word index (issue 34, `markup-words.ts`): one index per word slot of a markup, keys
+    // only, so a write that leaves a markup's words alone costs these indexes nothing.
+    { name: 'GSI6', partitionKey: 'GSI6PK', sortKey: 'GSI6SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI7', partitionKey: 'GSI7PK', sortKey: 'GSI7SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI8', partitionKey: 'GSI8PK', sortKey: 'GSI8SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI9', partitionKey: 'GSI9PK', sortKey: 'GSI9SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI10', partitionKey: 'GSI10PK', sortKey: 'GSI10SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI11', partitionKey: 'GSI11PK', sortKey: 'GSI11SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI12', partitionKey: 'GSI12PK', sortKey: 'GSI12SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI13', partitionKey: 'GSI13PK', sortKey: 'GSI13SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI14', partitionKey: 'GSI14PK', sortKey: 'GSI14SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI15', partitionKey: 'GSI15PK', sortKey: 'GSI15SK', projection: 'KEYS_ONLY' },
   ],
 } as const;
 
