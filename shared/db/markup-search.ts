@@ -6,7 +6,7 @@ import { getDb } from '../clients.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { BadRequestError } from '../http/errors.js';
 import { getCursorKey } from './cursor-keys.js';
-import { fromItem, getItems, itemKey, workspaceMarkupsPartition, type MarkupRecord } from './items.js';
+import { fromItem, getItems, workspaceMarkupsPartition, type MarkupRecord } from './items.js';
 import {
   indexedWords,
   markupWordKeys,
@@ -117,9 +117,15 @@ interface WordEntry {
 interface SlotReader {
   slot: number;
   buffer: WordEntry[];
-  start?: Record<string, unknown>;
+  /** The next Query's lower bound: the prefix, or just after the last key read. */
+  from: string;
   done: boolean;
 }
+
+/** Above every word that starts with the prefix: U+10FFFF sorts after every character (UTF-8, and UTF-16 for the BMP letters NFKC leaves). */
+const UPPER = '\u{10FFFF}';
+/** Just after a key: sort keys end with the markup id, so nothing sorts between `key` and `key + NUL`. */
+const JUST_AFTER = '\u0000';
 
 /** DynamoDB orders string keys by their UTF-8 bytes; JavaScript's `<` by UTF-16 units. */
 const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
@@ -139,11 +145,7 @@ async function searchWordIndex(
   const now = Date.now();
   const readers: SlotReader[] = Array.from({ length: WORD_SLOTS }, (_, i) => i + 1)
     .filter((slot) => (unavailableUntil.get(slot) ?? 0) <= now)
-    .map((slot) => {
-      const index = wordIndex(slot);
-      const start = after ? { [index.partitionKey]: partition, [index.sortKey]: after.sortKey, ...itemKey(after.markupId) } : undefined;
-      return { slot, buffer: [], start, done: false };
-    });
+    .map((slot) => ({ slot, buffer: [], from: after ? `${after}${JUST_AFTER}` : prefix, done: false }));
   const pageSize = limit + 1;
 
   const fill = async (reader: SlotReader) => {
@@ -154,17 +156,19 @@ async function searchWordIndex(
           new QueryCommand({
             TableName: getConfig().tableName,
             IndexName: index.name,
-            KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+            // BETWEEN rather than begins_with: the same keys, and DynamoDB Local reads only them (begins_with walks the
+            // partition from its start: 102 ms against 4 ms for a late word among 50,000 keys).
+            KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
             ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-            ExpressionAttributeValues: { ':pk': partition, ':prefix': prefix },
-            ExclusiveStartKey: reader.start,
+            ExpressionAttributeValues: { ':pk': partition, ':from': reader.from, ':to': `${prefix}${UPPER}` },
             Limit: pageSize,
           }),
         );
         for (const item of result.Items ?? []) {
           reader.buffer.push({ slot: reader.slot, sortKey: item[index.sortKey] as string, markupId: (item.PK as string).slice('ITEM#'.length) });
         }
-        reader.start = result.LastEvaluatedKey;
+        const last = reader.buffer.at(-1);
+        if (last) reader.from = `${last.sortKey}${JUST_AFTER}`;
         reader.done = !result.LastEvaluatedKey;
       } catch (error) {
         if (!isIndexUnavailable(error)) throw error;
@@ -233,11 +237,11 @@ function isFirstMatch(record: MarkupRecord, entry: WordEntry, workspaceId: strin
   return first === `${wordOfSortKey(entry.sortKey)}${SORT_SEPARATOR}`;
 }
 
-function decodeWordCursor(key: Buffer, list: string, cursor: string, prefix: string): { sortKey: string; markupId: string } {
+function decodeWordCursor(key: Buffer, list: string, cursor: string, prefix: string): string {
   const position = decodeCursor(key, list, cursor, 'before');
   const sortKey = position.sortKey;
   if (typeof sortKey !== 'string' || position.prefix !== prefix || !sortKey.startsWith(prefix) || !sortKey.includes(SORT_SEPARATOR)) {
     throw new BadRequestError('before is not a valid cursor for this search.', 'invalid-cursor');
   }
-  return { sortKey, markupId: sortKey.slice(sortKey.lastIndexOf(SORT_SEPARATOR) + 1) };
+  return sortKey;
 }

@@ -19,9 +19,9 @@ export const UNINDEXED_URL_WORDS: ReadonlySet<string> = new Set(['http', 'https'
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
-/** The words of a text: runs of letters and digits, lowercase. */
+/** The words of a text: runs of letters and digits, lowercase, compatibility forms folded (NFKC: `ﬁ` is `fi`, `Ａ` is `a`). */
 export function wordsOf(text: string): string[] {
-  return text.toLowerCase().match(WORD) ?? [];
+  return text.normalize('NFKC').toLowerCase().match(WORD) ?? [];
 }
 
 function decodedUrl(url: string): string {
