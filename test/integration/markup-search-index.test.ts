@@ -10,7 +10,10 @@ import { batchPut } from '../../shared/db/transact.js';
 import { getWorkspace } from '../../shared/db/workspaces.js';
 import { newWebpageMarkupRecord } from '../../shared/domain/markups/create.js';
 import { getItem, type FolderRecord } from '../../shared/db/items.js';
+import { handler as markupsHandler } from '../../functions/markups/handler.js';
+import { markupsRoutes } from '../../functions/markups/routes.js';
 import { call, makeOrganization } from '../support/api.js';
+import { countRequests, invokeHandler } from '../support/request-count.js';
 import { makeFolder } from '../support/markups.js';
 import { moveFinished } from '../support/moves.js';
 import { createMarkup } from '../support/url-markups.js';
@@ -31,6 +34,45 @@ async function searchAll(key: string, query: string, options: { workspaceId?: st
   } while (before);
   return ids;
 }
+
+/** `count` webpage markups written straight to the table as the create path builds them, plus one named `rareName`, the oldest. */
+async function seedWorkspace(workspaceId: string, count: number, rareName: string): Promise<string> {
+  const workspace = (await getWorkspace(workspaceId))!;
+  const parent = (await getItem(workspace.rootFolderId)) as FolderRecord;
+  const at = Date.now() - (count + 1) * 1000;
+  const records = Array.from({ length: count + 1 }, (_, i) =>
+    newWebpageMarkupRecord({
+      placement: { workspace, parent },
+      url: `https://www.example.com/pages/page-${i}`,
+      name: i === 0 ? rareName : `Landing page ${i}`,
+      createdBy: randomUUID(),
+      at: at + i * 1000,
+    }),
+  );
+  await batchPut(records.map(toItem));
+  return records[0]!.id;
+}
+
+describe('GET /markups/search costs the same whatever the workspace holds (issue 34)', { timeout: 180_000 }, () => {
+  it('finds a rare word in one request with the same DynamoDB calls and about the same bytes among 20 and among 2,000 markups', async () => {
+    const [small, large] = await Promise.all([makeOrganization(), makeOrganization()]);
+    const word = uniqueWord('rare');
+    const [smallId, largeId] = await Promise.all([seedWorkspace(small.workspaceId, 20, `${word} report`), seedWorkspace(large.workspaceId, 2000, `${word} report`)]);
+    const markups = { name: 'markups', routes: markupsRoutes, handler: markupsHandler };
+    const search = (key: string) => countRequests(() => invokeHandler(markups, 'GET', '/markups/search', { key, query: { query: word } }));
+
+    // Once before counting: the process's first search reads the cursor key, and a listed markup's first unread count is computed and kept.
+    await Promise.all([search(small.workspaceKey), search(large.workspaceKey)]);
+    const [few, many] = [await search(small.workspaceKey), await search(large.workspaceKey)];
+
+    expect(few.result.body.data).toMatchObject({ data: [{ id: smallId }], hasMore: false, nextCursor: null });
+    expect(many.result.body.data).toMatchObject({ data: [{ id: largeId }], hasMore: false, nextCursor: null });
+    expect(JSON.stringify(many.counts)).toBe(JSON.stringify(few.counts));
+    // Before the word index the search read the workspace's markups: 2,000 items, megabytes.
+    expect(many.bytes).toBeLessThan(50_000);
+    expect(many.bytes).toBeLessThan(1.5 * few.bytes);
+  });
+});
 
 describe('the markup word index keeps GET /markups/search exact (issue 34)', { timeout: 120_000 }, () => {
   it('after 20 parallel renames of one markup finds it by its last name only', async () => {
