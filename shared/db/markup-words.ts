@@ -46,14 +46,17 @@ export function indexedWords(markup: { name: string; url?: string }): string[] {
   return [...new Set(words.map((word) => word.slice(0, MAX_INDEXED_WORD_LENGTH)))].slice(0, WORD_SLOTS);
 }
 
+/** The partition key attribute every word slot's index shares: one copy on the item, not ten. */
+export const WORD_PARTITION_ATTRIBUTE = 'GSIWPK';
+
 /** Slot n's index (1-based): its name and key attributes. */
 export function wordIndex(slot: number): { name: string; partitionKey: string; sortKey: string } {
   const n = FIRST_WORD_INDEX + slot - 1;
-  return { name: `GSI${n}`, partitionKey: `GSI${n}PK`, sortKey: `GSI${n}SK` };
+  return { name: `GSI${n}`, partitionKey: WORD_PARTITION_ATTRIBUTE, sortKey: `GSI${n}SK` };
 }
 
 /** Every word-index key attribute name (for `fromItem`, which leaves index keys out of records). */
-export const WORD_KEY_ATTRIBUTES: readonly string[] = Array.from({ length: WORD_SLOTS }, (_, i) => wordIndex(i + 1)).flatMap((index) => [index.partitionKey, index.sortKey]);
+export const WORD_KEY_ATTRIBUTES: readonly string[] = [WORD_PARTITION_ATTRIBUTE, ...Array.from({ length: WORD_SLOTS }, (_, i) => wordIndex(i + 1).sortKey)];
 
 export const workspaceWordsPartition = (workspaceId: string) => `WS#${workspaceId}#WORDS`;
 
@@ -68,12 +71,10 @@ export const wordOfSortKey = (sortKey: string) => sortKey.slice(0, sortKey.index
 
 /** The word index keys of a markup, derived from its fields like every index key (`itemIndexKeys`). */
 export function markupWordKeys(markup: { id: string; workspaceId: string; name: string; url?: string; createdAt: number }): Record<string, string> {
-  const keys: Record<string, string> = {};
-  indexedWords(markup).forEach((word, i) => {
-    const index = wordIndex(i + 1);
-    keys[index.partitionKey] = workspaceWordsPartition(markup.workspaceId);
-    keys[index.sortKey] = wordSortKey(word, markup.createdAt, markup.id);
-  });
+  const words = indexedWords(markup);
+  if (words.length === 0) return {};
+  const keys: Record<string, string> = { [WORD_PARTITION_ATTRIBUTE]: workspaceWordsPartition(markup.workspaceId) };
+  words.forEach((word, i) => (keys[wordIndex(i + 1).sortKey] = wordSortKey(word, markup.createdAt, markup.id)));
   return keys;
 }
 

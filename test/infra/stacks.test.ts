@@ -100,10 +100,7 @@ describe('data stack: one table, one upload bucket, work queues with dead letter
         Projection: { ProjectionType: index.projection },
       })),
       AttributeDefinitions: Match.arrayWith(
-        TABLE.indexes.flatMap((index) => [
-          { AttributeName: index.partitionKey, AttributeType: 'S' },
-          { AttributeName: index.sortKey, AttributeType: 'S' },
-        ]),
+        [...new Set(TABLE.indexes.flatMap((index) => [index.partitionKey, index.sortKey]))].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
       ),
     });
   });

@@ -36,9 +36,10 @@ describe('the markup word index (issue 34)', () => {
     expect(matchesWords(markup, ['launch', 'autumn'])).toBe(false);
   });
 
-  it('keys each word in its own slot, in the workspace partition, sorting a word before its longer neighbours and newest first within a word', () => {
+  it('keys each word in its own slot, in the workspace partition (one attribute all slots share), sorting a word before its longer neighbours and newest first within a word', () => {
     const keys = markupWordKeys({ id: 'm1', workspaceId: 'w1', name: 'Price list', createdAt: 1000 });
-    expect(keys).toEqual({ GSI6PK: 'WS#w1#WORDS', GSI6SK: wordSortKey('price', 1000, 'm1'), GSI7PK: 'WS#w1#WORDS', GSI7SK: wordSortKey('list', 1000, 'm1') });
+    expect(keys).toEqual({ GSIWPK: 'WS#w1#WORDS', GSI6SK: wordSortKey('price', 1000, 'm1'), GSI7SK: wordSortKey('list', 1000, 'm1') });
+    expect(markupWordKeys({ id: 'm2', workspaceId: 'w1', name: '…', createdAt: 1000 })).toEqual({});
     expect(wordSortKey('price', 1000, 'a') < wordSortKey('prices', 1000, 'a')).toBe(true);
     expect(wordSortKey('price', 2000, 'a') < wordSortKey('price', 1000, 'a')).toBe(true);
   });
