@@ -124,11 +124,36 @@ export async function inMarkupTurn<T>(items: readonly TransactItem[], work: () =
   }
 }
 
-/** A transaction with its events numbered, and how to learn the heads from its failure. */
+/** A transaction with its events numbered, and what its outcome teaches about the heads. */
 export interface NumberedTransaction {
   items: TransactItem[];
-  /** The heads the cancellation reasons hand back for the head updates whose condition failed, the others as read. */
+  /** The heads the cancellation reasons hand back for the head updates whose condition failed (a head it does not hand back is read again). */
   headsAfterFailure(reasons: readonly { Code?: string; Item?: Record<string, unknown> }[]): KnownHeads;
+  /** Remembers the heads this transaction moved, once it committed: this process's next change on the markup reads none. */
+  committed(): void;
+}
+
+/**
+ * The heads this process moved last, by markup id: while no other process writes a markup's events
+ * (one warm function instance, the local stack), its next change reads no head. A hint only: the
+ * head's condition decides. A remembered head found stale (another process moved it) costs a failed
+ * attempt, more than a read, so such a markup reads its head for a while instead (`SHARED_MS`).
+ */
+const rememberedHeads = new Map<string, Head>();
+const sharedUntil = new Map<string, number>();
+/** Markups a process keeps in each map; the oldest entry goes first. */
+const REMEMBERED_MARKUPS = 1000;
+const SHARED_MS = 60_000;
+
+function setBounded<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > REMEMBERED_MARKUPS) map.delete(map.keys().next().value!);
+}
+
+function rememberedHead(markupId: string): Head | undefined {
+  if ((sharedUntil.get(markupId) ?? 0) > Date.now()) return undefined;
+  return rememberedHeads.get(markupId);
 }
 
 /**
@@ -142,7 +167,8 @@ export interface NumberedTransaction {
 export async function sequenceMarkupEvents(items: readonly TransactItem[], known: KnownHeads = new Map()): Promise<NumberedTransaction> {
   const puts = outboxPuts(items);
   const existing = markupsToNumber(items);
-  const heads = new Map(await Promise.all(existing.map(async (id) => [id, known.get(id) ?? (await readHead(id))] as const)));
+  const fromMemory = new Set(existing.filter((id) => !known.has(id) && rememberedHead(id)));
+  const heads = new Map(await Promise.all(existing.map(async (id) => [id, known.get(id) ?? rememberedHead(id) ?? (await readHead(id))] as const)));
 
   const next = new Map<string, number>();
   const numbered = new Map<string, (EventRecord & { seq: number })[]>();
@@ -175,14 +201,26 @@ export async function sequenceMarkupEvents(items: readonly TransactItem[], known
   }
   return {
     items: result,
-    headsAfterFailure: (reasons) =>
-      new Map(
-        [...headIndexes].map(([index, markupId]) => {
-          const reason = reasons[index];
-          const stored = reason?.Code === 'ConditionalCheckFailed' ? storedNumber(reason.Item?.lastSeq) : undefined;
-          return [markupId, stored === undefined ? heads.get(markupId)! : { lastSeq: stored, stored: true }];
-        }),
-      ),
+    headsAfterFailure: (reasons) => {
+      const learnt = new Map<string, Head>();
+      for (const [index, markupId] of headIndexes) {
+        const reason = reasons[index];
+        const stored = reason?.Code === 'ConditionalCheckFailed' ? storedNumber(reason.Item?.lastSeq) : undefined;
+        const failed = reason?.Code !== undefined && reason.Code !== 'None';
+        if (failed && fromMemory.has(markupId)) {
+          rememberedHeads.delete(markupId);
+          setBounded(sharedUntil, markupId, Date.now() + SHARED_MS);
+        }
+        if (stored !== undefined) learnt.set(markupId, { lastSeq: stored, stored: true });
+        else if (!failed) learnt.set(markupId, heads.get(markupId)!);
+      }
+      return learnt;
+    },
+    committed: () => {
+      for (const markupId of existing) {
+        if ((sharedUntil.get(markupId) ?? 0) <= Date.now()) setBounded(rememberedHeads, markupId, { lastSeq: next.get(markupId)!, stored: true });
+      }
+    },
   };
 }
 

@@ -25,11 +25,12 @@ export function put(item: Record<string, unknown>): TransactItem {
 
 /**
  * Commits `items` as one transaction. One that records events naming a markup also numbers them in
- * their markups' logs (`sequenceMarkupEvents`: heads read now, their conditional updates and the
- * log items appended after `items`); when only an appended item stopped it (another change on the
- * markup took the numbers meanwhile), it is numbered again from fresh reads and retried here. Any
- * other failure is thrown as DynamoDB reported it for `items` alone, so callers see the indexes of
- * their own items.
+ * their markups' logs (`sequenceMarkupEvents`: each head read, or remembered from this process's
+ * last change of the markup, its conditional update and the log items appended after `items`),
+ * taking its turn on those markups within this process (`inMarkupTurn`). When only an appended item
+ * stopped it (another process took the numbers meanwhile), it is numbered again from the head the
+ * failure handed back and retried here, with backoff. Any other failure is thrown as DynamoDB
+ * reported it for `items` alone, so callers see the indexes of their own items.
  */
 export async function transact(items: TransactItem[]): Promise<void> {
   if (!namesMarkupEvents(items)) {
@@ -44,6 +45,7 @@ export async function transact(items: TransactItem[]): Promise<void> {
         const numbered = await sequenceMarkupEvents(items, heads);
         try {
           await getDb().send(new TransactWriteCommand({ TransactItems: numbered.items }));
+          numbered.committed();
           return undefined;
         } catch (error) {
           if (!onlyAppendedItemsFailed(error, items.length)) throw withoutAppendedReasons(error, items.length);

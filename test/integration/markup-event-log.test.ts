@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { authenticate } from '../../shared/auth/authenticate.js';
 import { withPermission } from '../../shared/auth/authorize.js';
+import { listEvents } from '../../shared/db/events.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
 import { createThread as createThreadDirectly, type CreateThreadInput } from '../../shared/domain/comments/create-thread.js';
 import { call, makeOrganization, type Org } from '../support/api.js';
@@ -127,6 +128,9 @@ describe('GET /markups/{id}/events: the per-markup event log (issue 32)', () => 
       expect(event.data.markup.id).toBe(markup.id);
     }
     expect(log[2]!.event.data.message.id).toBe(answer.id);
+    // The outbox items (what the table's stream hands the webhook and live fan-outs) carry the same seqs.
+    const recorded = (await listEvents(org.workspaceId)).filter((event) => event.markupId === markup.id);
+    expect(recorded.map((event) => [event.seq, event.id])).toEqual(log.map((entry) => [entry.seq, entry.event.id]));
     // Read again: the same bodies (frozen at the first read).
     expect(await readLog(org.workspaceKey, markup.id)).toEqual(log);
   });
@@ -181,6 +185,9 @@ describe('GET /markups/{id}/events: the per-markup event log (issue 32)', () => 
     for (const [index, log] of logs.entries()) {
       expect(log.data.map((entry) => [entry.seq, entry.event.type, entry.event.data.markup.id])).toEqual([[1, 'markup_created', ids[index]]]);
     }
+    // One EventBatch in the outbox, each of its events with seq 1.
+    const recorded = await listEvents(org.workspaceId);
+    expect(recorded.map((event) => [event.markupId, event.seq]).sort()).toEqual(ids.map((id) => [id, 1]).sort());
     // The next event of a bulk-made markup follows on at 2.
     const first = asMarkup((await call('GET', `/markups/${ids[0]}`, { key: org.workspaceKey })).body.data);
     await createThread(org.workspaceKey, first);

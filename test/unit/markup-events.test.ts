@@ -89,7 +89,21 @@ describe('numbering a markup’s events inside the transaction of the change (is
     const numbered = await sequenceMarkupEvents([other, eventItem({ type: 'comment_created', workspaceId: WS, markupId })], known([[markupId, 4, true]]));
     const standing = marshall({ PK: `MARKUP#${markupId}`, SK: 'EVENTSEQ', lastSeq: 7 });
     expect(numbered.headsAfterFailure([{ Code: 'None' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed', Item: standing }, { Code: 'None' }]).get(markupId)).toEqual({ lastSeq: 7, stored: true });
-    expect(numbered.headsAfterFailure([{ Code: 'None' }, { Code: 'None' }, { Code: 'TransactionConflict' }, { Code: 'None' }]).get(markupId)).toEqual({ lastSeq: 4, stored: true });
+    // Not handed back (a conflict, or a head gone with its markup): read again.
+    expect(numbered.headsAfterFailure([{ Code: 'None' }, { Code: 'None' }, { Code: 'TransactionConflict' }, { Code: 'None' }]).has(markupId)).toBe(false);
+    expect(numbered.headsAfterFailure([{ Code: 'None' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed' }, { Code: 'None' }]).has(markupId)).toBe(false);
+    // Only a caller's item failed: the head stands as read.
+    expect(numbered.headsAfterFailure([{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }, { Code: 'None' }, { Code: 'None' }]).get(markupId)).toEqual({ lastSeq: 4, stored: true });
+  });
+
+  it("remembers the heads a committed transaction moved, so this process's next change on the markup reads none", async () => {
+    const markupId = randomUUID();
+    const first = await sequenceMarkupEvents([eventItem({ type: 'comment_created', workspaceId: WS, markupId })], known([[markupId, 4, true]]));
+    first.committed();
+    // No head is given and none could be read here (no table): the remembered one numbers it.
+    const second = await sequenceMarkupEvents([eventItem({ type: 'comment_updated', workspaceId: WS, markupId })]);
+    expect(second.items[0]!.Put!.Item!.seq).toBe(6);
+    expect(second.items[1]!.Update!.ExpressionAttributeValues).toMatchObject({ ':read': 5, ':next': 6 });
   });
 });
 
