@@ -60,12 +60,12 @@ export function startLiveSockets(handler: SocketHandler, onError: (error: unknow
       connection.socket.send(text);
       return true;
     },
-    async open(connectionId, markupId, principal) {
+    async open(connectionId, markupId, principal, workspaceId) {
       const connection = connections.get(connectionId);
       if (!connection) return false;
       connection.principal = principal;
       connection.sent.set(markupId, SUBSCRIPTION_OPENING);
-      return openLiveSubscription({ connectionId, markupId, principal }, Date.now());
+      return openLiveSubscription({ connectionId, markupId, principal, workspaceId }, Date.now());
     },
     async start(connectionId, markupId, sent) {
       connections.get(connectionId)?.sent.set(markupId, sent);

@@ -157,5 +157,6 @@ export async function checkExchangeToken(token: string, expected: ExchangeVerifi
     markupRole: c.role,
     ...(c.mid ? { markupId: c.mid } : {}),
     actsAsMember: false,
+    ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp * 1000 } : {}),
   };
 }

@@ -54,6 +54,8 @@ export interface EndUserPrincipal {
   markupId?: string;
   /** End users never act as workspace members. */
   actsAsMember: false;
+  /** When the exchange token expires (epoch ms): what a live connection opened with it lasts at most. */
+  expiresAt?: number;
   /**
    * Whether the installation and external user the token stands for still exist: read once per
    * request, with its markup or on its own, and waited for by `authorize` and the api-handler

@@ -68,6 +68,8 @@ export interface LiveSubscriptionRecord {
   connectionId: string;
   markupId: string;
   principal: StoredPrincipal;
+  /** The markup's workspace when the subscription was authorized (an event of another one authorizes it again). */
+  workspaceId?: string;
   /** The last seq sent on this subscription; SUBSCRIPTION_OPENING while it opens. */
   sent: number;
 }
@@ -214,7 +216,13 @@ export async function claimLiveSeq(markupId: string, connectionId: string, seq: 
 /** Every subscription to a markup (one strongly consistent Query). */
 export async function liveSubscriptionsOf(markupId: string): Promise<LiveSubscriptionRecord[]> {
   const items = await queryPrefix(liveSubscriptionsPartition(markupId), 'CONN#', { consistent: true });
-  return items.map((item) => ({ connectionId: item.connectionId as string, markupId, principal: item.principal as StoredPrincipal, sent: item.sent as number }));
+  return items.map((item) => ({
+    connectionId: item.connectionId as string,
+    markupId,
+    principal: item.principal as StoredPrincipal,
+    ...(typeof item.workspaceId === 'string' ? { workspaceId: item.workspaceId } : {}),
+    sent: item.sent as number,
+  }));
 }
 
 /** Every open connection with its principal, 100 at a time (GSI5 `LIVECONNS`): for the periodic credential check. */

@@ -9,6 +9,7 @@ import { makeMember } from '../support/members.js';
 import { signIn } from '../support/sign-in.js';
 import { LiveClient, liveTicket, type LiveMessage } from '../support/live.js';
 import { createThread, makeTypedMarkup, reply } from '../support/threads.js';
+import { makeSecondWorkspace } from '../support/workspaces.js';
 
 /**
  * Issue 32 items 2-4 through the local gateway (DESIGN.md "Live updates"): tickets, the socket on
@@ -226,5 +227,52 @@ describe('who sees what after a credential dies', () => {
     }
     const closed = await closedWithin(client, 15_000);
     expect(closed).toMatchObject({ code: 4401 });
+  });
+
+  it('closes the socket of an exchange token once it expired (the client comes back with a fresh token)', async () => {
+    const org = await makeOrganization();
+    const markup = await makeTypedMarkup(org, 'image');
+    // Minted as of 5 minutes minus 3 s ago: valid for 3 more seconds.
+    const endUser = await makeEndUser({ organizationId: org.organizationId, workspaceId: org.workspaceId, markupId: markup.id }, Date.now() - 297_000);
+    const client = await LiveClient.connect(endUser.token);
+    expect(await client.subscribe(markup.id)).toMatchObject({ type: 'subscribed' });
+    const closed = await closedWithin(client, 20_000);
+    expect(closed).toMatchObject({ code: 4401 });
+  });
+});
+
+describe('subscriptions that no longer hold', () => {
+  it('ends a subscription whose markup moved into a workspace the credential cannot read, with the error GET would answer, and sends it nothing of there', async () => {
+    const org = await makeOrganization();
+    const markup = await makeTypedMarkup(org, 'image');
+    const client = await LiveClient.connect(org.workspaceKey);
+    expect(await client.subscribe(markup.id)).toMatchObject({ type: 'subscribed' });
+    const second = await makeSecondWorkspace(org.orgKey);
+    const moved = await call('PATCH', `/items/${markup.id}/move`, { key: org.orgKey, body: { parentFolderId: second.rootFolderId } });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const secret = await createThread(org.orgKey, markup, { content: 'Said in the second workspace', message: undefined });
+    const seen = await client.until((messages) => messages.some((message) => message.type === 'error' && message.markupId === markup.id));
+    const refusal = seen.find((message) => message.type === 'error' && message.markupId === markup.id);
+    const asGet = await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey });
+    expect(refusal).toMatchObject({ status: asGet.status, detail: asGet.body.detail });
+    expect(JSON.stringify(client.events(markup.id))).not.toContain(secret.id);
+    // And the org key, which reads both workspaces, keeps its subscription through the move.
+    const orgClient = await LiveClient.connect(org.orgKey);
+    expect(await orgClient.subscribe(markup.id)).toMatchObject({ type: 'subscribed' });
+    const after = await createThread(org.orgKey, markup, { content: 'Still followed', message: undefined });
+    await orgClient.until((messages) => JSON.stringify(messages).includes(after.id));
+    expect(JSON.stringify(orgClient.events(markup.id))).toContain(after.id);
+    client.close();
+    orgClient.close();
+  });
+
+  it('refuses an after beyond the markup\'s last seq (400), which would otherwise hide every event to come', async () => {
+    const org = await makeOrganization();
+    const markup = await makeTypedMarkup(org, 'image');
+    const client = await LiveClient.connect(org.workspaceKey);
+    const answer = await client.subscribe(markup.id, 1000);
+    expect(answer).toMatchObject({ type: 'error', markupId: markup.id, status: 400 });
+    expect(await client.subscribe(markup.id, 0)).toMatchObject({ type: 'subscribed', seq: 0 });
+    client.close();
   });
 });

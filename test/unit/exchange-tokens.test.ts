@@ -64,6 +64,7 @@ describe('exchange tokens: minted and verified with the service key, nothing els
       markupRole: 'project:contributor',
       markupId: 'markup-1',
       actsAsMember: false,
+      expiresAt: expiresAt.getTime(),
     });
   });
 

@@ -31,7 +31,7 @@ export const connectionsApiTransport: LiveTransport = {
       return false;
     }
   },
-  open: (connectionId: string, markupId: string, principal: StoredPrincipal) => openLiveSubscription({ connectionId, markupId, principal }, Date.now()),
+  open: (connectionId: string, markupId: string, principal: StoredPrincipal, workspaceId: string) => openLiveSubscription({ connectionId, markupId, principal, workspaceId }, Date.now()),
   async start(connectionId, markupId, sent) {
     await startLiveSubscription(markupId, connectionId, sent);
   },

@@ -32,12 +32,14 @@ async function sessionAlive(principal: Pick<SessionPrincipal, 'sessionId' | 'exp
 /**
  * Whether the credential a stored principal came from still stands (DESIGN.md "Credentials die with
  * what they stand for"): an API key not revoked, a session not signed out nor expired, an exchange
- * token whose installation and end user still exist. Strongly consistent reads.
+ * token not expired whose installation and end user still exist. Strongly consistent reads.
  */
 export async function credentialAlive(stored: StoredPrincipal): Promise<boolean> {
   const principal = stored as unknown as Principal;
   if (principal.kind === 'apiKey') return isApiKeyLive(principal.keyId);
   if (principal.kind === 'session') return sessionAlive(principal);
+  // An exchange token ends with its expiry too: the client asks for a new ticket with a fresh token.
+  if (principal.kind === 'endUser' && principal.expiresAt !== undefined && principal.expiresAt <= Date.now()) return false;
   return isExchangeGrantAlive(principal);
 }
 

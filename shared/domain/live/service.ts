@@ -10,6 +10,7 @@ import { eventsOfItem, type EventRecord } from '../../db/events.js';
 import {
   allLiveConnections,
   deleteLiveConnection,
+  deleteLiveSubscription,
   getLiveConnection,
   hashLiveTicket,
   insertLiveTicket,
@@ -24,7 +25,7 @@ import { HttpError, ServiceUnavailableError } from '../../http/errors.js';
 import { logger } from '../../logger.js';
 import { loadMarkup } from '../markups/access.js';
 import { eventBody } from '../webhook-events.js';
-import { credentialAlive, credentialChecks, principalOf, storedPrincipalOf } from './credentials.js';
+import { credentialAlive, credentialChecks, credentialKeyOf, principalOf, storedPrincipalOf } from './credentials.js';
 import { markupEventLog, seqOf, type MarkupEventLog } from './log.js';
 import { CLOSE, errorMessage, eventMessageText, messageText, parseClientMessage, subscribedMessage } from './protocol.js';
 
@@ -55,8 +56,11 @@ export type DeliveryOutcome =
 export interface LiveTransport {
   /** Sends a message that carries no seq (`subscribed`, `error`); false when the connection is gone. */
   send(connectionId: string, text: string): Promise<boolean>;
-  /** Records a subscription as opening (no event may go out under it yet); false when the connection is gone. */
-  open(connectionId: string, markupId: string, principal: StoredPrincipal): Promise<boolean>;
+  /**
+   * Records a subscription as opening (no event may go out under it yet), with the markup's
+   * workspace as authorized; false when the connection is gone.
+   */
+  open(connectionId: string, markupId: string, principal: StoredPrincipal, workspaceId: string): Promise<boolean>;
   /** The `subscribed` answer went out: the next event sent is `sent + 1`. */
   start(connectionId: string, markupId: string, sent: number): Promise<void>;
   /** Sends `text` as event `seq` if `seq` is the subscription's next one. */
@@ -114,18 +118,34 @@ export async function receiveLive(connectionId: string, text: string, transport:
     await transport.close(connectionId, CLOSE.credentialGone.code, CLOSE.credentialGone.reason);
     return;
   }
-  try {
-    await loadMarkup(withPermission(principalOf(connection.principal), 'markup:read'), markupId);
-  } catch (error) {
-    if (!(error instanceof HttpError) || error.status >= 500) throw error;
-    await transport.send(connectionId, messageText(errorMessage(markupId, error.status, error.detail)));
+  const access = await readRefusal(connection.principal, markupId);
+  if ('refusal' in access) {
+    await transport.send(connectionId, messageText(access.refusal));
+    return;
+  }
+  if (after !== undefined && after > (await log.lastSeq(markupId))) {
+    await transport.send(connectionId, messageText(errorMessage(markupId, 400, `"after" is beyond the markup's last seq; subscribe without it, or with a seq you received.`)));
     return;
   }
   const last = await log.lastSeq(markupId);
-  if (!(await transport.open(connectionId, markupId, connection.principal))) return;
+  if (!(await transport.open(connectionId, markupId, connection.principal, access.workspaceId))) return;
   if (!(await transport.send(connectionId, messageText(subscribedMessage(markupId, last))))) return;
   await transport.start(connectionId, markupId, after ?? last);
   await catchUp(connectionId, markupId, after ?? last, transport, log);
+}
+
+/**
+ * The `error` message a subscriber gets when it may not read the markup (authorized like `GET
+ * /markups/{id}`: the same loader, permission, status and detail), or undefined when it may.
+ */
+async function readRefusal(principal: StoredPrincipal, markupId: string): Promise<{ refusal: ReturnType<typeof errorMessage> } | { workspaceId: string }> {
+  try {
+    const { markup } = await loadMarkup(withPermission(principalOf(principal), 'markup:read'), markupId);
+    return { workspaceId: markup.workspaceId };
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.status >= 500) throw error;
+    return { refusal: errorMessage(markupId, error.status, error.detail) };
+  }
 }
 
 /**
@@ -177,13 +197,27 @@ async function deliverEvent(event: EventRecord, transport: LiveTransport, log: M
   const seq = seqOf(event);
   const { markupId } = event;
   if (!markupId || seq === undefined) return;
+  // Built now whether or not anyone listens, so the log's body (built once) is the markup as the change left it.
+  const body = await eventBody(event);
   const subscriptions = await liveSubscriptionsOf(markupId);
   if (subscriptions.length === 0) return;
-  const text = eventMessageText(markupId, seq, await eventBody(event));
+  const text = eventMessageText(markupId, seq, body);
+  // A markup moved into another workspace is authorized again for each credential; a refused subscription ends.
+  const moved = new Map<string, ReturnType<typeof readRefusal>>();
   await forEachLimit(subscriptions, DELIVERY_CONCURRENCY, async (subscription) => {
     if (!(await alive(subscription.principal))) {
       await transport.close(subscription.connectionId, CLOSE.credentialGone.code, CLOSE.credentialGone.reason);
       return;
+    }
+    if (subscription.workspaceId !== undefined && event.workspaceId !== subscription.workspaceId) {
+      const key = credentialKeyOf(subscription.principal);
+      if (!moved.has(key)) moved.set(key, readRefusal(subscription.principal, markupId));
+      const access = (await moved.get(key))!;
+      if ('refusal' in access) {
+        await deleteLiveSubscription(markupId, subscription.connectionId);
+        await transport.send(subscription.connectionId, messageText(access.refusal));
+        return;
+      }
     }
     const outcome = await transport.deliver(subscription.connectionId, markupId, seq, text);
     // Behind (an event before this one is not sent yet, and no catch-up runs for it): catch up from the log.
