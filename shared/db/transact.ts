@@ -218,11 +218,17 @@ export async function commit(items: TransactItem[], explain: (failedIndex: numbe
 /** What an attempt of `fromFreshReads` answers when its write found the data changed since it read it. */
 export const STALE = Symbol('stale');
 
-const MAX_FRESH_READS = 5;
+/**
+ * How optimistic writes retry from fresh reads: with jittered backoff for as long as the contention
+ * budget lasts, not a fixed number of times, so 20 concurrent writers of one item (replies to one
+ * thread, renames of one markup) each get their turn instead of most answering 409; only a write
+ * still losing after 10 s answers 409.
+ */
+export const FRESH_READ_RETRY = { attempts: Number.POSITIVE_INFINITY, budgetMs: CONTENTION_BUDGET_MS, baseMs: 10, capMs: 250 } as const;
 
 /**
  * Optimistic concurrency: runs `attempt` (a read, then a write conditioned on what was read) again
- * while it answers STALE, at most five times, then answers 409 naming `subject`.
+ * while it answers STALE (`FRESH_READ_RETRY`), then answers 409 naming `subject`.
  */
 export async function fromFreshReads<T>(subject: string, attempt: () => Promise<T | typeof STALE>): Promise<T> {
   return withBackoff(
@@ -230,7 +236,7 @@ export async function fromFreshReads<T>(subject: string, attempt: () => Promise<
       const result = await attempt();
       return result === STALE ? AGAIN : result;
     },
-    { attempts: MAX_FRESH_READS, baseMs: 0, exhausted: () => new ConflictError(`${subject} is being changed by another request; try again.`) },
+    { ...FRESH_READ_RETRY, exhausted: () => new ConflictError(`${subject} is being changed by another request; try again.`) },
   );
 }
 

@@ -72,6 +72,21 @@ describe('GET /markups/{id}/events: the per-markup event log (issue 32)', () => 
     }
   });
 
+  it('takes 20 replies to one thread at once, each answered 200 and numbered once, in two rounds', async () => {
+    const org = await makeOrganization();
+    const markup = await newMarkup(org);
+    const thread = await createThread(org.workspaceKey, markup);
+    let expected = 2;
+    for (let round = 0; round < 2; round += 1) {
+      const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => call('POST', `/threads/${thread.id}/messages`, { key: org.workspaceKey, body: { content: `Round ${round} reply ${i}` } })));
+      expect(responses.map((response) => `${response.status} ${response.status === 200 ? '' : JSON.stringify(response.body)}`)).toEqual(responses.map(() => '200 '));
+      expected += 20;
+      const log = await readLog(org.workspaceKey, markup.id);
+      expect(seqs(log)).toEqual(oneTo(expected));
+      expect(log.slice(expected - 20).every((entry) => entry.event.type === 'comment_reply_created')).toBe(true);
+    }
+  });
+
   it('numbers comments from two processes at once (the stack over HTTP and this test process, as two Lambda instances) 1..n once each', async () => {
     // Within one process changes on a markup take turns; between processes the head's condition
     // decides, and the loser numbers again from the head its failure handed back.

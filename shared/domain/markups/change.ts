@@ -5,7 +5,7 @@ import { itemVersion, type MarkupRecord } from '../../db/items.js';
 import { applyItemChange, claimItemVersion, moveMarkupRecords } from '../../db/item-writes.js';
 import { versionCondition } from '../../db/table.js';
 import { failIfArmed } from '../../db/faults.js';
-import { bestEffort, nextTime } from '../../db/transact.js';
+import { bestEffort, FRESH_READ_RETRY, nextTime } from '../../db/transact.js';
 import { touchWorkspaceActivity } from '../../db/workspaces.js';
 import { BadRequestError, ConflictError, FeatureNotEnabledError } from '../../http/errors.js';
 import { requireVersion, staleVersion, type IfMatch } from '../../http/etag.js';
@@ -15,10 +15,8 @@ import { loadMarkup, loadMarkups, requireDistinct, roleAccessFor, type MarkupAcc
 import { recordActivity } from './activity.js';
 import { loadTargetFolder } from './placement.js';
 
-/** Reads of a markup (or of markups and a folder) a change retries from before it answers 409. */
-const MAX_WRITE_ATTEMPTS = 5;
-/** Waits between those reads: up to 20 ms, then 40, 80, … (full jitter). */
-const WRITE_RETRY = { attempts: MAX_WRITE_ATTEMPTS, baseMs: 20 };
+/** A change retries from a fresh read of the markup (or of markups and a folder) while others win, up to 10 s, before it answers 409. */
+const WRITE_RETRY = FRESH_READ_RETRY;
 
 /**
  * Reads a markup (authorized for the route's permission), applies `change` and writes the
