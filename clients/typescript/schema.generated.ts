@@ -11520,13 +11520,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "url": "https://www.example.com/pricing",
+                     *         "url": "wss://live.review.example.com/live?ticket=q7Zt3vXk9bN2mW8pL4sR6yH1cJ5fD0gA-uE_iO3aT2w",
                      *         "expiresAt": "2023-02-22T10:00:00.000Z"
                      *       }
                      *     }
                      */
                     "application/json": {
                         data: {
+                            /** @example wss://live.review.example.com/live?ticket=q7Zt3vXk9bN2mW8pL4sR6yH1cJ5fD0gA-uE_iO3aT2w */
                             url: string;
                             /** Format: date-time */
                             expiresAt: string;
