@@ -47,7 +47,7 @@ const GSI4_KEY_ATTRIBUTES = ['PK', 'SK', 'GSI4PK', 'GSI4SK'] as const;
 export async function scanWorkspaceMarkups(workspaceId: string, options: { text: string; limit: number; before?: string }): Promise<SearchPage> {
   const needle = options.text.trim().toLowerCase();
   const partition = workspaceMarkupsPartition(workspaceId);
-  const list = `markups:search:${createHash('sha256').update(needle).digest('base64url').slice(0, 16)}`;
+  const list = `markups:search:${createHash('sha256').update(`${workspaceId}\n${needle}`).digest('base64url').slice(0, 16)}`;
   const key = await getCursorKey();
   let start = options.before ? decodeSearchCursor(key, list, options.before, partition) : undefined;
   const matches: Record<string, unknown>[] = [];
@@ -93,19 +93,80 @@ function decodeSearchCursor(key: Buffer, list: string, cursor: string, partition
 
 /** Index entries a word search examines per request before it answers with what it found (a cursor continues). */
 export const WORD_SEARCH_BUDGET = 2000;
+/** Entries per word slot a multi-word search probes to learn which of its words are rare. */
+export const WORD_PROBE_LIMIT = 50;
 
 /**
  * GET /markups/search: markups of the workspace whose name or URL has, for every word of the query,
- * a word starting with it (case-insensitive; `markupWords`). The longest query word is looked up in
- * the word index (every slot, `begins_with`, in parallel), the other words are checked on the
- * records. Queries without an indexed word fall back to `scanWorkspaceMarkups`.
+ * a word starting with it (case-insensitive, folded; `markupWords`). The markups are read from the
+ * word index by the query's rare words (`drivingPrefixes`), every other word is checked on the
+ * record's full name and URL. Queries without an indexed word fall back to `scanWorkspaceMarkups`.
+ * The cursor is bound to the workspace and the query, and names the driving words, so every page
+ * of one search reads the same index ranges.
  */
 export async function searchWorkspaceMarkups(workspaceId: string, options: { text: string; limit: number; before?: string }): Promise<SearchPage> {
   const queryWords = wordsOf(options.text);
-  const candidates = queryWords.filter((word) => !UNINDEXED_URL_WORDS.has(word));
+  const candidates = [...new Set(queryWords.filter((word) => !UNINDEXED_URL_WORDS.has(word)).map((word) => word.slice(0, MAX_INDEXED_WORD_LENGTH)))];
   if (candidates.length === 0) return scanWorkspaceMarkups(workspaceId, options);
-  const driving = candidates.reduce((longest, word) => (word.length > longest.length ? word : longest));
-  return searchWordIndex(workspaceId, { queryWords, prefix: driving.slice(0, MAX_INDEXED_WORD_LENGTH), limit: options.limit, before: options.before });
+  const list = `markups:words:${createHash('sha256').update(`${workspaceId}\n${queryWords.join(' ')}`).digest('base64url').slice(0, 16)}`;
+  const key = await getCursorKey();
+  if (options.before) {
+    const { sortKey, prefixes } = decodeWordCursor(key, list, options.before, candidates);
+    return searchWordIndex(workspaceId, { key, list, queryWords, prefixes, limit: options.limit, after: sortKey });
+  }
+  const prefixes = await drivingPrefixes(workspaceId, candidates);
+  return searchWordIndex(workspaceId, { key, list, queryWords, prefixes, limit: options.limit });
+}
+
+/** The query words (at most their indexed length) that are not the continuation of another: their index ranges hold the others'. */
+function outermost(prefixes: readonly string[]): string[] {
+  return prefixes.filter((prefix) => !prefixes.some((other) => other !== prefix && prefix.startsWith(other)));
+}
+
+/**
+ * The words whose index ranges a search reads. One word: that word. Several: every word's range is
+ * probed in parallel (keys only, `WORD_PROBE_LIMIT` per slot); the words whose ranges ended are the
+ * rare ones, and the search reads all of them (their union holds every markup that has one of them
+ * among its indexed words, so a markup whose rare word is past its tenth is still found by another
+ * rare word it indexes). When no range ended, every word is common: the longest drives.
+ */
+async function drivingPrefixes(workspaceId: string, candidates: string[]): Promise<string[]> {
+  const words = outermost(candidates);
+  if (words.length === 1) return words;
+  const partition = workspaceWordsPartition(workspaceId);
+  const now = Date.now();
+  const slots = Array.from({ length: WORD_SLOTS }, (_, i) => i + 1).filter((slot) => (unavailableUntil.get(slot) ?? 0) <= now);
+  const probes = await Promise.all(
+    words.map(async (word) => {
+      const ranges = await Promise.all(
+        slots.map(async (slot) => {
+          const index = wordIndex(slot);
+          try {
+            const result = await getDb().send(
+              new QueryCommand({
+                TableName: getConfig().tableName,
+                IndexName: index.name,
+                KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+                ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+                ExpressionAttributeValues: { ':pk': partition, ':from': word, ':to': `${word}${UPPER}` },
+                ProjectionExpression: '#sk',
+                Limit: WORD_PROBE_LIMIT,
+              }),
+            );
+            return { count: result.Items?.length ?? 0, ended: !result.LastEvaluatedKey };
+          } catch (error) {
+            if (!isIndexUnavailable(error)) throw error;
+            unavailableUntil.set(slot, Date.now() + 60_000);
+            return { count: 0, ended: true };
+          }
+        }),
+      );
+      return { word, ended: ranges.every((range) => range.ended) };
+    }),
+  );
+  const rare = probes.filter((probe) => probe.ended).map((probe) => probe.word);
+  if (rare.length > 0) return rare;
+  return [words.reduce((longest, word) => (word.length > longest.length ? word : longest))];
 }
 
 interface WordEntry {
@@ -119,6 +180,8 @@ interface SlotReader {
   buffer: WordEntry[];
   /** The next Query's lower bound: the prefix, or just after the last key read. */
   from: string;
+  /** Above every key of the prefix. */
+  to: string;
   done: boolean;
 }
 
@@ -135,17 +198,19 @@ const unavailableUntil = new Map<number, number>();
 
 async function searchWordIndex(
   workspaceId: string,
-  options: { queryWords: string[]; prefix: string; limit: number; before?: string },
+  options: { key: Buffer; list: string; queryWords: string[]; prefixes: string[]; limit: number; after?: string },
 ): Promise<SearchPage> {
-  const { prefix, limit } = options;
+  const { key, list, prefixes, limit, after } = options;
   const partition = workspaceWordsPartition(workspaceId);
-  const list = `markups:words:${createHash('sha256').update(options.queryWords.join(' ')).digest('base64url').slice(0, 16)}`;
-  const key = await getCursorKey();
-  const after = options.before ? decodeWordCursor(key, list, options.before, prefix) : undefined;
   const now = Date.now();
-  const readers: SlotReader[] = Array.from({ length: WORD_SLOTS }, (_, i) => i + 1)
-    .filter((slot) => (unavailableUntil.get(slot) ?? 0) <= now)
-    .map((slot) => ({ slot, buffer: [], from: after ? `${after}${JUST_AFTER}` : prefix, done: false }));
+  const slots = Array.from({ length: WORD_SLOTS }, (_, i) => i + 1).filter((slot) => (unavailableUntil.get(slot) ?? 0) <= now);
+  const readers: SlotReader[] = prefixes.flatMap((prefix) =>
+    slots.map((slot) => {
+      const from = after && byteOrder(after, prefix) >= 0 ? `${after}${JUST_AFTER}` : prefix;
+      const to = `${prefix}${UPPER}`;
+      return { slot, buffer: [], from, to, done: byteOrder(from, to) > 0 };
+    }),
+  );
   const pageSize = limit + 1;
 
   const fill = async (reader: SlotReader) => {
@@ -160,7 +225,7 @@ async function searchWordIndex(
             // partition from its start: 102 ms against 4 ms for a late word among 50,000 keys).
             KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
             ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-            ExpressionAttributeValues: { ':pk': partition, ':from': reader.from, ':to': `${prefix}${UPPER}` },
+            ExpressionAttributeValues: { ':pk': partition, ':from': reader.from, ':to': reader.to },
             Limit: pageSize,
           }),
         );
@@ -183,13 +248,14 @@ async function searchWordIndex(
   let lastExamined: WordEntry | undefined;
   let exhausted = false;
   while (matches.length <= limit) {
-    if (examined >= WORD_SEARCH_BUDGET) break;
     await Promise.all(readers.map(fill));
     const live = readers.filter((reader) => reader.buffer.length > 0);
     if (live.length === 0) {
       exhausted = true;
       break;
     }
+    // The budget is checked after reading on, so a page that spent it says hasMore only when entries are left.
+    if (examined >= WORD_SEARCH_BUDGET) break;
     // Entries up to the smallest last entry of a slot that has more are in their final order.
     const open = readers.filter((reader) => !reader.done).map((reader) => reader.buffer.at(-1)!.sortKey);
     const frontier = open.length ? open.reduce((least, sortKey) => (byteOrder(sortKey, least) < 0 ? sortKey : least)) : undefined;
@@ -204,7 +270,7 @@ async function searchWordIndex(
       examined += 1;
       lastExamined = entry;
       const record = records.get(entry.markupId);
-      if (record?.kind === 'markup' && isFirstMatch(record, entry, workspaceId, prefix) && matchesWords(record, options.queryWords)) {
+      if (record?.kind === 'markup' && isFirstMatch(record, entry, workspaceId, prefixes) && matchesWords(record, options.queryWords)) {
         matches.push({ record, sortKey: entry.sortKey });
         if (matches.length > limit) break;
       }
@@ -216,7 +282,7 @@ async function searchWordIndex(
   }
   const page = matches.slice(0, limit);
   const items = page.map((match) => match.record);
-  const cursorAt = (sortKey: string) => encodeCursor(key, list, { sortKey, prefix });
+  const cursorAt = (sortKey: string) => encodeCursor(key, list, { sortKey, prefixes });
   if (matches.length > limit) return { items, hasMore: true, nextCursor: cursorAt(page.at(-1)!.sortKey) };
   if (!exhausted && lastExamined) return { items, hasMore: true, nextCursor: cursorAt(lastExamined.sortKey) };
   return { items, hasMore: false, nextCursor: null };
@@ -225,23 +291,29 @@ async function searchWordIndex(
 /**
  * Whether this index entry is where the markup is listed: the markup is in the workspace, the entry
  * is its current key (an entry that lags a write is not), and of its indexed words that start with
- * the prefix this is the first in index order, so a markup with several such words is listed once.
+ * a driving word this is the first in index order, so a markup with several such words is listed once.
  */
-function isFirstMatch(record: MarkupRecord, entry: WordEntry, workspaceId: string, prefix: string): boolean {
+function isFirstMatch(record: MarkupRecord, entry: WordEntry, workspaceId: string, prefixes: readonly string[]): boolean {
   if (record.workspaceId !== workspaceId) return false;
   if (markupWordKeys(record)[wordIndex(entry.slot).sortKey] !== entry.sortKey) return false;
   const first = indexedWords(record)
-    .filter((word) => word.startsWith(prefix))
+    .filter((word) => prefixes.some((prefix) => word.startsWith(prefix)))
     .map((word) => `${word}${SORT_SEPARATOR}`)
     .reduce<string | undefined>((least, word) => (least === undefined || byteOrder(word, least) < 0 ? word : least), undefined);
   return first === `${wordOfSortKey(entry.sortKey)}${SORT_SEPARATOR}`;
 }
 
-function decodeWordCursor(key: Buffer, list: string, cursor: string, prefix: string): string {
+/** A word cursor's position and driving words; 400 unless it was made for this workspace and query (the list binds both). */
+function decodeWordCursor(key: Buffer, list: string, cursor: string, candidates: readonly string[]): { sortKey: string; prefixes: string[] } {
   const position = decodeCursor(key, list, cursor, 'before');
-  const sortKey = position.sortKey;
-  if (typeof sortKey !== 'string' || position.prefix !== prefix || !sortKey.startsWith(prefix) || !sortKey.includes(SORT_SEPARATOR)) {
-    throw new BadRequestError('before is not a valid cursor for this search.', 'invalid-cursor');
-  }
-  return sortKey;
+  const { sortKey, prefixes } = position as { sortKey?: unknown; prefixes?: unknown };
+  const valid =
+    typeof sortKey === 'string' &&
+    sortKey.includes(SORT_SEPARATOR) &&
+    Array.isArray(prefixes) &&
+    prefixes.length > 0 &&
+    prefixes.every((prefix) => typeof prefix === 'string' && candidates.includes(prefix)) &&
+    (prefixes as string[]).some((prefix) => sortKey.startsWith(prefix));
+  if (!valid) throw new BadRequestError('before is not a valid cursor for this search.', 'invalid-cursor');
+  return { sortKey, prefixes: prefixes as string[] };
 }

@@ -19,9 +19,20 @@ export const UNINDEXED_URL_WORDS: ReadonlySet<string> = new Set(['http', 'https'
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
-/** The words of a text: runs of letters and digits, lowercase, compatibility forms folded (NFKC: `ﬁ` is `fi`, `Ａ` is `a`). */
+const MARK = /\p{M}/gu;
+
+/**
+ * A text folded for word matching, the same for stored and query words: lowercase, compatibility
+ * forms decomposed (NFKD: `ﬁ` is `fi`, `Ａ` is `a`), combining marks dropped (`é` is `e`, and `İ`,
+ * which lowercases to `i` and a combining dot, is `i`), `ß` is `ss`, then composed again (NFC).
+ */
+export function foldText(text: string): string {
+  return text.normalize('NFKD').toLowerCase().normalize('NFKD').replace(MARK, '').replace(/ß/g, 'ss').normalize('NFC');
+}
+
+/** The words of a text: runs of letters and digits, folded (`foldText`). */
 export function wordsOf(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().match(WORD) ?? [];
+  return foldText(text).match(WORD) ?? [];
 }
 
 function decodedUrl(url: string): string {

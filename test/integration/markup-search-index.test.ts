@@ -180,3 +180,80 @@ describe('the markup word index keeps GET /markups/search exact (issue 34)', { t
     expect(stored.GSI6SK).toMatch(new RegExp(`^${newNames.at(-1)}\u0001`));
   });
 });
+
+describe('GET /markups/search drives by its rarest word and checks the others on the whole record (issue 34 review)', { timeout: 180_000 }, () => {
+  it('finds a rare word next to a common, longer one in ONE request among 2,500 markups that share the common word', async () => {
+    const org = await makeOrganization();
+    const rare = 'zq7'; // Shorter than the common word; the workspace is this test's own.
+    const workspace = (await getWorkspace(org.workspaceId))!;
+    const parent = (await getItem(workspace.rootFolderId)) as FolderRecord;
+    const at = Date.now() - 3_000_000;
+    const records = Array.from({ length: 2501 }, (_, i) =>
+      newWebpageMarkupRecord({
+        placement: { workspace, parent },
+        url: `https://example.com/r/${i}`,
+        name: i === 0 ? `Release review ${rare}` : `Release review w${i} ${i}`,
+        createdBy: randomUUID(),
+        at: at + i * 1000,
+      }),
+    );
+    await batchPut(records.map(toItem));
+
+    // The common word is the longer one: the old search drove by it and answered empty pages first.
+    const response = await call('GET', '/markups/search', { key: org.workspaceKey, query: { query: `release ${rare}`, limit: 20 } });
+    expect(response.status).toBe(200);
+    expect(response.body.data).toMatchObject({ data: [{ id: records[0]!.id }], hasMore: false, nextCursor: null });
+    const number = await call('GET', '/markups/search', { key: org.workspaceKey, query: { query: 'release 7', limit: 100 } });
+    expect(number.body.data.data.length).toBeGreaterThan(0);
+    // Paging a union of drivers still lists every match once.
+    const sevens = await searchAll(org.workspaceKey, 'release 77', { limit: 7 });
+    const expected = records.filter((record) => /\b77/.test(record.name));
+    expect(new Set(sevens)).toEqual(new Set(expected.map((record) => record.id)));
+    expect(sevens).toHaveLength(expected.length);
+  });
+
+  it('counts a name word past the ten indexed ones and a URL fragment word as the other words of a query', async () => {
+    const org = await makeOrganization();
+    const words = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen'];
+    const long = await createMarkup(org.workspaceKey, { name: words.join(' ') });
+    const tag = uniqueWord('frag');
+    const fragment = await createMarkup(org.workspaceKey, { name: `${tag} page`, url: 'https://example.com/product#reviews' });
+
+    expect(await searchAll(org.workspaceKey, 'one eleven')).toEqual([long.id]);
+    expect(await searchAll(org.workspaceKey, 'thirteen two')).toEqual([long.id]);
+    expect(await searchAll(org.workspaceKey, `${tag} #reviews`)).toEqual([fragment.id]);
+    expect(await searchAll(org.workspaceKey, 'reviews')).toEqual([fragment.id]);
+  });
+
+  it('folds case, accents and ß the same for names and queries: istanbul finds İstanbul, strasse Straße, cafe Café', async () => {
+    const org = await makeOrganization();
+    const istanbul = await createMarkup(org.workspaceKey, { name: 'İstanbul office' });
+    const strasse = await createMarkup(org.workspaceKey, { name: 'Hauptstraße 5' });
+    const cafe = await createMarkup(org.workspaceKey, { name: 'Café menu' });
+
+    expect(await searchAll(org.workspaceKey, 'istanbul')).toEqual([istanbul.id]);
+    expect(await searchAll(org.workspaceKey, 'İSTANBUL office')).toEqual([istanbul.id]);
+    expect(await searchAll(org.workspaceKey, 'stanbul')).toEqual([]);
+    expect(await searchAll(org.workspaceKey, 'hauptstrasse')).toEqual([strasse.id]);
+    expect(await searchAll(org.workspaceKey, 'Hauptstraße')).toEqual([strasse.id]);
+    expect(await searchAll(org.workspaceKey, 'cafe')).toEqual([cafe.id]);
+  });
+
+  it('refuses a cursor made for another workspace, another organization or another query (400)', async () => {
+    const [org, stranger] = await Promise.all([makeOrganization(), makeOrganization()]);
+    const other = await makeSecondWorkspace(org.orgKey);
+    const word = uniqueWord('cur');
+    for (const key of [org.workspaceKey, stranger.workspaceKey]) {
+      await createMarkup(key, { name: `${word} a` });
+      await createMarkup(key, { name: `${word} b` });
+    }
+    const first = await call('GET', '/markups/search', { key: org.orgKey, query: { query: word, limit: 1, workspaceId: org.workspaceId } });
+    expect(first.body.data.hasMore).toBe(true);
+    const before = first.body.data.nextCursor as string;
+
+    expect((await call('GET', '/markups/search', { key: org.orgKey, query: { query: word, limit: 1, before, workspaceId: org.workspaceId } })).status).toBe(200);
+    expect((await call('GET', '/markups/search', { key: org.orgKey, query: { query: word, limit: 1, before, workspaceId: other.id } })).status).toBe(400);
+    expect((await call('GET', '/markups/search', { key: stranger.workspaceKey, query: { query: word, limit: 1, before } })).status).toBe(400);
+    expect((await call('GET', '/markups/search', { key: org.orgKey, query: { query: `${word} a`, limit: 1, before, workspaceId: org.workspaceId } })).status).toBe(400);
+  });
+});

@@ -24,7 +24,7 @@ describe('the markup word index (issue 34)', () => {
   });
 
   it('splits on anything but letters and digits, in any script', () => {
-    expect(wordsOf('Café_menu-2024.PNG  Übersicht 東京')).toEqual(['café', 'menu', '2024', 'png', 'übersicht', '東京']);
+    expect(wordsOf('Café_menu-2024.PNG  Übersicht 東京')).toEqual(['cafe', 'menu', '2024', 'png', 'ubersicht', '東京']);
   });
 
   it('matches when every query word starts a word of the name or URL (any word, indexed or not)', () => {
@@ -42,5 +42,22 @@ describe('the markup word index (issue 34)', () => {
     expect(markupWordKeys({ id: 'm2', workspaceId: 'w1', name: '…', createdAt: 1000 })).toEqual({});
     expect(wordSortKey('price', 1000, 'a') < wordSortKey('prices', 1000, 'a')).toBe(true);
     expect(wordSortKey('price', 2000, 'a') < wordSortKey('price', 1000, 'a')).toBe(true);
+  });
+
+  it('folds stored and query words alike: İ is i (not split at its combining dot), ß is ss, accents and compatibility forms dropped', () => {
+    expect(wordsOf('İstanbul')).toEqual(['istanbul']);
+    expect(wordsOf('İSTANBUL Straße STRASSE ẞ')).toEqual(['istanbul', 'strasse', 'strasse', 'ss']);
+    expect(wordsOf('Café ﬁle Ａbc naïve')).toEqual(['cafe', 'file', 'abc', 'naive']);
+    expect(wordsOf('한국어 東京')).toEqual(['한국어', '東京']);
+    expect(matchesWords({ name: 'İstanbul office' }, ['istanbul'])).toBe(true);
+    expect(matchesWords({ name: 'Hauptstraße' }, wordsOf('hauptstrasse'))).toBe(true);
+    expect(indexedWords({ name: 'Café İstanbul' })).toEqual(['cafe', 'istanbul']);
+  });
+
+  it('checks the other words of a query on every word of the name and URL, past the ten indexed ones and in the fragment', () => {
+    const markup = { name: 'one two three four five six seven eight nine ten eleven twelve thirteen', url: 'https://example.com/product#reviews' };
+    expect(indexedWords(markup)).not.toContain('eleven');
+    expect(matchesWords(markup, ['one', 'eleven'])).toBe(true);
+    expect(matchesWords(markup, wordsOf('thirteen #reviews'))).toBe(true);
   });
 });
