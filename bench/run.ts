@@ -7,6 +7,7 @@ import { benchBundles } from './bundles.js';
 import { benchEmbedMount } from './embed-mount.js';
 import { benchExchange } from './exchange.js';
 import { benchFiles } from './files.js';
+import { benchLive } from './live.js';
 import { benchLiveness } from './liveness.js';
 import { benchMoves } from './moves.js';
 import { benchRequests } from './requests.js';
@@ -17,13 +18,13 @@ import { benchWebhooks } from './webhooks.js';
  * `npm run bench`: request latency and throughput on the local stack beside the DynamoDB floor,
  * then each function's bundle size and cold import time. BENCH_SECONDS (default 5) per measurement,
  * BENCH_CONCURRENCY (default 8) for the throughput rows. BENCH_ONLY picks sections, comma-separated:
- * requests, threads, exchange, liveness, files, webhooks, moves, bundles, anchoring, embed (all by default). BENCH_ROWS narrows the
+ * requests, threads, exchange, liveness, files, webhooks, live, moves, bundles, anchoring, embed (all by default). BENCH_ROWS narrows the
  * request rows to those whose name contains one of its comma-separated parts (`GET /workspace`).
  */
 process.env.LOG_LEVEL = 'warn';
 const durationMs = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
-const sections = ['requests', 'threads', 'exchange', 'liveness', 'files', 'webhooks', 'moves', 'bundles', 'anchoring', 'embed'] as const;
+const sections = ['requests', 'threads', 'exchange', 'liveness', 'files', 'webhooks', 'live', 'moves', 'bundles', 'anchoring', 'embed'] as const;
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const unknown = only?.filter((name) => !(sections as readonly string[]).includes(name));
 if (unknown?.length) throw new Error(`BENCH_ONLY: unknown section(s) ${unknown.join(', ')}; choose from ${sections.join(', ')}`);
@@ -73,6 +74,10 @@ async function benchOnStack(local: Awaited<ReturnType<typeof startLocalStack>>):
   if (want('webhooks')) {
     process.stdout.write('\nWebhooks: from the answer of the operation to the receiver (outbox, stream pump, fan-out, queue, signed delivery)\n\n');
     await benchWebhooks(local.stack, { runs: Number(process.env.BENCH_WEBHOOK_RUNS ?? 50) });
+  }
+  if (want('live')) {
+    process.stdout.write('\nLive updates: from the answer of a write to each subscriber\'s receipt (outbox with seq, stream pump, fan-out, socket), web/live\'s client on ws\n\n');
+    await benchLive(local.stack, { runs: Number(process.env.BENCH_LIVE_RUNS ?? 50), sizes: [1, 500] });
   }
   if (want('moves')) {
     process.stdout.write('\nMoves across workspaces: the answer, and the move worker done carrying the tree (BENCH_MOVE_RUNS runs)\n\n');
