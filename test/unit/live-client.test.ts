@@ -81,7 +81,7 @@ const until = <T>(read: () => T, done: (value: T) => boolean) => eventually(asyn
 
 function client(request: Request, extra: Partial<ConstructorParameters<typeof LiveClient>[1]> = {}) {
   FakeSocket.all = [];
-  const live = new LiveClient(request, { WebSocket: FakeSocket as unknown as SocketFactory, baseDelayMs: 5, maxDelayMs: 20, random: () => 0.5, ...extra });
+  const live = new LiveClient(request, { WebSocket: FakeSocket as unknown as SocketFactory, baseDelayMs: 5, maxDelayMs: 20, catchUpGraceMs: 20, random: () => 0.5, ...extra });
   const states: LiveState[] = [];
   live.onState((state) => states.push(state));
   return { live, states };
@@ -143,6 +143,26 @@ describe('web/live: the live-update client', () => {
     expect(got).toEqual([4, 5, 6, 7]);
     expect(calls.filter((call) => call === 'POST /live/tickets')).toHaveLength(2);
     expect(states).toEqual(['connecting', 'live', 'reconnecting', 'live']);
+    live.close();
+  });
+
+  it('after a reconnect, what the server replays within the grace is enough: the log is not read', async () => {
+    const { request, calls } = api({ log: () => 5 });
+    const { live } = client(request, { catchUpGraceMs: 60_000 });
+    const got: number[] = [];
+    live.subscribe('m1', (_event, seq) => got.push(seq));
+    await until(() => FakeSocket.all.length, (count) => count === 1);
+    latest().open();
+    latest().message({ type: 'subscribed', markupId: 'm1', seq: 2 });
+    latest().drop();
+    await until(() => FakeSocket.all.length, (count) => count === 2);
+    latest().open();
+    latest().message({ type: 'subscribed', markupId: 'm1', seq: 5 });
+    expect(live.state).toBe('reconnecting');
+    for (const seq of [3, 4, 5]) latest().message({ type: 'event', markupId: 'm1', seq, event: event(seq) });
+    expect(got).toEqual([3, 4, 5]);
+    expect(live.state).toBe('live');
+    expect(calls.filter((call) => call.includes('/events'))).toEqual([]);
     live.close();
   });
 

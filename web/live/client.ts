@@ -6,9 +6,10 @@ import type { Request } from '../board/transport.js';
  * `POST /live/tickets`, subscriptions per markup, every markup's events handed over exactly once
  * and in `seq` order. A socket that closes is opened again with a NEW ticket after a capped,
  * jittered exponential backoff, and every subscription is sent again with `after` = the last seq
- * it handed over; a gap (an event whose seq is not the next one, or a `subscribed` seq ahead of
- * the last one) is filled from `GET /markups/{id}/events?after=SEQ`, so nothing is missed and
- * nothing is handed over twice whether the server replays on `after` or not. No globals.
+ * it handed over: the server replays what came since. What it has not replayed within a short
+ * grace (a `subscribed` seq ahead of the last one handed over, or an event after a gap) is read
+ * from `GET /markups/{id}/events?after=SEQ`, so nothing is missed, and nothing is handed over
+ * twice whichever of the two brings it. No globals.
  */
 
 /** The webhook body an event message carries (DESIGN.md "Webhook deliveries"). */
@@ -63,6 +64,8 @@ export interface LiveOptions {
   maxDelayMs?: number;
   /** A socket not open after this long is given up and opened again (default 10 s). */
   openTimeoutMs?: number;
+  /** How long the server's replay has to close a gap before the event log is read (default 2 s). */
+  catchUpGraceMs?: number;
   /** Default Math.random (the jitter). */
   random?: () => number;
 }
@@ -74,8 +77,11 @@ interface Entry {
   seq?: number;
   /** Events that came ahead of a gap, by seq. */
   ahead: Map<number, LiveEvent>;
-  /** A fill from the event log is running. */
+  /** The seq the subscription must reach to be caught up (the last `subscribed` seq, or an event's after a gap). */
+  target?: number;
+  /** A fill from the event log is running, or waiting out the grace. */
   filling: boolean;
+  grace?: ReturnType<typeof setTimeout>;
   refused: boolean;
 }
 
@@ -123,7 +129,7 @@ export class LiveClient {
     private readonly request: Request,
     options: LiveOptions = {},
   ) {
-    this.options = { baseDelayMs: 500, maxDelayMs: 30_000, openTimeoutMs: 10_000, random: Math.random, ...options };
+    this.options = { baseDelayMs: 500, maxDelayMs: 30_000, openTimeoutMs: 10_000, catchUpGraceMs: 2_000, random: Math.random, ...options };
   }
 
   get state(): LiveState {
@@ -153,6 +159,7 @@ export class LiveClient {
     return () => {
       const known = this.entries.get(markupId);
       if (!known?.listeners.delete(listener) || known.listeners.size > 0) return;
+      clearTimeout(known.grace);
       this.entries.delete(markupId);
       // The server keeps sending until the socket closes: with nothing left, it closes.
       if (this.entries.size === 0) this.stop();
@@ -161,6 +168,7 @@ export class LiveClient {
 
   /** Closes the socket and forgets every subscription. */
   close(): void {
+    for (const entry of this.entries.values()) clearTimeout(entry.grace);
     this.entries.clear();
     this.stop();
   }
@@ -244,7 +252,10 @@ export class LiveClient {
       socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
       if (socket.readyState <= OPEN) socket.close();
     }
-    for (const entry of this.entries.values()) entry.ahead.clear();
+    for (const entry of this.entries.values()) {
+      entry.ahead.clear();
+      entry.target = undefined;
+    }
     if (this.entries.size === 0) return this.setState('closed');
     this.retryLater();
   }
@@ -289,8 +300,8 @@ export class LiveClient {
       entry.seq = seq;
       for (const listener of [...entry.listeners]) listener.onResync?.();
     } else if (seq > entry.seq) {
-      // Missed while away: the server may replay them after `after`; the log fills what it does not.
-      void this.fill(entry, seq);
+      // Missed while away: the server replays them after `after`; the log fills what it has not by the grace.
+      this.awaitCatchUp(entry, seq);
     }
     this.settle();
   }
@@ -300,10 +311,23 @@ export class LiveClient {
     if (seq === entry.seq + 1) {
       this.deliver(entry, seq, event);
       this.drain(entry);
+      if (entry.target !== undefined && entry.seq >= entry.target) this.settle();
       return;
     }
     entry.ahead.set(seq, event);
-    void this.fill(entry, seq - 1);
+    this.awaitCatchUp(entry, seq - 1);
+  }
+
+  /** Caught up once `through` is handed over: the socket has the grace to bring it, then the log is read. */
+  private awaitCatchUp(entry: Entry, through: number): void {
+    entry.target = Math.max(entry.target ?? 0, through);
+    if (entry.filling) return;
+    entry.filling = true;
+    entry.grace = setTimeout(() => {
+      entry.filling = false;
+      if (this.entries.get(entry.markupId) === entry && entry.seq !== undefined && entry.target !== undefined && entry.seq < entry.target) void this.fill(entry, entry.target);
+      else this.settle();
+    }, this.options.catchUpGraceMs);
   }
 
   private deliver(entry: Entry, seq: number, event: LiveEvent): void {
@@ -346,12 +370,15 @@ export class LiveClient {
     } finally {
       entry.filling = false;
       if (entry.seq !== undefined && entry.seq < through) {
-        // The log had not caught up with the socket yet: what is ahead is handed over, in order, and the rest read again.
+        // The log ended before `through` (it cannot: the seq is written with the event): start over.
         const latest = Math.max(through, ...entry.ahead.keys());
         entry.ahead.clear();
         entry.seq = latest;
         for (const listener of [...entry.listeners]) listener.onResync?.();
       }
+      if (entry.target !== undefined && entry.seq !== undefined && entry.seq >= entry.target) entry.target = undefined;
+      // A later target (a reconnect while this ran) gets its own grace.
+      if (entry.target !== undefined && this.entries.get(entry.markupId) === entry) this.awaitCatchUp(entry, entry.target);
       this.settle();
     }
   }
@@ -359,7 +386,7 @@ export class LiveClient {
   /** Live once the socket is open and every subscription has its seq and no fill running. */
   private settle(): void {
     if (this.socket?.readyState !== OPEN) return;
-    const waiting = [...this.entries.values()].some((entry) => !entry.refused && (entry.seq === undefined || entry.filling));
+    const waiting = [...this.entries.values()].some((entry) => !entry.refused && (entry.seq === undefined || (entry.target !== undefined && entry.seq < entry.target)));
     if (!waiting) this.setState('live');
   }
 }
