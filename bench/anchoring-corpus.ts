@@ -7,7 +7,7 @@
  * `data-bench-target`, which the benchmark strips before the anchoring code sees the page.
  */
 
-export const KINDS = ['text edited', 'element moved', 'siblings inserted', 'classes renamed', 'framework re-render', 'element removed', 'look-alike added', 'look-alike before it', 'exact copy beside it'] as const;
+export const KINDS = ['text edited', 'element moved', 'siblings inserted', 'classes renamed', 'framework re-render', 'element removed', 'look-alike added', 'look-alike before it', 'exact copy beside it', 'look-alike after it'] as const;
 /**
  * An exact copy of the element's card, row or item put right before it: the copy stands where the
  * original stood, between the same texts, so nothing tells them apart. Only "never wrong" is asked
@@ -235,7 +235,7 @@ export function makePair(kind: Kind, seed: number): PagePair {
     if (node.tag === 'img') pictures.push(node);
   });
   // A look-alike differing by an edit of the target's text needs a text to edit: no pictures there either.
-  const textOnly = kind === 'text edited' || kind === 'look-alike before it';
+  const textOnly = kind === 'text edited' || kind === 'look-alike before it' || kind === 'look-alike after it';
   const target = !textOnly && rng.next() < 0.2 ? rng.pick(pictures) : rng.pick(textTargets(root).filter((node) => node.tag !== 'body'));
   const salt = `s${seed}`;
   const before: Style = { framework: kind === 'framework re-render' || rng.next() < 0.3, salt, renamed: false };
@@ -306,27 +306,31 @@ export function makePair(kind: Kind, seed: number): PagePair {
       name += ' (a copy with the same text elsewhere)';
       break;
     }
-    case 'look-alike before it': {
-      // A copy of the target's unit right before it, the target's own text edited a little and its
-      // other texts new (another product's card, another question of the list): a positional
-      // selector now names the look-alike, while the unchanged original is still there. A copy
-      // whose other texts stayed would be the original edited in place with a copy after it,
-      // which no anchor can tell apart.
+    case 'look-alike before it':
+    case 'look-alike after it': {
+      // A copy of the target's unit right before (or after) it, the target's own text edited a
+      // little and its other texts new (another product's card, another question of the list):
+      // before it, a positional selector now names the look-alike; after it, the look-alike has
+      // the text that followed the original. The unchanged original is still there. Where the
+      // unit is the element itself (a paragraph), the two split the stored context between them
+      // and only the unchanged text tells the original. A copy whose other texts stayed would be
+      // the original edited in place with a copy after it, which no anchor can tell apart.
       const lookAlike = copyOf(unit);
       walk(lookAlike, (node) => {
         if (node.text === undefined) return;
         node.text = node.text === target.text ? editText(rng, node.text) : (freshLike(rng, node).text ?? node.text);
       });
       const children = list.children!;
-      children.splice(children.indexOf(unit), 0, lookAlike);
-      name += ' (a copy with its text edited, right before it)';
+      const following = kind === 'look-alike after it';
+      children.splice(children.indexOf(unit) + (following ? 1 : 0), 0, lookAlike);
+      name += ` (a copy with its text edited, right ${following ? 'after' : 'before'} it)`;
       break;
     }
   }
   return { kind, name, before: render(root, before, target.key), after: render(after, afterStyle, kept ? target.key : undefined), kept };
 }
 
-/** `perKind` pairs of every kind. */
-export function makeCorpus(perKind: number): PagePair[] {
-  return KINDS.flatMap((kind) => Array.from({ length: perKind }, (_, index) => makePair(kind, index + 1)));
+/** `perKind` pairs of every kind, from seed `first` on. */
+export function makeCorpus(perKind: number, first = 1): PagePair[] {
+  return KINDS.flatMap((kind) => Array.from({ length: perKind }, (_, index) => makePair(kind, first + index)));
 }

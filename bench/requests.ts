@@ -122,6 +122,13 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
   const workspace = (await getWorkspace(stack.workspaceId))!;
   const get = (Key: Record<string, string>) => db.send(new GetCommand({ TableName, Key }));
   const getConsistent = (Key: Record<string, string>) => db.send(new GetCommand({ TableName, Key, ConsistentRead: true }));
+  // An event's place in its markup's log (issue 32): the transaction also moves the markup's head and
+  // writes the log entry (under keys of the bench's own here). No head is read: the process that
+  // moved a markup's head last remembers it, as the stack's one process does here.
+  const eventLogFloorItems = (markupId: string): TransactItem[] => [
+    { Update: { TableName, Key: { PK: `BENCH#${markupId}`, SK: 'EVENTSEQ' }, UpdateExpression: 'ADD lastSeq :one', ExpressionAttributeValues: { ':one': 1 } } },
+    put({ PK: `BENCH#${markupId}#EVENTS`, SK: randomUUID(), entity: 'BenchFloor' }),
+  ];
   const headers = { Authorization: `Bearer ${stack.workspaceApiKey}`, 'Service-API-Version': '2023-02-22' };
   const userId = (await get(apiKeyKey(keyId))).Item!.userId as string;
   const authenticate = async () => {
@@ -215,7 +222,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       const at = Date.now();
       const message = { ...replyRecord(markup, target.threadId, userId, replyBody.content, at), threadRevision: thread.revision + 1 };
       const reference = { threadId: target.threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId: message.id };
-      // One transaction: the change, the thread index's move (activity) and the event's outbox item.
+      // One transaction: the change, the thread index's move (activity), the event's outbox item and its place in the markup's log.
       await transactRetrying([
         markupCommentUpdate(markup, { at, open: true }),
         threadRevisionUpdate(thread, at, thread.messageIds ? { messageIds: [...thread.messageIds, message.id] } : {}),
@@ -224,6 +231,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
         put(toReadMarkItem(markup.id, { userId, subject: 'message', subjectId: message.id, threadId: target.threadId, seenRevision: message.threadRevision, seenAt: at })),
         ...threadIndexWrites(markup, thread, { ...thread, lastActivityAt: at }),
         put({ PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${new Date(at).toISOString()}#${message.id}`, entity: 'BenchFloor', type: 'comment_reply_created', markupId: markup.id, threadId: target.threadId, messageId: message.id }),
+        ...eventLogFloorItems(markup.id),
       ]);
       // Then the writer for the answer.
       await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [userKey(userId)] } } }));
@@ -266,7 +274,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       };
       const reference = { threadId, markupId, workspaceId: markup.workspaceId, organizationId: markup.organizationId };
       // One transaction: the markup's counters, the thread, its message, both references, the writer's
-      // read marks, the view mode's count, the thread index and the event's outbox item.
+      // read marks, the view mode's count, the thread index, the event's outbox item and its place in the markup's log.
       await transactRetrying([
         markupCommentUpdate(markup, { at, activeDelta: 1, open: true }),
         putNew(toThreadItem(thread)),
@@ -278,6 +286,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
         ...(thread.viewModeId ? [viewModeCountUpdate(markupId, thread.viewModeId, 1)] : []),
         ...threadIndexWrites(markup, undefined, thread, { initialize: number === 1 }),
         put({ PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${new Date(at).toISOString()}#${threadId}`, entity: 'BenchFloor', type: 'comment_created', markupId, threadId, messageId: message.id }),
+        ...eventLogFloorItems(markupId),
       ]);
       // The local stack's test fault point (a deployed function skips it), then the writer for the answer.
       await failIfArmed('after-thread-commit', markupId);

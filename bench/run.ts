@@ -11,6 +11,7 @@ import { benchLive } from './live.js';
 import { benchLiveness } from './liveness.js';
 import { benchMoves } from './moves.js';
 import { benchRequests } from './requests.js';
+import { benchSearch } from './search.js';
 import { benchThreadPages } from './thread-pages.js';
 import { benchWebhooks } from './webhooks.js';
 
@@ -18,13 +19,13 @@ import { benchWebhooks } from './webhooks.js';
  * `npm run bench`: request latency and throughput on the local stack beside the DynamoDB floor,
  * then each function's bundle size and cold import time. BENCH_SECONDS (default 5) per measurement,
  * BENCH_CONCURRENCY (default 8) for the throughput rows. BENCH_ONLY picks sections, comma-separated:
- * requests, threads, exchange, liveness, files, webhooks, live, moves, bundles, anchoring, embed (all by default). BENCH_ROWS narrows the
+ * requests, threads, exchange, liveness, files, webhooks, live, moves, search, bundles, anchoring, embed (all by default). BENCH_ROWS narrows the
  * request rows to those whose name contains one of its comma-separated parts (`GET /workspace`).
  */
 process.env.LOG_LEVEL = 'warn';
 const durationMs = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
-const sections = ['requests', 'threads', 'exchange', 'liveness', 'files', 'webhooks', 'live', 'moves', 'bundles', 'anchoring', 'embed'] as const;
+const sections = ['requests', 'threads', 'exchange', 'liveness', 'files', 'webhooks', 'live', 'moves', 'search', 'bundles', 'anchoring', 'embed'] as const;
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const unknown = only?.filter((name) => !(sections as readonly string[]).includes(name));
 if (unknown?.length) throw new Error(`BENCH_ONLY: unknown section(s) ${unknown.join(', ')}; choose from ${sections.join(', ')}`);
@@ -43,7 +44,7 @@ try {
 if (want('bundles')) await benchBundles();
 if (want('anchoring')) {
   process.stdout.write('\n');
-  await benchAnchoring({ pairsPerKind: Number(process.env.BENCH_ANCHOR_PAIRS ?? 20), runs: Number(process.env.BENCH_ANCHOR_RUNS ?? 9) });
+  await benchAnchoring({ pairsPerKind: Number(process.env.BENCH_ANCHOR_PAIRS ?? 20), firstSeed: Number(process.env.BENCH_ANCHOR_SEED ?? 1), runs: Number(process.env.BENCH_ANCHOR_RUNS ?? 9) });
 }
 if (want('embed')) {
   process.stdout.write('\n');
@@ -82,5 +83,10 @@ async function benchOnStack(local: Awaited<ReturnType<typeof startLocalStack>>):
   if (want('moves')) {
     process.stdout.write('\nMoves across workspaces: the answer, and the move worker done carrying the tree (BENCH_MOVE_RUNS runs)\n\n');
     await benchMoves(local.stack, { runs: Number(process.env.BENCH_MOVE_RUNS ?? 3), markups: 5_000, warmUpMarkups: 100 });
+  }
+  if (want('search')) {
+    process.stdout.write('\nSearch and list as the workspace grows: one caller at a time, every row one request (BENCH_SEARCH_SIZES, default 50,5000,50000)\n\n');
+    const sizes = process.env.BENCH_SEARCH_SIZES?.split(',').map(Number);
+    await benchSearch(local.stack, { durationMs, ...(sizes?.length ? { sizes } : {}) });
   }
 }

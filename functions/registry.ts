@@ -6,6 +6,8 @@ import type { QueueName } from '../shared/queues.js';
 import { authRoutes } from './auth/routes.js';
 import { installationsRoutes } from './installations/routes.js';
 import { itemsRoutes } from './items/routes.js';
+import { liveRoutes } from './live/routes.js';
+import { LIVE_SOCKET_ROUTES, type LiveSocketRoute } from './live-socket/routes.js';
 import { markupsRoutes } from './markups/routes.js';
 import { messagesRoutes } from './messages/routes.js';
 import { OPENAPI_FILES } from './openapi/files.js';
@@ -40,6 +42,13 @@ export interface FunctionAccess {
    * function and the move worker, and nothing else.
    */
   partiqlUpdates?: true;
+  /**
+   * Posts to and closes the live-update WebSocket API's connections (`execute-api:ManageConnections`
+   * on that one API, and LIVE_MANAGEMENT_URL): its socket routes and the live fan-out, nothing else.
+   */
+  liveConnections?: true;
+  /** Hands out the live-update socket's URL (LIVE_URL): the function of `POST /live/tickets`. */
+  liveUrl?: true;
 }
 
 interface FunctionBase {
@@ -96,7 +105,16 @@ export interface ScheduledFunction extends FunctionBase {
   everyMinutes: number;
 }
 
-export type FunctionDefinition = ApiFunction | QueueWorkerFunction | StreamConsumerFunction | ScheduledFunction;
+/**
+ * The function behind an API Gateway WebSocket API (live updates): one Lambda for its route group,
+ * as the HTTP API's groups are; the local gateway runs it on its own port's `/api/v2/live`.
+ */
+export interface WebSocketFunction extends FunctionBase {
+  kind: 'websocket';
+  routes: readonly LiveSocketRoute[];
+}
+
+export type FunctionDefinition = ApiFunction | QueueWorkerFunction | StreamConsumerFunction | ScheduledFunction | WebSocketFunction;
 
 /**
  * Every Lambda of the service, and through the `api` ones every route: the one list the CDK stacks,
@@ -156,6 +174,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     isDefault: true,
     access: {},
   },
+  // Issues live-update tickets (one item each, with a TTL) for any credential, with the socket's URL.
+  { kind: 'api', name: 'live', description: 'Live updates: tickets for the WebSocket that pushes each markup\'s events as they happen.', routes: liveRoutes, access: { table: 'readWrite', liveUrl: true } },
   // Answers CORS preflights from the origin index (read only); it has no route of its own.
   { kind: 'api', name: 'cors', description: 'CORS preflights of embedded clients.', routes: [], answersPreflight: true, access: { table: 'read' } },
   // The upload prefix's S3 ObjectCreated notifications, which S3 sends to the uploads queue.
@@ -207,6 +227,13 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   { kind: 'schedule', name: 'pending-work-sweep', everyMinutes: 5, timeoutSeconds: 60, access: { table: 'readWrite', sendsTo: ['conversion', 'thumbnails', 'moves'] } },
   // New outbox items -> one delivery job per (event, enabled and subscribed registration).
   { kind: 'stream', name: 'webhook-fanout', filter: OUTBOX_STREAM_FILTER, timeoutSeconds: 30, access: { table: 'read', sendsTo: ['webhookDelivery'] } },
+  // The live-update socket: takes tickets ($connect), records connections and subscriptions, authorizes and catches up subscribes ($default).
+  { kind: 'websocket', name: 'live-socket', routes: LIVE_SOCKET_ROUTES, timeoutSeconds: 29, access: { table: 'readWrite', liveConnections: true } },
+  // New outbox items -> each event to its markup's live subscribers, on its own event source mapping so a slow webhook never delays it.
+  // Writes: each subscription's last seq sent (the claim that keeps catch-up and fan-out from sending twice), the event's stored body, gone connections.
+  { kind: 'stream', name: 'live-fanout', filter: OUTBOX_STREAM_FILTER, timeoutSeconds: 30, access: { table: 'readWrite', liveConnections: true } },
+  // Closes the live connections whose credential died (revoked key, signed-out session, deleted installation or end user) though no event came for them.
+  { kind: 'schedule', name: 'live-sweep', everyMinutes: 1, timeoutSeconds: 60, access: { table: 'readWrite', liveConnections: true } },
 ];
 
 /** Path of a function's entry file, relative to the repository root. */

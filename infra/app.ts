@@ -7,6 +7,7 @@ import { DataStack } from './stacks/data-stack.js';
 import { WebStack } from './stacks/web-stack.js';
 import { WorkersStack } from './stacks/workers-stack.js';
 import { METRICS_NAMESPACE } from '../shared/metrics.js';
+import { WORD_SLOTS } from '../shared/db/markup-words.js';
 
 type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
@@ -20,6 +21,12 @@ export interface ReviewBoardSettings {
    * The API's own CORS follows the installations' allowedOrigins instead (`shared/http/cors.ts`).
    */
   corsOrigins: string[];
+  /**
+   * How many of the markup word index's GSIs (GSI6 onwards, at most `WORD_SLOTS`) the table has.
+   * CloudFormation adds one GSI per stack update: an existing table is upgraded by deploying with
+   * `-c wordIndexes=1`, then 2, … up to 10 (the default, which a new table gets at once).
+   */
+  wordIndexes: number;
   logLevel: LogLevel;
   tracing: boolean;
   /**
@@ -88,6 +95,10 @@ export function readSettings(app: App): ReviewBoardSettings {
     throw new Error('Context idpJwksUrl, idpIssuer and idpAudience go together: set all three or none.');
   }
   if (idp[0] !== undefined && !/^https:\/\/[^\s]+$/.test(idp[0])) throw new Error(`Context "idpJwksUrl" must be an https URL: got "${idp[0]}".`);
+  const wordIndexes = Number(context('wordIndexes') ?? WORD_SLOTS);
+  if (!Number.isInteger(wordIndexes) || wordIndexes < 0 || wordIndexes > WORD_SLOTS) {
+    throw new Error(`Context "wordIndexes" must be a whole number from 0 to ${WORD_SLOTS}: got "${String(context('wordIndexes'))}".`);
+  }
   const epsConverter = context('epsConverter');
   const alarmEmail = context('alarmEmail') === undefined ? undefined : String(context('alarmEmail'));
   if (alarmEmail !== undefined && !isEmailAddress(alarmEmail)) throw new Error(`Context "alarmEmail" must be an email address: got "${alarmEmail}".`);
@@ -102,6 +113,7 @@ export function readSettings(app: App): ReviewBoardSettings {
     ...(idp[0] ? { identityProvider: { jwksUrl: idp[0], issuer: idp[1]!, audience: idp[2]! } } : {}),
     stage,
     corsOrigins: listContext(context('corsOrigins'), ['*']),
+    wordIndexes,
     logLevel,
     tracing: tracing === true || tracing === 'true',
     epsConverter: epsConverter === true || epsConverter === 'true',
@@ -126,6 +138,7 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
     stackName: stackName('ReviewBoardData'),
     description: 'Review Board Service: table, upload bucket, work queues (stateful)',
     corsOrigins: settings.corsOrigins,
+    wordIndexes: settings.wordIndexes,
   });
   const workers = new WorkersStack(app, 'ReviewBoardWorkers', {
     stackName: stackName('ReviewBoardWorkers'),

@@ -62,6 +62,10 @@ const EnvSchema = v.object({
    * (`shared/http/viewer-address.ts`). Unset: no request may.
    */
   ORIGIN_VERIFY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
+  /** The live-update socket's URL (`ws://` locally, the WebSocket API's `wss://` deployed) that `POST /live/tickets` hands out with a ticket. */
+  LIVE_URL: v.optional(v.pipe(v.string(), v.regex(/^wss?:\/\/[^\s?#]+$/, 'must be a ws:// or wss:// URL without query'))),
+  /** Deployed: the WebSocket API's management endpoint (`https://…/<stage>`) the live functions post to connections through. */
+  LIVE_MANAGEMENT_URL: v.optional(v.pipe(v.string(), v.url())),
 });
 
 export interface Config {
@@ -97,6 +101,10 @@ export interface Config {
   ffmpegPath: string | undefined;
   /** The distribution's proof (`X-Origin-Verify`) that lets a request name its viewer's address; undefined: none may. */
   originVerify: string | undefined;
+  /** Where live-update clients connect (DESIGN.md "Live updates"); undefined: not configured. */
+  liveUrl: string | undefined;
+  /** Deployed: the WebSocket API's connection-management endpoint. */
+  liveManagementUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -144,6 +152,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     epsConverter: e.EPS_CONVERTER === 'ghostscript',
     ffmpegPath: e.FFMPEG_PATH || undefined,
     originVerify: e.ORIGIN_VERIFY,
+    liveUrl: e.LIVE_URL,
+    liveManagementUrl: e.LIVE_MANAGEMENT_URL,
   };
   return config;
 }
@@ -196,6 +206,8 @@ export const ENV = {
   epsConverter: 'EPS_CONVERTER',
   ffmpegPath: 'FFMPEG_PATH',
   originVerify: 'ORIGIN_VERIFY',
+  liveUrl: 'LIVE_URL',
+  liveManagementUrl: 'LIVE_MANAGEMENT_URL',
 } as const;
 
 /** The variable that carries each queue's URL to the functions that send to it, and to `admin queue` (the uploads queue's only reader by URL: S3 sends to it). */

@@ -401,7 +401,7 @@ export interface paths {
         };
         /**
          * Search markups
-         * @description Markups of the workspace (every folder) whose name or URL contains `query`, newest first. Case-insensitive substring match; an empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, at most 100); next page: `before=<nextCursor>`. `include` as for the list. Each markup also carries the extension field `unreadThreads`: how many of its threads the caller has not read (`read: false` on GET /threads).
+         * @description Markups of the workspace (every folder) whose name or URL has, for every word of `query`, a word that starts with it (case-insensitive; words are runs of letters and digits). Markups whose words start with the query word are listed by that word (the whole word first), newest first within a word; each markup once. A markup is found by the first ten distinct words of its name, then of its URL (without `http`, `https`, `www`); a query whose words are only those three, or that has no word, matches names and URLs that contain it, newest first, reading up to 5,000 markups a request. An empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, at most 100); next page: `before=<nextCursor>`. `include` as for the list. Each markup also carries the extension field `unreadThreads`: how many of its threads the caller has not read (`read: false` on GET /threads).
          *
          *     Needs `markup:list`: workspace role viewer or above; not open to end users.
          */
@@ -486,6 +486,30 @@ export interface paths {
          *     Needs `markup:read-only`: workspace role admin or above; end users project:owner or above.
          */
         patch: operations["setMarkupReadOnly"];
+        trace?: never;
+    };
+    "/api/v2/markups/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a markup's events
+         * @description The markup's event log, oldest first: each entry is `{ seq, event }`, where `seq` counts the markup's events from 1 without gaps and `event` is the webhook body (`{ id, type, workspaceId, createdAt, data }`, the same body webhooks and live updates carry). `after` (default 0) answers the entries with a greater `seq`; `limit` (default 50, at most 100). Next page: `after=<nextCursor>` (the last entry's `seq`). A client that reconnects to live updates reads what it missed here. Entries are kept 30 days.
+         *
+         *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
+         *
+         *     Needs `markup:read`: workspace role viewer or above; end users project:viewer or above.
+         */
+        get: operations["listMarkupEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v2/markups/{id}/tag": {
@@ -1632,6 +1656,30 @@ export interface paths {
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/live/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a live-update ticket
+         * @description A WebSocket URL carrying a single-use ticket, valid 60 s, for live updates (no credential ever goes in a URL). Any credential: an API key, a session token or an exchange token. On the socket, send `{ "type": "subscribe", "markupId": "…", "after"?: SEQ }`; the answer is `{ "type": "subscribed", "markupId", "seq" }` (the markup's last seq), then `{ "type": "event", "markupId", "seq", "event" }` for every event of the markup, `event` being its webhook body, and `seq` counting the markup's events from 1 without gaps; with `after`, what the log holds after it comes first. A subscription is authorized like `GET /markups/{id}`; a refused one is `{ "type": "error", "markupId", "status", "detail" }`. A revoked or signed-out credential, or a deleted installation or end user, ends its connections (close code 4401).
+         *
+         *     Extension: this operation is an addition of this service, beyond the API it is compatible with.
+         *
+         *     Needs `live:ticket`: workspace role viewer or above; end users project:viewer or above.
+         */
+        post: operations["createLiveTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5471,6 +5519,104 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMarkupEvents: {
+        parameters: {
+            query?: {
+                after?: number;
+                limit?: number;
+            };
+            header?: {
+                /** @description The API version; absent means this one. */
+                "Service-API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                /** @example 3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the markup's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "data": [
+                     *           {
+                     *             "seq": 1,
+                     *             "event": {
+                     *               "id": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *               "type": "comment_created",
+                     *               "workspaceId": "3f2b8c1e-6d4a-4f0b-9c5e-2a7d1e8b4c60",
+                     *               "createdAt": "2023-02-22T10:00:00.000Z",
+                     *               "data": {
+                     *                 "markup": {},
+                     *                 "user": {},
+                     *                 "comment": {},
+                     *                 "message": {}
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "hasMore": true,
+                     *         "nextCursor": "MjAyMy0wMi0yMlQxMDowMDowMC4wMDBa"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            data: {
+                                seq: number;
+                                event: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @enum {string} */
+                                    type: "comment_created" | "comment_updated" | "comment_screenshot_failed" | "comment_resolved" | "comment_unresolved" | "markup_created" | "markup_ready" | "comment_reply_created" | "markup_status_changed" | "set_project_read_only" | "project_review_created";
+                                    /** Format: uuid */
+                                    workspaceId: string;
+                                    createdAt: string;
+                                    data: {
+                                        markup: {
+                                            [key: string]: unknown;
+                                        } | null;
+                                        user: {
+                                            [key: string]: unknown;
+                                        } | null;
+                                        comment?: {
+                                            [key: string]: unknown;
+                                        } | null;
+                                        message?: {
+                                            [key: string]: unknown;
+                                        } | null;
+                                    };
+                                };
+                            }[];
+                            hasMore: boolean;
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
                 headers: {
@@ -11342,6 +11488,55 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createLiveTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version; absent means this one. */
+                "Service-API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The socket URL with its ticket */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "url": "https://www.example.com/pricing",
+                     *         "expiresAt": "2023-02-22T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            url: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing */
             default: {
                 headers: {

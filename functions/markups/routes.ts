@@ -15,6 +15,7 @@ import { updateOriginalOperation } from './update-original.js';
 import { getTagsOperation } from './get-tags.js';
 import { getThumbnailOperation } from './get-thumbnail.js';
 import { getUsageOperation } from './get-usage.js';
+import { listMarkupEventsOperation } from './list-markup-events.js';
 import { listMarkupsOperation } from './list-markups.js';
 import { listViewModesOperation } from './list-view-modes.js';
 import { renameMarkupOperation } from './rename-markup.js';
@@ -37,6 +38,7 @@ export const markupsRoutes = routeTable({
   'POST /api/v2/markups/{id}': conditional(renameMarkupOperation),
   'DELETE /api/v2/markups/{id}': conditional(deleteMarkupOperation),
   'PATCH /api/v2/markups/{id}/read-only': conditional(setReadOnlyOperation),
+  'GET /api/v2/markups/{id}/events': listMarkupEventsOperation,
   'GET /api/v2/markups/{id}/tag': getTagsOperation,
   'GET /api/v2/markups/{id}/view-modes': listViewModesOperation,
   'GET /api/v2/markups/{id}/thumbnail': getThumbnailOperation,

@@ -1,6 +1,8 @@
 import * as v from 'valibot';
+import { MAX_MARKUP_EVENT_SEQ } from '../../shared/db/markup-events.js';
 import { MAX_FILES_PER_MARKUP } from '../../shared/domain/file-markups.js';
 import { INCLUDE_VALUES, type IncludeValue } from '../../shared/domain/markup-view.js';
+import { WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhook-input.js';
 import type { RawBodySpec } from '../../shared/http/route.js';
 import { Cursor, HttpUrl, Id, Name, pageSchema, queryInteger } from '../../shared/http/schemas.js';
 
@@ -243,3 +245,26 @@ export const BulkFromUrlBody = v.object({
 
 /** POST /markups/bulk/from-files answers 501 to any body. */
 export const BulkFromFilesBody = v.unknown();
+
+/** `after` of GET /markups/{id}/events: a seq (0, the default, reads from the first entry). */
+export const MarkupEventsQuery = v.object({
+  after: v.optional(queryInteger(0, MAX_MARKUP_EVENT_SEQ)),
+  limit: v.optional(queryInteger(1, MAX_PAGE_SIZE)),
+});
+
+/** The webhook body of an event (DESIGN.md "Webhook deliveries"): the same bytes webhooks and live messages carry. */
+export const MarkupEventBodySchema = v.object({
+  id: Id,
+  type: v.picklist(WEBHOOK_EVENT_TYPES),
+  workspaceId: Id,
+  createdAt: v.string(),
+  data: v.object({
+    markup: v.nullable(v.record(v.string(), v.unknown())),
+    user: v.nullable(v.record(v.string(), v.unknown())),
+    comment: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
+    message: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
+  }),
+});
+
+/** GET /markups/{id}/events: `{ data: [{ seq, event }], hasMore, nextCursor }`, forward only (`after=<nextCursor>`). */
+export const MarkupEventPageSchema = pageSchema(v.object({ seq: v.number(), event: MarkupEventBodySchema }), { prevCursor: false });

@@ -11,8 +11,12 @@ export const searchMarkupsOperation = operation({
   operationId: 'searchMarkups',
   summary: 'Search markups',
   description:
-    'Markups of the workspace (every folder) whose name or URL contains `query`, newest first. ' +
-    'Case-insensitive substring match; an empty `query` matches every markup. `workspaceId` as for the list. `limit` (default 50, ' +
+    'Markups of the workspace (every folder) whose name or URL has, for every word of `query`, a word that starts with it ' +
+    '(case-insensitive; words are runs of letters and digits). Markups whose words start with the query word are listed by that ' +
+    'word (the whole word first), newest first within a word; each markup once. A markup is found by the first ten distinct words of ' +
+    'its name, then of its URL (without `http`, `https`, `www`); a query whose words are only those three, or that has no word, matches ' +
+    'names and URLs that contain it, newest first, reading up to 5,000 markups a request. An empty `query` matches every markup. ' +
+    '`workspaceId` as for the list. `limit` (default 50, ' +
     'at most 100); next page: `before=<nextCursor>`. `include` as for the list. Each markup also carries the extension field ' +
     '`unreadThreads`: how many of its threads the caller has not read (`read: false` on GET /threads).',
   auth: 'apiKey',

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { listApiKeys, revokeApiKey } from '../../shared/db/api-keys.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { backfillThreadIndex, markupsWithThreads } from '../../shared/db/thread-index-backfill.js';
+import { backfillMarkupWords } from '../../shared/db/markup-words-backfill.js';
 import { getThreadIndexState, THREAD_INDEX_LAYOUT } from '../../shared/db/thread-index.js';
 import { API_SOURCE, IDENTITY_PROVIDER_SOURCE, installationSource, type ExternalUserSource } from '../../shared/db/external-users.js';
 import { getInstallation } from '../../shared/db/installations.js';
@@ -33,6 +34,7 @@ const USAGE = `usage: admin <command>
   plan set --org ID [--markup-limit N|unlimited] [--storage-limit BYTES|unlimited] [--pause-comments on|off] [--storage-feature on|off] [--bundle N]
   plan show --org ID
   threads backfill [--markup ID]
+  search backfill [--workspace ID]
   users assign-source --workspace ID --source installation:ID|identity-provider|api [--external-id ID]
   queue show
   queue redrive --queue uploads|conversion|webhooks|thumbnails`;
@@ -177,6 +179,11 @@ async function run(): Promise<unknown> {
         markups.push(await backfillThreadIndex(markup as MarkupRecord));
       }
       return named ? { markups } : { markups, alreadyIndexed };
+    }
+    case 'search backfill': {
+      // The markup word index (issue 34) for markups written before it: one workspace's markups
+      // (a Query), or every markup (a Scan: operator tooling only). Idempotent, safe beside traffic.
+      return backfillMarkupWords(values.workspace === undefined ? {} : { workspaceId: required('workspace') });
     }
     case 'users assign-source': {
       // Legacy external users (no source: written before sources were recorded) of a workspace

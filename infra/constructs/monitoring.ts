@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { IHttpApi, IWebSocketApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation, type ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -58,6 +58,16 @@ export const ALARM_RULES = {
   tableSystemErrors: { threshold: 5, periodMinutes: 5, evaluationPeriods: 1 },
   /** Percentage of conversions that failed, over periods with at least `minConversions` conversions. */
   conversionFailureRate: { threshold: 20, periodMinutes: 15, evaluationPeriods: 1, minConversions: 5 },
+  /**
+   * The live-update WebSocket API's ExecutionError and IntegrationError (Sum): a route's function
+   * could not be invoked or failed. Any is worth a look: clients then see their subscribe unanswered.
+   */
+  liveSocketErrors: { threshold: 0, periodMinutes: 5, evaluationPeriods: 1 },
+  /**
+   * Maximum IteratorAge of the live fan-out's stream event source, in milliseconds: how far live
+   * updates lag behind the writes (the target is well under a second).
+   */
+  liveFanOutIteratorAge: { threshold: 10_000, periodMinutes: 5, evaluationPeriods: 2 },
 } as const;
 
 /**
@@ -230,6 +240,31 @@ export class ServiceAlarms extends Construct {
   watchHttpApi(api: IHttpApi): this {
     this.add('api-5xx-rate', apiServerErrorRate(api), ALARM_RULES.api5xxRate, 'More than the threshold percentage of API requests were answered 5xx.');
     this.add('api-latency-p99', api.metricLatency({ statistic: 'p99' }), ALARM_RULES.apiLatencyP99, 'The p99 latency of the HTTP API is above the threshold (ms).');
+    return this;
+  }
+
+  /**
+   * The live-update WebSocket API's errors (its routes' integrations failing) and its fan-out's lag
+   * behind the table's stream; the fan-out's own errors and throttles are `watchFunctions`'.
+   */
+  watchLiveUpdates(api: IWebSocketApi, stageName: string, fanOut: IFunction): this {
+    const dimensionsMap = { ApiId: api.apiId, Stage: stageName };
+    const errors = new MathExpression({
+      expression: 'execution + integration',
+      usingMetrics: {
+        execution: new Metric({ namespace: 'AWS/ApiGateway', metricName: 'ExecutionError', dimensionsMap, statistic: 'Sum' }),
+        integration: new Metric({ namespace: 'AWS/ApiGateway', metricName: 'IntegrationError', dimensionsMap, statistic: 'Sum' }),
+      },
+      period: Duration.minutes(ALARM_RULES.liveSocketErrors.periodMinutes),
+      label: 'Live socket errors',
+    });
+    this.add('live-socket-errors', errors, ALARM_RULES.liveSocketErrors, 'The live-update WebSocket API failed to run a route (its function could not be invoked or failed).');
+    this.add(
+      'live-fanout-iterator-age',
+      fanOut.metric('IteratorAge', { statistic: 'Maximum' }),
+      ALARM_RULES.liveFanOutIteratorAge,
+      'Live updates lag behind the writes: the live fan-out reads the table stream more than the threshold (ms) behind.',
+    );
     return this;
   }
 

@@ -54,7 +54,7 @@ export function shippedFilesHooks(files: readonly ShippedFile[]): ICommandHooks 
 }
 
 /** Seconds a function may run when the registry does not say. */
-const DEFAULT_TIMEOUT_SECONDS = { api: 10, s3: 30, stream: 30, schedule: 60 } as const;
+const DEFAULT_TIMEOUT_SECONDS = { api: 10, s3: 30, stream: 30, schedule: 60, websocket: 29 } as const;
 
 /** The shared resources a function's declared `access` can point at. */
 export interface ServiceResources {
@@ -66,6 +66,18 @@ export interface ServiceResources {
   readonly deadLetterHolds: Readonly<Partial<Record<QueueName, IQueue>>>;
   /** The exchange-token key (KMS, P-256); only the API stack has it (workers never see a credential). */
   readonly exchangeKey?: IKey;
+  /** The live-update WebSocket API (the workers stack's): what `liveConnections` functions manage. */
+  readonly liveSocket?: LiveSocketResources;
+  /** The live-update socket's `wss://` URL, for the function that hands out tickets (`liveUrl`). */
+  readonly liveUrl?: string;
+}
+
+/** The WebSocket API of live updates as its functions see it. */
+export interface LiveSocketResources {
+  /** `arn:…:execute-api:<region>:<account>:<apiId>/<stage>/POST/@connections/*`: ManageConnections on this API's stage only. */
+  readonly manageConnectionsArn: string;
+  /** The stage's connection-management endpoint (`https://<apiId>.execute-api.<region>.amazonaws.com/<stage>`). */
+  readonly managementUrl: string;
 }
 
 export interface ServiceFunctionProps {
@@ -345,11 +357,33 @@ export class ServiceFunction extends NodejsFunction {
     for (const name of access.sendsTo ?? []) this.bindQueue(resources.queues[name], name);
     for (const name of access.sendsToDeadLetters ?? []) this.bindDeadLetterQueue(resources.deadLetterQueues[name], name);
     for (const name of access.sendsToDeadLetterHold ?? []) this.bindDeadLetterHold(resources.deadLetterHolds[name], name);
+    if (access.liveConnections) {
+      if (!resources.liveSocket) throw new Error(`${this.definition.name} manages live-update connections but its stack has no WebSocket API.`);
+      this.bindLiveConnections(resources.liveSocket);
+    }
+    if (access.liveUrl) {
+      if (!resources.liveUrl) throw new Error(`${this.definition.name} hands out the live-update URL but its stack was given none.`);
+      this.addEnvironment(ENV.liveUrl, resources.liveUrl);
+    }
     const uses = exchangeKeyUses(this.definition);
     if (uses.signs || uses.verifies) {
       if (!resources.exchangeKey) throw new Error(`${this.definition.name} verifies or mints exchange tokens but its stack has no exchange-token key.`);
       this.bindExchangeKey(resources.exchangeKey, uses);
     }
+    return this;
+  }
+
+  /**
+   * Sets LIVE_MANAGEMENT_URL and grants `execute-api:ManageConnections` (post to, read and close
+   * connections) on the live-update WebSocket API's stage only, nothing else of API Gateway.
+   */
+  bindLiveConnections(live: LiveSocketResources): this {
+    this.addEnvironment(ENV.liveManagementUrl, live.managementUrl);
+    this.executionRole.addToPrincipalPolicy(new PolicyStatement({ actions: ['execute-api:ManageConnections'], resources: [live.manageConnectionsArn] }));
+    this.acknowledgeWildcards(
+      [`Resource::${nagLabel(this, live.manageConnectionsArn)}`],
+      'Connection ids are made by API Gateway at run time, so ManageConnections names @connections/* of the one live-update API stage.',
+    );
     return this;
   }
 

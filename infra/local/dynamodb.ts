@@ -77,6 +77,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     if (!existing?.StreamSpecification?.StreamEnabled) {
       await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }));
     }
+    await addMissingIndexes(client, tableName, new Set((existing?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName!)));
     return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
@@ -98,11 +99,43 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
           { AttributeName: index.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: index.projection },
       })),
     }),
   );
   await client.send(
     new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true } }),
   );
+}
+
+/**
+ * A table of an older DATA_DIR gets the indexes added since (the markup word index, issue 34), one
+ * UpdateTable each, as DynamoDB allows; the word index's backfill (`admin search backfill`) then
+ * gives its markups their keys.
+ */
+async function addMissingIndexes(client: DynamoDBClient, tableName: string, present: Set<string>): Promise<void> {
+  for (const index of TABLE.indexes.filter((candidate) => !present.has(candidate.name))) {
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [index.partitionKey, index.sortKey].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        GlobalSecondaryIndexUpdates: [
+          {
+            Create: {
+              IndexName: index.name,
+              KeySchema: [
+                { AttributeName: index.partitionKey, KeyType: 'HASH' },
+                { AttributeName: index.sortKey, KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: index.projection },
+            },
+          },
+        ],
+      }),
+    );
+    await waitFor(async () => {
+      const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      return table?.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index.name)?.IndexStatus === 'ACTIVE';
+    }, 60_000, `index ${index.name}`);
+  }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { join, normalize, sep } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { PREFLIGHT_ROUTE_KEY } from '../../shared/http/cors.js';
@@ -204,6 +205,8 @@ export async function startGateway(
     onHandled?: () => void;
     /** The review app's files, for every path outside `/api/` (without it, such paths go to the route tables as before). */
     web?: WebFiles;
+    /** WebSocket upgrades on this port (the live-update socket, `infra/local/live-sockets.ts`); without it, upgrades are refused. */
+    upgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
   },
 ): Promise<Gateway> {
   const match = compileRoutes(targets);
@@ -237,6 +240,10 @@ export async function startGateway(
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ message: 'Internal Server Error' }));
     }
+  });
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (options.upgrade) options.upgrade(request, socket, head);
+    else socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {

@@ -20,6 +20,8 @@ import { ensureTable, startDynamoDbLocal } from './dynamodb.js';
 import { startStreamPump, type StreamHandler, type StreamPump } from './dynamodb-streams.js';
 import { startLocalFfmpeg, type LocalFfmpegBuild, type LocalFfmpegOptions } from './ffmpeg.js';
 import { startGateway, type GatewayTarget, type HttpHandler } from './gateway.js';
+import { LIVE_PATH, startLiveSockets, type LiveSockets, type SocketHandler } from './live-sockets.js';
+import { useLocalLiveTransport } from '../../shared/domain/live/transport.js';
 import { startLocalS3 } from './s3.js';
 import { startSchedule, type ScheduledHandler } from './schedules.js';
 import { createQueuePair, startPoller, startSqs, wakeOnArrival, type Poller, type QueuePair, type SqsHandler } from './sqs.js';
@@ -237,6 +239,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const loaded = await Promise.all(FUNCTIONS.map(async (definition) => ({ definition, handler: await loadHandler(definition) })));
     const targets: GatewayTarget[] = [];
+    // The live-update socket (API Gateway's WebSocket API deployed): upgraded on the gateway's own port.
+    let liveSockets: LiveSockets | undefined;
     // Handlers that may have written wake the stream pump, which otherwise slows down when the stream is quiet.
     const pumps: StreamPump[] = [];
     const wakePumps = () => {
@@ -260,6 +264,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         pollers.set(queueNameOf(source.url) ?? source.url, poller);
         stoppers.push(poller.stop);
       }
+      if (definition.kind === 'websocket') {
+        liveSockets = startLiveSockets(handler as SocketHandler, (error) => log(`live ${definition.name}: ${String(error)}`));
+        useLocalLiveTransport(liveSockets.transport);
+        stoppers.push(async () => useLocalLiveTransport(undefined));
+      }
       if (definition.kind === 'stream') {
         const pump = await startStreamPump({
           endpoint: dynamodb.endpoint,
@@ -268,7 +277,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           tableName: LOCAL_TABLE,
           handler: handler as StreamHandler,
           filter: definition.filter,
-          checkpointFile: options.memory ? undefined : join(dataDir, 'stream-checkpoint.json'),
+          // Each consumer keeps its own position (as each event source mapping does), so a slow one never holds back another.
+          checkpointFile: options.memory ? undefined : join(dataDir, checkpointFileOf(definition.name)),
           onError: (error) => log(`stream ${definition.name}: ${String(error)}`),
         });
         pumps.push(pump);
@@ -287,11 +297,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // The review app, built now if its sources changed since the last build (esbuild: well under a second).
     const { ensureWebBuilt } = await import('../../web/build.js');
     const web = { dir: ensureWebBuilt(), storageOrigin: new URL(s3.endpoint).origin };
-    const gateway = await startGateway(targets, { port: options.port, onHandled: wakePumps, web });
+    const sockets = liveSockets;
+    const gateway = await startGateway(targets, { port: options.port, onHandled: wakePumps, web, ...(sockets ? { upgrade: sockets.upgrade } : {}) });
     stoppers.push(gateway.close);
+    // Before the gateway closes (stoppers run last first): the sockets say they are going away.
+    if (sockets) stoppers.push(sockets.close);
     // The review app is this gateway's (docs/review-app.md "Where markupUrl points"): markupUrl and
     // email links point here, from requests and from workers (webhook bodies), which have no request.
     process.env[ENV.appUrl] = gateway.url;
+    // What POST /live/tickets hands out: this gateway's own port (DESIGN.md "Live updates").
+    process.env[ENV.liveUrl] = `${gateway.url.replace(/^http/, 'ws')}${LIVE_PATH}`;
     resetConfig();
     const stack: StackInfo = { baseUrl: gateway.url, ...seeded };
     writeFileSync(servicesFile(dataDir), `${JSON.stringify(services, null, 2)}\n`);
@@ -302,6 +317,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     throw error;
   }
 }
+
+/**
+ * Where a stream consumer's position is kept: the webhook fan-out's file keeps its older name, so a
+ * DATA_DIR written before there were two consumers resumes where it stopped.
+ */
+const checkpointFileOf = (name: string) => (name === 'webhook-fanout' ? 'stream-checkpoint.json' : `stream-checkpoint-${name}.json`);
 
 async function loadHandler(definition: FunctionDefinition): Promise<unknown> {
   const module = (await import(new URL(`../../${entryOf(definition)}`, import.meta.url).href)) as { handler: unknown };

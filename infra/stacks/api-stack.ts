@@ -69,7 +69,7 @@ export class ApiStack extends Stack {
       throw new Error(`Exactly one api function must take the $default route; found ${defaults.length}.`);
     }
 
-    const resources = { ...props.data.importResources(this), exchangeKey: this.createExchangeKey() };
+    const resources = { ...props.data.importResources(this), exchangeKey: this.createExchangeKey(), liveUrl: props.workers.importLiveUrl(this) };
     const functions: Record<string, ServiceFunction> = {};
     const integrations = new Map<string, HttpLambdaIntegration>();
     for (const definition of definitions) {

@@ -8,6 +8,7 @@ import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE } from '../../shared/db/table.js';
+import { WORD_SLOTS } from '../../shared/db/markup-words.js';
 import { deadLetterHoldOf, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queues.js';
 import type { ServiceResources } from '../constructs/service-function.js';
 
@@ -17,6 +18,8 @@ export const UNCONFIRMED_UPLOAD_EXPIRY_DAYS = 2;
 export interface DataStackProps extends StackProps {
   /** Origins allowed to post upload forms to the bucket. @default ['*'] */
   readonly corsOrigins?: string[];
+  /** How many of the word index's GSIs (GSI6 onwards) to declare: one more per deployment on an existing table. @default WORD_SLOTS */
+  readonly wordIndexes?: number;
 }
 
 /** A work queue and the dead-letter queue behind it (and, when that has a consumer, the hold queue behind that). */
@@ -64,7 +67,7 @@ export class DataStack extends Stack {
   constructor(scope: Construct, id: string, props: DataStackProps = {}) {
     super(scope, id, props);
 
-    this.table = this.createTable();
+    this.table = this.createTable(props.wordIndexes ?? WORD_SLOTS);
     this.accessLogsBucket = this.createAccessLogsBucket();
     this.bucket = this.createUploadBucket(this.accessLogsBucket, props.corsOrigins ?? ['*']);
     this.workQueues = mapQueues((name) => this.createWorkQueue(name));
@@ -131,7 +134,7 @@ export class DataStack extends Stack {
     }
   }
 
-  private createTable(): Table {
+  private createTable(wordIndexes: number): Table {
     const table = new Table(this, 'Table', {
       partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE.sortKey, type: AttributeType.STRING },
@@ -144,12 +147,13 @@ export class DataStack extends Stack {
       // The webhook fan-out reads new outbox items from the stream; the new image is all it needs.
       stream: StreamViewType.NEW_IMAGE,
     });
-    for (const index of TABLE.indexes) {
+    // The word index's GSIs come last in TABLE; a table being upgraded has the first `wordIndexes` of them.
+    for (const index of TABLE.indexes.slice(0, TABLE.indexes.length - WORD_SLOTS + wordIndexes)) {
       table.addGlobalSecondaryIndex({
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
+        projectionType: index.projection === 'KEYS_ONLY' ? ProjectionType.KEYS_ONLY : ProjectionType.ALL,
       });
     }
     return table;

@@ -1,4 +1,6 @@
 import { CfnOutput, Duration, Fn, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { FilterCriteria, Function as LambdaFunction, StartingPosition, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaFunctionTarget } from 'aws-cdk-lib/aws-events-targets';
@@ -6,7 +8,7 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { FUNCTIONS, type FunctionDefinition, type ScheduledFunction, type StreamConsumerFunction } from '../../functions/registry.js';
+import { FUNCTIONS, type FunctionDefinition, type ScheduledFunction, type StreamConsumerFunction, type WebSocketFunction } from '../../functions/registry.js';
 import { maxConcurrencyOf, QUEUES, type QueueName } from '../../shared/queues.js';
 import { AlarmTopic, ServiceAlarms } from '../constructs/monitoring.js';
 import { pascalCase, ServiceFunction, type ServiceResources } from '../constructs/service-function.js';
@@ -22,6 +24,9 @@ export const STREAM_BATCH_SIZE = 100;
  */
 export const STREAM_RETRY_ATTEMPTS = -1;
 
+/** The live-update WebSocket API's one stage. */
+export const LIVE_STAGE = 'live';
+
 /**
  * Names of the workers stack's CloudFormation exports, read by the API stack: the alarm topic its
  * alarms notify and the worker functions its dashboard shows. Named exports, as the data stack's.
@@ -29,6 +34,8 @@ export const STREAM_RETRY_ATTEMPTS = -1;
 export function workersExportNames(workersStackName: string) {
   return {
     alarmTopicArn: `${workersStackName}:AlarmTopicArn`,
+    /** The live-update socket's `wss://` URL, which `POST /live/tickets` (an API-stack function) hands out. */
+    liveUrl: `${workersStackName}:LiveUrl`,
     functionName: (name: string) => `${workersStackName}:${pascalCase(name)}FunctionName`,
   };
 }
@@ -69,6 +76,9 @@ export interface WorkersStackProps extends StackProps {
  */
 export class WorkersStack extends Stack {
   readonly functions: Readonly<Record<string, ServiceFunction>>;
+  /** The live-update WebSocket API (DESIGN.md "Live updates") and its one stage. */
+  readonly liveApi: WebSocketApi;
+  readonly liveStage: WebSocketStage;
   readonly alarmTopic: Topic;
   readonly alarms: ServiceAlarms;
   /** The on-failure queue of each stream consumer, keyed by registry name. */
@@ -79,7 +89,16 @@ export class WorkersStack extends Stack {
   constructor(scope: Construct, id: string, props: WorkersStackProps) {
     super(scope, id, props);
     const definitions = props.functions ?? FUNCTIONS.filter((definition) => definition.kind !== 'api');
-    const resources = props.data.importResources(this);
+    const live = this.createLiveApi();
+    this.liveApi = live.api;
+    this.liveStage = live.stage;
+    const resources: ServiceResources = {
+      ...props.data.importResources(this),
+      liveSocket: {
+        manageConnectionsArn: this.liveApi.arnForExecuteApiV2('POST/@connections/*', LIVE_STAGE),
+        managementUrl: this.liveStage.callbackUrl,
+      },
+    };
     const functions: Record<string, ServiceFunction> = {};
 
     for (const definition of definitions) {
@@ -95,6 +114,8 @@ export class WorkersStack extends Stack {
 
       if (definition.kind === 'stream') {
         this.consumeTableStream(resources, fn, definition);
+      } else if (definition.kind === 'websocket') {
+        this.routeLiveSocket(fn, definition);
       } else if (definition.kind === 'schedule') {
         this.runOnSchedule(fn, definition);
       } else {
@@ -116,6 +137,8 @@ export class WorkersStack extends Stack {
       .watchQueueAges(resources.queues)
       .watchTable(resources.table)
       .watchConversionFailureRate(props.metricsNamespace);
+    const liveFanOut = functions['live-fanout'];
+    if (liveFanOut) this.alarms.watchLiveUpdates(this.liveApi, LIVE_STAGE, liveFanOut);
     for (const name of Object.keys(QUEUES) as QueueName[]) this.alarms.watchDeadLetters(name, resources.deadLetterQueues[name]);
     for (const [name, queue] of Object.entries(this.streamFailures)) this.alarms.watchDeadLetters(`${name}-stream-failures`, queue);
     for (const [name, queue] of Object.entries(this.scheduleFailures)) this.alarms.watchDeadLetters(`${name}-schedule-failures`, queue);
@@ -141,10 +164,44 @@ export class WorkersStack extends Stack {
 
   private exportMonitoring(): void {
     const names = workersExportNames(this.stackName);
+    new CfnOutput(this, 'LiveUrlOutput', { value: this.liveStage.url, exportName: names.liveUrl, description: 'The live-update WebSocket URL (tickets from POST /api/v2/live/tickets)' });
     new CfnOutput(this, 'AlarmTopicArnOutput', { value: this.alarmTopic.topicArn, exportName: names.alarmTopicArn, description: 'The topic every alarm notifies' });
     for (const [name, fn] of Object.entries(this.functions)) {
       new CfnOutput(this, `${pascalCase(name)}FunctionNameOutput`, { value: fn.functionName, exportName: names.functionName(name) });
     }
+  }
+
+  /** The live-update socket's URL as seen from another stack (the API stack's ticket function), imported by export name. */
+  importLiveUrl(scope: Construct): string {
+    if (Stack.of(scope) === this) return this.liveStage.url;
+    Stack.of(scope).addStackDependency(this, 'hands out the live-update socket URL');
+    return Fn.importValue(workersExportNames(this.stackName).liveUrl);
+  }
+
+  /**
+   * The live-update WebSocket API and its stage (throttled like the HTTP API's). Its routes are the
+   * websocket function's (routeLiveSocket); the API Gateway authenticates nobody: \$connect takes a
+   * single-use ticket, checked by the function.
+   */
+  private createLiveApi(): { api: WebSocketApi; stage: WebSocketStage } {
+    const api = new WebSocketApi(this, 'LiveApi', {
+      apiName: `${this.stackName}-live`,
+      description: 'Review Board Service live updates (DESIGN.md "Live updates")',
+      routeSelectionExpression: '$request.body.type',
+    });
+    const stage = new WebSocketStage(this, 'LiveStage', { webSocketApi: api, stageName: LIVE_STAGE, autoDeploy: true, throttle: { rateLimit: 100, burstLimit: 200 } });
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'Callers are authenticated in the function: $connect takes a single-use ticket that POST /api/v2/live/tickets issued to an authenticated caller, and every subscribe is authorized like GET /markups/{id}.',
+    });
+    Validations.of(stage).acknowledge({ id: 'AwsSolutions-APIG1', reason: 'Each connect, subscribe and disconnect is logged by the live-socket function with its connection id.' });
+    return { api, stage };
+  }
+
+  /** One route of the live-update WebSocket API per entry of the websocket function's route group, all to that function. */
+  private routeLiveSocket(fn: ServiceFunction, definition: WebSocketFunction): void {
+    const integration = new WebSocketLambdaIntegration(`${pascalCase(definition.name)}Integration`, fn);
+    for (const route of definition.routes) this.liveApi.addRoute(route, { integration });
   }
 
   /** A queue that receives what an event source or a rule gave up on (14 days, SSE, TLS only); alarmed by the constructor. */

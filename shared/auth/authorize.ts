@@ -201,6 +201,19 @@ export async function authorizeSession(principal: Principal): Promise<SessionPri
   return principal;
 }
 
+/**
+ * For permissions any live credential holds (`anyCredential`: a live-update ticket): the caller's
+ * credential must still stand (`requireLive`, 401), and nothing more is asked here; what the
+ * operation leads to is authorized where it happens.
+ */
+export async function authorizeCredential(principal: Principal): Promise<Principal> {
+  const authorization = authorizationOf(principal);
+  if (!ruleOf(authorization.permission).anyCredential) throw new Error(`authorizeCredential() was called for ${authorization.permission}, which the table does not open to every credential.`);
+  await requireLive(principal);
+  authorization.authorized = true;
+  return principal;
+}
+
 /** Whether an apiKey request was authorized (the api-handler's guard). */
 export function wasAuthorized(principal: Principal | undefined): boolean {
   return principal?.authorization?.authorized === true;

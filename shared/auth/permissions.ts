@@ -33,6 +33,12 @@ export interface PermissionRule {
   endUserOthers?: EndUserRole | false;
   organizationKey?: true;
   sessionOnly?: true;
+  /**
+   * Any live credential may, whatever its kind and role, because the operation reaches no
+   * workspace by itself: what it leads to is authorized on its own (a live-update ticket: each
+   * subscription is authorized like `GET /markups/{id}`).
+   */
+  anyCredential?: true;
 }
 
 export const PERMISSIONS = {
@@ -99,6 +105,8 @@ export const PERMISSIONS = {
   // A session token ends itself (authorizeSession); API keys and exchange tokens have no session to end.
   'session:sign-out': { action: 'sign out', member: 'viewer', endUser: false, sessionOnly: true },
   'session:read': { action: 'read their session and the workspaces they belong to', member: 'viewer', endUser: false, sessionOnly: true },
+  // A ticket only opens a socket; every subscription on it is authorized like GET /markups/{id} (authorizeCredential).
+  'live:ticket': { action: 'open live-update connections', member: 'viewer', endUser: 'project:viewer', anyCredential: true },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -20,3 +20,12 @@ export function failedConditionIndexes(error: unknown): number[] {
 export function isTransactionConflict(error: unknown): boolean {
   return error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
 }
+
+/**
+ * True when a Query named an index the table does not have yet, or one DynamoDB is still building
+ * (a table upgraded one index per update): the caller reads without it.
+ */
+export function isIndexUnavailable(error: unknown): boolean {
+  const { name, message } = (error ?? {}) as { name?: string; message?: string };
+  return name === 'ValidationException' && /index/i.test(message ?? '') && /(does not have the specified index|backfill|not active|creating)/i.test(message ?? '');
+}

@@ -30,6 +30,11 @@ export interface EventRecord {
    */
   userId?: string;
   createdAt: string;
+  /**
+   * Events that name a markup: its place in that markup's event log, counting the markup's events
+   * from 1 without gaps, given in the change's own transaction (`markup-events.ts`, by `transact`).
+   */
+  seq?: number;
 }
 
 /** The `webhook.test` event of `POST /webhook-registrations/:id/test`: delivered, never recorded in the outbox. */
@@ -45,15 +50,15 @@ export interface WebhookTestEvent {
 export type DeliverableEvent = EventRecord | WebhookTestEvent;
 
 /** What an emission point says; the id and time are the outbox's. */
-export type NewEvent = Omit<EventRecord, 'id' | 'createdAt'>;
+export type NewEvent = Omit<EventRecord, 'id' | 'createdAt' | 'seq'>;
 
 /** Events are kept 30 days: long enough for webhook deliveries and their retries. */
-const RETENTION_SECONDS = 30 * 24 * 3600;
+export const EVENT_RETENTION_SECONDS = 30 * 24 * 3600;
 
 export const eventsPartition = (workspaceId: string) => `WS#${workspaceId}#EVENTS`;
 
 const outboxKey = (workspaceId: string, createdAt: string, id: string) => ({ PK: eventsPartition(workspaceId), SK: `${createdAt}#${id}` });
-const expiresAtEpoch = (at: Date) => Math.floor(at.getTime() / 1000) + RETENTION_SECONDS;
+export const eventExpiresAtEpoch = (at: Date) => Math.floor(at.getTime() / 1000) + EVENT_RETENTION_SECONDS;
 
 /**
  * The outbox item of one event (entity `Event`, the EventRecord's fields at top level), to be
@@ -63,7 +68,7 @@ const expiresAtEpoch = (at: Date) => Math.floor(at.getTime() / 1000) + RETENTION
  */
 export function eventItem(event: NewEvent, at = new Date()): TransactItem {
   const record: EventRecord = { id: randomUUID(), createdAt: at.toISOString(), ...event };
-  return putNew({ ...outboxKey(event.workspaceId, record.createdAt, record.id), entity: 'Event', ...record, expiresAtEpoch: expiresAtEpoch(at) });
+  return putNew({ ...outboxKey(event.workspaceId, record.createdAt, record.id), entity: 'Event', ...record, expiresAtEpoch: eventExpiresAtEpoch(at) });
 }
 
 /**
@@ -79,7 +84,7 @@ export function eventItems(events: readonly NewEvent[], at = new Date()): Transa
   if (events.some((event) => event.workspaceId !== first.workspaceId)) throw new Error('An event batch belongs to one workspace.');
   const createdAt = at.toISOString();
   const records: EventRecord[] = events.map((event) => ({ id: randomUUID(), createdAt, ...event }));
-  return [putNew({ ...outboxKey(first.workspaceId, createdAt, records[0]!.id), entity: 'EventBatch', workspaceId: first.workspaceId, createdAt, events: records, expiresAtEpoch: expiresAtEpoch(at) })];
+  return [putNew({ ...outboxKey(first.workspaceId, createdAt, records[0]!.id), entity: 'EventBatch', workspaceId: first.workspaceId, createdAt, events: records, expiresAtEpoch: eventExpiresAtEpoch(at) })];
 }
 
 /** The events an outbox item holds: itself (`Event`) or its `events` (`EventBatch`). */

@@ -3,6 +3,7 @@ import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { SORT_SEPARATOR, VERSION_ATTRIBUTE } from './table.js';
 import { batchGet, type TransactItem } from './transact.js';
+import { markupWordKeys, WORD_KEY_ATTRIBUTES } from './markup-words.js';
 import type { ChargeRecord } from './usage.js';
 
 /**
@@ -197,6 +198,7 @@ export function itemIndexKeys(record: ItemRecord): Record<string, string> {
       GSI4PK: workspaceMarkupsPartition(record.workspaceId),
       GSI4SK: `${new Date(record.createdAt).toISOString()}${SORT_SEPARATOR}${record.id}`,
       ...pendingWorkKeys(record),
+      ...markupWordKeys(record),
     });
   }
   return keys;
@@ -258,7 +260,9 @@ export function toItem(record: ItemRecord): Record<string, unknown> {
   return { ...itemKey(record.id), entity: record.kind === 'folder' ? 'Folder' : 'Markup', ...record, searchText, ...itemIndexKeys(record) };
 }
 
-const INTERNAL = new Set(['PK', 'SK', 'entity', 'searchText', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'GSI4PK', 'GSI4SK', 'GSI5PK', 'GSI5SK']);
+const INTERNAL = new Set(['PK', 'SK', 'entity', 'searchText', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'GSI4PK', 'GSI4SK', 'GSI5PK', 'GSI5SK', ...WORD_KEY_ATTRIBUTES]);
+/** Word index keys are derived from the name, URL and workspace, which the guard already holds; markups from before the index have none. */
+const UNGUARDED = new Set(WORD_KEY_ATTRIBUTES);
 
 export function fromItem(item: Record<string, unknown>): ItemRecord {
   return Object.fromEntries(Object.entries(item).filter(([name]) => !INTERNAL.has(name))) as unknown as ItemRecord;
@@ -353,7 +357,7 @@ export function itemUpdate(current: ItemRecord, next: ItemRecord, options: ItemU
   const conditions = ['attribute_exists(#pk)'];
   if (options.when) conditions.push(options.when.expression);
   const guard = (placeholder: string, attribute: string, index: string) => {
-    if (!options.unchangedSinceRead) return;
+    if (!options.unchangedSinceRead || UNGUARDED.has(attribute)) return;
     const old = before[attribute];
     if (old === undefined) conditions.push(`attribute_not_exists(${placeholder})`);
     else if (isScalar(old)) {

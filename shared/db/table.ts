@@ -11,14 +11,28 @@ export const TABLE = {
    * Overloaded indexes; `shared/db/README.md` lists what each entity puts in them. Items use GSI1-3
    * for a folder's children in name, creation and activity order, GSI4 for a workspace's markups
    * by creation time, and GSI5 for folders to walk folder trees and for markups whose pending work
-   * no job run took yet (the pending-work sweep).
+   * no job run took yet (the pending-work sweep). GSI6-GSI15 are the markup word index: a markup's
+   * n-th indexed word in GSI(5+n) (`markupWordKeys`), all partitioned by `GSIWPK`.
    */
   indexes: [
-    { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
-    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
-    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK' },
-    { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK' },
-    { name: 'GSI5', partitionKey: 'GSI5PK', sortKey: 'GSI5SK' },
+    { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' },
+    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'ALL' },
+    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'ALL' },
+    { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'ALL' },
+    { name: 'GSI5', partitionKey: 'GSI5PK', sortKey: 'GSI5SK', projection: 'ALL' },
+    // The markup word index (issue 34, `markup-words.ts`): one index per word slot of a markup, keys
+    // only, so a write that leaves a markup's words alone costs these indexes nothing. They share one
+    // partition key attribute (the workspace's), which keeps the markup item small.
+    { name: 'GSI6', partitionKey: 'GSIWPK', sortKey: 'GSI6SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI7', partitionKey: 'GSIWPK', sortKey: 'GSI7SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI8', partitionKey: 'GSIWPK', sortKey: 'GSI8SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI9', partitionKey: 'GSIWPK', sortKey: 'GSI9SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI10', partitionKey: 'GSIWPK', sortKey: 'GSI10SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI11', partitionKey: 'GSIWPK', sortKey: 'GSI11SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI12', partitionKey: 'GSIWPK', sortKey: 'GSI12SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI13', partitionKey: 'GSIWPK', sortKey: 'GSI13SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI14', partitionKey: 'GSIWPK', sortKey: 'GSI14SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI15', partitionKey: 'GSIWPK', sortKey: 'GSI15SK', projection: 'KEYS_ONLY' },
   ],
 } as const;
 

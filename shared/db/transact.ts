@@ -1,3 +1,4 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { forEachLimit } from '../concurrency.js';
 import { getConfig } from '../config.js';
@@ -6,6 +7,10 @@ import { ConflictError } from '../http/errors.js';
 import { logger } from '../logger.js';
 import { AGAIN, withBackoff } from './backoff.js';
 import { failedConditionIndexes, isConditionFailure, isTransactionConflict } from './errors.js';
+import { inMarkupTurn, namesMarkupEvents, sequenceMarkupEvents, type KnownHeads } from './markup-events.js';
+
+/** Concurrent writes on one markup's conversation may collide in DynamoDB; they are retried this long. */
+const CONTENTION_BUDGET_MS = 10_000;
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -18,8 +23,67 @@ export function put(item: Record<string, unknown>): TransactItem {
   return { Put: { TableName: getConfig().tableName, Item: item } };
 }
 
+/**
+ * Commits `items` as one transaction. One that records events naming a markup also numbers them in
+ * their markups' logs (`sequenceMarkupEvents`: each head read, or remembered from this process's
+ * last change of the markup, its conditional update and the log items appended after `items`),
+ * taking its turn on those markups within this process (`inMarkupTurn`). When only an appended item
+ * stopped it (another process took the numbers meanwhile), it is numbered again from the head the
+ * failure handed back and retried here, with backoff. Any other failure is thrown as DynamoDB
+ * reported it for `items` alone, so callers see the indexes of their own items.
+ */
 export async function transact(items: TransactItem[]): Promise<void> {
-  await getDb().send(new TransactWriteCommand({ TransactItems: items }));
+  if (!namesMarkupEvents(items)) {
+    await getDb().send(new TransactWriteCommand({ TransactItems: items }));
+    return;
+  }
+  let heads: KnownHeads = new Map();
+  // One turn per process and markup for all attempts: the budget counts from when it is this one's turn.
+  await inMarkupTurn(items, () =>
+    withBackoff(
+      async () => {
+        const numbered = await sequenceMarkupEvents(items, heads);
+        try {
+          await getDb().send(new TransactWriteCommand({ TransactItems: numbered.items }));
+          numbered.committed();
+          return undefined;
+        } catch (error) {
+          if (!onlyAppendedItemsFailed(error, items.length)) throw withoutAppendedReasons(error, items.length);
+          // Another change on the markup took the numbers: its head as the failure handed it back saves a read.
+          heads = numbered.headsAfterFailure(cancellationReasons(error) ?? []);
+          return AGAIN;
+        }
+      },
+      {
+        attempts: Number.POSITIVE_INFINITY,
+        budgetMs: CONTENTION_BUDGET_MS,
+        baseMs: 5,
+        capMs: 100,
+        exhausted: () => new ConflictError('Too many concurrent changes to this markup; try again.'),
+      },
+    ),
+  );
+}
+
+/** The cancellation reasons of a cancelled transaction, one per item (undefined for any other error). */
+function cancellationReasons(error: unknown): { Code?: string; Item?: Record<string, unknown> }[] | undefined {
+  return error instanceof TransactionCanceledException ? error.CancellationReasons : undefined;
+}
+
+/** True when a cancelled transaction's only failed items come after the first `ownCount` (the ones `transact` appended). */
+function onlyAppendedItemsFailed(error: unknown, ownCount: number): boolean {
+  const reasons = cancellationReasons(error);
+  if (!reasons) return false;
+  const failed = reasons.flatMap((reason, index) => (reason.Code && reason.Code !== 'None' ? [index] : []));
+  return failed.length > 0 && failed.every((index) => index >= ownCount);
+}
+
+/** The error as the caller's `ownCount` items met it: reasons of appended items left out. */
+function withoutAppendedReasons(error: unknown, ownCount: number): unknown {
+  if (error instanceof TransactionCanceledException && (error.CancellationReasons?.length ?? 0) > ownCount) {
+    error.CancellationReasons = error.CancellationReasons!.slice(0, ownCount);
+  }
+  return error;
 }
 
 /**
@@ -126,9 +190,6 @@ export async function transactUnlessConditionFails(items: TransactItem[]): Promi
 // ---------------------------------------------------------------------------------------------
 // Optimistic writes: commit a transaction, retry from fresh reads, side effects that may fail
 // ---------------------------------------------------------------------------------------------
-
-/** Concurrent writes on one markup's conversation may collide in DynamoDB; they are retried this long. */
-const CONTENTION_BUDGET_MS = 10_000;
 
 /**
  * Commits a transaction, retrying while it only collided with another transaction. When a

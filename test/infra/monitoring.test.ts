@@ -188,13 +188,13 @@ describe('conversion failure rate (the conversion worker\'s ConversionFailed and
 });
 
 describe('no alarm beyond the ones above', () => {
-  it('has two per function, the API\'s two, one per dead-letter queue, hold queue, stream consumer and scheduled function, two queue ages, two table alarms and the conversion failure rate', () => {
+  it('has two per function, the API\'s two, one per dead-letter queue, hold queue, stream consumer and scheduled function, two queue ages, two table alarms, the conversion failure rate and the live updates\' two', () => {
     const workers = FUNCTIONS.filter((definition) => definition.kind !== 'api');
     const streamConsumers = workers.filter((definition) => definition.kind === 'stream' || definition.kind === 'schedule');
     const HELD_QUEUE_NAMES = QUEUE_NAMES.filter((name) => deadLetterHoldOf(name) !== undefined);
 
     synthesized.templates.api.resourceCountIs('AWS::CloudWatch::Alarm', 2 * (FUNCTIONS.length - workers.length) + 2);
-    synthesized.templates.workers.resourceCountIs('AWS::CloudWatch::Alarm', 2 * workers.length + QUEUE_NAMES.length + HELD_QUEUE_NAMES.length + streamConsumers.length + 2 + 2 + 1);
+    synthesized.templates.workers.resourceCountIs('AWS::CloudWatch::Alarm', 2 * workers.length + QUEUE_NAMES.length + HELD_QUEUE_NAMES.length + streamConsumers.length + 2 + 2 + 1 + 2);
     synthesized.templates.data.resourceCountIs('AWS::CloudWatch::Alarm', 0);
   });
 });

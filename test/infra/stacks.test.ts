@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type ApiFunction, type FunctionDefinition, type QueueWorkerFunction } from '../../functions/registry.js';
 import { ENV, MAX_EXCHANGE_TOKEN_TTL_SECONDS, parseConfig } from '../../shared/config.js';
 import { TABLE } from '../../shared/db/table.js';
+import { WORD_SLOTS } from '../../shared/db/markup-words.js';
 import { deadLetterHoldOf, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queues.js';
 import { CONVERTER_PACKAGES, convertersLayer, FFMPEG_LAYER_PATH } from '../../infra/constructs/converters-layer.js';
 import { functionIdOf, REPO_ROOT } from '../../infra/constructs/service-function.js';
@@ -88,7 +89,7 @@ describe('data stack: one table, one upload bucket, work queues with dead letter
     });
   });
 
-  it('declares every index of TABLE (GSI1 to GSI5) with string keys and ALL projection', () => {
+  it('declares every index of TABLE with string keys: GSI1 to GSI5 projecting ALL, the word index (GSI6 to GSI15) keys only', () => {
     synthesized.templates.data.hasResourceProperties('AWS::DynamoDB::Table', {
       GlobalSecondaryIndexes: TABLE.indexes.map((index) => ({
         IndexName: index.name,
@@ -96,24 +97,34 @@ describe('data stack: one table, one upload bucket, work queues with dead letter
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
           { AttributeName: index.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: index.projection },
       })),
       AttributeDefinitions: Match.arrayWith(
-        TABLE.indexes.flatMap((index) => [
-          { AttributeName: index.partitionKey, AttributeType: 'S' },
-          { AttributeName: index.sortKey, AttributeType: 'S' },
-        ]),
+        [...new Set(TABLE.indexes.flatMap((index) => [index.partitionKey, index.sortKey]))].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
       ),
     });
   });
 
-  it('serves the thread index (issue 13) from the base table keys: no index beyond GSI1 to GSI5, no LSI', () => {
+  it('upgrades an existing table one word index per deployment: -c wordIndexes=n declares GSI6 to GSI(5+n)', () => {
+    const indexesWith = (wordIndexes: number) => {
+      const template = synthesizeApp({ wordIndexes }).templates.data;
+      const table = Object.values(template.findResources('AWS::DynamoDB::Table'))[0]!;
+      return table.Properties!.GlobalSecondaryIndexes.map((index: { IndexName: string }) => index.IndexName);
+    };
+    expect(indexesWith(0)).toEqual(['GSI1', 'GSI2', 'GSI3', 'GSI4', 'GSI5']);
+    expect(indexesWith(1)).toEqual(['GSI1', 'GSI2', 'GSI3', 'GSI4', 'GSI5', 'GSI6']);
+    expect(() => synthesizeApp({ wordIndexes: 11 })).toThrow(/wordIndexes/);
+  });
+
+  it('serves the thread index (issue 13) from the base table keys: no index beyond GSI1 to GSI5 and the word index, no LSI', () => {
     const tables = Object.values(synthesized.templates.data.findResources('AWS::DynamoDB::Table'));
     expect(tables).toHaveLength(1);
     const properties = tables[0]!.Properties;
     // Partitions `TIX#<markupId>#<kind>#<leaf>` with `<position>` sort keys, read with strongly consistent Queries.
     expect(properties.LocalSecondaryIndexes).toBeUndefined();
-    expect(properties.GlobalSecondaryIndexes.map((index: { IndexName: string }) => index.IndexName)).toEqual(['GSI1', 'GSI2', 'GSI3', 'GSI4', 'GSI5']);
+    expect(properties.GlobalSecondaryIndexes.map((index: { IndexName: string }) => index.IndexName)).toEqual(
+      ['GSI1', 'GSI2', 'GSI3', 'GSI4', 'GSI5', ...Array.from({ length: WORD_SLOTS }, (_, i) => `GSI${6 + i}`)],
+    );
     expect(properties.KeySchema).toEqual([
       { AttributeName: 'PK', KeyType: 'HASH' },
       { AttributeName: 'SK', KeyType: 'RANGE' },

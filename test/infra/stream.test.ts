@@ -74,10 +74,12 @@ describe('the table stream feeds the webhook fan-out (issue 12 item 2)', () => {
     expect(allowedActions(statements, 's3')).toEqual([]);
   });
 
-  it('gives no other function the stream', () => {
-    for (const definition of FUNCTIONS.filter((candidate) => candidate !== fanout)) {
+  it('gives no other function the stream than the stream consumers (the webhook fan-out and the live fan-out, issue 32), each on its own mapping', () => {
+    const consumers = FUNCTIONS.filter((candidate) => candidate.kind === 'stream');
+    expect(consumers.map((consumer) => consumer.name).sort()).toEqual(['live-fanout', 'webhook-fanout']);
+    for (const definition of FUNCTIONS.filter((candidate) => candidate.kind !== 'stream')) {
       expect(JSON.stringify(statementsOf(definition)), definition.name).not.toContain(names.tableStreamArn);
     }
-    synthesized.templates.workers.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { EventSourceArn: { 'Fn::ImportValue': names.tableStreamArn } }, 1);
+    synthesized.templates.workers.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { EventSourceArn: { 'Fn::ImportValue': names.tableStreamArn } }, consumers.length);
   });
 });

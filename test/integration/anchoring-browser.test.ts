@@ -154,6 +154,16 @@ describe.skipIf(!chromium)('anchoring in Chromium', () => {
     expect(result.outcome, JSON.stringify(result)).toBe('same');
   });
 
+  it('stays on an unchanged paragraph when a look-alike with a one-letter typo is put right before it or right after it (before it, the two split the text around them and the positional selector names the look-alike; the unchanged text tells)', async () => {
+    const typo = "const lookAlike = element.cloneNode(true); lookAlike.textContent = element.textContent.replace('soak', 'soap');";
+    const before = await afterChange(page, served.url, 'article > p:nth-of-type(2)', `${typo} element.before(lookAlike);`);
+    const after = await afterChange(page, served.url, 'article > p:nth-of-type(2)', `${typo} element.after(lookAlike);`);
+
+    expect(before.stored.anchor.css).toMatch(/nth-of-type\(2\)/);
+    expect(before.outcome, JSON.stringify(before)).toBe('same');
+    expect(after.outcome, JSON.stringify(after)).toBe('same');
+  });
+
   it('leaves the thread unanchored when the element is removed, though look-alikes remain', async () => {
     for (const [target, change] of [
       ['.card:nth-child(2) > button', "element.closest('.card').remove();"],

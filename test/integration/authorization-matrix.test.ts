@@ -55,6 +55,8 @@ interface Case {
   memberKeyOnly?: true;
   /** Only a session token may (signing out), whatever its role: keys and exchange tokens are refused. */
   sessionOnly?: true;
+  /** Any live credential may, whatever its kind, role or workspace (a live-update ticket: its subscriptions are authorized one by one). */
+  anyCredential?: true;
   /**
    * Made by a source's end user, the call acts on or as another source's end user (DESIGN.md "Trust
    * rules": end users belong to the source that made them), so it is refused (403) whatever the
@@ -129,6 +131,7 @@ const CASES: Record<string, Case> = {
   'POST /api/v2/markups/{id}': send('POST', (f) => `/markups/${f.markup.id}`, () => ({ name: 'Matrix markup' })),
   'DELETE /api/v2/markups/{id}': { ...send('DELETE', (f) => `/markups/${f.deletedMarkup.id}`), order: 1 },
   'PATCH /api/v2/markups/{id}/read-only': send('PATCH', (f) => `/markups/${f.markup.id}/read-only`, () => ({ readOnly: false })),
+  'GET /api/v2/markups/{id}/events': get((f) => `/markups/${f.markup.id}/events`),
   'GET /api/v2/markups/{id}/tag': get((f) => `/markups/${f.markup.id}/tag`),
   'GET /api/v2/markups/{id}/view-modes': get((f) => `/markups/${f.markup.id}/view-modes`),
   'GET /api/v2/markups/{id}/thumbnail': get((f) => `/markups/${f.markup.id}/thumbnail`),
@@ -258,6 +261,7 @@ const CASES: Record<string, Case> = {
   'POST /api/v2/auth/email-sign-in/verify': { send: async (f, key) => verifySignIn(newSourceIp(), await issueSignInCode(f.sessionUsers.sessionViewer), key) },
   'POST /api/v2/auth/sign-out': { ...send('POST', () => '/auth/sign-out'), sessionOnly: true },
   'GET /api/v2/auth/session': { ...get(() => '/auth/session'), sessionOnly: true },
+  'POST /api/v2/live/tickets': { ...send('POST', () => '/live/tickets'), anyCredential: true },
 };
 
 /** An SDK exchange of the fixture's installation (which admits MATRIX_ORIGIN) for its markup. */
@@ -278,6 +282,7 @@ function isAllowed(caller: Caller, permission: Permission | undefined, testCase:
   if (caller === 'none' || caller === 'badKey') return false;
   if (testCase.memberKeyOnly && memberRoleOf(caller) === undefined) return false;
   if (testCase.sessionOnly) return isSessionCaller(caller);
+  if (testCase.anyCredential) return true;
   // A session reaches only its memberships: the outsider is a member of another workspace, named nowhere here.
   if (caller === 'sessionOutsider') return false;
   const also = typeof testCase.also === 'function' ? testCase.also(caller) : testCase.also;

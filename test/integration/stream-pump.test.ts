@@ -6,6 +6,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '../../infra/local/dynamodb.js';
 import { startStreamPump, type StreamHandler, type StreamPump } from '../../infra/local/dynamodb-streams.js';
+import { TABLE } from '../../shared/db/table.js';
 import { OUTBOX_STREAM_FILTER } from '../../shared/events/outbox-stream.js';
 import { localStack } from '../support/api.js';
 import { eventually } from '../support/polling.js';
@@ -95,7 +96,8 @@ function collecting(answer: (call: number, event: DynamoDBStreamEvent) => Dynamo
   return { handler, calls, receivedAt, delivered: () => calls.flat().map(keyOf) };
 }
 
-describe('the local table has the stream the fan-out reads', () => {
+// Adding an index to a table waits for it to be active: about a second each on DynamoDB Local, fifteen for a table with none.
+describe('the local table has the stream the fan-out reads', { timeout: 90_000 }, () => {
   it('creates the service table with a NEW_IMAGE stream, and adds one to an existing table (an older DATA_DIR) that has none', async () => {
     const fresh = `ensure-${Math.random().toString(36).slice(2, 10)}`;
     const older = await streamTable(false);
@@ -111,6 +113,39 @@ describe('the local table has the stream the fan-out reads', () => {
       expect(table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
       expect(table?.LatestStreamArn).toEqual(expect.any(String));
     }
+  });
+});
+
+describe('an older DATA_DIR gets the indexes added since', { timeout: 90_000 }, () => {
+  it('adds the word index (GSI6-GSI15, keys only) to a table that has GSI1-GSI5, one index at a time, and leaves a current table as it is', async () => {
+    const tableName = `older-indexes-${Math.random().toString(36).slice(2, 10)}`;
+    const before = TABLE.indexes.slice(0, 5);
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: ['PK', 'SK', ...before.flatMap((index) => [index.partitionKey, index.sortKey])].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        KeySchema: [
+          { AttributeName: 'PK', KeyType: 'HASH' },
+          { AttributeName: 'SK', KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: before.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      }),
+    );
+
+    await ensureTable(client, tableName);
+    await ensureTable(client, tableName);
+
+    const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const indexes = (table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName, index.Projection?.ProjectionType, index.IndexStatus]);
+    expect(indexes.sort()).toEqual(TABLE.indexes.map((index) => [index.name, index.projection, 'ACTIVE']).sort());
   });
 });
 

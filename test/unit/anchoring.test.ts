@@ -144,12 +144,62 @@ describe('choosing among candidates', () => {
     expect(choose([tookItsPlace, moved], apart)?.name).toBe('moved');
   });
 
+  it('gives a positional selector no weight when it names the element that took a moved card\'s place (none of the matching text is its own)', () => {
+    // A card moved away: the selector div:nth-of-type(3) > button now names the next card's button,
+    // whose following text is the stored one; the moved button kept its own card's text before it.
+    const moved = contender('moved', { suffix: 0, agreeAfter: 0, agreeWithin: 63 });
+    const tookItsPlace = contender('took its place', { prefix: 0, agreeBefore: 1, agreeWithin: 1, css: 'positional' });
+    const keptItsOwn = contender('kept its own', { prefix: 0, agreeBefore: 1, agreeWithin: 12, css: 'positional' });
+
+    expect(scoreOf(tookItsPlace.evidence)).toBeCloseTo(scoreOf({ ...tookItsPlace.evidence, css: false }), 5);
+    expect(scoreOf(keptItsOwn.evidence)).toBeGreaterThan(scoreOf({ ...keptItsOwn.evidence, css: false }));
+    expect(choose([tookItsPlace, moved], apart)?.name).toBe('moved');
+  });
+
   it('answers nothing for an item copied right before itself, though the original\'s matching side is outside its list', () => {
     const copy = contender('copy', { suffix: 0, agreeAfter: 0, agreeWithin: 63, css: 'positional' });
     const original = contender('original', { prefix: 0, agreeBefore: 0, agreeWithin: 0 });
 
     expect(choose([copy, original], apart)?.name).toBe('copy');
     expect(choose([copy, original], apart, () => true)).toBeUndefined();
+  });
+
+  it('takes the unchanged original over a look-alike with its text edited put right before it: the two split the context, and only the text tells them apart', () => {
+    // A paragraph with a near copy before it: the copy has the text before (and a positional
+    // selector names it), the original the text after; what is missing on either side is the other one.
+    const lookAlike = contender('look-alike', { quote: 0.99, suffix: 0, agreeAfter: 0, agreeWithin: 63, css: 'positional' });
+    const original = contender('original', { prefix: 0, agreeBefore: 1, agreeWithin: 1 });
+
+    expect(lookAlike.score - original.score).toBeGreaterThan(0.15);
+    expect(choose([lookAlike, original], apart, () => true)?.name).toBe('original');
+    expect(choose([original, lookAlike], apart, () => true)?.name).toBe('original');
+  });
+
+  it('takes the unchanged original over a look-alike with its text edited put right after it', () => {
+    const original = contender('original', { suffix: 0, agreeAfter: 0, agreeWithin: 63, css: 'positional' });
+    const lookAlike = contender('look-alike', { quote: 0.99, prefix: 0, agreeBefore: 1, agreeWithin: 64 });
+
+    expect(choose([lookAlike, original], apart, () => true)?.name).toBe('original');
+  });
+
+  it('answers nothing for two touching elements that split the context when both texts, or neither, are the stored one', () => {
+    const first = contender('first', { suffix: 0, agreeAfter: 0, agreeWithin: 63, css: 'positional' });
+    const second = contender('second', { prefix: 0, agreeBefore: 1, agreeWithin: 64 });
+    const edited = (made: Named, quote: number) => contender(made.name, { ...made.evidence, quote });
+
+    expect(choose([first, second], apart, () => true)).toBeUndefined();
+    expect(choose([edited(first, 0.99), edited(second, 0.98)], apart, () => true)).toBeUndefined();
+  });
+
+  it('lets the unchanged text settle only a split context: not two elements apart, nor an edited one that has both its sides', () => {
+    const lookAlike = contender('look-alike', { quote: 0.99, suffix: 0, agreeAfter: 0, agreeWithin: 63, css: 'positional' });
+    const original = contender('original', { prefix: 0, agreeBefore: 1, agreeWithin: 1 });
+    // Apart (other texts between them), the rule for copies beside the original still holds.
+    expect(choose([lookAlike, original], apart, () => false)?.name).not.toBe('original');
+    // An element edited in place keeps both sides: a copy of its old text elsewhere does not displace it.
+    const editedInPlace = contender('edited in place', { quote: 0.99, css: 'positional', agreeWithin: 63 });
+    const copyOfOldText = contender('copy of the old text', { prefix: 0, suffix: 0, agreeBefore: 0, agreeAfter: 0 });
+    expect(choose([editedInPlace, copyOfOldText], apart, () => true)?.name).toBe('edited in place');
   });
 
   it('does not let a neighbour with a merely similar text (another price) block the right one', () => {

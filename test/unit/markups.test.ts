@@ -6,6 +6,7 @@ import { HttpUrl } from '../../shared/http/schemas.js';
 import { compileRoutes } from '../../infra/local/gateway.js';
 import { resetConfig } from '../../shared/config.js';
 import { itemUpdate, type FolderRecord, type MarkupRecord } from '../../shared/db/items.js';
+import { WORD_KEY_ATTRIBUTES, wordSortKey } from '../../shared/db/markup-words.js';
 import { defaultPlan, type Plan } from '../../shared/db/plans.js';
 import { usagePeriod } from '../../shared/db/usage.js';
 import type { WorkspaceRecord } from '../../shared/db/workspaces.js';
@@ -177,9 +178,13 @@ describe('itemUpdate keeps index keys in step and writes only what changed', () 
     const update = itemUpdate(before, after, { unchangedSinceRead: true })!;
 
     const written = Object.values(update.ExpressionAttributeNames).filter((name) => name !== 'PK').sort();
-    expect(written).toEqual(['GSI1SK', 'modifiedAt', 'name', 'searchText', 'version']);
+    const wordKeys = written.filter((name) => WORD_KEY_ATTRIBUTES.includes(name));
+    expect(written.filter((name) => !wordKeys.includes(name))).toEqual(['GSI1SK', 'modifiedAt', 'name', 'searchText', 'version']);
+    // The word index: the new name's word in the first slot, the old name's other slots removed; not guarded (derived from the name).
+    expect(wordKeys).toContain('GSI6SK');
     expect(update.UpdateExpression).toMatch(/ ADD #version :one$/);
     expect(Object.values(update.ExpressionAttributeValues!)).toContain(`renamed\u0001${before.id}`);
+    expect(Object.values(update.ExpressionAttributeValues!)).toContain(wordSortKey('renamed', before.createdAt, before.id));
     expect(update.ConditionExpression).toMatch(/^attribute_exists\(#pk\)( AND #s\d+ = :os\d+){4}$/);
   });
 

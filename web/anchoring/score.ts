@@ -98,9 +98,13 @@ export interface Evidence {
 export const THRESHOLD = 0.5;
 export const MARGIN = 0.1;
 
-/** A candidate's score, 0 to 1: text first, then context, then a selector that still names it. */
+/**
+ * A candidate's score, 0 to 1: text first, then context, then a selector that still names it. A
+ * selector with positions counts only for an element that kept some text of its own beside it: one
+ * whose matching text all lies outside its parent took the place of a card that moved or was removed.
+ */
 export function scoreOf(evidence: Evidence): number {
-  const bonus = evidence.css === 'stable' ? 0.15 : evidence.css === 'positional' ? 0.05 : 0;
+  const bonus = evidence.css === 'stable' ? 0.15 : evidence.css === 'positional' && evidence.agreeWithin >= 12 ? 0.05 : 0;
   const penalty = evidence.tag === false ? 0.25 : 0;
   const within = 0.15 * Math.min(1, evidence.agreeWithin / 32);
   const score = 0.5 * evidence.quote + 0.25 * evidence.prefix + 0.25 * evidence.suffix + bonus + within - penalty;
@@ -144,6 +148,28 @@ export interface Contender {
 }
 
 /**
+ * Whether two touching elements split the stored context between them: one has the text before
+ * and not the text after, the other the text after and not the text before. Each one's missing
+ * side is the other: one of them is the element, the other a near copy put right beside it (a
+ * paragraph of the same text, edited, before or after it), and their context cannot tell which.
+ */
+function splitContext(a: Evidence, b: Evidence): boolean {
+  const firstThen = (first: Evidence, second: Evidence) => first.prefix >= 0.9 && first.suffix < 0.5 && second.suffix >= 0.9 && second.prefix < 0.5;
+  return firstThen(a, b) || firstThen(b, a);
+}
+
+/**
+ * Whether `original` outdoes `copy` by its text: they split the context, and of the two only the
+ * original carries the stored text unchanged. A copy put beside the element with its text edited
+ * is one change; the element edited and a copy of its old text put beside it would be two, the
+ * second a copy of a text the page no longer has. A selector without positions naming the copy
+ * still wins (the page named it), and two unchanged texts stay undecided (an exact copy).
+ */
+function outdoes(original: Contender, copy: Contender): boolean {
+  return original.evidence.quote === 1 && copy.evidence.quote < 1 && copy.evidence.css !== 'stable' && splitContext(original.evidence, copy.evidence);
+}
+
+/**
  * The one contender to trust, or undefined. `distinct(a, b)`: whether two contenders are different
  * places (neither element holds the other); contenders in one nest are the same place. The best
  * must be acceptable and stay MARGIN ahead of every distinct contender that could pass itself (its
@@ -151,16 +177,21 @@ export interface Contender {
  * price, does not count); and unless a selector
  * without positions names it, no distinct contender may carry the same text with one matching
  * side: a copy put beside the original looks as right as the original, so neither is taken.
+ * `touching(a, b)`: whether nothing but a space lies between their texts. Of two touching
+ * contenders that split the context, only the text decides (see outdoes): the one outdone is
+ * neither taken nor a rival of the other.
  */
 export function choose<T extends Contender>(contenders: readonly T[], distinct: (a: T, b: T) => boolean, touching: (a: T, b: T) => boolean = () => false): T | undefined {
   const ranked = [...contenders].sort((a, b) => b.score - a.score);
   const othersOf = (candidate: T) => ranked.filter((other) => other !== candidate && distinct(candidate, other));
+  // Of two touching elements that split the context, the one with the unchanged text (see outdoes).
+  const outdone = (candidate: T) => othersOf(candidate).some((other) => touching(candidate, other) && outdoes(other, candidate));
   // The best candidate that may be taken at all, not only the best-scored: a look-alike put where a
   // positional selector points scores high on its neighbours yet may not be taken, and must not
   // hide the unchanged original the text still finds. It must still beat every rival below.
-  const best = ranked.find((candidate) => candidate.score >= THRESHOLD && acceptable(candidate.evidence, othersOf(candidate).every((other) => other.evidence.quote < 0.8)));
+  const best = ranked.find((candidate) => candidate.score >= THRESHOLD && !outdone(candidate) && acceptable(candidate.evidence, othersOf(candidate).every((other) => other.evidence.quote < 0.8)));
   if (!best) return undefined;
-  const others = othersOf(best);
+  const others = othersOf(best).filter((other) => !(touching(best, other) && outdoes(best, other)));
   const rivalled = others.some(
     (other) =>
       (other.score > best.score - MARGIN && (other.evidence.quote >= 0.95 || acceptable(other.evidence, false))) ||
