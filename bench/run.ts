@@ -7,13 +7,13 @@ import { benchBundles } from './bundles.js';
 import { benchEmbedMount } from './embed-mount.js';
 import { benchExchange } from './exchange.js';
 import { benchFiles } from './files.js';
+import { benchLive } from './live.js';
 import { benchLiveness } from './liveness.js';
 import { benchMoves } from './moves.js';
 import { benchRequests } from './requests.js';
 import { benchSearch } from './search.js';
 import { benchThreadPages } from './thread-pages.js';
 import { benchWebhooks } from './webhooks.js';
-import { benchLive } from './live.js';
 
 /**
  * `npm run bench`: request latency and throughput on the local stack beside the DynamoDB floor,
@@ -77,8 +77,8 @@ async function benchOnStack(local: Awaited<ReturnType<typeof startLocalStack>>):
     await benchWebhooks(local.stack, { runs: Number(process.env.BENCH_WEBHOOK_RUNS ?? 50) });
   }
   if (want('live')) {
-    process.stdout.write('\nLive updates: from the answer of the write to each subscriber\'s receipt (outbox, stream pump, live fan-out, socket)\n\n');
-    await benchLive(local.stack, { runs: Number(process.env.BENCH_LIVE_RUNS ?? 50) });
+    process.stdout.write('\nLive updates: from the answer of a write to each subscriber\'s receipt (outbox with seq, stream pump, fan-out, socket), web/live\'s client on ws\n\n');
+    await benchLive(local.stack, { runs: Number(process.env.BENCH_LIVE_RUNS ?? 50), sizes: [1, 500] });
   }
   if (want('moves')) {
     process.stdout.write('\nMoves across workspaces: the answer, and the move worker done carrying the tree (BENCH_MOVE_RUNS runs)\n\n');

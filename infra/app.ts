@@ -168,6 +168,7 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
     description: 'Review Board Service: the CloudFront distribution (review app from a private bucket, /api/* to the HTTP API)',
     api,
     data,
+    workers,
     appUrl: settings.appUrl,
   });
 

@@ -20,7 +20,7 @@ import { buildSync } from 'esbuild';
 const WEB_DIR = dirname(fileURLToPath(import.meta.url));
 export const WEB_DIST = join(WEB_DIR, 'dist');
 export const WEB_ASSETS_DIR = 'assets';
-const SOURCE_DIRS = ['app', 'board', 'embed', 'anchoring'].map((name) => join(WEB_DIR, name));
+const SOURCE_DIRS = ['app', 'board', 'embed', 'anchoring', 'live'].map((name) => join(WEB_DIR, name));
 const ENTRY = join(WEB_DIR, 'app', 'main.tsx');
 /** The embeddable client (DESIGN.md "Embeddable client"): one ES module at a fixed, versioned path. */
 const EMBED_ENTRY = join(WEB_DIR, 'embed', 'main.tsx');

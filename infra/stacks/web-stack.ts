@@ -1,4 +1,4 @@
-import { Aws, CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Fn, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import {
   AllowedMethods,
   CachePolicy,
@@ -30,6 +30,7 @@ import { CACHE_EMBED, CACHE_HASHED, CACHE_REVALIDATE, EMBED_CACHE_SECONDS, EMBED
 import { ensureWebBuilt } from '../../web/build.js';
 import type { ApiStack } from './api-stack.js';
 import type { DataStack } from './data-stack.js';
+import type { WorkersStack } from './workers-stack.js';
 
 /** The id CDK gives the singleton function behind every AwsCustomResource of a stack. */
 const AWS_CUSTOM_RESOURCE_HANDLER_ID = 'AWS679f53fac002430cb0da5b7982bd2287';
@@ -39,6 +40,8 @@ export interface WebStackProps extends StackProps {
   readonly api: ApiStack;
   /** Owner of the upload bucket: its origin is where presigned uploads go and file URLs point (the CSP allows it). */
   readonly data: DataStack;
+  /** Owner of the live-update WebSocket API: its wss:// origin is where the app's socket goes (the CSP allows it). */
+  readonly workers?: WorkersStack;
   /** Context `appUrl`: the app's origin when it is not the distribution's (a custom domain in front of it). */
   readonly appUrl?: string;
   /** Where the built app is (default: web/dist, built now if its sources changed). */
@@ -81,7 +84,9 @@ export class WebStack extends Stack {
     // Virtual-hosted, regional: the form of the URLs the SDK presigns for the upload bucket.
     const resources = props.data.importResources(this);
     const storageOrigin = `https://${resources.bucket.bucketName}.s3.${Aws.REGION}.${Aws.URL_SUFFIX}`;
-    const headers = webSecurityHeaders(storageOrigin);
+    // The live-update socket's origin: the host of the WebSocket stage URL (wss://HOST/STAGE).
+    const liveOrigin = props.workers ? `wss://${Fn.select(2, Fn.split('/', props.workers.importLiveUrl(this)))}` : undefined;
+    const headers = webSecurityHeaders(storageOrigin, liveOrigin);
     const securityHeaders = new ResponseHeadersPolicy(this, 'AppSecurityHeaders', {
       comment: 'Review app: strict CSP and the other security headers (shared/http/web-app.ts)',
       securityHeadersBehavior: {

@@ -46,16 +46,21 @@ export const isAppPath = (path: string): boolean => !path.startsWith('/api/') &&
  * inline script or style, no eval); requests to the app's origin (the API is `/api/*` on it) and
  * to the storage origin that presigned uploads post to and file URLs point at; images and media
  * from both, plus `data:` and `blob:` (thumbnails and previews made in the page); never framed.
+ * `liveOrigin`: where the live-update socket is when it is not the page's own origin (deployed,
+ * the WebSocket API's `wss://` origin; locally the socket is on the gateway's port, which `'self'`
+ * covers for `ws:` in CSP Level 3 browsers).
  */
-export function contentSecurityPolicy(storageOrigin: string): string {
+export function contentSecurityPolicy(storageOrigin: string, liveOrigin?: string): string {
   // No URL parsing: deployed, the origin holds CDK tokens (the bucket's name, the region).
   const storage = /^(https?:\/\/[^/\s;,']+)\/?$/.exec(storageOrigin)?.[1];
   if (!storage) throw new Error(`The storage origin must be an http(s) origin: got "${storageOrigin}".`);
+  const live = liveOrigin === undefined ? undefined : /^(wss?:\/\/[^/\s;,']+)\/?$/.exec(liveOrigin)?.[1];
+  if (liveOrigin !== undefined && !live) throw new Error(`The live-update origin must be a ws(s) origin: got "${liveOrigin}".`);
   return [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
-    `connect-src 'self' ${storage}`,
+    `connect-src 'self' ${storage}${live ? ` ${live}` : ''}`,
     `img-src 'self' ${storage} data: blob:`,
     `media-src 'self' ${storage} blob:`,
     "font-src 'self'",
@@ -83,9 +88,9 @@ export interface WebSecurityHeaders {
   custom: Record<string, string>;
 }
 
-export function webSecurityHeaders(storageOrigin: string): WebSecurityHeaders {
+export function webSecurityHeaders(storageOrigin: string, liveOrigin?: string): WebSecurityHeaders {
   return {
-    contentSecurityPolicy: contentSecurityPolicy(storageOrigin),
+    contentSecurityPolicy: contentSecurityPolicy(storageOrigin, liveOrigin),
     contentTypeOptions: 'nosniff',
     frameOptions: 'DENY',
     // The sign-in link carries its code in the query: no page of the app tells another site its URL.
@@ -99,8 +104,8 @@ export function webSecurityHeaders(storageOrigin: string): WebSecurityHeaders {
 }
 
 /** The same set as HTTP headers (lower-case names), as the local gateway sends them. */
-export function webSecurityHeaderMap(storageOrigin: string): Record<string, string> {
-  const headers = webSecurityHeaders(storageOrigin);
+export function webSecurityHeaderMap(storageOrigin: string, liveOrigin?: string): Record<string, string> {
+  const headers = webSecurityHeaders(storageOrigin, liveOrigin);
   return {
     'content-security-policy': headers.contentSecurityPolicy,
     'x-content-type-options': headers.contentTypeOptions,

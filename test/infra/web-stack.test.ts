@@ -150,6 +150,9 @@ describe('web stack: one distribution for the review app and the API', () => {
     expect(csp).toContain("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self' https://");
     expect(csp).toContain("frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
     expect(csp).toContain(built.data.stackName);
+    // The live-update socket (the workers stack's WebSocket API, another origin): its wss:// host, imported.
+    expect(csp).toMatch(/connect-src 'self' https:\/\/[^;]* wss:\/\//);
+    expect(csp).toContain(`${built.workers.stackName}:LiveUrl`);
     expect(csp).not.toMatch(/unsafe-/);
     expect(config.SecurityHeadersConfig).toMatchObject({
       ContentTypeOptions: { Override: true },

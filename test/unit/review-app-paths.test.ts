@@ -35,4 +35,13 @@ describe('serving rules shared by the local gateway and CloudFront', () => {
     expect(() => contentSecurityPolicy("https://a.example; script-src 'unsafe-inline'")).toThrow();
     expect(() => contentSecurityPolicy('not a url')).toThrow();
   });
+
+  it('allows the live-update socket origin in connect-src when it is not the page\'s own (deployed: the WebSocket API), and refuses anything but ws(s)', () => {
+    expect(contentSecurityPolicy('http://127.0.0.1:9000')).not.toMatch(/wss?:/);
+    expect(contentSecurityPolicy('https://b.s3.amazonaws.com', 'wss://${Token[TOKEN.7]}.execute-api.${Token[AWS.Region]}.amazonaws.com/')).toContain(
+      "connect-src 'self' https://b.s3.amazonaws.com wss://${Token[TOKEN.7]}.execute-api.${Token[AWS.Region]}.amazonaws.com;",
+    );
+    expect(() => contentSecurityPolicy('https://b.s3.amazonaws.com', "wss://a.example; script-src 'unsafe-inline'")).toThrow();
+    expect(() => contentSecurityPolicy('https://b.s3.amazonaws.com', 'https://a.example')).toThrow();
+  });
 });

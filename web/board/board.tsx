@@ -5,6 +5,8 @@ import { elementAt, formatTime, isUnread, orderThreads, pagePinOf, pageRefusalOf
 import type { BoardState, BoardStore, ThreadFilter, ThreadOrder } from './store.js';
 import type { Markup, MarkupPage, PageLayout, Placement, Thread, ViewMode } from './types.js';
 import { useBoardState } from './use-board.js';
+import type { LiveClient } from '../live/client.js';
+import { LiveStatus, useLiveState } from '../live/status.js';
 
 /**
  * The pin-and-thread board (DESIGN.md "The review app", roles and names are a public contract):
@@ -18,23 +20,34 @@ export interface BoardProps {
   store: BoardStore;
   /** Webpage markups: the view modes to show as tabs. */
   viewModes?: ViewMode[];
+  /** Live updates of the markup (web/live): the board says when they are not arriving. */
+  live?: LiveClient;
 }
 
-/** How often the thread list is read again while the page is visible. */
+/** How often the thread list is read again while the page is visible and live updates are not arriving. */
 const REFRESH_MS = 20_000;
+/** While live, the list is still read again now and then: a deleted thread has no event. */
+const LIVE_REFRESH_EVERY = 6;
 
-export function Board({ markup, store, viewModes }: BoardProps) {
+export function Board({ markup, store, viewModes, live }: BoardProps) {
   const state = useBoardState(store);
+  const liveState = useLiveState(live);
+  const isLive = useRef(false);
+  isLive.current = liveState === 'live';
   const addButton = useRef<HTMLButtonElement>(null);
   const focusAfterDraft = useRef<string | undefined>(undefined);
   const refusal = refusalOf(markup) ?? pageRefusalOf(markup);
   const [currentTime, setCurrentTime] = useState(0);
   const videoRef = useRef<HTMLVideoElement>(null);
 
-  // Until live updates exist, others' comments arrive by reading the list again while the tab is seen.
+  // Others' comments arrive live (web/live); while they do not, by reading the list again while the tab is seen.
   useEffect(() => {
     void store.load();
-    const timer = setInterval(() => document.visibilityState === 'visible' && void store.load(), REFRESH_MS);
+    let ticks = 0;
+    const timer = setInterval(() => {
+      ticks++;
+      if (document.visibilityState === 'visible' && (!isLive.current || ticks % LIVE_REFRESH_EVERY === 0)) void store.load();
+    }, REFRESH_MS);
     return () => clearInterval(timer);
   }, [store]);
 
@@ -101,6 +114,7 @@ export function Board({ markup, store, viewModes }: BoardProps) {
             {refusal}
           </p>
         ) : null}
+        {live ? <LiveStatus live={live} class="board-note" /> : null}
       </div>
       {state.error ? (
         <div class="message message-error board-error" role="alert">

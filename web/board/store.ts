@@ -1,6 +1,17 @@
 import type { BoardTransport } from './transport.js';
 import type { Member, PageLayout, Placement, Thread } from './types.js';
 
+/** What the store reads of a live event (web/live's LiveEvent): its type and the thread it is about. */
+export interface ThreadEvent {
+  type: string;
+  data: { comment?: { id: string; resolved?: unknown; lastActivityAt?: unknown } | null };
+}
+
+/** Threads read one by one per burst of live events; more than this many read the whole list once instead. */
+const LIVE_THREAD_BATCH = 8;
+/** How long a burst of live events gathers before the threads they name are read. */
+const LIVE_COALESCE_MS = 16;
+
 export type ThreadFilter = 'all' | 'open' | 'resolved';
 /** The list's order: by pin number, latest activity first, or where on the markup (page, image, media time). */
 export type ThreadOrder = 'number' | 'activity' | 'position';
@@ -30,6 +41,11 @@ export interface BoardState {
 export class BoardStore {
   private state: BoardState = { threads: [], loaded: false, filter: 'all', order: 'number', adding: false };
   private readonly listeners = new Set<() => void>();
+  /** Live events' threads waiting to be read again, those being read, and whether the whole list is due. */
+  private readonly staleThreads = new Set<string>();
+  private readonly readingThreads = new Set<string>();
+  private listStale = false;
+  private flushTimer?: ReturnType<typeof setTimeout>;
 
   constructor(
     private readonly transport: BoardTransport,
@@ -70,6 +86,75 @@ export class BoardStore {
   async load(): Promise<void> {
     const threads = await this.attempt(() => this.transport.listThreads(this.markupId));
     if (threads) this.set({ threads: [...threads].sort((a, b) => a.number - b.number), loaded: true });
+  }
+
+  /**
+   * A live event of one of the markup's threads (web/live): a resolve or reopen of a known thread is
+   * applied from the event at once; anything else reads that thread again (the event's copy has the
+   * scopes and read state of the one who acted, not of this viewer). Bursts are gathered: each
+   * thread is read once, and when many threads changed at once the list is read once instead.
+   */
+  applyEvent(event: ThreadEvent): void {
+    const comment = event.data.comment;
+    if (!comment?.id) {
+      // Gone before the event was built: the list says what is left.
+      this.listStale = true;
+      return this.scheduleFlush();
+    }
+    const known = this.state.threads.find((thread) => thread.id === comment.id);
+    if (known && (event.type === 'comment_resolved' || event.type === 'comment_unresolved') && typeof comment.resolved === 'boolean') {
+      this.put({ ...known, resolved: comment.resolved, ...(typeof comment.lastActivityAt === 'number' ? { lastActivityAt: comment.lastActivityAt } : {}) });
+      // A read of the thread already under way may answer what it was before: it is read once more.
+      if (this.readingThreads.has(comment.id)) this.staleThreads.add(comment.id);
+      return;
+    }
+    this.staleThreads.add(comment.id);
+    this.scheduleFlush();
+  }
+
+  /** Reads the thread list again without reporting a failure (the next event or reload tries again). */
+  reloadQuietly(): void {
+    void this.transport.listThreads(this.markupId).then(
+      (threads) => this.set({ threads: [...threads].sort((a, b) => a.number - b.number), loaded: true }),
+      () => undefined,
+    );
+  }
+
+  private scheduleFlush(): void {
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flush();
+    }, LIVE_COALESCE_MS);
+  }
+
+  private flush(): void {
+    const due = [...this.staleThreads].filter((id) => !this.readingThreads.has(id));
+    if (this.listStale || due.length > LIVE_THREAD_BATCH) {
+      this.listStale = false;
+      for (const id of due) this.staleThreads.delete(id);
+      return this.reloadQuietly();
+    }
+    for (const id of due) {
+      this.staleThreads.delete(id);
+      this.readingThreads.add(id);
+      void this.transport
+        .getThread(id)
+        .then(
+          (thread) => {
+            this.put(thread);
+            // Read in front of the viewer: it is not unread for them.
+            if (thread.id === this.state.openThreadId) this.open(thread.id);
+          },
+          (failure: unknown) => {
+            if ((failure as { status?: unknown } | undefined)?.status !== 404) return;
+            this.set({ threads: this.state.threads.filter((thread) => thread.id !== id), openThreadId: this.state.openThreadId === id ? undefined : this.state.openThreadId });
+          },
+        )
+        .finally(() => {
+          this.readingThreads.delete(id);
+          if (this.staleThreads.has(id)) this.scheduleFlush();
+        });
+    }
   }
 
   async refreshThread(threadId: string): Promise<void> {

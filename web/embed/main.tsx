@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import boardCss from '../board/board.css';
 import { BoardStore, boardTransport, type BoardTransport, type Markup, type Request, type Thread, type ViewMode } from '../board/index.js';
+import { followMarkup, LiveClient } from '../live/index.js';
 import embedCss from './embed.css';
 import { EmbedUi, type PagePlacement } from './overlay.js';
 import { attachScreenshot } from './screenshot.js';
@@ -90,11 +91,14 @@ export async function mount(options: MountOptions): Promise<Mounted> {
 
   const store = new BoardStore(pageTransport(session.request), markupId);
   const markup: Markup = { id: markupId, name: document.title || 'This page', type: 'webpage', readOnly: false, url: location.href };
-  render(<EmbedUi store={store} host={host} markup={markup} />, root);
+  // Others' comments arrive live (DESIGN.md "Live updates"), through the same exchange token.
+  const live = new LiveClient(session.request);
+  render(<EmbedUi store={store} host={host} markup={markup} live={live} />, root);
   let mounted = true;
   const unmount = () => {
     if (!mounted) return;
     mounted = false;
+    live.close();
     session.stop();
     render(null, root);
     host.remove();
@@ -105,6 +109,7 @@ export async function mount(options: MountOptions): Promise<Mounted> {
     unmount();
     throw new Error(store.get().error ?? 'The comments could not be read.');
   }
+  if (mounted) followMarkup(live, store);
   return {
     unmount,
     setCommentMode(on: boolean) {

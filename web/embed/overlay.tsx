@@ -2,6 +2,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/ho
 import { isUnread, NewCommentDialog, ThreadDialog, useBoardState, type BoardStore, type Markup, type Placement, type Thread } from '../board/index.js';
 import { describeElement, locateAll, type Anchor } from '../anchoring/index.js';
 import { captureViewport, type ViewportShot } from './screenshot.js';
+import { LiveStatus, useLiveState, type LiveClient } from '../live/index.js';
 import { browserContext, canonicalUrl, elementParents, offsetsWithin, pageUrl, viewCategoryOf, type BrowserContext, type ElementParent, type ViewCategory } from './page.js';
 
 /** A webpage thread as the API answers it, with the fields the client places it by. */
@@ -46,8 +47,10 @@ export function placementOf(element: Element, x: number, y: number, host: Elemen
 const MUTATION_DEBOUNCE_MS = 120;
 /** How often the page's address is compared with the last one seen: a single-page app's pushState fires no event. */
 const ADDRESS_CHECK_MS = 250;
-/** How often the thread list is read again while the page is visible (as the review app's board). */
+/** How often the thread list is read again while the page is visible and live updates do not arrive (as the review app's board). */
 const REFRESH_MS = 20_000;
+/** While live, the list is still read again now and then: a deleted thread has no event. */
+const LIVE_REFRESH_EVERY = 6;
 
 /**
  * The client's UI in its shadow root (DESIGN.md "Embeddable client"): toggle button "Comment"; in
@@ -55,8 +58,11 @@ const REFRESH_MS = 20_000;
  * comment"; pins "Comment N" on their elements; threads whose element is not found are listed under
  * "Unanchored comments". The dialogs are web/board's, driven by the same store.
  */
-export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTMLElement; markup: Markup }) {
+export function EmbedUi({ store, host, markup, live }: { store: BoardStore; host: HTMLElement; markup: Markup; live?: LiveClient }) {
   const state = useBoardState(store);
+  const liveState = useLiveState(live);
+  const isLive = useRef(false);
+  isLive.current = liveState === 'live';
   const toggle = useRef<HTMLButtonElement>(null);
   const [hover, setHover] = useState<DOMRect>();
   // Moves on DOM changes and navigation: elements are looked up again. `frame` moves on scroll and resize: pins follow.
@@ -64,7 +70,11 @@ export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTML
   const [, setFrame] = useState(0);
 
   useEffect(() => {
-    const timer = setInterval(() => document.visibilityState === 'visible' && void store.load(), REFRESH_MS);
+    let ticks = 0;
+    const timer = setInterval(() => {
+      ticks++;
+      if (document.visibilityState === 'visible' && (!isLive.current || ticks % LIVE_REFRESH_EVERY === 0)) void store.load();
+    }, REFRESH_MS);
     let debounce: ReturnType<typeof setTimeout> | undefined;
     const again = () => {
       clearTimeout(debounce);
@@ -219,6 +229,7 @@ export function EmbedUi({ store, host, markup }: { store: BoardStore; host: HTML
           </p>
         ) : null}
         <div class="embed-toolbar">
+          {live ? <LiveStatus live={live} class="embed-hint" /> : null}
           {state.adding ? (
             <p class="embed-hint" role="status">
               Click the element to comment on (or focus it and press Enter). Escape cancels.

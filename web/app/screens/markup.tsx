@@ -1,6 +1,7 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Board, BoardStore, boardTransport, type Markup, type Request, type ViewMode } from '../../board/index.js';
 import '../../board/board.css';
+import { followMarkup, LiveClient, LiveStatus } from '../../live/index.js';
 import { api, ApiError } from '../api.js';
 import { ErrorMessage, Loading, ScreenHeading } from '../components.js';
 
@@ -16,7 +17,8 @@ const rendering = (markup: Markup) => markup.type === 'webpage' && (markup.pageS
  * `/markups/{id}`, where every `markupUrl` leads: the markup's name and its board (web/board): its
  * images, PDF pages, video or full-page screenshots (per view mode) with the pins, and the comments
  * beside them. A markup still converting, or a page still rendering, says so and is read again
- * (with backoff) until it is ready, then appears.
+ * (with backoff) until it is ready, then appears. Others' comments, replies and resolves, and the
+ * conversion finishing, arrive live (web/live): the board follows the markup's events.
  */
 export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token: string; onUnauthorized: () => void }) {
   const [markup, setMarkup] = useState<Markup>();
@@ -35,6 +37,11 @@ export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token:
     return request;
   }, [token]);
   const store = useMemo(() => new BoardStore(boardTransport(request), id), [request, id]);
+  const live = useMemo(() => new LiveClient(request), [request]);
+  useEffect(() => () => live.close(), [live]);
+  /** Reads the markup again now (a live markup event), replacing any poll that was waiting. */
+  const reloadMarkup = useRef<() => void>(() => undefined);
+  useEffect(() => followMarkup(live, store, { onMarkup: () => reloadMarkup.current() }), [live, store]);
 
   useEffect(() => {
     let cancelled = false;
@@ -42,6 +49,11 @@ export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token:
     let viewModesRead = false;
     setMarkup(undefined);
     setError(undefined);
+    reloadMarkup.current = () => {
+      if (cancelled) return;
+      clearTimeout(timer);
+      void load(FIRST_POLL_MS);
+    };
     const load = async (delay: number) => {
       try {
         const result = await request<Markup>(`/markups/${encodeURIComponent(id)}`);
@@ -51,6 +63,7 @@ export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token:
           viewModesRead = true;
           setViewModes(await boardTransport(request).viewModes(id).catch(() => []));
         }
+        clearTimeout(timer);
         if (converting(result) || rendering(result)) timer = setTimeout(() => void load(Math.min(MAX_POLL_MS, delay * 1.5)), delay);
       } catch (failure) {
         if (cancelled || (failure instanceof ApiError && failure.status === 401)) return;
@@ -89,9 +102,12 @@ export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token:
           {markup.conversionStatus === 'failed' ? (
             <ErrorMessage detail={`This file could not be converted: ${conversionErrorOf(markup)}`} />
           ) : converting(markup) ? (
-            <ConversionProgress markup={markup} />
+            <>
+              <ConversionProgress markup={markup} />
+              <LiveStatus live={live} class="board-note" />
+            </>
           ) : (
-            <Board markup={markup} store={store} viewModes={viewModes} />
+            <Board markup={markup} store={store} viewModes={viewModes} live={live} />
           )}
         </>
       ) : (
