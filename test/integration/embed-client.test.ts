@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, makeOrganization, type Org } from '../support/api.js';
 import { customerJwt, makeCustomerKeys, makeInstallation, type CustomerKeys } from '../support/customer-jwts.js';
 import { eventually } from '../support/polling.js';
-import { baseUrl, chromiumMissing, horizontalOverflow, launchBrowser, screenshotFolder, seriousAxeViolations, shot, watchedPage, type Watched } from '../support/review-app-browser.js';
+import { baseUrl, besidesLiveSocket, chromiumMissing, horizontalOverflow, launchBrowser, screenshotFolder, seriousAxeViolations, shot, watchedPage, type Watched } from '../support/review-app-browser.js';
 import { idpToken } from '../support/sdk.js';
 import { DESKTOP, MOBILE, createThread, makeTypedMarkup } from '../support/threads.js';
 
@@ -317,7 +317,7 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
       .toBe('Comment 1');
 
     expect(await seriousAxeViolations(page, 'customer page with the client at 1440 px')).toEqual([]);
-    expect(violations).toEqual([]);
+    expect(besidesLiveSocket(violations).others, 'no CSP refusal but the live socket\'s (the client follows the event log instead)').toEqual([]);
   });
 
   it('lists a thread whose element is gone under "Unanchored comments", shows only this page\'s threads, and follows an element the page moves', async () => {
@@ -397,7 +397,7 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     expect(fourth).toMatchObject({ viewModeId: MOBILE, browserContext: { viewportWidth: 390 } });
     await shot(shots, page, 'pinned', 390);
     expect(await seriousAxeViolations(page, 'customer page with the client at 390 px')).toEqual([]);
-    expect(violations).toEqual([]);
+    expect(besidesLiveSocket(violations).others, 'no CSP refusal but the live socket\'s (the client follows the event log instead)').toEqual([]);
   });
 
   it('works with the identity-provider flow (sdk.getIdpToken and markupId)', async () => {
@@ -428,7 +428,7 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     const second = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads.find((one: { number: number }) => one.number === 2);
     expect(await inPage(page, '(path) => document.querySelector(path)?.textContent', second.elements[0].path)).toBe('Terms of sale');
     expect(second.elements[0]).toMatchObject({ offsetXPercentage: 50, offsetYPercentage: 50 });
-    expect(violations).toEqual([]);
+    expect(besidesLiveSocket(violations).others, 'no CSP refusal but the live socket\'s (the client follows the event log instead)').toEqual([]);
   });
 
   it('refuses to mount with a token bound to another markup, and leaves nothing on the page', async () => {

@@ -34,6 +34,16 @@ export interface Watched {
   violations: string[];
 }
 
+/**
+ * `violations` split: the live socket's refusals (a customer page whose CSP names only the app
+ * origin refuses the ws(s) socket, and the client follows the event log instead: DESIGN.md
+ * "Embeddable client"), as the set of refused socket URLs (Chromium reports each twice), and the others.
+ */
+export function besidesLiveSocket(violations: string[]): { others: string[]; refusedSockets: Set<string> } {
+  const refused = (violation: string) => /wss?:\/\/[^'\s"]*\/api\/v2\/live\?ticket=[\w-]+/.exec(violation)?.[0];
+  return { others: violations.filter((violation) => !refused(violation)), refusedSockets: new Set(violations.map(refused).filter((url) => url !== undefined)) };
+}
+
 /** A fresh browser context at `width` px whose pages report CSP refusals into `violations`. */
 export async function watchedPage(browser: Browser, width: number): Promise<Watched> {
   const context = await browser.newContext({ viewport: { width, height: 900 } });

@@ -77,6 +77,10 @@ function api(options: { log?: () => number; failEvents?: boolean } = {}) {
 }
 
 const latest = () => FakeSocket.all.at(-1)!;
+
+/** The page's window, for its events (`online`, `securitypolicyviolation`): Node has none. */
+const page = new EventTarget();
+Object.assign(globalThis, { addEventListener: page.addEventListener.bind(page), removeEventListener: page.removeEventListener.bind(page) });
 const until = <T>(read: () => T, done: (value: T) => boolean) => eventually(async () => read(), done, 5_000);
 
 function client(request: Request, extra: Partial<ConstructorParameters<typeof LiveClient>[1]> = {}) {
@@ -222,6 +226,85 @@ describe('web/live: the live-update client', () => {
     await until(() => resyncs, (count) => count === 2);
     latest().message({ type: 'event', markupId: 'm1', seq: 5, event: event(5) });
     expect(got).toEqual([5]);
+    live.close();
+  });
+
+  it('a socket the page refuses (a securitypolicyviolation, or a SecurityError) is replaced by the event log, read every pollMs, live meanwhile; the socket is tried again and takes over', async () => {
+    let head = 2;
+    const { request, calls } = api({ log: () => head });
+    const { live, states } = client(request, { pollMs: 10, socketRetryMs: 150 });
+    const got: number[] = [];
+    let resyncs = 0;
+    live.subscribe('m1', { onEvent: (_event, seq) => got.push(seq), onResync: () => resyncs++ });
+    await until(() => FakeSocket.all.length, (count) => count === 1);
+    // Chromium's signs of a socket the page's CSP refuses: an error (no close) and the page's securitypolicyviolation.
+    latest().onerror?.({});
+    expect(live.state).toBe('reconnecting');
+    page.dispatchEvent(Object.assign(new Event('securitypolicyviolation'), { blockedURI: 'ws://127.0.0.1:1/api/v2/live?ticket=t1' }));
+    // Starts at the log's head (the listeners read the state), then follows it event by event, in order, once each.
+    await until(() => live.state, (state) => state === 'live');
+    expect(resyncs).toBe(1);
+    expect(got).toEqual([]);
+    head = 5;
+    await until(() => got, (seqs) => seqs.length === 3);
+    expect(got).toEqual([3, 4, 5]);
+    expect(states).toEqual(['connecting', 'reconnecting', 'live']);
+    const reads = () => calls.filter((call) => call.startsWith('GET /markups/m1/events'));
+    expect(reads()[0]).toBe('GET /markups/m1/events?after=0&limit=100');
+    expect(reads()).toContain('GET /markups/m1/events?after=5&limit=100');
+    // Minutes later (socketRetryMs) the socket is tried again with a new ticket; once it opens it replays from the seq, and the log is no longer read.
+    await until(() => FakeSocket.all.length, (count) => count === 2);
+    expect(latest().url).toBe('ws://127.0.0.1:1/api/v2/live?ticket=t2');
+    latest().open();
+    expect(latest().sent).toEqual([{ type: 'subscribe', markupId: 'm1', after: 5 }]);
+    latest().message({ type: 'subscribed', markupId: 'm1', seq: 5 });
+    const readCount = reads().length;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(reads().length).toBeLessThanOrEqual(readCount + 1); // at most the round already under way
+    latest().message({ type: 'event', markupId: 'm1', seq: 6, event: event(6) });
+    expect(got).toEqual([3, 4, 5, 6]);
+    expect(live.state).toBe('live');
+    live.close();
+
+    // A browser that throws on construction (Firefox's SecurityError) follows the log as well.
+    class Refused {
+      constructor() {
+        throw new DOMException('The operation is insecure.', 'SecurityError');
+      }
+    }
+    const other = new LiveClient(request, { WebSocket: Refused as unknown as SocketFactory, pollMs: 10, socketRetryMs: 60_000 });
+    const seen: number[] = [];
+    other.subscribe('m1', { onEvent: (_event, seq) => seen.push(seq) });
+    await until(() => other.state, (state) => state === 'live');
+    head = 7;
+    await until(() => seen, (seqs) => seqs.length === 2);
+    expect(seen).toEqual([6, 7]);
+    other.close();
+  });
+
+  it('following the log: a failing read backs off and shows reconnecting, the next good one is live again; a refused markup is reported once', async () => {
+    let failing = false;
+    const { request: base, calls } = api({ log: () => 1 });
+    const request = (async (path: string, init?: { method?: 'POST' }) => {
+      if (path.startsWith('/markups/secret/')) throw Object.assign(new Error('You may not read this markup.'), { status: 403 });
+      if (failing && path.includes('/events')) throw Object.assign(new Error('The service could not be reached.'), { status: 503 });
+      return base(path, init);
+    }) as Request;
+    const { live, states } = client(request, { pollMs: 10, socketRetryMs: 60_000 });
+    const refusals: number[] = [];
+    live.subscribe('secret', { onEvent: () => undefined, onRefused: (status) => refusals.push(status) });
+    live.subscribe('m1', () => undefined);
+    await until(() => FakeSocket.all.length, (count) => count === 1);
+    page.dispatchEvent(Object.assign(new Event('securitypolicyviolation'), { blockedURI: 'ws://127.0.0.1:1/api/v2/live?ticket=t1' }));
+    await until(() => live.state, (state) => state === 'live');
+    failing = true;
+    await until(() => live.state, (state) => state === 'reconnecting');
+    failing = false;
+    await until(() => live.state, (state) => state === 'live');
+    expect(states).toEqual(['connecting', 'live', 'reconnecting', 'live']);
+    expect(refusals).toEqual([403]);
+    expect(calls.filter((call) => call.startsWith('GET /markups/secret/'))).toHaveLength(0); // the test's request answers it before `api` records it
+    expect(FakeSocket.all).toHaveLength(1); // the socket waits for socketRetryMs
     live.close();
   });
 

@@ -9,7 +9,10 @@ import type { Request } from '../board/transport.js';
  * it handed over: the server replays what came since. What it has not replayed within a short
  * grace (a `subscribed` seq ahead of the last one handed over, or an event after a gap) is read
  * from `GET /markups/{id}/events?after=SEQ`, so nothing is missed, and nothing is handed over
- * twice whichever of the two brings it. No globals.
+ * twice whichever of the two brings it. A socket that cannot even be opened (a customer page's CSP
+ * names the app's https origin, which does not cover the socket's wss one) is not waited for: each
+ * markup's event log is followed instead, every second while the page is visible, and the socket is
+ * tried again every few minutes. No globals.
  */
 
 /** The webhook body an event message carries (DESIGN.md "Webhook deliveries"). */
@@ -68,6 +71,11 @@ export interface LiveOptions {
   catchUpGraceMs?: number;
   /** Default Math.random (the jitter). */
   random?: () => number;
+  /** Without a socket, the event log is read every `pollMs` (default 1 s), `hiddenPollMs` while the page is hidden (default 10 s). */
+  pollMs?: number;
+  hiddenPollMs?: number;
+  /** Meanwhile the socket is tried again every `socketRetryMs` (default 3 min). */
+  socketRetryMs?: number;
 }
 
 interface Entry {
@@ -122,6 +130,11 @@ export class LiveClient {
   private openTimer?: ReturnType<typeof setTimeout>;
   /** Bumped on every new socket: callbacks of an old one do nothing. */
   private generation = 0;
+  /** Non-zero while the event log is followed instead of a socket (the run's number). */
+  private polling = 0;
+  private runs = 0;
+  private pollTimer?: ReturnType<typeof setTimeout>;
+  private pollFailures = 0;
   private readonly options: Required<Omit<LiveOptions, 'WebSocket'>> & { WebSocket?: SocketFactory };
 
   constructor(
@@ -129,7 +142,7 @@ export class LiveClient {
     private readonly request: Request,
     options: LiveOptions = {},
   ) {
-    this.options = { baseDelayMs: 500, maxDelayMs: 30_000, openTimeoutMs: 10_000, catchUpGraceMs: 2_000, random: Math.random, ...options };
+    this.options = { baseDelayMs: 500, maxDelayMs: 30_000, openTimeoutMs: 10_000, catchUpGraceMs: 2_000, random: Math.random, pollMs: 1_000, hiddenPollMs: 10_000, socketRetryMs: 180_000, ...options };
   }
 
   get state(): LiveState {
@@ -185,10 +198,13 @@ export class LiveClient {
     this.generation++;
     clearTimeout(this.timer);
     clearTimeout(this.openTimer);
+    clearTimeout(this.pollTimer);
+    this.polling = 0;
     const socket = this.socket;
     this.socket = undefined;
     this.attempt = 0;
     windowEvents()?.removeEventListener('online', this.online);
+    windowEvents()?.removeEventListener('securitypolicyviolation', this.violation);
     if (socket) {
       socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
       socket.close();
@@ -206,10 +222,16 @@ export class LiveClient {
     this.setState('connecting');
     // Back online: no need to wait out the backoff (browsers only; the bench runs this in Node).
     windowEvents()?.addEventListener('online', this.online);
+    windowEvents()?.addEventListener('securitypolicyviolation', this.violation);
     void this.open();
   }
 
   private readonly online = () => this.retryNow();
+
+  /** The page's CSP refused a socket (it names the app's http(s) origin, not the ws(s) one): follow the log. */
+  private readonly violation = (event: Event) => {
+    if (/^wss?:/i.test((event as { blockedURI?: string }).blockedURI ?? '') && this.socket?.readyState !== OPEN && this.entries.size) this.dropped(true);
+  };
 
   /** Asks for a ticket and opens a socket with it; any failure schedules the next attempt. */
   private async open(): Promise<void> {
@@ -228,22 +250,28 @@ export class LiveClient {
     try {
       socket = new Socket(ticket.url);
     } catch {
-      this.retryLater();
-      return;
+      // A SecurityError: the page's CSP refuses the socket.
+      return this.follow();
     }
     this.socket = socket;
+    let opened = false;
     this.openTimer = setTimeout(() => generation === this.generation && this.dropped(), this.options.openTimeoutMs);
     socket.onopen = () => {
       if (generation !== this.generation) return;
+      opened = true;
       clearTimeout(this.openTimer);
+      // The socket is back: it replays from each subscription's seq, the log is no longer read.
+      clearTimeout(this.pollTimer);
+      this.polling = 0;
       for (const entry of this.entries.values()) if (!entry.refused) this.sendSubscribe(entry);
     };
     socket.onmessage = (message) => generation === this.generation && this.receive(message.data);
     socket.onclose = () => generation === this.generation && this.dropped();
-    socket.onerror = () => undefined;
+    // Chromium answers a CSP refusal with an error (and the page's `securitypolicyviolation`), no close.
+    socket.onerror = () => generation === this.generation && !opened && this.dropped();
   }
 
-  private dropped(): void {
+  private dropped(refused = false): void {
     clearTimeout(this.openTimer);
     const socket = this.socket;
     this.socket = undefined;
@@ -257,10 +285,12 @@ export class LiveClient {
       entry.target = undefined;
     }
     if (this.entries.size === 0) return this.setState('closed');
+    if (refused) return this.follow();
     this.retryLater();
   }
 
   private retryLater(): void {
+    if (this.polling) return this.follow();
     this.socket = undefined;
     this.setState('reconnecting');
     clearTimeout(this.timer);
@@ -381,6 +411,63 @@ export class LiveClient {
       if (entry.target !== undefined && this.entries.get(entry.markupId) === entry) this.awaitCatchUp(entry, entry.target);
       this.settle();
     }
+  }
+
+  /** Follows each markup's event log from now on, and tries the socket again in `socketRetryMs`. */
+  private follow(): void {
+    this.socket = undefined;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.open(), this.options.socketRetryMs);
+    if (this.polling) return;
+    this.polling = ++this.runs;
+    this.pollFailures = 0;
+    void this.poll(this.polling);
+  }
+
+  /**
+   * One round: every subscription's events after its seq, handed over in order; a subscription
+   * without a seq yet (or whose log has a gap) starts at the log's head and its listeners start over.
+   */
+  private async poll(run: number): Promise<void> {
+    let failed = false;
+    for (const entry of [...this.entries.values()]) {
+      if (this.polling !== run) return;
+      if (entry.refused || entry.filling || this.entries.get(entry.markupId) !== entry) continue;
+      entry.filling = true;
+      try {
+        let resync = entry.seq === undefined;
+        let after = entry.seq ?? 0;
+        for (;;) {
+          const page = await this.request<EventsPage>(`/markups/${encodeURIComponent(entry.markupId)}/events?after=${after}&limit=${FILL_PAGE}`);
+          if (!resync) for (const item of page.data) if (item.seq === entry.seq! + 1) this.deliver(entry, item.seq, item.event);
+          const last = page.data.at(-1)?.seq ?? after;
+          // Entries that do not follow on (the log expired under it): start over at the head.
+          resync ||= entry.seq! < last;
+          after = resync ? Math.max(after, last) : entry.seq!;
+          if (!page.hasMore || !page.data.length) break;
+        }
+        if (resync) {
+          entry.seq = after;
+          entry.ahead.clear();
+          for (const listener of [...entry.listeners]) listener.onResync?.();
+        }
+      } catch (error) {
+        const status = (error as { status?: unknown }).status;
+        // Refused like a subscription (no read right, no such markup): reported, not read again.
+        if (status === 403 || status === 404) {
+          entry.refused = true;
+          for (const listener of [...entry.listeners]) listener.onRefused?.(status, (error as Error).message);
+        } else failed = true;
+      } finally {
+        entry.filling = false;
+      }
+    }
+    if (this.polling !== run) return;
+    this.pollFailures = failed ? this.pollFailures + 1 : 0;
+    this.setState(failed ? 'reconnecting' : 'live');
+    const hidden = (globalThis as { document?: { hidden?: boolean } }).document?.hidden;
+    const { pollMs, hiddenPollMs, maxDelayMs, random } = this.options;
+    this.pollTimer = setTimeout(() => void this.poll(run), failed ? backoffDelay(this.pollFailures, pollMs, maxDelayMs, random) : hidden ? hiddenPollMs : pollMs);
   }
 
   /** Live once the socket is open and every subscription has its seq and no fill running. */
