@@ -105,7 +105,8 @@ export async function benchSearch(stack: StackInfo, options: { durationMs: numbe
     );
     const started = performance.now();
     // batchPut keeps 8 BatchWrites in flight; four of them side by side keep DynamoDB Local's threads busy.
-    const items = records.map(toItem);
+    // No work left for the workers (thumbnail given up): out of the pending-work index, so no sweep queues 50,000 renders.
+    const items = records.map((record) => toItem({ ...record, thumbnailState: 'unavailable' }));
     const quarter = Math.ceil(items.length / 4);
     await Promise.all([0, 1, 2, 3].map((part) => batchPut(items.slice(part * quarter, (part + 1) * quarter))));
     const loadMs = performance.now() - started;
