@@ -497,8 +497,19 @@ function PageScreenshotSurface({
   }, [store, mode.id, unknown]);
   const placed = layout ? threads.flatMap((thread) => (pagePinOf(thread, layout) ? [thread] : [])) : [];
   const unplaced = layout ? threads.filter((thread) => !placed.includes(thread)) : [];
+  // Enter pressed before the layout was read: placed at the centre once it arrives, not dropped.
+  const [enterWaiting, setEnterWaiting] = useState(false);
+  useEffect(() => {
+    if (!enterWaiting || !layout) return;
+    setEnterWaiting(false);
+    if (adding) placeAt(new KeyboardEvent('keydown', { key: 'Enter' }));
+  }, [enterWaiting, layout, adding]);
   const placeAt = (event: MouseEvent | KeyboardEvent) => {
-    if (!adding || !image.current || !layout) return;
+    if (!adding || !image.current) return;
+    if (!layout) {
+      if (!(event instanceof MouseEvent)) setEnterWaiting(true);
+      return;
+    }
     const rect = image.current.getBoundingClientRect();
     // A click where it landed; Enter in the middle of the part of the screenshot in view.
     const client =
