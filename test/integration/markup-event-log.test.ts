@@ -53,7 +53,7 @@ async function newMarkup(org: Org): Promise<MarkupRecord> {
   return asMarkup(await createMarkup(org.workspaceKey, { url: `https://example.com/log-${randomUUID()}` }));
 }
 
-describe('GET /markups/{id}/events: the per-markup event log (issue 32)', () => {
+describe('GET /markups/{id}/events: the per-markup event log (issue 32)', { timeout: 120_000 }, () => {
   it('numbers 20 comments made at once 1..20 after the creation, once each, in three rounds', async () => {
     const org = await makeOrganization();
     const markup = await newMarkup(org);
