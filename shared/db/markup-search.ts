@@ -134,31 +134,13 @@ async function drivingPrefixes(workspaceId: string, candidates: string[]): Promi
   const words = outermost(candidates);
   if (words.length === 1) return words;
   const partition = workspaceWordsPartition(workspaceId);
-  const now = Date.now();
-  const slots = Array.from({ length: WORD_SLOTS }, (_, i) => i + 1).filter((slot) => (unavailableUntil.get(slot) ?? 0) <= now);
+  const slots = availableWordSlots();
   const probes = await Promise.all(
     words.map(async (word) => {
       const ranges = await Promise.all(
         slots.map(async (slot) => {
-          const index = wordIndex(slot);
-          try {
-            const result = await getDb().send(
-              new QueryCommand({
-                TableName: getConfig().tableName,
-                IndexName: index.name,
-                KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-                ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-                ExpressionAttributeValues: { ':pk': partition, ':from': word, ':to': `${word}${UPPER}` },
-                ProjectionExpression: '#sk',
-                Limit: WORD_PROBE_LIMIT,
-              }),
-            );
-            return { count: result.Items?.length ?? 0, ended: !result.LastEvaluatedKey };
-          } catch (error) {
-            if (!isIndexUnavailable(error)) throw error;
-            unavailableUntil.set(slot, Date.now() + 60_000);
-            return { count: 0, ended: true };
-          }
+          const read = await queryWordSlot(slot, partition, word, `${word}${UPPER}`, { limit: WORD_PROBE_LIMIT, keysOnly: true });
+          return { ended: !read?.more };
         }),
       );
       return { word, ended: ranges.every((range) => range.ended) };
@@ -196,14 +178,53 @@ const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffe
 /** Word slots whose index answered "does not exist" (or is still being built), skipped for a minute: a table upgraded one index at a time. */
 const unavailableUntil = new Map<number, number>();
 
+/** The word slots not known to be missing (or still building) right now. */
+function availableWordSlots(): number[] {
+  const now = Date.now();
+  return Array.from({ length: WORD_SLOTS }, (_, i) => i + 1).filter((slot) => (unavailableUntil.get(slot) ?? 0) <= now);
+}
+
+/**
+ * One Query of a word slot between `from` and `to` (inclusive): its items and whether more follow,
+ * or undefined when the slot's index is missing or still building (then skipped for a minute).
+ */
+async function queryWordSlot(
+  slot: number,
+  partition: string,
+  from: string,
+  to: string,
+  options: { limit: number; keysOnly?: boolean },
+): Promise<{ items: Record<string, unknown>[]; more: boolean } | undefined> {
+  const index = wordIndex(slot);
+  try {
+    const result = await getDb().send(
+      new QueryCommand({
+        TableName: getConfig().tableName,
+        IndexName: index.name,
+        // BETWEEN rather than begins_with: the same keys, and DynamoDB Local reads only them (begins_with walks the
+        // partition from its start: 102 ms against 4 ms for a late word among 50,000 keys).
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+        ExpressionAttributeValues: { ':pk': partition, ':from': from, ':to': to },
+        ...(options.keysOnly ? { ProjectionExpression: '#sk' } : {}),
+        Limit: options.limit,
+      }),
+    );
+    return { items: result.Items ?? [], more: result.LastEvaluatedKey !== undefined };
+  } catch (error) {
+    if (!isIndexUnavailable(error)) throw error;
+    unavailableUntil.set(slot, Date.now() + 60_000);
+    return undefined;
+  }
+}
+
 async function searchWordIndex(
   workspaceId: string,
   options: { key: Buffer; list: string; queryWords: string[]; prefixes: string[]; limit: number; after?: string },
 ): Promise<SearchPage> {
   const { key, list, prefixes, limit, after } = options;
   const partition = workspaceWordsPartition(workspaceId);
-  const now = Date.now();
-  const slots = Array.from({ length: WORD_SLOTS }, (_, i) => i + 1).filter((slot) => (unavailableUntil.get(slot) ?? 0) <= now);
+  const slots = availableWordSlots();
   const readers: SlotReader[] = prefixes.flatMap((prefix) =>
     slots.map((slot) => {
       const from = after && byteOrder(after, prefix) >= 0 ? `${after}${JUST_AFTER}` : prefix;
@@ -216,30 +237,13 @@ async function searchWordIndex(
   const fill = async (reader: SlotReader) => {
     const index = wordIndex(reader.slot);
     while (reader.buffer.length === 0 && !reader.done) {
-      try {
-        const result = await getDb().send(
-          new QueryCommand({
-            TableName: getConfig().tableName,
-            IndexName: index.name,
-            // BETWEEN rather than begins_with: the same keys, and DynamoDB Local reads only them (begins_with walks the
-            // partition from its start: 102 ms against 4 ms for a late word among 50,000 keys).
-            KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-            ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-            ExpressionAttributeValues: { ':pk': partition, ':from': reader.from, ':to': reader.to },
-            Limit: pageSize,
-          }),
-        );
-        for (const item of result.Items ?? []) {
-          reader.buffer.push({ slot: reader.slot, sortKey: item[index.sortKey] as string, markupId: (item.PK as string).slice('ITEM#'.length) });
-        }
-        const last = reader.buffer.at(-1);
-        if (last) reader.from = `${last.sortKey}${JUST_AFTER}`;
-        reader.done = !result.LastEvaluatedKey;
-      } catch (error) {
-        if (!isIndexUnavailable(error)) throw error;
-        unavailableUntil.set(reader.slot, Date.now() + 60_000);
-        reader.done = true;
+      const read = await queryWordSlot(reader.slot, partition, reader.from, reader.to, { limit: pageSize });
+      for (const item of read?.items ?? []) {
+        reader.buffer.push({ slot: reader.slot, sortKey: item[index.sortKey] as string, markupId: (item.PK as string).slice('ITEM#'.length) });
       }
+      const last = reader.buffer.at(-1);
+      if (last) reader.from = `${last.sortKey}${JUST_AFTER}`;
+      reader.done = !read?.more;
     }
   };
 
