@@ -123,11 +123,11 @@ export async function receiveLive(connectionId: string, text: string, transport:
     await transport.send(connectionId, messageText(access.refusal));
     return;
   }
-  if (after !== undefined && after > (await log.lastSeq(markupId))) {
+  const last = await log.lastSeq(markupId);
+  if (after !== undefined && after > last) {
     await transport.send(connectionId, messageText(errorMessage(markupId, 400, `"after" is beyond the markup's last seq; subscribe without it, or with a seq you received.`)));
     return;
   }
-  const last = await log.lastSeq(markupId);
   if (!(await transport.open(connectionId, markupId, connection.principal, access.workspaceId))) return;
   if (!(await transport.send(connectionId, messageText(subscribedMessage(markupId, last))))) return;
   await transport.start(connectionId, markupId, after ?? last);
