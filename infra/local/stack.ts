@@ -12,6 +12,7 @@ import { resetMetrics } from '../../shared/metrics.js';
 import { forgetExchangeKeys, newKeyDocument, parseKeyDocument } from '../../shared/auth/exchange-keys.js';
 import { ghostscriptModuleUrl, useLocalFfmpeg } from '../../shared/convert/packages.js';
 import { forgetCursorKey } from '../../shared/db/cursor-keys.js';
+import { installFaultHook, takeArmedFault } from '../../shared/db/faults.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
 import { addVerifiedMember, createOrganization } from '../../shared/domain/organizations.js';
@@ -137,6 +138,8 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
   forgetExchangeKeys();
   resetLogger();
   resetMetrics();
+  // The fault points of the crash tests (shared/db/faults.ts): only a process pointed at the local stack reads FAULT records.
+  installFaultHook(takeArmedFault);
 }
 
 /**
