@@ -4,15 +4,36 @@ import { failIfArmed } from '../../db/faults.js';
 import { clearStaleClaim } from '../../db/folder-names.js';
 import { getItem, getItems, type FolderRecord, type ItemRecord } from '../../db/items.js';
 import { moveItemRecord } from '../../db/item-writes.js';
-import { BadRequestError, ConflictError, ForbiddenError, HttpError, NotFoundError, UnprocessableError } from '../../http/errors.js';
+import { ConflictError } from '../../http/errors.js';
 import { accessTo, loadFolderForCaller, loadItemForCaller, type ItemAccess } from './access.js';
 import { chooseFolderName, lowerName } from './names.js';
 import { insertMove, movesOutMarker } from '../../db/moves.js';
 import type { TransactItem } from '../../db/transact.js';
 import { enqueueMove } from '../../events/jobs.js';
 import { logger } from '../../logger.js';
-import { finishPendingMove, isRecordedMove, requeueIfStalled } from './pending-moves.js';
-import { ancestryOf, descendantFolders, requireDepth, requireOrdinary, SiblingNames, subtreeHeight, type Ancestry } from './tree.js';
+import { finishPendingMove, requeueIfStalled } from './pending-moves.js';
+import {
+  alreadyThere,
+  batchErrorOf,
+  carriedIn,
+  commitVerdict,
+  destinationVerdict,
+  followUp,
+  isRecordedMove,
+  movePlan,
+  placed,
+  requireBatchEntry,
+  requireDepthAfterMove,
+  requireDistinct,
+  requireMovableTo,
+  requireNotIntoItself,
+  requireOneWorkspace,
+  requireSameWorkspaceOrOrgKey,
+  sourceVerdict,
+  stillMoving,
+  type MoveBatchError,
+} from './move-rules.js';
+import { ancestryOf, descendantFolders, SiblingNames, type Ancestry } from './tree.js';
 import { toFolderItem, type FolderItem } from './views.js';
 
 export interface MoveOptions {
@@ -24,54 +45,10 @@ export interface MoveOptions {
   descendants?: FolderRecord[];
 }
 
-/**
- * Folders one move within a workspace may carry along (their ancestor ids follow after the commit,
- * in the request; on the local stack under load a 2000-folder tree takes many seconds, so this keeps
- * such a move within the API's 30 s limit). A larger one is a 422 asking for the subfolders to be
- * moved first. A move into another workspace has no such bound: its worker carries the tree in
- * batches (`carryMoveBatch`).
- */
-export const MAX_CARRIED_ITEMS = 2500;
+export { MAX_CARRIED_ITEMS } from './move-rules.js';
 
 /** Attempts of one move from fresh reads (a lost name claim, an ancestor moved meanwhile) before a 409. */
 const MOVE_ATTEMPTS = 12;
-
-/**
- * Checks Move rule 3 for a folder against the destination's ancestry as its parent links say:
- * the root and archive folders stay put (422), a folder cannot go into itself or below itself
- * (422), and the deepest folder of the moved tree must stay within MAX_FOLDER_DEPTH (422).
- * Answers the folder's subfolders.
- */
-async function checkMovable(item: ItemRecord, to: Ancestry, descendants?: FolderRecord[]): Promise<FolderRecord[]> {
-  requireOrdinary(item, 'moved');
-  if (item.kind !== 'folder') return [];
-  if (to.folder.id === item.id || to.ancestors.some((ancestor) => ancestor.id === item.id)) {
-    throw new UnprocessableError(`Folder ${item.id} cannot be moved into itself or into one of its own subfolders.`);
-  }
-  const below = descendants ?? (await descendantFolders(item));
-  requireDepth(to.ancestors.length + 1 + subtreeHeight(item, below), 'This move');
-  return below;
-}
-
-/**
- * Whether a move carries anything along, and 422 when a move within one workspace would carry more
- * than MAX_CARRIED_ITEMS subfolders. A folder moved into another workspace always does (its tree
- * is carried by the move worker, however large).
- */
-function requireCarriable(item: ItemRecord, descendants: readonly FolderRecord[], crossWorkspace: boolean): boolean {
-  if (item.kind === 'markup') return crossWorkspace && item.hasRetainedOriginal;
-  if (crossWorkspace) return true;
-  requireCarriableCount(descendants.length);
-  return descendants.length > 0;
-}
-
-function requireCarriableCount(count: number): void {
-  if (count > MAX_CARRIED_ITEMS) {
-    throw new UnprocessableError(
-      `This move would carry ${count} folders along; one move within a workspace carries at most ${MAX_CARRIED_ITEMS}. Move the subfolders separately first.`,
-    );
-  }
-}
 
 /**
  * Moves one item under `destination`, keeping its id. One transaction moves the item (condition: not
@@ -85,74 +62,50 @@ function requireCarriableCount(count: number): void {
  * answers the moved folder and queues its job again.
  */
 export async function moveLoaded(item: ItemRecord, destination: FolderRecord, options: MoveOptions = {}): Promise<ItemRecord> {
-  requireOrdinary(item, 'moved');
-  if (destination.organizationId !== item.organizationId) {
-    throw new ForbiddenError('Items move only between workspaces of the same organization.', 'workspace-out-of-scope');
-  }
+  requireMovableTo(item, destination);
   const names = options.names ?? new SiblingNames();
   const lostNames = new Set<string>();
   return withBackoff(
     async () => {
-      const current = item.pendingMoveFrom ? await finishPendingMove(item) : await getItem(item.id, true);
-      if (!current) throw new NotFoundError(`Item ${item.id} does not exist.`);
-      if (current.parentFolderId !== item.parentFolderId || current.workspaceId !== item.workspaceId) {
-        throw new ConflictError(`Item ${item.id} was moved or deleted by another request; read it again and retry.`);
+      const source = sourceVerdict(item, item.pendingMoveFrom ? await finishPendingMove(item) : await getItem(item.id, true), destination.id);
+      if (source.kind === 'repeated') {
+        await requeueIfStalled(source.current.id, { force: true });
+        return source.current;
       }
-      if (isRecordedMove(current)) {
-        // The same move again (a retry of a request whose answer was lost): it is done as far as the caller goes.
-        if (current.parentFolderId === destination.id) {
-          await requeueIfStalled(current.id, { force: true });
-          return current;
-        }
-        throw stillMoving(current as FolderRecord);
-      }
+      const { current } = source;
       // A subfolder of a tree still being carried into another workspace stays in it until the worker is done.
-      const carrying = current.kind === 'folder' && current.parentFolderId ? await carryingAbove(current.parentFolderId) : undefined;
-      if (carrying) {
-        await requeueIfStalled(carrying.id);
-        throw stillMoving(carrying);
-      }
-      const to = await ancestryOf(destination.id);
-      if (!to) throw new NotFoundError(`Folder ${destination.id} does not exist.`);
-      const unfinished = [...to.ancestors, to.folder].filter((folder) => folder.pendingMoveFrom);
-      const recorded = unfinished.find((folder) => isRecordedMove(folder));
-      if (recorded) {
-        await requeueIfStalled(recorded.id);
-        throw stillMoving(recorded);
-      }
-      if (unfinished.length > 0) {
-        for (const folder of unfinished) await finishPendingMove(folder);
+      const carrying = current.kind === 'folder' && current.parentFolderId ? carriedIn(await ancestryOf(current.parentFolderId)) : undefined;
+      if (carrying) throw await stillMovingOnceQueued(carrying);
+      const there = destinationVerdict(destination.id, await ancestryOf(destination.id));
+      if (there.kind === 'carrying') throw await stillMovingOnceQueued(there.folder);
+      if (there.kind === 'unfinished') {
+        for (const folder of there.folders) await finishPendingMove(folder);
         return AGAIN;
       }
-      // Already there: nothing changes, not even its name.
-      if (current.parentFolderId === to.folder.id) return current;
-      const descendants = await checkMovable(current, to, options.descendants);
+      const { to } = there;
+      if (alreadyThere(current, to)) return current;
+      const descendants = requireNotIntoItself(current, to) ? await subfoldersWithin(current, to, options.descendants) : [];
       // A tree still being carried below it stays where it is until the worker is done: moved along, the
       // carried folder would no longer be where its move said, and its items still in the source would
       // answer to the source again.
       const carryingBelow = descendants.find(isRecordedMove);
-      if (carryingBelow) {
-        await requeueIfStalled(carryingBelow.id);
-        throw stillMoving(carryingBelow);
-      }
-      const crossWorkspace = to.folder.workspaceId !== current.workspaceId;
-      const carries = requireCarriable(current, descendants, crossWorkspace);
+      if (carryingBelow) throw await stillMovingOnceQueued(carryingBelow);
+      const plan = movePlan(current, to.folder, descendants);
 
-      const next = placed(current, to.folder, options, current.kind === 'folder' ? await nameAt(names, to.folder.id, current.name, options.fallbackName, lostNames) : current.name);
-      if (carries) next.pendingMoveFrom = current.workspaceId;
-      const recordsMove = carries && crossWorkspace && next.kind === 'folder';
-      const also = recordsMove ? recordOfMove(current, next) : [];
-      const outcome = await moveItemRecord(current, next, to.folder, to.ancestors, next.modifiedAt, also);
-      if (outcome === 'item-changed') throw new ConflictError(`Item ${item.id} was moved or deleted by another request; read it again and retry.`);
-      if (outcome === 'ancestry-changed') return AGAIN;
-      if (outcome === 'name-taken') {
+      const name = current.kind === 'folder' ? await nameAt(names, to.folder.id, current.name, options.fallbackName, lostNames) : current.name;
+      const next = placed(current, to.folder, { name, archivedFromPath: options.archivedFromPath, carries: plan.carries });
+      const also = plan.recordsMove ? recordOfMove(current, next) : [];
+      const verdict = commitVerdict(item.id, await moveItemRecord(current, next, to.folder, to.ancestors, next.modifiedAt, also));
+      if (verdict === 'again') return AGAIN;
+      if (verdict === 'name-taken') {
         if (!(await clearStaleClaim(to.folder.id, next.name))) lostNames.add(lowerName(next.name));
         return AGAIN;
       }
       if (next.kind === 'folder') await names.claim(to.folder.id, next.name);
-      if (!carries) return next;
+      const then = followUp(plan);
+      if (then === 'none') return next;
       await failIfArmed('after-move-commit', item.id);
-      if (recordsMove) {
+      if (then === 'queue-worker') {
         // The move is recorded: a job lost here is queued again by the next read or the local stack's start.
         await enqueueMove({ type: 'carry-move', folderId: next.id }).catch((error: unknown) => logger.error('move job not queued', { folderId: next.id, error }));
         return next;
@@ -161,6 +114,19 @@ export async function moveLoaded(item: ItemRecord, destination: FolderRecord, op
     },
     { attempts: MOVE_ATTEMPTS, baseMs: 10, capMs: 200, exhausted: () => new ConflictError(`Item ${item.id} or the folders around it are being changed by other requests; try again.`) },
   );
+}
+
+/** A moved folder's subfolders (read unless the caller walked them), once the depth they reach under `to` is checked (Move rule 3, 422). */
+async function subfoldersWithin(folder: FolderRecord, to: Ancestry, descendants?: FolderRecord[]): Promise<FolderRecord[]> {
+  const below = descendants ?? (await descendantFolders(folder));
+  requireDepthAfterMove(folder, to, below);
+  return below;
+}
+
+/** The 409 for a folder whose move into another workspace is still being carried, after its job is queued again if it stalled. */
+async function stillMovingOnceQueued(folder: FolderRecord): Promise<ConflictError> {
+  await requeueIfStalled(folder.id);
+  return stillMoving(folder);
 }
 
 /** The move record and the source workspace's marker, joined to the transaction of a folder's move into another workspace. */
@@ -181,39 +147,10 @@ function recordOfMove(current: ItemRecord, next: ItemRecord): TransactItem[] {
   return [insertMove(record), movesOutMarker(current.workspaceId, current.id, next.workspaceId)];
 }
 
-/** The folder of `folderId`'s chain (itself or above, by parent links) whose move into another workspace is being carried. */
-async function carryingAbove(folderId: string): Promise<FolderRecord | undefined> {
-  const chain = await ancestryOf(folderId);
-  return chain ? [...chain.ancestors, chain.folder].find((folder) => isRecordedMove(folder)) : undefined;
-}
-
-/** 409 for a folder (or a tree below one) whose move into another workspace is still being carried. */
-function stillMoving(folder: FolderRecord): ConflictError {
-  return new ConflictError(`Folder ${folder.id} is still being moved into another workspace; try again in a few seconds.`);
-}
-
 /** The name a moved folder takes at the destination (Move rule 4), skipping names this request lost to others. */
 async function nameAt(names: SiblingNames, folderId: string, name: string, fallbackName: string | undefined, lost: ReadonlySet<string>): Promise<string> {
   const taken = new Set([...(await names.of(folderId)), ...lost]);
   return chooseFolderName(name, fallbackName, taken);
-}
-
-/** The item's record once under `destination` (same id; a folder with the new ancestry). */
-function placed(item: ItemRecord, destination: FolderRecord, options: MoveOptions, name: string): ItemRecord {
-  const now = Math.max(Date.now(), item.modifiedAt + 1);
-  const place = { parentFolderId: destination.id, workspaceId: destination.workspaceId, modifiedAt: now, activityAt: now, name };
-  const next: ItemRecord =
-    item.kind === 'folder' ? { ...item, ...place, ancestorIds: [...destination.ancestorIds, destination.id] } : { ...item, ...place };
-  if (options.archivedFromPath === null) delete next.archivedFromPath;
-  else if (options.archivedFromPath) next.archivedFromPath = options.archivedFromPath;
-  return next;
-}
-
-/** Move rule 1: only organization keys move items into another workspace (of their organization). */
-function requireSameWorkspaceOrOrgKey(principal: Principal, sourceWorkspaceId: string, destination: FolderRecord): void {
-  if (sourceWorkspaceId !== destination.workspaceId && principal.scope !== 'organization') {
-    throw new ForbiddenError('Workspace-scoped keys move items only inside their own workspace.', 'workspace-out-of-scope');
-  }
 }
 
 /** What a single move needs once authorized. */
@@ -250,7 +187,7 @@ export interface MoveBatchRequest {
 
 export interface MoveBatchResult {
   successes: FolderItem[];
-  errors: { itemId: string; statusCode: number; message: string }[];
+  errors: MoveBatchError[];
 }
 
 /**
@@ -260,20 +197,16 @@ export interface MoveBatchResult {
  * and the route's permission at both ends. Unknown sources are reported per item.
  */
 export async function authorizeMoveBatch(principal: Principal, parentFolderId: string, itemIds: readonly string[]): Promise<MoveBatchRequest> {
-  const duplicate = itemIds.find((id, index) => itemIds.indexOf(id) !== index);
-  if (duplicate) throw new BadRequestError(`Item ${duplicate} is listed more than once.`);
+  requireDistinct(itemIds);
   const found = await getItems([...itemIds]);
-  const workspaceIds = [...new Set(found.map((item) => item.workspaceId))];
-  if (workspaceIds.length > 1) {
-    throw new BadRequestError(`All items of one move must come from the same workspace; these come from ${workspaceIds.length}: ${workspaceIds.join(', ')}.`, 'move-spans-workspaces');
-  }
+  const sourceWorkspaceId = requireOneWorkspace(found);
   const destination = await loadFolderForCaller(principal, parentFolderId, { consistent: true });
   const [first] = found;
   if (first) {
     await accessTo(principal, first);
     requireSameWorkspaceOrOrgKey(principal, first.workspaceId, destination.item);
   }
-  return { destination, sources: new Map(found.map((item) => [item.id, item])), sourceWorkspaceId: workspaceIds[0] };
+  return { destination, sources: new Map(found.map((item) => [item.id, item])), sourceWorkspaceId };
 }
 
 /**
@@ -286,17 +219,14 @@ export async function moveItems(request: MoveBatchRequest, entries: readonly { i
   const names = new SiblingNames();
   for (const entry of entries) {
     try {
-      const current = request.sources.has(entry.id) ? await getItem(entry.id, true) : undefined;
-      if (!current) throw new NotFoundError(`Item ${entry.id} does not exist.`);
-      // An earlier entry may have carried it into the destination's workspace; anywhere else, it moved under us.
-      if (current.workspaceId !== request.sourceWorkspaceId && current.workspaceId !== request.destination.item.workspaceId) {
-        throw new ConflictError(`Item ${entry.id} was moved to another workspace by another request.`);
-      }
+      const found = request.sources.has(entry.id) ? await getItem(entry.id, true) : undefined;
+      const current = requireBatchEntry(entry.id, found, request.sourceWorkspaceId, request.destination.item);
       const moved = await moveLoaded(current, request.destination.item, { fallbackName: entry.fallbackName, names });
       result.successes.push(toFolderItem(moved, request.destination.role));
     } catch (error) {
-      if (!(error instanceof HttpError) || !error.expose) throw error;
-      result.errors.push({ itemId: entry.id, statusCode: error.status, message: error.detail });
+      const refused = batchErrorOf(entry.id, error);
+      if (!refused) throw error;
+      result.errors.push(refused);
     }
   }
   return result;

@@ -8,6 +8,7 @@ import { queryMatching } from '../../db/paging.js';
 import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
 import { enqueueMove } from '../../events/jobs.js';
 import { logger } from '../../logger.js';
+import { isRecordedMove } from './move-rules.js';
 import { descendantFolders, TREE_CONCURRENCY } from './tree.js';
 
 /**
@@ -31,9 +32,7 @@ export const MOVE_STALL_MS = 10_000;
 /** After a batch that found nothing left, the last check waits this long, so the indexes show what the move's commit raced with. */
 export const MOVE_RECHECK_SECONDS = 1;
 
-/** True for a folder whose move into another workspace is recorded and not yet carried (the worker's, not the request's). */
-export const isRecordedMove = (item: ItemRecord): boolean =>
-  item.kind === 'folder' && item.pendingMoveFrom !== undefined && item.pendingMoveFrom !== item.workspaceId;
+export { isRecordedMove };
 
 /** The subtree below a moved folder made to agree with it within one workspace: ancestor ids, top down. */
 async function rebaseSubtree(folder: FolderRecord): Promise<void> {
