@@ -11,15 +11,23 @@ import { convertPdf } from '../../shared/convert/pdf.js';
 import { convertPsd } from '../../shared/convert/psd.js';
 import { convertTiff } from '../../shared/convert/tiff.js';
 import { convertVideo } from '../../shared/convert/video.js';
-import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
-import { applyPolicyAfterConversion } from '../../shared/domain/originals.js';
-import { recordConversionProgress, type ConversionProgress } from '../../shared/db/conversion-progress.js';
-import { markWorkStarted } from '../../shared/db/pending-work.js';
-import { getItem, type MarkupDocumentRecord, type MarkupImageRecord, type MarkupRecord, type MarkupVideoRecord } from '../../shared/db/items.js';
+import {
+  finishFailedRun,
+  markReady,
+  recordProgress,
+  requireMarkupStill,
+  startConversion,
+  type ConversionProgress,
+  type Converted,
+  type MarkupDocumentRecord,
+  type MarkupImageRecord,
+  type MarkupRecord,
+  type MarkupVideoRecord,
+} from '../../shared/domain/markups/conversion-outcome.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
 import { logger } from '../../shared/logger.js';
 import { QUEUES } from '../../shared/queues.js';
-import { diedWithOriginal, INTERNAL_FAILURE_MESSAGE, markFailed, markReady, reopenDeadConversion, type Converted } from './markup-outcome.js';
+import { INTERNAL_FAILURE_MESSAGE } from './markup-outcome.js';
 import { conversionKeys, downloadObject, OutputObjects } from './objects.js';
 
 export { INTERNAL_FAILURE_MESSAGE };
@@ -55,26 +63,9 @@ const SAFETY_MARGIN_MS = 45_000;
 export const convertMarkupJob = defineJob({
   schema: v.object({ type: v.literal('convert-markup'), markupId: v.pipe(v.string(), v.uuid()) }),
   run: async (job, record) => {
-    const found = await getItem(job.markupId, true);
-    if (!found) {
-      // Deleted, perhaps after an earlier run of this job stored outputs and died: they go too.
-      await deleteObjectsOfDeletedMarkup(job.markupId);
-      return;
-    }
-    if (found.kind !== 'markup') return;
-    const markup = diedWithOriginal(found) ? await reopenDeadConversion(found) : found;
+    const markup = await startConversion(job.markupId);
     if (!markup) return;
-    if (markup.conversionStatus === 'failed' && markup.conversionError === INTERNAL_FAILURE_MESSAGE && !markup.hasRetainedOriginal) {
-      logger.warn('dead conversion not converted again: its original was archived', { markupId: markup.id });
-    }
-    if (markup.conversionStatus !== 'pending') {
-      // A retry of a finished conversion: only the (idempotent) policy step may still be owed.
-      if (markup.conversionStatus) await applyPolicyAfterConversion(markup.id);
-      return;
-    }
-    // From here the job's deliveries own the work: the pending-work sweep no longer queues it.
-    await markWorkStarted(markup.id, Date.now());
-    const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.conversion.maxReceiveCount;
+    const lastDelivery = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.conversion.maxReceiveCount;
     const deadline = Date.now() + QUEUES.conversion.workerTimeoutSeconds * 1000 - SAFETY_MARGIN_MS;
     const outputs = new OutputObjects();
     const workDir = await mkdtemp(join(tmpdir(), 'convert-'));
@@ -86,22 +77,7 @@ export const convertMarkupJob = defineJob({
       await markReady(markup, converted, outputs);
       logger.info('markup converted', { markupId: markup.id, type: markup.type, bytes: converted.bytes, ms: Date.now() - started });
     } catch (error) {
-      if (error instanceof MarkupDeleted) {
-        logger.info('markup deleted during its conversion', { markupId: markup.id, ms: Date.now() - started });
-        await deleteObjectsOfDeletedMarkup(markup.id);
-        return;
-      }
-      if (error instanceof ConversionError) {
-        logger.info('markup conversion failed', { markupId: markup.id, type: markup.type, reason: error.message });
-        await markFailed(markup, error.message, outputs);
-        return;
-      }
-      if (lastAttempt) {
-        await markFailed(markup, INTERNAL_FAILURE_MESSAGE, outputs).catch((markError: unknown) =>
-          logger.error('conversion failure not recorded', { markupId: markup.id, error: markError }),
-        );
-      }
-      throw error;
+      await finishFailedRun(markup, error, { lastDelivery, outputs, startedAt: started });
     } finally {
       await progress.settled();
       await rm(workDir, { recursive: true, force: true });
@@ -131,7 +107,7 @@ async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObj
     const pages: MarkupDocumentRecord['pages'] = [];
     for await (const page of convertPdf(input)) {
       checkDeadline(deadline);
-      await requireMarkup(markup.id);
+      await requireMarkupStill(markup.id);
       const extension = page.image.mimeType === 'image/png' ? 'png' : 'jpg';
       const image = await outputs.put(conversionKeys.page(markup.id, page.number, extension), page.image.data, page.image.mimeType, `${base}-page-${page.number}.${extension}`);
       if (page.number === 1) await thumbnails.from(page.image);
@@ -147,7 +123,7 @@ async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObj
     const images: MarkupImageRecord[] = [];
     const store = async (page: RenderedImage) => {
       checkDeadline(deadline);
-      await requireMarkup(markup.id);
+      await requireMarkupStill(markup.id);
       const number = images.length + 1;
       const stored = await outputs.put(conversionKeys.page(markup.id, number, 'png'), page.data, page.mimeType, `${base}-${number}.png`);
       if (number === 1) await thumbnails.from(page);
@@ -210,22 +186,9 @@ class ProgressReporter {
     this.latest = undefined;
     this.lastWrite = Date.now();
     this.writing = this.writing.then(() =>
-      recordConversionProgress(this.markupId, progress).catch((error: unknown) => logger.warn('conversion progress not recorded', { markupId: this.markupId, error })),
+      recordProgress(this.markupId, progress).catch((error: unknown) => logger.warn('conversion progress not recorded', { markupId: this.markupId, error })),
     );
   }
-}
-
-/** The markup was deleted while it was converted: the run stops before its next page. */
-class MarkupDeleted extends Error {
-  override name = 'MarkupDeleted';
-}
-
-/**
- * Before each page: a markup deleted meanwhile stops the run (one consistent read a page, against
- * rendering and storing the rest of a 500-page PDF for nothing). What was stored goes then.
- */
-async function requireMarkup(markupId: string): Promise<void> {
-  if (!(await getItem(markupId, true))) throw new MarkupDeleted(`markup ${markupId} was deleted during its conversion`);
 }
 
 function checkDeadline(deadline: number): void {

@@ -111,7 +111,7 @@ export function apiServerErrorRate(api: IHttpApi): MathExpression {
 
 /**
  * One of the conversion worker's own metrics, published through Powertools (EMF, `recordMetrics` in
- * functions/conversion/markup-outcome.ts) in the service's namespace (CDK context `metricsNamespace`),
+ * shared/domain/markups/conversion-outcome.ts) in the service's namespace (CDK context `metricsNamespace`),
  * a datapoint per settled conversion, with only the `service` dimension.
  */
 export function conversionOutcome(namespace: string, metricName: string): Metric {
