@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
+import { authorize, authorizeCredential, authorizeOnRecordOf, authorizeSession } from '../../shared/auth/authorize.js';
 import {
   allows,
   describePermission,
@@ -8,8 +9,11 @@ import {
   refusalOf,
   WORKSPACE_ROLE_ORDER,
   type AnyRole,
+  type EndUserRole,
   type Permission,
 } from '../../shared/auth/permissions.js';
+import type { Principal } from '../../shared/auth/principal.js';
+import type { Role } from '../../shared/db/users.js';
 import { RESOURCE_RULES } from '../../shared/domain/upload-rules.js';
 import { buildOpenApi } from '../../shared/http/openapi.js';
 
@@ -100,6 +104,153 @@ describe('every route declares a permission of the table (a new route cannot ski
       expect(operation['x-permission']).toBe(route.permission);
       expect(operation['x-minimum-role']).toBe(PERMISSIONS[route.permission!].member);
       expect(operation.description).toContain(describePermission(route.permission!));
+    }
+  });
+});
+
+/**
+ * EVERY row of the table (issue 33 item 4), through THE check (`authorize`, `authorizeOnRecordOf`,
+ * `authorizeSession`, `authorizeCredential`) with every role of both kinds, without a database: the
+ * caller's role is the one the request already read (`authorization.roles`). A row added, removed or
+ * changed fails here until this table says the same. Columns: the roles allowed on their own
+ * records, on other people's (`p:` for `project:`), and the row's flags.
+ */
+const EVERY_ROW: [Permission, string, string, ('organizationKey' | 'sessionOnly' | 'anyCredential')[]?][] = [
+  ['workspace:list', 'owner', 'owner', ['organizationKey']],
+  ['workspace:create', 'owner', 'owner', ['organizationKey']],
+  ['workspace:read', 'viewer contributor admin owner', 'viewer contributor admin owner'],
+  ['workspace:update', 'admin owner', 'admin owner'],
+  ['workspace:delete', 'owner', 'owner'],
+  ['storage:read', 'viewer contributor admin owner', 'viewer contributor admin owner'],
+  ['original:read', 'viewer contributor admin owner', 'viewer contributor admin owner'],
+  ['original:manage', 'admin owner', 'admin owner'],
+  ['markup:list', 'viewer contributor admin owner', 'viewer contributor admin owner'],
+  ['markup:read', 'viewer contributor admin owner p:viewer p:contributor p:owner', 'viewer contributor admin owner p:viewer p:contributor p:owner'],
+  ['markup:create', 'contributor admin owner', 'contributor admin owner'],
+  ['markup:tags', 'viewer contributor admin owner', 'viewer contributor admin owner'],
+  ['markup:rename', 'contributor admin owner p:owner', 'contributor admin owner p:owner'],
+  ['markup:read-only', 'admin owner p:owner', 'admin owner p:owner'],
+  ['markup:delete', 'admin owner', 'admin owner'],
+  ['item:read', 'viewer contributor admin owner', 'viewer contributor admin owner'],
+  ['item:create', 'contributor admin owner', 'contributor admin owner'],
+  ['item:update', 'contributor admin owner', 'contributor admin owner'],
+  ['item:delete', 'admin owner', 'admin owner'],
+  ['thread:read', 'viewer contributor admin owner p:viewer p:contributor p:owner', 'viewer contributor admin owner p:viewer p:contributor p:owner'],
+  ['thread:mark-read', 'viewer contributor admin owner p:viewer p:contributor p:owner', 'viewer contributor admin owner p:viewer p:contributor p:owner'],
+  ['thread:create', 'contributor admin owner p:contributor p:owner', 'contributor admin owner p:contributor p:owner'],
+  ['thread:update', 'contributor admin owner p:contributor p:owner', 'contributor admin owner p:owner'],
+  ['thread:delete', 'contributor admin owner p:contributor p:owner', 'admin owner p:owner'],
+  ['message:create', 'contributor admin owner p:contributor p:owner', 'contributor admin owner p:contributor p:owner'],
+  ['message:update', 'contributor admin owner p:contributor p:owner', ''],
+  ['message:delete', 'contributor admin owner p:contributor p:owner', 'admin owner p:owner'],
+  ['upload:create', 'viewer contributor admin owner p:contributor p:owner', 'viewer contributor admin owner p:contributor p:owner'],
+  ['upload:complete', 'viewer contributor admin owner p:contributor p:owner', 'viewer contributor admin owner p:contributor p:owner'],
+  ['user:update-self', 'viewer contributor admin owner', 'viewer contributor admin owner'],
+  ['installation:read', 'viewer contributor admin owner', 'viewer contributor admin owner'],
+  ['installation:manage', 'admin owner', 'admin owner'],
+  ['external-user:update', 'contributor admin owner', 'contributor admin owner'],
+  ['external-user:read', 'viewer contributor admin owner', 'viewer contributor admin owner'],
+  ['external-user:create', 'contributor admin owner', 'contributor admin owner'],
+  ['external-user:delete', 'admin owner', 'admin owner'],
+  ['user:list', 'viewer contributor admin owner', 'viewer contributor admin owner'],
+  ['user:invite', 'admin owner', 'admin owner'],
+  ['user:manage', 'admin owner', 'admin owner'],
+  ['webhook:read', 'admin owner', 'admin owner'],
+  ['webhook:manage', 'admin owner', 'admin owner'],
+  ['session:sign-out', 'viewer contributor admin owner', 'viewer contributor admin owner', ['sessionOnly']],
+  ['session:read', 'viewer contributor admin owner', 'viewer contributor admin owner', ['sessionOnly']],
+  ['live:ticket', 'viewer contributor admin owner p:viewer p:contributor p:owner', 'viewer contributor admin owner p:viewer p:contributor p:owner', ['anyCredential']],
+];
+
+const WORKSPACE = { id: 'ws-1', organizationId: 'org-1' };
+const MARKUP = 'markup-1';
+const fullRole = (role: string) => role.replace(/^p:/, 'project:') as AnyRole;
+const rolesIn = (column: string) => (column === '' ? [] : column.split(' ').map(fullRole));
+const live = { answer: Promise.resolve(true) };
+
+/** A caller whose role in WORKSPACE the request already read, holding `permission` from its route. */
+function callerWith(role: AnyRole, permission: Permission, kind: 'member-key' | 'organization-key' | 'session' = 'member-key'): Principal {
+  const authorization = { permission, authorized: false, roles: new Map([[WORKSPACE.id, Promise.resolve(role)]]) };
+  if (role.startsWith('project:')) {
+    return { kind: 'endUser', scope: 'workspace', organizationId: 'org-1', workspaceId: WORKSPACE.id, userId: 'end-user', externalId: 'e', installationId: 'i', markupRole: role as EndUserRole, markupId: MARKUP, actsAsMember: false, live, authorization };
+  }
+  if (kind === 'session') return { kind: 'session', scope: 'member', userId: 'member', sessionId: 's', expiresAt: Date.now() + 60_000, actsAsMember: true, live, authorization };
+  const key = { kind: 'apiKey' as const, keyId: 'k', organizationId: 'org-1', userId: 'member', actsAsMember: kind === 'member-key', authorization };
+  return kind === 'organization-key' ? { ...key, scope: 'organization' } : { ...key, scope: 'workspace', workspaceId: WORKSPACE.id };
+}
+
+/** The 403 slug `work` refuses with, or 'allowed'. */
+async function outcome(work: () => unknown): Promise<string> {
+  try {
+    await work();
+    return 'allowed';
+  } catch (error) {
+    return (error as { slug?: string }).slug ?? String(error);
+  }
+}
+
+describe('every row of the permission table, through the checks every operation passes (issue 33 item 4)', () => {
+  it('lists every row of the table, and nothing else', () => {
+    expect(EVERY_ROW.map(([permission]) => permission).sort()).toEqual([...permissions].sort());
+  });
+
+  it.each(EVERY_ROW)('%s: exactly these roles on their own records (%s)', async (permission, own, _others, flags = []) => {
+    const allowed: AnyRole[] = [];
+    for (const role of allRoles) {
+      const kind = flags.includes('organizationKey') ? 'organization-key' : flags.includes('sessionOnly') ? 'session' : 'member-key';
+      const caller = callerWith(role, permission, kind);
+      const check = flags.includes('sessionOnly')
+        ? () => authorizeSession(caller)
+        : flags.includes('anyCredential')
+          ? () => authorizeCredential(caller)
+          : () => authorize(caller, WORKSPACE, { markupId: MARKUP });
+      const answer = await outcome(check);
+      if (answer === 'allowed') allowed.push(role);
+      else expect(['insufficient-role', 'session-token-required', 'organization-key-required'], `${permission} ${role}: ${answer}`).toContain(answer);
+    }
+
+    // Sessions and live tickets are not a matter of role: every role of the credential kind the row admits passes.
+    expect(allowed, permission).toEqual(flags.includes('sessionOnly') ? WORKSPACE_ROLE_ORDER : rolesIn(own));
+  });
+
+  it.each(EVERY_ROW)("%s: exactly these roles on other people's records (%s | %s)", async (permission, _own, others) => {
+    const allowed = [];
+    for (const role of allRoles) {
+      if (await outcome(() => authorizeOnRecordOf(callerWith(role, permission), role, 'someone-else')) === 'allowed') allowed.push(role);
+      // Its author acts with the ordinary minimum, checked by `authorize`.
+      expect(await outcome(() => authorizeOnRecordOf(callerWith(role, permission), role, role.startsWith('project:') ? 'end-user' : 'member'))).toBe('allowed');
+    }
+
+    expect(allowed).toEqual(rolesIn(others));
+  });
+
+  it.each(EVERY_ROW.filter(([, , , flags]) => flags?.includes('organizationKey')))('%s: only an organization key, never a workspace key or an end user', async (permission) => {
+    expect(await outcome(() => authorize(callerWith('owner', permission, 'organization-key'), WORKSPACE))).toBe('allowed');
+    expect(await outcome(() => authorize(callerWith('owner', permission, 'member-key'), WORKSPACE))).toBe('organization-key-required');
+    expect(await outcome(() => authorize(callerWith('project:owner', permission), WORKSPACE, { markupId: MARKUP }))).toBe('organization-key-required');
+  });
+
+  it.each(EVERY_ROW.filter(([, , , flags]) => flags?.includes('sessionOnly')))('%s: only a session token, and never through a workspace', async (permission) => {
+    for (const role of allRoles) {
+      expect(await outcome(() => authorizeSession(callerWith(role, permission, 'member-key'))), role).toBe('session-token-required');
+      expect(await outcome(() => authorize(callerWith(role, permission, 'session'), WORKSPACE, { markupId: MARKUP })), role).toBe('session-token-required');
+    }
+  });
+
+  it('opens nothing but what the table opens to end users: every end-user row also needs the markup the token is bound to', async () => {
+    for (const [permission, own, , flags] of EVERY_ROW) {
+      if (flags?.length || !rolesIn(own).includes('project:owner')) continue;
+      expect(await outcome(() => authorize(callerWith('project:owner', permission), WORKSPACE)), permission).toBe('markup-required');
+      expect(await outcome(() => authorize(callerWith('project:owner', permission), WORKSPACE, { markupId: 'another' })), permission).toBe('markup-out-of-scope');
+    }
+  });
+
+  it('shows which role kind each row admits in its own column (the table as declared)', () => {
+    for (const [permission, own] of EVERY_ROW) {
+      const roles = rolesIn(own);
+      const rule = PERMISSIONS[permission] as { member: Role; endUser: EndUserRole | false };
+      expect(roles[0], permission).toBe(rule.member);
+      expect(roles.find((role) => role.startsWith('project:')) ?? false, permission).toBe(rule.endUser);
     }
   });
 });
