@@ -42,7 +42,9 @@ export async function withBackoff<T>(work: (attempt: number) => Promise<T | type
       if (exhausted) throw exhausted();
       throw failure === AGAIN ? new Error(`gave up after ${attempt + 1} attempts`) : failure;
     }
-    await sleep(Math.random() * Math.min(capMs, baseMs * 2 ** attempt));
+    const wait = Math.random() * Math.min(capMs, baseMs * 2 ** attempt);
+    // `baseMs: 0` retries at once (a candidate that is simply tried next, not contention to wait out).
+    if (wait > 0) await sleep(wait);
   }
 }
 

@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
+import { withBackoff } from './backoff.js';
 import { forEachLimit } from '../concurrency.js';
 import { isConditionFailure } from './errors.js';
 import { fromItem, itemKey, workspaceMarkupsPartition, type MarkupRecord } from './items.js';
@@ -51,29 +52,31 @@ const sameKeys = (item: Record<string, unknown>, expected: Record<string, string
 
 async function indexOne(first: Record<string, unknown>, result: WordBackfillResult): Promise<void> {
   let item: Record<string, unknown> | undefined = first;
-  for (let attempt = 1; ; attempt += 1) {
-    const markup = fromItem(item) as MarkupRecord;
-    const expected = markupWordKeys(markup);
-    if (sameKeys(item, expected)) {
-      if (attempt === 1) result.alreadyIndexed += 1;
-      else result.indexed += 1;
-      return;
-    }
-    try {
+  const { id } = fromItem(first);
+  // A write that found the markup changed reads it again and computes its keys anew, at once, up to 10 writes.
+  await withBackoff(
+    async (attempt) => {
+      if (attempt > 0) {
+        result.retries += 1;
+        // The item as stored, keys and all (`getItem` leaves them out).
+        item = (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: itemKey(id), ConsistentRead: true }))).Item;
+        if (item?.entity !== 'Markup') {
+          result.gone += 1;
+          return;
+        }
+      }
+      const markup = fromItem(item!) as MarkupRecord;
+      const expected = markupWordKeys(markup);
+      if (sameKeys(item!, expected)) {
+        if (attempt === 0) result.alreadyIndexed += 1;
+        else result.indexed += 1;
+        return;
+      }
       await getDb().send(new UpdateCommand(wordKeysUpdate(markup, expected)));
       result.indexed += 1;
-      return;
-    } catch (error) {
-      if (!isConditionFailure(error) || attempt >= 10) throw error;
-    }
-    result.retries += 1;
-    // The item as stored, keys and all (`getItem` leaves them out).
-    item = (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: itemKey(markup.id), ConsistentRead: true }))).Item;
-    if (item?.entity !== 'Markup') {
-      result.gone += 1;
-      return;
-    }
-  }
+    },
+    { attempts: 10, baseMs: 0, retryOn: isConditionFailure },
+  );
 }
 
 /** SET the expected word keys, REMOVE the others, while the fields they derive from are as read. */

@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
+import { AGAIN, withBackoff } from './backoff.js';
 import { isTransactionConflict } from './errors.js';
 import { endReservationItems, reserveItems, type Reservation } from './reservations.js';
 import { storageDelta, type StorageCategory } from './storage.js';
@@ -166,13 +167,17 @@ export interface Confirmation {
  */
 export async function confirmUpload(record: UploadRecord, confirmation: Confirmation): Promise<boolean> {
   let current = record;
-  for (let attempt = 0; attempt < 2; attempt += 1) {
-    if ((await transactUnlessConditionFails(confirmUploadItems(current, confirmation))) === undefined) return true;
-    const reread = await getUpload(record.fileId);
-    if (!reread || reread.state !== 'issued' || reread.reservedUntilEpoch === current.reservedUntilEpoch) return false;
-    current = reread;
-  }
-  return false;
+  return withBackoff(
+    async (attempt) => {
+      if ((await transactUnlessConditionFails(confirmUploadItems(current, confirmation))) === undefined) return true;
+      const reread = await getUpload(record.fileId);
+      if (!reread || reread.state !== 'issued' || reread.reservedUntilEpoch === current.reservedUntilEpoch) return false;
+      current = reread;
+      // Two writes in all: a reservation moves once.
+      return attempt === 0 ? AGAIN : false;
+    },
+    { attempts: 2, baseMs: 0 },
+  );
 }
 
 function confirmUploadItems(record: UploadRecord, confirmation: Confirmation): TransactItem[] {

@@ -1,3 +1,4 @@
+import { AGAIN, withBackoff } from '../db/backoff.js';
 import { clearDefaultWorkspace } from '../db/organizations.js';
 import { startArchivingOriginals } from './originals.js';
 import { getPlan } from '../db/plans.js';
@@ -29,11 +30,14 @@ export async function createWorkspace(
   extraItems: (record: WorkspaceRecord) => TransactItem[] = () => [],
 ): Promise<WorkspaceRecord> {
   const base = slugify(name);
-  for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt += 1) {
-    const record = newWorkspaceRecord(organizationId, name, slugCandidate(base, attempt));
-    if (await insertWorkspace(record, extraItems(record))) return record;
-  }
-  throw new ConflictError(`Could not find a free slug for "${name}"; choose one with PATCH /workspace.`);
+  return withBackoff(
+    async (attempt) => {
+      const record = newWorkspaceRecord(organizationId, name, slugCandidate(base, attempt));
+      return (await insertWorkspace(record, extraItems(record))) ? record : AGAIN;
+    },
+    // The next candidate at once: a taken slug stays taken.
+    { attempts: SLUG_ATTEMPTS, baseMs: 0, exhausted: () => new ConflictError(`Could not find a free slug for "${name}"; choose one with PATCH /workspace.`) },
+  );
 }
 
 /**
