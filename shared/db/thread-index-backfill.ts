@@ -1,4 +1,5 @@
 import { getConfig } from '../config.js';
+import { AGAIN, withBackoff } from './backoff.js';
 import { itemKey, type MarkupRecord } from './items.js';
 import { markupPartition } from './markup-records.js';
 import { queryPrefix, scanMatching } from './paging.js';
@@ -34,48 +35,53 @@ export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'ima
   let deleted = 0;
   /** Every leaf an attempt put items in (to take them away when the markup turns out deleted). */
   const touched = new Set<string>();
-  for (let attempt = 1; attempt <= 10; attempt += 1) {
-    const before = await getThreadIndexState(markup.id);
-    const { threads } = await getConversation(markup.id);
-    // Every leaf that has index partitions has a counter (`threadIndexWrites` adds it in the same
-    // transaction); the leaves of the threads as read may be new.
-    const leaves = [...new Set([...before.counted, ...threads.map((thread) => leafOf(thread.resolved, thread.viewModeId))])];
-    const [existing, legacy] = await Promise.all([indexItemKeysOf(markup.id, leaves), queryPrefix(markupPartition(markup.id), LAYOUT_1_PREFIX, { consistent: true })]);
-    const wanted = new Map(threads.flatMap((thread) => indexItemsOf(markup, thread)).map((item) => [indexItemId(item), item]));
-    const present = new Map(existing.map((key) => [indexItemId(key), key]));
-    const missing = [...wanted.entries()].filter(([id]) => !present.has(id)).map(([, item]) => item);
-    const stray = [...[...present.entries()].filter(([id]) => !wanted.has(id)).map(([, key]) => key), ...legacy.map((item) => ({ PK: item.PK as string, SK: item.SK as string }))];
-    for (const leaf of leaves) touched.add(leaf);
-    await batchPut(missing);
-    await batchDelete(stray);
-    put += missing.length;
-    deleted += stray.length;
-    const counts = new Map<string, number>();
-    for (const thread of threads) counts.set(leafOf(thread.resolved, thread.viewModeId), (counts.get(leafOf(thread.resolved, thread.viewModeId)) ?? 0) + 1);
-    const names = Object.fromEntries(leaves.map((leaf, i) => [`#c${i}`, `c:${leaf}`]));
-    const values = Object.fromEntries(leaves.map((leaf, i) => [`:c${i}`, counts.get(leaf) ?? 0]));
-    const failed = await transactUnlessConditionFails([
-      {
-        Update: {
-          TableName: getConfig().tableName,
-          Key: threadIndexStateKey(markup.id),
-          UpdateExpression: `SET entity = :entity, layout = :layout, writes = :writes${leaves.map((_, i) => `, #c${i} = :c${i}`).join('')}`,
-          ConditionExpression: before.writes === 0 ? 'attribute_not_exists(writes) OR writes = :writes' : 'writes = :writes',
-          ...(leaves.length > 0 ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: { ':entity': 'ThreadIndexState', ':layout': THREAD_INDEX_LAYOUT, ':writes': before.writes, ...values },
+  return withBackoff(
+    async (tried) => {
+      const attempt = tried + 1;
+      const before = await getThreadIndexState(markup.id);
+      const { threads } = await getConversation(markup.id);
+      // Every leaf that has index partitions has a counter (`threadIndexWrites` adds it in the same
+      // transaction); the leaves of the threads as read may be new.
+      const leaves = [...new Set([...before.counted, ...threads.map((thread) => leafOf(thread.resolved, thread.viewModeId))])];
+      const [existing, legacy] = await Promise.all([indexItemKeysOf(markup.id, leaves), queryPrefix(markupPartition(markup.id), LAYOUT_1_PREFIX, { consistent: true })]);
+      const wanted = new Map(threads.flatMap((thread) => indexItemsOf(markup, thread)).map((item) => [indexItemId(item), item]));
+      const present = new Map(existing.map((key) => [indexItemId(key), key]));
+      const missing = [...wanted.entries()].filter(([id]) => !present.has(id)).map(([, item]) => item);
+      const stray = [...[...present.entries()].filter(([id]) => !wanted.has(id)).map(([, key]) => key), ...legacy.map((item) => ({ PK: item.PK as string, SK: item.SK as string }))];
+      for (const leaf of leaves) touched.add(leaf);
+      await batchPut(missing);
+      await batchDelete(stray);
+      put += missing.length;
+      deleted += stray.length;
+      const counts = new Map<string, number>();
+      for (const thread of threads) counts.set(leafOf(thread.resolved, thread.viewModeId), (counts.get(leafOf(thread.resolved, thread.viewModeId)) ?? 0) + 1);
+      const names = Object.fromEntries(leaves.map((leaf, i) => [`#c${i}`, `c:${leaf}`]));
+      const values = Object.fromEntries(leaves.map((leaf, i) => [`:c${i}`, counts.get(leaf) ?? 0]));
+      const failed = await transactUnlessConditionFails([
+        {
+          Update: {
+            TableName: getConfig().tableName,
+            Key: threadIndexStateKey(markup.id),
+            UpdateExpression: `SET entity = :entity, layout = :layout, writes = :writes${leaves.map((_, i) => `, #c${i} = :c${i}`).join('')}`,
+            ConditionExpression: before.writes === 0 ? 'attribute_not_exists(writes) OR writes = :writes' : 'writes = :writes',
+            ...(leaves.length > 0 ? { ExpressionAttributeNames: names } : {}),
+            ExpressionAttributeValues: { ':entity': 'ThreadIndexState', ':layout': THREAD_INDEX_LAYOUT, ':writes': before.writes, ...values },
+          },
         },
-      },
-      // A markup deleted meanwhile must not get its counters (and index) back.
-      { ConditionCheck: { TableName: getConfig().tableName, Key: itemKey(markup.id), ConditionExpression: 'attribute_exists(PK)' } },
-    ]);
-    if (failed === undefined) return { markupId: markup.id, threads: threads.length, put, deleted, attempts: attempt, layout: THREAD_INDEX_LAYOUT };
-    if (failed === 1) {
-      // Its deletion may have finished before these items were put: take them away again.
-      await batchDelete(await indexItemKeysOf(markup.id, [...touched]));
-      return { markupId: markup.id, threads: threads.length, put, deleted, attempts: attempt, layout: THREAD_INDEX_LAYOUT, markupDeleted: true };
-    }
-  }
-  throw new Error(`The threads of markup ${markup.id} kept changing during the backfill; run it again.`);
+        // A markup deleted meanwhile must not get its counters (and index) back.
+        { ConditionCheck: { TableName: getConfig().tableName, Key: itemKey(markup.id), ConditionExpression: 'attribute_exists(PK)' } },
+      ]);
+      if (failed === undefined) return { markupId: markup.id, threads: threads.length, put, deleted, attempts: attempt, layout: THREAD_INDEX_LAYOUT };
+      if (failed === 1) {
+        // Its deletion may have finished before these items were put: take them away again.
+        await batchDelete(await indexItemKeysOf(markup.id, [...touched]));
+        return { markupId: markup.id, threads: threads.length, put, deleted, attempts: attempt, layout: THREAD_INDEX_LAYOUT, markupDeleted: true };
+      }
+      return AGAIN;
+    },
+    // Again at once: the writes it lost to are done, not in the way.
+    { attempts: 10, baseMs: 0, exhausted: () => new Error(`The threads of markup ${markup.id} kept changing during the backfill; run it again.`) },
+  );
 }
 
 /** Ids of every markup that ever had a thread (its thread-number counter): a Scan, for the admin CLI's backfill only. */
