@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AGAIN, withBackoff } from '../../shared/db/backoff.js';
 
 describe('withBackoff', () => {
@@ -46,5 +46,20 @@ describe('withBackoff', () => {
     await expect(run).rejects.toThrow('gave up');
     expect(Date.now() - started).toBeLessThan(1000);
     expect(calls).toBeLessThan(1000);
+  });
+
+  it('tries again at once with baseMs 0 (the next candidate, not contention): no timer is set between attempts', async () => {
+    vi.useFakeTimers();
+    try {
+      const seen: number[] = [];
+
+      const result = await withBackoff(async (attempt) => (seen.push(attempt), attempt < 4 ? AGAIN : 'fifth'), { baseMs: 0 });
+
+      expect(result).toBe('fifth');
+      expect(seen).toEqual([0, 1, 2, 3, 4]);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
