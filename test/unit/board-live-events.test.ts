@@ -43,7 +43,7 @@ function transport(server: Map<string, Thread>) {
 }
 
 const commentEvent = (type: string, comment: Record<string, unknown> | null) => ({ type, data: { comment: comment as { id: string } | null } });
-const settled = (calls: string[], count: number) => eventually(async () => calls.length, (length) => length >= count, 5_000);
+const settled = (calls: string[], count: number) => eventually(async () => calls.length, (length) => length >= count, 5_000, 2);
 
 describe('the board store and live events', () => {
   it('a new thread and a reply are read again once each, with the viewer\'s read state; a resolve is applied from the event', async () => {
@@ -85,6 +85,6 @@ describe('the board store and live events', () => {
     }
     await settled(calls, 5);
     expect(calls.slice(4)).toEqual(['list']);
-    await eventually(async () => store.get().threads.length, (length) => length === 19, 5_000);
+    await eventually(async () => store.get().threads.length, (length) => length === 19, 5_000, 2);
   });
 });
