@@ -1,12 +1,12 @@
-import { authorize, reachesOrganization, requireInScope } from '../../auth/authorize.js';
+import { authorize, requireInScope } from '../../auth/authorize.js';
 import type { AnyRole, Permission } from '../../auth/permissions.js';
-import { credentialOf, type Principal } from '../../auth/principal.js';
+import type { Principal } from '../../auth/principal.js';
 import { livenessToCarry } from '../../auth/liveness.js';
 import { readWithExchangeGrant } from '../../db/exchange-grants.js';
 import { fromItem, getItem, getItems, itemKey, type ItemRecord, type MarkupRecord } from '../../db/items.js';
 import { getPlan, type Plan } from '../../db/plans.js';
 import type { WorkspaceRecord } from '../../db/workspaces.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/errors.js';
+import { BadRequestError, NotFoundError } from '../../http/errors.js';
 import { isId } from '../../http/schemas.js';
 import { settleItem, settleItems } from '../items/pending-moves.js';
 
@@ -24,6 +24,8 @@ export interface WorkspaceAccess {
   role: AnyRole;
   plan: Plan;
 }
+
+const workspaceRefOf = (markup: MarkupRecord) => ({ id: markup.workspaceId, organizationId: markup.organizationId });
 
 /** Options of the markup loaders: a consistent read (writes), and a permission beyond the route's. */
 export interface LoadOptions {
@@ -48,12 +50,12 @@ export async function workspaceAccess(
  * is what the caller asked for (`Markup <id>`, or the thread or message it reached the markup by).
  */
 async function reachableWorkspaceOf(principal: Principal, read: MarkupRecord, subject: string): Promise<{ markup: MarkupRecord; workspace: WorkspaceRecord }> {
-  if (read.organizationId !== principal.organizationId) requireInScope(principal, { id: read.workspaceId, organizationId: read.organizationId }, subject);
+  if (read.organizationId !== principal.organizationId) requireInScope(principal, workspaceRefOf(read), subject);
   // A markup under a folder moved into another workspace is in the destination from the move's response on.
   const settled = await settleItem(read);
   if (!settled) throw new NotFoundError(`${subject} does not exist.`);
   const { item: markup, workspace } = settled;
-  requireInScope(principal, { id: markup.workspaceId, organizationId: markup.organizationId }, subject);
+  requireInScope(principal, workspaceRefOf(markup), subject);
   if (!workspace) throw new NotFoundError(`${subject} does not exist.`);
   return { markup, workspace };
 }
@@ -122,8 +124,8 @@ export async function loadMarkups(principal: Principal, markupIds: readonly stri
   const missing = markupIds.filter((id) => found.get(id)?.kind !== 'markup');
   if (missing.length > 0) throw new NotFoundError(`These markups do not exist: ${missing.join(', ')}. Nothing was changed.`);
   const read = markupIds.map((id) => found.get(id) as MarkupRecord);
-  const foreign = read.find((markup) => !reachesOrganization(principal, markup.organizationId));
-  if (foreign) throw new ForbiddenError(`Markup ${foreign.id} is not in this ${credentialOf(principal)}'s organization.`, 'workspace-out-of-scope');
+  // Only the organization here: a markup of another workspace may have moved into the key's (settled below, authorized by the caller).
+  for (const markup of read) if (markup.organizationId !== principal.organizationId) requireInScope(principal, workspaceRefOf(markup), `Markup ${markup.id}`);
   // Markups under a folder moved into another workspace are in the destination (`settleItems`).
   const { items: markups } = await settleItems(read);
   const gone = markupIds.filter((id) => !markups.some((markup) => markup.id === id));
