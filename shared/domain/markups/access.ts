@@ -33,11 +33,21 @@ export interface LoadOptions {
   permission?: Permission;
 }
 
+/**
+ * Options of `loadMarkup`: `subject` is what the caller named when it reached the markup through
+ * something else (`Thread <id>`), for refusals, which then never name the markup; `plan: false`
+ * for operations that never look at the plan (threads, messages), one read fewer.
+ */
+export interface LoadMarkupOptions extends LoadOptions {
+  subject?: string;
+  plan?: boolean;
+}
+
 /** The caller's role in a workspace, authorized for the route's permission, with the plan. */
 export async function workspaceAccess(
   principal: Principal,
   workspace: WorkspaceRecord,
-  options: LoadOptions & { markupId?: string } = {},
+  options: LoadOptions & { markupId?: string; subject?: string } = {},
 ): Promise<WorkspaceAccess> {
   const [role, plan] = await Promise.all([authorize(principal, workspace, options), getPlan(workspace.organizationId)]);
   return { workspace, role, plan };
@@ -80,12 +90,18 @@ async function markupItem(principal: Principal, markupId: string, consistent: bo
 }
 
 /**
- * The markup with the caller's role and plan, authorized for the route's permission; 404 for
- * unknown ids and folder ids, 403 outside the key's workspace or below the permission's role.
+ * THE access path of a markup (and of what lies on it: threads, messages): the markup with the
+ * caller's role and plan, authorized for the route's permission; 404 for unknown ids and folder
+ * ids, 403 outside the key's workspace or below the permission's role.
  */
-export async function loadMarkup(principal: Principal, markupId: string, options: LoadOptions = {}): Promise<MarkupAccess> {
-  const { markup, workspace } = await reachableWorkspaceOf(principal, await markupItem(principal, markupId, options.consistent ?? false), `Markup ${markupId}`);
-  return { markup, ...(await workspaceAccess(principal, workspace, { ...options, markupId: markup.id })) };
+export async function loadMarkup(principal: Principal, markupId: string, options: LoadMarkupOptions & { plan: false }): Promise<MarkupRoleAccess>;
+export async function loadMarkup(principal: Principal, markupId: string, options?: LoadMarkupOptions): Promise<MarkupAccess>;
+export async function loadMarkup(principal: Principal, markupId: string, options: LoadMarkupOptions = {}): Promise<MarkupAccess | MarkupRoleAccess> {
+  const { consistent = false, permission, subject, plan = true } = options;
+  const read = await markupItem(principal, markupId, consistent, subject);
+  if (!plan) return roleAccessFor(principal, read, subject);
+  const { markup, workspace } = await reachableWorkspaceOf(principal, read, subject ?? `Markup ${markupId}`);
+  return { markup, ...(await workspaceAccess(principal, workspace, { consistent, permission, markupId: markup.id, ...(subject ? { subject } : {}) })) };
 }
 
 /** Whether `markupId` names a markup (not a folder, not deleted) of `workspaceId`: what a token may be bound to. */
@@ -99,11 +115,6 @@ export async function isMarkupOfWorkspace(markupId: string, workspaceId: string)
 
 /** A markup as one caller sees it, without the plan: what comment operations need. */
 export type MarkupRoleAccess = Omit<MarkupAccess, 'plan'>;
-
-/** `loadMarkup` for operations that never look at the plan (threads, messages): one read fewer. */
-export async function loadMarkupRole(principal: Principal, markupId: string, consistent = false, subject?: string): Promise<MarkupRoleAccess> {
-  return roleAccessFor(principal, await markupItem(principal, markupId, consistent, subject), subject);
-}
 
 /**
  * The caller's authorized role on a markup already read, without the plan; 403 outside the key's
