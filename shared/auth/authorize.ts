@@ -186,14 +186,6 @@ export function mayActOnOthers(principal: Principal, role: AnyRole): boolean {
 }
 
 /**
- * Whether the caller's credential reaches `organizationId` without a membership check: a key or an
- * exchange token its own organization; a session token any (its memberships decide, in `authorize`).
- */
-export function reachesOrganization(principal: Principal, organizationId: string): boolean {
-  return principal.kind === 'session' || principal.organizationId === organizationId;
-}
-
-/**
  * For operations on the session itself (`POST /auth/sign-out`, `GET /auth/session`): only a session
  * token, whatever its memberships; an API key or an exchange token is refused (403), it has no
  * session. Waits for the token's sign-out check (`requireLive`, 401) first, as `authorize` does, so
