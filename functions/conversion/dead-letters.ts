@@ -1,7 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as v from 'valibot';
-import { getItem } from '../../shared/db/items.js';
-import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
+import { markupOfJob } from '../../shared/domain/markup-objects.js';
 import { holdConversionDeadLetter } from '../../shared/events/jobs.js';
 import { logger } from '../../shared/logger.js';
 import { INTERNAL_FAILURE_MESSAGE, markFailed } from './markup-outcome.js';
@@ -40,10 +39,9 @@ export async function handleDeadLetters(event: SQSEvent, context?: Context): Pro
 }
 
 async function failDeadConversion(markupId: string): Promise<void> {
-  const markup = await getItem(markupId, true);
-  // Deleted while its job was dying: what the job's runs stored goes with the rest of the prefix.
-  if (!markup) await deleteObjectsOfDeletedMarkup(markupId);
-  if (markup?.kind !== 'markup' || markup.conversionStatus !== 'pending') return;
+  // Deleted while its job was dying: what the job's runs stored goes with the rest of the prefix (`markupOfJob`).
+  const markup = await markupOfJob(markupId);
+  if (markup?.conversionStatus !== 'pending') return;
   logger.error('conversion job dead-lettered', { markupId, type: markup.type });
   await markFailed(markup, INTERNAL_FAILURE_MESSAGE, await OutputObjects.ofMarkup(markupId));
 }

@@ -4,8 +4,7 @@ import { getS3 } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { MAX_MARKUPS_PER_OBJECTS_JOB } from '../../shared/events/jobs.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
-import { clearDeletedMarkupObjects } from '../../shared/db/pending-work.js';
-import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
+import { deleteObjectsOfDeletedMarkups } from '../../shared/domain/markup-objects.js';
 
 /**
  * Removes objects whose records were archived or deleted (originals, converted files). Deleting an
@@ -35,8 +34,6 @@ export const deleteMarkupObjectsJob = defineJob({
     markupIds: v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.minLength(1), v.maxLength(MAX_MARKUPS_PER_OBJECTS_JOB)),
   }),
   run: async (job) => {
-    for (const markupId of job.markupIds) await deleteObjectsOfDeletedMarkup(markupId);
-    // Done (or the markups were not deleted after all): the sweep need not queue this again.
-    await clearDeletedMarkupObjects(job.markupIds);
+    await deleteObjectsOfDeletedMarkups(job.markupIds);
   },
 });

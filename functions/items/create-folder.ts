@@ -1,6 +1,5 @@
-import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
 import { loadFolderForCaller } from '../../shared/domain/items/access.js';
-import { createFolder } from '../../shared/domain/items/create.js';
+import { createFolder, MAX_FOLDER_DEPTH } from '../../shared/domain/items/create.js';
 import { EMPTY_FOLDER_COUNTS } from '../../shared/domain/items/views.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { CreateFolderBody, ChildFolderSchema } from './schemas.js';

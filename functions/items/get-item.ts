@@ -1,7 +1,6 @@
-import { itemVersion } from '../../shared/db/items.js';
 import { loadItemForCaller } from '../../shared/domain/items/access.js';
 import { finishMovesAround } from '../../shared/domain/items/pending-moves.js';
-import { describeItem } from '../../shared/domain/items/read.js';
+import { describeItem, itemVersion } from '../../shared/domain/items/read.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { ItemParams, ItemSchema } from './schemas.js';
 

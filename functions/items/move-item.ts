@@ -1,4 +1,4 @@
-import { MAX_FOLDER_DEPTH } from '../../shared/db/items.js';
+import { MAX_FOLDER_DEPTH } from '../../shared/domain/items/create.js';
 import { authorizeMove, MAX_CARRIED_ITEMS, moveItem } from '../../shared/domain/items/move.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { FolderItemSchema, ItemParams, MoveItemBody } from './schemas.js';

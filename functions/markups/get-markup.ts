@@ -1,6 +1,6 @@
-import { itemVersion } from '../../shared/db/items.js';
 import { CONVERSION_LIMITS, CONVERSION_LIMITS_DESCRIPTION } from '../../shared/convert/limits.js';
 import { loadMarkup } from '../../shared/domain/markups/access.js';
+import { itemVersion } from '../../shared/domain/items/read.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { MarkupIdParams, MarkupSchema } from './schemas.js';

@@ -1,6 +1,4 @@
-import { readPageLayout } from '../../shared/db/page-screenshots.js';
-import { loadMarkup } from '../../shared/domain/markups/access.js';
-import { NotFoundError } from '../../shared/http/errors.js';
+import { readMarkupPageLayout } from '../../shared/domain/markups/renders.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { MAX_LAYOUT_ELEMENTS, MAX_LOCATED_PATHS, MAX_SCREENSHOT_HEIGHT } from '../../shared/render/page-screenshot.js';
 import { PageLayoutParams, PageLayoutSchema } from './schemas.js';
@@ -18,11 +16,7 @@ export const getPageLayoutOperation = operation({
   params: PageLayoutParams,
   responses: [{ status: 200, description: 'The layout', schema: PageLayoutSchema }],
   handle: async ({ principal, params }) => {
-    const { markup } = await loadMarkup(principal, params.id);
-    const screenshot = markup.pageScreenshots?.[params.viewModeId];
-    if (markup.type !== 'webpage' || screenshot?.state !== 'ready') throw new NotFoundError(`Markup ${markup.id} has no ready page screenshot for view mode ${params.viewModeId}.`);
-    const layout = await readPageLayout(screenshot.layoutKey);
-    if (!layout) throw new NotFoundError(`Markup ${markup.id} has no ready page screenshot for view mode ${params.viewModeId}.`);
+    const layout = await readMarkupPageLayout(principal, params.id, params.viewModeId);
     return ok({ viewModeId: params.viewModeId, width: layout.width, height: layout.height, truncated: layout.truncated, elements: layout.elements, located: layout.located });
   },
 });

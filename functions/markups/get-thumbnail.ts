@@ -1,8 +1,4 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { getS3 } from '../../shared/clients.js';
-import { getConfig } from '../../shared/config.js';
-import { getItem } from '../../shared/db/items.js';
-import { NotFoundError } from '../../shared/http/errors.js';
+import { readMarkupThumbnail } from '../../shared/domain/markups/renders.js';
 import { operation } from '../../shared/http/route.js';
 import { MarkupIdParams } from './schemas.js';
 
@@ -15,12 +11,7 @@ export const getThumbnailOperation = operation({
   params: MarkupIdParams,
   responses: [{ status: 200, description: 'The PNG image', mediaType: 'image/png' }],
   handle: async ({ params }) => {
-    const markup = await getItem(params.id);
-    if (!markup || markup.kind !== 'markup' || markup.thumbnailState !== 'ready' || !markup.thumbnailKey) {
-      throw new NotFoundError('This markup has no rendered thumbnail.');
-    }
-    const object = await getS3().send(new GetObjectCommand({ Bucket: getConfig().bucketName, Key: markup.thumbnailKey }));
-    const data = Buffer.from(await object.Body!.transformToByteArray());
+    const data = await readMarkupThumbnail(params.id);
     return { status: 200, binary: { data, contentType: 'image/png' }, headers: { 'Cache-Control': 'public, max-age=300' } };
   },
 });

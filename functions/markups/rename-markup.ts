@@ -1,5 +1,5 @@
-import { itemVersion } from '../../shared/db/items.js';
 import { renameMarkup } from '../../shared/domain/markups/change.js';
+import { itemVersion } from '../../shared/domain/items/read.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { NameBody } from '../../shared/http/schemas.js';

@@ -1,5 +1,5 @@
-import { itemVersion } from '../../shared/db/items.js';
 import { setMarkupReadOnly } from '../../shared/domain/markups/change.js';
+import { itemVersion } from '../../shared/domain/items/read.js';
 import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { MarkupIdParams, MarkupSchema, ReadOnlyBody } from './schemas.js';

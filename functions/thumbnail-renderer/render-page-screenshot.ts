@@ -1,9 +1,14 @@
 import * as v from 'valibot';
 import { getConfig } from '../../shared/config.js';
-import { getItem, type MarkupRecord } from '../../shared/db/items.js';
-import { pageLayoutObjectKey, pageScreenshotObjectKey, readPageLayout, settlePageScreenshot } from '../../shared/db/page-screenshots.js';
-import { getConversation } from '../../shared/db/threads.js';
 import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
+import {
+  pageLayoutObjectKey,
+  pageScreenshotObjectKey,
+  readPageLayout,
+  recordPageScreenshot,
+  threadPathsOf,
+  webpageMarkupToRender,
+} from '../../shared/domain/markups/renders.js';
 import { VIEW_MODES, type ViewMode } from '../../shared/domain/markups/view-modes.js';
 import { enqueueThumbnail } from '../../shared/events/jobs.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
@@ -32,15 +37,15 @@ const Job = { markupId: v.pipe(v.string(), v.uuid()), viewModeId: v.string() };
 export const renderPageScreenshotJob = defineJob({
   schema: v.object({ type: v.literal('render-page-screenshot'), ...Job }),
   run: async (job, record) => {
-    const found = await webpageMarkup(job.markupId);
+    const found = await webpageMarkupToRender(job.markupId);
     const mode = VIEW_MODES.find((candidate) => candidate.id === job.viewModeId);
     if (!found || !mode || found.pageScreenshots?.[mode.id]?.state !== 'pending') return;
     const markup = found;
     try {
-      const paths = await threadPaths(markup.id, mode.id);
-      const outcome = await render(markup.url!, mode, paths, true);
+      const paths = await threadPathsOf(markup.id, mode.id);
+      const outcome = await render(markup.url, mode, paths, true);
       if ('error' in outcome) {
-        await settlePageScreenshot(markup.id, mode.id, { state: 'unavailable', error: outcome.error });
+        await recordPageScreenshot(markup.id, mode.id, { state: 'unavailable', error: outcome.error });
         logger.info('page screenshot unavailable', { markupId: markup.id, viewModeId: mode.id, reason: outcome.error });
         return;
       }
@@ -48,18 +53,15 @@ export const renderPageScreenshotJob = defineJob({
       const layoutKey = pageLayoutObjectKey(markup.id, mode.id);
       await putObject(key, outcome.png, 'image/png');
       await putObject(layoutKey, Buffer.from(JSON.stringify(outcome.layout)), 'application/json');
-      const settled = await settlePageScreenshot(markup.id, mode.id, { state: 'ready', key, layoutKey, width: outcome.width, height: outcome.height, renderedAt: Date.now() });
-      // Deleted meanwhile: the deletion may have emptied the prefix before these writes, so they go now.
-      if (!settled) {
-        await deleteObjectsOfDeletedMarkup(markup.id);
-        return;
-      }
+      // Deleted meanwhile: the deletion may have emptied the prefix before these writes, so they go now (`recordPageScreenshot`).
+      const settled = await recordPageScreenshot(markup.id, mode.id, { state: 'ready', key, layoutKey, width: outcome.width, height: outcome.height, renderedAt: Date.now() });
+      if (!settled) return;
       // Threads made while the page rendered saw it pending and queued no location of their own.
-      const later = (await threadPaths(markup.id, mode.id)).filter((path) => !paths.includes(path));
+      const later = (await threadPathsOf(markup.id, mode.id)).filter((path) => !paths.includes(path));
       if (later.length > 0) await enqueueThumbnail({ type: 'locate-page-elements', markupId: markup.id, viewModeId: mode.id });
     } catch (error) {
       if (Number(record.attributes.ApproximateReceiveCount) >= QUEUES.thumbnails.maxReceiveCount) {
-        await settlePageScreenshot(markup.id, mode.id, { state: 'unavailable', error: 'The page screenshot could not be stored.' });
+        await recordPageScreenshot(markup.id, mode.id, { state: 'unavailable', error: 'The page screenshot could not be stored.' });
       }
       throw error;
     }
@@ -76,16 +78,16 @@ export const renderPageScreenshotJob = defineJob({
 export const locatePageElementsJob = defineJob({
   schema: v.object({ type: v.literal('locate-page-elements'), ...Job }),
   run: async (job) => {
-    const markup = await webpageMarkup(job.markupId);
+    const markup = await webpageMarkupToRender(job.markupId);
     const mode = VIEW_MODES.find((candidate) => candidate.id === job.viewModeId);
     const screenshot = markup?.pageScreenshots?.[job.viewModeId];
     if (!markup || !mode || screenshot?.state !== 'ready') return;
     const layout = await readPageLayout(screenshot.layoutKey);
     if (!layout) return;
     const known = new Set([...layout.elements.map((element) => element.path), ...Object.keys(layout.located)]);
-    const missing = (await threadPaths(markup.id, mode.id)).filter((path) => !known.has(path)).slice(0, MAX_LOCATED_PATHS);
+    const missing = (await threadPathsOf(markup.id, mode.id)).filter((path) => !known.has(path)).slice(0, MAX_LOCATED_PATHS);
     if (missing.length === 0) return;
-    const outcome = await render(markup.url!, mode, missing, false);
+    const outcome = await render(markup.url, mode, missing, false);
     const located = 'error' in outcome ? Object.fromEntries(missing.map((path) => [path, null])) : outcome.layout.located;
     const latest = (await readPageLayout(screenshot.layoutKey)) ?? layout;
     await putObject(screenshot.layoutKey, Buffer.from(JSON.stringify({ ...latest, located: { ...latest.located, ...located } })), 'application/json');
@@ -93,23 +95,6 @@ export const locatePageElementsJob = defineJob({
     await deleteObjectsOfDeletedMarkup(markup.id);
   },
 });
-
-/** The webpage markup of a job, or undefined (and a deleted markup's objects removed). */
-async function webpageMarkup(markupId: string): Promise<MarkupRecord | undefined> {
-  const markup = await getItem(markupId, true);
-  if (!markup) {
-    await deleteObjectsOfDeletedMarkup(markupId);
-    return undefined;
-  }
-  return markup.kind === 'markup' && markup.type === 'webpage' && markup.url ? markup : undefined;
-}
-
-/** The selectors threads of this view mode name (their elements' paths), each once. */
-async function threadPaths(markupId: string, viewModeId: string): Promise<string[]> {
-  const { threads } = await getConversation(markupId);
-  const paths = threads.filter((thread) => thread.viewModeId === viewModeId).flatMap((thread) => (thread.elements ?? []).map((element) => element.path));
-  return [...new Set(paths.filter((path): path is string => typeof path === 'string' && path.length > 0))];
-}
 
 async function render(url: string, mode: ViewMode, paths: readonly string[], screenshot: boolean): Promise<PageRender | { error: string }> {
   const config = getConfig();

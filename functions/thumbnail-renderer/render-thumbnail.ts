@@ -5,11 +5,14 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import * as v from 'valibot';
 import { getS3 } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
-import { getItem, type MarkupRecord } from '../../shared/db/items.js';
-import { markWorkStarted } from '../../shared/db/pending-work.js';
-import { settlePendingPageScreenshots } from '../../shared/db/page-screenshots.js';
-import { setThumbnail, thumbnailObjectKey } from '../../shared/db/thumbnails.js';
-import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
+import {
+  pendingViewModes,
+  recordRenderUnavailable,
+  recordThumbnailReady,
+  startThumbnailWork,
+  thumbnailObjectKey,
+  webpageMarkupToRender,
+} from '../../shared/domain/markups/renders.js';
 import { enqueueThumbnail } from '../../shared/events/jobs.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
 import { logger } from '../../shared/logger.js';
@@ -37,22 +40,15 @@ const MAX_REDIRECTS = 5;
 export const renderThumbnailJob = defineJob({
   schema: v.object({ type: v.literal('render-thumbnail'), markupId: v.pipe(v.string(), v.uuid()) }),
   run: async (job, record) => {
-    const markup = await getItem(job.markupId, true);
-    // Deleted, perhaps after an earlier run stored the thumbnail and died before recording it.
-    if (!markup) {
-      await deleteObjectsOfDeletedMarkup(job.markupId);
-      return;
-    }
-    if (markup.kind !== 'markup' || markup.type !== 'webpage' || !markup.url) return;
-    if (markup.thumbnailState === 'ready') return;
-    // From here the job's deliveries own the work: the pending-work sweep no longer queues it.
-    if (markup.thumbnailState === 'pending') await markWorkStarted(markup.id, Date.now());
+    // A deleted markup loses here what an earlier run stored and died before recording.
+    const markup = await webpageMarkupToRender(job.markupId);
+    if (!markup || markup.thumbnailState === 'ready') return;
+    await startThumbnailWork(markup);
     try {
       const outcome = await render(markup.url);
       const pendingModes = pendingViewModes(markup);
       if (outcome.state === 'unavailable') {
-        await settlePendingPageScreenshots(markup.id, pendingModes, outcome.error);
-        await setThumbnail(markup.id, outcome);
+        await recordRenderUnavailable(markup.id, pendingModes, { pages: outcome.error, thumbnail: outcome.error });
         logger.info('thumbnail unavailable', { markupId: markup.id, reason: outcome.error });
         return;
       }
@@ -61,22 +57,16 @@ export const renderThumbnailJob = defineJob({
         new PutObjectCommand({ Bucket: getConfig().bucketName, Key: key, Body: outcome.png, ContentType: 'image/png', CacheControl: 'max-age=86400' }),
       );
       for (const viewModeId of pendingModes) await enqueueThumbnail({ type: 'render-page-screenshot', markupId: markup.id, viewModeId });
-      // Deleted meanwhile: the deletion may have emptied the prefix before this write, so it goes now.
-      if (!(await setThumbnail(markup.id, { state: 'ready', key }))) await deleteObjectsOfDeletedMarkup(markup.id);
+      await recordThumbnailReady(markup.id, key);
     } catch (error) {
       const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.thumbnails.maxReceiveCount;
       if (lastAttempt) {
-        await settlePendingPageScreenshots(markup.id, pendingViewModes(markup), 'The page could not be rendered.');
-        await setThumbnail(markup.id, { state: 'unavailable', error: 'The thumbnail could not be stored.' });
+        await recordRenderUnavailable(markup.id, pendingViewModes(markup), { pages: 'The page could not be rendered.', thumbnail: 'The thumbnail could not be stored.' });
       }
       throw error;
     }
   },
 });
-
-/** View modes whose full-page screenshot is still to be made (none on markups from before they existed). */
-export const pendingViewModes = (markup: MarkupRecord): string[] =>
-  Object.entries(markup.pageScreenshots ?? {}).flatMap(([id, screenshot]) => (screenshot.state === 'pending' ? [id] : []));
 
 type Outcome = { state: 'ready'; png: Buffer } | { state: 'unavailable'; error: string };
 

@@ -1,9 +1,8 @@
 import * as v from 'valibot';
 import { getConfig } from '../../shared/config.js';
-import { parseUploadObjectKey, recordLanded } from '../../shared/db/uploads.js';
+import { recordUploadLanded } from '../../shared/domain/uploads.js';
 import { createQueueWorker, defineJob, type JobTable } from '../../shared/events/queue-worker.js';
 import { logger } from '../../shared/logger.js';
-import { headObject } from '../../shared/storage/objects.js';
 
 getConfig();
 
@@ -35,18 +34,10 @@ const uploadJobs: JobTable = {
       for (const record of event.Records) {
         const bucket = record.s3.bucket.name;
         const key = decodeEventKey(record.s3.object.key);
-        const upload = parseUploadObjectKey(key);
-        if (!upload) {
-          logger.warn('object outside the upload prefix', { bucket, key });
-          continue;
-        }
-        const stored = await headObject(key);
-        if (!stored) {
-          logger.info('object no longer stored', { bucket, key, fileId: upload.fileId });
-          continue;
-        }
-        const recorded = await recordLanded(upload.fileId, { ...stored, at: record.eventTime });
-        logger.info(recorded ? 'upload landed' : 'object without an upload policy', { bucket, key, fileId: upload.fileId });
+        const landed = await recordUploadLanded(key, record.eventTime);
+        if (landed.outcome === 'outside-prefix') logger.warn('object outside the upload prefix', { bucket, key });
+        else if (landed.outcome === 'not-stored') logger.info('object no longer stored', { bucket, key, fileId: landed.fileId });
+        else logger.info(landed.outcome === 'landed' ? 'upload landed' : 'object without an upload policy', { bucket, key, fileId: landed.fileId });
       }
     },
   }),

@@ -1,6 +1,5 @@
-import { authorizeMember } from '../../shared/auth/authorize.js';
 import { changeMemberRole } from '../../shared/domain/members.js';
-import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { resolveWorkspaceForMember } from '../../shared/domain/scope.js';
 import { noContent, operation } from '../../shared/http/route.js';
 import { WorkspaceIdInput } from '../../shared/http/schemas.js';
 import { RoleBody, UserIdParams } from './schemas.js';
@@ -19,8 +18,8 @@ export const changeUserRoleOperation = operation({
   body: RoleBody,
   responses: [{ status: 204, description: 'Changed (or already that role)' }],
   handle: async ({ principal, params, query, body }) => {
-    const workspace = await resolveWorkspace(principal, query.workspaceId);
-    await changeMemberRole(workspace.id, await authorizeMember(principal, workspace), params.userId, body.role);
+    const { workspace, role } = await resolveWorkspaceForMember(principal, query.workspaceId);
+    await changeMemberRole(workspace.id, role, params.userId, body.role);
     return noContent();
   },
 });

@@ -1,8 +1,5 @@
-import { authorizeMember } from '../../shared/auth/authorize.js';
-import { MAX_MEMBERS } from '../../shared/db/members.js';
-import { inviteMembers } from '../../shared/domain/invitations.js';
-import { resolveWorkspace } from '../../shared/domain/scope.js';
-import { ForbiddenError } from '../../shared/http/errors.js';
+import { inviteUsers } from '../../shared/domain/invitations.js';
+import { MAX_MEMBERS } from '../../shared/domain/members.js';
 import { noContent, operation } from '../../shared/http/route.js';
 import { WorkspaceIdInput } from '../../shared/http/schemas.js';
 import { InviteBody } from './schemas.js';
@@ -21,15 +18,7 @@ export const inviteUsersOperation = operation({
   body: InviteBody,
   responses: [{ status: 204, description: 'Invited' }],
   handle: async ({ principal, query, body, appUrl }) => {
-    const workspace = await resolveWorkspace(principal, query.workspaceId);
-    const role = await authorizeMember(principal, workspace);
-    if (!principal.actsAsMember) {
-      throw new ForbiddenError(
-        'Inviting needs a verified email: call with a key made for a workspace member (admin key create --email). Plain API keys and organization keys cannot invite.',
-        'verified-email-required',
-      );
-    }
-    await inviteMembers(workspace, { userId: principal.userId, role }, body, appUrl);
+    await inviteUsers(principal, query.workspaceId, body, appUrl);
     return noContent();
   },
 });

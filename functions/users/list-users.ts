@@ -1,5 +1,4 @@
-import { MAX_MEMBERS } from '../../shared/db/members.js';
-import { listWorkspaceUsers } from '../../shared/domain/members.js';
+import { listWorkspaceUsers, MAX_MEMBERS } from '../../shared/domain/members.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { WorkspaceIdInput } from '../../shared/http/schemas.js';

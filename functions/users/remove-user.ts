@@ -1,6 +1,5 @@
-import { authorizeMember } from '../../shared/auth/authorize.js';
 import { removeMember } from '../../shared/domain/members.js';
-import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { resolveWorkspaceForMember } from '../../shared/domain/scope.js';
 import { noContent, operation } from '../../shared/http/route.js';
 import { WorkspaceIdInput } from '../../shared/http/schemas.js';
 import { UserIdParams } from './schemas.js';
@@ -19,8 +18,8 @@ export const removeUserOperation = operation({
   query: WorkspaceIdInput,
   responses: [{ status: 204, description: 'Removed' }],
   handle: async ({ principal, params, query }) => {
-    const workspace = await resolveWorkspace(principal, query.workspaceId);
-    await removeMember(workspace, await authorizeMember(principal, workspace), params.userId);
+    const { workspace, role } = await resolveWorkspaceForMember(principal, query.workspaceId);
+    await removeMember(workspace, role, params.userId);
     return noContent();
   },
 });

@@ -1,20 +1,9 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { eventsOfItem, type EventRecord } from '../../shared/db/events.js';
-import { failIfArmed } from '../../shared/db/faults.js';
-import { allWorkspaceWebhookRegistrations, type WebhookRegistrationRecord } from '../../shared/db/webhooks.js';
-import { receivesEvent } from '../../shared/domain/webhook-registrations.js';
-import { enqueueWebhookDeliveries, type WebhookDeliveryJob } from '../../shared/events/jobs.js';
+import { fanOutOutboxItem, registrationsReader, type RegistrationsReader } from '../../shared/domain/webhook-deliveries.js';
 import { matchesStreamFilter } from '../../shared/events/outbox-stream.js';
 import { logger } from '../../shared/logger.js';
-
-/** The first-attempt jobs of one outbox item: one per (event, receiving registration). */
-export function deliveryJobs(events: readonly EventRecord[], registrations: readonly WebhookRegistrationRecord[]): WebhookDeliveryJob[] {
-  return events.flatMap((event) =>
-    registrations.filter((registration) => receivesEvent(registration, event)).map((registration) => ({ type: 'deliver-webhook' as const, registrationId: registration.id, event, attempt: 1 })),
-  );
-}
 
 /**
  * Fans a batch of the table's stream out into delivery jobs, record by record in stream order.
@@ -26,12 +15,7 @@ export function deliveryJobs(events: readonly EventRecord[], registrations: read
  */
 export async function fanOut(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
   if (context) logger.addContext(context);
-  const registrationsByWorkspace = new Map<string, Promise<WebhookRegistrationRecord[]>>();
-  const registrationsOf = (workspaceId: string) => {
-    let found = registrationsByWorkspace.get(workspaceId);
-    if (!found) registrationsByWorkspace.set(workspaceId, (found = allWorkspaceWebhookRegistrations(workspaceId)));
-    return found;
-  };
+  const registrationsOf = registrationsReader();
   for (const record of event.Records) {
     try {
       await fanOutRecord(record, registrationsOf);
@@ -43,18 +27,9 @@ export async function fanOut(event: DynamoDBStreamEvent, context?: Context): Pro
   return { batchItemFailures: [] };
 }
 
-async function fanOutRecord(record: DynamoDBRecord, registrationsOf: (workspaceId: string) => Promise<WebhookRegistrationRecord[]>): Promise<void> {
+async function fanOutRecord(record: DynamoDBRecord, registrationsOf: RegistrationsReader): Promise<void> {
   if (!matchesStreamFilter(record as Parameters<typeof matchesStreamFilter>[0])) return;
   const image = record.dynamodb?.NewImage;
   if (!image) return;
-  const item = unmarshall(image as Record<string, AttributeValue>);
-  const events = eventsOfItem(item);
-  const workspaceId = events[0]?.workspaceId;
-  if (!workspaceId) return;
-  const jobs = deliveryJobs(events, await registrationsOf(workspaceId));
-  // One SendMessageBatch at a time, so a local test can fail the record after part of its jobs are queued.
-  for (let i = 0; i < jobs.length; i += 10) {
-    if (i > 0) await failIfArmed('fanout-between-batches', workspaceId);
-    await enqueueWebhookDeliveries(jobs.slice(i, i + 10));
-  }
+  await fanOutOutboxItem(unmarshall(image as Record<string, AttributeValue>), registrationsOf);
 }

@@ -1,6 +1,4 @@
-import { toPublicWorkspace } from '../../shared/db/workspaces.js';
-import { authorizeOrganization } from '../../shared/auth/authorize.js';
-import { createWorkspace } from '../../shared/domain/workspaces.js';
+import { createOrganizationWorkspace } from '../../shared/domain/workspaces.js';
 import { created, operation } from '../../shared/http/route.js';
 import { NameBody } from '../../shared/http/schemas.js';
 import { WorkspaceSchema } from './schemas.js';
@@ -13,9 +11,5 @@ export const createWorkspaceOperation = operation({
   permission: 'workspace:create',
   body: NameBody,
   responses: [{ status: 201, description: 'The new workspace', schema: WorkspaceSchema }],
-  handle: async ({ principal, body }) => {
-    // Authentication rule 3: listing and creating workspaces needs an organization key.
-    authorizeOrganization(principal);
-    return created(toPublicWorkspace(await createWorkspace(principal.organizationId, body.name)));
-  },
+  handle: async ({ principal, body }) => created(await createOrganizationWorkspace(principal, body.name)),
 });

@@ -1,6 +1,5 @@
-import { getStorageBreakdown } from '../../shared/db/storage.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
-import { requireStorageFeature } from '../../shared/domain/workspaces.js';
+import { readStorageBreakdown } from '../../shared/domain/workspaces.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { StorageBreakdownSchema, WorkspaceQuery } from './schemas.js';
 
@@ -14,7 +13,6 @@ export const getStorageBreakdownOperation = operation({
   responses: [{ status: 200, description: 'Bytes per kind and in total', schema: StorageBreakdownSchema }],
   handle: async ({ principal, query }) => {
     const workspace = await resolveWorkspace(principal, query.workspaceId, { useDefault: true });
-    await requireStorageFeature(workspace.organizationId);
-    return ok(await getStorageBreakdown(workspace.organizationId));
+    return ok(await readStorageBreakdown(workspace));
   },
 });

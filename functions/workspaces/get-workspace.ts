@@ -1,5 +1,5 @@
-import { toPublicWorkspace } from '../../shared/db/workspaces.js';
 import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { toPublicWorkspace } from '../../shared/domain/workspaces.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { WorkspaceQuery, WorkspaceSchema } from './schemas.js';
 

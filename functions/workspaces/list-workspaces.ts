@@ -1,5 +1,4 @@
-import { listWorkspaces, toPublicWorkspace } from '../../shared/db/workspaces.js';
-import { authorizeOrganization } from '../../shared/auth/authorize.js';
+import { listOrganizationWorkspaces } from '../../shared/domain/workspaces.js';
 import { okPage, operation } from '../../shared/http/route.js';
 import { DEFAULT_PAGE_SIZE, ListWorkspacesQuery, WorkspaceListSchema } from './schemas.js';
 
@@ -15,15 +14,13 @@ export const listWorkspacesOperation = operation({
   query: ListWorkspacesQuery,
   responses: [{ status: 200, description: 'A page of workspaces', schema: WorkspaceListSchema }],
   handle: async ({ principal, query }) => {
-    // Authentication rule 3: listing and creating workspaces needs an organization key.
-    authorizeOrganization(principal);
-    const page = await listWorkspaces(principal.organizationId, {
+    const page = await listOrganizationWorkspaces(principal, {
       sortBy: query.sortBy,
       dir: query.dir ?? (query.sortBy === 'lastActivity' ? 'desc' : 'asc'),
       limit: query.limit ?? DEFAULT_PAGE_SIZE,
       before: query.before,
       since: query.since,
     });
-    return okPage(page.items.map(toPublicWorkspace), page);
+    return okPage(page.items, page);
   },
 });

@@ -1,6 +1,5 @@
-import { toPublicWorkspace } from '../../shared/db/workspaces.js';
 import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/scope.js';
-import { updateWorkspace } from '../../shared/domain/workspaces.js';
+import { toPublicWorkspace, updateWorkspace } from '../../shared/domain/workspaces.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { UpdateWorkspaceBody, WorkspaceQuery, WorkspaceSchema } from './schemas.js';
 

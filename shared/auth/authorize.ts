@@ -44,8 +44,7 @@ export async function roleOf(principal: Principal, workspaceId: string): Promise
  * only what the caller may see").
  */
 export function requireInScope(principal: Principal, workspace: WorkspaceRef, subject?: string): void {
-  // A session reaches the workspaces its user is a member of, in any organization: `roleOf` decides (403 not-a-member).
-  if (principal.kind === 'session') return;
+  if (inScope(principal, workspace)) return;
   if (workspace.organizationId !== principal.organizationId) {
     throw new ForbiddenError(`${subject ?? 'The workspace this request addresses'} is not in this ${credentialOf(principal)}'s organization.`, 'workspace-out-of-scope');
   }
@@ -53,6 +52,16 @@ export function requireInScope(principal: Principal, workspace: WorkspaceRef, su
     const target = subject === undefined ? 'another workspace' : `${lowerFirst(subject)}, which is in another workspace`;
     throw new ForbiddenError(`This ${credentialOf(principal)} is scoped to workspace ${principal.workspaceId} and cannot act on ${target}.`, 'workspace-out-of-scope');
   }
+}
+
+/**
+ * THE scope rule, for callers that refuse in words of their own (an upload made into another
+ * workspace): whether the workspace lies within the credential's reach, as `requireInScope` checks it.
+ */
+export function inScope(principal: Principal, workspace: WorkspaceRef): boolean {
+  // A session reaches the workspaces its user is a member of, in any organization: `roleOf` decides (403 not-a-member).
+  if (principal.kind === 'session') return true;
+  return workspace.organizationId === principal.organizationId && (principal.scope !== 'workspace' || workspace.id === principal.workspaceId);
 }
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
@@ -174,14 +183,6 @@ export function authorizeOnRecordOf(principal: Principal, role: AnyRole, authorI
  */
 export function mayActOnOthers(principal: Principal, role: AnyRole): boolean {
   return allows(role, authorizationOf(principal).permission, 'others');
-}
-
-/**
- * Whether the caller's credential reaches `organizationId` without a membership check: a key or an
- * exchange token its own organization; a session token any (its memberships decide, in `authorize`).
- */
-export function reachesOrganization(principal: Principal, organizationId: string): boolean {
-  return principal.kind === 'session' || principal.organizationId === organizationId;
 }
 
 /**

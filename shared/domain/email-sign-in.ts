@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { authorizeSession } from '../auth/authorize.js';
 import { mintSessionToken } from '../auth/session-tokens.js';
-import type { SessionPrincipal } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import { failIfArmed } from '../db/faults.js';
 import { activateMemberItems, ensureMemberCounts, membershipsOf, readMember, verifyUserEmailItem } from '../db/members.js';
 import { countInWindow, hashSignInCode, insertSignInCode, revokeSession, takeSignInCode } from '../db/sign-in.js';
@@ -186,9 +187,11 @@ export interface SessionView {
 /**
  * GET /auth/session: who the session token is, and the workspaces where they are an active member
  * (at most MAX_MEMBERSHIPS_PER_SIGN_IN, by name), each with their role, so the review app can offer
- * them. One Query of the member's memberships and one BatchGet of their workspaces.
+ * them. One Query of the member's memberships and one BatchGet of their workspaces. Only a session
+ * token (`authorizeSession`: 403 for API keys and exchange tokens).
  */
-export async function sessionView(principal: SessionPrincipal): Promise<SessionView> {
+export async function sessionView(caller: Principal): Promise<SessionView> {
+  const principal = await authorizeSession(caller);
   const [user, memberships] = await Promise.all([getUser(principal.userId), membershipsOf(principal.userId, MAX_MEMBERSHIPS_PER_SIGN_IN)]);
   if (!user?.email) throw new UnauthorizedError('The session token\'s user no longer exists; sign in again (POST /auth/email-sign-in).');
   const active = new Map(memberships.filter((member) => statusOf(member) === 'active').map((member) => [member.workspaceId, member.role]));
@@ -209,7 +212,12 @@ export async function sessionView(principal: SessionPrincipal): Promise<SessionV
   };
 }
 
-/** POST /auth/sign-out: the token is refused from now on, until it would have expired. */
-export async function signOut(principal: SessionPrincipal, now = Date.now()): Promise<void> {
+/**
+ * POST /auth/sign-out: the token is refused from now on, until it would have expired. Only a session
+ * token (`authorizeSession`, which reads the token's sign-out before this writes its own).
+ */
+export async function signOut(caller: Principal, at?: number): Promise<void> {
+  const principal = await authorizeSession(caller);
+  const now = at ?? Date.now();
   await revokeSession(principal.sessionId, Math.max(principal.expiresAt, now + 1000), now);
 }

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/principal.js';
 import { forEachLimit } from '../concurrency.js';
 import { failIfArmed } from '../db/faults.js';
 import { claimInvitationEmail, ensureMemberCounts, findMembers, findUserIdsByEmails, finishInvitationEmail, insertInvitations, MAX_MEMBERS } from '../db/members.js';
 import { fromFreshReads, STALE } from '../db/transact.js';
 import { getUser, statusOf, type Member, type Role, type User } from '../db/users.js';
 import { sendEmail } from '../email.js';
-import { ConflictError } from '../http/errors.js';
+import { ConflictError, ForbiddenError } from '../http/errors.js';
 import { logger } from '../logger.js';
 import { requireMayAssign } from './members.js';
+import { resolveWorkspaceForMember } from './scope.js';
 
 /** At most this many addresses per POST /users/invite (spec: Limits). */
 export const MAX_INVITE_EMAILS = 25;
@@ -20,6 +22,22 @@ export interface InviteRequest {
   emails: readonly string[];
   role: Role;
   message?: string;
+}
+
+/**
+ * `POST /users/invite`: invites into the workspace the caller names (`resolveWorkspaceForMember`).
+ * Only a workspace member inviting with a verified email may (a key made for the member, or a
+ * session): plain API keys and organization keys are refused (403 `verified-email-required`).
+ */
+export async function inviteUsers(principal: Principal, workspaceId: string | undefined, request: InviteRequest, appUrl: string): Promise<void> {
+  const { workspace, role } = await resolveWorkspaceForMember(principal, workspaceId);
+  if (!principal.actsAsMember) {
+    throw new ForbiddenError(
+      'Inviting needs a verified email: call with a key made for a workspace member (admin key create --email). Plain API keys and organization keys cannot invite.',
+      'verified-email-required',
+    );
+  }
+  await inviteMembers(workspace, { userId: principal.userId, role }, request, appUrl);
 }
 
 /** The member inviting: their user and their role in the workspace. */

@@ -14,6 +14,9 @@ export interface WorkspaceUser {
   status: MemberStatus;
 }
 
+/** A workspace has at most this many members and invitees (409 `member-limit` past it). */
+export { MAX_MEMBERS } from '../db/members.js';
+
 const rank = (role: Role) => WORKSPACE_ROLE_ORDER.indexOf(role);
 
 /**

@@ -1,7 +1,8 @@
-import { authorize, requireInScope } from '../auth/authorize.js';
+import { authorize, authorizeMember, inScope, requireInScope } from '../auth/authorize.js';
 import type { Permission } from '../auth/permissions.js';
 import { credentialOf, type Principal } from '../auth/principal.js';
 import { getOrganization } from '../db/organizations.js';
+import type { Role } from '../db/users.js';
 import { getWorkspace, type WorkspaceRecord } from '../db/workspaces.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../http/errors.js';
 
@@ -28,9 +29,20 @@ export async function resolveWorkspace(
   return workspace;
 }
 
+/**
+ * `resolveWorkspace` for the administration of a workspace's members (permissions the table closes
+ * to end users): the workspace and the caller's workspace role there (`authorizeMember`), which
+ * decides what roles the caller may give or take.
+ */
+export async function resolveWorkspaceForMember(principal: Principal, requestedId: string | undefined): Promise<{ workspace: WorkspaceRecord; role: Role }> {
+  const workspace = await findWorkspace(principal, requestedId, false);
+  return { workspace, role: await authorizeMember(principal, workspace) };
+}
+
 async function findWorkspace(principal: Principal, requestedId: string | undefined, useDefault: boolean): Promise<WorkspaceRecord> {
   if (principal.scope === 'workspace') {
-    if (requestedId !== undefined && requestedId !== principal.workspaceId) {
+    // The workspace a workspace key names lies in its organization: only the workspace can differ.
+    if (requestedId !== undefined && !inScope(principal, { id: requestedId, organizationId: principal.organizationId })) {
       throw new ForbiddenError(`This ${credentialOf(principal)} is scoped to workspace ${principal.workspaceId} and cannot act on workspace ${requestedId}.`, 'workspace-out-of-scope');
     }
     // Consistent: a move out of the workspace (`movesOut`) shows in its lists from the move's answer on.

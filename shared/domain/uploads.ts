@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { authorize, reachesOrganization } from '../auth/authorize.js';
+import { authorize, inScope } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 import { getPlan } from '../db/plans.js';
 import {
   confirmUpload,
   getUpload,
+  parseUploadObjectKey,
+  recordLanded,
   UPLOAD_RECORD_TTL_SECONDS,
   uploadObjectKey,
   type UploadRecord,
@@ -145,12 +147,13 @@ export function describeUpload(record: UploadRecord): Record<string, unknown> {
 export async function loadUploadForCaller(principal: Principal, fileId: string): Promise<UploadRecord> {
   const record = await getUpload(fileId);
   if (!record) throw new NotFoundError(`Upload ${fileId} does not exist (or its policy expired unconfirmed).`);
-  if (!reachesOrganization(principal, record.organizationId) || (principal.scope === 'workspace' && record.workspaceId !== principal.workspaceId)) {
+  const workspace = { id: record.workspaceId, organizationId: record.organizationId };
+  if (!inScope(principal, workspace)) {
     throw new ForbiddenError(`Upload ${fileId} was made into another workspace than this credential's.`, 'file-in-another-workspace');
   }
   // Uploads for a comment name their markup: an end user's token must reach it (a bound token, that one markup).
   const markupId = RESOURCE_RULES[record.resourceType].resource === 'markup' ? record.resourceId : undefined;
-  await authorize(principal, { id: record.workspaceId, organizationId: record.organizationId }, { markupId });
+  await authorize(principal, workspace, { markupId });
   return record;
 }
 
@@ -227,4 +230,27 @@ function confirmedAnswer(record: UploadRecord, etag: string): Record<string, unk
     throw new BadRequestError(`Upload ${record.fileId} was confirmed with ETag ${record.etag}, not ${etag}.`, 'upload-mismatch');
   }
   return describeUpload(record);
+}
+
+// ---------------------------------------------------------------------------------------------
+// upload-confirmed: S3's ObjectCreated notifications
+// ---------------------------------------------------------------------------------------------
+
+/** What a notification of one stored object came to, for the worker's log. */
+export type LandedOutcome =
+  | { outcome: 'outside-prefix' }
+  | { outcome: 'not-stored'; fileId: string }
+  | { outcome: 'landed' | 'no-policy'; fileId: string };
+
+/**
+ * Records that an upload's object landed (size, ETag, content type, as storage says now), which
+ * upload-complete then confirms. Objects outside the upload prefix, with no policy on record, or
+ * gone by the time the notification is read (a redrive days later) are left alone. Safe to repeat.
+ */
+export async function recordUploadLanded(key: string, at: string): Promise<LandedOutcome> {
+  const upload = parseUploadObjectKey(key);
+  if (!upload) return { outcome: 'outside-prefix' };
+  const stored = await headObject(key);
+  if (!stored) return { outcome: 'not-stored', fileId: upload.fileId };
+  return { outcome: (await recordLanded(upload.fileId, { ...stored, at })) ? 'landed' : 'no-policy', fileId: upload.fileId };
 }

@@ -1,9 +1,17 @@
 import { AGAIN, withBackoff } from '../db/backoff.js';
+import { authorizeOrganization } from '../auth/authorize.js';
+import type { Principal } from '../auth/principal.js';
 import { clearDefaultWorkspace } from '../db/organizations.js';
 import { startArchivingOriginals } from './originals.js';
 import { getPlan } from '../db/plans.js';
+import type { Page } from '../db/paging.js';
+import { getStorageBreakdown, type StorageBreakdown } from '../db/storage.js';
 import type { TransactItem } from '../db/transact.js';
 import {
+  listWorkspaces,
+  toPublicWorkspace,
+  type Workspace,
+  type WorkspaceSort,
   insertWorkspace,
   markWorkspaceDeleted,
   newWorkspaceRecord,
@@ -18,6 +26,28 @@ import { slugCandidate, slugify } from './slugs.js';
 import { deleteWorkspaceContentLater } from './workspace-content.js';
 
 const SLUG_ATTEMPTS = 20;
+
+/** A workspace as the API answers it (`GET /workspace`). */
+export { toPublicWorkspace, type Workspace };
+
+/**
+ * `GET /workspaces`: a page of the caller's organization's workspaces. Listing is the
+ * organization's (Authentication rule 3): only an organization key, refused before anything is read.
+ */
+export async function listOrganizationWorkspaces(
+  principal: Principal,
+  options: { sortBy: WorkspaceSort; dir: 'asc' | 'desc'; limit: number; before?: string; since?: string },
+): Promise<Page<Workspace>> {
+  authorizeOrganization(principal);
+  const page = await listWorkspaces(principal.organizationId, options);
+  return { ...page, items: page.items.map(toPublicWorkspace) };
+}
+
+/** `POST /workspace`: a new workspace of the caller's organization; like listing, only an organization key (Authentication rule 3). */
+export async function createOrganizationWorkspace(principal: Principal, name: string): Promise<Workspace> {
+  authorizeOrganization(principal);
+  return toPublicWorkspace(await createWorkspace(principal.organizationId, name));
+}
 
 /**
  * Creates a workspace with its root and archive folders in one transaction. The slug comes from the
@@ -96,4 +126,10 @@ export async function updateStorageSettings(
 
 function definedOnly<T extends Record<string, unknown>>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Partial<T>;
+}
+
+/** Bytes the workspace's organization stores, by kind: needs the storage feature (`requireStorageFeature`). */
+export async function readStorageBreakdown(workspace: WorkspaceRecord): Promise<StorageBreakdown> {
+  await requireStorageFeature(workspace.organizationId);
+  return getStorageBreakdown(workspace.organizationId);
 }

@@ -4,7 +4,7 @@ import { getItem, type MarkupRecord } from '../../db/items.js';
 import { getMessageReference, type MessageReference } from '../../db/messages.js';
 import { getThreadRecord, getThreadReference, type ThreadReference } from '../../db/threads.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../http/errors.js';
-import { loadMarkupRole, type MarkupRoleAccess } from '../markups/access.js';
+import { loadMarkup, type MarkupRoleAccess } from '../markups/access.js';
 
 /**
  * Who may do what to threads and messages: finding them by id within the caller's reach (authorized
@@ -30,7 +30,7 @@ export async function loadThreadAccess(principal: Principal, threadId: string): 
   const reference = await getThreadReference(threadId);
   if (!reference) throw threadNotFound(threadId);
   // Refusals name the thread asked for, never the markup it is on.
-  return { ...(await loadMarkupRole(principal, reference.markupId, true, `Thread ${threadId}`)), reference };
+  return { ...(await loadMarkup(principal, reference.markupId, { consistent: true, plan: false, subject: `Thread ${threadId}` })), reference };
 }
 
 /**
@@ -57,7 +57,7 @@ export interface MessageAccess extends MarkupRoleAccess {
 export async function loadMessageAccess(principal: Principal, messageId: string): Promise<MessageAccess> {
   const reference = await getMessageReference(messageId);
   if (!reference) throw messageNotFound(messageId);
-  return { ...(await loadMarkupRole(principal, reference.markupId, true, `Message ${messageId}`)), reference };
+  return { ...(await loadMarkup(principal, reference.markupId, { consistent: true, plan: false, subject: `Message ${messageId}` })), reference };
 }
 
 /** Why a comment write conditioned on its markup failed: the markup went away, or comments were paused meanwhile. */

@@ -6,7 +6,7 @@ import { getThreadIndexState, THREAD_INDEX_LAYOUT } from '../../db/thread-index.
 import { getConversation, getThreadWithMessages } from '../../db/threads.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import { BadRequestError, NotFoundError } from '../../http/errors.js';
-import { loadMarkupRole } from '../markups/access.js';
+import { loadMarkup } from '../markups/access.js';
 import { loadThreadAccess, threadNotFound } from './access.js';
 import { indexReadMarks, readStateOf } from './read-state.js';
 import { listIndexedThreads } from './thread-pages.js';
@@ -49,7 +49,7 @@ export interface ListThreadsInput extends ThreadFilter {
  */
 export async function listThreads(principal: Principal, input: ListThreadsInput): Promise<Record<string, unknown>> {
   if (input.cursorId !== undefined && input.offset !== undefined) throw new BadRequestError('Pass either cursorId or offset, not both.');
-  const access = await loadMarkupRole(principal, input.markupId);
+  const access = await loadMarkup(principal, input.markupId, { plan: false });
   const [state, key] = await Promise.all([getThreadIndexState(input.markupId), getCursorKey()]);
   const list = listIdOf(input);
   if (state.layout === THREAD_INDEX_LAYOUT) return listIndexedThreads(principal, access, input, { state, key, list });

@@ -9,6 +9,9 @@ import { chooseFolderName, lowerName } from './names.js';
 import { requireDepth, SiblingNames } from './tree.js';
 import { toFolderItem, type FolderItem } from './views.js';
 
+/** Folders nest at most this many levels below the workspace root (the root is level 0): deeper is a 422. */
+export { MAX_FOLDER_DEPTH } from '../../db/items.js';
+
 /**
  * Names one creation tries before a 409: each lost claim means another request took that name at
  * the same moment, so ten parallel creations of one name need at most ten.

@@ -9,6 +9,9 @@ import { INCLUDE_ALL, markupCardFields, toPublicMarkup, type MarkupViewContext }
 import type { ItemAccess } from './access.js';
 import { toChildItem, toFolderItem, type ChildFolder, type ChildMarkup, type ChildMarkupCard } from './views.js';
 
+/** The version an item's ETag carries (`GET /items/{id}`, `GET /markups/{id}` and the writes that answer them). */
+export { itemVersion } from '../../db/items.js';
+
 /** Items per read when `page` skips ahead (one Query each). */
 const SKIP_CHUNK = 100;
 

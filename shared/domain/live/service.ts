@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { withPermission } from '../../auth/authorize.js';
+import { authorizeCredential, withPermission } from '../../auth/authorize.js';
 import type { Principal } from '../../auth/principal.js';
 import { forEachLimit } from '../../concurrency.js';
 import { getConfig } from '../../config.js';
@@ -69,8 +69,14 @@ export interface LiveTransport {
   close(connectionId: string, code: number, reason: string): Promise<void>;
 }
 
-/** A ticket for `POST /live/tickets`: a random id, stored (hashed) with the principal it stands for, valid 60 s, single use. */
-export async function issueLiveTicket(principal: Principal, now = Date.now()): Promise<{ url: string; expiresAt: string }> {
+/**
+ * A ticket for `POST /live/tickets`: a random id, stored (hashed) with the principal it stands for,
+ * valid 60 s, single use. Any live credential (`authorizeCredential`); each subscription on the
+ * socket is authorized on its own.
+ */
+export async function issueLiveTicket(caller: Principal, at?: number): Promise<{ url: string; expiresAt: string }> {
+  const principal = await authorizeCredential(caller);
+  const now = at ?? Date.now();
   const liveUrl = getConfig().liveUrl;
   if (!liveUrl) throw new ServiceUnavailableError('Live updates are not configured on this deployment (no LIVE_URL).');
   const ticket = randomBytes(32).toString('base64url');

@@ -1,12 +1,12 @@
-import { authorize, reachesOrganization, requireInScope } from '../../auth/authorize.js';
+import { authorize, requireInScope } from '../../auth/authorize.js';
 import type { AnyRole, Permission } from '../../auth/permissions.js';
-import { credentialOf, type Principal } from '../../auth/principal.js';
+import type { Principal } from '../../auth/principal.js';
 import { livenessToCarry } from '../../auth/liveness.js';
 import { readWithExchangeGrant } from '../../db/exchange-grants.js';
 import { fromItem, getItem, getItems, itemKey, type ItemRecord, type MarkupRecord } from '../../db/items.js';
 import { getPlan, type Plan } from '../../db/plans.js';
 import type { WorkspaceRecord } from '../../db/workspaces.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/errors.js';
+import { BadRequestError, NotFoundError } from '../../http/errors.js';
 import { isId } from '../../http/schemas.js';
 import { settleItem, settleItems } from '../items/pending-moves.js';
 
@@ -25,17 +25,29 @@ export interface WorkspaceAccess {
   plan: Plan;
 }
 
+const workspaceRefOf = (markup: MarkupRecord) => ({ id: markup.workspaceId, organizationId: markup.organizationId });
+
 /** Options of the markup loaders: a consistent read (writes), and a permission beyond the route's. */
 export interface LoadOptions {
   consistent?: boolean;
   permission?: Permission;
 }
 
+/**
+ * Options of `loadMarkup`: `subject` is what the caller named when it reached the markup through
+ * something else (`Thread <id>`), for refusals, which then never name the markup; `plan: false`
+ * for operations that never look at the plan (threads, messages), one read fewer.
+ */
+export interface LoadMarkupOptions extends LoadOptions {
+  subject?: string;
+  plan?: boolean;
+}
+
 /** The caller's role in a workspace, authorized for the route's permission, with the plan. */
 export async function workspaceAccess(
   principal: Principal,
   workspace: WorkspaceRecord,
-  options: LoadOptions & { markupId?: string } = {},
+  options: LoadOptions & { markupId?: string; subject?: string } = {},
 ): Promise<WorkspaceAccess> {
   const [role, plan] = await Promise.all([authorize(principal, workspace, options), getPlan(workspace.organizationId)]);
   return { workspace, role, plan };
@@ -48,12 +60,12 @@ export async function workspaceAccess(
  * is what the caller asked for (`Markup <id>`, or the thread or message it reached the markup by).
  */
 async function reachableWorkspaceOf(principal: Principal, read: MarkupRecord, subject: string): Promise<{ markup: MarkupRecord; workspace: WorkspaceRecord }> {
-  if (read.organizationId !== principal.organizationId) requireInScope(principal, { id: read.workspaceId, organizationId: read.organizationId }, subject);
+  if (read.organizationId !== principal.organizationId) requireInScope(principal, workspaceRefOf(read), subject);
   // A markup under a folder moved into another workspace is in the destination from the move's response on.
   const settled = await settleItem(read);
   if (!settled) throw new NotFoundError(`${subject} does not exist.`);
   const { item: markup, workspace } = settled;
-  requireInScope(principal, { id: markup.workspaceId, organizationId: markup.organizationId }, subject);
+  requireInScope(principal, workspaceRefOf(markup), subject);
   if (!workspace) throw new NotFoundError(`${subject} does not exist.`);
   return { markup, workspace };
 }
@@ -78,12 +90,18 @@ async function markupItem(principal: Principal, markupId: string, consistent: bo
 }
 
 /**
- * The markup with the caller's role and plan, authorized for the route's permission; 404 for
- * unknown ids and folder ids, 403 outside the key's workspace or below the permission's role.
+ * THE access path of a markup (and of what lies on it: threads, messages): the markup with the
+ * caller's role and plan, authorized for the route's permission; 404 for unknown ids and folder
+ * ids, 403 outside the key's workspace or below the permission's role.
  */
-export async function loadMarkup(principal: Principal, markupId: string, options: LoadOptions = {}): Promise<MarkupAccess> {
-  const { markup, workspace } = await reachableWorkspaceOf(principal, await markupItem(principal, markupId, options.consistent ?? false), `Markup ${markupId}`);
-  return { markup, ...(await workspaceAccess(principal, workspace, { ...options, markupId: markup.id })) };
+export async function loadMarkup(principal: Principal, markupId: string, options: LoadMarkupOptions & { plan: false }): Promise<MarkupRoleAccess>;
+export async function loadMarkup(principal: Principal, markupId: string, options?: LoadMarkupOptions): Promise<MarkupAccess>;
+export async function loadMarkup(principal: Principal, markupId: string, options: LoadMarkupOptions = {}): Promise<MarkupAccess | MarkupRoleAccess> {
+  const { consistent = false, permission, subject, plan = true } = options;
+  const read = await markupItem(principal, markupId, consistent, subject);
+  if (!plan) return roleAccessFor(principal, read, subject);
+  const { markup, workspace } = await reachableWorkspaceOf(principal, read, subject ?? `Markup ${markupId}`);
+  return { markup, ...(await workspaceAccess(principal, workspace, { consistent, permission, markupId: markup.id, ...(subject ? { subject } : {}) })) };
 }
 
 /** Whether `markupId` names a markup (not a folder, not deleted) of `workspaceId`: what a token may be bound to. */
@@ -97,11 +115,6 @@ export async function isMarkupOfWorkspace(markupId: string, workspaceId: string)
 
 /** A markup as one caller sees it, without the plan: what comment operations need. */
 export type MarkupRoleAccess = Omit<MarkupAccess, 'plan'>;
-
-/** `loadMarkup` for operations that never look at the plan (threads, messages): one read fewer. */
-export async function loadMarkupRole(principal: Principal, markupId: string, consistent = false, subject?: string): Promise<MarkupRoleAccess> {
-  return roleAccessFor(principal, await markupItem(principal, markupId, consistent, subject), subject);
-}
 
 /**
  * The caller's authorized role on a markup already read, without the plan; 403 outside the key's
@@ -122,8 +135,8 @@ export async function loadMarkups(principal: Principal, markupIds: readonly stri
   const missing = markupIds.filter((id) => found.get(id)?.kind !== 'markup');
   if (missing.length > 0) throw new NotFoundError(`These markups do not exist: ${missing.join(', ')}. Nothing was changed.`);
   const read = markupIds.map((id) => found.get(id) as MarkupRecord);
-  const foreign = read.find((markup) => !reachesOrganization(principal, markup.organizationId));
-  if (foreign) throw new ForbiddenError(`Markup ${foreign.id} is not in this ${credentialOf(principal)}'s organization.`, 'workspace-out-of-scope');
+  // Only the organization here: a markup of another workspace may have moved into the key's (settled below, authorized by the caller).
+  for (const markup of read) if (markup.organizationId !== principal.organizationId) requireInScope(principal, workspaceRefOf(markup), `Markup ${markup.id}`);
   // Markups under a folder moved into another workspace are in the destination (`settleItems`).
   const { items: markups } = await settleItems(read);
   const gone = markupIds.filter((id) => !markups.some((markup) => markup.id === id));

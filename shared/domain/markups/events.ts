@@ -3,7 +3,7 @@ import { forEachLimit } from '../../concurrency.js';
 import type { MarkupRecord } from '../../db/items.js';
 import { lastMarkupEventSeq, readMarkupEventLog } from '../../db/markup-events.js';
 import { eventBody, type EventEnvelope } from '../webhook-events.js';
-import { loadMarkupRole } from './access.js';
+import { loadMarkup } from './access.js';
 
 /** One entry of a markup's log as clients read it: its seq and the event's webhook body. */
 export interface MarkupEventEntry {
@@ -28,7 +28,7 @@ const BODY_CONCURRENCY = 8;
  * refused).
  */
 export async function listMarkupEvents(principal: Principal, markupId: string, page: { after: number; limit: number }): Promise<MarkupEventPage> {
-  const { markup } = await loadMarkupRole(principal, markupId);
+  const { markup } = await loadMarkup(principal, markupId, { plan: false });
   return markupEventsAfter(markup, page.after, page.limit);
 }
 
