@@ -15,8 +15,6 @@ const NOT_YET = new Set([
   'functions/uploads/schemas.ts',
   'functions/users/schemas.ts',
   'functions/workspaces/schemas.ts',
-  'functions/conversion/markup-outcome.ts',
-  'functions/conversion/convert-markup.ts',
 ]);
 
 function sourceFilesUnder(folder: string): string[] {
