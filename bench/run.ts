@@ -58,10 +58,8 @@ async function benchOnStack(local: Awaited<ReturnType<typeof startLocalStack>>):
     await benchRequests(local.stack, { durationMs, concurrency, ...(rows?.length ? { rows } : {}) });
   }
   if (want('threads')) {
-    process.stdout.write('\nThread pages: one page of 50 as markups grow (threads of three messages; one caller at a time)\n\n');
+    process.stdout.write('\nThread pages: one page of 50 as markups grow (threads of three messages; one caller at a time), its DynamoDB calls and read units, and the old layout\'s small-board page as the reference\n\n');
     await benchThreadPages(local.stack, { durationMs });
-    process.stdout.write('\nThe same, markups in the old layout (before the thread index: every page reads the whole conversation)\n\n');
-    await benchThreadPages(local.stack, { durationMs, layout: 'old', sizes: [50, 2000] });
   }
   if (want('exchange')) {
     process.stdout.write('\nEmbedded commenting: the exchange, and a thread created with an exchange token beside an API key\n\n');

@@ -1,11 +1,20 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { handler as threadsHandler } from '../functions/threads/handler.js';
+import { threadsRoutes } from '../functions/threads/routes.js';
 import { getDb } from '../shared/clients.js';
 import { getConfig } from '../shared/config.js';
 import { apiKeyKey } from '../shared/db/api-keys.js';
 import { fromItem, itemKey, type MarkupRecord } from '../shared/db/items.js';
+import { getReadMarks } from '../shared/db/read-marks.js';
+import { getThreadIndexState } from '../shared/db/thread-index.js';
+import { getConversation } from '../shared/db/threads.js';
+import { getUsers } from '../shared/db/users.js';
+import { workspaceKey } from '../shared/db/workspaces.js';
 import { createWorkspaceKey } from '../shared/domain/organizations.js';
 import type { StackInfo } from '../infra/local/stack.js';
+import { countRequests, invokeHandler } from '../test/support/request-count.js';
 import { seedConversation } from '../test/support/thread-seed.js';
 import { formatRow, measure, type Measurement } from './measure.js';
 
@@ -13,14 +22,71 @@ export interface ThreadPagesOptions {
   durationMs: number;
   /** Threads per markup, one markup each (default 50, 2,000, 10,000). */
   sizes?: number[];
-  /** 'old': markups without the thread index (written before it), listed by reading them whole. */
-  layout?: 'old' | 'indexed';
+}
+
+/** What one page costs DynamoDB: calls by command and the read units DynamoDB reports for them. */
+export interface PageCost {
+  calls: number;
+  byCommand: Record<string, number>;
+  readUnits: number;
+}
+
+const capacity = new AsyncLocalStorage<{ units: number }>();
+const withCapacity = new WeakSet<object>();
+
+/**
+ * Asks DynamoDB for the consumed capacity of every call made inside `capacity.run` (and only
+ * those: the measured rows run without it) and adds it up: DynamoDB's own count of read units,
+ * not an estimate.
+ */
+function instrumentCapacity(): void {
+  const client = getDb();
+  if (withCapacity.has(client)) return;
+  withCapacity.add(client);
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const store = capacity.getStore();
+      if (!store) return next(args);
+      (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
+      for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) store.units += entry.CapacityUnits ?? 0;
+      return result;
+    },
+    { step: 'initialize', name: 'benchConsumedCapacity' },
+  );
+}
+
+/** The median cost of `runs` runs of `operation` (counted apart from the timed ones). */
+async function costOf(operation: () => Promise<unknown>, runs = 9): Promise<PageCost> {
+  instrumentCapacity();
+  const costs: PageCost[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const store = { units: 0 };
+    const counted = await capacity.run(store, () => countRequests(operation));
+    costs.push({ calls: counted.total, byCommand: counted.counts, readUnits: store.units });
+  }
+  costs.sort((a, b) => a.readUnits - b.readUnits || a.calls - b.calls);
+  return costs[Math.floor(costs.length / 2)]!;
+}
+
+function formatCost(cost: PageCost): string {
+  const commands = Object.entries(cost.byCommand)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([command, count]) => `${count} ${command.replace(/Command$/, '').replace(/Item$/, '')}`)
+    .join(', ');
+  return `${''.padEnd(44)} ${String(cost.calls).padStart(3)} DynamoDB calls a page (${commands}), ${cost.readUnits.toFixed(1)} read units`;
 }
 
 /**
  * GET /threads page of 50 (default order) on markups of growing size, threads of three messages
  * (the opening one and two replies) seeded with batch writes, one caller at a time so a row is
- * latency. The issue's bar: the largest markup's p50 within 1.5x of the smallest's.
+ * latency; under each row, the page's DynamoDB calls and read units (the same handler run in this
+ * process, so its calls can be counted; DynamoDB Local's ConsumedCapacity). Beside them, in the
+ * same run, the reference: the old layout's page on a 50-thread markup as its DynamoDB floor (the
+ * calls that page made, straight on the client: the API key, markup and workspace, the index
+ * counters, then the whole conversation beside the caller's read marks, then the authors; no HTTP,
+ * no views, so it is below what that page cost). Issue 33's bar: every size at or under the reference.
  */
 export async function benchThreadPages(stack: StackInfo, options: ThreadPagesOptions): Promise<Measurement[]> {
   const sizes = options.sizes ?? [50, 2000, 10000];
@@ -41,28 +107,48 @@ export async function benchThreadPages(stack: StackInfo, options: ThreadPagesOpt
     if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
     return response.json() as Promise<{ data: any }>;
   };
-  const markups: { size: number; markupId: string }[] = [];
-  for (const size of sizes) {
+  const seeded = async (size: number, layout: 'old' | 'indexed') => {
     const { id } = (await call('POST', '/markups/url', { url: `https://example.com/pages-${size}-${randomUUID()}` })).data;
     const markup = fromItem((await getDb().send(new GetCommand({ TableName, Key: itemKey(id), ConsistentRead: true }))).Item!) as MarkupRecord;
-    await seedConversation(markup, { count: size, authorIds, layout: options.layout, readBy: authorIds[0] });
-    markups.push({ size, markupId: id });
-  }
+    await seedConversation(markup, { count: size, authorIds, layout, readBy: authorIds[0] });
+    return markup;
+  };
+  const markups: { size: number; markupId: string }[] = [];
+  for (const size of sizes) markups.push({ size, markupId: (await seeded(size, 'indexed')).id });
+  const old = await seeded(50, 'old');
+
   const results: Measurement[] = [];
-  for (const { size, markupId } of markups) {
-    const request = async () => {
-      const { data } = await call('GET', `/threads?markupId=${markupId}&limit=50`);
-      if (data.threads.length !== 50 || data.total !== size) throw new Error(`page of ${data.threads.length}, total ${data.total} on ${size} threads`);
-    };
-    const result = await measure(`GET /threads page of 50 on ${size.toLocaleString('en-US')} threads${options.layout === 'old' ? ' (old layout)' : ''}`, request, {
-      durationMs: options.durationMs,
-      concurrency: 1,
-      warmup: 5,
-    });
+  const row = (result: Measurement, cost: PageCost) => {
     results.push(result);
-    process.stdout.write(`${formatRow(result)}\n`);
+    process.stdout.write(`${formatRow(result)}\n${formatCost(cost)}\n`);
+  };
+  const check = (data: any, size: number) => {
+    if (data.threads.length !== 50 || data.total !== size) throw new Error(`page of ${data.threads.length}, total ${data.total} on ${size} threads`);
+  };
+  for (const { size, markupId } of markups) {
+    const request = async () => check((await call('GET', `/threads?markupId=${markupId}&limit=50`)).data, size);
+    const result = await measure(`GET /threads page of 50 on ${size.toLocaleString('en-US')} threads`, request, { durationMs: options.durationMs, concurrency: 1, warmup: 5 });
+    const cost = await costOf(async () => {
+      const response = await invokeHandler({ name: 'threads', routes: threadsRoutes, handler: threadsHandler }, 'GET', '/threads', { key: stack.workspaceApiKey, query: { markupId, limit: 50 } });
+      check(response.body.data, size);
+    });
+    row(result, cost);
   }
-  const [first, last] = [results[0]!, results.at(-1)!];
-  process.stdout.write(`${'  largest to smallest at p50'.padEnd(44)} ${(last.p50 / first.p50).toFixed(2)}x\n`);
+
+  const keyId = stack.workspaceApiKey.split('_')[1]!;
+  const get = (Key: Record<string, string>) => getDb().send(new GetCommand({ TableName, Key }));
+  const oldPage = async () => {
+    await get(apiKeyKey(keyId));
+    await get(itemKey(old.id));
+    await get(workspaceKey(old.workspaceId));
+    await getThreadIndexState(old.id);
+    const [conversation] = await Promise.all([getConversation(old.id), getReadMarks(old.id, authorIds[0]!)]);
+    if (conversation.threads.length !== 50) throw new Error(`the reference read ${conversation.threads.length} threads`);
+    await getUsers([...new Set([...conversation.messages.values()].flat().map((message) => message.userId))]);
+  };
+  const reference = await measure('reference: old layout page of 50 on 50, floor', oldPage, { durationMs: options.durationMs, concurrency: 1, warmup: 5 });
+  row(reference, await costOf(oldPage));
+  const worst = results.slice(0, -1).reduce((a, b) => (b.p50 > a.p50 ? b : a));
+  process.stdout.write(`${'  slowest size to the reference at p50'.padEnd(44)} ${(worst.p50 / reference.p50).toFixed(2)}x\n`);
   return results;
 }

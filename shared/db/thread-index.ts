@@ -58,14 +58,15 @@ import type { ThreadRecord } from './threads.js';
  * of the selected leaves' counters. Leaves are the counter item's non-zero `c:` attributes, so a
  * view mode id the code does not know still lists.
  *
- * Migration. Markups written before the index have no `layout`, and markups indexed in layout 1
- * (the index items under `MARKUP#<markupId>`, `TIX#<kind>#<leaf>#<position>`) have `layout: 1`:
- * their list keeps reading the whole conversation (the old way, correct but slow) until
- * `backfillThreadIndex` (`thread-index-backfill.ts`) ran (admin CLI `threads backfill`), which
- * also removes layout 1's items. Thread writes keep the current layout's index of every markup,
- * so the backfill is the only step. It is idempotent and safe beside writes: it reads `writes`,
- * rebuilds the items from the conversation, and sets `layout` and the counts only if `writes` did
- * not move.
+ * Migration. The index is the only layout GET /threads reads. Markups written before it have no
+ * `layout`, and markups indexed in layout 1 (the index items under `MARKUP#<markupId>`,
+ * `TIX#<kind>#<leaf>#<position>`) have `layout: 1`: they list only the threads that thread writes
+ * indexed since (a thread created, or one moved to another leaf), until `backfillThreadIndex`
+ * (`thread-index-backfill.ts`, admin CLI `threads backfill`) rebuilt their index from the
+ * conversation, which also removes layout 1's items. Thread writes keep the current layout's index
+ * of every markup, so the backfill is the only step. It is idempotent and safe beside writes: it
+ * reads `writes`, rebuilds the items from the conversation, and sets `layout` and the counts only
+ * if `writes` did not move.
  */
 
 export const THREAD_INDEX_LAYOUT = 2;

@@ -10,14 +10,14 @@ import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js'
 import { call, localStack, makeOrganization } from '../support/api.js';
 import { eventually } from '../support/polling.js';
 import { runAdmin } from '../support/processes.js';
-import { seedConversation } from '../support/thread-seed.js';
+import { seedConversation, type SeededThread } from '../support/thread-seed.js';
 import { createThread, DESKTOP, makeTypedMarkup, MOBILE, reply, TABLET } from '../support/threads.js';
 
 /**
- * Markups written before the thread index (issue 13's migration): they list by reading the whole
- * conversation until `threads backfill` indexes them, thread writes keep their index meanwhile,
- * and the lists answer the same before and after. The backfill is idempotent and safe beside
- * concurrent thread writes.
+ * Markups written before the thread index (issue 13's migration): the list reads only the index
+ * (issue 33), so until `threads backfill` indexes them they list only what thread writes indexed
+ * meanwhile, and after it they answer exactly as a markup written with the index. The backfill is
+ * idempotent and safe beside concurrent thread writes.
  */
 
 const { dataDir } = localStack();
@@ -57,11 +57,17 @@ async function answersOf(markupId: string): Promise<unknown[]> {
   return answers;
 }
 
-/** A markup of 30 threads in the old layout: no index items, no counters. */
-async function oldMarkup(): Promise<MarkupRecord> {
+/** A markup of 30 threads in the old layout (no index items, no counters), or with `layout: 'indexed'` the same written with the index. */
+async function oldMarkup(layout: 'old' | 'indexed' = 'old'): Promise<{ markup: MarkupRecord; seeded: SeededThread[] }> {
   const markup = await makeTypedMarkup(org, 'webpage');
-  await seedConversation(markup, { count: 30, authorIds: [org.workspaceKeyUserId], layout: 'old', viewModeIds: [DESKTOP, TABLET, MOBILE], readBy: org.workspaceKeyUserId });
-  return markup;
+  const seeded = await seedConversation(markup, { count: 30, authorIds: [org.workspaceKeyUserId], layout, viewModeIds: [DESKTOP, TABLET, MOBILE], readBy: org.workspaceKeyUserId });
+  return { markup, seeded };
+}
+
+/** The thread numbers and total of the default page. */
+async function defaultPage(markupId: string): Promise<{ total: number; numbers: number[] }> {
+  const { data } = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId, limit: 50 } })).body;
+  return { total: data.total, numbers: data.threads.map((thread: any) => thread.number) };
 }
 
 /** The counters as the conversation says they should be. */
@@ -83,14 +89,16 @@ describe('markups in the old layout', () => {
     expect((await getThreadIndexState(markup.id)).layout).toBe(THREAD_INDEX_LAYOUT);
   });
 
-  it('list the same before and after `threads backfill`, which the admin CLI runs and which is idempotent', async () => {
-    const markup = await oldMarkup();
+  it('lists only what thread writes indexed until `threads backfill` (admin CLI, idempotent) indexes it, then as a markup written with the index', async () => {
+    const [{ markup, seeded }, twin] = await Promise.all([oldMarkup(), oldMarkup('indexed')]);
     expect((await getThreadIndexState(markup.id)).layout).toBeUndefined();
-    // Writes on an old markup keep its index in step already (partly: only the threads they touch).
-    const listed = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, limit: 50 } })).body.data.threads;
-    expect((await call('POST', `/threads/${listed[4].id}/resolve`, { key: org.workspaceKey })).status).toBe(200);
-    await reply(org.workspaceKey, listed[5].id, { content: 'A reply before the backfill' });
-    const before = await answersOf(markup.id);
+    // The same writes on both: a resolve moves thread 5 to another leaf (all its index items are
+    // put), a reply moves thread 6 in the activity order only (its leaf's counter does not move).
+    for (const { seeded: threads } of [{ seeded }, twin]) {
+      expect((await call('POST', `/threads/${threads[4]!.thread.id}/resolve`, { key: org.workspaceKey })).status).toBe(200);
+      await reply(org.workspaceKey, threads[5]!.thread.id, { content: 'A reply before the backfill' });
+    }
+    expect(await defaultPage(markup.id)).toEqual({ total: 1, numbers: [5] });
 
     const first = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
     const again = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
@@ -101,7 +109,7 @@ describe('markups in the old layout', () => {
     const state = await getThreadIndexState(markup.id);
     expect(state.layout).toBe(THREAD_INDEX_LAYOUT);
     expect(state.counts).toEqual(await expectedCounts(markup.id));
-    expect(await answersOf(markup.id)).toEqual(before);
+    expect(await answersOf(markup.id)).toEqual(await answersOf(twin.markup.id));
 
     await createThread(org.workspaceKey, markup);
     const after = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, order: 'activity', limit: 1 } })).body.data;
@@ -111,7 +119,7 @@ describe('markups in the old layout', () => {
   // Without --markup the backfill scans the whole table and indexes every old-layout markup other test files left in
   // this run's shared table (some of thousands of threads): over a minute late in a full run, hence the longer timeout.
   it('threads backfill without --markup indexes every markup with threads not yet indexed; an unknown markup is an error', async () => {
-    const markup = await oldMarkup();
+    const { markup } = await oldMarkup();
     const all = runAdmin(dataDir, ['threads', 'backfill']);
     const unknown = runAdmin(dataDir, ['threads', 'backfill', '--markup', 'no-such-markup']);
 
@@ -123,23 +131,24 @@ describe('markups in the old layout', () => {
     expect(JSON.parse(unknown.stderr.trim().split('\n')[0]!)).toEqual({ error: 'markup no-such-markup does not exist' });
   }, 300_000);
 
-  it('a markup indexed in layout 1 (index items in the markup partition) lists the old way until the backfill moves its index to layout 2 and removes the old items', async () => {
-    const markup = await makeTypedMarkup(org, 'webpage');
-    const seeded = await seedConversation(markup, { count: 12, authorIds: [org.workspaceKeyUserId], layout: 'old', viewModeIds: [DESKTOP, TABLET] });
+  it('a markup indexed in layout 1 (index items in the markup partition) lists only what thread writes indexed until the backfill moves its index to layout 2 and removes the old items', async () => {
+    const [markup, twin] = [await makeTypedMarkup(org, 'webpage'), await makeTypedMarkup(org, 'webpage')];
+    const [seeded, twinSeeded] = await Promise.all(
+      [markup, twin].map((on) => seedConversation(on, { count: 12, authorIds: [org.workspaceKeyUserId], layout: on === twin ? 'indexed' : 'old', viewModeIds: [DESKTOP, TABLET] })),
+    );
     // Layout 1 as the previous release wrote it: `TIX#<kind>#<leaf>#<position>` under MARKUP#<id>, and `layout: 1`.
-    const legacy = seeded.flatMap((entry) =>
+    const legacy = seeded!.flatMap((entry) =>
       indexItemsOf(markup, entry.thread).map((item) => {
         const [, , kind, leaf] = (item.PK as string).split('#');
         return { PK: markupPartition(markup.id), SK: `TIX#${kind}#${leaf}#${item.SK as string}`, entity: 'ThreadIndex', threadId: item.threadId };
       }),
     );
     const counts: Record<string, number> = {};
-    for (const { thread } of seeded) counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] = (counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] ?? 0) + 1;
+    for (const { thread } of seeded!) counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] = (counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] ?? 0) + 1;
     await batchPut([...legacy, { ...threadIndexStateKey(markup.id), entity: 'ThreadIndexState', layout: 1, writes: 0, ...counts }]);
-    const listed = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, limit: 50 } })).body.data;
-    expect(listed.total).toBe(12);
-    expect((await call('POST', `/threads/${listed.threads[2].id}/resolve`, { key: org.workspaceKey })).status).toBe(200);
-    const before = await answersOf(markup.id);
+    for (const threads of [seeded!, twinSeeded!]) expect((await call('POST', `/threads/${threads[2]!.thread.id}/resolve`, { key: org.workspaceKey })).status).toBe(200);
+    // Layout 1's counters count every thread; only the resolved one has layout 2 items yet.
+    expect(await defaultPage(markup.id)).toEqual({ total: 12, numbers: [3] });
 
     const migrated = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
     // The resolved thread's items are in layout 2 already (its write put them); the other 11 are put, layout 1's 72 removed.
@@ -149,7 +158,7 @@ describe('markups in the old layout', () => {
     const state = await getThreadIndexState(markup.id);
     expect(state.layout).toBe(THREAD_INDEX_LAYOUT);
     expect(state.counts).toEqual(await expectedCounts(markup.id));
-    expect(await answersOf(markup.id)).toEqual(before);
+    expect(await answersOf(markup.id)).toEqual(await answersOf(twin.id));
   });
 
   it('deleting a markup removes its index partitions with its threads', async () => {

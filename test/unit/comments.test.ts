@@ -5,7 +5,7 @@ import type { ReadMark } from '../../shared/db/read-marks.js';
 import type { ThreadRecord } from '../../shared/db/threads.js';
 import { deltaOf, mentionIdsOf, normalizeText, plainTextOf, resolveMessageText, TextMismatch } from '../../shared/domain/comments/delta.js';
 import { VIEW_MODES } from '../../shared/domain/markups/view-modes.js';
-import { comparePositions, positionOf, selectThreads, THREAD_ORDERS, viewModeIdsOf, type ThreadOrder } from '../../shared/domain/comments/thread-selection.js';
+import { comparePositions, positionOf, THREAD_ORDERS, viewModeIdsOf, type ThreadOrder } from '../../shared/domain/comments/thread-selection.js';
 import { indexReadMarks, readStateOf, readStateOfWriter } from '../../shared/domain/comments/read-state.js';
 
 const DESKTOP = VIEW_MODES.find((mode) => mode.category === 'desktop')!.id;
@@ -447,58 +447,11 @@ describe('Enumerations: ThreadOrder (positionOf, comparePositions)', () => {
   });
 });
 
-describe('GET /threads filters: resolved, viewMode, q (selectThreads)', () => {
-  const markup = makeMarkupRecord({ type: 'webpage', images: undefined });
-  const threads = [
-    makeThreadRecord({ id: 't1', number: 1, kind: 'webpage', viewModeId: DESKTOP, resolved: false, priority: 1 }),
-    makeThreadRecord({ id: 't2', number: 2, kind: 'webpage', viewModeId: TABLET, resolved: true, priority: 3 }),
-    makeThreadRecord({ id: 't3', number: 3, kind: 'webpage', viewModeId: MOBILE, resolved: false, priority: 2 }),
-    makeThreadRecord({ id: 't4', number: 4, kind: 'webpage', viewModeId: DESKTOP, resolved: true, priority: null }),
-    makeThreadRecord({ id: 't5', number: 5, kind: 'image', resolved: false, priority: null }),
-  ];
-  const messages = new Map<string, MessageRecord[]>([
-    ['t1', [makeMessageRecord({ id: 'm1', threadId: 't1', content: 'The HEADER is misaligned' }), makeMessageRecord({ id: 'm2', threadId: 't1', content: 'Fixed' })]],
-    ['t2', [makeMessageRecord({ id: 'm3', threadId: 't2', content: 'Footer colour' })]],
-    ['t3', [makeMessageRecord({ id: 'm4', threadId: 't3', content: 'Menu overlaps the header on phones' })]],
-    ['t4', [makeMessageRecord({ id: 'm5', threadId: 't4', content: 'Typo' })]],
-  ]);
-  const numbers = (filter: Parameters<typeof selectThreads>[3], order: ThreadOrder = 'pin_asc') =>
-    selectThreads(markup, threads, messages, filter, order).map((entry) => entry.thread.number);
-
-  it('selects every thread without a filter, in the order asked for', () => {
-    expect(numbers({})).toEqual([1, 2, 3, 4, 5]);
-    expect(numbers({}, 'pin_desc')).toEqual([5, 4, 3, 2, 1]);
-    expect(numbers({}, 'priority_desc')).toEqual([2, 3, 1, 4, 5]);
-    expect(numbers({}, 'priority_asc')).toEqual([1, 3, 2, 4, 5]);
-  });
-
-  it('filters by resolved true and false', () => {
-    expect(numbers({ resolved: true })).toEqual([2, 4]);
-    expect(numbers({ resolved: false })).toEqual([1, 3, 5]);
-  });
-
-  it('filters by a view mode category or a view mode id; threads without a view mode never match', () => {
-    expect(numbers({ viewMode: 'desktop' })).toEqual([1, 4]);
-    expect(numbers({ viewMode: 'tablet' })).toEqual([2]);
-    expect(numbers({ viewMode: MOBILE })).toEqual([3]);
+describe('GET /threads viewMode filter (viewModeIdsOf)', () => {
+  it('names the view mode ids of a category or of one view mode id, and none for anything else', () => {
     expect(viewModeIdsOf('desktop')).toEqual(new Set([DESKTOP]));
+    expect(viewModeIdsOf('tablet')).toEqual(new Set([TABLET]));
+    expect(viewModeIdsOf(MOBILE)).toEqual(new Set([MOBILE]));
     expect(viewModeIdsOf('no-such-mode')).toBeUndefined();
-  });
-
-  it('filters by text any message contains, case-insensitively and trimmed; a blank q selects all', () => {
-    expect(numbers({ q: 'header' })).toEqual([1, 3]);
-    expect(numbers({ q: '  FIXED ' })).toEqual([1]);
-    expect(numbers({ q: 'nowhere' })).toEqual([]);
-    expect(numbers({ q: '   ' })).toEqual([1, 2, 3, 4, 5]);
-  });
-
-  it('combines filters and keeps each entry with its messages and position', () => {
-    const entries = selectThreads(markup, threads, messages, { resolved: false, viewMode: 'desktop', q: 'header' }, 'activity');
-
-    expect(entries.map((entry) => entry.thread.id)).toEqual(['t1']);
-    expect(entries[0]!.messages.map((message) => message.id)).toEqual(['m1', 'm2']);
-    expect(entries[0]!.position).toEqual(positionOf(threads[0]!, 'activity', markup));
-    expect(numbers({ resolved: true, viewMode: 'desktop' }, 'pin_desc')).toEqual([4]);
-    expect(numbers({ resolved: true, q: 'header' })).toEqual([]);
   });
 });

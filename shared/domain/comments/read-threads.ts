@@ -1,16 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { getCursorKey } from '../../db/cursor-keys.js';
-import { getReadMarks, getReadMarksFor } from '../../db/read-marks.js';
-import { getThreadIndexState, THREAD_INDEX_LAYOUT } from '../../db/thread-index.js';
-import { getConversation, getThreadWithMessages } from '../../db/threads.js';
-import { decodeCursor, encodeCursor } from '../../http/cursor.js';
-import { BadRequestError, NotFoundError } from '../../http/errors.js';
+import { getReadMarksFor } from '../../db/read-marks.js';
+import { getThreadIndexState } from '../../db/thread-index.js';
+import { getThreadWithMessages } from '../../db/threads.js';
+import { BadRequestError } from '../../http/errors.js';
 import { loadMarkup } from '../markups/access.js';
 import { loadThreadAccess, threadNotFound } from './access.js';
 import { indexReadMarks, readStateOf } from './read-state.js';
 import { listIndexedThreads } from './thread-pages.js';
-import { comparePositions, selectThreads, type ThreadFilter, type ThreadOrder } from './thread-selection.js';
+import type { ThreadFilter, ThreadOrder } from './thread-selection.js';
 import { toPublicThread, viewerFor } from './views.js';
 
 /**
@@ -38,46 +37,20 @@ export interface ListThreadsInput extends ThreadFilter {
 }
 
 /**
- * GET /threads. A markup in the current index layout (every markup whose first thread was created
- * with layout 2 of the thread index, and every backfilled one) answers from its index: a page costs the same
- * whatever the markup's size (`thread-pages.ts`). A markup still in the old layout (or in layout 1) is read whole
- * (one Query of its partition, 1 MB per request, plus the caller's read marks), then filtered,
- * ordered and paged here, until `threads backfill` indexes it. `cursorId` holds the position of
- * the last thread of a page in the order asked for, so the next page starts right after it even
- * when threads were added or removed in between; `offset` counts from the start.
+ * GET /threads, from the thread index (`shared/db/thread-index.ts`, read by `thread-pages.ts`): a
+ * page costs the same whatever the markup's size. The index is the only layout the list reads: a
+ * markup whose threads predate it (no `layout`, or layout 1) lists only what thread writes indexed
+ * since, until `threads backfill` (admin CLI) indexes it. `cursorId` holds the position of the last
+ * thread of a page in the order asked for, so the next page starts right after it even when
+ * threads were added or removed in between; `offset` counts from the start.
  * `withThreadOrMessageId` opens the page that holds that thread (or the thread of that message).
+ * The index counters and the cursor key are read beside the access check (nothing of them is
+ * answered before it passed).
  */
 export async function listThreads(principal: Principal, input: ListThreadsInput): Promise<Record<string, unknown>> {
   if (input.cursorId !== undefined && input.offset !== undefined) throw new BadRequestError('Pass either cursorId or offset, not both.');
-  const access = await loadMarkup(principal, input.markupId, { plan: false });
-  const [state, key] = await Promise.all([getThreadIndexState(input.markupId), getCursorKey()]);
-  const list = listIdOf(input);
-  if (state.layout === THREAD_INDEX_LAYOUT) return listIndexedThreads(principal, access, input, { state, key, list });
-  const [conversation, marks] = await Promise.all([getConversation(input.markupId), getReadMarks(input.markupId, principal.userId)]);
-  const entries = selectThreads(access.markup, conversation.threads, conversation.messages, input, input.order);
-
-  let start = input.offset ?? 0;
-  if (input.cursorId !== undefined) {
-    const position = decodeCursor(key, list, input.cursorId, 'cursorId').p;
-    if (!Array.isArray(position) || !position.every((part) => typeof part === 'number')) {
-      throw new BadRequestError('cursorId is not a valid cursor for this list.', 'invalid-cursor');
-    }
-    const after = entries.findIndex((entry) => comparePositions(entry.position, position) > 0);
-    start = after === -1 ? entries.length : after;
-  } else if (input.withThreadOrMessageId !== undefined && input.offset === undefined) {
-    const wanted = input.withThreadOrMessageId;
-    const index = entries.findIndex((entry) => entry.thread.id === wanted || entry.messages.some((message) => message.id === wanted));
-    if (index === -1) throw new NotFoundError(`No thread or message ${wanted} among the threads of markup ${input.markupId} that this filter selects.`);
-    start = Math.floor(index / input.limit) * input.limit;
-  }
-
-  const page = entries.slice(start, start + input.limit);
-  const last = page.at(-1);
-  const cursorId = last && start + page.length < entries.length ? encodeCursor(key, list, { p: last.position }) : null;
-  const viewer = await viewerFor(principal, access, page.flatMap((entry) => [entry.thread.userId, ...entry.messages.map((message) => message.userId)]));
-  const readMarks = indexReadMarks(marks);
-  const threads = await Promise.all(page.map((entry) => toPublicThread(entry.thread, entry.messages, viewer, readStateOf(entry.thread, entry.messages, readMarks))));
-  return { threads, query: { resolved: input.resolved ?? null }, offset: start, total: entries.length, cursorId };
+  const [access, state, key] = await Promise.all([loadMarkup(principal, input.markupId, { plan: false }), getThreadIndexState(input.markupId), getCursorKey()]);
+  return listIndexedThreads(principal, access, input, { state, key, list: listIdOf(input) });
 }
 
 /** A cursor belongs to one markup, order and filter; another list refuses it. */

@@ -1,5 +1,4 @@
 import type { MarkupRecord } from '../../db/items.js';
-import type { MessageRecord } from '../../db/messages.js';
 import { threadPage } from '../../db/thread-index.js';
 import type { ThreadRecord } from '../../db/threads.js';
 import { VIEW_MODES, type ViewModeCategory } from '../markups/view-modes.js';
@@ -13,9 +12,10 @@ export const DEFAULT_THREAD_ORDER: ThreadOrder = 'pin_asc';
 const LAST = Number.MAX_SAFE_INTEGER;
 
 /**
- * The position of a thread in an order, as a tuple compared left to right, ascending. Every tuple
- * ends with the thread number, unique in a markup, so the order is total and a cursor holding the
- * last tuple of a page says exactly where the next page starts.
+ * The position of a thread in an order, as a tuple compared left to right, ascending: the orders of
+ * GET /threads as the spec words them. The thread index (`db/thread-index.ts`, `positionIn`) encodes
+ * them as sort keys, and its unit test checks it sorts threads exactly as these tuples do. Every
+ * tuple ends with the thread number, unique in a markup, so the order is total.
  *
  * - `page`: page of a PDF, position of the image in a multi-image markup, then pin number.
  * - `pin_asc` / `pin_desc`: pin number.
@@ -64,31 +64,4 @@ export function viewModeIdsOf(viewMode: string): Set<string> | undefined {
   const byCategory = VIEW_MODES.filter((mode) => mode.category === (viewMode as ViewModeCategory));
   if (byCategory.length > 0) return new Set(byCategory.map((mode) => mode.id));
   return VIEW_MODES.some((mode) => mode.id === viewMode) ? new Set([viewMode]) : undefined;
-}
-
-export interface Entry {
-  thread: ThreadRecord;
-  messages: MessageRecord[];
-  position: number[];
-}
-
-/** The threads a filter selects, in the order asked for. */
-export function selectThreads(
-  markup: MarkupRecord,
-  threads: readonly ThreadRecord[],
-  messages: ReadonlyMap<string, MessageRecord[]>,
-  filter: ThreadFilter,
-  order: ThreadOrder,
-): Entry[] {
-  const viewModes = filter.viewMode === undefined ? undefined : viewModeIdsOf(filter.viewMode);
-  const needle = filter.q?.trim().toLowerCase();
-  return threads
-    .map((thread) => ({ thread, messages: messages.get(thread.id) ?? [], position: positionOf(thread, order, markup) }))
-    .filter(({ thread, messages: list }) => {
-      if (filter.resolved !== undefined && thread.resolved !== filter.resolved) return false;
-      if (viewModes && !(thread.viewModeId !== undefined && viewModes.has(thread.viewModeId))) return false;
-      if (needle && !list.some((message) => message.content.toLowerCase().includes(needle))) return false;
-      return true;
-    })
-    .sort((a, b) => comparePositions(a.position, b.position));
 }
