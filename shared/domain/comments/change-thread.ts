@@ -7,7 +7,7 @@ import { getThreadRecord, threadReplace, threadUnchanged, type ThreadAnchor, typ
 import { commit, fromFreshReads, nextTime, put, STALE, type TransactItem } from '../../db/transact.js';
 import { BadRequestError } from '../../http/errors.js';
 import { requireVersion, type IfMatch } from '../../http/etag.js';
-import { isHttpUrl } from '../../http/schemas.js';
+import { isHttpUrl } from '../../schemas/builders.js';
 import { explainMarkupRefusal, loadThreadAccess, loadThreadAccessToChange, threadNotFound, type ThreadAccess } from './access.js';
 import { commentEvent } from './events.js';
 import { locateOnPageScreenshot } from './page-location.js';
