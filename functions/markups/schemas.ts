@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { MAX_MARKUP_EVENT_SEQ } from '../../shared/db/markup-events.js';
+import { MAX_MARKUP_EVENT_SEQ } from '../../shared/schemas/markups.js';
 import { MAX_FILES_PER_MARKUP } from '../../shared/domain/file-markups.js';
 import { INCLUDE_VALUES, type IncludeValue } from '../../shared/domain/markup-view.js';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhook-input.js';

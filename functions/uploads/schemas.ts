@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { UPLOAD_RESOURCE_TYPES } from '../../shared/db/uploads.js';
+import { UPLOAD_RESOURCE_TYPES } from '../../shared/schemas/uploads.js';
 import { Id, integerIn } from '../../shared/http/schemas.js';
 
 /**
