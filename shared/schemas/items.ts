@@ -60,3 +60,15 @@ export const MoveItemsResultSchema = v.object({
   successes: v.array(FolderItemSchema),
   errors: v.array(v.object({ itemId: v.string(), statusCode: v.number(), message: v.string() })),
 });
+
+/** A folder or markup as a folder item (spec: Folder items): what `toFolderItem` answers. */
+export type FolderItemView = v.InferOutput<typeof FolderItemSchema>;
+
+/** GET /items/{id}: a folder with its ancestors, or a markup. */
+export type ItemView = v.InferOutput<typeof ItemSchema>;
+
+/** A folder in a child listing, with what it holds. */
+export type ChildFolderView = v.InferOutput<typeof ChildFolderSchema>;
+
+/** A markup in a child listing, with its card. */
+export type ChildMarkupView = v.InferOutput<typeof ChildMarkupSchema>;

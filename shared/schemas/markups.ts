@@ -138,3 +138,6 @@ export const PageLayoutSchema = v.object({
 export const ArchivedOriginalSchema = v.object({ archivedFileSize: v.number() });
 
 export const OriginalDownloadSchema = v.object({ url: v.string(), filename: v.string(), mimeType: v.string(), filesize: v.number() });
+
+/** A markup as one caller sees it (Resources: Markup): what `toPublicMarkup` answers. */
+export type MarkupView = v.InferOutput<typeof MarkupSchema>;

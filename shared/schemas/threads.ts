@@ -39,6 +39,26 @@ export const DeltaSchema = sizedJson(
 /** PATCH /threads/{id}/move-pin answers the thread record, whose fields depend on the pin's type. */
 export const ThreadRecordSchema = v.record(v.string(), v.unknown());
 
+const ThreadRecordBase = { id: v.string(), userId: v.string(), projectId: v.string(), number: v.number(), resolved: v.boolean() };
+
+/**
+ * The thread record of each pin type (Resources: Thread, "Thread record returned by move-pin"), as
+ * `threadRecordOf` builds it: a webpage pin, a PDF pin, an image or video pin. The OpenAPI document
+ * keeps describing it as `ThreadRecordSchema` (any object); this schema types the view.
+ */
+export const ThreadRecordViewSchema = v.union([
+  v.object({ ...ThreadRecordBase, proxyHostId: v.nullable(v.string()), urlPath: v.nullable(v.string()), canonicalUrl: v.nullable(v.string()), viewModeId: v.nullable(v.string()) }),
+  v.object({ ...ThreadRecordBase, pageNumber: v.nullable(v.number()), pageRelativeX: v.optional(v.number()), pageRelativeY: v.optional(v.number()) }),
+  v.object({
+    ...ThreadRecordBase,
+    projectImageId: v.nullable(v.string()),
+    offsetXPercentage: v.optional(v.number()),
+    offsetYPercentage: v.optional(v.number()),
+    startTime: v.number(),
+    endTime: v.number(),
+  }),
+]);
+
 export const ResolvedSchema = v.object({ threadId: Id, modifiedAt: v.number() });
 
 export const UnresolvedSchema = v.object({ threadId: Id });
@@ -155,3 +175,28 @@ export const ScreenshotPolicySchema = v.object({
   bucket: v.string(),
   metadata: v.record(v.string(), v.union([v.string(), v.number()])),
 });
+
+/** A message as one caller sees it (Resources: Message): what `toPublicMessage` answers. */
+export type MessageView = v.InferOutput<typeof MessageSchema>;
+
+/** A thread with its messages as one caller sees it (Resources: Thread): what `toPublicThread` answers. */
+export type ThreadView = v.InferOutput<typeof ThreadSchema>;
+
+/** The author of a thread or message, and the actor of a webhook event. */
+export type AuthorView = ThreadView['user'];
+
+/** A page of GET /threads. */
+export type ThreadPageView = v.InferOutput<typeof ThreadPageSchema>;
+
+/** A thread's screenshot (Resources: Screenshot). */
+export type ScreenshotView = v.InferOutput<typeof ScreenshotSchema>;
+
+/** What GET /threads/{id}/screenshot-upload-policy answers. */
+export type ScreenshotPolicyView = v.InferOutput<typeof ScreenshotPolicySchema>;
+
+/** The thread record move-pin answers, by pin type. */
+export type ThreadRecordView = v.InferOutput<typeof ThreadRecordViewSchema>;
+
+// The record's schema as documented must take every thread record the view can be.
+const recordDocumented: ThreadRecordView extends v.InferOutput<typeof ThreadRecordSchema> ? true : never = true;
+void recordDocumented;

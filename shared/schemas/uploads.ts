@@ -43,3 +43,9 @@ export const UploadedFileSchema = v.object({
   width: v.optional(v.number()),
   height: v.optional(v.number()),
 });
+
+/** What POST /uploads/upload-policy answers: the policy to post the file with. */
+export type UploadPolicyView = v.InferOutput<typeof UploadPolicySchema>;
+
+/** What POST /uploads/upload-complete answers: the confirmed file. */
+export type UploadedFileView = v.InferOutput<typeof UploadedFileSchema>;

@@ -6,6 +6,7 @@ import { getThreadIndexState, THREAD_INDEX_LAYOUT } from '../../db/thread-index.
 import { getConversation, getThreadWithMessages } from '../../db/threads.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import { BadRequestError, NotFoundError } from '../../http/errors.js';
+import type { ThreadPageView, ThreadView } from '../../schemas/threads.js';
 import { loadMarkupRole } from '../markups/access.js';
 import { loadThreadAccess, threadNotFound } from './access.js';
 import { indexReadMarks, readStateOf } from './read-state.js';
@@ -17,7 +18,7 @@ import { toPublicThread, viewerFor } from './views.js';
  * GET /threads/:id: the thread with its messages and the caller's read state, and the thread's
  * `revision` (its version for ETags: every change of the thread or of one of its messages moves it).
  */
-export async function getThread(principal: Principal, threadId: string): Promise<{ thread: Record<string, unknown>; version: number }> {
+export async function getThread(principal: Principal, threadId: string): Promise<{ thread: ThreadView; version: number }> {
   const access = await loadThreadAccess(principal, threadId);
   const found = await getThreadWithMessages(access.markup.id, threadId);
   if (!found) throw threadNotFound(threadId);
@@ -47,7 +48,7 @@ export interface ListThreadsInput extends ThreadFilter {
  * when threads were added or removed in between; `offset` counts from the start.
  * `withThreadOrMessageId` opens the page that holds that thread (or the thread of that message).
  */
-export async function listThreads(principal: Principal, input: ListThreadsInput): Promise<Record<string, unknown>> {
+export async function listThreads(principal: Principal, input: ListThreadsInput): Promise<ThreadPageView> {
   if (input.cursorId !== undefined && input.offset !== undefined) throw new BadRequestError('Pass either cursorId or offset, not both.');
   const access = await loadMarkupRole(principal, input.markupId);
   const [state, key] = await Promise.all([getThreadIndexState(input.markupId), getCursorKey()]);
