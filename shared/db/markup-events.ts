@@ -281,8 +281,8 @@ function logPut(record: EventRecord & { seq: number }): TransactItem {
 // Reads
 // ---------------------------------------------------------------------------------------------
 
-function createdEventsOf(item: Record<string, unknown> | undefined): (EventRecord & { seq: number })[] {
-  const events = item?.[CREATED_EVENTS];
+function createdEventsOf(item: object | undefined): (EventRecord & { seq: number })[] {
+  const events = (item as Record<string, unknown> | undefined)?.[CREATED_EVENTS];
   return Array.isArray(events) ? (events as (EventRecord & { seq: number })[]) : [];
 }
 
@@ -295,7 +295,7 @@ const kept = (event: EventRecord, now: number) => Date.parse(event.createdAt) + 
  * item as read (its `createdEvents` are the first entries); the caller has authorized the read.
  */
 export async function readMarkupEventLog(
-  markup: { id: string } & Record<string, unknown>,
+  markup: { id: string },
   after: number,
   limit: number,
 ): Promise<{ entries: MarkupLogEntry[]; hasMore: boolean }> {

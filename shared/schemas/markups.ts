@@ -141,3 +141,21 @@ export const OriginalDownloadSchema = v.object({ url: v.string(), filename: v.st
 
 /** A markup as one caller sees it (Resources: Markup): what `toPublicMarkup` answers. */
 export type MarkupView = v.InferOutput<typeof MarkupSchema>;
+
+/** GET /markups/usage: the workspace's markup allowance and use. */
+export type UsageView = v.InferOutput<typeof UsageSchema>;
+
+/** GET /markups/{id}/tag: who may be mentioned, and who was. */
+export type TagsView = v.InferOutput<typeof TagsSchema>;
+
+/** A view mode with the number of threads placed in it. */
+export type ViewModeView = v.InferOutput<typeof ViewModeSchema>;
+
+/** A view mode's page layout. */
+export type PageLayoutView = v.InferOutput<typeof PageLayoutSchema>;
+
+/** DELETE /markups/{id}/original: the size of the archived file. */
+export type ArchivedOriginalView = v.InferOutput<typeof ArchivedOriginalSchema>;
+
+/** GET /markups/{id}/original: where to download the original. */
+export type OriginalDownloadView = v.InferOutput<typeof OriginalDownloadSchema>;

@@ -16,7 +16,11 @@ import { describeUpload, type completeUpload, type issueUploadPolicy } from '../
 import type { EventEnvelope } from '../../shared/domain/webhook-events.js';
 import { ChildFolderSchema, ChildMarkupSchema, FolderItemSchema, ItemSchema } from '../../shared/schemas/items.js';
 import { MarkupEventBodySchema } from '../../functions/markups/schemas.js';
-import { MarkupSchema } from '../../shared/schemas/markups.js';
+import type { getMarkupTags } from '../../shared/domain/markups/tags.js';
+import type { getMarkupUsage } from '../../shared/domain/markups/usage.js';
+import type { listViewModes } from '../../shared/domain/markups/view-modes.js';
+import type { archiveMarkupOriginal, originalDownload } from '../../shared/domain/originals.js';
+import { ArchivedOriginalSchema, MarkupSchema, OriginalDownloadSchema, TagsSchema, UsageSchema, ViewModeSchema } from '../../shared/schemas/markups.js';
 import {
   MessageSchema,
   ScreenshotPolicySchema,
@@ -58,6 +62,11 @@ describe('views are their answer schemas', () => {
   it('types markups, uploads and items by their schemas', () => {
     expectTypeOf<Answer<typeof toPublicMarkup>>().toEqualTypeOf<Out<typeof MarkupSchema>>();
     expectTypeOf<Answer<typeof toPublicMarkups>>().toEqualTypeOf<Out<typeof MarkupSchema>[]>();
+    expectTypeOf<Answer<typeof getMarkupUsage>>().toEqualTypeOf<Out<typeof UsageSchema>>();
+    expectTypeOf<Answer<typeof getMarkupTags>>().toEqualTypeOf<Out<typeof TagsSchema>>();
+    expectTypeOf<Answer<typeof listViewModes>>().toEqualTypeOf<Out<typeof ViewModeSchema>[]>();
+    expectTypeOf<Answer<typeof archiveMarkupOriginal>>().toEqualTypeOf<Out<typeof ArchivedOriginalSchema>>();
+    expectTypeOf<Answer<typeof originalDownload>>().toEqualTypeOf<Out<typeof OriginalDownloadSchema>>();
     expectTypeOf<Answer<typeof issueUploadPolicy>>().toEqualTypeOf<Out<typeof UploadPolicySchema>>();
     expectTypeOf<Answer<typeof completeUpload>>().toEqualTypeOf<Out<typeof UploadedFileSchema>>();
     expectTypeOf<Answer<typeof describeItem>>().toEqualTypeOf<Out<typeof ItemSchema>>();
