@@ -4,11 +4,23 @@ import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js'
 import { viewModeIdsOf } from '../../shared/domain/comments/thread-selection.js';
 import { Cursor, Id, integerIn, isHttpUrl, MAX_URL_LENGTH, numberIn, QueryBoolean, queryInteger, sizedJson } from '../../shared/http/schemas.js';
 import { SAMPLE_UUID } from '../../shared/http/openapi-examples.js';
-import { DeltaSchema, MAX_TEXT, SCREENSHOT_TYPES } from '../../shared/schemas/threads.js';
+import {
+  AnnotationRequest,
+  BrowserContextRequest,
+  DeltaSchema,
+  Dimension,
+  MAX_TEXT,
+  NonNegative,
+  SCREENSHOT_TYPES,
+  Text,
+  TextHighlightRequest,
+} from '../../shared/schemas/threads.js';
 import { UploadPolicyBody } from '../uploads/schemas.js';
 
 /** The answers' schemas are the domain's views' types: they live in shared/schemas. */
 export {
+  AnnotationRequest,
+  BrowserContextRequest,
   DeltaSchema,
   MAX_DELTA_BYTES,
   MAX_DELTA_VALUE_DEPTH,
@@ -18,6 +30,7 @@ export {
   ScreenshotSchema,
   ThreadPageSchema,
   ThreadRecordSchema,
+  TextHighlightRequest,
   ThreadSchema,
   UnresolvedSchema,
 } from '../../shared/schemas/threads.js';
@@ -28,10 +41,7 @@ export const MAX_THREAD_PAGE = 500;
 
 export const ThreadIdParams = v.object({ id: Id });
 
-const Text = (max = 2048) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
 const Percentage = numberIn(0, 100);
-const NonNegative = numberIn(0);
-const Dimension = numberIn(0, 100_000);
 
 /** MessageRequestAttachment: a confirmed `message_attachment` upload of the markup, by its `fileId`. */
 export const AttachmentRequest = v.object({ fileId: Id });
@@ -72,34 +82,6 @@ export const ElementRequest = v.object({ elementPath: Text(4096), offsetXPercent
 
 /** ThreadElementParentRequest */
 export const ElementParentRequest = v.object({ url: Text(), canonicalUrl: Text(), path: Text(4096), depth: integerIn(0, 10_000) });
-
-/** BrowserContextRequest: every field optional, as the live service's clients send what they know (DESIGN.md). */
-export const BrowserContextRequest = v.object({
-  browserName: v.optional(Text(200)),
-  browserVersion: v.optional(Text(200)),
-  os: v.optional(Text(200)),
-  osVersion: v.optional(Text(200)),
-  osVersionName: v.optional(Text(200)),
-  platform: v.optional(Text(200)),
-  screenWidth: v.optional(Dimension),
-  screenHeight: v.optional(Dimension),
-  viewportWidth: v.optional(Dimension),
-  viewportHeight: v.optional(Dimension),
-});
-
-/** CanvasThreadAnnotationRequest */
-export const AnnotationRequest = v.object({ version: Text(50), scale: NonNegative, originalWidth: Dimension, originalHeight: Dimension });
-
-/** ThreadTextHighlightRequest */
-export const TextHighlightRequest = v.object({
-  startKey: Text(),
-  endKey: Text(),
-  startOffset: NonNegative,
-  startIndex: NonNegative,
-  endOffset: NonNegative,
-  endIndex: NonNegative,
-  text: Text(MAX_TEXT),
-});
 
 /**
  * The extension field `anchor` of a webpage thread (DESIGN.md "Embeddable client"): W3C Web

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { Id, sizedJson, storableJsonObject } from './builders.js';
+import { Id, numberIn, sizedJson, storableJsonObject } from './builders.js';
 
 /**
  * The public shapes of threads, messages and screenshots (Resources: Thread, Message, Screenshot):
@@ -9,6 +9,39 @@ import { Id, sizedJson, storableJsonObject } from './builders.js';
 
 /** Longest text of a message (`content`, or one text insert of a Delta). */
 export const MAX_TEXT = 20_000;
+
+/** Text of at most `max` characters. */
+export const Text = (max = 2048) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
+export const NonNegative = numberIn(0);
+export const Dimension = numberIn(0, 100_000);
+
+/** BrowserContextRequest: every field optional, as the live service's clients send what they know (DESIGN.md). */
+export const BrowserContextRequest = v.object({
+  browserName: v.optional(Text(200)),
+  browserVersion: v.optional(Text(200)),
+  os: v.optional(Text(200)),
+  osVersion: v.optional(Text(200)),
+  osVersionName: v.optional(Text(200)),
+  platform: v.optional(Text(200)),
+  screenWidth: v.optional(Dimension),
+  screenHeight: v.optional(Dimension),
+  viewportWidth: v.optional(Dimension),
+  viewportHeight: v.optional(Dimension),
+});
+
+/** CanvasThreadAnnotationRequest */
+export const AnnotationRequest = v.object({ version: Text(50), scale: NonNegative, originalWidth: Dimension, originalHeight: Dimension });
+
+/** ThreadTextHighlightRequest */
+export const TextHighlightRequest = v.object({
+  startKey: Text(),
+  endKey: Text(),
+  startOffset: NonNegative,
+  startIndex: NonNegative,
+  endOffset: NonNegative,
+  endIndex: NonNegative,
+  text: Text(MAX_TEXT),
+});
 
 /** Levels an embed or an attributes object may nest (itself level 1); Quill's own embeds use two or three. */
 export const MAX_DELTA_VALUE_DEPTH = 10;
@@ -200,3 +233,12 @@ export type ThreadRecordView = v.InferOutput<typeof ThreadRecordViewSchema>;
 // The record's schema as documented must take every thread record the view can be.
 const recordDocumented: ThreadRecordView extends v.InferOutput<typeof ThreadRecordSchema> ? true : never = true;
 void recordDocumented;
+
+/** The browser a pin was placed in, as a create thread or move-pin body sends it. */
+export type BrowserContextInput = v.InferOutput<typeof BrowserContextRequest>;
+
+/** A canvas thread's annotation, as a create thread body sends it. */
+export type AnnotationInput = v.InferOutput<typeof AnnotationRequest>;
+
+/** A PDF thread's text highlight, as a create thread body sends it. */
+export type TextHighlightInput = v.InferOutput<typeof TextHighlightRequest>;

@@ -8,7 +8,7 @@ import { commit, fromFreshReads, nextTime, put, STALE, type TransactItem } from 
 import { BadRequestError } from '../../http/errors.js';
 import { requireVersion, type IfMatch } from '../../http/etag.js';
 import { isHttpUrl } from '../../schemas/builders.js';
-import type { ThreadRecordView } from '../../schemas/threads.js';
+import type { BrowserContextInput, ThreadRecordView } from '../../schemas/threads.js';
 import { explainMarkupRefusal, loadThreadAccess, loadThreadAccessToChange, threadNotFound, type ThreadAccess } from './access.js';
 import { commentEvent } from './events.js';
 import { locateOnPageScreenshot } from './page-location.js';
@@ -101,7 +101,7 @@ export interface MovePinInput {
   url?: string;
   canonicalUrl?: string;
   elements?: ElementInput[];
-  browserContext?: Record<string, unknown>;
+  browserContext?: BrowserContextInput;
   elementParents?: ElementParentInput[];
   anchor?: ThreadAnchor;
   viewportXPercentage?: number;

@@ -8,7 +8,7 @@ import { threadIndexWrites } from '../../db/thread-index.js';
 import { nextThreadNumber, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../db/threads.js';
 import { failIfArmed } from '../../db/faults.js';
 import { commit, put, putNew, type TransactItem } from '../../db/transact.js';
-import type { ThreadView } from '../../schemas/threads.js';
+import type { AnnotationInput, ThreadView } from '../../schemas/threads.js';
 import { loadMarkupRole } from '../markups/access.js';
 import { explainMarkupRefusal, explainWriteRefusal, requireOpenForComments } from './access.js';
 import { commentEvent } from './events.js';
@@ -27,7 +27,7 @@ export interface CreateThreadInput extends PinInput {
   clipVideos?: ClipVideoInput[];
   width?: number;
   height?: number;
-  annotations?: Record<string, unknown>;
+  annotations?: AnnotationInput;
   requireDimensionsOverride?: boolean;
   priority?: number;
 }
