@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { Email } from '../../shared/domain/external-user-fields.js';
-import { ROLES } from '../../shared/db/users.js';
+import { ROLES } from '../../shared/schemas/users.js';
 import { Id } from '../../shared/http/schemas.js';
 
 export const EmailSignInBody = v.object({ email: v.pipe(Email, v.toLowerCase()) });

@@ -2,9 +2,38 @@ import * as v from 'valibot';
 import { MAX_ATTACHMENTS, MAX_CLIP_VIDEOS, MAX_MENTIONS } from '../../shared/domain/comments/message-content.js';
 import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
 import { viewModeIdsOf } from '../../shared/domain/comments/thread-selection.js';
-import { Cursor, Id, integerIn, isHttpUrl, MAX_URL_LENGTH, numberIn, QueryBoolean, queryInteger, sizedJson, storableJsonObject } from '../../shared/http/schemas.js';
+import { Cursor, Id, integerIn, isHttpUrl, MAX_URL_LENGTH, numberIn, QueryBoolean, queryInteger, sizedJson } from '../../shared/http/schemas.js';
 import { SAMPLE_UUID } from '../../shared/http/openapi-examples.js';
+import {
+  AnnotationRequest,
+  BrowserContextRequest,
+  DeltaSchema,
+  Dimension,
+  MAX_TEXT,
+  NonNegative,
+  SCREENSHOT_TYPES,
+  Text,
+  TextHighlightRequest,
+} from '../../shared/schemas/threads.js';
 import { UploadPolicyBody } from '../uploads/schemas.js';
+
+/** The answers' schemas are the domain's views' types: they live in shared/schemas. */
+export {
+  AnnotationRequest,
+  BrowserContextRequest,
+  DeltaSchema,
+  MAX_DELTA_BYTES,
+  MAX_DELTA_VALUE_DEPTH,
+  MessageSchema,
+  ResolvedSchema,
+  ScreenshotPolicySchema,
+  ScreenshotSchema,
+  ThreadPageSchema,
+  ThreadRecordSchema,
+  TextHighlightRequest,
+  ThreadSchema,
+  UnresolvedSchema,
+} from '../../shared/schemas/threads.js';
 
 /** Threads per page when `limit` is not given, and the most one page holds. */
 export const DEFAULT_THREAD_PAGE = 50;
@@ -12,37 +41,7 @@ export const MAX_THREAD_PAGE = 500;
 
 export const ThreadIdParams = v.object({ id: Id });
 
-const MAX_TEXT = 20_000;
-const Text = (max = 2048) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
 const Percentage = numberIn(0, 100);
-const NonNegative = numberIn(0);
-const Dimension = numberIn(0, 100_000);
-
-/** Levels an embed or an attributes object may nest (itself level 1); Quill's own embeds use two or three. */
-export const MAX_DELTA_VALUE_DEPTH = 10;
-/**
- * Largest Delta, as UTF-8 JSON. A message item stores the Delta and its plain text, which is at most
- * as long, so two of them stay well inside DynamoDB's 400 KB item.
- */
-export const MAX_DELTA_BYTES = 100_000;
-
-const DeltaValue = storableJsonObject(MAX_DELTA_VALUE_DEPTH);
-
-/** A Quill Delta: `{ ops: [{ insert, attributes? }] }`, where `insert` is text or an embed (such as `{ mention: { id, name } }`). */
-export const DeltaSchema = sizedJson(
-  v.object({
-    ops: v.pipe(
-      v.array(
-        v.object({
-          insert: v.union([v.pipe(v.string(), v.maxLength(MAX_TEXT)), DeltaValue], 'must be text or an embed object'),
-          attributes: v.optional(DeltaValue),
-        }),
-      ),
-      v.maxLength(2000, 'must have at most 2000 operations'),
-    ),
-  }),
-  MAX_DELTA_BYTES,
-);
 
 /** MessageRequestAttachment: a confirmed `message_attachment` upload of the markup, by its `fileId`. */
 export const AttachmentRequest = v.object({ fileId: Id });
@@ -83,34 +82,6 @@ export const ElementRequest = v.object({ elementPath: Text(4096), offsetXPercent
 
 /** ThreadElementParentRequest */
 export const ElementParentRequest = v.object({ url: Text(), canonicalUrl: Text(), path: Text(4096), depth: integerIn(0, 10_000) });
-
-/** BrowserContextRequest: every field optional, as the live service's clients send what they know (DESIGN.md). */
-export const BrowserContextRequest = v.object({
-  browserName: v.optional(Text(200)),
-  browserVersion: v.optional(Text(200)),
-  os: v.optional(Text(200)),
-  osVersion: v.optional(Text(200)),
-  osVersionName: v.optional(Text(200)),
-  platform: v.optional(Text(200)),
-  screenWidth: v.optional(Dimension),
-  screenHeight: v.optional(Dimension),
-  viewportWidth: v.optional(Dimension),
-  viewportHeight: v.optional(Dimension),
-});
-
-/** CanvasThreadAnnotationRequest */
-export const AnnotationRequest = v.object({ version: Text(50), scale: NonNegative, originalWidth: Dimension, originalHeight: Dimension });
-
-/** ThreadTextHighlightRequest */
-export const TextHighlightRequest = v.object({
-  startKey: Text(),
-  endKey: Text(),
-  startOffset: NonNegative,
-  startIndex: NonNegative,
-  endOffset: NonNegative,
-  endIndex: NonNegative,
-  text: Text(MAX_TEXT),
-});
 
 /**
  * The extension field `anchor` of a webpage thread (DESIGN.md "Embeddable client"): W3C Web
@@ -190,13 +161,6 @@ export const MovePinBody = v.object({
 
 export const ThreadOrderSchema = v.picklist(THREAD_ORDERS, `must be one of ${THREAD_ORDERS.join(', ')}`);
 
-/** PATCH /threads/{id}/move-pin answers the thread record, whose fields depend on the pin's type. */
-export const ThreadRecordSchema = v.record(v.string(), v.unknown());
-
-export const ResolvedSchema = v.object({ threadId: Id, modifiedAt: v.number() });
-
-export const UnresolvedSchema = v.object({ threadId: Id });
-
 /** `viewMode`: a ViewModeCategory (`desktop`, `tablet`, `mobile`) or a view mode id. */
 export const ViewModeFilter = v.pipe(
   v.string(),
@@ -215,125 +179,12 @@ export const ListThreadsQuery = v.object({
   q: v.optional(v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'))),
 });
 
-const Author = v.object({ id: v.string(), createdAt: v.number(), modifiedAt: v.number(), name: v.string(), guest: v.boolean() });
-
-export const MessageSchema = v.object({
-  id: Id,
-  createdAt: v.number(),
-  modifiedAt: v.number(),
-  scopes: v.array(v.string()),
-  assignedRoleSlugs: v.array(v.string()),
-  threadId: Id,
-  message: v.string(),
-  messageJson: DeltaSchema,
-  user: Author,
-  userMetaData: v.object({ lastSeenAt: v.number() }),
-  attachments: v.array(
-    v.object({
-      id: v.string(),
-      createdAt: v.number(),
-      modifiedAt: v.number(),
-      messageId: v.string(),
-      url: v.string(),
-      etag: v.string(),
-      mimeType: v.string(),
-      originalFilename: v.string(),
-      filesize: v.number(),
-    }),
-  ),
-  clipVideos: v.array(
-    v.object({ id: v.string(), createdAt: v.number(), modifiedAt: v.number(), messageId: v.string(), title: v.string(), sharedUrl: v.string(), width: v.number(), height: v.number() }),
-  ),
-  content: v.string(),
-  mentionIds: v.array(v.string()),
-  read: v.boolean(),
-});
-
-const Timestamps = { id: v.string(), createdAt: v.number(), modifiedAt: v.number() };
-
-/** The public Thread; the fields after `unreadMessageCount` depend on the markup's type. */
-export const ThreadSchema = v.object({
-  ...Timestamps,
-  scopes: v.array(v.string()),
-  assignedRoleSlugs: v.array(v.string()),
-  user: Author,
-  number: v.number(),
-  resolved: v.boolean(),
-  priority: v.nullable(v.number()),
-  messages: v.array(MessageSchema),
-  userMetaData: v.object({ lastSeenAt: v.number() }),
-  lastActivityAt: v.number(),
-  annotations: v.nullable(v.record(v.string(), v.unknown())),
-  read: v.boolean(),
-  unreadMessageCount: v.number(),
-  hasScreenshot: v.boolean(),
-  projectId: v.string(),
-  proxyUrl: v.optional(v.string()),
-  originalUrl: v.optional(v.string()),
-  canonicalUrl: v.optional(v.string()),
-  elements: v.optional(v.array(v.object({ ...Timestamps, threadId: v.string(), path: v.string(), offsetXPercentage: v.number(), offsetYPercentage: v.number() }))),
-  parents: v.optional(
-    v.array(v.object({ ...Timestamps, path: v.string(), depth: v.number(), proxyUrl: v.string(), originalUrl: v.string(), canonicalUrl: v.string() })),
-  ),
-  browserContext: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
-  viewModeId: v.optional(v.nullable(v.string())),
-  anchor: v.optional(
-    v.nullable(
-      v.object({
-        css: v.string(),
-        textQuote: v.optional(v.object({ exact: v.string(), prefix: v.optional(v.string()), suffix: v.optional(v.string()) })),
-        textPosition: v.optional(v.object({ start: v.number(), end: v.number() })),
-      }),
-    ),
-  ),
-  projectImageId: v.optional(v.nullable(v.string())),
-  offsetXPercentage: v.optional(v.number()),
-  offsetYPercentage: v.optional(v.number()),
-  startTime: v.optional(v.number()),
-  endTime: v.optional(v.number()),
-  pageNumber: v.optional(v.nullable(v.number())),
-  textHighlight: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
-});
-
-export const ThreadPageSchema = v.object({
-  threads: v.array(ThreadSchema),
-  query: v.object({ resolved: v.nullable(v.boolean()) }),
-  offset: v.number(),
-  total: v.number(),
-  cursorId: v.nullable(v.string()),
-});
-
-const SCREENSHOT_TYPES = ['extension', 'native', 'static'] as const;
-
-/** The spec's Screenshot, plus presigned links (`url`, and `thumbnailUrl` once made) and `processingError` when no thumbnail could be made. */
-export const ScreenshotSchema = v.object({
-  id: v.string(),
-  createdAt: v.number(),
-  modifiedAt: v.number(),
-  mimeType: v.string(),
-  width: v.number(),
-  height: v.number(),
-  filesize: v.number(),
-  type: v.picklist(SCREENSHOT_TYPES),
-  isProcessing: v.boolean(),
-  url: v.string(),
-  thumbnailUrl: v.optional(v.string()),
-  processingError: v.optional(v.string()),
-});
-
 /** GET /threads/:id/screenshot-upload-policy: the file's name, type and size as for /uploads/upload-policy, and optionally its id. */
 export const ScreenshotPolicyQuery = v.object({
   fileId: v.optional(Id),
   filename: UploadPolicyBody.entries.filename,
   mimeType: UploadPolicyBody.entries.contentType,
   filesize: queryInteger(1, Number.MAX_SAFE_INTEGER),
-});
-
-export const ScreenshotPolicySchema = v.object({
-  key: v.string(),
-  policy: v.object({ url: v.string(), fields: v.record(v.string(), v.string()) }),
-  bucket: v.string(),
-  metadata: v.record(v.string(), v.union([v.string(), v.number()])),
 });
 
 const PixelSize = integerIn(1, 100_000);

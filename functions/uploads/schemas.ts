@@ -1,6 +1,9 @@
 import * as v from 'valibot';
-import { UPLOAD_RESOURCE_TYPES } from '../../shared/db/uploads.js';
+import { UPLOAD_RESOURCE_TYPES } from '../../shared/schemas/uploads.js';
 import { Id, integerIn } from '../../shared/http/schemas.js';
+
+/** The answers' schemas are the domain's views' types: they live in shared/schemas. */
+export { UploadedFileSchema, UploadPolicySchema } from '../../shared/schemas/uploads.js';
 
 /**
  * RFC 6838 `type/subtype`, optionally with parameters; signed into the policy exactly as given. It is
@@ -34,28 +37,4 @@ export const FilePartHeaders = v.object({
 export const UploadCompleteBody = v.object({
   fileId: Id,
   etag: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
-});
-
-export const UploadPolicySchema = v.object({
-  fileId: Id,
-  key: v.string(),
-  bucket: v.string(),
-  acl: v.literal('private'),
-  policy: v.object({ url: v.string(), fields: v.record(v.string(), v.string()) }),
-  /** Uploads rule 6: the same object put directly by a storage client (PUT to `url` with exactly these headers). */
-  directPut: v.object({ method: v.literal('PUT'), url: v.string(), headers: v.record(v.string(), v.string()) }),
-  metadata: v.record(v.string(), v.union([v.string(), v.number()])),
-});
-
-export const UploadedFileSchema = v.object({
-  id: Id,
-  key: v.string(),
-  mimeType: v.string(),
-  filesize: v.number(),
-  originalFilename: v.string(),
-  resourceType: v.picklist(UPLOAD_RESOURCE_TYPES),
-  resourceId: v.string(),
-  workspaceId: Id,
-  width: v.optional(v.number()),
-  height: v.optional(v.number()),
 });

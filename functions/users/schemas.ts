@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { MEMBER_STATUSES, ROLES } from '../../shared/db/users.js';
+import { MEMBER_STATUSES, ROLES } from '../../shared/schemas/users.js';
 import { MAX_INVITE_EMAILS, MAX_INVITE_MESSAGE_LENGTH } from '../../shared/domain/invitations.js';
 import { Id } from '../../shared/http/schemas.js';
 

@@ -1,6 +1,5 @@
 import * as v from 'valibot';
-import { ORIGINAL_FILE_STORAGE_POLICIES } from '../../shared/db/workspaces.js';
-import { STORAGE_CATEGORIES } from '../../shared/db/storage.js';
+import { ORIGINAL_FILE_STORAGE_POLICIES, STORAGE_CATEGORIES } from '../../shared/schemas/workspaces.js';
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../shared/domain/slugs.js';
 import { Cursor, Id, Name, pageSchema, queryInteger, WorkspaceIdInput } from '../../shared/http/schemas.js';
 

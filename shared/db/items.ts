@@ -98,6 +98,8 @@ export type PageScreenshotRecord =
 
 export interface MarkupRecord extends ItemBase {
   kind: 'markup';
+  /** A markup is always in a folder. */
+  parentFolderId: string;
   type: MarkupType;
   url?: string;
   readOnly: boolean;

@@ -6,6 +6,7 @@ import { itemKey } from './items.js';
 import { markupPartition } from './markup-records.js';
 import { TABLE } from './table.js';
 import type { TransactItem } from './transact.js';
+import { MARKUP_EVENT_SEQ_DIGITS, MAX_MARKUP_EVENT_SEQ } from '../schemas/markups.js';
 
 /**
  * The per-markup event log (issue 32; DESIGN.md "Live updates"): every outbox event that names a
@@ -26,15 +27,12 @@ import type { TransactItem } from './transact.js';
 
 const HEAD_SK = 'EVENTSEQ';
 const LOG_PREFIX = 'SEQ#';
-/** Log sort keys are fixed-width so they sort by number. */
-const SEQ_DIGITS = 12;
 
 export const markupEventHeadKey = (markupId: string) => ({ PK: markupPartition(markupId), SK: HEAD_SK });
 export const markupEventLogPartition = (markupId: string) => `MARKUPEVENTS#${markupId}`;
-export const markupEventLogKey = (markupId: string, seq: number) => ({ PK: markupEventLogPartition(markupId), SK: `${LOG_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}` });
+export const markupEventLogKey = (markupId: string, seq: number) => ({ PK: markupEventLogPartition(markupId), SK: `${LOG_PREFIX}${String(seq).padStart(MARKUP_EVENT_SEQ_DIGITS, '0')}` });
 
-/** The largest `after` a log read takes: beyond it sort keys would stop sorting by number. */
-export const MAX_MARKUP_EVENT_SEQ = 10 ** SEQ_DIGITS - 1;
+export { MAX_MARKUP_EVENT_SEQ };
 
 /** The attribute of a markup item that holds the events of its creation (EventRecord[] with seq 1..k). */
 const CREATED_EVENTS = 'createdEvents';
@@ -283,8 +281,8 @@ function logPut(record: EventRecord & { seq: number }): TransactItem {
 // Reads
 // ---------------------------------------------------------------------------------------------
 
-function createdEventsOf(item: Record<string, unknown> | undefined): (EventRecord & { seq: number })[] {
-  const events = item?.[CREATED_EVENTS];
+function createdEventsOf(item: object | undefined): (EventRecord & { seq: number })[] {
+  const events = (item as Record<string, unknown> | undefined)?.[CREATED_EVENTS];
   return Array.isArray(events) ? (events as (EventRecord & { seq: number })[]) : [];
 }
 
@@ -297,7 +295,7 @@ const kept = (event: EventRecord, now: number) => Date.parse(event.createdAt) + 
  * item as read (its `createdEvents` are the first entries); the caller has authorized the read.
  */
 export async function readMarkupEventLog(
-  markup: { id: string } & Record<string, unknown>,
+  markup: { id: string },
   after: number,
   limit: number,
 ): Promise<{ entries: MarkupLogEntry[]; hasMore: boolean }> {

@@ -2,9 +2,9 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { updateIfConditionHolds } from './transact.js';
+import { STORAGE_CATEGORIES } from '../schemas/workspaces.js';
 
-/** What stored bytes are counted as, per organization. */
-export const STORAGE_CATEGORIES = ['pdfs', 'videos', 'images', 'attachments', 'originals'] as const;
+export { STORAGE_CATEGORIES };
 export type StorageCategory = (typeof STORAGE_CATEGORIES)[number];
 
 export type StorageBreakdown = Record<StorageCategory | 'total', number>;

@@ -5,6 +5,7 @@ import { AGAIN, withBackoff } from './backoff.js';
 import { isTransactionConflict } from './errors.js';
 import { endReservationItems, reserveItems, type Reservation } from './reservations.js';
 import { storageDelta, type StorageCategory } from './storage.js';
+import { UPLOAD_RESOURCE_TYPES } from '../schemas/uploads.js';
 import { batchGet, putNew, transactUnlessConditionFails, tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
 
 /**
@@ -34,19 +35,7 @@ export function parseUploadObjectKey(key: string): { workspaceId: string; fileId
   return match ? { workspaceId: match[1]!, fileId: match[2]! } : undefined;
 }
 
-/** The spec's UploadResourceType: what an uploaded file is for. */
-export const UPLOAD_RESOURCE_TYPES = [
-  'message_attachment',
-  'thread_screenshot',
-  'thread_snapshot',
-  'annotation_export',
-  'project_original',
-  'project_image',
-  'markup_asset',
-  'user_avatar',
-  'external_user_avatar',
-  'workspace_icon',
-] as const;
+export { UPLOAD_RESOURCE_TYPES };
 export type UploadResourceType = (typeof UPLOAD_RESOURCE_TYPES)[number];
 
 export type UploadState = 'issued' | 'confirmed' | 'consumed';

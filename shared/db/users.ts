@@ -2,8 +2,9 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { batchGet } from './transact.js';
+import { MEMBER_STATUSES, ROLES } from '../schemas/users.js';
 
-export const ROLES = ['owner', 'admin', 'contributor', 'viewer'] as const;
+export { MEMBER_STATUSES, ROLES };
 export type Role = (typeof ROLES)[number];
 
 /**
@@ -20,7 +21,6 @@ export interface User {
   modifiedAt: number;
 }
 
-export const MEMBER_STATUSES = ['active', 'invited'] as const;
 export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 
 export interface Member {

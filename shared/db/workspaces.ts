@@ -6,8 +6,9 @@ import { newFolderRecord, toItem } from './items.js';
 import { queryPage, type Page } from './paging.js';
 import { batchGet, putNew, tryTransact, type TransactItem } from './transact.js';
 import { SORT_SEPARATOR, versionCondition } from './table.js';
+import { ORIGINAL_FILE_STORAGE_POLICIES } from '../schemas/workspaces.js';
 
-export const ORIGINAL_FILE_STORAGE_POLICIES = ['STORE_ALWAYS', 'NEVER_STORE', 'ASK_PER_PROJECT'] as const;
+export { ORIGINAL_FILE_STORAGE_POLICIES };
 export type OriginalFileStoragePolicy = (typeof ORIGINAL_FILE_STORAGE_POLICIES)[number];
 
 export interface WorkspaceRecord {

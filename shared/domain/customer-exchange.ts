@@ -6,7 +6,7 @@ import { installationSource } from '../db/external-users.js';
 import { getInstallation, getInstallationByPublicKey, type InstallationRecord } from '../db/installations.js';
 import { getWorkspace, type WorkspaceRecord } from '../db/workspaces.js';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../http/errors.js';
-import { isId } from '../http/schemas.js';
+import { isId } from '../schemas/builders.js';
 import { upsertExternalUserFromClaims } from './external-users.js';
 import { isMarkupOfWorkspace } from './markups/access.js';
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { EXTERNAL_ID_MAX_LENGTH } from '../db/external-users.js';
-import { HttpUrl, Name } from '../http/schemas.js';
+import { HttpUrl, Name } from '../schemas/builders.js';
 
 /**
  * The fields of an external user (Resources: Users), as requests send them and as customer JWT

@@ -3,6 +3,8 @@ import { conversionProgressOf, type ConversionProgress } from '../db/conversion-
 import type { MarkupRecord, MarkupType, StoredFile } from '../db/items.js';
 import type { Plan } from '../db/plans.js';
 import { DEFAULT_URL_TTL_SECONDS, presignedGetUrl } from '../storage/urls.js';
+import type { ChildMarkupView } from '../schemas/items.js';
+import type { MarkupView } from '../schemas/markups.js';
 import { VIEW_MODES } from './markups/view-modes.js';
 
 /** What a caller may do to a markup, as `scopes` strings, read from the permission table. */
@@ -66,7 +68,7 @@ const ttlOf = (context: Pick<MarkupViewContext, 'fileUrlTtlSeconds'>) => context
  * size and, when rendered, `image`); `video` on video markups once converted (`url` of the web
  * rendition, `mimeType`, `filesize`, `durationSeconds`, `width`, `height`, `posterUrl`).
  */
-async function fileFields(markup: MarkupRecord, context: MarkupViewContext): Promise<Record<string, unknown>> {
+async function fileFields(markup: MarkupRecord, context: MarkupViewContext): Promise<Pick<MarkupView, 'images' | 'document' | 'video'>> {
   const ttlSeconds = ttlOf(context);
   switch (markup.type) {
     case 'image':
@@ -132,19 +134,12 @@ export async function markupCardFields(markup: MarkupRecord, context: CardContex
     thumbnailUrl: await thumbnailUrlOf(markup, context),
     activeThreads: markup.activeThreads,
     isReady: markup.isReady,
-    ...(conversionFields(markup) as Pick<MarkupCardFields, 'originalMimeType' | 'conversionStatus' | 'conversionError'>),
+    ...conversionFields(markup),
   };
 }
 
-export interface MarkupCardFields {
-  markupType: MarkupType;
-  thumbnailUrl: string;
-  activeThreads: number;
-  isReady: boolean;
-  originalMimeType?: string;
-  conversionStatus?: string;
-  conversionError?: string;
-}
+/** What a markup's card adds to a child listing's folder item (but the caller's `unreadThreads`). */
+export type MarkupCardFields = Pick<ChildMarkupView, 'markupType' | 'thumbnailUrl' | 'activeThreads' | 'isReady' | ConversionField>;
 
 /** Why a view mode of a webpage markup made before full-page screenshots existed has none. */
 export const NO_PAGE_SCREENSHOT = 'This markup was rendered before full-page screenshots existed; create it again to get them.';
@@ -155,7 +150,7 @@ export const NO_PAGE_SCREENSHOT = 'This markup was rendered before full-page scr
  * function's answer), its size in CSS pixels and where its layout is read (`layoutUrl`, an API
  * route authorized like this read), or the reason it is unavailable.
  */
-async function pageScreenshotsOf(markup: MarkupRecord, context: MarkupViewContext): Promise<Record<string, unknown>[]> {
+async function pageScreenshotsOf(markup: MarkupRecord, context: MarkupViewContext): Promise<NonNullable<MarkupView['pageScreenshots']>> {
   return Promise.all(
     VIEW_MODES.map(async (mode) => {
       const screenshot = markup.pageScreenshots?.[mode.id] ?? { state: 'unavailable' as const, error: NO_PAGE_SCREENSHOT };
@@ -173,8 +168,10 @@ async function pageScreenshotsOf(markup: MarkupRecord, context: MarkupViewContex
   );
 }
 
+type ConversionField = 'originalMimeType' | 'conversionStatus' | 'conversionError';
+
 /** Conversion state of file markups; reported whether or not files are expanded. */
-function conversionFields(markup: MarkupRecord): Record<string, unknown> {
+function conversionFields(markup: MarkupRecord): Pick<MarkupView, ConversionField> {
   if (markup.type === 'webpage') return {};
   return {
     ...(markup.originalMimeType ? { originalMimeType: markup.originalMimeType } : {}),
@@ -197,7 +194,7 @@ export const markupUrlOf = (appUrl: string, markupId: string): string => `${appU
  * `isReady` is always reported, file fields only when `include` asks for them (Markups rule 8).
  * Asynchronous because file URLs are presigned.
  */
-export async function toPublicMarkup(markup: MarkupRecord, context: MarkupViewContext): Promise<Record<string, unknown>> {
+export async function toPublicMarkup(markup: MarkupRecord, context: MarkupViewContext): Promise<MarkupView> {
   const [thumbnailUrl, files, progress, pageScreenshots] = await Promise.all([
     thumbnailUrlOf(markup, context),
     expandsFiles(markup.type, context.include) ? fileFields(markup, context) : {},
@@ -233,6 +230,6 @@ export async function toPublicMarkup(markup: MarkupRecord, context: MarkupViewCo
 }
 
 /** Many markups in one view context (list and search pages). */
-export function toPublicMarkups(markups: readonly MarkupRecord[], context: MarkupViewContext): Promise<Record<string, unknown>[]> {
+export function toPublicMarkups(markups: readonly MarkupRecord[], context: MarkupViewContext): Promise<MarkupView[]> {
   return Promise.all(markups.map((markup) => toPublicMarkup(markup, context)));
 }

@@ -5,6 +5,7 @@ import { getWorkspace } from '../db/workspaces.js';
 import { deleteObjectsLater, enqueueConversion, type ArchiveOriginalsJob } from '../events/jobs.js';
 import { BadRequestError, NotFoundError } from '../http/errors.js';
 import { presignedGetUrl } from '../storage/urls.js';
+import type { ArchivedOriginalView, OriginalDownloadView } from '../schemas/markups.js';
 
 /** Download URLs for originals live briefly: they hand out the whole source file. */
 export const ORIGINAL_URL_TTL_SECONDS = 300;
@@ -26,7 +27,7 @@ export async function archiveAndQueueDeletion(original: OriginalRecord): Promise
 }
 
 /** DELETE /markups/:id/original: archives the retained original and answers its size. */
-export async function archiveMarkupOriginal(markup: MarkupRecord): Promise<{ archivedFileSize: number }> {
+export async function archiveMarkupOriginal(markup: MarkupRecord): Promise<ArchivedOriginalView> {
   const original = await retainedOriginalOf(markup);
   if (!(await archiveAndQueueDeletion(original))) throw new NotFoundError(`Markup ${markup.id} has no retained original file.`);
   return { archivedFileSize: original.filesize };
@@ -51,7 +52,7 @@ export async function setRetainOriginal(markup: MarkupRecord, retain: boolean): 
 }
 
 /** GET /markups/:id/original/download-url: a short-lived presigned URL that downloads the original. */
-export async function originalDownload(markup: MarkupRecord): Promise<{ url: string; filename: string; mimeType: string; filesize: number }> {
+export async function originalDownload(markup: MarkupRecord): Promise<OriginalDownloadView> {
   const original = await retainedOriginalOf(markup);
   return {
     url: await presignedGetUrl(original.key, { ttlSeconds: ORIGINAL_URL_TTL_SECONDS, contentType: original.mimeType, downloadAs: original.filename }),

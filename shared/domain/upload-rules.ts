@@ -8,7 +8,7 @@ import { getStorageCounters, repairClaimed, type StorageCategory, type StorageCo
 import { recordIssuedUpload, type UploadRecord, type UploadResourceType } from '../db/uploads.js';
 import type { WorkspaceRecord } from '../db/workspaces.js';
 import { BadRequestError, ConflictError, ForbiddenError, InvalidInputError, PaymentRequiredError } from '../http/errors.js';
-import { isId } from '../http/schemas.js';
+import { isId } from '../schemas/builders.js';
 import { baseMimeType, fileTypeOf, isDisplayableImage, SUPPORTED_EXTENSIONS } from '../storage/file-types.js';
 import { loadFolderForCaller } from './items/access.js';
 import { loadMarkup } from './markups/access.js';

@@ -18,7 +18,8 @@ import { recordMetrics } from '../metrics.js';
 import { baseMimeType, fileTypeOf } from '../storage/file-types.js';
 import { IMAGE_HEADER_BYTES, readImageAs, type ImageSize } from '../storage/image-size.js';
 import { bucketName, headObject, readObjectStart, tagObjectConfirmed, type StoredObject } from '../storage/objects.js';
-import { createUploadPolicy, policyUsableUntilEpoch, type DirectPut, type UploadPolicy } from '../storage/upload-policy.js';
+import { createUploadPolicy, policyUsableUntilEpoch } from '../storage/upload-policy.js';
+import type { UploadedFileView, UploadPolicyView } from '../schemas/uploads.js';
 import {
   issueWithReservation,
   objectNameOf,
@@ -45,17 +46,6 @@ export interface UploadPolicyInput {
   fileId?: string;
 }
 
-export interface IssuedUpload {
-  fileId: string;
-  key: string;
-  bucket: string;
-  acl: 'private';
-  policy: UploadPolicy;
-  /** Uploads rule 6: the alternative to the form post for a storage client. */
-  directPut: DirectPut;
-  metadata: Record<string, string | number>;
-}
-
 /** S3 accepts at most 5 GiB in one POST. */
 export const MAX_POST_BYTES = 5 * 1024 ** 3;
 
@@ -65,7 +55,7 @@ export const MAX_POST_BYTES = 5 * 1024 ** 3;
  * `issued`, reserving its declared size under the plan's storage limit (402 when it does not fit,
  * before anything is issued), and signs a policy for exactly that key, size and type.
  */
-export async function issueUploadPolicy(principal: Principal, input: UploadPolicyInput): Promise<IssuedUpload> {
+export async function issueUploadPolicy(principal: Principal, input: UploadPolicyInput): Promise<UploadPolicyView> {
   const { workspace } = await resolveUploadWorkspace(principal, input.resourceType, input.resourceId, input.workspaceId);
   requireAcceptedType(input.resourceType, input.contentType, input.filename);
   const plan = await getPlan(workspace.organizationId);
@@ -129,7 +119,7 @@ export async function issueUploadPolicy(principal: Principal, input: UploadPolic
  * (`id`, `key`, `mimeType`, `filesize`, `originalFilename`), what the file is for, and its pixel
  * size when it is an image whose header could be read.
  */
-export function describeUpload(record: UploadRecord): Record<string, unknown> {
+export function describeUpload(record: UploadRecord): UploadedFileView {
   return {
     id: record.fileId,
     key: record.key,
@@ -193,7 +183,7 @@ async function dimensionsOf(record: UploadRecord): Promise<ImageSize | undefined
  * the lifecycle rule's reach) BEFORE the record changes, so a confirmed record never points at an
  * object about to expire. Completing again answers the same.
  */
-export async function completeUpload(principal: Principal, input: { fileId: string; etag: string }): Promise<Record<string, unknown>> {
+export async function completeUpload(principal: Principal, input: { fileId: string; etag: string }): Promise<UploadedFileView> {
   const record = await loadUploadForCaller(principal, input.fileId);
   if (record.state !== 'issued') return confirmedAnswer(record, input.etag);
   if (record.expiresAtEpoch !== undefined && record.expiresAtEpoch * 1000 <= Date.now()) {
@@ -225,7 +215,7 @@ export async function completeUpload(principal: Principal, input: { fileId: stri
   return describeUpload({ ...record, state: 'confirmed', confirmedAt: at, etag: object.etag, category, ...size });
 }
 
-function confirmedAnswer(record: UploadRecord, etag: string): Record<string, unknown> {
+function confirmedAnswer(record: UploadRecord, etag: string): UploadedFileView {
   if (record.etag !== undefined && unquoted(record.etag) !== unquoted(etag)) {
     throw new BadRequestError(`Upload ${record.fileId} was confirmed with ETag ${record.etag}, not ${etag}.`, 'upload-mismatch');
   }

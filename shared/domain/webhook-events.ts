@@ -5,6 +5,8 @@ import { getPlan } from '../db/plans.js';
 import { getReadMarksFor } from '../db/read-marks.js';
 import { getThreadWithMessages } from '../db/threads.js';
 import { getUsers, type User } from '../db/users.js';
+import type { MarkupView } from '../schemas/markups.js';
+import type { AuthorView, MessageView, ThreadView } from '../schemas/threads.js';
 import { MAX_URL_TTL_SECONDS } from '../storage/urls.js';
 import { indexReadMarks, readStateOf } from './comments/read-state.js';
 import { authorOf, toPublicThread, type ViewerContext } from './comments/views.js';
@@ -18,10 +20,10 @@ export interface EventEnvelope {
   workspaceId: string;
   createdAt: string;
   data: {
-    markup: Record<string, unknown> | null;
-    user: ReturnType<typeof authorOf> | null;
-    comment?: Record<string, unknown> | null;
-    message?: Record<string, unknown> | null;
+    markup: MarkupView | null;
+    user: AuthorView | null;
+    comment?: ThreadView | null;
+    message?: MessageView | null;
   };
 }
 
@@ -79,15 +81,15 @@ export async function buildEventEnvelope(event: DeliverableEvent): Promise<Event
   const subjectIds = [found.thread.id, ...found.messages.map((message) => message.id)];
   const marks = actorId ? await getReadMarksFor(markup.id, actorId, subjectIds) : [];
   const comment = await toPublicThread(found.thread, found.messages, viewer, readStateOf(found.thread, found.messages, indexReadMarks(marks)));
-  const message = (comment.messages as { id: string }[]).find((listed) => listed.id === event.messageId) ?? null;
+  const message = comment.messages.find((listed) => listed.id === event.messageId) ?? null;
   return { ...envelope, data: { markup: publicMarkup, user, ...commentKeys(event, comment, message) } };
 }
 
 /** `comment` on comment events, and `message` on those that name one, present even when gone (null). */
 export function commentKeys(
   event: { threadId?: string; messageId?: string },
-  comment: Record<string, unknown> | null,
-  message: Record<string, unknown> | null,
+  comment: ThreadView | null,
+  message: MessageView | null,
 ): Pick<EventEnvelope['data'], 'comment' | 'message'> {
   return { ...(event.threadId ? { comment } : {}), ...(event.messageId ? { message } : {}) };
 }

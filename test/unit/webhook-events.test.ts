@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { commentKeys } from '../../shared/domain/webhook-events.js';
+import type { MessageView, ThreadView } from '../../shared/schemas/threads.js';
 
 describe('comment and message keys of a body', () => {
-  const comment = { id: 't' };
-  const message = { id: 'm' };
+  // Stand-ins: the keys carry the views as they are, whatever they hold.
+  const comment = { id: 't' } as ThreadView;
+  const message = { id: 'm' } as MessageView;
   it('has neither on markup events', () => {
     expect(commentKeys({}, null, null)).toEqual({});
   });

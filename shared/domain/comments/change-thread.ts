@@ -7,7 +7,8 @@ import { getThreadRecord, threadReplace, threadUnchanged, type ThreadAnchor, typ
 import { commit, fromFreshReads, nextTime, put, STALE, type TransactItem } from '../../db/transact.js';
 import { BadRequestError } from '../../http/errors.js';
 import { requireVersion, type IfMatch } from '../../http/etag.js';
-import { isHttpUrl } from '../../http/schemas.js';
+import { isHttpUrl } from '../../schemas/builders.js';
+import type { BrowserContextInput, ThreadRecordView } from '../../schemas/threads.js';
 import { explainMarkupRefusal, loadThreadAccess, loadThreadAccessToChange, threadNotFound, type ThreadAccess } from './access.js';
 import { commentEvent } from './events.js';
 import { locateOnPageScreenshot } from './page-location.js';
@@ -100,7 +101,7 @@ export interface MovePinInput {
   url?: string;
   canonicalUrl?: string;
   elements?: ElementInput[];
-  browserContext?: Record<string, unknown>;
+  browserContext?: BrowserContextInput;
   elementParents?: ElementParentInput[];
   anchor?: ThreadAnchor;
   viewportXPercentage?: number;
@@ -112,7 +113,7 @@ export interface MovePinInput {
  * browser context); an image, PDF or video pin to new offsets (`viewportXPercentage`,
  * `viewportYPercentage`). Answers the thread record of the spec.
  */
-export async function movePin(principal: Principal, threadId: string, input: MovePinInput, ifMatch?: IfMatch): Promise<Record<string, unknown>> {
+export async function movePin(principal: Principal, threadId: string, input: MovePinInput, ifMatch?: IfMatch): Promise<ThreadRecordView> {
   const access = await loadThreadAccessToChange(principal, threadId);
   if (input.url !== undefined && !isHttpUrl(input.url)) throw invalid('url', 'must be an absolute http or https URL');
   const { after } = await changeThread(

@@ -8,6 +8,7 @@ import { threadIndexWrites } from '../../db/thread-index.js';
 import { nextThreadNumber, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../db/threads.js';
 import { failIfArmed } from '../../db/faults.js';
 import { commit, put, putNew, type TransactItem } from '../../db/transact.js';
+import type { AnnotationInput, ThreadView } from '../../schemas/threads.js';
 import { loadMarkup } from '../markups/access.js';
 import { explainMarkupRefusal, explainWriteRefusal, requireOpenForComments } from './access.js';
 import { commentEvent } from './events.js';
@@ -26,7 +27,7 @@ export interface CreateThreadInput extends PinInput {
   clipVideos?: ClipVideoInput[];
   width?: number;
   height?: number;
-  annotations?: Record<string, unknown>;
+  annotations?: AnnotationInput;
   requireDimensionsOverride?: boolean;
   priority?: number;
 }
@@ -46,7 +47,7 @@ function firstMessageText(input: CreateThreadInput): { message: Delta } | { cont
 }
 
 /** POST /threads: a numbered thread with its first message, written whole or not at all. */
-export async function createThread(principal: Principal, input: CreateThreadInput): Promise<Record<string, unknown>> {
+export async function createThread(principal: Principal, input: CreateThreadInput): Promise<ThreadView> {
   if (!input.projectId) throw invalid('projectId', 'is required: the id of the markup to comment on');
   const access = await loadMarkup(principal, input.projectId, { consistent: true, plan: false });
   const { markup } = access;

@@ -18,6 +18,7 @@ import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadWithMessages, threadRevisionUpdate } from '../../db/threads.js';
 import { batchDelete, commit, fromFreshReads, nextTime, put, putNew, STALE, type TransactItem } from '../../db/transact.js';
 import { deleteObjectsLater } from '../../events/jobs.js';
+import type { MessageView } from '../../schemas/threads.js';
 import { BadRequestError } from '../../http/errors.js';
 import { requireVersion, type IfMatch } from '../../http/etag.js';
 import {
@@ -57,7 +58,7 @@ export function requireSomething(message: { content: string; attachments: unknow
  * thread to its next revision (read state compares revisions), from a fresh read again when
  * another change got there first.
  */
-export async function createMessage(principal: Principal, threadId: string, input: MessageInput): Promise<Record<string, unknown>> {
+export async function createMessage(principal: Principal, threadId: string, input: MessageInput): Promise<MessageView> {
   const access = await loadThreadAccess(principal, threadId);
   const { markup } = access;
   requireOpenForComments(markup);
@@ -99,7 +100,7 @@ export async function updateMessage(
   messageId: string,
   input: UpdateMessageInput,
   ifMatch?: IfMatch,
-): Promise<{ message: Record<string, unknown>; version: number }> {
+): Promise<{ message: MessageView; version: number }> {
   const access = await loadMessageAccess(principal, messageId);
   const { markup, reference } = access;
   return fromFreshReads(`Message ${messageId}`, async () => {
@@ -149,7 +150,7 @@ export async function updateMessage(
  * /messages/:id compare an If-Match with, which no other read answers (a thread's ETag names the
  * thread's revision, which every message of it moves).
  */
-export async function readMessage(principal: Principal, messageId: string): Promise<{ message: Record<string, unknown>; version: number }> {
+export async function readMessage(principal: Principal, messageId: string): Promise<{ message: MessageView; version: number }> {
   const access = await loadMessageAccess(principal, messageId);
   const message = await getMessage(access.reference);
   if (!message) throw messageNotFound(messageId);

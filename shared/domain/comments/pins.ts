@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { MarkupRecord } from '../../db/items.js';
 import type { ThreadAnchor, ThreadElementRecord, ThreadKind, ThreadParentRecord, ThreadRecord } from '../../db/threads.js';
 import { ConflictError, InvalidInputError } from '../../http/errors.js';
-import { isHttpUrl } from '../../http/schemas.js';
+import { isHttpUrl } from '../../schemas/builders.js';
+import type { BrowserContextInput, TextHighlightInput } from '../../schemas/threads.js';
 import { VIEW_MODES } from '../markups/view-modes.js';
 import { withArticle } from '../../english.js';
 
@@ -35,12 +36,12 @@ export interface PinInput {
   offsetYPercentage: number;
   startTime?: number;
   endTime?: number;
-  browserContext?: Record<string, unknown>;
+  browserContext?: BrowserContextInput;
   elementParents?: ElementParentInput[];
   viewModeId?: string;
   /** Extension (webpage threads): the embeddable client's selectors of the element. */
   anchor?: ThreadAnchor;
-  textHighlight?: Record<string, unknown>;
+  textHighlight?: TextHighlightInput;
   pageNumber?: number;
 }
 

@@ -5,6 +5,7 @@ import { getReadMarksFor } from '../../db/read-marks.js';
 import { getThreadIndexState } from '../../db/thread-index.js';
 import { getThreadWithMessages } from '../../db/threads.js';
 import { BadRequestError } from '../../http/errors.js';
+import type { ThreadPageView, ThreadView } from '../../schemas/threads.js';
 import { loadMarkup } from '../markups/access.js';
 import { loadThreadAccess, threadNotFound } from './access.js';
 import { indexReadMarks, readStateOf } from './read-state.js';
@@ -16,7 +17,7 @@ import { toPublicThread, viewerFor } from './views.js';
  * GET /threads/:id: the thread with its messages and the caller's read state, and the thread's
  * `revision` (its version for ETags: every change of the thread or of one of its messages moves it).
  */
-export async function getThread(principal: Principal, threadId: string): Promise<{ thread: Record<string, unknown>; version: number }> {
+export async function getThread(principal: Principal, threadId: string): Promise<{ thread: ThreadView; version: number }> {
   const access = await loadThreadAccess(principal, threadId);
   const found = await getThreadWithMessages(access.markup.id, threadId);
   if (!found) throw threadNotFound(threadId);
@@ -47,7 +48,7 @@ export interface ListThreadsInput extends ThreadFilter {
  * The index counters and the cursor key are read beside the access check (nothing of them is
  * answered before it passed).
  */
-export async function listThreads(principal: Principal, input: ListThreadsInput): Promise<Record<string, unknown>> {
+export async function listThreads(principal: Principal, input: ListThreadsInput): Promise<ThreadPageView> {
   if (input.cursorId !== undefined && input.offset !== undefined) throw new BadRequestError('Pass either cursorId or offset, not both.');
   const [access, state, key] = await Promise.all([loadMarkup(principal, input.markupId, { plan: false }), getThreadIndexState(input.markupId), getCursorKey()]);
   return listIndexedThreads(principal, access, input, { state, key, list: listIdOf(input) });

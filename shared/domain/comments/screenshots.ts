@@ -7,6 +7,7 @@ import { consumeUploadItem, getUpload, type UploadRecord } from '../../db/upload
 import { deleteObjectsLater, enqueueConversion } from '../../events/jobs.js';
 import { BadRequestError, ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../../http/errors.js';
 import { logger } from '../../logger.js';
+import type { ScreenshotPolicyView, ScreenshotView } from '../../schemas/threads.js';
 import { baseMimeType, fileTypeOf } from '../../storage/file-types.js';
 import { presignedGetUrl } from '../../storage/urls.js';
 import { completeUpload, issueUploadPolicy, unquoted } from '../uploads.js';
@@ -40,7 +41,7 @@ export interface ScreenshotPolicyInput {
  * or above, displayable images only, the plan's storage limit). `metadata` names the file id and
  * the thread, which PUT screenshot takes.
  */
-export async function issueScreenshotPolicy(principal: Principal, threadId: string, input: ScreenshotPolicyInput): Promise<Record<string, unknown>> {
+export async function issueScreenshotPolicy(principal: Principal, threadId: string, input: ScreenshotPolicyInput): Promise<ScreenshotPolicyView> {
   const access = await loadThreadAccessToChange(principal, threadId);
   const issued = await issueUploadPolicy(principal, {
     resourceType: 'thread_screenshot',
@@ -72,7 +73,7 @@ export type AttachScreenshotInput = Pick<ScreenshotRecord, 'key' | 'etag' | 'mim
  * thread already shows answers it again (and queues its thumbnail job again while it is still
  * processing, which recovers a job lost after the write).
  */
-export async function attachScreenshot(principal: Principal, threadId: string, input: AttachScreenshotInput): Promise<Record<string, unknown>> {
+export async function attachScreenshot(principal: Principal, threadId: string, input: AttachScreenshotInput): Promise<ScreenshotView> {
   const access = await loadThreadAccessToChange(principal, threadId);
   const upload = await loadScreenshotUpload(access, input);
   if (upload.state === 'consumed') return attachedAgain(access, input, upload);
@@ -131,7 +132,7 @@ async function loadScreenshotUpload(access: ThreadAccess, input: AttachScreensho
 }
 
 /** A consumed upload: the thread's current screenshot again (idempotent PUT), else a file already used. */
-async function attachedAgain(access: ThreadAccess, input: AttachScreenshotInput, upload: UploadRecord): Promise<Record<string, unknown>> {
+async function attachedAgain(access: ThreadAccess, input: AttachScreenshotInput, upload: UploadRecord): Promise<ScreenshotView> {
   const thread = await loadThreadRecord(access.markup.id, access.reference.threadId);
   const screenshot = thread.screenshot;
   if (screenshot?.id !== input.fileId) {
@@ -195,7 +196,7 @@ async function queueThumbnail(access: ThreadAccess, screenshot: ScreenshotRecord
 // ---------------------------------------------------------------------------------------------
 
 /** GET /threads/:id/screenshot: 404 when the thread has none. Viewers may see it. */
-export async function getScreenshot(principal: Principal, threadId: string): Promise<Record<string, unknown>> {
+export async function getScreenshot(principal: Principal, threadId: string): Promise<ScreenshotView> {
   const access = await loadThreadAccess(principal, threadId);
   const screenshot = await getThreadScreenshot(access.markup.id, threadId);
   if (!screenshot) throw new NotFoundError(`Thread ${threadId} has no screenshot; attach one with PUT /threads/${threadId}/screenshot.`);
@@ -206,7 +207,7 @@ export async function getScreenshot(principal: Principal, threadId: string): Pro
  * The spec's Screenshot, plus presigned links to the file (`url`) and, once the worker made it, the
  * thumbnail (`thumbnailUrl`), and why there is none (`processingError`) when processing failed.
  */
-export async function toPublicScreenshot(screenshot: ScreenshotRecord): Promise<Record<string, unknown>> {
+export async function toPublicScreenshot(screenshot: ScreenshotRecord): Promise<ScreenshotView> {
   const [url, thumbnailUrl] = await Promise.all([
     presignedGetUrl(screenshot.key, { contentType: screenshot.mimeType }),
     // The worker names the thumbnail after its type (thumbnail.png or thumbnail.jpg).

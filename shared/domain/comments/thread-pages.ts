@@ -16,6 +16,7 @@ import type { MessageRecord } from '../../db/messages.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import { BadRequestError, NotFoundError } from '../../http/errors.js';
 import type { MarkupRoleAccess } from '../markups/access.js';
+import type { ThreadPageView } from '../../schemas/threads.js';
 import { indexReadMarks, readStateOf } from './read-state.js';
 import { viewModeIdsOf, type ThreadOrder } from './thread-selection.js';
 import type { ListThreadsInput } from './read-threads.js';
@@ -114,7 +115,7 @@ export async function listIndexedThreads(
   access: MarkupRoleAccess,
   input: ListThreadsInput,
   context: { state: ThreadIndexState; key: Buffer; list: string },
-): Promise<Record<string, unknown>> {
+): Promise<ThreadPageView> {
   const { markup } = access;
   const plan = ORDER_PLANS[input.order];
   const leaves = selectedLeaves(context.state, input);

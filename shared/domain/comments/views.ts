@@ -6,6 +6,7 @@ import type { ThreadRecord } from '../../db/threads.js';
 import { getUsers, type User } from '../../db/users.js';
 import { DEFAULT_URL_TTL_SECONDS, presignedGetUrl } from '../../storage/urls.js';
 import type { MarkupRoleAccess } from '../markups/access.js';
+import type { AuthorView, MessageView, ThreadRecordView, ThreadView } from '../../schemas/threads.js';
 import type { ReadState } from './read-state.js';
 
 /** The public shapes of threads and messages (Resources: Thread, Message) as one caller sees them. */
@@ -53,13 +54,13 @@ export function messageScopes(message: MessageRecord, viewer: ViewerContext): st
 // ---------------------------------------------------------------------------------------------
 
 /** The author object: API users and members are never guests; external (end) users always are. */
-export function authorOf(userId: string, users: Map<string, User>): { id: string; createdAt: number; modifiedAt: number; name: string; guest: boolean } {
+export function authorOf(userId: string, users: Map<string, User>): AuthorView {
   const user = users.get(userId);
   if (!user) return { id: userId, createdAt: 0, modifiedAt: 0, name: 'Former user', guest: false };
   return { id: user.id, createdAt: user.createdAt, modifiedAt: user.modifiedAt, name: user.name, guest: user.kind === 'external' };
 }
 
-export async function toPublicMessage(message: MessageRecord, viewer: ViewerContext, state: { read: boolean; lastSeenAt: number }): Promise<Record<string, unknown>> {
+export async function toPublicMessage(message: MessageRecord, viewer: ViewerContext, state: { read: boolean; lastSeenAt: number }): Promise<MessageView> {
   const ttlSeconds = viewer.urlTtlSeconds ?? DEFAULT_URL_TTL_SECONDS;
   return {
     id: message.id,
@@ -92,8 +93,29 @@ export async function toPublicMessage(message: MessageRecord, viewer: ViewerCont
   };
 }
 
+/** The fields of a Thread that depend on its markup's type (`projectId` on every type). */
+type ThreadTypeFields = Pick<
+  ThreadView,
+  | 'projectId'
+  | 'proxyUrl'
+  | 'originalUrl'
+  | 'canonicalUrl'
+  | 'elements'
+  | 'parents'
+  | 'browserContext'
+  | 'viewModeId'
+  | 'anchor'
+  | 'projectImageId'
+  | 'offsetXPercentage'
+  | 'offsetYPercentage'
+  | 'startTime'
+  | 'endTime'
+  | 'pageNumber'
+  | 'textHighlight'
+>;
+
 /** The fields a thread of each markup type adds (Resources: Thread). */
-function typeFields(thread: ThreadRecord): Record<string, unknown> {
+function typeFields(thread: ThreadRecord): ThreadTypeFields {
   switch (thread.kind) {
     case 'webpage':
       return {
@@ -146,7 +168,7 @@ function mediaTimesOf(thread: ThreadRecord): { startTime: number; endTime: numbe
   return { startTime, endTime: thread.endTime ?? startTime };
 }
 
-export async function toPublicThread(thread: ThreadRecord, messages: readonly MessageRecord[], viewer: ViewerContext, state: ReadState): Promise<Record<string, unknown>> {
+export async function toPublicThread(thread: ThreadRecord, messages: readonly MessageRecord[], viewer: ViewerContext, state: ReadState): Promise<ThreadView> {
   return {
     id: thread.id,
     createdAt: thread.createdAt,
@@ -171,7 +193,7 @@ export async function toPublicThread(thread: ThreadRecord, messages: readonly Me
 }
 
 /** The thread record move-pin answers (Resources: Thread, "Thread record returned by move-pin"). */
-export function threadRecordOf(thread: ThreadRecord): Record<string, unknown> {
+export function threadRecordOf(thread: ThreadRecord): ThreadRecordView {
   const base = { id: thread.id, userId: thread.userId, projectId: thread.markupId, number: thread.number, resolved: thread.resolved };
   switch (thread.kind) {
     case 'webpage': {

@@ -4,10 +4,11 @@ import { queryPage, type Page } from '../../db/paging.js';
 import { getPlan } from '../../db/plans.js';
 import type { IndexName } from '../../db/table.js';
 import { BadRequestError } from '../../http/errors.js';
+import type { ChildFolderView, ChildMarkupView, ItemView } from '../../schemas/items.js';
 import { unreadThreadCounts } from '../comments/unread-counts.js';
 import { INCLUDE_ALL, markupCardFields, toPublicMarkup, type MarkupViewContext } from '../markup-view.js';
 import type { ItemAccess } from './access.js';
-import { toChildItem, toFolderItem, type ChildFolder, type ChildMarkup, type ChildMarkupCard } from './views.js';
+import { toChildItem, toFolderItem, type ChildMarkupCard } from './views.js';
 
 /** The version an item's ETag carries (`GET /items/{id}`, `GET /markups/{id}` and the writes that answer them). */
 export { itemVersion } from '../../db/items.js';
@@ -19,7 +20,7 @@ const SKIP_CHUNK = 100;
  * GET /items/:id. A markup answers with the public Markup shape; a folder with its folder-item
  * fields and `ancestors` (root first), read with one BatchGet.
  */
-export async function describeItem(access: ItemAccess, links: Pick<MarkupViewContext, 'appUrl'>): Promise<Record<string, unknown>> {
+export async function describeItem(access: ItemAccess, links: Pick<MarkupViewContext, 'appUrl'>): Promise<ItemView> {
   const { item, role } = access;
   if (item.kind === 'markup') return toPublicMarkup(item, { role, plan: await getPlan(item.organizationId), ...links, include: INCLUDE_ALL });
   const byId = new Map((await getItems(item.ancestorIds)).map((ancestor) => [ancestor.id, ancestor]));
@@ -63,7 +64,7 @@ export async function listChildItems(
   options: ChildListOptions,
   links: Pick<MarkupViewContext, 'appUrl' | 'fileUrlTtlSeconds'>,
   userId: string,
-): Promise<Page<ChildFolder | ChildMarkup>> {
+): Promise<Page<ChildFolderView | ChildMarkupView>> {
   if (options.page > 1 && (options.before !== undefined || options.since !== undefined)) {
     throw new BadRequestError('page cannot be combined with before or since: a cursor already says where the page starts.');
   }

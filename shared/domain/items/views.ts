@@ -1,23 +1,11 @@
 import { allows, type AnyRole } from '../../auth/permissions.js';
 import type { FolderCounts } from '../../db/folder-counts.js';
 import type { ItemRecord } from '../../db/items.js';
+import type { ChildFolderView, ChildMarkupView, FolderItemView } from '../../schemas/items.js';
 import { markupUrlOf, type MarkupCardFields } from '../markup-view.js';
 
-export type ItemType = 'folder' | 'markup';
-
-/** The folder-item shape of the spec ("A moved item is returned as"), plus `type`. */
-export interface FolderItem {
-  id: string;
-  type: ItemType;
-  createdAt: number;
-  modifiedAt: number;
-  deletedAt: null;
-  scopes: string[];
-  assignedRoleSlugs: string[];
-  name: string;
-  parentFolderId: string | null;
-  workspaceId: string;
-}
+/** The folder-item shape of the spec ("A moved item is returned as"), plus `type`: the answer schema's type. */
+export type FolderItem = FolderItemView;
 
 /** What the caller's role lets it do to items, read from the permission table (`item:update`, `item:delete`). */
 export function folderItemScopes(role: AnyRole): string[] {
@@ -50,31 +38,24 @@ export function toFolderItem(record: ItemRecord, role: AnyRole): FolderItem {
 /** A folder just created holds nothing. */
 export const EMPTY_FOLDER_COUNTS: FolderCounts = { folderCount: 0, projectCount: 0 };
 
-/** A folder as a child listing shows it: with what it holds, and neither `url` nor `markupUrl`. */
-export type ChildFolder = FolderItem & FolderCounts;
-
-/**
- * A markup as a child listing shows it: with `markupUrl`, `url` when it is a webpage markup, and the
- * extension fields its card needs (`markupCardFields`, the caller's `unreadThreads`), so a listing
- * needs no GET /markups/{id} per markup.
- */
-export type ChildMarkup = FolderItem & { markupUrl: string; url?: string } & MarkupCardFields & { unreadThreads: number };
-
 /** What a child listing adds to a markup: its card, and how many of its threads the caller has not read. */
-export type ChildMarkupCard = MarkupCardFields & { unreadThreads: number };
+export type ChildMarkupCard = MarkupCardFields & Pick<ChildMarkupView, 'unreadThreads'>;
 
 /**
- * One child of a folder as the live service lists it (DESIGN.md, "Operations listed as 204"):
+ * One child of a folder as the live service lists it (DESIGN.md, "Operations listed as 204"): a
+ * folder with what it holds (`ChildFolderSchema`); a markup with `markupUrl`, `url` when it is a
+ * webpage markup, and the extension fields its card needs (`markupCardFields`, the caller's
+ * `unreadThreads`), so a listing needs no GET /markups/{id} per markup (`ChildMarkupSchema`);
  * existing clients tell markups from folders by `url`/`markupUrl`, so a folder never carries
  * either and a markup always carries `markupUrl`. A folder needs its `counts` (what it holds), a
  * markup its `card`.
  */
-export function toChildItem(record: ItemRecord, role: AnyRole, appUrl: string, counts: FolderCounts | undefined, card?: ChildMarkupCard): ChildFolder | ChildMarkup {
+export function toChildItem(record: ItemRecord, role: AnyRole, appUrl: string, counts: FolderCounts | undefined, card?: ChildMarkupCard): ChildFolderView | ChildMarkupView {
   const item = toFolderItem(record, role);
   if (record.kind === 'folder') {
     if (!counts) throw new Error(`folder ${record.id} listed without its counts`);
-    return { ...item, folderCount: counts.folderCount, projectCount: counts.projectCount };
+    return { ...item, type: 'folder', folderCount: counts.folderCount, projectCount: counts.projectCount };
   }
   if (!card) throw new Error(`markup ${record.id} listed without its card`);
-  return { ...item, markupUrl: markupUrlOf(appUrl, record.id), ...(record.type === 'webpage' && record.url !== undefined ? { url: record.url } : {}), ...card };
+  return { ...item, type: 'markup', markupUrl: markupUrlOf(appUrl, record.id), ...(record.type === 'webpage' && record.url !== undefined ? { url: record.url } : {}), ...card };
 }

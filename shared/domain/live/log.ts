@@ -34,7 +34,7 @@ export const markupEventLog: MarkupEventLog = {
   eventsAfter: async (markupId, after, limit) => {
     const markup = await getItem(markupId, true);
     if (!markup || markup.kind !== 'markup') return { events: [], hasMore: false };
-    const { entries, hasMore } = await readMarkupEventLog(markup as unknown as { id: string } & Record<string, unknown>, after, limit);
+    const { entries, hasMore } = await readMarkupEventLog(markup, after, limit);
     return { events: entries.map((entry) => ({ seq: entry.seq, event: entry.event })), hasMore };
   },
 };

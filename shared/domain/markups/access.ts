@@ -7,7 +7,7 @@ import { fromItem, getItem, getItems, itemKey, type ItemRecord, type MarkupRecor
 import { getPlan, type Plan } from '../../db/plans.js';
 import type { WorkspaceRecord } from '../../db/workspaces.js';
 import { BadRequestError, NotFoundError } from '../../http/errors.js';
-import { isId } from '../../http/schemas.js';
+import { isId } from '../../schemas/builders.js';
 import { settleItem, settleItems } from '../items/pending-moves.js';
 
 /** A markup as one caller sees it: the record, its live workspace, the caller's role there, the plan. */

@@ -38,7 +38,7 @@ export async function listMarkupEvents(principal: Principal, markupId: string, p
  * the same bytes). The caller has authorized `markup` (read as its item, `getItem`/`loadMarkup`).
  */
 export async function markupEventsAfter(markup: MarkupRecord, after: number, limit: number): Promise<MarkupEventPage> {
-  const { entries, hasMore } = await readMarkupEventLog(markup as unknown as MarkupRecord & Record<string, unknown>, after, limit);
+  const { entries, hasMore } = await readMarkupEventLog(markup, after, limit);
   const bodies = new Map<number, EventEnvelope>();
   await forEachLimit(entries, BODY_CONCURRENCY, async (entry) => {
     bodies.set(entry.seq, JSON.parse(await eventBody(entry.event)) as EventEnvelope);

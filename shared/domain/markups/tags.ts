@@ -1,27 +1,15 @@
 import type { MarkupRecord } from '../../db/items.js';
 import { listMarkupTags } from '../../db/markup-records.js';
 import { listMembers } from '../../db/members.js';
-import { getUsers, statusOf, type Role } from '../../db/users.js';
-
-export interface TaggableUser {
-  id: string;
-  name: string;
-  email: string | null;
-  role: Role;
-}
-
-export interface TaggedUser {
-  id: string;
-  name: string;
-  email: string;
-}
+import { getUsers, statusOf } from '../../db/users.js';
+import type { TagsView } from '../../schemas/markups.js';
 
 /**
  * GET /markups/:id/tag. `taggable`: the active members of the markup's workspace, by name; people
  * merely invited have not joined and cannot be mentioned (`prepareMessage`), so they are left out.
  * `tagged`: the users mentioned in the markup's threads, recorded under `MARKUP#<id>` / `TAGGED#<userId>`.
  */
-export async function getMarkupTags(markup: MarkupRecord): Promise<{ taggable: TaggableUser[]; tagged: TaggedUser[] }> {
+export async function getMarkupTags(markup: MarkupRecord): Promise<TagsView> {
   const [members, tags] = await Promise.all([listMembers(markup.workspaceId), listMarkupTags(markup.id)]);
   const roles = new Map(members.filter((member) => statusOf(member) === 'active').map((member) => [member.userId, member.role]));
   const users = new Map((await getUsers([...roles.keys(), ...tags.map((tag) => tag.userId as string)])).map((user) => [user.id, user]));

@@ -1,29 +1,13 @@
 import { DEFAULT_PLAN, getPlan, type Plan } from '../../db/plans.js';
 import { getUsage, getUsageHistory, usagePeriod, type UsageCounters, type UsagePeriod } from '../../db/usage.js';
 import type { WorkspaceRecord } from '../../db/workspaces.js';
+import type { UsageView } from '../../schemas/markups.js';
 
 /** Fraction of the monthly allowance at which usage reports a warning. */
 export const WARNING_THRESHOLD = 0.8;
 
-export interface MarkupUsage {
-  scope: 'Workspace';
-  used: number;
-  bundleUsed: number;
-  limit: number | null;
-  remaining: number | null;
-  totalRemaining: number | null;
-  isUnlimited: boolean;
-  enforcementEnabled: boolean;
-  isCustomOverride: boolean;
-  warningThreshold: number;
-  isWarning: boolean;
-  isLimitReached: boolean;
-  bundleBalance: number;
-  isDrawingOnBundle: boolean;
-  averageMonthlyUsage: number | null;
-  periodStart: string;
-  periodEnd: string;
-}
+/** The Markup usage resource: the answer schema's type. */
+export type MarkupUsage = UsageView;
 
 /**
  * The Markup usage resource from a plan and a workspace's counters. `periodEnd` is exclusive (the

@@ -1,15 +1,10 @@
 import { listViewModeCounts } from '../../db/markup-records.js';
+import type { ViewModeView } from '../../schemas/markups.js';
 
-export type ViewModeCategory = 'desktop' | 'tablet' | 'mobile';
+export type ViewModeCategory = ViewModeView['category'];
 
-/** One breakpoint: the viewport (CSS pixels) a webpage markup is shown at in that mode. */
-export interface ViewMode {
-  id: string;
-  category: ViewModeCategory;
-  name: string;
-  width: number;
-  height: number;
-}
+/** One breakpoint: the viewport (CSS pixels) a webpage markup is shown at in that mode (a view mode as answered, without its thread count). */
+export type ViewMode = Omit<ViewModeView, 'threadCount'>;
 
 /** The device breakpoints every markup offers; the ids are fixed so clients may keep them. */
 export const VIEW_MODES: readonly ViewMode[] = [
@@ -19,7 +14,7 @@ export const VIEW_MODES: readonly ViewMode[] = [
 ];
 
 /** GET /markups/:id/view-modes: each view mode with the number of threads placed in it (0 without a counter). */
-export async function listViewModes(markupId: string): Promise<(ViewMode & { threadCount: number })[]> {
+export async function listViewModes(markupId: string): Promise<ViewModeView[]> {
   const counters = await listViewModeCounts(markupId);
   const counts = new Map(counters.map((counter) => [counter.viewModeId as string, Number(counter.threadCount ?? 0)]));
   return VIEW_MODES.map((mode) => ({ ...mode, threadCount: Math.max(0, counts.get(mode.id) ?? 0) }));
