@@ -5,18 +5,6 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/**
- * Files another change of issue 33 is still taking off shared/db (their schemas read db constants;
- * the conversion outcomes become domain code). Remove each once that change is merged.
- */
-const NOT_YET = new Set([
-  'functions/auth/sign-in-schemas.ts',
-  'functions/markups/schemas.ts',
-  'functions/uploads/schemas.ts',
-  'functions/users/schemas.ts',
-  'functions/workspaces/schemas.ts',
-]);
-
 function sourceFilesUnder(folder: string): string[] {
   return readdirSync(join(root, folder), { withFileTypes: true }).flatMap((entry) => {
     const path = `${folder}/${entry.name}`;
@@ -47,7 +35,6 @@ describe('handlers call only the domain (issue 33: one door into authorization a
 
   it('imports nothing from shared/db in any file under functions/', () => {
     const offenders = sourceFilesUnder('functions')
-      .filter((file) => !NOT_YET.has(file))
       .flatMap((file) =>
         specifiersOf(readFileSync(join(root, file), 'utf8'))
           .filter((specifier) => specifier.startsWith('.') && targetOf(file, specifier).startsWith('shared/db/'))
