@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { StackInfo } from '../infra/local/stack.js';
 import { getMove } from '../shared/db/moves.js';
 import { toItem } from '../shared/db/items.js';
-import { batchPut } from '../shared/db/transact.js';
+import { batchPut } from '../shared/db/core/transact.js';
 import { getWorkspace } from '../shared/db/workspaces.js';
 import { markupRecord } from '../test/support/items.js';
 

@@ -10,7 +10,7 @@ import { getConfig } from '../shared/config.js';
 import { getItem, itemKey, toItem, type FolderRecord } from '../shared/db/items.js';
 import { scanWorkspaceMarkups } from '../shared/db/markup-search.js';
 import { WORD_KEY_ATTRIBUTES, WORD_SLOTS, wordIndex } from '../shared/db/markup-words.js';
-import { batchPut } from '../shared/db/transact.js';
+import { batchPut } from '../shared/db/core/transact.js';
 import { getWorkspace } from '../shared/db/workspaces.js';
 import { newWebpageMarkupRecord } from '../shared/domain/markups/create.js';
 import { invokeHandler } from '../test/support/request-count.js';

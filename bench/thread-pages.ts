@@ -12,7 +12,7 @@ import { getThreadIndexState } from '../shared/db/thread-index.js';
 import { getConversation } from '../shared/db/threads.js';
 import { getUsers } from '../shared/db/users.js';
 import { workspaceKey } from '../shared/db/workspaces.js';
-import { createWorkspaceKey } from '../shared/domain/organizations.js';
+import { createWorkspaceKey } from '../shared/domain/organizations/organizations.js';
 import type { StackInfo } from '../infra/local/stack.js';
 import { countRequests, invokeHandler } from '../test/support/request-count.js';
 import { seedConversation } from '../test/support/thread-seed.js';

@@ -28,7 +28,7 @@ const EnvSchema = v.object({
   EMAIL_SENDER: v.optional(v.pipe(v.string(), v.regex(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'must be an email address'))),
   /** The web app; markups link to `<APP_URL>/markups/<id>`. Without it they link to the API's own origin. */
   APP_URL: v.optional(v.pipe(v.string(), v.url())),
-  /** `1`: without APP_URL, the app's origin is the one the web stack wrote into the table (`shared/domain/app-url.ts`). */
+  /** `1`: without APP_URL, the app's origin is the one the web stack wrote into the table (`shared/domain/organizations/app-url.ts`). */
   APP_URL_FROM_TABLE: v.optional(v.picklist(['1'])),
   /** Chromium for page thumbnails; without it the usual install paths are tried, then none (placeholder). */
   CHROMIUM_PATH: v.optional(v.string()),
@@ -86,7 +86,7 @@ export interface Config {
   emailSender: string | undefined;
   mode: 'local' | 'aws';
   appUrl: string | undefined;
-  /** Deployed without context `appUrl`: read the app's origin from the table (`shared/domain/app-url.ts`). */
+  /** Deployed without context `appUrl`: read the app's origin from the table (`shared/domain/organizations/app-url.ts`). */
   appUrlFromTable: boolean;
   chromiumPath: string | undefined;
   chromiumPackDir: string | undefined;

@@ -1,4 +1,4 @@
-import { requestSignInLink, sessionView, signOut, SIGN_IN_RATE_LIMITS, verifySignInCode } from '../../shared/domain/email-sign-in.js';
+import { requestSignInLink, sessionView, signOut, SIGN_IN_RATE_LIMITS, verifySignInCode } from '../../shared/domain/sign-in/email-sign-in.js';
 import { noContent, ok, operation, type Reply } from '../../shared/http/route.js';
 import { EmailSignInBody, SessionSchema, SignedInSchema, VerifySignInBody } from './sign-in-schemas.js';
 

@@ -1,4 +1,4 @@
-import { exchangeCustomerToken } from '../../shared/domain/customer-exchange.js';
+import { exchangeCustomerToken } from '../../shared/domain/sign-in/customer-exchange.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { ExchangeBody, ExchangeSchema } from './schemas.js';
 

@@ -1,5 +1,5 @@
-import { authConfigOf, findLiveInstallation } from '../../shared/domain/customer-exchange.js';
-import { NotFoundError } from '../../shared/http/errors.js';
+import { authConfigOf, findLiveInstallation } from '../../shared/domain/sign-in/customer-exchange.js';
+import { NotFoundError } from '../../shared/errors.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { AuthConfigQuery, AuthConfigSchema } from './schemas.js';
 

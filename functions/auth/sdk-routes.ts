@@ -1,4 +1,4 @@
-import { sdkExchange, sdkExchangeResult } from '../../shared/domain/sdk-exchange.js';
+import { sdkExchange, sdkExchangeResult } from '../../shared/domain/sign-in/sdk-exchange.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { SdkExchangeBody, SdkExchangeResultQuery, SdkExchangeSchema } from './sdk-schemas.js';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { Email } from '../../shared/domain/external-user-fields.js';
+import { Email } from '../../shared/domain/users/external-user-fields.js';
 import { ROLES } from '../../shared/schemas/users.js';
 import { Id } from '../../shared/http/schemas.js';
 

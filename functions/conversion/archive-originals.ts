@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { archiveOriginalsBatch } from '../../shared/domain/originals.js';
+import { archiveOriginalsBatch } from '../../shared/domain/markups/originals.js';
 import { enqueueConversion } from '../../shared/events/jobs.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
 

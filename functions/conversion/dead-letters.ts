@@ -1,6 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as v from 'valibot';
-import { markupOfJob } from '../../shared/domain/markup-objects.js';
+import { markupOfJob } from '../../shared/domain/markups/objects.js';
 import { holdConversionDeadLetter } from '../../shared/events/jobs.js';
 import { logger } from '../../shared/logger.js';
 import { INTERNAL_FAILURE_MESSAGE, markFailed } from './markup-outcome.js';

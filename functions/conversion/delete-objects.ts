@@ -4,7 +4,7 @@ import { getS3 } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { MAX_MARKUPS_PER_OBJECTS_JOB } from '../../shared/events/jobs.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
-import { deleteObjectsOfDeletedMarkups } from '../../shared/domain/markup-objects.js';
+import { deleteObjectsOfDeletedMarkups } from '../../shared/domain/markups/objects.js';
 
 /**
  * Removes objects whose records were archived or deleted (originals, converted files). Deleting an

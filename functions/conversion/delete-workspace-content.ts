@@ -1,9 +1,9 @@
 import * as v from 'valibot';
-import { deleteWorkspaceContent } from '../../shared/domain/workspace-content.js';
+import { deleteWorkspaceContent } from '../../shared/domain/workspaces/content.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
 
 /**
- * Removes what a deleted workspace held (shared/domain/workspace-content.ts). Idempotent: a retry
+ * Removes what a deleted workspace held (shared/domain/workspaces/content.ts). Idempotent: a retry
  * finds less to delete, and every byte counter moves with a conditional write.
  */
 export const deleteWorkspaceContentJob = defineJob({

@@ -7,7 +7,7 @@ import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey
 import { getS3 } from '../../shared/clients.js';
 import { ConversionError } from '../../shared/convert/errors.js';
 import { CONVERSION_LIMITS } from '../../shared/convert/limits.js';
-import type { StoredFile } from '../../shared/domain/markup-objects.js';
+import type { StoredFile } from '../../shared/domain/markups/objects.js';
 import { getConfig } from '../../shared/config.js';
 import { markupObjectPrefix } from '../../shared/storage/objects.js';
 

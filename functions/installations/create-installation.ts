@@ -1,4 +1,4 @@
-import { createInstallation, toPublicInstallation } from '../../shared/domain/installations.js';
+import { createInstallation, toPublicInstallation } from '../../shared/domain/installations/installations.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { CreateInstallationBody, InstallationSchema } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { deleteInstallation } from '../../shared/domain/installations.js';
+import { deleteInstallation } from '../../shared/domain/installations/installations.js';
 import { noContent, operation } from '../../shared/http/route.js';
 import { InstallationIdParams } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { loadInstallation, toPublicInstallation } from '../../shared/domain/installations.js';
+import { loadInstallation, toPublicInstallation } from '../../shared/domain/installations/installations.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { InstallationIdParams, InstallationSchema } from './schemas.js';
 

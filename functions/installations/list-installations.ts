@@ -1,4 +1,4 @@
-import { listInstallations, toPublicInstallation } from '../../shared/domain/installations.js';
+import { listInstallations, toPublicInstallation } from '../../shared/domain/installations/installations.js';
 import { okPage, operation } from '../../shared/http/route.js';
 import { DEFAULT_PAGE_SIZE, InstallationPageSchema, ListInstallationsQuery } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { checkOrigin, checkSigningKey, MAX_ALLOWED_ORIGINS, type Checked } from '../../shared/domain/installation-input.js';
+import { checkOrigin, checkSigningKey, MAX_ALLOWED_ORIGINS, type Checked } from '../../shared/domain/installations/input.js';
 import { Cursor, HttpUrl, Id, Name, pageSchema, queryInteger } from '../../shared/http/schemas.js';
 
 export const DEFAULT_PAGE_SIZE = 50;

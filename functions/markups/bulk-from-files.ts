@@ -1,5 +1,5 @@
-import { resolveWorkspace } from '../../shared/domain/scope.js';
-import { NotImplementedError } from '../../shared/http/errors.js';
+import { resolveWorkspace } from '../../shared/domain/workspaces/scope.js';
+import { NotImplementedError } from '../../shared/errors.js';
 import { operation } from '../../shared/http/route.js';
 import { BulkFromFilesBody } from './schemas.js';
 

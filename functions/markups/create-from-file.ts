@@ -1,6 +1,6 @@
-import { createMarkupFromBytes } from '../../shared/domain/file-markups.js';
-import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
-import { BadRequestError } from '../../shared/http/errors.js';
+import { createMarkupFromBytes } from '../../shared/domain/markups/file-markups.js';
+import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markups/view.js';
+import { BadRequestError } from '../../shared/errors.js';
 import { parseMultipart, type MultipartPart } from '../../shared/http/multipart.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { parseWith } from '../../shared/http/validation.js';

@@ -1,6 +1,6 @@
 import { CONVERSION_LIMITS_DESCRIPTION } from '../../shared/convert/limits.js';
-import { createMarkupFromUploads } from '../../shared/domain/file-markups.js';
-import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { createMarkupFromUploads } from '../../shared/domain/markups/file-markups.js';
+import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markups/view.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { FilesMarkupBody, MarkupSchema } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import { createUrlMarkups } from '../../shared/domain/markups/create.js';
-import { toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { toPublicMarkup } from '../../shared/domain/markups/view.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { MarkupSchema, UrlMarkupBody } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import { loadMarkup } from '../../shared/domain/markups/access.js';
-import { archiveMarkupOriginal } from '../../shared/domain/originals.js';
+import { archiveMarkupOriginal } from '../../shared/domain/markups/originals.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { ArchivedOriginalSchema, MarkupIdParams } from './schemas.js';
 

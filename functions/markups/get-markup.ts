@@ -1,7 +1,7 @@
 import { CONVERSION_LIMITS, CONVERSION_LIMITS_DESCRIPTION } from '../../shared/convert/limits.js';
 import { loadMarkup } from '../../shared/domain/markups/access.js';
 import { itemVersion } from '../../shared/domain/items/read.js';
-import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markups/view.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { MarkupIdParams, MarkupSchema } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import { loadMarkup } from '../../shared/domain/markups/access.js';
-import { originalDownload } from '../../shared/domain/originals.js';
+import { originalDownload } from '../../shared/domain/markups/originals.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { MarkupIdParams, OriginalDownloadSchema } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import { getMarkupUsage } from '../../shared/domain/markups/usage.js';
-import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { resolveWorkspace } from '../../shared/domain/workspaces/scope.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { WorkspaceIdInput } from '../../shared/http/schemas.js';
 import { UsageSchema } from './schemas.js';

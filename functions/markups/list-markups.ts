@@ -1,8 +1,8 @@
 import { workspaceAccess } from '../../shared/domain/markups/access.js';
 import { listMarkups } from '../../shared/domain/markups/search.js';
-import { toPublicMarkups } from '../../shared/domain/markup-view.js';
+import { toPublicMarkups } from '../../shared/domain/markups/view.js';
 import { withoutMovedOut } from '../../shared/domain/items/pending-moves.js';
-import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { resolveWorkspace } from '../../shared/domain/workspaces/scope.js';
 import { okPage, operation } from '../../shared/http/route.js';
 import { DEFAULT_PAGE_SIZE, ListMarkupsQuery, MarkupListSchema } from './schemas.js';
 

@@ -1,6 +1,6 @@
 import { renameMarkup } from '../../shared/domain/markups/change.js';
 import { itemVersion } from '../../shared/domain/items/read.js';
-import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markups/view.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { NameBody } from '../../shared/http/schemas.js';
 import { MarkupIdParams, MarkupSchema } from './schemas.js';

@@ -1,9 +1,9 @@
 import { workspaceAccess } from '../../shared/domain/markups/access.js';
 import { unreadThreadCounts } from '../../shared/domain/comments/unread-counts.js';
 import { searchMarkups } from '../../shared/domain/markups/search.js';
-import { toPublicMarkups } from '../../shared/domain/markup-view.js';
+import { toPublicMarkups } from '../../shared/domain/markups/view.js';
 import { withoutMovedOut } from '../../shared/domain/items/pending-moves.js';
-import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { resolveWorkspace } from '../../shared/domain/workspaces/scope.js';
 import { okPage, operation } from '../../shared/http/route.js';
 import { DEFAULT_PAGE_SIZE, MarkupSearchPageSchema, SearchMarkupsQuery } from './schemas.js';
 

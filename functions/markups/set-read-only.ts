@@ -1,6 +1,6 @@
 import { setMarkupReadOnly } from '../../shared/domain/markups/change.js';
 import { itemVersion } from '../../shared/domain/items/read.js';
-import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { INCLUDE_ALL, toPublicMarkup } from '../../shared/domain/markups/view.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { MarkupIdParams, MarkupSchema, ReadOnlyBody } from './schemas.js';
 

@@ -1,6 +1,6 @@
 import { loadMarkup } from '../../shared/domain/markups/access.js';
-import { toPublicMarkup } from '../../shared/domain/markup-view.js';
-import { setRetainOriginal } from '../../shared/domain/originals.js';
+import { toPublicMarkup } from '../../shared/domain/markups/view.js';
+import { setRetainOriginal } from '../../shared/domain/markups/originals.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { MarkupIdParams, MarkupSchema, RetainOriginalBody } from './schemas.js';
 

@@ -1,14 +1,14 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { getConfig } from '../../shared/config.js';
 import { MOVE_STALL_MS, requeuePendingMoves } from '../../shared/domain/items/pending-moves.js';
-import { sweepPendingWork } from '../../shared/domain/pending-work.js';
+import { sweepPendingWork } from '../../shared/domain/markups/pending-work.js';
 import { logger } from '../../shared/logger.js';
 
 getConfig();
 
 /**
  * Queues again the conversion or thumbnail job of markups whose job no run took within minutes of
- * its queueing (lost between the creating commit and its enqueue): shared/domain/pending-work.ts;
+ * its queueing (lost between the creating commit and its enqueue): shared/domain/markups/pending-work.ts;
  * and the job of every folder move into another workspace that no batch advanced for
  * MOVE_STALL_MS (`requeuePendingMoves`), so a lost move job is finished without anyone reading the tree.
  * Run on a schedule (an EventBridge rule deployed, a timer in the local stack); a failure throws,

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { getConfig } from '../../shared/config.js';
-import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markup-objects.js';
+import { deleteObjectsOfDeletedMarkup } from '../../shared/domain/markups/objects.js';
 import {
   pageLayoutObjectKey,
   pageScreenshotObjectKey,

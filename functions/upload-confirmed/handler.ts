@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { getConfig } from '../../shared/config.js';
-import { recordUploadLanded } from '../../shared/domain/uploads.js';
+import { recordUploadLanded } from '../../shared/domain/uploads/uploads.js';
 import { createQueueWorker, defineJob, type JobTable } from '../../shared/events/queue-worker.js';
 import { logger } from '../../shared/logger.js';
 

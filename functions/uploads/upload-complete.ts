@@ -1,4 +1,4 @@
-import { completeUpload } from '../../shared/domain/uploads.js';
+import { completeUpload } from '../../shared/domain/uploads/uploads.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { UploadCompleteBody, UploadedFileSchema } from './schemas.js';
 

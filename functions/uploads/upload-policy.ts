@@ -1,4 +1,4 @@
-import { issueUploadPolicy } from '../../shared/domain/uploads.js';
+import { issueUploadPolicy } from '../../shared/domain/uploads/uploads.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { UploadPolicyBody, UploadPolicySchema } from './schemas.js';
 

@@ -1,5 +1,5 @@
-import { changeMemberRole } from '../../shared/domain/members.js';
-import { resolveWorkspaceForMember } from '../../shared/domain/scope.js';
+import { changeMemberRole } from '../../shared/domain/organizations/members.js';
+import { resolveWorkspaceForMember } from '../../shared/domain/workspaces/scope.js';
 import { noContent, operation } from '../../shared/http/route.js';
 import { WorkspaceIdInput } from '../../shared/http/schemas.js';
 import { RoleBody, UserIdParams } from './schemas.js';

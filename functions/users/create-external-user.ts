@@ -1,5 +1,5 @@
-import { createExternalUser } from '../../shared/domain/external-users.js';
-import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/scope.js';
+import { createExternalUser } from '../../shared/domain/users/external-users.js';
+import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/workspaces/scope.js';
 import { noContent, operation } from '../../shared/http/route.js';
 import { CreateExternalUserBody, ExternalUserQuery } from './external-schemas.js';
 

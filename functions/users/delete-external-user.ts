@@ -1,5 +1,5 @@
-import { deleteExternalUser } from '../../shared/domain/external-users.js';
-import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { deleteExternalUser } from '../../shared/domain/users/external-users.js';
+import { resolveWorkspace } from '../../shared/domain/workspaces/scope.js';
 import { noContent, operation } from '../../shared/http/route.js';
 import { ExternalUserParams, ExternalUserQuery } from './external-schemas.js';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { AvatarUrl, Email, ExternalId, ExternalUserName } from '../../shared/domain/external-user-fields.js';
+import { AvatarUrl, Email, ExternalId, ExternalUserName } from '../../shared/domain/users/external-user-fields.js';
 import { Id, WorkspaceIdInput } from '../../shared/http/schemas.js';
 
 /** An external user as answered (Resources: Users); `id` is the user its threads and messages carry. */

@@ -1,5 +1,5 @@
-import { getExternalUserOf, toPublicExternalUser } from '../../shared/domain/external-users.js';
-import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { getExternalUserOf, toPublicExternalUser } from '../../shared/domain/users/external-users.js';
+import { resolveWorkspace } from '../../shared/domain/workspaces/scope.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { ExternalUserParams, ExternalUserQuery, ExternalUserSchema } from './external-schemas.js';
 

@@ -1,5 +1,5 @@
-import { inviteUsers } from '../../shared/domain/invitations.js';
-import { MAX_MEMBERS } from '../../shared/domain/members.js';
+import { inviteUsers } from '../../shared/domain/organizations/invitations.js';
+import { MAX_MEMBERS } from '../../shared/domain/organizations/members.js';
 import { noContent, operation } from '../../shared/http/route.js';
 import { WorkspaceIdInput } from '../../shared/http/schemas.js';
 import { InviteBody } from './schemas.js';

@@ -1,5 +1,5 @@
-import { listWorkspaceUsers, MAX_MEMBERS } from '../../shared/domain/members.js';
-import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { listWorkspaceUsers, MAX_MEMBERS } from '../../shared/domain/organizations/members.js';
+import { resolveWorkspace } from '../../shared/domain/workspaces/scope.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { WorkspaceIdInput } from '../../shared/http/schemas.js';
 import * as v from 'valibot';

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { MEMBER_STATUSES, ROLES } from '../../shared/schemas/users.js';
-import { MAX_INVITE_EMAILS, MAX_INVITE_MESSAGE_LENGTH } from '../../shared/domain/invitations.js';
+import { MAX_INVITE_EMAILS, MAX_INVITE_MESSAGE_LENGTH } from '../../shared/domain/organizations/invitations.js';
 import { Id } from '../../shared/http/schemas.js';
 
 export const Role = v.picklist(ROLES, `must be one of ${ROLES.join(', ')}`);

@@ -1,5 +1,5 @@
-import { updateExternalUser } from '../../shared/domain/external-users.js';
-import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/scope.js';
+import { updateExternalUser } from '../../shared/domain/users/external-users.js';
+import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/workspaces/scope.js';
 import { noContent, operation } from '../../shared/http/route.js';
 import { ExternalUserParams, ExternalUserQuery, UpdateExternalUserBody } from './external-schemas.js';
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { getConfig } from '../../shared/config.js';
-import { attemptWebhookDelivery } from '../../shared/domain/webhook-deliveries.js';
+import { attemptWebhookDelivery } from '../../shared/domain/webhooks/deliveries.js';
 import type { WebhookDeliveryJob } from '../../shared/events/jobs.js';
 import { defineJob } from '../../shared/events/queue-worker.js';
 import { addressPolicy } from '../../shared/render/url-safety.js';

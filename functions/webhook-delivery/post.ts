@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import type { AttemptResult } from '../../shared/domain/webhook-retries.js';
+import type { AttemptResult } from '../../shared/domain/webhooks/retries.js';
 import { pinAddress, UnsafeUrlError, type AddressPolicy, type Resolve } from '../../shared/render/url-safety.js';
 
 /** The whole attempt, connection to last byte read: Standard Webhooks' receivers answer quickly. */

@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { fanOutOutboxItem, registrationsReader, type RegistrationsReader } from '../../shared/domain/webhook-deliveries.js';
+import { fanOutOutboxItem, registrationsReader, type RegistrationsReader } from '../../shared/domain/webhooks/deliveries.js';
 import { matchesStreamFilter } from '../../shared/events/outbox-stream.js';
 import { logger } from '../../shared/logger.js';
 

@@ -1,4 +1,4 @@
-import { createWebhookRegistration, toPublicWebhookRegistration } from '../../shared/domain/webhook-registrations.js';
+import { createWebhookRegistration, toPublicWebhookRegistration } from '../../shared/domain/webhooks/registrations.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { CreateWebhookRegistrationBody, WebhookRegistrationSchema } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { deleteWebhookRegistration } from '../../shared/domain/webhook-registrations.js';
+import { deleteWebhookRegistration } from '../../shared/domain/webhooks/registrations.js';
 import { noContent, operation } from '../../shared/http/route.js';
 import { WebhookRegistrationIdParams } from './schemas.js';
 

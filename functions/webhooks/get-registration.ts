@@ -1,4 +1,4 @@
-import { loadWebhookRegistration, toPublicWebhookRegistration } from '../../shared/domain/webhook-registrations.js';
+import { loadWebhookRegistration, toPublicWebhookRegistration } from '../../shared/domain/webhooks/registrations.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { WebhookRegistrationIdParams, WebhookRegistrationSchema } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { listWebhookDeliveries, toPublicWebhookDelivery } from '../../shared/domain/webhook-deliveries.js';
+import { listWebhookDeliveries, toPublicWebhookDelivery } from '../../shared/domain/webhooks/deliveries.js';
 import { okPage, operation } from '../../shared/http/route.js';
 import { DEFAULT_PAGE_SIZE, ListWebhookDeliveriesQuery, WebhookDeliveryPageSchema, WebhookRegistrationIdParams } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { listWebhookRegistrations, toPublicWebhookRegistration } from '../../shared/domain/webhook-registrations.js';
+import { listWebhookRegistrations, toPublicWebhookRegistration } from '../../shared/domain/webhooks/registrations.js';
 import { okPage, operation } from '../../shared/http/route.js';
 import { DEFAULT_PAGE_SIZE, ListWebhookRegistrationsQuery, WebhookRegistrationPageSchema } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { redeliverWebhookDelivery } from '../../shared/domain/webhook-deliveries.js';
+import { redeliverWebhookDelivery } from '../../shared/domain/webhooks/deliveries.js';
 import { operation } from '../../shared/http/route.js';
 import { QueuedWebhookEventSchema, WebhookDeliveryParams } from './schemas.js';
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { getConfig } from '../../shared/config.js';
-import { checkWebhookUrl, WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhook-input.js';
+import { checkWebhookUrl, WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhooks/input.js';
 import { Cursor, HttpUrl, Id, pageSchema, queryInteger } from '../../shared/http/schemas.js';
 
 export const DEFAULT_PAGE_SIZE = 50;

@@ -1,4 +1,4 @@
-import { sendWebhookTest } from '../../shared/domain/webhook-deliveries.js';
+import { sendWebhookTest } from '../../shared/domain/webhooks/deliveries.js';
 import { operation } from '../../shared/http/route.js';
 import { QueuedWebhookEventSchema, WebhookRegistrationIdParams } from './schemas.js';
 

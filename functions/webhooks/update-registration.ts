@@ -1,4 +1,4 @@
-import { toPublicWebhookRegistration, updateWebhookRegistration } from '../../shared/domain/webhook-registrations.js';
+import { toPublicWebhookRegistration, updateWebhookRegistration } from '../../shared/domain/webhooks/registrations.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { UpdateWebhookRegistrationBody, WebhookRegistrationIdParams, WebhookRegistrationSchema } from './schemas.js';
 

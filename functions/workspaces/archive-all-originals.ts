@@ -1,6 +1,6 @@
-import { startArchivingOriginals } from '../../shared/domain/originals.js';
-import { resolveWorkspace } from '../../shared/domain/scope.js';
-import { requireStorageFeature } from '../../shared/domain/workspaces.js';
+import { startArchivingOriginals } from '../../shared/domain/markups/originals.js';
+import { resolveWorkspace } from '../../shared/domain/workspaces/scope.js';
+import { requireStorageFeature } from '../../shared/domain/workspaces/workspaces.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { ArchivedCountSchema, WorkspaceQuery } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { createOrganizationWorkspace } from '../../shared/domain/workspaces.js';
+import { createOrganizationWorkspace } from '../../shared/domain/workspaces/workspaces.js';
 import { created, operation } from '../../shared/http/route.js';
 import { NameBody } from '../../shared/http/schemas.js';
 import { WorkspaceSchema } from './schemas.js';

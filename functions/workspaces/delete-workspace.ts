@@ -1,5 +1,5 @@
-import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/scope.js';
-import { deleteWorkspace } from '../../shared/domain/workspaces.js';
+import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/workspaces/scope.js';
+import { deleteWorkspace } from '../../shared/domain/workspaces/workspaces.js';
 import { noContent, operation } from '../../shared/http/route.js';
 import { WorkspaceIdInput } from '../../shared/http/schemas.js';
 import { WorkspaceQuery } from './schemas.js';

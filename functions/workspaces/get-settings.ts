@@ -1,4 +1,4 @@
-import { resolveWorkspace } from '../../shared/domain/scope.js';
+import { resolveWorkspace } from '../../shared/domain/workspaces/scope.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { SettingsSchema, WorkspaceQuery } from './schemas.js';
 

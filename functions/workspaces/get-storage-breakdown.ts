@@ -1,5 +1,5 @@
-import { resolveWorkspace } from '../../shared/domain/scope.js';
-import { readStorageBreakdown } from '../../shared/domain/workspaces.js';
+import { resolveWorkspace } from '../../shared/domain/workspaces/scope.js';
+import { readStorageBreakdown } from '../../shared/domain/workspaces/workspaces.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { StorageBreakdownSchema, WorkspaceQuery } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { listOrganizationWorkspaces } from '../../shared/domain/workspaces.js';
+import { listOrganizationWorkspaces } from '../../shared/domain/workspaces/workspaces.js';
 import { okPage, operation } from '../../shared/http/route.js';
 import { DEFAULT_PAGE_SIZE, ListWorkspacesQuery, WorkspaceListSchema } from './schemas.js';
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ORIGINAL_FILE_STORAGE_POLICIES, STORAGE_CATEGORIES } from '../../shared/schemas/workspaces.js';
-import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../shared/domain/slugs.js';
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../shared/domain/workspaces/slugs.js';
 import { Cursor, Id, Name, pageSchema, queryInteger, WorkspaceIdInput } from '../../shared/http/schemas.js';
 
 /** Response shapes, for the OpenAPI document. */

@@ -1,5 +1,5 @@
-import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/scope.js';
-import { requireStorageFeature, updateStorageSettings } from '../../shared/domain/workspaces.js';
+import { pickWorkspaceId, resolveWorkspace } from '../../shared/domain/workspaces/scope.js';
+import { requireStorageFeature, updateStorageSettings } from '../../shared/domain/workspaces/workspaces.js';
 import { ok, operation } from '../../shared/http/route.js';
 import { SettingsSchema, UpdateSettingsBody, WorkspaceQuery } from './schemas.js';
 

@@ -8,9 +8,9 @@ import { API_SOURCE, IDENTITY_PROVIDER_SOURCE, installationSource, type External
 import { getInstallation } from '../../shared/db/installations.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { getWorkspace } from '../../shared/db/workspaces.js';
-import { assignLegacyExternalUsers } from '../../shared/domain/external-users.js';
+import { assignLegacyExternalUsers } from '../../shared/domain/users/external-users.js';
 import { defaultPlan, getPlan, savePlan, type Plan } from '../../shared/db/plans.js';
-import { createOrganization, createOrganizationKey, createWorkspaceKey, type IssuedKey } from '../../shared/domain/organizations.js';
+import { createOrganization, createOrganizationKey, createWorkspaceKey, type IssuedKey } from '../../shared/domain/organizations/organizations.js';
 import { ROLES, type Role } from '../../shared/db/users.js';
 import { getSqs } from '../../shared/clients.js';
 import { getConfig, QUEUE_URL_ENV } from '../../shared/config.js';

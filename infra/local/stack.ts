@@ -11,11 +11,11 @@ import { resetLogger } from '../../shared/logger.js';
 import { resetMetrics } from '../../shared/metrics.js';
 import { forgetExchangeKeys, newKeyDocument, parseKeyDocument } from '../../shared/auth/exchange-keys.js';
 import { ghostscriptModuleUrl, useLocalFfmpeg } from '../../shared/convert/packages.js';
-import { forgetCursorKey } from '../../shared/db/cursor-keys.js';
-import { installFaultHook, takeArmedFault } from '../../shared/db/faults.js';
+import { forgetCursorKey } from '../../shared/db/core/cursor-keys.js';
+import { installFaultHook, takeArmedFault } from '../../shared/db/core/faults.js';
 import { getOrganization } from '../../shared/db/organizations.js';
 import { UPLOAD_PREFIX } from '../../shared/db/uploads.js';
-import { addVerifiedMember, createOrganization } from '../../shared/domain/organizations.js';
+import { addVerifiedMember, createOrganization } from '../../shared/domain/organizations/organizations.js';
 import { maxConcurrencyOf, QUEUES, type QueueName } from '../../shared/queues.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.js';
 import { startStreamPump, type StreamHandler, type StreamPump } from './dynamodb-streams.js';
@@ -138,7 +138,7 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
   forgetExchangeKeys();
   resetLogger();
   resetMetrics();
-  // The fault points of the crash tests (shared/db/faults.ts): only a process pointed at the local stack reads FAULT records.
+  // The fault points of the crash tests (shared/db/core/faults.ts): only a process pointed at the local stack reads FAULT records.
   installFaultHook(takeArmedFault);
 }
 

@@ -7,7 +7,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, EventType, HttpMethods, Ob
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { TABLE } from '../../shared/db/table.js';
+import { TABLE } from '../../shared/db/core/table.js';
 import { WORD_SLOTS } from '../../shared/db/markup-words.js';
 import { deadLetterHoldOf, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queues.js';
 import type { ServiceResources } from '../constructs/service-function.js';

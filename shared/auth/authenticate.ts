@@ -1,6 +1,6 @@
 import { getApiKey, type ApiKeyRecord } from '../db/api-keys.js';
 import { getUser } from '../db/users.js';
-import { UnauthorizedError } from '../http/errors.js';
+import { UnauthorizedError } from '../errors.js';
 import { parseApiKey, secretMatches } from './api-key-format.js';
 import { jwtTypeOf, looksLikeJwt, verifyExchangeToken } from './exchange-tokens.js';
 import { withLivenessCheck } from './liveness.js';

@@ -1,5 +1,5 @@
 import { getMember, statusOf, type Role } from '../db/users.js';
-import { ForbiddenError } from '../http/errors.js';
+import { ForbiddenError } from '../errors.js';
 import { requireLive } from './liveness.js';
 import { allows, isEndUserRole, refusalOf, ruleOf, type AnyRole, type Permission } from './permissions.js';
 import { credentialOf, type EndUserPrincipal, type OrganizationKeyPrincipal, type Principal, type RequestAuthorization, type SessionPrincipal } from './principal.js';

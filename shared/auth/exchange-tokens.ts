@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import * as v from 'valibot';
 import { getConfig } from '../config.js';
-import { UnauthorizedError } from '../http/errors.js';
+import { UnauthorizedError } from '../errors.js';
 import { getExchangeSigner, getExchangeVerificationKey, type ExchangeVerificationKey } from './exchange-keys.js';
 import type { ExchangeTokenSigner } from './exchange-signers.js';
 import { END_USER_ROLE_ORDER } from './permissions.js';

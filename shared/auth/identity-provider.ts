@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { getConfig } from '../config.js';
 import { logger } from '../logger.js';
-import { ServiceUnavailableError, UnauthorizedError } from '../http/errors.js';
+import { ServiceUnavailableError, UnauthorizedError } from '../errors.js';
 import { EXCHANGE_TOKEN_TYPE } from './exchange-tokens.js';
 
 /**

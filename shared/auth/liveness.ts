@@ -1,6 +1,6 @@
 import { getConfig } from '../config.js';
 import { isExchangeGrantAlive } from '../db/exchange-grants.js';
-import { UnauthorizedError } from '../http/errors.js';
+import { UnauthorizedError } from '../errors.js';
 import type { EndUserPrincipal, Principal } from './principal.js';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
-import { UnauthorizedError } from '../http/errors.js';
+import { UnauthorizedError } from '../errors.js';
 import { getExchangeSigner, getExchangeVerificationKey, type ExchangeVerificationKey } from './exchange-keys.js';
 import type { ExchangeTokenSigner } from './exchange-signers.js';
 import { signServiceJwt, verifyServiceJwt } from './exchange-tokens.js';

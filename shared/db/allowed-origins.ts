@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
-import type { TransactItem } from './transact.js';
+import type { TransactItem } from './core/transact.js';
 
 /**
  * The origin index behind CORS for embedded clients: per browser origin, how many live

@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { queryAll } from './paging.js';
-import { updateIfConditionHolds, type TransactItem } from './transact.js';
+import { queryAll } from './core/paging.js';
+import { updateIfConditionHolds, type TransactItem } from './core/transact.js';
 
 export interface ApiKeyRecord {
   keyId: string;

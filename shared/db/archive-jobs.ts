@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
-import { TABLE } from './table.js';
-import { putNew, transact, updateIfConditionHolds, type TransactItem } from './transact.js';
+import { TABLE } from './core/table.js';
+import { putNew, transact, updateIfConditionHolds, type TransactItem } from './core/transact.js';
 
 /**
  * A job that archives a workspace's retained originals in the worker (archive-all, NEVER_STORE

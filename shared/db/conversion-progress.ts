@@ -2,7 +2,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
 import { itemKey } from './items.js';
-import { TABLE } from './table.js';
+import { TABLE } from './core/table.js';
 
 /**
  * How far a running conversion has come, for the people waiting on it: pages of a PDF or TIFF

@@ -2,8 +2,8 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { isConditionFailure } from './errors.js';
-import { TABLE } from './table.js';
+import { isConditionFailure } from './core/errors.js';
+import { TABLE } from './core/table.js';
 
 /** Bodies are kept as long as their events (30 days), so every retry finds the first build. */
 const RETENTION_SECONDS = 30 * 24 * 3600;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { queryPrefix } from './paging.js';
-import { putNew, type TransactItem } from './transact.js';
+import { queryPrefix } from './core/paging.js';
+import { putNew, type TransactItem } from './core/transact.js';
 
 /** Event types of the spec (Events 1 and 3). */
 export type EventType =

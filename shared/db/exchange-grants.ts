@@ -1,6 +1,6 @@
 import { externalUserKey } from './external-users.js';
 import { installationKey } from './installations.js';
-import { batchGet } from './transact.js';
+import { batchGet } from './core/transact.js';
 
 /** What an exchange token names: its installation, workspace, external user and that user's User record. */
 export interface ExchangeGrantRef {

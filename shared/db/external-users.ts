@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { isTransactionConflict } from './errors.js';
-import { scanMatching } from './paging.js';
-import { putNew, tryTransact, type TransactItem } from './transact.js';
+import { isTransactionConflict } from './core/errors.js';
+import { scanMatching } from './core/paging.js';
+import { putNew, tryTransact, type TransactItem } from './core/transact.js';
 import { toUserItem, userKey, type User } from './users.js';
 
 /**

@@ -2,9 +2,9 @@ import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getDb } from '../clients.js';
 import { forEachLimit } from '../concurrency.js';
 import { getConfig } from '../config.js';
-import { isConditionFailure } from './errors.js';
+import { isConditionFailure } from './core/errors.js';
 import { getItem, type FolderRecord } from './items.js';
-import { putNew, type TransactItem } from './transact.js';
+import { putNew, type TransactItem } from './core/transact.js';
 
 /**
  * A folder name claim: one record per (parent folder, lower-cased name), held by the folder that

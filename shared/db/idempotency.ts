@@ -4,8 +4,8 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
-import { isConditionFailure } from './errors.js';
-import { TABLE } from './table.js';
+import { isConditionFailure } from './core/errors.js';
+import { TABLE } from './core/table.js';
 
 /**
  * One `Idempotency-Key` of one caller (issue 17, item 4): who holds it while the request runs, and

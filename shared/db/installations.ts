@@ -1,11 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { queryAll, queryPage, type Page } from './paging.js';
-import { SORT_SEPARATOR, recordOf } from './table.js';
+import { queryAll, queryPage, type Page } from './core/paging.js';
+import { SORT_SEPARATOR, recordOf } from './core/table.js';
 import { forEachLimit } from '../concurrency.js';
 import { installationOrigins, originWrites } from './allowed-origins.js';
-import { putNew, tryTransact, type TransactItem } from './transact.js';
+import { putNew, tryTransact, type TransactItem } from './core/transact.js';
 import { workspaceKey } from './workspaces.js';
 
 /**

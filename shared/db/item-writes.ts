@@ -2,12 +2,12 @@ import { BatchExecuteStatementCommand } from '@aws-sdk/lib-dynamodb';
 import { forEachLimit } from '../concurrency.js';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { AGAIN, withBackoff } from './backoff.js';
-import { isTransactionConflict } from './errors.js';
+import { AGAIN, withBackoff } from './core/backoff.js';
+import { isTransactionConflict } from './core/errors.js';
 import { itemDiff, itemKey, itemUpdate, toItem, type FolderRecord, type ItemRecord, type ItemUpdateOptions, type MarkupRecord } from './items.js';
 import { claimName, releaseName } from './folder-names.js';
-import { versionCondition } from './table.js';
-import { putNew, transactUnlessConditionFails, tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
+import { versionCondition } from './core/table.js';
+import { putNew, transactUnlessConditionFails, tryTransact, updateIfConditionHolds, type TransactItem } from './core/transact.js';
 
 /**
  * The writes of folders and markups, one function per access pattern. Each keeps index keys in step

@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { SORT_SEPARATOR, VERSION_ATTRIBUTE } from './table.js';
-import { batchGet, type TransactItem } from './transact.js';
+import { SORT_SEPARATOR, VERSION_ATTRIBUTE } from './core/table.js';
+import { batchGet, type TransactItem } from './core/transact.js';
 import { markupWordKeys, WORD_KEY_ATTRIBUTES } from './markup-words.js';
 import type { ChargeRecord } from './usage.js';
 

@@ -5,10 +5,10 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
 import { apiKeyKey } from './api-keys.js';
-import { isConditionFailure } from './errors.js';
-import { queryAll, queryPrefix } from './paging.js';
-import { TABLE } from './table.js';
-import { batchDelete } from './transact.js';
+import { isConditionFailure } from './core/errors.js';
+import { queryAll, queryPrefix } from './core/paging.js';
+import { TABLE } from './core/table.js';
+import { batchDelete } from './core/transact.js';
 
 /**
  * The records of live updates (DESIGN.md "Live updates"): single-use tickets, open connections and

@@ -4,8 +4,8 @@ import { getDb } from '../clients.js';
 import { EVENT_RETENTION_SECONDS, eventExpiresAtEpoch, type EventRecord } from './events.js';
 import { itemKey } from './items.js';
 import { markupPartition } from './markup-records.js';
-import { TABLE } from './table.js';
-import type { TransactItem } from './transact.js';
+import { TABLE } from './core/table.js';
+import type { TransactItem } from './core/transact.js';
 import { MARKUP_EVENT_SEQ_DIGITS, MAX_MARKUP_EVENT_SEQ } from '../schemas/markups.js';
 
 /**

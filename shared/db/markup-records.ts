@@ -1,6 +1,6 @@
 import { getConfig } from '../config.js';
-import { queryPrefix } from './paging.js';
-import { batchDelete, type TransactItem } from './transact.js';
+import { queryPrefix } from './core/paging.js';
+import { batchDelete, type TransactItem } from './core/transact.js';
 
 /**
  * Records that hang off a markup under `MARKUP#<id>`: users tagged in its threads and per-view-mode

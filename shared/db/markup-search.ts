@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { isIndexUnavailable } from './errors.js';
+import { isIndexUnavailable } from './core/errors.js';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { decodeCursor, encodeCursor } from '../http/cursor.js';
-import { BadRequestError } from '../http/errors.js';
-import { getCursorKey } from './cursor-keys.js';
+import { decodeCursor, encodeCursor } from './core/cursor.js';
+import { BadRequestError } from '../errors.js';
+import { getCursorKey } from './core/cursor-keys.js';
 import { fromItem, getItems, workspaceMarkupsPartition, type MarkupRecord } from './items.js';
 import {
   indexedWords,
@@ -19,7 +19,7 @@ import {
   wordsOf,
   workspaceWordsPartition,
 } from './markup-words.js';
-import { SORT_SEPARATOR } from './table.js';
+import { SORT_SEPARATOR } from './core/table.js';
 
 /**
  * Items a search request may read before it answers with what it found so far. A rare term in a

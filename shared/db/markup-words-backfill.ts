@@ -1,12 +1,12 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { withBackoff } from './backoff.js';
+import { withBackoff } from './core/backoff.js';
 import { forEachLimit } from '../concurrency.js';
-import { isConditionFailure } from './errors.js';
+import { isConditionFailure } from './core/errors.js';
 import { fromItem, itemKey, workspaceMarkupsPartition, type MarkupRecord } from './items.js';
 import { markupWordKeys, WORD_KEY_ATTRIBUTES } from './markup-words.js';
-import { queryAll, scanMatching } from './paging.js';
+import { queryAll, scanMatching } from './core/paging.js';
 
 export interface WordBackfillResult {
   /** Markups read. */

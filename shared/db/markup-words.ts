@@ -1,4 +1,4 @@
-import { SORT_SEPARATOR } from './table.js';
+import { SORT_SEPARATOR } from './core/table.js';
 
 /**
  * The markup word index (issue 34): what `GET /markups/search` finds in one request whatever the

@@ -1,8 +1,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { queryPrefix } from './paging.js';
-import { batchGet, putNew, transactUnlessConditionFails, updateIfConditionHolds, type TransactItem } from './transact.js';
+import { queryPrefix } from './core/paging.js';
+import { batchGet, putNew, transactUnlessConditionFails, updateIfConditionHolds, type TransactItem } from './core/transact.js';
 import { memberKey, membershipsPartitionOf, statusOf, toMemberItem, toUserEmailItem, toUserItem, userEmailKey, userKey, type Member, type Role, type User } from './users.js';
 
 /**

@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { recordOf } from './table.js';
+import { recordOf } from './core/table.js';
 import { threadKey, type ThreadReference } from './threads.js';
-import type { TransactItem } from './transact.js';
+import type { TransactItem } from './core/transact.js';
 
 /**
  * A thread's messages sort right after the thread in the markup's partition

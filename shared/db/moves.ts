@@ -2,9 +2,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
 import { sortableTime } from './items.js';
-import { queryAll } from './paging.js';
-import { SORT_SEPARATOR, TABLE } from './table.js';
-import { updateIfConditionHolds, type TransactItem } from './transact.js';
+import { queryAll } from './core/paging.js';
+import { SORT_SEPARATOR, TABLE } from './core/table.js';
+import { updateIfConditionHolds, type TransactItem } from './core/transact.js';
 import { movesOutEntry, workspaceKey } from './workspaces.js';
 
 /**

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-d
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
 import { storageDelta } from './storage.js';
-import { transactUnlessConditionFails, tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
+import { transactUnlessConditionFails, tryTransact, updateIfConditionHolds, type TransactItem } from './core/transact.js';
 import { itemKey } from './items.js';
 
 /**

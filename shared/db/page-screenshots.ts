@@ -2,7 +2,7 @@ import { getConfig } from '../config.js';
 import type { PageLayout } from '../render/page-screenshot.js';
 import { markupObjectPrefix, readObjectStart } from '../storage/objects.js';
 import { itemKey, type PageScreenshotRecord } from './items.js';
-import { updateIfConditionHolds } from './transact.js';
+import { updateIfConditionHolds } from './core/transact.js';
 
 /**
  * Where a webpage markup's full-page screenshot of one view mode and its layout are stored: under

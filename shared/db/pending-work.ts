@@ -1,9 +1,9 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
-import { SORT_SEPARATOR } from './table.js';
+import { SORT_SEPARATOR } from './core/table.js';
 import { fromItem, itemKey, PENDING_WORK_PARTITION, pendingWorkKeys, sortableTime, type MarkupRecord } from './items.js';
-import { batchDelete, batchPut, put, updateIfConditionHolds, type TransactItem } from './transact.js';
+import { batchDelete, batchPut, put, updateIfConditionHolds, type TransactItem } from './core/transact.js';
 
 /**
  * The pending-work index (GSI5 `PENDINGWORK`, `pendingWorkKeys` in items.ts): markups whose
@@ -12,7 +12,7 @@ import { batchDelete, batchPut, put, updateIfConditionHolds, type TransactItem }
  * (`markWorkStarted`), and so does any write that ends the work (ready, failed, unavailable).
  * Deleted markups whose objects are still to be removed are in it too (`GONE#<markupId>`). What
  * stays in it for minutes had its job lost between the commit and its enqueue, and the sweep
- * (shared/domain/pending-work.ts) queues the job again.
+ * (shared/domain/markups/pending-work.ts) queues the job again.
  */
 
 /** What the index holds: markups with pending work, and deleted markups whose objects are still to be removed. */

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import type { TransactItem } from './transact.js';
+import type { TransactItem } from './core/transact.js';
 
 /** One plan per organization. `null` limits mean unlimited. */
 export interface Plan {

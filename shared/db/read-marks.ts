@@ -1,7 +1,7 @@
 import { markupPartition } from './markup-records.js';
-import { queryPrefix } from './paging.js';
-import { recordOf } from './table.js';
-import { batchGet } from './transact.js';
+import { queryPrefix } from './core/paging.js';
+import { recordOf } from './core/table.js';
+import { batchGet } from './core/transact.js';
 
 /**
  * Read marks live in the markup's partition keyed by user first (`READ#<userId>#<subjectId>`), so

@@ -1,7 +1,7 @@
 import { getConfig } from '../config.js';
-import { isTransactionConflict } from './errors.js';
+import { isTransactionConflict } from './core/errors.js';
 import { endedReservations, endReservationItems, moveReservationItems, type Reservation } from './reservations.js';
-import { tryTransact, type TransactItem } from './transact.js';
+import { tryTransact, type TransactItem } from './core/transact.js';
 import { getUploads, uploadKey, type UploadRecord } from './uploads.js';
 
 /**

@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { counterUpdate, type StorageCategory } from './storage.js';
-import { putNew, type TransactItem } from './transact.js';
+import { putNew, type TransactItem } from './core/transact.js';
 
 /**
  * Storage reservations. Issuing an upload policy reserves its declared size on the organization's

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { threadKey, type ScreenshotRecord } from './threads.js';
-import { transactUnlessConditionFails, updateIfConditionHolds, type TransactItem } from './transact.js';
+import { transactUnlessConditionFails, updateIfConditionHolds, type TransactItem } from './core/transact.js';
 
 /**
  * A thread's screenshot is a field of the thread record (`screenshot`), so attaching, replacing and

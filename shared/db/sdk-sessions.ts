@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
-import { isConditionFailure } from './errors.js';
-import { TABLE } from './table.js';
-import { putNew, tryTransact } from './transact.js';
+import { isConditionFailure } from './core/errors.js';
+import { TABLE } from './core/table.js';
+import { putNew, tryTransact } from './core/transact.js';
 
 /**
  * A single-use SDK exchange session (`POST /auth/sdk-exchange` with `state`): the answer, waiting

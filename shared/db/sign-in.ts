@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
-import { isConditionFailure } from './errors.js';
-import { TABLE } from './table.js';
-import { put, putNew, transact } from './transact.js';
+import { isConditionFailure } from './core/errors.js';
+import { TABLE } from './core/table.js';
+import { put, putNew, transact } from './core/transact.js';
 
 /**
  * The records of sign-in by email link (docs/review-app.md): single-use codes, rate-limit windows

@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { updateIfConditionHolds } from './transact.js';
+import { updateIfConditionHolds } from './core/transact.js';
 import { STORAGE_CATEGORIES } from '../schemas/workspaces.js';
 
 export { STORAGE_CATEGORIES };

@@ -1,10 +1,10 @@
 import { getConfig } from '../config.js';
-import { AGAIN, withBackoff } from './backoff.js';
+import { AGAIN, withBackoff } from './core/backoff.js';
 import { itemKey, type MarkupRecord } from './items.js';
 import { markupPartition } from './markup-records.js';
-import { queryPrefix, scanMatching } from './paging.js';
+import { queryPrefix, scanMatching } from './core/paging.js';
 import { getThreadIndexState, indexItemId, indexItemKeysOf, indexItemsOf, LAYOUT_1_PREFIX, leafOf, THREAD_INDEX_LAYOUT, threadIndexStateKey } from './thread-index.js';
-import { batchDelete, batchPut, transactUnlessConditionFails } from './transact.js';
+import { batchDelete, batchPut, transactUnlessConditionFails } from './core/transact.js';
 import { getConversation } from './threads.js';
 
 /**

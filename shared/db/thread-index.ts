@@ -3,8 +3,8 @@ import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import type { MarkupRecord } from './items.js';
 import { markupPartition } from './markup-records.js';
-import { queryPrefix } from './paging.js';
-import { batchDelete, type TransactItem } from './transact.js';
+import { queryPrefix } from './core/paging.js';
+import { batchDelete, type TransactItem } from './core/transact.js';
 import type { ThreadRecord } from './threads.js';
 
 /**

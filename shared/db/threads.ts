@@ -3,9 +3,9 @@ import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { markupPartition } from './markup-records.js';
 import type { MessageRecord } from './messages.js';
-import { queryPrefix } from './paging.js';
-import { recordOf } from './table.js';
-import { batchGet, type TransactItem } from './transact.js';
+import { queryPrefix } from './core/paging.js';
+import { recordOf } from './core/table.js';
+import { batchGet, type TransactItem } from './core/transact.js';
 
 /**
  * Threads, their messages (`messages.ts`) and per-user read marks (`read-marks.ts`) live in the

@@ -1,7 +1,7 @@
 import { getConfig } from '../config.js';
 import { markupObjectPrefix } from '../storage/objects.js';
 import { itemKey } from './items.js';
-import { updateIfConditionHolds } from './transact.js';
+import { updateIfConditionHolds } from './core/transact.js';
 
 /**
  * Where a webpage markup's rendered thumbnail is stored: under the markup's prefix, which its

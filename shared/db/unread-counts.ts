@@ -1,7 +1,7 @@
 import { getConfig } from '../config.js';
 import { markupPartition } from './markup-records.js';
 import { threadIndexStateKey } from './thread-index.js';
-import { batchGet, updateIfConditionHolds, type TransactItem } from './transact.js';
+import { batchGet, updateIfConditionHolds, type TransactItem } from './core/transact.js';
 
 /**
  * One user's count of unread threads on one markup, kept beside the conversation

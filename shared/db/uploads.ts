@@ -1,12 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { AGAIN, withBackoff } from './backoff.js';
-import { isTransactionConflict } from './errors.js';
+import { AGAIN, withBackoff } from './core/backoff.js';
+import { isTransactionConflict } from './core/errors.js';
 import { endReservationItems, reserveItems, type Reservation } from './reservations.js';
 import { storageDelta, type StorageCategory } from './storage.js';
 import { UPLOAD_RESOURCE_TYPES } from '../schemas/uploads.js';
-import { batchGet, putNew, transactUnlessConditionFails, tryTransact, updateIfConditionHolds, type TransactItem } from './transact.js';
+import { batchGet, putNew, transactUnlessConditionFails, tryTransact, updateIfConditionHolds, type TransactItem } from './core/transact.js';
 
 /**
  * Uploaded files. Object keys are `uploads/<workspaceId>/<fileId>/<filename>`, so the S3

@@ -1,9 +1,9 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { isTransactionConflict } from './errors.js';
+import { isTransactionConflict } from './core/errors.js';
 import { bundleCredit, bundleDraw, type Plan } from './plans.js';
-import { tryTransact, type TransactItem } from './transact.js';
+import { tryTransact, type TransactItem } from './core/transact.js';
 
 /** A usage period: one calendar month in UTC, named `YYYY-MM`. */
 export interface UsagePeriod {

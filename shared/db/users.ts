@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { batchGet } from './transact.js';
+import { batchGet } from './core/transact.js';
 import { MEMBER_STATUSES, ROLES } from '../schemas/users.js';
 
 export { MEMBER_STATUSES, ROLES };

@@ -3,9 +3,9 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import type { DeliverableEvent } from './events.js';
-import { isConditionFailure } from './errors.js';
-import { queryPage, type Page } from './paging.js';
-import { TABLE } from './table.js';
+import { isConditionFailure } from './core/errors.js';
+import { queryPage, type Page } from './core/paging.js';
+import { TABLE } from './core/table.js';
 
 /**
  * One attempt of delivering one event to one registration: an entry of the delivery log

@@ -1,11 +1,11 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { isConditionFailure } from './errors.js';
+import { isConditionFailure } from './core/errors.js';
 import type { EventType } from './events.js';
-import { queryAll, queryPage, type Page } from './paging.js';
-import { SORT_SEPARATOR, recordOf } from './table.js';
-import { batchDelete, putNew, tryTransact } from './transact.js';
+import { queryAll, queryPage, type Page } from './core/paging.js';
+import { SORT_SEPARATOR, recordOf } from './core/table.js';
+import { batchDelete, putNew, tryTransact } from './core/transact.js';
 import { workspaceKey } from './workspaces.js';
 
 /** A webhook registration (spec "Webhook registration"): where a workspace's events are delivered, signed with `signingKey`. */

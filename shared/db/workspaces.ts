@@ -3,9 +3,9 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { newFolderRecord, toItem } from './items.js';
-import { queryPage, type Page } from './paging.js';
-import { batchGet, putNew, tryTransact, type TransactItem } from './transact.js';
-import { SORT_SEPARATOR, versionCondition } from './table.js';
+import { queryPage, type Page } from './core/paging.js';
+import { batchGet, putNew, tryTransact, type TransactItem } from './core/transact.js';
+import { SORT_SEPARATOR, versionCondition } from './core/table.js';
 import { ORIGINAL_FILE_STORAGE_POLICIES } from '../schemas/workspaces.js';
 
 export { ORIGINAL_FILE_STORAGE_POLICIES };

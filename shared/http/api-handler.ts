@@ -17,14 +17,14 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
-} from './errors.js';
+} from '../errors.js';
 import { corsResponseHeaders } from './cors.js';
 import { ETAG_HEADER, entityTag, noneMatchHits, readIfMatch } from './etag.js';
 import { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey, REPLAYED_HEADER, requestFingerprint, runIdempotently } from './idempotency.js';
 import { compileTemplates, type RouteMatcher, type RouteTemplate } from './route-match.js';
 import { routeKey, type AnyRoute, type RawBody, type RawBodySpec, type Reply } from './route.js';
 import { parseBody, parseWith } from './validation.js';
-import { resolveAppUrl } from '../domain/app-url.js';
+import { resolveAppUrl } from '../domain/organizations/app-url.js';
 import { viewerAddressOf, withoutOriginProof } from './viewer-address.js';
 
 export const VERSION_HEADER = 'Service-API-Version';

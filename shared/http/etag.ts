@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PreconditionFailedError } from './errors.js';
+import { PreconditionFailedError } from '../errors.js';
 
 /**
  * ETags and conditional requests (RFC 9110 section 13) on the routes a route table marks

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { Principal } from '../auth/principal.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../db/idempotency.js';
 import { logger } from '../logger.js';
-import { IdempotencyKeyReusedError, IdempotentRequestInProgressError, ValidationError } from './errors.js';
+import { IdempotencyKeyReusedError, IdempotentRequestInProgressError, ValidationError } from '../errors.js';
 import type { Reply } from './route.js';
 
 /**

@@ -2,7 +2,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { describePermission, ruleOf } from '../auth/permissions.js';
 import { API_VERSION, VERSION_HEADER } from './api-handler.js';
-import { PROBLEM_TYPE_PREFIX } from './errors.js';
+import { PROBLEM_TYPE_PREFIX } from '../errors.js';
 import { exampleOf } from './openapi-examples.js';
 import { ETAG_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_HEADER } from './etag.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_WINDOW_SECONDS, REPLAYED_HEADER } from './idempotency.js';

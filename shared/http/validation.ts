@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ValidationError, type FieldProblem } from './errors.js';
+import { ValidationError, type FieldProblem } from '../errors.js';
 import { withArticle } from '../english.js';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;

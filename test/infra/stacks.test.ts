@@ -8,7 +8,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type ApiFunction, type FunctionDefinition, type QueueWorkerFunction } from '../../functions/registry.js';
 import { ENV, MAX_EXCHANGE_TOKEN_TTL_SECONDS, parseConfig } from '../../shared/config.js';
-import { TABLE } from '../../shared/db/table.js';
+import { TABLE } from '../../shared/db/core/table.js';
 import { WORD_SLOTS } from '../../shared/db/markup-words.js';
 import { deadLetterHoldOf, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queues.js';
 import { CONVERTER_PACKAGES, convertersLayer, FFMPEG_LAYER_PATH } from '../../infra/constructs/converters-layer.js';

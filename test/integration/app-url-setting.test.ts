@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { getDb } from '../../shared/clients.js';
 import { ENV, getConfig, resetConfig } from '../../shared/config.js';
 import { appUrlSettingItem, appUrlSettingKey } from '../../shared/db/app-url-setting.js';
-import { resetAppUrlCache, resolveAppUrl } from '../../shared/domain/app-url.js';
+import { resetAppUrlCache, resolveAppUrl } from '../../shared/domain/organizations/app-url.js';
 import { localStack } from '../support/api.js';
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { getArchiveJob, insertArchiveJob, newArchiveJob } from '../../shared/db/archive-jobs.js';
 import { getOriginal } from '../../shared/db/originals.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
-import { archiveOriginalsBatch, type ArchiveOriginalsJob } from '../../shared/domain/originals.js';
+import { archiveOriginalsBatch, type ArchiveOriginalsJob } from '../../shared/domain/markups/originals.js';
 import { makeOrganization } from '../support/api.js';
 import { makeRetainedOriginal } from '../support/fixtures.js';
 

@@ -5,7 +5,7 @@ import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { getApiKey, revokeApiKey } from '../../shared/db/api-keys.js';
 import { getUser } from '../../shared/db/users.js';
-import { createWorkspaceKey } from '../../shared/domain/organizations.js';
+import { createWorkspaceKey } from '../../shared/domain/organizations/organizations.js';
 import { call, makeOrganization } from '../support/api.js';
 
 describe('Authentication rule 1: every request carries Authorization: Bearer <API key>', () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
 import { allows, ruleOf, type AnyRole, type Permission } from '../../shared/auth/permissions.js';
-import { RESOURCE_RULES } from '../../shared/domain/upload-rules.js';
+import { RESOURCE_RULES } from '../../shared/domain/uploads/rules.js';
 import { VIEW_MODES } from '../../shared/domain/markups/view-modes.js';
 import { routeKey } from '../../shared/http/route.js';
 import { call, type ApiResponse } from '../support/api.js';

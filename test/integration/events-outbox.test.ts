@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { markReady } from '../../functions/conversion/markup-outcome.js';
 import type { OutputObjects } from '../../functions/conversion/objects.js';
 import { listEvents, type EventRecord } from '../../shared/db/events.js';
-import { armFault } from '../../shared/db/faults.js';
+import { armFault } from '../../shared/db/core/faults.js';
 import { call, makeOrganization, type Org } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
 import { listThreads } from '../support/thread-reads.js';

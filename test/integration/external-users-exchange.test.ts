@@ -6,7 +6,7 @@ import { getConfig } from '../../shared/config.js';
 import { getExternalUser as readExternalUser, installationSource } from '../../shared/db/external-users.js';
 import { threadKey } from '../../shared/db/threads.js';
 import { getUser } from '../../shared/db/users.js';
-import { upsertExternalUserFromClaims } from '../../shared/domain/external-users.js';
+import { upsertExternalUserFromClaims } from '../../shared/domain/users/external-users.js';
 import { makeOrganization, type Org } from '../support/api.js';
 import { makeConversation } from '../support/conversations.js';
 import { deleteExternalUser, getExternalUser, makeExternalUser, newExternalId, patchExternalUser } from '../support/external-users.js';

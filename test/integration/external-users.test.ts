@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { ExternalUserSchema } from '../../functions/users/external-schemas.js';
 import { getUser } from '../../shared/db/users.js';
-import { createWorkspaceKey } from '../../shared/domain/organizations.js';
+import { createWorkspaceKey } from '../../shared/domain/organizations/organizations.js';
 import { makeOrganization } from '../support/api.js';
 import {
   createExternalUser,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
-import { createExternalUser } from '../../shared/domain/external-users.js';
+import { createExternalUser } from '../../shared/domain/users/external-users.js';
 import type { AnyRoute } from '../../shared/http/route.js';
 import { makeOrganization, type Org } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';

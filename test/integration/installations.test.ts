@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { getInstallation, getInstallationByPublicKey, publicKeyClaimKey } from '../../shared/db/installations.js';
-import type { Installation } from '../../shared/domain/installations.js';
+import type { Installation } from '../../shared/domain/installations/installations.js';
 import { call, makeOrganization } from '../support/api.js';
 import { createInstallation } from '../support/installations.js';
 import { makeMemberKey } from '../support/items.js';

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { servicesFile, useLocalServices, type ServicesInfo } from '../../infra/local/stack.js';
 import { getItem } from '../../shared/db/items.js';
 import { getMove } from '../../shared/db/moves.js';
-import { createWorkspaceKey } from '../../shared/domain/organizations.js';
+import { createWorkspaceKey } from '../../shared/domain/organizations/organizations.js';
 import { VERSION } from '../support/api.js';
 import { makeMarkups, workspaceMarkupIds, workspaceOf } from '../support/items.js';
 import { eventually } from '../support/polling.js';

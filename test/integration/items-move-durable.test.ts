@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { handler as sweep } from '../../functions/pending-work-sweep/handler.js';
-import { armFault } from '../../shared/db/faults.js';
+import { armFault } from '../../shared/db/core/faults.js';
 import { getItem } from '../../shared/db/items.js';
 import { getMove } from '../../shared/db/moves.js';
 import { getWorkspace } from '../../shared/db/workspaces.js';
 import { carryMoveBatch, MOVE_BATCH_ITEMS, requeuePendingMoves } from '../../shared/domain/items/pending-moves.js';
-import { createWorkspaceKey } from '../../shared/domain/organizations.js';
+import { createWorkspaceKey } from '../../shared/domain/organizations/organizations.js';
 import { call } from '../support/api.js';
 import { makeItemsWorkspace } from '../support/folder-items.js';
 import { makeFolderChain, makeMarkups, workspaceMarkupIds } from '../support/items.js';

@@ -4,7 +4,7 @@ import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { getItem, MAX_FOLDER_DEPTH, type FolderRecord } from '../../shared/db/items.js';
 import { originalKey, retainedOriginalsPartition } from '../../shared/db/originals.js';
-import { queryAll } from '../../shared/db/paging.js';
+import { queryAll } from '../../shared/db/core/paging.js';
 import { call, makeOrganization } from '../support/api.js';
 import { makeRetainedOriginal } from '../support/fixtures.js';
 import { FOLDER_ITEM_FIELDS, ancestorsOf, childNames, ids, makeItemsWorkspace, names } from '../support/folder-items.js';

@@ -6,7 +6,7 @@ import { getConfig } from '../../shared/config.js';
 import { itemKey, toItem } from '../../shared/db/items.js';
 import { backfillMarkupWords } from '../../shared/db/markup-words-backfill.js';
 import { WORD_KEY_ATTRIBUTES } from '../../shared/db/markup-words.js';
-import { batchPut } from '../../shared/db/transact.js';
+import { batchPut } from '../../shared/db/core/transact.js';
 import { getWorkspace } from '../../shared/db/workspaces.js';
 import { newWebpageMarkupRecord } from '../../shared/domain/markups/create.js';
 import { getItem, type FolderRecord, type MarkupRecord } from '../../shared/db/items.js';

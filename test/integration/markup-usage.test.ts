@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { put, transact } from '../../shared/db/transact.js';
+import { put, transact } from '../../shared/db/core/transact.js';
 import { usageKey, usagePeriod } from '../../shared/db/usage.js';
 import { call, makeOrganization } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';

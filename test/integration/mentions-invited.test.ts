@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createWorkspaceKey } from '../../shared/domain/organizations.js';
+import { createWorkspaceKey } from '../../shared/domain/organizations/organizations.js';
 import { call } from '../support/api.js';
 import { addMember, makeConversation, patchMessage, postMessage } from '../support/conversations.js';
 import { freshEmail, invite, makeMember } from '../support/members.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createWorkspaceKey } from '../../shared/domain/organizations.js';
+import { createWorkspaceKey } from '../../shared/domain/organizations/organizations.js';
 import { call } from '../support/api.js';
 import { makeConversation } from '../support/conversations.js';
 import { getThread } from '../support/thread-reads.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { markupPartition } from '../../shared/db/markup-records.js';
-import { queryPrefix } from '../../shared/db/paging.js';
+import { queryPrefix } from '../../shared/db/core/paging.js';
 import { call, makeOrganization } from '../support/api.js';
 import { addMember, makeConversation, patchMessage } from '../support/conversations.js';
 import { missingId } from '../support/ids.js';

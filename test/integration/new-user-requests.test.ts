@@ -5,7 +5,7 @@ import { getConfig } from '../../shared/config.js';
 import { listEvents } from '../../shared/db/events.js';
 import { getItem, toItem, type MarkupRecord } from '../../shared/db/items.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
-import { transact } from '../../shared/db/transact.js';
+import { transact } from '../../shared/db/core/transact.js';
 import { chargeAdjustment, usagePeriod } from '../../shared/db/usage.js';
 import { call, makeOrganization, type Org } from '../support/api.js';
 import { conversionClients, makePendingMarkup, sendJob, waitUntilDrained, waitUntilReady } from '../support/conversion-jobs.js';

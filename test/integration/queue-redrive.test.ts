@@ -12,7 +12,7 @@ import { startLocalStack, type LocalStack } from '../../infra/local/stack.js';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { listEvents } from '../../shared/db/events.js';
-import { put, transact } from '../../shared/db/transact.js';
+import { put, transact } from '../../shared/db/core/transact.js';
 import { uploadKey, uploadObjectKey } from '../../shared/db/uploads.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import type { WebhookDeliveryJob } from '../../shared/events/jobs.js';

@@ -6,7 +6,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '../../infra/local/dynamodb.js';
 import { startStreamPump, type StreamHandler, type StreamPump } from '../../infra/local/dynamodb-streams.js';
-import { TABLE } from '../../shared/db/table.js';
+import { TABLE } from '../../shared/db/core/table.js';
 import { OUTBOX_STREAM_FILTER } from '../../shared/events/outbox-stream.js';
 import { localStack } from '../support/api.js';
 import { eventually } from '../support/polling.js';

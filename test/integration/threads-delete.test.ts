@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { markupPartition } from '../../shared/db/markup-records.js';
-import { queryPrefix } from '../../shared/db/paging.js';
+import { queryPrefix } from '../../shared/db/core/paging.js';
 import { call, makeOrganization } from '../support/api.js';
 import { makeMemberKey } from '../support/items.js';
 import { expectProblem } from '../support/problems.js';

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MarkupRecord } from '../../shared/db/items.js';
-import { batchPut } from '../../shared/db/transact.js';
+import { batchPut } from '../../shared/db/core/transact.js';
 import { markupPartition } from '../../shared/db/markup-records.js';
-import { queryPrefix } from '../../shared/db/paging.js';
+import { queryPrefix } from '../../shared/db/core/paging.js';
 import { getThreadIndexState, indexItemKeysOf, indexItemsOf, leafOf, THREAD_INDEX_LAYOUT, threadIndexStateKey } from '../../shared/db/thread-index.js';
 import { backfillThreadIndex } from '../../shared/db/thread-index-backfill.js';
 import { getConversation } from '../../shared/db/threads.js';

@@ -9,7 +9,7 @@ import { resetConfig } from '../../shared/config.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { findChromium } from '../../shared/render/chromium.js';
 import { call, localStack, makeOrganization } from '../support/api.js';
-import { PLACEHOLDER_THUMBNAIL } from '../../shared/domain/markup-view.js';
+import { PLACEHOLDER_THUMBNAIL } from '../../shared/domain/markups/view.js';
 import { makeMarkup, workspaceOf } from '../support/items.js';
 
 const { services } = localStack();

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { handler as uploadConfirmed } from '../../functions/upload-confirmed/handler.js';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
-import { put, transact } from '../../shared/db/transact.js';
+import { put, transact } from '../../shared/db/core/transact.js';
 import { uploadKey, uploadObjectKey } from '../../shared/db/uploads.js';
 import { localStack } from '../support/api.js';
 import { sqsRecord } from '../support/sqs-events.js';

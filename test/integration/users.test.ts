@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { memberCountsKey } from '../../shared/db/members.js';
-import { createWorkspaceKey } from '../../shared/domain/organizations.js';
+import { createWorkspaceKey } from '../../shared/domain/organizations/organizations.js';
 import { call, makeOrganization } from '../support/api.js';
 import { changeRole, freshEmail, invite, listUsers, makeMember, removeUser, usersByEmail } from '../support/members.js';
 import { expectProblem } from '../support/problems.js';

@@ -6,7 +6,7 @@ import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import type { DeliverableEvent } from '../../shared/db/events.js';
 import { getWebhookRegistration, updateWebhookRegistration, webhookRegistrationKey } from '../../shared/db/webhooks.js';
-import { MAX_WEBHOOK_REGISTRATIONS } from '../../shared/domain/webhook-registrations.js';
+import { MAX_WEBHOOK_REGISTRATIONS } from '../../shared/domain/webhooks/registrations.js';
 import { enqueueWebhookDeliveries, type WebhookDeliveryJob } from '../../shared/events/jobs.js';
 import { call, makeOrganization } from '../support/api.js';
 import { eventually } from '../support/polling.js';

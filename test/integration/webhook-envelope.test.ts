@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV, resetConfig } from '../../shared/config.js';
 import { listEvents, type EventRecord } from '../../shared/db/events.js';
 import { getExternalUser } from '../../shared/db/external-users.js';
-import { buildEventEnvelope, eventBody } from '../../shared/domain/webhook-events.js';
+import { buildEventEnvelope, eventBody } from '../../shared/domain/webhooks/events.js';
 import { call, localStack, makeOrganization, type Org } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
 import { makeEndUser } from '../support/end-users.js';

@@ -4,7 +4,7 @@ import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { apiKeyKey } from '../../shared/db/api-keys.js';
 import { memberKey, userKey } from '../../shared/db/users.js';
-import { createWorkspaceKey } from '../../shared/domain/organizations.js';
+import { createWorkspaceKey } from '../../shared/domain/organizations/organizations.js';
 import { call, makeOrganization } from '../support/api.js';
 import { makeRetainedOriginal, setPlan } from '../support/fixtures.js';
 import { makeMemberKey } from '../support/items.js';

@@ -1,6 +1,6 @@
 import { inject } from 'vitest';
 import { useLocalServices } from '../../infra/local/stack.js';
-import { createOrganization } from '../../shared/domain/organizations.js';
+import { createOrganization } from '../../shared/domain/organizations/organizations.js';
 
 export const VERSION = '2023-02-22';
 

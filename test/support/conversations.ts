@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MarkupRecord } from '../../shared/db/items.js';
 import type { Role } from '../../shared/db/users.js';
-import { createWorkspaceKey } from '../../shared/domain/organizations.js';
+import { createWorkspaceKey } from '../../shared/domain/organizations/organizations.js';
 import { call, makeOrganization, type Org } from './api.js';
 import { createThread, makeTypedMarkup } from './threads.js';
 

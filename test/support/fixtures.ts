@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { toOriginalItem, type OriginalRecord } from '../../shared/db/originals.js';
 import { getPlan, savePlan, type Plan } from '../../shared/db/plans.js';
 import { addStoredBytes } from '../../shared/db/storage.js';
-import { put, transact } from '../../shared/db/transact.js';
+import { put, transact } from '../../shared/db/core/transact.js';
 
 /** Changes an organization's plan, as `admin plan set` does. */
 export async function setPlan(organizationId: string, changes: Partial<Plan>): Promise<Plan> {

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { expect } from 'vitest';
-import type { Installation } from '../../shared/domain/installations.js';
+import type { Installation } from '../../shared/domain/installations/installations.js';
 import { call } from './api.js';
 
 const pem = (key: KeyObject, type: 'spki' | 'pkcs1' | 'pkcs8') => key.export({ type, format: 'pem' }).toString();

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { toItem, workspaceMarkupsPartition, type MarkupRecord } from '../../shared/db/items.js';
-import { queryAll } from '../../shared/db/paging.js';
-import { batchPut, putNew, transact } from '../../shared/db/transact.js';
+import { queryAll } from '../../shared/db/core/paging.js';
+import { batchPut, putNew, transact } from '../../shared/db/core/transact.js';
 import { getWorkspace, type WorkspaceRecord } from '../../shared/db/workspaces.js';
-import { createWorkspaceKey } from '../../shared/domain/organizations.js';
+import { createWorkspaceKey } from '../../shared/domain/organizations/organizations.js';
 import type { Role } from '../../shared/db/users.js';
 import { call } from './api.js';
 

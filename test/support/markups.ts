@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { getItem, newFolderRecord, toItem, type FolderRecord, type MarkupRecord } from '../../shared/db/items.js';
-import { batchPut, putNew, transact } from '../../shared/db/transact.js';
+import { batchPut, putNew, transact } from '../../shared/db/core/transact.js';
 import { getWorkspace } from '../../shared/db/workspaces.js';
 import { newWebpageMarkupRecord } from '../../shared/domain/markups/create.js';
 import { localStack } from './api.js';

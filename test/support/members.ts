@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import type { Role } from '../../shared/db/users.js';
-import { createWorkspaceKey } from '../../shared/domain/organizations.js';
+import { createWorkspaceKey } from '../../shared/domain/organizations/organizations.js';
 import { call, type ApiResponse } from './api.js';
 
 /** A member key of `role` with its user id and (lower-case) email. */

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { inject } from 'vitest';
 import { hashSignInCode, insertSignInCode, setSignInCodeExpiry } from '../../shared/db/sign-in.js';
 import { getUser } from '../../shared/db/users.js';
-import { SIGN_IN_CODE_TTL_MS } from '../../shared/domain/email-sign-in.js';
+import { SIGN_IN_CODE_TTL_MS } from '../../shared/domain/sign-in/email-sign-in.js';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../shared/http/viewer-address.js';
 import { VERSION, type ApiResponse, type RequestOptions } from './api.js';
 import { deliveredTo } from './members.js';

@@ -4,7 +4,7 @@ import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../..
 import { toReadMarkItem, type ReadMark } from '../../shared/db/read-marks.js';
 import { threadIndexSeedItems } from '../../shared/db/thread-index.js';
 import { threadSequenceKey, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../shared/db/threads.js';
-import { batchPut } from '../../shared/db/transact.js';
+import { batchPut } from '../../shared/db/core/transact.js';
 import { delta } from './threads.js';
 
 /**

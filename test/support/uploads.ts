@@ -5,7 +5,7 @@ import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { reservationKey } from '../../shared/db/reservations.js';
 import { STORAGE_CATEGORIES, storageKey } from '../../shared/db/storage.js';
-import { put, transact } from '../../shared/db/transact.js';
+import { put, transact } from '../../shared/db/core/transact.js';
 import { uploadKey } from '../../shared/db/uploads.js';
 import { call, localStack } from './api.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, expect } from 'vitest';
 import { listEvents, type EventRecord } from '../../shared/db/events.js';
-import type { WebhookRegistration } from '../../shared/domain/webhook-registrations.js';
+import type { WebhookRegistration } from '../../shared/domain/webhooks/registrations.js';
 import { makeOrganization, type Org } from './api.js';
 import { eventually } from './polling.js';
 import { startWebhookReceiver, verifyWithStandardWebhooks, type ReceivedRequest, type WebhookReceiver } from './webhook-receiver.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { WebhookRegistration } from '../../shared/domain/webhook-registrations.js';
+import type { WebhookRegistration } from '../../shared/domain/webhooks/registrations.js';
 import { call } from './api.js';
 
 /** A loopback URL nothing listens on: registrations accept it locally, and nothing is delivered in these tests. */

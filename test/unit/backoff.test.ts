@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { AGAIN, withBackoff } from '../../shared/db/backoff.js';
+import { AGAIN, withBackoff } from '../../shared/db/core/backoff.js';
 
 describe('withBackoff', () => {
   it('answers the first result that is not AGAIN', async () => {

@@ -4,7 +4,7 @@ import { jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { derToJoseSignature, kmsKeyId, kmsPublicKey, kmsSigner } from '../../shared/auth/exchange-signers.js';
 import { checkExchangeToken, signExchangeToken, type ExchangeGrant } from '../../shared/auth/exchange-tokens.js';
-import { UnauthorizedError } from '../../shared/http/errors.js';
+import { UnauthorizedError } from '../../shared/errors.js';
 import { derSignature, fakeKms } from '../support/fake-kms.js';
 
 const grant: ExchangeGrant = {

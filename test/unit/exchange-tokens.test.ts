@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { forgetExchangeKeys, newKeyDocument, parseKeyDocument } from '../../shared/auth/exchange-keys.js';
 import { looksLikeJwt, mintExchangeToken, verifyExchangeToken, type ExchangeGrant } from '../../shared/auth/exchange-tokens.js';
 import { ENV, resetConfig } from '../../shared/config.js';
-import { UnauthorizedError } from '../../shared/http/errors.js';
+import { UnauthorizedError } from '../../shared/errors.js';
 
 const grant: ExchangeGrant = {
   organizationId: 'org-1',

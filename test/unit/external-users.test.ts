@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { displayNameOf, externalUserAccount, FORMER_USER_NAME, type ExternalUserRecord } from '../../shared/db/external-users.js';
 import type { User } from '../../shared/db/users.js';
 import { authorOf } from '../../shared/domain/comments/views.js';
-import { fieldsFromClaims } from '../../shared/domain/external-users.js';
+import { fieldsFromClaims } from '../../shared/domain/users/external-users.js';
 
 function makeUser(overrides: Partial<User> = {}): User {
   return { id: 'user-1', name: 'Ada', email: null, emailVerified: false, kind: 'member', createdAt: 1, modifiedAt: 2, ...overrides };

@@ -1,9 +1,9 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config.js';
-import { failIfArmed, InjectedFault, installFaultHook, takeArmedFault } from '../../shared/db/faults.js';
+import { failIfArmed, InjectedFault, installFaultHook, takeArmedFault } from '../../shared/db/core/faults.js';
 import { useFakeDb } from '../support/fake-db.js';
 
-/** Issue 33 item 4: fault injection stays out of production paths (shared/db/faults.ts). */
+/** Issue 33 item 4: fault injection stays out of production paths (shared/db/core/faults.ts). */
 describe('fault points: hooks only the local stack installs', () => {
   const cleanups: (() => void)[] = [];
   beforeAll(() => {

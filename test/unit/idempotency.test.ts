@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../shared/http/errors.js';
+import { ValidationError } from '../../shared/errors.js';
 import { idempotencyScope, readIdempotencyKey, requestFingerprint } from '../../shared/http/idempotency.js';
 
 type FingerprintInput = Parameters<typeof requestFingerprint>[0];

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
 import { DeltaSchema, MAX_DELTA_BYTES } from '../../functions/threads/schemas.js';
-import { ValidationError } from '../../shared/http/errors.js';
+import { ValidationError } from '../../shared/errors.js';
 import { jsonValueProblem, MAX_NUMBER } from '../../shared/schemas/json-bounds.js';
 import { integerIn, numberIn, storableJsonObject } from '../../shared/http/schemas.js';
 import { parseBody, parseWith } from '../../shared/http/validation.js';

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkOrigin, checkSigningKey } from '../../shared/domain/installation-input.js';
+import { checkOrigin, checkSigningKey } from '../../shared/domain/installations/input.js';
 import { refusedSigningKeys } from '../support/installations.js';
 
 describe('an installation signingKey is an RSA public key in PEM, RS256 only (Installations; issue 11 item 1)', () => {

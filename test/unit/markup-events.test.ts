@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config.js';
 import { eventItem, eventItems, eventsOfItem } from '../../shared/db/events.js';
 import { inMarkupTurn, markupEventLogKey, namesMarkupEvents, sequenceMarkupEvents, type KnownHeads } from '../../shared/db/markup-events.js';
-import { putNew, type TransactItem } from '../../shared/db/transact.js';
+import { putNew, type TransactItem } from '../../shared/db/core/transact.js';
 import { matchesStreamFilter } from '../../shared/events/outbox-stream.js';
 import { marshall } from '@aws-sdk/util-dynamodb';
 

@@ -10,7 +10,7 @@ import { WORD_KEY_ATTRIBUTES, wordSortKey } from '../../shared/db/markup-words.j
 import { defaultPlan, type Plan } from '../../shared/db/plans.js';
 import { usagePeriod } from '../../shared/db/usage.js';
 import type { WorkspaceRecord } from '../../shared/db/workspaces.js';
-import { expandsFiles, markupScopes, toPublicMarkup } from '../../shared/domain/markup-view.js';
+import { expandsFiles, markupScopes, toPublicMarkup } from '../../shared/domain/markups/view.js';
 import { requireDistinct } from '../../shared/domain/markups/access.js';
 import { defaultNameOf, fileTypeOfUrl, newWebpageMarkupRecord } from '../../shared/domain/markups/create.js';
 import { describeUsage } from '../../shared/domain/markups/usage.js';

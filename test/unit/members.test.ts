@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ROLES, type Role } from '../../shared/db/users.js';
-import { requireMayAssign } from '../../shared/domain/members.js';
-import { ForbiddenError } from '../../shared/http/errors.js';
+import { requireMayAssign } from '../../shared/domain/organizations/members.js';
+import { ForbiddenError } from '../../shared/errors.js';
 
 const refusal = (callerRole: Role, current: Role | undefined, next: Role | undefined): string | undefined => {
   try {

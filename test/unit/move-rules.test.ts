@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../shared/auth/principal.js';
 import { MAX_FOLDER_DEPTH, newFolderRecord, type FolderRecord, type ItemRecord, type MarkupRecord } from '../../shared/db/items.js';
-import { BadRequestError, ConflictError, HttpError, NotFoundError } from '../../shared/http/errors.js';
+import { BadRequestError, ConflictError, HttpError, NotFoundError } from '../../shared/errors.js';
 import {
   alreadyThere,
   batchErrorOf,

@@ -14,7 +14,7 @@ import {
 } from '../../shared/auth/permissions.js';
 import type { Principal } from '../../shared/auth/principal.js';
 import type { Role } from '../../shared/db/users.js';
-import { RESOURCE_RULES } from '../../shared/domain/upload-rules.js';
+import { RESOURCE_RULES } from '../../shared/domain/uploads/rules.js';
 import { buildOpenApi } from '../../shared/http/openapi.js';
 
 const permissions = Object.keys(PERMISSIONS) as Permission[];

@@ -5,8 +5,8 @@ import { localSigner } from '../../shared/auth/exchange-signers.js';
 import { checkExchangeToken, signExchangeToken } from '../../shared/auth/exchange-tokens.js';
 import { checkSessionToken, SESSION_TOKEN_TTL_SECONDS, signSessionToken } from '../../shared/auth/session-tokens.js';
 import { hashSignInCode } from '../../shared/db/sign-in.js';
-import { addressSubject, signInLink, SIGN_IN_RATE_LIMITS, windowOf } from '../../shared/domain/email-sign-in.js';
-import { UnauthorizedError } from '../../shared/http/errors.js';
+import { addressSubject, signInLink, SIGN_IN_RATE_LIMITS, windowOf } from '../../shared/domain/sign-in/email-sign-in.js';
+import { UnauthorizedError } from '../../shared/errors.js';
 
 const keyOf = (kid: string) => {
   const { privateKey } = parseKeyDocument(JSON.stringify({ ...(JSON.parse(newKeyDocument()) as object), kid }));

@@ -11,15 +11,15 @@ import type { attachScreenshot, getScreenshot, issueScreenshotPolicy, toPublicSc
 import { threadRecordOf, type toPublicMessage, type toPublicThread } from '../../shared/domain/comments/views.js';
 import type { describeItem } from '../../shared/domain/items/read.js';
 import { toChildItem, toFolderItem } from '../../shared/domain/items/views.js';
-import type { toPublicMarkup, toPublicMarkups } from '../../shared/domain/markup-view.js';
-import { describeUpload, type completeUpload, type issueUploadPolicy } from '../../shared/domain/uploads.js';
-import type { EventEnvelope } from '../../shared/domain/webhook-events.js';
+import type { toPublicMarkup, toPublicMarkups } from '../../shared/domain/markups/view.js';
+import { describeUpload, type completeUpload, type issueUploadPolicy } from '../../shared/domain/uploads/uploads.js';
+import type { EventEnvelope } from '../../shared/domain/webhooks/events.js';
 import { ChildFolderSchema, ChildMarkupSchema, FolderItemSchema, ItemSchema } from '../../shared/schemas/items.js';
 import { MarkupEventBodySchema } from '../../functions/markups/schemas.js';
 import type { getMarkupTags } from '../../shared/domain/markups/tags.js';
 import type { getMarkupUsage } from '../../shared/domain/markups/usage.js';
 import type { listViewModes } from '../../shared/domain/markups/view-modes.js';
-import type { archiveMarkupOriginal, originalDownload } from '../../shared/domain/originals.js';
+import type { archiveMarkupOriginal, originalDownload } from '../../shared/domain/markups/originals.js';
 import { ArchivedOriginalSchema, MarkupSchema, OriginalDownloadSchema, TagsSchema, UsageSchema, ViewModeSchema } from '../../shared/schemas/markups.js';
 import {
   MessageSchema,

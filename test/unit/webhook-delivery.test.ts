@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { classifyAttempt, MAX_ATTEMPTS, RETRY_DELAYS_MS, retryDelayMs } from '../../shared/domain/webhook-retries.js';
-import { signWebhook } from '../../shared/domain/webhook-signature.js';
-import { newWebhookSigningKey } from '../../shared/domain/webhook-registrations.js';
+import { classifyAttempt, MAX_ATTEMPTS, RETRY_DELAYS_MS, retryDelayMs } from '../../shared/domain/webhooks/retries.js';
+import { signWebhook } from '../../shared/domain/webhooks/signature.js';
+import { newWebhookSigningKey } from '../../shared/domain/webhooks/registrations.js';
 
 describe('signWebhook', () => {
   it('produces headers the standardwebhooks package verifies, and only with the key that signed', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commentKeys } from '../../shared/domain/webhook-events.js';
+import { commentKeys } from '../../shared/domain/webhooks/events.js';
 import type { MessageView, ThreadView } from '../../shared/schemas/threads.js';
 
 describe('comment and message keys of a body', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl, distinctEventTypes } from '../../shared/domain/webhook-input.js';
+import { checkWebhookUrl, distinctEventTypes } from '../../shared/domain/webhooks/input.js';
 
 const accepted = (url: string, mode: 'local' | 'aws') => 'value' in checkWebhookUrl(url, mode);
 

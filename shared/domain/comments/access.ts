@@ -3,7 +3,7 @@ import type { Principal } from '../../auth/principal.js';
 import { getItem, type MarkupRecord } from '../../db/items.js';
 import { getMessageReference, type MessageReference } from '../../db/messages.js';
 import { getThreadRecord, getThreadReference, type ThreadReference } from '../../db/threads.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../../http/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { loadMarkup, type MarkupRoleAccess } from '../markups/access.js';
 
 /**

@@ -6,8 +6,8 @@ import { toMessageItem, toMessageReferenceItem, type Delta } from '../../db/mess
 import { toReadMarkItem } from '../../db/read-marks.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
 import { nextThreadNumber, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../db/threads.js';
-import { failIfArmed } from '../../db/faults.js';
-import { commit, put, putNew, type TransactItem } from '../../db/transact.js';
+import { failIfArmed } from '../../db/core/faults.js';
+import { commit, put, putNew, type TransactItem } from '../../db/core/transact.js';
 import type { AnnotationInput, ThreadView } from '../../schemas/threads.js';
 import { loadMarkup } from '../markups/access.js';
 import { explainMarkupRefusal, explainWriteRefusal, requireOpenForComments } from './access.js';

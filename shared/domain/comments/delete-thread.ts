@@ -7,7 +7,7 @@ import { readMarkKeysOf } from '../../db/read-marks.js';
 import { storageChange } from '../../db/storage.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadWithMessages, storedObjectsOf, threadDelete } from '../../db/threads.js';
-import { batchDelete, commit, fromFreshReads, STALE, type TransactItem } from '../../db/transact.js';
+import { batchDelete, commit, fromFreshReads, STALE, type TransactItem } from '../../db/core/transact.js';
 import { deleteObjectsLater } from '../../events/jobs.js';
 import { requireVersion, type IfMatch } from '../../http/etag.js';
 import { explainMarkupRefusal, loadThreadAccess, threadNotFound } from './access.js';

@@ -1,6 +1,6 @@
 import { eventItem, type EventType } from '../../db/events.js';
 import type { MarkupRecord } from '../../db/items.js';
-import type { TransactItem } from '../../db/transact.js';
+import type { TransactItem } from '../../db/core/transact.js';
 
 /**
  * The outbox item of a comment event on `markup`, for the transaction that makes the change: the

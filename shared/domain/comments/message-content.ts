@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { MarkupRecord } from '../../db/items.js';
 import { markupTagItem } from '../../db/markup-records.js';
 import type { AttachmentRecord, ClipVideoRecord, Delta, MessageRecord } from '../../db/messages.js';
-import { put, type TransactItem } from '../../db/transact.js';
+import { put, type TransactItem } from '../../db/core/transact.js';
 import { consumeUploadItem, getUploads } from '../../db/uploads.js';
 import { findMembers } from '../../db/members.js';
 import { statusOf } from '../../db/users.js';
-import { BadRequestError, ForbiddenError, InvalidInputError } from '../../http/errors.js';
+import { BadRequestError, ForbiddenError, InvalidInputError } from '../../errors.js';
 import type { MarkupRoleAccess } from '../markups/access.js';
 import { mentionIdsOf, resolveMessageText, TextMismatch } from './delta.js';
 

@@ -16,10 +16,10 @@ import { unreadCountInvalidation } from '../../db/unread-counts.js';
 import { storageChange } from '../../db/storage.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadWithMessages, threadRevisionUpdate } from '../../db/threads.js';
-import { batchDelete, commit, fromFreshReads, nextTime, put, putNew, STALE, type TransactItem } from '../../db/transact.js';
+import { batchDelete, commit, fromFreshReads, nextTime, put, putNew, STALE, type TransactItem } from '../../db/core/transact.js';
 import { deleteObjectsLater } from '../../events/jobs.js';
 import type { MessageView } from '../../schemas/threads.js';
-import { BadRequestError } from '../../http/errors.js';
+import { BadRequestError } from '../../errors.js';
 import { requireVersion, type IfMatch } from '../../http/etag.js';
 import {
   explainMarkupRefusal,

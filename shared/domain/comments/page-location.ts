@@ -1,6 +1,6 @@
 import type { MarkupRecord } from '../../db/items.js';
 import type { ThreadRecord } from '../../db/threads.js';
-import { bestEffort } from '../../db/transact.js';
+import { bestEffort } from '../../db/core/transact.js';
 import { enqueueThumbnail } from '../../events/jobs.js';
 
 /**

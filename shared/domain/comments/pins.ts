@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MarkupRecord } from '../../db/items.js';
 import type { ThreadAnchor, ThreadElementRecord, ThreadKind, ThreadParentRecord, ThreadRecord } from '../../db/threads.js';
-import { ConflictError, InvalidInputError } from '../../http/errors.js';
+import { ConflictError, InvalidInputError } from '../../errors.js';
 import { isHttpUrl } from '../../schemas/builders.js';
 import type { BrowserContextInput, TextHighlightInput } from '../../schemas/threads.js';
 import { VIEW_MODES } from '../markups/view-modes.js';

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
-import { getCursorKey } from '../../db/cursor-keys.js';
+import { getCursorKey } from '../../db/core/cursor-keys.js';
 import { getReadMarksFor } from '../../db/read-marks.js';
 import { getThreadIndexState } from '../../db/thread-index.js';
 import { getThreadWithMessages } from '../../db/threads.js';
-import { BadRequestError } from '../../http/errors.js';
+import { BadRequestError } from '../../errors.js';
 import type { ThreadPageView, ThreadView } from '../../schemas/threads.js';
 import { loadMarkup } from '../markups/access.js';
 import { loadThreadAccess, threadNotFound } from './access.js';

@@ -13,8 +13,8 @@ import {
 } from '../../db/thread-index.js';
 import { getMessagesOf, getThreadRecord, getThreadRecords, getThreadReference, type ThreadRecord } from '../../db/threads.js';
 import type { MessageRecord } from '../../db/messages.js';
-import { decodeCursor, encodeCursor } from '../../http/cursor.js';
-import { BadRequestError, NotFoundError } from '../../http/errors.js';
+import { decodeCursor, encodeCursor } from '../../db/core/cursor.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
 import type { MarkupRoleAccess } from '../markups/access.js';
 import type { ThreadPageView } from '../../schemas/threads.js';
 import { indexReadMarks, readStateOf } from './read-state.js';

@@ -4,7 +4,7 @@ import type { Principal } from '../../auth/principal.js';
 import { getItem, getItems, type FolderRecord, type ItemRecord } from '../../db/items.js';
 import type { AnyRole } from '../../auth/permissions.js';
 import type { WorkspaceRecord } from '../../db/workspaces.js';
-import { NotFoundError } from '../../http/errors.js';
+import { NotFoundError } from '../../errors.js';
 import { settleItem, settleItems } from './pending-moves.js';
 
 /** An item the caller may reach, with its (live) workspace and the caller's role there. */

@@ -1,5 +1,5 @@
 import { getItems, type FolderRecord, type ItemRecord } from '../../db/items.js';
-import { ConflictError, NotFoundError } from '../../http/errors.js';
+import { ConflictError, NotFoundError } from '../../errors.js';
 import type { ItemAccess } from './access.js';
 import { insertFolder } from './create.js';
 import { moveLoaded } from './move.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { AGAIN, withBackoff } from '../../db/backoff.js';
+import { AGAIN, withBackoff } from '../../db/core/backoff.js';
 import { clearStaleClaim } from '../../db/folder-names.js';
 import { newFolderRecord, type FolderRecord } from '../../db/items.js';
 import { insertFolderRecord } from '../../db/item-writes.js';
-import { ConflictError, NotFoundError } from '../../http/errors.js';
+import { ConflictError, NotFoundError } from '../../errors.js';
 import type { ItemAccess } from './access.js';
 import { chooseFolderName, lowerName } from './names.js';
 import { requireDepth, SiblingNames } from './tree.js';

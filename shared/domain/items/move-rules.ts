@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.js';
 import type { FolderRecord, ItemRecord } from '../../db/items.js';
-import { BadRequestError, ConflictError, ForbiddenError, HttpError, NotFoundError, UnprocessableError } from '../../http/errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, HttpError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { requireDepth, requireOrdinary, subtreeHeight, type Ancestry } from './tree.js';
 
 /**

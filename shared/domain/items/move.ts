@@ -1,14 +1,14 @@
 import type { Principal } from '../../auth/principal.js';
-import { AGAIN, withBackoff } from '../../db/backoff.js';
-import { failIfArmed } from '../../db/faults.js';
+import { AGAIN, withBackoff } from '../../db/core/backoff.js';
+import { failIfArmed } from '../../db/core/faults.js';
 import { clearStaleClaim } from '../../db/folder-names.js';
 import { getItem, getItems, type FolderRecord, type ItemRecord } from '../../db/items.js';
 import { moveItemRecord } from '../../db/item-writes.js';
-import { ConflictError } from '../../http/errors.js';
+import { ConflictError } from '../../errors.js';
 import { accessTo, loadFolderForCaller, loadItemForCaller, type ItemAccess } from './access.js';
 import { chooseFolderName, lowerName } from './names.js';
 import { insertMove, movesOutMarker } from '../../db/moves.js';
-import type { TransactItem } from '../../db/transact.js';
+import type { TransactItem } from '../../db/core/transact.js';
 import { enqueueMove } from '../../events/jobs.js';
 import { logger } from '../../logger.js';
 import { finishPendingMove, requeueIfStalled } from './pending-moves.js';

@@ -4,7 +4,7 @@ import { applyItemChanges, carryItemRecord, clearPendingMove } from '../../db/it
 import { childrenPartition, fromItem, getItem, getItems, type FolderRecord, type ItemRecord, type MarkupRecord } from '../../db/items.js';
 import { clearMovesOut, finishMove, getMove, pendingMoves, recordMoveBatch, touchMove, type MoveRecord } from '../../db/moves.js';
 import { moveOriginalToWorkspace } from '../../db/originals.js';
-import { queryMatching } from '../../db/paging.js';
+import { queryMatching } from '../../db/core/paging.js';
 import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
 import { enqueueMove } from '../../events/jobs.js';
 import { logger } from '../../logger.js';

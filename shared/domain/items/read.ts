@@ -1,12 +1,12 @@
 import { countFolderChildren } from '../../db/folder-counts.js';
 import { fromItem, getItems, childrenPartition, type FolderRecord } from '../../db/items.js';
-import { queryPage, type Page } from '../../db/paging.js';
+import { queryPage, type Page } from '../../db/core/paging.js';
 import { getPlan } from '../../db/plans.js';
-import type { IndexName } from '../../db/table.js';
-import { BadRequestError } from '../../http/errors.js';
+import type { IndexName } from '../../db/core/table.js';
+import { BadRequestError } from '../../errors.js';
 import type { ChildFolderView, ChildMarkupView, ItemView } from '../../schemas/items.js';
 import { unreadThreadCounts } from '../comments/unread-counts.js';
-import { INCLUDE_ALL, markupCardFields, toPublicMarkup, type MarkupViewContext } from '../markup-view.js';
+import { INCLUDE_ALL, markupCardFields, toPublicMarkup, type MarkupViewContext } from '../markups/view.js';
 import type { ItemAccess } from './access.js';
 import { toChildItem, toFolderItem, type ChildMarkupCard } from './views.js';
 

@@ -1,8 +1,8 @@
 import { clearStaleClaim } from '../../db/folder-names.js';
 import { itemVersion } from '../../db/items.js';
 import { applyItemChange, renameFolderRecord } from '../../db/item-writes.js';
-import { versionCondition } from '../../db/table.js';
-import { ConflictError, NotFoundError } from '../../http/errors.js';
+import { versionCondition } from '../../db/core/table.js';
+import { ConflictError, NotFoundError } from '../../errors.js';
 import { requireVersion, staleVersion, type IfMatch } from '../../http/etag.js';
 import type { ItemAccess } from './access.js';
 import { lowerName } from './names.js';

@@ -10,8 +10,8 @@ import {
   type ItemRecord,
   type MarkupRecord,
 } from '../../db/items.js';
-import { queryAll } from '../../db/paging.js';
-import { ConflictError, UnprocessableError } from '../../http/errors.js';
+import { queryAll } from '../../db/core/paging.js';
+import { ConflictError, UnprocessableError } from '../../errors.js';
 import { lowerName } from './names.js';
 
 /** Parallel reads (one Query per folder) one tree operation keeps in flight. */

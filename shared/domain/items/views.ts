@@ -2,7 +2,7 @@ import { allows, type AnyRole } from '../../auth/permissions.js';
 import type { FolderCounts } from '../../db/folder-counts.js';
 import type { ItemRecord } from '../../db/items.js';
 import type { ChildFolderView, ChildMarkupView, FolderItemView } from '../../schemas/items.js';
-import { markupUrlOf, type MarkupCardFields } from '../markup-view.js';
+import { markupUrlOf, type MarkupCardFields } from '../markups/view.js';
 
 /** The folder-item shape of the spec ("A moved item is returned as"), plus `type`: the answer schema's type. */
 export type FolderItem = FolderItemView;

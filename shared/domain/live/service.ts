@@ -21,10 +21,10 @@ import {
   type StoredPrincipal,
 } from '../../db/live.js';
 import { matchesStreamFilter } from '../../events/outbox-stream.js';
-import { HttpError, ServiceUnavailableError } from '../../http/errors.js';
+import { HttpError, ServiceUnavailableError } from '../../errors.js';
 import { logger } from '../../logger.js';
 import { loadMarkup } from '../markups/access.js';
-import { eventBody } from '../webhook-events.js';
+import { eventBody } from '../webhooks/events.js';
 import { credentialAlive, credentialChecks, credentialKeyOf, principalOf, storedPrincipalOf } from './credentials.js';
 import { markupEventLog, seqOf, type MarkupEventLog } from './log.js';
 import { CLOSE, errorMessage, eventMessageText, messageText, parseClientMessage, subscribedMessage } from './protocol.js';

@@ -6,7 +6,7 @@ import { readWithExchangeGrant } from '../../db/exchange-grants.js';
 import { fromItem, getItem, getItems, itemKey, type ItemRecord, type MarkupRecord } from '../../db/items.js';
 import { getPlan, type Plan } from '../../db/plans.js';
 import type { WorkspaceRecord } from '../../db/workspaces.js';
-import { BadRequestError, NotFoundError } from '../../http/errors.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
 import { isId } from '../../schemas/builders.js';
 import { settleItem, settleItems } from '../items/pending-moves.js';
 

@@ -1,6 +1,6 @@
 import type { FolderRecord } from '../../db/items.js';
 import { applyItemChange } from '../../db/item-writes.js';
-import { bestEffort } from '../../db/transact.js';
+import { bestEffort } from '../../db/core/transact.js';
 import { touchWorkspaceActivity } from '../../db/workspaces.js';
 
 /** Moves a folder's `activityAt` forward (never back) with its activity index key. */

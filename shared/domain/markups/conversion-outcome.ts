@@ -1,16 +1,16 @@
 import { ConversionError } from '../../convert/errors.js';
-import { AGAIN, withBackoff } from '../../db/backoff.js';
+import { AGAIN, withBackoff } from '../../db/core/backoff.js';
 import { recordConversionProgress, type ConversionProgress } from '../../db/conversion-progress.js';
 import { eventItem } from '../../db/events.js';
 import { getItem, itemUpdate, type ItemRecord, type MarkupRecord } from '../../db/items.js';
 import { markWorkStarted } from '../../db/pending-work.js';
 import { storageDelta, type StorageCategory } from '../../db/storage.js';
-import { transactUnlessConditionFails, type TransactItem } from '../../db/transact.js';
+import { transactUnlessConditionFails, type TransactItem } from '../../db/core/transact.js';
 import { chargeAdjustment } from '../../db/usage.js';
 import { logger } from '../../logger.js';
 import { recordMetrics } from '../../metrics.js';
-import { deleteObjectsOfDeletedMarkup } from '../markup-objects.js';
-import { applyPolicyAfterConversion } from '../originals.js';
+import { deleteObjectsOfDeletedMarkup } from './objects.js';
+import { applyPolicyAfterConversion } from './originals.js';
 
 export type { ConversionProgress };
 export type { MarkupDocumentRecord, MarkupImageRecord, MarkupRecord, MarkupVideoRecord } from '../../db/items.js';

@@ -2,7 +2,7 @@ import type { Principal } from '../../auth/principal.js';
 import { forEachLimit } from '../../concurrency.js';
 import type { MarkupRecord } from '../../db/items.js';
 import { lastMarkupEventSeq, readMarkupEventLog } from '../../db/markup-events.js';
-import { eventBody, type EventEnvelope } from '../webhook-events.js';
+import { eventBody, type EventEnvelope } from '../webhooks/events.js';
 import { loadMarkup } from './access.js';
 
 /** One entry of a markup's log as clients read it: its seq and the event's webhook body. */

@@ -1,8 +1,8 @@
 import type { Principal } from '../../auth/principal.js';
 import { getItem, type FolderRecord } from '../../db/items.js';
-import { BadRequestError } from '../../http/errors.js';
+import { BadRequestError } from '../../errors.js';
 import { loadFolderForCaller, type ItemAccess } from '../items/access.js';
-import { resolveWorkspace } from '../scope.js';
+import { resolveWorkspace } from '../workspaces/scope.js';
 import { workspaceAccess, type WorkspaceAccess } from './access.js';
 
 /**

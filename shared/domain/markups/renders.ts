@@ -13,9 +13,9 @@ import {
 import { markWorkStarted } from '../../db/pending-work.js';
 import { getConversation } from '../../db/threads.js';
 import { setThumbnail, thumbnailObjectKey } from '../../db/thumbnails.js';
-import { NotFoundError } from '../../http/errors.js';
+import { NotFoundError } from '../../errors.js';
 import type { PageLayout } from '../../render/page-screenshot.js';
-import { deleteObjectsOfDeletedMarkup, markupOfJob } from '../markup-objects.js';
+import { deleteObjectsOfDeletedMarkup, markupOfJob } from './objects.js';
 import { loadMarkup } from './access.js';
 
 /**

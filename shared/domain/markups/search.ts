@@ -1,6 +1,6 @@
 import { fromItem, workspaceMarkupsPartition, type MarkupRecord } from '../../db/items.js';
 import { searchWorkspaceMarkups, type SearchPage } from '../../db/markup-search.js';
-import { queryPage, type Page } from '../../db/paging.js';
+import { queryPage, type Page } from '../../db/core/paging.js';
 
 /** GET /markups: a workspace's markups, newest first (GSI4), with `before`/`since` cursors. */
 export async function listMarkups(
