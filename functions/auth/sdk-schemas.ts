@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { browserOrigin } from '../../shared/http/cors.js';
+import { browserOrigin } from '../../shared/domain/installations/input.js';
 import { Id } from '../../shared/http/schemas.js';
 import { ExchangeSchema, PublicKey } from './schemas.js';
 

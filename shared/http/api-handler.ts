@@ -9,15 +9,8 @@ import { logger } from '../logger.js';
 import { recordMetrics } from '../metrics.js';
 import { traceWork } from '../tracing.js';
 import type { Principal } from '../auth/principal.js';
-import {
-  BadRequestError,
-  HttpError,
-  InternalError,
-  MethodNotAllowedError,
-  NotFoundError,
-  PayloadTooLargeError,
-  UnsupportedMediaTypeError,
-} from '../errors.js';
+import { BadRequestError, InternalError, NotFoundError, PayloadTooLargeError, ServiceError } from '../errors.js';
+import { MethodNotAllowedError, problemHeaders, UnsupportedMediaTypeError } from './errors.js';
 import { corsResponseHeaders } from './cors.js';
 import { ETAG_HEADER, entityTag, noneMatchHits, readIfMatch } from './etag.js';
 import { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey, REPLAYED_HEADER, requestFingerprint, runIdempotently } from './idempotency.js';
@@ -144,7 +137,7 @@ function readRawBody(spec: RawBodySpec, event: Event, contentType: string | unde
   return { data, contentType };
 }
 
-function unmatched(dispatch: Dispatch, event: Event): HttpError {
+function unmatched(dispatch: Dispatch, event: Event): ServiceError {
   const path = event.rawPath;
   const allowed = dispatch.all.methodsAt(path);
   if (allowed.length > 0) return new MethodNotAllowedError(allowed);
@@ -276,12 +269,12 @@ function responder(dispatch: Dispatch): middy.MiddlewareObj<Event, Result> {
     after: (request) => stamp(request),
     onError: async (request) => {
       const error = request.error;
-      const known = error instanceof HttpError && error.expose ? error : undefined;
+      const known = error instanceof ServiceError && error.expose ? error : undefined;
       if (!known) logger.error('unhandled error', { requestId: request.event.requestContext.requestId, error });
       const problem = known ?? new InternalError();
       request.response = {
         statusCode: problem.status,
-        headers: { 'Content-Type': 'application/problem+json', ...problem.headers },
+        headers: { 'Content-Type': 'application/problem+json', ...problemHeaders(problem) },
         body: JSON.stringify({ ...problem.toJSON(), requestId: request.event.requestContext.requestId }),
       };
       await stamp(request);

@@ -1,5 +1,6 @@
 import { ruleOf } from '../auth/permissions.js';
 import { isOriginListed } from '../db/allowed-origins.js';
+import { browserOrigin } from '../domain/installations/input.js';
 import { logger } from '../logger.js';
 import type { AnyRoute } from './route.js';
 
@@ -39,16 +40,6 @@ const AUTH_PATH_PREFIX = '/api/v2/auth/';
 export function opensToBrowsers(route: Pick<AnyRoute, 'path' | 'auth' | 'permission'>): boolean {
   if (route.path.startsWith(AUTH_PATH_PREFIX)) return true;
   return route.auth === 'apiKey' && route.permission !== undefined && ruleOf(route.permission).endUser !== false;
-}
-
-/**
- * The `Origin` header when it is one a browser sends for a web page (`http(s)://host[:port]`,
- * lower-case, at most 300 characters), else undefined: `null`, file pages and anything odd are
- * never looked up.
- */
-export function browserOrigin(header: string | undefined): string | undefined {
-  if (header === undefined || header.length > 300) return undefined;
-  return /^https?:\/\/(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/.test(header) ? header : undefined;
 }
 
 const cache = new Map<string, { allowed: boolean; until: number }>();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PreconditionFailedError } from '../errors.js';
+import type { IfMatch } from '../domain/common/versions.js';
 
 /**
  * ETags and conditional requests (RFC 9110 section 13) on the routes a route table marks
@@ -15,9 +15,6 @@ import { PreconditionFailedError } from '../errors.js';
 export const ETAG_HEADER = 'ETag';
 export const IF_MATCH_HEADER = 'If-Match';
 export const IF_NONE_MATCH_HEADER = 'If-None-Match';
-
-/** What an `If-Match` header asks for: any current version (`*`), or one of the listed ones. */
-export type IfMatch = { any: true } | { any: false; versions: number[] };
 
 /** The ETag of an answer `body` of a record at `version`. */
 export function entityTag(version: number, body: unknown): string {
@@ -55,18 +52,4 @@ export function noneMatchHits(headers: Record<string, string | undefined>, etag:
   if (value === undefined) return false;
   const tags = listedTags(value);
   return tags === 'any' || tags.some((tag) => `"${tag.opaque}"` === etag);
-}
-
-/**
- * Checks a record's `version` as read against the request's `If-Match` (none: nothing to check).
- * The write that follows must carry the same version in its condition, so a change landing between
- * this read and the write also answers 412.
- */
-export function requireVersion(ifMatch: IfMatch | undefined, version: number, subject: string): void {
-  if (ifMatch && !ifMatch.any && !ifMatch.versions.includes(version)) throw staleVersion(subject);
-}
-
-/** The 412 of a conditional write whose version condition failed, or of a stale `If-Match`. */
-export function staleVersion(subject: string): PreconditionFailedError {
-  return new PreconditionFailedError(`${subject} changed since the ETag in ${IF_MATCH_HEADER} was read; read it again (GET) and retry with its new ETag.`);
 }

@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { Permission } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
-import type { IfMatch } from './etag.js';
+import type { IfMatch } from '../domain/common/versions.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type AnySchema = v.GenericSchema<unknown, unknown>;

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { verifyIdentityProviderToken } from '../../shared/auth/identity-provider.js';
 import { resetConfig } from '../../shared/config.js';
 import { installationOrigins } from '../../shared/db/allowed-origins.js';
-import { browserOrigin, opensToBrowsers } from '../../shared/http/cors.js';
+import { opensToBrowsers } from '../../shared/http/cors.js';
+import { browserOrigin } from '../../shared/domain/installations/input.js';
 
 describe('opensToBrowsers: the routes embedded clients may call cross-origin', () => {
   it('opens the token-exchange routes and routes whose permission admits end users, nothing else', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../shared/auth/principal.js';
 import { MAX_FOLDER_DEPTH, newFolderRecord, type FolderRecord, type ItemRecord, type MarkupRecord } from '../../shared/db/items.js';
-import { BadRequestError, ConflictError, HttpError, NotFoundError } from '../../shared/errors.js';
+import { BadRequestError, ConflictError, ServiceError, NotFoundError } from '../../shared/errors.js';
 import {
   alreadyThere,
   batchErrorOf,
@@ -61,7 +61,7 @@ const statusOf = (work: () => unknown): number | undefined => {
   try {
     work();
   } catch (error) {
-    return (error as HttpError).status;
+    return (error as ServiceError).status;
   }
   return undefined;
 };
@@ -279,7 +279,7 @@ describe('Move rule 5: a batch reports each entry that fails and moves the other
 
   it('turns a problem the caller may see into an entry of errors; anything else (a 5xx, a crash) fails the batch', () => {
     expect(batchErrorOf('x', new NotFoundError('Item x does not exist.'))).toEqual({ itemId: 'x', statusCode: 404, message: 'Item x does not exist.' });
-    expect(batchErrorOf('x', new HttpError(503, 'unavailable', 'Service Unavailable', 'later'))).toBeUndefined();
+    expect(batchErrorOf('x', new ServiceError(503, 'unavailable', 'Service Unavailable', 'later'))).toBeUndefined();
     expect(batchErrorOf('x', new Error('boom'))).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@ import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadRecord, threadReplace, threadUnchanged, type ThreadAnchor, type ThreadRecord } from '../../db/threads.js';
 import { commit, fromFreshReads, nextTime, put, STALE, type TransactItem } from '../../db/core/transact.js';
 import { BadRequestError } from '../../errors.js';
-import { requireVersion, type IfMatch } from '../../http/etag.js';
+import { requireVersion, type IfMatch } from '../common/versions.js';
 import { isHttpUrl } from '../../schemas/builders.js';
 import type { BrowserContextInput, ThreadRecordView } from '../../schemas/threads.js';
 import { explainMarkupRefusal, loadThreadAccess, loadThreadAccessToChange, threadNotFound, type ThreadAccess } from './access.js';

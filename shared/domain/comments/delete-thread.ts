@@ -9,7 +9,7 @@ import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadWithMessages, storedObjectsOf, threadDelete } from '../../db/threads.js';
 import { batchDelete, commit, fromFreshReads, STALE, type TransactItem } from '../../db/core/transact.js';
 import { deleteObjectsLater } from '../../events/jobs.js';
-import { requireVersion, type IfMatch } from '../../http/etag.js';
+import { requireVersion, type IfMatch } from '../common/versions.js';
 import { explainMarkupRefusal, loadThreadAccess, threadNotFound } from './access.js';
 
 /**

@@ -20,7 +20,7 @@ import { batchDelete, commit, fromFreshReads, nextTime, put, putNew, STALE, type
 import { deleteObjectsLater } from '../../events/jobs.js';
 import type { MessageView } from '../../schemas/threads.js';
 import { BadRequestError } from '../../errors.js';
-import { requireVersion, type IfMatch } from '../../http/etag.js';
+import { requireVersion, type IfMatch } from '../common/versions.js';
 import {
   explainMarkupRefusal,
   explainWriteRefusal,

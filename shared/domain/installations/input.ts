@@ -61,3 +61,13 @@ export function checkOrigin(text: string): Checked {
   if (!/^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])$/.test(url.hostname)) return refused;
   return { value: url.origin };
 }
+
+/**
+ * The `Origin` header when it is one a browser sends for a web page (`http(s)://host[:port]`,
+ * lower-case, at most 300 characters), else undefined: `null`, file pages and anything odd are
+ * never looked up.
+ */
+export function browserOrigin(header: string | undefined): string | undefined {
+  if (header === undefined || header.length > 300) return undefined;
+  return /^https?:\/\/(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/.test(header) ? header : undefined;
+}

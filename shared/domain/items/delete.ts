@@ -1,7 +1,7 @@
 import { releaseNamesOf } from '../../db/folder-names.js';
 import { itemVersion } from '../../db/items.js';
 import { claimItemVersion } from '../../db/item-writes.js';
-import { requireVersion, staleVersion, type IfMatch } from '../../http/etag.js';
+import { requireVersion, staleVersion, type IfMatch } from '../common/versions.js';
 import { deleteItemRecords } from './deletion.js';
 import type { ItemAccess } from './access.js';
 import { descendantFolders, markupsIn, requireOrdinary } from './tree.js';

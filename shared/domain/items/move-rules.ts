@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.js';
 import type { FolderRecord, ItemRecord } from '../../db/items.js';
-import { BadRequestError, ConflictError, ForbiddenError, HttpError, NotFoundError, UnprocessableError } from '../../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, ServiceError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { requireDepth, requireOrdinary, subtreeHeight, type Ancestry } from './tree.js';
 
 /**
@@ -229,6 +229,6 @@ export interface MoveBatchError {
 
 /** The `errors` entry for an entry's failure (Move rule 5): a problem the caller may see; anything else (a 5xx, a fault) fails the whole batch (undefined). */
 export function batchErrorOf(itemId: string, error: unknown): MoveBatchError | undefined {
-  if (!(error instanceof HttpError) || !error.expose) return undefined;
+  if (!(error instanceof ServiceError) || !error.expose) return undefined;
   return { itemId, statusCode: error.status, message: error.detail };
 }

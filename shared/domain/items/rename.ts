@@ -3,7 +3,7 @@ import { itemVersion } from '../../db/items.js';
 import { applyItemChange, renameFolderRecord } from '../../db/item-writes.js';
 import { versionCondition } from '../../db/core/table.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
-import { requireVersion, staleVersion, type IfMatch } from '../../http/etag.js';
+import { requireVersion, staleVersion, type IfMatch } from '../common/versions.js';
 import type { ItemAccess } from './access.js';
 import { lowerName } from './names.js';
 import { requireOrdinary, subfolders } from './tree.js';

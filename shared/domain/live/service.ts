@@ -21,7 +21,7 @@ import {
   type StoredPrincipal,
 } from '../../db/live.js';
 import { matchesStreamFilter } from '../../events/outbox-stream.js';
-import { HttpError, ServiceUnavailableError } from '../../errors.js';
+import { ServiceError, ServiceUnavailableError } from '../../errors.js';
 import { logger } from '../../logger.js';
 import { loadMarkup } from '../markups/access.js';
 import { eventBody } from '../webhooks/events.js';
@@ -149,7 +149,7 @@ async function readRefusal(principal: StoredPrincipal, markupId: string): Promis
     const { markup } = await loadMarkup(withPermission(principalOf(principal), 'markup:read'), markupId);
     return { workspaceId: markup.workspaceId };
   } catch (error) {
-    if (!(error instanceof HttpError) || error.status >= 500) throw error;
+    if (!(error instanceof ServiceError) || error.status >= 500) throw error;
     return { refusal: errorMessage(markupId, error.status, error.detail) };
   }
 }

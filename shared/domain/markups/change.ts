@@ -8,7 +8,7 @@ import { failIfArmed } from '../../db/core/faults.js';
 import { bestEffort, FRESH_READ_RETRY, nextTime } from '../../db/core/transact.js';
 import { touchWorkspaceActivity } from '../../db/workspaces.js';
 import { BadRequestError, ConflictError, FeatureNotEnabledError } from '../../errors.js';
-import { requireVersion, staleVersion, type IfMatch } from '../../http/etag.js';
+import { requireVersion, staleVersion, type IfMatch } from '../common/versions.js';
 import { deleteItemRecords } from '../items/deletion.js';
 import { finishPendingMove } from '../items/pending-moves.js';
 import { loadMarkup, loadMarkups, requireDistinct, roleAccessFor, type MarkupAccess } from './access.js';

@@ -4,7 +4,7 @@ import type { EndUserRole } from '../../auth/permissions.js';
 import { installationOrigins } from '../../db/allowed-origins.js';
 import { IDENTITY_PROVIDER_SOURCE } from '../../db/external-users.js';
 import { insertSdkSession, takeSdkSession } from '../../db/sdk-sessions.js';
-import { browserOrigin } from '../../http/cors.js';
+import { browserOrigin } from '../installations/input.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { findLiveInstallation } from './customer-exchange.js';
 import { upsertExternalUserFromClaims } from '../users/external-users.js';

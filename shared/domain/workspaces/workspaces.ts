@@ -21,7 +21,7 @@ import {
   type WorkspaceRecord,
 } from '../../db/workspaces.js';
 import { ConflictError, FeatureNotEnabledError, NotFoundError } from '../../errors.js';
-import { requireVersion, staleVersion, type IfMatch } from '../../http/etag.js';
+import { requireVersion, staleVersion, type IfMatch } from '../common/versions.js';
 import { slugCandidate, slugify } from './slugs.js';
 import { deleteWorkspaceContentLater } from './content.js';
 
