@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
 import type { Principal } from '../../shared/auth/principal.js';
 import { claimIdempotencyKey } from '../../shared/db/idempotency.js';
+import type { ServiceError } from '../../shared/errors.js';
+import { problemHeaders } from '../../shared/http/errors.js';
 import { idempotencyScope, runIdempotently } from '../../shared/http/idempotency.js';
 import { routeKey } from '../../shared/http/route.js';
 import { localStack, makeOrganization, VERSION, type ApiResponse, type Org } from '../support/api.js';
@@ -273,7 +275,8 @@ describe('Idempotency records (shared/db/idempotency.ts, shared/http/idempotency
     const whileLive = await runIdempotently(request(principal, live), created('blocked')).catch((error: unknown) => error);
     const afterDeath = await runIdempotently(request(principal, dead), created('taken-over'));
 
-    expect(whileLive).toMatchObject({ status: 409, slug: 'idempotent-request-in-progress', headers: { 'Retry-After': '1' } });
+    expect(whileLive).toMatchObject({ status: 409, slug: 'idempotent-request-in-progress', retryAfterSeconds: 1 });
+    expect(problemHeaders(whileLive as ServiceError)).toEqual({ 'Retry-After': '1' });
     expect(afterDeath.body).toEqual({ data: { id: 'taken-over' } });
   });
 });
