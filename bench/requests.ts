@@ -20,7 +20,7 @@ import { policyUsableUntilEpoch } from '../shared/storage/upload-policy.js';
 import { getDb, getSqs } from '../shared/clients.js';
 import { getConfig } from '../shared/config.js';
 import { apiKeyKey } from '../shared/db/api-keys.js';
-import { isTransactionConflict } from '../shared/db/core/errors.js';
+import { isConditionFailure, isTransactionConflict } from '../shared/db/core/errors.js';
 import { fromItem, itemKey, markupCommentUpdate, workspaceMarkupsPartition, type MarkupRecord } from '../shared/db/items.js';
 import { markupPartition } from '../shared/db/markup-records.js';
 import { planKey, savePlan, getPlan } from '../shared/db/plans.js';
@@ -215,24 +215,27 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
     floor: async () => {
       const target = replyTargets[nextFloorTarget++ % replyTargets.length]!;
       await get(apiKeyKey(keyId));
-      await getConsistent(threadReferenceKey(target.threadId));
-      const markup = fromItem((await getConsistent(itemKey(target.markupId))).Item!) as MarkupRecord;
-      await get(workspaceKey(stack.workspaceId));
-      const thread = (await getConsistent(threadKey(target.markupId, target.threadId))).Item as ThreadRecord;
-      const at = Date.now();
-      const message = { ...replyRecord(markup, target.threadId, userId, replyBody.content, at), threadRevision: thread.revision + 1 };
-      const reference = { threadId: target.threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId: message.id };
-      // One transaction: the change, the thread index's move (activity), the event's outbox item and its place in the markup's log.
-      await transactRetrying([
-        markupCommentUpdate(markup, { at, open: true }),
-        threadRevisionUpdate(thread, at, thread.messageIds ? { messageIds: [...thread.messageIds, message.id] } : {}),
-        putNew(toMessageItem(message)),
-        putNew(toMessageReferenceItem(reference)),
-        put(toReadMarkItem(markup.id, { userId, subject: 'message', subjectId: message.id, threadId: target.threadId, seenRevision: message.threadRevision, seenAt: at })),
-        ...threadIndexWrites(markup, thread, { ...thread, lastActivityAt: at }),
-        put({ PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${new Date(at).toISOString()}#${message.id}`, entity: 'BenchFloor', type: 'comment_reply_created', markupId: markup.id, threadId: target.threadId, messageId: message.id }),
-        ...eventLogFloorItems(markup.id),
-      ]);
+      // Read, then write on what was read: a write that lost to another writer of the thread (its
+      // revision moved) reads again and retries, as the request does (fromFreshReads).
+      await transactFromFreshReads(async () => {
+        await getConsistent(threadReferenceKey(target.threadId));
+        const markup = fromItem((await getConsistent(itemKey(target.markupId))).Item!) as MarkupRecord;
+        await get(workspaceKey(stack.workspaceId));
+        const thread = (await getConsistent(threadKey(target.markupId, target.threadId))).Item as ThreadRecord;
+        const at = Date.now();
+        const message = { ...replyRecord(markup, target.threadId, userId, replyBody.content, at), threadRevision: thread.revision + 1 };
+        // One transaction: the change, the thread index's move (activity), the event's outbox item and its place in the markup's log.
+        return [
+          markupCommentUpdate(markup, { at, open: true }),
+          threadRevisionUpdate(thread, at, thread.messageIds ? { messageIds: [...thread.messageIds, message.id] } : {}),
+          putNew(toMessageItem(message)),
+          putNew(toMessageReferenceItem({ threadId: target.threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId: message.id })),
+          put(toReadMarkItem(markup.id, { userId, subject: 'message', subjectId: message.id, threadId: target.threadId, seenRevision: message.threadRevision, seenAt: at })),
+          ...threadIndexWrites(markup, thread, { ...thread, lastActivityAt: at }),
+          put({ PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${new Date(at).toISOString()}#${message.id}`, entity: 'BenchFloor', type: 'comment_reply_created', markupId: markup.id, threadId: target.threadId, messageId: message.id }),
+          ...eventLogFloorItems(markup.id),
+        ];
+      });
       // Then the writer for the answer.
       await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [userKey(userId)] } } }));
     },
@@ -246,48 +249,51 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
     floor: async () => {
       const { markupId } = replyTargets[nextThreadFloor++ % replyTargets.length]!;
       await get(apiKeyKey(keyId));
-      const markup = fromItem((await getConsistent(itemKey(markupId))).Item!) as MarkupRecord;
-      await get(workspaceKey(stack.workspaceId));
-      const at = Date.now();
-      const number = await nextThreadNumber(markupId);
-      const body = threadBody(markupId);
-      const threadId = randomUUID();
-      const message = { ...replyRecord(markup, threadId, userId, 'The heading overlaps the navigation on this page.', at), threadRevision: 1 };
-      const thread: ThreadRecord = {
-        id: threadId,
-        markupId,
-        workspaceId: markup.workspaceId,
-        organizationId: markup.organizationId,
-        number,
-        userId,
-        createdAt: at,
-        modifiedAt: at,
-        lastActivityAt: at,
-        resolved: false,
-        priority: null,
-        revision: 1,
-        messageIds: [message.id],
-        annotations: null,
-        width: null,
-        height: null,
-        ...pinOf(markup, body as never, at),
-      };
-      const reference = { threadId, markupId, workspaceId: markup.workspaceId, organizationId: markup.organizationId };
-      // One transaction: the markup's counters, the thread, its message, both references, the writer's
-      // read marks, the view mode's count, the thread index, the event's outbox item and its place in the markup's log.
-      await transactRetrying([
-        markupCommentUpdate(markup, { at, activeDelta: 1, open: true }),
-        putNew(toThreadItem(thread)),
-        putNew(toThreadReferenceItem(reference)),
-        putNew(toMessageItem(message)),
-        putNew(toMessageReferenceItem({ ...reference, messageId: message.id })),
-        put(toReadMarkItem(markupId, { userId, subject: 'thread', subjectId: threadId, threadId, seenRevision: 1, seenAt: at })),
-        put(toReadMarkItem(markupId, { userId, subject: 'message', subjectId: message.id, threadId, seenRevision: 1, seenAt: at })),
-        ...(thread.viewModeId ? [viewModeCountUpdate(markupId, thread.viewModeId, 1)] : []),
-        ...threadIndexWrites(markup, undefined, thread, { initialize: number === 1 }),
-        put({ PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${new Date(at).toISOString()}#${threadId}`, entity: 'BenchFloor', type: 'comment_created', markupId, threadId, messageId: message.id }),
-        ...eventLogFloorItems(markupId),
-      ]);
+      // Read, then write on what was read: a number another creation took meanwhile reads again and retries.
+      await transactFromFreshReads(async () => {
+        const markup = fromItem((await getConsistent(itemKey(markupId))).Item!) as MarkupRecord;
+        await get(workspaceKey(stack.workspaceId));
+        const at = Date.now();
+        const number = await nextThreadNumber(markupId);
+        const body = threadBody(markupId);
+        const threadId = randomUUID();
+        const message = { ...replyRecord(markup, threadId, userId, 'The heading overlaps the navigation on this page.', at), threadRevision: 1 };
+        const thread: ThreadRecord = {
+          id: threadId,
+          markupId,
+          workspaceId: markup.workspaceId,
+          organizationId: markup.organizationId,
+          number,
+          userId,
+          createdAt: at,
+          modifiedAt: at,
+          lastActivityAt: at,
+          resolved: false,
+          priority: null,
+          revision: 1,
+          messageIds: [message.id],
+          annotations: null,
+          width: null,
+          height: null,
+          ...pinOf(markup, body as never, at),
+        };
+        const reference = { threadId, markupId, workspaceId: markup.workspaceId, organizationId: markup.organizationId };
+        // One transaction: the markup's counters, the thread, its message, both references, the writer's
+        // read marks, the view mode's count, the thread index, the event's outbox item and its place in the markup's log.
+        return [
+          markupCommentUpdate(markup, { at, activeDelta: 1, open: true }),
+          putNew(toThreadItem(thread)),
+          putNew(toThreadReferenceItem(reference)),
+          putNew(toMessageItem(message)),
+          putNew(toMessageReferenceItem({ ...reference, messageId: message.id })),
+          put(toReadMarkItem(markupId, { userId, subject: 'thread', subjectId: threadId, threadId, seenRevision: 1, seenAt: at })),
+          put(toReadMarkItem(markupId, { userId, subject: 'message', subjectId: message.id, threadId, seenRevision: 1, seenAt: at })),
+          ...(thread.viewModeId ? [viewModeCountUpdate(markupId, thread.viewModeId, 1)] : []),
+          ...threadIndexWrites(markup, undefined, thread, { initialize: number === 1 }),
+          put({ PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${new Date(at).toISOString()}#${threadId}`, entity: 'BenchFloor', type: 'comment_created', markupId, threadId, messageId: message.id }),
+          ...eventLogFloorItems(markupId),
+        ];
+      });
       // The local stack's test fault point (a deployed function skips it), then the writer for the answer.
       await failIfArmed('after-thread-commit', markupId);
       await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [userKey(userId)] } } }));
@@ -494,14 +500,20 @@ function replyRecord(markup: MarkupRecord, threadId: string, userId: string, con
   };
 }
 
-/** A transaction retried while it only collided with another one, as comment writes are. */
-async function transactRetrying(items: TransactItem[]): Promise<void> {
+/**
+ * A transaction built from reads, read and built again while it collides with another one or a
+ * condition on what it read failed (a concurrent writer moved it), as the request's fromFreshReads does.
+ */
+async function transactFromFreshReads(
+  build: () => Promise<TransactItem[]>,
+  retryable: (error: TransactionCanceledException) => boolean = (error) => isTransactionConflict(error) || isConditionFailure(error),
+): Promise<void> {
   for (let attempt = 0; ; attempt += 1) {
     try {
-      await getDb().send(new TransactWriteCommand({ TransactItems: items }));
+      await getDb().send(new TransactWriteCommand({ TransactItems: await build() }));
       return;
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException) || !isTransactionConflict(error) || attempt >= 20) throw error;
+      if (!(error instanceof TransactionCanceledException) || !retryable(error) || attempt >= 20) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 10 * 2 ** attempt)));
     }
   }
