@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { Principal } from '../auth/principal.js';
+import { AGAIN, withBackoff } from '../db/core/backoff.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../db/idempotency.js';
 import { logger } from '../logger.js';
 import { IdempotencyKeyReusedError, IdempotentRequestInProgressError, ValidationError } from '../errors.js';
@@ -64,39 +65,44 @@ export interface IdempotentRequest {
 /** Runs `operation` once per key and request, or answers what the key's first request answered. */
 export async function runIdempotently(request: IdempotentRequest, operation: () => Promise<Reply>): Promise<Reply> {
   const scope = idempotencyScope(request.principal);
-  // A record released between our failed claim and the read of it is gone: claim once more.
-  for (let attempt = 0; ; attempt += 1) {
-    const now = Date.now();
-    const claim = await claimIdempotencyKey(
-      scope,
-      request.key,
-      {
-        routeKey: request.routeKey,
-        fingerprint: request.fingerprint,
-        token: request.requestId,
-        lockedUntil: now + (request.remainingMs && request.remainingMs > 0 ? request.remainingMs : DEFAULT_LOCK_MS),
-        expiresAtEpoch: Math.floor(now / 1000) + IDEMPOTENCY_WINDOW_SECONDS,
-      },
-      now,
-    );
-    if (claim.claimed) return await runHolding(scope, request, operation);
-    const existing = claim.existing;
-    if (!existing) {
-      if (attempt < 3) continue;
-      throw new IdempotentRequestInProgressError(`A request with this ${IDEMPOTENCY_KEY_HEADER} is being processed; retry in a moment.`);
-    }
-    if (existing.fingerprint !== request.fingerprint) {
-      throw new IdempotencyKeyReusedError(
-        `This ${IDEMPOTENCY_KEY_HEADER} was used with another request (first on ${existing.routeKey} at ${existing.createdAt}): ` +
-          'a key stands for one request (method, path, query and body). Send a new key for a new request.',
+  // A record released between our failed claim and the read of it is gone: claim again, at once,
+  // up to four times in all.
+  return withBackoff(
+    async () => {
+      const now = Date.now();
+      const claim = await claimIdempotencyKey(
+        scope,
+        request.key,
+        {
+          routeKey: request.routeKey,
+          fingerprint: request.fingerprint,
+          token: request.requestId,
+          lockedUntil: now + (request.remainingMs && request.remainingMs > 0 ? request.remainingMs : DEFAULT_LOCK_MS),
+          expiresAtEpoch: Math.floor(now / 1000) + IDEMPOTENCY_WINDOW_SECONDS,
+        },
+        now,
       );
-    }
-    if (existing.status === 'inProgress' || existing.reply === undefined) {
-      throw new IdempotentRequestInProgressError(`The first request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry in a moment to get its response.`);
-    }
-    const reply = JSON.parse(existing.reply) as Reply;
-    return { ...reply, headers: { ...reply.headers, [REPLAYED_HEADER]: 'true' } };
-  }
+      if (claim.claimed) return await runHolding(scope, request, operation);
+      const existing = claim.existing;
+      if (!existing) return AGAIN;
+      if (existing.fingerprint !== request.fingerprint) {
+        throw new IdempotencyKeyReusedError(
+          `This ${IDEMPOTENCY_KEY_HEADER} was used with another request (first on ${existing.routeKey} at ${existing.createdAt}): ` +
+            'a key stands for one request (method, path, query and body). Send a new key for a new request.',
+        );
+      }
+      if (existing.status === 'inProgress' || existing.reply === undefined) {
+        throw new IdempotentRequestInProgressError(`The first request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry in a moment to get its response.`);
+      }
+      const reply = JSON.parse(existing.reply) as Reply;
+      return { ...reply, headers: { ...reply.headers, [REPLAYED_HEADER]: 'true' } };
+    },
+    {
+      attempts: 4,
+      baseMs: 0,
+      exhausted: () => new IdempotentRequestInProgressError(`A request with this ${IDEMPOTENCY_KEY_HEADER} is being processed; retry in a moment.`),
+    },
+  );
 }
 
 async function runHolding(scope: string, request: IdempotentRequest, operation: () => Promise<Reply>): Promise<Reply> {
