@@ -48,6 +48,10 @@ describe('layers', () => {
     expect(arrows('shared/db', ['shared/domain', 'shared/auth'])).toEqual([]);
   });
 
+  it('the schemas the domain types its views by are transport-free and below the domain', () => {
+    expect(arrows('shared/schemas', ['shared/http', 'shared/domain', 'shared/db', 'shared/auth', 'functions'])).toEqual([]);
+  });
+
   it('the error vocabulary imports nothing of the service', () => {
     expect(importsOf('shared/errors.ts')).toEqual([]);
   });
