@@ -1,18 +1,28 @@
 // Lint and formatting for the whole repository: `npm run lint` (CI runs it before the tests).
-// The formatting rules describe the code as it is written; there is no line-length rule, because
-// long lines are deliberate here (a route, a key shape or a message reads best on one line).
-// typescript-eslint runs without type information, so a full lint takes seconds.
+// Prettier formats (`.prettierrc.json`: lines of at most 140 characters) and runs as the last rule
+// set (`prettier/prettier`), so `npm run lint:fix` formats; the `@stylistic` rules it does not own
+// describe the code as it is written. typescript-eslint runs without type information.
 import js from '@eslint/js';
 import stylistic from '@stylistic/eslint-plugin';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+import prettierRecommended from 'eslint-plugin-prettier/recommended';
 
 export default defineConfig(
   {
     // Generated or vendored output, and `events/`, the API Gateway/S3/SQS fixtures kept byte for byte.
     // The client's types are openapi-typescript's output as it writes it (client:check compares it
     // byte for byte); tsc still checks them.
-    ignores: ['**/node_modules/', '**/cdk.out/', '**/.local/', '**/coverage/', '**/dist/', '.vitest-tmp/', 'events/', 'clients/typescript/schema.generated.ts'],
+    ignores: [
+      '**/node_modules/',
+      '**/cdk.out/',
+      '**/.local/',
+      '**/coverage/',
+      '**/dist/',
+      '.vitest-tmp/',
+      'events/',
+      'clients/typescript/schema.generated.ts',
+    ],
   },
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },
@@ -98,4 +108,7 @@ export default defineConfig(
     files: ['test/**', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  // Prettier formats (printWidth 140, .prettierrc.json) and reports what is not formatted as a lint
+  // error; it comes last, so the stylistic rules it owns are off.
+  prettierRecommended,
 );
