@@ -7,7 +7,18 @@
  * `data-bench-target`, which the benchmark strips before the anchoring code sees the page.
  */
 
-export const KINDS = ['text edited', 'element moved', 'siblings inserted', 'classes renamed', 'framework re-render', 'element removed', 'look-alike added', 'look-alike before it', 'exact copy beside it', 'look-alike after it'] as const;
+export const KINDS = [
+  'text edited',
+  'element moved',
+  'siblings inserted',
+  'classes renamed',
+  'framework re-render',
+  'element removed',
+  'look-alike added',
+  'look-alike before it',
+  'exact copy beside it',
+  'look-alike after it',
+] as const;
 /**
  * An exact copy of the element's card, row or item put right before it: the copy stands where the
  * original stood, between the same texts, so nothing tells them apart. Only "never wrong" is asked
@@ -59,14 +70,55 @@ function random(seed: number) {
 }
 type Random = ReturnType<typeof random>;
 
-const ADJECTIVES = ['Classic', 'Modern', 'Compact', 'Rugged', 'Silent', 'Bright', 'Wireless', 'Foldable', 'Organic', 'Premium', 'Travel', 'Smart', 'Vintage', 'Urban', 'Solar'];
-const NOUNS = ['Backpack', 'Lamp', 'Kettle', 'Headphones', 'Desk', 'Chair', 'Bottle', 'Jacket', 'Speaker', 'Notebook', 'Blender', 'Watch', 'Tent', 'Mug', 'Camera'];
+const ADJECTIVES = [
+  'Classic',
+  'Modern',
+  'Compact',
+  'Rugged',
+  'Silent',
+  'Bright',
+  'Wireless',
+  'Foldable',
+  'Organic',
+  'Premium',
+  'Travel',
+  'Smart',
+  'Vintage',
+  'Urban',
+  'Solar',
+];
+const NOUNS = [
+  'Backpack',
+  'Lamp',
+  'Kettle',
+  'Headphones',
+  'Desk',
+  'Chair',
+  'Bottle',
+  'Jacket',
+  'Speaker',
+  'Notebook',
+  'Blender',
+  'Watch',
+  'Tent',
+  'Mug',
+  'Camera',
+];
 const WORDS = (
   'quality design comfort delivery order customers support team years build material product feature simple reliable light strong easy clean fast ' +
   'warranty return shipping price value every daily home office outdoor weekend battery charge water resistant soft steel cotton recycled careful ' +
   'tested made crafted small large family friends gift season winter summer colour finish smooth sturdy quiet powerful efficient'
 ).split(' ');
-const QUESTIONS = ['How long does shipping take?', 'Can I return an item?', 'Do you ship abroad?', 'Is there a warranty?', 'How do I track my order?', 'Can I change my order?', 'Do you offer gift cards?', 'Which payment methods do you accept?'];
+const QUESTIONS = [
+  'How long does shipping take?',
+  'Can I return an item?',
+  'Do you ship abroad?',
+  'Is there a warranty?',
+  'How do I track my order?',
+  'Can I change my order?',
+  'Do you offer gift cards?',
+  'Which payment methods do you accept?',
+];
 const PLANS = ['Starter', 'Basic', 'Standard', 'Plus', 'Business', 'Enterprise'];
 const NAV = ['Home', 'Shop', 'New arrivals', 'Sale', 'Journal', 'About us', 'Contact'];
 
@@ -97,17 +149,68 @@ function productCard(rng: Random, name = `${rng.pick(ADJECTIVES)} ${rng.pick(NOU
 }
 
 function site(rng: Random): Block {
-  const nav = block('nav', 'site-nav', [block('ul', 'nav-list', NAV.slice(0, 4 + rng.int(3)).map((label) => block('li', 'nav-item', [block('a', 'nav-link', label, { href: `/${label.toLowerCase().replace(/ /g, '-')}` })])))]);
-  const hero = block('section', 'hero', [block('h1', 'hero-title', `${rng.pick(ADJECTIVES)} things for ${rng.pick(['every day', 'your home', 'the outdoors', 'busy people'])}`), block('p', 'hero-text', sentence(rng, 14)), block('a', 'hero-button', 'Shop now', { href: '/shop' })]);
-  const products = block('section', 'products', [block('h2', 'section-title', 'Featured products'), block('div', 'product-grid', Array.from({ length: 6 + rng.int(4) }, () => productCard(rng)))]);
-  const article = block('article', 'journal', [block('h2', 'section-title', `${rng.pick(['Notes on', 'Why we love', 'A guide to'])} ${rng.pick(NOUNS).toLowerCase()}s`), ...Array.from({ length: 4 + rng.int(3) }, () => block('p', 'journal-text', sentence(rng, 20 + rng.int(25))))]);
-  const faq = block('section', 'faq', [block('h2', 'section-title', 'Questions'), block('ul', 'faq-list', [...QUESTIONS].sort(() => rng.next() - 0.5).slice(0, 5).map((question) => block('li', 'faq-item', question)))]);
+  const nav = block('nav', 'site-nav', [
+    block(
+      'ul',
+      'nav-list',
+      NAV.slice(0, 4 + rng.int(3)).map((label) =>
+        block('li', 'nav-item', [block('a', 'nav-link', label, { href: `/${label.toLowerCase().replace(/ /g, '-')}` })]),
+      ),
+    ),
+  ]);
+  const hero = block('section', 'hero', [
+    block('h1', 'hero-title', `${rng.pick(ADJECTIVES)} things for ${rng.pick(['every day', 'your home', 'the outdoors', 'busy people'])}`),
+    block('p', 'hero-text', sentence(rng, 14)),
+    block('a', 'hero-button', 'Shop now', { href: '/shop' }),
+  ]);
+  const products = block('section', 'products', [
+    block('h2', 'section-title', 'Featured products'),
+    block(
+      'div',
+      'product-grid',
+      Array.from({ length: 6 + rng.int(4) }, () => productCard(rng)),
+    ),
+  ]);
+  const article = block('article', 'journal', [
+    block('h2', 'section-title', `${rng.pick(['Notes on', 'Why we love', 'A guide to'])} ${rng.pick(NOUNS).toLowerCase()}s`),
+    ...Array.from({ length: 4 + rng.int(3) }, () => block('p', 'journal-text', sentence(rng, 20 + rng.int(25)))),
+  ]);
+  const faq = block('section', 'faq', [
+    block('h2', 'section-title', 'Questions'),
+    block(
+      'ul',
+      'faq-list',
+      [...QUESTIONS]
+        .sort(() => rng.next() - 0.5)
+        .slice(0, 5)
+        .map((question) => block('li', 'faq-item', question)),
+    ),
+  ]);
   const pricing = block('section', 'pricing', [
     block('h2', 'section-title', 'Plans'),
-    block('table', 'plans', [block('tbody', undefined, PLANS.slice(0, 3 + rng.int(3)).map((plan, index) => block('tr', 'plan-row', [block('td', 'plan-name', plan), block('td', 'plan-price', `$${(index + 1) * 9}/month`), block('td', 'plan-feature', sentence(rng, 4))])))]),
+    block('table', 'plans', [
+      block(
+        'tbody',
+        undefined,
+        PLANS.slice(0, 3 + rng.int(3)).map((plan, index) =>
+          block('tr', 'plan-row', [
+            block('td', 'plan-name', plan),
+            block('td', 'plan-price', `$${(index + 1) * 9}/month`),
+            block('td', 'plan-feature', sentence(rng, 4)),
+          ]),
+        ),
+      ),
+    ]),
   ]);
-  const footer = block('footer', 'site-footer', [block('p', 'footer-text', `© 2026 ${rng.pick(ADJECTIVES)} Goods. ${sentence(rng, 6)}`), block('a', 'footer-link', 'Privacy', { href: '/privacy' })]);
-  return block('body', undefined, [block('header', 'site-header', [block('a', 'logo', 'Goods', { href: '/' }), nav]), block('main', 'content', [hero, products, article, faq, pricing]), footer]);
+  const footer = block('footer', 'site-footer', [
+    block('p', 'footer-text', `© 2026 ${rng.pick(ADJECTIVES)} Goods. ${sentence(rng, 6)}`),
+    block('a', 'footer-link', 'Privacy', { href: '/privacy' }),
+  ]);
+  return block('body', undefined, [
+    block('header', 'site-header', [block('a', 'logo', 'Goods', { href: '/' }), nav]),
+    block('main', 'content', [hero, products, article, faq, pricing]),
+    footer,
+  ]);
 }
 
 const hash = (text: string) => {
@@ -135,8 +238,15 @@ function render(root: Block, style: Style, target: string | undefined): string {
     const open = node.tag === 'body' ? '' : `<${node.tag}${attributes.length ? ` ${attributes.join(' ')}` : ''}>`;
     if (node.tag === 'img') return open;
     const indent = style.framework ? '' : `\n${'  '.repeat(depth + 1)}`;
-    const inner = node.text !== undefined ? escape(node.text) : (node.children ?? []).map((child) => `${indent}${out(child, depth + 1)}`).join('') + (style.framework ? '' : `\n${'  '.repeat(depth)}`);
-    const body = style.wrapped && node.key === style.wrapped ? `<div${style.framework ? ` class="css-${hash(`wrap${style.salt}`)}"` : ''}>${inner}</div>` : inner;
+    const inner =
+      node.text !== undefined
+        ? escape(node.text)
+        : (node.children ?? []).map((child) => `${indent}${out(child, depth + 1)}`).join('') +
+          (style.framework ? '' : `\n${'  '.repeat(depth)}`);
+    const body =
+      style.wrapped && node.key === style.wrapped
+        ? `<div${style.framework ? ` class="css-${hash(`wrap${style.salt}`)}"` : ''}>${inner}</div>`
+        : inner;
     return node.tag === 'body' ? body : `${open}${body}</${node.tag}>`;
   };
   return `<!doctype html><html><head><meta charset="utf-8"><title>Goods</title></head><body>${out(root, 0)}</body></html>`;
@@ -192,7 +302,8 @@ function editText(rng: Random, text: string): string {
   const words = text.split(' ');
   const choice = rng.int(4);
   if (/^\$\d/.test(text)) return text.replace(/\d+/, (digits) => String(Number(digits) + 1 + rng.int(20)));
-  if (words.length <= 2 || choice === 0) return `${text.replace(/[.?]$/, '')} ${rng.pick(['today', 'now', 'online', 'here'])}${/[.?]$/.test(text) ? text.slice(-1) : ''}`;
+  if (words.length <= 2 || choice === 0)
+    return `${text.replace(/[.?]$/, '')} ${rng.pick(['today', 'now', 'online', 'here'])}${/[.?]$/.test(text) ? text.slice(-1) : ''}`;
   if (choice === 1) {
     const at = rng.int(words.length);
     words[at] = rng.pick(WORDS);
@@ -220,7 +331,13 @@ function freshLike(rng: Random, unit: Block): Block {
   if (unit.role === 'product-card') return productCard(rng);
   const copy = copyOf(unit);
   walk(copy, (node) => {
-    if (node.text !== undefined) node.text = node.tag === 'a' ? rng.pick(['Gift cards', 'Stores', 'Careers', 'Help']) : node.text.includes('$') ? `$${rng.int(99)}` : sentence(rng, Math.max(2, node.text.split(' ').length));
+    if (node.text !== undefined)
+      node.text =
+        node.tag === 'a'
+          ? rng.pick(['Gift cards', 'Stores', 'Careers', 'Help'])
+          : node.text.includes('$')
+            ? `$${rng.int(99)}`
+            : sentence(rng, Math.max(2, node.text.split(' ').length));
   });
   return copy;
 }

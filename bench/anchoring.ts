@@ -14,7 +14,15 @@ import { KINDS, makeCorpus, makePair, UNDECIDABLE, type Kind } from './anchoring
  * and to locate them again after a mutation (median of BENCH_ANCHOR_RUNS), and the module's size.
  */
 const ENTRY = fileURLToPath(new URL('../web/anchoring/index.ts', import.meta.url));
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** Targets of issue 31: at least 95% right where the element stays, never a wrong one. */
 const MIN_RIGHT = 0.95;
 const MAX_RELOCATE_MS = 50;
@@ -23,7 +31,17 @@ type Outcome = 'right' | 'unanchored' | 'wrong';
 
 /** web/anchoring bundled and minified: an IIFE defining `Anchoring`, or the ES module. */
 export async function bundleAnchoring(format: 'iife' | 'esm'): Promise<string> {
-  const result = await build({ entryPoints: [ENTRY], bundle: true, format, globalName: format === 'iife' ? 'Anchoring' : undefined, minify: true, target: ['es2020'], write: false, logLevel: 'error', legalComments: 'none' });
+  const result = await build({
+    entryPoints: [ENTRY],
+    bundle: true,
+    format,
+    globalName: format === 'iife' ? 'Anchoring' : undefined,
+    minify: true,
+    target: ['es2020'],
+    write: false,
+    logLevel: 'error',
+    legalComments: 'none',
+  });
   return result.outputFiles[0]!.text;
 }
 
@@ -53,11 +71,16 @@ async function runPair(page: Page, script: string, before: string, after: string
 
 const pct = (count: number, total: number) => `${((100 * count) / Math.max(1, total)).toFixed(1).padStart(5)}%`;
 
-/** The corpus: BENCH_ANCHOR_PAIRS pairs of every kind (default 20), from seed BENCH_ANCHOR_SEED on (default 1: other seeds check that a rule generalises). */
+/**
+ * The corpus: BENCH_ANCHOR_PAIRS pairs of every kind (default 20), from seed BENCH_ANCHOR_SEED on (default 1: other seeds check that a rule
+ * generalises).
+ */
 async function benchCorpus(page: Page, script: string, perKind: number, first: number): Promise<boolean> {
   const seeds = first === 1 ? '' : `, seeds ${first} to ${first + perKind - 1}`;
   process.stdout.write(`Anchoring after a change (${perKind} page pairs per kind${seeds}, Chromium): right / unanchored / wrong element\n`);
-  process.stdout.write(`(targets: at least ${MIN_RIGHT * 100}% right where the element stays, all unanchored where it was removed, none wrong anywhere; of ${UNDECIDABLE.join(', ')} only none wrong)\n\n`);
+  process.stdout.write(
+    `(targets: at least ${MIN_RIGHT * 100}% right where the element stays, all unanchored where it was removed, none wrong anywhere; of ${UNDECIDABLE.join(', ')} only none wrong)\n\n`,
+  );
   let ok = true;
   let wrongTotal = 0;
   const verbose = process.env.BENCH_VERBOSE === '1';
@@ -67,14 +90,17 @@ async function benchCorpus(page: Page, script: string, perKind: number, first: n
       const pair = makePair(kind, seed);
       const { outcome, detail } = await runPair(page, script, pair.before, pair.after);
       counts[outcome] += 1;
-      if (outcome === 'wrong' || (verbose && (pair.kept ? outcome !== 'right' : true))) process.stdout.write(`    ${kind} #${seed} ${pair.name}: ${detail}\n`);
+      if (outcome === 'wrong' || (verbose && (pair.kept ? outcome !== 'right' : true)))
+        process.stdout.write(`    ${kind} #${seed} ${pair.name}: ${detail}\n`);
     }
     const kept = kind !== 'element removed';
     const short = UNDECIDABLE.includes(kind) ? false : kept ? counts.right / perKind < MIN_RIGHT : counts.unanchored < perKind;
     const verdict = counts.wrong > 0 || short ? 'UNDER TARGET' : 'ok';
     if (verdict !== 'ok') ok = false;
     wrongTotal += counts.wrong;
-    process.stdout.write(`${kind.padEnd(22)} right ${pct(counts.right, perKind)}   unanchored ${pct(counts.unanchored, perKind)}   wrong ${pct(counts.wrong, perKind)}   ${verdict}\n`);
+    process.stdout.write(
+      `${kind.padEnd(22)} right ${pct(counts.right, perKind)}   unanchored ${pct(counts.unanchored, perKind)}   wrong ${pct(counts.wrong, perKind)}   ${verdict}\n`,
+    );
   }
   process.stdout.write(`${'all kinds'.padEnd(22)} wrong placements: ${wrongTotal}\n`);
   return ok;
@@ -84,9 +110,18 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 /** 200 threads on a large page: locating them all, then again after a mutation that moves most of them. */
 async function benchSpeed(page: Page, script: string, runs: number): Promise<void> {
-  const big = makeCorpus(3).map((pair) => pair.before.replace(/<\/?(?:!doctype|html|head|body)[^>]*>|<title>.*?<\/title>|<meta[^>]*>/gi, '').replace(/ data-bench-target/g, ''));
+  const big = makeCorpus(3).map((pair) =>
+    pair.before.replace(/<\/?(?:!doctype|html|head|body)[^>]*>|<title>.*?<\/title>|<meta[^>]*>/gi, '').replace(/ data-bench-target/g, ''),
+  );
   await load(page, `<!doctype html><html><body>${big.join('\n')}</body></html>`, script);
-  const result = await page.evaluate<{ load: number[]; again: number[]; mutated: number[]; elements: number; chars: number; anchored: number[] }>(`(() => {
+  const result = await page.evaluate<{
+    load: number[];
+    again: number[];
+    mutated: number[];
+    elements: number;
+    chars: number;
+    anchored: number[];
+  }>(`(() => {
     const candidates = [...document.body.querySelectorAll('h1, h2, h3, p, li, td, button, a, span')].filter((element) => element.textContent.trim());
     const step = Math.floor(candidates.length / 200);
     const targets = Array.from({ length: 200 }, (_, index) => candidates[index * step]);
@@ -107,9 +142,13 @@ async function benchSpeed(page: Page, script: string, runs: number): Promise<voi
     const mutated = time(${runs});
     return { load: load.map(([ms]) => ms), again: again.map(([ms]) => ms), mutated: mutated.map(([ms]) => ms), anchored: [load[0][1], again[0][1], mutated[0][1]], elements: document.body.querySelectorAll('*').length, chars: page.text.length };
   })()`);
-  process.stdout.write(`\nAnchoring speed in Chromium: 200 threads on a page of ${result.elements} elements and ${result.chars} characters of text (median of ${runs} runs)\n\n`);
+  process.stdout.write(
+    `\nAnchoring speed in Chromium: 200 threads on a page of ${result.elements} elements and ${result.chars} characters of text (median of ${runs} runs)\n\n`,
+  );
   const row = (name: string, values: number[], anchored: number, target?: number) =>
-    process.stdout.write(`${name.padEnd(48)} ${median(values).toFixed(1).padStart(6)} ms   ${anchored}/200 anchored${target ? `   ${median(values) < target ? 'ok' : 'OVER TARGET'}` : ''}\n`);
+    process.stdout.write(
+      `${name.padEnd(48)} ${median(values).toFixed(1).padStart(6)} ms   ${anchored}/200 anchored${target ? `   ${median(values) < target ? 'ok' : 'OVER TARGET'}` : ''}\n`,
+    );
   row('locate 200 threads, first pass on a page', result.load, result.anchored[0]!);
   row('locate 200 threads again (page unchanged)', result.again, result.anchored[1]!, MAX_RELOCATE_MS);
   row('locate 200 threads after a mutation', result.mutated, result.anchored[2]!, MAX_RELOCATE_MS);
@@ -118,7 +157,9 @@ async function benchSpeed(page: Page, script: string, runs: number): Promise<voi
 /** The anchoring section of `npm run bench` (BENCH_ONLY=anchoring). */
 export async function benchAnchoring(options: { pairsPerKind: number; firstSeed?: number; runs: number }): Promise<void> {
   const esm = await bundleAnchoring('esm');
-  process.stdout.write(`Anchoring module (web/anchoring, esbuild, minified): ${(esm.length / 1024).toFixed(1)} KiB, ${(gzipSync(esm).length / 1024).toFixed(1)} KiB gzipped\n\n`);
+  process.stdout.write(
+    `Anchoring module (web/anchoring, esbuild, minified): ${(esm.length / 1024).toFixed(1)} KiB, ${(gzipSync(esm).length / 1024).toFixed(1)} KiB gzipped\n\n`,
+  );
   const chromium = await findChromium({ chromiumPath: process.env.CHROMIUM_PATH });
   if (!chromium) {
     process.stdout.write('No Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the anchoring benchmark is skipped\n');

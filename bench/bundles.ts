@@ -17,7 +17,9 @@ const IMPORT_RUNS = 5;
  */
 export async function benchBundles(): Promise<void> {
   const outDir = mkdtempSync(join(tmpdir(), 'review-board-bundles-'));
-  process.stdout.write(`Bundles (esbuild ${BUNDLING.format}, target ${BUNDLING.target}, minified; import = median of ${IMPORT_RUNS} fresh processes)\n\n`);
+  process.stdout.write(
+    `Bundles (esbuild ${BUNDLING.format}, target ${BUNDLING.target}, minified; import = median of ${IMPORT_RUNS} fresh processes)\n\n`,
+  );
   try {
     for (const definition of FUNCTIONS) {
       const outfile = join(outDir, definition.name, 'index.mjs');
@@ -50,7 +52,13 @@ export async function benchBundles(): Promise<void> {
 function importMs(file: string): number {
   const script = `const t=performance.now();await import(${JSON.stringify(`file://${file}`)});process.stdout.write(String(performance.now()-t));`;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    env: { PATH: process.env.PATH, TABLE_NAME: 'bench', BUCKET_NAME: 'bench', AWS_REGION: 'us-east-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: {
+      PATH: process.env.PATH,
+      TABLE_NAME: 'bench',
+      BUCKET_NAME: 'bench',
+      AWS_REGION: 'us-east-1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
     encoding: 'utf8',
   });
   if (result.status !== 0) throw new Error(`importing ${file} failed: ${result.stderr}`);

@@ -22,8 +22,14 @@ export async function benchExchange(stack: StackInfo, options: { durationMs: num
   };
 
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const installation = await post('/installations', { signingKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() }, stack.workspaceApiKey);
-  const config = await (await fetch(`${stack.baseUrl}/api/v2/auth/config?publicKey=${installation.publicKey}`)).json() as { data: { expectedAud: string; expectedIss: string } };
+  const installation = await post(
+    '/installations',
+    { signingKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() },
+    stack.workspaceApiKey,
+  );
+  const config = (await (await fetch(`${stack.baseUrl}/api/v2/auth/config?publicKey=${installation.publicKey}`)).json()) as {
+    data: { expectedAud: string; expectedIss: string };
+  };
   // Customers sign on their own servers; the bench signs a pool of JWTs (8 end users) up front so it
   // measures only our side. They live the 15 minutes the exchange accepts at most (exp - iat).
   const jwts = await Promise.all(
@@ -39,7 +45,8 @@ export async function benchExchange(stack: StackInfo, options: { durationMs: num
   );
   // A pool of markups taken in turn, so concurrent creations do not collide on one markup's counters.
   const markups: string[] = [];
-  for (let i = 0; i < 16; i += 1) markups.push((await post('/markups/url', { url: `https://example.com/exchange-${i}` }, stack.workspaceApiKey)).id);
+  for (let i = 0; i < 16; i += 1)
+    markups.push((await post('/markups/url', { url: `https://example.com/exchange-${i}` }, stack.workspaceApiKey)).id);
 
   let turn = 0;
   const next = <T>(pool: readonly T[]) => pool[(turn += 1) % pool.length]!;
@@ -51,12 +58,34 @@ export async function benchExchange(stack: StackInfo, options: { durationMs: num
   };
   for (const concurrency of [1, options.concurrency]) {
     const settings = { durationMs: options.durationMs, concurrency, warmup: 20 };
-    row(await measure(`POST /auth/exchange (c=${concurrency})`, async () => void (await post('/auth/exchange', { token: next(jwts) })), settings));
+    row(
+      await measure(
+        `POST /auth/exchange (c=${concurrency})`,
+        async () => void (await post('/auth/exchange', { token: next(jwts) })),
+        settings,
+      ),
+    );
     // Tokens live 5 minutes: mint the ones this round uses now.
-    const tokens: string[] = await Promise.all(jwts.map(async (token) => (await post('/auth/exchange', { token })).exchangeToken as string));
-    const withKey = row(await measure(`POST /threads, API key (c=${concurrency})`, async () => void (await post('/threads', threadBody(next(markups)), stack.workspaceApiKey)), settings));
-    const withToken = row(await measure(`POST /threads, exchange token (c=${concurrency})`, async () => void (await post('/threads', threadBody(next(markups)), next(tokens))), settings));
-    process.stdout.write(`${'  exchange token / API key'.padEnd(44)} p50 ${(withToken.p50 / withKey.p50).toFixed(2)}x   p99 ${(withToken.p99 / withKey.p99).toFixed(2)}x\n\n`);
+    const tokens: string[] = await Promise.all(
+      jwts.map(async (token) => (await post('/auth/exchange', { token })).exchangeToken as string),
+    );
+    const withKey = row(
+      await measure(
+        `POST /threads, API key (c=${concurrency})`,
+        async () => void (await post('/threads', threadBody(next(markups)), stack.workspaceApiKey)),
+        settings,
+      ),
+    );
+    const withToken = row(
+      await measure(
+        `POST /threads, exchange token (c=${concurrency})`,
+        async () => void (await post('/threads', threadBody(next(markups)), next(tokens))),
+        settings,
+      ),
+    );
+    process.stdout.write(
+      `${'  exchange token / API key'.padEnd(44)} p50 ${(withToken.p50 / withKey.p50).toFixed(2)}x   p99 ${(withToken.p99 / withKey.p99).toFixed(2)}x\n\n`,
+    );
   }
   return results;
 }

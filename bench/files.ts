@@ -12,7 +12,8 @@ import { makePdf, makePsd, makeVideo } from '../test/support/sample-files.js';
 import { withArticle } from '../shared/english.js';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const percentile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
 interface Api {
   call(method: string, path: string, body?: unknown): Promise<any>;
@@ -23,7 +24,11 @@ function apiOf(stack: StackInfo): Api {
     async call(method, path, body) {
       const response = await fetch(`${stack.baseUrl}/api/v2${path}`, {
         method,
-        headers: { Authorization: `Bearer ${stack.workspaceApiKey}`, 'Service-API-Version': '2023-02-22', ...(body ? { 'Content-Type': 'application/json' } : {}) },
+        headers: {
+          Authorization: `Bearer ${stack.workspaceApiKey}`,
+          'Service-API-Version': '2023-02-22',
+          ...(body ? { 'Content-Type': 'application/json' } : {}),
+        },
         body: body ? JSON.stringify(body) : undefined,
       });
       const json = (await response.json()) as { data?: unknown };
@@ -36,7 +41,13 @@ function apiOf(stack: StackInfo): Api {
 /** policy -> form post to storage -> upload-complete, returning the file id and the time of each step. */
 async function upload(api: Api, rootFolderId: string, bytes: Buffer, filename: string, contentType: string) {
   const t0 = performance.now();
-  const policy = await api.call('POST', '/uploads/upload-policy', { resourceType: 'markup_asset', resourceId: rootFolderId, filename, contentType, filesize: bytes.length });
+  const policy = await api.call('POST', '/uploads/upload-policy', {
+    resourceType: 'markup_asset',
+    resourceId: rootFolderId,
+    filename,
+    contentType,
+    filesize: bytes.length,
+  });
   const t1 = performance.now();
   const form = new FormData();
   for (const [name, value] of Object.entries(policy.policy.fields as Record<string, string>)) form.append(name, value);
@@ -58,9 +69,19 @@ export async function benchFiles(stack: StackInfo, options: { runs: number }): P
   const api = apiOf(stack);
   const workspace = await api.call('GET', '/workspace');
   await savePlan({ ...(await getPlan(stack.organizationId)), markupLimit: null, storageLimitBytes: null });
-  const image = await sharp({ create: { width: 590, height: 590, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer();
+  const image = await sharp({
+    create: { width: 590, height: 590, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 60 } },
+  })
+    .png()
+    .toBuffer();
 
-  const steps: Record<'policy' | 'post' | 'complete' | 'create' | 'total', number[]> = { policy: [], post: [], complete: [], create: [], total: [] };
+  const steps: Record<'policy' | 'post' | 'complete' | 'create' | 'total', number[]> = {
+    policy: [],
+    post: [],
+    complete: [],
+    create: [],
+    total: [],
+  };
   for (let run = 0; run < options.runs + 2; run += 1) {
     const started = performance.now();
     const uploaded = await upload(api, workspace.rootFolderId, image, 'photo.png', 'image/png');
@@ -74,9 +95,13 @@ export async function benchFiles(stack: StackInfo, options: { runs: number }): P
     steps.create.push(created);
     steps.total.push(performance.now() - started);
   }
-  process.stdout.write(`Upload flow for ${withArticle((image.length / 1024 / 1024).toFixed(2))} MB PNG (${options.runs} runs, in sequence)\n\n`);
+  process.stdout.write(
+    `Upload flow for ${withArticle((image.length / 1024 / 1024).toFixed(2))} MB PNG (${options.runs} runs, in sequence)\n\n`,
+  );
   for (const [step, values] of Object.entries(steps)) {
-    process.stdout.write(`  ${step.padEnd(10)} p50 ${median(values).toFixed(1).padStart(7)} ms   p99 ${percentile(values, 0.99).toFixed(1).padStart(7)} ms\n`);
+    process.stdout.write(
+      `  ${step.padEnd(10)} p50 ${median(values).toFixed(1).padStart(7)} ms   p99 ${percentile(values, 0.99).toFixed(1).padStart(7)} ms\n`,
+    );
   }
 
   const pdf = await makePdf(Array.from({ length: 20 }, (_, i) => ({ width: 595 + i, height: 842 })));
@@ -105,10 +130,20 @@ export async function benchFiles(stack: StackInfo, options: { runs: number }): P
     const rgbPsd = makePsd({ width: 4000, height: 3000, depth: 8, mode: 'rgb', colour: [0.2, 0.5, 0.8] });
     const cmykPsd = makePsd({ width: 4000, height: 3000, depth: 16, mode: 'cmyk', colour: [0.1, 0.5, 0.2, 0.05] });
     const rows: { label: string; before: number; run: () => Promise<unknown> }[] = [
-      { label: '20-page PDF -> page PNGs', before: BEFORE_ISSUE_14.pdf, run: async () => { for await (const page of convertPdf(pdf)) void page; } },
+      {
+        label: '20-page PDF -> page PNGs',
+        before: BEFORE_ISSUE_14.pdf,
+        run: async () => {
+          for await (const page of convertPdf(pdf)) void page;
+        },
+      },
       { label: '4000x3000 RGB PSD -> PNG', before: BEFORE_ISSUE_14.psdRgb, run: () => convertPsd(rgbPsd) },
       { label: '4000x3000 16-bit CMYK PSD -> PNG', before: BEFORE_ISSUE_14.psdCmyk16, run: () => convertPsd(cmykPsd) },
-      { label: '10 s 720p AVI -> MP4 + poster', before: BEFORE_ISSUE_14.video, run: async () => convertVideo(video, await mkdtemp(join(dir, 'v-'))) },
+      {
+        label: '10 s 720p AVI -> MP4 + poster',
+        before: BEFORE_ISSUE_14.video,
+        run: async () => convertVideo(video, await mkdtemp(join(dir, 'v-'))),
+      },
     ];
     const times = rows.map(() => [] as number[]);
     await rows[0]!.run(); // loads PDFium
@@ -119,10 +154,14 @@ export async function benchFiles(stack: StackInfo, options: { runs: number }): P
         times[i]!.push(performance.now() - t);
       }
     }
-    process.stdout.write('\nConverters alone (median of 3; before: mupdf 1.28.1 and FFmpeg 4.1, measured at 7cef6ef on this 2-core machine)\n\n');
+    process.stdout.write(
+      '\nConverters alone (median of 3; before: mupdf 1.28.1 and FFmpeg 4.1, measured at 7cef6ef on this 2-core machine)\n\n',
+    );
     for (const [i, row] of rows.entries()) {
       const now = median(times[i]!) / 1000;
-      process.stdout.write(`  ${row.label.padEnd(38)} ${now.toFixed(2).padStart(6)} s   before ${row.before.toFixed(2).padStart(5)} s   ${(now / row.before).toFixed(2)}x\n`);
+      process.stdout.write(
+        `  ${row.label.padEnd(38)} ${now.toFixed(2).padStart(6)} s   before ${row.before.toFixed(2).padStart(5)} s   ${(now / row.before).toFixed(2)}x\n`,
+      );
     }
     process.stdout.write('\n');
   } finally {

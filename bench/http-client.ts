@@ -27,7 +27,9 @@ export function benchClient(baseUrl: string, headers: Record<string, string>) {
             method,
             path,
             agent,
-            headers: payload ? { ...headers, ...extraHeaders, 'content-type': 'application/json', 'content-length': String(payload.length) } : { ...headers, ...extraHeaders },
+            headers: payload
+              ? { ...headers, ...extraHeaders, 'content-type': 'application/json', 'content-length': String(payload.length) }
+              : { ...headers, ...extraHeaders },
           },
           (response) => {
             const chunks: Buffer[] = [];

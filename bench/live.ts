@@ -5,7 +5,8 @@ import { LiveClient, type LiveState, type SocketFactory } from '../web/live/clie
 import { benchClient } from './http-client.js';
 import { threadBody } from './requests.js';
 
-const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const percentile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 const VERSION = '2023-02-22';
 /** Issue 32: from the write's answer to a subscriber's receipt. */
 const TARGET_P50_MS = 150;
@@ -30,10 +31,17 @@ const CONNECTING_AT_ONCE = 16;
  * browsers on other machines.
  */
 export async function benchLive(stack: StackInfo, options: { runs: number; sizes: readonly number[] }): Promise<void> {
-  const http = benchClient(stack.baseUrl, { 'service-api-version': VERSION, authorization: `Bearer ${stack.organizationApiKey}`, accept: 'application/json' });
+  const http = benchClient(stack.baseUrl, {
+    'service-api-version': VERSION,
+    authorization: `Bearer ${stack.organizationApiKey}`,
+    accept: 'application/json',
+  });
   const request = (async (path: string, init: { method?: string; body?: unknown } = {}) => {
     const response = await http.call(init.method ?? 'GET', `/api/v2${path}`, init.body);
-    if (response.status >= 300) throw Object.assign(new Error(`${init.method ?? 'GET'} ${path} answered ${response.status}: ${response.body}`), { status: response.status });
+    if (response.status >= 300)
+      throw Object.assign(new Error(`${init.method ?? 'GET'} ${path} answered ${response.status}: ${response.body}`), {
+        status: response.status,
+      });
     return response.body ? (JSON.parse(response.body) as { data: unknown }).data : undefined;
   }) as Request;
   const post = (path: string, body: unknown) => request<{ id: string }>(path, { method: 'POST', body });
@@ -75,7 +83,8 @@ export async function benchLive(stack: StackInfo, options: { runs: number; sizes
   const waitForReceipts = async (threadId: string, count: number) => {
     const deadline = performance.now() + 30_000;
     while ((receipts.get(threadId)?.length ?? 0) < count) {
-      if (performance.now() > deadline) throw new Error(`only ${receipts.get(threadId)?.length ?? 0} of ${count} subscribers got the event within 30 s`);
+      if (performance.now() > deadline)
+        throw new Error(`only ${receipts.get(threadId)?.length ?? 0} of ${count} subscribers got the event within 30 s`);
       await new Promise<void>((resolve) => {
         notify = resolve;
         setTimeout(resolve, 200);
@@ -91,7 +100,8 @@ export async function benchLive(stack: StackInfo, options: { runs: number; sizes
 
   try {
     for (const size of options.sizes) {
-      while (clients.length < size) await Promise.all(Array.from({ length: Math.min(CONNECTING_AT_ONCE, size - clients.length) }, addSubscriber));
+      while (clients.length < size)
+        await Promise.all(Array.from({ length: Math.min(CONNECTING_AT_ONCE, size - clients.length) }, addSubscriber));
       // Warm-up: the paths compiled, the sockets' buffers grown.
       for (let run = 0; run < 3; run += 1) {
         const warm = await write(followed.id);
@@ -121,7 +131,9 @@ export async function benchLive(stack: StackInfo, options: { runs: number; sizes
       const p99 = percentile(latencies, 0.99);
       const verdict = p50 < TARGET_P50_MS && p99 < TARGET_P99_MS ? 'ok' : 'OVER TARGET';
       const name = `write -> receipt, ${size} subscriber${size === 1 ? '' : 's'}`;
-      process.stdout.write(`${name.padEnd(44)} p50 ${p50.toFixed(1).padStart(7)} ms   p99 ${p99.toFixed(1).padStart(7)} ms   (n=${latencies.length}; the last of ${size}: p50 ${percentile(lastOf, 0.5).toFixed(1)} ms, p99 ${percentile(lastOf, 0.99).toFixed(1)} ms)   ${verdict}\n`);
+      process.stdout.write(
+        `${name.padEnd(44)} p50 ${p50.toFixed(1).padStart(7)} ms   p99 ${p99.toFixed(1).padStart(7)} ms   (n=${latencies.length}; the last of ${size}: p50 ${percentile(lastOf, 0.5).toFixed(1)} ms, p99 ${percentile(lastOf, 0.99).toFixed(1)} ms)   ${verdict}\n`,
+      );
       const [writeP50, floorP50] = [percentile(writes, 0.5), percentile(floors, 0.5)];
       const ratio = writeP50 / floorP50;
       process.stdout.write(

@@ -39,8 +39,14 @@ export async function benchLiveness(stack: StackInfo, options: { durationMs: num
 
   // A real installation and a real exchange: the token stands for records that exist.
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const installation = await post('/installations', { signingKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() }, stack.workspaceApiKey);
-  const config = (await (await fetch(`${stack.baseUrl}/api/v2/auth/config?publicKey=${installation.publicKey}`)).json()) as { data: { expectedAud: string; expectedIss: string } };
+  const installation = await post(
+    '/installations',
+    { signingKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() },
+    stack.workspaceApiKey,
+  );
+  const config = (await (await fetch(`${stack.baseUrl}/api/v2/auth/config?publicKey=${installation.publicKey}`)).json()) as {
+    data: { expectedAud: string; expectedIss: string };
+  };
   const jwt = () =>
     new SignJWT({ sub: 'bench-liveness-user', name: 'Bench liveness user', markupRole: 'project:contributor' })
       .setProtectedHeader({ alg: 'RS256' })
@@ -69,19 +75,29 @@ export async function benchLiveness(stack: StackInfo, options: { durationMs: num
 
   const client = benchClient(stack.baseUrl, {});
   const send = async (method: string, path: string, body?: unknown) => {
-    const response = await client.call(method, `/api/v2${path}`, body, { 'Service-API-Version': '2023-02-22', Authorization: `Bearer ${token}` });
+    const response = await client.call(method, `/api/v2${path}`, body, {
+      'Service-API-Version': '2023-02-22',
+      Authorization: `Bearer ${token}`,
+    });
     if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${response.body}`);
   };
   const scenarios = [
     { name: 'GET /threads (page of 50), exchange token', request: () => send('GET', `/threads?markupId=${listMarkupId}&limit=50`) },
-    { name: 'POST /threads/:id/messages, exchange token', request: () => send('POST', `/threads/${replyThreads[nextReply++ % replyThreads.length]!}/messages`, replyBody) },
+    {
+      name: 'POST /threads/:id/messages, exchange token',
+      request: () => send('POST', `/threads/${replyThreads[nextReply++ % replyThreads.length]!}/messages`, replyBody),
+    },
   ];
 
   // The check adds one call, a BatchGetItem, and nothing else (handlers invoked in this process).
   const threads = { name: 'threads', routes: threadsRoutes, handler: threadsHandler };
   const messages = { name: 'messages', routes: messagesRoutes, handler: messagesHandler };
-  await requireCallsOfCheck('GET /threads', () => invokeHandler(threads, 'GET', '/threads', { key: token, query: { markupId: listMarkupId, limit: 50 } }));
-  await requireCallsOfCheck('POST /threads/:id/messages', () => invokeHandler(messages, 'POST', `/threads/${replyThreads[0]!}/messages`, { key: token, body: replyBody }));
+  await requireCallsOfCheck('GET /threads', () =>
+    invokeHandler(threads, 'GET', '/threads', { key: token, query: { markupId: listMarkupId, limit: 50 } }),
+  );
+  await requireCallsOfCheck('POST /threads/:id/messages', () =>
+    invokeHandler(messages, 'POST', `/threads/${replyThreads[0]!}/messages`, { key: token, body: replyBody }),
+  );
 
   const results: Measurement[] = [];
   try {
@@ -95,7 +111,11 @@ export async function benchLiveness(stack: StackInfo, options: { durationMs: num
           await scenario.request();
         };
         setLivenessModeForBench('fold');
-        await measure('warm-up', scenario.request, { durationMs: Math.min(options.durationMs, 2000), concurrency: options.concurrency, warmup: 0 });
+        await measure('warm-up', scenario.request, {
+          durationMs: Math.min(options.durationMs, 2000),
+          concurrency: options.concurrency,
+          warmup: 0,
+        });
         for (const concurrency of [1, options.concurrency]) {
           // Tokens live 5 minutes: a fresh one for each measurement.
           token = await exchangeToken();
@@ -142,11 +162,19 @@ async function requireCallsOfCheck(name: string, request: () => Promise<{ status
   const [without, deployed, ownRead] = [await counted('off'), await counted('fold'), await counted('parallel')];
   const added = (a: Counted<unknown>, b: Counted<unknown>) =>
     JSON.stringify(
-      Object.fromEntries(Object.keys({ ...a.counts, ...b.counts }).sort().map((command) => [command, (b.counts[command] ?? 0) - (a.counts[command] ?? 0)]).filter(([, n]) => n !== 0)),
+      Object.fromEntries(
+        Object.keys({ ...a.counts, ...b.counts })
+          .sort()
+          .map((command) => [command, (b.counts[command] ?? 0) - (a.counts[command] ?? 0)])
+          .filter(([, n]) => n !== 0),
+      ),
     );
   if (added(without, deployed) !== JSON.stringify({ BatchGetItemCommand: 1, GetItemCommand: -1 })) {
     throw new Error(`The liveness check of ${name} changes the calls by ${added(without, deployed)}, not a GetItem made a BatchGetItem.`);
   }
-  if (added(without, ownRead) !== JSON.stringify({ BatchGetItemCommand: 1 })) throw new Error(`A liveness read of its own for ${name} adds ${added(without, ownRead)}, not one BatchGetItem.`);
-  process.stdout.write(`${name} with an exchange token: ${without.total} DynamoDB calls without the check, ${deployed.total} with it (the markup's GetItem a BatchGetItem), ${ownRead.total} with a read of its own\n`);
+  if (added(without, ownRead) !== JSON.stringify({ BatchGetItemCommand: 1 }))
+    throw new Error(`A liveness read of its own for ${name} adds ${added(without, ownRead)}, not one BatchGetItem.`);
+  process.stdout.write(
+    `${name} with an exchange token: ${without.total} DynamoDB calls without the check, ${deployed.total} with it (the markup's GetItem a BatchGetItem), ${ownRead.total} with a read of its own\n`,
+  );
 }

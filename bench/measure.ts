@@ -12,7 +12,11 @@ interface Samples {
   elapsedMs: number;
 }
 
-export async function measure(name: string, operation: () => Promise<void>, options: { durationMs: number; concurrency: number; warmup?: number }): Promise<Measurement> {
+export async function measure(
+  name: string,
+  operation: () => Promise<void>,
+  options: { durationMs: number; concurrency: number; warmup?: number },
+): Promise<Measurement> {
   for (let i = 0; i < (options.warmup ?? 50); i += 1) await operation();
   return summarize(name, await sample(operation, options));
 }

@@ -27,7 +27,15 @@ import { planKey, savePlan, getPlan } from '../shared/db/plans.js';
 import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../shared/db/messages.js';
 import { readMarkKey, toReadMarkItem } from '../shared/db/read-marks.js';
 import { getThreadIndexState, readIndexRange, threadIndexWrites } from '../shared/db/thread-index.js';
-import { nextThreadNumber, threadKey, threadReferenceKey, threadRevisionUpdate, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../shared/db/threads.js';
+import {
+  nextThreadNumber,
+  threadKey,
+  threadReferenceKey,
+  threadRevisionUpdate,
+  toThreadItem,
+  toThreadReferenceItem,
+  type ThreadRecord,
+} from '../shared/db/threads.js';
 import { batchGet, put, putNew, type TransactItem } from '../shared/db/core/transact.js';
 import { usageKey, usagePeriod } from '../shared/db/usage.js';
 import { userKey } from '../shared/db/users.js';
@@ -81,10 +89,14 @@ export async function benchRequests(stack: StackInfo, options: RequestBenchOptio
     // whichever side runs second. Each scenario is warmed just before it is measured: warming all of
     // them first left the writes' background work running under the first rows (GET /workspace
     // measured 1.64x its floor after every warm-up, 1.30x after its own).
-    await measure('warm-up', async () => {
-      await scenario.floor();
-      await scenario.request();
-    }, { durationMs: Math.min(options.durationMs, 2000), concurrency: options.concurrency, warmup: 0 });
+    await measure(
+      'warm-up',
+      async () => {
+        await scenario.floor();
+        await scenario.request();
+      },
+      { durationMs: Math.min(options.durationMs, 2000), concurrency: options.concurrency, warmup: 0 },
+    );
     for (const concurrency of [1, options.concurrency]) {
       const [floor, request] = await measureInTurns(
         [
@@ -105,7 +117,9 @@ export async function benchRequests(stack: StackInfo, options: RequestBenchOptio
 
 /** Waits (up to a minute) until no work queue of the local stack holds a message, visible or in flight. */
 async function settle(): Promise<void> {
-  const urls = (Object.keys(QUEUES) as QueueName[]).map((name) => queueUrlOf(getConfig(), name)).filter((url): url is string => url !== undefined);
+  const urls = (Object.keys(QUEUES) as QueueName[])
+    .map((name) => queueUrlOf(getConfig(), name))
+    .filter((url): url is string => url !== undefined);
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const depths = await Promise.all(urls.map((url) => depthOf(getSqs(), url)));
@@ -126,7 +140,14 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
   // writes the log entry (under keys of the bench's own here). No head is read: the process that
   // moved a markup's head last remembers it, as the stack's one process does here.
   const eventLogFloorItems = (markupId: string): TransactItem[] => [
-    { Update: { TableName, Key: { PK: `BENCH#${markupId}`, SK: 'EVENTSEQ' }, UpdateExpression: 'ADD lastSeq :one', ExpressionAttributeValues: { ':one': 1 } } },
+    {
+      Update: {
+        TableName,
+        Key: { PK: `BENCH#${markupId}`, SK: 'EVENTSEQ' },
+        UpdateExpression: 'ADD lastSeq :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      },
+    },
     put({ PK: `BENCH#${markupId}#EVENTS`, SK: randomUUID(), entity: 'BenchFloor' }),
   ];
   const headers = { Authorization: `Bearer ${stack.workspaceApiKey}`, 'Service-API-Version': '2023-02-22' };
@@ -166,14 +187,23 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
   // markups with one thread each for replies, taken in turn so that concurrent replies (each a
   // transaction on its markup and thread) do not collide on one markup.
   const repliers = await Promise.all(
-    ['second', 'third'].map(async (name) => (await createWorkspaceKey(stack.workspaceId, { email: `bench-${name}-${randomUUID()}@example.com`, role: 'contributor' })).apiKey),
+    ['second', 'third'].map(
+      async (name) =>
+        (await createWorkspaceKey(stack.workspaceId, { email: `bench-${name}-${randomUUID()}@example.com`, role: 'contributor' })).apiKey,
+    ),
   );
-  const authorIds = [userId, ...(await Promise.all(repliers.map(async (key) => (await get(apiKeyKey(key.split('_')[1]!))).Item!.userId as string)))];
+  const authorIds = [
+    userId,
+    ...(await Promise.all(repliers.map(async (key) => (await get(apiKeyKey(key.split('_')[1]!))).Item!.userId as string))),
+  ];
   const newThread = (markupId: string) => callData(stack.workspaceApiKey, 'POST', '/threads', threadBody(markupId));
   const listMarkupId = (await callData(stack.workspaceApiKey, 'POST', '/markups/url', { url: 'https://example.com/threads' })).id;
   for (let i = 0; i < 50; i += 1) {
     const thread = await newThread(listMarkupId);
-    for (const key of repliers) await callData(key, 'POST', `/threads/${thread.id}/messages`, { content: `Reply ${i}: the spacing under the hero differs from the design.` });
+    for (const key of repliers)
+      await callData(key, 'POST', `/threads/${thread.id}/messages`, {
+        content: `Reply ${i}: the spacing under the hero differs from the design.`,
+      });
   }
   const replyTargets: { markupId: string; threadId: string }[] = [];
   for (let i = 0; i < 32; i += 1) {
@@ -194,15 +224,29 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       // The cursor key is read once per process; a warm handler has it. The thread index: the
       // counters, then one Query per leaf, then the page's threads with their messages.
       const state = await getThreadIndexState(listMarkupId);
-      const ranges = await Promise.all([...state.counts.keys()].map((leaf) => readIndexRange(listMarkupId, 'pin', leaf, { limit: 51, backward: false })));
-      const ids = ranges.flatMap((range) => range.entries).sort((a, b) => a.position.localeCompare(b.position)).slice(0, 50).map((entry) => entry.threadId);
-      const pageThreads = await batchGet(ids.map((id) => threadKey(listMarkupId, id)), { consistent: true });
-      const messageKeys = pageThreads.flatMap((thread) => (thread.messageIds as string[]).map((id) => ({ PK: markupPartition(listMarkupId), SK: `THREAD#${thread.id as string}#MSG#${id}` })));
+      const ranges = await Promise.all(
+        [...state.counts.keys()].map((leaf) => readIndexRange(listMarkupId, 'pin', leaf, { limit: 51, backward: false })),
+      );
+      const ids = ranges
+        .flatMap((range) => range.entries)
+        .sort((a, b) => a.position.localeCompare(b.position))
+        .slice(0, 50)
+        .map((entry) => entry.threadId);
+      const pageThreads = await batchGet(
+        ids.map((id) => threadKey(listMarkupId, id)),
+        { consistent: true },
+      );
+      const messageKeys = pageThreads.flatMap((thread) =>
+        (thread.messageIds as string[]).map((id) => ({ PK: markupPartition(listMarkupId), SK: `THREAD#${thread.id as string}#MSG#${id}` })),
+      );
       const pageMessages = await batchGet(messageKeys, { consistent: true });
       const subjects = [...pageThreads, ...pageMessages].map((item) => item.id as string);
       await Promise.all([
         db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } })),
-        batchGet(subjects.map((id) => readMarkKey(listMarkupId, userId, id)), { consistent: true }),
+        batchGet(
+          subjects.map((id) => readMarkKey(listMarkupId, userId, id)),
+          { consistent: true },
+        ),
       ]);
     },
   };
@@ -229,10 +273,35 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
           markupCommentUpdate(markup, { at, open: true }),
           threadRevisionUpdate(thread, at, thread.messageIds ? { messageIds: [...thread.messageIds, message.id] } : {}),
           putNew(toMessageItem(message)),
-          putNew(toMessageReferenceItem({ threadId: target.threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId: message.id })),
-          put(toReadMarkItem(markup.id, { userId, subject: 'message', subjectId: message.id, threadId: target.threadId, seenRevision: message.threadRevision, seenAt: at })),
+          putNew(
+            toMessageReferenceItem({
+              threadId: target.threadId,
+              markupId: markup.id,
+              workspaceId: markup.workspaceId,
+              organizationId: markup.organizationId,
+              messageId: message.id,
+            }),
+          ),
+          put(
+            toReadMarkItem(markup.id, {
+              userId,
+              subject: 'message',
+              subjectId: message.id,
+              threadId: target.threadId,
+              seenRevision: message.threadRevision,
+              seenAt: at,
+            }),
+          ),
           ...threadIndexWrites(markup, thread, { ...thread, lastActivityAt: at }),
-          put({ PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${new Date(at).toISOString()}#${message.id}`, entity: 'BenchFloor', type: 'comment_reply_created', markupId: markup.id, threadId: target.threadId, messageId: message.id }),
+          put({
+            PK: `BENCH#${stack.workspaceId}#EVENTS`,
+            SK: `${new Date(at).toISOString()}#${message.id}`,
+            entity: 'BenchFloor',
+            type: 'comment_reply_created',
+            markupId: markup.id,
+            threadId: target.threadId,
+            messageId: message.id,
+          }),
           ...eventLogFloorItems(markup.id),
         ];
       });
@@ -257,7 +326,10 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
         const number = await nextThreadNumber(markupId);
         const body = threadBody(markupId);
         const threadId = randomUUID();
-        const message = { ...replyRecord(markup, threadId, userId, 'The heading overlaps the navigation on this page.', at), threadRevision: 1 };
+        const message = {
+          ...replyRecord(markup, threadId, userId, 'The heading overlaps the navigation on this page.', at),
+          threadRevision: 1,
+        };
         const thread: ThreadRecord = {
           id: threadId,
           markupId,
@@ -290,7 +362,15 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
           put(toReadMarkItem(markupId, { userId, subject: 'message', subjectId: message.id, threadId, seenRevision: 1, seenAt: at })),
           ...(thread.viewModeId ? [viewModeCountUpdate(markupId, thread.viewModeId, 1)] : []),
           ...threadIndexWrites(markup, undefined, thread, { initialize: number === 1 }),
-          put({ PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${new Date(at).toISOString()}#${threadId}`, entity: 'BenchFloor', type: 'comment_created', markupId, threadId, messageId: message.id }),
+          put({
+            PK: `BENCH#${stack.workspaceId}#EVENTS`,
+            SK: `${new Date(at).toISOString()}#${threadId}`,
+            entity: 'BenchFloor',
+            type: 'comment_created',
+            markupId,
+            threadId,
+            messageId: message.id,
+          }),
           ...eventLogFloorItems(markupId),
         ];
       });
@@ -299,7 +379,13 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [userKey(userId)] } } }));
     },
   };
-  const uploadBody = { resourceType: 'markup_asset', resourceId: workspace.rootFolderId, filename: 'photo.png', contentType: 'image/png', filesize: 1_000_000 };
+  const uploadBody = {
+    resourceType: 'markup_asset',
+    resourceId: workspace.rootFolderId,
+    filename: 'photo.png',
+    contentType: 'image/png',
+    filesize: 1_000_000,
+  };
   const issueUploadPolicyScenario: Scenario = {
     name: 'POST /uploads/upload-policy',
     request: () => call('POST', '/uploads/upload-policy', uploadBody),
@@ -341,11 +427,27 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
   const threads = { name: 'threads', routes: threadsRoutes, handler: threadsHandler };
   const messages = { name: 'messages', routes: messagesRoutes, handler: messagesHandler };
   const key = stack.workspaceApiKey;
-  await requireSameCalls(listThreads.name, () => invokeHandler(threads, 'GET', '/threads', { key, query: { markupId: listMarkupId, limit: 50 } }), listThreads.floor);
-  await requireSameCalls(createMessage.name, () => invokeHandler(messages, 'POST', `/threads/${replyTargets[0]!.threadId}/messages`, { key, body: replyBody }), createMessage.floor);
-  await requireSameCalls(createThreadScenario.name, () => invokeHandler(threads, 'POST', '/threads', { key, body: threadBody(replyTargets[0]!.markupId) }), createThreadScenario.floor);
+  await requireSameCalls(
+    listThreads.name,
+    () => invokeHandler(threads, 'GET', '/threads', { key, query: { markupId: listMarkupId, limit: 50 } }),
+    listThreads.floor,
+  );
+  await requireSameCalls(
+    createMessage.name,
+    () => invokeHandler(messages, 'POST', `/threads/${replyTargets[0]!.threadId}/messages`, { key, body: replyBody }),
+    createMessage.floor,
+  );
+  await requireSameCalls(
+    createThreadScenario.name,
+    () => invokeHandler(threads, 'POST', '/threads', { key, body: threadBody(replyTargets[0]!.markupId) }),
+    createThreadScenario.floor,
+  );
   const uploads = { name: 'uploads', routes: uploadsRoutes, handler: uploadsHandler };
-  await requireSameCalls(issueUploadPolicyScenario.name, () => invokeHandler(uploads, 'POST', '/uploads/upload-policy', { key, body: uploadBody }), issueUploadPolicyScenario.floor);
+  await requireSameCalls(
+    issueUploadPolicyScenario.name,
+    () => invokeHandler(uploads, 'POST', '/uploads/upload-policy', { key, body: uploadBody }),
+    issueUploadPolicyScenario.floor,
+  );
 
   // POST /markups/url's writes after authentication: the folder, the plan and the month's usage,
   // the charge, the markup and its event in one transaction, then the thumbnail job and the activity.
@@ -357,16 +459,32 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
     await db.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Update: { TableName, Key: usageKey(`bench-${stack.workspaceId}`, period), UpdateExpression: 'ADD used :one', ExpressionAttributeValues: { ':one': 1 } } },
+          {
+            Update: {
+              TableName,
+              Key: usageKey(`bench-${stack.workspaceId}`, period),
+              UpdateExpression: 'ADD used :one',
+              ExpressionAttributeValues: { ':one': 1 },
+            },
+          },
           { Put: { TableName, Item: { ...itemKey(id), entity: 'BenchFloor', id }, ConditionExpression: 'attribute_not_exists(PK)' } },
           { Put: { TableName, Item: { PK: `BENCH#${stack.workspaceId}#EVENTS`, SK: `${Date.now()}#${id}`, entity: 'BenchFloor' } } },
         ],
       }),
     );
     const touch = (Key: Record<string, string>) =>
-      db.send(new UpdateCommand({ TableName, Key, UpdateExpression: 'SET benchTouchedAt = :at', ExpressionAttributeValues: { ':at': Date.now() } }));
+      db.send(
+        new UpdateCommand({
+          TableName,
+          Key,
+          UpdateExpression: 'SET benchTouchedAt = :at',
+          ExpressionAttributeValues: { ':at': Date.now() },
+        }),
+      );
     await Promise.all([
-      getSqs().send(new SendMessageCommand({ QueueUrl: floorQueueUrl, MessageBody: JSON.stringify({ type: 'render-thumbnail', markupId: id }) })),
+      getSqs().send(
+        new SendMessageCommand({ QueueUrl: floorQueueUrl, MessageBody: JSON.stringify({ type: 'render-thumbnail', markupId: id }) }),
+      ),
       touch({ PK: `BENCH#${workspace.rootFolderId}`, SK: 'ITEM' }),
       touch({ PK: `BENCH#${stack.workspaceId}`, SK: 'WS' }),
     ]);
@@ -380,7 +498,18 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
   const floorScope = `BENCH#${randomUUID()}`;
   const claimForFloor = (key: string, token: string) => {
     const now = Date.now();
-    return claimIdempotencyKey(floorScope, key, { routeKey: 'POST /api/v2/markups/url', fingerprint: 'bench', token, lockedUntil: now + 30_000, expiresAtEpoch: Math.floor(now / 1000) + IDEMPOTENCY_WINDOW_SECONDS }, now);
+    return claimIdempotencyKey(
+      floorScope,
+      key,
+      {
+        routeKey: 'POST /api/v2/markups/url',
+        fingerprint: 'bench',
+        token,
+        lockedUntil: now + 30_000,
+        expiresAtEpoch: Math.floor(now / 1000) + IDEMPOTENCY_WINDOW_SECONDS,
+      },
+      now,
+    );
   };
   await claimForFloor(replayKey, 'bench');
   await completeIdempotencyKey(floorScope, replayKey, 'bench', JSON.stringify({ status: 200, body: JSON.parse(storedReply) }));
@@ -416,13 +545,21 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
     },
   };
   const markups = { name: 'markups', routes: markupsRoutes, handler: markupsHandler };
-  await requireSameCalls(createUrlMarkup.name, () => invokeHandler(markups, 'POST', '/markups/url', { key, body: urlMarkupBody }), createUrlMarkup.floor);
+  await requireSameCalls(
+    createUrlMarkup.name,
+    () => invokeHandler(markups, 'POST', '/markups/url', { key, body: urlMarkupBody }),
+    createUrlMarkup.floor,
+  );
   await requireSameCalls(
     createUrlMarkupWithKey.name,
     () => invokeHandler(markups, 'POST', '/markups/url', { key, body: urlMarkupBody, headers: { 'Idempotency-Key': randomUUID() } }),
     createUrlMarkupWithKey.floor,
   );
-  await requireSameCalls(replayUrlMarkup.name, () => invokeHandler(markups, 'POST', '/markups/url', { key, body: urlMarkupBody, headers: { 'Idempotency-Key': replayKey } }), replayUrlMarkup.floor);
+  await requireSameCalls(
+    replayUrlMarkup.name,
+    () => invokeHandler(markups, 'POST', '/markups/url', { key, body: urlMarkupBody, headers: { 'Idempotency-Key': replayKey } }),
+    replayUrlMarkup.floor,
+  );
 
   return [
     {
@@ -520,9 +657,14 @@ async function transactFromFreshReads(
 }
 
 /** Fails the bench when a floor makes other DynamoDB calls than its request, or in another order; prints the calls when they match. */
-async function requireSameCalls(name: string, request: () => Promise<{ status: number; body: unknown }>, floor: () => Promise<void>): Promise<void> {
+async function requireSameCalls(
+  name: string,
+  request: () => Promise<{ status: number; body: unknown }>,
+  floor: () => Promise<void>,
+): Promise<void> {
   const byRequest = await countRequests(request);
-  if (byRequest.result.status !== 200) throw new Error(`${name} answered ${byRequest.result.status}: ${JSON.stringify(byRequest.result.body)}`);
+  if (byRequest.result.status !== 200)
+    throw new Error(`${name} answered ${byRequest.result.status}: ${JSON.stringify(byRequest.result.body)}`);
   const byFloor = await countRequests(floor);
   // The calls in the order they were sent, runs of one command counted: "GetItem 5, Query 2, …".
   const describe = (counted: Counted<unknown>) => {
@@ -535,6 +677,7 @@ async function requireSameCalls(name: string, request: () => Promise<{ status: n
     }
     return runs.map(([name, count]) => `${name} ${count}`).join(', ');
   };
-  if (describe(byRequest) !== describe(byFloor)) throw new Error(`The floor of ${name} makes ${describe(byFloor)}; the request makes ${describe(byRequest)}.`);
+  if (describe(byRequest) !== describe(byFloor))
+    throw new Error(`The floor of ${name} makes ${describe(byFloor)}; the request makes ${describe(byRequest)}.`);
   process.stdout.write(`${name}: ${byRequest.total} DynamoDB calls per request, the floor the same (${describe(byRequest)})\n`);
 }

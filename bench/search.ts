@@ -53,7 +53,11 @@ async function costOf(operation: () => Promise<void>): Promise<WriteCost> {
   const units = store.capacity.reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
   const wordIndexUnits = store.capacity.reduce(
     (sum, entry) =>
-      sum + Object.entries(entry.GlobalSecondaryIndexes ?? {}).reduce((inner, [name, index]) => inner + (WORD_INDEXES.has(name) ? (index.CapacityUnits ?? 0) : 0), 0),
+      sum +
+      Object.entries(entry.GlobalSecondaryIndexes ?? {}).reduce(
+        (inner, [name, index]) => inner + (WORD_INDEXES.has(name) ? (index.CapacityUnits ?? 0) : 0),
+        0,
+      ),
     0,
   );
   const tableUnits = store.capacity.reduce((sum, entry) => sum + (entry.Table?.CapacityUnits ?? 0), 0);
@@ -134,8 +138,11 @@ export async function benchSearch(stack: StackInfo, options: { durationMs: numbe
     );
     searches.push(
       await row(`GET /markups/search rare name on ${label}`, async () => {
-        const { data } = await call('GET', '/markups/search', { query: { workspaceId, query: rareName.split(' ')[0]!.toLowerCase(), limit: 50 } });
-        if (data.data.length !== 1 || data.data[0].name !== rareName || data.hasMore) throw new Error(`the search answered ${JSON.stringify(data).slice(0, 300)}`);
+        const { data } = await call('GET', '/markups/search', {
+          query: { workspaceId, query: rareName.split(' ')[0]!.toLowerCase(), limit: 50 },
+        });
+        if (data.data.length !== 1 || data.data[0].name !== rareName || data.hasMore)
+          throw new Error(`the search answered ${JSON.stringify(data).slice(0, 300)}`);
       }),
     );
   }
@@ -143,10 +150,14 @@ export async function benchSearch(stack: StackInfo, options: { durationMs: numbe
     ['GET /markups', lists],
     ['GET /markups/search', searches],
   ] as const) {
-    process.stdout.write(`${`  ${name}: largest to smallest at p50`.padEnd(44)} ${(measured.at(-1)!.p50 / measured[0]!.p50).toFixed(2)}x\n`);
+    process.stdout.write(
+      `${`  ${name}: largest to smallest at p50`.padEnd(44)} ${(measured.at(-1)!.p50 / measured[0]!.p50).toFixed(2)}x\n`,
+    );
   }
 
-  process.stdout.write('\nThe old search (a filtered read of the workspace\'s markups, 5,000 items a request), cursors followed to the rare name, once\n\n');
+  process.stdout.write(
+    "\nThe old search (a filtered read of the workspace's markups, 5,000 items a request), cursors followed to the rare name, once\n\n",
+  );
   for (const { size, workspaceId, rareName } of workspaces) {
     const started = performance.now();
     let requests = 0;
@@ -159,14 +170,22 @@ export async function benchSearch(stack: StackInfo, options: { durationMs: numbe
       before = page.nextCursor ?? undefined;
     } while (before);
     const took = performance.now() - started;
-    process.stdout.write(`${`old search, rare name on ${size.toLocaleString('en-US')}`.padEnd(44)} ${requests} request(s), ${took.toFixed(0)} ms in all, found ${found}\n`);
+    process.stdout.write(
+      `${`old search, rare name on ${size.toLocaleString('en-US')}`.padEnd(44)} ${requests} request(s), ${took.toFixed(0)} ms in all, found ${found}\n`,
+    );
   }
 
-  process.stdout.write('\nWrite cost (ReturnConsumedCapacity INDEXES, as DynamoDB Local counts it): the word index (GSI6-GSI15) adds no call, only its index writes and the item\'s word keys\n\n');
+  process.stdout.write(
+    "\nWrite cost (ReturnConsumedCapacity INDEXES, as DynamoDB Local counts it): the word index (GSI6-GSI15) adds no call, only its index writes and the item's word keys\n\n",
+  );
   const workspaceId = workspaces[0]!.workspaceId;
   let createdId = '';
   const create = await costOf(async () => {
-    createdId = (await call('POST', '/markups/url', { body: { workspaceId, url: 'https://www.example.com/pricing/plans?ref=launch', name: 'Spring launch pricing page' } })).data.id;
+    createdId = (
+      await call('POST', '/markups/url', {
+        body: { workspaceId, url: 'https://www.example.com/pricing/plans?ref=launch', name: 'Spring launch pricing page' },
+      })
+    ).data.id;
   });
   const rename = await costOf(async () => {
     await call('POST', `/markups/${createdId}`, { body: { name: 'Autumn relaunch pricing overview' } });
@@ -179,9 +198,13 @@ export async function benchSearch(stack: StackInfo, options: { durationMs: numbe
       `${name.padEnd(44)} ${cost.calls} DynamoDB calls   ${cost.units.toFixed(1)} capacity units: tables ${cost.tableUnits.toFixed(1)}, GSI1-GSI5 ${(cost.units - cost.tableUnits - cost.wordIndexUnits).toFixed(1)}, word index ${cost.wordIndexUnits.toFixed(1)}\n`,
     );
   }
-  const stored = (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: itemKey(createdId), ConsistentRead: true }))).Item!;
-  const sizeOf = (item: Record<string, unknown>) => Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + Buffer.byteLength(JSON.stringify(value)), 0);
+  const stored = (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: itemKey(createdId), ConsistentRead: true })))
+    .Item!;
+  const sizeOf = (item: Record<string, unknown>) =>
+    Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + Buffer.byteLength(JSON.stringify(value)), 0);
   const wordKeys = Object.fromEntries(Object.entries(stored).filter(([name]) => WORD_KEY_ATTRIBUTES.includes(name)));
-  process.stdout.write(`${'the renamed markup item (about)'.padEnd(44)} ${sizeOf(stored)} bytes, of which word keys ${sizeOf(wordKeys)} (${Object.keys(wordKeys).length - 1} words)\n`);
+  process.stdout.write(
+    `${'the renamed markup item (about)'.padEnd(44)} ${sizeOf(stored)} bytes, of which word keys ${sizeOf(wordKeys)} (${Object.keys(wordKeys).length - 1} words)\n`,
+  );
   return results;
 }

@@ -94,7 +94,10 @@ export async function benchThreadPages(stack: StackInfo, options: ThreadPagesOpt
   const userOf = async (apiKey: string) =>
     (await getDb().send(new GetCommand({ TableName, Key: apiKeyKey(apiKey.split('_')[1]!) }))).Item!.userId as string;
   const others = await Promise.all(
-    ['second', 'third'].map(async (name) => (await createWorkspaceKey(stack.workspaceId, { email: `pages-${name}-${randomUUID()}@example.com`, role: 'contributor' })).apiKey),
+    ['second', 'third'].map(
+      async (name) =>
+        (await createWorkspaceKey(stack.workspaceId, { email: `pages-${name}-${randomUUID()}@example.com`, role: 'contributor' })).apiKey,
+    ),
   );
   const authorIds = await Promise.all([stack.workspaceApiKey, ...others].map(userOf));
   const headers = { Authorization: `Bearer ${stack.workspaceApiKey}`, 'Service-API-Version': '2023-02-22' };
@@ -109,7 +112,9 @@ export async function benchThreadPages(stack: StackInfo, options: ThreadPagesOpt
   };
   const seeded = async (size: number, layout: 'old' | 'indexed') => {
     const { id } = (await call('POST', '/markups/url', { url: `https://example.com/pages-${size}-${randomUUID()}` })).data;
-    const markup = fromItem((await getDb().send(new GetCommand({ TableName, Key: itemKey(id), ConsistentRead: true }))).Item!) as MarkupRecord;
+    const markup = fromItem(
+      (await getDb().send(new GetCommand({ TableName, Key: itemKey(id), ConsistentRead: true }))).Item!,
+    ) as MarkupRecord;
     await seedConversation(markup, { count: size, authorIds, layout, readBy: authorIds[0] });
     return markup;
   };
@@ -123,13 +128,21 @@ export async function benchThreadPages(stack: StackInfo, options: ThreadPagesOpt
     process.stdout.write(`${formatRow(result)}\n${formatCost(cost)}\n`);
   };
   const check = (data: any, size: number) => {
-    if (data.threads.length !== 50 || data.total !== size) throw new Error(`page of ${data.threads.length}, total ${data.total} on ${size} threads`);
+    if (data.threads.length !== 50 || data.total !== size)
+      throw new Error(`page of ${data.threads.length}, total ${data.total} on ${size} threads`);
   };
   for (const { size, markupId } of markups) {
     const request = async () => check((await call('GET', `/threads?markupId=${markupId}&limit=50`)).data, size);
-    const result = await measure(`GET /threads page of 50 on ${size.toLocaleString('en-US')} threads`, request, { durationMs: options.durationMs, concurrency: 1, warmup: 5 });
+    const result = await measure(`GET /threads page of 50 on ${size.toLocaleString('en-US')} threads`, request, {
+      durationMs: options.durationMs,
+      concurrency: 1,
+      warmup: 5,
+    });
     const cost = await costOf(async () => {
-      const response = await invokeHandler({ name: 'threads', routes: threadsRoutes, handler: threadsHandler }, 'GET', '/threads', { key: stack.workspaceApiKey, query: { markupId, limit: 50 } });
+      const response = await invokeHandler({ name: 'threads', routes: threadsRoutes, handler: threadsHandler }, 'GET', '/threads', {
+        key: stack.workspaceApiKey,
+        query: { markupId, limit: 50 },
+      });
       check(response.body.data, size);
     });
     row(result, cost);
@@ -146,7 +159,11 @@ export async function benchThreadPages(stack: StackInfo, options: ThreadPagesOpt
     if (conversation.threads.length !== 50) throw new Error(`the reference read ${conversation.threads.length} threads`);
     await getUsers([...new Set([...conversation.messages.values()].flat().map((message) => message.userId))]);
   };
-  const reference = await measure('reference: old layout page of 50 on 50, floor', oldPage, { durationMs: options.durationMs, concurrency: 1, warmup: 5 });
+  const reference = await measure('reference: old layout page of 50 on 50, floor', oldPage, {
+    durationMs: options.durationMs,
+    concurrency: 1,
+    warmup: 5,
+  });
   row(reference, await costOf(oldPage));
   const worst = results.slice(0, -1).reduce((a, b) => (b.p50 > a.p50 ? b : a));
   process.stdout.write(`${'  slowest size to the reference at p50'.padEnd(44)} ${(worst.p50 / reference.p50).toFixed(2)}x\n`);

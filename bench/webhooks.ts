@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { StackInfo } from '../infra/local/stack.js';
 import { threadBody } from './requests.js';
 
-const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const percentile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
 /**
  * Issue 12's row: event-to-delivery latency on the local stack, from the moment `POST /threads`
@@ -28,7 +29,11 @@ export async function benchWebhooks(stack: StackInfo, options: { runs: number })
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   const headers = { 'Service-API-Version': '2023-02-22', 'Content-Type': 'application/json' };
   const post = async (path: string, body: unknown, key: string): Promise<any> => {
-    const response = await fetch(`${stack.baseUrl}/api/v2${path}`, { method: 'POST', headers: { ...headers, Authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+    const response = await fetch(`${stack.baseUrl}/api/v2${path}`, {
+      method: 'POST',
+      headers: { ...headers, Authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    });
     if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
     return ((await response.json()) as { data: unknown }).data;
   };
@@ -50,7 +55,15 @@ export async function benchWebhooks(stack: StackInfo, options: { runs: number })
     const registrations: string[] = [];
     for (const size of [1, 10]) {
       while (registrations.length < size) {
-        registrations.push((await post('/webhook-registrations', { url, workspaceId, eventTypes: ['comment_created'], enabled: true }, stack.organizationApiKey)).id);
+        registrations.push(
+          (
+            await post(
+              '/webhook-registrations',
+              { url, workspaceId, eventTypes: ['comment_created'], enabled: true },
+              stack.organizationApiKey,
+            )
+          ).id,
+        );
       }
       const latencies: number[] = [];
       for (let run = 0; run < options.runs; run += 1) {
@@ -58,11 +71,14 @@ export async function benchWebhooks(stack: StackInfo, options: { runs: number })
         await post('/threads', threadBody(markup.id), stack.organizationApiKey);
         const answered = performance.now();
         await waitForArrivals(size);
-        if (new Set(arrivals.map((arrival) => arrival.webhookId)).size !== 1) throw new Error('one event arrived under several webhook-ids');
+        if (new Set(arrivals.map((arrival) => arrival.webhookId)).size !== 1)
+          throw new Error('one event arrived under several webhook-ids');
         latencies.push(Math.max(...arrivals.map((arrival) => arrival.at)) - answered);
       }
       const name = `event -> delivery, ${size} registration${size === 1 ? '' : 's'}`;
-      process.stdout.write(`${name.padEnd(44)} p50 ${percentile(latencies, 0.5).toFixed(1).padStart(7)} ms   p99 ${percentile(latencies, 0.99).toFixed(1).padStart(7)} ms   (n=${latencies.length})\n`);
+      process.stdout.write(
+        `${name.padEnd(44)} p50 ${percentile(latencies, 0.5).toFixed(1).padStart(7)} ms   p99 ${percentile(latencies, 0.99).toFixed(1).padStart(7)} ms   (n=${latencies.length})\n`,
+      );
     }
   } finally {
     await new Promise((resolve) => server.close(resolve));

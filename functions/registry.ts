@@ -61,11 +61,17 @@ interface FunctionBase {
   architecture?: 'arm64' | 'x86_64';
   /** Ships the packed Chromium build of @sparticuz/chromium as a layer (x86-64 only). */
   chromium?: boolean;
-  /** Ships sharp, PDFium, ag-psd and ffmpeg (and, with context `epsConverter`, Ghostscript) as a layer (x86-64: the native builds npm installed and our static ffmpeg). */
+  /**
+   * Ships sharp, PDFium, ag-psd and ffmpeg (and, with context `epsConverter`, Ghostscript) as a layer (x86-64: the native builds npm
+   * installed and our static ffmpeg).
+   */
   converters?: boolean;
   /** /tmp size; the conversion worker holds a source of up to 5 GiB and its outputs. */
   ephemeralStorageMb?: number;
-  /** Files copied next to the bundle and read at run time (`readShippedFile`), not imported: large assets stay out of the bundle and its cold import. */
+  /**
+   * Files copied next to the bundle and read at run time (`readShippedFile`), not imported: large assets stay out of the bundle and its
+   * cold import.
+   */
   files?: readonly ShippedFile[];
 }
 
@@ -123,7 +129,13 @@ export type FunctionDefinition = ApiFunction | QueueWorkerFunction | StreamConsu
  */
 export const FUNCTIONS: readonly FunctionDefinition[] = [
   // Archiving originals queues their objects for deletion on the conversion queue.
-  { kind: 'api', name: 'workspaces', description: 'Workspaces of an organization, their settings, storage and markup allowance.', routes: workspaceRoutes, access: { table: 'readWrite', sendsTo: ['conversion'] } },
+  {
+    kind: 'api',
+    name: 'workspaces',
+    description: 'Workspaces of an organization, their settings, storage and markup allowance.',
+    routes: workspaceRoutes,
+    access: { table: 'readWrite', sendsTo: ['conversion'] },
+  },
   {
     kind: 'api',
     name: 'items',
@@ -144,26 +156,63 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['thumbnails', 'conversion'] },
   },
   // Signs upload policies (its role's credentials sign them), checks landed objects and retags them.
-  { kind: 'api', name: 'uploads', description: 'Presigned-POST upload policies and the confirmation of uploaded files.', routes: uploadsRoutes, access: { table: 'readWrite', bucket: 'readWrite' } },
+  {
+    kind: 'api',
+    name: 'uploads',
+    description: 'Presigned-POST upload policies and the confirmation of uploaded files.',
+    routes: uploadsRoutes,
+    access: { table: 'readWrite', bucket: 'readWrite' },
+  },
   // Attachment links are presigned GETs; deleting comments queues their objects for deletion. Attaching a screenshot confirms
   // its upload (HEADs and retags the object) and signs screenshot upload policies; the thumbnail job goes to the conversion queue.
   // A webpage thread queues the location of its element on the page screenshot (locate-page-elements, thumbnails queue).
-  { kind: 'api', name: 'threads', description: 'Comment threads pinned on a markup: creating, listing, resolving, moving pins, screenshots, read state.', routes: threadsRoutes, access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion', 'thumbnails'] } },
-  { kind: 'api', name: 'messages', description: 'Messages of a thread: replies, edits, attachments, read state.', routes: messagesRoutes, access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] } },
+  {
+    kind: 'api',
+    name: 'threads',
+    description: 'Comment threads pinned on a markup: creating, listing, resolving, moving pins, screenshots, read state.',
+    routes: threadsRoutes,
+    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion', 'thumbnails'] },
+  },
+  {
+    kind: 'api',
+    name: 'messages',
+    description: 'Messages of a thread: replies, edits, attachments, read state.',
+    routes: messagesRoutes,
+    access: { table: 'readWrite', bucket: 'read', sendsTo: ['conversion'] },
+  },
   // Verifies customer JWTs against installations, upserts their external users and mints exchange tokens;
   // emails sign-in links to members (SES) and mints their session tokens with the same key.
   {
     kind: 'api',
     name: 'auth',
-    description: 'Sign-in to the review app by email link and session tokens; embedded commenting: the installation\'s JWT settings and the exchange of customer JWTs and identity-provider tokens for exchange tokens.',
+    description:
+      "Sign-in to the review app by email link and session tokens; embedded commenting: the installation's JWT settings and the exchange of customer JWTs and identity-provider tokens for exchange tokens.",
     routes: authRoutes,
     access: { table: 'readWrite', exchangeKeys: true, sendsEmail: true },
   },
   // An installation created with `url` makes a webpage markup, whose thumbnail job goes to the thumbnails queue.
-  { kind: 'api', name: 'installations', description: 'Installations of the embedded commenting client: their public keys and allowed origins.', routes: installationsRoutes, access: { table: 'readWrite', sendsTo: ['thumbnails'] } },
+  {
+    kind: 'api',
+    name: 'installations',
+    description: 'Installations of the embedded commenting client: their public keys and allowed origins.',
+    routes: installationsRoutes,
+    access: { table: 'readWrite', sendsTo: ['thumbnails'] },
+  },
   // External users (their records and the User records their threads are authored by) and members; invitations send emails through SES.
-  { kind: 'api', name: 'users', description: 'Workspace members, invitations and roles, and external users (the end users of embedded commenting).', routes: usersRoutes, access: { table: 'readWrite', sendsEmail: true } },
-  { kind: 'api', name: 'webhooks', description: 'Webhook registrations, their signing keys and delivery logs.', routes: webhooksRoutes, access: { table: 'readWrite', sendsTo: ['webhookDelivery'] } },
+  {
+    kind: 'api',
+    name: 'users',
+    description: 'Workspace members, invitations and roles, and external users (the end users of embedded commenting).',
+    routes: usersRoutes,
+    access: { table: 'readWrite', sendsEmail: true },
+  },
+  {
+    kind: 'api',
+    name: 'webhooks',
+    description: 'Webhook registrations, their signing keys and delivery logs.',
+    routes: webhooksRoutes,
+    access: { table: 'readWrite', sendsTo: ['webhookDelivery'] },
+  },
   // Reads the OpenAPI document and the API reference's script from files beside its bundle.
   {
     kind: 'api',
@@ -175,9 +224,22 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     access: {},
   },
   // Issues live-update tickets (one item each, with a TTL) for any credential, with the socket's URL.
-  { kind: 'api', name: 'live', description: 'Live updates: tickets for the WebSocket that pushes each markup\'s events as they happen.', routes: liveRoutes, access: { table: 'readWrite', liveUrl: true } },
+  {
+    kind: 'api',
+    name: 'live',
+    description: "Live updates: tickets for the WebSocket that pushes each markup's events as they happen.",
+    routes: liveRoutes,
+    access: { table: 'readWrite', liveUrl: true },
+  },
   // Answers CORS preflights from the origin index (read only); it has no route of its own.
-  { kind: 'api', name: 'cors', description: 'CORS preflights of embedded clients.', routes: [], answersPreflight: true, access: { table: 'read' } },
+  {
+    kind: 'api',
+    name: 'cors',
+    description: 'CORS preflights of embedded clients.',
+    routes: [],
+    answersPreflight: true,
+    access: { table: 'read' },
+  },
   // The upload prefix's S3 ObjectCreated notifications, which S3 sends to the uploads queue.
   { kind: 'sqs', name: 'upload-confirmed', queue: 'uploads', access: { table: 'readWrite', bucket: 'read' } },
   {
@@ -224,15 +286,42 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
   // Carries a folder moved into another workspace along in bounded batches, queueing its own next batch.
   { kind: 'sqs', name: 'item-moves', queue: 'moves', access: { table: 'readWrite', partiqlUpdates: true, sendsTo: ['moves'] } },
   // Queues again the conversion, thumbnail or folder-move job whose job was lost between its commit and its enqueue.
-  { kind: 'schedule', name: 'pending-work-sweep', everyMinutes: 5, timeoutSeconds: 60, access: { table: 'readWrite', sendsTo: ['conversion', 'thumbnails', 'moves'] } },
+  {
+    kind: 'schedule',
+    name: 'pending-work-sweep',
+    everyMinutes: 5,
+    timeoutSeconds: 60,
+    access: { table: 'readWrite', sendsTo: ['conversion', 'thumbnails', 'moves'] },
+  },
   // New outbox items -> one delivery job per (event, enabled and subscribed registration).
-  { kind: 'stream', name: 'webhook-fanout', filter: OUTBOX_STREAM_FILTER, timeoutSeconds: 30, access: { table: 'read', sendsTo: ['webhookDelivery'] } },
-  // The live-update socket: takes tickets ($connect), records connections and subscriptions, authorizes and catches up subscribes ($default).
-  { kind: 'websocket', name: 'live-socket', routes: LIVE_SOCKET_ROUTES, timeoutSeconds: 29, access: { table: 'readWrite', liveConnections: true } },
+  {
+    kind: 'stream',
+    name: 'webhook-fanout',
+    filter: OUTBOX_STREAM_FILTER,
+    timeoutSeconds: 30,
+    access: { table: 'read', sendsTo: ['webhookDelivery'] },
+  },
+  // The live-update socket: takes tickets ($connect), records connections and subscriptions, authorizes and catches up subscribes
+  // ($default).
+  {
+    kind: 'websocket',
+    name: 'live-socket',
+    routes: LIVE_SOCKET_ROUTES,
+    timeoutSeconds: 29,
+    access: { table: 'readWrite', liveConnections: true },
+  },
   // New outbox items -> each event to its markup's live subscribers, on its own event source mapping so a slow webhook never delays it.
-  // Writes: each subscription's last seq sent (the claim that keeps catch-up and fan-out from sending twice), the event's stored body, gone connections.
-  { kind: 'stream', name: 'live-fanout', filter: OUTBOX_STREAM_FILTER, timeoutSeconds: 30, access: { table: 'readWrite', liveConnections: true } },
-  // Closes the live connections whose credential died (revoked key, signed-out session, deleted installation or end user) though no event came for them.
+  // Writes: each subscription's last seq sent (the claim that keeps catch-up and fan-out from sending twice), the event's stored body, gone
+  // connections.
+  {
+    kind: 'stream',
+    name: 'live-fanout',
+    filter: OUTBOX_STREAM_FILTER,
+    timeoutSeconds: 30,
+    access: { table: 'readWrite', liveConnections: true },
+  },
+  // Closes the live connections whose credential died (revoked key, signed-out session, deleted installation or end user) though no event
+  // came for them.
   { kind: 'schedule', name: 'live-sweep', everyMinutes: 1, timeoutSeconds: 60, access: { table: 'readWrite', liveConnections: true } },
 ];
 

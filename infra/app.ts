@@ -87,25 +87,31 @@ export function readSettings(app: App): ReviewBoardSettings {
   if (!LOG_LEVELS.includes(logLevel)) throw new Error(`Context "logLevel" must be one of ${LOG_LEVELS.join(', ')}.`);
   const tracing = context('tracing');
   const appUrl = context('appUrl') === undefined ? undefined : String(context('appUrl'));
-  if (appUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(appUrl)) throw new Error(`Context "appUrl" must be an http(s) URL: got "${appUrl}".`);
+  if (appUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(appUrl))
+    throw new Error(`Context "appUrl" must be an http(s) URL: got "${appUrl}".`);
   const emailSender = context('emailSender') === undefined ? undefined : String(context('emailSender'));
-  if (emailSender !== undefined && !isEmailAddress(emailSender)) throw new Error(`Context "emailSender" must be an email address: got "${emailSender}".`);
+  if (emailSender !== undefined && !isEmailAddress(emailSender))
+    throw new Error(`Context "emailSender" must be an email address: got "${emailSender}".`);
   const idp = ['idpJwksUrl', 'idpIssuer', 'idpAudience'].map((key) => (context(key) === undefined ? undefined : String(context(key))));
   if (idp.some((value) => value !== undefined) && idp.some((value) => !value)) {
     throw new Error('Context idpJwksUrl, idpIssuer and idpAudience go together: set all three or none.');
   }
-  if (idp[0] !== undefined && !/^https:\/\/[^\s]+$/.test(idp[0])) throw new Error(`Context "idpJwksUrl" must be an https URL: got "${idp[0]}".`);
+  if (idp[0] !== undefined && !/^https:\/\/[^\s]+$/.test(idp[0]))
+    throw new Error(`Context "idpJwksUrl" must be an https URL: got "${idp[0]}".`);
   const wordIndexes = Number(context('wordIndexes') ?? WORD_SLOTS);
   if (!Number.isInteger(wordIndexes) || wordIndexes < 0 || wordIndexes > WORD_SLOTS) {
     throw new Error(`Context "wordIndexes" must be a whole number from 0 to ${WORD_SLOTS}: got "${String(context('wordIndexes'))}".`);
   }
   const epsConverter = context('epsConverter');
   const alarmEmail = context('alarmEmail') === undefined ? undefined : String(context('alarmEmail'));
-  if (alarmEmail !== undefined && !isEmailAddress(alarmEmail)) throw new Error(`Context "alarmEmail" must be an email address: got "${alarmEmail}".`);
+  if (alarmEmail !== undefined && !isEmailAddress(alarmEmail))
+    throw new Error(`Context "alarmEmail" must be an email address: got "${alarmEmail}".`);
   // CloudWatch's rule for a namespace: these characters, at most 255, and never AWS/ (AWS's own).
   const metricsNamespace = String(context('metricsNamespace') ?? METRICS_NAMESPACE);
   if (!/^[A-Za-z0-9._\-/#:]{1,255}$/.test(metricsNamespace) || metricsNamespace.startsWith('AWS/')) {
-    throw new Error(`Context "metricsNamespace" must be a CloudWatch namespace (letters, digits, . - _ / # :, not starting AWS/): got "${metricsNamespace}".`);
+    throw new Error(
+      `Context "metricsNamespace" must be a CloudWatch namespace (letters, digits, . - _ / # :, not starting AWS/): got "${metricsNamespace}".`,
+    );
   }
   return {
     appUrl,
@@ -132,7 +138,12 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
   const app = new App(props);
   const settings = readSettings(app);
   const stackName = (id: string) => `${id}-${settings.stage}`;
-  const common = { logLevel: settings.logLevel, tracing: settings.tracing, appUrl: settings.appUrl, metricsNamespace: settings.metricsNamespace };
+  const common = {
+    logLevel: settings.logLevel,
+    tracing: settings.tracing,
+    appUrl: settings.appUrl,
+    metricsNamespace: settings.metricsNamespace,
+  };
 
   const data = new DataStack(app, 'ReviewBoardData', {
     stackName: stackName('ReviewBoardData'),
@@ -150,7 +161,9 @@ export function buildApp(props: AppProps = {}): ReviewBoardApp {
   });
   if (app.node.tryGetContext('apiUrl') !== undefined) {
     // Read until webhook bodies linked only through the app's origin: say so rather than ignore it silently.
-    Annotations.of(workers).addWarning('Context apiUrl is no longer read: webhook bodies link through appUrl (markupUrl, thumbnailUrl), as API answers do. Remove -c apiUrl.');
+    Annotations.of(workers).addWarning(
+      'Context apiUrl is no longer read: webhook bodies link through appUrl (markupUrl, thumbnailUrl), as API answers do. Remove -c apiUrl.',
+    );
   }
   const api = new ApiStack(app, 'ReviewBoardApi', {
     stackName: stackName('ReviewBoardApi'),

@@ -46,7 +46,13 @@ const EnvSchema = v.object({
    * token is the end user's credential until it expires).
    */
   EXCHANGE_TOKEN_TTL_SECONDS: v.optional(
-    v.pipe(v.string(), v.transform(Number), v.integer('must be a whole number of seconds'), v.minValue(30, 'must be at least 30'), v.maxValue(MAX_EXCHANGE_TOKEN_TTL_SECONDS, `must be at most ${MAX_EXCHANGE_TOKEN_TTL_SECONDS} (one hour)`)),
+    v.pipe(
+      v.string(),
+      v.transform(Number),
+      v.integer('must be a whole number of seconds'),
+      v.minValue(30, 'must be at least 30'),
+      v.maxValue(MAX_EXCHANGE_TOKEN_TTL_SECONDS, `must be at most ${MAX_EXCHANGE_TOKEN_TTL_SECONDS} (one hour)`),
+    ),
     '300',
   ),
   /** The identity provider of POST /auth/sdk-exchange (DESIGN.md "SDK exchange"). */
@@ -62,7 +68,10 @@ const EnvSchema = v.object({
    * (`shared/http/viewer-address.ts`). Unset: no request may.
    */
   ORIGIN_VERIFY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
-  /** The live-update socket's URL (`ws://` locally, the WebSocket API's `wss://` deployed) that `POST /live/tickets` hands out with a ticket. */
+  /**
+   * The live-update socket's URL (`ws://` locally, the WebSocket API's `wss://` deployed) that `POST /live/tickets` hands out with a
+   * ticket.
+   */
   LIVE_URL: v.optional(v.pipe(v.string(), v.regex(/^wss?:\/\/[^\s?#]+$/, 'must be a ws:// or wss:// URL without query'))),
   /** Deployed: the WebSocket API's management endpoint (`https://…/<stage>`) the live functions post to connections through. */
   LIVE_MANAGEMENT_URL: v.optional(v.pipe(v.string(), v.url())),
@@ -148,7 +157,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         : undefined,
     exchangeTokenTtlSeconds: Number(e.EXCHANGE_TOKEN_TTL_SECONDS),
     identityProvider:
-      e.IDP_JWKS_URL && e.IDP_ISSUER && e.IDP_AUDIENCE ? { jwksUrl: e.IDP_JWKS_URL, issuer: e.IDP_ISSUER, audience: e.IDP_AUDIENCE } : undefined,
+      e.IDP_JWKS_URL && e.IDP_ISSUER && e.IDP_AUDIENCE
+        ? { jwksUrl: e.IDP_JWKS_URL, issuer: e.IDP_ISSUER, audience: e.IDP_AUDIENCE }
+        : undefined,
     epsConverter: e.EPS_CONVERTER === 'ghostscript',
     ffmpegPath: e.FFMPEG_PATH || undefined,
     originVerify: e.ORIGIN_VERIFY,
@@ -210,7 +221,10 @@ export const ENV = {
   liveManagementUrl: 'LIVE_MANAGEMENT_URL',
 } as const;
 
-/** The variable that carries each queue's URL to the functions that send to it, and to `admin queue` (the uploads queue's only reader by URL: S3 sends to it). */
+/**
+ * The variable that carries each queue's URL to the functions that send to it, and to `admin queue` (the uploads queue's only reader by
+ * URL: S3 sends to it).
+ */
 export const QUEUE_URL_ENV = {
   uploads: ENV.uploadQueueUrl,
   conversion: ENV.conversionQueueUrl,

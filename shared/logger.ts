@@ -27,14 +27,19 @@ function instance(): Logger {
       // an invalid environment is reported by the entry point; logging still works
     }
     threshold = RANK[logLevel];
-    powertools = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'review-board-service', logLevel: logLevel.toUpperCase() as 'INFO' });
+    powertools = new Logger({
+      serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'review-board-service',
+      logLevel: logLevel.toUpperCase() as 'INFO',
+    });
   }
   return powertools;
 }
 
 /** Field names whose values are credentials, at any depth (also presigned-URL and form-POST fields). */
 const SECRET_KEY = /authorization|cookie|token|secret|password|signing[-_]?key|api[-_]?key|private[-_]?key|signature|credential/i;
-/** What a presigned URL or an AWS authorization carries: `X-Amz-Signature=…`, `X-Amz-Security-Token=…`, `Credential=…`, also URL-encoded. */
+/**
+ * What a presigned URL or an AWS authorization carries: `X-Amz-Signature=…`, `X-Amz-Security-Token=…`, `Credential=…`, also URL-encoded.
+ */
 const SIGNED_PARAMETER = /\b((?:X-Amz-)?(?:Signature|Security-Token|Credential))(?:(=|:\s*)[^&\s"'<>#,]+|(%3D)(?:(?!%26)[^&\s"'<>#,])+)/gi;
 /**
  * Credentials inside text: bearer and basic credentials; JWTs (exchange and customer tokens: a JSON
@@ -117,11 +122,23 @@ function redactContainer(value: object, depth: number, walk: Walk): unknown {
   if (value instanceof Set) return withRest(first(value.values()).map(child), value.size);
   if (value instanceof Map) {
     const entries = first(value.entries());
-    if (entries.every(([key]) => key === null || typeof key !== 'object')) return fields(entries.map(([key, item]) => [String(key), () => item]), value.size, child);
-    return withRest(entries.map(([key, item]) => [child(key), child(item)]), value.size);
+    if (entries.every(([key]) => key === null || typeof key !== 'object'))
+      return fields(
+        entries.map(([key, item]) => [String(key), () => item]),
+        value.size,
+        child,
+      );
+    return withRest(
+      entries.map(([key, item]) => [child(key), child(item)]),
+      value.size,
+    );
   }
   const keys = Object.keys(value);
-  return fields(keys.slice(0, LIMITS.ENTRIES).map((key) => [key, () => (value as Record<string, unknown>)[key]]), keys.length, child);
+  return fields(
+    keys.slice(0, LIMITS.ENTRIES).map((key) => [key, () => (value as Record<string, unknown>)[key]]),
+    keys.length,
+    child,
+  );
 }
 
 /** The first entries of an iterator, without walking the rest. */
@@ -149,7 +166,8 @@ function fields(entries: [string, () => unknown][], total: number, child: (item:
       result[redactText(key)] = MARKER.unreadable;
       continue;
     }
-    result[redactText(key)] = SECRET_KEY.test(key) && item !== undefined && item !== null && typeof item !== 'boolean' ? '[redacted]' : child(item);
+    result[redactText(key)] =
+      SECRET_KEY.test(key) && item !== undefined && item !== null && typeof item !== 'boolean' ? '[redacted]' : child(item);
   }
   if (total > entries.length) result['[more fields]'] = total - entries.length;
   return result;

@@ -17,7 +17,9 @@ export function getTracer(): Tracer | undefined {
   if (tracer === undefined) {
     tracer =
       process.env.POWERTOOLS_TRACE_ENABLED === 'true'
-        ? new (require(TRACING_PACKAGE) as typeof import('@aws-lambda-powertools/tracer')).Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'review-board-service' })
+        ? new (require(TRACING_PACKAGE) as typeof import('@aws-lambda-powertools/tracer')).Tracer({
+            serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'review-board-service',
+          })
         : null;
   }
   return tracer ?? undefined;

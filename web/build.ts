@@ -146,5 +146,7 @@ const invokedPath = process.argv[1];
 if (invokedPath !== undefined && import.meta.url === pathToFileURL(resolve(invokedPath)).href) {
   const started = performance.now();
   const build = buildWeb();
-  process.stdout.write(`web: built ${[...build.scripts, ...build.styles].join(', ')} into ${relative(process.cwd(), build.outdir)} in ${Math.round(performance.now() - started)} ms\n`);
+  process.stdout.write(
+    `web: built ${[...build.scripts, ...build.styles].join(', ')} into ${relative(process.cwd(), build.outdir)} in ${Math.round(performance.now() - started)} ms\n`,
+  );
 }

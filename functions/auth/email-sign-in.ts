@@ -1,4 +1,10 @@
-import { requestSignInLink, sessionView, signOut, SIGN_IN_RATE_LIMITS, verifySignInCode } from '../../shared/domain/sign-in/email-sign-in.js';
+import {
+  requestSignInLink,
+  sessionView,
+  signOut,
+  SIGN_IN_RATE_LIMITS,
+  verifySignInCode,
+} from '../../shared/domain/sign-in/email-sign-in.js';
 import { noContent, ok, operation, type Reply } from '../../shared/http/route.js';
 import { EmailSignInBody, SessionSchema, SignedInSchema, VerifySignInBody } from './sign-in-schemas.js';
 
@@ -33,7 +39,7 @@ export const verifySignInOperation = operation({
     'Exchanges the `code` of a sign-in link for a session token (12 hours). No credential: the code is the credential of this call, ' +
     'so a code that does not work is 401, like a customer JWT that does not verify at `POST /auth/exchange`; used, expired and unknown codes get the same 401, ' +
     'which tells nothing about which. An invitee becomes an active member at this first sign-in, and the address counts as verified. ' +
-    'Send `sessionToken` as `Authorization: Bearer`: it acts as a member of each workspace the person belongs to, with that membership\'s role ' +
+    "Send `sessionToken` as `Authorization: Bearer`: it acts as a member of each workspace the person belongs to, with that membership's role " +
     '(name the workspace with `workspaceId` where a route needs one, as organization keys do).',
   auth: 'none',
   body: VerifySignInBody,

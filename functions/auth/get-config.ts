@@ -8,13 +8,13 @@ export const getAuthConfigOperation = operation({
   summary: 'Get the JWT settings',
   description:
     'What a customer JWT for an installation must carry: aud, iss, algorithm, claims, lifetimes. ' +
-    'No credential: the embedded client and the customer server read it with the installation\'s browser-safe `publicKey`. ' +
-    'Sign customer JWTs with RS256 and the private half of the installation\'s `signingKey`, with `iss` = `expectedIss`, ' +
-    '`aud` = `expectedAud`, `sub` = the end user\'s id in your system, `iat` and `exp`, at most `maxTokenLifetimeSeconds` (900) apart.',
+    "No credential: the embedded client and the customer server read it with the installation's browser-safe `publicKey`. " +
+    "Sign customer JWTs with RS256 and the private half of the installation's `signingKey`, with `iss` = `expectedIss`, " +
+    "`aud` = `expectedAud`, `sub` = the end user's id in your system, `iat` and `exp`, at most `maxTokenLifetimeSeconds` (900) apart.",
   auth: 'none',
   query: AuthConfigQuery,
   responses: [
-    { status: 200, description: 'The installation\'s token requirements', schema: AuthConfigSchema },
+    { status: 200, description: "The installation's token requirements", schema: AuthConfigSchema },
     { status: 404, description: 'No installation has this publicKey' },
   ],
   handle: async ({ query }) => {

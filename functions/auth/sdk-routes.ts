@@ -7,17 +7,24 @@ export const sdkExchangeOperation = operation({
   summary: 'Exchange an SDK token',
   description:
     'Exchanges an identity-provider access token for an SDK-scoped exchange token bound to one markup. ' +
-    'No API key: send the identity provider\'s access token as `Authorization: Bearer` (RS256 or ES256, verified against the ' +
-    'provider\'s JWK set, its issuer and audience). `sdkOrigin` must be an origin the installation admits (its `allowedOrigins`; ' +
-    'without them, the origin of its `url`). The end user (`sub`) becomes the workspace\'s external user and contributes on ' +
+    "No API key: send the identity provider's access token as `Authorization: Bearer` (RS256 or ES256, verified against the " +
+    "provider's JWK set, its issuer and audience). `sdkOrigin` must be an origin the installation admits (its `allowedOrigins`; " +
+    "without them, the origin of its `url`). The end user (`sub`) becomes the workspace's external user and contributes on " +
     '`markupId`. With `state` (an unguessable nonce of 16 to 256 characters), the answer is also kept for two minutes for ' +
     '`GET /auth/sdk-exchange/result`. An exchange token cannot be exchanged.',
   auth: 'none',
   body: SdkExchangeBody,
   responses: [
     { status: 200, description: 'The exchange token', schema: SdkExchangeSchema },
-    { status: 401, description: 'The identity-provider token does not verify (algorithm, signature, iss, aud, sub, exp), or is an exchange token' },
-    { status: 403, description: 'The installation does not admit sdkOrigin, markupId is not a markup of its workspace, or the provider\'s sub names an end user of another source (an installation\'s or an API-made one); nothing changes' },
+    {
+      status: 401,
+      description: 'The identity-provider token does not verify (algorithm, signature, iss, aud, sub, exp), or is an exchange token',
+    },
+    {
+      status: 403,
+      description:
+        "The installation does not admit sdkOrigin, markupId is not a markup of its workspace, or the provider's sub names an end user of another source (an installation's or an API-made one); nothing changes",
+    },
     { status: 404, description: 'No installation has this publicKey' },
     { status: 409, description: 'state was used by an earlier exchange' },
     { status: 503, description: 'No identity provider is configured, or its key set cannot be fetched' },
@@ -31,7 +38,7 @@ export const sdkExchangeResultOperation = operation({
   description:
     'Collects, once, the answer of an SDK exchange made with a `state`. ' +
     'No credential: the unguessable `state` authorizes the call, with `publicKey` and `markupId` as sent to the exchange, from ' +
-    'the page on its `sdkOrigin` (the browser\'s `Origin` header). The answer is delivered once, within two minutes; every other ' +
+    "the page on its `sdkOrigin` (the browser's `Origin` header). The answer is delivered once, within two minutes; every other " +
     'call gets the same 404.',
   auth: 'none',
   query: SdkExchangeResultQuery,

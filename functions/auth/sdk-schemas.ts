@@ -13,7 +13,10 @@ const State = v.pipe(
 
 const SdkOrigin = v.pipe(
   v.string(),
-  v.check((value) => browserOrigin(value) !== undefined, 'must be an origin as browsers send it: lower-case http(s)://host[:port], no path or trailing slash'),
+  v.check(
+    (value) => browserOrigin(value) !== undefined,
+    'must be an origin as browsers send it: lower-case http(s)://host[:port], no path or trailing slash',
+  ),
 );
 
 export const SdkExchangeBody = v.object({ publicKey: PublicKey, markupId: Id, sdkOrigin: SdkOrigin, state: v.optional(State) });

@@ -23,7 +23,10 @@ export const SessionSchema = v.object({
 });
 
 export const SignedInSchema = v.object({
-  sessionToken: v.pipe(v.string(), v.examples(['eyJhbGciOiJFUzI1NiIsImtpZCI6ImxvY2FsLTEiLCJ0eXAiOiJyYnMtc2Vzc2lvbitqd3QifQ.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl'])),
+  sessionToken: v.pipe(
+    v.string(),
+    v.examples(['eyJhbGciOiJFUzI1NiIsImtpZCI6ImxvY2FsLTEiLCJ0eXAiOiJyYnMtc2Vzc2lvbitqd3QifQ.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl']),
+  ),
   expiresAt: v.pipe(v.string(), v.isoTimestamp()),
   user: v.object({ id: Id, email: v.string(), name: v.string() }),
 });

@@ -11,7 +11,13 @@ const Uuid = v.pipe(v.string(), v.uuid());
  * same position; a redelivery that races its own continuation only repeats conditional writes.
  */
 export const archiveOriginalsJob = defineJob({
-  schema: v.object({ type: v.literal('archive-originals'), jobId: Uuid, workspaceId: Uuid, includeKept: v.boolean(), after: v.optional(Uuid) }),
+  schema: v.object({
+    type: v.literal('archive-originals'),
+    jobId: Uuid,
+    workspaceId: Uuid,
+    includeKept: v.boolean(),
+    after: v.optional(Uuid),
+  }),
   run: async (job) => {
     const next = await archiveOriginalsBatch(job);
     if (next) await enqueueConversion(next);

@@ -85,7 +85,13 @@ export const convertMarkupJob = defineJob({
   },
 });
 
-async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObjects, deadline: number, progress: ProgressReporter): Promise<Converted> {
+async function convert(
+  markup: MarkupRecord,
+  workDir: string,
+  outputs: OutputObjects,
+  deadline: number,
+  progress: ProgressReporter,
+): Promise<Converted> {
   if (!markup.source) throw new ConversionError('The markup has no uploaded file to convert.');
   // A run that starts again (a retry, a redrive) starts from nothing, whatever an earlier run reached.
   progress.report(markup.type === 'video' ? { percent: 0 } : { pagesConverted: 0 }, { now: true });
@@ -95,7 +101,10 @@ async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObj
   const thumbnails = new ThumbnailMaker(markup.id, outputs);
 
   if (markup.type === 'video') {
-    const video = await convertVideo(input, workDir, { timeoutMs: deadline - Date.now(), onProgress: (percent) => progress.report({ percent }) });
+    const video = await convertVideo(input, workDir, {
+      timeoutMs: deadline - Date.now(),
+      onProgress: (percent) => progress.report({ percent }),
+    });
     const file = await outputs.put(conversionKeys.video(markup.id), video.file.path, video.file.mimeType, `${base}.mp4`);
     const poster = await outputs.put(conversionKeys.poster(markup.id), video.poster.data, video.poster.mimeType, `${base}.jpg`);
     await thumbnails.from(video.poster);
@@ -109,10 +118,19 @@ async function convert(markup: MarkupRecord, workDir: string, outputs: OutputObj
       checkDeadline(deadline);
       await requireMarkupStill(markup.id);
       const extension = page.image.mimeType === 'image/png' ? 'png' : 'jpg';
-      const image = await outputs.put(conversionKeys.page(markup.id, page.number, extension), page.image.data, page.image.mimeType, `${base}-page-${page.number}.${extension}`);
+      const image = await outputs.put(
+        conversionKeys.page(markup.id, page.number, extension),
+        page.image.data,
+        page.image.mimeType,
+        `${base}-page-${page.number}.${extension}`,
+      );
       if (page.number === 1) await thumbnails.from(page.image);
       pages.push({ number: page.number, width: page.width, height: page.height, image });
-      progress.report({ pagesConverted: page.number, pageCount: page.pageCount, percent: Math.floor((page.number / page.pageCount) * 100) });
+      progress.report({
+        pagesConverted: page.number,
+        pageCount: page.pageCount,
+        percent: Math.floor((page.number / page.pageCount) * 100),
+      });
     }
     const bytes = pages.reduce((sum, page) => sum + (page.image?.filesize ?? 0), 0);
     return { changes: { document: { pageCount: pages.length, pages } }, category: 'pdfs', bytes, thumbnail: thumbnails.result() };
@@ -186,7 +204,9 @@ class ProgressReporter {
     this.latest = undefined;
     this.lastWrite = Date.now();
     this.writing = this.writing.then(() =>
-      recordProgress(this.markupId, progress).catch((error: unknown) => logger.warn('conversion progress not recorded', { markupId: this.markupId, error })),
+      recordProgress(this.markupId, progress).catch((error: unknown) =>
+        logger.warn('conversion progress not recorded', { markupId: this.markupId, error }),
+      ),
     );
   }
 }

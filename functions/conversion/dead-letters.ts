@@ -31,7 +31,11 @@ export async function handleDeadLetters(event: SQSEvent, context?: Context): Pro
       else logger.error('dead job kept for a redrive', { messageId: record.messageId, body: record.body });
       await holdConversionDeadLetter(record.body);
     } catch (error) {
-      logger.error('dead letter not handled', { messageId: record.messageId, ...(job.success ? { markupId: job.output.markupId } : {}), error });
+      logger.error('dead letter not handled', {
+        messageId: record.messageId,
+        ...(job.success ? { markupId: job.output.markupId } : {}),
+        error,
+      });
       failures.push({ itemIdentifier: record.messageId });
     }
   }

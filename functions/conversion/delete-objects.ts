@@ -11,7 +11,10 @@ import { deleteObjectsOfDeletedMarkups } from '../../shared/domain/markups/objec
  * absent key succeeds, so retries are harmless; a key S3 refuses fails the job and it is retried.
  */
 export const deleteObjectsJob = defineJob({
-  schema: v.object({ type: v.literal('delete-objects'), keys: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1), v.maxLength(1000)) }),
+  schema: v.object({
+    type: v.literal('delete-objects'),
+    keys: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1), v.maxLength(1000)),
+  }),
   run: async (job) => {
     const result = await getS3().send(
       new DeleteObjectsCommand({ Bucket: getConfig().bucketName, Delete: { Objects: job.keys.map((Key) => ({ Key })), Quiet: true } }),

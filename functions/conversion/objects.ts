@@ -3,7 +3,14 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  PutObjectCommand,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { getS3 } from '../../shared/clients.js';
 import { ConversionError } from '../../shared/convert/errors.js';
 import { CONVERSION_LIMITS } from '../../shared/convert/limits.js';
@@ -91,7 +98,9 @@ export class OutputObjects {
     const filesize = typeof body === 'string' ? (await stat(body)).size : body.length;
     const total = [...this.sizes].reduce((sum, [stored, size]) => sum + (stored === key ? 0 : size), filesize);
     if (total > this.maxBytes) {
-      throw new ConversionError(`The converted files would take more than ${spokenBytes(this.maxBytes)}; at most ${spokenBytes(this.maxBytes)} are stored per markup.`);
+      throw new ConversionError(
+        `The converted files would take more than ${spokenBytes(this.maxBytes)}; at most ${spokenBytes(this.maxBytes)} are stored per markup.`,
+      );
     }
     await getS3().send(
       new PutObjectCommand({
@@ -116,11 +125,14 @@ export class OutputObjects {
   async deleteAll(): Promise<void> {
     for (let i = 0; i < this.keys.length; i += 1000) {
       const batch = this.keys.slice(i, i + 1000);
-      await getS3().send(new DeleteObjectsCommand({ Bucket: bucketName(), Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+      await getS3().send(
+        new DeleteObjectsCommand({ Bucket: bucketName(), Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
+      );
     }
     this.keys.length = 0;
     this.sizes.clear();
   }
 }
 
-const spokenBytes = (bytes: number) => (bytes >= 1024 ** 3 ? `${Number((bytes / 1024 ** 3).toFixed(1))} GiB` : `${bytes.toLocaleString('en-US')} bytes`);
+const spokenBytes = (bytes: number) =>
+  bytes >= 1024 ** 3 ? `${Number((bytes / 1024 ** 3).toFixed(1))} GiB` : `${bytes.toLocaleString('en-US')} bytes`;

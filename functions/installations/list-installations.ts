@@ -14,7 +14,11 @@ export const listInstallationsOperation = operation({
   query: ListInstallationsQuery,
   responses: [{ status: 200, description: 'A page of installations', schema: InstallationPageSchema }],
   handle: async ({ principal, query }) => {
-    const page = await listInstallations(principal, { workspaceId: query.workspaceId, limit: query.limit ?? DEFAULT_PAGE_SIZE, before: query.before });
+    const page = await listInstallations(principal, {
+      workspaceId: query.workspaceId,
+      limit: query.limit ?? DEFAULT_PAGE_SIZE,
+      before: query.before,
+    });
     return okPage(page.items.map(toPublicInstallation), { hasMore: page.hasMore, nextCursor: page.nextCursor });
   },
 });

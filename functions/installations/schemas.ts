@@ -44,7 +44,11 @@ const SigningKey = v.pipe(
 /** `https://` + a 253-character host name + `:65535`, with room to spare. */
 const MAX_ORIGIN_LENGTH = 300;
 
-const Origin = v.pipe(v.string(), v.maxLength(MAX_ORIGIN_LENGTH, `must be at most ${MAX_ORIGIN_LENGTH} characters`), checkedString(checkOrigin));
+const Origin = v.pipe(
+  v.string(),
+  v.maxLength(MAX_ORIGIN_LENGTH, `must be at most ${MAX_ORIGIN_LENGTH} characters`),
+  checkedString(checkOrigin),
+);
 
 export const CreateInstallationBody = v.object({
   workspaceId: v.optional(Id),

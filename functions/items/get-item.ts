@@ -10,7 +10,7 @@ export const getItemOperation = operation({
   description:
     'A folder with its ancestors, or a markup (an item id is a markup id). ' +
     'A folder answers with its folder-item fields, `type: "folder"` and `ancestors` (folder items, the workspace root or archive folder first). ' +
-    'A markup answers with the Markup shape of `GET /markups/{id}`. 404 for an unknown id, 403 for an item outside the key\'s workspace or organization.',
+    "A markup answers with the Markup shape of `GET /markups/{id}`. 404 for an unknown id, 403 for an item outside the key's workspace or organization.",
   auth: 'apiKey',
   permission: 'item:read',
   params: ItemParams,

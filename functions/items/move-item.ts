@@ -8,7 +8,7 @@ export const moveItemOperation = operation({
   summary: 'Move an item',
   description:
     'Moves a folder or markup under `parentFolderId` and answers the moved item. ' +
-    'The item keeps its id. 404: unknown item, or parentFolderId unknown or a markup. 403: either end outside the key\'s scope; a ' +
+    "The item keeps its id. 404: unknown item, or parentFolderId unknown or a markup. 403: either end outside the key's scope; a " +
     'workspace key moving into another workspace; a role below contributor. 422: moving the workspace root or archive folder; moving a ' +
     `folder into itself or its own subfolder; a move that would nest folders more than ${MAX_FOLDER_DEPTH} levels below the root ` +
     `(destination depth + 1 + height of the moved tree); a move within a workspace that would carry more than ${MAX_CARRIED_ITEMS} subfolders ` +

@@ -22,15 +22,14 @@ export const FallbackName = v.optional(Name);
 
 /** `0`/`1` as the spec writes it, accepted as a JSON number or a string. */
 export const WithPath = v.optional(
-  v.pipe(v.union([v.picklist([0, 1]), v.picklist(['0', '1'])], 'must be 0 or 1'), v.transform((value) => Number(value) === 1)),
+  v.pipe(
+    v.union([v.picklist([0, 1]), v.picklist(['0', '1'])], 'must be 0 or 1'),
+    v.transform((value) => Number(value) === 1),
+  ),
   0,
 );
 
-export const ItemIdList = v.pipe(
-  v.array(Id),
-  v.minLength(1, 'must list at least one item'),
-  v.maxLength(50, 'must list at most 50 items'),
-);
+export const ItemIdList = v.pipe(v.array(Id), v.minLength(1, 'must list at least one item'), v.maxLength(50, 'must list at most 50 items'));
 
 /** PATCH /items/archive and /items/restore. */
 export const ItemBatchBody = v.object({ folderItemIds: ItemIdList, withPath: WithPath });

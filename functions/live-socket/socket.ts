@@ -27,7 +27,9 @@ export async function handleSocketEvent(event: WebSocketEvent, transport: LiveTr
   const { routeKey, connectionId } = event.requestContext;
   if (routeKey === '$connect') {
     const answer = await connectLive(event.queryStringParameters?.ticket ?? undefined, connectionId);
-    return answer.ok ? { statusCode: 200 } : { statusCode: answer.status, body: JSON.stringify({ status: answer.status, detail: answer.detail }) };
+    return answer.ok
+      ? { statusCode: 200 }
+      : { statusCode: answer.status, body: JSON.stringify({ status: answer.status, detail: answer.detail }) };
   }
   if (routeKey === '$disconnect') {
     await disconnectLive(connectionId);

@@ -8,7 +8,7 @@ export const createFromUrlOperation = operation({
   summary: 'Create a markup from a URL',
   description:
     'Creates a webpage markup from an address, charged to the monthly allowance, then the bundle. ' +
-    '`name` defaults to the URL hostname; `workspaceId` to the key\'s workspace (organization keys: the folder\'s workspace, ' +
+    "`name` defaults to the URL hostname; `workspaceId` to the key's workspace (organization keys: the folder's workspace, " +
     "else the organization's default); `parentFolderId` to the workspace root. 402 when the allowance and bundle are used up.",
   auth: 'apiKey',
   permission: 'markup:create',

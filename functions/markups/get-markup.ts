@@ -9,7 +9,8 @@ export const getMarkupOperation = operation({
   operationId: 'getMarkup',
   summary: 'Get a markup',
   description:
-    'One markup, with its files. ' + `\`images\` and \`document.pages\` hold at most ${CONVERSION_LIMITS.maxPages} entries each (the conversion page limit), so the answer stays bounded. ${CONVERSION_LIMITS_DESCRIPTION}`,
+    'One markup, with its files. ' +
+    `\`images\` and \`document.pages\` hold at most ${CONVERSION_LIMITS.maxPages} entries each (the conversion page limit), so the answer stays bounded. ${CONVERSION_LIMITS_DESCRIPTION}`,
   auth: 'apiKey',
   permission: 'markup:read',
   params: MarkupIdParams,

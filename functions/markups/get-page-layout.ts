@@ -17,6 +17,13 @@ export const getPageLayoutOperation = operation({
   responses: [{ status: 200, description: 'The layout', schema: PageLayoutSchema }],
   handle: async ({ principal, params }) => {
     const layout = await readMarkupPageLayout(principal, params.id, params.viewModeId);
-    return ok({ viewModeId: params.viewModeId, width: layout.width, height: layout.height, truncated: layout.truncated, elements: layout.elements, located: layout.located });
+    return ok({
+      viewModeId: params.viewModeId,
+      width: layout.width,
+      height: layout.height,
+      truncated: layout.truncated,
+      elements: layout.elements,
+      located: layout.located,
+    });
   },
 });

@@ -13,5 +13,6 @@ export const getUsageOperation = operation({
   permission: 'workspace:read',
   query: WorkspaceIdInput,
   responses: [{ status: 200, description: 'Markup usage', schema: UsageSchema }],
-  handle: async ({ principal, query }) => ok(await getMarkupUsage(await resolveWorkspace(principal, query.workspaceId, { useDefault: true }))),
+  handle: async ({ principal, query }) =>
+    ok(await getMarkupUsage(await resolveWorkspace(principal, query.workspaceId, { useDefault: true }))),
 });

@@ -9,7 +9,7 @@ export const listMarkupEventsOperation = operation({
     "The markup's event log, oldest first: each entry is `{ seq, event }`, where `seq` counts the markup's events from 1 without gaps " +
     'and `event` is the webhook body (`{ id, type, workspaceId, createdAt, data }`, the same body webhooks and live updates carry). ' +
     '`after` (default 0) answers the entries with a greater `seq`; `limit` (default 50, at most 100). ' +
-    'Next page: `after=<nextCursor>` (the last entry\'s `seq`). A client that reconnects to live updates reads what it missed here. Entries are kept 30 days.',
+    "Next page: `after=<nextCursor>` (the last entry's `seq`). A client that reconnects to live updates reads what it missed here. Entries are kept 30 days.",
   extension: true,
   auth: 'apiKey',
   permission: 'markup:read',

@@ -11,7 +11,7 @@ export const listMarkupsOperation = operation({
   summary: 'List markups',
   description:
     "The workspace's markups, newest first. " +
-    '`workspaceId` defaults to a workspace key\'s own workspace; organization keys must pass it. `limit` (default 50, at most 100). ' +
+    "`workspaceId` defaults to a workspace key's own workspace; organization keys must pass it. `limit` (default 50, at most 100). " +
     'Next page: `before=<nextCursor>`; previous page: `since=<prevCursor>`. `include` (comma-separated `media`, `images`, `videos`, ' +
     '`documents`) expands file fields, whose URLs live `ttl` seconds (at most 604800); without it markups are metadata only.',
   auth: 'apiKey',

@@ -23,7 +23,8 @@ import { searchMarkupsOperation } from './search-markups.js';
 import { setReadOnlyOperation } from './set-read-only.js';
 
 /**
- * Literal paths (`/markups/usage`, `/markups/search`, `/markups/url`, `/markups/file`, `/markups/from-files`, `/markups/bulk/...`) sit beside
+ * Literal paths (`/markups/usage`, `/markups/search`, `/markups/url`, `/markups/file`, `/markups/from-files`, `/markups/bulk/...`) sit
+ * beside
  * `/markups/{id}`; API Gateway and the local gateway both prefer the more literal template, and
  * `{id}` only accepts UUIDs, so a mistyped literal is a 400, never another markup.
  */

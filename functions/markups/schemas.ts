@@ -91,9 +91,17 @@ export const ReadOnlyBody = v.object({ readOnly: v.boolean() });
 
 export const RetainOriginalBody = v.object({ retainOriginal: v.boolean() });
 
-/** `workspaceId`, which the spec marks required: a workspace key may leave it out (its own workspace), an organization key must name it (DESIGN.md). */
+/**
+ * `workspaceId`, which the spec marks required: a workspace key may leave it out (its own workspace), an organization key must name it
+ * (DESIGN.md).
+ */
 const RequiredWorkspaceId = v.optional(
-  v.pipe(Id, v.description('The workspace of the new markup. A workspace-scoped key may leave it out (its own workspace); an organization key must name it (400 otherwise).')),
+  v.pipe(
+    Id,
+    v.description(
+      'The workspace of the new markup. A workspace-scoped key may leave it out (its own workspace); an organization key must name it (400 otherwise).',
+    ),
+  ),
 );
 
 export const FilesMarkupBody = v.object({
@@ -128,7 +136,11 @@ export const MarkupIdsBody = v.object({ markupIds: MarkupIds });
 export const BulkMoveBody = v.object({ markupIds: MarkupIds, targetFolderId: Id });
 
 export const BulkFromUrlBody = v.object({
-  items: v.pipe(v.array(UrlMarkupBody), v.minLength(1, 'must hold at least one item'), v.maxLength(MAX_BATCH, `must hold at most ${MAX_BATCH} items`)),
+  items: v.pipe(
+    v.array(UrlMarkupBody),
+    v.minLength(1, 'must hold at least one item'),
+    v.maxLength(MAX_BATCH, `must hold at most ${MAX_BATCH} items`),
+  ),
 });
 
 /** POST /markups/bulk/from-files answers 501 to any body. */

@@ -34,7 +34,10 @@ export const searchMarkupsOperation = operation({
     const items = await withoutMovedOut(workspace, page.items);
     const [markups, unread] = await Promise.all([
       toPublicMarkups(items, context),
-      unreadThreadCounts(items.map((markup) => markup.id), principal.userId),
+      unreadThreadCounts(
+        items.map((markup) => markup.id),
+        principal.userId,
+      ),
     ]);
     const withUnread = markups.map((markup) => ({ ...markup, unreadThreads: unread.get(String(markup.id)) ?? 0 }));
     return okPage(withUnread, { hasMore: page.hasMore, nextCursor: page.nextCursor });

@@ -8,7 +8,7 @@ export const getMessageOperation = operation({
   summary: 'Get a message',
   description:
     "A message, as its thread shows it, with the caller's read state. " +
-    'Its `ETag` names the version `PATCH` and `DELETE /messages/{id}` compare an `If-Match` with (a thread\'s ETag names the thread\'s version, which every message of it moves). ' +
+    "Its `ETag` names the version `PATCH` and `DELETE /messages/{id}` compare an `If-Match` with (a thread's ETag names the thread's version, which every message of it moves). " +
     'Reading does not mark the message read.',
   extension: true,
   auth: 'apiKey',

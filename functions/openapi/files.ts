@@ -8,7 +8,10 @@ export const OPENAPI_DOCUMENT: ShippedFile = { name: 'openapi.json', source: 'fu
  * script with no requests of its own beyond the document it is given, served from our own route
  * so the reference needs no CDN.
  */
-export const API_REFERENCE_SCRIPT: ShippedFile = { name: 'api-reference.js', source: 'node_modules/@scalar/api-reference/dist/browser/standalone.js' };
+export const API_REFERENCE_SCRIPT: ShippedFile = {
+  name: 'api-reference.js',
+  source: 'node_modules/@scalar/api-reference/dist/browser/standalone.js',
+};
 
 /** What the openapi function ships beside its bundle (functions/registry.ts). */
 export const OPENAPI_FILES: readonly ShippedFile[] = [OPENAPI_DOCUMENT, API_REFERENCE_SCRIPT];

@@ -28,7 +28,11 @@ export const openApiRoutes = routeTable({
     auth: 'none',
     undocumented: true,
     responses: [{ status: 200, description: 'An HTML page' }],
-    handle: async () => ({ status: 200, binary: { data: page, contentType: 'text/html; charset=utf-8' }, headers: { ...API_REFERENCE_HEADERS, 'Cache-Control': 'no-cache' } }),
+    handle: async () => ({
+      status: 200,
+      binary: { data: page, contentType: 'text/html; charset=utf-8' },
+      headers: { ...API_REFERENCE_HEADERS, 'Cache-Control': 'no-cache' },
+    }),
   }),
   'GET /api/v2/docs/api-reference.js': operation({
     operationId: 'getApiReferenceScript',
@@ -37,6 +41,9 @@ export const openApiRoutes = routeTable({
     undocumented: true,
     responses: [{ status: 200, description: 'JavaScript' }],
     handle: async ({ headers }) =>
-      shippedFileReply(API_REFERENCE_SCRIPT, 'text/javascript; charset=utf-8', headers['accept-encoding'], { ...API_REFERENCE_HEADERS, 'Cache-Control': 'public, max-age=3600' }),
+      shippedFileReply(API_REFERENCE_SCRIPT, 'text/javascript; charset=utf-8', headers['accept-encoding'], {
+        ...API_REFERENCE_HEADERS,
+        'Cache-Control': 'public, max-age=3600',
+      }),
   }),
 });

@@ -16,7 +16,10 @@ getConfig();
  * (`atStart`) takes every markup whose job no run took, however recent: the process that would have
  * queued it is gone (a job queued twice is harmless).
  */
-export async function handler(event: Partial<ScheduledEvent> & { atStart?: boolean }, context?: Context): Promise<{ queued: number; moves: number }> {
+export async function handler(
+  event: Partial<ScheduledEvent> & { atStart?: boolean },
+  context?: Context,
+): Promise<{ queued: number; moves: number }> {
   if (context) logger.addContext(context);
   const now = Date.now();
   const atStart = event.atStart === true;

@@ -2,7 +2,17 @@ import * as v from 'valibot';
 import { MAX_ATTACHMENTS, MAX_CLIP_VIDEOS, MAX_MENTIONS } from '../../shared/domain/comments/message-content.js';
 import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
 import { viewModeIdsOf } from '../../shared/domain/comments/thread-selection.js';
-import { Cursor, Id, integerIn, isHttpUrl, MAX_URL_LENGTH, numberIn, QueryBoolean, queryInteger, sizedJson } from '../../shared/http/schemas.js';
+import {
+  Cursor,
+  Id,
+  integerIn,
+  isHttpUrl,
+  MAX_URL_LENGTH,
+  numberIn,
+  QueryBoolean,
+  queryInteger,
+  sizedJson,
+} from '../../shared/http/schemas.js';
 import { SAMPLE_UUID } from '../../shared/http/openapi-examples.js';
 import {
   AnnotationRequest,
@@ -53,7 +63,12 @@ export const AttachmentRequest = v.object({ fileId: Id });
  */
 export const ClipVideoRequest = v.object({
   title: Text(500),
-  sharedUrl: v.pipe(v.string(), v.url('must be an absolute URL'), v.check(isHttpUrl, 'must be an http or https address'), v.maxLength(MAX_URL_LENGTH)),
+  sharedUrl: v.pipe(
+    v.string(),
+    v.url('must be an absolute URL'),
+    v.check(isHttpUrl, 'must be an http or https address'),
+    v.maxLength(MAX_URL_LENGTH),
+  ),
   width: Dimension,
   height: Dimension,
 });
@@ -65,8 +80,12 @@ export const MessageBodyEntries = {
   content: v.optional(Text(MAX_TEXT)),
   mentionIds: v.optional(v.pipe(v.array(Id), v.maxLength(MAX_MENTIONS, `must name at most ${MAX_MENTIONS} users`))),
   message: v.optional(DeltaSchema),
-  attachments: v.optional(v.pipe(v.array(AttachmentRequest), v.maxLength(MAX_ATTACHMENTS, `must have at most ${MAX_ATTACHMENTS} attachments`))),
-  clipVideos: v.optional(v.pipe(v.array(ClipVideoRequest), v.maxLength(MAX_CLIP_VIDEOS, `must have at most ${MAX_CLIP_VIDEOS} clip videos`))),
+  attachments: v.optional(
+    v.pipe(v.array(AttachmentRequest), v.maxLength(MAX_ATTACHMENTS, `must have at most ${MAX_ATTACHMENTS} attachments`)),
+  ),
+  clipVideos: v.optional(
+    v.pipe(v.array(ClipVideoRequest), v.maxLength(MAX_CLIP_VIDEOS, `must have at most ${MAX_CLIP_VIDEOS} clip videos`)),
+  ),
 };
 
 export const Priority = integerIn(0, 1000);
@@ -101,7 +120,9 @@ export const AnchorRequest = v.pipe(
       ),
     ),
   }),
-  v.description('Extension: W3C Web Annotation selectors of the pinned element (webpage threads only), returned on every read of the thread.'),
+  v.description(
+    'Extension: W3C Web Annotation selectors of the pinned element (webpage threads only), returned on every read of the thread.',
+  ),
 );
 
 const PinElements = sizedJson(v.pipe(v.array(ElementRequest), v.maxLength(50)), MAX_PIN_LIST_BYTES);
@@ -109,7 +130,9 @@ const PinParents = sizedJson(v.pipe(v.array(ElementParentRequest), v.maxLength(1
 
 /** A field the spec lists as required that only a webpage markup's threads need (DESIGN.md: image, PDF and video threads). */
 const webpageOnly = <S extends v.GenericSchema>(schema: S, what: string) =>
-  v.optional(v.pipe(schema, v.description(`${what} Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent).`)));
+  v.optional(
+    v.pipe(schema, v.description(`${what} Required on a webpage markup; image, PDF and video threads leave it out (ignored when sent).`)),
+  );
 
 /**
  * The create thread body of the spec, field for field, except where DESIGN.md relaxes it: the
@@ -129,7 +152,9 @@ export const CreateThreadBody = v.pipe(
     startTime: v.optional(NonNegative),
     endTime: v.optional(NonNegative),
     message: v.optional(v.pipe(DeltaSchema, v.description('The first message as a Delta. Send this or `content`, not both.'))),
-    content: v.optional(v.pipe(Text(MAX_TEXT), v.description('The first message as plain text, as for replies. Send this or `message`, not both.'))),
+    content: v.optional(
+      v.pipe(Text(MAX_TEXT), v.description('The first message as plain text, as for replies. Send this or `message`, not both.')),
+    ),
     browserContext: webpageOnly(BrowserContextRequest, 'The browser the pin was placed in.'),
     elementParents: webpageOnly(PinParents, 'The parents of the pinned elements.'),
     viewModeId: webpageOnly(Text(100), 'One of the view modes of GET /markups/:id/view-modes.'),
@@ -145,7 +170,15 @@ export const CreateThreadBody = v.pipe(
     priority: v.optional(Priority),
   }),
   // The reference's example: a pin on an image markup with its first message as plain text (one form, not both).
-  v.examples([{ isImageThread: true, projectId: SAMPLE_UUID, offsetXPercentage: 42.5, offsetYPercentage: 18, content: 'The logo is blurry on this image.' }]),
+  v.examples([
+    {
+      isImageThread: true,
+      projectId: SAMPLE_UUID,
+      offsetXPercentage: 42.5,
+      offsetYPercentage: 18,
+      content: 'The logo is blurry on this image.',
+    },
+  ]),
 );
 
 export const MovePinBody = v.object({
@@ -164,7 +197,10 @@ export const ThreadOrderSchema = v.picklist(THREAD_ORDERS, `must be one of ${THR
 /** `viewMode`: a ViewModeCategory (`desktop`, `tablet`, `mobile`) or a view mode id. */
 export const ViewModeFilter = v.pipe(
   v.string(),
-  v.check((value) => viewModeIdsOf(value) !== undefined, 'must be desktop, tablet, mobile or a view mode id of GET /markups/:id/view-modes'),
+  v.check(
+    (value) => viewModeIdsOf(value) !== undefined,
+    'must be desktop, tablet, mobile or a view mode id of GET /markups/:id/view-modes',
+  ),
 );
 
 export const ListThreadsQuery = v.object({

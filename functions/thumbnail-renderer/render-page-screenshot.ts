@@ -54,7 +54,14 @@ export const renderPageScreenshotJob = defineJob({
       await putObject(key, outcome.png, 'image/png');
       await putObject(layoutKey, Buffer.from(JSON.stringify(outcome.layout)), 'application/json');
       // Deleted meanwhile: the deletion may have emptied the prefix before these writes, so they go now (`recordPageScreenshot`).
-      const settled = await recordPageScreenshot(markup.id, mode.id, { state: 'ready', key, layoutKey, width: outcome.width, height: outcome.height, renderedAt: Date.now() });
+      const settled = await recordPageScreenshot(markup.id, mode.id, {
+        state: 'ready',
+        key,
+        layoutKey,
+        width: outcome.width,
+        height: outcome.height,
+        renderedAt: Date.now(),
+      });
       if (!settled) return;
       // Threads made while the page rendered saw it pending and queued no location of their own.
       const later = (await threadPathsOf(markup.id, mode.id)).filter((path) => !paths.includes(path));
@@ -90,7 +97,11 @@ export const locatePageElementsJob = defineJob({
     const outcome = await render(markup.url, mode, missing, false);
     const located = 'error' in outcome ? Object.fromEntries(missing.map((path) => [path, null])) : outcome.layout.located;
     const latest = (await readPageLayout(screenshot.layoutKey)) ?? layout;
-    await putObject(screenshot.layoutKey, Buffer.from(JSON.stringify({ ...latest, located: { ...latest.located, ...located } })), 'application/json');
+    await putObject(
+      screenshot.layoutKey,
+      Buffer.from(JSON.stringify({ ...latest, located: { ...latest.located, ...located } })),
+      'application/json',
+    );
     // Deleted meanwhile: what this run wrote goes too.
     await deleteObjectsOfDeletedMarkup(markup.id);
   },

@@ -54,14 +54,23 @@ export const renderThumbnailJob = defineJob({
       }
       const key = thumbnailObjectKey(markup.id);
       await getS3().send(
-        new PutObjectCommand({ Bucket: getConfig().bucketName, Key: key, Body: outcome.png, ContentType: 'image/png', CacheControl: 'max-age=86400' }),
+        new PutObjectCommand({
+          Bucket: getConfig().bucketName,
+          Key: key,
+          Body: outcome.png,
+          ContentType: 'image/png',
+          CacheControl: 'max-age=86400',
+        }),
       );
       for (const viewModeId of pendingModes) await enqueueThumbnail({ type: 'render-page-screenshot', markupId: markup.id, viewModeId });
       await recordThumbnailReady(markup.id, key);
     } catch (error) {
       const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.thumbnails.maxReceiveCount;
       if (lastAttempt) {
-        await recordRenderUnavailable(markup.id, pendingViewModes(markup), { pages: 'The page could not be rendered.', thumbnail: 'The thumbnail could not be stored.' });
+        await recordRenderUnavailable(markup.id, pendingViewModes(markup), {
+          pages: 'The page could not be rendered.',
+          thumbnail: 'The thumbnail could not be stored.',
+        });
       }
       throw error;
     }
@@ -79,7 +88,8 @@ async function render(url: string): Promise<Outcome> {
     const final = await reachableUrl(url, guard);
     return { state: 'ready', png: await renderThumbnail(chromium, final, { guard }) };
   } catch (error) {
-    if (error instanceof UnsafeUrlError || error instanceof RenderError || error instanceof PageError) return { state: 'unavailable', error: error.message };
+    if (error instanceof UnsafeUrlError || error instanceof RenderError || error instanceof PageError)
+      return { state: 'unavailable', error: error.message };
     throw error;
   }
 }
@@ -96,7 +106,8 @@ export async function reachableUrl(start: string, guard: NetworkGuard): Promise<
   let current = start;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
     const url = new URL(current);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrlError(`Only http and https URLs can be rendered (got ${url.protocol}).`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new UnsafeUrlError(`Only http and https URLs can be rendered (got ${url.protocol}).`);
     const address = await pinAddress(url.hostname, guard.allowed, guard.resolve);
     const { status, location } = await probe(url, address);
     if (status >= 300 && status < 400 && location) {

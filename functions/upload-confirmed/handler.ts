@@ -37,7 +37,12 @@ const uploadJobs: JobTable = {
         const landed = await recordUploadLanded(key, record.eventTime);
         if (landed.outcome === 'outside-prefix') logger.warn('object outside the upload prefix', { bucket, key });
         else if (landed.outcome === 'not-stored') logger.info('object no longer stored', { bucket, key, fileId: landed.fileId });
-        else logger.info(landed.outcome === 'landed' ? 'upload landed' : 'object without an upload policy', { bucket, key, fileId: landed.fileId });
+        else
+          logger.info(landed.outcome === 'landed' ? 'upload landed' : 'object without an upload policy', {
+            bucket,
+            key,
+            fileId: landed.fileId,
+          });
       }
     },
   }),

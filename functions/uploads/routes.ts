@@ -10,7 +10,15 @@ import { uploadPolicyOperation } from './upload-policy.js';
  */
 export const uploadsRoutes = routeTable({
   'POST /api/v2/uploads/upload-policy': idempotent(uploadPolicyOperation),
-  'POST /api/v2/upload-policy': pathAlias('POST /api/v2/uploads/upload-policy', 'Request an upload policy, short path', idempotent(uploadPolicyOperation)),
+  'POST /api/v2/upload-policy': pathAlias(
+    'POST /api/v2/uploads/upload-policy',
+    'Request an upload policy, short path',
+    idempotent(uploadPolicyOperation),
+  ),
   'POST /api/v2/uploads/upload-complete': uploadCompleteOperation,
-  'POST /api/v2/upload-complete': pathAlias('POST /api/v2/uploads/upload-complete', 'Confirm an upload, short path', uploadCompleteOperation),
+  'POST /api/v2/upload-complete': pathAlias(
+    'POST /api/v2/uploads/upload-complete',
+    'Confirm an upload, short path',
+    uploadCompleteOperation,
+  ),
 });

@@ -22,7 +22,12 @@ export const UploadPolicyBody = v.object({
     // eslint-disable-next-line no-control-regex -- matching control characters is the point: a file name must not hold any
     v.regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
   ),
-  contentType: v.pipe(v.string(), v.trim(), v.maxLength(255, 'must be at most 255 characters'), v.regex(MIME_TYPE, 'must be a mime type such as image/png')),
+  contentType: v.pipe(
+    v.string(),
+    v.trim(),
+    v.maxLength(255, 'must be at most 255 characters'),
+    v.regex(MIME_TYPE, 'must be a mime type such as image/png'),
+  ),
   filesize: integerIn(1),
   /** Organization keys: the workspace of user and external-user avatars (default: the organization's default workspace). */
   workspaceId: v.optional(Id),

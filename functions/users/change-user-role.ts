@@ -9,7 +9,7 @@ export const changeUserRoleOperation = operation({
   summary: 'Change a role',
   description:
     "Changes a member's or invitee's role. " +
-    'Admins and owners (plain keys act as owners). Nobody gives a role above their own, and only an owner changes an owner\'s role (403 `role-above-caller`, ' +
+    "Admins and owners (plain keys act as owners). Nobody gives a role above their own, and only an owner changes an owner's role (403 `role-above-caller`, " +
     '`owner-required`). The last active owner cannot be demoted (409 `last-owner`). 404 for a user who is not a member of the workspace.',
   auth: 'apiKey',
   permission: 'user:manage',

@@ -8,7 +8,7 @@ export const createExternalUserOperation = operation({
   summary: 'Create an external user',
   description:
     'Creates an external (feedback) user of the workspace ahead of its first token exchange. ' +
-    '`externalId` is the id the customer\'s site gives the user (the `sub` of its JWTs), 1 to 255 characters; 409 when the workspace has it ' +
+    "`externalId` is the id the customer's site gives the user (the `sub` of its JWTs), 1 to 255 characters; 409 when the workspace has it " +
     'already. `avatarUrl` must be https; `avatarFileId` a confirmed `external_user_avatar` upload made for this `externalId` in this ' +
     'workspace (400 unknown, unconfirmed or made for something else; 403 another workspace); the upload is referenced, not consumed. ' +
     'Organization keys name `workspaceId`. Answers 204 with no body, as the live service does (DESIGN "Operations listed as 204 but ' +

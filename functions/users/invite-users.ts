@@ -10,7 +10,7 @@ export const inviteUsersOperation = operation({
   description:
     'Invites people by email: each is listed at once as invited and gets an invitation email. ' +
     'Only a workspace member with a verified email (a key made for the member, `admin key create --email`) and role admin or owner may invite: plain API keys and ' +
-    'organization keys get 403 `verified-email-required`. `role` (default contributor) is at most the caller\'s own. Addresses already invited or members change ' +
+    "organization keys get 403 `verified-email-required`. `role` (default contributor) is at most the caller's own. Addresses already invited or members change " +
     `nothing. A workspace has at most ${MAX_MEMBERS} members and invitees (409 \`member-limit\`). An email that could not be sent is sent when the address is invited again.`,
   auth: 'apiKey',
   permission: 'user:invite',

@@ -11,7 +11,7 @@ export const listUsersOperation = operation({
   description:
     "The workspace's members (status `active`) and invitees (status `invited`). " +
     `Plain API users and organization keys are not members and are not listed. A workspace has at most ${MAX_MEMBERS} members and invitees ` +
-    '(invitations past that are refused), so the list comes whole, without pages. `workspaceId` defaults to a workspace key\'s own workspace; organization keys must pass it.',
+    "(invitations past that are refused), so the list comes whole, without pages. `workspaceId` defaults to a workspace key's own workspace; organization keys must pass it.",
   auth: 'apiKey',
   permission: 'user:list',
   query: WorkspaceIdInput,

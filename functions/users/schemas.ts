@@ -6,7 +6,13 @@ import { Id } from '../../shared/http/schemas.js';
 export const Role = v.picklist(ROLES, `must be one of ${ROLES.join(', ')}`);
 
 /** An email address as people type it: trimmed, at most 254 characters (RFC 5321), compared lower-case. */
-const EmailAddress = v.pipe(v.string(), v.trim(), v.maxLength(254, 'must be at most 254 characters'), v.email('must be an email address'), v.toLowerCase());
+const EmailAddress = v.pipe(
+  v.string(),
+  v.trim(),
+  v.maxLength(254, 'must be at most 254 characters'),
+  v.email('must be an email address'),
+  v.toLowerCase(),
+);
 
 export const InviteBody = v.object({
   emails: v.pipe(
@@ -14,7 +20,9 @@ export const InviteBody = v.object({
     v.minLength(1, 'must list at least one address'),
     v.maxLength(MAX_INVITE_EMAILS, `must list at most ${MAX_INVITE_EMAILS} addresses`),
   ),
-  message: v.optional(v.pipe(v.string(), v.maxLength(MAX_INVITE_MESSAGE_LENGTH, `must be at most ${MAX_INVITE_MESSAGE_LENGTH} characters`))),
+  message: v.optional(
+    v.pipe(v.string(), v.maxLength(MAX_INVITE_MESSAGE_LENGTH, `must be at most ${MAX_INVITE_MESSAGE_LENGTH} characters`)),
+  ),
   role: v.optional(Role, 'contributor'),
 });
 

@@ -27,7 +27,9 @@ const JobSchema = v.object({
  * the addresses the stack's mode allows (deployed: public addresses only).
  */
 export async function deliverWebhook(job: WebhookDeliveryJob, messageId: string): Promise<void> {
-  await attemptWebhookDelivery(job, messageId, (url, body, headers) => postWebhook(url, body, headers, { allowed: addressPolicy(getConfig().mode) }));
+  await attemptWebhookDelivery(job, messageId, (url, body, headers) =>
+    postWebhook(url, body, headers, { allowed: addressPolicy(getConfig().mode) }),
+  );
 }
 
 export const deliverWebhookJob = defineJob({

@@ -46,7 +46,8 @@ export async function postWebhook(
   }
   const family = isIP(address) === 6 ? 6 : 4;
   const pinned: LookupFunction = (_host, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    if ((lookupOptions as { all?: boolean }).all)
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
     else callback(null, address, family);
   };
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;

@@ -9,7 +9,7 @@ export const createWebhookRegistrationOperation = operation({
     "Registers a URL to receive the workspace's events, signed with the registration's `signingKey`. " +
     '`url` must be https (the local stack also takes http to a loopback host); addresses that are private, loopback, link-local ' +
     'or metadata are refused. `eventTypes` omitted or null: every event type, including types added later (answered as the full ' +
-    'list); repeats are dropped. `enabled` defaults to true. `workspaceId` defaults to a workspace key\'s own; organization keys ' +
+    "list); repeats are dropped. `enabled` defaults to true. `workspaceId` defaults to a workspace key's own; organization keys " +
     'must pass it. `signingKey` (`whsec_<base64>`) verifies the Standard Webhooks signature of each delivery. A workspace has at ' +
     'most 25 registrations (409 `webhook-registration-limit`).',
   auth: 'apiKey',

@@ -7,7 +7,7 @@ export const listWebhookDeliveriesOperation = operation({
   summary: 'List webhook deliveries',
   description:
     "A registration's delivery log, newest first. " +
-    'Each delivery attempt: event id and type, time, the receiver\'s status code or the error, duration and when the next retry is due. ' +
+    "Each delivery attempt: event id and type, time, the receiver's status code or the error, duration and when the next retry is due. " +
     '`limit` (default 50, at most 100). Next page: `before=<nextCursor>`. Entries are kept 30 days.',
   extension: true,
   auth: 'apiKey',

@@ -14,7 +14,11 @@ export const listWebhookRegistrationsOperation = operation({
   query: ListWebhookRegistrationsQuery,
   responses: [{ status: 200, description: 'A page of registrations', schema: WebhookRegistrationPageSchema }],
   handle: async ({ principal, query }) => {
-    const page = await listWebhookRegistrations(principal, { workspaceId: query.workspaceId, limit: query.limit ?? DEFAULT_PAGE_SIZE, before: query.before });
+    const page = await listWebhookRegistrations(principal, {
+      workspaceId: query.workspaceId,
+      limit: query.limit ?? DEFAULT_PAGE_SIZE,
+      before: query.before,
+    });
     return okPage(page.items.map(toPublicWebhookRegistration), { hasMore: page.hasMore, nextCursor: page.nextCursor });
   },
 });

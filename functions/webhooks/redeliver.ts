@@ -7,9 +7,9 @@ export const redeliverWebhookDeliveryOperation = operation({
   summary: 'Redeliver a webhook',
   description:
     'Sends a logged delivery again. ' +
-    'Queues one more attempt of the delivery log entry\'s message: the same `webhook-id` and body, signed with the current signing key, ' +
+    "Queues one more attempt of the delivery log entry's message: the same `webhook-id` and body, signed with the current signing key, " +
     'with no retries after it. 404 for an entry of another registration; 409 while the registration is disabled (`webhook-registration-disabled`) ' +
-    'or no longer subscribed to the event\'s type (`webhook-event-type-not-subscribed`).',
+    "or no longer subscribed to the event's type (`webhook-event-type-not-subscribed`).",
   extension: true,
   auth: 'apiKey',
   permission: 'webhook:manage',

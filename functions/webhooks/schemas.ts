@@ -22,7 +22,10 @@ const WebhookUrl = v.pipe(
 const EventTypeSchema = v.picklist(WEBHOOK_EVENT_TYPES, `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
 /** Repeats are dropped; null or absent on create: every type. Bounded by the number of types (with room for repeats). */
 const EventTypes = v.nullable(
-  v.pipe(v.array(EventTypeSchema), v.maxLength(WEBHOOK_EVENT_TYPES.length * 4, `must list at most ${WEBHOOK_EVENT_TYPES.length * 4} event types`)),
+  v.pipe(
+    v.array(EventTypeSchema),
+    v.maxLength(WEBHOOK_EVENT_TYPES.length * 4, `must list at most ${WEBHOOK_EVENT_TYPES.length * 4} event types`),
+  ),
 );
 
 export const CreateWebhookRegistrationBody = v.object({

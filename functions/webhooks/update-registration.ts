@@ -14,5 +14,6 @@ export const updateWebhookRegistrationOperation = operation({
   params: WebhookRegistrationIdParams,
   body: UpdateWebhookRegistrationBody,
   responses: [{ status: 200, description: 'The registration as changed', schema: WebhookRegistrationSchema }],
-  handle: async ({ principal, params, body }) => ok(toPublicWebhookRegistration(await updateWebhookRegistration(principal, params.id, body))),
+  handle: async ({ principal, params, body }) =>
+    ok(toPublicWebhookRegistration(await updateWebhookRegistration(principal, params.id, body))),
 });

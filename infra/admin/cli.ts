@@ -10,7 +10,12 @@ import { getOrganization } from '../../shared/db/organizations.js';
 import { getWorkspace } from '../../shared/db/workspaces.js';
 import { assignLegacyExternalUsers } from '../../shared/domain/users/external-users.js';
 import { defaultPlan, getPlan, savePlan, type Plan } from '../../shared/db/plans.js';
-import { createOrganization, createOrganizationKey, createWorkspaceKey, type IssuedKey } from '../../shared/domain/organizations/organizations.js';
+import {
+  createOrganization,
+  createOrganizationKey,
+  createWorkspaceKey,
+  type IssuedKey,
+} from '../../shared/domain/organizations/organizations.js';
 import { ROLES, type Role } from '../../shared/db/users.js';
 import { getSqs } from '../../shared/clients.js';
 import { getConfig, QUEUE_URL_ENV } from '../../shared/config.js';
@@ -92,7 +97,14 @@ function toggle(name: 'pause-comments' | 'storage-feature', current: boolean): b
 }
 
 function keyOutput(key: IssuedKey) {
-  return { apiKey: key.apiKey, keyId: key.keyId, scope: key.scope, organizationId: key.organizationId, ...(key.workspaceId ? { workspaceId: key.workspaceId } : {}), userId: key.userId };
+  return {
+    apiKey: key.apiKey,
+    keyId: key.keyId,
+    scope: key.scope,
+    organizationId: key.organizationId,
+    ...(key.workspaceId ? { workspaceId: key.workspaceId } : {}),
+    userId: key.userId,
+  };
 }
 
 async function requireOrganization(id: string): Promise<void> {
@@ -105,7 +117,10 @@ async function run(): Promise<unknown> {
     case 'org create': {
       const name = required('name');
       // Labelled keys: what they write shows a readable author, not "API key 1a2b3c4d".
-      const created = await createOrganization(name, { organizationKeyName: `${name} organization key`, workspaceKeyName: `${name} workspace key` });
+      const created = await createOrganization(name, {
+        organizationKeyName: `${name} organization key`,
+        workspaceKeyName: `${name} workspace key`,
+      });
       return {
         organizationId: created.organizationId,
         organizationApiKey: created.organizationApiKey.apiKey,
@@ -143,7 +158,8 @@ async function run(): Promise<unknown> {
     case 'plan set': {
       const organizationId = required('org');
       const bundle = values.bundle;
-      if (bundle !== undefined && (typeof bundle !== 'string' || !/^\d+$/.test(bundle))) throw new UsageError('--bundle takes a whole number');
+      if (bundle !== undefined && (typeof bundle !== 'string' || !/^\d+$/.test(bundle)))
+        throw new UsageError('--bundle takes a whole number');
       const change = (current: Plan): Plan => ({
         ...current,
         markupLimit: limit('markup-limit', current.markupLimit),
@@ -193,7 +209,11 @@ async function run(): Promise<unknown> {
       const source = await sourceOption(workspaceId, required('source'));
       const workspace = await getWorkspace(workspaceId, true);
       if (!workspace) throw new Error(`workspace ${workspaceId} does not exist`);
-      const { assigned, alreadySourced } = await assignLegacyExternalUsers({ id: workspaceId, organizationId: workspace.organizationId }, source, externalId);
+      const { assigned, alreadySourced } = await assignLegacyExternalUsers(
+        { id: workspaceId, organizationId: workspace.organizationId },
+        source,
+        externalId,
+      );
       return { workspaceId, source, assigned, alreadySourced };
     }
     case 'queue show': {
@@ -220,13 +240,17 @@ async function sourceOption(workspaceId: string, value: string): Promise<Externa
   const installationId = /^installation:(.+)$/.exec(value)?.[1];
   if (installationId === undefined) throw new UsageError('--source takes installation:<installationId>, identity-provider or api');
   const installation = await getInstallation(installationId);
-  if (installation?.workspaceId !== workspaceId) throw new Error(`installation ${installationId} is not an installation of workspace ${workspaceId}`);
+  if (installation?.workspaceId !== workspaceId)
+    throw new Error(`installation ${installationId} is not an installation of workspace ${workspaceId}`);
   return installationSource(installationId);
 }
 
 function requiredQueueUrl(name: QueueName): string {
   const url = queueUrlOf(getConfig(), name);
-  if (!url) throw new Error(`${QUEUE_URL_ENV[name]} is not set: it takes the queue's URL, the export ReviewBoardData-<stage>:${QUEUES[name].id}QueueUrl`);
+  if (!url)
+    throw new Error(
+      `${QUEUE_URL_ENV[name]} is not set: it takes the queue's URL, the export ReviewBoardData-<stage>:${QUEUES[name].id}QueueUrl`,
+    );
   return url;
 }
 
@@ -235,7 +259,8 @@ function requiredQueueUrl(name: QueueName): string {
  * commands to deployed queues when a queue URL is; otherwise both go to the local stack in DATA_DIR.
  */
 function connect(): void {
-  const deployed = group === 'queue' ? Object.values(QUEUE_URL_ENV).some((variable) => process.env[variable]) : Boolean(process.env.TABLE_NAME);
+  const deployed =
+    group === 'queue' ? Object.values(QUEUE_URL_ENV).some((variable) => process.env[variable]) : Boolean(process.env.TABLE_NAME);
   if (deployed || attachToLocalStack()) return;
   throw new Error(
     group === 'queue'

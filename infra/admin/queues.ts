@@ -11,7 +11,13 @@ import type { QueueName } from '../../shared/queues.js';
 import { UsageError } from './usage-error.js';
 
 /** The queues as operators name them (`--queue`), and the queue of `QUEUES` each name means. */
-export const QUEUE_OPTIONS = { uploads: 'uploads', conversion: 'conversion', webhooks: 'webhookDelivery', thumbnails: 'thumbnails', moves: 'moves' } as const satisfies Record<string, QueueName>;
+export const QUEUE_OPTIONS = {
+  uploads: 'uploads',
+  conversion: 'conversion',
+  webhooks: 'webhookDelivery',
+  thumbnails: 'thumbnails',
+  moves: 'moves',
+} as const satisfies Record<string, QueueName>;
 export type QueueOption = keyof typeof QUEUE_OPTIONS;
 
 /** The queue `--queue` names; a UsageError saying what it takes otherwise. */
@@ -57,7 +63,9 @@ export async function queueChain(sqs: Sqs, url: string): Promise<QueueChain> {
   const queue = await readQueue(sqs, url);
   if (!queue.deadLetterTargetArn) throw new Error(`${url} has no dead-letter queue (no RedrivePolicy)`);
   const deadLetterQueue = await readQueue(sqs, await urlOfArn(sqs, queue.deadLetterTargetArn));
-  const deadLetterHold = deadLetterQueue.deadLetterTargetArn ? { url: await urlOfArn(sqs, deadLetterQueue.deadLetterTargetArn), arn: deadLetterQueue.deadLetterTargetArn } : undefined;
+  const deadLetterHold = deadLetterQueue.deadLetterTargetArn
+    ? { url: await urlOfArn(sqs, deadLetterQueue.deadLetterTargetArn), arn: deadLetterQueue.deadLetterTargetArn }
+    : undefined;
   return {
     queue: { url: queue.url, arn: queue.arn },
     deadLetterQueue: { url: deadLetterQueue.url, arn: deadLetterQueue.arn },
@@ -66,7 +74,9 @@ export async function queueChain(sqs: Sqs, url: string): Promise<QueueChain> {
 }
 
 async function readQueue(sqs: Sqs, url: string): Promise<QueueAddress & { deadLetterTargetArn?: string }> {
-  const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn', 'RedrivePolicy'] }));
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn', 'RedrivePolicy'] }),
+  );
   if (!Attributes.QueueArn) throw new Error(`${url} did not say its ARN`);
   const policy = Attributes.RedrivePolicy ? (JSON.parse(Attributes.RedrivePolicy) as { deadLetterTargetArn?: string }) : undefined;
   return { url, arn: Attributes.QueueArn, ...(policy?.deadLetterTargetArn ? { deadLetterTargetArn: policy.deadLetterTargetArn } : {}) };
@@ -109,7 +119,12 @@ export async function describeChain(sqs: Sqs, chain: QueueChain) {
     depthOf(sqs, chain.deadLetterQueue.url),
     chain.deadLetterHold ? depthOf(sqs, chain.deadLetterHold.url) : undefined,
   ]);
-  return { queue, deadLetterQueue, ...(deadLetterHold ? { deadLetterHold } : {}), redriveFrom: deadLetterHold ? 'deadLetterHold' : 'deadLetterQueue' };
+  return {
+    queue,
+    deadLetterQueue,
+    ...(deadLetterHold ? { deadLetterHold } : {}),
+    redriveFrom: deadLetterHold ? 'deadLetterHold' : 'deadLetterQueue',
+  };
 }
 
 export interface RedriveOptions {
@@ -138,7 +153,9 @@ export async function redrive(sqs: Sqs, chain: QueueChain, options: RedriveOptio
   const source = chain.deadLetterHold ?? chain.deadLetterQueue;
   const requestedAt = now();
   const deadline = requestedAt + (options.timeoutMs ?? DEFAULT_REDRIVE_TIMEOUT_MS);
-  const { TaskHandle: handle } = await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: source.arn, DestinationArn: chain.queue.arn }));
+  const { TaskHandle: handle } = await sqs.send(
+    new StartMessageMoveTaskCommand({ SourceArn: source.arn, DestinationArn: chain.queue.arn }),
+  );
   let startedTimestamp: number | undefined;
   let moved = 0;
   for (;;) {
@@ -148,11 +165,16 @@ export async function redrive(sqs: Sqs, chain: QueueChain, options: RedriveOptio
       startedTimestamp ??= task.StartedTimestamp;
       moved = task.ApproximateNumberOfMessagesMoved ?? 0;
       if (task.Status === 'COMPLETED') return { moved };
-      if (task.Status === 'FAILED') throw new Error(`the move task from ${source.arn} failed (${task.FailureReason ?? 'no reason given'}) after moving ${moved} messages`);
+      if (task.Status === 'FAILED')
+        throw new Error(
+          `the move task from ${source.arn} failed (${task.FailureReason ?? 'no reason given'}) after moving ${moved} messages`,
+        );
       if (task.Status === 'CANCELLED') throw new Error(`the move task from ${source.arn} was cancelled after moving ${moved} messages`);
     }
     if (now() >= deadline) {
-      throw new Error(`the move task from ${source.arn} is still running after ${Math.round((now() - requestedAt) / 1000)} s (${moved} messages moved so far); it carries on by itself: follow it with queue show`);
+      throw new Error(
+        `the move task from ${source.arn} is still running after ${Math.round((now() - requestedAt) / 1000)} s (${moved} messages moved so far); it carries on by itself: follow it with queue show`,
+      );
     }
     await sleep(options.pollMs ?? 1_000);
   }

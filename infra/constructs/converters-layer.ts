@@ -55,12 +55,20 @@ export function convertersLayer(scope: Construct, repoRoot: string, options: Con
   const stack = Stack.of(scope);
   const existing = stack.node.tryFindChild('ConvertersLayer');
   if (existing) return existing as LayerVersion;
-  const versions = lockedVersions(repoRoot, CONVERTER_PACKAGES.map(({ name }) => name));
-  const packages: readonly { name: string; exclude?: RegExp }[] = options.epsConverter ? [...CONVERTER_PACKAGES, EPS_CONVERTER_PACKAGE] : CONVERTER_PACKAGES;
+  const versions = lockedVersions(
+    repoRoot,
+    CONVERTER_PACKAGES.map(({ name }) => name),
+  );
+  const packages: readonly { name: string; exclude?: RegExp }[] = options.epsConverter
+    ? [...CONVERTER_PACKAGES, EPS_CONVERTER_PACKAGE]
+    : CONVERTER_PACKAGES;
   if (options.epsConverter) {
     const manifest = join(repoRoot, 'node_modules', EPS_CONVERTER_PACKAGE.name, 'package.json');
-    if (!existsSync(manifest)) throw new Error(`epsConverter is on but ${EPS_CONVERTER_PACKAGE.name} is not installed: run npm run converters:eps before synth`);
-    versions.push(`${EPS_CONVERTER_PACKAGE.name}@${(JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version ?? 'unknown'}`);
+    if (!existsSync(manifest))
+      throw new Error(`epsConverter is on but ${EPS_CONVERTER_PACKAGE.name} is not installed: run npm run converters:eps before synth`);
+    versions.push(
+      `${EPS_CONVERTER_PACKAGE.name}@${(JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version ?? 'unknown'}`,
+    );
   }
   const ffmpeg = join(repoRoot, LOCAL_FFMPEG);
   // The build id is the SHA-256 of the build script (its versions and flags), which is what

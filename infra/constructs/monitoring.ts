@@ -154,17 +154,28 @@ function tableOperationsSum(table: ITable, metricName: string, rule: AlarmRule, 
   const usingMetrics = Object.fromEntries(
     TABLE_OPERATIONS.map((operation) => [
       operation.toLowerCase(),
-      table.metric(metricName, { dimensionsMap: { TableName: table.tableName, Operation: operation }, statistic: 'Sum', period: minutes(rule) }),
+      table.metric(metricName, {
+        dimensionsMap: { TableName: table.tableName, Operation: operation },
+        statistic: 'Sum',
+        period: minutes(rule),
+      }),
     ]),
   );
-  return new MathExpression({ expression: `SUM(FILL([${Object.keys(usingMetrics).join(', ')}], 0))`, usingMetrics, period: minutes(rule), label });
+  return new MathExpression({
+    expression: `SUM(FILL([${Object.keys(usingMetrics).join(', ')}], 0))`,
+    usingMetrics,
+    period: minutes(rule),
+    label,
+  });
 }
 
 /** The table's ThrottledRequests over TABLE_OPERATIONS. */
-export const tableThrottledRequests = (table: ITable) => tableOperationsSum(table, 'ThrottledRequests', ALARM_RULES.tableThrottledRequests, 'Throttled requests');
+export const tableThrottledRequests = (table: ITable) =>
+  tableOperationsSum(table, 'ThrottledRequests', ALARM_RULES.tableThrottledRequests, 'Throttled requests');
 
 /** The table's SystemErrors over TABLE_OPERATIONS. */
-export const tableSystemErrors = (table: ITable) => tableOperationsSum(table, 'SystemErrors', ALARM_RULES.tableSystemErrors, 'System errors');
+export const tableSystemErrors = (table: ITable) =>
+  tableOperationsSum(table, 'SystemErrors', ALARM_RULES.tableSystemErrors, 'System errors');
 
 export interface AlarmTopicProps {
   /** Subscribed by email when given (CDK context `alarmEmail`). */
@@ -230,16 +241,36 @@ export class ServiceAlarms extends Construct {
   /** Errors and throttles of each function, keyed by its registry name. */
   watchFunctions(functions: Readonly<Record<string, IFunction>>): this {
     for (const [name, fn] of Object.entries(functions)) {
-      this.add(`function-${name}-errors`, fn.metricErrors({ statistic: 'Sum' }), ALARM_RULES.functionErrors, `The ${name} function failed invocations (an error its handler did not turn into a response: a timeout, out of memory, a crash).`);
-      this.add(`function-${name}-throttles`, fn.metricThrottles({ statistic: 'Sum' }), ALARM_RULES.functionThrottles, `The ${name} function was throttled: the account's Lambda concurrency ran out.`);
+      this.add(
+        `function-${name}-errors`,
+        fn.metricErrors({ statistic: 'Sum' }),
+        ALARM_RULES.functionErrors,
+        `The ${name} function failed invocations (an error its handler did not turn into a response: a timeout, out of memory, a crash).`,
+      );
+      this.add(
+        `function-${name}-throttles`,
+        fn.metricThrottles({ statistic: 'Sum' }),
+        ALARM_RULES.functionThrottles,
+        `The ${name} function was throttled: the account's Lambda concurrency ran out.`,
+      );
     }
     return this;
   }
 
   /** The HTTP API's 5xx rate and p99 latency. */
   watchHttpApi(api: IHttpApi): this {
-    this.add('api-5xx-rate', apiServerErrorRate(api), ALARM_RULES.api5xxRate, 'More than the threshold percentage of API requests were answered 5xx.');
-    this.add('api-latency-p99', api.metricLatency({ statistic: 'p99' }), ALARM_RULES.apiLatencyP99, 'The p99 latency of the HTTP API is above the threshold (ms).');
+    this.add(
+      'api-5xx-rate',
+      apiServerErrorRate(api),
+      ALARM_RULES.api5xxRate,
+      'More than the threshold percentage of API requests were answered 5xx.',
+    );
+    this.add(
+      'api-latency-p99',
+      api.metricLatency({ statistic: 'p99' }),
+      ALARM_RULES.apiLatencyP99,
+      'The p99 latency of the HTTP API is above the threshold (ms).',
+    );
     return this;
   }
 
@@ -258,7 +289,12 @@ export class ServiceAlarms extends Construct {
       period: Duration.minutes(ALARM_RULES.liveSocketErrors.periodMinutes),
       label: 'Live socket errors',
     });
-    this.add('live-socket-errors', errors, ALARM_RULES.liveSocketErrors, 'The live-update WebSocket API failed to run a route (its function could not be invoked or failed).');
+    this.add(
+      'live-socket-errors',
+      errors,
+      ALARM_RULES.liveSocketErrors,
+      'The live-update WebSocket API failed to run a route (its function could not be invoked or failed).',
+    );
     this.add(
       'live-fanout-iterator-age',
       fanOut.metric('IteratorAge', { statistic: 'Maximum' }),
@@ -270,28 +306,53 @@ export class ServiceAlarms extends Construct {
 
   /** A dead-letter queue holding any message (`label` names it in the alarm: `queue-<label>-dead-letters`). */
   watchDeadLetters(label: string, queue: IQueue): this {
-    this.add(`queue-${label}-dead-letters`, queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' }), ALARM_RULES.deadLetters, `The ${label} dead-letter queue holds messages that failed every attempt.`);
+    this.add(
+      `queue-${label}-dead-letters`,
+      queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' }),
+      ALARM_RULES.deadLetters,
+      `The ${label} dead-letter queue holds messages that failed every attempt.`,
+    );
     return this;
   }
 
   /** The age of the oldest message of each queue ALARM_RULES.oldestMessageAge names. */
   watchQueueAges(queues: Readonly<Record<QueueName, IQueue>>): this {
     for (const [name, rule] of Object.entries(ALARM_RULES.oldestMessageAge) as [QueueName, AlarmRule][]) {
-      this.add(`queue-${name}-oldest-message-age`, queues[name].metricApproximateAgeOfOldestMessage({ statistic: 'Maximum' }), rule, `The oldest message of the ${name} queue has waited longer than the threshold (s).`);
+      this.add(
+        `queue-${name}-oldest-message-age`,
+        queues[name].metricApproximateAgeOfOldestMessage({ statistic: 'Maximum' }),
+        rule,
+        `The oldest message of the ${name} queue has waited longer than the threshold (s).`,
+      );
     }
     return this;
   }
 
   /** The table's throttled requests and system errors, summed over TABLE_OPERATIONS. */
   watchTable(table: ITable): this {
-    this.add('table-throttled-requests', tableThrottledRequests(table), ALARM_RULES.tableThrottledRequests, 'DynamoDB throttled requests to the table.');
-    this.add('table-system-errors', tableSystemErrors(table), ALARM_RULES.tableSystemErrors, 'DynamoDB answered requests to the table with internal errors.');
+    this.add(
+      'table-throttled-requests',
+      tableThrottledRequests(table),
+      ALARM_RULES.tableThrottledRequests,
+      'DynamoDB throttled requests to the table.',
+    );
+    this.add(
+      'table-system-errors',
+      tableSystemErrors(table),
+      ALARM_RULES.tableSystemErrors,
+      'DynamoDB answered requests to the table with internal errors.',
+    );
     return this;
   }
 
   /** The share of conversions that failed, from the conversion worker's own metrics in `namespace` (see conversionOutcome). */
   watchConversionFailureRate(namespace: string): this {
-    this.add('conversion-failure-rate', conversionFailureRate(namespace), ALARM_RULES.conversionFailureRate, 'More than the threshold percentage of conversions failed.');
+    this.add(
+      'conversion-failure-rate',
+      conversionFailureRate(namespace),
+      ALARM_RULES.conversionFailureRate,
+      'More than the threshold percentage of conversions failed.',
+    );
     return this;
   }
 

@@ -49,7 +49,8 @@ export function shippedFilesHooks(files: readonly ShippedFile[]): ICommandHooks 
   return {
     beforeBundling: () => [],
     beforeInstall: () => [],
-    afterBundling: (inputDir, outputDir) => files.map((file) => `cp ${quote(`${inputDir}/${file.source}`)} ${quote(`${outputDir}/${file.name}`)}`),
+    afterBundling: (inputDir, outputDir) =>
+      files.map((file) => `cp ${quote(`${inputDir}/${file.source}`)} ${quote(`${outputDir}/${file.name}`)}`),
   };
 }
 
@@ -227,7 +228,8 @@ export class ServiceFunction extends NodejsFunction {
 
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'Pinned to nodejs22.x: nodejs20.x is deprecated on Lambda (2026-04-30) and the code targets node22 syntax, the Node the project runs and tests on (.nvmrc); Node 24 is a deliberate, tested upgrade once the local toolchain moves to it.',
+      reason:
+        'Pinned to nodejs22.x: nodejs20.x is deprecated on Lambda (2026-04-30) and the code targets node22 syntax, the Node the project runs and tests on (.nvmrc); Node 24 is a deliberate, tested upgrade once the local toolchain moves to it.',
     });
     if (props.tracing) {
       Validations.of(role).acknowledge({
@@ -295,7 +297,8 @@ export class ServiceFunction extends NodejsFunction {
   /** Sets the hold queue's URL variable and grants sending to it (and nothing else on it). */
   bindDeadLetterHold(queue: IQueue | undefined, name: QueueName): this {
     const variable = DEAD_LETTER_HOLD_URL_ENV[name];
-    if (!queue || !variable) throw new Error(`The ${name} queue has no hold queue (QueueDefinition.deadLetterHold, DEAD_LETTER_HOLD_URL_ENV).`);
+    if (!queue || !variable)
+      throw new Error(`The ${name} queue has no hold queue (QueueDefinition.deadLetterHold, DEAD_LETTER_HOLD_URL_ENV).`);
     this.addEnvironment(variable, queue.queueUrl);
     queue.grantSendMessages(this);
     return this;
@@ -319,7 +322,9 @@ export class ServiceFunction extends NodejsFunction {
    */
   bindEmailSender(sender: string | undefined): this {
     if (!sender) {
-      Annotations.of(this).addWarning(`No emailSender in the CDK context: ${this.definition.name} sends no email (invitations are recorded, their emails not sent; no sign-in links go out).`);
+      Annotations.of(this).addWarning(
+        `No emailSender in the CDK context: ${this.definition.name} sends no email (invitations are recorded, their emails not sent; no sign-in links go out).`,
+      );
       return this;
     }
     this.addEnvironment(ENV.emailSender, sender);
@@ -358,7 +363,8 @@ export class ServiceFunction extends NodejsFunction {
     for (const name of access.sendsToDeadLetters ?? []) this.bindDeadLetterQueue(resources.deadLetterQueues[name], name);
     for (const name of access.sendsToDeadLetterHold ?? []) this.bindDeadLetterHold(resources.deadLetterHolds[name], name);
     if (access.liveConnections) {
-      if (!resources.liveSocket) throw new Error(`${this.definition.name} manages live-update connections but its stack has no WebSocket API.`);
+      if (!resources.liveSocket)
+        throw new Error(`${this.definition.name} manages live-update connections but its stack has no WebSocket API.`);
       this.bindLiveConnections(resources.liveSocket);
     }
     if (access.liveUrl) {
@@ -367,7 +373,8 @@ export class ServiceFunction extends NodejsFunction {
     }
     const uses = exchangeKeyUses(this.definition);
     if (uses.signs || uses.verifies) {
-      if (!resources.exchangeKey) throw new Error(`${this.definition.name} verifies or mints exchange tokens but its stack has no exchange-token key.`);
+      if (!resources.exchangeKey)
+        throw new Error(`${this.definition.name} verifies or mints exchange tokens but its stack has no exchange-token key.`);
       this.bindExchangeKey(resources.exchangeKey, uses);
     }
     return this;
@@ -379,7 +386,9 @@ export class ServiceFunction extends NodejsFunction {
    */
   bindLiveConnections(live: LiveSocketResources): this {
     this.addEnvironment(ENV.liveManagementUrl, live.managementUrl);
-    this.executionRole.addToPrincipalPolicy(new PolicyStatement({ actions: ['execute-api:ManageConnections'], resources: [live.manageConnectionsArn] }));
+    this.executionRole.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['execute-api:ManageConnections'], resources: [live.manageConnectionsArn] }),
+    );
     this.acknowledgeWildcards(
       [`Resource::${nagLabel(this, live.manageConnectionsArn)}`],
       'Connection ids are made by API Gateway at run time, so ManageConnections names @connections/* of the one live-update API stage.',

@@ -36,7 +36,9 @@ export function dependencyClosure(repoRoot: string, root: string): string[] {
     visited.add(packageDir);
     const relativeDir = packageDir.slice(topLevel.length + 1);
     if (!relativeDir.includes('/node_modules/')) copied.add(relativeDir);
-    const { dependencies = {} } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    const { dependencies = {} } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+    };
     // Type declarations (aws-xray-sdk-core lists @types/cls-hooked, which pulls @types/node) never run.
     for (const dependency of Object.keys(dependencies).filter((name) => !TYPES_ONLY.test(name))) visit(resolve(dependency, packageDir));
   };
@@ -58,7 +60,11 @@ export function tracingLayer(scope: Construct, repoRoot: string): LayerVersion {
   const hash = createHash('sha256').update(lockedVersions(repoRoot, names).join('\n')).digest('hex');
   return new LayerVersion(stack, 'TracingLayer', {
     code: stagedLayerCode(repoRoot, hash, (outputDir) =>
-      copyPackages(repoRoot, names.map((name) => ({ name, exclude: /\.(map|d\.ts|d\.cts|d\.mts)$/ })), outputDir),
+      copyPackages(
+        repoRoot,
+        names.map((name) => ({ name, exclude: /\.(map|d\.ts|d\.cts|d\.mts)$/ })),
+        outputDir,
+      ),
     ),
     compatibleArchitectures: [Architecture.ARM_64, Architecture.X86_64],
     description: `Tracing (Powertools Tracer, X-Ray SDK) for the service's functions; lock ${hash.slice(0, 12)}`,

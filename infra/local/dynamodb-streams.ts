@@ -99,7 +99,8 @@ export async function startStreamPump(options: StreamPumpOptions): Promise<Strea
   const save = () => {
     if (!options.checkpointFile) return;
     const checkpoint: Checkpoint = { streamArn, shards: {} };
-    for (const [id, state] of shards) checkpoint.shards[id] = { ...(state.after ? { after: state.after } : {}), ...(state.done ? { done: true as const } : {}) };
+    for (const [id, state] of shards)
+      checkpoint.shards[id] = { ...(state.after ? { after: state.after } : {}), ...(state.done ? { done: true as const } : {}) };
     writeFileSync(`${options.checkpointFile}.tmp`, `${JSON.stringify(checkpoint)}\n`);
     renameSync(`${options.checkpointFile}.tmp`, options.checkpointFile);
   };
@@ -107,11 +108,20 @@ export async function startStreamPump(options: StreamPumpOptions): Promise<Strea
   const discover = async () => {
     let exclusiveStart: string | undefined;
     do {
-      const { StreamDescription: stream } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: exclusiveStart }));
+      const { StreamDescription: stream } = await streams.send(
+        new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: exclusiveStart }),
+      );
       for (const shard of stream?.Shards ?? []) {
         if (shards.has(shard.ShardId!)) continue;
         const known = saved.shards[shard.ShardId!];
-        shards.set(shard.ShardId!, { shard, after: known?.after, done: known?.done === true, pending: [], retryAt: 0, retryMs: RETRY_FIRST_MS });
+        shards.set(shard.ShardId!, {
+          shard,
+          after: known?.after,
+          done: known?.done === true,
+          pending: [],
+          retryAt: 0,
+          retryMs: RETRY_FIRST_MS,
+        });
       }
       exclusiveStart = stream?.LastEvaluatedShardId;
     } while (exclusiveStart);
@@ -125,7 +135,9 @@ export async function startStreamPump(options: StreamPumpOptions): Promise<Strea
   };
 
   const iteratorOf = async (state: ShardState): Promise<string> => {
-    const position = state.after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER' as const, SequenceNumber: state.after } : { ShardIteratorType: 'TRIM_HORIZON' as const };
+    const position = state.after
+      ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER' as const, SequenceNumber: state.after }
+      : { ShardIteratorType: 'TRIM_HORIZON' as const };
     const answer = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: state.shard.ShardId!, ...position }));
     return answer.ShardIterator!;
   };
@@ -161,7 +173,9 @@ export async function startStreamPump(options: StreamPumpOptions): Promise<Strea
   const deliver = async (state: ShardState) => {
     while (state.pending.length > 0 && running && Date.now() >= state.retryAt) {
       const chunk = state.pending.slice(0, batchSize);
-      const matching = chunk.map((record) => toLambdaRecord(record, streamArn, region)).filter((record) => matchesStreamFilter(record as FilterableStreamRecord, options.filter));
+      const matching = chunk
+        .map((record) => toLambdaRecord(record, streamArn, region))
+        .filter((record) => matchesStreamFilter(record as FilterableStreamRecord, options.filter));
       let handled = chunk.length;
       if (matching.length > 0) {
         try {
@@ -257,6 +271,9 @@ function toLambdaRecord(record: StreamRecord, streamArn: string, region: string)
     // DynamoDB Local says `ddblocal`; Lambda names the region the stream is in.
     awsRegion: region,
     eventSourceARN: streamArn,
-    dynamodb: { ...(rest as DynamoDBRecord['dynamodb']), ...(created ? { ApproximateCreationDateTime: Math.floor(new Date(created).getTime() / 1000) } : {}) },
+    dynamodb: {
+      ...(rest as DynamoDBRecord['dynamodb']),
+      ...(created ? { ApproximateCreationDateTime: Math.floor(new Date(created).getTime() / 1000) } : {}),
+    },
   };
 }

@@ -2,7 +2,14 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { TABLE } from '../../shared/db/core/table.js';
 import { freePort, waitFor } from './ports.js';
 
@@ -21,7 +28,9 @@ export interface DynamoDbLocal {
 
 export class JavaMissingError extends Error {
   constructor() {
-    super('DynamoDB Local needs a Java 17 runtime and `java` was not found. Install one (Debian: apt-get install -y openjdk-17-jre-headless).');
+    super(
+      'DynamoDB Local needs a Java 17 runtime and `java` was not found. Install one (Debian: apt-get install -y openjdk-17-jre-headless).',
+    );
   }
 }
 
@@ -37,7 +46,17 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const child = spawn(
     'java',
-    ['-Xshare:auto', `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), ...storage, '-sharedDb', '-disableTelemetry', '-port', String(port)],
+    [
+      '-Xshare:auto',
+      `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+      '-jar',
+      join(dir, 'DynamoDBLocal.jar'),
+      ...storage,
+      '-sharedDb',
+      '-disableTelemetry',
+      '-port',
+      String(port),
+    ],
     { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -48,11 +67,15 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   // Never leave the JVM behind, however this process ends.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
-  await waitFor(async () => {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited: ${output.trim()}`);
-    const response = await fetch(endpoint).catch(() => undefined);
-    return response !== undefined;
-  }, 30_000, 'DynamoDB Local');
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`DynamoDB Local exited: ${output.trim()}`);
+      const response = await fetch(endpoint).catch(() => undefined);
+      return response !== undefined;
+    },
+    30_000,
+    'DynamoDB Local',
+  );
   return {
     endpoint,
     process: child,
@@ -82,7 +105,11 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
-  const keyNames = new Set<string>([TABLE.partitionKey, TABLE.sortKey, ...TABLE.indexes.flatMap((index) => [index.partitionKey, index.sortKey])]);
+  const keyNames = new Set<string>([
+    TABLE.partitionKey,
+    TABLE.sortKey,
+    ...TABLE.indexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+  ]);
   await client.send(
     new CreateTableCommand({
       TableName: tableName,
@@ -133,9 +160,13 @@ async function addMissingIndexes(client: DynamoDBClient, tableName: string, pres
         ],
       }),
     );
-    await waitFor(async () => {
-      const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-      return table?.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index.name)?.IndexStatus === 'ACTIVE';
-    }, 60_000, `index ${index.name}`);
+    await waitFor(
+      async () => {
+        const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+        return table?.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index.name)?.IndexStatus === 'ACTIVE';
+      },
+      60_000,
+      `index ${index.name}`,
+    );
   }
 }

@@ -49,7 +49,9 @@ export function startLocalFfmpeg(options: LocalFfmpegOptions, log: (line: string
       if (existsSync(binary)) return binary;
       if (result.outcome === 'stopped') throw new Error('the local stack stopped while a video waited for the build of ffmpeg');
       const reason = result.outcome === 'failed' ? result.reason : 'the build made no binary';
-      throw new ConversionError(`Videos are not converted here: ffmpeg could not be built (${reason}). Run ${FFMPEG_BUILD_COMMAND} (log: ${logFile}) and upload the video again.`);
+      throw new ConversionError(
+        `Videos are not converted here: ffmpeg could not be built (${reason}). Run ${FFMPEG_BUILD_COMMAND} (log: ${logFile}) and upload the video again.`,
+      );
     },
     stop: async () => {
       build.stop();

@@ -8,7 +8,14 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'a
 import { PREFLIGHT_ROUTE_KEY } from '../../shared/http/cors.js';
 import { compileTemplates } from '../../shared/http/route-match.js';
 import { routeKey, type AnyRoute } from '../../shared/http/route.js';
-import { cacheControlFor, contentTypeFor, EMBED_HEADERS, EMBED_PREFIX, isAppPath, webSecurityHeaderMap } from '../../shared/http/web-app.js';
+import {
+  cacheControlFor,
+  contentTypeFor,
+  EMBED_HEADERS,
+  EMBED_PREFIX,
+  isAppPath,
+  webSecurityHeaderMap,
+} from '../../shared/http/web-app.js';
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
 
@@ -41,7 +48,8 @@ export function compileRoutes(targets: readonly GatewayTarget[]) {
   const fallback = targets.find((target) => target.isDefault);
   const preflight = targets.find((target) => target.answersPreflight);
   return (method: string, path: string) => {
-    if (method === 'OPTIONS' && preflight) return { key: PREFLIGHT_ROUTE_KEY, target: preflight, params: { proxy: path.replace(/^\/+/, '') } };
+    if (method === 'OPTIONS' && preflight)
+      return { key: PREFLIGHT_ROUTE_KEY, target: preflight, params: { proxy: path.replace(/^\/+/, '') } };
     const found = matcher.match(method, path);
     if (found) return { key: found.route.key, target: found.route.target, params: found.params };
     return fallback ? { key: '$default', target: fallback, params: undefined } : undefined;
@@ -49,7 +57,12 @@ export function compileRoutes(targets: readonly GatewayTarget[]) {
 }
 
 /** Builds the payload 2.0 event API Gateway would send for this request. */
-export function toEvent(request: IncomingMessage, body: Buffer, key: string, params: Record<string, string> | undefined): APIGatewayProxyEventV2 {
+export function toEvent(
+  request: IncomingMessage,
+  body: Buffer,
+  key: string,
+  params: Record<string, string> | undefined,
+): APIGatewayProxyEventV2 {
   const url = new URL(request.url ?? '/', 'http://localhost');
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
@@ -61,7 +74,10 @@ export function toEvent(request: IncomingMessage, body: Buffer, key: string, par
   const contentType = headers['content-type'] ?? '';
   const isText = body.length === 0 || TEXT_TYPES.test(contentType);
   const now = new Date();
-  const cookies = request.headers.cookie?.split(';').map((cookie) => cookie.trim()).filter(Boolean);
+  const cookies = request.headers.cookie
+    ?.split(';')
+    .map((cookie) => cookie.trim())
+    .filter(Boolean);
   return {
     version: '2.0',
     routeKey: key,
@@ -158,7 +174,13 @@ export interface WebFiles {
  * path (no file extension) gets index.html, a file its bytes, a missing file 404; every answer
  * carries the app's security headers. Only GET and HEAD: anything else is a 405.
  */
-async function serveWebFile(request: IncomingMessage, response: ServerResponse, path: string, web: WebFiles, headers: Record<string, string>): Promise<void> {
+async function serveWebFile(
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string,
+  web: WebFiles,
+  headers: Record<string, string>,
+): Promise<void> {
   const method = request.method ?? 'GET';
   if (method !== 'GET' && method !== 'HEAD') {
     response.writeHead(405, { ...headers, allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
@@ -172,7 +194,8 @@ async function serveWebFile(request: IncomingMessage, response: ServerResponse, 
     file = '';
   }
   const resolved = normalize(join(web.dir, file));
-  const body = file && !file.includes('\0') && resolved.startsWith(web.dir + sep) ? await readFile(resolved).catch(() => undefined) : undefined;
+  const body =
+    file && !file.includes('\0') && resolved.startsWith(web.dir + sep) ? await readFile(resolved).catch(() => undefined) : undefined;
   if (!body) {
     response.writeHead(404, { ...headers, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-cache' });
     response.end(method === 'HEAD' ? undefined : 'Not Found\n');
@@ -201,7 +224,10 @@ export async function startGateway(
   options: {
     port: number;
     host?: string;
-    /** After each request but GET, HEAD and OPTIONS a handler answered (the local stack wakes the stream pump: the handler may have written an event). */
+    /**
+     * After each request but GET, HEAD and OPTIONS a handler answered (the local stack wakes the stream pump: the handler may have written
+     * an event).
+     */
     onHandled?: () => void;
     /** The review app's files, for every path outside `/api/` (without it, such paths go to the route tables as before). */
     web?: WebFiles;

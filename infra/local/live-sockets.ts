@@ -4,7 +4,13 @@ import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { WebSocketEvent, WebSocketResult } from '../../functions/live-socket/socket.js';
-import { deleteLiveConnection, deleteLiveSubscription, openLiveSubscription, SUBSCRIPTION_OPENING, type StoredPrincipal } from '../../shared/db/live.js';
+import {
+  deleteLiveConnection,
+  deleteLiveSubscription,
+  openLiveSubscription,
+  SUBSCRIPTION_OPENING,
+  type StoredPrincipal,
+} from '../../shared/db/live.js';
 import { CLOSE, MAX_CLIENT_MESSAGE_BYTES } from '../../shared/domain/live/protocol.js';
 import { closeDeadConnections, type DeliveryOutcome, type LiveTransport } from '../../shared/domain/live/service.js';
 import { lambdaContext } from './gateway.js';
@@ -50,7 +56,10 @@ export function startLiveSockets(handler: SocketHandler, onError: (error: unknow
 
   const invoke = (routeKey: string, connectionId: string, extra: Partial<WebSocketEvent> = {}) => {
     const requestId = randomBytes(8).toString('hex');
-    return handler({ requestContext: { routeKey, connectionId, eventType: routeKey.replace('$', '').toUpperCase(), requestId }, ...extra }, lambdaContext('live-socket', requestId));
+    return handler(
+      { requestContext: { routeKey, connectionId, eventType: routeKey.replace('$', '').toUpperCase(), requestId }, ...extra },
+      lambdaContext('live-socket', requestId),
+    );
   };
 
   const transport: LiveTransport = {
@@ -98,7 +107,9 @@ export function startLiveSockets(handler: SocketHandler, onError: (error: unknow
 
   const refuse = (socket: Duplex, status: number, body: string) => {
     const reason = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 500: 'Internal Server Error' }[status] ?? 'Error';
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   };
 
   const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {

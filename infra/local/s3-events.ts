@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import type { S3Event } from 'aws-lambda';
 
-export type ObjectCreatedEventName = 'ObjectCreated:Post' | 'ObjectCreated:Put' | 'ObjectCreated:Copy' | 'ObjectCreated:CompleteMultipartUpload';
+export type ObjectCreatedEventName =
+  'ObjectCreated:Post' | 'ObjectCreated:Put' | 'ObjectCreated:Copy' | 'ObjectCreated:CompleteMultipartUpload';
 
 export interface ObjectCreatedDetails {
   eventName: ObjectCreatedEventName;

@@ -35,7 +35,8 @@ export interface FormHead {
   boundary: string;
 }
 
-const malformed = (detail: string) => new S3ErrorResponse(400, 'MalformedPOSTRequest', `The body of your POST request is not well-formed multipart/form-data. ${detail}`);
+const malformed = (detail: string) =>
+  new S3ErrorResponse(400, 'MalformedPOSTRequest', `The body of your POST request is not well-formed multipart/form-data. ${detail}`);
 
 /**
  * Reads the request up to the end of the `file` part's headers and parses the fields before it
@@ -50,9 +51,14 @@ export async function readFormHead(source: AsyncIterator<Buffer>, contentType: s
   for (;;) {
     const found = findFilePart(buffer, boundary, separator);
     if (buffer.length > MAX_PRE_DATA_BYTES && (!found || found.dataStart > MAX_PRE_DATA_BYTES)) {
-      throw new S3ErrorResponse(400, 'MaxPostPreDataLengthExceededError', 'Your POST request fields preceding the upload file were too large.', {
-        MaxPostPreDataLength: String(MAX_PRE_DATA_BYTES),
-      });
+      throw new S3ErrorResponse(
+        400,
+        'MaxPostPreDataLengthExceededError',
+        'Your POST request fields preceding the upload file were too large.',
+        {
+          MaxPostPreDataLength: String(MAX_PRE_DATA_BYTES),
+        },
+      );
     }
     if (found) {
       const parse = (bytes: Buffer) => {
@@ -68,10 +74,15 @@ export async function readFormHead(source: AsyncIterator<Buffer>, contentType: s
     }
     const next = await source.next();
     if (next.done) {
-      throw new S3ErrorResponse(400, 'InvalidArgument', 'POST requires exactly one file upload per request. The form has no field named file.', {
-        ArgumentName: 'file',
-        ArgumentValue: '0',
-      });
+      throw new S3ErrorResponse(
+        400,
+        'InvalidArgument',
+        'POST requires exactly one file upload per request. The form has no field named file.',
+        {
+          ArgumentName: 'file',
+          ArgumentValue: '0',
+        },
+      );
     }
     buffer = Buffer.concat([buffer, next.value]);
   }
@@ -86,7 +97,8 @@ function findFilePart(buffer: Buffer, boundary: string, separator: Buffer): { fi
     if (headersEnd === -1) return undefined;
     const headerBlock = buffer.subarray(start + delimiter.length, headersEnd).toString('utf8');
     if (/^--/.test(headerBlock)) throw new S3ErrorResponse(400, 'InvalidArgument', 'POST requires exactly one file upload per request.');
-    if (/content-disposition:[^\r\n]*;\s*name="?file"?(;|\s|\r|$)/i.test(headerBlock)) return { fieldsEnd: start, dataStart: headersEnd + 4 };
+    if (/content-disposition:[^\r\n]*;\s*name="?file"?(;|\s|\r|$)/i.test(headerBlock))
+      return { fieldsEnd: start, dataStart: headersEnd + 4 };
     const next = buffer.indexOf(separator, headersEnd + 4);
     if (next === -1) return undefined;
     start = next + 2;
@@ -103,7 +115,9 @@ function collectFields(parts: MultipartPart[]): Map<string, FormField> {
   for (const part of parts) {
     const lower = part.name.toLowerCase();
     if (fields.has(lower)) {
-      throw new S3ErrorResponse(400, 'InvalidArgument', `POST form fields must be unique; ${part.name} was sent more than once.`, { ArgumentName: part.name });
+      throw new S3ErrorResponse(400, 'InvalidArgument', `POST form fields must be unique; ${part.name} was sent more than once.`, {
+        ArgumentName: part.name,
+      });
     }
     fields.set(lower, { name: part.name, value: part.data.toString('utf8') });
   }
@@ -123,11 +137,20 @@ export interface VerifiedPost {
  * first, then its expiry, then every condition, then that no field escaped the policy, then the
  * tagging document. The file's size is checked while it streams (see receiveFile).
  */
-export function verifyPost(identity: SigningIdentity, bucket: string, fields: Map<string, FormField>, filename: string | undefined): VerifiedPost {
+export function verifyPost(
+  identity: SigningIdentity,
+  bucket: string,
+  fields: Map<string, FormField>,
+  filename: string | undefined,
+): VerifiedPost {
   const required = (name: string): string => {
     const value = fields.get(name.toLowerCase())?.value;
     if (value === undefined) {
-      throw new S3ErrorResponse(403, 'AccessDenied', `Bucket POST must contain a field named '${name}'. If it is specified, please check the order of the fields.`);
+      throw new S3ErrorResponse(
+        403,
+        'AccessDenied',
+        `Bucket POST must contain a field named '${name}'. If it is specified, please check the order of the fields.`,
+      );
     }
     return value;
   };
@@ -140,7 +163,9 @@ export function verifyPost(identity: SigningIdentity, bucket: string, fields: Ma
     throw new S3ErrorResponse(403, 'AccessDenied', `X-Amz-Algorithm only supports "${SIGV4_ALGORITHM}", got "${algorithm}".`);
   }
   const { accessKeyId, scopeDate } = checkCredentialScope(identity, credential, amzDate);
-  const expected = createHmac('sha256', signingKey(identity.credentials.secretAccessKey, scopeDate, identity.region)).update(policy, 'utf8').digest();
+  const expected = createHmac('sha256', signingKey(identity.credentials.secretAccessKey, scopeDate, identity.region))
+    .update(policy, 'utf8')
+    .digest();
   if (!signatureMatches(signature, expected)) {
     throw new S3ErrorResponse(
       403,
@@ -164,39 +189,69 @@ export function verifyPost(identity: SigningIdentity, bucket: string, fields: Ma
       continue;
     }
     covered.add(condition.field);
-    const candidates = condition.field === 'bucket' ? [bucket, ...(fields.has('bucket') ? [fields.get('bucket')?.value] : [])] : [fields.get(condition.field)?.value];
+    const candidates =
+      condition.field === 'bucket'
+        ? [bucket, ...(fields.has('bucket') ? [fields.get('bucket')?.value] : [])]
+        : [fields.get(condition.field)?.value];
     const satisfied = candidates.every((value) =>
       value === undefined ? false : condition.kind === 'eq' ? value === condition.value : value.startsWith(condition.prefix),
     );
-    if (!satisfied) throw new S3ErrorResponse(403, 'AccessDenied', `Invalid according to Policy: Policy Condition failed: ${condition.label}`);
+    if (!satisfied)
+      throw new S3ErrorResponse(403, 'AccessDenied', `Invalid according to Policy: Policy Condition failed: ${condition.label}`);
   }
 
   const extra = [...fields.entries()]
     .filter(([lower]) => !UNCHECKED_FIELDS.has(lower) && !lower.startsWith('x-ignore-') && !covered.has(lower))
     .map(([, field]) => field.name);
-  if (extra.length > 0) throw new S3ErrorResponse(403, 'AccessDenied', `Invalid according to Policy: Extra input fields: ${extra.join(', ')}`);
+  if (extra.length > 0)
+    throw new S3ErrorResponse(403, 'AccessDenied', `Invalid according to Policy: Extra input fields: ${extra.join(', ')}`);
 
   const rawKey = fields.get('key')?.value;
   if (rawKey === undefined) {
-    throw new S3ErrorResponse(400, 'InvalidArgument', "Bucket POST must contain a field named 'key'.  If it is specified, please check the order of the fields.", {
+    throw new S3ErrorResponse(
+      400,
+      'InvalidArgument',
+      "Bucket POST must contain a field named 'key'.  If it is specified, please check the order of the fields.",
+      {
+        ArgumentName: 'key',
+        ArgumentValue: '',
+      },
+    );
+  }
+  const key = rawKey.replaceAll('${filename}', filename ?? '');
+  if (key.length === 0)
+    throw new S3ErrorResponse(400, 'InvalidArgument', 'User key must have a length greater than 0.', {
       ArgumentName: 'key',
       ArgumentValue: '',
     });
-  }
-  const key = rawKey.replaceAll('${filename}', filename ?? '');
-  if (key.length === 0) throw new S3ErrorResponse(400, 'InvalidArgument', 'User key must have a length greater than 0.', { ArgumentName: 'key', ArgumentValue: '' });
   const tagging = fields.get('tagging')?.value;
   return { key, accessKeyId, minSize, maxSize, tags: tagging === undefined ? undefined : parseTagging(tagging) };
 }
 
 /** The `tagging` field: S3's `<Tagging><TagSet><Tag><Key/><Value/></Tag>...</TagSet></Tagging>`. */
 export function parseTagging(xml: string): { Key: string; Value: string }[] {
-  const document = /^\s*(?:<\?xml[^>]*\?>\s*)?<Tagging>\s*<TagSet>((?:\s*<Tag>\s*<Key>[^<]*<\/Key>\s*<Value>[^<]*<\/Value>\s*<\/Tag>)*)\s*<\/TagSet>\s*<\/Tagging>\s*$/.exec(xml);
+  const document =
+    /^\s*(?:<\?xml[^>]*\?>\s*)?<Tagging>\s*<TagSet>((?:\s*<Tag>\s*<Key>[^<]*<\/Key>\s*<Value>[^<]*<\/Value>\s*<\/Tag>)*)\s*<\/TagSet>\s*<\/Tagging>\s*$/.exec(
+      xml,
+    );
   if (!document) {
-    throw new S3ErrorResponse(400, 'MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema');
+    throw new S3ErrorResponse(
+      400,
+      'MalformedXML',
+      'The XML you provided was not well-formed or did not validate against our published schema',
+    );
   }
-  const unescape = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
-  return [...document[1]!.matchAll(/<Key>([^<]*)<\/Key>\s*<Value>([^<]*)<\/Value>/g)].map(([, key, value]) => ({ Key: unescape(key!), Value: unescape(value!) }));
+  const unescape = (text: string) =>
+    text
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&apos;/g, "'")
+      .replace(/&amp;/g, '&');
+  return [...document[1]!.matchAll(/<Key>([^<]*)<\/Key>\s*<Value>([^<]*)<\/Value>/g)].map(([, key, value]) => ({
+    Key: unescape(key!),
+    Value: unescape(value!),
+  }));
 }
 
 /**
@@ -255,7 +310,9 @@ export function metadataOf(fields: Map<string, FormField>): Record<string, strin
   const metadata: Record<string, string> = {};
   for (const [lower, field] of fields) {
     if (!lower.startsWith('x-amz-meta-')) continue;
-    metadata[lower.slice('x-amz-meta-'.length)] = /^[\x20-\x7e]*$/.test(field.value) ? field.value : `=?UTF-8?B?${Buffer.from(field.value, 'utf8').toString('base64')}?=`;
+    metadata[lower.slice('x-amz-meta-'.length)] = /^[\x20-\x7e]*$/.test(field.value)
+      ? field.value
+      : `=?UTF-8?B?${Buffer.from(field.value, 'utf8').toString('base64')}?=`;
   }
   return Object.keys(metadata).length > 0 ? metadata : undefined;
 }

@@ -8,7 +8,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutObjectCommand, PutObjectTaggingCommand, S3ServiceException, type PutObjectCommandInput, type PutObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3';
+import {
+  PutObjectCommand,
+  PutObjectTaggingCommand,
+  S3ServiceException,
+  type PutObjectCommandInput,
+  type PutObjectCommandOutput,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { discardRest, escapeXml, newHostId, newRequestId, refuse, S3ErrorResponse } from './s3-errors.js';
 import { objectCreatedEvent } from './s3-events.js';
 import { metadataOf, readFormHead, receiveFile, verifyPost } from './s3-form-post.js';
@@ -66,7 +73,8 @@ export async function handleFormPost(context: FrontContext, req: IncomingMessage
         Metadata: metadataOf(fields),
       });
       eTag = quoteETag(stored.ETag ?? '');
-      if (verified.tags) await context.s3.send(new PutObjectTaggingCommand({ Bucket: bucket, Key: verified.key, Tagging: { TagSet: verified.tags } }));
+      if (verified.tags)
+        await context.s3.send(new PutObjectTaggingCommand({ Bucket: bucket, Key: verified.key, Tagging: { TagSet: verified.tags } }));
     } catch (error) {
       if (error instanceof S3ServiceException) {
         throw new S3ErrorResponse(error.$metadata.httpStatusCode ?? 500, error.name, error.message);
@@ -115,7 +123,13 @@ function answerPost(context: FrontContext, req: IncomingMessage, res: ServerResp
   const requestId = newRequestId();
   const hostId = newHostId();
   const location = `http://${req.headers.host ?? 'localhost'}/${encodeURIComponent(bucket)}/${encodePathKey(key)}`;
-  const headers: OutgoingHttpHeaders = { ...post.cors, ETag: eTag, Location: location, 'x-amz-request-id': requestId, 'x-amz-id-2': hostId };
+  const headers: OutgoingHttpHeaders = {
+    ...post.cors,
+    ETag: eTag,
+    Location: location,
+    'x-amz-request-id': requestId,
+    'x-amz-id-2': hostId,
+  };
 
   const redirect = redirectTarget(fields.get('success_action_redirect')?.value ?? fields.get('redirect')?.value);
   if (redirect !== undefined) {

@@ -25,7 +25,8 @@ export function decodePolicy(policy: string): { expiration: number; conditions: 
 }
 
 function parseCondition(raw: unknown, invalid: (message: string) => S3ErrorResponse): Condition {
-  const label = (op: string, field: string, value: string) => `[${[op, `$${field}`, value].map((part) => JSON.stringify(part)).join(', ')}]`;
+  const label = (op: string, field: string, value: string) =>
+    `[${[op, `$${field}`, value].map((part) => JSON.stringify(part)).join(', ')}]`;
   if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
     const entries = Object.entries(raw);
     const [entry] = entries;

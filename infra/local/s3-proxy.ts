@@ -2,7 +2,14 @@
  * The REST half of the local S3 front: signed requests streamed to s3rver,
  * with the ObjectCreated notifications S3 would send for them.
  */
-import { type Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import {
+  type Agent,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
 import { pipeline } from 'node:stream';
 import { HeadObjectCommand, PutObjectTaggingCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { S3Event } from 'aws-lambda';
@@ -67,7 +74,8 @@ export function proxy(context: FrontContext, req: IncomingMessage, res: ServerRe
     const rawHeaders: string[] = [];
     for (let i = 0; i + 1 < upstreamRes.rawHeaders.length; i += 2) {
       const name = upstreamRes.rawHeaders[i] as string;
-      if (!HOP_BY_HOP_HEADERS.has(name.toLowerCase()) && name.toLowerCase() !== 'x-content-type-options') rawHeaders.push(name, upstreamRes.rawHeaders[i + 1] as string);
+      if (!HOP_BY_HOP_HEADERS.has(name.toLowerCase()) && name.toLowerCase() !== 'x-content-type-options')
+        rawHeaders.push(name, upstreamRes.rawHeaders[i + 1] as string);
     }
     if (req.method === 'GET' || req.method === 'HEAD') rawHeaders.push('X-Content-Type-Options', 'nosniff');
     const tagging = headerValue(req.headers['x-amz-tagging']);
@@ -149,11 +157,7 @@ interface CreatedObject {
 }
 
 /** Decides from the request alone which S3 operations create objects, mirroring S3's routing. */
-function createdObjectOf(
-  method: string,
-  url: URL,
-  headers: IncomingHttpHeaders,
-): CreatedObject | undefined {
+function createdObjectOf(method: string, url: URL, headers: IncomingHttpHeaders): CreatedObject | undefined {
   const match = /^\/([^/]+)\/(.+)$/.exec(url.pathname);
   if (match === null) return undefined;
   let bucket: string;

@@ -27,7 +27,11 @@ export function signingKey(secretAccessKey: string, date: string, region: string
  * Checks `<access key>/<yyyymmdd>/<region>/s3/aws4_request` against the front's identity and the
  * request date; returns the scope's date for the signing key.
  */
-export function checkCredentialScope(identity: SigningIdentity, credential: string, amzDate: string): { accessKeyId: string; scopeDate: string } {
+export function checkCredentialScope(
+  identity: SigningIdentity,
+  credential: string,
+  amzDate: string,
+): { accessKeyId: string; scopeDate: string } {
   const scope = /^([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request$/.exec(credential);
   if (scope === null) {
     throw new S3ErrorResponse(
@@ -46,13 +50,25 @@ export function checkCredentialScope(identity: SigningIdentity, credential: stri
     );
   }
   if (scopeRegion !== identity.region) {
-    throw new S3ErrorResponse(403, 'AccessDenied', `Error parsing the X-Amz-Credential parameter; the region '${scopeRegion}' is wrong; expecting '${identity.region}'`);
+    throw new S3ErrorResponse(
+      403,
+      'AccessDenied',
+      `Error parsing the X-Amz-Credential parameter; the region '${scopeRegion}' is wrong; expecting '${identity.region}'`,
+    );
   }
   if (!/^\d{8}T\d{6}Z$/.test(amzDate)) {
-    throw new S3ErrorResponse(403, 'AccessDenied', `X-Amz-Date must be in the ISO8601 Long Format "yyyyMMdd'T'HHmmss'Z'", got "${amzDate}".`);
+    throw new S3ErrorResponse(
+      403,
+      'AccessDenied',
+      `X-Amz-Date must be in the ISO8601 Long Format "yyyyMMdd'T'HHmmss'Z'", got "${amzDate}".`,
+    );
   }
   if (amzDate.slice(0, 8) !== scopeDate) {
-    throw new S3ErrorResponse(403, 'AccessDenied', `The date in X-Amz-Credential (${scopeDate}) does not match the date in X-Amz-Date (${amzDate}).`);
+    throw new S3ErrorResponse(
+      403,
+      'AccessDenied',
+      `The date in X-Amz-Credential (${scopeDate}) does not match the date in X-Amz-Date (${amzDate}).`,
+    );
   }
   return { accessKeyId, scopeDate };
 }
@@ -77,7 +93,9 @@ function decodeLoosely(text: string): string {
 }
 
 function amzDateToMs(amzDate: string): number {
-  return Date.parse(`${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`);
+  return Date.parse(
+    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+  );
 }
 
 interface Authorization {
@@ -93,11 +111,19 @@ interface Authorization {
 function authorizationOf(req: IncomingMessage, query: URLSearchParams): Authorization | undefined {
   const header = req.headers.authorization;
   if (header !== undefined) {
-    const match = new RegExp(`^${SIGV4_ALGORITHM} Credential=([^,\\s]+),\\s*SignedHeaders=([^,\\s]+),\\s*Signature=([0-9a-fA-F]+)$`).exec(header.trim());
-    if (!match) throw new S3ErrorResponse(400, 'AuthorizationHeaderMalformed', `The authorization header is malformed; only ${SIGV4_ALGORITHM} is supported.`);
+    const match = new RegExp(`^${SIGV4_ALGORITHM} Credential=([^,\\s]+),\\s*SignedHeaders=([^,\\s]+),\\s*Signature=([0-9a-fA-F]+)$`).exec(
+      header.trim(),
+    );
+    if (!match)
+      throw new S3ErrorResponse(
+        400,
+        'AuthorizationHeaderMalformed',
+        `The authorization header is malformed; only ${SIGV4_ALGORITHM} is supported.`,
+      );
     const amzDate = String(req.headers['x-amz-date'] ?? '');
     const payloadHash = req.headers['x-amz-content-sha256'];
-    if (typeof payloadHash !== 'string') throw new S3ErrorResponse(400, 'InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
+    if (typeof payloadHash !== 'string')
+      throw new S3ErrorResponse(400, 'InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
     return { credential: match[1]!, signedHeaders: match[2]!.split(';'), signature: match[3]!, amzDate, payloadHash, presigned: false };
   }
   if (!query.has('X-Amz-Signature')) return undefined;
@@ -132,10 +158,13 @@ export function verifyRequestSignature(identity: SigningIdentity, req: IncomingM
   const queryStart = rawUrl.indexOf('?');
   const rawPath = queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart);
   const rawQuery = queryStart === -1 ? '' : rawUrl.slice(queryStart + 1);
-  const pairs = rawQuery === '' ? [] : rawQuery.split('&').map((pair): [string, string] => {
-    const equals = pair.indexOf('=');
-    return equals === -1 ? [decodeLoosely(pair), ''] : [decodeLoosely(pair.slice(0, equals)), decodeLoosely(pair.slice(equals + 1))];
-  });
+  const pairs =
+    rawQuery === ''
+      ? []
+      : rawQuery.split('&').map((pair): [string, string] => {
+          const equals = pair.indexOf('=');
+          return equals === -1 ? [decodeLoosely(pair), ''] : [decodeLoosely(pair.slice(0, equals)), decodeLoosely(pair.slice(equals + 1))];
+        });
   const auth = authorizationOf(req, new URLSearchParams(pairs));
   if (auth === undefined) throw new S3ErrorResponse(403, 'AccessDenied', 'Access Denied');
   const { accessKeyId, scopeDate } = checkCredentialScope(identity, auth.credential, auth.amzDate);
@@ -143,7 +172,10 @@ export function verifyRequestSignature(identity: SigningIdentity, req: IncomingM
     throw new S3ErrorResponse(403, 'RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.');
   }
 
-  const canonicalPath = rawPath.split('/').map((segment) => strictEncode(decodeLoosely(segment))).join('/');
+  const canonicalPath = rawPath
+    .split('/')
+    .map((segment) => strictEncode(decodeLoosely(segment)))
+    .join('/');
   const canonicalQuery = pairs
     .filter(([name]) => name !== 'X-Amz-Signature')
     .map(([name, value]) => [strictEncode(name), strictEncode(value)])
@@ -157,9 +189,23 @@ export function verifyRequestSignature(identity: SigningIdentity, req: IncomingM
   }
   const missing = auth.signedHeaders.find((name) => !values.has(name));
   const canonicalHeaders = auth.signedHeaders.map((name) => `${name}:${(values.get(name) ?? []).join(',')}\n`).join('');
-  const canonicalRequest = [req.method ?? 'GET', canonicalPath, canonicalQuery, canonicalHeaders, auth.signedHeaders.join(';'), auth.payloadHash].join('\n');
-  const stringToSign = [SIGV4_ALGORITHM, auth.amzDate, auth.credential.split('/').slice(1).join('/'), createHash('sha256').update(canonicalRequest).digest('hex')].join('\n');
-  const expected = createHmac('sha256', signingKey(identity.credentials.secretAccessKey, scopeDate, identity.region)).update(stringToSign).digest();
+  const canonicalRequest = [
+    req.method ?? 'GET',
+    canonicalPath,
+    canonicalQuery,
+    canonicalHeaders,
+    auth.signedHeaders.join(';'),
+    auth.payloadHash,
+  ].join('\n');
+  const stringToSign = [
+    SIGV4_ALGORITHM,
+    auth.amzDate,
+    auth.credential.split('/').slice(1).join('/'),
+    createHash('sha256').update(canonicalRequest).digest('hex'),
+  ].join('\n');
+  const expected = createHmac('sha256', signingKey(identity.credentials.secretAccessKey, scopeDate, identity.region))
+    .update(stringToSign)
+    .digest();
   if (missing !== undefined || !auth.signedHeaders.includes('host') || !signatureMatches(auth.signature, expected)) {
     throw new S3ErrorResponse(
       403,

@@ -21,7 +21,10 @@ export interface SqsFront {
  * It also reads the requests going by and calls `onArrival` after the answer to each that may make
  * a message receivable (a send, a visibility change, a move task), so idle pollers can wake at once.
  */
-export async function startSqsFront(upstreamEndpoint: string, options: { onArrival?: (arrival: QueueArrival) => void } = {}): Promise<SqsFront> {
+export async function startSqsFront(
+  upstreamEndpoint: string,
+  options: { onArrival?: (arrival: QueueArrival) => void } = {},
+): Promise<SqsFront> {
   const upstream = new URL(upstreamEndpoint);
   const open = new Set<Socket>();
   let reachable = true;
@@ -43,7 +46,10 @@ export async function startSqsFront(upstreamEndpoint: string, options: { onArriv
       // Reported once the emulator answers (the SDK waits for each answer before its next request
       // on a socket), so a poller woken by it finds the message stored.
       const answered: QueueArrival[] = [];
-      client.on('data', queueArrivalReader((arrival) => answered.push(arrival)));
+      client.on(
+        'data',
+        queueArrivalReader((arrival) => answered.push(arrival)),
+      );
       target.on('data', () => {
         for (const arrival of answered.splice(0)) onArrival(arrival);
       });

@@ -129,7 +129,9 @@ export class QueueJournal {
     const buffer = Buffer.from(text);
     let offset = 0;
     while (offset < buffer.length) {
-      offset += await new Promise<number>((resolve, reject) => write(fd, buffer, offset, buffer.length - offset, null, (error, bytes) => (error ? reject(error) : resolve(bytes))));
+      offset += await new Promise<number>((resolve, reject) =>
+        write(fd, buffer, offset, buffer.length - offset, null, (error, bytes) => (error ? reject(error) : resolve(bytes))),
+      );
     }
     await new Promise<void>((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
   }
@@ -162,7 +164,15 @@ export class QueueJournal {
         this.#live.delete(id);
         continue;
       }
-      const entry: Entry = { op: 'put', id, q: live.queue, m: live.message, at: live.visibleAt, exp: live.expiresAt, ...(live.receiveCount > 0 ? { n: live.receiveCount } : {}) };
+      const entry: Entry = {
+        op: 'put',
+        id,
+        q: live.queue,
+        m: live.message,
+        at: live.visibleAt,
+        exp: live.expiresAt,
+        ...(live.receiveCount > 0 ? { n: live.receiveCount } : {}),
+      };
       text += `${JSON.stringify(entry)}\n`;
     }
     return text;

@@ -11,7 +11,13 @@ export interface QueueArrival {
 }
 
 /** The SQS actions after which a queue may hold a receivable message it did not hold before. */
-const ARRIVING = new Set(['SendMessage', 'SendMessageBatch', 'ChangeMessageVisibility', 'ChangeMessageVisibilityBatch', 'StartMessageMoveTask']);
+const ARRIVING = new Set([
+  'SendMessage',
+  'SendMessageBatch',
+  'ChangeMessageVisibility',
+  'ChangeMessageVisibilityBatch',
+  'StartMessageMoveTask',
+]);
 
 /** How long after its start local-aws-sqs first moves a move task's messages. */
 const MOVE_TASK_TICK_SECONDS = 1;

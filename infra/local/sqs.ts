@@ -27,8 +27,16 @@ export interface LocalSqs {
  * delayed (for what is left of the delay), in flight (receivable at once: the worker that held it
  * is gone) or dead-lettered. Without one, in memory only.
  */
-export async function startSqs(region: string, options: { journalFile?: string; onError?: (error: unknown) => void } = {}): Promise<LocalSqs> {
-  const { service, requestHandler } = createRequestHandler({ port: 0, hostname: '127.0.0.1', region, emulateQueueCreationLifecycle: false });
+export async function startSqs(
+  region: string,
+  options: { journalFile?: string; onError?: (error: unknown) => void } = {},
+): Promise<LocalSqs> {
+  const { service, requestHandler } = createRequestHandler({
+    port: 0,
+    hostname: '127.0.0.1',
+    region,
+    emulateQueueCreationLifecycle: false,
+  });
   const journal = options.journalFile ? new QueueJournal(options.journalFile, options.onError) : undefined;
   const keepNewQueues = journal ? journalQueues(service as unknown as { Queues: EmulatedQueue[] }, journal) : () => undefined;
   const server = createServer((request, response) => {
@@ -96,7 +104,13 @@ function journalQueues(service: { Queues: EmulatedQueue[] }, journal: QueueJourn
         const stored = setRecord(input, messageId);
         const at = Date.now();
         const delay = Number(input.DelaySeconds);
-        journal.put(stored.record.MessageId, name, messageOf(input), at + (Number.isNaN(delay) ? queue.DelaySeconds : delay) * 1000, at + queue.MessageRetentionPeriod * 1000);
+        journal.put(
+          stored.record.MessageId,
+          name,
+          messageOf(input),
+          at + (Number.isNaN(delay) ? queue.DelaySeconds : delay) * 1000,
+          at + queue.MessageRetentionPeriod * 1000,
+        );
         return stored;
       };
       const receive = queue.receive.bind(queue);
@@ -131,7 +145,10 @@ function journalQueues(service: { Queues: EmulatedQueue[] }, journal: QueueJourn
 
 function messageOf(input: Record<string, unknown>): JournalMessage {
   const fields = ['MessageAttributes', 'MessageSystemAttributes', 'MessageGroupId', 'MessageDeduplicationId'] as const;
-  return { MessageBody: String(input.MessageBody ?? ''), ...Object.fromEntries(fields.filter((field) => input[field] !== undefined).map((field) => [field, input[field]])) };
+  return {
+    MessageBody: String(input.MessageBody ?? ''),
+    ...Object.fromEntries(fields.filter((field) => input[field] !== undefined).map((field) => [field, input[field]])),
+  };
 }
 
 /** Delays a response's end until the journal holds every change made so far (its own among them). */
@@ -173,10 +190,16 @@ export async function createQueuePair(
   const hold = settings.deadLetterHold ? (await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq-hold` }))).QueueUrl! : undefined;
   const holdArn = hold ? await queueArn(sqs, hold) : undefined;
   const dlqAttributes: Record<string, string> = {
-    ...(settings.deadLetterVisibilityTimeoutSeconds === undefined ? {} : { VisibilityTimeout: String(settings.deadLetterVisibilityTimeoutSeconds) }),
-    ...(holdArn && settings.deadLetterHold ? { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: holdArn, maxReceiveCount: settings.deadLetterHold.maxReceiveCount }) } : {}),
+    ...(settings.deadLetterVisibilityTimeoutSeconds === undefined
+      ? {}
+      : { VisibilityTimeout: String(settings.deadLetterVisibilityTimeoutSeconds) }),
+    ...(holdArn && settings.deadLetterHold
+      ? { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: holdArn, maxReceiveCount: settings.deadLetterHold.maxReceiveCount }) }
+      : {}),
   };
-  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq`, ...(Object.keys(dlqAttributes).length > 0 ? { Attributes: dlqAttributes } : {}) }));
+  const dlq = await sqs.send(
+    new CreateQueueCommand({ QueueName: `${name}-dlq`, ...(Object.keys(dlqAttributes).length > 0 ? { Attributes: dlqAttributes } : {}) }),
+  );
   const dlqArn = await queueArn(sqs, dlq.QueueUrl!);
   const queue = await sqs.send(
     new CreateQueueCommand({
@@ -339,7 +362,11 @@ function toRecord(message: Message, arn: string, region: string): SQSRecord {
     messageAttributes: Object.fromEntries(
       Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
         name,
-        { dataType: value.DataType ?? 'String', stringValue: value.StringValue, binaryValue: value.BinaryValue ? Buffer.from(value.BinaryValue).toString('base64') : undefined },
+        {
+          dataType: value.DataType ?? 'String',
+          stringValue: value.StringValue,
+          binaryValue: value.BinaryValue ? Buffer.from(value.BinaryValue).toString('base64') : undefined,
+        },
       ]),
     ),
     md5OfBody: message.MD5OfBody ?? '',

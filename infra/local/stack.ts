@@ -113,7 +113,9 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
     ...(services.endpoints.ses ? { [ENV.sesEndpoint]: services.endpoints.ses } : {}),
     [ENV.emailSender]: LOCAL_EMAIL_SENDER,
     ...Object.fromEntries((Object.keys(QUEUE_URL_ENV) as QueueName[]).map((name) => [QUEUE_URL_ENV[name], services.queues[name].url])),
-    ...Object.fromEntries(Object.entries(DEAD_LETTER_URL_ENV).map(([name, env]) => [env, services.queues[name as QueueName].deadLetterUrl])),
+    ...Object.fromEntries(
+      Object.entries(DEAD_LETTER_URL_ENV).map(([name, env]) => [env, services.queues[name as QueueName].deadLetterUrl]),
+    ),
     // A services.json written before the hold queues existed has none: then no variable (not "undefined").
     ...Object.fromEntries(
       Object.entries(DEAD_LETTER_HOLD_URL_ENV).flatMap(([name, env]) => {
@@ -194,7 +196,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const [dynamodb, sqs, ses, s3] = await Promise.all([
       startDynamoDbLocal({ dataDir: options.memory ? undefined : join(dataDir, 'dynamodb') }),
       // Without MEMORY=1 the queues are journaled in DATA_DIR: a restart (even after kill -9) gets back every message.
-      startSqs(REGION, options.memory ? {} : { journalFile: join(dataDir, 'sqs-journal.jsonl'), onError: (error) => log(`sqs journal: ${String(error)}`) }),
+      startSqs(
+        REGION,
+        options.memory ? {} : { journalFile: join(dataDir, 'sqs-journal.jsonl'), onError: (error) => log(`sqs journal: ${String(error)}`) },
+      ),
       startSes(),
       startLocalS3({
         directory: s3Dir,
@@ -292,7 +297,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // Scheduled functions (the pending-work sweep) run once now and then on their schedule.
     for (const { definition, handler } of loaded) {
       if (definition.kind !== 'schedule') continue;
-      const schedule = startSchedule(handler as ScheduledHandler, definition.everyMinutes, (error) => log(`schedule ${definition.name}: ${String(error)}`));
+      const schedule = startSchedule(handler as ScheduledHandler, definition.everyMinutes, (error) =>
+        log(`schedule ${definition.name}: ${String(error)}`),
+      );
       stoppers.push(schedule.stop);
     }
 
@@ -301,7 +308,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const { ensureWebBuilt } = await import('../../web/build.js');
     const web = { dir: ensureWebBuilt(), storageOrigin: new URL(s3.endpoint).origin };
     const sockets = liveSockets;
-    const gateway = await startGateway(targets, { port: options.port, onHandled: wakePumps, web, ...(sockets ? { upgrade: sockets.upgrade } : {}) });
+    const gateway = await startGateway(targets, {
+      port: options.port,
+      onHandled: wakePumps,
+      web,
+      ...(sockets ? { upgrade: sockets.upgrade } : {}),
+    });
     stoppers.push(gateway.close);
     // Before the gateway closes (stoppers run last first): the sockets say they are going away.
     if (sockets) stoppers.push(sockets.close);

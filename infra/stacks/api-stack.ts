@@ -1,13 +1,6 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import {
-  HttpApi,
-  HttpMethod,
-  HttpRoute,
-  HttpRouteKey,
-  HttpStage,
-  LogGroupLogDestination,
-} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
@@ -69,7 +62,11 @@ export class ApiStack extends Stack {
       throw new Error(`Exactly one api function must take the $default route; found ${defaults.length}.`);
     }
 
-    const resources = { ...props.data.importResources(this), exchangeKey: this.createExchangeKey(), liveUrl: props.workers.importLiveUrl(this) };
+    const resources = {
+      ...props.data.importResources(this),
+      exchangeKey: this.createExchangeKey(),
+      liveUrl: props.workers.importLiveUrl(this),
+    };
     const functions: Record<string, ServiceFunction> = {};
     const integrations = new Map<string, HttpLambdaIntegration>();
     for (const definition of definitions) {
@@ -96,7 +93,10 @@ export class ApiStack extends Stack {
       // Only the auth group verifies identity-provider tokens (POST /auth/sdk-exchange).
       const auth = functions.auth;
       if (!auth) throw new Error('An identity provider is configured but no auth function exists.');
-      auth.addEnvironment(ENV.idpJwksUrl, idp.jwksUrl).addEnvironment(ENV.idpIssuer, idp.issuer).addEnvironment(ENV.idpAudience, idp.audience);
+      auth
+        .addEnvironment(ENV.idpJwksUrl, idp.jwksUrl)
+        .addEnvironment(ENV.idpIssuer, idp.issuer)
+        .addEnvironment(ENV.idpAudience, idp.audience);
     }
 
     this.httpApi = new HttpApi(this, 'HttpApi', {
@@ -159,7 +159,8 @@ export class ApiStack extends Stack {
 
     Validations.of(this.httpApi).acknowledge({
       id: 'AwsSolutions-APIG4',
-      reason: 'Callers are authenticated in the functions (Bearer API key or exchange token, checked per route as the route table declares); some routes are public by the spec (auth config, SDK exchange, the OpenAPI document).',
+      reason:
+        'Callers are authenticated in the functions (Bearer API key or exchange token, checked per route as the route table declares); some routes are public by the spec (auth config, SDK exchange, the OpenAPI document).',
     });
 
     const workers = props.workers.importMonitoring(this);
@@ -203,7 +204,8 @@ export class ApiStack extends Stack {
   /**
    * The exchange-token key (DESIGN.md "Exchange tokens"): an asymmetric KMS key (ES256), so its
    * private half never leaves KMS, the auth function alone may sign with it and every other
-   * function may only read its public half. Rotation is a new key (docs/embedded-commenting.md, "Exchange tokens: keys, rotation and liveness").
+   * function may only read its public half. Rotation is a new key (docs/embedded-commenting.md, "Exchange tokens: keys, rotation and
+   * liveness").
    * Destroyed with the stack: tokens live minutes, so nothing signed with it outlives a redeploy.
    */
   private createExchangeKey(): Key {

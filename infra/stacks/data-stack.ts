@@ -124,13 +124,25 @@ export class DataStack extends Stack {
       const { queue, deadLetterQueue } = this.workQueues[name];
       new CfnOutput(this, `${QUEUES[name].id}QueueArnOutput`, { value: queue.queueArn, exportName: names.queueArn(name) });
       new CfnOutput(this, `${QUEUES[name].id}QueueUrlOutput`, { value: queue.queueUrl, exportName: names.queueUrl(name) });
-      new CfnOutput(this, `${QUEUES[name].id}DeadLetterQueueArnOutput`, { value: deadLetterQueue.queueArn, exportName: names.deadLetterQueueArn(name) });
-      new CfnOutput(this, `${QUEUES[name].id}DeadLetterQueueUrlOutput`, { value: deadLetterQueue.queueUrl, exportName: names.deadLetterQueueUrl(name) });
+      new CfnOutput(this, `${QUEUES[name].id}DeadLetterQueueArnOutput`, {
+        value: deadLetterQueue.queueArn,
+        exportName: names.deadLetterQueueArn(name),
+      });
+      new CfnOutput(this, `${QUEUES[name].id}DeadLetterQueueUrlOutput`, {
+        value: deadLetterQueue.queueUrl,
+        exportName: names.deadLetterQueueUrl(name),
+      });
     }
     for (const name of HELD_QUEUE_NAMES) {
       const hold = this.workQueues[name].deadLetterHold!;
-      new CfnOutput(this, `${QUEUES[name].id}DeadLetterHoldQueueArnOutput`, { value: hold.queueArn, exportName: names.deadLetterHoldArn(name) });
-      new CfnOutput(this, `${QUEUES[name].id}DeadLetterHoldQueueUrlOutput`, { value: hold.queueUrl, exportName: names.deadLetterHoldUrl(name) });
+      new CfnOutput(this, `${QUEUES[name].id}DeadLetterHoldQueueArnOutput`, {
+        value: hold.queueArn,
+        exportName: names.deadLetterHoldArn(name),
+      });
+      new CfnOutput(this, `${QUEUES[name].id}DeadLetterHoldQueueUrlOutput`, {
+        value: hold.queueUrl,
+        exportName: names.deadLetterHoldUrl(name),
+      });
     }
   }
 
@@ -216,13 +228,16 @@ export class DataStack extends Stack {
    * here, so the queue policy that lets S3 (from this bucket only) send is written here too.
    */
   private notifyUploadsQueue(): void {
-    this.bucket.addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(this.workQueues.uploads.queue), { prefix: UPLOAD_PREFIX });
+    this.bucket.addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(this.workQueues.uploads.queue), {
+      prefix: UPLOAD_PREFIX,
+    });
     // The handler CDK provides for Custom::S3BucketNotifications; it exists once notifications do.
     const handler = this.node.tryFindChild('BucketNotificationsHandler050a0587b7544547bf325f094a3db834');
     if (handler) {
       Validations.of(handler).acknowledge({
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason: 'CDK-provided, deploy-time handler of Custom::S3BucketNotifications; the managed policy only lets it write its own logs. Its S3 rights are scoped to the upload bucket by CDK.',
+        reason:
+          'CDK-provided, deploy-time handler of Custom::S3BucketNotifications; the managed policy only lets it write its own logs. Its S3 rights are scoped to the upload bucket by CDK.',
       });
     }
   }
@@ -248,7 +263,9 @@ export class DataStack extends Stack {
       ...(deadLetterVisibility === undefined ? {} : { visibilityTimeout: Duration.seconds(deadLetterVisibility) }),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      ...(deadLetterHold && holdSettings ? { deadLetterQueue: { queue: deadLetterHold, maxReceiveCount: holdSettings.maxReceiveCount } } : {}),
+      ...(deadLetterHold && holdSettings
+        ? { deadLetterQueue: { queue: deadLetterHold, maxReceiveCount: holdSettings.maxReceiveCount } }
+        : {}),
     });
     const queue = new Queue(this, `${definition.id}Queue`, {
       visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),

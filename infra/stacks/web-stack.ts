@@ -26,7 +26,15 @@ import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from '
 import type { Construct } from 'constructs';
 import { appUrlSettingItem } from '../../shared/db/app-url-setting.js';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../shared/http/viewer-address.js';
-import { CACHE_EMBED, CACHE_HASHED, CACHE_REVALIDATE, EMBED_CACHE_SECONDS, EMBED_PREFIX, FILE_PATH_PATTERN, webSecurityHeaders } from '../../shared/http/web-app.js';
+import {
+  CACHE_EMBED,
+  CACHE_HASHED,
+  CACHE_REVALIDATE,
+  EMBED_CACHE_SECONDS,
+  EMBED_PREFIX,
+  FILE_PATH_PATTERN,
+  webSecurityHeaders,
+} from '../../shared/http/web-app.js';
 import { ensureWebBuilt } from '../../web/build.js';
 import type { ApiStack } from './api-stack.js';
 import type { DataStack } from './data-stack.js';
@@ -78,7 +86,8 @@ export class WebStack extends Stack {
     });
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
-      reason: 'Holds only the built app (public content, the same for everyone), read by CloudFront alone through origin access control; deploys are in CloudTrail. Server access logs would record nothing worth keeping.',
+      reason:
+        'Holds only the built app (public content, the same for everyone), read by CloudFront alone through origin access control; deploys are in CloudTrail. Server access logs would record nothing worth keeping.',
     });
 
     // Virtual-hosted, regional: the form of the URLs the SDK presigns for the upload bucket.
@@ -223,7 +232,8 @@ export class WebStack extends Stack {
       },
       {
         id: 'AwsSolutions-CFR2',
-        reason: 'No WAF web ACL by default: the API authenticates every request and API Gateway throttles per stage; an account that wants WAF attaches its own ACL.',
+        reason:
+          'No WAF web ACL by default: the API authenticates every request and API Gateway throttles per stage; an account that wants WAF attaches its own ACL.',
       },
       {
         id: 'AwsSolutions-CFR3',
@@ -231,7 +241,8 @@ export class WebStack extends Stack {
       },
       {
         id: 'AwsSolutions-CFR4',
-        reason: 'Without a custom domain the distribution uses the default *.cloudfront.net certificate, whose minimum protocol CloudFront fixes; a custom domain sets TLSv1.2_2021.',
+        reason:
+          'Without a custom domain the distribution uses the default *.cloudfront.net certificate, whose minimum protocol CloudFront fixes; a custom domain sets TLSv1.2_2021.',
       },
     );
 
@@ -270,7 +281,10 @@ export class WebStack extends Stack {
     this.appUrl = props.appUrl ?? this.distributionUrl;
     this.publishAppUrl(resources.table.tableName);
 
-    new CfnOutput(this, 'DistributionUrl', { value: this.distributionUrl, description: 'The review app and API origin (the API is /api/v2 under it)' });
+    new CfnOutput(this, 'DistributionUrl', {
+      value: this.distributionUrl,
+      description: 'The review app and API origin (the API is /api/v2 under it)',
+    });
     new CfnOutput(this, 'AppUrl', { value: this.appUrl, description: 'What markupUrl and emails link to' });
   }
 
@@ -303,9 +317,13 @@ export class WebStack extends Stack {
       Validations.of(handler).acknowledge(
         {
           id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-          reason: 'CDK-provided, deploy-time handler of the app URL setting (one PutItem on the table); the managed policy only lets it write its own logs.',
+          reason:
+            'CDK-provided, deploy-time handler of the app URL setting (one PutItem on the table); the managed policy only lets it write its own logs.',
         },
-        { id: 'AwsSolutions-L1', reason: 'CDK-provided, deploy-time handler of AwsCustomResource: CDK pins its runtime and upgrades it with aws-cdk-lib.' },
+        {
+          id: 'AwsSolutions-L1',
+          reason: 'CDK-provided, deploy-time handler of AwsCustomResource: CDK pins its runtime and upgrades it with aws-cdk-lib.',
+        },
       );
     }
   }
@@ -317,23 +335,32 @@ export class WebStack extends Stack {
   private acknowledgeDeploymentHandler(): void {
     const handler = this.node.children.find((child) => child.node.id.startsWith('Custom::CDKBucketDeployment'));
     if (!handler) return;
-    const deployTime = 'CDK-provided, deploy-time handler of BucketDeployment (copies the built app from the CDK asset bucket into the app bucket, invalidates index.html)';
+    const deployTime =
+      'CDK-provided, deploy-time handler of BucketDeployment (copies the built app from the CDK asset bucket into the app bucket, invalidates index.html)';
     Validations.of(handler).acknowledge(
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
         reason: `${deployTime}; the managed policy only lets it write its own logs.`,
       },
-      { id: 'AwsSolutions-L1', reason: `${deployTime}: CDK pins its runtime (a Python runtime with the AWS CLI layer) and upgrades it with aws-cdk-lib.` },
-      ...['Action::s3:Abort*', 'Action::s3:DeleteObject*', 'Action::s3:GetBucket*', 'Action::s3:GetObject*', 'Action::s3:List*'].map((finding) => ({
-        id: `AwsSolutions-IAM5[${finding}]`,
-        reason: `${deployTime}: CDK's grantRead/grantReadWrite action groups, on the asset bucket and the app bucket only.`,
-      })),
+      {
+        id: 'AwsSolutions-L1',
+        reason: `${deployTime}: CDK pins its runtime (a Python runtime with the AWS CLI layer) and upgrades it with aws-cdk-lib.`,
+      },
+      ...['Action::s3:Abort*', 'Action::s3:DeleteObject*', 'Action::s3:GetBucket*', 'Action::s3:GetObject*', 'Action::s3:List*'].map(
+        (finding) => ({
+          id: `AwsSolutions-IAM5[${finding}]`,
+          reason: `${deployTime}: CDK's grantRead/grantReadWrite action groups, on the asset bucket and the app bucket only.`,
+        }),
+      ),
       { id: 'AwsSolutions-IAM5[Resource::<AppBucket20FEBF1C.Arn>/*]', reason: `${deployTime}: it writes every object of the app bucket.` },
       {
         id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
         reason: `${deployTime}: it reads the uploaded build from the CDK bootstrap asset bucket.`,
       },
-      { id: 'AwsSolutions-IAM5[Resource::*]', reason: `${deployTime}: cloudfront:CreateInvalidation and GetInvalidation have no resource-level scoping CDK applies here.` },
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: `${deployTime}: cloudfront:CreateInvalidation and GetInvalidation have no resource-level scoping CDK applies here.`,
+      },
     );
   }
 }

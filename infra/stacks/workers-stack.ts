@@ -8,7 +8,13 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { FUNCTIONS, type FunctionDefinition, type ScheduledFunction, type StreamConsumerFunction, type WebSocketFunction } from '../../functions/registry.js';
+import {
+  FUNCTIONS,
+  type FunctionDefinition,
+  type ScheduledFunction,
+  type StreamConsumerFunction,
+  type WebSocketFunction,
+} from '../../functions/registry.js';
 import { maxConcurrencyOf, QUEUES, type QueueName } from '../../shared/queues.js';
 import { AlarmTopic, ServiceAlarms } from '../constructs/monitoring.js';
 import { pascalCase, ServiceFunction, type ServiceResources } from '../constructs/service-function.js';
@@ -157,15 +163,26 @@ export class WorkersStack extends Stack {
     consumer.addStackDependency(this, 'notifies the alarm topic and shows the workers on its dashboard');
     const names = workersExportNames(this.stackName);
     const functions = Object.fromEntries(
-      Object.keys(this.functions).map((name) => [name, LambdaFunction.fromFunctionName(scope, `${pascalCase(name)}FunctionRef`, Fn.importValue(names.functionName(name)))]),
+      Object.keys(this.functions).map((name) => [
+        name,
+        LambdaFunction.fromFunctionName(scope, `${pascalCase(name)}FunctionRef`, Fn.importValue(names.functionName(name))),
+      ]),
     );
     return { alarmTopic: Topic.fromTopicArn(scope, 'AlarmTopicRef', Fn.importValue(names.alarmTopicArn)), functions };
   }
 
   private exportMonitoring(): void {
     const names = workersExportNames(this.stackName);
-    new CfnOutput(this, 'LiveUrlOutput', { value: this.liveStage.url, exportName: names.liveUrl, description: 'The live-update WebSocket URL (tickets from POST /api/v2/live/tickets)' });
-    new CfnOutput(this, 'AlarmTopicArnOutput', { value: this.alarmTopic.topicArn, exportName: names.alarmTopicArn, description: 'The topic every alarm notifies' });
+    new CfnOutput(this, 'LiveUrlOutput', {
+      value: this.liveStage.url,
+      exportName: names.liveUrl,
+      description: 'The live-update WebSocket URL (tickets from POST /api/v2/live/tickets)',
+    });
+    new CfnOutput(this, 'AlarmTopicArnOutput', {
+      value: this.alarmTopic.topicArn,
+      exportName: names.alarmTopicArn,
+      description: 'The topic every alarm notifies',
+    });
     for (const [name, fn] of Object.entries(this.functions)) {
       new CfnOutput(this, `${pascalCase(name)}FunctionNameOutput`, { value: fn.functionName, exportName: names.functionName(name) });
     }
@@ -189,12 +206,21 @@ export class WorkersStack extends Stack {
       description: 'Review Board Service live updates (DESIGN.md "Live updates")',
       routeSelectionExpression: '$request.body.type',
     });
-    const stage = new WebSocketStage(this, 'LiveStage', { webSocketApi: api, stageName: LIVE_STAGE, autoDeploy: true, throttle: { rateLimit: 100, burstLimit: 200 } });
+    const stage = new WebSocketStage(this, 'LiveStage', {
+      webSocketApi: api,
+      stageName: LIVE_STAGE,
+      autoDeploy: true,
+      throttle: { rateLimit: 100, burstLimit: 200 },
+    });
     Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG4',
-      reason: 'Callers are authenticated in the function: $connect takes a single-use ticket that POST /api/v2/live/tickets issued to an authenticated caller, and every subscribe is authorized like GET /markups/{id}.',
+      reason:
+        'Callers are authenticated in the function: $connect takes a single-use ticket that POST /api/v2/live/tickets issued to an authenticated caller, and every subscribe is authorized like GET /markups/{id}.',
     });
-    Validations.of(stage).acknowledge({ id: 'AwsSolutions-APIG1', reason: 'Each connect, subscribe and disconnect is logged by the live-socket function with its connection id.' });
+    Validations.of(stage).acknowledge({
+      id: 'AwsSolutions-APIG1',
+      reason: 'Each connect, subscribe and disconnect is logged by the live-socket function with its connection id.',
+    });
     return { api, stage };
   }
 
@@ -220,7 +246,10 @@ export class WorkersStack extends Stack {
    * which alarms as the other dead-letter queues do. The rule may invoke this one function only.
    */
   private runOnSchedule(fn: ServiceFunction, definition: ScheduledFunction): void {
-    const failures = this.failureQueue(`${pascalCase(definition.name)}ScheduleFailures`, 'the dead-letter queue of the schedule rule target');
+    const failures = this.failureQueue(
+      `${pascalCase(definition.name)}ScheduleFailures`,
+      'the dead-letter queue of the schedule rule target',
+    );
     this.scheduleFailures[definition.name] = failures;
     new Rule(this, `${pascalCase(definition.name)}Schedule`, {
       description: `Runs ${definition.name} every ${definition.everyMinutes} minutes.`,
@@ -238,7 +267,10 @@ export class WorkersStack extends Stack {
    * and sequence numbers) on an on-failure queue, so it can be found and replayed while the stream keeps it.
    */
   private consumeTableStream(resources: ServiceResources, fn: ServiceFunction, definition: StreamConsumerFunction): void {
-    const failures = this.failureQueue(`${pascalCase(definition.name)}StreamFailures`, 'the on-failure destination of the stream event source');
+    const failures = this.failureQueue(
+      `${pascalCase(definition.name)}StreamFailures`,
+      'the on-failure destination of the stream event source',
+    );
     this.streamFailures[definition.name] = failures;
     fn.addEventSource(
       new DynamoEventSource(resources.table, {
@@ -253,7 +285,8 @@ export class WorkersStack extends Stack {
     );
     Validations.of(fn.executionRole).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'dynamodb:ListStreams has no resource-level permissions (CDK grants it on *); every read action of the grant is scoped to the one table stream.',
+      reason:
+        'dynamodb:ListStreams has no resource-level permissions (CDK grants it on *); every read action of the grant is scoped to the one table stream.',
     });
   }
 }

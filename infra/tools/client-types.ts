@@ -27,10 +27,12 @@ if (invoked) {
       // Missing counts as out of date.
     }
     if (committed !== expected) {
-      process.stderr.write(`client: ${CLIENT_TYPES_FILE} does not match the OpenAPI document (functions/openapi/openapi.generated.json): run npm run client:generate and commit the result\n`);
+      process.stderr.write(
+        `client: ${CLIENT_TYPES_FILE} does not match the OpenAPI document (functions/openapi/openapi.generated.json): run npm run client:generate and commit the result\n`,
+      );
       process.exit(1);
     }
-    process.stdout.write('client: the TypeScript client\'s types match the OpenAPI document\n');
+    process.stdout.write("client: the TypeScript client's types match the OpenAPI document\n");
   } else {
     writeFileSync(CLIENT_TYPES_FILE, expected);
     process.stdout.write(`client: wrote ${CLIENT_TYPES_FILE}\n`);

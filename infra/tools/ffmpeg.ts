@@ -22,7 +22,9 @@ export const FFMPEG_BUILD_COMMAND = 'npm run converters:ffmpeg';
 
 /** The id of the build the script makes, as it writes it to .converters/ffmpeg/BUILD: the script's SHA-256. */
 export function ffmpegBuildId(repoRoot = REPO_ROOT): string {
-  return createHash('sha256').update(readFileSync(join(repoRoot, FFMPEG_BUILD_SCRIPT))).digest('hex');
+  return createHash('sha256')
+    .update(readFileSync(join(repoRoot, FFMPEG_BUILD_SCRIPT)))
+    .digest('hex');
 }
 
 /** `current`: built by this script; `stale`: built by an older version of it (still usable); `missing`. */
@@ -70,7 +72,11 @@ export interface FfmpegBuild {
 export function startFfmpegBuild(options: FfmpegBuildOptions = {}): FfmpegBuild {
   const repoRoot = options.repoRoot ?? REPO_ROOT;
   const [command, ...args] = options.command ?? [FFMPEG_BUILD_SCRIPT, '--if-missing', '--log', FFMPEG_BUILD_LOG];
-  const child = spawn(command!, args, { cwd: repoRoot, detached: true, stdio: ['ignore', 'ignore', options.onProgress ? 'pipe' : 'ignore'] });
+  const child = spawn(command!, args, {
+    cwd: repoRoot,
+    detached: true,
+    stdio: ['ignore', 'ignore', options.onProgress ? 'pipe' : 'ignore'],
+  });
   let stopped = false;
   let lastLine = '';
   let pending = '';
@@ -88,7 +94,13 @@ export function startFfmpegBuild(options: FfmpegBuildOptions = {}): FfmpegBuild 
     child.once('close', (code) => {
       if (stopped) resolve({ outcome: 'stopped' });
       else if (code === 0) resolve({ outcome: 'built' });
-      else resolve({ outcome: 'failed', reason: (options.command ? undefined : ffmpegBuildFailure(repoRoot)) ?? (lastLine || `the build ended with ${code === null ? 'a signal' : `exit code ${code}`}`) });
+      else
+        resolve({
+          outcome: 'failed',
+          reason:
+            (options.command ? undefined : ffmpegBuildFailure(repoRoot)) ??
+            (lastLine || `the build ended with ${code === null ? 'a signal' : `exit code ${code}`}`),
+        });
     });
   });
   const stop = () => {
@@ -112,9 +124,16 @@ export function startFfmpegBuild(options: FfmpegBuildOptions = {}): FfmpegBuild 
  */
 export function buildFfmpegNow(repoRoot = REPO_ROOT): void {
   if (ffmpegState(repoRoot) === 'current') return;
-  process.stderr.write(`ffmpeg is not built yet: building it now (${FFMPEG_BUILD_SCRIPT}, a few minutes, once per clone; log: ${FFMPEG_BUILD_LOG})\n`);
-  const result = spawnSync(join(repoRoot, FFMPEG_BUILD_SCRIPT), ['--if-missing', '--log', FFMPEG_BUILD_LOG], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+  process.stderr.write(
+    `ffmpeg is not built yet: building it now (${FFMPEG_BUILD_SCRIPT}, a few minutes, once per clone; log: ${FFMPEG_BUILD_LOG})\n`,
+  );
+  const result = spawnSync(join(repoRoot, FFMPEG_BUILD_SCRIPT), ['--if-missing', '--log', FFMPEG_BUILD_LOG], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   if (result.status !== 0 || ffmpegState(repoRoot) !== 'current') {
-    throw new Error(`ffmpeg could not be built (${ffmpegBuildFailure(repoRoot) ?? result.error?.message ?? `exit code ${result.status}`}): run ${FFMPEG_BUILD_COMMAND} and see ${FFMPEG_BUILD_LOG}`);
+    throw new Error(
+      `ffmpeg could not be built (${ffmpegBuildFailure(repoRoot) ?? result.error?.message ?? `exit code ${result.status}`}): run ${FFMPEG_BUILD_COMMAND} and see ${FFMPEG_BUILD_LOG}`,
+    );
   }
 }

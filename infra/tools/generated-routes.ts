@@ -18,7 +18,12 @@ export const GENERATED_FILES = {
 
 export function generatedContents(): Record<keyof typeof GENERATED_FILES, string> {
   const routes = allRoutes();
-  const index: RouteIndexEntry[] = routes.map(({ method, path, auth, permission }) => ({ method, path, auth, ...(permission ? { permission } : {}) }));
+  const index: RouteIndexEntry[] = routes.map(({ method, path, auth, permission }) => ({
+    method,
+    path,
+    auth,
+    ...(permission ? { permission } : {}),
+  }));
   return {
     routeIndex: `${JSON.stringify(index, null, 2)}\n`,
     openApi: `${JSON.stringify(buildOpenApi(routeGroups()), null, 2)}\n`,
@@ -28,13 +33,15 @@ export function generatedContents(): Record<keyof typeof GENERATED_FILES, string
 /** The generated files whose committed content is not what the route tables give now. */
 export function staleGeneratedFiles(): string[] {
   const contents = generatedContents();
-  return (Object.keys(GENERATED_FILES) as (keyof typeof GENERATED_FILES)[]).filter((name) => {
-    try {
-      return readFileSync(GENERATED_FILES[name], 'utf8') !== contents[name];
-    } catch {
-      return true;
-    }
-  }).map((name) => GENERATED_FILES[name]);
+  return (Object.keys(GENERATED_FILES) as (keyof typeof GENERATED_FILES)[])
+    .filter((name) => {
+      try {
+        return readFileSync(GENERATED_FILES[name], 'utf8') !== contents[name];
+      } catch {
+        return true;
+      }
+    })
+    .map((name) => GENERATED_FILES[name]);
 }
 
 const invoked = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];

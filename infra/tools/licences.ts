@@ -18,7 +18,9 @@ export function licenceOf(manifest: Record<string, unknown>): string | undefined
   const field = manifest.license ?? manifest.licenses;
   if (typeof field === 'string') return field;
   if (Array.isArray(field)) {
-    const types = field.map((entry) => (typeof entry === 'string' ? entry : (entry as { type?: unknown })?.type)).filter((type): type is string => typeof type === 'string');
+    const types = field
+      .map((entry) => (typeof entry === 'string' ? entry : (entry as { type?: unknown })?.type))
+      .filter((type): type is string => typeof type === 'string');
     return types.length > 0 ? `(${types.join(' OR ')})` : undefined;
   }
   if (field && typeof field === 'object' && typeof (field as { type?: unknown }).type === 'string') return (field as { type: string }).type;
@@ -31,7 +33,11 @@ export function licenceOf(manifest: Record<string, unknown>): string | undefined
  * keep their licence. Unparsable expressions that mention the AGPL count as requiring it.
  */
 export function requiresAgpl(expression: string): boolean {
-  const tokens = expression.replace(/[()]/g, (paren) => ` ${paren} `).trim().split(/\s+/).filter(Boolean);
+  const tokens = expression
+    .replace(/[()]/g, (paren) => ` ${paren} `)
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
   let index = 0;
   const isAgpl = (id: string) => /^AGPL/i.test(id) || /affero/i.test(id);
   // or := and ('OR' and)*;  and := atom ('AND' atom)*;  atom := '(' or ')' | id ('WITH' id)?
@@ -91,13 +97,20 @@ export function installedPackages(root: string): InstalledPackage[] {
     for (const entry of readdirSync(modules, { withFileTypes: true })) {
       if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
       const dirs = entry.name.startsWith('@')
-        ? readdirSync(join(modules, entry.name), { withFileTypes: true }).filter((scoped) => scoped.isDirectory()).map((scoped) => join(modules, entry.name, scoped.name))
+        ? readdirSync(join(modules, entry.name), { withFileTypes: true })
+            .filter((scoped) => scoped.isDirectory())
+            .map((scoped) => join(modules, entry.name, scoped.name))
         : [join(modules, entry.name)];
       for (const dir of dirs) {
         const manifestPath = join(dir, 'package.json');
         if (existsSync(manifestPath)) {
           const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, unknown>;
-          found.push({ name: String(manifest.name ?? relative(modules, dir)), version: String(manifest.version ?? ''), licence: licenceOf(manifest), path: relative(root, dir) });
+          found.push({
+            name: String(manifest.name ?? relative(modules, dir)),
+            version: String(manifest.version ?? ''),
+            licence: licenceOf(manifest),
+            path: relative(root, dir),
+          });
         }
         visit(join(dir, 'node_modules'));
       }
@@ -108,7 +121,10 @@ export function installedPackages(root: string): InstalledPackage[] {
 }
 
 /** What the check reports: AGPL packages not in `known`, and entries of `known` no longer installed (a stale list hides nothing). */
-export function checkLicences(packages: readonly InstalledPackage[], known: Readonly<Record<string, string>> = KNOWN_AGPL): { offenders: InstalledPackage[]; stale: string[] } {
+export function checkLicences(
+  packages: readonly InstalledPackage[],
+  known: Readonly<Record<string, string>> = KNOWN_AGPL,
+): { offenders: InstalledPackage[]; stale: string[] } {
   const agpl = packages.filter((pkg) => pkg.licence !== undefined && requiresAgpl(pkg.licence));
   return {
     offenders: agpl.filter((pkg) => !(pkg.name in known)),
@@ -120,9 +136,17 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const root = process.argv[2] ?? process.cwd();
   const packages = installedPackages(root);
   const { offenders, stale } = checkLicences(packages);
-  for (const pkg of offenders) process.stderr.write(`licences: ${pkg.name}@${pkg.version} (${pkg.path}) is licensed ${pkg.licence}: no AGPL code in the default install\n`);
-  for (const name of stale) process.stderr.write(`licences: ${name} is listed in KNOWN_AGPL (infra/tools/licences.ts) but no longer installed under the AGPL: remove it from the list\n`);
+  for (const pkg of offenders)
+    process.stderr.write(
+      `licences: ${pkg.name}@${pkg.version} (${pkg.path}) is licensed ${pkg.licence}: no AGPL code in the default install\n`,
+    );
+  for (const name of stale)
+    process.stderr.write(
+      `licences: ${name} is listed in KNOWN_AGPL (infra/tools/licences.ts) but no longer installed under the AGPL: remove it from the list\n`,
+    );
   const known = Object.entries(KNOWN_AGPL).filter(([name]) => !stale.includes(name));
-  process.stdout.write(`licences: ${packages.length} installed packages checked; ${offenders.length} AGPL package(s) not allowed${known.length > 0 ? `; still known, to be removed: ${known.map(([name, why]) => `${name} (${why})`).join('; ')}` : ''}\n`);
+  process.stdout.write(
+    `licences: ${packages.length} installed packages checked; ${offenders.length} AGPL package(s) not allowed${known.length > 0 ? `; still known, to be removed: ${known.map(([name, why]) => `${name} (${why})`).join('; ')}` : ''}\n`,
+  );
   if (offenders.length > 0 || stale.length > 0) process.exit(1);
 }

@@ -50,7 +50,8 @@ async function authenticateApiKey(credential: string): Promise<KeyPrincipal> {
     throw new UnauthorizedError('The API key is not valid or has been revoked.');
   }
   const base = { kind: 'apiKey', keyId: record.keyId, organizationId: record.organizationId, userId: record.userId } as const;
-  if (record.scope === 'workspace') return { ...base, scope: 'workspace', workspaceId: record.workspaceId!, actsAsMember: await actsAsMember(record) };
+  if (record.scope === 'workspace')
+    return { ...base, scope: 'workspace', workspaceId: record.workspaceId!, actsAsMember: await actsAsMember(record) };
   return { ...base, scope: 'organization', actsAsMember: false };
 }
 

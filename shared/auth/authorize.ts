@@ -2,7 +2,14 @@ import { getMember, statusOf, type Role } from '../db/users.js';
 import { ForbiddenError } from '../errors.js';
 import { requireLive } from './liveness.js';
 import { allows, isEndUserRole, refusalOf, ruleOf, type AnyRole, type Permission } from './permissions.js';
-import { credentialOf, type EndUserPrincipal, type OrganizationKeyPrincipal, type Principal, type RequestAuthorization, type SessionPrincipal } from './principal.js';
+import {
+  credentialOf,
+  type EndUserPrincipal,
+  type OrganizationKeyPrincipal,
+  type Principal,
+  type RequestAuthorization,
+  type SessionPrincipal,
+} from './principal.js';
 
 /** The workspace a permission is checked in: its id and organization. */
 export interface WorkspaceRef {
@@ -46,11 +53,17 @@ export async function roleOf(principal: Principal, workspaceId: string): Promise
 export function requireInScope(principal: Principal, workspace: WorkspaceRef, subject?: string): void {
   if (inScope(principal, workspace)) return;
   if (workspace.organizationId !== principal.organizationId) {
-    throw new ForbiddenError(`${subject ?? 'The workspace this request addresses'} is not in this ${credentialOf(principal)}'s organization.`, 'workspace-out-of-scope');
+    throw new ForbiddenError(
+      `${subject ?? 'The workspace this request addresses'} is not in this ${credentialOf(principal)}'s organization.`,
+      'workspace-out-of-scope',
+    );
   }
   if (principal.scope === 'workspace' && workspace.id !== principal.workspaceId) {
     const target = subject === undefined ? 'another workspace' : `${lowerFirst(subject)}, which is in another workspace`;
-    throw new ForbiddenError(`This ${credentialOf(principal)} is scoped to workspace ${principal.workspaceId} and cannot act on ${target}.`, 'workspace-out-of-scope');
+    throw new ForbiddenError(
+      `This ${credentialOf(principal)} is scoped to workspace ${principal.workspaceId} and cannot act on ${target}.`,
+      'workspace-out-of-scope',
+    );
   }
 }
 
@@ -61,7 +74,9 @@ export function requireInScope(principal: Principal, workspace: WorkspaceRef, su
 export function inScope(principal: Principal, workspace: WorkspaceRef): boolean {
   // A session reaches the workspaces its user is a member of, in any organization: `roleOf` decides (403 not-a-member).
   if (principal.kind === 'session') return true;
-  return workspace.organizationId === principal.organizationId && (principal.scope !== 'workspace' || workspace.id === principal.workspaceId);
+  return (
+    workspace.organizationId === principal.organizationId && (principal.scope !== 'workspace' || workspace.id === principal.workspaceId)
+  );
 }
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
@@ -75,7 +90,8 @@ const organizationKeyRequired = (principal: Principal, permission: Permission) =
 function requireOrganizationKeyFor(principal: Principal, permission: Permission): void {
   if (ruleOf(permission).organizationKey && principal.scope !== 'organization') throw organizationKeyRequired(principal, permission);
   // Rows reserved to sessions are checked by `authorizeSession`; reaching one through a workspace is never a grant.
-  if (ruleOf(permission).sessionOnly) throw new ForbiddenError(`Only a session token may ${ruleOf(permission).action}, and not on a workspace.`, 'session-token-required');
+  if (ruleOf(permission).sessionOnly)
+    throw new ForbiddenError(`Only a session token may ${ruleOf(permission).action}, and not on a workspace.`, 'session-token-required');
 }
 
 /** What `authorize` checks beyond the route's permission. */
@@ -131,7 +147,8 @@ export async function authorize(principal: Principal, workspace: WorkspaceRef, o
  */
 export async function authorizeMember(principal: Principal, workspace: WorkspaceRef, options: AuthorizeOptions = {}): Promise<Role> {
   const role = await authorize(principal, workspace, options);
-  if (isEndUserRole(role)) throw new ForbiddenError(`The ${role} role cannot ${ruleOf(authorizationOf(principal).permission).action}.`, 'insufficient-role');
+  if (isEndUserRole(role))
+    throw new ForbiddenError(`The ${role} role cannot ${ruleOf(authorizationOf(principal).permission).action}.`, 'insufficient-role');
   return role;
 }
 
@@ -148,7 +165,10 @@ function requireMarkupInReach(principal: EndUserPrincipal, markupId: string | un
     // A markup the caller named is named back; a thread's or message's markup never is: a token
     // asking for one must not learn which markup holds it.
     const target = subject === undefined ? `markup ${markupId}` : `${lowerFirst(subject)}, which is on another markup`;
-    throw new ForbiddenError(`This exchange token is bound to markup ${principal.markupId} and cannot act on ${target}.`, 'markup-out-of-scope');
+    throw new ForbiddenError(
+      `This exchange token is bound to markup ${principal.markupId} and cannot act on ${target}.`,
+      'markup-out-of-scope',
+    );
   }
 }
 
@@ -172,7 +192,10 @@ export function authorizeOnRecordOf(principal: Principal, role: AnyRole, authorI
   if (authorId === principal.userId || allows(role, permission, 'others')) return;
   const others = ruleOf(permission).others;
   if (others === false) {
-    throw new ForbiddenError(`Only its author may do this (${ruleOf(permission).action}); it was written by someone else.`, `not-${permission.split(':')[0]}-author`);
+    throw new ForbiddenError(
+      `Only its author may do this (${ruleOf(permission).action}); it was written by someone else.`,
+      `not-${permission.split(':')[0]}-author`,
+    );
   }
   throw new ForbiddenError(refusalOf(role, permission, 'others'), 'insufficient-role');
 }
@@ -193,9 +216,13 @@ export function mayActOnOthers(principal: Principal, role: AnyRole): boolean {
  */
 export async function authorizeSession(principal: Principal): Promise<SessionPrincipal> {
   const authorization = authorizationOf(principal);
-  if (!ruleOf(authorization.permission).sessionOnly) throw new Error(`authorizeSession() was called for ${authorization.permission}, which the table does not reserve to session tokens.`);
+  if (!ruleOf(authorization.permission).sessionOnly)
+    throw new Error(`authorizeSession() was called for ${authorization.permission}, which the table does not reserve to session tokens.`);
   if (principal.kind !== 'session') {
-    throw new ForbiddenError(`Only a session token may ${ruleOf(authorization.permission).action}; this is an ${credentialOf(principal)}.`, 'session-token-required');
+    throw new ForbiddenError(
+      `Only a session token may ${ruleOf(authorization.permission).action}; this is an ${credentialOf(principal)}.`,
+      'session-token-required',
+    );
   }
   await requireLive(principal);
   authorization.authorized = true;
@@ -209,7 +236,8 @@ export async function authorizeSession(principal: Principal): Promise<SessionPri
  */
 export async function authorizeCredential(principal: Principal): Promise<Principal> {
   const authorization = authorizationOf(principal);
-  if (!ruleOf(authorization.permission).anyCredential) throw new Error(`authorizeCredential() was called for ${authorization.permission}, which the table does not open to every credential.`);
+  if (!ruleOf(authorization.permission).anyCredential)
+    throw new Error(`authorizeCredential() was called for ${authorization.permission}, which the table does not open to every credential.`);
   await requireLive(principal);
   authorization.authorized = true;
   return principal;

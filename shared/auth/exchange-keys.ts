@@ -13,7 +13,8 @@ import { kmsKeyId, kmsPublicKey, kmsSigner, localSigner, type ExchangeTokenSigne
  *
  * Each is loaded once per process and cached: a verifier fetches the public key once per cold
  * start and then verifies with no network call; a token naming any other `kid` is refused, never
- * looked up. Rotation is a new key (docs/embedded-commenting.md, "Exchange tokens: keys, rotation and liveness"): tokens of the old one fail, for at most their lifetime.
+ * looked up. Rotation is a new key (docs/embedded-commenting.md, "Exchange tokens: keys, rotation and liveness"): tokens of the old one
+ * fail, for at most their lifetime.
  */
 
 /** The public key tokens are verified with, and the `kid` they must name. */
@@ -36,7 +37,9 @@ export function newKeyDocument(): string {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const jwk = privateKey.export({ format: 'jwk' });
   // RFC 7638: SHA-256 of the required members in lexicographic order, no whitespace.
-  const thumbprint = createHash('sha256').update(JSON.stringify({ crv: 'P-256', kty: 'EC', x: jwk.x, y: jwk.y })).digest('base64url');
+  const thumbprint = createHash('sha256')
+    .update(JSON.stringify({ crv: 'P-256', kty: 'EC', x: jwk.x, y: jwk.y }))
+    .digest('base64url');
   return JSON.stringify({ kid: `local-${thumbprint.slice(0, 16)}`, jwk: { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y, d: jwk.d } });
 }
 

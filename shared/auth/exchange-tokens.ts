@@ -27,7 +27,10 @@ const ALGORITHM = 'ES256';
 const CLOCK_TOLERANCE_SECONDS = 5;
 
 /** What a token says about its holder: the end-user principal it verifies to. */
-export type ExchangeGrant = Pick<EndUserPrincipal, 'organizationId' | 'workspaceId' | 'userId' | 'externalId' | 'installationId' | 'markupRole' | 'markupId'> & {
+export type ExchangeGrant = Pick<
+  EndUserPrincipal,
+  'organizationId' | 'workspaceId' | 'userId' | 'externalId' | 'installationId' | 'markupRole' | 'markupId'
+> & {
   /** Minted by the SDK exchange (an identity-provider login) rather than a customer JWT. */
   sdk?: boolean;
 };
@@ -52,7 +55,11 @@ export async function mintExchangeToken(grant: ExchangeGrant, now = Date.now()):
 }
 
 /** Signs a token for `grant` with `signer` (ES256, its `kid`); `mintExchangeToken` with the process's signer. */
-export async function signExchangeToken(signer: ExchangeTokenSigner, grant: ExchangeGrant, now = Date.now()): Promise<{ token: string; expiresAt: Date }> {
+export async function signExchangeToken(
+  signer: ExchangeTokenSigner,
+  grant: ExchangeGrant,
+  now = Date.now(),
+): Promise<{ token: string; expiresAt: Date }> {
   const issuedAt = Math.floor(now / 1000);
   const expiresAt = issuedAt + getConfig().exchangeTokenTtlSeconds;
   const payload = {

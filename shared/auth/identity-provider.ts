@@ -43,10 +43,13 @@ const refused = (detail: string) => new UnauthorizedError(`The identity-provider
 export async function verifyIdentityProviderToken(authorization: string | undefined): Promise<IdentityProviderUser> {
   const provider = getConfig().identityProvider;
   if (!provider) {
-    throw new ServiceUnavailableError('No identity provider is configured for this deployment (IDP_JWKS_URL, IDP_ISSUER, IDP_AUDIENCE), so the SDK exchange is unavailable.', 'identity-provider-not-configured');
+    throw new ServiceUnavailableError(
+      'No identity provider is configured for this deployment (IDP_JWKS_URL, IDP_ISSUER, IDP_AUDIENCE), so the SDK exchange is unavailable.',
+      'identity-provider-not-configured',
+    );
   }
   const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-  if (!token) throw new UnauthorizedError('Send the identity provider\'s access token as Authorization: Bearer <token>.');
+  if (!token) throw new UnauthorizedError("Send the identity provider's access token as Authorization: Bearer <token>.");
   let type: string | undefined;
   try {
     type = decodeProtectedHeader(token).typ;
@@ -75,7 +78,10 @@ function reasonOf(error: unknown): Error {
   if (code === undefined || code === 'ERR_JWKS_TIMEOUT' || code === 'ERR_JWKS_INVALID' || code === 'ERR_JOSE_GENERIC') {
     // No answer, or not a key set, from the provider: not the caller's fault.
     logger.warn('identity provider key set unavailable', { error });
-    return new ServiceUnavailableError('The identity provider\'s key set could not be fetched; try again shortly.', 'identity-provider-unavailable');
+    return new ServiceUnavailableError(
+      "The identity provider's key set could not be fetched; try again shortly.",
+      'identity-provider-unavailable',
+    );
   }
   switch (code) {
     case 'ERR_JWT_EXPIRED':
@@ -85,7 +91,7 @@ function reasonOf(error: unknown): Error {
     case 'ERR_JOSE_ALG_NOT_ALLOWED':
       return refused(`it must be signed with ${IDP_ALGORITHMS.join(' or ')}.`);
     default:
-      return refused('its signature does not verify with the identity provider\'s keys.');
+      return refused("its signature does not verify with the identity provider's keys.");
   }
 }
 

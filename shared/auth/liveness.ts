@@ -20,7 +20,10 @@ import type { EndUserPrincipal, Principal } from './principal.js';
 
 const signedOut = () => new UnauthorizedError('The session token was signed out; sign in again (POST /auth/email-sign-in).');
 
-const dead = () => new UnauthorizedError('The exchange token is no longer valid: its installation or end user was deleted. Exchange a new one with POST /auth/exchange.');
+const dead = () =>
+  new UnauthorizedError(
+    'The exchange token is no longer valid: its installation or end user was deleted. Exchange a new one with POST /auth/exchange.',
+  );
 
 /**
  * One request's liveness check, shared by every copy of its principal: the answer once read (or

@@ -148,7 +148,8 @@ export function allows(role: AnyRole, permission: Permission, on: 'own' | 'other
 export function refusalOf(role: AnyRole | undefined, permission: Permission, on: 'own' | 'others' = 'own'): string {
   const rule = ruleOf(permission);
   const whose = on === 'others' ? " other people's records" : '';
-  if (role === undefined) return `This credential's user is not a member of the workspace, so it has no role there and cannot ${rule.action}.`;
+  if (role === undefined)
+    return `This credential's user is not a member of the workspace, so it has no role there and cannot ${rule.action}.`;
   const minimum = minimumRole(permission, isEndUserRole(role) ? 'endUser' : 'member', on);
   if (minimum === false) return `The ${role} role cannot ${rule.action}${whose ? ` on${whose}` : ''}; no role of its kind may.`;
   return `The ${role} role cannot ${rule.action}${whose ? ` on${whose}` : ''}; it needs ${minimum} or above.`;
@@ -157,9 +158,13 @@ export function refusalOf(role: AnyRole | undefined, permission: Permission, on:
 /** One sentence for documentation: who may use `permission`. */
 export function describePermission(permission: Permission): string {
   const rule = ruleOf(permission);
-  if (rule.sessionOnly) return `Needs \`${permission}\`: a session token (a signed-in member, any role); not open to API keys or end users.`;
-  const parts = [`Needs \`${permission}\`: ${rule.organizationKey ? 'an organization-scoped key' : `workspace role ${rule.member} or above`}`];
-  if (rule.others !== undefined) parts.push(rule.others === false ? 'only the author acts on their own' : `${rule.others} or above on other people's`);
+  if (rule.sessionOnly)
+    return `Needs \`${permission}\`: a session token (a signed-in member, any role); not open to API keys or end users.`;
+  const parts = [
+    `Needs \`${permission}\`: ${rule.organizationKey ? 'an organization-scoped key' : `workspace role ${rule.member} or above`}`,
+  ];
+  if (rule.others !== undefined)
+    parts.push(rule.others === false ? 'only the author acts on their own' : `${rule.others} or above on other people's`);
   parts.push(rule.endUser === false ? 'not open to end users' : `end users ${rule.endUser} or above`);
   return `${parts.join('; ')}.`;
 }

@@ -25,11 +25,22 @@ const Claims = v.object({ sub: v.pipe(v.string(), v.minLength(1)), jti: v.pipe(v
 const invalid = () => new UnauthorizedError('The session token is not valid or has expired; sign in again (POST /auth/email-sign-in).');
 
 /** Signs a session token for `userId` with `signer`; answers it, its id and its expiry. */
-export async function signSessionToken(signer: ExchangeTokenSigner, userId: string, now = Date.now()): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
+export async function signSessionToken(
+  signer: ExchangeTokenSigner,
+  userId: string,
+  now = Date.now(),
+): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
   const issuedAt = Math.floor(now / 1000);
   const expiresAt = issuedAt + SESSION_TOKEN_TTL_SECONDS;
   const sessionId = randomUUID();
-  const token = await signServiceJwt(signer, SESSION_TOKEN_TYPE, { iss: 'review-board-service', aud: AUDIENCE, sub: userId, iat: issuedAt, exp: expiresAt, jti: sessionId });
+  const token = await signServiceJwt(signer, SESSION_TOKEN_TYPE, {
+    iss: 'review-board-service',
+    aud: AUDIENCE,
+    sub: userId,
+    iat: issuedAt,
+    exp: expiresAt,
+    jti: sessionId,
+  });
   return { token, sessionId, expiresAt: new Date(expiresAt * 1000) };
 }
 
@@ -47,5 +58,12 @@ export async function checkSessionToken(token: string, expected: ExchangeVerific
   const payload = await verifyServiceJwt(token, expected, { typ: SESSION_TOKEN_TYPE, audience: AUDIENCE, invalid });
   const claims = v.safeParse(Claims, payload);
   if (!claims.success) throw invalid();
-  return { kind: 'session', scope: 'member', userId: claims.output.sub, sessionId: claims.output.jti, expiresAt: claims.output.exp * 1000, actsAsMember: true };
+  return {
+    kind: 'session',
+    scope: 'member',
+    userId: claims.output.sub,
+    sessionId: claims.output.jti,
+    expiresAt: claims.output.exp * 1000,
+    actsAsMember: true,
+  };
 }

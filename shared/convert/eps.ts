@@ -74,7 +74,8 @@ export async function convertEps(input: ConverterInput, options: EpsOptions): Pr
 export function boundingBox(bytes: Buffer): { width: number; height: number } | undefined {
   let text = bytes;
   // DOS EPS binary header: the PostScript section's offset and length follow the magic number.
-  if (bytes.length >= 12 && bytes.readUInt32BE(0) === 0xc5d0d3c6) text = bytes.subarray(bytes.readUInt32LE(4), bytes.readUInt32LE(4) + bytes.readUInt32LE(8));
+  if (bytes.length >= 12 && bytes.readUInt32BE(0) === 0xc5d0d3c6)
+    text = bytes.subarray(bytes.readUInt32LE(4), bytes.readUInt32LE(4) + bytes.readUInt32LE(8));
   const head = text.subarray(0, 64 * 1024).toString('latin1');
   for (const comment of ['%%HiResBoundingBox:', '%%BoundingBox:']) {
     const match = new RegExp(`^${comment}\\s*(-?[\\d.]+)\\s+(-?[\\d.]+)\\s+(-?[\\d.]+)\\s+(-?[\\d.]+)`, 'm').exec(head);
@@ -145,14 +146,21 @@ const STDERR_TAIL = 2000;
  * environment: it needs no credential and no setting, only what it is sent.
  */
 async function runGhostscript(moduleUrl: string, input: Buffer, args: string[], timeoutMs: number): Promise<GhostscriptResult> {
-  const child = spawn(process.execPath, ['-e', CHILD_SOURCE], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced', env: {} });
+  const child = spawn(process.execPath, ['-e', CHILD_SOURCE], {
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    serialization: 'advanced',
+    env: {},
+  });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-STDERR_TAIL);
   });
   try {
     return await new Promise<GhostscriptResult>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new ConversionError(`The EPS file took longer than ${Math.round(timeoutMs / 1000)} s to render.`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new ConversionError(`The EPS file took longer than ${Math.round(timeoutMs / 1000)} s to render.`)),
+        timeoutMs,
+      );
       child.once('message', (message: GhostscriptResult) => {
         clearTimeout(timer);
         resolve(message);
@@ -163,7 +171,9 @@ async function runGhostscript(moduleUrl: string, input: Buffer, args: string[], 
       });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        reject(new Error(`the Ghostscript process exited (${signal ?? `code ${code}`}) before answering${stderr ? `: ${stderr.trim()}` : ''}`));
+        reject(
+          new Error(`the Ghostscript process exited (${signal ?? `code ${code}`}) before answering${stderr ? `: ${stderr.trim()}` : ''}`),
+        );
       });
       child.send({ moduleUrl, input, args }, (error) => {
         if (error) {

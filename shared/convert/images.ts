@@ -39,7 +39,13 @@ export function sniffKind(head: Uint8Array): SourceKind | undefined {
   // DOS EPS binary header (PostScript plus a TIFF or WMF preview).
   if (bytes.length >= 4 && bytes.readUInt32BE(0) === 0xc5d0d3c6) return 'eps';
   if (bytes.subarray(0, 1024).includes('%PDF-')) return 'pdf';
-  if (ascii.startsWith('\x89PNG') || ascii.startsWith('\xff\xd8\xff') || ascii.startsWith('GIF8') || (ascii.startsWith('RIFF') && ascii.slice(8, 12) === 'WEBP')) return 'raster';
+  if (
+    ascii.startsWith('\x89PNG') ||
+    ascii.startsWith('\xff\xd8\xff') ||
+    ascii.startsWith('GIF8') ||
+    (ascii.startsWith('RIFF') && ascii.slice(8, 12) === 'WEBP')
+  )
+    return 'raster';
   return undefined;
 }
 

@@ -28,7 +28,9 @@ export const CONVERSION_LIMITS = {
 /** Refuses an image whose decoded size would pass `maxPixels`, from the size its header declares. */
 export function checkImagePixels(width: number, height: number, maxPixels: number = CONVERSION_LIMITS.maxImagePixels): void {
   if (width * height > maxPixels) {
-    throw new ConversionError(`The image is too large (${width} x ${height} pixels); at most ${maxPixels.toLocaleString('en-US')} pixels are converted.`);
+    throw new ConversionError(
+      `The image is too large (${width} x ${height} pixels); at most ${maxPixels.toLocaleString('en-US')} pixels are converted.`,
+    );
   }
 }
 

@@ -52,7 +52,8 @@ export function loadAgPsd(): AgPsdModule {
       () => {
         throw new Error('ag-psd asked for a canvas, which the conversion worker does not have');
       },
-      (width, height) => ({ width, height, data: new Uint8ClampedArray(width * height * 4), colorSpace: 'srgb' }) as ReturnType<ImageDataFactory>,
+      (width, height) =>
+        ({ width, height, data: new Uint8ClampedArray(width * height * 4), colorSpace: 'srgb' }) as ReturnType<ImageDataFactory>,
     );
     agPsdModule = agPsd;
   }

@@ -85,7 +85,8 @@ export async function* convertPdf(input: ConverterInput, options: PdfOptions = {
     }
     if (pageCount === 0) throw new ConversionError('The PDF has no pages.');
     const maxPages = options.maxPages ?? CONVERSION_LIMITS.maxPages;
-    if (pageCount > maxPages) throw new ConversionError(`The PDF has ${pageCount} pages; at most ${maxPages} pages are converted. Split it into smaller files.`);
+    if (pageCount > maxPages)
+      throw new ConversionError(`The PDF has ${pageCount} pages; at most ${maxPages} pages are converted. Split it into smaller files.`);
     for (let index = 0; index < pageCount; index += 1) yield { ...(await renderPage(pdfium, document, access, index, options)), pageCount };
   } finally {
     // Closing the document frees its parsed objects and the fonts and images its pages cached.
@@ -95,7 +96,13 @@ export async function* convertPdf(input: ConverterInput, options: PdfOptions = {
   }
 }
 
-async function renderPage(pdfium: PdfiumModule, document: number, access: FileAccess, index: number, options: PdfOptions): Promise<Omit<PdfPage, 'pageCount'>> {
+async function renderPage(
+  pdfium: PdfiumModule,
+  document: number,
+  access: FileAccess,
+  index: number,
+  options: PdfOptions,
+): Promise<Omit<PdfPage, 'pageCount'>> {
   let page = 0;
   let bitmap = 0;
   try {
@@ -131,7 +138,9 @@ async function renderPage(pdfium: PdfiumModule, document: number, access: FileAc
     }
     const encoder = loadSharp()(pixels, { raw: { width: pixelWidth, height: pixelHeight, channels: 4 } }).removeAlpha();
     const jpeg = options.format === 'jpeg';
-    const { data, info } = await (jpeg ? encoder.jpeg({ quality: options.quality ?? 85 }) : encoder.png()).toBuffer({ resolveWithObject: true });
+    const { data, info } = await (jpeg ? encoder.jpeg({ quality: options.quality ?? 85 }) : encoder.png()).toBuffer({
+      resolveWithObject: true,
+    });
     const image: RenderedImage = { data, mimeType: jpeg ? 'image/jpeg' : 'image/png', width: info.width, height: info.height };
     return { number: index + 1, ...size, image };
   } catch (error) {

@@ -72,7 +72,10 @@ const PROFILE_SPACES: Record<PsdPixels['colour'], string> = { gray: 'GRAY', rgb:
 
 async function render(image: PsdPixels, maxDimension: number): Promise<RenderedImage> {
   // A profile of another colour space than the samples' (or too short to be one) is ignored.
-  const embedded = image.iccProfile && image.iccProfile.length >= 128 && image.iccProfile.toString('latin1', 16, 20) === PROFILE_SPACES[image.colour] ? image.iccProfile : undefined;
+  const embedded =
+    image.iccProfile && image.iccProfile.length >= 128 && image.iccProfile.toString('latin1', 16, 20) === PROFILE_SPACES[image.colour]
+      ? image.iccProfile
+      : undefined;
   const fallback = image.colour === 'cmyk' ? DEFAULT_CMYK_PROFILE : undefined;
   try {
     return await encode(image, embedded ?? fallback, maxDimension);
@@ -117,14 +120,25 @@ export async function readImage(input: ConverterInput): Promise<PsdPixels> {
       depth: fixed.readUInt16BE(22),
       mode: fixed.readUInt16BE(24),
     };
-    if (header.channels < 1 || header.channels > 56 || ![1, 8, 16, 32].includes(header.depth) || header.width === 0 || header.height === 0 || header.width > 300_000 || header.height > 300_000) {
+    if (
+      header.channels < 1 ||
+      header.channels > 56 ||
+      ![1, 8, 16, 32].includes(header.depth) ||
+      header.width === 0 ||
+      header.height === 0 ||
+      header.width > 300_000 ||
+      header.height > 300_000
+    ) {
       throw new ConversionError('The Photoshop file is corrupt (its header is invalid).');
     }
     const base = BASE_CHANNELS[header.mode];
     const modeName = COLOUR_MODES[header.mode] ?? `number ${header.mode}`;
-    if (base === undefined) throw new ConversionError(`Photoshop files in ${modeName} colour mode are not supported; convert the file to RGB or CMYK.`);
+    if (base === undefined)
+      throw new ConversionError(`Photoshop files in ${modeName} colour mode are not supported; convert the file to RGB or CMYK.`);
     if (header.depth !== 8 && header.depth !== 16) {
-      throw new ConversionError(`Photoshop files with ${header.depth} bit${header.depth === 1 ? '' : 's'} per channel are not supported; save the file with 8 or 16 bits per channel.`);
+      throw new ConversionError(
+        `Photoshop files with ${header.depth} bit${header.depth === 1 ? '' : 's'} per channel are not supported; save the file with 8 or 16 bits per channel.`,
+      );
     }
     if (header.channels < base) throw new ConversionError('The Photoshop file has no image data.');
     checkImagePixels(header.width, header.height, MAX_PSD_PIXELS);
@@ -159,7 +173,13 @@ export async function readImage(input: ConverterInput): Promise<PsdPixels> {
 }
 
 /** The composite image's colour channels (and its transparency), decoded into planes. */
-async function readMergedImage(source: ByteSource, header: PsdHeader, position: number, base: number, mergedAlpha: boolean): Promise<Omit<PsdPixels, 'iccProfile'>> {
+async function readMergedImage(
+  source: ByteSource,
+  header: PsdHeader,
+  position: number,
+  base: number,
+  mergedAlpha: boolean,
+): Promise<Omit<PsdPixels, 'iccProfile'>> {
   const { width, height, channels, version } = header;
   const depth = header.depth as 8 | 16;
   const compression = await source.uint(position, 2);
@@ -210,7 +230,8 @@ async function readMergedImage(source: ByteSource, header: PsdHeader, position: 
   }
   // libvips misreads planar grayscale with transparency (the rows of both planes come out shifted):
   // those two planes are interleaved here.
-  if (colour === 'gray' && alpha) return { width, height, depth, colour, channels: 2, alpha, planes: [interleave(planes, depth / 8)], interleaved: true };
+  if (colour === 'gray' && alpha)
+    return { width, height, depth, colour, channels: 2, alpha, planes: [interleave(planes, depth / 8)], interleaved: true };
   return { width, height, depth, colour, channels: keep, alpha, planes, interleaved: false };
 }
 

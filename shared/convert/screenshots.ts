@@ -19,7 +19,9 @@ export async function makeScreenshotThumbnail(input: ConverterInput): Promise<Re
   try {
     const image = sharp(input);
     const { hasAlpha } = await image.metadata();
-    const resized = image.rotate().resize(SCREENSHOT_THUMBNAIL_WIDTH, SCREENSHOT_THUMBNAIL_HEIGHT, { fit: 'inside', withoutEnlargement: true });
+    const resized = image
+      .rotate()
+      .resize(SCREENSHOT_THUMBNAIL_WIDTH, SCREENSHOT_THUMBNAIL_HEIGHT, { fit: 'inside', withoutEnlargement: true });
     const encoded = hasAlpha ? resized.png() : resized.jpeg({ quality: 82 });
     const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
     return { data, mimeType: hasAlpha ? 'image/png' : 'image/jpeg', width: info.width, height: info.height };

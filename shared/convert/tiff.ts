@@ -37,7 +37,8 @@ export async function* convertTiff(input: ConverterInput, options: RasterOptions
   }
   // Not SVG, PDF or other formats libvips happens to read: a file labelled TIFF may be anything.
   if (!RASTER_FORMATS.has(format)) throw new ConversionError(`The file is not a TIFF image (it is ${format.toUpperCase()}).`);
-  if (pages > maxPages) throw new ConversionError(`The image has ${pages} pages; at most ${maxPages} pages are converted. Split it into smaller files.`);
+  if (pages > maxPages)
+    throw new ConversionError(`The image has ${pages} pages; at most ${maxPages} pages are converted. Split it into smaller files.`);
   for (let page = 0; page < pages; page += 1) {
     checkImagePixels(...(await pageSize(input, page)), maxPixels);
     let rendered: RenderedImage;

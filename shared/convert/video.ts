@@ -94,15 +94,42 @@ export async function convertVideo(input: ConverterInput, workDir: string, optio
   const args = remux
     ? ['-map', '0:v:0', '-map', '0:a:0?', '-c', 'copy']
     : [
-        '-map', '0:v:0', '-map', '0:a:0?',
+        '-map',
+        '0:v:0',
+        '-map',
+        '0:a:0?',
         // Square pixels, longest side at most maxDimension, both sides even (yuv420p needs it).
-        '-vf', `scale=w='trunc(iw*sar*min(1,${maxDimension}/max(iw*sar,ih))/2)*2':h='trunc(ih*min(1,${maxDimension}/max(iw*sar,ih))/2)*2',setsar=1`,
+        '-vf',
+        `scale=w='trunc(iw*sar*min(1,${maxDimension}/max(iw*sar,ih))/2)*2':h='trunc(ih*min(1,${maxDimension}/max(iw*sar,ih))/2)*2',setsar=1`,
         // CRF 23 with a bitrate ceiling: grainy footage would otherwise come out at 150 Mbit/s.
-        '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-maxrate', '8M', '-bufsize', '16M', '-profile:v', 'high', '-pix_fmt', 'yuv420p',
-        '-c:a', 'aac', '-b:a', '128k', '-ac', '2',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'veryfast',
+        '-crf',
+        '23',
+        '-maxrate',
+        '8M',
+        '-bufsize',
+        '16M',
+        '-profile:v',
+        'high',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-b:a',
+        '128k',
+        '-ac',
+        '2',
       ];
   const onTime = progressReporter(info.durationSeconds, options.onProgress);
-  const transcoded = await runFfmpeg(ffmpeg, ['-i', source, ...args, '-movflags', '+faststart', '-max_muxing_queue_size', '1024', '-f', 'mp4', output], remaining(deadline), onTime);
+  const transcoded = await runFfmpeg(
+    ffmpeg,
+    ['-i', source, ...args, '-movflags', '+faststart', '-max_muxing_queue_size', '1024', '-f', 'mp4', output],
+    remaining(deadline),
+    onTime,
+  );
   if (transcoded.code !== 0) throw new ConversionError(`The video could not be converted: ${ffmpegReason(transcoded.stderr, source)}`);
 
   const produced = await probeMedia(output, { ffmpeg });
@@ -205,10 +232,20 @@ function rotationOf(block: string): number {
   return (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
 }
 
-async function extractPoster(ffmpeg: string, video: string, target: string, durationSeconds: number, deadline: number): Promise<RenderedImage> {
+async function extractPoster(
+  ffmpeg: string,
+  video: string,
+  target: string,
+  durationSeconds: number,
+  deadline: number,
+): Promise<RenderedImage> {
   const sharp = loadSharp();
   for (const at of durationSeconds > 1.5 ? [1, 0] : [0]) {
-    const result = await runFfmpeg(ffmpeg, ['-ss', String(at), '-i', video, '-frames:v', '1', '-q:v', '2', '-f', 'image2', '-c:v', 'mjpeg', target], remaining(deadline));
+    const result = await runFfmpeg(
+      ffmpeg,
+      ['-ss', String(at), '-i', video, '-frames:v', '1', '-q:v', '2', '-f', 'image2', '-c:v', 'mjpeg', target],
+      remaining(deadline),
+    );
     if (result.code !== 0) continue;
     const data = await readFile(target).catch(() => Buffer.alloc(0));
     if (data.length === 0) continue;
@@ -252,11 +289,16 @@ function ffmpegReason(stderr: string, path: string): string {
  * chunks is at worst missed once: the next status line comes half a second later.
  */
 export function progressTimes(chunk: string): number[] {
-  return [...chunk.matchAll(/\btime=(\d+):(\d{2}):(\d{2}(?:\.\d+)?)/g)].map(([, hours, minutes, seconds]) => Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds));
+  return [...chunk.matchAll(/\btime=(\d+):(\d{2}):(\d{2}(?:\.\d+)?)/g)].map(
+    ([, hours, minutes, seconds]) => Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds),
+  );
 }
 
 /** Turns output times into whole percents of `durationSeconds`, reporting each rise once (nothing without a duration). */
-function progressReporter(durationSeconds: number | undefined, onProgress: ((percent: number) => void) | undefined): ((seconds: number) => void) | undefined {
+function progressReporter(
+  durationSeconds: number | undefined,
+  onProgress: ((percent: number) => void) | undefined,
+): ((seconds: number) => void) | undefined {
   if (!onProgress || !durationSeconds || durationSeconds <= 0) return undefined;
   let reported = -1;
   return (seconds) => {
@@ -280,7 +322,9 @@ interface FfmpegResult {
 function runFfmpeg(ffmpeg: string, args: string[], timeoutMs: number, onTime?: (seconds: number) => void): Promise<FfmpegResult> {
   return new Promise((resolve, reject) => {
     const inputOptions = ['-protocol_whitelist', 'file', '-format_whitelist', DEMUXERS];
-    const child = spawn(ffmpeg, ['-hide_banner', '-nostdin', '-y', '-loglevel', 'info', ...inputOptions, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(ffmpeg, ['-hide_banner', '-nostdin', '-y', '-loglevel', 'info', ...inputOptions, ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     let timedOut = false;
     child.stderr.setEncoding('utf8');

@@ -57,7 +57,14 @@ export async function liveMemberKeyIds(organizationId: string, workspaceId: stri
   const keyIds: string[] = [];
   for await (const item of queryAll('GSI1', organizationKeysPartition(organizationId))) {
     const key = item as unknown as ApiKeyRecord;
-    if (key.scope === 'workspace' && key.workspaceId === workspaceId && key.userId === userId && key.actsAsMember !== false && !key.revokedAt) keyIds.push(key.keyId);
+    if (
+      key.scope === 'workspace' &&
+      key.workspaceId === workspaceId &&
+      key.userId === userId &&
+      key.actsAsMember !== false &&
+      !key.revokedAt
+    )
+      keyIds.push(key.keyId);
   }
   return keyIds;
 }

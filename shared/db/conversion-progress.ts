@@ -30,7 +30,13 @@ export async function recordConversionProgress(markupId: string, progress: Conve
   await getDb().send(
     new PutCommand({
       TableName: getConfig().tableName,
-      Item: { ...progressKey(markupId), entity: 'ConversionProgress', ...progress, updatedAt: now, [TABLE.ttlAttribute]: Math.floor(now / 1000) + KEEP_SECONDS },
+      Item: {
+        ...progressKey(markupId),
+        entity: 'ConversionProgress',
+        ...progress,
+        updatedAt: now,
+        [TABLE.ttlAttribute]: Math.floor(now / 1000) + KEEP_SECONDS,
+      },
     }),
   );
 }

@@ -17,7 +17,12 @@ export const eventBodyKey = (eventId: string) => ({ PK: `EVENT#${eventId}`, SK: 
  * per page: hundreds of KB of JSON that compress well under DynamoDB's 400 KB item limit).
  */
 export async function storeEventBodyOnce(eventId: string, body: string): Promise<string> {
-  const item = { ...eventBodyKey(eventId), entity: 'EventBody', body: deflateRawSync(Buffer.from(body, 'utf8')), [TABLE.ttlAttribute]: expiresAtEpoch() };
+  const item = {
+    ...eventBodyKey(eventId),
+    entity: 'EventBody',
+    body: deflateRawSync(Buffer.from(body, 'utf8')),
+    [TABLE.ttlAttribute]: expiresAtEpoch(),
+  };
   try {
     await getDb().send(new PutCommand({ TableName: getConfig().tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
     return body;

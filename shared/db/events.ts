@@ -68,7 +68,12 @@ export const eventExpiresAtEpoch = (at: Date) => Math.floor(at.getTime() / 1000)
  */
 export function eventItem(event: NewEvent, at = new Date()): TransactItem {
   const record: EventRecord = { id: randomUUID(), createdAt: at.toISOString(), ...event };
-  return putNew({ ...outboxKey(event.workspaceId, record.createdAt, record.id), entity: 'Event', ...record, expiresAtEpoch: eventExpiresAtEpoch(at) });
+  return putNew({
+    ...outboxKey(event.workspaceId, record.createdAt, record.id),
+    entity: 'Event',
+    ...record,
+    expiresAtEpoch: eventExpiresAtEpoch(at),
+  });
 }
 
 /**
@@ -84,7 +89,16 @@ export function eventItems(events: readonly NewEvent[], at = new Date()): Transa
   if (events.some((event) => event.workspaceId !== first.workspaceId)) throw new Error('An event batch belongs to one workspace.');
   const createdAt = at.toISOString();
   const records: EventRecord[] = events.map((event) => ({ id: randomUUID(), createdAt, ...event }));
-  return [putNew({ ...outboxKey(first.workspaceId, createdAt, records[0]!.id), entity: 'EventBatch', workspaceId: first.workspaceId, createdAt, events: records, expiresAtEpoch: eventExpiresAtEpoch(at) })];
+  return [
+    putNew({
+      ...outboxKey(first.workspaceId, createdAt, records[0]!.id),
+      entity: 'EventBatch',
+      workspaceId: first.workspaceId,
+      createdAt,
+      events: records,
+      expiresAtEpoch: eventExpiresAtEpoch(at),
+    }),
+  ];
 }
 
 /** The events an outbox item holds: itself (`Event`) or its `events` (`EventBatch`). */

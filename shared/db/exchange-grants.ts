@@ -10,7 +10,10 @@ export interface ExchangeGrantRef {
   userId: string;
 }
 
-const keysOf = (grant: ExchangeGrantRef) => ({ installation: installationKey(grant.installationId), externalUser: externalUserKey(grant.workspaceId, grant.externalId) });
+const keysOf = (grant: ExchangeGrantRef) => ({
+  installation: installationKey(grant.installationId),
+  externalUser: externalUserKey(grant.workspaceId, grant.externalId),
+});
 
 const isItemOf = (item: Record<string, unknown>, key: { PK: string; SK: string }) => item.PK === key.PK && item.SK === key.SK;
 
@@ -41,7 +44,10 @@ export async function isExchangeGrantAlive(grant: ExchangeGrantRef): Promise<boo
  * strongly consistent): the request's own first read of its markup carries the check, so it costs
  * no call of its own.
  */
-export async function readWithExchangeGrant(key: { PK: string; SK: string }, grant: ExchangeGrantRef): Promise<{ item?: Record<string, unknown>; alive: boolean }> {
+export async function readWithExchangeGrant(
+  key: { PK: string; SK: string },
+  grant: ExchangeGrantRef,
+): Promise<{ item?: Record<string, unknown>; alive: boolean }> {
   const keys = keysOf(grant);
   const items = await batchGet([key, keys.installation, keys.externalUser], { consistent: true });
   return { item: items.find((item) => isItemOf(item, key)), alive: isAlive(grant, items) };

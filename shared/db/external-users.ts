@@ -61,7 +61,8 @@ function fromExternalUserItem(item: Record<string, unknown>): ExternalUserRecord
 }
 
 /** The name shown for an external user: its name, else its email, else its external id. */
-export const displayNameOf = (record: Pick<ExternalUserRecord, 'name' | 'email' | 'externalId'>): string => record.name ?? record.email ?? record.externalId;
+export const displayNameOf = (record: Pick<ExternalUserRecord, 'name' | 'email' | 'externalId'>): string =>
+  record.name ?? record.email ?? record.externalId;
 
 /** The User record an external user authors as. */
 export function externalUserAccount(record: ExternalUserRecord): User {
@@ -80,7 +81,9 @@ export function externalUserAccount(record: ExternalUserRecord): User {
 
 /** One external user, read strongly consistent (a write follows on what it says). */
 export async function getExternalUser(workspaceId: string, externalId: string): Promise<ExternalUserRecord | undefined> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: externalUserKey(workspaceId, externalId), ConsistentRead: true }));
+  const result = await getDb().send(
+    new GetCommand({ TableName: getConfig().tableName, Key: externalUserKey(workspaceId, externalId), ConsistentRead: true }),
+  );
   return result.Item ? fromExternalUserItem(result.Item) : undefined;
 }
 
@@ -119,7 +122,9 @@ async function attempt(items: TransactItem[], onFailed: (index: number) => Exter
  * answers `exists`, so there is one external user and one userId.
  */
 export function insertExternalUser(record: ExternalUserRecord): Promise<ExternalUserWrite> {
-  return attempt([putNew(toExternalUserItem(record)), putNew(toUserItem(externalUserAccount(record)))], (index) => (index === 0 ? 'exists' : 'stale'));
+  return attempt([putNew(toExternalUserItem(record)), putNew(toUserItem(externalUserAccount(record)))], (index) =>
+    index === 0 ? 'exists' : 'stale',
+  );
 }
 
 /**
@@ -128,9 +133,15 @@ export function insertExternalUser(record: ExternalUserRecord): Promise<External
  * right, not only through `modifiedAt`: of two installations binding one API-made user at once,
  * the second write finds the first's source and fails, whatever the two clocks said.
  */
-function unchangedSince(previous: ExternalUserRecord): Pick<Update, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+function unchangedSince(
+  previous: ExternalUserRecord,
+): Pick<Update, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
   return previous.source === undefined
-    ? { ConditionExpression: 'modifiedAt = :read AND attribute_not_exists(#source)', ExpressionAttributeNames: { '#source': 'source' }, ExpressionAttributeValues: { ':read': previous.modifiedAt } }
+    ? {
+        ConditionExpression: 'modifiedAt = :read AND attribute_not_exists(#source)',
+        ExpressionAttributeNames: { '#source': 'source' },
+        ExpressionAttributeValues: { ':read': previous.modifiedAt },
+      }
     : {
         ConditionExpression: 'modifiedAt = :read AND #source = :source',
         ExpressionAttributeNames: { '#source': 'source' },

@@ -12,7 +12,10 @@ import { putNew, type TransactItem } from './core/transact.js';
  * in the same transaction as the folder, so two requests can never give sibling folders one name
  * (reading the siblings first cannot promise that: both requests read before either writes).
  */
-export const folderNameKey = (parentFolderId: string, name: string) => ({ PK: `FOLDERNAME#${parentFolderId}#${name.toLowerCase()}`, SK: 'FOLDERNAME' });
+export const folderNameKey = (parentFolderId: string, name: string) => ({
+  PK: `FOLDERNAME#${parentFolderId}#${name.toLowerCase()}`,
+  SK: 'FOLDERNAME',
+});
 
 /** The claim of `folder`'s name under its parent (none for a workspace's root and archive folders). */
 export function claimName(folder: FolderRecord): TransactItem[] {
@@ -45,7 +48,12 @@ const RELEASE_CONCURRENCY = 16;
 async function deleteClaim(key: Record<string, string>, folderId: string): Promise<boolean> {
   try {
     await getDb().send(
-      new DeleteCommand({ TableName: getConfig().tableName, Key: key, ConditionExpression: 'folderId = :id', ExpressionAttributeValues: { ':id': folderId } }),
+      new DeleteCommand({
+        TableName: getConfig().tableName,
+        Key: key,
+        ConditionExpression: 'folderId = :id',
+        ExpressionAttributeValues: { ':id': folderId },
+      }),
     );
     return true;
   } catch (error) {

@@ -66,7 +66,8 @@ export async function claimIdempotencyKey(
     return { claimed: true };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const old = error instanceof ConditionalCheckFailedException && error.Item ? (unmarshall(error.Item) as Record<string, unknown>) : undefined;
+    const old =
+      error instanceof ConditionalCheckFailedException && error.Item ? (unmarshall(error.Item) as Record<string, unknown>) : undefined;
     const existing = old ?? (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key, ConsistentRead: true }))).Item;
     return { claimed: false, existing: existing ? toRecord(existing) : undefined };
   }

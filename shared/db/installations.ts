@@ -76,7 +76,12 @@ export function installationWrites(record: InstallationRecord): TransactItem[] {
       },
     },
     putNew(toInstallationItem(record)),
-    putNew({ ...publicKeyClaimKey(record.publicKey), entity: 'InstallationPublicKey', installationId: record.id, workspaceId: record.workspaceId }),
+    putNew({
+      ...publicKeyClaimKey(record.publicKey),
+      entity: 'InstallationPublicKey',
+      installationId: record.id,
+      workspaceId: record.workspaceId,
+    }),
     ...originWrites(installationOrigins(record), 1),
   ];
 }
@@ -117,9 +122,19 @@ export async function getInstallationByPublicKey(publicKey: string): Promise<Ins
 }
 
 /** One page of a workspace's installations, newest first (next page: `before=<nextCursor>`). */
-export async function listWorkspaceInstallations(workspaceId: string, page: { limit: number; before?: string }): Promise<Page<InstallationRecord>> {
+export async function listWorkspaceInstallations(
+  workspaceId: string,
+  page: { limit: number; before?: string },
+): Promise<Page<InstallationRecord>> {
   return queryPage(
-    { list: 'installations', index: 'GSI1', partitionValue: workspaceInstallationsPartition(workspaceId), ascending: false, limit: page.limit, before: page.before },
+    {
+      list: 'installations',
+      index: 'GSI1',
+      partitionValue: workspaceInstallationsPartition(workspaceId),
+      ascending: false,
+      limit: page.limit,
+      before: page.before,
+    },
     fromInstallationItem,
   );
 }

@@ -4,7 +4,16 @@ import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { AGAIN, withBackoff } from './core/backoff.js';
 import { isTransactionConflict } from './core/errors.js';
-import { itemDiff, itemKey, itemUpdate, toItem, type FolderRecord, type ItemRecord, type ItemUpdateOptions, type MarkupRecord } from './items.js';
+import {
+  itemDiff,
+  itemKey,
+  itemUpdate,
+  toItem,
+  type FolderRecord,
+  type ItemRecord,
+  type ItemUpdateOptions,
+  type MarkupRecord,
+} from './items.js';
 import { claimName, releaseName } from './folder-names.js';
 import { versionCondition } from './core/table.js';
 import { putNew, transactUnlessConditionFails, tryTransact, updateIfConditionHolds, type TransactItem } from './core/transact.js';
@@ -112,7 +121,9 @@ export async function applyItemChanges(changes: readonly { current: ItemRecord; 
  * (the move worker, another request) carried it first or it is gone.
  */
 export async function carryItemRecord(current: ItemRecord, next: ItemRecord): Promise<boolean> {
-  return applyItemChange(current, next, { when: { expression: '#ws = :from', names: { '#ws': 'workspaceId' }, values: { ':from': current.workspaceId } } });
+  return applyItemChange(current, next, {
+    when: { expression: '#ws = :from', names: { '#ws': 'workspaceId' }, values: { ':from': current.workspaceId } },
+  });
 }
 
 /** A folder record with `activityAt` moved to `at`: something was put in it. */
@@ -123,13 +134,18 @@ export const touched = (folder: FolderRecord, at: number): FolderRecord => ({ ..
  * one transaction; transactions colliding on the parent are retried. 'parent-gone' when the parent
  * was deleted meanwhile, 'name-taken' when a sibling holds the name.
  */
-export async function insertFolderRecord(record: FolderRecord, parent: FolderRecord, at: number): Promise<'created' | 'parent-gone' | 'name-taken'> {
+export async function insertFolderRecord(
+  record: FolderRecord,
+  parent: FolderRecord,
+  at: number,
+): Promise<'created' | 'parent-gone' | 'name-taken'> {
   const touch = itemUpdate(parent, touched(parent, at));
   const parentCheck: TransactItem = touch ? { Update: touch } : { ConditionCheck: existsCheck(parent.id) };
   const failed = await transactUnlessConditionFails([putNew(toItem(record)), parentCheck, ...claimName(record)]);
   if (failed === 1) return 'parent-gone';
   if (failed === 2) return 'name-taken';
-  if (failed !== undefined) throw new Error(`Folder ${record.id} could not be created: item ${failed} of its transaction failed its condition.`);
+  if (failed !== undefined)
+    throw new Error(`Folder ${record.id} could not be created: item ${failed} of its transaction failed its condition.`);
   return 'created';
 }
 
@@ -147,7 +163,11 @@ type ConditionCheck = NonNullable<TransactItem['ConditionCheck']>;
  * 'changed' when the folder was deleted, moved or renamed meanwhile; 'name-taken' when a sibling
  * holds the name.
  */
-export async function renameFolderRecord(current: FolderRecord, next: FolderRecord, options: { expectedVersion?: number } = {}): Promise<'renamed' | 'changed' | 'name-taken'> {
+export async function renameFolderRecord(
+  current: FolderRecord,
+  next: FolderRecord,
+  options: { expectedVersion?: number } = {},
+): Promise<'renamed' | 'changed' | 'name-taken'> {
   const guard = options.expectedVersion === undefined ? undefined : versionCondition(options.expectedVersion);
   const update = itemUpdate(current, next, {
     when: {
@@ -200,7 +220,9 @@ export async function moveItemRecord(
   const touch = itemUpdate(destination, touched(destination, at), settled ? { when: settled } : {});
   const destinationCheck: TransactItem = touch ? { Update: touch } : { ConditionCheck: parentCheck(destination) };
   // The root and archive folders never move, so only the folders below them are checked.
-  const ancestry = ancestors.filter((folder) => folder.parentFolderId).map((folder): TransactItem => ({ ConditionCheck: parentCheck(folder) }));
+  const ancestry = ancestors
+    .filter((folder) => folder.parentFolderId)
+    .map((folder): TransactItem => ({ ConditionCheck: parentCheck(folder) }));
   const claims = item.kind === 'folder' && next.kind === 'folder' ? [...releaseName(item), ...claimName(next)] : [];
   const items: TransactItem[] = [{ Update: move }, destinationCheck, ...ancestry, ...claims, ...also];
   const failed = await transactUnlessConditionFails(items);
@@ -244,7 +266,9 @@ function parentCheck(folder: FolderRecord): ConditionCheck {
 export async function clearPendingMove(item: ItemRecord): Promise<boolean> {
   if (!item.pendingMoveFrom) return true;
   const { pendingMoveFrom: _done, ...rest } = item;
-  return applyItemChange(item, rest as ItemRecord, { when: { expression: '#pending = :pending', names: { '#pending': 'pendingMoveFrom' }, values: { ':pending': item.pendingMoveFrom } } });
+  return applyItemChange(item, rest as ItemRecord, {
+    when: { expression: '#pending = :pending', names: { '#pending': 'pendingMoveFrom' }, values: { ':pending': item.pendingMoveFrom } },
+  });
 }
 
 /**
@@ -252,7 +276,10 @@ export async function clearPendingMove(item: ItemRecord): Promise<boolean> {
  * since it was read and the target still the same live folder of its workspace. False when either
  * does not hold or another transaction held one of the items (the caller reads again).
  */
-export async function moveMarkupRecords(moves: readonly { current: MarkupRecord; next: MarkupRecord }[], target: FolderRecord): Promise<boolean> {
+export async function moveMarkupRecords(
+  moves: readonly { current: MarkupRecord; next: MarkupRecord }[],
+  target: FolderRecord,
+): Promise<boolean> {
   const updates = moves.flatMap(({ current, next }) => {
     const update = itemUpdate(current, next, { unchangedSinceRead: true });
     return update ? [{ Update: update } satisfies TransactItem] : [];
@@ -280,6 +307,15 @@ export async function moveMarkupRecords(moves: readonly { current: MarkupRecord;
  * markup), only while its conversion is still pending, with `also` (its `markup_ready`) in the same
  * transaction. False when the worker got to it first.
  */
-export async function failPendingConversion(current: MarkupRecord, next: MarkupRecord, also: () => TransactItem[] = () => []): Promise<boolean> {
-  return applyItemChange(current, next, { when: { expression: '#cs = :pending', names: { '#cs': 'conversionStatus' }, values: { ':pending': 'pending' } } }, also);
+export async function failPendingConversion(
+  current: MarkupRecord,
+  next: MarkupRecord,
+  also: () => TransactItem[] = () => [],
+): Promise<boolean> {
+  return applyItemChange(
+    current,
+    next,
+    { when: { expression: '#cs = :pending', names: { '#cs': 'conversionStatus' }, values: { ':pending': 'pending' } } },
+    also,
+  );
 }

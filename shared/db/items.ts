@@ -177,7 +177,10 @@ export const hasPendingWork = (markup: MarkupRecord): boolean =>
  */
 export function pendingWorkKeys(markup: MarkupRecord): Record<string, string> {
   if (!hasPendingWork(markup) || markup.workStartedAt !== undefined) return {};
-  return { GSI5PK: PENDING_WORK_PARTITION, GSI5SK: `${sortableTime(markup.workQueuedAt ?? markup.createdAt)}${SORT_SEPARATOR}${markup.id}` };
+  return {
+    GSI5PK: PENDING_WORK_PARTITION,
+    GSI5SK: `${sortableTime(markup.workQueuedAt ?? markup.createdAt)}${SORT_SEPARATOR}${markup.id}`,
+  };
 }
 
 /** The index keys an item carries, all derived from its fields: recompute them on every write. */
@@ -262,7 +265,23 @@ export function toItem(record: ItemRecord): Record<string, unknown> {
   return { ...itemKey(record.id), entity: record.kind === 'folder' ? 'Folder' : 'Markup', ...record, searchText, ...itemIndexKeys(record) };
 }
 
-const INTERNAL = new Set(['PK', 'SK', 'entity', 'searchText', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'GSI4PK', 'GSI4SK', 'GSI5PK', 'GSI5SK', ...WORD_KEY_ATTRIBUTES]);
+const INTERNAL = new Set([
+  'PK',
+  'SK',
+  'entity',
+  'searchText',
+  'GSI1PK',
+  'GSI1SK',
+  'GSI2PK',
+  'GSI2SK',
+  'GSI3PK',
+  'GSI3SK',
+  'GSI4PK',
+  'GSI4SK',
+  'GSI5PK',
+  'GSI5SK',
+  ...WORD_KEY_ATTRIBUTES,
+]);
 /** Word index keys are derived from the name, URL and workspace, which the guard already holds; markups from before the index have none. */
 const UNGUARDED = new Set(WORD_KEY_ATTRIBUTES);
 
@@ -331,8 +350,12 @@ export function itemDiff(current: ItemRecord, next: ItemRecord): { sets: [string
   const before = toItem(current);
   const after = toItem(next);
   // The version is never copied from a record: only `itemUpdate`'s ADD moves it.
-  const sets = Object.entries(after).filter(([name, value]) => name !== VERSION_ATTRIBUTE && value !== undefined && !sameValue(before[name], value));
-  const removes = Object.keys(before).filter((name) => name !== VERSION_ATTRIBUTE && before[name] !== undefined && after[name] === undefined);
+  const sets = Object.entries(after).filter(
+    ([name, value]) => name !== VERSION_ATTRIBUTE && value !== undefined && !sameValue(before[name], value),
+  );
+  const removes = Object.keys(before).filter(
+    (name) => name !== VERSION_ATTRIBUTE && before[name] !== undefined && after[name] === undefined,
+  );
   return { sets, removes };
 }
 

@@ -30,7 +30,10 @@ export const liveTicketKey = (ticketHash: string) => ({ PK: `LIVETICKET#${ticket
 export const liveConnectionKey = (connectionId: string) => ({ PK: `LIVECONN#${connectionId}`, SK: 'LIVECONN' });
 /** The subscriptions of one markup share its partition: the fan-out reads them with one Query. */
 export const liveSubscriptionsPartition = (markupId: string) => `LIVE#${markupId}`;
-export const liveSubscriptionKey = (markupId: string, connectionId: string) => ({ PK: liveSubscriptionsPartition(markupId), SK: `CONN#${connectionId}` });
+export const liveSubscriptionKey = (markupId: string, connectionId: string) => ({
+  PK: liveSubscriptionsPartition(markupId),
+  SK: `CONN#${connectionId}`,
+});
 
 /** The GSI5 partition that lists every open connection (the periodic credential check walks it). */
 const CONNECTIONS_INDEX_PARTITION = 'LIVECONNS';
@@ -112,7 +115,14 @@ export async function takeLiveTicket(ticketHash: string, now: number): Promise<L
 /** Moves a ticket's expiry (tests: a ticket that expired without waiting). Local stack only. */
 export async function setLiveTicketExpiry(ticketHash: string, expiresAt: number): Promise<void> {
   if (getConfig().mode !== 'local') throw new Error('Live tickets can be aged only on the local stack (tests).');
-  await getDb().send(new UpdateCommand({ TableName: table(), Key: liveTicketKey(ticketHash), UpdateExpression: 'SET expiresAt = :at', ExpressionAttributeValues: { ':at': expiresAt } }));
+  await getDb().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: liveTicketKey(ticketHash),
+      UpdateExpression: 'SET expiresAt = :at',
+      ExpressionAttributeValues: { ':at': expiresAt },
+    }),
+  );
 }
 
 export async function putLiveConnection(record: Omit<LiveConnectionRecord, 'markupIds'>): Promise<void> {
@@ -133,9 +143,16 @@ export async function putLiveConnection(record: Omit<LiveConnectionRecord, 'mark
 }
 
 export async function getLiveConnection(connectionId: string): Promise<LiveConnectionRecord | undefined> {
-  const { Item: item } = await getDb().send(new GetCommand({ TableName: table(), Key: liveConnectionKey(connectionId), ConsistentRead: true }));
+  const { Item: item } = await getDb().send(
+    new GetCommand({ TableName: table(), Key: liveConnectionKey(connectionId), ConsistentRead: true }),
+  );
   if (!item) return undefined;
-  return { connectionId, principal: item.principal as StoredPrincipal, connectedAt: item.connectedAt as number, markupIds: (item.markupIds as string[] | undefined) ?? [] };
+  return {
+    connectionId,
+    principal: item.principal as StoredPrincipal,
+    connectedAt: item.connectedAt as number,
+    markupIds: (item.markupIds as string[] | undefined) ?? [],
+  };
 }
 
 /**
@@ -160,7 +177,13 @@ export async function openLiveSubscription(record: Omit<LiveSubscriptionRecord, 
   await getDb().send(
     new PutCommand({
       TableName: table(),
-      Item: { ...liveSubscriptionKey(record.markupId, record.connectionId), entity: 'LiveSubscription', ...record, sent: SUBSCRIPTION_OPENING, ...ttlOf(now + LIVE_CONNECTION_TTL_MS) },
+      Item: {
+        ...liveSubscriptionKey(record.markupId, record.connectionId),
+        entity: 'LiveSubscription',
+        ...record,
+        sent: SUBSCRIPTION_OPENING,
+        ...ttlOf(now + LIVE_CONNECTION_TTL_MS),
+      },
     }),
   );
   return true;

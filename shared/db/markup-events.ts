@@ -30,7 +30,10 @@ const LOG_PREFIX = 'SEQ#';
 
 export const markupEventHeadKey = (markupId: string) => ({ PK: markupPartition(markupId), SK: HEAD_SK });
 export const markupEventLogPartition = (markupId: string) => `MARKUPEVENTS#${markupId}`;
-export const markupEventLogKey = (markupId: string, seq: number) => ({ PK: markupEventLogPartition(markupId), SK: `${LOG_PREFIX}${String(seq).padStart(MARKUP_EVENT_SEQ_DIGITS, '0')}` });
+export const markupEventLogKey = (markupId: string, seq: number) => ({
+  PK: markupEventLogPartition(markupId),
+  SK: `${LOG_PREFIX}${String(seq).padStart(MARKUP_EVENT_SEQ_DIGITS, '0')}`,
+});
 
 export { MAX_MARKUP_EVENT_SEQ };
 
@@ -76,7 +79,8 @@ export function namesMarkupEvents(items: readonly TransactItem[]): boolean {
 /** The index of the conditional Put that creates markup `markupId` in this transaction, if it does. */
 function creationIndex(items: readonly TransactItem[], markupId: string): number {
   return items.findIndex(
-    (item) => item.Put?.Item?.entity === 'Markup' && item.Put.Item.id === markupId && item.Put.ConditionExpression === 'attribute_not_exists(PK)',
+    (item) =>
+      item.Put?.Item?.entity === 'Markup' && item.Put.Item.id === markupId && item.Put.ConditionExpression === 'attribute_not_exists(PK)',
   );
 }
 
@@ -125,7 +129,9 @@ export async function inMarkupTurn<T>(items: readonly TransactItem[], work: () =
 /** A transaction with its events numbered, and what its outcome teaches about the heads. */
 export interface NumberedTransaction {
   items: TransactItem[];
-  /** The heads the cancellation reasons hand back for the head updates whose condition failed (a head it does not hand back is read again). */
+  /**
+   * The heads the cancellation reasons hand back for the head updates whose condition failed (a head it does not hand back is read again).
+   */
   headsAfterFailure(reasons: readonly { Code?: string; Item?: Record<string, unknown> }[]): KnownHeads;
   /** Remembers the heads this transaction moved, once it committed: this process's next change on the markup reads none. */
   committed(): void;
@@ -166,7 +172,9 @@ export async function sequenceMarkupEvents(items: readonly TransactItem[], known
   const puts = outboxPuts(items);
   const existing = markupsToNumber(items);
   const fromMemory = new Set(existing.filter((id) => !known.has(id) && rememberedHead(id)));
-  const heads = new Map(await Promise.all(existing.map(async (id) => [id, known.get(id) ?? rememberedHead(id) ?? (await readHead(id))] as const)));
+  const heads = new Map(
+    await Promise.all(existing.map(async (id) => [id, known.get(id) ?? rememberedHead(id) ?? (await readHead(id))] as const)),
+  );
 
   const next = new Map<string, number>();
   const numbered = new Map<string, (EventRecord & { seq: number })[]>();
@@ -216,7 +224,8 @@ export async function sequenceMarkupEvents(items: readonly TransactItem[], known
     },
     committed: () => {
       for (const markupId of existing) {
-        if ((sharedUntil.get(markupId) ?? 0) <= Date.now()) setBounded(rememberedHeads, markupId, { lastSeq: next.get(markupId)!, stored: true });
+        if ((sharedUntil.get(markupId) ?? 0) <= Date.now())
+          setBounded(rememberedHeads, markupId, { lastSeq: next.get(markupId)!, stored: true });
       }
     },
   };
@@ -255,7 +264,12 @@ function headUpdate(markupId: string, head: Head, lastSeq: number): TransactItem
       ConditionExpression: head.stored ? 'lastSeq = :read' : 'attribute_not_exists(PK)',
       // A failure hands back the head that stands, so the next attempt needs no read.
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      ExpressionAttributeValues: { ':next': lastSeq, ':entity': 'MarkupEventHead', ':markup': markupId, ...(head.stored ? { ':read': head.lastSeq } : {}) },
+      ExpressionAttributeValues: {
+        ':next': lastSeq,
+        ':entity': 'MarkupEventHead',
+        ':markup': markupId,
+        ...(head.stored ? { ':read': head.lastSeq } : {}),
+      },
     },
   };
 }

@@ -39,12 +39,16 @@ const GSI4_KEY_ATTRIBUTES = ['PK', 'SK', 'GSI4PK', 'GSI4SK'] as const;
 /**
  * Markups of the workspace, in every folder, whose name or URL contains `text` (case-insensitive),
  * newest first: the search of a query with no indexed word (empty, punctuation, or only `http`,
- * `https`, `www`, which nearly every webpage markup holds, so matches come early). It queries the workspace's markup index (GSI4) with a filter on the lowercase
+ * `https`, `www`, which nearly every webpage markup holds, so matches come early). It queries the workspace's markup index (GSI4) with a
+ * filter on the lowercase
  * `searchText` attribute and keeps reading until it holds `limit + 1` matches (so `hasMore` is
  * exact), the partition ends, or the read budget is spent (then `hasMore` is true and the cursor
  * continues from where reading stopped). Never a Scan.
  */
-export async function scanWorkspaceMarkups(workspaceId: string, options: { text: string; limit: number; before?: string }): Promise<SearchPage> {
+export async function scanWorkspaceMarkups(
+  workspaceId: string,
+  options: { text: string; limit: number; before?: string },
+): Promise<SearchPage> {
   const needle = options.text.trim().toLowerCase();
   const partition = workspaceMarkupsPartition(workspaceId);
   const list = `markups:search:${createHash('sha256').update(`${workspaceId}\n${needle}`).digest('base64url').slice(0, 16)}`;
@@ -104,11 +108,19 @@ export const WORD_PROBE_LIMIT = 50;
  * The cursor is bound to the workspace and the query, and names the driving words, so every page
  * of one search reads the same index ranges.
  */
-export async function searchWorkspaceMarkups(workspaceId: string, options: { text: string; limit: number; before?: string }): Promise<SearchPage> {
+export async function searchWorkspaceMarkups(
+  workspaceId: string,
+  options: { text: string; limit: number; before?: string },
+): Promise<SearchPage> {
   const queryWords = wordsOf(options.text);
-  const candidates = [...new Set(queryWords.filter((word) => !UNINDEXED_URL_WORDS.has(word)).map((word) => word.slice(0, MAX_INDEXED_WORD_LENGTH)))];
+  const candidates = [
+    ...new Set(queryWords.filter((word) => !UNINDEXED_URL_WORDS.has(word)).map((word) => word.slice(0, MAX_INDEXED_WORD_LENGTH))),
+  ];
   if (candidates.length === 0) return scanWorkspaceMarkups(workspaceId, options);
-  const list = `markups:words:${createHash('sha256').update(`${workspaceId}\n${queryWords.join(' ')}`).digest('base64url').slice(0, 16)}`;
+  const list = `markups:words:${createHash('sha256')
+    .update(`${workspaceId}\n${queryWords.join(' ')}`)
+    .digest('base64url')
+    .slice(0, 16)}`;
   const key = await getCursorKey();
   if (options.before) {
     const { sortKey, prefixes } = decodeWordCursor(key, list, options.before, candidates);
@@ -167,7 +179,9 @@ interface SlotReader {
   done: boolean;
 }
 
-/** Above every word that starts with the prefix: U+10FFFF sorts after every character (UTF-8, and UTF-16 for the BMP letters NFKC leaves). */
+/**
+ * Above every word that starts with the prefix: U+10FFFF sorts after every character (UTF-8, and UTF-16 for the BMP letters NFKC leaves).
+ */
 const UPPER = '\u{10FFFF}';
 /** Just after a key: sort keys end with the markup id, so nothing sorts between `key` and `key + NUL`. */
 const JUST_AFTER = '\u0000';
@@ -175,7 +189,9 @@ const JUST_AFTER = '\u0000';
 /** DynamoDB orders string keys by their UTF-8 bytes; JavaScript's `<` by UTF-16 units. */
 const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
-/** Word slots whose index answered "does not exist" (or is still being built), skipped for a minute: a table upgraded one index at a time. */
+/**
+ * Word slots whose index answered "does not exist" (or is still being built), skipped for a minute: a table upgraded one index at a time.
+ */
 const unavailableUntil = new Map<number, number>();
 
 /** The word slots not known to be missing (or still building) right now. */
@@ -239,7 +255,11 @@ async function searchWordIndex(
     while (reader.buffer.length === 0 && !reader.done) {
       const read = await queryWordSlot(reader.slot, partition, reader.from, reader.to, { limit: pageSize });
       for (const item of read?.items ?? []) {
-        reader.buffer.push({ slot: reader.slot, sortKey: item[index.sortKey] as string, markupId: (item.PK as string).slice('ITEM#'.length) });
+        reader.buffer.push({
+          slot: reader.slot,
+          sortKey: item[index.sortKey] as string,
+          markupId: (item.PK as string).slice('ITEM#'.length),
+        });
       }
       const last = reader.buffer.at(-1);
       if (last) reader.from = `${last.sortKey}${JUST_AFTER}`;
@@ -265,11 +285,14 @@ async function searchWordIndex(
     const frontier = open.length ? open.reduce((least, sortKey) => (byteOrder(sortKey, least) < 0 ? sortKey : least)) : undefined;
     const batch: WordEntry[] = [];
     for (const reader of live) {
-      const taken = frontier === undefined ? reader.buffer.length : reader.buffer.findIndex((entry) => byteOrder(entry.sortKey, frontier) > 0);
+      const taken =
+        frontier === undefined ? reader.buffer.length : reader.buffer.findIndex((entry) => byteOrder(entry.sortKey, frontier) > 0);
       batch.push(...reader.buffer.splice(0, taken === -1 ? reader.buffer.length : taken));
     }
     batch.sort((a, b) => byteOrder(a.sortKey, b.sortKey));
-    const records = new Map((await getItems([...new Set(batch.map((entry) => entry.markupId))], true)).map((record) => [record.id, record]));
+    const records = new Map(
+      (await getItems([...new Set(batch.map((entry) => entry.markupId))], true)).map((record) => [record.id, record]),
+    );
     for (const entry of batch) {
       examined += 1;
       lastExamined = entry;
@@ -308,7 +331,12 @@ function isFirstMatch(record: MarkupRecord, entry: WordEntry, workspaceId: strin
 }
 
 /** A word cursor's position and driving words; 400 unless it was made for this workspace and query (the list binds both). */
-function decodeWordCursor(key: Buffer, list: string, cursor: string, candidates: readonly string[]): { sortKey: string; prefixes: string[] } {
+function decodeWordCursor(
+  key: Buffer,
+  list: string,
+  cursor: string,
+  candidates: readonly string[],
+): { sortKey: string; prefixes: string[] } {
   const position = decodeCursor(key, list, cursor, 'before');
   const { sortKey, prefixes } = position as { sortKey?: unknown; prefixes?: unknown };
   const valid =

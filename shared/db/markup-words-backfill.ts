@@ -48,7 +48,8 @@ export async function backfillMarkupWords(options: { workspaceId?: string } = {}
   return result;
 }
 
-const sameKeys = (item: Record<string, unknown>, expected: Record<string, string>) => WORD_KEY_ATTRIBUTES.every((name) => item[name] === expected[name]);
+const sameKeys = (item: Record<string, unknown>, expected: Record<string, string>) =>
+  WORD_KEY_ATTRIBUTES.every((name) => item[name] === expected[name]);
 
 async function indexOne(first: Record<string, unknown>, result: WordBackfillResult): Promise<void> {
   let item: Record<string, unknown> | undefined = first;

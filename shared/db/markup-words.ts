@@ -67,7 +67,10 @@ export function wordIndex(slot: number): { name: string; partitionKey: string; s
 }
 
 /** Every word-index key attribute name (for `fromItem`, which leaves index keys out of records). */
-export const WORD_KEY_ATTRIBUTES: readonly string[] = [WORD_PARTITION_ATTRIBUTE, ...Array.from({ length: WORD_SLOTS }, (_, i) => wordIndex(i + 1).sortKey)];
+export const WORD_KEY_ATTRIBUTES: readonly string[] = [
+  WORD_PARTITION_ATTRIBUTE,
+  ...Array.from({ length: WORD_SLOTS }, (_, i) => wordIndex(i + 1).sortKey),
+];
 
 export const workspaceWordsPartition = (workspaceId: string) => `WS#${workspaceId}#WORDS`;
 
@@ -75,13 +78,20 @@ export const workspaceWordsPartition = (workspaceId: string) => `WS#${workspaceI
 const newestFirst = (createdAt: number) => String(999_999_999_999_999 - createdAt).padStart(15, '0');
 
 /** A word slot's sort key: `<word>\u0001<inverted createdAt>\u0001<markupId>`; the word sorts before its longer neighbours. */
-export const wordSortKey = (word: string, createdAt: number, markupId: string) => `${word}${SORT_SEPARATOR}${newestFirst(createdAt)}${SORT_SEPARATOR}${markupId}`;
+export const wordSortKey = (word: string, createdAt: number, markupId: string) =>
+  `${word}${SORT_SEPARATOR}${newestFirst(createdAt)}${SORT_SEPARATOR}${markupId}`;
 
 /** The word of a word slot's sort key. */
 export const wordOfSortKey = (sortKey: string) => sortKey.slice(0, sortKey.indexOf(SORT_SEPARATOR));
 
 /** The word index keys of a markup, derived from its fields like every index key (`itemIndexKeys`). */
-export function markupWordKeys(markup: { id: string; workspaceId: string; name: string; url?: string; createdAt: number }): Record<string, string> {
+export function markupWordKeys(markup: {
+  id: string;
+  workspaceId: string;
+  name: string;
+  url?: string;
+  createdAt: number;
+}): Record<string, string> {
   const words = indexedWords(markup);
   if (words.length === 0) return {};
   const keys: Record<string, string> = { [WORD_PARTITION_ATTRIBUTE]: workspaceWordsPartition(markup.workspaceId) };

@@ -3,7 +3,19 @@ import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { queryPrefix } from './core/paging.js';
 import { batchGet, putNew, transactUnlessConditionFails, updateIfConditionHolds, type TransactItem } from './core/transact.js';
-import { memberKey, membershipsPartitionOf, statusOf, toMemberItem, toUserEmailItem, toUserItem, userEmailKey, userKey, type Member, type Role, type User } from './users.js';
+import {
+  memberKey,
+  membershipsPartitionOf,
+  statusOf,
+  toMemberItem,
+  toUserEmailItem,
+  toUserItem,
+  userEmailKey,
+  userKey,
+  type Member,
+  type Role,
+  type User,
+} from './users.js';
 
 /**
  * Members and invitees of a workspace are capped, so `GET /users` answers them all in one bounded
@@ -25,7 +37,9 @@ export interface MemberCounts {
 const countsAsOwner = (member: Pick<Member, 'role' | 'status'>) => member.role === 'owner' && statusOf(member) === 'active';
 
 async function getMemberCounts(workspaceId: string): Promise<MemberCounts | undefined> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: memberCountsKey(workspaceId), ConsistentRead: true }));
+  const result = await getDb().send(
+    new GetCommand({ TableName: getConfig().tableName, Key: memberCountsKey(workspaceId), ConsistentRead: true }),
+  );
   return result.Item ? { memberCount: result.Item.memberCount as number, ownerCount: result.Item.ownerCount as number } : undefined;
 }
 
@@ -38,7 +52,10 @@ export async function listMembers(workspaceId: string): Promise<Member[]> {
 /** Every member and invitee of a workspace with their user records (consistent reads: an invitee shows at once). */
 export async function listMembersWithUsers(workspaceId: string): Promise<{ member: Member; user: User | undefined }[]> {
   const members = await listMembers(workspaceId);
-  const users = (await batchGet(members.map((member) => userKey(member.userId)), { consistent: true })) as unknown as User[];
+  const users = (await batchGet(
+    members.map((member) => userKey(member.userId)),
+    { consistent: true },
+  )) as unknown as User[];
   const byId = new Map(users.map((user) => [user.id, user]));
   return members.map((member) => ({ member, user: byId.get(member.userId) }));
 }
@@ -62,7 +79,9 @@ export async function membershipsOf(userId: string, limit: number): Promise<Memb
 
 /** One member record, read consistently (the read a conditional change is based on). */
 export async function readMember(workspaceId: string, userId: string): Promise<Member | undefined> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: memberKey(workspaceId, userId), ConsistentRead: true }));
+  const result = await getDb().send(
+    new GetCommand({ TableName: getConfig().tableName, Key: memberKey(workspaceId, userId), ConsistentRead: true }),
+  );
   return result.Item as Member | undefined;
 }
 
@@ -74,7 +93,10 @@ export async function findUserIdsByEmails(emails: readonly string[]): Promise<Ma
 
 /** The member records of `userIds` in a workspace (those that exist), by user id; one consistent BatchGet. */
 export async function findMembers(workspaceId: string, userIds: readonly string[]): Promise<Map<string, Member>> {
-  const items = (await batchGet(userIds.map((userId) => memberKey(workspaceId, userId)), { consistent: true })) as unknown as Member[];
+  const items = (await batchGet(
+    userIds.map((userId) => memberKey(workspaceId, userId)),
+    { consistent: true },
+  )) as unknown as Member[];
   return new Map(items.map((member) => [member.userId, member]));
 }
 
@@ -136,14 +158,19 @@ function asRead(member: Member) {
     Key: memberKey(member.workspaceId, member.userId),
     ConditionExpression: `attribute_exists(PK) AND #role = :readRole AND ${active ? '(attribute_not_exists(#status) OR #status = :active)' : '#status = :invited'}`,
     ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
-    ExpressionAttributeValues: { ':readRole': member.role, ...(active ? { ':active': 'active' } : { ':invited': 'invited' }) } as Record<string, unknown>,
+    ExpressionAttributeValues: { ':readRole': member.role, ...(active ? { ':active': 'active' } : { ':invited': 'invited' }) } as Record<
+      string,
+      unknown
+    >,
   };
 }
 
 /** A transaction item setting attributes of a member record that is still as read (`#role`, `#status` may be named). */
 function memberChange(member: Member, updateExpression: string, values: Record<string, unknown>): TransactItem {
   const read = asRead(member);
-  return { Update: { ...read, UpdateExpression: updateExpression, ExpressionAttributeValues: { ...read.ExpressionAttributeValues, ...values } } };
+  return {
+    Update: { ...read, UpdateExpression: updateExpression, ExpressionAttributeValues: { ...read.ExpressionAttributeValues, ...values } },
+  };
 }
 
 /** Transaction items adding a member (active or invited) with the counters: conditional on the cap. */
@@ -184,7 +211,10 @@ function counterResult(failed: number | undefined, counterIndex: number, cause: 
  * person is new, and the invited Member record; the member counter moves by the batch, under the cap.
  * `stale` when someone else wrote one of these records meanwhile (read again and retry).
  */
-export async function insertInvitations(workspaceId: string, invitations: { newUser?: User & { email: string }; member: Member }[]): Promise<MemberWriteResult> {
+export async function insertInvitations(
+  workspaceId: string,
+  invitations: { newUser?: User & { email: string }; member: Member }[],
+): Promise<MemberWriteResult> {
   const items: TransactItem[] = [memberCountChange(workspaceId, { members: invitations.length })];
   for (const { newUser, member } of invitations) {
     if (newUser) items.push(putNew(toUserItem(newUser)), putNew(toUserEmailItem(newUser)));
@@ -222,7 +252,8 @@ export async function claimInvitationEmail(workspaceId: string, userId: string, 
     TableName: getConfig().tableName,
     Key: memberKey(workspaceId, userId),
     UpdateExpression: 'SET invitationSendingSince = :now',
-    ConditionExpression: '#status = :invited AND attribute_not_exists(invitationSentAt) AND (attribute_not_exists(invitationSendingSince) OR invitationSendingSince < :expired)',
+    ConditionExpression:
+      '#status = :invited AND attribute_not_exists(invitationSentAt) AND (attribute_not_exists(invitationSendingSince) OR invitationSendingSince < :expired)',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: { ':now': now, ':invited': 'invited', ':expired': now - leaseMs },
   });
@@ -233,7 +264,8 @@ export async function finishInvitationEmail(workspaceId: string, userId: string,
   await updateIfConditionHolds({
     TableName: getConfig().tableName,
     Key: memberKey(workspaceId, userId),
-    UpdateExpression: sentAt === undefined ? 'REMOVE invitationSendingSince' : 'SET invitationSentAt = :sentAt REMOVE invitationSendingSince',
+    UpdateExpression:
+      sentAt === undefined ? 'REMOVE invitationSendingSince' : 'SET invitationSentAt = :sentAt REMOVE invitationSendingSince',
     ConditionExpression: 'attribute_exists(PK)',
     ...(sentAt === undefined ? {} : { ExpressionAttributeValues: { ':sentAt': sentAt } }),
   });

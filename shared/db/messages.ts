@@ -85,13 +85,19 @@ export function toMessageReferenceItem(reference: MessageReference): Record<stri
 }
 
 export async function getMessageReference(messageId: string): Promise<MessageReference | undefined> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: messageReferenceKey(messageId), ConsistentRead: true }));
+  const result = await getDb().send(
+    new GetCommand({ TableName: getConfig().tableName, Key: messageReferenceKey(messageId), ConsistentRead: true }),
+  );
   return result.Item ? recordOf<MessageReference>(result.Item) : undefined;
 }
 
 export async function getMessage(reference: MessageReference): Promise<MessageRecord | undefined> {
   const result = await getDb().send(
-    new GetCommand({ TableName: getConfig().tableName, Key: messageKey(reference.markupId, reference.threadId, reference.messageId), ConsistentRead: true }),
+    new GetCommand({
+      TableName: getConfig().tableName,
+      Key: messageKey(reference.markupId, reference.threadId, reference.messageId),
+      ConsistentRead: true,
+    }),
   );
   return result.Item ? recordOf<MessageRecord>(result.Item) : undefined;
 }
@@ -106,7 +112,10 @@ export function messageReplace(current: MessageRecord, next: MessageRecord, opti
       TableName: getConfig().tableName,
       Item: toMessageItem(next),
       ConditionExpression: `modifiedAt = :modifiedAt${options.guardVersion ? ' AND threadRevision = :version' : ''}`,
-      ExpressionAttributeValues: { ':modifiedAt': current.modifiedAt, ...(options.guardVersion ? { ':version': current.threadRevision } : {}) },
+      ExpressionAttributeValues: {
+        ':modifiedAt': current.modifiedAt,
+        ...(options.guardVersion ? { ':version': current.threadRevision } : {}),
+      },
     },
   };
 }
@@ -122,7 +131,10 @@ export function messageDelete(message: MessageRecord, options: { guardVersion?: 
         TableName: getConfig().tableName,
         Key: messageKey(message.markupId, message.threadId, message.id),
         ConditionExpression: `modifiedAt = :modifiedAt${options.guardVersion ? ' AND threadRevision = :version' : ''}`,
-        ExpressionAttributeValues: { ':modifiedAt': message.modifiedAt, ...(options.guardVersion ? { ':version': message.threadRevision } : {}) },
+        ExpressionAttributeValues: {
+          ':modifiedAt': message.modifiedAt,
+          ...(options.guardVersion ? { ':version': message.threadRevision } : {}),
+        },
       },
     },
     { Delete: { TableName: getConfig().tableName, Key: messageReferenceKey(message.id) } },

@@ -145,6 +145,11 @@ export async function finishMove(folderId: string): Promise<void> {
     UpdateExpression: `SET #state = :done, finishedAt = :now, updatedAt = :now, ${TABLE.ttlAttribute} = :expires REMOVE GSI1PK, GSI1SK`,
     ConditionExpression: '#state = :carrying',
     ExpressionAttributeNames: { '#state': 'state' },
-    ExpressionAttributeValues: { ':done': 'done', ':carrying': 'carrying', ':now': now, ':expires': Math.floor(now / 1000) + DONE_TTL_SECONDS },
+    ExpressionAttributeValues: {
+      ':done': 'done',
+      ':carrying': 'carrying',
+      ':now': now,
+      ':expires': Math.floor(now / 1000) + DONE_TTL_SECONDS,
+    },
   });
 }

@@ -92,7 +92,10 @@ export async function archiveOriginal(record: OriginalRecord, at = new Date().to
   return false;
 }
 
-const notKept = { FilterExpression: 'attribute_not_exists(retainOriginal) OR retainOriginal = :false', ExpressionAttributeValues: { ':false': false } };
+const notKept = {
+  FilterExpression: 'attribute_not_exists(retainOriginal) OR retainOriginal = :false',
+  ExpressionAttributeValues: { ':false': false },
+};
 
 function retainedOriginalsQuery(workspaceId: string, includeKept: boolean): QueryCommandInput {
   return {
@@ -100,16 +103,24 @@ function retainedOriginalsQuery(workspaceId: string, includeKept: boolean): Quer
     IndexName: 'GSI1',
     KeyConditionExpression: 'GSI1PK = :pk',
     ...(includeKept ? {} : notKept),
-    ExpressionAttributeValues: { ':pk': retainedOriginalsPartition(workspaceId), ...(includeKept ? {} : notKept.ExpressionAttributeValues) },
+    ExpressionAttributeValues: {
+      ':pk': retainedOriginalsPartition(workspaceId),
+      ...(includeKept ? {} : notKept.ExpressionAttributeValues),
+    },
   };
 }
 
-/** How many originals of the workspace are retained (without those kept explicitly, unless `includeKept`); reads keys and counts, a page per MB. */
+/**
+ * How many originals of the workspace are retained (without those kept explicitly, unless `includeKept`); reads keys and counts, a page per
+ * MB.
+ */
 export async function countRetainedOriginals(workspaceId: string, options: { includeKept: boolean }): Promise<number> {
   let count = 0;
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await getDb().send(new QueryCommand({ ...retainedOriginalsQuery(workspaceId, options.includeKept), Select: 'COUNT', ExclusiveStartKey: start }));
+    const page = await getDb().send(
+      new QueryCommand({ ...retainedOriginalsQuery(workspaceId, options.includeKept), Select: 'COUNT', ExclusiveStartKey: start }),
+    );
     count += page.Count ?? 0;
     start = page.LastEvaluatedKey;
   } while (start);
@@ -128,7 +139,9 @@ export async function retainedOriginalsAfter(
   const start = options.after
     ? { ...originalKey(options.after), GSI1PK: retainedOriginalsPartition(workspaceId), GSI1SK: options.after }
     : undefined;
-  const page = await getDb().send(new QueryCommand({ ...retainedOriginalsQuery(workspaceId, options.includeKept), Limit: options.limit, ExclusiveStartKey: start }));
+  const page = await getDb().send(
+    new QueryCommand({ ...retainedOriginalsQuery(workspaceId, options.includeKept), Limit: options.limit, ExclusiveStartKey: start }),
+  );
   const next = page.LastEvaluatedKey?.GSI1SK;
   return { originals: (page.Items ?? []) as OriginalRecord[], ...(typeof next === 'string' ? { next } : {}) };
 }

@@ -9,7 +9,8 @@ import { updateIfConditionHolds } from './core/transact.js';
  * the markup's prefix, which its deletion empties. A redelivered render writes the same keys.
  */
 export const pageScreenshotObjectKey = (markupId: string, viewModeId: string) => `${markupObjectPrefix(markupId)}pages/${viewModeId}.png`;
-export const pageLayoutObjectKey = (markupId: string, viewModeId: string) => `${markupObjectPrefix(markupId)}pages/${viewModeId}.layout.json`;
+export const pageLayoutObjectKey = (markupId: string, viewModeId: string) =>
+  `${markupObjectPrefix(markupId)}pages/${viewModeId}.layout.json`;
 
 /** Every view mode pending: what a new webpage markup starts with. */
 export const pendingPageScreenshots = (viewModeIds: readonly string[]): Record<string, PageScreenshotRecord> =>
@@ -21,7 +22,11 @@ export const pendingPageScreenshots = (viewModeIds: readonly string[]): Record<s
  * nothing. Answers false when nothing was written (the markup is gone, or the mode was settled).
  * The objects are stored before this write, so a `ready` record always names whole objects.
  */
-export function settlePageScreenshot(markupId: string, viewModeId: string, outcome: PageScreenshotRecord & { state: 'ready' | 'unavailable' }): Promise<boolean> {
+export function settlePageScreenshot(
+  markupId: string,
+  viewModeId: string,
+  outcome: PageScreenshotRecord & { state: 'ready' | 'unavailable' },
+): Promise<boolean> {
   return updateIfConditionHolds({
     TableName: getConfig().tableName,
     Key: itemKey(markupId),

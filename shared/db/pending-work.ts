@@ -30,7 +30,9 @@ export async function workDue(before: number, limit: number): Promise<DueWork[]>
     }),
   );
   return (page.Items ?? []).map((item): DueWork =>
-    item.entity === DELETED_MARKUP_OBJECTS ? { kind: 'deleted-markup', markupId: item.markupId as string } : { kind: 'markup', markup: fromItem(item) as MarkupRecord },
+    item.entity === DELETED_MARKUP_OBJECTS
+      ? { kind: 'deleted-markup', markupId: item.markupId as string }
+      : { kind: 'markup', markup: fromItem(item) as MarkupRecord },
   );
 }
 

@@ -33,12 +33,19 @@ export function toReadMarkItem(markupId: string, mark: ReadMark): Record<string,
 
 /** Every read mark one user holds on a markup's threads and messages (one Query). */
 export async function getReadMarks(markupId: string, userId: string): Promise<ReadMark[]> {
-  return (await queryPrefix(markupPartition(markupId), readMarkPrefix(userId), { consistent: true })).map((item) => recordOf<ReadMark>(item));
+  return (await queryPrefix(markupPartition(markupId), readMarkPrefix(userId), { consistent: true })).map((item) =>
+    recordOf<ReadMark>(item),
+  );
 }
 
 /** One user's read marks on the given threads and messages of a markup (BatchGet). */
 export async function getReadMarksFor(markupId: string, userId: string, subjectIds: readonly string[]): Promise<ReadMark[]> {
-  return (await batchGet(subjectIds.map((subjectId) => readMarkKey(markupId, userId, subjectId)), { consistent: true })).map((item) => recordOf<ReadMark>(item));
+  return (
+    await batchGet(
+      subjectIds.map((subjectId) => readMarkKey(markupId, userId, subjectId)),
+      { consistent: true },
+    )
+  ).map((item) => recordOf<ReadMark>(item));
 }
 
 /**
@@ -46,8 +53,13 @@ export async function getReadMarksFor(markupId: string, userId: string, subjectI
  * deletion leaves behind. Marks are keyed by user first (the list reads one user's marks in one
  * Query), so this reads all marks of the markup and keeps the matching ones; deletions are rare.
  */
-export async function readMarkKeysOf(markupId: string, subject: { threadId: string } | { messageId: string }): Promise<Record<string, string>[]> {
+export async function readMarkKeysOf(
+  markupId: string,
+  subject: { threadId: string } | { messageId: string },
+): Promise<Record<string, string>[]> {
   const [attribute, id] = 'threadId' in subject ? ['threadId', subject.threadId] : ['subjectId', subject.messageId];
-  const marks = await queryPrefix(markupPartition(markupId), 'READ#', { filter: { expression: '#subject = :subject', names: { '#subject': attribute }, values: { ':subject': id } } });
+  const marks = await queryPrefix(markupPartition(markupId), 'READ#', {
+    filter: { expression: '#subject = :subject', names: { '#subject': attribute }, values: { ':subject': id } },
+  });
   return marks.map((mark) => ({ PK: mark.PK as string, SK: mark.SK as string }));
 }

@@ -19,7 +19,9 @@ export async function releaseExpiredReservations(organizationId: string, nowEpoc
   let start: Record<string, unknown> | undefined;
   for (let page = 0; page < pages; page += 1) {
     const { reservations, next } = await endedReservations(organizationId, nowEpoch, start);
-    const uploads = new Map((await getUploads(reservations.map((reservation) => reservation.fileId))).map((upload) => [upload.fileId, upload]));
+    const uploads = new Map(
+      (await getUploads(reservations.map((reservation) => reservation.fileId))).map((upload) => [upload.fileId, upload]),
+    );
     for (const reservation of reservations) {
       const upload = uploads.get(reservation.fileId);
       const move = upload && stillConfirmable(upload, reservation, nowEpoch) ? upload.expiresAtEpoch! : undefined;
@@ -39,7 +41,9 @@ export async function releaseExpiredReservations(organizationId: string, nowEpoc
 /** An issued upload whose object landed and whose record has not expired, reserved for less than the record's life. */
 function stillConfirmable(upload: UploadRecord, reservation: Reservation, nowEpoch: number): boolean {
   const until = upload.expiresAtEpoch;
-  return upload.state === 'issued' && upload.landedAt !== undefined && until !== undefined && until > nowEpoch && reservation.untilEpoch < until;
+  return (
+    upload.state === 'issued' && upload.landedAt !== undefined && until !== undefined && until > nowEpoch && reservation.untilEpoch < until
+  );
 }
 
 /** Gives the bytes back unless the object landed on a record still alive at `nowEpoch` (a record gone by TTL has no `landedAt`). */

@@ -49,7 +49,12 @@ export function reserveItems(reservation: Reservation, limit: number | null): Tr
 export function endReservationItems(reservation: Reservation, stored?: { category: StorageCategory; bytes: number }): TransactItem[] {
   return [
     { Delete: { TableName: getConfig().tableName, Key: reservationKey(reservation), ConditionExpression: 'attribute_exists(PK)' } },
-    { Update: counterUpdate(reservation.organizationId, { reserved: -reservation.bytes, ...(stored ? { [stored.category]: stored.bytes } : {}) }) },
+    {
+      Update: counterUpdate(reservation.organizationId, {
+        reserved: -reservation.bytes,
+        ...(stored ? { [stored.category]: stored.bytes } : {}),
+      }),
+    },
   ];
 }
 
@@ -80,6 +85,8 @@ export async function endedReservations(
       ExclusiveStartKey: start,
     }),
   );
-  const reservations = (result.Items ?? []).map(({ organizationId, fileId, bytes, untilEpoch }) => ({ organizationId, fileId, bytes, untilEpoch }) as Reservation);
+  const reservations = (result.Items ?? []).map(
+    ({ organizationId, fileId, bytes, untilEpoch }) => ({ organizationId, fileId, bytes, untilEpoch }) as Reservation,
+  );
   return { reservations, next: result.LastEvaluatedKey };
 }

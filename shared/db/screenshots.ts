@@ -23,7 +23,12 @@ export function screenshotThumbnailKey(markupId: string, threadId: string, scree
 /** The screenshot a thread holds now, or undefined when the thread or its screenshot is gone. */
 export async function getThreadScreenshot(markupId: string, threadId: string): Promise<ScreenshotRecord | undefined> {
   const result = await getDb().send(
-    new GetCommand({ TableName: getConfig().tableName, Key: threadKey(markupId, threadId), ConsistentRead: true, ProjectionExpression: 'screenshot' }),
+    new GetCommand({
+      TableName: getConfig().tableName,
+      Key: threadKey(markupId, threadId),
+      ConsistentRead: true,
+      ProjectionExpression: 'screenshot',
+    }),
   );
   return result.Item?.screenshot as ScreenshotRecord | undefined;
 }

@@ -21,7 +21,10 @@ export interface SdkSessionRecord<A> {
   answer: A;
 }
 
-export const sdkSessionKey = (state: string) => ({ PK: `SDKSTATE#${createHash('sha256').update(state, 'utf8').digest('base64url')}`, SK: 'SDKSTATE' });
+export const sdkSessionKey = (state: string) => ({
+  PK: `SDKSTATE#${createHash('sha256').update(state, 'utf8').digest('base64url')}`,
+  SK: 'SDKSTATE',
+});
 
 /** Records a session under `state`; false (nothing written) when that state was used before and is still kept. */
 export async function insertSdkSession<A>(state: string, record: SdkSessionRecord<A>): Promise<boolean> {
@@ -50,14 +53,26 @@ export async function takeSdkSession<A>(
       new DeleteCommand({
         TableName: getConfig().tableName,
         Key: sdkSessionKey(state),
-        ConditionExpression: 'attribute_exists(PK) AND publicKey = :publicKey AND markupId = :markupId AND sdkOrigin = :origin AND expiresAt > :now',
-        ExpressionAttributeValues: { ':publicKey': expected.publicKey, ':markupId': expected.markupId, ':origin': expected.origin, ':now': expected.now },
+        ConditionExpression:
+          'attribute_exists(PK) AND publicKey = :publicKey AND markupId = :markupId AND sdkOrigin = :origin AND expiresAt > :now',
+        ExpressionAttributeValues: {
+          ':publicKey': expected.publicKey,
+          ':markupId': expected.markupId,
+          ':origin': expected.origin,
+          ':now': expected.now,
+        },
         ReturnValues: 'ALL_OLD',
       }),
     );
     const item = result.Attributes;
     if (!item) return undefined;
-    return { publicKey: item.publicKey, markupId: item.markupId, sdkOrigin: item.sdkOrigin, expiresAt: item.expiresAt, answer: item.answer as A };
+    return {
+      publicKey: item.publicKey,
+      markupId: item.markupId,
+      sdkOrigin: item.sdkOrigin,
+      expiresAt: item.expiresAt,
+      answer: item.answer as A,
+    };
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;

@@ -56,7 +56,12 @@ export async function takeSignInCode(codeHash: string, now: number): Promise<Sig
     );
     const item = result.Attributes;
     if (!item) return undefined;
-    return { userId: item.userId as string, email: item.email as string, createdAt: item.createdAt as number, expiresAt: item.expiresAt as number };
+    return {
+      userId: item.userId as string,
+      email: item.email as string,
+      createdAt: item.createdAt as number,
+      expiresAt: item.expiresAt as number,
+    };
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;
@@ -103,6 +108,8 @@ export async function revokeSession(sessionId: string, expiresAt: number, revoke
 
 /** Whether a session token was revoked (one strongly consistent GetItem: a sign-out holds from its answer on). */
 export async function isSessionRevoked(sessionId: string): Promise<boolean> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: revokedSessionKey(sessionId), ConsistentRead: true }));
+  const result = await getDb().send(
+    new GetCommand({ TableName: getConfig().tableName, Key: revokedSessionKey(sessionId), ConsistentRead: true }),
+  );
   return result.Item !== undefined;
 }

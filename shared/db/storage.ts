@@ -32,8 +32,13 @@ export interface StorageCounters extends StorageBreakdown {
   claimed: number;
 }
 
-async function readCounters(organizationId: string, consistent: boolean): Promise<{ counters: StorageCounters; item?: Record<string, unknown> }> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: storageKey(organizationId), ConsistentRead: consistent }));
+async function readCounters(
+  organizationId: string,
+  consistent: boolean,
+): Promise<{ counters: StorageCounters; item?: Record<string, unknown> }> {
+  const result = await getDb().send(
+    new GetCommand({ TableName: getConfig().tableName, Key: storageKey(organizationId), ConsistentRead: consistent }),
+  );
   const counts = zeroes();
   for (const category of STORAGE_CATEGORIES) counts[category] = Number(result.Item?.[category] ?? 0);
   const total = STORAGE_CATEGORIES.reduce((sum, category) => sum + counts[category], 0);
@@ -47,7 +52,9 @@ async function readCounters(organizationId: string, consistent: boolean): Promis
  */
 export async function getStorageBreakdown(organizationId: string): Promise<StorageBreakdown> {
   const { counters } = await readCounters(organizationId, false);
-  return Object.fromEntries([...STORAGE_CATEGORIES, 'total'].map((name) => [name, counters[name as keyof StorageBreakdown]])) as StorageBreakdown;
+  return Object.fromEntries(
+    [...STORAGE_CATEGORIES, 'total'].map((name) => [name, counters[name as keyof StorageBreakdown]]),
+  ) as StorageBreakdown;
 }
 
 /** The counters with a consistent read (quota decisions and their messages). */
@@ -69,7 +76,10 @@ export function counterUpdate(organizationId: string, moves: CounterMoves, optio
   const given = Object.entries(moves).filter(([, bytes]) => bytes !== undefined) as [string, number][];
   if (given.length === 0) throw new Error('a counter update needs at least one counter');
   const changed = given.filter(([, bytes]) => bytes !== 0);
-  const entries: [string, number][] = [...(changed.length > 0 ? changed : given), ['claimed', given.reduce((sum, [, bytes]) => sum + bytes, 0)]];
+  const entries: [string, number][] = [
+    ...(changed.length > 0 ? changed : given),
+    ['claimed', given.reduce((sum, [, bytes]) => sum + bytes, 0)],
+  ];
   const guarded = typeof options.limit === 'number';
   return {
     TableName: getConfig().tableName,
@@ -85,7 +95,11 @@ export function counterUpdate(organizationId: string, moves: CounterMoves, optio
 }
 
 /** An update that moves category counters by the given bytes (negative to remove); see `counterUpdate`. */
-export function storageChange(organizationId: string, deltas: Partial<Record<StorageCategory, number>>, options: { limit?: number | null } = {}) {
+export function storageChange(
+  organizationId: string,
+  deltas: Partial<Record<StorageCategory, number>>,
+  options: { limit?: number | null } = {},
+) {
   return counterUpdate(organizationId, deltas, options);
 }
 
@@ -116,7 +130,9 @@ export async function repairClaimed(organizationId: string): Promise<boolean> {
     TableName: getConfig().tableName,
     Key: storageKey(organizationId),
     UpdateExpression: 'SET #claimed = :expected',
-    ConditionExpression: names.map((name, i) => (item[name] === undefined ? `attribute_not_exists(#n${i})` : `#n${i} = :v${i}`)).join(' AND '),
+    ConditionExpression: names
+      .map((name, i) => (item[name] === undefined ? `attribute_not_exists(#n${i})` : `#n${i} = :v${i}`))
+      .join(' AND '),
     ExpressionAttributeNames: { '#claimed': 'claimed', ...Object.fromEntries(names.map((name, i) => [`#n${i}`, name])) },
     ExpressionAttributeValues: {
       ':expected': expected,

@@ -3,7 +3,16 @@ import { AGAIN, withBackoff } from './core/backoff.js';
 import { itemKey, type MarkupRecord } from './items.js';
 import { markupPartition } from './markup-records.js';
 import { queryPrefix, scanMatching } from './core/paging.js';
-import { getThreadIndexState, indexItemId, indexItemKeysOf, indexItemsOf, LAYOUT_1_PREFIX, leafOf, THREAD_INDEX_LAYOUT, threadIndexStateKey } from './thread-index.js';
+import {
+  getThreadIndexState,
+  indexItemId,
+  indexItemKeysOf,
+  indexItemsOf,
+  LAYOUT_1_PREFIX,
+  leafOf,
+  THREAD_INDEX_LAYOUT,
+  threadIndexStateKey,
+} from './thread-index.js';
 import { batchDelete, batchPut, transactUnlessConditionFails } from './core/transact.js';
 import { getConversation } from './threads.js';
 
@@ -43,18 +52,25 @@ export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'ima
       // Every leaf that has index partitions has a counter (`threadIndexWrites` adds it in the same
       // transaction); the leaves of the threads as read may be new.
       const leaves = [...new Set([...before.counted, ...threads.map((thread) => leafOf(thread.resolved, thread.viewModeId))])];
-      const [existing, legacy] = await Promise.all([indexItemKeysOf(markup.id, leaves), queryPrefix(markupPartition(markup.id), LAYOUT_1_PREFIX, { consistent: true })]);
+      const [existing, legacy] = await Promise.all([
+        indexItemKeysOf(markup.id, leaves),
+        queryPrefix(markupPartition(markup.id), LAYOUT_1_PREFIX, { consistent: true }),
+      ]);
       const wanted = new Map(threads.flatMap((thread) => indexItemsOf(markup, thread)).map((item) => [indexItemId(item), item]));
       const present = new Map(existing.map((key) => [indexItemId(key), key]));
       const missing = [...wanted.entries()].filter(([id]) => !present.has(id)).map(([, item]) => item);
-      const stray = [...[...present.entries()].filter(([id]) => !wanted.has(id)).map(([, key]) => key), ...legacy.map((item) => ({ PK: item.PK as string, SK: item.SK as string }))];
+      const stray = [
+        ...[...present.entries()].filter(([id]) => !wanted.has(id)).map(([, key]) => key),
+        ...legacy.map((item) => ({ PK: item.PK as string, SK: item.SK as string })),
+      ];
       for (const leaf of leaves) touched.add(leaf);
       await batchPut(missing);
       await batchDelete(stray);
       put += missing.length;
       deleted += stray.length;
       const counts = new Map<string, number>();
-      for (const thread of threads) counts.set(leafOf(thread.resolved, thread.viewModeId), (counts.get(leafOf(thread.resolved, thread.viewModeId)) ?? 0) + 1);
+      for (const thread of threads)
+        counts.set(leafOf(thread.resolved, thread.viewModeId), (counts.get(leafOf(thread.resolved, thread.viewModeId)) ?? 0) + 1);
       const names = Object.fromEntries(leaves.map((leaf, i) => [`#c${i}`, `c:${leaf}`]));
       const values = Object.fromEntries(leaves.map((leaf, i) => [`:c${i}`, counts.get(leaf) ?? 0]));
       const failed = await transactUnlessConditionFails([
@@ -65,28 +81,51 @@ export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'ima
             UpdateExpression: `SET entity = :entity, layout = :layout, writes = :writes${leaves.map((_, i) => `, #c${i} = :c${i}`).join('')}`,
             ConditionExpression: before.writes === 0 ? 'attribute_not_exists(writes) OR writes = :writes' : 'writes = :writes',
             ...(leaves.length > 0 ? { ExpressionAttributeNames: names } : {}),
-            ExpressionAttributeValues: { ':entity': 'ThreadIndexState', ':layout': THREAD_INDEX_LAYOUT, ':writes': before.writes, ...values },
+            ExpressionAttributeValues: {
+              ':entity': 'ThreadIndexState',
+              ':layout': THREAD_INDEX_LAYOUT,
+              ':writes': before.writes,
+              ...values,
+            },
           },
         },
         // A markup deleted meanwhile must not get its counters (and index) back.
         { ConditionCheck: { TableName: getConfig().tableName, Key: itemKey(markup.id), ConditionExpression: 'attribute_exists(PK)' } },
       ]);
-      if (failed === undefined) return { markupId: markup.id, threads: threads.length, put, deleted, attempts: attempt, layout: THREAD_INDEX_LAYOUT };
+      if (failed === undefined)
+        return { markupId: markup.id, threads: threads.length, put, deleted, attempts: attempt, layout: THREAD_INDEX_LAYOUT };
       if (failed === 1) {
         // Its deletion may have finished before these items were put: take them away again.
         await batchDelete(await indexItemKeysOf(markup.id, [...touched]));
-        return { markupId: markup.id, threads: threads.length, put, deleted, attempts: attempt, layout: THREAD_INDEX_LAYOUT, markupDeleted: true };
+        return {
+          markupId: markup.id,
+          threads: threads.length,
+          put,
+          deleted,
+          attempts: attempt,
+          layout: THREAD_INDEX_LAYOUT,
+          markupDeleted: true,
+        };
       }
       return AGAIN;
     },
     // Again at once: the writes it lost to are done, not in the way.
-    { attempts: 10, baseMs: 0, exhausted: () => new Error(`The threads of markup ${markup.id} kept changing during the backfill; run it again.`) },
+    {
+      attempts: 10,
+      baseMs: 0,
+      exhausted: () => new Error(`The threads of markup ${markup.id} kept changing during the backfill; run it again.`),
+    },
   );
 }
 
 /** Ids of every markup that ever had a thread (its thread-number counter): a Scan, for the admin CLI's backfill only. */
 export async function markupsWithThreads(): Promise<string[]> {
   const ids: string[] = [];
-  for await (const item of scanMatching({ expression: 'entity = :entity', values: { ':entity': 'ThreadSequence' }, projection: 'markupId' })) ids.push(item.markupId as string);
+  for await (const item of scanMatching({
+    expression: 'entity = :entity',
+    values: { ':entity': 'ThreadSequence' },
+    projection: 'markupId',
+  }))
+    ids.push(item.markupId as string);
   return ids;
 }

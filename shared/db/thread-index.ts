@@ -112,7 +112,8 @@ export function threadPage(thread: ThreadRecord, markup: Pick<MarkupRecord, 'ima
 /** The thread's position in the index of `kind` (see the table above). */
 export function positionIn(kind: IndexKind, thread: ThreadRecord, markup: Pick<MarkupRecord, 'images'>): string {
   const number = sortableNumber(thread.number);
-  const optional = (value: number | null | undefined) => (value === null || value === undefined ? `1${number}` : `0${sortableNumber(value)}${number}`);
+  const optional = (value: number | null | undefined) =>
+    value === null || value === undefined ? `1${number}` : `0${sortableNumber(value)}${number}`;
   switch (kind) {
     case 'pin':
       return number;
@@ -150,12 +151,19 @@ export const indexItemId = (item: Record<string, unknown>) => `${item.PK as stri
  * counter of an unchanged leaf is touched by 0, so every leaf holding index items has one); `writes`
  * always moves. `initialize` (the markup's first thread) marks the markup as indexed.
  */
-export function threadIndexWrites(markup: Pick<MarkupRecord, 'id' | 'images'>, before: ThreadRecord | undefined, after: ThreadRecord | undefined, options: { initialize?: boolean } = {}): TransactItem[] {
+export function threadIndexWrites(
+  markup: Pick<MarkupRecord, 'id' | 'images'>,
+  before: ThreadRecord | undefined,
+  after: ThreadRecord | undefined,
+  options: { initialize?: boolean } = {},
+): TransactItem[] {
   const TableName = getConfig().tableName;
   const old = new Map((before ? indexItemsOf(markup, before) : []).map((item) => [indexItemId(item), item]));
   const next = new Map((after ? indexItemsOf(markup, after) : []).map((item) => [indexItemId(item), item]));
   const items: TransactItem[] = [
-    ...[...old.entries()].filter(([id]) => !next.has(id)).map(([, item]): TransactItem => ({ Delete: { TableName, Key: { PK: item.PK, SK: item.SK } } })),
+    ...[...old.entries()]
+      .filter(([id]) => !next.has(id))
+      .map(([, item]): TransactItem => ({ Delete: { TableName, Key: { PK: item.PK, SK: item.SK } } })),
     ...[...next.entries()].filter(([id]) => !old.has(id)).map(([, Item]): TransactItem => ({ Put: { TableName, Item } })),
   ];
   const from = before ? leafOf(before.resolved, before.viewModeId) : undefined;
@@ -202,14 +210,18 @@ export interface ThreadIndexState {
 
 function stateOf(item: Record<string, unknown> | undefined): ThreadIndexState {
   const counts = new Map<string, number>();
-  const counted = Object.keys(item ?? {}).filter((name) => name.startsWith('c:')).map((name) => name.slice(2));
+  const counted = Object.keys(item ?? {})
+    .filter((name) => name.startsWith('c:'))
+    .map((name) => name.slice(2));
   for (const leaf of counted) if (Number(item![`c:${leaf}`]) > 0) counts.set(leaf, Number(item![`c:${leaf}`]));
   return { layout: item?.layout === undefined ? undefined : Number(item.layout), writes: Number(item?.writes ?? 0), counts, counted };
 }
 
 /** The markup's layout version and leaf counters (one consistent GetItem). */
 export async function getThreadIndexState(markupId: string): Promise<ThreadIndexState> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: threadIndexStateKey(markupId), ConsistentRead: true }));
+  const result = await getDb().send(
+    new GetCommand({ TableName: getConfig().tableName, Key: threadIndexStateKey(markupId), ConsistentRead: true }),
+  );
   return stateOf(result.Item);
 }
 
@@ -224,7 +236,12 @@ export interface IndexEntry {
  * DynamoDB's 1 MB page ends first, which at ~100 bytes an entry takes thousands). Answers whether
  * the leaf has more.
  */
-export async function readIndexRange(markupId: string, kind: IndexKind, leaf: string, options: { limit: number; backward: boolean; after?: string }): Promise<{ entries: IndexEntry[]; more: boolean }> {
+export async function readIndexRange(
+  markupId: string,
+  kind: IndexKind,
+  leaf: string,
+  options: { limit: number; backward: boolean; after?: string },
+): Promise<{ entries: IndexEntry[]; more: boolean }> {
   const PK = indexPartition(markupId, kind, leaf);
   const entries: IndexEntry[] = [];
   let start: Record<string, unknown> | undefined = options.after === undefined ? undefined : { PK, SK: options.after };
@@ -252,7 +269,13 @@ export async function readIndexRange(markupId: string, kind: IndexKind, leaf: st
  * Queries, no items returned; DynamoDB still reads the keys, 1 MB a request: this grows with the
  * position).
  */
-export async function countBefore(markupId: string, kind: IndexKind, leaf: string, position: string, options: { backward: boolean }): Promise<number> {
+export async function countBefore(
+  markupId: string,
+  kind: IndexKind,
+  leaf: string,
+  position: string,
+  options: { backward: boolean },
+): Promise<number> {
   let count = 0;
   let start: Record<string, unknown> | undefined;
   do {
@@ -272,7 +295,10 @@ export async function countBefore(markupId: string, kind: IndexKind, leaf: strin
   return count;
 }
 
-/** Keys of every index item of a markup in the current layout: the partitions of each counted leaf and kind (`leaves`: `ThreadIndexState.counted`). */
+/**
+ * Keys of every index item of a markup in the current layout: the partitions of each counted leaf and kind (`leaves`:
+ * `ThreadIndexState.counted`).
+ */
 export async function indexItemKeysOf(markupId: string, leaves: readonly string[]): Promise<{ PK: string; SK: string }[]> {
   const partitions = leaves.flatMap((leaf) => KINDS.map((kind) => indexPartition(markupId, kind, leaf)));
   const keys = await Promise.all(partitions.map((PK) => queryPrefix(PK, undefined, { consistent: true })));
@@ -293,9 +319,13 @@ export async function deleteThreadIndex(markupId: string): Promise<void> {
  * Index items and counter item for threads bulk-loaded into a markup that has no threads yet
  * (tests, bench): what `threadIndexWrites` would have written for each creation.
  */
-export function threadIndexSeedItems(markup: Pick<MarkupRecord, 'id' | 'images'>, threads: readonly ThreadRecord[]): Record<string, unknown>[] {
+export function threadIndexSeedItems(
+  markup: Pick<MarkupRecord, 'id' | 'images'>,
+  threads: readonly ThreadRecord[],
+): Record<string, unknown>[] {
   const counts: Record<string, number> = {};
-  for (const thread of threads) counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] = (counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] ?? 0) + 1;
+  for (const thread of threads)
+    counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] = (counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] ?? 0) + 1;
   return [
     ...threads.flatMap((thread) => indexItemsOf(markup, thread)),
     { ...threadIndexStateKey(markup.id), entity: 'ThreadIndexState', layout: THREAD_INDEX_LAYOUT, writes: 0, ...counts },

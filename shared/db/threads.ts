@@ -171,7 +171,10 @@ export async function getConversation(markupId: string): Promise<Conversation> {
 }
 
 /** One thread with its messages, or undefined. */
-export async function getThreadWithMessages(markupId: string, threadId: string): Promise<{ thread: ThreadRecord; messages: MessageRecord[] } | undefined> {
+export async function getThreadWithMessages(
+  markupId: string,
+  threadId: string,
+): Promise<{ thread: ThreadRecord; messages: MessageRecord[] } | undefined> {
   const conversation = toConversation(await queryPrefix(markupPartition(markupId), `${THREAD_PREFIX}${threadId}`, { consistent: true }));
   const thread = conversation.threads[0];
   return thread ? { thread, messages: conversation.messages.get(thread.id) ?? [] } : undefined;
@@ -179,14 +182,27 @@ export async function getThreadWithMessages(markupId: string, threadId: string):
 
 /** Thread records by id, without their messages (one consistent BatchGet per 100); missing ones are left out. */
 export async function getThreadRecords(markupId: string, threadIds: readonly string[]): Promise<ThreadRecord[]> {
-  return (await batchGet(threadIds.map((id) => threadKey(markupId, id)), { consistent: true })).map((item) => recordOf<ThreadRecord>(item));
+  return (
+    await batchGet(
+      threadIds.map((id) => threadKey(markupId, id)),
+      { consistent: true },
+    )
+  ).map((item) => recordOf<ThreadRecord>(item));
 }
 
 /** The messages of threads as read (`getThreadRecords`): by their `messageIds`, or by a Query for a thread written before them. */
-export async function getMessagesOf(markupId: string, threads: readonly ThreadRecord[]): Promise<Map<string, { thread: ThreadRecord; messages: MessageRecord[] }>> {
+export async function getMessagesOf(
+  markupId: string,
+  threads: readonly ThreadRecord[],
+): Promise<Map<string, { thread: ThreadRecord; messages: MessageRecord[] }>> {
   const listed = threads.filter((thread) => thread.messageIds !== undefined);
   const [messages, queried] = await Promise.all([
-    batchGet(listed.flatMap((thread) => thread.messageIds!.map((id) => ({ PK: markupPartition(markupId), SK: `${THREAD_PREFIX}${thread.id}#MSG#${id}` }))), { consistent: true }),
+    batchGet(
+      listed.flatMap((thread) =>
+        thread.messageIds!.map((id) => ({ PK: markupPartition(markupId), SK: `${THREAD_PREFIX}${thread.id}#MSG#${id}` })),
+      ),
+      { consistent: true },
+    ),
     Promise.all(threads.filter((thread) => thread.messageIds === undefined).map((thread) => getThreadWithMessages(markupId, thread.id))),
   ]);
   const found = new Map<string, { thread: ThreadRecord; messages: MessageRecord[] }>();
@@ -198,12 +214,16 @@ export async function getMessagesOf(markupId: string, threads: readonly ThreadRe
 
 /** One thread record without its messages (consistent), or undefined. */
 export async function getThreadRecord(markupId: string, threadId: string): Promise<ThreadRecord | undefined> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: threadKey(markupId, threadId), ConsistentRead: true }));
+  const result = await getDb().send(
+    new GetCommand({ TableName: getConfig().tableName, Key: threadKey(markupId, threadId), ConsistentRead: true }),
+  );
   return result.Item ? recordOf<ThreadRecord>(result.Item) : undefined;
 }
 
 export async function getThreadReference(threadId: string): Promise<ThreadReference | undefined> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: threadReferenceKey(threadId), ConsistentRead: true }));
+  const result = await getDb().send(
+    new GetCommand({ TableName: getConfig().tableName, Key: threadReferenceKey(threadId), ConsistentRead: true }),
+  );
   return result.Item ? recordOf<ThreadReference>(result.Item) : undefined;
 }
 
@@ -260,7 +280,11 @@ export function threadUnchanged(thread: ThreadRecord): TransactItem {
  * message written beside it records that next revision as its `threadRevision`. Fails when the
  * thread changed or went away since it was read.
  */
-export function threadRevisionUpdate(thread: ThreadRecord, at: number, changes: { priority?: number | null; messageIds?: string[] } = {}): TransactItem {
+export function threadRevisionUpdate(
+  thread: ThreadRecord,
+  at: number,
+  changes: { priority?: number | null; messageIds?: string[] } = {},
+): TransactItem {
   const priority = changes.priority !== undefined;
   const ids = changes.messageIds !== undefined;
   return {
@@ -304,7 +328,10 @@ export function threadDelete(thread: ThreadRecord): [TransactItem, TransactItem]
 // ---------------------------------------------------------------------------------------------
 
 /** What a thread stores in the bucket: message attachments, the screenshot and its thumbnail, with their counted bytes. */
-export function storedObjectsOf(thread: ThreadRecord, messages: readonly MessageRecord[]): { keys: string[]; attachmentBytes: number; screenshotBytes: number } {
+export function storedObjectsOf(
+  thread: ThreadRecord,
+  messages: readonly MessageRecord[],
+): { keys: string[]; attachmentBytes: number; screenshotBytes: number } {
   const attachments = messages.flatMap((message) => message.attachments);
   const screenshot = thread.screenshot;
   return {

@@ -14,7 +14,10 @@ export const thumbnailObjectKey = (markupId: string) => `${markupObjectPrefix(ma
  * pending-work one, so it cannot race with moves or renames; returns false when the markup no
  * longer exists.
  */
-export async function setThumbnail(markupId: string, outcome: { state: 'ready'; key: string } | { state: 'unavailable'; error: string }): Promise<boolean> {
+export async function setThumbnail(
+  markupId: string,
+  outcome: { state: 'ready'; key: string } | { state: 'unavailable'; error: string },
+): Promise<boolean> {
   const ready = outcome.state === 'ready';
   return updateIfConditionHolds({
     TableName: getConfig().tableName,

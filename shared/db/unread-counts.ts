@@ -57,7 +57,14 @@ export function storeUnreadCount(state: UnreadCountState, userId: string, count:
     UpdateExpression: 'SET entity = :entity, markupId = :markupId, userId = :userId, #count = :count, asOfWrites = :writes',
     ConditionExpression: state.readSeq === 0 ? 'attribute_not_exists(readSeq) OR readSeq = :readSeq' : 'readSeq = :readSeq',
     ExpressionAttributeNames: { '#count': 'count' },
-    ExpressionAttributeValues: { ':entity': 'UnreadCount', ':markupId': state.markupId, ':userId': userId, ':count': count, ':writes': state.writes, ':readSeq': state.readSeq },
+    ExpressionAttributeValues: {
+      ':entity': 'UnreadCount',
+      ':markupId': state.markupId,
+      ':userId': userId,
+      ':count': count,
+      ':writes': state.writes,
+      ':readSeq': state.readSeq,
+    },
   });
 }
 

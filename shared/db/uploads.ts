@@ -105,7 +105,12 @@ function isUploadItem(item: Record<string, unknown> | undefined): item is Record
 /** The reservation an issued upload holds, if it was issued with one. */
 export function reservationOf(record: UploadRecord): Reservation | undefined {
   if (record.reservedBytes === undefined || record.expiresAtEpoch === undefined) return undefined;
-  return { organizationId: record.organizationId, fileId: record.fileId, bytes: record.reservedBytes, untilEpoch: record.reservedUntilEpoch ?? record.expiresAtEpoch };
+  return {
+    organizationId: record.organizationId,
+    fileId: record.fileId,
+    bytes: record.reservedBytes,
+    untilEpoch: record.reservedUntilEpoch ?? record.expiresAtEpoch,
+  };
 }
 
 /**
@@ -114,7 +119,10 @@ export function reservationOf(record: UploadRecord): Reservation | undefined {
  * `limit` (null: unlimited). 'no-room' when the limit refused it, 'file-id-taken' when the id is
  * used, 'conflict' when another transaction held the counters (try again).
  */
-export async function recordIssuedUpload(record: UploadRecord, limit: number | null): Promise<'issued' | 'file-id-taken' | 'no-room' | 'conflict'> {
+export async function recordIssuedUpload(
+  record: UploadRecord,
+  limit: number | null,
+): Promise<'issued' | 'file-id-taken' | 'no-room' | 'conflict'> {
   const reservation = reservationOf(record);
   if (!reservation) throw new Error('an issued upload needs reservedBytes and expiresAtEpoch');
   let failed: number[];
@@ -129,7 +137,9 @@ export async function recordIssuedUpload(record: UploadRecord, limit: number | n
 }
 
 export async function getUpload(fileId: string, consistent = true): Promise<UploadRecord | undefined> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: uploadKey(fileId), ConsistentRead: consistent }));
+  const result = await getDb().send(
+    new GetCommand({ TableName: getConfig().tableName, Key: uploadKey(fileId), ConsistentRead: consistent }),
+  );
   return isUploadItem(result.Item) ? fromUploadItem(result.Item) : undefined;
 }
 

@@ -77,7 +77,12 @@ export function chargeAdjustment(charge: ChargeRecord, organizationId: string, d
         TableName: getConfig().tableName,
         Key: usageKey(charge.workspaceId, charge.periodKey),
         UpdateExpression: 'ADD used :a, bundleUsed :b SET entity = :entity, workspaceId = :ws',
-        ExpressionAttributeValues: { ':a': direction * charge.fromAllowance, ':b': direction * charge.fromBundle, ':entity': 'Usage', ':ws': charge.workspaceId },
+        ExpressionAttributeValues: {
+          ':a': direction * charge.fromAllowance,
+          ':b': direction * charge.fromBundle,
+          ':entity': 'Usage',
+          ':ws': charge.workspaceId,
+        },
       },
     },
   ];

@@ -68,20 +68,34 @@ function fromItem(item: Record<string, unknown>): DeliveryAttemptRecord {
 /** One entry of a registration's log, or undefined (unknown id, or one of another registration). */
 export async function getDeliveryAttempt(registrationId: string, id: string): Promise<DeliveryAttemptRecord | undefined> {
   if (!ID_FORMAT.test(id)) return undefined;
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: deliveryKey(registrationId, id), ConsistentRead: true }));
+  const result = await getDb().send(
+    new GetCommand({ TableName: getConfig().tableName, Key: deliveryKey(registrationId, id), ConsistentRead: true }),
+  );
   return result.Item ? fromItem(result.Item) : undefined;
 }
 
 /** One page of a registration's log, newest first (next page: `before=<nextCursor>`). */
-export async function listDeliveryAttempts(registrationId: string, page: { limit: number; before?: string }): Promise<Page<DeliveryAttemptRecord>> {
+export async function listDeliveryAttempts(
+  registrationId: string,
+  page: { limit: number; before?: string },
+): Promise<Page<DeliveryAttemptRecord>> {
   return queryPage(
-    { list: 'webhook-deliveries', partitionValue: deliveriesPartition(registrationId), ascending: false, limit: page.limit, before: page.before },
+    {
+      list: 'webhook-deliveries',
+      partitionValue: deliveriesPartition(registrationId),
+      ascending: false,
+      limit: page.limit,
+      before: page.before,
+    },
     fromItem,
   );
 }
 
 /** Who continues a delivery after an attempt: one claim per (registration, event, attempt). */
-const continuationKey = (registrationId: string, eventId: string, attempt: number) => ({ PK: `DELIVERY#${registrationId}#${eventId}`, SK: `AFTER#${attempt}` });
+const continuationKey = (registrationId: string, eventId: string, attempt: number) => ({
+  PK: `DELIVERY#${registrationId}#${eventId}`,
+  SK: `AFTER#${attempt}`,
+});
 
 /**
  * Claims the right to continue a delivery after `attempt` (queue the next attempt, or the dead
@@ -97,7 +111,12 @@ export async function claimContinuation(registrationId: string, eventId: string,
     await getDb().send(
       new PutCommand({
         TableName: getConfig().tableName,
-        Item: { ...continuationKey(registrationId, eventId, attempt), entity: 'DeliveryContinuation', messageId, [TABLE.ttlAttribute]: expires },
+        Item: {
+          ...continuationKey(registrationId, eventId, attempt),
+          entity: 'DeliveryContinuation',
+          messageId,
+          [TABLE.ttlAttribute]: expires,
+        },
         ConditionExpression: 'attribute_not_exists(PK) OR (messageId = :mine AND attribute_not_exists(queuedAt))',
         ExpressionAttributeValues: { ':mine': messageId },
       }),

@@ -75,7 +75,10 @@ function fromItem(item: Record<string, unknown>): WebhookRegistrationRecord {
  * and the workspace's registration count raised only while below `limit`, so concurrent creations
  * never pass the cap that bounds the fan-out's work per event.
  */
-export async function insertWebhookRegistration(record: WebhookRegistrationRecord, limit: number): Promise<'created' | 'workspace-gone' | 'limit' | 'taken'> {
+export async function insertWebhookRegistration(
+  record: WebhookRegistrationRecord,
+  limit: number,
+): Promise<'created' | 'workspace-gone' | 'limit' | 'taken'> {
   const failed = await tryTransact([
     {
       ConditionCheck: {
@@ -103,7 +106,9 @@ export async function insertWebhookRegistration(record: WebhookRegistrationRecor
 /** The registration with this id, or undefined. Strongly consistent: a delete or a refreshed key is seen at once. */
 export async function getWebhookRegistration(id: string): Promise<WebhookRegistrationRecord | undefined> {
   if (!ID_FORMAT.test(id)) return undefined;
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: webhookRegistrationKey(id), ConsistentRead: true }));
+  const result = await getDb().send(
+    new GetCommand({ TableName: getConfig().tableName, Key: webhookRegistrationKey(id), ConsistentRead: true }),
+  );
   return result.Item ? fromItem(result.Item) : undefined;
 }
 
@@ -128,8 +133,14 @@ export async function updateWebhookRegistration(
         Key: webhookRegistrationKey(id),
         UpdateExpression: `SET ${entries.map((_entry, index) => `#f${index} = :v${index}`).join(', ')}${clearFailing ? ' REMOVE failingSince' : ''}`,
         ConditionExpression: 'attribute_exists(PK) AND #modifiedAt = :read',
-        ExpressionAttributeNames: { ...Object.fromEntries(entries.map(([name], index) => [`#f${index}`, name])), '#modifiedAt': 'modifiedAt' },
-        ExpressionAttributeValues: { ...Object.fromEntries(entries.map(([, value], index) => [`:v${index}`, value])), ':read': readModifiedAt },
+        ExpressionAttributeNames: {
+          ...Object.fromEntries(entries.map(([name], index) => [`#f${index}`, name])),
+          '#modifiedAt': 'modifiedAt',
+        },
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(entries.map(([, value], index) => [`:v${index}`, value])),
+          ':read': readModifiedAt,
+        },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
@@ -171,9 +182,19 @@ async function conditionalUpdate(id: string, update: string, condition: string, 
 }
 
 /** One page of a workspace's registrations, newest first (next page: `before=<nextCursor>`). */
-export async function listWorkspaceWebhookRegistrations(workspaceId: string, page: { limit: number; before?: string }): Promise<Page<WebhookRegistrationRecord>> {
+export async function listWorkspaceWebhookRegistrations(
+  workspaceId: string,
+  page: { limit: number; before?: string },
+): Promise<Page<WebhookRegistrationRecord>> {
   return queryPage(
-    { list: 'webhook-registrations', index: 'GSI1', partitionValue: workspaceWebhooksPartition(workspaceId), ascending: false, limit: page.limit, before: page.before },
+    {
+      list: 'webhook-registrations',
+      index: 'GSI1',
+      partitionValue: workspaceWebhooksPartition(workspaceId),
+      ascending: false,
+      limit: page.limit,
+      before: page.before,
+    },
     fromItem,
   );
 }
@@ -195,7 +216,14 @@ export async function allWorkspaceWebhookRegistrations(workspaceId: string): Pro
 export async function deleteWebhookRegistration(record: Pick<WebhookRegistrationRecord, 'id' | 'workspaceId'>): Promise<boolean> {
   const failed = await tryTransact([
     { Delete: { TableName: getConfig().tableName, Key: webhookRegistrationKey(record.id), ConditionExpression: 'attribute_exists(PK)' } },
-    { Update: { TableName: getConfig().tableName, Key: registrationCountKey(record.workspaceId), UpdateExpression: 'ADD registrations :minus', ExpressionAttributeValues: { ':minus': -1 } } },
+    {
+      Update: {
+        TableName: getConfig().tableName,
+        Key: registrationCountKey(record.workspaceId),
+        UpdateExpression: 'ADD registrations :minus',
+        ExpressionAttributeValues: { ':minus': -1 },
+      },
+    },
   ]);
   return failed.length === 0;
 }

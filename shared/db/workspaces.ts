@@ -122,8 +122,11 @@ export function newWorkspaceRecord(organizationId: string, name: string, slug: s
   };
 }
 
-const slugReservation = (record: WorkspaceRecord) => putNew({ ...workspaceSlugKey(record.organizationId, record.slug), entity: 'WorkspaceSlug', workspaceId: record.id });
-const slugRelease = (record: WorkspaceRecord): TransactItem => ({ Delete: { TableName: getConfig().tableName, Key: workspaceSlugKey(record.organizationId, record.slug) } });
+const slugReservation = (record: WorkspaceRecord) =>
+  putNew({ ...workspaceSlugKey(record.organizationId, record.slug), entity: 'WorkspaceSlug', workspaceId: record.id });
+const slugRelease = (record: WorkspaceRecord): TransactItem => ({
+  Delete: { TableName: getConfig().tableName, Key: workspaceSlugKey(record.organizationId, record.slug) },
+});
 
 /** Transaction items creating a workspace, its slug reservation and its root and archive folders. */
 function createWorkspaceItems(record: WorkspaceRecord): TransactItem[] {
@@ -145,7 +148,8 @@ function createWorkspaceItems(record: WorkspaceRecord): TransactItem[] {
 export async function insertWorkspace(record: WorkspaceRecord, extraItems: TransactItem[]): Promise<boolean> {
   const [failed] = await tryTransact([...createWorkspaceItems(record), ...extraItems]);
   if (failed === 1) return false;
-  if (failed !== undefined) throw new Error(`Workspace ${record.id} could not be created: item ${failed} of its transaction failed its condition.`);
+  if (failed !== undefined)
+    throw new Error(`Workspace ${record.id} could not be created: item ${failed} of its transaction failed its condition.`);
   return true;
 }
 
@@ -154,7 +158,9 @@ export async function insertWorkspace(record: WorkspaceRecord, extraItems: Trans
  * an item: its `movesOut` must show a move from the moment the move's response was sent.
  */
 export async function getWorkspace(workspaceId: string, consistent = false): Promise<WorkspaceRecord | undefined> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: workspaceKey(workspaceId), ConsistentRead: consistent }));
+  const result = await getDb().send(
+    new GetCommand({ TableName: getConfig().tableName, Key: workspaceKey(workspaceId), ConsistentRead: consistent }),
+  );
   if (!result.Item) return undefined;
   const record = fromWorkspaceItem(result.Item);
   return record.deletedAt ? undefined : record;
@@ -202,7 +208,8 @@ export async function writeWorkspaceChange(
   const [failed] = await tryTransact(items);
   if (failed === 1) return 'slug-taken';
   if (failed === 0) return 'gone';
-  if (failed !== undefined) throw new Error(`Workspace ${current.id} could not be updated: item ${failed} of its transaction failed its condition.`);
+  if (failed !== undefined)
+    throw new Error(`Workspace ${current.id} could not be updated: item ${failed} of its transaction failed its condition.`);
   return 'updated';
 }
 
@@ -220,11 +227,13 @@ function updateWorkspaceItem(record: WorkspaceRecord, expectedVersion?: number):
   const { PK: _pk, SK: _sk, version: _version, ...fields } = toWorkspaceItem(record);
   const names: Record<string, string> = { '#version': 'version' };
   const values: Record<string, unknown> = { ':one': 1 };
-  const sets = Object.entries(fields).filter(([, value]) => value !== undefined).map(([name, value], i) => {
-    names[`#f${i}`] = name;
-    values[`:f${i}`] = value;
-    return `#f${i} = :f${i}`;
-  });
+  const sets = Object.entries(fields)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value], i) => {
+      names[`#f${i}`] = name;
+      values[`:f${i}`] = value;
+      return `#f${i} = :f${i}`;
+    });
   const guard = expectedVersion === undefined ? undefined : versionCondition(expectedVersion);
   return {
     Update: {
@@ -242,7 +251,11 @@ function updateWorkspaceItem(record: WorkspaceRecord, expectedVersion?: number):
  * Marks the workspace deleted and takes it out of the organization's lists, releasing its slug, in
  * one transaction; false when it was already gone (or, with `expectedVersion`, no longer at that version).
  */
-export async function markWorkspaceDeleted(record: WorkspaceRecord, now: string, options: { expectedVersion?: number } = {}): Promise<boolean> {
+export async function markWorkspaceDeleted(
+  record: WorkspaceRecord,
+  now: string,
+  options: { expectedVersion?: number } = {},
+): Promise<boolean> {
   const guard = options.expectedVersion === undefined ? undefined : versionCondition(options.expectedVersion);
   const items: TransactItem[] = [
     {

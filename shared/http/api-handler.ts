@@ -56,7 +56,11 @@ function callerFields(principal: Principal | undefined): Record<string, string> 
   if (!principal) return {};
   if (principal.kind === 'session') return { principal: 'session', userId: principal.userId };
   const kind = principal.kind === 'endUser' ? 'endUser' : principal.actsAsMember ? 'member' : 'apiKey';
-  return { principal: kind, organizationId: principal.organizationId, ...(principal.workspaceId ? { workspaceId: principal.workspaceId } : {}) };
+  return {
+    principal: kind,
+    organizationId: principal.organizationId,
+    ...(principal.workspaceId ? { workspaceId: principal.workspaceId } : {}),
+  };
 }
 
 /** The fingerprint of each request in flight that carries an `Idempotency-Key` on an idempotent route, taken before its body is parsed. */
@@ -91,10 +95,33 @@ async function respond(
   const ifMatch = found.conditional && found.method !== 'GET' ? readIfMatch(headers) : undefined;
   const sourceIp = viewerAddressOf(headers, event.requestContext.http.sourceIp, getConfig().originVerify);
   const operation = async () =>
-    withEntityTag(found, headers, await found.handle({ params, query, body, rawBody, principal, requestId, headers: withoutOriginProof(headers), appUrl, sourceIp, ifMatch }));
+    withEntityTag(
+      found,
+      headers,
+      await found.handle({
+        params,
+        query,
+        body,
+        rawBody,
+        principal,
+        requestId,
+        headers: withoutOriginProof(headers),
+        appUrl,
+        sourceIp,
+        ifMatch,
+      }),
+    );
   if (idempotencyKey !== undefined && principal) {
-    const request = { principal, key: idempotencyKey, fingerprint: fingerprints.get(event)!, routeKey: event.routeKey, requestId, remainingMs: context?.getRemainingTimeInMillis?.() };
-    // A replay runs no operation and so checks no permission: it answers the credential what the key's first request, which checked it, answered.
+    const request = {
+      principal,
+      key: idempotencyKey,
+      fingerprint: fingerprints.get(event)!,
+      routeKey: event.routeKey,
+      requestId,
+      remainingMs: context?.getRemainingTimeInMillis?.(),
+    };
+    // A replay runs no operation and so checks no permission: it answers the credential what the key's first request, which checked it,
+    // answered.
     return runIdempotently(request, async () => requireAuthorized(found, event, principal, await operation()));
   }
   return requireAuthorized(found, event, principal, await operation());
@@ -115,7 +142,11 @@ function withEntityTag(found: AnyRoute, headers: Record<string, string | undefin
 function requireAuthorized(found: AnyRoute, event: Event, principal: Principal | undefined, reply: Reply): Reply {
   if (principal && !wasAuthorized(principal)) {
     // Fail closed: an operation that answered without checking the permission table is a bug, never a success.
-    logger.error('operation answered without authorizing', { routeKey: event.routeKey, operationId: found.operationId, permission: found.permission });
+    logger.error('operation answered without authorizing', {
+      routeKey: event.routeKey,
+      operationId: found.operationId,
+      permission: found.permission,
+    });
     throw new InternalError();
   }
   return reply;
@@ -241,7 +272,13 @@ function responder(dispatch: Dispatch): middy.MiddlewareObj<Event, Result> {
     const cors = (await grants.get(request.event)) ?? {};
     const response = (request.response ??= { statusCode: 204 });
     // nosniff on every answer: no body of ours (JSON, problems, thumbnail bytes) is ever read as another type.
-    response.headers = { ...response.headers, ...cors, [VERSION_HEADER]: API_VERSION, 'X-Request-Id': requestId, 'X-Content-Type-Options': 'nosniff' };
+    response.headers = {
+      ...response.headers,
+      ...cors,
+      [VERSION_HEADER]: API_VERSION,
+      'X-Request-Id': requestId,
+      'X-Content-Type-Options': 'nosniff',
+    };
     const status = response.statusCode ?? 200;
     const durationMs = Math.round(performance.now() - started);
     logger.info('request', {

@@ -71,7 +71,10 @@ export function forgetAllowedOrigins(): void {
  * `originHeader`: the grant when the route opens to browsers and the origin is allowed, else only
  * `Vary: Origin` on such routes (the answer depends on it), else nothing.
  */
-export async function corsResponseHeaders(route: Pick<AnyRoute, 'path' | 'auth' | 'permission'> | undefined, originHeader: string | undefined): Promise<Record<string, string>> {
+export async function corsResponseHeaders(
+  route: Pick<AnyRoute, 'path' | 'auth' | 'permission'> | undefined,
+  originHeader: string | undefined,
+): Promise<Record<string, string>> {
   if (!route || !opensToBrowsers(route)) return {};
   const origin = browserOrigin(originHeader);
   if (!origin || !(await isAllowedOrigin(origin))) return { Vary: 'Origin' };

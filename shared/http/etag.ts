@@ -18,7 +18,10 @@ export const IF_NONE_MATCH_HEADER = 'If-None-Match';
 
 /** The ETag of an answer `body` of a record at `version`. */
 export function entityTag(version: number, body: unknown): string {
-  const digest = createHash('sha256').update(JSON.stringify(body ?? null)).digest('base64url').slice(0, 22);
+  const digest = createHash('sha256')
+    .update(JSON.stringify(body ?? null))
+    .digest('base64url')
+    .slice(0, 22);
   return `"${version}-${digest}"`;
 }
 
@@ -27,13 +30,17 @@ interface ListedTag {
   opaque: string;
 }
 
-/** The entity tags of an `If-Match`/`If-None-Match` value; `*` answers 'any'. Anything that is not a tag is skipped (it matches nothing). */
+/**
+ * The entity tags of an `If-Match`/`If-None-Match` value; `*` answers 'any'. Anything that is not a tag is skipped (it matches nothing).
+ */
 function listedTags(value: string): ListedTag[] | 'any' {
   if (value.trim() === '*') return 'any';
   return [...value.matchAll(/(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"/g)].map((match) => ({ weak: match[1] !== undefined, opaque: match[2]! }));
 }
 
-/** The request's `If-Match` (headers lower-cased), undefined when absent. Weak tags and tags of no version are dropped: they match nothing. */
+/**
+ * The request's `If-Match` (headers lower-cased), undefined when absent. Weak tags and tags of no version are dropped: they match nothing.
+ */
 export function readIfMatch(headers: Record<string, string | undefined>): IfMatch | undefined {
   const value = headers[IF_MATCH_HEADER.toLowerCase()];
   if (value === undefined) return undefined;

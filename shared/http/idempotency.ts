@@ -40,13 +40,17 @@ export function readIdempotencyKey(headers: Record<string, string | undefined>):
  * canonical JSON form: a retry resends the same bytes, every route is covered alike (a multipart
  * form too, whose boundary is part of its bytes), and nothing is parsed before the caller is known.
  */
-export function requestFingerprint(event: Pick<APIGatewayProxyEventV2, 'rawPath' | 'rawQueryString' | 'body' | 'isBase64Encoded' | 'requestContext'>): string {
+export function requestFingerprint(
+  event: Pick<APIGatewayProxyEventV2, 'rawPath' | 'rawQueryString' | 'body' | 'isBase64Encoded' | 'requestContext'>,
+): string {
   const hash = createHash('sha256').update(`${event.requestContext.http.method} ${event.rawPath}?${event.rawQueryString ?? ''}\n`);
   if (event.body) hash.update(Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'));
   return hash.digest('base64url');
 }
 
-/** Whose key it is: the credential (an API key id), or the user behind an exchange or session token (tokens are re-minted, the user stays). */
+/**
+ * Whose key it is: the credential (an API key id), or the user behind an exchange or session token (tokens are re-minted, the user stays).
+ */
 export function idempotencyScope(principal: Principal): string {
   if (principal.kind === 'session') return `MEMBER#${principal.userId}`;
   return principal.kind === 'endUser' ? `ENDUSER#${principal.userId}` : `KEY#${principal.keyId}`;
@@ -92,7 +96,9 @@ export async function runIdempotently(request: IdempotentRequest, operation: () 
         );
       }
       if (existing.status === 'inProgress' || existing.reply === undefined) {
-        throw new IdempotentRequestInProgressError(`The first request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry in a moment to get its response.`);
+        throw new IdempotentRequestInProgressError(
+          `The first request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry in a moment to get its response.`,
+        );
       }
       const reply = JSON.parse(existing.reply) as Reply;
       return { ...reply, headers: { ...reply.headers, [REPLAYED_HEADER]: 'true' } };
@@ -100,7 +106,8 @@ export async function runIdempotently(request: IdempotentRequest, operation: () 
     {
       attempts: 4,
       baseMs: 0,
-      exhausted: () => new IdempotentRequestInProgressError(`A request with this ${IDEMPOTENCY_KEY_HEADER} is being processed; retry in a moment.`),
+      exhausted: () =>
+        new IdempotentRequestInProgressError(`A request with this ${IDEMPOTENCY_KEY_HEADER} is being processed; retry in a moment.`),
     },
   );
 }
@@ -118,8 +125,17 @@ async function runHolding(scope: string, request: IdempotentRequest, operation: 
     return reply;
   }
   try {
-    const kept = await completeIdempotencyKey(scope, request.key, request.requestId, JSON.stringify({ status: reply.status, body: reply.body, headers: reply.headers }));
-    if (!kept) logger.warn('idempotency key taken over before its response was stored', { routeKey: request.routeKey, requestId: request.requestId });
+    const kept = await completeIdempotencyKey(
+      scope,
+      request.key,
+      request.requestId,
+      JSON.stringify({ status: reply.status, body: reply.body, headers: reply.headers }),
+    );
+    if (!kept)
+      logger.warn('idempotency key taken over before its response was stored', {
+        routeKey: request.routeKey,
+        requestId: request.requestId,
+      });
   } catch (error) {
     // The work is done: answer it. The key stays in progress until its lock expires, then runs anew.
     logger.error('idempotent response not stored', { routeKey: request.routeKey, requestId: request.requestId, error });

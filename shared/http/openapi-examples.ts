@@ -83,13 +83,20 @@ export function exampleOf(schema: JsonObject, name?: string): unknown {
     if (branches?.length) return exampleOf(branches.find((branch) => branch.type !== 'null') ?? branches[0]!, name);
   }
   if (Array.isArray(schema.allOf)) return Object.assign({}, ...schema.allOf.map((part) => exampleOf(part as JsonObject, name)));
-  const type = Array.isArray(schema.type) ? (schema.type as string[]).find((candidate) => candidate !== 'null') : (schema.type as string | undefined);
+  const type = Array.isArray(schema.type)
+    ? (schema.type as string[]).find((candidate) => candidate !== 'null')
+    : (schema.type as string | undefined);
   switch (type) {
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, JsonObject>;
       // The `name` of a person (a thread's `user`, a member, an external user) reads as a person's name, not a board's.
       const person = Object.keys(properties).some((property) => PERSON_FIELDS.has(property));
-      return Object.fromEntries(Object.entries(properties).map(([property, value]) => [property, exampleOf(value, person && property === 'name' ? 'personName' : property)]));
+      return Object.fromEntries(
+        Object.entries(properties).map(([property, value]) => [
+          property,
+          exampleOf(value, person && property === 'name' ? 'personName' : property),
+        ]),
+      );
     }
     case 'array': {
       const count = Math.max(1, Number(schema.minItems ?? 1));
@@ -127,7 +134,13 @@ function stringExample(schema: JsonObject, name?: string): string {
   const pattern = typeof schema.pattern === 'string' ? new RegExp(schema.pattern, 'u') : undefined;
   const fits = (value: string) => value.length >= min && value.length <= max && (!pattern || pattern.test(value));
   const named = name === undefined ? undefined : NAMED_STRINGS.find(([names]) => names.test(name))?.[1];
-  const found = (named !== undefined && fits(named) ? named : undefined) ?? STRING_CANDIDATES.find(fits) ?? (fits('x'.repeat(min)) ? 'x'.repeat(min) : undefined);
-  if (found === undefined) throw new Error(`No example string fits ${JSON.stringify(schema)}: add a candidate to STRING_CANDIDATES (shared/http/openapi-examples.ts).`);
+  const found =
+    (named !== undefined && fits(named) ? named : undefined) ??
+    STRING_CANDIDATES.find(fits) ??
+    (fits('x'.repeat(min)) ? 'x'.repeat(min) : undefined);
+  if (found === undefined)
+    throw new Error(
+      `No example string fits ${JSON.stringify(schema)}: add a candidate to STRING_CANDIDATES (shared/http/openapi-examples.ts).`,
+    );
   return found;
 }

@@ -67,11 +67,19 @@ export function securityOf(route: Pick<AnyRoute, 'auth' | 'permission'>): Record
   if (route.auth === 'none') return [];
   const rule = route.permission === undefined ? undefined : ruleOf(route.permission);
   if (rule?.sessionOnly) return [{ sessionToken: [] }];
-  return [{ bearer: [] }, ...(rule && rule.endUser !== false ? [{ exchangeToken: [] }] : []), ...(rule?.organizationKey ? [] : [{ sessionToken: [] }])];
+  return [
+    { bearer: [] },
+    ...(rule && rule.endUser !== false ? [{ exchangeToken: [] }] : []),
+    ...(rule?.organizationKey ? [] : [{ sessionToken: [] }]),
+  ];
 }
 
 const SECURITY_SCHEMES = {
-  bearer: { type: 'http', scheme: 'bearer', description: 'An API key, organization- or workspace-scoped: `Authorization: Bearer <API key>`.' },
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key, organization- or workspace-scoped: `Authorization: Bearer <API key>`.',
+  },
   sessionToken: {
     type: 'http',
     scheme: 'bearer',
@@ -79,7 +87,7 @@ const SECURITY_SCHEMES = {
     description:
       'A session token of the review app, sent as `Authorization: Bearer <session token>`: obtained from POST /auth/email-sign-in/verify ' +
       'with the code of an emailed sign-in link; it acts as the signed-in member in each workspace they belong to, with that ' +
-      'membership\'s role (name the workspace with `workspaceId` where a route needs one). Lives 12 hours; POST /auth/sign-out revokes it.',
+      "membership's role (name the workspace with `workspaceId` where a route needs one). Lives 12 hours; POST /auth/sign-out revokes it.",
   },
   exchangeToken: {
     type: 'http',
@@ -87,7 +95,7 @@ const SECURITY_SCHEMES = {
     bearerFormat: 'JWT',
     description:
       'An exchange token, sent as `Authorization: Bearer <exchange token>`: obtained from POST /auth/exchange for a customer-signed ' +
-      'JWT (RS256, verified with the installation\'s public key) or from POST /auth/sdk-exchange; it acts as an end user of one ' +
+      "JWT (RS256, verified with the installation's public key) or from POST /auth/sdk-exchange; it acts as an end user of one " +
       'workspace with the markup role it was minted with (project:viewer, project:contributor or project:owner), bound to one ' +
       'markup when the customer JWT named one. Accepted only by operations whose permission admits end users; lives minutes.',
   },
@@ -104,9 +112,17 @@ export interface RouteGroup {
   routes: readonly AnyRoute[];
 }
 
-const problemContent = (example: JsonObject) => ({ 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, example } });
-const problemExample = (status: number, slug: string, title: string, detail: string, extra: JsonObject = {}) =>
-  ({ type: `${PROBLEM_TYPE_PREFIX}${slug}`, title, status, detail, requestId: 'Xk3vTjR0oAMEJbA=', ...extra });
+const problemContent = (example: JsonObject) => ({
+  'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, example },
+});
+const problemExample = (status: number, slug: string, title: string, detail: string, extra: JsonObject = {}) => ({
+  type: `${PROBLEM_TYPE_PREFIX}${slug}`,
+  title,
+  status,
+  detail,
+  requestId: 'Xk3vTjR0oAMEJbA=',
+  ...extra,
+});
 
 /** An idempotent operation's success responses may be replays (the header says so); a key reused or still in use has its own answers. */
 function documentIdempotency(responses: Record<string, JsonObject>): void {
@@ -115,11 +131,25 @@ function documentIdempotency(responses: Record<string, JsonObject>): void {
   }
   responses['409'] ??= {
     description: `The first request with this ${IDEMPOTENCY_KEY_HEADER} is still running`,
-    content: problemContent(problemExample(409, 'idempotent-request-in-progress', 'Conflict', `The first request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry in a moment to get its response.`)),
+    content: problemContent(
+      problemExample(
+        409,
+        'idempotent-request-in-progress',
+        'Conflict',
+        `The first request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry in a moment to get its response.`,
+      ),
+    ),
   };
   responses['422'] ??= {
     description: `The ${IDEMPOTENCY_KEY_HEADER} was used with another request`,
-    content: problemContent(problemExample(422, 'idempotency-key-reused', 'Unprocessable Content', `This ${IDEMPOTENCY_KEY_HEADER} was used with another request: send a new key for a new request.`)),
+    content: problemContent(
+      problemExample(
+        422,
+        'idempotency-key-reused',
+        'Unprocessable Content',
+        `This ${IDEMPOTENCY_KEY_HEADER} was used with another request: send a new key for a new request.`,
+      ),
+    ),
   };
 }
 
@@ -128,12 +158,22 @@ function documentConditional(method: string, responses: Record<string, JsonObjec
   if (method === 'GET') {
     const ok = responses['200'];
     if (ok) ok.headers = { ...(ok.headers as JsonObject | undefined), [ETAG_HEADER]: { $ref: '#/components/headers/ETag' } };
-    responses['304'] = { description: `Not modified: the ${IF_NONE_MATCH_HEADER} lists the current ETag (no body)`, headers: { [ETAG_HEADER]: { $ref: '#/components/headers/ETag' } } };
+    responses['304'] = {
+      description: `Not modified: the ${IF_NONE_MATCH_HEADER} lists the current ETag (no body)`,
+      headers: { [ETAG_HEADER]: { $ref: '#/components/headers/ETag' } },
+    };
     return;
   }
   responses['412'] = {
     description: `Precondition failed: the ${IF_MATCH_HEADER} names no current version; nothing was changed`,
-    content: problemContent(problemExample(412, 'precondition-failed', 'Precondition Failed', `The ${IF_MATCH_HEADER} names version 3; the workspace is at version 4. Read it again, then retry.`)),
+    content: problemContent(
+      problemExample(
+        412,
+        'precondition-failed',
+        'Precondition Failed',
+        `The ${IF_MATCH_HEADER} names version 3; the workspace is at version 4. Read it again, then retry.`,
+      ),
+    ),
   };
 }
 
@@ -146,12 +186,18 @@ const SHARED_PROBLEMS = {
   BadRequest: {
     status: 400,
     description: 'The input is not valid (`errors` names each field by JSON Pointer), or Service-API-Version names another version',
-    content: problemContent(problemExample(400, 'validation-error', 'Validation Failed', '/query/limit: Invalid value', { errors: [{ pointer: '/query/limit', detail: 'Invalid value' }] })),
+    content: problemContent(
+      problemExample(400, 'validation-error', 'Validation Failed', '/query/limit: Invalid value', {
+        errors: [{ pointer: '/query/limit', detail: 'Invalid value' }],
+      }),
+    ),
   },
   Unauthorized: {
     status: 401,
     description: 'No credential, or one that is not valid (unknown, revoked or expired)',
-    content: problemContent(problemExample(401, 'unauthorized', 'Unauthorized', 'A valid credential is required: send Authorization: Bearer <API key>.')),
+    content: problemContent(
+      problemExample(401, 'unauthorized', 'Unauthorized', 'A valid credential is required: send Authorization: Bearer <API key>.'),
+    ),
   },
   Forbidden: {
     status: 403,
@@ -166,12 +212,27 @@ const SHARED_PROBLEMS = {
   UnsupportedMediaType: {
     status: 415,
     description: 'The body is not of the media type the operation takes',
-    content: problemContent(problemExample(415, 'unsupported-media-type', 'Unsupported Media Type', 'Send the request body as application/json (received text/plain).')),
+    content: problemContent(
+      problemExample(
+        415,
+        'unsupported-media-type',
+        'Unsupported Media Type',
+        'Send the request body as application/json (received text/plain).',
+      ),
+    ),
   },
   PayloadTooLarge: {
     status: 413,
-    description: 'The body is larger than the operation accepts (deployed, a body over the gateway\'s limit gets API Gateway\'s own 413 instead: see Size limits in the introduction)',
-    content: problemContent(problemExample(413, 'payload-too-large', 'Payload Too Large', 'The request body has 5242881 bytes; this operation accepts at most 5242880.')),
+    description:
+      "The body is larger than the operation accepts (deployed, a body over the gateway's limit gets API Gateway's own 413 instead: see Size limits in the introduction)",
+    content: problemContent(
+      problemExample(
+        413,
+        'payload-too-large',
+        'Payload Too Large',
+        'The request body has 5242881 bytes; this operation accepts at most 5242880.',
+      ),
+    ),
   },
 } as const;
 type SharedProblem = keyof typeof SHARED_PROBLEMS;
@@ -192,9 +253,15 @@ function responsesOf(r: AnyRoute): Record<string, JsonObject> {
   for (const response of r.responses) {
     const status = String(response.status);
     if (response.status >= 400) {
-      responses[status] = { description: response.description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+      responses[status] = {
+        description: response.description,
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
     } else if (response.mediaType) {
-      responses[status] = { description: response.description, content: { [response.mediaType]: { schema: { type: 'string', format: 'binary' } } } };
+      responses[status] = {
+        description: response.description,
+        content: { [response.mediaType]: { schema: { type: 'string', format: 'binary' } } },
+      };
     } else if (response.status === 204 || !response.schema) {
       responses[status] = { description: response.description };
     } else {
@@ -202,13 +269,21 @@ function responsesOf(r: AnyRoute): Record<string, JsonObject> {
       const schema = response.envelope === false ? payload : { type: 'object', required: ['data'], properties: { data: payload } };
       // The example of a document-valued response (this document's own route) would be the document again.
       const example = response.envelope === false ? undefined : exampleOf(schema);
-      responses[status] = { description: response.description, content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } } };
+      responses[status] = {
+        description: response.description,
+        content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
+      };
     }
   }
   if (r.idempotent) documentIdempotency(responses);
   if (r.conditional) documentConditional(r.method, responses);
-  responses.default = { description: 'Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
-  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => (a === 'default' ? 1 : b === 'default' ? -1 : a.localeCompare(b))));
+  responses.default = {
+    description: 'Any other problem (RFC 9457), such as 409, 402 or a 500 that tells nothing',
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
+  return Object.fromEntries(
+    Object.entries(responses).sort(([a], [b]) => (a === 'default' ? 1 : b === 'default' ? -1 : a.localeCompare(b))),
+  );
 }
 
 const NO_CREDENTIAL = 'Needs no credential.';
@@ -236,7 +311,10 @@ const DESCRIPTION = [
  * API operations a client calls.
  */
 export function buildOpenApi(source: readonly AnyRoute[] | readonly RouteGroup[], serverUrl = '/'): JsonObject {
-  const groups: readonly RouteGroup[] = source.length > 0 && 'routes' in source[0]! ? (source as readonly RouteGroup[]) : [{ name: '', description: '', routes: source as readonly AnyRoute[] }];
+  const groups: readonly RouteGroup[] =
+    source.length > 0 && 'routes' in source[0]!
+      ? (source as readonly RouteGroup[])
+      : [{ name: '', description: '', routes: source as readonly AnyRoute[] }];
   const paths: Record<string, Record<string, JsonObject>> = {};
   for (const group of groups) {
     for (const r of group.routes) {
@@ -244,7 +322,9 @@ export function buildOpenApi(source: readonly AnyRoute[] | readonly RouteGroup[]
       (paths[r.path] ??= {})[r.method.toLowerCase()] = operationOf(r, group.name);
     }
   }
-  const tags = groups.filter((group) => group.name && group.routes.some((r) => !r.undocumented)).map(({ name, description }) => ({ name, description }));
+  const tags = groups
+    .filter((group) => group.name && group.routes.some((r) => !r.undocumented))
+    .map(({ name, description }) => ({ name, description }));
   return {
     openapi: '3.1.0',
     info: { title: 'Review Board Service', version: API_VERSION, description: DESCRIPTION },
@@ -253,9 +333,17 @@ export function buildOpenApi(source: readonly AnyRoute[] | readonly RouteGroup[]
     paths,
     components: {
       schemas: { Problem },
-      responses: Object.fromEntries(Object.entries(SHARED_PROBLEMS).map(([name, { description, content }]) => [name, { description, content }])),
+      responses: Object.fromEntries(
+        Object.entries(SHARED_PROBLEMS).map(([name, { description, content }]) => [name, { description, content }]),
+      ),
       parameters: {
-        ApiVersion: { name: VERSION_HEADER, in: 'header', required: false, description: 'The API version; absent means this one.', schema: { type: 'string', enum: [API_VERSION] } },
+        ApiVersion: {
+          name: VERSION_HEADER,
+          in: 'header',
+          required: false,
+          description: 'The API version; absent means this one.',
+          schema: { type: 'string', enum: [API_VERSION] },
+        },
         IdempotencyKey: {
           name: IDEMPOTENCY_KEY_HEADER,
           in: 'header',
@@ -286,7 +374,8 @@ export function buildOpenApi(source: readonly AnyRoute[] | readonly RouteGroup[]
       },
       headers: {
         ETag: {
-          description: '`"<version>-<digest>"`: the record\'s version (what `If-Match` compares) and a digest of this answer (what `If-None-Match` compares).',
+          description:
+            '`"<version>-<digest>"`: the record\'s version (what `If-Match` compares) and a digest of this answer (what `If-None-Match` compares).',
           schema: { type: 'string' },
         },
         IdempotentReplayed: {
@@ -307,7 +396,9 @@ function aliasNote(canonical: string): string {
 function operationOf(r: AnyRoute, tag: string): JsonObject {
   // The permission table's row, so a reader sees who may call the operation (`x-permission`).
   const who = r.permission ? describePermission(r.permission) : r.auth === 'none' ? NO_CREDENTIAL : undefined;
-  const description = [r.aliasOf ? aliasNote(r.aliasOf) : r.description, r.extension ? EXTENSION_NOTE : undefined, who].filter(Boolean).join('\n\n');
+  const description = [r.aliasOf ? aliasNote(r.aliasOf) : r.description, r.extension ? EXTENSION_NOTE : undefined, who]
+    .filter(Boolean)
+    .join('\n\n');
   const operation: JsonObject = {
     operationId: r.operationId,
     summary: r.summary,

@@ -150,7 +150,8 @@ export function operation<
  * Only creates that answer 2xx JSON are marked: their response is what a retry gets replayed.
  */
 export function idempotent(definition: AnyOperation): AnyOperation {
-  if (definition.auth !== 'apiKey') throw new Error(`${definition.operationId} takes no credential, so it cannot take an Idempotency-Key (keys belong to a credential).`);
+  if (definition.auth !== 'apiKey')
+    throw new Error(`${definition.operationId} takes no credential, so it cannot take an Idempotency-Key (keys belong to a credential).`);
   return { ...definition, idempotent: true };
 }
 
@@ -183,9 +184,12 @@ export type RouteKey = `${HttpMethod} /${string}`;
 export function routeTable(table: Record<RouteKey, AnyOperation>): readonly AnyRoute[] {
   return Object.entries(table).map(([key, definition]) => {
     // Fails at load (cold start, every test): a keyed route without a permission would go unchecked.
-    if (definition.auth === 'apiKey' && !definition.permission) throw new Error(`${key} (${definition.operationId}) declares no permission.`);
-    if (definition.auth === 'none' && definition.permission) throw new Error(`${key} (${definition.operationId}) needs no key, so it takes no permission.`);
-    if (definition.aliasOf && !(definition.aliasOf in table)) throw new Error(`${key} is an alias of ${definition.aliasOf}, which this table does not route.`);
+    if (definition.auth === 'apiKey' && !definition.permission)
+      throw new Error(`${key} (${definition.operationId}) declares no permission.`);
+    if (definition.auth === 'none' && definition.permission)
+      throw new Error(`${key} (${definition.operationId}) needs no key, so it takes no permission.`);
+    if (definition.aliasOf && !(definition.aliasOf in table))
+      throw new Error(`${key} is an alias of ${definition.aliasOf}, which this table does not route.`);
     const [method, path] = key.split(' ') as [HttpMethod, string];
     return { ...definition, method, path };
   });
@@ -196,7 +200,11 @@ export function routeKey(r: Pick<AnyRoute, 'method' | 'path'>): string {
   return `${r.method} ${r.path}`;
 }
 
-export const ok = (data: unknown, version?: number): Reply => ({ status: 200, body: { data }, ...(version !== undefined ? { version } : {}) });
+export const ok = (data: unknown, version?: number): Reply => ({
+  status: 200,
+  body: { data },
+  ...(version !== undefined ? { version } : {}),
+});
 
 /** Where a page sits in its list; `prevCursor` only on lists that page back with `since`. */
 export interface PageLinks {

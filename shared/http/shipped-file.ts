@@ -54,7 +54,12 @@ function readOnce(file: ShippedFile) {
  * A reply with the file as its body, gzip-encoded when the caller accepts it (every browser does):
  * a Lambda response carries at most 6 MB, base64 included, and the reference's script alone is 4 MB.
  */
-export async function shippedFileReply(file: ShippedFile, contentType: string, acceptEncoding: string | undefined, headers: Record<string, string> = {}): Promise<Reply> {
+export async function shippedFileReply(
+  file: ShippedFile,
+  contentType: string,
+  acceptEncoding: string | undefined,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const { data, gzipped } = await readOnce(file);
   const gzipOk = /\bgzip\b/i.test(acceptEncoding ?? '');
   return {

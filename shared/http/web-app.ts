@@ -39,7 +39,8 @@ export const EMBED_HEADERS: Record<string, string> = { 'access-control-allow-ori
  * The CloudFront Function that rewrites app paths embeds this same expression.
  */
 export const FILE_PATH_PATTERN = /\.[A-Za-z0-9]+$/;
-export const isAppPath = (path: string): boolean => !path.startsWith('/api/') && path !== '/api' && !path.startsWith(EMBED_PREFIX) && !FILE_PATH_PATTERN.test(path);
+export const isAppPath = (path: string): boolean =>
+  !path.startsWith('/api/') && path !== '/api' && !path.startsWith(EMBED_PREFIX) && !FILE_PATH_PATTERN.test(path);
 
 /**
  * The Content-Security-Policy of the app's files: nothing but the app's own scripts and styles (no

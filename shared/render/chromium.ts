@@ -78,7 +78,11 @@ export function guardedArgs(chromium: ChromiumBinary, dir: string, proxyUrl: str
  * no names (every name maps to NOTFOUND but the proxy's address), does not bypass the proxy for
  * loopback, and sends WebRTC's UDP nowhere but through the proxy.
  */
-export async function renderThumbnail(chromium: ChromiumBinary, url: string, options: { guard: NetworkGuard; timeoutMs?: number }): Promise<Buffer> {
+export async function renderThumbnail(
+  chromium: ChromiumBinary,
+  url: string,
+  options: { guard: NetworkGuard; timeoutMs?: number },
+): Promise<Buffer> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const dir = await mkdtemp(join(tmpdir(), 'render-'));
   const output = join(dir, 'thumbnail.png');
@@ -104,7 +108,14 @@ export async function renderThumbnail(chromium: ChromiumBinary, url: string, opt
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
         if (code === 0) resolve();
-        else reject(new RenderError(signal === 'SIGKILL' ? `Rendering took longer than ${timeoutMs} ms` : `Chromium exited with ${code}: ${stderr.trim().split('\n').at(-1) ?? ''}`));
+        else
+          reject(
+            new RenderError(
+              signal === 'SIGKILL'
+                ? `Rendering took longer than ${timeoutMs} ms`
+                : `Chromium exited with ${code}: ${stderr.trim().split('\n').at(-1) ?? ''}`,
+            ),
+          );
       });
     });
     return await readFile(output).catch(() => {

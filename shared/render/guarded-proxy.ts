@@ -95,7 +95,13 @@ async function forward(request: IncomingMessage, response: ServerResponse, pin: 
   const headers: Record<string, string | string[] | undefined> = { ...request.headers, host: target.host };
   delete headers['proxy-connection'];
   delete headers['proxy-authorization'];
-  const upstream = httpRequest({ host: address, port: Number(port), method: request.method, path: `${target.pathname}${target.search}`, headers });
+  const upstream = httpRequest({
+    host: address,
+    port: Number(port),
+    method: request.method,
+    path: `${target.pathname}${target.search}`,
+    headers,
+  });
   upstream.on('response', (answer) => {
     response.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
     answer.pipe(response);

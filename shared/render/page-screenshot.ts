@@ -99,7 +99,8 @@ const layoutScript = (paths: readonly string[], height: number) => `(() => {
 
 const DOCUMENT_HEIGHT = 'Math.ceil(Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0))';
 /** Fonts loaded and two frames painted, or a second at most. */
-const SETTLE = 'Promise.race([new Promise((resolve) => setTimeout(resolve, 1000)), document.fonts.ready.then(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))])';
+const SETTLE =
+  'Promise.race([new Promise((resolve) => setTimeout(resolve, 1000)), document.fonts.ready.then(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))])';
 
 /**
  * Renders `url` at `viewport.width` CSS pixels wide (device scale 1) into a full-page PNG at most
@@ -111,15 +112,30 @@ const SETTLE = 'Promise.race([new Promise((resolve) => setTimeout(resolve, 1000)
 export async function renderPage(
   chromium: ChromiumBinary,
   url: string,
-  options: { guard: NetworkGuard; viewport: { width: number; height: number }; paths?: readonly string[]; screenshot?: boolean; timeoutMs?: number },
+  options: {
+    guard: NetworkGuard;
+    viewport: { width: number; height: number };
+    paths?: readonly string[];
+    screenshot?: boolean;
+    timeoutMs?: number;
+  },
 ): Promise<PageRender> {
   const timeoutMs = options.timeoutMs ?? 40_000;
   const { width } = options.viewport;
   const dir = await mkdtemp(join(tmpdir(), 'render-page-'));
   const proxy = await startGuardedProxy(options.guard);
-  const child = spawn(chromium.path, [...guardedArgs(chromium, dir, proxy.url), '--remote-debugging-pipe', `--window-size=${width},${options.viewport.height}`, 'about:blank'], {
-    stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    chromium.path,
+    [
+      ...guardedArgs(chromium, dir, proxy.url),
+      '--remote-debugging-pipe',
+      `--window-size=${width},${options.viewport.height}`,
+      'about:blank',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
   const session = new DevToolsPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
@@ -137,7 +153,9 @@ export async function renderPage(
   });
   try {
     const { targetInfos } = await session.send<{ targetInfos: { targetId: string; type: string }[] }>('Target.getTargets');
-    const targetId = targetInfos.find((target) => target.type === 'page')?.targetId ?? (await session.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' })).targetId;
+    const targetId =
+      targetInfos.find((target) => target.type === 'page')?.targetId ??
+      (await session.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' })).targetId;
     const { sessionId } = await session.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
     const page = <T>(method: string, params: Record<string, unknown> = {}) => session.send<T>(method, params, sessionId);
     await page('Page.enable');
@@ -152,10 +170,17 @@ export async function renderPage(
     await page('Runtime.evaluate', { expression: SETTLE, awaitPromise: true });
     const documentHeight = await evaluate<number>(page, DOCUMENT_HEIGHT);
     const height = Math.max(1, Math.min(MAX_SCREENSHOT_HEIGHT, documentHeight));
-    const found = await evaluate<Omit<PageLayout, 'width' | 'height'>>(page, layoutScript([...new Set(options.paths ?? [])].slice(0, MAX_LOCATED_PATHS), height));
+    const found = await evaluate<Omit<PageLayout, 'width' | 'height'>>(
+      page,
+      layoutScript([...new Set(options.paths ?? [])].slice(0, MAX_LOCATED_PATHS), height),
+    );
     const layout: PageLayout = { width, height, ...found };
     if (options.screenshot === false) return { png: Buffer.alloc(0), width, height, layout };
-    const shot = await page<{ data: string }>('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true, clip: { x: 0, y: 0, width, height, scale: 1 } });
+    const shot = await page<{ data: string }>('Page.captureScreenshot', {
+      format: 'png',
+      captureBeyondViewport: true,
+      clip: { x: 0, y: 0, width, height, scale: 1 },
+    });
     return { png: Buffer.from(shot.data, 'base64'), width, height, layout };
   } finally {
     clearTimeout(timer);
@@ -168,8 +193,12 @@ export async function renderPage(
 }
 
 async function evaluate<T>(page: <R>(method: string, params?: Record<string, unknown>) => Promise<R>, expression: string): Promise<T> {
-  const answer = await page<{ result: { value?: T }; exceptionDetails?: { text?: string } }>('Runtime.evaluate', { expression, returnByValue: true });
-  if (answer.exceptionDetails) throw new RenderError(`The page's layout could not be read: ${answer.exceptionDetails.text ?? 'script error'}`);
+  const answer = await page<{ result: { value?: T }; exceptionDetails?: { text?: string } }>('Runtime.evaluate', {
+    expression,
+    returnByValue: true,
+  });
+  if (answer.exceptionDetails)
+    throw new RenderError(`The page's layout could not be read: ${answer.exceptionDetails.text ?? 'script error'}`);
   return answer.result.value as T;
 }
 
@@ -193,7 +222,9 @@ class DevToolsPipe {
         const text = Buffer.concat(this.chunks).toString('utf8');
         this.chunks = [];
         start = end + 1;
-        this.dispatch(JSON.parse(text) as { id?: number; method?: string; sessionId?: string; result?: unknown; error?: { message: string } });
+        this.dispatch(
+          JSON.parse(text) as { id?: number; method?: string; sessionId?: string; result?: unknown; error?: { message: string } },
+        );
       }
       if (start < chunk.length) this.chunks.push(chunk.subarray(start));
     });

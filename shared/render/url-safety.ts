@@ -159,9 +159,11 @@ export const systemResolve: Resolve = async (host) => (await lookup(host, { all:
 export async function pinAddress(host: string, allowed: AddressPolicy, resolve: Resolve = systemResolve): Promise<string> {
   const bare = host.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
   const literal = parseAddress(bare);
-  const addresses = literal ? [bare] : await resolve(bare).catch(() => {
-    throw new UnsafeUrlError(`The host ${host} could not be resolved.`);
-  });
+  const addresses = literal
+    ? [bare]
+    : await resolve(bare).catch(() => {
+        throw new UnsafeUrlError(`The host ${host} could not be resolved.`);
+      });
   if (addresses.length === 0) throw new UnsafeUrlError(`The host ${host} could not be resolved.`);
   const blocked = addresses.find((address) => !allowed(address));
   // Never the address itself: the message reaches the delivery log, thumbnails and logs, and an
@@ -182,14 +184,19 @@ function numberToV4(value: bigint): string {
  * server-side fetch or render cannot be pointed at the stack's own network (SSRF). Every address
  * the name resolves to is checked, not just the first.
  */
-export async function assertPublicUrl(raw: string, resolve: Resolve = systemResolve, allowed: AddressPolicy = addressPolicy('aws')): Promise<URL> {
+export async function assertPublicUrl(
+  raw: string,
+  resolve: Resolve = systemResolve,
+  allowed: AddressPolicy = addressPolicy('aws'),
+): Promise<URL> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new UnsafeUrlError(`Not a valid URL: ${raw}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrlError(`Only http and https URLs can be rendered (got ${url.protocol}).`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UnsafeUrlError(`Only http and https URLs can be rendered (got ${url.protocol}).`);
   await pinAddress(url.hostname, allowed, resolve);
   return url;
 }

@@ -45,7 +45,12 @@ function assertSafeRange(min: number, max: number): void {
  */
 export function integerIn(min: number, max: number = MAX_NUMBER) {
   assertSafeRange(min, max);
-  return v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(min, `must be at least ${min}`), v.maxValue(max, `must be at most ${max}`));
+  return v.pipe(
+    v.number(),
+    v.integer('must be a whole number'),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
 }
 
 /**
@@ -85,7 +90,10 @@ export function storableJsonObject(maxDepth: number) {
  * accepted the value, so `JSON.stringify` walks a value of bounded nesting.
  */
 export function sizedJson<S extends v.GenericSchema>(schema: S, maxBytes: number) {
-  return v.pipe(schema, v.check((value) => Buffer.byteLength(JSON.stringify(value)) <= maxBytes, `must be at most ${maxBytes} bytes as JSON`));
+  return v.pipe(
+    schema,
+    v.check((value) => Buffer.byteLength(JSON.stringify(value)) <= maxBytes, `must be at most ${maxBytes} bytes as JSON`),
+  );
 }
 
 /** An opaque cursor as handed out in `nextCursor`/`prevCursor`. */

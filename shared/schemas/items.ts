@@ -32,7 +32,12 @@ export const MarkupSummarySchema = v.looseObject({ id: Id, type: v.string(), nam
 export const ItemSchema = v.union([FolderWithAncestorsSchema, MarkupSummarySchema]);
 
 /** A folder in a child listing (and a created folder): what it holds, and neither `url` nor `markupUrl`. */
-export const ChildFolderSchema = v.object({ ...FolderItemSchema.entries, type: v.literal('folder'), folderCount: v.number(), projectCount: v.number() });
+export const ChildFolderSchema = v.object({
+  ...FolderItemSchema.entries,
+  type: v.literal('folder'),
+  folderCount: v.number(),
+  projectCount: v.number(),
+});
 
 /**
  * A markup in a child listing: `markupUrl` always, `url` when it is a webpage markup, and the

@@ -38,7 +38,11 @@ export function jsonValueProblem(value: unknown, maxDepth: number): JsonProblem 
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { value: current, path } = next;
     if (typeof current === 'number') {
-      if (!isStorableNumber(current)) return { path, detail: `holds the number ${current}; numbers must be 0 or between ${MIN_MAGNITUDE} and ${MAX_NUMBER} in magnitude` };
+      if (!isStorableNumber(current))
+        return {
+          path,
+          detail: `holds the number ${current}; numbers must be 0 or between ${MIN_MAGNITUDE} and ${MAX_NUMBER} in magnitude`,
+        };
       continue;
     }
     if (typeof current !== 'object' || current === null) continue;

@@ -23,9 +23,18 @@ const MarkupDocumentSchema = v.object({
   pages: v.array(v.object({ number: v.number(), width: v.number(), height: v.number(), image: v.optional(v.object(FileLink)) })),
 });
 
-const MarkupVideoSchema = v.object({ ...FileLink, durationSeconds: v.number(), width: v.number(), height: v.number(), posterUrl: v.string() });
+const MarkupVideoSchema = v.object({
+  ...FileLink,
+  durationSeconds: v.number(),
+  width: v.number(),
+  height: v.number(),
+  posterUrl: v.string(),
+});
 
-/** One view mode's full-page screenshot of a webpage markup (single reads): `url`, size and `layoutUrl` once ready, `error` when unavailable. */
+/**
+ * One view mode's full-page screenshot of a webpage markup (single reads): `url`, size and `layoutUrl` once ready, `error` when
+ * unavailable.
+ */
 const PageScreenshotSchema = v.object({
   viewModeId: Id,
   state: v.picklist(['pending', 'ready', 'unavailable']),
@@ -67,7 +76,9 @@ export const MarkupSchema = v.object({
   conversionProgress: v.optional(
     v.pipe(
       v.object({
-        percent: v.optional(v.pipe(v.number(), v.description('0–100, when the total is known: pages of a PDF, or the share of a video transcoded.'))),
+        percent: v.optional(
+          v.pipe(v.number(), v.description('0–100, when the total is known: pages of a PDF, or the share of a video transcoded.')),
+        ),
         pagesConverted: v.optional(v.pipe(v.number(), v.description('Pages of a PDF or multi-page TIFF converted so far.'))),
         pageCount: v.optional(v.pipe(v.number(), v.description('Pages the PDF has.'))),
       }),

@@ -80,8 +80,19 @@ const ThreadRecordBase = { id: v.string(), userId: v.string(), projectId: v.stri
  * keeps describing it as `ThreadRecordSchema` (any object); this schema types the view.
  */
 export const ThreadRecordViewSchema = v.union([
-  v.object({ ...ThreadRecordBase, proxyHostId: v.nullable(v.string()), urlPath: v.nullable(v.string()), canonicalUrl: v.nullable(v.string()), viewModeId: v.nullable(v.string()) }),
-  v.object({ ...ThreadRecordBase, pageNumber: v.nullable(v.number()), pageRelativeX: v.optional(v.number()), pageRelativeY: v.optional(v.number()) }),
+  v.object({
+    ...ThreadRecordBase,
+    proxyHostId: v.nullable(v.string()),
+    urlPath: v.nullable(v.string()),
+    canonicalUrl: v.nullable(v.string()),
+    viewModeId: v.nullable(v.string()),
+  }),
+  v.object({
+    ...ThreadRecordBase,
+    pageNumber: v.nullable(v.number()),
+    pageRelativeX: v.optional(v.number()),
+    pageRelativeY: v.optional(v.number()),
+  }),
   v.object({
     ...ThreadRecordBase,
     projectImageId: v.nullable(v.string()),
@@ -123,7 +134,16 @@ export const MessageSchema = v.object({
     }),
   ),
   clipVideos: v.array(
-    v.object({ id: v.string(), createdAt: v.number(), modifiedAt: v.number(), messageId: v.string(), title: v.string(), sharedUrl: v.string(), width: v.number(), height: v.number() }),
+    v.object({
+      id: v.string(),
+      createdAt: v.number(),
+      modifiedAt: v.number(),
+      messageId: v.string(),
+      title: v.string(),
+      sharedUrl: v.string(),
+      width: v.number(),
+      height: v.number(),
+    }),
   ),
   content: v.string(),
   mentionIds: v.array(v.string()),
@@ -152,9 +172,22 @@ export const ThreadSchema = v.object({
   proxyUrl: v.optional(v.string()),
   originalUrl: v.optional(v.string()),
   canonicalUrl: v.optional(v.string()),
-  elements: v.optional(v.array(v.object({ ...Timestamps, threadId: v.string(), path: v.string(), offsetXPercentage: v.number(), offsetYPercentage: v.number() }))),
+  elements: v.optional(
+    v.array(
+      v.object({ ...Timestamps, threadId: v.string(), path: v.string(), offsetXPercentage: v.number(), offsetYPercentage: v.number() }),
+    ),
+  ),
   parents: v.optional(
-    v.array(v.object({ ...Timestamps, path: v.string(), depth: v.number(), proxyUrl: v.string(), originalUrl: v.string(), canonicalUrl: v.string() })),
+    v.array(
+      v.object({
+        ...Timestamps,
+        path: v.string(),
+        depth: v.number(),
+        proxyUrl: v.string(),
+        originalUrl: v.string(),
+        canonicalUrl: v.string(),
+      }),
+    ),
   ),
   browserContext: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
   viewModeId: v.optional(v.nullable(v.string())),
@@ -186,7 +219,9 @@ export const ThreadPageSchema = v.object({
 
 export const SCREENSHOT_TYPES = ['extension', 'native', 'static'] as const;
 
-/** The spec's Screenshot, plus presigned links (`url`, and `thumbnailUrl` once made) and `processingError` when no thumbnail could be made. */
+/**
+ * The spec's Screenshot, plus presigned links (`url`, and `thumbnailUrl` once made) and `processingError` when no thumbnail could be made.
+ */
 export const ScreenshotSchema = v.object({
   id: v.string(),
   createdAt: v.number(),

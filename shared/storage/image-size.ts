@@ -52,9 +52,12 @@ export function readImageAs(bytes: Buffer, mimeType: string): { size?: ImageSize
 }
 
 const valid = (width: number, height: number): ImageSize | undefined =>
-  Number.isFinite(width) && Number.isFinite(height) && width > 0 && height > 0 ? { width: Math.round(width), height: Math.round(height) } : undefined;
+  Number.isFinite(width) && Number.isFinite(height) && width > 0 && height > 0
+    ? { width: Math.round(width), height: Math.round(height) }
+    : undefined;
 
-const startsWith = (bytes: Buffer, ascii: string, at = 0) => bytes.length >= at + ascii.length && bytes.toString('latin1', at, at + ascii.length) === ascii;
+const startsWith = (bytes: Buffer, ascii: string, at = 0) =>
+  bytes.length >= at + ascii.length && bytes.toString('latin1', at, at + ascii.length) === ascii;
 
 function pngSize(bytes: Buffer): ImageSize | undefined {
   if (!startsWith(bytes, '\x89PNG\r\n\x1a\n') || !startsWith(bytes, 'IHDR', 12)) return undefined;
@@ -154,7 +157,9 @@ function svgSize(bytes: Buffer): ImageSize | undefined {
   const width = pixels(attribute('width'));
   const height = pixels(attribute('height'));
   if (width !== undefined && height !== undefined) return valid(width, height);
-  const box = attribute('viewBox')?.split(/[\s,]+/).map(Number);
+  const box = attribute('viewBox')
+    ?.split(/[\s,]+/)
+    .map(Number);
   if (box?.length === 4) return valid(box[2]!, box[3]!);
   return undefined;
 }

@@ -39,7 +39,9 @@ export interface StoredObject {
 }
 
 const isMissing = (error: unknown) =>
-  error instanceof NotFound || error instanceof NoSuchKey || (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404);
+  error instanceof NotFound ||
+  error instanceof NoSuchKey ||
+  (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404);
 
 /** Size, ETag and content type of an object, or undefined when it does not exist (yet). */
 export async function headObject(key: string): Promise<StoredObject | undefined> {
@@ -63,10 +65,19 @@ export async function readObjectStart(key: string, length: number): Promise<Buff
   }
 }
 
-/** Stores `body` as `contentType`; a type not served inline (`servingOf`) is stored with `Content-Disposition: attachment`, as uploads are. */
-export async function putObject(key: string, body: Buffer, contentType: string, metadata: Record<string, string> = {}): Promise<StoredObject> {
+/**
+ * Stores `body` as `contentType`; a type not served inline (`servingOf`) is stored with `Content-Disposition: attachment`, as uploads are.
+ */
+export async function putObject(
+  key: string,
+  body: Buffer,
+  contentType: string,
+  metadata: Record<string, string> = {},
+): Promise<StoredObject> {
   const disposition = servingOf(contentType).disposition === 'attachment' ? { ContentDisposition: 'attachment' } : {};
-  const stored = await getS3().send(new PutObjectCommand({ Bucket: bucketName(), Key: key, Body: body, ContentType: contentType, ...disposition, Metadata: metadata }));
+  const stored = await getS3().send(
+    new PutObjectCommand({ Bucket: bucketName(), Key: key, Body: body, ContentType: contentType, ...disposition, Metadata: metadata }),
+  );
   return { size: body.length, etag: stored.ETag ?? '', contentType };
 }
 
@@ -99,13 +110,16 @@ const DELETE_PAGE = 1000;
  * key succeeds, so running it again (or at once elsewhere) is harmless; a key S3 refuses throws.
  */
 export async function deleteObjectsUnder(prefix: string): Promise<number> {
-  if (!prefix.endsWith('/') || prefix.length < 2) throw new Error(`Refusing to delete under ${JSON.stringify(prefix)}: not a folder prefix.`);
+  if (!prefix.endsWith('/') || prefix.length < 2)
+    throw new Error(`Refusing to delete under ${JSON.stringify(prefix)}: not a folder prefix.`);
   let deleted = 0;
   for (;;) {
     const listed = await getS3().send(new ListObjectsV2Command({ Bucket: bucketName(), Prefix: prefix, MaxKeys: DELETE_PAGE }));
     const keys = (listed.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
     if (keys.length === 0) return deleted;
-    const result = await getS3().send(new DeleteObjectsCommand({ Bucket: bucketName(), Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }));
+    const result = await getS3().send(
+      new DeleteObjectsCommand({ Bucket: bucketName(), Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }),
+    );
     const failed = result.Errors ?? [];
     if (failed.length > 0) throw new Error(`could not delete ${failed.map((error) => `${error.Key}: ${error.Code}`).join(', ')}`);
     deleted += keys.length;

@@ -69,7 +69,12 @@ export async function createUploadPolicy(input: {
       ['eq', '$tagging', UNCONFIRMED_TAGGING],
       ...(disposition ? [['eq', '$Content-Disposition', disposition] as ['eq', string, string]] : []),
     ],
-    Fields: { 'Content-Type': input.contentType, ...(disposition ? { 'Content-Disposition': disposition } : {}), [FILE_ID_FIELD]: input.fileId, tagging: UNCONFIRMED_TAGGING },
+    Fields: {
+      'Content-Type': input.contentType,
+      ...(disposition ? { 'Content-Disposition': disposition } : {}),
+      [FILE_ID_FIELD]: input.fileId,
+      tagging: UNCONFIRMED_TAGGING,
+    },
     Expires: UPLOAD_POLICY_TTL_SECONDS,
   });
   const headers = {

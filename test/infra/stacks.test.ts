@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
@@ -53,21 +64,39 @@ beforeAll(() => {
 const tableArn = () => ({
   'Fn::Join': [
     '',
-    ['arn:', { Ref: 'AWS::Partition' }, ':dynamodb:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':table/', { 'Fn::ImportValue': names.tableName }],
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':dynamodb:',
+      { Ref: 'AWS::Region' },
+      ':',
+      { Ref: 'AWS::AccountId' },
+      ':table/',
+      { 'Fn::ImportValue': names.tableName },
+    ],
   ],
 });
 const tableIndexesArn = () => ({
   'Fn::Join': [
     '',
-    ['arn:', { Ref: 'AWS::Partition' }, ':dynamodb:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':table/', { 'Fn::ImportValue': names.tableName }, '/index/*'],
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':dynamodb:',
+      { Ref: 'AWS::Region' },
+      ':',
+      { Ref: 'AWS::AccountId' },
+      ':table/',
+      { 'Fn::ImportValue': names.tableName },
+      '/index/*',
+    ],
   ],
 });
 const bucketObjectsArn = () => ({
   'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::', { 'Fn::ImportValue': names.bucketName }, '/*']],
 });
 
-const queueResource = (name: QueueName) =>
-  findByLogicalIdPrefix(synthesized.templates.data, 'AWS::SQS::Queue', `${QUEUES[name].id}Queue`);
+const queueResource = (name: QueueName) => findByLogicalIdPrefix(synthesized.templates.data, 'AWS::SQS::Queue', `${QUEUES[name].id}Queue`);
 const deadLetterQueueResource = (name: QueueName) =>
   findByLogicalIdPrefix(synthesized.templates.data, 'AWS::SQS::Queue', `${QUEUES[name].id}DeadLetterQueue`);
 const deadLetterHoldResource = (name: QueueName) =>
@@ -100,7 +129,10 @@ describe('data stack: one table, one upload bucket, work queues with dead letter
         Projection: { ProjectionType: index.projection },
       })),
       AttributeDefinitions: Match.arrayWith(
-        [...new Set(TABLE.indexes.flatMap((index) => [index.partitionKey, index.sortKey]))].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        [...new Set(TABLE.indexes.flatMap((index) => [index.partitionKey, index.sortKey]))].map((name) => ({
+          AttributeName: name,
+          AttributeType: 'S',
+        })),
       ),
     });
   });
@@ -122,9 +154,14 @@ describe('data stack: one table, one upload bucket, work queues with dead letter
     const properties = tables[0]!.Properties;
     // Partitions `TIX#<markupId>#<kind>#<leaf>` with `<position>` sort keys, read with strongly consistent Queries.
     expect(properties.LocalSecondaryIndexes).toBeUndefined();
-    expect(properties.GlobalSecondaryIndexes.map((index: { IndexName: string }) => index.IndexName)).toEqual(
-      ['GSI1', 'GSI2', 'GSI3', 'GSI4', 'GSI5', ...Array.from({ length: WORD_SLOTS }, (_, i) => `GSI${6 + i}`)],
-    );
+    expect(properties.GlobalSecondaryIndexes.map((index: { IndexName: string }) => index.IndexName)).toEqual([
+      'GSI1',
+      'GSI2',
+      'GSI3',
+      'GSI4',
+      'GSI5',
+      ...Array.from({ length: WORD_SLOTS }, (_, i) => `GSI${6 + i}`),
+    ]);
     expect(properties.KeySchema).toEqual([
       { AttributeName: 'PK', KeyType: 'HASH' },
       { AttributeName: 'SK', KeyType: 'RANGE' },
@@ -186,9 +223,7 @@ describe('data stack: one table, one upload bucket, work queues with dead letter
       synthesized.templates.data.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: id }],
         PolicyDocument: {
-          Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          ]),
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
         },
       });
     }
@@ -316,7 +351,9 @@ describe('workers stack: SQS events drive the upload, conversion and webhook wor
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
     expect(fn.Properties?.Timeout).toBe(consumer.timeoutSeconds);
-    expect(deadLetterQueueResource('conversion')[1].Properties?.VisibilityTimeout).toBe(QUEUES.conversion.deadLetterVisibilityTimeoutSeconds);
+    expect(deadLetterQueueResource('conversion')[1].Properties?.VisibilityTimeout).toBe(
+      QUEUES.conversion.deadLetterVisibilityTimeoutSeconds,
+    );
   });
 
   it('has S3 send ObjectCreated under uploads/ to the uploads queue, which feeds upload-confirmed', () => {
@@ -357,7 +394,7 @@ describe('workers stack: SQS events drive the upload, conversion and webhook wor
       },
     });
     const grants = Object.values(synthesized.templates.data.findResources('AWS::SQS::QueuePolicy'))
-      .flatMap((policy) => (policy.Properties.PolicyDocument.Statement as { Effect: string; Principal?: unknown }[]))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Effect: string; Principal?: unknown }[])
       .filter((statement) => statement.Effect === 'Allow');
     expect(grants.map((statement) => statement.Principal)).toEqual([{ Service: 's3.amazonaws.com' }]);
   });
@@ -394,11 +431,13 @@ describe('API stack: routes come from the route tables (DESIGN: one route table 
   });
 
   it('declares no route beyond the route tables, $default and the preflight route', () => {
-    const routeKeys = Object.values(
-      synthesized.templates.api.findResources('AWS::ApiGatewayV2::Route') as Record<string, CfnResource>,
-    ).map((route) => route.Properties?.RouteKey as string);
+    const routeKeys = Object.values(synthesized.templates.api.findResources('AWS::ApiGatewayV2::Route') as Record<string, CfnResource>).map(
+      (route) => route.Properties?.RouteKey as string,
+    );
 
-    expect(routeKeys.sort()).toEqual([...allRoutes.map(({ route }) => `${route.method} ${route.path}`), '$default', 'OPTIONS /{proxy+}'].sort());
+    expect(routeKeys.sort()).toEqual(
+      [...allRoutes.map(({ route }) => `${route.method} ${route.path}`), '$default', 'OPTIONS /{proxy+}'].sort(),
+    );
   });
 
   it('names path variables alike at each level, as API Gateway requires (it refuses /x/{id} beside /x/{xId}/y with a ConflictException)', () => {
@@ -480,32 +519,47 @@ describe('IAM: each function gets exactly the access its registry entry declares
     const sqs = statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('sqs:')));
     const resources = new Set(sqs.flatMap((statement) => resourcesOf(statement)).map((resource) => JSON.stringify(resource)));
     expect([...resources].sort()).toEqual(
-      [{ 'Fn::ImportValue': names.queueArn('webhookDelivery') }, { 'Fn::ImportValue': names.deadLetterQueueArn('webhookDelivery') }].map((arn) => JSON.stringify(arn)).sort(),
+      [{ 'Fn::ImportValue': names.queueArn('webhookDelivery') }, { 'Fn::ImportValue': names.deadLetterQueueArn('webhookDelivery') }]
+        .map((arn) => JSON.stringify(arn))
+        .sort(),
     );
     // The dead-letter queue: sending only (its event source reads the work queue, never the dead letters).
-    const deadLetter = sqs.filter((statement) => JSON.stringify(resourcesOf(statement)).includes(names.deadLetterQueueArn('webhookDelivery')));
-    expect(deadLetter.flatMap((statement) => actionsOf(statement)).every((action) => /^sqs:(SendMessage|GetQueueAttributes|GetQueueUrl)$/.test(action))).toBe(true);
+    const deadLetter = sqs.filter((statement) =>
+      JSON.stringify(resourcesOf(statement)).includes(names.deadLetterQueueArn('webhookDelivery')),
+    );
+    expect(
+      deadLetter
+        .flatMap((statement) => actionsOf(statement))
+        .every((action) => /^sqs:(SendMessage|GetQueueAttributes|GetQueueUrl)$/.test(action)),
+    ).toBe(true);
   });
 
   it('lets item-moves read and write the table and send to the moves queue only (its next batch), with no S3; items may queue a move too', () => {
     const statements = statementsOf('item-moves');
     const dynamo = statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
 
-    expect(allowedActions(statements, 'dynamodb')).toEqual(expect.arrayContaining(['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PartiQLUpdate']));
-    for (const statement of dynamo) for (const resource of resourcesOf(statement)) expect([tableArn(), tableIndexesArn()]).toContainEqual(resource);
+    expect(allowedActions(statements, 'dynamodb')).toEqual(
+      expect.arrayContaining(['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PartiQLUpdate']),
+    );
+    for (const statement of dynamo)
+      for (const resource of resourcesOf(statement)) expect([tableArn(), tableIndexesArn()]).toContainEqual(resource);
     expect(allowedActions(statements, 's3')).toEqual([]);
     const sending = statements.filter((statement) => actionsOf(statement).includes('sqs:SendMessage'));
     expect(sending.flatMap((statement) => resourcesOf(statement))).toEqual([{ 'Fn::ImportValue': names.queueArn('moves') }]);
     // Reading its queue is the event source's (ReceiveMessage/DeleteMessage on the moves queue only).
     const receiving = statements.filter((statement) => actionsOf(statement).includes('sqs:ReceiveMessage'));
     expect(receiving.flatMap((statement) => resourcesOf(statement))).toEqual([{ 'Fn::ImportValue': names.queueArn('moves') }]);
-    expect(variablesOf(synthesized, definitionNamed('item-moves'))).toMatchObject({ MOVE_QUEUE_URL: { 'Fn::ImportValue': names.queueUrl('moves') } });
+    expect(variablesOf(synthesized, definitionNamed('item-moves'))).toMatchObject({
+      MOVE_QUEUE_URL: { 'Fn::ImportValue': names.queueUrl('moves') },
+    });
     const items = statementsOf('items').filter((statement) => actionsOf(statement).includes('sqs:SendMessage'));
     expect(items.flatMap((statement) => resourcesOf(statement))).toContainEqual({ 'Fn::ImportValue': names.queueArn('moves') });
   });
 
   it('grants dynamodb:PartiQLUpdate to the items function and the move worker only (the two that carry or rebase a tree)', () => {
-    const withPartiql = FUNCTIONS.filter((definition) => allowedActions(statementsOf(definition.name), 'dynamodb').includes('dynamodb:PartiQLUpdate')).map((definition) => definition.name);
+    const withPartiql = FUNCTIONS.filter((definition) =>
+      allowedActions(statementsOf(definition.name), 'dynamodb').includes('dynamodb:PartiQLUpdate'),
+    ).map((definition) => definition.name);
 
     expect(withPartiql.sort()).toEqual(['item-moves', 'items']);
   });
@@ -548,7 +602,12 @@ describe('IAM: each function gets exactly the access its registry entry declares
     const queues = sending.flatMap(resourcesOf);
 
     expect(queues).toHaveLength(2);
-    expect(queues).toEqual(expect.arrayContaining([{ 'Fn::ImportValue': names.queueArn('webhookDelivery') }, { 'Fn::ImportValue': names.queueArn('conversion') }]));
+    expect(queues).toEqual(
+      expect.arrayContaining([
+        { 'Fn::ImportValue': names.queueArn('webhookDelivery') },
+        { 'Fn::ImportValue': names.queueArn('conversion') },
+      ]),
+    );
   });
 
   it('lets the thumbnail renderer send to its own queue only (the page screenshot of each view mode), and the threads function to the conversion and thumbnails queues (locating a new pin on the page screenshot)', () => {
@@ -558,9 +617,13 @@ describe('IAM: each function gets exactly the access its registry entry declares
         .flatMap(resourcesOf);
 
     expect(sendingTo('thumbnail-renderer')).toEqual([{ 'Fn::ImportValue': names.queueArn('thumbnails') }]);
-    expect(variablesOf(synthesized, definitionNamed('thumbnail-renderer'))).toMatchObject({ THUMBNAIL_QUEUE_URL: { 'Fn::ImportValue': names.queueUrl('thumbnails') } });
+    expect(variablesOf(synthesized, definitionNamed('thumbnail-renderer'))).toMatchObject({
+      THUMBNAIL_QUEUE_URL: { 'Fn::ImportValue': names.queueUrl('thumbnails') },
+    });
     expect(sendingTo('threads')).toHaveLength(2);
-    expect(sendingTo('threads')).toEqual(expect.arrayContaining([{ 'Fn::ImportValue': names.queueArn('conversion') }, { 'Fn::ImportValue': names.queueArn('thumbnails') }]));
+    expect(sendingTo('threads')).toEqual(
+      expect.arrayContaining([{ 'Fn::ImportValue': names.queueArn('conversion') }, { 'Fn::ImportValue': names.queueArn('thumbnails') }]),
+    );
   });
 
   it('keeps the dead letters the conversion consumer handled in a hold queue behind its dead-letter queue, which only that consumer may send to', () => {
@@ -577,7 +640,9 @@ describe('IAM: each function gets exactly the access its registry entry declares
     });
     expect(hold.Properties?.MessageRetentionPeriod).toBe(QUEUES.conversion.deadLetterRetentionDays * 24 * 3600);
     expect(sending.flatMap(resourcesOf)).toContainEqual({ 'Fn::ImportValue': names.deadLetterHoldArn('conversion') });
-    expect(FUNCTIONS.filter((definition) => sendsToHold(definition.name)).map((definition) => definition.name)).toEqual(['conversion-dead-letters']);
+    expect(FUNCTIONS.filter((definition) => sendsToHold(definition.name)).map((definition) => definition.name)).toEqual([
+      'conversion-dead-letters',
+    ]);
   });
 
   it('gives openapi nothing but its own log group', () => {
@@ -605,7 +670,9 @@ describe('IAM: each function gets exactly the access its registry entry declares
       expect(variables.includes('BUCKET_NAME')).toBe(access.bucket !== undefined);
       expect(variables.includes('CONVERSION_QUEUE_URL')).toBe(access.sendsTo?.includes('conversion') ?? false);
       expect(variables.includes('WEBHOOK_QUEUE_URL')).toBe(access.sendsTo?.includes('webhookDelivery') ?? false);
-      expect(variables.includes('CONVERSION_DEAD_LETTER_HOLD_QUEUE_URL')).toBe(access.sendsToDeadLetterHold?.includes('conversion') ?? false);
+      expect(variables.includes('CONVERSION_DEAD_LETTER_HOLD_QUEUE_URL')).toBe(
+        access.sendsToDeadLetterHold?.includes('conversion') ?? false,
+      );
     },
   );
 
@@ -644,7 +711,9 @@ describe('house defaults of every function (STYLE: one NodejsFunction construct)
     (_name, definition) => {
       const variables = variablesOf(synthesized, definition);
       // Values CloudFormation resolves at deploy time (references, imports) are not the CDK's choice.
-      const literal = Object.fromEntries(Object.entries(variables).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+      const literal = Object.fromEntries(
+        Object.entries(variables).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+      );
 
       expect(() => parseConfig(literal)).not.toThrow();
       expect(Number(variables[ENV.exchangeTokenTtlSeconds] ?? 300)).toBeLessThanOrEqual(MAX_EXCHANGE_TOKEN_TTL_SECONDS);
@@ -702,12 +771,16 @@ describe('markup links (context appUrl)', () => {
     expect(() => synthesizeApp({ appUrl: 'review.example.com' })).toThrow(/appUrl/);
   });
 
-  it('gives no function API_URL (webhook bodies link through appUrl too), and warns when context apiUrl is still given', () => {
-    const withApiUrl = synthesizeApp({ apiUrl: 'https://api.review.example.com' });
-    for (const definition of FUNCTIONS) expect(variablesOf(withApiUrl, definition), definition.name).not.toHaveProperty('API_URL');
-    Annotations.fromStack(withApiUrl.workers).hasWarning('*', Match.stringLikeRegexp('Context apiUrl is no longer read'));
-    expect(Annotations.fromStack(synthesized.workers).findWarning('*', Match.stringLikeRegexp('apiUrl'))).toEqual([]);
-  }, SYNTH_TIMEOUT_MS);
+  it(
+    'gives no function API_URL (webhook bodies link through appUrl too), and warns when context apiUrl is still given',
+    () => {
+      const withApiUrl = synthesizeApp({ apiUrl: 'https://api.review.example.com' });
+      for (const definition of FUNCTIONS) expect(variablesOf(withApiUrl, definition), definition.name).not.toHaveProperty('API_URL');
+      Annotations.fromStack(withApiUrl.workers).hasWarning('*', Match.stringLikeRegexp('Context apiUrl is no longer read'));
+      expect(Annotations.fromStack(synthesized.workers).findWarning('*', Match.stringLikeRegexp('apiUrl'))).toEqual([]);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });
 
 describe('uploads that are never confirmed expire', () => {
@@ -746,85 +819,111 @@ describe('the conversion worker (converters as a layer, room for large files)', 
     expect(QUEUES.conversion.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * QUEUES.conversion.workerTimeoutSeconds);
   });
 
-  it('runs the layer\'s static FFmpeg 7.1 (FFMPEG_PATH), and only the conversion worker has it', () => {
+  it("runs the layer's static FFmpeg 7.1 (FFMPEG_PATH), and only the conversion worker has it", () => {
     for (const definition of FUNCTIONS) {
-      const variables = (functionResource(templateOf(synthesized, definition), definition)[1].Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+      const variables = (
+        functionResource(templateOf(synthesized, definition), definition)[1].Properties as {
+          Environment: { Variables: Record<string, unknown> };
+        }
+      ).Environment.Variables;
       if (definition.name === 'conversion') expect(variables).toMatchObject({ FFMPEG_PATH: '/opt/ffmpeg/bin/ffmpeg' });
       else expect(variables, definition.name).not.toHaveProperty('FFMPEG_PATH');
     }
   });
 
-  it('stages the layer with the packages under nodejs/node_modules and an executable ffmpeg (with its licence) at FFMPEG_LAYER_PATH', async () => {
-    // Staging builds ffmpeg when it is missing; a fresh clone's run builds it already (test/support/ffmpeg-setup.ts).
-    await ffmpegBuilt();
-    const outdir = mkdtempSync(join(tmpdir(), 'layer-synth-'));
-    try {
-      const app = new App({ outdir });
-      convertersLayer(new Stack(app, 'LayerOnly'), REPO_ROOT);
-      app.synth();
-      // The layer is the stack's only asset, staged as asset.<hash> in the cloud assembly.
-      const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
-      expect(assets).toHaveLength(1);
-      const staged = join(outdir, assets[0]!);
-      const ffmpeg = join(staged, FFMPEG_LAYER_PATH.replace(/^\/opt\//, ''));
+  it(
+    'stages the layer with the packages under nodejs/node_modules and an executable ffmpeg (with its licence) at FFMPEG_LAYER_PATH',
+    async () => {
+      // Staging builds ffmpeg when it is missing; a fresh clone's run builds it already (test/support/ffmpeg-setup.ts).
+      await ffmpegBuilt();
+      const outdir = mkdtempSync(join(tmpdir(), 'layer-synth-'));
+      try {
+        const app = new App({ outdir });
+        convertersLayer(new Stack(app, 'LayerOnly'), REPO_ROOT);
+        app.synth();
+        // The layer is the stack's only asset, staged as asset.<hash> in the cloud assembly.
+        const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+        expect(assets).toHaveLength(1);
+        const staged = join(outdir, assets[0]!);
+        const ffmpeg = join(staged, FFMPEG_LAYER_PATH.replace(/^\/opt\//, ''));
 
-      expect(statSync(ffmpeg).mode & 0o111).toBe(0o111);
-      expect(readFileSync(join(staged, 'ffmpeg', 'COPYING.GPLv2'), 'utf8')).toContain('GNU GENERAL PUBLIC LICENSE');
-      for (const { name } of CONVERTER_PACKAGES) expect(existsSync(join(staged, 'nodejs', 'node_modules', name, 'package.json')), name).toBe(true);
-      expect(existsSync(join(staged, 'nodejs', 'node_modules', '@ffmpeg-installer'))).toBe(false);
-    } finally {
-      rmSync(outdir, { recursive: true, force: true });
-    }
-  }, SYNTH_TIMEOUT_MS + FFMPEG_WAIT_MS);
+        expect(statSync(ffmpeg).mode & 0o111).toBe(0o111);
+        expect(readFileSync(join(staged, 'ffmpeg', 'COPYING.GPLv2'), 'utf8')).toContain('GNU GENERAL PUBLIC LICENSE');
+        for (const { name } of CONVERTER_PACKAGES)
+          expect(existsSync(join(staged, 'nodejs', 'node_modules', name, 'package.json')), name).toBe(true);
+        expect(existsSync(join(staged, 'nodejs', 'node_modules', '@ffmpeg-installer'))).toBe(false);
+      } finally {
+        rmSync(outdir, { recursive: true, force: true });
+      }
+    },
+    SYNTH_TIMEOUT_MS + FFMPEG_WAIT_MS,
+  );
 
-  it('builds ffmpeg before it stages the layer in a clone that has none (npm ci builds nothing), and says how when the build fails', () => {
-    // A clone of its own (the lockfile, the installed packages and a stand-in build script), so the
-    // repository's build is never touched.
-    const root = mkdtempSync(join(tmpdir(), 'layer-clone-'));
-    const stage = () => {
-      const app = new App({ outdir: join(root, `cdk.out.${readdirSync(root).length}`) });
-      convertersLayer(new Stack(app, 'LayerOnly'), root);
-      return app.synth().directory;
-    };
-    const script = (body: string) => writeFileSync(join(root, 'infra', 'tools', 'build-ffmpeg.sh'), `#!/bin/sh\nroot=$(cd "$(dirname "$0")/../.." && pwd)\n${body}\n`, { mode: 0o755 });
-    try {
-      symlinkSync(join(REPO_ROOT, 'node_modules'), join(root, 'node_modules'));
-      cpSync(join(REPO_ROOT, 'package-lock.json'), join(root, 'package-lock.json'));
-      mkdirSync(join(root, 'infra', 'tools'), { recursive: true });
+  it(
+    'builds ffmpeg before it stages the layer in a clone that has none (npm ci builds nothing), and says how when the build fails',
+    () => {
+      // A clone of its own (the lockfile, the installed packages and a stand-in build script), so the
+      // repository's build is never touched.
+      const root = mkdtempSync(join(tmpdir(), 'layer-clone-'));
+      const stage = () => {
+        const app = new App({ outdir: join(root, `cdk.out.${readdirSync(root).length}`) });
+        convertersLayer(new Stack(app, 'LayerOnly'), root);
+        return app.synth().directory;
+      };
+      const script = (body: string) =>
+        writeFileSync(join(root, 'infra', 'tools', 'build-ffmpeg.sh'), `#!/bin/sh\nroot=$(cd "$(dirname "$0")/../.." && pwd)\n${body}\n`, {
+          mode: 0o755,
+        });
+      try {
+        symlinkSync(join(REPO_ROOT, 'node_modules'), join(root, 'node_modules'));
+        cpSync(join(REPO_ROOT, 'package-lock.json'), join(root, 'package-lock.json'));
+        mkdirSync(join(root, 'infra', 'tools'), { recursive: true });
 
-      script('mkdir -p "$root/.converters" && echo "gcc is needed to build ffmpeg" >"$root/.converters/ffmpeg.failed" && exit 1');
-      expect(stage).toThrow('ffmpeg could not be built (gcc is needed to build ffmpeg): run npm run converters:ffmpeg and see .converters/ffmpeg-build.log');
+        script('mkdir -p "$root/.converters" && echo "gcc is needed to build ffmpeg" >"$root/.converters/ffmpeg.failed" && exit 1');
+        expect(stage).toThrow(
+          'ffmpeg could not be built (gcc is needed to build ffmpeg): run npm run converters:ffmpeg and see .converters/ffmpeg-build.log',
+        );
 
-      script(
-        [
-          'mkdir -p "$root/.converters/ffmpeg/bin" && printf "#!/bin/sh\\n" >"$root/.converters/ffmpeg/bin/ffmpeg" && chmod 755 "$root/.converters/ffmpeg/bin/ffmpeg"',
-          'echo "GNU GENERAL PUBLIC LICENSE" >"$root/.converters/ffmpeg/COPYING.GPLv2"',
-          'sha256sum "$0" | cut -d" " -f1 >"$root/.converters/ffmpeg/BUILD"',
-        ].join('\n'),
-      );
-      const assembly = stage();
-      const [asset] = readdirSync(assembly).filter((name) => name.startsWith('asset.'));
-      expect(statSync(join(assembly, asset!, 'ffmpeg', 'bin', 'ffmpeg')).mode & 0o111).toBe(0o111);
-      expect(readFileSync(join(assembly, asset!, 'ffmpeg', 'BUILD'), 'utf8').trim()).toBe(ffmpegBuildId(root));
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  }, SYNTH_TIMEOUT_MS);
+        script(
+          [
+            'mkdir -p "$root/.converters/ffmpeg/bin" && printf "#!/bin/sh\\n" >"$root/.converters/ffmpeg/bin/ffmpeg" && chmod 755 "$root/.converters/ffmpeg/bin/ffmpeg"',
+            'echo "GNU GENERAL PUBLIC LICENSE" >"$root/.converters/ffmpeg/COPYING.GPLv2"',
+            'sha256sum "$0" | cut -d" " -f1 >"$root/.converters/ffmpeg/BUILD"',
+          ].join('\n'),
+        );
+        const assembly = stage();
+        const [asset] = readdirSync(assembly).filter((name) => name.startsWith('asset.'));
+        expect(statSync(join(assembly, asset!, 'ffmpeg', 'bin', 'ffmpeg')).mode & 0o111).toBe(0o111);
+        expect(readFileSync(join(assembly, asset!, 'ffmpeg', 'BUILD'), 'utf8').trim()).toBe(ffmpegBuildId(root));
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });
 
 describe('Powertools on every function (service name, metrics namespace from context metricsNamespace)', () => {
   it('names each function as the service of its log lines and metrics, in the ReviewBoardService namespace by default', () => {
     for (const definition of FUNCTIONS) {
-      expect(variablesOf(synthesized, definition), definition.name).toMatchObject({ POWERTOOLS_SERVICE_NAME: definition.name, POWERTOOLS_METRICS_NAMESPACE: 'ReviewBoardService' });
+      expect(variablesOf(synthesized, definition), definition.name).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: definition.name,
+        POWERTOOLS_METRICS_NAMESPACE: 'ReviewBoardService',
+      });
     }
   });
 
-  it('takes the namespace from -c metricsNamespace, and refuses one CloudWatch would not accept', () => {
-    const custom = synthesizeApp({ metricsNamespace: 'Acme/ReviewBoard' });
-    for (const definition of FUNCTIONS) expect(variablesOf(custom, definition), definition.name).toMatchObject({ POWERTOOLS_METRICS_NAMESPACE: 'Acme/ReviewBoard' });
-    expect(() => synthesizeApp({ metricsNamespace: 'AWS/Lambda' })).toThrow('Context "metricsNamespace" must be');
-    expect(() => synthesizeApp({ metricsNamespace: 'has space' })).toThrow('Context "metricsNamespace" must be');
-  }, SYNTH_TIMEOUT_MS);
+  it(
+    'takes the namespace from -c metricsNamespace, and refuses one CloudWatch would not accept',
+    () => {
+      const custom = synthesizeApp({ metricsNamespace: 'Acme/ReviewBoard' });
+      for (const definition of FUNCTIONS)
+        expect(variablesOf(custom, definition), definition.name).toMatchObject({ POWERTOOLS_METRICS_NAMESPACE: 'Acme/ReviewBoard' });
+      expect(() => synthesizeApp({ metricsNamespace: 'AWS/Lambda' })).toThrow('Context "metricsNamespace" must be');
+      expect(() => synthesizeApp({ metricsNamespace: 'has space' })).toThrow('Context "metricsNamespace" must be');
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });
 
 describe('the optional EPS converter (context epsConverter; Ghostscript, AGPL-3.0, installed apart)', () => {
@@ -832,7 +931,9 @@ describe('the optional EPS converter (context epsConverter; Ghostscript, AGPL-3.
   const layerOf = (app: SynthesizedApp) => findByLogicalIdPrefix(app.templates.workers, 'AWS::Lambda::LayerVersion', 'ConvertersLayer')[1];
   /** The layer's hash when it holds exactly the default converters: the locked versions of CONVERTER_PACKAGES and the ffmpeg build. */
   const defaultLock = () => {
-    const lock = JSON.parse(readFileSync(new URL('../../package-lock.json', import.meta.url), 'utf8')) as { packages: Record<string, { version?: string }> };
+    const lock = JSON.parse(readFileSync(new URL('../../package-lock.json', import.meta.url), 'utf8')) as {
+      packages: Record<string, { version?: string }>;
+    };
     const versions = CONVERTER_PACKAGES.map(({ name }) => `${name}@${lock.packages[`node_modules/${name}`]?.version ?? 'missing'}`);
     versions.push(`ffmpeg@${ffmpegBuildId()}`);
     return createHash('sha256').update(versions.join('\n')).digest('hex');
@@ -844,31 +945,53 @@ describe('the optional EPS converter (context epsConverter; Ghostscript, AGPL-3.
 
     for (const definition of FUNCTIONS) expect(variablesOf(synthesized, definition), definition.name).not.toHaveProperty('EPS_CONVERTER');
     expect(CONVERTER_PACKAGES.map(({ name }) => name)).not.toContain('@okathira/ghostpdl-wasm');
-    expect(layer.Properties?.Description).toBe(`Converters (sharp, pdfium, ag-psd, ffmpeg) for the conversion worker; lock ${defaultLock().slice(0, 12)}`);
+    expect(layer.Properties?.Description).toBe(
+      `Converters (sharp, pdfium, ag-psd, ffmpeg) for the conversion worker; lock ${defaultLock().slice(0, 12)}`,
+    );
     expect(synthesized.settings.epsConverter).toBe(false);
   });
 
-  it.skipIf(!installed)('on (-c epsConverter=true), with the package installed: the conversion worker gets EPS_CONVERTER=ghostscript and a layer with ghostpdl', () => {
-    const withEps = synthesizeApp({ epsConverter: 'true' });
-    const layer = layerOf(withEps);
+  it.skipIf(!installed)(
+    'on (-c epsConverter=true), with the package installed: the conversion worker gets EPS_CONVERTER=ghostscript and a layer with ghostpdl',
+    () => {
+      const withEps = synthesizeApp({ epsConverter: 'true' });
+      const layer = layerOf(withEps);
 
-    expect(variablesOf(withEps, conversion)).toMatchObject({ EPS_CONVERTER: 'ghostscript' });
-    for (const definition of FUNCTIONS.filter((candidate) => candidate !== conversion)) expect(variablesOf(withEps, definition), definition.name).not.toHaveProperty('EPS_CONVERTER');
-    expect(layer.Properties?.Description).toMatch(/^Converters \(sharp, pdfium, ag-psd, ffmpeg, ghostpdl-wasm\) for the conversion worker; lock [0-9a-f]{12}$/);
-    expect(layer.Properties?.Description).not.toContain(defaultLock().slice(0, 12));
-    expect(layer.Properties?.Content).not.toEqual(layerOf(synthesized).Properties?.Content);
-  }, SYNTH_TIMEOUT_MS);
+      expect(variablesOf(withEps, conversion)).toMatchObject({ EPS_CONVERTER: 'ghostscript' });
+      for (const definition of FUNCTIONS.filter((candidate) => candidate !== conversion))
+        expect(variablesOf(withEps, definition), definition.name).not.toHaveProperty('EPS_CONVERTER');
+      expect(layer.Properties?.Description).toMatch(
+        /^Converters \(sharp, pdfium, ag-psd, ffmpeg, ghostpdl-wasm\) for the conversion worker; lock [0-9a-f]{12}$/,
+      );
+      expect(layer.Properties?.Description).not.toContain(defaultLock().slice(0, 12));
+      expect(layer.Properties?.Content).not.toEqual(layerOf(synthesized).Properties?.Content);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 
-  it.skipIf(installed)('on, with the package not installed: synth fails saying how to install it', () => {
-    expect(() => synthesizeApp({ epsConverter: true })).toThrow('epsConverter is on but @okathira/ghostpdl-wasm is not installed: run npm run converters:eps before synth');
-  }, SYNTH_TIMEOUT_MS);
+  it.skipIf(installed)(
+    'on, with the package not installed: synth fails saying how to install it',
+    () => {
+      expect(() => synthesizeApp({ epsConverter: true })).toThrow(
+        'epsConverter is on but @okathira/ghostpdl-wasm is not installed: run npm run converters:eps before synth',
+      );
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });
 
 describe('exchange-token key: an asymmetric KMS key; only the auth function signs, credentialed functions only read its public key', () => {
-  const statementsOf = (definition: FunctionDefinition) => rolePolicyStatements(templateOf(synthesized, definition), functionIdOf(definition));
+  const statementsOf = (definition: FunctionDefinition) =>
+    rolePolicyStatements(templateOf(synthesized, definition), functionIdOf(definition));
   const environmentOf = (definition: FunctionDefinition) =>
-    (functionResource(templateOf(synthesized, definition), definition)[1].Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
-  const keyArn = () => ({ 'Fn::GetAtt': [findByLogicalIdPrefix(synthesized.templates.api, 'AWS::KMS::Key', 'ExchangeTokenKey')[0], 'Arn'] });
+    (
+      functionResource(templateOf(synthesized, definition), definition)[1].Properties as {
+        Environment: { Variables: Record<string, unknown> };
+      }
+    ).Environment.Variables;
+  const keyArn = () => ({
+    'Fn::GetAtt': [findByLogicalIdPrefix(synthesized.templates.api, 'AWS::KMS::Key', 'ExchangeTokenKey')[0], 'Arn'],
+  });
   /** The KMS statements of a function's role: every action, and every resource they name. */
   const kmsGrants = (definition: FunctionDefinition) => {
     const statements = statementsOf(definition).filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')));
@@ -880,7 +1003,8 @@ describe('exchange-token key: an asymmetric KMS key; only the auth function sign
     const api = synthesized.templates.api;
     api.resourceCountIs('AWS::KMS::Key', 1);
     api.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
-    for (const [name, template] of Object.entries(synthesized.templates)) template.resourceCountIs('AWS::SecretsManager::Secret', name === 'api' ? 1 : 0);
+    for (const [name, template] of Object.entries(synthesized.templates))
+      template.resourceCountIs('AWS::SecretsManager::Secret', name === 'api' ? 1 : 0);
     api.hasResourceProperties('AWS::SecretsManager::Secret', { Description: Match.stringLikeRegexp('X-Origin-Verify') });
   });
 
@@ -912,7 +1036,11 @@ describe('exchange-token key: an asymmetric KMS key; only the auth function sign
 
 describe('identity provider of the SDK exchange (context idpJwksUrl, idpIssuer, idpAudience)', () => {
   it('passes the three to the auth function only, and refuses a partial or non-https setting', () => {
-    const idp = { idpJwksUrl: 'https://idp.example.com/.well-known/jwks.json', idpIssuer: 'https://idp.example.com/', idpAudience: 'review-board' };
+    const idp = {
+      idpJwksUrl: 'https://idp.example.com/.well-known/jwks.json',
+      idpIssuer: 'https://idp.example.com/',
+      idpAudience: 'review-board',
+    };
     const withIdp = synthesizeApp(idp);
     for (const definition of apiFunctions) {
       const [, fn] = functionResource(templateOf(withIdp, definition), definition);
@@ -928,7 +1056,7 @@ describe('identity provider of the SDK exchange (context idpJwksUrl, idpIssuer, 
   });
 });
 
-describe('the origin-verify value (X-Origin-Verify: only requests through the distribution may name their viewer\'s address)', () => {
+describe("the origin-verify value (X-Origin-Verify: only requests through the distribution may name their viewer's address)", () => {
   it('is generated by Secrets Manager at deploy time, and every api function gets it as a dynamic reference, never as text; no worker gets it', () => {
     const api = synthesized.templates.api;
     const [secretId, secret] = Object.entries(api.findResources('AWS::SecretsManager::Secret'))[0]!;
@@ -936,9 +1064,12 @@ describe('the origin-verify value (X-Origin-Verify: only requests through the di
     expect(secret.Properties.SecretString).toBeUndefined();
 
     for (const definition of apiFunctions) {
-      expect(variablesOf(synthesized, definition)[ENV.originVerify], definition.name).toEqual({ 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] });
+      expect(variablesOf(synthesized, definition)[ENV.originVerify], definition.name).toEqual({
+        'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']],
+      });
     }
-    for (const definition of FUNCTIONS.filter((candidate) => candidate.kind !== 'api')) expect(variablesOf(synthesized, definition), definition.name).not.toHaveProperty(ENV.originVerify);
+    for (const definition of FUNCTIONS.filter((candidate) => candidate.kind !== 'api'))
+      expect(variablesOf(synthesized, definition), definition.name).not.toHaveProperty(ENV.originVerify);
   });
 
   it('refuses a value shorter than 32 characters', () => {

@@ -5,7 +5,17 @@ import { dataExportNames } from '../../infra/stacks/data-stack.js';
 import { STREAM_BATCH_SIZE, STREAM_RETRY_ATTEMPTS } from '../../infra/stacks/workers-stack.js';
 import { Match } from 'aws-cdk-lib/assertions';
 import { OUTBOX_STREAM_FILTER } from '../../shared/events/outbox-stream.js';
-import { actionsOf, allowedActions, findByLogicalIdPrefix, functionResource, resourcesOf, rolePolicyStatements, synthesizeApp, templateOf, type SynthesizedApp } from './synth-app.js';
+import {
+  actionsOf,
+  allowedActions,
+  findByLogicalIdPrefix,
+  functionResource,
+  resourcesOf,
+  rolePolicyStatements,
+  synthesizeApp,
+  templateOf,
+  type SynthesizedApp,
+} from './synth-app.js';
 
 const SYNTH_TIMEOUT_MS = 120_000;
 
@@ -18,7 +28,8 @@ beforeAll(() => {
 }, SYNTH_TIMEOUT_MS);
 
 const fanout = FUNCTIONS.find((definition) => definition.name === 'webhook-fanout')!;
-const statementsOf = (definition: FunctionDefinition) => rolePolicyStatements(templateOf(synthesized, definition), functionIdOf(definition));
+const statementsOf = (definition: FunctionDefinition) =>
+  rolePolicyStatements(templateOf(synthesized, definition), functionIdOf(definition));
 const STREAM_READ = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'];
 
 describe('the table stream feeds the webhook fan-out (issue 12 item 2)', () => {
@@ -62,14 +73,17 @@ describe('the table stream feeds the webhook fan-out (issue 12 item 2)', () => {
     const [failuresId] = findByLogicalIdPrefix(synthesized.templates.workers, 'AWS::SQS::Queue', 'WebhookFanoutStreamFailures');
 
     expect(dynamo).toEqual(expect.arrayContaining(['dynamodb:Query', ...STREAM_READ]));
-    for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) expect(dynamo).not.toContain(write);
+    for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
+      expect(dynamo).not.toContain(write);
     const onStream = statements.filter((statement) => JSON.stringify(resourcesOf(statement)).includes(names.tableStreamArn));
     expect(onStream.flatMap(actionsOf).sort()).toEqual(STREAM_READ);
     for (const statement of onStream) expect(resourcesOf(statement)).toEqual([{ 'Fn::ImportValue': names.tableStreamArn }]);
     const listStreams = statements.filter((statement) => actionsOf(statement).includes('dynamodb:ListStreams'));
     for (const statement of listStreams) expect(actionsOf(statement)).toEqual(['dynamodb:ListStreams']);
     const queues = statements.filter((statement) => actionsOf(statement).includes('sqs:SendMessage')).flatMap(resourcesOf);
-    expect(queues).toEqual(expect.arrayContaining([{ 'Fn::ImportValue': names.queueArn('webhookDelivery') }, { 'Fn::GetAtt': [failuresId, 'Arn'] }]));
+    expect(queues).toEqual(
+      expect.arrayContaining([{ 'Fn::ImportValue': names.queueArn('webhookDelivery') }, { 'Fn::GetAtt': [failuresId, 'Arn'] }]),
+    );
     expect(queues).toHaveLength(2);
     expect(allowedActions(statements, 's3')).toEqual([]);
   });
@@ -80,6 +94,10 @@ describe('the table stream feeds the webhook fan-out (issue 12 item 2)', () => {
     for (const definition of FUNCTIONS.filter((candidate) => candidate.kind !== 'stream')) {
       expect(JSON.stringify(statementsOf(definition)), definition.name).not.toContain(names.tableStreamArn);
     }
-    synthesized.templates.workers.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { EventSourceArn: { 'Fn::ImportValue': names.tableStreamArn } }, consumers.length);
+    synthesized.templates.workers.resourcePropertiesCountIs(
+      'AWS::Lambda::EventSourceMapping',
+      { EventSourceArn: { 'Fn::ImportValue': names.tableStreamArn } },
+      consumers.length,
+    );
   });
 });

@@ -48,9 +48,7 @@ export function templateOf(synthesized: SynthesizedApp, definition: FunctionDefi
 /** The one resource of a type whose logical id is `prefix` plus CDK's 8-character hash. */
 export function findByLogicalIdPrefix(template: Template, type: string, prefix: string): [string, CfnResource] {
   const pattern = new RegExp(`^${prefix}[0-9A-F]{8}$`);
-  const matches = Object.entries(template.findResources(type) as Record<string, CfnResource>).filter(([id]) =>
-    pattern.test(id),
-  );
+  const matches = Object.entries(template.findResources(type) as Record<string, CfnResource>).filter(([id]) => pattern.test(id));
   if (matches.length !== 1) throw new Error(`Expected one ${type} named ${prefix}…, found ${matches.length}.`);
   return matches[0]!;
 }
@@ -62,7 +60,11 @@ export function functionResource(template: Template, definition: FunctionDefinit
 
 /** The environment variables of a registry entry's Lambda function. */
 export function variablesOf(synthesized: SynthesizedApp, definition: FunctionDefinition): Record<string, unknown> {
-  return (functionResource(templateOf(synthesized, definition), definition)[1].Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+  return (
+    functionResource(templateOf(synthesized, definition), definition)[1].Properties as {
+      Environment: { Variables: Record<string, unknown> };
+    }
+  ).Environment.Variables;
 }
 
 /**
@@ -72,8 +74,8 @@ export function variablesOf(synthesized: SynthesizedApp, definition: FunctionDef
 export function rolePolicyStatements(template: Template, functionLogicalIdPrefix: string): PolicyStatement[] {
   const [, fn] = findByLogicalIdPrefix(template, 'AWS::Lambda::Function', functionLogicalIdPrefix);
   const roleId = (fn.Properties?.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-  const policies = Object.values(template.findResources('AWS::IAM::Policy') as Record<string, CfnResource>).filter(
-    (policy) => (policy.Properties?.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleId })),
+  const policies = Object.values(template.findResources('AWS::IAM::Policy') as Record<string, CfnResource>).filter((policy) =>
+    (policy.Properties?.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleId })),
   );
   return policies.flatMap((policy) => policy.Properties?.PolicyDocument.Statement as PolicyStatement[]);
 }

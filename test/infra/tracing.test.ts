@@ -25,7 +25,8 @@ beforeAll(() => {
   untraced = synthesizeApp();
 }, SYNTH_TIMEOUT_MS);
 
-const propertiesOf = (app: SynthesizedApp, definition: (typeof FUNCTIONS)[number]) => functionResource(templateOf(app, definition), definition)[1].Properties as FunctionProperties;
+const propertiesOf = (app: SynthesizedApp, definition: (typeof FUNCTIONS)[number]) =>
+  functionResource(templateOf(app, definition), definition)[1].Properties as FunctionProperties;
 
 describe('tracing (context tracing): Powertools Tracer from a layer, only when on', () => {
   it('with -c tracing=true, every function traces actively, gets the tracing layer of its stack and POWERTOOLS_TRACE_ENABLED', () => {
@@ -35,12 +36,16 @@ describe('tracing (context tracing): Powertools Tracer from a layer, only when o
 
       expect(properties.TracingConfig, definition.name).toEqual({ Mode: 'Active' });
       expect(properties.Layers, definition.name).toContainEqual({ Ref: layerId });
-      expect(properties.Environment.Variables, definition.name).toMatchObject({ POWERTOOLS_TRACE_ENABLED: 'true', POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false' });
+      expect(properties.Environment.Variables, definition.name).toMatchObject({
+        POWERTOOLS_TRACE_ENABLED: 'true',
+        POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
+      });
     }
   });
 
   it('without it, no function traces, carries the layer or loads the Tracer', () => {
-    for (const template of Object.values(untraced.templates)) expect(Object.keys(template.findResources('AWS::Lambda::LayerVersion')).some((id) => id.startsWith('TracingLayer'))).toBe(false);
+    for (const template of Object.values(untraced.templates))
+      expect(Object.keys(template.findResources('AWS::Lambda::LayerVersion')).some((id) => id.startsWith('TracingLayer'))).toBe(false);
     for (const definition of FUNCTIONS) {
       const properties = propertiesOf(untraced, definition);
       expect(properties.TracingConfig?.Mode ?? 'PassThrough', definition.name).not.toBe('Active');
@@ -48,23 +53,32 @@ describe('tracing (context tracing): Powertools Tracer from a layer, only when o
     }
   });
 
-  it('stages a layer from which the Tracer loads on its own (no package of the repository in reach)', () => {
-    const outdir = mkdtempSync(join(tmpdir(), 'tracing-layer-'));
-    try {
-      const app = new App({ outdir });
-      tracingLayer(new Stack(app, 'TracingOnly'), REPO_ROOT);
-      app.synth();
-      const [asset] = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
-      const modules = join(outdir, asset!, 'nodejs', 'node_modules');
-      const script = `const { Tracer } = require('${TRACER_PACKAGE}'); const tracer = new Tracer({ serviceName: 'probe' }); process.stdout.write(typeof tracer.captureAWSv3Client + ' ' + require.resolve('aws-xray-sdk-core'));`;
-      // From an empty folder, with only the layer on NODE_PATH, as Lambda resolves /opt/nodejs/node_modules.
-      const output = execFileSync(process.execPath, ['-e', script], { cwd: outdir, env: { PATH: process.env.PATH, NODE_PATH: modules, AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR' }, encoding: 'utf8' });
+  it(
+    'stages a layer from which the Tracer loads on its own (no package of the repository in reach)',
+    () => {
+      const outdir = mkdtempSync(join(tmpdir(), 'tracing-layer-'));
+      try {
+        const app = new App({ outdir });
+        tracingLayer(new Stack(app, 'TracingOnly'), REPO_ROOT);
+        app.synth();
+        const [asset] = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+        const modules = join(outdir, asset!, 'nodejs', 'node_modules');
+        const script = `const { Tracer } = require('${TRACER_PACKAGE}'); const tracer = new Tracer({ serviceName: 'probe' }); process.stdout.write(typeof tracer.captureAWSv3Client + ' ' + require.resolve('aws-xray-sdk-core'));`;
+        // From an empty folder, with only the layer on NODE_PATH, as Lambda resolves /opt/nodejs/node_modules.
+        const output = execFileSync(process.execPath, ['-e', script], {
+          cwd: outdir,
+          env: { PATH: process.env.PATH, NODE_PATH: modules, AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR' },
+          encoding: 'utf8',
+        });
 
-      expect(output).toBe(`function ${join(modules, 'aws-xray-sdk-core', 'dist', 'lib', 'index.js')}`);
-      for (const name of dependencyClosure(REPO_ROOT, TRACER_PACKAGE)) expect(existsSync(join(modules, name, 'package.json')), name).toBe(true);
-      expect(existsSync(join(modules, '@types'))).toBe(false);
-    } finally {
-      rmSync(outdir, { recursive: true, force: true });
-    }
-  }, SYNTH_TIMEOUT_MS);
+        expect(output).toBe(`function ${join(modules, 'aws-xray-sdk-core', 'dist', 'lib', 'index.js')}`);
+        for (const name of dependencyClosure(REPO_ROOT, TRACER_PACKAGE))
+          expect(existsSync(join(modules, name, 'package.json')), name).toBe(true);
+        expect(existsSync(join(modules, '@types'))).toBe(false);
+      } finally {
+        rmSync(outdir, { recursive: true, force: true });
+      }
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });

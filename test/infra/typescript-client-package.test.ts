@@ -10,7 +10,15 @@ import { CLIENT_DOCS, codeBlocks, installPackedClient, typeCheck } from '../supp
  * against the installed declarations, and refuses a string where the API takes a number.
  */
 const BROWSER_TSCONFIG = {
-  compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', lib: ['ES2023', 'DOM'], types: [], strict: true, noEmit: true },
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'ESNext',
+    moduleResolution: 'bundler',
+    lib: ['ES2023', 'DOM'],
+    types: [],
+    strict: true,
+    noEmit: true,
+  },
 };
 
 const LIST_FIVE = `import { createReviewBoardClient } from '@review-board/client';
@@ -37,7 +45,13 @@ describe('the TypeScript client package (issue 29, item 5)', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').sort();
     const manifest = JSON.parse(readFileSync(join(project, 'node_modules/@review-board/client/package.json'), 'utf8'));
 
-    expect(files).toEqual(['package/dist/index.d.ts', 'package/dist/index.js', 'package/dist/schema.generated.d.ts', 'package/dist/schema.generated.js', 'package/package.json']);
+    expect(files).toEqual([
+      'package/dist/index.d.ts',
+      'package/dist/index.js',
+      'package/dist/schema.generated.d.ts',
+      'package/dist/schema.generated.js',
+      'package/package.json',
+    ]);
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
     expect(Object.keys(manifest.dependencies)).toEqual(['openapi-fetch']);
   });
@@ -45,7 +59,9 @@ describe('the TypeScript client package (issue 29, item 5)', () => {
   it('compiles every code block of docs/typescript-client.md, in order, with the tsconfig the page shows', async () => {
     const page = readFileSync(CLIENT_DOCS, 'utf8');
     const program = codeBlocks(page, 'ts').join('\n');
-    const tsconfig = codeBlocks(page, 'json').map((block) => JSON.parse(block)).find((json) => json.compilerOptions);
+    const tsconfig = codeBlocks(page, 'json')
+      .map((block) => JSON.parse(block))
+      .find((json) => json.compilerOptions);
     writeFileSync(join(project, 'docs.ts'), program);
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['docs.ts'] }));
 
@@ -57,7 +73,7 @@ describe('the TypeScript client package (issue 29, item 5)', () => {
     expect(code).toBe(0);
   }, 120_000);
 
-  it('takes limit as a number in a browser project, and refuses { limit: \'5\' }', async () => {
+  it("takes limit as a number in a browser project, and refuses { limit: '5' }", async () => {
     writeFileSync(join(project, 'number.ts'), LIST_FIVE.replace('LIMIT', '5'));
     writeFileSync(join(project, 'string.ts'), LIST_FIVE.replace('LIMIT', "'5'"));
     writeFileSync(join(project, 'tsconfig.number.json'), JSON.stringify({ ...BROWSER_TSCONFIG, files: ['number.ts'] }));

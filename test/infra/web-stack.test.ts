@@ -27,7 +27,8 @@ const cloudFrontFunction = (prefix: string) => {
   return found[0]!;
 };
 /** A CloudFront Function's code, run as it would run at the edge. */
-const handlerOf = (fn: CfnResource) => new Function(`${fn.Properties!.FunctionCode as string}\nreturn handler;`)() as (event: unknown) => any;
+const handlerOf = (fn: CfnResource) =>
+  new Function(`${fn.Properties!.FunctionCode as string}\nreturn handler;`)() as (event: unknown) => any;
 
 /** A CloudFormation value with its intrinsic functions flattened to text, for matching. */
 const flat = (value: unknown): string => JSON.stringify(value);
@@ -58,7 +59,11 @@ describe('web stack: one distribution for the review app and the API', () => {
     expect(s3.DomainName).toEqual({ 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] });
     expect(s3.OriginAccessControlId).toEqual({ 'Fn::GetAtt': [oacId, 'Id'] });
     expect(s3.S3OriginConfig.OriginAccessIdentity).toBe('');
-    expect(oac.Properties!.OriginAccessControlConfig).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
+    expect(oac.Properties!.OriginAccessControlConfig).toMatchObject({
+      OriginAccessControlOriginType: 's3',
+      SigningBehavior: 'always',
+      SigningProtocol: 'sigv4',
+    });
     const api = origins.find((origin) => origin.CustomOriginConfig)!;
     expect(api.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
     expect(flat(api.DomainName)).toContain('.execute-api.');
@@ -83,7 +88,7 @@ describe('web stack: one distribution for the review app and the API', () => {
     expect(api.ResponseHeadersPolicyId).toBeUndefined();
   });
 
-  it('names the viewer\'s address to the API (X-Viewer-Address, set at the edge over whatever the viewer sent) and proves the request came through the distribution (X-Origin-Verify)', () => {
+  it("names the viewer's address to the API (X-Viewer-Address, set at the edge over whatever the viewer sent) and proves the request came through the distribution (X-Origin-Verify)", () => {
     const [, distribution] = only('AWS::CloudFront::Distribution');
     const config = distribution.Properties!.DistributionConfig;
     const [functionId, fn] = cloudFrontFunction('ApiViewerAddress');
@@ -91,10 +96,15 @@ describe('web stack: one distribution for the review app and the API', () => {
 
     // Every viewer header but Host reaches the API, the ones the viewer-request function set among them.
     const apiBehavior = (config.CacheBehaviors as Record<string, any>[]).find((behavior) => behavior.PathPattern === '/api/*')!;
-    expect(apiBehavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } }]);
+    expect(apiBehavior.FunctionAssociations).toEqual([
+      { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } },
+    ]);
     expect(apiBehavior.OriginRequestPolicyId).toBe(ALL_VIEWER_EXCEPT_HOST_HEADER);
     expect(fn.Properties!.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
-    const request = handlerOf(fn)({ viewer: { ip: '203.0.113.7' }, request: { uri: '/api/v2/auth/email-sign-in', headers: { 'x-viewer-address': { value: '10.0.0.1' } } } });
+    const request = handlerOf(fn)({
+      viewer: { ip: '203.0.113.7' },
+      request: { uri: '/api/v2/auth/email-sign-in', headers: { 'x-viewer-address': { value: '10.0.0.1' } } },
+    });
     expect(request.headers['x-viewer-address']).toEqual({ value: '203.0.113.7' });
     expect(request.uri).toBe('/api/v2/auth/email-sign-in');
 
@@ -123,7 +133,9 @@ describe('web stack: one distribution for the review app and the API', () => {
     expect(behavior.ViewerProtocolPolicy).toBe('redirect-to-https');
     expect(behavior.AllowedMethods).toEqual(['GET', 'HEAD', 'OPTIONS']);
     expect(behavior.ResponseHeadersPolicyId).toEqual({ Ref: policyId });
-    expect(behavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } }]);
+    expect(behavior.FunctionAssociations).toEqual([
+      { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } },
+    ]);
   });
 
   it('keeps the bucket private: all public access blocked, TLS enforced, read only by this distribution', () => {
@@ -132,7 +144,12 @@ describe('web stack: one distribution for the review app and the API', () => {
     const [distributionId] = only('AWS::CloudFront::Distribution');
     const statements = policy.Properties!.PolicyDocument.Statement as Record<string, any>[];
 
-    expect(bucket.Properties!.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.Properties!.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
     expect(policy.Properties!.Bucket).toEqual({ Ref: bucketId });
     expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
     const allows = statements.filter((statement) => statement.Effect === 'Allow');
@@ -158,9 +175,15 @@ describe('web stack: one distribution for the review app and the API', () => {
       ContentTypeOptions: { Override: true },
       FrameOptions: { FrameOption: expected.frameOptions, Override: true },
       ReferrerPolicy: { ReferrerPolicy: expected.referrerPolicy, Override: true },
-      StrictTransportSecurity: { AccessControlMaxAgeSec: expected.strictTransportSecurity.maxAgeSeconds, IncludeSubdomains: true, Override: true },
+      StrictTransportSecurity: {
+        AccessControlMaxAgeSec: expected.strictTransportSecurity.maxAgeSeconds,
+        IncludeSubdomains: true,
+        Override: true,
+      },
     });
-    expect(config.CustomHeadersConfig.Items).toEqual(Object.entries(expected.custom).map(([Header, Value]) => ({ Header, Value, Override: true })));
+    expect(config.CustomHeadersConfig.Items).toEqual(
+      Object.entries(expected.custom).map(([Header, Value]) => ({ Header, Value, Override: true })),
+    );
   });
 
   it('rewrites app paths (no file extension) to /index.html and leaves files alone', () => {
@@ -179,10 +202,17 @@ describe('web stack: one distribution for the review app and the API', () => {
   it('deploys the built files: hashed assets cached a year and never pruned, then index.html revalidated and invalidated', () => {
     const deployments = ofType('Custom::CDKBucketDeployment');
     expect(deployments).toHaveLength(3);
-    const [assets, index] = [deployments.find(([id]) => id.startsWith('AppAssets'))!, deployments.find(([id]) => id.startsWith('AppIndex'))!];
+    const [assets, index] = [
+      deployments.find(([id]) => id.startsWith('AppAssets'))!,
+      deployments.find(([id]) => id.startsWith('AppIndex'))!,
+    ];
 
     expect(assets[1].Properties).toMatchObject({ Prune: false, SystemMetadata: { 'cache-control': CACHE_HASHED } });
-    expect(index[1].Properties).toMatchObject({ Prune: false, SystemMetadata: { 'cache-control': CACHE_REVALIDATE }, DistributionPaths: ['/index.html'] });
+    expect(index[1].Properties).toMatchObject({
+      Prune: false,
+      SystemMetadata: { 'cache-control': CACHE_REVALIDATE },
+      DistributionPaths: ['/index.html'],
+    });
     expect(index[1].DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^AppAssets/)]));
   });
 });
@@ -196,7 +226,13 @@ describe('web stack: the embeddable client (issue 31)', () => {
     const [policyId, policy] = named('AWS::CloudFront::ResponseHeadersPolicy', 'EmbedHeaders');
     const [cacheId, cache] = named('AWS::CloudFront::CachePolicy', 'EmbedCache');
 
-    expect(embed).toMatchObject({ TargetOriginId: s3.Id, ViewerProtocolPolicy: 'redirect-to-https', Compress: true, ResponseHeadersPolicyId: { Ref: policyId }, CachePolicyId: { Ref: cacheId } });
+    expect(embed).toMatchObject({
+      TargetOriginId: s3.Id,
+      ViewerProtocolPolicy: 'redirect-to-https',
+      Compress: true,
+      ResponseHeadersPolicyId: { Ref: policyId },
+      CachePolicyId: { Ref: cacheId },
+    });
     expect(embed.AllowedMethods).toEqual(['GET', 'HEAD', 'OPTIONS']);
     // No CloudFront Function: a missing embed file is a 404, never the app's index.html.
     expect(embed.FunctionAssociations).toBeUndefined();
@@ -215,7 +251,11 @@ describe('web stack: the embeddable client (issue 31)', () => {
   it('deploys the embed script on its own, cached five minutes and invalidated at the edge, not as a year-long hashed asset', () => {
     const deployments = ofType('Custom::CDKBucketDeployment');
     const [, embed] = deployments.find(([id]) => id.startsWith('EmbedScript'))!;
-    expect(embed.Properties).toMatchObject({ Prune: false, SystemMetadata: { 'cache-control': CACHE_EMBED }, DistributionPaths: ['/embed/*'] });
+    expect(embed.Properties).toMatchObject({
+      Prune: false,
+      SystemMetadata: { 'cache-control': CACHE_EMBED },
+      DistributionPaths: ['/embed/*'],
+    });
   });
 
   it('ships the embed script in its own deployment only, and the hashed assets without it', () => {
@@ -225,7 +265,11 @@ describe('web stack: the embeddable client (issue 31)', () => {
       const hash = /([0-9a-f]{64})\.zip/.exec(flat(deployment.Properties!.SourceObjectKeys))![1]!;
       return readdirSync(join(directory, `asset.${hash}`), { recursive: true, withFileTypes: true })
         .filter((entry) => entry.isFile())
-        .map((entry) => relative(join(directory, `asset.${hash}`), join(entry.parentPath, entry.name)).split(sep).join('/'));
+        .map((entry) =>
+          relative(join(directory, `asset.${hash}`), join(entry.parentPath, entry.name))
+            .split(sep)
+            .join('/'),
+        );
     };
     expect(filesOf('EmbedScript')).toEqual(['embed/v1/review-board.js']);
     expect(filesOf('AppAssets').every((file) => file.startsWith('assets/'))).toBe(true);
@@ -242,7 +286,9 @@ describe('the app URL reaches the functions without a cycle between the stacks',
     expect(create).toContain('\\"PK\\":{\\"S\\":\\"CONFIG\\"},\\"SK\\":{\\"S\\":\\"APP_URL\\"}');
     expect(create).toContain(distributionId);
     // The API's functions (markupUrl, invitation emails) and the workers (webhook bodies) alike.
-    const functions = [built.templates.api, built.templates.workers].flatMap((template) => Object.entries(template.findResources('AWS::Lambda::Function')));
+    const functions = [built.templates.api, built.templates.workers].flatMap((template) =>
+      Object.entries(template.findResources('AWS::Lambda::Function')),
+    );
     const ours = functions.filter(([, fn]) => (fn as CfnResource).Properties?.Environment?.Variables?.STACK_MODE);
     expect(ours.length).toBeGreaterThan(10);
     for (const [id, fn] of ours) {

@@ -30,7 +30,12 @@ describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)
     const revoked = runAdmin(dataDir, ['key', 'revoke', '--id', workspaceKey.keyId]);
     const afterRevoke = await call('GET', '/workspace', { key: workspaceKey.apiKey });
 
-    expect(workspaceKey).toMatchObject({ scope: 'workspace', organizationId: org.organizationId, workspaceId: org.workspaceId, userId: expect.any(String) });
+    expect(workspaceKey).toMatchObject({
+      scope: 'workspace',
+      organizationId: org.organizationId,
+      workspaceId: org.workspaceId,
+      userId: expect.any(String),
+    });
     expect(memberKey).toMatchObject({ scope: 'workspace', workspaceId: org.workspaceId });
     expect(memberKey.userId).not.toBe(workspaceKey.userId);
     expect(orgKey).toMatchObject({ scope: 'organization', organizationId: org.organizationId });
@@ -60,7 +65,8 @@ describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)
 
   it('key create --email makes the first member an owner, later ones contributors, and takes --role', async () => {
     const org = runAdmin(dataDir, ['org', 'create', '--name', 'Members']).json;
-    const member = (email: string, ...role: string[]) => runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--email', email, ...role]).json;
+    const member = (email: string, ...role: string[]) =>
+      runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--email', email, ...role]).json;
 
     const first = member('first@example.com');
     const second = member('second@example.com');
@@ -78,7 +84,16 @@ describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)
   it('key create --email --role for someone already a member with another role makes no key and says how to change the role', () => {
     const org = runAdmin(dataDir, ['org', 'create', '--name', 'Existing member']).json;
     const owner = runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--email', 'owner@example.com']).json;
-    const demoted = runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--email', 'owner@example.com', '--role', 'viewer']);
+    const demoted = runAdmin(dataDir, [
+      'key',
+      'create',
+      '--workspace',
+      org.workspaceId,
+      '--email',
+      'owner@example.com',
+      '--role',
+      'viewer',
+    ]);
     const same = runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--email', 'owner@example.com', '--role', 'owner']);
 
     expect(demoted.status).toBe(1);
@@ -89,7 +104,8 @@ describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)
 
   it("key create --email for a removed member's address makes a new membership and a new key; the old keys stay dead", async () => {
     const org = runAdmin(dataDir, ['org', 'create', '--name', 'Returning member']).json;
-    const member = (email: string, ...role: string[]) => runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--email', email, ...role]).json;
+    const member = (email: string, ...role: string[]) =>
+      runAdmin(dataDir, ['key', 'create', '--workspace', org.workspaceId, '--email', email, ...role]).json;
     member('owner@example.com');
     const first = member('lee@example.com', '--role', 'admin');
     const second = member('lee@example.com');
@@ -107,18 +123,34 @@ describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)
     expect(again.keyId).not.toBe(first.keyId);
     expect(afterReAdding.map((response) => response.status)).toEqual([401, 401, 200]);
     // A new membership: the role a new member gets (contributor), not the removed one's (admin).
-    expect(users.body.data).toContainEqual(expect.objectContaining({ id: again.userId, email: 'lee@example.com', role: 'contributor', status: 'active' }));
+    expect(users.body.data).toContainEqual(
+      expect.objectContaining({ id: again.userId, email: 'lee@example.com', role: 'contributor', status: 'active' }),
+    );
   }, 120_000);
 
   it('plan show prints the defaults and plan set changes only what it is given', async () => {
     const org = runAdmin(dataDir, ['org', 'create', '--name', 'Plans']).json;
 
     const shown = runAdmin(dataDir, ['plan', 'show', '--org', org.organizationId]).json;
-    const set = runAdmin(dataDir, ['plan', 'set', '--org', org.organizationId, '--markup-limit', 'unlimited', '--storage-feature', 'on']).json;
+    const set = runAdmin(dataDir, [
+      'plan',
+      'set',
+      '--org',
+      org.organizationId,
+      '--markup-limit',
+      'unlimited',
+      '--storage-feature',
+      'on',
+    ]).json;
     const again = runAdmin(dataDir, ['plan', 'set', '--org', org.organizationId, '--storage-limit', '1000', '--pause-comments', 'on']).json;
     const breakdown = await call('GET', '/workspace/storage-breakdown', { key: org.workspaceApiKey });
 
-    expect(shown).toMatchObject({ organizationId: org.organizationId, markupLimit: 50, storageFeatureEnabled: false, pauseCommentsEnabled: false });
+    expect(shown).toMatchObject({
+      organizationId: org.organizationId,
+      markupLimit: 50,
+      storageFeatureEnabled: false,
+      pauseCommentsEnabled: false,
+    });
     expect(set).toMatchObject({ markupLimit: null, storageFeatureEnabled: true, pauseCommentsEnabled: false });
     expect(again).toMatchObject({ markupLimit: null, storageLimitBytes: 1000, storageFeatureEnabled: true, pauseCommentsEnabled: true });
     expect(breakdown.status).toBe(200);
@@ -139,7 +171,11 @@ describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)
 
 describe('npm run invoke (one function, one event from events/)', () => {
   const invoke = (...args: string[]) =>
-    spawnSync('npm', ['run', '--silent', 'invoke', '--', ...args], { cwd: repoRoot, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'error' }, encoding: 'utf8' });
+    spawnSync('npm', ['run', '--silent', 'invoke', '--', ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+      encoding: 'utf8',
+    });
 
   it('stops before invoking when a placeholder is not given, naming every missing one and how to pass it', () => {
     const one = invoke('threads', 'events/apigw-http/list-threads.json');

@@ -14,9 +14,18 @@ import { findChromium } from '../../shared/render/chromium.js';
  * no Chromium is found, with the thumbnail renderer's lookup (CHROMIUM_PATH, then the usual paths).
  */
 const chromium = await findChromium({ chromiumPath: process.env.CHROMIUM_PATH });
-if (!chromium) console.warn('anchoring-browser: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the real-browser tests are skipped');
+if (!chromium)
+  console.warn('anchoring-browser: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the real-browser tests are skipped');
 
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:";
 
 /** A shop page as a framework renders it: hashed classes, counter ids, no whitespace between elements, one test id. */
@@ -51,7 +60,18 @@ async function serve(script: string): Promise<Served> {
  * On a fresh load of the shop: describes the element `target` selects, runs `change` (a function
  * body given `element`, the described element), then locates it. Answers what became of it.
  */
-async function afterChange(page: Page, url: string, target: string, change: string): Promise<{ outcome: 'same' | 'unanchored' | 'other'; by?: string; confidence?: number; stored: { elementPath: string; anchor: { css: string } }; found?: string }> {
+async function afterChange(
+  page: Page,
+  url: string,
+  target: string,
+  change: string,
+): Promise<{
+  outcome: 'same' | 'unanchored' | 'other';
+  by?: string;
+  confidence?: number;
+  stored: { elementPath: string; anchor: { css: string } };
+  found?: string;
+}> {
   await page.goto(url);
   return page.evaluate(`(() => {
     const element = document.querySelector(${JSON.stringify(target)});
@@ -70,7 +90,15 @@ describe.skipIf(!chromium)('anchoring in Chromium', () => {
   const violations: string[] = [];
 
   beforeAll(async () => {
-    const bundled = await build({ entryPoints: [fileURLToPath(new URL('../../web/anchoring/index.ts', import.meta.url))], bundle: true, format: 'iife', globalName: 'Anchoring', minify: true, write: false, logLevel: 'error' });
+    const bundled = await build({
+      entryPoints: [fileURLToPath(new URL('../../web/anchoring/index.ts', import.meta.url))],
+      bundle: true,
+      format: 'iife',
+      globalName: 'Anchoring',
+      minify: true,
+      write: false,
+      logLevel: 'error',
+    });
     served = await serve(bundled.outputFiles[0]!.text);
     browser = await playwright.launch({ executablePath: chromium!.path, headless: true, args: FLAGS });
     page = await browser.newPage();
@@ -86,7 +114,9 @@ describe.skipIf(!chromium)('anchoring in Chromium', () => {
 
   it('describes every element of the page with a selector that resolves to exactly it, free of generated ids and classes, under a strict CSP', async () => {
     await page.goto(served.url);
-    const described = await page.evaluate<{ elementPath: string; same: boolean; resolves: boolean }[]>(`[...document.body.querySelectorAll('*')].map((element) => {
+    const described = await page.evaluate<
+      { elementPath: string; same: boolean; resolves: boolean }[]
+    >(`[...document.body.querySelectorAll('*')].map((element) => {
       const { elementPath, anchor } = Anchoring.describeElement(element);
       return { elementPath, same: anchor.css === elementPath, resolves: document.querySelectorAll(elementPath).length === 1 && document.querySelector(elementPath) === element };
     })`);
@@ -110,7 +140,12 @@ describe.skipIf(!chromium)('anchoring in Chromium', () => {
   });
 
   it('follows an element whose text was edited', async () => {
-    const result = await afterChange(page, served.url, 'main p.lead', "element.textContent = 'Every product we sell spends two months in our workshop before it reaches the shop.';");
+    const result = await afterChange(
+      page,
+      served.url,
+      'main p.lead',
+      "element.textContent = 'Every product we sell spends two months in our workshop before it reaches the shop.';",
+    );
 
     expect(result.outcome, JSON.stringify(result)).toBe('same');
   });
@@ -127,7 +162,12 @@ describe.skipIf(!chromium)('anchoring in Chromium', () => {
   });
 
   it('follows an element re-rendered with new generated ids and classes', async () => {
-    const result = await afterChange(page, served.url, 'h3[id=":r2:"]', "for (const h of document.querySelectorAll('h3')) h.id = ':x' + h.id.slice(2); for (const c of document.querySelectorAll('.card')) c.className = 'card css-77abc';");
+    const result = await afterChange(
+      page,
+      served.url,
+      'h3[id=":r2:"]',
+      "for (const h of document.querySelectorAll('h3')) h.id = ':x' + h.id.slice(2); for (const c of document.querySelectorAll('.card')) c.className = 'card css-77abc';",
+    );
 
     expect(result.outcome, JSON.stringify(result)).toBe('same');
   });
@@ -139,7 +179,8 @@ describe.skipIf(!chromium)('anchoring in Chromium', () => {
   });
 
   it('stays on the original when a look-alike (a card with the same button and title) is added elsewhere', async () => {
-    const change = "const copy = element.closest('.card').cloneNode(true); copy.querySelector('p').textContent = 'A new colour for spring.'; document.querySelector('article').append(copy);";
+    const change =
+      "const copy = element.closest('.card').cloneNode(true); copy.querySelector('p').textContent = 'A new colour for spring.'; document.querySelector('article').append(copy);";
     const result = await afterChange(page, served.url, '.card:nth-child(2) > button', change);
 
     expect(result.outcome, JSON.stringify(result)).toBe('same');
@@ -147,7 +188,8 @@ describe.skipIf(!chromium)('anchoring in Chromium', () => {
 
   it('stays on an unchanged paragraph when a look-alike that differs by a word is put right before it (its positional selector now names the look-alike)', async () => {
     // An outside review's case: the selector is article > p:nth-of-type(2); the new paragraph takes that place.
-    const change = "const lookAlike = element.cloneNode(true); lookAlike.textContent = element.textContent.replace('sold', 'kept'); element.before(lookAlike);";
+    const change =
+      "const lookAlike = element.cloneNode(true); lookAlike.textContent = element.textContent.replace('sold', 'kept'); element.before(lookAlike);";
     const result = await afterChange(page, served.url, 'article > p:nth-of-type(2)', change);
 
     expect(result.stored.anchor.css).toMatch(/nth-of-type\(2\)/);
@@ -184,7 +226,12 @@ describe.skipIf(!chromium)('anchoring in Chromium', () => {
   });
 
   it('follows a picture with alt text whose card moved, and never gives the thread of a removed picture without alt text to its twin beside it', async () => {
-    const moved = await afterChange(page, served.url, 'img[alt="A steel kettle"]', "element.closest('.grid').append(element.closest('.card'));");
+    const moved = await afterChange(
+      page,
+      served.url,
+      'img[alt="A steel kettle"]',
+      "element.closest('.grid').append(element.closest('.card'));",
+    );
     expect(moved.outcome, JSON.stringify(moved)).toBe('same');
 
     const twin = await afterChange(page, served.url, '.gallery img:first-child', 'element.remove();');
@@ -192,10 +239,17 @@ describe.skipIf(!chromium)('anchoring in Chromium', () => {
   });
 
   it('finds an element without text (an image) from its selector and the text around it, and answers nothing for a hostile selector', async () => {
-    const image = await afterChange(page, served.url, '.card:nth-child(3) > img', "document.querySelector('.faq li').textContent = 'How fast is shipping?';");
+    const image = await afterChange(
+      page,
+      served.url,
+      '.card:nth-child(3) > img',
+      "document.querySelector('.faq li').textContent = 'How fast is shipping?';",
+    );
     expect(image.outcome, JSON.stringify(image)).toBe('same');
 
-    const hostile = await page.evaluate(`Anchoring.locate(document, { elementPath: '))) not a selector', anchor: { css: ':has(' } }) ?? null`);
+    const hostile = await page.evaluate(
+      `Anchoring.locate(document, { elementPath: '))) not a selector', anchor: { css: ':has(' } }) ?? null`,
+    );
     expect(hostile).toBeNull();
   });
 });

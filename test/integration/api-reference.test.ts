@@ -17,9 +17,18 @@ import { eventually } from '../support/polling.js';
  * thumbnail renderer's (CHROMIUM_PATH, then the usual install paths).
  */
 const chromium = await findChromium({ chromiumPath: process.env.CHROMIUM_PATH });
-if (!chromium) console.warn('api-reference: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the real-browser test is skipped');
+if (!chromium)
+  console.warn('api-reference: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the real-browser test is skipped');
 
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** How the page shows a summary: Markdown code marks dropped, whitespace collapsed. */
 const plain = (text: string) => text.replace(/`/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
@@ -39,7 +48,9 @@ const screenshotDir = mkdtempSync(join(tmpdir(), 'api-reference-'));
 describe('GET /api/v2/docs serves the reference with its own script and a CSP that forbids other origins', () => {
   it('answers HTML with the CSP, and the renderer gzip-encoded from the same function', async () => {
     const pageResponse = await call('GET', '/docs');
-    const script = await fetch(`${inject('localStack').stack.baseUrl}/api/v2/docs/api-reference.js`, { headers: { 'Accept-Encoding': 'gzip' } });
+    const script = await fetch(`${inject('localStack').stack.baseUrl}/api/v2/docs/api-reference.js`, {
+      headers: { 'Accept-Encoding': 'gzip' },
+    });
 
     expect(pageResponse.status).toBe(200);
     expect(pageResponse.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -86,7 +97,8 @@ describe.skipIf(!chromium)('the API reference in Chromium, with no network beyon
     });
     // Browser-side code as text: the page's DOM is not in this project's TypeScript libs.
     await context.addInitScript({
-      content: "window.cspViolations = []; document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push({ directive: e.violatedDirective, blocked: e.blockedURI }));",
+      content:
+        "window.cspViolations = []; document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push({ directive: e.violatedDirective, blocked: e.blockedURI }));",
     });
     return { context, foreign };
   }
@@ -104,7 +116,13 @@ describe.skipIf(!chromium)('the API reference in Chromium, with no network beyon
       const last = groups.at(-1)!.summaries.at(-1)!;
       // Polled from here: waitForFunction's in-page polling evaluates its predicate with `eval`, which the
       // page's CSP refuses whenever the predicate is not already true on its first check (a loaded machine).
-      const text = plain(await eventually(() => page.evaluate<string>('document.body.innerText'), (body) => plain(body).includes(plain(last)), 30_000));
+      const text = plain(
+        await eventually(
+          () => page.evaluate<string>('document.body.innerText'),
+          (body) => plain(body).includes(plain(last)),
+          30_000,
+        ),
+      );
 
       for (const group of groups) {
         expect(text, `tag ${group.name}`).toContain(group.name.toLowerCase());
@@ -125,41 +143,59 @@ describe.skipIf(!chromium)('the API reference in Chromium, with no network beyon
   it.each([
     ['desktop', { width: 1280, height: 800 }],
     ['phone', { width: 390, height: 844 }],
-  ] as const)('reads well at %s width: every operation in the sidebar by a short name without backticks, and one is reachable from it (issue 29, item 4)', async (label, viewport) => {
-    const { origin } = new URL(inject('localStack').stack.baseUrl);
-    const { context, foreign } = await isolatedContext(viewport);
-    const page = await context.newPage();
+  ] as const)(
+    'reads well at %s width: every operation in the sidebar by a short name without backticks, and one is reachable from it (issue 29, item 4)',
+    async (label, viewport) => {
+      const { origin } = new URL(inject('localStack').stack.baseUrl);
+      const { context, foreign } = await isolatedContext(viewport);
+      const page = await context.newPage();
 
-    try {
-      await page.goto(`${origin}/api/v2/docs`);
-      await page.getByRole('heading', { name: 'Review Board Service', level: 1 }).waitFor({ timeout: 30_000 });
-      // A phone shows the sidebar behind the menu button.
-      const menu = page.getByRole('button', { name: 'Open Menu' });
-      if (await menu.isVisible()) await menu.click();
-      const sidebar = page.getByRole('complementary', { name: /^Sidebar for / });
-      const tree = await eventually(() => sidebar.ariaSnapshot(), (snapshot) => snapshot.split('\n').filter((line) => OPERATION_LINK.test(line)).length >= operationCount, 30_000);
-      if (label === 'phone') await page.screenshot({ path: join(screenshotDir, 'phone-menu.png') });
-      const entries = tree.split('\n').flatMap((line) => OPERATION_LINK.exec(line)?.[1] ?? []);
-      const links = tree.split('\n').flatMap((line) => /link "([^"]+)"/.exec(line)?.[1] ?? []);
+      try {
+        await page.goto(`${origin}/api/v2/docs`);
+        await page.getByRole('heading', { name: 'Review Board Service', level: 1 }).waitFor({ timeout: 30_000 });
+        // A phone shows the sidebar behind the menu button.
+        const menu = page.getByRole('button', { name: 'Open Menu' });
+        if (await menu.isVisible()) await menu.click();
+        const sidebar = page.getByRole('complementary', { name: /^Sidebar for / });
+        const tree = await eventually(
+          () => sidebar.ariaSnapshot(),
+          (snapshot) => snapshot.split('\n').filter((line) => OPERATION_LINK.test(line)).length >= operationCount,
+          30_000,
+        );
+        if (label === 'phone') await page.screenshot({ path: join(screenshotDir, 'phone-menu.png') });
+        const entries = tree.split('\n').flatMap((line) => OPERATION_LINK.exec(line)?.[1] ?? []);
+        const links = tree.split('\n').flatMap((line) => /link "([^"]+)"/.exec(line)?.[1] ?? []);
 
-      expect(entries).toHaveLength(operationCount);
-      expect(entries.filter((name) => name.length > 40), 'sidebar entries longer than 40 characters').toEqual([]);
-      expect(links.filter((name) => name.includes('`')), 'sidebar entries with a backtick').toEqual([]);
-      expect(entries).toContain('Request an upload policy, short path');
+        expect(entries).toHaveLength(operationCount);
+        expect(
+          entries.filter((name) => name.length > 40),
+          'sidebar entries longer than 40 characters',
+        ).toEqual([]);
+        expect(
+          links.filter((name) => name.includes('`')),
+          'sidebar entries with a backtick',
+        ).toEqual([]);
+        expect(entries).toContain('Request an upload policy, short path');
 
-      await sidebar.getByRole('link', { name: 'Create a thread HTTP Method: POST' }).click();
-      const heading = page.getByRole('heading', { name: 'Create a thread' }).first();
-      await heading.waitFor({ timeout: 15_000 });
-      await eventually(() => heading.isVisible(), (visible) => visible, 15_000);
+        await sidebar.getByRole('link', { name: 'Create a thread HTTP Method: POST' }).click();
+        const heading = page.getByRole('heading', { name: 'Create a thread' }).first();
+        await heading.waitFor({ timeout: 15_000 });
+        await eventually(
+          () => heading.isVisible(),
+          (visible) => visible,
+          15_000,
+        );
 
-      expect(await heading.isVisible()).toBe(true);
-      expect(page.url()).toContain('#tag/threads/POST/api/v2/threads');
-      expect(foreign).toEqual([]);
-      const screenshot = join(screenshotDir, `${label}.png`);
-      await page.screenshot({ path: screenshot });
-      console.info(`api-reference: ${label} screenshot at ${screenshot}`);
-    } finally {
-      await context.close();
-    }
-  }, 90_000);
+        expect(await heading.isVisible()).toBe(true);
+        expect(page.url()).toContain('#tag/threads/POST/api/v2/threads');
+        expect(foreign).toEqual([]);
+        const screenshot = join(screenshotDir, `${label}.png`);
+        await page.screenshot({ path: screenshot });
+        console.info(`api-reference: ${label} screenshot at ${screenshot}`);
+      } finally {
+        await context.close();
+      }
+    },
+    90_000,
+  );
 });

@@ -15,7 +15,8 @@ describe('archive jobs page through originals, bounded per invocation, counting 
   it('archives at most a batch per invocation, names the rest in a continuation, and a redelivered batch counts nothing twice', async () => {
     const org = await makeOrganization();
     const originals = [];
-    for (let i = 0; i < 5; i += 1) originals.push(await makeRetainedOriginal({ workspaceId: org.workspaceId, organizationId: org.organizationId, filesize: 100 }));
+    for (let i = 0; i < 5; i += 1)
+      originals.push(await makeRetainedOriginal({ workspaceId: org.workspaceId, organizationId: org.organizationId, filesize: 100 }));
     const ids = originals.map((original) => original.markupId);
     const record = newArchiveJob({ workspaceId: org.workspaceId, includeKept: true, expectedCount: 5 });
     await insertArchiveJob(record);
@@ -32,7 +33,13 @@ describe('archive jobs page through originals, bounded per invocation, counting 
     expect(afterFirst).toBe(2);
     expect(continuation).toMatchObject({ ...job, after: expect.any(String) });
     expect(await archivedStates(ids)).toBe(5);
-    expect(finished).toMatchObject({ jobId: record.jobId, workspaceId: org.workspaceId, expectedCount: 5, archivedCount: 5, state: 'done' });
+    expect(finished).toMatchObject({
+      jobId: record.jobId,
+      workspaceId: org.workspaceId,
+      expectedCount: 5,
+      archivedCount: 5,
+      state: 'done',
+    });
     expect((await getStorageBreakdown(org.organizationId)).originals).toBe(0);
   });
 
@@ -40,7 +47,8 @@ describe('archive jobs page through originals, bounded per invocation, counting 
     const org = await makeOrganization();
     for (let run = 0; run < 20; run += 1) {
       const originals = [];
-      for (let i = 0; i < 3; i += 1) originals.push(await makeRetainedOriginal({ workspaceId: org.workspaceId, organizationId: org.organizationId, filesize: 10 }));
+      for (let i = 0; i < 3; i += 1)
+        originals.push(await makeRetainedOriginal({ workspaceId: org.workspaceId, organizationId: org.organizationId, filesize: 10 }));
       const record = newArchiveJob({ workspaceId: org.workspaceId, includeKept: true, expectedCount: 3 });
       await insertArchiveJob(record);
       const job: ArchiveOriginalsJob = { type: 'archive-originals', jobId: record.jobId, workspaceId: org.workspaceId, includeKept: true };
@@ -61,7 +69,12 @@ describe('archive jobs page through originals, bounded per invocation, counting 
     const record = newArchiveJob({ workspaceId: org.workspaceId, includeKept: false, expectedCount: 0 });
     await insertArchiveJob(record);
 
-    const next = await archiveOriginalsBatch({ type: 'archive-originals', jobId: record.jobId, workspaceId: org.workspaceId, includeKept: false });
+    const next = await archiveOriginalsBatch({
+      type: 'archive-originals',
+      jobId: record.jobId,
+      workspaceId: org.workspaceId,
+      includeKept: false,
+    });
 
     expect(next).toBeUndefined();
     expect(await getArchiveJob(record.jobId)).toMatchObject({ archivedCount: 0, state: 'done' });

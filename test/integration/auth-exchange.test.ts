@@ -48,7 +48,12 @@ describe('GET /auth/config: what a customer JWT must carry, without a credential
 describe('POST /auth/exchange: a verified customer JWT becomes an exchange token of its end user', () => {
   it('mints a token that creates threads as the end user (guest, named from the claims), contributor by default', async () => {
     const markup = await makeTypedMarkup(org, 'webpage');
-    const jwt = await customerJwt(keys, config, { sub: 'cust-ada', name: 'Ada Lovelace', email: 'ada@example.com', picture: 'https://example.com/ada.png' });
+    const jwt = await customerJwt(keys, config, {
+      sub: 'cust-ada',
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      picture: 'https://example.com/ada.png',
+    });
     const response = await exchange(jwt);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     const answer = response.body.data;
@@ -68,7 +73,13 @@ describe('POST /auth/exchange: a verified customer JWT becomes an exchange token
 
     const external = await call('GET', '/users/external/cust-ada', { key: org.workspaceKey });
     expect(external.status).toBe(200);
-    expect(external.body.data).toMatchObject({ id: answer.userId, externalId: 'cust-ada', name: 'Ada Lovelace', email: 'ada@example.com', avatarUrl: 'https://example.com/ada.png' });
+    expect(external.body.data).toMatchObject({
+      id: answer.userId,
+      externalId: 'cust-ada',
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      avatarUrl: 'https://example.com/ada.png',
+    });
   });
 
   it('keeps one external user per sub: a second exchange answers the same userId and refreshes the name', async () => {
@@ -118,15 +129,24 @@ describe('POST /auth/exchange refuses every forged, stale or misaddressed custom
 
   it.each([
     ['alg none', async () => new UnsecuredJWT(claimsOf(await customerJwt(keys, config))).encode()],
-    ['HS256 keyed with the public PEM', async () => sign(claimsOf(await customerJwt(keys, config)), 'HS256', new TextEncoder().encode(keys.publicKeyPem))],
+    [
+      'HS256 keyed with the public PEM',
+      async () => sign(claimsOf(await customerJwt(keys, config)), 'HS256', new TextEncoder().encode(keys.publicKeyPem)),
+    ],
     ['RS512 with the right key', async () => customerJwt(keys, config, {}, { alg: 'RS512' })],
     ['PS256 with the right key', async () => customerJwt(keys, config, {}, { alg: 'PS256' })],
     ['RS256 with another key', async () => customerJwt(makeCustomerKeys(), config)],
-    ['ES256', async () => sign(claimsOf(await customerJwt(keys, config)), 'ES256', generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey)],
+    [
+      'ES256',
+      async () => sign(claimsOf(await customerJwt(keys, config)), 'ES256', generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey),
+    ],
     ['expired', async () => customerJwt(keys, config, {}, { expiresIn: Math.floor(Date.now() / 1000) - 120 })],
     ['no exp', async () => customerJwt(keys, config, {}, { expiresIn: null })],
     ['wrong aud', async () => customerJwt(keys, { ...config, expectedAud: `${config.expectedAud}x` })],
-    ['aud of another installation', async () => customerJwt(keys, { ...config, expectedAud: 'review-board-service:installation:00000000-0000-4000-8000-000000000000' })],
+    [
+      'aud of another installation',
+      async () => customerJwt(keys, { ...config, expectedAud: 'review-board-service:installation:00000000-0000-4000-8000-000000000000' }),
+    ],
     ['wrong iss', async () => customerJwt(keys, { ...config, expectedIss: 'someone-else' })],
     ['no sub', async () => customerJwt(keys, config, { sub: undefined })],
     ['sub null', async () => customerJwt(keys, config, { sub: null as never })],
@@ -135,12 +155,15 @@ describe('POST /auth/exchange refuses every forged, stale or misaddressed custom
     ['nbf in the future', async () => customerJwt(keys, config, { nbf: Math.floor(Date.now() / 1000) + 600 })],
     ['iat in the future', async () => customerJwt(keys, config, { iat: Math.floor(Date.now() / 1000) + 600 })],
     ['not a JWT', async () => 'not.a.jwt'],
-    ['tampered payload', async () => {
-      const jwt = await customerJwt(keys, config);
-      const [header, , signature] = jwt.split('.');
-      const payload = Buffer.from(JSON.stringify({ ...claimsOf(jwt), markupRole: 'project:owner' })).toString('base64url');
-      return `${header}.${payload}.${signature}`;
-    }],
+    [
+      'tampered payload',
+      async () => {
+        const jwt = await customerJwt(keys, config);
+        const [header, , signature] = jwt.split('.');
+        const payload = Buffer.from(JSON.stringify({ ...claimsOf(jwt), markupRole: 'project:owner' })).toString('base64url');
+        return `${header}.${payload}.${signature}`;
+      },
+    ],
   ])('%s: 401', async (_name, make) => {
     const response = await exchange(await make());
     expectProblem(response, 401);

@@ -51,7 +51,10 @@ interface Case {
   order?: 1 | 2;
   /** The first allowed call removes the target: later allowed callers may find it gone (401 for a key of a deleted workspace, 404). */
   consumesTarget?: true;
-  /** Only member keys and members' sessions (a verified email) may, with the role the permission needs: plain and organization keys are refused. */
+  /**
+   * Only member keys and members' sessions (a verified email) may, with the role the permission needs: plain and organization keys are
+   * refused.
+   */
   memberKeyOnly?: true;
   /** Only a session token may (signing out), whatever its role: keys and exchange tokens are refused. */
   sessionOnly?: true;
@@ -70,7 +73,12 @@ const pin = { viewportXPercentage: 10, viewportYPercentage: 20 };
 const get = (path: (f: AuthorizationFixture) => string, query?: (f: AuthorizationFixture) => Record<string, string>): Case => ({
   send: (f, key) => call('GET', path(f), { key, query: query?.(f) }),
 });
-const send = (method: string, path: (f: AuthorizationFixture) => string, body?: (f: AuthorizationFixture, caller: Caller) => unknown, extra: Omit<Case, 'send'> = {}): Case => ({
+const send = (
+  method: string,
+  path: (f: AuthorizationFixture) => string,
+  body?: (f: AuthorizationFixture, caller: Caller) => unknown,
+  extra: Omit<Case, 'send'> = {},
+): Case => ({
   send: (f, key, caller) => call(method, path(f), { key, body: body?.(f, caller) }),
   ...extra,
 });
@@ -80,7 +88,9 @@ const refusedFileId = (f: AuthorizationFixture, caller: Caller, refused: readonl
   [...OUTSIDERS, ...refused].includes(caller) ? { fileId: f.refusedFileId } : {};
 // End users upload for comments (a markup), everyone else markup files (a folder).
 const policyBody = (f: AuthorizationFixture, caller: Caller) => ({
-  ...(isEndUserCaller(caller) ? { resourceType: 'message_attachment', resourceId: f.markup.id } : { resourceType: 'markup_asset', resourceId: f.mainFolder.id }),
+  ...(isEndUserCaller(caller)
+    ? { resourceType: 'message_attachment', resourceId: f.markup.id }
+    : { resourceType: 'markup_asset', resourceId: f.mainFolder.id }),
   filename: 'a.png',
   contentType: 'image/png',
   filesize: f.png.length,
@@ -88,9 +98,11 @@ const policyBody = (f: AuthorizationFixture, caller: Caller) => ({
 });
 const policyPermission = (caller: Caller) => RESOURCE_RULES[isEndUserCaller(caller) ? 'message_attachment' : 'markup_asset'].permission;
 /** The thread a caller acts on: `fallback` (the workspace key's), or for a source's end user another source's end user's. */
-const threadFor = (f: AuthorizationFixture, caller: Caller, fallback: { id: string } = f.thread) => (isSourceCaller(caller) ? f.sources.users[VICTIM_OF[caller]].thread : fallback.id);
+const threadFor = (f: AuthorizationFixture, caller: Caller, fallback: { id: string } = f.thread) =>
+  isSourceCaller(caller) ? f.sources.users[VICTIM_OF[caller]].thread : fallback.id;
 /** The same for messages. */
-const messageFor = (f: AuthorizationFixture, caller: Caller, fallback: string) => (isSourceCaller(caller) ? f.sources.users[VICTIM_OF[caller]].message : fallback);
+const messageFor = (f: AuthorizationFixture, caller: Caller, fallback: string) =>
+  isSourceCaller(caller) ? f.sources.users[VICTIM_OF[caller]].message : fallback;
 /** A thread route on `threadFor`'s thread: every caller acts on someone else's, a source's end user on another source's. */
 const onThread = (method: string, suffix: string, body?: (f: AuthorizationFixture) => unknown): Case => ({
   send: (f, key, caller) => call(method, `/threads/${threadFor(f, caller)}${suffix}`, { key, body: body?.(f) }),
@@ -105,47 +117,142 @@ const completeBody = (f: AuthorizationFixture, caller: Caller) => {
 const CASES: Record<string, Case> = {
   'GET /api/v2/workspace': get(() => '/workspace', ws),
   'GET /api/v2/workspaces': { ...get(() => '/workspaces'), outsidersActOnTheirOwn: true },
-  'POST /api/v2/workspace': { ...send('POST', () => '/workspace', () => ({ name: 'Matrix extra' })), outsidersActOnTheirOwn: true },
-  'PATCH /api/v2/workspace': send('PATCH', () => '/workspace', (f) => ({ name: 'Matrix', ...ws(f) })),
+  'POST /api/v2/workspace': {
+    ...send(
+      'POST',
+      () => '/workspace',
+      () => ({ name: 'Matrix extra' }),
+    ),
+    outsidersActOnTheirOwn: true,
+  },
+  'PATCH /api/v2/workspace': send(
+    'PATCH',
+    () => '/workspace',
+    (f) => ({ name: 'Matrix', ...ws(f) }),
+  ),
   'DELETE /api/v2/workspace': { ...send('DELETE', () => '/workspace', ws), order: 2, consumesTarget: true },
   'GET /api/v2/workspace/settings': get(() => '/workspace/settings', ws),
-  'PATCH /api/v2/workspace/settings': send('PATCH', () => '/workspace/settings', (f) => ({ originalFileStoragePolicy: 'STORE_ALWAYS', ...ws(f) })),
-  'POST /api/v2/workspace/originals/archive-all': { send: (f, key) => call('POST', '/workspace/originals/archive-all', { key, query: ws(f) }) },
+  'PATCH /api/v2/workspace/settings': send(
+    'PATCH',
+    () => '/workspace/settings',
+    (f) => ({ originalFileStoragePolicy: 'STORE_ALWAYS', ...ws(f) }),
+  ),
+  'POST /api/v2/workspace/originals/archive-all': {
+    send: (f, key) => call('POST', '/workspace/originals/archive-all', { key, query: ws(f) }),
+  },
   'GET /api/v2/workspace/storage-breakdown': get(() => '/workspace/storage-breakdown', ws),
   'GET /api/v2/items/{id}': get((f) => `/items/${f.mainFolder.id}`),
   'GET /api/v2/items/{id}/items': get((f) => `/items/${f.mainFolder.id}/items`),
-  'POST /api/v2/items': send('POST', () => '/items', (f) => ({ parentFolderId: f.mainFolder.id, name: 'Matrix folder' })),
-  'PATCH /api/v2/items/archive': send('PATCH', () => '/items/archive', (f) => ({ folderItemIds: [f.archivedFolder.id] })),
-  'PATCH /api/v2/items/restore': send('PATCH', () => '/items/restore', (f) => ({ folderItemIds: [f.archivedFolder.id] })),
-  'PATCH /api/v2/items/move': send('PATCH', () => '/items/move', (f) => ({ parentFolderId: f.mainFolder.id, items: [{ id: f.movedFolder.id }] })),
-  'PATCH /api/v2/items/{id}/move': send('PATCH', (f) => `/items/${f.movedFolder.id}/move`, (f) => ({ parentFolderId: f.workspace.rootFolderId })),
-  'PATCH /api/v2/items/{id}': send('PATCH', (f) => `/items/${f.mainFolder.id}`, (f) => ({ name: f.mainFolder.name })),
+  'POST /api/v2/items': send(
+    'POST',
+    () => '/items',
+    (f) => ({ parentFolderId: f.mainFolder.id, name: 'Matrix folder' }),
+  ),
+  'PATCH /api/v2/items/archive': send(
+    'PATCH',
+    () => '/items/archive',
+    (f) => ({ folderItemIds: [f.archivedFolder.id] }),
+  ),
+  'PATCH /api/v2/items/restore': send(
+    'PATCH',
+    () => '/items/restore',
+    (f) => ({ folderItemIds: [f.archivedFolder.id] }),
+  ),
+  'PATCH /api/v2/items/move': send(
+    'PATCH',
+    () => '/items/move',
+    (f) => ({ parentFolderId: f.mainFolder.id, items: [{ id: f.movedFolder.id }] }),
+  ),
+  'PATCH /api/v2/items/{id}/move': send(
+    'PATCH',
+    (f) => `/items/${f.movedFolder.id}/move`,
+    (f) => ({ parentFolderId: f.workspace.rootFolderId }),
+  ),
+  'PATCH /api/v2/items/{id}': send(
+    'PATCH',
+    (f) => `/items/${f.mainFolder.id}`,
+    (f) => ({ name: f.mainFolder.name }),
+  ),
   'DELETE /api/v2/items/{id}': { ...send('DELETE', (f) => `/items/${f.deletedFolder.id}`), order: 1 },
-  'POST /api/v2/markups/url': send('POST', () => '/markups/url', (f) => ({ url: 'https://example.com/', ...ws(f) })),
-  'POST /api/v2/markups/from-files': send('POST', () => '/markups/from-files', (f) => ({ fileIds: [f.asset.fileId], ...ws(f) })),
+  'POST /api/v2/markups/url': send(
+    'POST',
+    () => '/markups/url',
+    (f) => ({ url: 'https://example.com/', ...ws(f) }),
+  ),
+  'POST /api/v2/markups/from-files': send(
+    'POST',
+    () => '/markups/from-files',
+    (f) => ({ fileIds: [f.asset.fileId], ...ws(f) }),
+  ),
   'POST /api/v2/markups/file': { send: (f, key) => postFileMarkup(key!, fileForm(f.png, 'a.png', 'image/png'), ws(f)) },
   'GET /api/v2/markups': get(() => '/markups', ws),
-  'GET /api/v2/markups/search': get(() => '/markups/search', (f) => ({ ...ws(f), query: 'x' })),
+  'GET /api/v2/markups/search': get(
+    () => '/markups/search',
+    (f) => ({ ...ws(f), query: 'x' }),
+  ),
   'GET /api/v2/markups/usage': get(() => '/markups/usage', ws),
   'GET /api/v2/markups/{id}': get((f) => `/markups/${f.markup.id}`),
-  'POST /api/v2/markups/{id}': send('POST', (f) => `/markups/${f.markup.id}`, () => ({ name: 'Matrix markup' })),
+  'POST /api/v2/markups/{id}': send(
+    'POST',
+    (f) => `/markups/${f.markup.id}`,
+    () => ({ name: 'Matrix markup' }),
+  ),
   'DELETE /api/v2/markups/{id}': { ...send('DELETE', (f) => `/markups/${f.deletedMarkup.id}`), order: 1 },
-  'PATCH /api/v2/markups/{id}/read-only': send('PATCH', (f) => `/markups/${f.markup.id}/read-only`, () => ({ readOnly: false })),
+  'PATCH /api/v2/markups/{id}/read-only': send(
+    'PATCH',
+    (f) => `/markups/${f.markup.id}/read-only`,
+    () => ({ readOnly: false }),
+  ),
   'GET /api/v2/markups/{id}/events': get((f) => `/markups/${f.markup.id}/events`),
   'GET /api/v2/markups/{id}/tag': get((f) => `/markups/${f.markup.id}/tag`),
   'GET /api/v2/markups/{id}/view-modes': get((f) => `/markups/${f.markup.id}/view-modes`),
   'GET /api/v2/markups/{id}/thumbnail': get((f) => `/markups/${f.markup.id}/thumbnail`),
-  'GET /api/v2/markups/{id}/page-screenshots/{viewModeId}/layout': get((f) => `/markups/${f.markup.id}/page-screenshots/${VIEW_MODES[0]!.id}/layout`),
+  'GET /api/v2/markups/{id}/page-screenshots/{viewModeId}/layout': get(
+    (f) => `/markups/${f.markup.id}/page-screenshots/${VIEW_MODES[0]!.id}/layout`,
+  ),
   'GET /api/v2/markups/{id}/original/download-url': get((f) => `/markups/${f.markup.id}/original/download-url`),
-  'PATCH /api/v2/markups/{id}/original': send('PATCH', (f) => `/markups/${f.markup.id}/original`, () => ({ retainOriginal: true })),
+  'PATCH /api/v2/markups/{id}/original': send(
+    'PATCH',
+    (f) => `/markups/${f.markup.id}/original`,
+    () => ({ retainOriginal: true }),
+  ),
   'DELETE /api/v2/markups/{id}/original': send('DELETE', (f) => `/markups/${f.markup.id}/original`),
-  'POST /api/v2/markups/bulk/from-url': send('POST', () => '/markups/bulk/from-url', (f) => ({ items: [{ url: 'https://example.com/', ...ws(f) }] })),
-  'POST /api/v2/markups/bulk/move': send('POST', () => '/markups/bulk/move', (f) => ({ markupIds: [f.movedMarkup.id], targetFolderId: f.mainFolder.id })),
-  'POST /api/v2/markups/bulk/delete': { ...send('POST', () => '/markups/bulk/delete', (f) => ({ markupIds: [f.bulkDeletedMarkup.id] })), order: 1 },
+  'POST /api/v2/markups/bulk/from-url': send(
+    'POST',
+    () => '/markups/bulk/from-url',
+    (f) => ({ items: [{ url: 'https://example.com/', ...ws(f) }] }),
+  ),
+  'POST /api/v2/markups/bulk/move': send(
+    'POST',
+    () => '/markups/bulk/move',
+    (f) => ({ markupIds: [f.movedMarkup.id], targetFolderId: f.mainFolder.id }),
+  ),
+  'POST /api/v2/markups/bulk/delete': {
+    ...send(
+      'POST',
+      () => '/markups/bulk/delete',
+      (f) => ({ markupIds: [f.bulkDeletedMarkup.id] }),
+    ),
+    order: 1,
+  },
   // A session names the workspace (it has none of its own: 400 without).
-  'POST /api/v2/markups/bulk/from-files': { ...send('POST', () => '/markups/bulk/from-files', (f, caller) => (isSessionCaller(caller) ? ws(f) : {})), outsidersActOnTheirOwn: true },
-  'GET /api/v2/threads': get(() => '/threads', (f) => ({ markupId: f.markup.id })),
-  'POST /api/v2/threads': send('POST', () => '/threads', (f) => threadBody(f.markup)),
+  'POST /api/v2/markups/bulk/from-files': {
+    ...send(
+      'POST',
+      () => '/markups/bulk/from-files',
+      (f, caller) => (isSessionCaller(caller) ? ws(f) : {}),
+    ),
+    outsidersActOnTheirOwn: true,
+  },
+  'GET /api/v2/threads': get(
+    () => '/threads',
+    (f) => ({ markupId: f.markup.id }),
+  ),
+  'POST /api/v2/threads': send(
+    'POST',
+    () => '/threads',
+    (f) => threadBody(f.markup),
+  ),
   'GET /api/v2/threads/{id}': get((f) => `/threads/${f.thread.id}`),
   // The fixture's thread is the workspace key's: every caller acts on someone else's (a source's end user on another source's).
   'POST /api/v2/threads/{id}/resolve': onThread('POST', '/resolve'),
@@ -182,12 +289,20 @@ const CASES: Record<string, Case> = {
     filesize: f.png.length,
   })),
   'GET /api/v2/threads/{id}/screenshot': get((f) => `/threads/${f.thread.id}/screenshot`),
-  'POST /api/v2/threads/{id}/messages': send('POST', (f) => `/threads/${f.thread.id}/messages`, () => ({ content: 'Matrix reply' })),
+  'POST /api/v2/threads/{id}/messages': send(
+    'POST',
+    (f) => `/threads/${f.thread.id}/messages`,
+    () => ({ content: 'Matrix reply' }),
+  ),
   'GET /api/v2/messages/{id}': get((f) => `/messages/${f.message}`),
   // Each member and end user that may write edits its own message; the organization key edits the workspace key's, someone
   // else's, and a source's end user another source's end user's.
   'PATCH /api/v2/messages/{id}': {
-    send: (f, key, caller) => call('PATCH', `/messages/${messageFor(f, caller, f.ownMessages[memberRoleOf(caller) ?? caller] ?? f.message)}`, { key, body: { content: 'Edited' } }),
+    send: (f, key, caller) =>
+      call('PATCH', `/messages/${messageFor(f, caller, f.ownMessages[memberRoleOf(caller) ?? caller] ?? f.message)}`, {
+        key,
+        body: { content: 'Edited' },
+      }),
     others: (caller) => caller === 'organizationKey' || isSourceCaller(caller),
     crossSource: true,
   },
@@ -202,22 +317,48 @@ const CASES: Record<string, Case> = {
   'POST /api/v2/upload-policy': { ...send('POST', () => '/upload-policy', policyBody), also: policyPermission },
   'POST /api/v2/uploads/upload-complete': send('POST', () => '/uploads/upload-complete', completeBody),
   'POST /api/v2/upload-complete': send('POST', () => '/upload-complete', completeBody),
-  'POST /api/v2/installations': send('POST', () => '/installations', (f) => ({ signingKey: f.signingKey, ...ws(f) })),
+  'POST /api/v2/installations': send(
+    'POST',
+    () => '/installations',
+    (f) => ({ signingKey: f.signingKey, ...ws(f) }),
+  ),
   'GET /api/v2/installations': get(() => '/installations', ws),
   'GET /api/v2/installations/{id}': get((f) => `/installations/${f.installation.id}`),
   'DELETE /api/v2/installations/{id}': { ...send('DELETE', (f) => `/installations/${f.deletedInstallation.id}`), order: 1 },
-  'POST /api/v2/webhook-registrations': send('POST', () => '/webhook-registrations', (f) => ({ url: LOOPBACK_HOOK_URL, ...ws(f) })),
+  'POST /api/v2/webhook-registrations': send(
+    'POST',
+    () => '/webhook-registrations',
+    (f) => ({ url: LOOPBACK_HOOK_URL, ...ws(f) }),
+  ),
   'GET /api/v2/webhook-registrations': get(() => '/webhook-registrations', ws),
   'GET /api/v2/webhook-registrations/{id}': get((f) => `/webhook-registrations/${f.webhook.id}`),
-  'POST /api/v2/webhook-registrations/{id}': send('POST', (f) => `/webhook-registrations/${f.webhook.id}`, () => ({ enabled: true })),
-  'POST /api/v2/webhook-registrations/{id}/refresh-signing-key': send('POST', (f) => `/webhook-registrations/${f.webhook.id}/refresh-signing-key`),
+  'POST /api/v2/webhook-registrations/{id}': send(
+    'POST',
+    (f) => `/webhook-registrations/${f.webhook.id}`,
+    () => ({ enabled: true }),
+  ),
+  'POST /api/v2/webhook-registrations/{id}/refresh-signing-key': send(
+    'POST',
+    (f) => `/webhook-registrations/${f.webhook.id}/refresh-signing-key`,
+  ),
   'DELETE /api/v2/webhook-registrations/{id}': { ...send('DELETE', (f) => `/webhook-registrations/${f.deletedWebhook.id}`), order: 1 },
   'GET /api/v2/webhook-registrations/{id}/deliveries': get((f) => `/webhook-registrations/${f.webhook.id}/deliveries`),
-  'POST /api/v2/webhook-registrations/{id}/deliveries/{deliveryId}/redeliver': send('POST', (f) => `/webhook-registrations/${f.webhook.id}/deliveries/${f.webhookDelivery.id}/redeliver`),
+  'POST /api/v2/webhook-registrations/{id}/deliveries/{deliveryId}/redeliver': send(
+    'POST',
+    (f) => `/webhook-registrations/${f.webhook.id}/deliveries/${f.webhookDelivery.id}/redeliver`,
+  ),
   'POST /api/v2/webhook-registrations/{id}/test': send('POST', (f) => `/webhook-registrations/${f.webhook.id}/test`),
-  'POST /api/v2/users/external': send('POST', () => '/users/external', (f) => ({ externalId: f.newExternalId, name: 'Matrix guest', ...ws(f) })),
+  'POST /api/v2/users/external': send(
+    'POST',
+    () => '/users/external',
+    (f) => ({ externalId: f.newExternalId, name: 'Matrix guest', ...ws(f) }),
+  ),
   'GET /api/v2/users/external/{externalId}': get((f) => `/users/external/${f.externalUser.externalId}`, ws),
-  'PATCH /api/v2/users/external/{externalId}': send('PATCH', (f) => `/users/external/${f.externalUser.externalId}`, (f) => ({ name: 'Matrix renamed', ...ws(f) })),
+  'PATCH /api/v2/users/external/{externalId}': send(
+    'PATCH',
+    (f) => `/users/external/${f.externalUser.externalId}`,
+    (f) => ({ name: 'Matrix renamed', ...ws(f) }),
+  ),
   'DELETE /api/v2/users/external/{externalId}': {
     send: (f, key) => call('DELETE', `/users/external/${f.deletedExternalUser.externalId}`, { key, query: ws(f) }),
     order: 1,
@@ -230,7 +371,11 @@ const CASES: Record<string, Case> = {
   // user is the target instead: another source tries to take it over (installation B or A, with the profile claims of an
   // impostor), which is refused and overwrites nothing.
   'POST /api/v2/auth/exchange': {
-    send: async (f, key, caller) => call('POST', '/auth/exchange', { key, body: { token: isSourceCaller(caller) ? await takeoverJwt(f, caller) : await f.sources.jwtOf('installationA', 'matrix-end-user') } }),
+    send: async (f, key, caller) =>
+      call('POST', '/auth/exchange', {
+        key,
+        body: { token: isSourceCaller(caller) ? await takeoverJwt(f, caller) : await f.sources.jwtOf('installationA', 'matrix-end-user') },
+      }),
     crossSource: true,
   },
   // The identity-provider token is the credential (the caller's key is beside the point), and the
@@ -238,7 +383,10 @@ const CASES: Record<string, Case> = {
   // installation's end user is the target instead: the identity provider's user of the same sub.
   'POST /api/v2/auth/sdk-exchange': {
     send: async (f, _key, caller) =>
-      sdkExchange(await idpToken(isSourceCaller(caller) && caller !== 'endSdk' ? { sub: f.sources.users[caller].externalId, ...IMPOSTOR } : {}), sdkBody(f)),
+      sdkExchange(
+        await idpToken(isSourceCaller(caller) && caller !== 'endSdk' ? { sub: f.sources.users[caller].externalId, ...IMPOSTOR } : {}),
+        sdkBody(f),
+      ),
     crossSource: (caller) => caller !== 'endSdk',
   },
   'GET /api/v2/auth/sdk-exchange/result': {
@@ -250,15 +398,26 @@ const CASES: Record<string, Case> = {
   },
   'GET /api/v2/users': get(() => '/users', ws),
   'POST /api/v2/users/invite': {
-    send: (f, key, caller) => call('POST', '/users/invite', { key, query: ws(f), body: { emails: [`matrix-${caller}-${randomUUID().slice(0, 8)}@example.com`] } }),
+    send: (f, key, caller) =>
+      call('POST', '/users/invite', { key, query: ws(f), body: { emails: [`matrix-${caller}-${randomUUID().slice(0, 8)}@example.com`] } }),
     memberKeyOnly: true,
   },
-  'PATCH /api/v2/users/{userId}/role': { send: (f, key) => call('PATCH', `/users/${f.roleTarget.userId}/role`, { key, query: ws(f), body: { role: 'contributor' } }) },
-  'DELETE /api/v2/users/{userId}': { send: (f, key) => call('DELETE', `/users/${f.removedMember.userId}`, { key, query: ws(f) }), order: 1, consumesTarget: true },
+  'PATCH /api/v2/users/{userId}/role': {
+    send: (f, key) => call('PATCH', `/users/${f.roleTarget.userId}/role`, { key, query: ws(f), body: { role: 'contributor' } }),
+  },
+  'DELETE /api/v2/users/{userId}': {
+    send: (f, key) => call('DELETE', `/users/${f.removedMember.userId}`, { key, query: ws(f) }),
+    order: 1,
+    consumesTarget: true,
+  },
   // Issue 30: no credential; every caller asks for a link for an address of its own (202 whoever asks, never 401 or 403).
-  'POST /api/v2/auth/email-sign-in': { send: (_f, key, caller) => askSignIn(newSourceIp(), `matrix-${caller}-${randomUUID().slice(0, 8)}@example.com`, key) },
+  'POST /api/v2/auth/email-sign-in': {
+    send: (_f, key, caller) => askSignIn(newSourceIp(), `matrix-${caller}-${randomUUID().slice(0, 8)}@example.com`, key),
+  },
   // The code is the credential: each caller verifies a code just issued to the fixture's viewer.
-  'POST /api/v2/auth/email-sign-in/verify': { send: async (f, key) => verifySignIn(newSourceIp(), await issueSignInCode(f.sessionUsers.sessionViewer), key) },
+  'POST /api/v2/auth/email-sign-in/verify': {
+    send: async (f, key) => verifySignIn(newSourceIp(), await issueSignInCode(f.sessionUsers.sessionViewer), key),
+  },
   'POST /api/v2/auth/sign-out': { ...send('POST', () => '/auth/sign-out'), sessionOnly: true },
   'GET /api/v2/auth/session': { ...get(() => '/auth/session'), sessionOnly: true },
   'POST /api/v2/live/tickets': { ...send('POST', () => '/live/tickets'), anyCredential: true },
@@ -277,7 +436,8 @@ function takeoverJwt(f: AuthorizationFixture, caller: SourceCaller): Promise<str
 
 /** Whether the permission table, and the rule that end users belong to their source, let `caller` make this call. */
 function isAllowed(caller: Caller, permission: Permission | undefined, testCase: Case): boolean {
-  if (isSourceCaller(caller) && (typeof testCase.crossSource === 'function' ? testCase.crossSource(caller) : testCase.crossSource === true)) return false;
+  if (isSourceCaller(caller) && (typeof testCase.crossSource === 'function' ? testCase.crossSource(caller) : testCase.crossSource === true))
+    return false;
   if (permission === undefined) return true;
   if (caller === 'none' || caller === 'badKey') return false;
   if (testCase.memberKeyOnly && memberRoleOf(caller) === undefined) return false;
@@ -315,33 +475,42 @@ describe('authorization matrix: every route x every caller (issue 18 item 1, iss
     expect(Object.keys(CASES).sort()).toEqual(routes.map((entry) => entry.key).sort());
   });
 
-  it.each(routes.map((entry) => [entry.key, entry] as const))('%s', async (_key, { route, testCase }) => {
-    if (!testCase) throw new Error('no case');
-    const expected = CALLERS.map((caller) => ({ caller, allowed: isAllowed(caller, route.permission, testCase) }));
-    const refused = expected.filter((entry) => !entry.allowed).map((entry) => entry.caller);
+  it.each(routes.map((entry) => [entry.key, entry] as const))(
+    '%s',
+    async (_key, { route, testCase }) => {
+      if (!testCase) throw new Error('no case');
+      const expected = CALLERS.map((caller) => ({ caller, allowed: isAllowed(caller, route.permission, testCase) }));
+      const refused = expected.filter((entry) => !entry.allowed).map((entry) => entry.caller);
 
-    const before = await snapshotOf(fixture);
-    const refusals = await Promise.all(refused.map(async (caller) => ({ caller, response: await testCase.send(fixture, await credentialOf(fixture, caller), caller) })));
-    const after = await snapshotOf(fixture);
-    const allowedCallers = expected.filter((entry) => entry.allowed).map((entry) => entry.caller);
-    const callOnce = async (caller: Caller) => ({ caller, ...(await testCase.send(fixture, await credentialOf(fixture, caller), caller)) });
-    // Destructive calls one after another (each may find the target gone); the rest at once.
-    const allowed = [];
-    if (testCase.order) for (const caller of allowedCallers) allowed.push(await callOnce(caller));
-    else allowed.push(...(await Promise.all(allowedCallers.map(callOnce))));
+      const before = await snapshotOf(fixture);
+      const refusals = await Promise.all(
+        refused.map(async (caller) => ({ caller, response: await testCase.send(fixture, await credentialOf(fixture, caller), caller) })),
+      );
+      const after = await snapshotOf(fixture);
+      const allowedCallers = expected.filter((entry) => entry.allowed).map((entry) => entry.caller);
+      const callOnce = async (caller: Caller) => ({
+        caller,
+        ...(await testCase.send(fixture, await credentialOf(fixture, caller), caller)),
+      });
+      // Destructive calls one after another (each may find the target gone); the rest at once.
+      const allowed = [];
+      if (testCase.order) for (const caller of allowedCallers) allowed.push(await callOnce(caller));
+      else allowed.push(...(await Promise.all(allowedCallers.map(callOnce))));
 
-    for (const { caller, response } of refusals) {
-      const status = caller === 'none' || caller === 'badKey' ? 401 : 403;
-      expect(response.status, `${caller}: ${JSON.stringify(response.body)}`).toBe(status);
-    }
-    expect(differences(before, after, baseline), 'records written by refused calls').toEqual([]);
-    for (const [index, { caller, status, body }] of allowed.entries()) {
-      const refusedAs = testCase.consumesTarget && index > 0 ? [403] : [401, 403];
-      expect(refusedAs, `${caller}: ${JSON.stringify(body)}`).not.toContain(status);
-      expect(status < 500 || status === 501, `${caller}: ${status} ${JSON.stringify(body)}`).toBe(true);
-    }
-    if (testCase.consumesTarget) expect(allowed[0]?.status, JSON.stringify(allowed[0]?.body)).toBeLessThan(300);
-    // Destructive routes call some twenty callers one after another: on a loaded 2-core machine one
-    // took over vitest's 30 s, and its calls, still running, then wrote into the next route's check.
-  }, 120_000);
+      for (const { caller, response } of refusals) {
+        const status = caller === 'none' || caller === 'badKey' ? 401 : 403;
+        expect(response.status, `${caller}: ${JSON.stringify(response.body)}`).toBe(status);
+      }
+      expect(differences(before, after, baseline), 'records written by refused calls').toEqual([]);
+      for (const [index, { caller, status, body }] of allowed.entries()) {
+        const refusedAs = testCase.consumesTarget && index > 0 ? [403] : [401, 403];
+        expect(refusedAs, `${caller}: ${JSON.stringify(body)}`).not.toContain(status);
+        expect(status < 500 || status === 501, `${caller}: ${status} ${JSON.stringify(body)}`).toBe(true);
+      }
+      if (testCase.consumesTarget) expect(allowed[0]?.status, JSON.stringify(allowed[0]?.body)).toBeLessThan(300);
+      // Destructive routes call some twenty callers one after another: on a loaded 2-core machine one
+      // took over vitest's 30 s, and its calls, still running, then wrote into the next route's check.
+    },
+    120_000,
+  );
 });

@@ -18,7 +18,8 @@ import { makeTypedMarkup, threadBody } from '../support/threads.js';
  * with the same lookup as the thumbnail renderer's (CHROMIUM_PATH, then the usual install paths).
  */
 const chromium = await findChromium({ chromiumPath: process.env.CHROMIUM_PATH });
-if (!chromium) console.warn('browser-embed: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the real-browser test is skipped');
+if (!chromium)
+  console.warn('browser-embed: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the real-browser test is skipped');
 
 const FLAGS = [
   '--no-sandbox',
@@ -79,19 +80,28 @@ describe.skipIf(!chromium)('an embedded client in Chromium, across origins (issu
     if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
   });
 
-  async function embedFrom(origin: string, org: Org, installationKeys: ReturnType<typeof makeCustomerKeys>, config: { expectedAud: string; expectedIss: string }, sub: string) {
+  async function embedFrom(
+    origin: string,
+    org: Org,
+    installationKeys: ReturnType<typeof makeCustomerKeys>,
+    config: { expectedAud: string; expectedIss: string },
+    sub: string,
+  ) {
     const markup = await makeTypedMarkup(org, 'webpage', { url: `${origin}/` });
     const page = await context.newPage();
     try {
       await page.goto(`${origin}/`);
       const token = await customerJwt(installationKeys, config, { sub });
       const apiBase = `${inject('localStack').stack.baseUrl}/api/v2`;
-      const steps = await page.evaluate((input) => (globalThis as unknown as { embed: (i: unknown) => Promise<Record<string, unknown>> }).embed(input), {
-        apiBase,
-        version: VERSION,
-        token,
-        thread: threadBody(markup),
-      });
+      const steps = await page.evaluate(
+        (input) => (globalThis as unknown as { embed: (i: unknown) => Promise<Record<string, unknown>> }).embed(input),
+        {
+          apiBase,
+          version: VERSION,
+          token,
+          thread: threadBody(markup),
+        },
+      );
       return { steps, markup };
     } finally {
       await page.close();
@@ -105,9 +115,16 @@ describe.skipIf(!chromium)('an embedded client in Chromium, across origins (issu
 
     const sub = `browser-${Date.now()}`;
     const { steps, markup } = await embedFrom(allowed.origin, org, keys, config, sub);
-    expect(steps, JSON.stringify(steps)).toMatchObject({ exchange: 200, thread: 200, requestId: expect.any(String), threadId: expect.any(String) });
+    expect(steps, JSON.stringify(steps)).toMatchObject({
+      exchange: 200,
+      thread: 200,
+      requestId: expect.any(String),
+      threadId: expect.any(String),
+    });
     const threads = await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } });
-    expect(threads.body.data.threads.map((thread: { id: string; user: { guest: boolean } }) => [thread.id, thread.user.guest])).toEqual([[steps.threadId, true]]);
+    expect(threads.body.data.threads.map((thread: { id: string; user: { guest: boolean } }) => [thread.id, thread.user.guest])).toEqual([
+      [steps.threadId, true],
+    ]);
 
     const stranger = `browser-refused-${Date.now()}`;
     const elsewhere = await embedFrom(refused.origin, org, keys, config, stranger);

@@ -135,17 +135,22 @@ describe('GET /items/{id}/items: each markup with its card (extension fields)', 
       return created.body.data.id as string;
     };
     const [small, large] = [await folder('Small', 2), await folder('Large', 12)];
-    const list = (folderId: string) => countRequests(() => invokeHandler(items, 'GET', `/items/${folderId}/items`, { key: org.workspaceKey, query: { limit: 100 } }));
+    const list = (folderId: string) =>
+      countRequests(() => invokeHandler(items, 'GET', `/items/${folderId}/items`, { key: org.workspaceKey, query: { limit: 100 } }));
     // The first listing counts each conversation once and keeps the counts.
     const [coldSmall, coldLarge] = [await list(small), await list(large)];
     const [warmSmall, warmLarge] = [await list(small), await list(large)];
 
     expect(coldLarge.result.status).toBe(200);
     expect(warmLarge.result.body.data.items).toHaveLength(12);
-    expect(warmLarge.result.body.data.items.map((item: any) => item.unreadThreads)).toEqual(coldLarge.result.body.data.items.map((item: any) => item.unreadThreads));
+    expect(warmLarge.result.body.data.items.map((item: any) => item.unreadThreads)).toEqual(
+      coldLarge.result.body.data.items.map((item: any) => item.unreadThreads),
+    );
     expect(warmLarge.counts).toEqual(warmSmall.counts);
     expect(warmLarge.counts.QueryCommand ?? 0).toBe(warmSmall.counts.QueryCommand ?? 0);
     expect(warmLarge.total).toBeLessThanOrEqual(8);
-    console.info(`child listing DynamoDB calls: 2 markups cold ${coldSmall.total}; 12 markups cold ${coldLarge.total} (${JSON.stringify(coldLarge.counts)}), warm ${warmLarge.total} (${JSON.stringify(warmLarge.counts)}); 2 markups warm ${warmSmall.total}`);
+    console.info(
+      `child listing DynamoDB calls: 2 markups cold ${coldSmall.total}; 12 markups cold ${coldLarge.total} (${JSON.stringify(coldLarge.counts)}), warm ${warmLarge.total} (${JSON.stringify(warmLarge.counts)}); 2 markups warm ${warmSmall.total}`,
+    );
   });
 });

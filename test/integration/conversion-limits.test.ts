@@ -56,7 +56,9 @@ describe('conversion limits end in the final failed state with the reason, check
     expect(bytes.length).toBeLessThan(200_000);
     expect(done).toMatchObject({ isReady: true, conversionStatus: 'failed', thumbnailState: 'unavailable' });
     expect(done.document).toBeUndefined();
-    expect(done.conversionError).toBe(`The PDF has ${pages} pages; at most ${CONVERSION_LIMITS.maxPages} pages are converted. Split it into smaller files.`);
+    expect(done.conversionError).toBe(
+      `The PDF has ${pages} pages; at most ${CONVERSION_LIMITS.maxPages} pages are converted. Split it into smaller files.`,
+    );
     expect(await keysUnder(clients, `markups/${markup.id}/`)).toEqual([]);
     expect((await getStorageBreakdown(org.organizationId)).pdfs).toBe(0);
     await expectAcknowledged();
@@ -81,7 +83,12 @@ describe('conversion limits end in the final failed state with the reason, check
 
   it('fails a Photoshop document over the pixel limit from its header, on its only attempt', async () => {
     const bytes = oversizedPsdHeader(10_000, 6_000);
-    const { markup } = await makePendingMarkup(clients, { type: 'image', bytes, filename: 'huge.psd', mimeType: 'image/vnd.adobe.photoshop' });
+    const { markup } = await makePendingMarkup(clients, {
+      type: 'image',
+      bytes,
+      filename: 'huge.psd',
+      mimeType: 'image/vnd.adobe.photoshop',
+    });
 
     await sendJob(clients, markup.id);
     const done = await waitUntilReady(markup.id);
@@ -100,17 +107,23 @@ describe('conversion limits end in the final failed state with the reason, check
       for await (const page of convertTiff(tiff)) expect(page).toBeUndefined();
     };
 
-    await expect(pages()).rejects.toThrow(new ConversionError('The image is too large (8000 x 7000 pixels); at most 50,000,000 pixels are converted.'));
+    await expect(pages()).rejects.toThrow(
+      new ConversionError('The image is too large (8000 x 7000 pixels); at most 50,000,000 pixels are converted.'),
+    );
   });
 
-  it('refuses a video longer than the duration limit before transcoding it', async () => {
-    await ffmpegBuilt();
-    const video = await makeVideo({ seconds: 2, width: 160, height: 90, format: 'webm', audio: false });
+  it(
+    'refuses a video longer than the duration limit before transcoding it',
+    async () => {
+      await ffmpegBuilt();
+      const video = await makeVideo({ seconds: 2, width: 160, height: 90, format: 'webm', audio: false });
 
-    const converting = convertVideo(video, await mkdtemp(join(workDir, 'long-')), { maxDurationSeconds: 1 });
+      const converting = convertVideo(video, await mkdtemp(join(workDir, 'long-')), { maxDurationSeconds: 1 });
 
-    await expect(converting).rejects.toThrow(/^The video is 2 s long; at most 1 s are converted\.$/);
-  }, FFMPEG_TEST_TIMEOUT_MS);
+      await expect(converting).rejects.toThrow(/^The video is 2 s long; at most 1 s are converted\.$/);
+    },
+    FFMPEG_TEST_TIMEOUT_MS,
+  );
 
   it('stops storing outputs once their total would pass the output limit, storing nothing more', async () => {
     const outputs = new OutputObjects({ maxBytes: 10 });

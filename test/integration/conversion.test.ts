@@ -12,14 +12,23 @@ import { listEvents } from '../../shared/db/events.js';
 import { getItem, type MarkupRecord } from '../../shared/db/items.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
 import { call, makeOrganization } from '../support/api.js';
-import { conversionClients, deliveryRecord, keysUnder as keysIn, makePendingMarkup as makePending, sendJob as send, waitUntilReady, type Upload } from '../support/conversion-jobs.js';
+import {
+  conversionClients,
+  deliveryRecord,
+  keysUnder as keysIn,
+  makePendingMarkup as makePending,
+  sendJob as send,
+  waitUntilReady,
+  type Upload,
+} from '../support/conversion-jobs.js';
 import { makeMarkup, workspaceOf } from '../support/items.js';
 import { ffmpegBuilt, FFMPEG_TEST_TIMEOUT_MS } from '../support/ffmpeg.js';
 import { corruptFile, makeEps, makePdf, makePsd, makeTiff, makeVideo, pngSize } from '../support/sample-files.js';
 import { uploadFile } from '../support/uploads.js';
 
 const ghostscript = ghostscriptModuleUrl() !== undefined;
-if (!ghostscript) console.warn('conversion: the optional EPS converter is not installed (npm run converters:eps): the EPS rendering test is skipped');
+if (!ghostscript)
+  console.warn('conversion: the optional EPS converter is not installed (npm run converters:eps): the EPS rendering test is skipped');
 
 const clients = conversionClients();
 const { services, sqs, s3 } = clients;
@@ -39,7 +48,9 @@ afterAll(() => {
 async function waitUntilReceived(): Promise<void> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: services.queues.conversion.url, AttributeNames: ['ApproximateNumberOfMessages'] }));
+    const attributes = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: services.queues.conversion.url, AttributeNames: ['ApproximateNumberOfMessages'] }),
+    );
     if (Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0) === 0 || Date.now() > deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -51,7 +62,8 @@ async function objectBytes(key: string): Promise<{ bytes: Buffer; contentType: s
   return { bytes: Buffer.from(await object.Body!.transformToByteArray()), contentType: object.ContentType };
 }
 
-const readyEvents = async (workspaceId: string, markupId: string) => (await listEvents(workspaceId)).filter((event) => event.type === 'markup_ready' && event.markupId === markupId);
+const readyEvents = async (workspaceId: string, markupId: string) =>
+  (await listEvents(workspaceId)).filter((event) => event.type === 'markup_ready' && event.markupId === markupId);
 
 const record = deliveryRecord;
 
@@ -119,7 +131,12 @@ describe('the convert-markup job makes converted markups ready (States and trans
   });
 
   it.skipIf(!ghostscript)('renders an EPS at 300 dpi into one page image (the optional EPS converter, installed and enabled)', async () => {
-    const { markup } = await makePendingMarkup({ type: 'image', bytes: makeEps({ width: 144, height: 72 }), filename: 'logo.eps', mimeType: 'application/postscript' });
+    const { markup } = await makePendingMarkup({
+      type: 'image',
+      bytes: makeEps({ width: 144, height: 72 }),
+      filename: 'logo.eps',
+      mimeType: 'application/postscript',
+    });
 
     await sendJob(markup.id);
     const ready = await waitUntilReady(markup.id);
@@ -135,7 +152,12 @@ describe('the convert-markup job makes converted markups ready (States and trans
       { width: 842, height: 595 },
       { width: 200, height: 300 },
     ];
-    const { org, markup } = await makePendingMarkup({ type: 'pdf', bytes: await makePdf(sizes), filename: 'brief.pdf', mimeType: 'application/pdf' });
+    const { org, markup } = await makePendingMarkup({
+      type: 'pdf',
+      bytes: await makePdf(sizes),
+      filename: 'brief.pdf',
+      mimeType: 'application/pdf',
+    });
 
     await sendJob(markup.id);
     const ready = await waitUntilReady(markup.id);
@@ -145,7 +167,9 @@ describe('the convert-markup job makes converted markups ready (States and trans
     expect(ready).toMatchObject({ conversionStatus: 'ready', thumbnailState: 'ready' });
     expect(ready.images).toBeUndefined();
     expect(ready.document!.pageCount).toBe(3);
-    expect(pages.map(({ number, width, height }) => ({ number, width, height }))).toEqual(sizes.map((size, i) => ({ number: i + 1, ...size })));
+    expect(pages.map(({ number, width, height }) => ({ number, width, height }))).toEqual(
+      sizes.map((size, i) => ({ number: i + 1, ...size })),
+    );
     expect(stored.map(({ bytes }) => pngSize(bytes))).toEqual([
       { width: 918, height: 1188 },
       { width: 1263, height: 893 },
@@ -158,39 +182,52 @@ describe('the convert-markup job makes converted markups ready (States and trans
     expect((await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).body.data).not.toHaveProperty('conversionProgress');
   });
 
-  it('makes a web-playable MP4 and a poster from a 2-second WebM, counted as videos', async () => {
-    await ffmpegBuilt();
-    const { org, markup } = await makePendingMarkup({
-      type: 'video',
-      bytes: await makeVideo({ seconds: 2, width: 320, height: 240, format: 'webm' }),
-      filename: 'clip.webm',
-      mimeType: 'video/webm',
-    });
+  it(
+    'makes a web-playable MP4 and a poster from a 2-second WebM, counted as videos',
+    async () => {
+      await ffmpegBuilt();
+      const { org, markup } = await makePendingMarkup({
+        type: 'video',
+        bytes: await makeVideo({ seconds: 2, width: 320, height: 240, format: 'webm' }),
+        filename: 'clip.webm',
+        mimeType: 'video/webm',
+      });
 
-    await sendJob(markup.id);
-    const ready = await waitUntilReady(markup.id);
-    const video = ready.video!;
-    const [mp4, poster] = await Promise.all([objectBytes(video.file.key), objectBytes(video.poster.key)]);
+      await sendJob(markup.id);
+      const ready = await waitUntilReady(markup.id);
+      const video = ready.video!;
+      const [mp4, poster] = await Promise.all([objectBytes(video.file.key), objectBytes(video.poster.key)]);
 
-    expect(ready).toMatchObject({ conversionStatus: 'ready', thumbnailState: 'ready' });
-    expect(video).toMatchObject({ width: 320, height: 240, file: { key: `markups/${markup.id}/video.mp4`, mimeType: 'video/mp4', filename: 'clip.mp4' } });
-    expect(video.durationSeconds).toBeGreaterThan(1.9);
-    expect(video.durationSeconds).toBeLessThan(2.2);
-    expect(mp4.contentType).toBe('video/mp4');
-    expect(mp4.bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
-    expect(mp4.bytes.indexOf('moov')).toBeLessThan(mp4.bytes.indexOf('mdat'));
-    expect(poster.contentType).toBe('image/jpeg');
-    expect(video.file.filesize + video.poster.filesize).toBe(mp4.bytes.length + poster.bytes.length);
-    expect((await getStorageBreakdown(org.organizationId)).videos).toBe(mp4.bytes.length + poster.bytes.length);
-    expect(await thumbnailSize(markup.id)).toEqual({ width: 640, height: 480 });
-    // Read from ffmpeg's status lines against the 2-second duration: the last one is at (or next to) the end.
-    expect((await conversionProgressOf(markup.id))?.percent).toBeGreaterThanOrEqual(90);
-  }, FFMPEG_TEST_TIMEOUT_MS);
+      expect(ready).toMatchObject({ conversionStatus: 'ready', thumbnailState: 'ready' });
+      expect(video).toMatchObject({
+        width: 320,
+        height: 240,
+        file: { key: `markups/${markup.id}/video.mp4`, mimeType: 'video/mp4', filename: 'clip.mp4' },
+      });
+      expect(video.durationSeconds).toBeGreaterThan(1.9);
+      expect(video.durationSeconds).toBeLessThan(2.2);
+      expect(mp4.contentType).toBe('video/mp4');
+      expect(mp4.bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
+      expect(mp4.bytes.indexOf('moov')).toBeLessThan(mp4.bytes.indexOf('mdat'));
+      expect(poster.contentType).toBe('image/jpeg');
+      expect(video.file.filesize + video.poster.filesize).toBe(mp4.bytes.length + poster.bytes.length);
+      expect((await getStorageBreakdown(org.organizationId)).videos).toBe(mp4.bytes.length + poster.bytes.length);
+      expect(await thumbnailSize(markup.id)).toEqual({ width: 640, height: 480 });
+      // Read from ffmpeg's status lines against the 2-second duration: the last one is at (or next to) the end.
+      expect((await conversionProgressOf(markup.id))?.percent).toBeGreaterThanOrEqual(90);
+    },
+    FFMPEG_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('a file that cannot be converted ends in the final failed state (isReady true, conversionError)', () => {
   it('marks a corrupt TIFF failed with the reason, stores and counts nothing, and records markup_ready', async () => {
-    const { org, markup } = await makePendingMarkup({ type: 'image', bytes: corruptFile('tiff'), filename: 'broken.tiff', mimeType: 'image/tiff' });
+    const { org, markup } = await makePendingMarkup({
+      type: 'image',
+      bytes: corruptFile('tiff'),
+      filename: 'broken.tiff',
+      mimeType: 'image/tiff',
+    });
 
     await sendJob(markup.id);
     const done = await waitUntilReady(markup.id);
@@ -202,22 +239,40 @@ describe('a file that cannot be converted ends in the final failed state (isRead
     expect(await readyEvents(org.workspaceId, markup.id)).toHaveLength(1);
   });
 
-  it('marks a corrupt video and a PDF whose upload is gone failed', async () => {
-    await ffmpegBuilt();
-    const video = await makePendingMarkup({ type: 'video', bytes: corruptFile('video'), filename: 'broken.mp4', mimeType: 'video/mp4' });
-    const pdf = await makePendingMarkup({ type: 'pdf', bytes: await makePdf([{ width: 100, height: 100 }]), filename: 'gone.pdf', mimeType: 'application/pdf', stored: false });
+  it(
+    'marks a corrupt video and a PDF whose upload is gone failed',
+    async () => {
+      await ffmpegBuilt();
+      const video = await makePendingMarkup({ type: 'video', bytes: corruptFile('video'), filename: 'broken.mp4', mimeType: 'video/mp4' });
+      const pdf = await makePendingMarkup({
+        type: 'pdf',
+        bytes: await makePdf([{ width: 100, height: 100 }]),
+        filename: 'gone.pdf',
+        mimeType: 'application/pdf',
+        stored: false,
+      });
 
-    await Promise.all([sendJob(video.markup.id), sendJob(pdf.markup.id)]);
-    const [a, b] = await Promise.all([waitUntilReady(video.markup.id), waitUntilReady(pdf.markup.id)]);
+      await Promise.all([sendJob(video.markup.id), sendJob(pdf.markup.id)]);
+      const [a, b] = await Promise.all([waitUntilReady(video.markup.id), waitUntilReady(pdf.markup.id)]);
 
-    expect(a).toMatchObject({ conversionStatus: 'failed' });
-    expect(a.video).toBeUndefined();
-    expect(a.conversionError).toMatch(/not a video ffmpeg can read/);
-    expect(b).toMatchObject({ conversionStatus: 'failed', conversionError: 'The uploaded file is no longer in storage; upload it again.' });
-  }, FFMPEG_TEST_TIMEOUT_MS);
+      expect(a).toMatchObject({ conversionStatus: 'failed' });
+      expect(a.video).toBeUndefined();
+      expect(a.conversionError).toMatch(/not a video ffmpeg can read/);
+      expect(b).toMatchObject({
+        conversionStatus: 'failed',
+        conversionError: 'The uploaded file is no longer in storage; upload it again.',
+      });
+    },
+    FFMPEG_TEST_TIMEOUT_MS,
+  );
 
   it('marks an EPS failed with a reason that says so when the optional EPS converter is not enabled, installed or not', async () => {
-    const { org, markup } = await makePendingMarkup({ type: 'image', bytes: makeEps({ width: 144, height: 72 }), filename: 'logo.eps', mimeType: 'application/postscript' });
+    const { org, markup } = await makePendingMarkup({
+      type: 'image',
+      bytes: makeEps({ width: 144, height: 72 }),
+      filename: 'logo.eps',
+      mimeType: 'application/postscript',
+    });
     const epsConverter = process.env.EPS_CONVERTER;
     process.env.EPS_CONVERTER = '';
     resetConfig();
@@ -237,7 +292,12 @@ describe('a file that cannot be converted ends in the final failed state (isRead
   });
 
   it('records the failure on the last delivery before the dead-letter queue when the worker itself keeps failing', async () => {
-    const { markup } = await makePendingMarkup({ type: 'pdf', bytes: await makePdf([{ width: 100, height: 100 }]), filename: 'a.pdf', mimeType: 'application/pdf' });
+    const { markup } = await makePendingMarkup({
+      type: 'pdf',
+      bytes: await makePdf([{ width: 100, height: 100 }]),
+      filename: 'a.pdf',
+      mimeType: 'application/pdf',
+    });
     const job = { type: 'convert-markup' as const, markupId: markup.id };
     const s3Endpoint = process.env.S3_ENDPOINT;
     process.env.S3_ENDPOINT = 'http://127.0.0.1:9';
@@ -284,14 +344,26 @@ describe('the job is idempotent: outputs stored and bytes counted once however o
     const storage = await getStorageBreakdown(org.organizationId);
 
     expect(after.images).toEqual(ready.images);
-    expect(await keysUnder(`markups/${markup.id}/`)).toEqual([`markups/${markup.id}/pages/1.png`, `markups/${markup.id}/pages/2.png`, `markups/${markup.id}/thumbnail.png`]);
+    expect(await keysUnder(`markups/${markup.id}/`)).toEqual([
+      `markups/${markup.id}/pages/1.png`,
+      `markups/${markup.id}/pages/2.png`,
+      `markups/${markup.id}/thumbnail.png`,
+    ]);
     expect(storage.images).toBe(ready.images!.reduce((sum, image) => sum + image.filesize, 0));
     expect(storage.total).toBe(storage.images);
     expect(await readyEvents(org.workspaceId, markup.id)).toHaveLength(1);
   });
 
   it('lets exactly one of two concurrent runs make the markup ready', async () => {
-    const { org, markup } = await makePendingMarkup({ type: 'pdf', bytes: await makePdf([{ width: 300, height: 300 }, { width: 400, height: 200 }]), filename: 'race.pdf', mimeType: 'application/pdf' });
+    const { org, markup } = await makePendingMarkup({
+      type: 'pdf',
+      bytes: await makePdf([
+        { width: 300, height: 300 },
+        { width: 400, height: 200 },
+      ]),
+      filename: 'race.pdf',
+      mimeType: 'application/pdf',
+    });
     const job = { type: 'convert-markup' as const, markupId: markup.id };
 
     await Promise.all([convertMarkupJob.run(job, record(1)), convertMarkupJob.run(job, record(1))]);
@@ -305,9 +377,18 @@ describe('the job is idempotent: outputs stored and bytes counted once however o
   });
 
   it('does nothing for markups that are not pending or no longer exist', async () => {
-    const { org, markup } = await makePendingMarkup({ type: 'image', bytes: makeTiff([{ width: 10, height: 10, rgb: [0, 128, 0] }]), filename: 'done.tiff', mimeType: 'image/tiff' });
+    const { org, markup } = await makePendingMarkup({
+      type: 'image',
+      bytes: makeTiff([{ width: 10, height: 10, rgb: [0, 128, 0] }]),
+      filename: 'done.tiff',
+      mimeType: 'image/tiff',
+    });
     const workspace = await workspaceOf(org.workspaceId);
-    const webpage = await makeMarkup({ workspaceId: org.workspaceId, organizationId: workspace.organizationId, parentFolderId: workspace.rootFolderId });
+    const webpage = await makeMarkup({
+      workspaceId: org.workspaceId,
+      organizationId: workspace.organizationId,
+      parentFolderId: workspace.rootFolderId,
+    });
     await convertMarkupJob.run({ type: 'convert-markup', markupId: markup.id }, record(1));
     const converted = (await getItem(markup.id, true)) as MarkupRecord;
 
@@ -369,7 +450,10 @@ describe('end to end: upload, POST /markups/from-files, the worker, GET /markups
     const bytes = makePsd({ width: 120, height: 90, depth: 16, mode: 'rgb', colour: [1, 0.5, 0] });
     const file = await uploadFile(org.workspaceKey, { bytes, filename: 'hero.psd', contentType: 'image/vnd.adobe.photoshop' });
 
-    const created = await call('POST', '/markups/from-files', { key: org.workspaceKey, body: { workspaceId: org.workspaceId, fileIds: [file.fileId] } });
+    const created = await call('POST', '/markups/from-files', {
+      key: org.workspaceKey,
+      body: { workspaceId: org.workspaceId, fileIds: [file.fileId] },
+    });
     await waitUntilReady(created.body.data.id);
     const read = await call('GET', `/markups/${created.body.data.id}`, { key: org.workspaceKey });
     const image = await fetch(read.body.data.images[0].url);
@@ -378,7 +462,11 @@ describe('end to end: upload, POST /markups/from-files, the worker, GET /markups
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect(created.body.data).toMatchObject({ type: 'image', isReady: false, images: [], conversionStatus: 'pending' });
     expect(created.body.data.conversionProgress).toEqual(expect.any(Object));
-    expect(read.body.data).toMatchObject({ isReady: true, originalMimeType: 'image/vnd.adobe.photoshop', images: [{ mimeType: 'image/png' }] });
+    expect(read.body.data).toMatchObject({
+      isReady: true,
+      originalMimeType: 'image/vnd.adobe.photoshop',
+      images: [{ mimeType: 'image/png' }],
+    });
     expect(read.body.data.thumbnailUrl).toMatch(/\/api\/v2\/markups\/[0-9a-f-]{36}\/thumbnail$/);
     expect(image.status).toBe(200);
     expect(pngSize(new Uint8Array(await image.arrayBuffer()))).toEqual({ width: 120, height: 90 });

@@ -18,7 +18,18 @@ import { convertPsd } from '../../shared/convert/psd.js';
 import { convertTiff } from '../../shared/convert/tiff.js';
 import { convertVideo, probeMedia } from '../../shared/convert/video.js';
 import { ffmpegBuilt, FFMPEG_TEST_TIMEOUT_MS } from '../support/ffmpeg.js';
-import { corruptFile, iccProfile, makeEndlessEps, makeEps, makeLockedPdf, makePdf, makePsd, makeTiff, makeVideo, pngSize } from '../support/sample-files.js';
+import {
+  corruptFile,
+  iccProfile,
+  makeEndlessEps,
+  makeEps,
+  makeLockedPdf,
+  makePdf,
+  makePsd,
+  makeTiff,
+  makeVideo,
+  pngSize,
+} from '../support/sample-files.js';
 
 let workDir: string;
 
@@ -44,7 +55,9 @@ async function pixelAt(image: Buffer, x: number, y: number): Promise<number[]> {
 }
 
 function expectColour(actual: number[], expected: readonly number[], tolerance = 6): void {
-  expected.forEach((value, i) => expect(Math.abs(actual[i]! - value), `channel ${i} of [${actual.join(', ')}]`).toBeLessThanOrEqual(tolerance));
+  expected.forEach((value, i) =>
+    expect(Math.abs(actual[i]! - value), `channel ${i} of [${actual.join(', ')}]`).toBeLessThanOrEqual(tolerance),
+  );
 }
 
 const sizeOf = (image: RenderedImage) => ({ width: image.width, height: image.height });
@@ -116,24 +129,34 @@ describe('PSD (decoded here, colours through sharp/lcms2, layers through ag-psd)
       expect(pngSize(image.data)).toEqual({ width: 40, height: 20 });
       expectColour(await pixelAt(image.data, 20, 10), [0, 174, 239, 255], 12);
     }
-    const profiled = await convertPsd(makePsd({ width: 40, height: 20, depth: 8, mode: 'cmyk', colour: [1, 0, 0, 0], iccProfile: await iccProfile('cmyk') }));
+    const profiled = await convertPsd(
+      makePsd({ width: 40, height: 20, depth: 8, mode: 'cmyk', colour: [1, 0, 0, 0], iccProfile: await iccProfile('cmyk') }),
+    );
     const [r, g, b] = await pixelAt(profiled.data, 20, 10);
     expect(r).toBeLessThan(60);
     expect(Math.min(g!, b!)).toBeGreaterThan(120);
   });
 
   it('keeps the merged transparency of an RGB document and ignores a saved selection channel', async () => {
-    const image = await convertPsd(makePsd({ width: 64, height: 48, depth: 8, mode: 'rgb', colour: [0, 0, 1], transparent: true, extraChannels: 1 }));
+    const image = await convertPsd(
+      makePsd({ width: 64, height: 48, depth: 8, mode: 'rgb', colour: [0, 0, 1], transparent: true, extraChannels: 1 }),
+    );
 
     expectColour(await pixelAt(image.data, 5, 5), [0, 0, 255, 255]);
     expect((await pixelAt(image.data, 60, 5))[3]).toBe(0);
   });
 
   it('renders documents with extra channels from their colour channels, and keeps the transparency of Grayscale and CMYK documents', async () => {
-    const rgbWithSpots = await convertPsd(makePsd({ width: 20, height: 10, depth: 8, mode: 'rgb', colour: [1, 1, 0], extraChannels: 2, rle: true }));
+    const rgbWithSpots = await convertPsd(
+      makePsd({ width: 20, height: 10, depth: 8, mode: 'rgb', colour: [1, 1, 0], extraChannels: 2, rle: true }),
+    );
     const grayWithAlpha = await convertPsd(makePsd({ width: 20, height: 10, depth: 16, mode: 'gray', colour: [0.5], transparent: true }));
-    const cmykWithAlpha = await convertPsd(makePsd({ width: 20, height: 10, depth: 8, mode: 'cmyk', colour: [0, 1, 0, 0], transparent: true }));
-    const cmyk16WithAlpha = await convertPsd(makePsd({ width: 20, height: 10, depth: 16, mode: 'cmyk', colour: [0, 1, 0, 0], transparent: true, extraChannels: 1 }));
+    const cmykWithAlpha = await convertPsd(
+      makePsd({ width: 20, height: 10, depth: 8, mode: 'cmyk', colour: [0, 1, 0, 0], transparent: true }),
+    );
+    const cmyk16WithAlpha = await convertPsd(
+      makePsd({ width: 20, height: 10, depth: 16, mode: 'cmyk', colour: [0, 1, 0, 0], transparent: true, extraChannels: 1 }),
+    );
 
     expectColour(await pixelAt(rgbWithSpots.data, 1, 1), [255, 255, 0, 255]);
     for (const y of [0, 1, 9]) {
@@ -158,7 +181,9 @@ describe('PSD (decoded here, colours through sharp/lcms2, layers through ag-psd)
       width: 40,
       height: 30,
       imageData: fill(40, 30, [255, 255, 255, 255]),
-      imageResources: { versionInfo: { hasRealMergedData: false, writerName: 'Adobe Photoshop', readerName: 'Adobe Photoshop 2024', fileVersion: 1 } },
+      imageResources: {
+        versionInfo: { hasRealMergedData: false, writerName: 'Adobe Photoshop', readerName: 'Adobe Photoshop 2024', fileVersion: 1 },
+      },
       children: [
         { name: 'red, left half', left: 0, top: 0, imageData: fill(20, 30, [255, 0, 0, 255]) },
         { name: 'blue at half opacity', left: 10, top: 10, opacity: 0.5, imageData: fill(20, 10, [0, 0, 255, 255]) },
@@ -166,7 +191,9 @@ describe('PSD (decoded here, colours through sharp/lcms2, layers through ag-psd)
         { name: 'group', children: [{ name: 'green corner', left: 30, top: 0, imageData: fill(10, 10, [0, 255, 0, 255]) }] },
       ],
     });
-    expect(agPsd.readPsd(layered, { skipLayerImageData: true, skipCompositeImageData: true }).imageResources?.versionInfo?.hasRealMergedData).toBe(false);
+    expect(
+      agPsd.readPsd(layered, { skipLayerImageData: true, skipCompositeImageData: true }).imageResources?.versionInfo?.hasRealMergedData,
+    ).toBe(false);
 
     const image = await convertPsd(layered);
 
@@ -180,8 +207,18 @@ describe('PSD (decoded here, colours through sharp/lcms2, layers through ag-psd)
   });
 
   it('rebuilds a Grayscale document from its layers, and asks for Maximize Compatibility for a CMYK one without a merged image', async () => {
-    const gray = await convertPsd(makePsd({ width: 20, height: 10, depth: 16, mode: 'gray', colour: [0.25], transparent: true, hasRealMergedData: false }));
-    const cmyk = makePsd({ width: 20, height: 10, depth: 8, mode: 'cmyk', colour: [1, 0, 0, 0], transparent: true, hasRealMergedData: false });
+    const gray = await convertPsd(
+      makePsd({ width: 20, height: 10, depth: 16, mode: 'gray', colour: [0.25], transparent: true, hasRealMergedData: false }),
+    );
+    const cmyk = makePsd({
+      width: 20,
+      height: 10,
+      depth: 8,
+      mode: 'cmyk',
+      colour: [1, 0, 0, 0],
+      transparent: true,
+      hasRealMergedData: false,
+    });
 
     expectColour(await pixelAt(gray.data, 1, 1), [64, 64, 64, 255], 2);
     expect((await pixelAt(gray.data, 15, 1))[3]).toBe(0);
@@ -196,7 +233,9 @@ describe('PSD (decoded here, colours through sharp/lcms2, layers through ag-psd)
       huge.writeUInt32BE(6_000, 14);
       huge.writeUInt32BE(10_000, 18);
 
-      await expect(convertPsd(huge)).rejects.toThrow(new ConversionError('The image is too large (10000 x 6000 pixels); at most 50,000,000 pixels are converted.'));
+      await expect(convertPsd(huge)).rejects.toThrow(
+        new ConversionError('The image is too large (10000 x 6000 pixels); at most 50,000,000 pixels are converted.'),
+      );
     }
   });
 
@@ -239,7 +278,8 @@ describe('PSD (decoded here, colours through sharp/lcms2, layers through ag-psd)
 });
 
 const ghostscript = ghostscriptModuleUrl() !== undefined;
-if (!ghostscript) console.warn('converters: the optional EPS converter is not installed (npm run converters:eps): the Ghostscript tests are skipped');
+if (!ghostscript)
+  console.warn('converters: the optional EPS converter is not installed (npm run converters:eps): the Ghostscript tests are skipped');
 /** The operator enabled the converter (EPS_CONVERTER=ghostscript). */
 const ENABLED = { enabled: true } as const;
 
@@ -294,7 +334,9 @@ describe.skipIf(!ghostscript)('EPS (Ghostscript in a separate process): rendered
     const before = children();
     const started = Date.now();
 
-    await expect(convertEps(makeEndlessEps(), { ...ENABLED, timeoutMs: 2000 })).rejects.toThrow('The EPS file took longer than 2 s to render.');
+    await expect(convertEps(makeEndlessEps(), { ...ENABLED, timeoutMs: 2000 })).rejects.toThrow(
+      'The EPS file took longer than 2 s to render.',
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect([...children()].filter((pid) => !before.has(pid))).toEqual([]);
@@ -315,7 +357,9 @@ describe('PDF (PDFium): page count, page sizes in points and page images at 1.5x
   it('renders every page of a 3-page PDF with pages of different sizes', async () => {
     const pages = await collect(convertPdf(await makePdf(sizes)));
 
-    expect(pages.map(({ number, width, height }) => ({ number, width, height }))).toEqual(sizes.map((size, i) => ({ number: i + 1, ...size })));
+    expect(pages.map(({ number, width, height }) => ({ number, width, height }))).toEqual(
+      sizes.map((size, i) => ({ number: i + 1, ...size })),
+    );
     expect(pages.map((page) => pngSize(page.image.data))).toEqual([
       { width: 918, height: 1188 },
       { width: 1263, height: 893 },
@@ -362,12 +406,17 @@ describe('PDF (PDFium): page count, page sizes in points and page images at 1.5x
 
     expect(pages.length).toBe(reference.pages.length);
     expect(pages.map(({ width, height }) => ({ width, height }))).toEqual(reference.pages.map(({ width, height }) => ({ width, height })));
-    expect(pages.map((page) => sizeOf(page.image))).toEqual(reference.pages.map(({ pixelWidth, pixelHeight }) => ({ width: pixelWidth, height: pixelHeight })));
-    const differences = await Promise.all(pages.map(async (page, i) => meanDifference(await reduce(page.image.data), await referencePixels(reference.pages[i]!.reference))));
+    expect(pages.map((page) => sizeOf(page.image))).toEqual(
+      reference.pages.map(({ pixelWidth, pixelHeight }) => ({ width: pixelWidth, height: pixelHeight })),
+    );
+    const differences = await Promise.all(
+      pages.map(async (page, i) => meanDifference(await reduce(page.image.data), await referencePixels(reference.pages[i]!.reference))),
+    );
     // Measured 0.14 to 0.37 (of 255) per page. On these pages mupdf's image against a blank one is
     // 4.5 to 22.6, against PDFium's turned upside down 3.9 to 10.6, and page 2 without its annotation
     // 2.6: the threshold sits well above the measured values and below all of those.
-    for (const [i, difference] of differences.entries()) expect(difference, `page ${i + 1}: ${differences.map((d) => d.toFixed(2)).join(', ')}`).toBeLessThan(1.5);
+    for (const [i, difference] of differences.entries())
+      expect(difference, `page ${i + 1}: ${differences.map((d) => d.toFixed(2)).join(', ')}`).toBeLessThan(1.5);
   });
 });
 
@@ -383,14 +432,19 @@ interface PdfReferences {
 }
 
 /** A reference image's pixels: already 64 x 64 grayscale, one byte a pixel. */
-const referencePixels = (name: string) => loadSharp()(fileURLToPath(new URL(name, PDF_REFERENCES))).grayscale().raw().toBuffer();
+const referencePixels = (name: string) =>
+  loadSharp()(fileURLToPath(new URL(name, PDF_REFERENCES)))
+    .grayscale()
+    .raw()
+    .toBuffer();
 
 /** An image reduced to 64 x 64 grayscale, one byte a pixel. */
 const reduce = (image: Buffer) => loadSharp()(image).resize(64, 64, { fit: 'fill' }).grayscale().raw().toBuffer();
 
 /** Mean absolute difference (0..255) of two images reduced to 64 x 64 grayscale. */
 function meanDifference(left: Buffer, right: Buffer): number {
-  if (left.length !== 64 * 64 || right.length !== 64 * 64) throw new Error(`not two 64 x 64 grayscale images: ${left.length} and ${right.length} bytes`);
+  if (left.length !== 64 * 64 || right.length !== 64 * 64)
+    throw new Error(`not two 64 x 64 grayscale images: ${left.length} and ${right.length} bytes`);
   let sum = 0;
   for (let i = 0; i < left.length; i += 1) sum += Math.abs(left[i]! - right[i]!);
   return sum / left.length;
@@ -426,7 +480,10 @@ describe('video (ffmpeg): web-playable MP4, duration, size and a poster frame', 
   });
 
   it('remuxes H.264/AAC without re-encoding and reports a rotated video in its display orientation', async () => {
-    const mp4 = await convertVideo(await makeVideo({ seconds: 2, width: 320, height: 240, format: 'mp4' }), await mkdtemp(join(workDir, 'mp4-')));
+    const mp4 = await convertVideo(
+      await makeVideo({ seconds: 2, width: 320, height: 240, format: 'mp4' }),
+      await mkdtemp(join(workDir, 'mp4-')),
+    );
     const portrait = await convertVideo(
       await makeVideo({ seconds: 2, width: 320, height: 240, format: 'mov', audio: false, rotate: 90 }),
       await mkdtemp(join(workDir, 'mov-')),
@@ -439,7 +496,10 @@ describe('video (ffmpeg): web-playable MP4, duration, size and a poster frame', 
   });
 
   it('takes the poster from the first frame of a video shorter than 1.5 s', async () => {
-    const video = await convertVideo(await makeVideo({ seconds: 1, width: 160, height: 90, format: 'webm', audio: false }), await mkdtemp(join(workDir, 'short-')));
+    const video = await convertVideo(
+      await makeVideo({ seconds: 1, width: 160, height: 90, format: 'webm', audio: false }),
+      await mkdtemp(join(workDir, 'short-')),
+    );
 
     expect(video.durationSeconds).toBeCloseTo(1, 1);
     expect(sizeOf(video.poster)).toEqual({ width: 160, height: 90 });
@@ -450,7 +510,18 @@ describe('video (ffmpeg): web-playable MP4, duration, size and a poster frame', 
     const m4a = join(dir, 'tone.m4a');
     const wav = join(dir, 'tone.wav');
     await promisify(execFile)(ffmpegPath(), ['-hide_banner', '-nostdin', '-y', '-f', 'lavfi', '-i', 'sine=duration=1', '-c:a', 'aac', m4a]);
-    await promisify(execFile)(ffmpegPath(), ['-hide_banner', '-nostdin', '-y', '-f', 'lavfi', '-i', 'sine=duration=1', '-c:a', 'pcm_s16le', wav]);
+    await promisify(execFile)(ffmpegPath(), [
+      '-hide_banner',
+      '-nostdin',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=duration=1',
+      '-c:a',
+      'pcm_s16le',
+      wav,
+    ]);
 
     await expect(convertVideo(corruptFile('video'), dir)).rejects.toThrow(/not a video ffmpeg can read: Invalid data/);
     await expect(convertVideo(m4a, dir)).rejects.toThrow('The file has no video stream.');
@@ -470,7 +541,9 @@ describe('video (ffmpeg): web-playable MP4, duration, size and a poster frame', 
     const concat = Buffer.from('ffconcat version 1.0\nfile /proc/self/environ\n');
 
     try {
-      await expect(convertVideo(playlist, dir)).rejects.toThrow('The file is not a video in a supported format (mp4, mov, webm, avi, wmv, mkv, mxf).');
+      await expect(convertVideo(playlist, dir)).rejects.toThrow(
+        'The file is not a video in a supported format (mp4, mov, webm, avi, wmv, mkv, mxf).',
+      );
       await expect(convertVideo(concat, dir)).rejects.toThrow(ConversionError);
     } finally {
       await new Promise((resolve) => server.close(resolve));
@@ -493,8 +566,12 @@ describe('file kinds and thumbnails', () => {
 
   it('makes 640 px wide thumbnails, enlarging small pictures and keeping the top of very tall ones', async () => {
     const sharp = loadSharp();
-    const small = await sharp({ create: { width: 320, height: 240, channels: 3, background: 'red' } }).png().toBuffer();
-    const tall = await sharp({ create: { width: 100, height: 1000, channels: 3, background: 'blue' } }).png().toBuffer();
+    const small = await sharp({ create: { width: 320, height: 240, channels: 3, background: 'red' } })
+      .png()
+      .toBuffer();
+    const tall = await sharp({ create: { width: 100, height: 1000, channels: 3, background: 'blue' } })
+      .png()
+      .toBuffer();
 
     expect(pngSize((await makeThumbnail(small)).data)).toEqual({ width: 640, height: 480 });
     expect(pngSize((await makeThumbnail(tall)).data)).toEqual({ width: 640, height: 1280 });
@@ -507,7 +584,10 @@ describe('conversion timings on this machine (logged for the packaging decision)
 
   it('converts a 20-page PDF and a 10 s 720p video within a Lambda timeout', async () => {
     const pdf = join(workDir, 'twenty.pdf');
-    await writeFile(pdf, await makePdf(Array.from({ length: 20 }, (_, i) => (i % 2 ? { width: 842, height: 595 } : { width: 612, height: 792 }))));
+    await writeFile(
+      pdf,
+      await makePdf(Array.from({ length: 20 }, (_, i) => (i % 2 ? { width: 842, height: 595 } : { width: 612, height: 792 }))),
+    );
     const reencode = await makeVideo({ seconds: 10, width: 1280, height: 720, format: 'avi' });
     const remux = await makeVideo({ seconds: 10, width: 1280, height: 720, format: 'mp4' });
 

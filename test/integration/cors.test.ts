@@ -14,7 +14,11 @@ async function preflight(path: string, origin: string, method: string) {
   const { stack } = inject('localStack');
   return fetch(new URL(`/api/v2${path}`, stack.baseUrl), {
     method: 'OPTIONS',
-    headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': 'authorization,content-type,service-api-version' },
+    headers: {
+      Origin: origin,
+      'Access-Control-Request-Method': method,
+      'Access-Control-Request-Headers': 'authorization,content-type,service-api-version',
+    },
   });
 }
 
@@ -35,7 +39,9 @@ describe('CORS for embedded clients: allowed origins only, never * (issue 11 ite
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(origin);
     expect(response.headers.get('access-control-allow-methods')?.split(', ')).toEqual(expect.arrayContaining(['GET', 'POST']));
-    expect(response.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Service-API-Version, Idempotency-Key, If-Match, If-None-Match');
+    expect(response.headers.get('access-control-allow-headers')).toBe(
+      'Authorization, Content-Type, Service-API-Version, Idempotency-Key, If-Match, If-None-Match',
+    );
     expect(Number(response.headers.get('access-control-max-age'))).toBeGreaterThan(0);
     expect(response.headers.get('vary')).toBe('Origin');
   });
@@ -45,16 +51,32 @@ describe('CORS for embedded clients: allowed origins only, never * (issue 11 ite
     await installationAdmitting(origin);
     const id = randomUUID();
     const granted: [string, string][] = [
-      ['/auth/config', 'GET'], ['/auth/exchange', 'POST'], ['/auth/sdk-exchange', 'POST'], ['/auth/sdk-exchange/result', 'GET'],
-      [`/threads/${id}`, 'GET'], [`/threads/${id}/messages`, 'POST'], [`/messages/${id}`, 'PATCH'], [`/markups/${id}`, 'GET'],
-      ['/uploads/upload-policy', 'POST'], [`/threads/${id}/screenshot`, 'PUT'],
+      ['/auth/config', 'GET'],
+      ['/auth/exchange', 'POST'],
+      ['/auth/sdk-exchange', 'POST'],
+      ['/auth/sdk-exchange/result', 'GET'],
+      [`/threads/${id}`, 'GET'],
+      [`/threads/${id}/messages`, 'POST'],
+      [`/messages/${id}`, 'PATCH'],
+      [`/markups/${id}`, 'GET'],
+      ['/uploads/upload-policy', 'POST'],
+      [`/threads/${id}/screenshot`, 'PUT'],
     ];
     const refused: [string, string][] = [
-      ['/workspace', 'DELETE'], ['/workspaces', 'GET'], ['/installations', 'POST'], [`/markups/${id}`, 'DELETE'],
-      ['/markups', 'GET'], ['/users/external', 'POST'], ['/items', 'POST'], ['/openapi.json', 'GET'], ['/nowhere', 'GET'],
+      ['/workspace', 'DELETE'],
+      ['/workspaces', 'GET'],
+      ['/installations', 'POST'],
+      [`/markups/${id}`, 'DELETE'],
+      ['/markups', 'GET'],
+      ['/users/external', 'POST'],
+      ['/items', 'POST'],
+      ['/openapi.json', 'GET'],
+      ['/nowhere', 'GET'],
     ];
-    for (const [path, method] of granted) expect((await preflight(path, origin, method)).headers.get('access-control-allow-origin'), `${method} ${path}`).toBe(origin);
-    for (const [path, method] of refused) expect(corsHeadersOf((await preflight(path, origin, method)).headers), `${method} ${path}`).toEqual([]);
+    for (const [path, method] of granted)
+      expect((await preflight(path, origin, method)).headers.get('access-control-allow-origin'), `${method} ${path}`).toBe(origin);
+    for (const [path, method] of refused)
+      expect(corsHeadersOf((await preflight(path, origin, method)).headers), `${method} ${path}`).toEqual([]);
   });
 
   it('gives an origin no installation lists no CORS header at all, on preflights and on answers', async () => {
@@ -77,7 +99,9 @@ describe('CORS for embedded clients: allowed origins only, never * (issue 11 ite
     const config = await call('GET', '/auth/config', { query: { publicKey: installation.publicKey }, headers: { Origin: origin } });
     expect(config.status).toBe(200);
     expect(config.headers.get('access-control-allow-origin')).toBe(origin);
-    expect(config.headers.get('access-control-expose-headers')).toBe('Service-API-Version, X-Request-Id, Idempotent-Replayed, Retry-After, ETag');
+    expect(config.headers.get('access-control-expose-headers')).toBe(
+      'Service-API-Version, X-Request-Id, Idempotent-Replayed, Retry-After, ETag',
+    );
     expect(config.headers.get('vary')).toBe('Origin');
     const unauthorized = await call('GET', `/threads/${randomUUID()}`, { headers: { Origin: origin } });
     expect(unauthorized.status).toBe(401);
@@ -112,12 +136,18 @@ describe('the origin index follows the installations (shared/db/allowed-origins.
     expect(await isOriginListed(`https://${host}`)).toBe(false);
   });
 
-  it('stops listing the origins of a deleted workspace\'s installations', async () => {
+  it("stops listing the origins of a deleted workspace's installations", async () => {
     const origin = freshOrigin();
     const org = await makeOrganization();
     await createInstallation(org.workspaceKey, { workspaceId: org.workspaceId, allowedOrigins: [origin] });
     const deleted = await call('DELETE', '/workspace', { key: org.workspaceKey });
     expect(deleted.status, JSON.stringify(deleted.body)).toBeLessThan(300);
-    expect(await eventually(() => isOriginListed(origin), (listed) => !listed, 30_000)).toBe(false);
+    expect(
+      await eventually(
+        () => isOriginListed(origin),
+        (listed) => !listed,
+        30_000,
+      ),
+    ).toBe(false);
   });
 });

@@ -51,7 +51,11 @@ describe('sign-in by email link', () => {
     expect(await deliveredTo(stranger)).toEqual([]);
     const verified = await verifySignIn(ip, codeOf(links[0]!));
     expect(verified.status, JSON.stringify(verified.body)).toBe(200);
-    expect(verified.body.data).toEqual({ sessionToken: expect.any(String), expiresAt: expect.any(String), user: { id: member.userId, email: member.email, name: expect.any(String) } });
+    expect(verified.body.data).toEqual({
+      sessionToken: expect.any(String),
+      expiresAt: expect.any(String),
+      user: { id: member.userId, email: member.email, name: expect.any(String) },
+    });
     const lifetime = Date.parse(verified.body.data.expiresAt) - Date.now();
     expect(lifetime).toBeGreaterThan((SESSION_TOKEN_TTL_SECONDS - 60) * 1000);
     expect(lifetime).toBeLessThanOrEqual(SESSION_TOKEN_TTL_SECONDS * 1000);
@@ -80,7 +84,11 @@ describe('sign-in by email link', () => {
     const session = await signIn('owner@review-board.localhost');
     const workspace = await call('GET', '/workspace', { key: session.sessionToken, query: { workspaceId: stack.workspaceId } });
     const users = await usersByEmail(stack.workspaceApiKey);
-    const renamed = await call('PATCH', '/workspace', { key: session.sessionToken, query: { workspaceId: stack.workspaceId }, body: { name: 'Website redesign' } });
+    const renamed = await call('PATCH', '/workspace', {
+      key: session.sessionToken,
+      query: { workspaceId: stack.workspaceId },
+      body: { name: 'Website redesign' },
+    });
     const who = await call('GET', '/auth/session', { key: session.sessionToken });
 
     expect(workspace.status, JSON.stringify(workspace.body)).toBe(200);
@@ -89,10 +97,12 @@ describe('sign-in by email link', () => {
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
     expect(who.status, JSON.stringify(who.body)).toBe(200);
     expect(who.body.data).toMatchObject({ user: session.user, expiresAt: session.expiresAt });
-    expect(who.body.data.workspaces).toContainEqual(expect.objectContaining({ id: stack.workspaceId, organizationId: stack.organizationId, name: 'Website redesign', role: 'owner' }));
+    expect(who.body.data.workspaces).toContainEqual(
+      expect.objectContaining({ id: stack.workspaceId, organizationId: stack.organizationId, name: 'Website redesign', role: 'owner' }),
+    );
   });
 
-  it('acts with the member\'s role through the permission table: a viewer reads but cannot create markups (403), a contributor can', async () => {
+  it("acts with the member's role through the permission table: a viewer reads but cannot create markups (403), a contributor can", async () => {
     const org = await makeOrganization();
     const [viewer, contributor] = await Promise.all([makeMember(org.workspaceId, 'viewer'), makeMember(org.workspaceId, 'contributor')]);
     const [viewerSession, contributorSession] = await Promise.all([signIn(viewer.email), signIn(contributor.email)]);
@@ -181,7 +191,10 @@ describe('sign-in by email link', () => {
     const session = await signIn(invitee);
     const listed = (await usersByEmail(admin.key)).get(invitee);
     const read = await call('GET', '/workspace', { key: session.sessionToken, query: { workspaceId: org.workspaceId } });
-    const refused = await call('POST', '/markups/url', { key: session.sessionToken, body: { url: 'https://example.com/', workspaceId: org.workspaceId } });
+    const refused = await call('POST', '/markups/url', {
+      key: session.sessionToken,
+      body: { url: 'https://example.com/', workspaceId: org.workspaceId },
+    });
 
     expect(invited).toMatchObject({ status: 'invited', role: 'viewer' });
     expect(session.user).toMatchObject({ id: invited!.id, email: invitee });
@@ -280,7 +293,7 @@ describe('sign-in by email link', () => {
     expect(elsewhere.status).toBe(202);
   });
 
-  it('behind the distribution, counts the viewer\'s address (X-Viewer-Address with the distribution\'s X-Origin-Verify), not the edge\'s that many viewers share', async () => {
+  it("behind the distribution, counts the viewer's address (X-Viewer-Address with the distribution's X-Origin-Verify), not the edge's that many viewers share", async () => {
     const edge = newSourceIp();
     const [viewer, neighbour] = [newViewerIp(), newViewerIp()];
     const { limit } = SIGN_IN_RATE_LIMITS.perSourceIp;
@@ -297,7 +310,7 @@ describe('sign-in by email link', () => {
     expect(fromEdgeItself.status).toBe(202);
   });
 
-  it('ignores X-Viewer-Address without the distribution\'s proof (a caller of the execute-api endpoint naming a new address each time), or with a wrong one: its source IP is counted', async () => {
+  it("ignores X-Viewer-Address without the distribution's proof (a caller of the execute-api endpoint naming a new address each time), or with a wrong one: its source IP is counted", async () => {
     const { limit } = SIGN_IN_RATE_LIMITS.perSourceIp;
     const spoofers = [
       { ip: newSourceIp(), proof: null },
@@ -306,7 +319,9 @@ describe('sign-in by email link', () => {
     ];
 
     for (const { ip, proof } of spoofers) {
-      const answers = await Promise.all(Array.from({ length: limit }, () => askSignInThroughEdge(ip, newViewerIp(), freshEmail('spoof'), proof)));
+      const answers = await Promise.all(
+        Array.from({ length: limit }, () => askSignInThroughEdge(ip, newViewerIp(), freshEmail('spoof'), proof)),
+      );
       const limited = await askSignInThroughEdge(ip, newViewerIp(), freshEmail('spoof'), proof);
 
       expect(answers.map((answer) => answer.status)).toEqual(Array(limit).fill(202));
@@ -325,6 +340,9 @@ describe('sign-in by email link', () => {
     expectProblem(await verifySignIn(ip, 'short'), 400, '/body/code');
     expectProblem(await verifySignIn(ip, `${'A'.repeat(42)}!`), 400, '/body/code');
     expectProblem(await verifySignIn(ip, { code: randomUUID() }), 400, '/body/code');
-    expectProblem(await callFrom(ip, 'POST', '/auth/email-sign-in', { rawBody: '{"email":', headers: { 'Content-Type': 'application/json' } }), 400);
+    expectProblem(
+      await callFrom(ip, 'POST', '/auth/email-sign-in', { rawBody: '{"email":', headers: { 'Content-Type': 'application/json' } }),
+      400,
+    );
   });
 });

@@ -9,7 +9,18 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, makeOrganization, type Org } from '../support/api.js';
 import { customerJwt, makeCustomerKeys, makeInstallation, type CustomerKeys } from '../support/customer-jwts.js';
 import { eventually } from '../support/polling.js';
-import { baseUrl, besidesLiveSocket, chromiumMissing, horizontalOverflow, launchBrowser, screenshotFolder, seriousAxeViolations, shot, watchedPage, type Watched } from '../support/review-app-browser.js';
+import {
+  baseUrl,
+  besidesLiveSocket,
+  chromiumMissing,
+  horizontalOverflow,
+  launchBrowser,
+  screenshotFolder,
+  seriousAxeViolations,
+  shot,
+  watchedPage,
+  type Watched,
+} from '../support/review-app-browser.js';
 import { idpToken } from '../support/sdk.js';
 import { DESKTOP, MOBILE, createThread, makeTypedMarkup } from '../support/threads.js';
 
@@ -72,7 +83,15 @@ interface Site {
 /** The site's CSP names the app origin and, for the screenshot upload, the storage origin presigned forms post to (DESIGN.md). */
 async function serveSite(appOrigin: string, storageOrigin: string): Promise<Site> {
   const site = { token: async () => '' } as Site;
-  const csp = ["default-src 'none'", `script-src ${appOrigin}`, `connect-src 'self' ${appOrigin} ${storageOrigin}`, "style-src 'self'", "img-src 'self' data:", "base-uri 'none'", "form-action 'self'"].join('; ');
+  const csp = [
+    "default-src 'none'",
+    `script-src ${appOrigin}`,
+    `connect-src 'self' ${appOrigin} ${storageOrigin}`,
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'self'",
+  ].join('; ');
   site.server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://site').pathname;
     if (path === '/site.css') return void response.writeHead(200, { 'content-type': 'text/css' }).end(SITE_CSS);
@@ -80,7 +99,8 @@ async function serveSite(appOrigin: string, storageOrigin: string): Promise<Site
       void site.token().then((token) => response.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end(token));
       return;
     }
-    if (path === '/pricing' || path === '/pricing/') return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp }).end(ARTICLE);
+    if (path === '/pricing' || path === '/pricing/')
+      return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp }).end(ARTICLE);
     response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => site.server.listen(0, '127.0.0.1', resolve));
@@ -88,18 +108,35 @@ async function serveSite(appOrigin: string, storageOrigin: string): Promise<Site
   return site;
 }
 
-/** Imports the module and mounts it as the site would (the bootstrap runs through DevTools: the site's CSP admits scripts of the app origin only). */
-async function mountOn(page: Page, options: { publicKey: string; markupId?: string; flow?: 'jwt' | 'sdk' }): Promise<{ ok: boolean; error?: string; globals: string[] }> {
+/**
+ * Imports the module and mounts it as the site would (the bootstrap runs through DevTools: the site's CSP admits scripts of the app origin
+ * only).
+ */
+async function mountOn(
+  page: Page,
+  options: { publicKey: string; markupId?: string; flow?: 'jwt' | 'sdk' },
+): Promise<{ ok: boolean; error?: string; globals: string[] }> {
   return inPage(page, MOUNT, { script: `${baseUrl()}/embed/v1/review-board.js`, ...options });
 }
 
 /** web/anchoring as an IIFE defining `Anchoring`, to compare what the client records with what the module describes. */
 const anchoringScript = async () =>
-  (await build({ entryPoints: [fileURLToPath(new URL('../../web/anchoring/index.ts', import.meta.url))], bundle: true, format: 'iife', globalName: 'Anchoring', write: false, logLevel: 'error' })).outputFiles[0]!.text;
+  (
+    await build({
+      entryPoints: [fileURLToPath(new URL('../../web/anchoring/index.ts', import.meta.url))],
+      bundle: true,
+      format: 'iife',
+      globalName: 'Anchoring',
+      write: false,
+      logLevel: 'error',
+    })
+  ).outputFiles[0]!.text;
 
 /** What web/anchoring describes of the element `selector` names, on the page as it is now. */
 const describedIn = async (page: Page, selector: string): Promise<{ elementPath: string; anchor: Record<string, unknown> }> =>
-  page.evaluate(`(() => { ${await anchoringScript()}; return Anchoring.describeElement(document.querySelector(${JSON.stringify(selector)})); })()`);
+  page.evaluate(
+    `(() => { ${await anchoringScript()}; return Anchoring.describeElement(document.querySelector(${JSON.stringify(selector)})); })()`,
+  );
 
 /** Runs `source` (a function's text, not transformed by the test runner) in the page with `arg`. */
 const inPage = <T>(page: Page, source: string, arg: unknown): Promise<T> => page.evaluate<T>(`(${source})(${JSON.stringify(arg)})`);
@@ -130,7 +167,11 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
 
   beforeAll(async () => {
     const app = new URL(baseUrl()).origin;
-    [browser, site, org] = await Promise.all([launchBrowser(), serveSite(app, new URL(inject('localStack').services.endpoints.s3).origin), makeOrganization()]);
+    [browser, site, org] = await Promise.all([
+      launchBrowser(),
+      serveSite(app, new URL(inject('localStack').services.endpoints.s3).origin),
+      makeOrganization(),
+    ]);
     keys = makeCustomerKeys();
     const made = await makeInstallation(org, keys, { allowedOrigins: [site.origin] });
     installation = made.installation as { publicKey: string };
@@ -185,7 +226,13 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     const toggle = page.getByRole('button', { name: 'Comment', exact: true });
     await expect.poll(() => toggle.getAttribute('aria-pressed')).toBe('false');
     // The site's `button { font-size: 30px; border: dashed }` does not reach into the client.
-    expect(await toggle.evaluate((element) => (element.ownerDocument.defaultView as unknown as { getComputedStyle(e: unknown): { fontSize: string } }).getComputedStyle(element).fontSize)).toBe('16px');
+    expect(
+      await toggle.evaluate(
+        (element) =>
+          (element.ownerDocument.defaultView as unknown as { getComputedStyle(e: unknown): { fontSize: string } }).getComputedStyle(element)
+            .fontSize,
+      ),
+    ).toBe('16px');
     await toggle.click();
     expect(await toggle.getAttribute('aria-pressed')).toBe('true');
 
@@ -210,7 +257,10 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     await pin.waitFor();
     await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
     expect(await toggle.getAttribute('aria-pressed')).toBe('false');
-    const pinCentre = (box: { x: number; y: number; width: number; height: number }) => ({ x: box.x + box.width / 2, y: box.y + box.height / 2 });
+    const pinCentre = (box: { x: number; y: number; width: number; height: number }) => ({
+      x: box.x + box.width / 2,
+      y: box.y + box.height / 2,
+    });
     const expectOnTarget = async () => {
       const [pinBox, box] = [(await pin.boundingBox())!, (await target.boundingBox())!];
       const centre = pinCentre(pinBox);
@@ -235,13 +285,29 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
       messages: [{ content: 'The team plan needs its price.' }],
     });
     const element = thread.elements[0];
-    expect(await inPage(page, '(path) => document.querySelectorAll(path).length === 1 && document.querySelector(path).hasAttribute("data-review-board-clicked")', element.path)).toBe(true);
+    expect(
+      await inPage(
+        page,
+        '(path) => document.querySelectorAll(path).length === 1 && document.querySelector(path).hasAttribute("data-review-board-clicked")',
+        element.path,
+      ),
+    ).toBe(true);
     // Where in the element the click landed, to the pixel.
     expect(Math.abs((element.offsetXPercentage / 100) * targetBox!.width - 40)).toBeLessThan(1.5);
     expect(Math.abs((element.offsetYPercentage / 100) * targetBox!.height - 8)).toBeLessThan(1.5);
     expect(thread.parents.length).toBeGreaterThanOrEqual(3);
-    expect(thread.parents[0]).toMatchObject({ depth: 1, originalUrl: `${site.origin}/pricing?utm=mail#plans`, canonicalUrl: `${site.origin}/pricing` });
-    expect(await inPage(page, '(path) => document.querySelector(path) === document.querySelector("[data-review-board-clicked]").parentElement', thread.parents[0].path)).toBe(true);
+    expect(thread.parents[0]).toMatchObject({
+      depth: 1,
+      originalUrl: `${site.origin}/pricing?utm=mail#plans`,
+      canonicalUrl: `${site.origin}/pricing`,
+    });
+    expect(
+      await inPage(
+        page,
+        '(path) => document.querySelector(path) === document.querySelector("[data-review-board-clicked]").parentElement',
+        thread.parents[0].path,
+      ),
+    ).toBe(true);
     expect(thread.browserContext).toEqual({
       browserName: expect.stringMatching(/Chrom/),
       browserVersion: expect.stringMatching(/^\d+\./),
@@ -256,7 +322,11 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     });
     expect(thread.anchor).toEqual({
       css: element.path,
-      textQuote: { exact: 'For teams that review together every week.', prefix: expect.stringContaining('Team'), suffix: expect.any(String) },
+      textQuote: {
+        exact: 'For teams that review together every week.',
+        prefix: expect.stringContaining('Team'),
+        suffix: expect.any(String),
+      },
       textPosition: { start: expect.any(Number), end: expect.any(Number) },
     });
     expect(thread.anchor.textPosition.end - thread.anchor.textPosition.start).toBe('For teams that review together every week.'.length);
@@ -280,12 +350,18 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1440, 900]);
     writeFileSync(join(shots, 'comment-time-viewport-1440.png'), png);
     const api = `${new URL(baseUrl()).origin}/api/v2/`;
-    const elsewhere = sent.filter((request) => !request.url.startsWith(api) && !request.url.startsWith('data:') && !request.url.startsWith('blob:'));
-    expect(elsewhere.map((request) => request.method), JSON.stringify(elsewhere)).toEqual(['POST']);
-    expect(sent.filter((request) => request.url.startsWith(api) && /screenshot/.test(request.url)).map((request) => `${request.method} ${new URL(request.url).pathname.replace(thread.id, ':id')}`)).toEqual([
-      'GET /api/v2/threads/:id/screenshot-upload-policy',
-      'PUT /api/v2/threads/:id/screenshot',
-    ]);
+    const elsewhere = sent.filter(
+      (request) => !request.url.startsWith(api) && !request.url.startsWith('data:') && !request.url.startsWith('blob:'),
+    );
+    expect(
+      elsewhere.map((request) => request.method),
+      JSON.stringify(elsewhere),
+    ).toEqual(['POST']);
+    expect(
+      sent
+        .filter((request) => request.url.startsWith(api) && /screenshot/.test(request.url))
+        .map((request) => `${request.method} ${new URL(request.url).pathname.replace(thread.id, ':id')}`),
+    ).toEqual(['GET /api/v2/threads/:id/screenshot-upload-policy', 'PUT /api/v2/threads/:id/screenshot']);
 
     // Reload: the pin is placed on the same element again.
     await page.reload();
@@ -304,20 +380,32 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     await threadDialog.getByText('Added in the next release.').waitFor();
     await threadDialog.getByRole('button', { name: 'Resolve' }).click();
     await threadDialog.getByRole('button', { name: 'Reopen' }).waitFor();
-    expect((await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data).toMatchObject({ resolved: true, messages: [{}, { content: 'Added in the next release.' }] });
+    expect((await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data).toMatchObject({
+      resolved: true,
+      messages: [{}, { content: 'Added in the next release.' }],
+    });
     await threadDialog.getByRole('button', { name: 'Reopen' }).click();
     await threadDialog.getByRole('button', { name: 'Resolve' }).waitFor();
-    const reopened = await eventually(async () => (await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data.resolved, (resolved) => resolved === false);
+    const reopened = await eventually(
+      async () => (await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data.resolved,
+      (resolved) => resolved === false,
+    );
     expect(reopened).toBe(false);
     await shot(shots, page, 'thread', 1440);
     await page.keyboard.press('Escape');
     // The focus goes back to the pin that opened the thread, inside the client's shadow root (not the page's body).
     await expect
-      .poll(() => page.evaluate<string | null>("document.querySelector('review-board-embed').shadowRoot.activeElement?.getAttribute('aria-label') ?? document.activeElement.localName"))
+      .poll(() =>
+        page.evaluate<string | null>(
+          "document.querySelector('review-board-embed').shadowRoot.activeElement?.getAttribute('aria-label') ?? document.activeElement.localName",
+        ),
+      )
       .toBe('Comment 1');
 
     expect(await seriousAxeViolations(page, 'customer page with the client at 1440 px')).toEqual([]);
-    expect(besidesLiveSocket(violations).others, 'no CSP refusal but the live socket\'s (the client follows the event log instead)').toEqual([]);
+    expect(besidesLiveSocket(violations).others, "no CSP refusal but the live socket's (the client follows the event log instead)").toEqual(
+      [],
+    );
   });
 
   it('lists a thread whose element is gone under "Unanchored comments", shows only this page\'s threads, and follows an element the page moves', async () => {
@@ -336,8 +424,16 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     const { anchor: noteAnchor } = await describedIn(page, '#note');
     const positional = 'html > body > main > p:nth-of-type(1)';
     await createThread(org.workspaceKey, markup, on(positional, { ...noteAnchor, css: positional }));
-    await createThread(org.workspaceKey, markup, on('#gone', { css: '#gone', textQuote: { exact: 'A paragraph that was deleted', prefix: '', suffix: '' } }));
-    await createThread(org.workspaceKey, markup, { url: `${site.origin}/about`, canonicalUrl: `${site.origin}/about`, elements: [{ elementPath: 'html > body > main > p', offsetXPercentage: 1, offsetYPercentage: 1 }] });
+    await createThread(
+      org.workspaceKey,
+      markup,
+      on('#gone', { css: '#gone', textQuote: { exact: 'A paragraph that was deleted', prefix: '', suffix: '' } }),
+    );
+    await createThread(org.workspaceKey, markup, {
+      url: `${site.origin}/about`,
+      canonicalUrl: `${site.origin}/about`,
+      elements: [{ elementPath: 'html > body > main > p', offsetXPercentage: 1, offsetYPercentage: 1 }],
+    });
 
     await page.reload();
     expect((await mountOn(page, { publicKey: installation.publicKey })).ok).toBe(true);
@@ -374,7 +470,11 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     );
     expect(followed, 'the pin follows the moved note').toBe(true);
     // The note goes: its thread is unanchored too, never placed on a look-alike.
-    await inPage(page, '() => [...document.querySelectorAll("main > p")].find((element) => element.textContent === "Prices exclude tax.").remove()', null);
+    await inPage(
+      page,
+      '() => [...document.querySelectorAll("main > p")].find((element) => element.textContent === "Prices exclude tax.").remove()',
+      null,
+    );
     await page.getByRole('button', { name: 'Open comment #1' }).waitFor();
     expect(await pin.count()).toBe(0);
 
@@ -393,11 +493,15 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     await dialog.getByRole('textbox', { name: 'Comment' }).fill('Too small on phones.');
     await dialog.getByRole('button', { name: 'Post' }).click();
     await page.getByRole('button', { name: 'Comment 4', exact: true }).waitFor();
-    const fourth = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads.find((thread: { number: number }) => thread.number === 4);
+    const fourth = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads.find(
+      (thread: { number: number }) => thread.number === 4,
+    );
     expect(fourth).toMatchObject({ viewModeId: MOBILE, browserContext: { viewportWidth: 390 } });
     await shot(shots, page, 'pinned', 390);
     expect(await seriousAxeViolations(page, 'customer page with the client at 390 px')).toEqual([]);
-    expect(besidesLiveSocket(violations).others, 'no CSP refusal but the live socket\'s (the client follows the event log instead)').toEqual([]);
+    expect(besidesLiveSocket(violations).others, "no CSP refusal but the live socket's (the client follows the event log instead)").toEqual(
+      [],
+    );
   });
 
   it('works with the identity-provider flow (sdk.getIdpToken and markupId)', async () => {
@@ -414,7 +518,11 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     await dialog.getByRole('button', { name: 'Post' }).click();
     await page.getByRole('button', { name: 'Comment 1', exact: true }).waitFor();
     const [thread] = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads;
-    expect(thread).toMatchObject({ user: { guest: true }, elements: [{ path: 'p#note' }], anchor: { css: 'p#note', textQuote: { exact: 'Prices exclude tax.' } } });
+    expect(thread).toMatchObject({
+      user: { guest: true },
+      elements: [{ path: 'p#note' }],
+      anchor: { css: 'p#note', textQuote: { exact: 'Prices exclude tax.' } },
+    });
 
     // From the keyboard: Comment, focus a page element, Enter; the link is pinned, not followed.
     await page.getByRole('button', { name: 'Comment', exact: true }).press('Enter');
@@ -425,14 +533,21 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     await byKeyboard.getByRole('button', { name: 'Post' }).click();
     await page.getByRole('button', { name: 'Comment 2', exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/pricing');
-    const second = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads.find((one: { number: number }) => one.number === 2);
+    const second = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads.find(
+      (one: { number: number }) => one.number === 2,
+    );
     expect(await inPage(page, '(path) => document.querySelector(path)?.textContent', second.elements[0].path)).toBe('Terms of sale');
     expect(second.elements[0]).toMatchObject({ offsetXPercentage: 50, offsetYPercentage: 50 });
-    expect(besidesLiveSocket(violations).others, 'no CSP refusal but the live socket\'s (the client follows the event log instead)').toEqual([]);
+    expect(besidesLiveSocket(violations).others, "no CSP refusal but the live socket's (the client follows the event log instead)").toEqual(
+      [],
+    );
   });
 
   it('refuses to mount with a token bound to another markup, and leaves nothing on the page', async () => {
-    const [mine, other] = await Promise.all([makeTypedMarkup(org, 'webpage', { url: `${site.origin}/pricing` }), makeTypedMarkup(org, 'webpage', { url: `${site.origin}/pricing` })]);
+    const [mine, other] = await Promise.all([
+      makeTypedMarkup(org, 'webpage', { url: `${site.origin}/pricing` }),
+      makeTypedMarkup(org, 'webpage', { url: `${site.origin}/pricing` }),
+    ]);
     signedInAs(`embed-user-${Date.now()}`, mine.id);
     const { page } = await open(1440);
     await page.goto(`${site.origin}/pricing`);
@@ -441,7 +556,11 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     expect(mounted.error).toMatch(/markup/i);
     expect(await page.locator('review-board-embed').count()).toBe(0);
     // Without getToken or sdk: a clear TypeError before any request.
-    const bare = await inPage<string>(page, 'async (script) => (await import(script)).mount({ publicKey: "x" }).then(() => "mounted", (error) => error.name + ": " + error.message)', `${baseUrl()}/embed/v1/review-board.js`);
+    const bare = await inPage<string>(
+      page,
+      'async (script) => (await import(script)).mount({ publicKey: "x" }).then(() => "mounted", (error) => error.name + ": " + error.message)',
+      `${baseUrl()}/embed/v1/review-board.js`,
+    );
     expect(bare).toMatch(/^TypeError: .*getToken/);
   });
 });

@@ -10,7 +10,8 @@ import { makeSecondWorkspace } from '../support/workspaces.js';
  * it) names the exchange token, and API keys keep being told about their API key.
  */
 
-const ownerOf = (org: Org, workspaceId = org.workspaceId) => endUserToken({ organizationId: org.organizationId, workspaceId, markupRole: 'project:owner' });
+const ownerOf = (org: Org, workspaceId = org.workspaceId) =>
+  endUserToken({ organizationId: org.organizationId, workspaceId, markupRole: 'project:owner' });
 
 /**
  * A problem whose detail names `credential` as the caller's. An exchange-token caller may still be

@@ -3,7 +3,12 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
-import { externalUserKey, getExternalUser as readExternalUserRecord, installationSource, insertExternalUser } from '../../shared/db/external-users.js';
+import {
+  externalUserKey,
+  getExternalUser as readExternalUserRecord,
+  installationSource,
+  insertExternalUser,
+} from '../../shared/db/external-users.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
 import { localStack, makeOrganization, type ApiResponse, type Org } from '../support/api.js';
 import { customerJwt, exchange, makeCustomerKeys, makeInstallation, type CustomerKeys } from '../support/customer-jwts.js';
@@ -47,7 +52,8 @@ beforeAll(async () => {
 });
 
 /** POST /auth/exchange with a JWT of `source` for `sub`. */
-const exchangeVia = async (source: Source, sub: string, claims: Record<string, unknown> = {}) => exchange(await customerJwt(source.keys, source.config, { sub, ...claims }));
+const exchangeVia = async (source: Source, sub: string, claims: Record<string, unknown> = {}) =>
+  exchange(await customerJwt(source.keys, source.config, { sub, ...claims }));
 /** POST /auth/sdk-exchange for the identity provider's user `sub`, through installation A (which admits ORIGIN). */
 const sdkExchangeAs = async (sub: string, claims: Record<string, unknown> = {}) =>
   sdkExchange(await idpToken({ sub, ...claims }), { publicKey: a.publicKey, markupId: markup.id, sdkOrigin: ORIGIN });
@@ -67,7 +73,9 @@ function expectOtherSource(response: ApiResponse): void {
 describe('an installation acts only as its own end users (issue 28 item 2)', () => {
   it("refuses B's JWT for A's alice with 403: her thread, her message and her name, email and picture stay as they were", async () => {
     const alice = `alice-${randomUUID()}`;
-    const answer = expectOk(await exchangeVia(a, alice, { name: 'Alice', email: 'alice@example.com', picture: 'https://cdn.example.com/alice.png' }));
+    const answer = expectOk(
+      await exchangeVia(a, alice, { name: 'Alice', email: 'alice@example.com', picture: 'https://cdn.example.com/alice.png' }),
+    );
     const thread = await createThread(answer.exchangeToken, markup);
     const message = await reply(answer.exchangeToken, thread.id, { content: 'By Alice' });
     const [threadBefore, userBefore, recordBefore] = await Promise.all([
@@ -76,7 +84,12 @@ describe('an installation acts only as its own end users (issue 28 item 2)', () 
       readExternalUserRecord(org.workspaceId, alice),
     ]);
 
-    const refused = await exchangeVia(b, alice, { name: 'Mallory', email: 'mallory@example.com', picture: 'https://cdn.example.com/mallory.png', markupRole: 'project:owner' });
+    const refused = await exchangeVia(b, alice, {
+      name: 'Mallory',
+      email: 'mallory@example.com',
+      picture: 'https://cdn.example.com/mallory.png',
+      markupRole: 'project:owner',
+    });
 
     expectOtherSource(refused);
     expect(await readExternalUserBack(org.workspaceKey, alice)).toEqual(userBefore);
@@ -160,9 +173,15 @@ describe('an API-made user belongs to the first installation that exchanges it (
   it('lets exactly one of an installation and the identity provider racing for a new sub win (30 runs)', async () => {
     for (let run = 0; run < 30; run += 1) {
       const externalId = newExternalId(`race-sdk-${run}`);
-      const [jwt, idp] = await Promise.all([customerJwt(a.keys, a.config, { sub: externalId, name: 'A' }), idpToken({ sub: externalId, name: 'Provider' })]);
+      const [jwt, idp] = await Promise.all([
+        customerJwt(a.keys, a.config, { sub: externalId, name: 'A' }),
+        idpToken({ sub: externalId, name: 'Provider' }),
+      ]);
 
-      const [byA, bySdk] = await Promise.all([exchange(jwt), sdkExchange(idp, { publicKey: a.publicKey, markupId: markup.id, sdkOrigin: ORIGIN })]);
+      const [byA, bySdk] = await Promise.all([
+        exchange(jwt),
+        sdkExchange(idp, { publicKey: a.publicKey, markupId: markup.id, sdkOrigin: ORIGIN }),
+      ]);
 
       expect([byA.status, bySdk.status].sort(), `run ${run}: ${JSON.stringify([byA.body, bySdk.body])}`).toEqual([200, 403]);
       const stored = await readExternalUserBack(org.workspaceKey, externalId);
@@ -183,13 +202,29 @@ describe('an end user from before sources were recorded (issue 28 item 2)', { ti
 
   /** `source` taken off a record, as every record written before sources were recorded has none. */
   const makeLegacy = (workspaceId: string, externalId: string) =>
-    getDb().send(new UpdateCommand({ TableName: getConfig().tableName, Key: externalUserKey(workspaceId, externalId), UpdateExpression: 'REMOVE #source', ExpressionAttributeNames: { '#source': 'source' } }));
+    getDb().send(
+      new UpdateCommand({
+        TableName: getConfig().tableName,
+        Key: externalUserKey(workspaceId, externalId),
+        UpdateExpression: 'REMOVE #source',
+        ExpressionAttributeNames: { '#source': 'source' },
+      }),
+    );
 
   /** A legacy record written directly, as old data (no source). */
   async function writeLegacy(target: Org, externalId: string, name: string): Promise<string> {
     const now = Date.now();
     const userId = randomUUID();
-    const base = { workspaceId: target.workspaceId, organizationId: target.organizationId, externalId, userId, name, email: null, avatarUrl: null, avatarFileId: null };
+    const base = {
+      workspaceId: target.workspaceId,
+      organizationId: target.organizationId,
+      externalId,
+      userId,
+      name,
+      email: null,
+      avatarUrl: null,
+      avatarFileId: null,
+    };
     expect(await insertExternalUser({ ...base, createdAt: now, modifiedAt: now })).toBe('written');
     expect((await readExternalUserRecord(target.workspaceId, externalId))?.source).toBeUndefined();
     return userId;
@@ -210,7 +245,10 @@ describe('an end user from before sources were recorded (issue 28 item 2)', { ti
     const answer = expectOk(await exchangeVia(a, alice, { name: 'Alice', email: 'alice@example.com' }));
     const thread = await createThread(answer.exchangeToken, markup);
     await makeLegacy(org.workspaceId, alice);
-    const [threadBefore, recordBefore] = await Promise.all([getThread(org.workspaceKey, thread.id), readExternalUserRecord(org.workspaceId, alice)]);
+    const [threadBefore, recordBefore] = await Promise.all([
+      getThread(org.workspaceKey, thread.id),
+      readExternalUserRecord(org.workspaceId, alice),
+    ]);
 
     expectOtherSource(await exchangeVia(b, alice, { name: 'Mallory', email: 'mallory@example.com' }));
     expectOtherSource(await exchangeVia(a, alice, { name: 'Alice again' }));
@@ -233,7 +271,10 @@ describe('an end user from before sources were recorded (issue 28 item 2)', { ti
     const again = expectOk(await exchangeVia(only!, legacy));
 
     expect([first.userId, again.userId]).toEqual([userId, userId]);
-    expect(await readExternalUserRecord(solo.workspaceId, legacy)).toMatchObject({ source: installationSource(only!.config.installationId), name: 'Old, renamed' });
+    expect(await readExternalUserRecord(solo.workspaceId, legacy)).toMatchObject({
+      source: installationSource(only!.config.installationId),
+      name: 'Old, renamed',
+    });
     // The API reads and changes a legacy record as before, and leaves it legacy.
     expect(await readExternalUserBack(solo.workspaceKey, managed)).toMatchObject({ id: managedId, name: 'Managed' });
     expectNoContent(await patchExternalUser(solo.workspaceKey, managed, { name: 'Managed, renamed' }));

@@ -14,7 +14,12 @@ import { completeUpload, pngBytes, postToStorage, readUploadRecord, requestPolic
  */
 
 const pin = { viewportXPercentage: 10, viewportYPercentage: 20 };
-const screenshotQuery = (bytes: Buffer, fileId?: string) => ({ filename: 's.png', mimeType: 'image/png', filesize: String(bytes.length), fileId });
+const screenshotQuery = (bytes: Buffer, fileId?: string) => ({
+  filename: 's.png',
+  mimeType: 'image/png',
+  filesize: String(bytes.length),
+  fileId,
+});
 
 async function setUp() {
   const org = await makeOrganization('End users');
@@ -39,12 +44,23 @@ describe('a contributor end user edits and deletes only its own (thread:update, 
     expect((await call('POST', `/threads/${thread.id}/unresolve`, { key: contributor.token })).status).toBe(200);
     expect((await call('PATCH', `/threads/${thread.id}/move-pin`, { key: contributor.token, body: pin })).status).toBe(200);
     const png = await pngBytes();
-    const policy = await call('GET', `/threads/${thread.id}/screenshot-upload-policy`, { key: contributor.token, query: screenshotQuery(png) });
+    const policy = await call('GET', `/threads/${thread.id}/screenshot-upload-policy`, {
+      key: contributor.token,
+      query: screenshotQuery(png),
+    });
     expect(policy.status, JSON.stringify(policy.body)).toBe(200);
     const posted = await postToStorage(policy.body.data.policy, png, { filename: 's.png' });
     const attached = await call('PUT', `/threads/${thread.id}/screenshot`, {
       key: contributor.token,
-      body: { fileId: policy.body.data.metadata.fileId, key: policy.body.data.key, etag: posted.etag, mimeType: 'image/png', width: 4, height: 3, filesize: png.length },
+      body: {
+        fileId: policy.body.data.metadata.fileId,
+        key: policy.body.data.key,
+        etag: posted.etag,
+        mimeType: 'image/png',
+        width: 4,
+        height: 3,
+        filesize: png.length,
+      },
     });
     expect(attached.status, JSON.stringify(attached.body)).toBe(200);
     expect((await call('PATCH', `/messages/${message.id}`, { key: contributor.token, body: { content: 'Edited' } })).status).toBe(200);
@@ -63,7 +79,10 @@ describe('a contributor end user edits and deletes only its own (thread:update, 
     const answers = {
       resolve: await call('POST', `/threads/${thread.id}/resolve`, { key: contributor.token }),
       movePin: await call('PATCH', `/threads/${thread.id}/move-pin`, { key: contributor.token, body: pin }),
-      policy: await call('GET', `/threads/${thread.id}/screenshot-upload-policy`, { key: contributor.token, query: screenshotQuery(png, refusedFileId) }),
+      policy: await call('GET', `/threads/${thread.id}/screenshot-upload-policy`, {
+        key: contributor.token,
+        query: screenshotQuery(png, refusedFileId),
+      }),
       attach: await call('PUT', `/threads/${thread.id}/screenshot`, {
         key: contributor.token,
         body: { fileId: refusedFileId, key: 'k', etag: '"0"', mimeType: 'image/png', width: 4, height: 3, filesize: png.length },
@@ -83,7 +102,9 @@ describe('a contributor end user edits and deletes only its own (thread:update, 
     expect(after).toMatchObject({ resolved: false, offsetXPercentage: 25, offsetYPercentage: 40, modifiedAt: thread.modifiedAt });
     expect(after.messages.map((message: { message: string }) => message.message)).toEqual([thread.messages[0].message]);
     // Replying to someone else's thread is every contributor's right.
-    expect((await call('POST', `/threads/${thread.id}/messages`, { key: contributor.token, body: { content: 'A reply' } })).status).toBe(200);
+    expect((await call('POST', `/threads/${thread.id}/messages`, { key: contributor.token, body: { content: 'A reply' } })).status).toBe(
+      200,
+    );
   });
 
   it("lets an owner end user change and delete other people's threads and delete their messages, never edit them", async () => {
@@ -163,7 +184,13 @@ describe('uploads for comments (Uploads: access checked per resource)', () => {
     const contributor = await as('project:contributor');
     const thread = await createThread(org.workspaceKey, markup);
 
-    const file = await uploadFile(contributor.token, { bytes: await pngBytes(), filename: 'a.png', contentType: 'image/png', resourceType: 'message_attachment', resourceId: markup.id });
+    const file = await uploadFile(contributor.token, {
+      bytes: await pngBytes(),
+      filename: 'a.png',
+      contentType: 'image/png',
+      resourceType: 'message_attachment',
+      resourceId: markup.id,
+    });
     const message = await reply(contributor.token, thread.id, { content: 'See attached', attachments: [{ fileId: file.fileId }] });
 
     expect(message.user.id).toBe(contributor.userId);
@@ -199,10 +226,24 @@ describe('a token bound to one markup (Authentication, customer JWT exchange rul
     const thread = await createThread(org.workspaceKey, other);
     const message = thread.messages[0].id as string;
     const png = await pngBytes();
-    const issued = await uploadFile(org.workspaceKey, { bytes: png, filename: 'a.png', contentType: 'image/png', resourceType: 'message_attachment', resourceId: other.id }, { confirm: false });
+    const issued = await uploadFile(
+      org.workspaceKey,
+      { bytes: png, filename: 'a.png', contentType: 'image/png', resourceType: 'message_attachment', resourceId: other.id },
+      { confirm: false },
+    );
     const refusedFileIds = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
-    const policy = (resourceType: string, fileId: string) => ({ resourceType, resourceId: other.id, fileId, filename: 'a.png', contentType: 'image/png', filesize: png.length });
-    const before = { markup: await call('GET', `/markups/${other.id}`, { key: org.workspaceKey }), thread: await getThread(org.workspaceKey, thread.id) };
+    const policy = (resourceType: string, fileId: string) => ({
+      resourceType,
+      resourceId: other.id,
+      fileId,
+      filename: 'a.png',
+      contentType: 'image/png',
+      filesize: png.length,
+    });
+    const before = {
+      markup: await call('GET', `/markups/${other.id}`, { key: org.workspaceKey }),
+      thread: await getThread(org.workspaceKey, thread.id),
+    };
 
     const key = owner.token;
     const answers: Record<string, ApiResponse> = {
@@ -217,10 +258,21 @@ describe('a token bound to one markup (Authentication, customer JWT exchange rul
       unresolve: await call('POST', `/threads/${thread.id}/unresolve`, { key }),
       'read thread': await call('POST', `/threads/${thread.id}/read`, { key }),
       'move pin': await call('PATCH', `/threads/${thread.id}/move-pin`, { key, body: pin }),
-      'screenshot policy': await call('GET', `/threads/${thread.id}/screenshot-upload-policy`, { key, query: screenshotQuery(png, refusedFileIds[0]) }),
+      'screenshot policy': await call('GET', `/threads/${thread.id}/screenshot-upload-policy`, {
+        key,
+        query: screenshotQuery(png, refusedFileIds[0]),
+      }),
       'attach screenshot': await call('PUT', `/threads/${thread.id}/screenshot`, {
         key,
-        body: { fileId: issued.fileId, key: issued.policy.key, etag: issued.etag, mimeType: 'image/png', width: 4, height: 3, filesize: png.length },
+        body: {
+          fileId: issued.fileId,
+          key: issued.policy.key,
+          etag: issued.etag,
+          mimeType: 'image/png',
+          width: 4,
+          height: 3,
+          filesize: png.length,
+        },
       }),
       'GET screenshot': await call('GET', `/threads/${thread.id}/screenshot`, { key }),
       reply: await call('POST', `/threads/${thread.id}/messages`, { key, body: { content: 'No' } }),
@@ -294,7 +346,12 @@ describe('the tag list is a member directory: closed to end users like GET /user
     const org = await makeOrganization();
     const markup = await makeTypedMarkup(org, 'webpage');
     for (const markupRole of ['project:viewer', 'project:contributor', 'project:owner'] as const) {
-      const token = await endUserToken({ organizationId: org.organizationId, workspaceId: org.workspaceId, markupRole, markupId: markup.id });
+      const token = await endUserToken({
+        organizationId: org.organizationId,
+        workspaceId: org.workspaceId,
+        markupRole,
+        markupId: markup.id,
+      });
       const response = await call('GET', `/markups/${markup.id}/tag`, { key: token });
       expectProblem(response, 403);
       expect(JSON.stringify(response.body)).not.toContain('@');

@@ -50,7 +50,9 @@ describe('ETag, If-None-Match and If-Match (docs/api.md, "ETag, If-Match, If-Non
     for (let round = 0; round < ROUNDS; round += 1) {
       const etag = (await call('GET', '/workspace', { key: org.workspaceKey })).headers.get('etag')!;
       const names = [`A ${round}`, `B ${round}`];
-      const responses = await Promise.all(names.map((name) => call('PATCH', '/workspace', { key: org.workspaceKey, body: { name }, headers: { 'If-Match': etag } })));
+      const responses = await Promise.all(
+        names.map((name) => call('PATCH', '/workspace', { key: org.workspaceKey, body: { name }, headers: { 'If-Match': etag } })),
+      );
       const winner = expectOneWinner(responses);
       expect((await call('GET', '/workspace', { key: org.workspaceKey })).body.data.name).toBe(winner.body.data.name);
     }
@@ -63,10 +65,18 @@ describe('ETag, If-None-Match and If-Match (docs/api.md, "ETag, If-Match, If-Non
     const current = (await call('GET', '/workspace', { key: org.workspaceKey })).headers.get('etag')!;
 
     const refused = await call('PATCH', '/workspace', { key: org.workspaceKey, body: { name: 'Third' }, headers: { 'If-Match': stale } });
-    const weak = await call('PATCH', '/workspace', { key: org.workspaceKey, body: { name: 'Third' }, headers: { 'If-Match': `W/${current}` } });
+    const weak = await call('PATCH', '/workspace', {
+      key: org.workspaceKey,
+      body: { name: 'Third' },
+      headers: { 'If-Match': `W/${current}` },
+    });
     const deleteRefused = await call('DELETE', '/workspace', { key: org.workspaceKey, headers: { 'If-Match': stale } });
     const stillThere = await call('GET', '/workspace', { key: org.workspaceKey });
-    const listed = await call('PATCH', '/workspace', { key: org.workspaceKey, body: { name: 'Fourth' }, headers: { 'If-Match': `${stale}, ${current}` } });
+    const listed = await call('PATCH', '/workspace', {
+      key: org.workspaceKey,
+      body: { name: 'Fourth' },
+      headers: { 'If-Match': `${stale}, ${current}` },
+    });
     const any = await call('PATCH', '/workspace', { key: org.workspaceKey, body: { name: 'Fifth' }, headers: { 'If-Match': '*' } });
 
     expectProblem(refused, 412);
@@ -89,7 +99,9 @@ describe('ETag, If-None-Match and If-Match (docs/api.md, "ETag, If-Match, If-Non
     for (let round = 0; round < ROUNDS; round += 1) {
       const current = (await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).headers.get('etag')!;
       const action = round % 2 === 0 ? 'resolve' : 'unresolve';
-      const responses = await Promise.all([0, 1].map(() => call('POST', `/threads/${thread.id}/${action}`, { key: org.workspaceKey, headers: { 'If-Match': current } })));
+      const responses = await Promise.all(
+        [0, 1].map(() => call('POST', `/threads/${thread.id}/${action}`, { key: org.workspaceKey, headers: { 'If-Match': current } })),
+      );
       const winner = expectOneWinner(responses);
       expect(winner.status).toBe(200);
       expect((await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data.resolved).toBe(action === 'resolve');
@@ -112,10 +124,20 @@ describe('ETag, If-None-Match and If-Match (docs/api.md, "ETag, If-Match, If-Non
     const message = await reply(org.workspaceKey, thread.id, { content: 'First' });
     const etag = await expectNotModified(`/messages/${message.id}`, org.workspaceKey);
 
-    const edited = await call('PATCH', `/messages/${message.id}`, { key: org.workspaceKey, body: { content: 'Second' }, headers: { 'If-Match': etag } });
+    const edited = await call('PATCH', `/messages/${message.id}`, {
+      key: org.workspaceKey,
+      body: { content: 'Second' },
+      headers: { 'If-Match': etag },
+    });
     const after = await call('GET', `/messages/${message.id}`, { key: org.workspaceKey, headers: { 'If-None-Match': etag } });
-    const stale = await call('PATCH', `/messages/${message.id}`, { key: org.workspaceKey, body: { content: 'Third' }, headers: { 'If-Match': etag } });
-    const shown = (await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data.messages.find((m: { id: string }) => m.id === message.id);
+    const stale = await call('PATCH', `/messages/${message.id}`, {
+      key: org.workspaceKey,
+      body: { content: 'Third' },
+      headers: { 'If-Match': etag },
+    });
+    const shown = (await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data.messages.find(
+      (m: { id: string }) => m.id === message.id,
+    );
 
     expect(edited.status).toBe(200);
     expect(after.status).toBe(200);
@@ -136,15 +158,22 @@ describe('ETag, If-None-Match and If-Match (docs/api.md, "ETag, If-Match, If-Non
     for (let round = 0; round < ROUNDS; round += 1) {
       const contents = [`A ${round}`, `B ${round}`];
       const responses = await Promise.all(
-        contents.map((content) => call('PATCH', `/messages/${message.id}`, { key: org.workspaceKey, body: { content }, headers: { 'If-Match': etag } })),
+        contents.map((content) =>
+          call('PATCH', `/messages/${message.id}`, { key: org.workspaceKey, body: { content }, headers: { 'If-Match': etag } }),
+        ),
       );
       const winner = expectOneWinner(responses);
-      const shown = (await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data.messages.find((m: { id: string }) => m.id === message.id);
+      const shown = (await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data.messages.find(
+        (m: { id: string }) => m.id === message.id,
+      );
       expect(shown.content).toBe(winner.body.data.message.content);
       etag = winner.headers.get('etag')!;
     }
 
-    const deleteRefused = await call('DELETE', `/messages/${message.id}`, { key: org.workspaceKey, headers: { 'If-Match': read.headers.get('etag')! } });
+    const deleteRefused = await call('DELETE', `/messages/${message.id}`, {
+      key: org.workspaceKey,
+      headers: { 'If-Match': read.headers.get('etag')! },
+    });
     const deleted = await call('DELETE', `/messages/${message.id}`, { key: org.workspaceKey, headers: { 'If-Match': etag } });
     expectProblem(deleteRefused, 412);
     expect(deleted.status).toBe(204);
@@ -161,7 +190,11 @@ describe('ETag, If-None-Match and If-Match (docs/api.md, "ETag, If-Match, If-Non
     for (let round = 0; round < ROUNDS; round += 1) {
       const current = (await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).headers.get('etag')!;
       const names = [`A ${round}`, `B ${round}`];
-      const responses = await Promise.all(names.map((name) => call('POST', `/markups/${markup.id}`, { key: org.workspaceKey, body: { name }, headers: { 'If-Match': current } })));
+      const responses = await Promise.all(
+        names.map((name) =>
+          call('POST', `/markups/${markup.id}`, { key: org.workspaceKey, body: { name }, headers: { 'If-Match': current } }),
+        ),
+      );
       const winner = expectOneWinner(responses);
       expect((await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).body.data.name).toBe(winner.body.data.name);
     }
@@ -174,11 +207,21 @@ describe('ETag, If-None-Match and If-Match (docs/api.md, "ETag, If-Match, If-Non
   it('answers a folder item with an ETag, 304 while unchanged, and refuses a stale rename or delete', async () => {
     const org = await makeOrganization();
     const workspace = (await call('GET', '/workspace', { key: org.workspaceKey })).body.data;
-    const folder = (await call('POST', '/items', { key: org.workspaceKey, body: { parentFolderId: workspace.rootFolderId, name: 'Designs' } })).body.data;
+    const folder = (
+      await call('POST', '/items', { key: org.workspaceKey, body: { parentFolderId: workspace.rootFolderId, name: 'Designs' } })
+    ).body.data;
     const etag = await expectNotModified(`/items/${folder.id}`, org.workspaceKey);
 
-    const renamed = await call('PATCH', `/items/${folder.id}`, { key: org.workspaceKey, body: { name: 'Drafts' }, headers: { 'If-Match': etag } });
-    const staleRename = await call('PATCH', `/items/${folder.id}`, { key: org.workspaceKey, body: { name: 'Other' }, headers: { 'If-Match': etag } });
+    const renamed = await call('PATCH', `/items/${folder.id}`, {
+      key: org.workspaceKey,
+      body: { name: 'Drafts' },
+      headers: { 'If-Match': etag },
+    });
+    const staleRename = await call('PATCH', `/items/${folder.id}`, {
+      key: org.workspaceKey,
+      body: { name: 'Other' },
+      headers: { 'If-Match': etag },
+    });
     const staleDelete = await call('DELETE', `/items/${folder.id}`, { key: org.workspaceKey, headers: { 'If-Match': etag } });
     const after = await call('GET', `/items/${folder.id}`, { key: org.workspaceKey, headers: { 'If-None-Match': etag } });
 
@@ -193,11 +236,17 @@ describe('ETag, If-None-Match and If-Match (docs/api.md, "ETag, If-Match, If-Non
   it('lets one of two folder renames with one ETag win', async () => {
     const org = await makeOrganization();
     const workspace = (await call('GET', '/workspace', { key: org.workspaceKey })).body.data;
-    const folder = (await call('POST', '/items', { key: org.workspaceKey, body: { parentFolderId: workspace.rootFolderId, name: 'Start' } })).body.data;
+    const folder = (
+      await call('POST', '/items', { key: org.workspaceKey, body: { parentFolderId: workspace.rootFolderId, name: 'Start' } })
+    ).body.data;
     for (let round = 0; round < ROUNDS; round += 1) {
       const current = (await call('GET', `/items/${folder.id}`, { key: org.workspaceKey })).headers.get('etag')!;
       const names = [`A ${round}`, `B ${round}`];
-      const responses = await Promise.all(names.map((name) => call('PATCH', `/items/${folder.id}`, { key: org.workspaceKey, body: { name }, headers: { 'If-Match': current } })));
+      const responses = await Promise.all(
+        names.map((name) =>
+          call('PATCH', `/items/${folder.id}`, { key: org.workspaceKey, body: { name }, headers: { 'If-Match': current } }),
+        ),
+      );
       expectOneWinner(responses);
       const winner = names[responses.findIndex((response) => response.status < 300)];
       expect((await call('GET', `/items/${folder.id}`, { key: org.workspaceKey })).body.data.name).toBe(winner);

@@ -22,7 +22,10 @@ describe('events written in the transaction of their change', () => {
   it('markup_created: one per markup of a 50-markup bulk creation, each with its own id', async () => {
     const org = await makeOrganization();
     await setPlan(org.organizationId, { markupLimit: null });
-    const response = await call('POST', '/markups/bulk/from-url', { key: org.workspaceKey, body: { items: Array.from({ length: 50 }, (_, i) => ({ url: `https://e.example/${i}` })) } });
+    const response = await call('POST', '/markups/bulk/from-url', {
+      key: org.workspaceKey,
+      body: { items: Array.from({ length: 50 }, (_, i) => ({ url: `https://e.example/${i}` })) },
+    });
     expect(response.status).toBe(204);
     const list = await call('GET', '/markups', { key: org.workspaceKey, query: { limit: 100 } });
     const events = ofType(await eventsOf(org, (found) => found.length >= 50), 'markup_created');
@@ -47,7 +50,10 @@ describe('events written in the transaction of their change', () => {
     const thread = await createThread(org.workspaceKey, markup);
     const message = await reply(org.workspaceKey, thread.id);
     expect((await call('PATCH', `/messages/${message.id}`, { key: org.workspaceKey, body: { content: 'Edited' } })).status).toBe(200);
-    const moved = await call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { viewportXPercentage: 10, viewportYPercentage: 20 } });
+    const moved = await call('PATCH', `/threads/${thread.id}/move-pin`, {
+      key: org.workspaceKey,
+      body: { viewportXPercentage: 10, viewportYPercentage: 20 },
+    });
     expect(moved.status).toBe(200);
     await call('POST', `/threads/${thread.id}/resolve`, { key: org.workspaceKey });
     await call('POST', `/threads/${thread.id}/unresolve`, { key: org.workspaceKey });
@@ -86,14 +92,18 @@ describe('events written in the transaction of their change', () => {
       expect(deleted.status).toBe(204);
       expect([200, 404, 409]).toContain(created.status);
       const events = (await listEvents(org.workspaceId)).filter((event) => event.markupId === markup.id);
-      expect(events.map((event) => [event.type, event.threadId])).toEqual(created.status === 200 ? [['comment_created', created.body.data.id]] : []);
+      expect(events.map((event) => [event.type, event.threadId])).toEqual(
+        created.status === 200 ? [['comment_created', created.body.data.id]] : [],
+      );
     }
   });
 
   it('20 thread creations racing on one markup (its counters in every transaction): one event per created thread', async () => {
     const org = await makeOrganization();
     const markup = await makeTypedMarkup(org, 'webpage');
-    const responses = await Promise.all(Array.from({ length: 20 }, () => call('POST', '/threads', { key: org.workspaceKey, body: threadBody(markup) })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => call('POST', '/threads', { key: org.workspaceKey, body: threadBody(markup) })),
+    );
     const createdIds = responses.filter((response) => response.status === 200).map((response) => response.body.data.id as string);
     expect(responses.every((response) => response.status === 200 || response.status === 409)).toBe(true);
     const events = ofType(await eventsOf(org, (found) => found.length >= createdIds.length), 'comment_created');
@@ -104,15 +114,27 @@ describe('events written in the transaction of their change', () => {
   it('markup_ready: once for repeated runs, in the workspace the markup is in when the outcome commits (moved meanwhile)', async () => {
     const org = await makeOrganization();
     const other = await makeSecondWorkspace(org.orgKey);
-    const stored = await makeTypedMarkup({ organizationId: org.organizationId, workspaceId: other.id }, 'image', { conversionStatus: 'pending', isReady: false });
+    const stored = await makeTypedMarkup({ organizationId: org.organizationId, workspaceId: other.id }, 'image', {
+      conversionStatus: 'pending',
+      isReady: false,
+    });
     // The worker read the markup before an organization key moved it to the other workspace.
     const readBeforeMove = { ...stored, workspaceId: org.workspaceId };
-    const converted = { changes: { images: [] }, category: 'images' as const, bytes: 0, thumbnail: { error: 'No thumbnail in this test.' } };
+    const converted = {
+      changes: { images: [] },
+      category: 'images' as const,
+      bytes: 0,
+      thumbnail: { error: 'No thumbnail in this test.' },
+    };
     const outputs = { deleteAll: async () => {} } as unknown as OutputObjects;
     await markReady(readBeforeMove, converted, outputs);
     await markReady(readBeforeMove, converted, outputs);
 
-    const events = await eventually(() => listEvents(other.id), (found) => found.length >= 1, 5_000);
+    const events = await eventually(
+      () => listEvents(other.id),
+      (found) => found.length >= 1,
+      5_000,
+    );
     expect(events.filter((event) => event.type === 'markup_ready').map((event) => event.markupId)).toEqual([stored.id]);
     expect(await listEvents(org.workspaceId)).toEqual([]);
   });
@@ -121,7 +143,11 @@ describe('events written in the transaction of their change', () => {
     const org = await makeOrganization();
     const markup = await makeTypedMarkup(org, 'webpage');
     const thread = await createThread(org.workspaceKey, markup);
-    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => call('POST', `/threads/${thread.id}/messages`, { key: org.workspaceKey, body: { content: `Reply ${i}` } })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call('POST', `/threads/${thread.id}/messages`, { key: org.workspaceKey, body: { content: `Reply ${i}` } }),
+      ),
+    );
     expect(responses.every((response) => response.status === 200 || response.status === 409)).toBe(true);
     const createdIds = responses.filter((response) => response.status === 200).map((response) => response.body.data.id as string);
     const events = ofType(await eventsOf(org, (found) => found.length >= createdIds.length + 1), 'comment_reply_created');

@@ -61,7 +61,10 @@ function callsOf(markup: MarkupRecord, records: Records): [string, (token: strin
     [
       'ask an upload policy',
       (key) =>
-        call('POST', '/uploads/upload-policy', { key, body: { resourceType: 'message_attachment', resourceId: markup.id, filename: 'a.png', contentType: 'image/png', filesize: 100 } }),
+        call('POST', '/uploads/upload-policy', {
+          key,
+          body: { resourceType: 'message_attachment', resourceId: markup.id, filename: 'a.png', contentType: 'image/png', filesize: 100 },
+        }),
     ],
     ['list threads', (key) => call('GET', '/threads', { key, query: { markupId: markup.id } })],
     ['create a thread', (key) => call('POST', '/threads', { key, body: threadBody(markup) })],
@@ -80,7 +83,12 @@ function callsOf(markup: MarkupRecord, records: Records): [string, (token: strin
 }
 
 /** Each call by `dead` is a 401 and changes nothing; each by `live` succeeds. */
-async function expectDeadAndLive(org: Org, markup: MarkupRecord, dead: { token: string; records: Records }, live: { token: string; records: Records }) {
+async function expectDeadAndLive(
+  org: Org,
+  markup: MarkupRecord,
+  dead: { token: string; records: Records },
+  live: { token: string; records: Records },
+) {
   const before = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data;
   const name = (await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).body.data.name;
   for (const [label, send] of callsOf(markup, dead.records)) {
@@ -155,7 +163,10 @@ describe('an exchange token dies with what it stands for (401 on the next reques
 
     expectProblem(await call('GET', `/threads/${crypto.randomUUID()}`, { key: token }), 401);
     expectProblem(await call('POST', '/threads', { key: token, body: { projectId: markup.id } }), 401);
-    expectProblem(await call('POST', '/threads', { key: token, body: threadBody(markup), headers: { 'Idempotency-Key': idempotencyKey } }), 401);
+    expectProblem(
+      await call('POST', '/threads', { key: token, body: threadBody(markup), headers: { 'Idempotency-Key': idempotencyKey } }),
+      401,
+    );
   });
 
   it('refuses an SDK exchange token (identity-provider user) once its installation or its external user is deleted', async () => {
@@ -167,13 +178,17 @@ describe('an exchange token dies with what it stands for (401 on the next reques
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       return response.body.data.exchangeToken as string;
     };
-    const [doomed, kept] = [await createInstallation(org.workspaceKey, { allowedOrigins: [origin] }), await createInstallation(org.workspaceKey, { allowedOrigins: [origin] })];
+    const [doomed, kept] = [
+      await createInstallation(org.workspaceKey, { allowedOrigins: [origin] }),
+      await createInstallation(org.workspaceKey, { allowedOrigins: [origin] }),
+    ];
     const [ofDeletedInstallation, ofDeletedUser, live] = [
       await sdkToken(doomed.publicKey, newExternalId('idp')),
       await sdkToken(kept.publicKey, newExternalId('idp')),
       await sdkToken(kept.publicKey, newExternalId('idp')),
     ];
-    for (const token of [ofDeletedInstallation, ofDeletedUser, live]) expect((await call('POST', '/threads', { key: token, body: threadBody(markup) })).status).toBe(200);
+    for (const token of [ofDeletedInstallation, ofDeletedUser, live])
+      expect((await call('POST', '/threads', { key: token, body: threadBody(markup) })).status).toBe(200);
     const deletedSub = JSON.parse(Buffer.from(ofDeletedUser.split('.')[1]!, 'base64url').toString()).ext as string;
 
     expect((await call('DELETE', `/installations/${doomed.id}`, { key: org.workspaceKey })).status).toBe(204);

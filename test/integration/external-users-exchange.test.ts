@@ -22,17 +22,32 @@ describe('upsertExternalUserFromClaims: the external user of a token exchange (D
     const org = await makeOrganization();
     const externalId = newExternalId('sub');
 
-    const result = await upsertExternalUserFromClaims(scopeOf(org), externalId, { name: 'Ada', email: 'ada@example.com', picture: 'https://cdn.example.com/ada.png' }, SOURCE);
+    const result = await upsertExternalUserFromClaims(
+      scopeOf(org),
+      externalId,
+      { name: 'Ada', email: 'ada@example.com', picture: 'https://cdn.example.com/ada.png' },
+      SOURCE,
+    );
     const shown = await getExternalUser(org.workspaceKey, externalId);
 
     expect(result).toEqual({ userId: shown.body.data.id, name: 'Ada' });
-    expect(shown.body.data).toMatchObject({ externalId, name: 'Ada', email: 'ada@example.com', avatarUrl: 'https://cdn.example.com/ada.png', avatarFileId: null });
+    expect(shown.body.data).toMatchObject({
+      externalId,
+      name: 'Ada',
+      email: 'ada@example.com',
+      avatarUrl: 'https://cdn.example.com/ada.png',
+      avatarFileId: null,
+    });
     expect(await getUser(result.userId)).toMatchObject({ kind: 'external', name: 'Ada' });
   });
 
   it('uses a user created ahead of time and updates only the fields the claims carry', async () => {
     const org = await makeOrganization();
-    const made = await makeExternalUser(org.workspaceKey, { name: 'Made', email: 'made@example.com', avatarUrl: 'https://cdn.example.com/m.png' });
+    const made = await makeExternalUser(org.workspaceKey, {
+      name: 'Made',
+      email: 'made@example.com',
+      avatarUrl: 'https://cdn.example.com/m.png',
+    });
 
     const result = await upsertExternalUserFromClaims(scopeOf(org), made.externalId, { name: 'Renamed by the claims' }, SOURCE);
     const shown = (await getExternalUser(org.workspaceKey, made.externalId)).body.data;
@@ -49,9 +64,18 @@ describe('upsertExternalUserFromClaims: the external user of a token exchange (D
     const before = await readExternalUser(org.workspaceId, externalId);
 
     const exchanges = [
-      await countRequests(() => upsertExternalUserFromClaims(scopeOf(org), externalId, { name: 'Steady', email: 'steady@example.com' }, SOURCE)),
+      await countRequests(() =>
+        upsertExternalUserFromClaims(scopeOf(org), externalId, { name: 'Steady', email: 'steady@example.com' }, SOURCE),
+      ),
       await countRequests(() => upsertExternalUserFromClaims(scopeOf(org), externalId, {}, SOURCE)),
-      await countRequests(() => upsertExternalUserFromClaims(scopeOf(org), externalId, { picture: 'http://insecure.example.com/p.png', email: 'not an address' }, SOURCE)),
+      await countRequests(() =>
+        upsertExternalUserFromClaims(
+          scopeOf(org),
+          externalId,
+          { picture: 'http://insecure.example.com/p.png', email: 'not an address' },
+          SOURCE,
+        ),
+      ),
     ];
 
     expect(exchanges.map((exchange) => exchange.result.name)).toEqual(['Steady', 'Steady', 'Steady']);
@@ -74,7 +98,10 @@ describe('upsertExternalUserFromClaims: the external user of a token exchange (D
     const org = await makeOrganization();
 
     for (const sub of ['', 'x'.repeat(256), 'a\ud800b']) {
-      await expect(upsertExternalUserFromClaims(scopeOf(org), sub, {}, SOURCE)).rejects.toMatchObject({ status: 400, slug: 'invalid-sub-claim' });
+      await expect(upsertExternalUserFromClaims(scopeOf(org), sub, {}, SOURCE)).rejects.toMatchObject({
+        status: 400,
+        slug: 'invalid-sub-claim',
+      });
     }
   });
 
@@ -105,12 +132,17 @@ describe('upsertExternalUserFromClaims binds an API-made user to one installatio
     for (let run = 0; run < 20; run += 1) {
       const made = await makeExternalUser(org.workspaceKey, { name: 'Made' });
 
-      const outcomes = await Promise.allSettled(sources.map((source, index) => upsertExternalUserFromClaims(scopeOf(org), made.externalId, { name: `Installation ${index}` }, source)));
+      const outcomes = await Promise.allSettled(
+        sources.map((source, index) =>
+          upsertExternalUserFromClaims(scopeOf(org), made.externalId, { name: `Installation ${index}` }, source),
+        ),
+      );
 
       const won = outcomes.flatMap((outcome, index) => (outcome.status === 'fulfilled' ? [index] : []));
       expect(won, `run ${run}`).toHaveLength(1);
       for (const outcome of outcomes) {
-        if (outcome.status === 'rejected') expect(outcome.reason, `run ${run}`).toMatchObject({ status: 403, slug: 'end-user-of-another-source' });
+        if (outcome.status === 'rejected')
+          expect(outcome.reason, `run ${run}`).toMatchObject({ status: 403, slug: 'end-user-of-another-source' });
       }
       const stored = (await readExternalUser(org.workspaceId, made.externalId))!;
       expect(stored, `run ${run}`).toMatchObject({ source: sources[won[0]!], name: `Installation ${won[0]}`, userId: made.id });
@@ -119,13 +151,18 @@ describe('upsertExternalUserFromClaims binds an API-made user to one installatio
 });
 
 describe('threads keep an author: the external user as a guest, "Former user" once deleted (Resources: Thread `user`)', () => {
-  it('shows the external user\'s current name with guest: true, through renames and deletion', async () => {
+  it("shows the external user's current name with guest: true, through renames and deletion", async () => {
     const { org, markup, thread } = await makeConversation();
     const user = await makeExternalUser(org.workspaceKey, { name: 'Guest author' });
     // Threads by end users are written with exchange tokens (another part of issue 11); here the
     // thread is handed to the external user's User directly, which is all the view reads.
     await getDb().send(
-      new UpdateCommand({ TableName: getConfig().tableName, Key: threadKey(markup.id, thread.id), UpdateExpression: 'SET userId = :user', ExpressionAttributeValues: { ':user': user.id } }),
+      new UpdateCommand({
+        TableName: getConfig().tableName,
+        Key: threadKey(markup.id, thread.id),
+        UpdateExpression: 'SET userId = :user',
+        ExpressionAttributeValues: { ':user': user.id },
+      }),
     );
 
     const first = (await getThread(org.workspaceKey, thread.id)).user;

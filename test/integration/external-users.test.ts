@@ -123,7 +123,10 @@ describe('POST /users/external (Workspace users; Resources: Users, external user
 
   it('lets contributors create and viewers only read (403 insufficient-role)', async () => {
     const org = await makeOrganization();
-    const [viewer, contributor] = await Promise.all([makeMemberKey(org.workspaceId, 'viewer'), makeMemberKey(org.workspaceId, 'contributor')]);
+    const [viewer, contributor] = await Promise.all([
+      makeMemberKey(org.workspaceId, 'viewer'),
+      makeMemberKey(org.workspaceId, 'contributor'),
+    ]);
     const externalId = newExternalId();
 
     const refused = await createExternalUser(viewer, { externalId });
@@ -155,7 +158,7 @@ describe('avatarFileId: a confirmed external_user_avatar upload of the workspace
     expect((await readUploadRecord(avatar.fileId))?.state).toBe('confirmed');
   });
 
-  it('answers 400 for an unknown, unconfirmed, misfiled or someone else\'s upload, and 403 for another workspace\'s', async () => {
+  it("answers 400 for an unknown, unconfirmed, misfiled or someone else's upload, and 403 for another workspace's", async () => {
     const org = await makeOrganization();
     const second = await makeSecondWorkspace(org.orgKey);
     const secondKey = (await createWorkspaceKey(second.id)).apiKey;
@@ -175,12 +178,17 @@ describe('avatarFileId: a confirmed external_user_avatar upload of the workspace
       otherWorkspace: await createExternalUser(org.workspaceKey, { externalId, avatarFileId: otherWorkspace.fileId }),
     };
 
-    for (const refused of [attempts.unknown, attempts.unconfirmed, attempts.forSomeoneElse, attempts.markupAsset]) expectProblem(refused, 400, '/body/avatarFileId');
+    for (const refused of [attempts.unknown, attempts.unconfirmed, attempts.forSomeoneElse, attempts.markupAsset])
+      expectProblem(refused, 400, '/body/avatarFileId');
     expectProblem(attempts.otherWorkspace, 403);
     expectProblem(await getExternalUser(org.workspaceKey, externalId), 404);
     const existing = await makeExternalUser(org.workspaceKey);
     expectProblem(await patchExternalUser(org.workspaceKey, existing.externalId, { avatarFileId: otherWorkspace.fileId }), 403);
-    expectProblem(await patchExternalUser(org.workspaceKey, existing.externalId, { avatarFileId: unconfirmed.fileId }), 400, '/body/avatarFileId');
+    expectProblem(
+      await patchExternalUser(org.workspaceKey, existing.externalId, { avatarFileId: unconfirmed.fileId }),
+      400,
+      '/body/avatarFileId',
+    );
     expect((await getExternalUser(org.workspaceKey, existing.externalId)).body.data).toEqual(existing);
   });
 });
@@ -200,7 +208,11 @@ describe('GET /users/external/:externalId', () => {
 describe('PATCH /users/external/:externalId', () => {
   it('sets the fields given, clears those sent as null, keeps the rest, and renames the User in step', async () => {
     const org = await makeOrganization();
-    const user = await makeExternalUser(org.workspaceKey, { name: 'Grace', email: 'grace@example.com', avatarUrl: 'https://cdn.example.com/g.png' });
+    const user = await makeExternalUser(org.workspaceKey, {
+      name: 'Grace',
+      email: 'grace@example.com',
+      avatarUrl: 'https://cdn.example.com/g.png',
+    });
 
     const patchAndRead = async (changes: Record<string, unknown>) => {
       expectNoContent(await patchExternalUser(org.workspaceKey, user.externalId, changes));
@@ -238,7 +250,11 @@ describe('PATCH /users/external/:externalId', () => {
 
     expectProblem(await patchExternalUser(org.workspaceKey, user.externalId, {}), 400);
     expectProblem(await patchExternalUser(org.workspaceKey, user.externalId, { email: 'nope' }), 400, '/body/email');
-    expectProblem(await patchExternalUser(org.workspaceKey, user.externalId, { avatarUrl: 'ftp://x.example.com/a.png' }), 400, '/body/avatarUrl');
+    expectProblem(
+      await patchExternalUser(org.workspaceKey, user.externalId, { avatarUrl: 'ftp://x.example.com/a.png' }),
+      400,
+      '/body/avatarUrl',
+    );
     expectProblem(await patchExternalUser(org.workspaceKey, newExternalId(), { name: 'Nobody' }), 404);
   });
 });
@@ -261,7 +277,10 @@ describe('DELETE /users/external/:externalId', () => {
 
   it('needs an admin: a contributor gets 403 and the user stays', async () => {
     const org = await makeOrganization();
-    const [contributor, admin] = await Promise.all([makeMemberKey(org.workspaceId, 'contributor'), makeMemberKey(org.workspaceId, 'admin')]);
+    const [contributor, admin] = await Promise.all([
+      makeMemberKey(org.workspaceId, 'contributor'),
+      makeMemberKey(org.workspaceId, 'admin'),
+    ]);
     const user = await makeExternalUser(org.workspaceKey);
 
     expectProblem(await deleteExternalUser(contributor, user.externalId), 403);

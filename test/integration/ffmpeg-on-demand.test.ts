@@ -32,7 +32,11 @@ beforeAll(async () => {
     dataDir: join(dir, 'data'),
     memory: true,
     log: (line) => lines.push(line),
-    ffmpeg: { binary: join(dir, 'bin', 'ffmpeg'), command: ['sh', '-c', build, 'build', join(dir, 'go'), join(dir, 'bin', 'ffmpeg'), ffmpegPath()], log: 'build.log' },
+    ffmpeg: {
+      binary: join(dir, 'bin', 'ffmpeg'),
+      command: ['sh', '-c', build, 'build', join(dir, 'go'), join(dir, 'bin', 'ffmpeg'), ffmpegPath()],
+      log: 'build.log',
+    },
   });
 }, FFMPEG_TEST_TIMEOUT_MS);
 
@@ -54,18 +58,29 @@ describe('the local stack builds ffmpeg on first need (npm ci builds nothing)', 
   it('says it builds ffmpeg, and converts a video uploaded meanwhile once the build is done', async () => {
     expect(local.ffmpegBuild).toEqual({ log: 'build.log', replacing: false });
     const form = new FormData();
-    form.append('file', new Blob([await makeVideo({ seconds: 1, width: 160, height: 90, format: 'webm', audio: false })], { type: 'video/webm' }), 'clip.webm');
+    form.append(
+      'file',
+      new Blob([await makeVideo({ seconds: 1, width: 160, height: 90, format: 'webm', audio: false })], { type: 'video/webm' }),
+      'clip.webm',
+    );
     const created = await api('POST', `/markups/file?workspaceId=${local.stack.workspaceId}`, form);
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const id = created.body.data.id as string;
 
     // The worker took the job and waits for the build, saying so; the markup stays pending meanwhile.
-    const waiting = await eventually(async () => lines.join('\n'), (text) => text.includes('a video waits for the build of ffmpeg to finish (log: build.log)'));
+    const waiting = await eventually(
+      async () => lines.join('\n'),
+      (text) => text.includes('a video waits for the build of ffmpeg to finish (log: build.log)'),
+    );
     expect(waiting).toContain('ffmpeg: building (stand-in)');
     expect((await api('GET', `/markups/${id}`)).body.data).toMatchObject({ isReady: false });
 
     writeFileSync(join(dir, 'go'), '');
-    const ready = await eventually(async () => (await api('GET', `/markups/${id}`)).body.data, (markup) => markup.isReady === true, 60_000);
+    const ready = await eventually(
+      async () => (await api('GET', `/markups/${id}`)).body.data,
+      (markup) => markup.isReady === true,
+      60_000,
+    );
     expect(ready).toMatchObject({ isReady: true, type: 'video', video: { width: 160, height: 90 } });
     expect(ready.conversionError).toBeUndefined();
     expect(lines).toContain('ffmpeg: built');

@@ -56,7 +56,9 @@ describe('POST /markups/from-files with displayable images (Markups rules 3, 5, 
     expect(markup.images.map((image: { id: string }) => image.id)).toEqual([b.fileId, a.fileId, c.fileId]);
     expect(markup.images[0]).toMatchObject({ mimeType: 'image/jpeg', filesize: second.length, width: 5, height: 2 });
     expect(markup.images[1]).toMatchObject({ mimeType: 'image/png', filesize: first.length, width: 4, height: 3 });
-    const served = await Promise.all(markup.images.map(async (image: { url: string }) => Buffer.from(await (await fetch(image.url)).arrayBuffer())));
+    const served = await Promise.all(
+      markup.images.map(async (image: { url: string }) => Buffer.from(await (await fetch(image.url)).arrayBuffer())),
+    );
     expect(served).toEqual([second, first, third]);
     expect(new URL(markup.thumbnailUrl).pathname).toBe(new URL(markup.images[0].url).pathname);
     expect(await usedThisMonth(org.workspaceKey)).toBe(usedBefore + 1);
@@ -69,9 +71,18 @@ describe('POST /markups/from-files with displayable images (Markups rules 3, 5, 
   it('takes the name and folder given, and a generic content type by its extension', async () => {
     const org = await makeOrganization();
     const folder = await makeFolder(org);
-    const file = await uploadFile(org.workspaceKey, { bytes: await pngBytes(), filename: 'export.png', contentType: 'application/octet-stream' });
+    const file = await uploadFile(org.workspaceKey, {
+      bytes: await pngBytes(),
+      filename: 'export.png',
+      contentType: 'application/octet-stream',
+    });
 
-    const response = await fromFiles(org.orgKey, { workspaceId: org.workspaceId, fileIds: [file.fileId], name: 'Homepage review', parentFolderId: folder.id });
+    const response = await fromFiles(org.orgKey, {
+      workspaceId: org.workspaceId,
+      fileIds: [file.fileId],
+      name: 'Homepage review',
+      parentFolderId: folder.id,
+    });
 
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.data).toMatchObject({ type: 'image', name: 'Homepage review', parentFolderId: folder.id, isReady: true });
@@ -84,27 +95,30 @@ describe('POST /markups/from-files with a file needing conversion (Markups rules
     ['a PDF', () => pdfBytes(), 'brief.pdf', 'application/pdf', 'pdf', undefined, 'pdfs'],
     ['a video', () => videoBytes(), 'demo.mp4', 'video/mp4', 'video', undefined, 'videos'],
     ['a TIFF', () => tiffBytes(), 'scan.tiff', 'image/tiff', 'image', 'image/tiff', 'images'],
-  ] as const)('makes %s into a pending markup with its source, not ready, conversion queued', async (_case, bytes, filename, contentType, type, originalMimeType, category) => {
-    const org = await makeOrganization();
-    const content = await bytes();
-    const file = await uploadFile(org.workspaceKey, { bytes: content, filename, contentType });
+  ] as const)(
+    'makes %s into a pending markup with its source, not ready, conversion queued',
+    async (_case, bytes, filename, contentType, type, originalMimeType, category) => {
+      const org = await makeOrganization();
+      const content = await bytes();
+      const file = await uploadFile(org.workspaceKey, { bytes: content, filename, contentType });
 
-    const response = await fromFiles(org.workspaceKey, { workspaceId: org.workspaceId, fileIds: [file.fileId] });
+      const response = await fromFiles(org.workspaceKey, { workspaceId: org.workspaceId, fileIds: [file.fileId] });
 
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
-    const markup = response.body.data;
-    expect(markup).toMatchObject({ type, isReady: false, conversionStatus: 'pending', name: filename.replace(/\.[^.]+$/, '') });
-    expect(markup.originalMimeType).toBe(originalMimeType);
-    if (type === 'image') expect(markup.images).toEqual([]);
-    expect(markup.document).toBeUndefined();
-    expect(markup.video).toBeUndefined();
-    const record = await getItem(markup.id);
-    expect(record).toMatchObject({ source: { key: file.policy.key, mimeType: contentType, filesize: content.length, filename } });
-    // The source becomes the markup's original: its bytes move from its category to `originals`.
-    expect(await readUploadRecord(file.fileId)).toMatchObject({ state: 'consumed', consumedBy: markup.id, category });
-    expect((await getStorageBreakdown(org.organizationId)).originals).toBe(content.length);
-    expect(record).toMatchObject({ hasRetainedOriginal: true, retainOriginal: false });
-  });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      const markup = response.body.data;
+      expect(markup).toMatchObject({ type, isReady: false, conversionStatus: 'pending', name: filename.replace(/\.[^.]+$/, '') });
+      expect(markup.originalMimeType).toBe(originalMimeType);
+      if (type === 'image') expect(markup.images).toEqual([]);
+      expect(markup.document).toBeUndefined();
+      expect(markup.video).toBeUndefined();
+      const record = await getItem(markup.id);
+      expect(record).toMatchObject({ source: { key: file.policy.key, mimeType: contentType, filesize: content.length, filename } });
+      // The source becomes the markup's original: its bytes move from its category to `originals`.
+      expect(await readUploadRecord(file.fileId)).toMatchObject({ state: 'consumed', consumedBy: markup.id, category });
+      expect((await getStorageBreakdown(org.organizationId)).originals).toBe(content.length);
+      expect(record).toMatchObject({ hasRetainedOriginal: true, retainOriginal: false });
+    },
+  );
 });
 
 describe('A conversion that cannot be queued (nothing stays pending)', () => {
@@ -114,8 +128,13 @@ describe('A conversion that cannot be queued (nothing stays pending)', () => {
     const { services } = localStack();
     const principal = withPermission(await authenticate(`Bearer ${org.workspaceKey}`), 'markup:create');
 
-    useLocalServices({ ...services, queues: { ...services.queues, conversion: { ...services.queues.conversion, url: 'http://127.0.0.1:9/queue/unreachable' } } });
-    const created = await createMarkupFromUploads(principal, { workspaceId: org.workspaceId, fileIds: [file.fileId] }).finally(() => useLocalServices(services));
+    useLocalServices({
+      ...services,
+      queues: { ...services.queues, conversion: { ...services.queues.conversion, url: 'http://127.0.0.1:9/queue/unreachable' } },
+    });
+    const created = await createMarkupFromUploads(principal, { workspaceId: org.workspaceId, fileIds: [file.fileId] }).finally(() =>
+      useLocalServices(services),
+    );
 
     expect(created.record).toMatchObject({ isReady: true, conversionStatus: 'failed' });
     expect(created.record.conversionError).toContain('could not be scheduled');
@@ -154,7 +173,11 @@ describe('POST /markups/from-files rejections (Errors table)', () => {
 
   it('answers 400 for an unknown file id and for an upload never confirmed', async () => {
     const org = await makeOrganization();
-    const unconfirmed = await uploadFile(org.workspaceKey, { bytes: await pngBytes(), filename: 'a.png', contentType: 'image/png' }, { confirm: false });
+    const unconfirmed = await uploadFile(
+      org.workspaceKey,
+      { bytes: await pngBytes(), filename: 'a.png', contentType: 'image/png' },
+      { confirm: false },
+    );
 
     const unknown = await fromFiles(org.workspaceKey, { workspaceId: org.workspaceId, fileIds: [randomUUID()] });
     const pending = await fromFiles(org.workspaceKey, { workspaceId: org.workspaceId, fileIds: [unconfirmed.fileId] });
@@ -188,8 +211,10 @@ describe('POST /markups/from-files rejections (Errors table)', () => {
     const files = [];
     for (const kind of kinds) {
       if (kind === 'png') files.push(await png(org));
-      if (kind === 'pdf') files.push(await uploadFile(org.workspaceKey, { bytes: pdfBytes(), filename: 'a.pdf', contentType: 'application/pdf' }));
-      if (kind === 'mp4') files.push(await uploadFile(org.workspaceKey, { bytes: videoBytes(), filename: 'a.mp4', contentType: 'video/mp4' }));
+      if (kind === 'pdf')
+        files.push(await uploadFile(org.workspaceKey, { bytes: pdfBytes(), filename: 'a.pdf', contentType: 'application/pdf' }));
+      if (kind === 'mp4')
+        files.push(await uploadFile(org.workspaceKey, { bytes: videoBytes(), filename: 'a.mp4', contentType: 'video/mp4' }));
     }
 
     const response = await fromFiles(org.workspaceKey, { workspaceId: org.workspaceId, fileIds: files.map((file) => file.fileId) });
@@ -202,7 +227,12 @@ describe('POST /markups/from-files rejections (Errors table)', () => {
   it('answers 403 for a file uploaded into another workspace', async () => {
     const org = await makeOrganization();
     const second = await makeSecondWorkspace(org.orgKey);
-    const elsewhere = await uploadFile(org.orgKey, { bytes: await pngBytes(), filename: 'a.png', contentType: 'image/png', resourceId: second.rootFolderId });
+    const elsewhere = await uploadFile(org.orgKey, {
+      bytes: await pngBytes(),
+      filename: 'a.png',
+      contentType: 'image/png',
+      resourceId: second.rootFolderId,
+    });
 
     const response = await fromFiles(org.orgKey, { workspaceId: org.workspaceId, fileIds: [elsewhere.fileId] });
 
@@ -226,7 +256,10 @@ describe('POST /markups/from-files rejections (Errors table)', () => {
     const b = await pngBytes(41, 40);
     const first = await uploadFile(org.workspaceKey, { bytes: a, filename: 'a.png', contentType: 'image/png' }, { confirm: false });
     const second = await uploadFile(org.workspaceKey, { bytes: b, filename: 'b.png', contentType: 'image/png' }, { confirm: false });
-    for (const file of [first, second]) expect((await call('POST', '/uploads/upload-complete', { key: org.workspaceKey, body: { fileId: file.fileId, etag: file.etag } })).status).toBe(200);
+    for (const file of [first, second])
+      expect(
+        (await call('POST', '/uploads/upload-complete', { key: org.workspaceKey, body: { fileId: file.fileId, etag: file.etag } })).status,
+      ).toBe(200);
     // Policies reserve their sizes, so two files over the limit can only be stored before the plan is lowered.
     await setPlan(org.organizationId, { storageLimitBytes: a.length + b.length - 1 });
 
@@ -234,7 +267,9 @@ describe('POST /markups/from-files rejections (Errors table)', () => {
 
     expect(response.status).toBe(402);
     expect(response.body.type).toBe('urn:review-board:problem:storage-limit-reached');
-    expect(response.body.detail).toMatch(new RegExp(`^A markup of 2 files \\(${a.length + b.length} bytes\\) does not fit the plan's storage`));
+    expect(response.body.detail).toMatch(
+      new RegExp(`^A markup of 2 files \\(${a.length + b.length} bytes\\) does not fit the plan's storage`),
+    );
     expect((await readUploadRecord(first.fileId))?.state).toBe('confirmed');
   });
 
@@ -271,11 +306,14 @@ describe('Concurrent creations from the same file (States: confirmed -> consumed
     const org = await makeOrganization();
     const file = await png(org);
 
-    const responses = await Promise.all(Array.from({ length: 10 }, () => fromFiles(org.workspaceKey, { workspaceId: org.workspaceId, fileIds: [file.fileId] })));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => fromFiles(org.workspaceKey, { workspaceId: org.workspaceId, fileIds: [file.fileId] })),
+    );
 
     const statuses = responses.map((response) => response.status).sort();
     expect(statuses).toEqual([200, ...Array(9).fill(400)]);
-    for (const refused of responses.filter((response) => response.status === 400)) expect(refused.body.type).toBe('urn:review-board:problem:file-already-used');
+    for (const refused of responses.filter((response) => response.status === 400))
+      expect(refused.body.type).toBe('urn:review-board:problem:file-already-used');
     const list = await call('GET', '/markups', { key: org.workspaceKey });
     expect(list.body.data.data).toHaveLength(1);
     expect(await usedThisMonth(org.workspaceKey)).toBe(1);
@@ -294,7 +332,11 @@ describe('POST /markups/file (multipart, whole request at most 20 MB)', () => {
     expect(markup).toMatchObject({ type: 'image', name: 'Checkout', isReady: true });
     expect(markup.images).toEqual([expect.objectContaining({ mimeType: 'image/png', filesize: bytes.length, width: 6, height: 4 })]);
     expect(Buffer.from(await (await fetch(markup.images[0].url)).arrayBuffer())).toEqual(bytes);
-    expect(await readUploadRecord(markup.images[0].id)).toMatchObject({ state: 'consumed', consumedBy: markup.id, resourceType: 'markup_asset' });
+    expect(await readUploadRecord(markup.images[0].id)).toMatchObject({
+      state: 'consumed',
+      consumedBy: markup.id,
+      resourceType: 'markup_asset',
+    });
     expect(await getStorageBreakdown(org.organizationId)).toMatchObject({ images: bytes.length });
     expect((await listEvents(org.workspaceId)).map((event) => event.markupId)).toContain(markup.id);
   });
@@ -302,7 +344,10 @@ describe('POST /markups/file (multipart, whole request at most 20 MB)', () => {
   it('makes a PDF into a pending pdf markup, named by the query', async () => {
     const org = await makeOrganization();
 
-    const response = await postFileMarkup(org.workspaceKey, fileForm(pdfBytes(), 'spec.pdf', 'application/pdf'), { workspaceId: org.workspaceId, name: 'Spec v1' });
+    const response = await postFileMarkup(org.workspaceKey, fileForm(pdfBytes(), 'spec.pdf', 'application/pdf'), {
+      workspaceId: org.workspaceId,
+      name: 'Spec v1',
+    });
 
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.data).toMatchObject({ type: 'pdf', name: 'Spec v1', isReady: false, conversionStatus: 'pending' });
@@ -312,8 +357,18 @@ describe('POST /markups/file (multipart, whole request at most 20 MB)', () => {
     const org = await makeOrganization();
 
     const json = await postFileMarkup(org.workspaceKey, '{}', { workspaceId: org.workspaceId }, { 'Content-Type': 'application/json' });
-    const noFile = await postFileMarkup(org.workspaceKey, (() => { const form = new FormData(); form.append('name', 'x'); return form; })(), { workspaceId: org.workspaceId });
-    const text = await postFileMarkup(org.workspaceKey, fileForm(Buffer.from('hello'), 'notes.txt', 'text/plain'), { workspaceId: org.workspaceId });
+    const noFile = await postFileMarkup(
+      org.workspaceKey,
+      (() => {
+        const form = new FormData();
+        form.append('name', 'x');
+        return form;
+      })(),
+      { workspaceId: org.workspaceId },
+    );
+    const text = await postFileMarkup(org.workspaceKey, fileForm(Buffer.from('hello'), 'notes.txt', 'text/plain'), {
+      workspaceId: org.workspaceId,
+    });
     const noWorkspace = await postFileMarkup(org.orgKey, fileForm(await pngBytes(), 'a.png', 'image/png'), {});
 
     expect(json.status).toBe(415);
@@ -327,7 +382,9 @@ describe('POST /markups/file (multipart, whole request at most 20 MB)', () => {
   it('answers 413 for a request above 20 MB', async () => {
     const org = await makeOrganization();
 
-    const response = await postFileMarkup(org.workspaceKey, fileForm(Buffer.alloc(20 * 1024 * 1024 + 1), 'huge.png', 'image/png'), { workspaceId: org.workspaceId });
+    const response = await postFileMarkup(org.workspaceKey, fileForm(Buffer.alloc(20 * 1024 * 1024 + 1), 'huge.png', 'image/png'), {
+      workspaceId: org.workspaceId,
+    });
 
     expect(response.status).toBe(413);
   });
@@ -415,18 +472,46 @@ describe('Reading converted files: document and video expansions (Markups rule 7
       await putObject(key, bytes, mimeType);
       return { key, mimeType, filesize: bytes.length, filename: name };
     };
-    const source = (name: string, mimeType: string) => ({ fileId: randomUUID(), key: `uploads/${org.workspaceId}/${randomUUID()}/${name}`, filename: name, mimeType, filesize: 1 });
+    const source = (name: string, mimeType: string) => ({
+      fileId: randomUUID(),
+      key: `uploads/${org.workspaceId}/${randomUUID()}/${name}`,
+      filename: name,
+      mimeType,
+      filesize: 1,
+    });
     const pdf = {
-      ...newFileMarkupRecord({ placement: { workspace, parent }, files: [{ ...source('a.pdf', 'application/pdf'), kind: 'pdf' }], createdBy: 'u', at: Date.now() }),
+      ...newFileMarkupRecord({
+        placement: { workspace, parent },
+        files: [{ ...source('a.pdf', 'application/pdf'), kind: 'pdf' }],
+        createdBy: 'u',
+        at: Date.now(),
+      }),
       isReady: true,
       conversionStatus: 'ready' as const,
-      document: { pageCount: 2, pages: [{ number: 1, width: 200, height: 100, image: await stored('p1.png', page, 'image/png') }, { number: 2, width: 200, height: 100 }] },
+      document: {
+        pageCount: 2,
+        pages: [
+          { number: 1, width: 200, height: 100, image: await stored('p1.png', page, 'image/png') },
+          { number: 2, width: 200, height: 100 },
+        ],
+      },
     };
     const video = {
-      ...newFileMarkupRecord({ placement: { workspace, parent }, files: [{ ...source('a.mov', 'video/quicktime'), kind: 'video' }], createdBy: 'u', at: Date.now() + 1 }),
+      ...newFileMarkupRecord({
+        placement: { workspace, parent },
+        files: [{ ...source('a.mov', 'video/quicktime'), kind: 'video' }],
+        createdBy: 'u',
+        at: Date.now() + 1,
+      }),
       isReady: true,
       conversionStatus: 'ready' as const,
-      video: { file: await stored('v.mp4', mp4, 'video/mp4'), durationSeconds: 1.5, width: 16, height: 9, poster: await stored('poster.jpg', poster, 'image/jpeg') },
+      video: {
+        file: await stored('v.mp4', mp4, 'video/mp4'),
+        durationSeconds: 1.5,
+        width: 16,
+        height: 9,
+        poster: await stored('poster.jpg', poster, 'image/jpeg'),
+      },
     };
     await transact([putNew(toItem(pdf)), putNew(toItem(video))]);
     return { pdfId: pdf.id, videoId: video.id, page, poster, mp4 };
@@ -441,7 +526,13 @@ describe('Reading converted files: document and video expansions (Markups rule 7
     const pdf = (await call('GET', `/markups/${pdfId}`, { key: org.workspaceKey })).body.data;
     const video = (await call('GET', `/markups/${videoId}`, { key: org.workspaceKey })).body.data;
 
-    expect(pdf.document).toMatchObject({ pageCount: 2, pages: [{ number: 1, width: 200, height: 100, image: { mimeType: 'image/png', filesize: page.length } }, { number: 2, width: 200, height: 100 }] });
+    expect(pdf.document).toMatchObject({
+      pageCount: 2,
+      pages: [
+        { number: 1, width: 200, height: 100, image: { mimeType: 'image/png', filesize: page.length } },
+        { number: 2, width: 200, height: 100 },
+      ],
+    });
     expect(pdf.document.pages[1]).not.toHaveProperty('image');
     expect(await bytesAt(pdf.document.pages[0].image.url)).toEqual(page);
     expect(await bytesAt(pdf.thumbnailUrl)).toEqual(page);

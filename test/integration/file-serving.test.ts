@@ -16,7 +16,9 @@ import { fileForm, pdfBytes, pngBytes, postFileMarkup, postToStorage, requestPol
  */
 
 const HTML = Buffer.from('<!doctype html><script>parent.postMessage(document.cookie, "*")</script>');
-const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="3"><script>alert(document.domain)</script><rect width="4" height="3"/></svg>');
+const SVG = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="3"><script>alert(document.domain)</script><rect width="4" height="3"/></svg>',
+);
 
 /** Types a browser would run script from, or could be talked into reading as such. */
 const DANGEROUS: { contentType: string; filename: string; bytes: Buffer }[] = [
@@ -24,7 +26,11 @@ const DANGEROUS: { contentType: string; filename: string; bytes: Buffer }[] = [
   { contentType: 'text/html; charset=utf-7', filename: 'page.html', bytes: Buffer.from('+ADw-script+AD4-alert(1)+ADw-/script+AD4-') },
   { contentType: 'TEXT/HTML', filename: 'upper.htm', bytes: HTML },
   { contentType: 'image/svg+xml', filename: 'drawing.svg', bytes: SVG },
-  { contentType: 'application/xhtml+xml', filename: 'page.xhtml', bytes: Buffer.from('<html xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></html>') },
+  {
+    contentType: 'application/xhtml+xml',
+    filename: 'page.xhtml',
+    bytes: Buffer.from('<html xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></html>'),
+  },
   { contentType: 'application/xml', filename: 'data.xml', bytes: Buffer.from('<?xml version="1.0"?><x/>') },
   { contentType: 'text/javascript', filename: 'app.js', bytes: Buffer.from('alert(1)') },
   { contentType: 'text/plain', filename: 'notes.txt', bytes: HTML },
@@ -65,7 +71,10 @@ async function contributorEndUser(): Promise<{ org: Org; token: string; markupId
 /** A message attachment as the end user sends it: upload, then a reply that attaches it; answers the attachment. */
 async function attach(token: string, markupId: string, threadId: string, file: { contentType: string; filename: string; bytes: Buffer }) {
   const upload = await uploadFile(token, { ...file, resourceType: 'message_attachment', resourceId: markupId });
-  const message = await call('POST', `/threads/${threadId}/messages`, { key: token, body: { content: 'see attached', attachments: [{ fileId: upload.fileId }] } });
+  const message = await call('POST', `/threads/${threadId}/messages`, {
+    key: token,
+    body: { content: 'see attached', attachments: [{ fileId: upload.fileId }] },
+  });
   expect(message.status, JSON.stringify(message.body)).toBe(200);
   return message.body.data.attachments[0] as { url: string; mimeType: string; originalFilename: string };
 }
@@ -106,30 +115,43 @@ describe('uploads an end user attaches to a message are served so they cannot sc
 });
 
 describe('the serving a URL signs cannot be taken off it', () => {
-  it.each(['response-content-disposition', 'response-content-type'])('refuses the URL of an HTML attachment with its %s removed or changed (403)', async (parameter) => {
-    const { token, markupId, threadId } = await contributorEndUser();
-    const attachment = await attach(token, markupId, threadId, DANGEROUS[0]!);
-    const stripped = new URL(attachment.url);
-    stripped.searchParams.delete(parameter);
-    const changed = new URL(attachment.url);
-    changed.searchParams.set(parameter, parameter === 'response-content-type' ? 'text/html' : 'inline');
+  it.each(['response-content-disposition', 'response-content-type'])(
+    'refuses the URL of an HTML attachment with its %s removed or changed (403)',
+    async (parameter) => {
+      const { token, markupId, threadId } = await contributorEndUser();
+      const attachment = await attach(token, markupId, threadId, DANGEROUS[0]!);
+      const stripped = new URL(attachment.url);
+      stripped.searchParams.delete(parameter);
+      const changed = new URL(attachment.url);
+      changed.searchParams.set(parameter, parameter === 'response-content-type' ? 'text/html' : 'inline');
 
-    const answers = await Promise.all([stripped, changed].map(async (url) => (await served(url.href)).status));
+      const answers = await Promise.all([stripped, changed].map(async (url) => (await served(url.href)).status));
 
-    expect(answers).toEqual([403, 403]);
-  });
+      expect(answers).toEqual([403, 403]);
+    },
+  );
 });
 
 describe('uploads are stored so a GET that names no disposition downloads them too', () => {
   it('stores an HTML attachment with Content-Disposition: attachment, by form post and by direct PUT, and a PNG without', async () => {
     const { token, markupId } = await contributorEndUser();
     const policyFor = async (contentType: string, bytes: Buffer) => {
-      const policy = await requestPolicy(token, { resourceType: 'message_attachment', resourceId: markupId, filename: 'f', contentType, filesize: bytes.length });
+      const policy = await requestPolicy(token, {
+        resourceType: 'message_attachment',
+        resourceId: markupId,
+        filename: 'f',
+        contentType,
+        filesize: bytes.length,
+      });
       expect(policy.status, JSON.stringify(policy.body)).toBe(200);
       return policy.body.data;
     };
     const png = await pngBytes();
-    const [posted, put, image] = await Promise.all([policyFor('text/html', HTML), policyFor('text/html; charset=utf-7', HTML), policyFor('image/png', png)]);
+    const [posted, put, image] = await Promise.all([
+      policyFor('text/html', HTML),
+      policyFor('text/html; charset=utf-7', HTML),
+      policyFor('image/png', png),
+    ]);
 
     expect((await postToStorage(posted.policy, HTML)).status).toBe(204);
     expect((await fetch(put.directPut.url, { method: 'PUT', headers: put.directPut.headers, body: HTML })).status).toBe(200);
@@ -150,7 +172,10 @@ describe('an SVG image markup keeps its bytes and type but is served as a downlo
     const contributor = await addMember(org.workspaceId, 'contributor');
     const upload = await uploadFile(contributor.key, { bytes: SVG, filename: 'drawing.svg', contentType: 'image/svg+xml; charset=utf-7' });
 
-    const created = await call('POST', '/markups/from-files', { key: contributor.key, body: { workspaceId: org.workspaceId, fileIds: [upload.fileId] } });
+    const created = await call('POST', '/markups/from-files', {
+      key: contributor.key,
+      body: { workspaceId: org.workspaceId, fileIds: [upload.fileId] },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const [image, thumbnail] = await Promise.all([served(created.body.data.images[0].url), served(created.body.data.thumbnailUrl)]);
 
@@ -167,17 +192,28 @@ describe('an SVG image markup keeps its bytes and type but is served as a downlo
     const contributor = await addMember(org.workspaceId, 'contributor');
     const png = await pngBytes();
 
-    const svgMarkup = await postFileMarkup(contributor.key, fileForm(SVG, 'drawing.svg', 'image/svg+xml'), { workspaceId: org.workspaceId });
+    const svgMarkup = await postFileMarkup(contributor.key, fileForm(SVG, 'drawing.svg', 'image/svg+xml'), {
+      workspaceId: org.workspaceId,
+    });
     const pngMarkup = await postFileMarkup(contributor.key, fileForm(png, 'shot.png', 'image/png'), { workspaceId: org.workspaceId });
     expect(svgMarkup.status, JSON.stringify(svgMarkup.body)).toBe(200);
     expect(pngMarkup.status, JSON.stringify(pngMarkup.body)).toBe(200);
-    const [svgAnswer, pngAnswer] = await Promise.all([served(svgMarkup.body.data.images[0].url), served(pngMarkup.body.data.images[0].url)]);
+    const [svgAnswer, pngAnswer] = await Promise.all([
+      served(svgMarkup.body.data.images[0].url),
+      served(pngMarkup.body.data.images[0].url),
+    ]);
 
     expect(svgAnswer).toMatchObject({ status: 200, contentType: 'image/svg+xml', nosniff: 'nosniff', bytes: SVG });
     expect(svgAnswer.disposition).toMatch(/^attachment\b/);
     expect(pngAnswer).toMatchObject({ status: 200, contentType: 'image/png', disposition: 'inline', nosniff: 'nosniff', bytes: png });
-    expect(await storedHeadersOf(keyOfUrl(svgMarkup.body.data.images[0].url))).toEqual({ disposition: 'attachment', contentType: 'image/svg+xml' });
-    expect(await storedHeadersOf(keyOfUrl(pngMarkup.body.data.images[0].url))).toEqual({ disposition: undefined, contentType: 'image/png' });
+    expect(await storedHeadersOf(keyOfUrl(svgMarkup.body.data.images[0].url))).toEqual({
+      disposition: 'attachment',
+      contentType: 'image/svg+xml',
+    });
+    expect(await storedHeadersOf(keyOfUrl(pngMarkup.body.data.images[0].url))).toEqual({
+      disposition: undefined,
+      contentType: 'image/png',
+    });
   });
 });
 
@@ -194,7 +230,15 @@ describe('an SVG screenshot an end user attaches to its thread is served as a do
 
     const attached = await call('PUT', `/threads/${threadId}/screenshot`, {
       key: token,
-      body: { fileId: String(policy.body.data.metadata.fileId), key: policy.body.data.key, etag: posted.etag, mimeType: 'image/svg+xml', filesize: SVG.length, width: 4, height: 3 },
+      body: {
+        fileId: String(policy.body.data.metadata.fileId),
+        key: policy.body.data.key,
+        etag: posted.etag,
+        mimeType: 'image/svg+xml',
+        filesize: SVG.length,
+        width: 4,
+        height: 3,
+      },
     });
     expect(attached.status, JSON.stringify(attached.body)).toBe(200);
     const answer = await served(attached.body.data.url);

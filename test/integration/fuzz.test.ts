@@ -49,7 +49,20 @@ interface FuzzCase {
 
 interface Fixture {
   org: Org;
-  ids: { markup: string; image: string; thread: string; message: string; folder: string; root: string; installation: string; externalUser: string; member: string; webhook: string; loggedWebhook: string; delivery: string };
+  ids: {
+    markup: string;
+    image: string;
+    thread: string;
+    message: string;
+    folder: string;
+    root: string;
+    installation: string;
+    externalUser: string;
+    member: string;
+    webhook: string;
+    loggedWebhook: string;
+    delivery: string;
+  };
   png: Buffer;
 }
 
@@ -69,7 +82,20 @@ async function makeFixture(): Promise<Fixture> {
   // The delivery-log routes get a registration of their own: the update route's cases may disable `webhook` (409 then).
   const loggedWebhook = await createWebhookRegistration(org.workspaceKey);
   const delivery = await recordAttempt(loggedWebhook, Date.now() - 1000);
-  const ids = { markup: webpage.id, image: image.id, thread: thread.id, message: message.id, folder: folder.id, root, installation: installation.id, externalUser: externalUser.externalId, member: member.userId, webhook: webhook.id, loggedWebhook: loggedWebhook.id, delivery: delivery.id };
+  const ids = {
+    markup: webpage.id,
+    image: image.id,
+    thread: thread.id,
+    message: message.id,
+    folder: folder.id,
+    root,
+    installation: installation.id,
+    externalUser: externalUser.externalId,
+    member: member.userId,
+    webhook: webhook.id,
+    loggedWebhook: loggedWebhook.id,
+    delivery: delivery.id,
+  };
   return { org, ids, png: await pngBytes() };
 }
 
@@ -84,9 +110,24 @@ function hintsOf({ org, ids }: Fixture): SampleHints {
     folderItemIds: ids.folder,
     threadId: ids.thread,
   };
-  const strings: Record<string, string> = { url: DEAD_URL, canonicalUrl: DEAD_URL, sharedUrl: DEAD_URL, contentType: 'image/png', mimeType: 'image/png' };
+  const strings: Record<string, string> = {
+    url: DEAD_URL,
+    canonicalUrl: DEAD_URL,
+    sharedUrl: DEAD_URL,
+    contentType: 'image/png',
+    mimeType: 'image/png',
+  };
   Object.assign(strings, { signingKey: customerKeyPair().publicKey, allowedOrigins: 'https://fuzz.example.com' });
-  Object.assign(strings, { emails: 'fuzz@example.com', filename: 'fuzz.png', originalFilename: 'fuzz.png', etag: '"fuzz"', include: 'media', viewMode: 'desktop', viewModeId: DESKTOP, slug: 'fuzz-slug' });
+  Object.assign(strings, {
+    emails: 'fuzz@example.com',
+    filename: 'fuzz.png',
+    originalFilename: 'fuzz.png',
+    etag: '"fuzz"',
+    include: 'media',
+    viewMode: 'desktop',
+    viewModeId: DESKTOP,
+    slug: 'fuzz-slug',
+  });
   return { idFor: (name) => byName[name] ?? MISSING, stringFor: (name) => strings[name], omit: new Set(['before', 'since', 'cursorId']) };
 }
 
@@ -108,7 +149,15 @@ function paramsOf(route: AnyRoute, { ids }: Fixture): Record<string, string> {
   if (route.path.includes('{userId}')) return { userId: ids.member };
   if (!route.path.includes('{id}')) return {};
   const group = route.path.split('/')[3];
-  const id = { items: ids.folder, markups: ids.markup, threads: ids.thread, messages: ids.message, installations: ids.installation, 'webhook-registrations': ids.webhook }[group as string] ?? MISSING;
+  const id =
+    {
+      items: ids.folder,
+      markups: ids.markup,
+      threads: ids.thread,
+      messages: ids.message,
+      installations: ids.installation,
+      'webhook-registrations': ids.webhook,
+    }[group as string] ?? MISSING;
   if (/^\/api\/v2\/webhook-registrations\/\{id\}\/(deliveries|test)/.test(route.path)) {
     return route.path.includes('{deliveryId}') ? { id: ids.loggedWebhook, deliveryId: ids.delivery } : { id: ids.loggedWebhook };
   }
@@ -127,10 +176,16 @@ function casesOf(route: AnyRoute, fixture: Fixture, random: () => number): FuzzC
   const cases: FuzzCase[] = bases.map((body, index) => ({ ...base, label: `baseline ${index}`, body: json(body) }));
 
   for (const name of Object.keys(params)) {
-    for (const value of pick(random, ODD_PARAMS, 2)) cases.push({ ...base, label: `param ${name}=${value.label}`, params: { [name]: value.value } });
+    for (const value of pick(random, ODD_PARAMS, 2))
+      cases.push({ ...base, label: `param ${name}=${value.label}`, params: { [name]: value.value } });
   }
   for (const field of route.query ? fieldsOf(route.query as unknown as SchemaNode) : []) {
-    for (const value of pick(random, ODD_QUERY, 1)) cases.push({ ...base, label: `query ${field.path.join('.')}=${value.label}`, query: { ...query, [field.path.join('.')]: value.value } });
+    for (const value of pick(random, ODD_QUERY, 1))
+      cases.push({
+        ...base,
+        label: `query ${field.path.join('.')}=${value.label}`,
+        query: { ...query, [field.path.join('.')]: value.value },
+      });
   }
   for (const field of route.body ? fieldsOf(route.body as unknown as SchemaNode) : []) {
     const critical = oddValuesFor(field.kind);
@@ -138,18 +193,28 @@ function casesOf(route: AnyRoute, fixture: Fixture, random: () => number): FuzzC
     const values: Odd[] = [...(field.kind === 'number' ? [critical[0]!] : []), ...pick(random, random() < 0.7 ? critical : WRONG_TYPES, 1)];
     for (const value of values) {
       const bodyBase = bases[Math.floor(random() * bases.length)];
-      cases.push({ ...base, label: `body ${field.path.join('.')}=${value.label}`, body: json(withValueAt(bodyBase, sample, field.path, value.value)) });
+      cases.push({
+        ...base,
+        label: `body ${field.path.join('.')}=${value.label}`,
+        body: json(withValueAt(bodyBase, sample, field.path, value.value)),
+      });
     }
   }
   // Each field at its largest, alone: every part valid, the whole as large as the field lets it be (a stored item's size).
   for (const field of route.body ? fieldsOf(route.body as unknown as SchemaNode).filter((entry) => entry.path.length === 1) : []) {
     const value = sampleOf(field.schema, hints, String(field.path[0]), true);
     const size = Buffer.byteLength(JSON.stringify(value) ?? '');
-    if (size > LARGE_FIELD_BYTES) cases.push({ ...base, label: `body ${field.path[0]}=largest (${Math.round(size / 1000)} KB)`, body: json(withValueAt(bases[0], sample, field.path, value)) });
+    if (size > LARGE_FIELD_BYTES)
+      cases.push({
+        ...base,
+        label: `body ${field.path[0]}=largest (${Math.round(size / 1000)} KB)`,
+        body: json(withValueAt(bases[0], sample, field.path, value)),
+      });
   }
   if (route.body) for (const value of pick(random, ODD_BODIES, 3)) cases.push({ ...base, label: `body ${value.label}`, body: value.value });
   if (route.rawBody) cases.push(...multipartCases(route, fixture, base));
-  for (const value of pick(random, oddHeaders(fixture.org.workspaceKey), 1)) cases.push({ ...base, label: `headers ${value.label}`, headers: value.value });
+  for (const value of pick(random, oddHeaders(fixture.org.workspaceKey), 1))
+    cases.push({ ...base, label: `headers ${value.label}`, headers: value.value });
   return cases;
 }
 
@@ -173,7 +238,10 @@ function multipartCases(route: AnyRoute, { org, png }: Fixture, base: Omit<FuzzC
     form('unicode type', part('a.png', 'image/png\u2713')),
     form('type parameter', part('a.png', 'image/png; x=é')),
     form('10 KB type', part('a.png', `image/${'x'.repeat(10_000)}`)),
-    form('extended filename', Buffer.from(`Content-Disposition: form-data; name="file"; filename*=UTF-8''%ff%fe%00.png\r\nContent-Type: image/png`)),
+    form(
+      'extended filename',
+      Buffer.from(`Content-Disposition: form-data; name="file"; filename*=UTF-8''%ff%fe%00.png\r\nContent-Type: image/png`),
+    ),
     form('no name', Buffer.from('Content-Disposition: form-data; filename="a.png"')),
     form('empty file', part('a.png', 'image/png'), Buffer.alloc(0)),
     { ...form('truncated', part('a.png', 'image/png')), body: multipartBody(part('a.png', 'image/png'), png).subarray(0, 60) },
@@ -199,7 +267,12 @@ async function send(testCase: FuzzCase, key: string): Promise<Outcome> {
   const url = new URL(path, stack.baseUrl);
   for (const [name, value] of Object.entries(testCase.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
   const takesBody = testCase.route.method !== 'GET' && testCase.body !== undefined;
-  const headers = { 'Service-API-Version': '2023-02-22', Authorization: `Bearer ${key}`, ...(takesBody ? { 'Content-Type': 'application/json' } : {}), ...testCase.headers };
+  const headers = {
+    'Service-API-Version': '2023-02-22',
+    Authorization: `Bearer ${key}`,
+    ...(takesBody ? { 'Content-Type': 'application/json' } : {}),
+    ...testCase.headers,
+  };
   try {
     const response = await fetch(url, { method: testCase.route.method, headers, body: takesBody ? testCase.body : undefined });
     const text = await response.text();
@@ -210,7 +283,8 @@ async function send(testCase: FuzzCase, key: string): Promise<Outcome> {
       const type = response.headers.get('content-type') ?? '';
       const body = /json/.test(type) ? JSON.parse(text) : undefined;
       const complete = body && ['type', 'title', 'detail'].every((name) => typeof body[name] === 'string') && body.status === status;
-      if (!type.startsWith('application/problem+json') || !complete) return { testCase, status, problem: `not a problem+json body: ${type} ${text.slice(0, 200)}` };
+      if (!type.startsWith('application/problem+json') || !complete)
+        return { testCase, status, problem: `not a problem+json body: ${type} ${text.slice(0, 200)}` };
     }
     return { testCase, status };
   } catch (error) {
@@ -238,21 +312,34 @@ describe(`fuzz: no route answers 5xx, and every 4xx is problem+json (Errors; iss
     fixture = await makeFixture();
   });
 
-  it('sends wrong types, huge and deep values, long strings, odd unicode, bodies and headers to every route', { timeout: 120_000 }, async () => {
-    const random = seededRandom(SEED);
-    const routes = [...allRoutes()].sort((a, b) => rank(a) - rank(b));
-    const started = performance.now();
-    const outcomes: Outcome[] = [];
-    for (const route of routes) outcomes.push(...(await runPool(casesOf(route, fixture, random), CONCURRENCY, (testCase) => send(testCase, fixture.org.workspaceKey))));
-    const seconds = (performance.now() - started) / 1000;
-    const counts = new Map<number, number>();
-    for (const { status } of outcomes) counts.set(status, (counts.get(status) ?? 0) + 1);
-    const statuses = [...counts].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`);
-    console.log(`fuzz seed ${SEED}: ${outcomes.length} requests to ${routes.length} routes in ${seconds.toFixed(1)} s (${statuses.join(', ')})`);
+  it(
+    'sends wrong types, huge and deep values, long strings, odd unicode, bodies and headers to every route',
+    { timeout: 120_000 },
+    async () => {
+      const random = seededRandom(SEED);
+      const routes = [...allRoutes()].sort((a, b) => rank(a) - rank(b));
+      const started = performance.now();
+      const outcomes: Outcome[] = [];
+      for (const route of routes)
+        outcomes.push(
+          ...(await runPool(casesOf(route, fixture, random), CONCURRENCY, (testCase) => send(testCase, fixture.org.workspaceKey))),
+        );
+      const seconds = (performance.now() - started) / 1000;
+      const counts = new Map<number, number>();
+      for (const { status } of outcomes) counts.set(status, (counts.get(status) ?? 0) + 1);
+      const statuses = [...counts].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`);
+      console.log(
+        `fuzz seed ${SEED}: ${outcomes.length} requests to ${routes.length} routes in ${seconds.toFixed(1)} s (${statuses.join(', ')})`,
+      );
 
-    const failures = outcomes.filter((outcome) => outcome.problem !== undefined);
-    const report = failures.slice(0, 20).map(({ testCase, status, problem }) => `${testCase.route.method} ${testCase.route.path} [${testCase.label}] -> ${status} ${problem}`);
-    expect(new Set(outcomes.map((outcome) => outcome.testCase.route))).toEqual(new Set(routes));
-    expect(report, `seed ${SEED} (repeat with FUZZ_SEED=${SEED}): ${failures.length} of ${outcomes.length} requests failed`).toEqual([]);
-  });
+      const failures = outcomes.filter((outcome) => outcome.problem !== undefined);
+      const report = failures
+        .slice(0, 20)
+        .map(
+          ({ testCase, status, problem }) => `${testCase.route.method} ${testCase.route.path} [${testCase.label}] -> ${status} ${problem}`,
+        );
+      expect(new Set(outcomes.map((outcome) => outcome.testCase.route))).toEqual(new Set(routes));
+      expect(report, `seed ${SEED} (repeat with FUZZ_SEED=${SEED}): ${failures.length} of ${outcomes.length} requests failed`).toEqual([]);
+    },
+  );
 });

@@ -80,8 +80,8 @@ describe('the renderer proxy connects only to addresses the guard allows', () =>
   it('forwards a plain request to an allowed name and refuses loopback by name, literal or any notation', async () => {
     const ok = await viaProxy(`http://ok.test:${allowedPort}/page`);
     const refused = await Promise.all(
-      ['bad.test', 'mixed.test', '127.0.0.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '2130706433', '0x7f.1', '[64:ff9b::7f00:1]'].map((host) =>
-        viaProxy(`http://${host}:${secretPort}/`),
+      ['bad.test', 'mixed.test', '127.0.0.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '2130706433', '0x7f.1', '[64:ff9b::7f00:1]'].map(
+        (host) => viaProxy(`http://${host}:${secretPort}/`),
       ),
     );
 

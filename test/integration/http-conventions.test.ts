@@ -59,7 +59,10 @@ describe('Files cannot script: every answer says X-Content-Type-Options: nosniff
       call('GET', '/workspace', { key: org.workspaceKey }),
       call('GET', '/workspace'),
       call('GET', '/no-such-thing'),
-      fetch(new URL(`/api/v2/markups/${markup.id}/thumbnail`, inject('localStack').stack.baseUrl), { headers: { Authorization: `Bearer ${org.workspaceKey}` }, redirect: 'manual' }),
+      fetch(new URL(`/api/v2/markups/${markup.id}/thumbnail`, inject('localStack').stack.baseUrl), {
+        headers: { Authorization: `Bearer ${org.workspaceKey}` },
+        redirect: 'manual',
+      }),
     ]);
 
     expect(answers.map((answer) => answer.status)).toEqual([200, 401, 404, expect.any(Number)]);
@@ -87,10 +90,18 @@ describe('Errors: application/problem+json with a request id', () => {
   it('answers malformed JSON with 400 and a non-JSON media type with 415, never 500', async () => {
     const org = await makeOrganization();
 
-    const malformed = await call('POST', '/workspace', { key: org.orgKey, rawBody: '{"name": ', headers: { 'Content-Type': 'application/json' } });
+    const malformed = await call('POST', '/workspace', {
+      key: org.orgKey,
+      rawBody: '{"name": ',
+      headers: { 'Content-Type': 'application/json' },
+    });
     const textBody = await call('POST', '/workspace', { key: org.orgKey, rawBody: 'name=x', headers: { 'Content-Type': 'text/plain' } });
     const arrayBody = await call('POST', '/workspace', { key: org.orgKey, body: ['name'] });
-    const nullBody = await call('POST', '/workspace', { key: org.orgKey, rawBody: 'null', headers: { 'Content-Type': 'application/json' } });
+    const nullBody = await call('POST', '/workspace', {
+      key: org.orgKey,
+      rawBody: 'null',
+      headers: { 'Content-Type': 'application/json' },
+    });
 
     expect(malformed.status).toBe(400);
     expect(malformed.body.type).toContain('malformed-json');
@@ -127,8 +138,13 @@ describe('GET /openapi.json', () => {
     const create = response.body.paths['/api/v2/workspace'].post;
     const list = response.body.paths['/api/v2/workspaces'].get;
 
-    expect(create.requestBody.content['application/json'].schema).toMatchObject({ required: ['name'], properties: { name: { type: 'string' } } });
-    expect(list.parameters.map((p: { name?: string }) => p.name)).toEqual(expect.arrayContaining(['sortBy', 'dir', 'limit', 'before', 'since']));
+    expect(create.requestBody.content['application/json'].schema).toMatchObject({
+      required: ['name'],
+      properties: { name: { type: 'string' } },
+    });
+    expect(list.parameters.map((p: { name?: string }) => p.name)).toEqual(
+      expect.arrayContaining(['sortBy', 'dir', 'limit', 'before', 'since']),
+    );
     expect(create.responses['201'].content['application/json'].schema.properties.data.required).toEqual(
       expect.arrayContaining(['id', 'name', 'rootFolderId', 'archiveFolderId', 'slug']),
     );

@@ -44,7 +44,11 @@ async function send(method: string, path: string, options: Send): Promise<ApiRes
   }
   const response = await fetch(url, { method, headers, body });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text,
+  };
 }
 
 const createUrlMarkup = (key: string, idempotencyKey: string | undefined, url = 'https://example.com/idempotent') =>
@@ -77,22 +81,44 @@ async function pngForm(): Promise<{ bytes: Buffer; contentType: string }> {
 type RouteCase = (org: Org) => Promise<{ path: string; key?: string } & Omit<Send, 'key' | 'idempotencyKey'>>;
 
 const ROUTE_CASES: Record<string, RouteCase> = {
-  'POST /api/v2/workspace': async (org) => ({ path: '/workspace', key: org.orgKey, json: { name: `Idempotent ${randomUUID().slice(0, 6)}` } }),
-  'POST /api/v2/items': async (org) => ({ path: '/items', json: { parentFolderId: await rootFolderOf(org.workspaceKey), name: `Folder ${randomUUID().slice(0, 6)}` } }),
+  'POST /api/v2/workspace': async (org) => ({
+    path: '/workspace',
+    key: org.orgKey,
+    json: { name: `Idempotent ${randomUUID().slice(0, 6)}` },
+  }),
+  'POST /api/v2/items': async (org) => ({
+    path: '/items',
+    json: { parentFolderId: await rootFolderOf(org.workspaceKey), name: `Folder ${randomUUID().slice(0, 6)}` },
+  }),
   'POST /api/v2/markups/url': async () => ({ path: '/markups/url', json: { url: 'https://example.com/route-case' } }),
   'POST /api/v2/markups/from-files': async (org) => {
     const { fileId } = await uploadFile(org.workspaceKey, { bytes: await pngBytes(), filename: 'pixel.png', contentType: 'image/png' });
     return { path: '/markups/from-files', json: { workspaceId: org.workspaceId, fileIds: [fileId] } };
   },
   'POST /api/v2/markups/file': async (org) => ({ path: '/markups/file', query: { workspaceId: org.workspaceId }, raw: await pngForm() }),
-  'POST /api/v2/markups/bulk/from-url': async () => ({ path: '/markups/bulk/from-url', json: { items: [{ url: 'https://example.com/a' }, { url: 'https://example.com/b' }] } }),
+  'POST /api/v2/markups/bulk/from-url': async () => ({
+    path: '/markups/bulk/from-url',
+    json: { items: [{ url: 'https://example.com/a' }, { url: 'https://example.com/b' }] },
+  }),
   'POST /api/v2/uploads/upload-policy': async (org) => ({
     path: '/uploads/upload-policy',
-    json: { resourceType: 'markup_asset', resourceId: await rootFolderOf(org.workspaceKey), filename: 'pixel.png', contentType: 'image/png', filesize: 100 },
+    json: {
+      resourceType: 'markup_asset',
+      resourceId: await rootFolderOf(org.workspaceKey),
+      filename: 'pixel.png',
+      contentType: 'image/png',
+      filesize: 100,
+    },
   }),
   'POST /api/v2/upload-policy': async (org) => ({
     path: '/upload-policy',
-    json: { resourceType: 'markup_asset', resourceId: await rootFolderOf(org.workspaceKey), filename: 'pixel.png', contentType: 'image/png', filesize: 100 },
+    json: {
+      resourceType: 'markup_asset',
+      resourceId: await rootFolderOf(org.workspaceKey),
+      filename: 'pixel.png',
+      contentType: 'image/png',
+      filesize: 100,
+    },
   }),
   'POST /api/v2/threads': async (org) => ({ path: '/threads', json: threadBody(await makeTypedMarkup(org, 'webpage')) }),
   'POST /api/v2/threads/{id}/messages': async (org) => {
@@ -113,7 +139,9 @@ describe('Idempotency-Key on creates (issue 17, item 4)', () => {
       const markupsBefore = (await markupIds(org.workspaceKey)).length;
       const usedBefore = await usedThisMonth(org.workspaceKey);
 
-      const answers = await Promise.all(Array.from({ length: 20 }, () => createUrlMarkup(org.workspaceKey, key, `https://example.com/race-${round}`)));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => createUrlMarkup(org.workspaceKey, key, `https://example.com/race-${round}`)),
+      );
 
       for (const answer of answers) {
         expect([200, 409], JSON.stringify(answer.body)).toContain(answer.status);
@@ -136,7 +164,7 @@ describe('Idempotency-Key on creates (issue 17, item 4)', () => {
     }
   }, 120_000);
 
-  it('answers 422 when the key comes again with another body, and keeps each credential\'s keys apart', async () => {
+  it("answers 422 when the key comes again with another body, and keeps each credential's keys apart", async () => {
     const org = await makeOrganization();
     const key = `shared-${randomUUID()}`;
     const first = await createUrlMarkup(org.workspaceKey, key, 'https://example.com/first');
@@ -155,11 +183,16 @@ describe('Idempotency-Key on creates (issue 17, item 4)', () => {
     expect(await usedThisMonth(org.workspaceKey)).toBe(2);
   });
 
-  it('keeps an end user\'s key across re-minted exchange tokens, apart from another end user\'s', async () => {
+  it("keeps an end user's key across re-minted exchange tokens, apart from another end user's", async () => {
     const org = await makeOrganization();
     const markup = await makeTypedMarkup(org, 'webpage');
     const user = await makeEndUser({ organizationId: org.organizationId, workspaceId: org.workspaceId });
-    const sameUserLater = await makeEndUser({ organizationId: org.organizationId, workspaceId: org.workspaceId, userId: user.userId, externalId: user.externalId });
+    const sameUserLater = await makeEndUser({
+      organizationId: org.organizationId,
+      workspaceId: org.workspaceId,
+      userId: user.userId,
+      externalId: user.externalId,
+    });
     const otherUser = await makeEndUser({ organizationId: org.organizationId, workspaceId: org.workspaceId });
     const key = `end-user-${randomUUID()}`;
     const body = threadBody(markup);
@@ -182,7 +215,11 @@ describe('Idempotency-Key on creates (issue 17, item 4)', () => {
     const key = `routes-${randomUUID()}`;
     expect((await createUrlMarkup(org.workspaceKey, key)).status).toBe(200);
 
-    const folder = await send('POST', '/items', { key: org.workspaceKey, idempotencyKey: key, json: { parentFolderId: await rootFolderOf(org.workspaceKey), name: 'Elsewhere' } });
+    const folder = await send('POST', '/items', {
+      key: org.workspaceKey,
+      idempotencyKey: key,
+      json: { parentFolderId: await rootFolderOf(org.workspaceKey), name: 'Elsewhere' },
+    });
 
     expectProblem(folder, 422);
   });
@@ -222,7 +259,10 @@ describe('Idempotency-Key on creates (issue 17, item 4)', () => {
   });
 
   it('covers every route the route tables mark idempotent, and each replays its first response to the same key', async () => {
-    const marked = allRoutes().filter((route) => route.idempotent).map(routeKey).sort();
+    const marked = allRoutes()
+      .filter((route) => route.idempotent)
+      .map(routeKey)
+      .sort();
     expect(Object.keys(ROUTE_CASES).sort()).toEqual(marked);
     const org = await makeOrganization();
 
@@ -244,8 +284,22 @@ describe('Idempotency-Key on creates (issue 17, item 4)', () => {
 });
 
 describe('Idempotency records (shared/db/idempotency.ts, shared/http/idempotency.ts)', () => {
-  const principalOf = (org: Org): Principal => ({ kind: 'apiKey', scope: 'organization', keyId: `test-${randomUUID()}`, organizationId: org.organizationId, userId: randomUUID(), actsAsMember: false });
-  const request = (principal: Principal, key: string) => ({ principal, key, fingerprint: 'same-request', routeKey: 'POST /test', requestId: randomUUID(), remainingMs: 30_000 });
+  const principalOf = (org: Org): Principal => ({
+    kind: 'apiKey',
+    scope: 'organization',
+    keyId: `test-${randomUUID()}`,
+    organizationId: org.organizationId,
+    userId: randomUUID(),
+    actsAsMember: false,
+  });
+  const request = (principal: Principal, key: string) => ({
+    principal,
+    key,
+    fingerprint: 'same-request',
+    routeKey: 'POST /test',
+    requestId: randomUUID(),
+    remainingMs: 30_000,
+  });
   const created = (id: string) => async () => ({ status: 201, body: { data: { id } } });
 
   it('releases the key when the operation throws, so a retry runs the operation', async () => {
@@ -263,12 +317,18 @@ describe('Idempotency records (shared/db/idempotency.ts, shared/http/idempotency
     expect(replay).toEqual({ status: 201, body: { data: { id: 'after-failure' } }, headers: { 'Idempotent-Replayed': 'true' } });
   });
 
-  it('answers 409 while a live holder runs, and lets a retry take over once a dead holder\'s lock expired', async () => {
+  it("answers 409 while a live holder runs, and lets a retry take over once a dead holder's lock expired", async () => {
     const principal = principalOf(await makeOrganization());
     const live = randomUUID();
     const dead = randomUUID();
     const now = Date.now();
-    const held = (lockedUntil: number) => ({ routeKey: 'POST /test', fingerprint: 'same-request', token: randomUUID(), lockedUntil, expiresAtEpoch: Math.floor(now / 1000) + 3600 });
+    const held = (lockedUntil: number) => ({
+      routeKey: 'POST /test',
+      fingerprint: 'same-request',
+      token: randomUUID(),
+      lockedUntil,
+      expiresAtEpoch: Math.floor(now / 1000) + 3600,
+    });
     await claimIdempotencyKey(idempotencyScope(principal), live, held(now + 60_000), now);
     await claimIdempotencyKey(idempotencyScope(principal), dead, held(now - 1), now);
 

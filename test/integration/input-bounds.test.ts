@@ -28,7 +28,11 @@ function nested(depth: number): Record<string, unknown> {
 /** A multipart body with one file part whose headers are exactly `partHeaders`. */
 function rawForm(partHeaders: string, bytes: Buffer): { body: Buffer; contentType: string } {
   const boundary = 'bounds-test-boundary';
-  const body = Buffer.concat([Buffer.from(`--${boundary}\r\n${partHeaders}\r\n\r\n`, 'utf8'), bytes, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\n${partHeaders}\r\n\r\n`, 'utf8'),
+    bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
   return { body, contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
@@ -50,13 +54,24 @@ describe('valid or odd input is a 400 naming the field, never a 500 (Errors; iss
 
   it.each([
     ['startTime', () => threadBody(image, { startTime: HUGE }), '/body/startTime'],
-    ['annotations.scale', () => threadBody(image, { annotations: { version: '1', scale: HUGE, originalWidth: 800, originalHeight: 600 } }), '/body/annotations/scale'],
+    [
+      'annotations.scale',
+      () => threadBody(image, { annotations: { version: '1', scale: HUGE, originalWidth: 800, originalHeight: 600 } }),
+      '/body/annotations/scale',
+    ],
     [
       'elementParents[].depth',
-      () => threadBody(webpage, { elementParents: [{ url: 'https://example.com/', canonicalUrl: 'https://example.com/', path: 'html', depth: HUGE }] }),
+      () =>
+        threadBody(webpage, {
+          elementParents: [{ url: 'https://example.com/', canonicalUrl: 'https://example.com/', path: 'html', depth: HUGE }],
+        }),
       '/body/elementParents/0/depth',
     ],
-    ['a Delta attribute', () => threadBody(webpage, { message: { ops: [{ insert: 'Big\n', attributes: { size: HUGE } }] } }), '/body/message/ops/0/attributes'],
+    [
+      'a Delta attribute',
+      () => threadBody(webpage, { message: { ops: [{ insert: 'Big\n', attributes: { size: HUGE } }] } }),
+      '/body/message/ops/0/attributes',
+    ],
   ])('answers 400 for %s above 2^53', async (_name, body, pointer) => {
     expectProblem(await postThread(body()), 400, pointer);
   });
@@ -87,40 +102,74 @@ describe('valid or odd input is a 400 naming the field, never a 500 (Errors; iss
 
   it.each([
     ['POST /threads', () => postThread(threadBody(webpage, { elementParents: LARGE_PARENTS }))],
-    ['PATCH /threads/:id/move-pin', () => call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { elementParents: LARGE_PARENTS } })],
+    [
+      'PATCH /threads/:id/move-pin',
+      () => call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { elementParents: LARGE_PARENTS } }),
+    ],
   ])('answers 400 on %s for element parents larger than one thread may store', async (_name, send) => {
     expectProblem(await send(), 400, '/body/elementParents');
   });
 
-  it.each([[[]], [null], [[[[]]]], ['text'], [42], [true]])('answers 400 naming /body when the JSON body is %j, not an object', async (body) => {
-    const settings = await call('PATCH', '/workspace/settings', { key: org.workspaceKey, rawBody: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
-    const edit = await call('PATCH', `/messages/${thread.messages[0]!.id}`, { key: org.workspaceKey, rawBody: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
+  it.each([[[]], [null], [[[[]]]], ['text'], [42], [true]])(
+    'answers 400 naming /body when the JSON body is %j, not an object',
+    async (body) => {
+      const settings = await call('PATCH', '/workspace/settings', {
+        key: org.workspaceKey,
+        rawBody: JSON.stringify(body),
+        headers: { 'Content-Type': 'application/json' },
+      });
+      const edit = await call('PATCH', `/messages/${thread.messages[0]!.id}`, {
+        key: org.workspaceKey,
+        rawBody: JSON.stringify(body),
+        headers: { 'Content-Type': 'application/json' },
+      });
 
-    expectProblem(settings, 400, '/body');
-    expectProblem(edit, 400, '/body');
-  });
+      expectProblem(settings, 400, '/body');
+      expectProblem(edit, 400, '/body');
+    },
+  );
 
   it('answers 400 for a 500 KB file name on POST /markups/file', async () => {
-    const form = rawForm(`Content-Disposition: form-data; name="file"; filename="${'n'.repeat(500_000)}.png"\r\nContent-Type: image/png`, await pngBytes());
+    const form = rawForm(
+      `Content-Disposition: form-data; name="file"; filename="${'n'.repeat(500_000)}.png"\r\nContent-Type: image/png`,
+      await pngBytes(),
+    );
 
-    const response = await postFileMarkup(org.workspaceKey, form.body as never, { workspaceId: org.workspaceId }, { 'Content-Type': form.contentType });
+    const response = await postFileMarkup(
+      org.workspaceKey,
+      form.body as never,
+      { workspaceId: org.workspaceId },
+      { 'Content-Type': form.contentType },
+    );
 
     expect(response.status, JSON.stringify(response.body)).toBe(400);
     expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toContain('/body/file/filename');
   });
 
   it('answers 400 for a part Content-Type with a non-ASCII character on POST /markups/file', async () => {
-    const form = rawForm('Content-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\u2713', await pngBytes());
+    const form = rawForm(
+      'Content-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\u2713',
+      await pngBytes(),
+    );
 
-    const response = await postFileMarkup(org.workspaceKey, form.body as never, { workspaceId: org.workspaceId }, { 'Content-Type': form.contentType });
+    const response = await postFileMarkup(
+      org.workspaceKey,
+      form.body as never,
+      { workspaceId: org.workspaceId },
+      { 'Content-Type': form.contentType },
+    );
 
     expect(response.status, JSON.stringify(response.body)).toBe(400);
     expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toContain('/body/file/contentType');
   });
 
   it('still takes a valid thread, message and edit (the bounds leave ordinary input alone)', async () => {
-    const created = await postThread(threadBody(image, { startTime: 12.5, annotations: { version: '1', scale: 1.5, originalWidth: 800, originalHeight: 600 } }));
-    const replied = await postMessage(org.workspaceKey, thread.id, { message: { ops: [{ insert: 'Bold', attributes: { bold: true, size: 14 } }, { insert: { mention: nested(5) } }, { insert: '\n' }] } });
+    const created = await postThread(
+      threadBody(image, { startTime: 12.5, annotations: { version: '1', scale: 1.5, originalWidth: 800, originalHeight: 600 } }),
+    );
+    const replied = await postMessage(org.workspaceKey, thread.id, {
+      message: { ops: [{ insert: 'Bold', attributes: { bold: true, size: 14 } }, { insert: { mention: nested(5) } }, { insert: '\n' }] },
+    });
     const edited = await patchMessage(org.workspaceKey, replied.body.data.id, { message: delta('Edited') });
 
     expect(created.status, JSON.stringify(created.body)).toBe(200);

@@ -11,9 +11,20 @@ import { makeSecondWorkspace, usedThisMonth } from '../support/workspaces.js';
 
 /** Refused at once locally (nothing listens on port 9), so the markup's thumbnail job never starts a browser. */
 const PAGE = 'http://127.0.0.1:9/pricing';
-const INSTALLATION_FIELDS = ['allowedOrigins', 'createdAt', 'deletedAt', 'id', 'markupId', 'modifiedAt', 'publicKey', 'status', 'workspaceId'];
+const INSTALLATION_FIELDS = [
+  'allowedOrigins',
+  'createdAt',
+  'deletedAt',
+  'id',
+  'markupId',
+  'modifiedAt',
+  'publicKey',
+  'status',
+  'workspaceId',
+];
 
-const installationsOf = async (key: string, workspaceId?: string) => (await call('GET', '/installations', { key, query: { workspaceId } })).body.data.data as { id: string }[];
+const installationsOf = async (key: string, workspaceId?: string) =>
+  (await call('GET', '/installations', { key, query: { workspaceId } })).body.data.data as { id: string }[];
 
 describe('POST /installations registers an embedded client (Installations; issue 11 item 1)', () => {
   it('answers the Installation with a browser-safe publicKey and never the signing key', async () => {
@@ -24,12 +35,21 @@ describe('POST /installations registers an embedded client (Installations; issue
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     const installation = response.body.data;
     expect(Object.keys(installation).sort()).toEqual(INSTALLATION_FIELDS);
-    expect(installation).toMatchObject({ workspaceId: org.workspaceId, status: 'active', deletedAt: null, allowedOrigins: null, markupId: null });
+    expect(installation).toMatchObject({
+      workspaceId: org.workspaceId,
+      status: 'active',
+      deletedAt: null,
+      allowedOrigins: null,
+      markupId: null,
+    });
     expect(installation.publicKey).toMatch(/^pk_[A-Za-z0-9_-]{43}$/);
     expect(new Date(installation.createdAt).toISOString()).toBe(installation.createdAt);
     expect(installation.modifiedAt).toBe(installation.createdAt);
     expect(JSON.stringify(response.body)).not.toContain('BEGIN');
-    expect(await getInstallationByPublicKey(installation.publicKey)).toMatchObject({ id: installation.id, signingKey: customerKeyPair().publicKey });
+    expect(await getInstallationByPublicKey(installation.publicKey)).toMatchObject({
+      id: installation.id,
+      signingKey: customerKeyPair().publicKey,
+    });
   });
 
   it('stores a PKCS#1 "RSA PUBLIC KEY" as SPKI PEM', async () => {
@@ -51,21 +71,28 @@ describe('POST /installations registers an embedded client (Installations; issue
     expect(new Set(created.map((installation) => installation.id)).size).toBe(20);
   });
 
-  it.each(refusedSigningKeys().map((entry) => [entry.label, entry] as const))('refuses %s with 400 naming /body/signingKey, and creates nothing', async (_label, { value, says }) => {
-    const org = await makeOrganization();
+  it.each(refusedSigningKeys().map((entry) => [entry.label, entry] as const))(
+    'refuses %s with 400 naming /body/signingKey, and creates nothing',
+    async (_label, { value, says }) => {
+      const org = await makeOrganization();
 
-    const response = await call('POST', '/installations', { key: org.workspaceKey, body: { signingKey: value } });
+      const response = await call('POST', '/installations', { key: org.workspaceKey, body: { signingKey: value } });
 
-    expectProblem(response, 400, '/body/signingKey');
-    expect(response.body.errors[0].detail).toMatch(says);
-    expect(await installationsOf(org.workspaceKey)).toEqual([]);
-  });
+      expectProblem(response, 400, '/body/signingKey');
+      expect(response.body.errors[0].detail).toMatch(says);
+      expect(await installationsOf(org.workspaceKey)).toEqual([]);
+    },
+  );
 
   it('refuses a missing or non-string signingKey with 400 naming it', async () => {
     const org = await makeOrganization();
 
     expectProblem(await call('POST', '/installations', { key: org.workspaceKey, body: {} }), 400, '/body/signingKey');
-    expectProblem(await call('POST', '/installations', { key: org.workspaceKey, body: { signingKey: { kty: 'RSA' } } }), 400, '/body/signingKey');
+    expectProblem(
+      await call('POST', '/installations', { key: org.workspaceKey, body: { signingKey: { kty: 'RSA' } } }),
+      400,
+      '/body/signingKey',
+    );
   });
 
   it('keeps allowedOrigins as exact lower-case origins, once each', async () => {
@@ -75,7 +102,9 @@ describe('POST /installations registers an embedded client (Installations; issue
     const installation = await createInstallation(org.workspaceKey, { allowedOrigins });
 
     expect(installation.allowedOrigins).toEqual(['https://app.example.com', 'http://localhost:3000', 'https://shop.example.com']);
-    expect((await call('GET', `/installations/${installation.id}`, { key: org.workspaceKey })).body.data.allowedOrigins).toEqual(installation.allowedOrigins);
+    expect((await call('GET', `/installations/${installation.id}`, { key: org.workspaceKey })).body.data.allowedOrigins).toEqual(
+      installation.allowedOrigins,
+    );
   });
 
   it.each([
@@ -100,7 +129,8 @@ describe('POST /installations registers an embedded client (Installations; issue
   it('refuses more than 50 origins, and allowedOrigins that is not a list of strings', async () => {
     const org = await makeOrganization();
     const many = Array.from({ length: 51 }, (_, i) => `https://site${i}.example.com`);
-    const post = (allowedOrigins: unknown) => call('POST', '/installations', { key: org.workspaceKey, body: { signingKey: customerKeyPair().publicKey, allowedOrigins } });
+    const post = (allowedOrigins: unknown) =>
+      call('POST', '/installations', { key: org.workspaceKey, body: { signingKey: customerKeyPair().publicKey, allowedOrigins } });
 
     expectProblem(await post(many), 400, '/body/allowedOrigins');
     expectProblem(await post('https://example.com'), 400, '/body/allowedOrigins');
@@ -135,7 +165,11 @@ describe('POST /installations: which workspace, and who may (Authentication 3 an
 
   it('needs the admin role: a viewer and a contributor get 403 insufficient-role, an admin creates', async () => {
     const org = await makeOrganization();
-    const [viewer, contributor, admin] = await Promise.all([makeMemberKey(org.workspaceId, 'viewer'), makeMemberKey(org.workspaceId, 'contributor'), makeMemberKey(org.workspaceId, 'admin')]);
+    const [viewer, contributor, admin] = await Promise.all([
+      makeMemberKey(org.workspaceId, 'viewer'),
+      makeMemberKey(org.workspaceId, 'contributor'),
+      makeMemberKey(org.workspaceId, 'admin'),
+    ]);
     const post = (key: string) => call('POST', '/installations', { key, body: { signingKey: customerKeyPair().publicKey, url: PAGE } });
 
     const refused = [await post(viewer), await post(contributor)];
@@ -182,7 +216,8 @@ describe('POST /installations with url: a webpage markup in the same transaction
 
   it('validates url and name as POST /markups/url does', async () => {
     const org = await makeOrganization();
-    const post = (body: Record<string, unknown>) => call('POST', '/installations', { key: org.workspaceKey, body: { signingKey: customerKeyPair().publicKey, ...body } });
+    const post = (body: Record<string, unknown>) =>
+      call('POST', '/installations', { key: org.workspaceKey, body: { signingKey: customerKeyPair().publicKey, ...body } });
 
     expectProblem(await post({ url: 'javascript:alert(1)' }), 400, '/body/url');
     expectProblem(await post({ url: 'https://example.com/', name: '   ' }), 400, '/body/name');
@@ -193,7 +228,10 @@ describe('POST /installations with url: a webpage markup in the same transaction
     const org = await makeOrganization();
     await setPlan(org.organizationId, { markupLimit: 0, bundleBalance: 0 });
 
-    const response = await call('POST', '/installations', { key: org.workspaceKey, body: { signingKey: customerKeyPair().publicKey, url: PAGE } });
+    const response = await call('POST', '/installations', {
+      key: org.workspaceKey,
+      body: { signingKey: customerKeyPair().publicKey, url: PAGE },
+    });
 
     expectProblem(response, 402);
     expect(response.body.type).toMatch(/markup-limit-reached$/);
@@ -207,13 +245,17 @@ describe('POST /installations with url: a webpage markup in the same transaction
     await setPlan(org.organizationId, { markupLimit: 10, bundleBalance: 0 });
 
     const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => call('POST', '/installations', { key: org.workspaceKey, body: { signingKey: customerKeyPair().publicKey, url: `${PAGE}/${i}` } })),
+      Array.from({ length: 20 }, (_, i) =>
+        call('POST', '/installations', { key: org.workspaceKey, body: { signingKey: customerKeyPair().publicKey, url: `${PAGE}/${i}` } }),
+      ),
     );
 
     expect(responses.map((response) => response.status).sort()).toEqual([...Array(10).fill(200), ...Array(10).fill(402)]);
     const created = responses.filter((response) => response.status === 200).map((response) => response.body.data);
     const listed = (await call('GET', '/installations', { key: org.workspaceKey, query: { limit: 100 } })).body.data.data;
-    expect(listed.map((installation: { id: string }) => installation.id).sort()).toEqual(created.map((installation) => installation.id).sort());
+    expect(listed.map((installation: { id: string }) => installation.id).sort()).toEqual(
+      created.map((installation) => installation.id).sort(),
+    );
     expect(await workspaceMarkupIds(org.workspaceId)).toEqual(new Set(created.map((installation) => installation.markupId)));
     expect(await usedThisMonth(org.workspaceKey)).toBe(10);
   });

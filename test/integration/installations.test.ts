@@ -41,7 +41,10 @@ describe('GET /installations lists a workspace\'s installations, newest first (D
   it("answers an organization key for the workspace it names, and never another workspace's installations", async () => {
     const org = await makeOrganization();
     const second = await makeSecondWorkspace(org.orgKey);
-    const [mine, theirs] = await Promise.all([createInstallation(org.workspaceKey), createInstallation(org.orgKey, { workspaceId: second.id })]);
+    const [mine, theirs] = await Promise.all([
+      createInstallation(org.workspaceKey),
+      createInstallation(org.orgKey, { workspaceId: second.id }),
+    ]);
 
     const own = await call('GET', '/installations', { key: org.workspaceKey });
     const named = await call('GET', '/installations', { key: org.orgKey, query: { workspaceId: second.id } });
@@ -94,9 +97,16 @@ describe('GET /installations/{id}', () => {
   it("answers 403 for another workspace's or another organization's installation, reading and deleting alike", async () => {
     const [org, other] = await Promise.all([makeOrganization(), makeOrganization()]);
     const second = await makeSecondWorkspace(org.orgKey);
-    const [inSecond, inOther] = await Promise.all([createInstallation(org.orgKey, { workspaceId: second.id }), createInstallation(other.workspaceKey)]);
+    const [inSecond, inOther] = await Promise.all([
+      createInstallation(org.orgKey, { workspaceId: second.id }),
+      createInstallation(other.workspaceKey),
+    ]);
 
-    for (const [key, installation] of [[org.workspaceKey, inSecond], [org.orgKey, inOther], [org.workspaceKey, inOther]] as const) {
+    for (const [key, installation] of [
+      [org.workspaceKey, inSecond],
+      [org.orgKey, inOther],
+      [org.workspaceKey, inOther],
+    ] as const) {
       expectProblem(await call('GET', `/installations/${installation.id}`, { key }), 403);
       expectProblem(await call('DELETE', `/installations/${installation.id}`, { key }), 403);
     }
@@ -125,7 +135,9 @@ describe('DELETE /installations/{id} removes the installation and its publicKey 
     const org = await makeOrganization();
     const installation = await createInstallation(org.workspaceKey);
 
-    const responses = await Promise.all(Array.from({ length: 20 }, () => call('DELETE', `/installations/${installation.id}`, { key: org.workspaceKey })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => call('DELETE', `/installations/${installation.id}`, { key: org.workspaceKey })),
+    );
 
     expect(responses.map((response) => response.status).sort()).toEqual([204, ...Array(19).fill(404)]);
     expect(await claimOf(installation.publicKey)).toBeUndefined();
@@ -150,7 +162,8 @@ describe('deleting a workspace takes its installations with it', () => {
     expect((await call('DELETE', '/workspace', { key: org.orgKey, query: { workspaceId: second.id } })).status).toBe(204);
 
     expectProblem(await call('GET', `/installations/${installations[0]!.id}`, { key: org.orgKey }), 404);
-    const remaining = async () => (await Promise.all(installations.map((installation) => getInstallationByPublicKey(installation.publicKey)))).filter(Boolean);
+    const remaining = async () =>
+      (await Promise.all(installations.map((installation) => getInstallationByPublicKey(installation.publicKey)))).filter(Boolean);
     expect(await eventually(remaining, (found) => found.length === 0)).toEqual([]);
     for (const installation of installations) {
       expect(await getInstallation(installation.id)).toBeUndefined();

@@ -47,7 +47,11 @@ describe('POST /items (create folder: 200 with { data: folder })', () => {
 
   it(`refuses a folder deeper than ${MAX_FOLDER_DEPTH} levels below the root with 422 naming the maximum`, async () => {
     const ws = await makeItemsWorkspace();
-    const chain = await makeFolderChain(ws.workspaceKey, ws.rootId, Array.from({ length: MAX_FOLDER_DEPTH }, (_, i) => `L${i + 1}`));
+    const chain = await makeFolderChain(
+      ws.workspaceKey,
+      ws.rootId,
+      Array.from({ length: MAX_FOLDER_DEPTH }, (_, i) => `L${i + 1}`),
+    );
 
     const response = await call('POST', '/items', { key: ws.workspaceKey, body: { parentFolderId: chain.at(-1)!.id, name: 'Too deep' } });
 

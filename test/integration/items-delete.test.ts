@@ -39,7 +39,13 @@ describe('DELETE /items/:id (a markup, or a folder with everything under it)', (
 
   it("archives a deleted markup's retained original, so stored bytes no longer count it", async () => {
     const ws = await makeItemsWorkspace();
-    const markup = await makeMarkup({ workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: ws.rootId, hasRetainedOriginal: true, retainOriginal: true });
+    const markup = await makeMarkup({
+      workspaceId: ws.workspaceId,
+      organizationId: ws.organizationId,
+      parentFolderId: ws.rootId,
+      hasRetainedOriginal: true,
+      retainOriginal: true,
+    });
     await makeRetainedOriginal({ markupId: markup.id, workspaceId: ws.workspaceId, organizationId: ws.organizationId, filesize: 4096 });
 
     await call('DELETE', `/items/${markup.id}`, { key: ws.workspaceKey });
@@ -61,27 +67,37 @@ describe('DELETE /items/:id (a markup, or a folder with everything under it)', (
   });
 });
 
-describe('DELETE /items/:id of a folder tree with 2000 markups (nothing left orphaned, within the API time limit)', { timeout: 240_000 }, () => {
-  it('removes every folder and markup of the tree', async () => {
-    const ws = await makeItemsWorkspace();
-    const top = await makeFolder(ws.workspaceKey, ws.rootId, 'Big');
-    const branches = await Promise.all(['A', 'B', 'C', 'D'].map((name) => makeFolderChain(ws.workspaceKey, top.id, [name, `${name}-1`, `${name}-2`])));
-    const folders = [top, ...branches.flat()];
-    const perFolder = Math.ceil(2000 / folders.length);
-    const markups = (
-      await Promise.all(folders.map((folder) => makeMarkups(perFolder, { workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: folder.id })))
-    ).flat();
-    expect(markups.length).toBeGreaterThanOrEqual(2000);
+describe(
+  'DELETE /items/:id of a folder tree with 2000 markups (nothing left orphaned, within the API time limit)',
+  { timeout: 240_000 },
+  () => {
+    it('removes every folder and markup of the tree', async () => {
+      const ws = await makeItemsWorkspace();
+      const top = await makeFolder(ws.workspaceKey, ws.rootId, 'Big');
+      const branches = await Promise.all(
+        ['A', 'B', 'C', 'D'].map((name) => makeFolderChain(ws.workspaceKey, top.id, [name, `${name}-1`, `${name}-2`])),
+      );
+      const folders = [top, ...branches.flat()];
+      const perFolder = Math.ceil(2000 / folders.length);
+      const markups = (
+        await Promise.all(
+          folders.map((folder) =>
+            makeMarkups(perFolder, { workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: folder.id }),
+          ),
+        )
+      ).flat();
+      expect(markups.length).toBeGreaterThanOrEqual(2000);
 
-    const started = performance.now();
-    const response = await call('DELETE', `/items/${top.id}`, { key: ws.workspaceKey });
-    const elapsed = performance.now() - started;
-    console.info(`DELETE of a folder tree with ${markups.length} markups in ${folders.length} folders: ${Math.round(elapsed)} ms`);
+      const started = performance.now();
+      const response = await call('DELETE', `/items/${top.id}`, { key: ws.workspaceKey });
+      const elapsed = performance.now() - started;
+      console.info(`DELETE of a folder tree with ${markups.length} markups in ${folders.length} folders: ${Math.round(elapsed)} ms`);
 
-    expect(response.status).toBe(204);
-    expect((await workspaceMarkupIds(ws.workspaceId)).size).toBe(0);
-    const leftovers = await Promise.all([...folders, ...markups.filter((_, i) => i % 50 === 0)].map((item) => getItem(item.id, true)));
-    expect(leftovers.filter(Boolean)).toEqual([]);
-    expect(await childNames(ws.workspaceKey, ws.rootId)).toEqual([]);
-  });
-});
+      expect(response.status).toBe(204);
+      expect((await workspaceMarkupIds(ws.workspaceId)).size).toBe(0);
+      const leftovers = await Promise.all([...folders, ...markups.filter((_, i) => i % 50 === 0)].map((item) => getItem(item.id, true)));
+      expect(leftovers.filter(Boolean)).toEqual([]);
+      expect(await childNames(ws.workspaceKey, ws.rootId)).toEqual([]);
+    });
+  },
+);

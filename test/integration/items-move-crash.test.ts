@@ -38,7 +38,11 @@ afterAll(() => {
 async function api(stack: StartedStack, method: string, path: string, key: string, body?: unknown) {
   const response = await fetch(`${stack.stack.baseUrl}/api/v2${path}`, {
     method,
-    headers: { Authorization: `Bearer ${key}`, 'Service-API-Version': VERSION, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    headers: {
+      Authorization: `Bearer ${key}`,
+      'Service-API-Version': VERSION,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -92,14 +96,24 @@ describe('A move into another workspace survives a kill -9 of the local stack at
         expect(folders).toHaveLength(FOLDERS);
         const perFolder = after === 'a partial carry' ? 10 * MARKUPS_PER_FOLDER : MARKUPS_PER_FOLDER;
         const markups = (
-          await Promise.all(folders.map((folder) => makeMarkups(perFolder, { workspaceId: sourceId, organizationId: stack.stack.organizationId, parentFolderId: folder.id })))
+          await Promise.all(
+            folders.map((folder) =>
+              makeMarkups(perFolder, { workspaceId: sourceId, organizationId: stack.stack.organizationId, parentFolderId: folder.id }),
+            ),
+          )
         ).flat();
 
-        const request = api(stack, 'PATCH', `/items/${top}/move`, orgKey, { parentFolderId: destination.rootFolderId }).catch(() => undefined);
+        const request = api(stack, 'PATCH', `/items/${top}/move`, orgKey, { parentFolderId: destination.rootFolderId }).catch(
+          () => undefined,
+        );
         if (after === 'the answer') expect((await request)?.status).toBe(200);
         let carriedBeforeKill: number | undefined;
         if (after === 'a partial carry') {
-          const seen = await eventually(() => workspaceMarkupIds(destination.id), (ids) => ids.size > 0, 60_000);
+          const seen = await eventually(
+            () => workspaceMarkupIds(destination.id),
+            (ids) => ids.size > 0,
+            60_000,
+          );
           carriedBeforeKill = seen.size;
           expect(carriedBeforeKill).toBeGreaterThan(0);
           expect(carriedBeforeKill).toBeLessThan(markups.length);
@@ -117,7 +131,11 @@ describe('A move into another workspace survives a kill -9 of the local stack at
         if ((await getItem(top, true))?.workspaceId === sourceId) {
           expect((await api(stack, 'PATCH', `/items/${top}/move`, orgKey, { parentFolderId: destination.rootFolderId })).status).toBe(200);
         }
-        const move = await eventually(() => getMove(top), (record) => record?.state === 'done', 120_000);
+        const move = await eventually(
+          () => getMove(top),
+          (record) => record?.state === 'done',
+          120_000,
+        );
         expect(move?.state, `answered before the kill: ${answered?.status}`).toBe('done');
 
         const inDestination = await workspaceMarkupIds(destination.id);
@@ -135,8 +153,11 @@ describe('A move into another workspace survives a kill -9 of the local stack at
         for (const item of [...folders, ...markups]) {
           expect((await api(stack, 'GET', `/items/${item.id}`, sourceKey)).status, item.id).toBe(403);
         }
-        for (const item of [...folders, ...markups.slice(0, 10)]) expect((await api(stack, 'GET', `/items/${item.id}`, destinationKey)).status).toBe(200);
-        expect((await api(stack, 'POST', `/markups/${markups[0]!.id}`, destinationKey, { name: 'Renamed after the crash' })).status).toBe(200);
+        for (const item of [...folders, ...markups.slice(0, 10)])
+          expect((await api(stack, 'GET', `/items/${item.id}`, destinationKey)).status).toBe(200);
+        expect((await api(stack, 'POST', `/markups/${markups[0]!.id}`, destinationKey, { name: 'Renamed after the crash' })).status).toBe(
+          200,
+        );
         console.info(
           `move killed ${ms} ms after ${after} (request answered ${answered?.status ?? 'nothing'}; ${committed ? `recorded, ${before!.state}` : 'not committed, repeated'}${carriedBeforeKill === undefined ? '' : `; ${carriedBeforeKill} of ${markups.length} markups in the destination before the kill`}): done in ${move?.batches} batches`,
         );

@@ -20,7 +20,11 @@ async function makeTree(ws: Awaited<ReturnType<typeof makeItemsWorkspace>>, perF
   const [side] = await makeFolderChain(ws.orgKey, chain[0]!.id, ['Side']);
   const folders = [...chain, side!];
   const markups = (
-    await Promise.all(folders.map((folder) => makeMarkups(perFolder, { workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: folder.id })))
+    await Promise.all(
+      folders.map((folder) =>
+        makeMarkups(perFolder, { workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: folder.id }),
+      ),
+    )
   ).flat();
   return { top: chain[0]!, folders, markups };
 }
@@ -47,8 +51,13 @@ describe('A folder moved into another workspace answers to the destination from 
     expect(foundInSource.body.data.data.filter((markup: { id: string }) => movedIds.has(markup.id))).toEqual([]);
     // The markup routes first: a read of the tree through the items routes used to finish the move in the request.
     for (const markup of markups) {
-      expect((await call('POST', `/markups/${markup.id}`, { key: ws.workspaceKey, body: { name: 'Taken back' } })).status, `rename of ${markup.id}`).toBe(403);
-      expect((await call('POST', '/threads', { key: ws.workspaceKey, body: threadBody(markup) })).status, `thread on ${markup.id}`).toBe(403);
+      expect(
+        (await call('POST', `/markups/${markup.id}`, { key: ws.workspaceKey, body: { name: 'Taken back' } })).status,
+        `rename of ${markup.id}`,
+      ).toBe(403);
+      expect((await call('POST', '/threads', { key: ws.workspaceKey, body: threadBody(markup) })).status, `thread on ${markup.id}`).toBe(
+        403,
+      );
       expect((await call('GET', `/markups/${markup.id}`, { key: ws.workspaceKey })).status).toBe(403);
     }
     for (const item of [...folders, ...markups]) {
@@ -82,7 +91,9 @@ describe('A folder moved into another workspace answers to the destination from 
     const other = await makeSecondWorkspace(ws.orgKey);
     const { top, folders, markups } = await makeTree(ws, 2);
     await armFault('after-move-commit', top.id);
-    expect((await call('PATCH', `/items/${top.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } })).status).toBe(500);
+    expect((await call('PATCH', `/items/${top.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } })).status).toBe(
+      500,
+    );
 
     // No batch for a minute and no read of the tree: only the schedule can find it.
     await backdateMove(top.id);
@@ -112,7 +123,9 @@ describe('A folder moved into another workspace answers to the destination from 
     for (const markup of markups) expect((await call('GET', `/markups/${markup.id}`, { key: ws.workspaceKey })).status).toBe(403);
     await requeuePendingMoves();
     expect((await moveFinished(top.id))?.state).toBe('done');
-    expect((await call('PATCH', `/items/${holder!.id}/move`, { key: ws.orgKey, body: { parentFolderId: third.rootFolderId } })).status).toBe(200);
+    expect(
+      (await call('PATCH', `/items/${holder!.id}/move`, { key: ws.orgKey, body: { parentFolderId: third.rootFolderId } })).status,
+    ).toBe(200);
   });
 
   it('takes no other move of the folder, into its tree or out of it while it is carried (409), and answers a repeat of the same move with the folder', async () => {
@@ -130,7 +143,9 @@ describe('A folder moved into another workspace answers to the destination from 
     expect([elsewhere.status, into.status, outOf.status, repeat.status]).toEqual([409, 409, 409, 200]);
     expect(repeat.body.data).toMatchObject({ id: top.id, workspaceId: other.id, parentFolderId: other.rootFolderId });
     expect((await moveFinished(top.id))?.state).toBe('done');
-    expect((await call('PATCH', `/items/${folders[3]!.id}/move`, { key: ws.orgKey, body: { parentFolderId: folders[2]!.id } })).status).toBe(200);
+    expect(
+      (await call('PATCH', `/items/${folders[3]!.id}/move`, { key: ws.orgKey, body: { parentFolderId: folders[2]!.id } })).status,
+    ).toBe(200);
   });
 });
 
@@ -140,7 +155,9 @@ describe('The move worker is idempotent per item and bounded per batch', { timeo
     const other = await makeSecondWorkspace(ws.orgKey);
     const { top, folders, markups } = await makeTree(ws, 300);
     await armFault('after-move-commit', top.id);
-    expect((await call('PATCH', `/items/${top.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } })).status).toBe(500);
+    expect((await call('PATCH', `/items/${top.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } })).status).toBe(
+      500,
+    );
 
     // The subfolders (3 below the moved one) and the first markups: one bounded batch, its progress on the record.
     expect(await carryMoveBatch(top.id)).toBe('continue');
@@ -165,7 +182,9 @@ describe('The move worker is idempotent per item and bounded per batch', { timeo
     const other = await makeSecondWorkspace(ws.orgKey);
     const { top, markups } = await makeTree(ws, 2);
     await armFault('after-move-commit', top.id);
-    expect((await call('PATCH', `/items/${top.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } })).status).toBe(500);
+    expect((await call('PATCH', `/items/${top.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } })).status).toBe(
+      500,
+    );
     expect(await carryMoveBatch(top.id)).toBe('continue');
 
     // Two copies of the job, one right after the other: the first finds nothing left, the second must wait its second.
@@ -174,7 +193,11 @@ describe('The move worker is idempotent per item and bounded per batch', { timeo
 
     expect([firstQuiet, secondQuiet]).toEqual(['recheck', 'recheck']);
     expect((await getMove(top.id))?.state).toBe('carrying');
-    const outcome = await eventually(() => carryMoveBatch(top.id), (value) => value === 'done', 15_000);
+    const outcome = await eventually(
+      () => carryMoveBatch(top.id),
+      (value) => value === 'done',
+      15_000,
+    );
     expect(outcome).toBe('done');
     expect((await getMove(top.id))?.carriedMarkups).toBe(markups.length);
   });

@@ -31,7 +31,12 @@ describe('A cross-workspace move interrupted after its commit completes when the
     const other = await makeSecondWorkspace(ws.orgKey);
     const [top, inner] = await makeFolderChain(ws.orgKey, ws.rootId, ['Project', 'Assets']);
     const plain = await ws.markup(top!.id, 'Top page');
-    const withOriginal = await makeMarkup({ workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: inner!.id, hasRetainedOriginal: true });
+    const withOriginal = await makeMarkup({
+      workspaceId: ws.workspaceId,
+      organizationId: ws.organizationId,
+      parentFolderId: inner!.id,
+      hasRetainedOriginal: true,
+    });
     await makeRetainedOriginal({ markupId: withOriginal.id, workspaceId: ws.workspaceId, organizationId: ws.organizationId });
     const move = () => call('PATCH', `/items/${top!.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } });
 
@@ -76,10 +81,22 @@ describe('POST /markups/bulk/move into another workspace, interrupted after its 
     const ws = await makeItemsWorkspace();
     const other = await makeSecondWorkspace(ws.orgKey);
     const markups = await Promise.all(
-      [0, 1].map(() => makeMarkup({ workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: ws.rootId, hasRetainedOriginal: true })),
+      [0, 1].map(() =>
+        makeMarkup({
+          workspaceId: ws.workspaceId,
+          organizationId: ws.organizationId,
+          parentFolderId: ws.rootId,
+          hasRetainedOriginal: true,
+        }),
+      ),
     );
-    for (const markup of markups) await makeRetainedOriginal({ markupId: markup.id, workspaceId: ws.workspaceId, organizationId: ws.organizationId });
-    const move = () => call('POST', '/markups/bulk/move', { key: ws.orgKey, body: { markupIds: markups.map((m) => m.id), targetFolderId: other.rootFolderId } });
+    for (const markup of markups)
+      await makeRetainedOriginal({ markupId: markup.id, workspaceId: ws.workspaceId, organizationId: ws.organizationId });
+    const move = () =>
+      call('POST', '/markups/bulk/move', {
+        key: ws.orgKey,
+        body: { markupIds: markups.map((m) => m.id), targetFolderId: other.rootFolderId },
+      });
 
     await armFault('before-original-move', markups[0]!.id);
     const interrupted = await move();
@@ -94,20 +111,24 @@ describe('POST /markups/bulk/move into another workspace, interrupted after its 
   });
 });
 
-describe(`A cross-workspace move of more than ${MAX_CARRIED_ITEMS} markups (the bound of a move within a workspace)`, { timeout: 240_000 }, () => {
-  it('answers at once and is carried into the other workspace in the background, in batches', async () => {
-    const ws = await makeItemsWorkspace();
-    const other = await makeSecondWorkspace(ws.orgKey);
-    const [top] = await makeFolderChain(ws.orgKey, ws.rootId, ['Huge']);
-    await makeMarkups(MAX_CARRIED_ITEMS + 1, { workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: top!.id });
+describe(
+  `A cross-workspace move of more than ${MAX_CARRIED_ITEMS} markups (the bound of a move within a workspace)`,
+  { timeout: 240_000 },
+  () => {
+    it('answers at once and is carried into the other workspace in the background, in batches', async () => {
+      const ws = await makeItemsWorkspace();
+      const other = await makeSecondWorkspace(ws.orgKey);
+      const [top] = await makeFolderChain(ws.orgKey, ws.rootId, ['Huge']);
+      await makeMarkups(MAX_CARRIED_ITEMS + 1, { workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: top!.id });
 
-    const response = await call('PATCH', `/items/${top!.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } });
+      const response = await call('PATCH', `/items/${top!.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } });
 
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
-    const move = await moveFinished(top!.id, 180_000);
-    expect(move).toMatchObject({ state: 'done', carriedMarkups: MAX_CARRIED_ITEMS + 1 });
-    expect(move!.batches).toBeGreaterThanOrEqual(Math.ceil((MAX_CARRIED_ITEMS + 1) / MOVE_BATCH_ITEMS));
-    expect((await workspaceMarkupIds(ws.workspaceId)).size).toBe(0);
-    expect((await workspaceMarkupIds(other.id)).size).toBe(MAX_CARRIED_ITEMS + 1);
-  });
-});
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      const move = await moveFinished(top!.id, 180_000);
+      expect(move).toMatchObject({ state: 'done', carriedMarkups: MAX_CARRIED_ITEMS + 1 });
+      expect(move!.batches).toBeGreaterThanOrEqual(Math.ceil((MAX_CARRIED_ITEMS + 1) / MOVE_BATCH_ITEMS));
+      expect((await workspaceMarkupIds(ws.workspaceId)).size).toBe(0);
+      expect((await workspaceMarkupIds(other.id)).size).toBe(MAX_CARRIED_ITEMS + 1);
+    });
+  },
+);

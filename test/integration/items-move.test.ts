@@ -20,7 +20,10 @@ describe('Move rule 1: workspace keys move only inside their workspace; organiza
     const folder = await makeFolder(ws.workspaceKey, ws.rootId, 'Stay');
 
     const single = await call('PATCH', `/items/${folder.id}/move`, { key: ws.workspaceKey, body: { parentFolderId: other.rootFolderId } });
-    const batch = await call('PATCH', '/items/move', { key: ws.workspaceKey, body: { parentFolderId: other.rootFolderId, items: [{ id: folder.id }] } });
+    const batch = await call('PATCH', '/items/move', {
+      key: ws.workspaceKey,
+      body: { parentFolderId: other.rootFolderId, items: [{ id: folder.id }] },
+    });
 
     expect([single.status, batch.status]).toEqual([403, 403]);
     expect(await childNames(ws.workspaceKey, ws.rootId)).toEqual(['Stay']);
@@ -61,7 +64,12 @@ describe('Move rule 1: workspace keys move only inside their workspace; organiza
   it("carries a moved markup's retained original into the new workspace", async () => {
     const ws = await makeItemsWorkspace();
     const other = await makeSecondWorkspace(ws.orgKey);
-    const markup = await makeMarkup({ workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: ws.rootId, hasRetainedOriginal: true });
+    const markup = await makeMarkup({
+      workspaceId: ws.workspaceId,
+      organizationId: ws.organizationId,
+      parentFolderId: ws.rootId,
+      hasRetainedOriginal: true,
+    });
     await makeRetainedOriginal({ markupId: markup.id, workspaceId: ws.workspaceId, organizationId: ws.organizationId });
 
     await call('PATCH', `/items/${markup.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } });
@@ -79,17 +87,25 @@ describe('Move rule 1 at scale: a cross-workspace move of a folder tree with 200
     const ws = await makeItemsWorkspace();
     const other = await makeSecondWorkspace(ws.orgKey);
     const top = await makeFolder(ws.orgKey, ws.rootId, 'Big');
-    const branches = await Promise.all(['A', 'B', 'C', 'D'].map((name) => makeFolderChain(ws.orgKey, top.id, [name, `${name}-1`, `${name}-2`])));
+    const branches = await Promise.all(
+      ['A', 'B', 'C', 'D'].map((name) => makeFolderChain(ws.orgKey, top.id, [name, `${name}-1`, `${name}-2`])),
+    );
     const folders = [top, ...branches.flat()];
     const perFolder = Math.ceil(2000 / folders.length);
     const markups = (
-      await Promise.all(folders.map((folder) => makeMarkups(perFolder, { workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: folder.id })))
+      await Promise.all(
+        folders.map((folder) =>
+          makeMarkups(perFolder, { workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: folder.id }),
+        ),
+      )
     ).flat();
 
     const started = performance.now();
     const response = await call('PATCH', `/items/${top.id}/move`, { key: ws.orgKey, body: { parentFolderId: other.rootFolderId } });
     const elapsed = performance.now() - started;
-    console.info(`cross-workspace move of a folder tree with ${markups.length} markups in ${folders.length} folders: ${Math.round(elapsed)} ms`);
+    console.info(
+      `cross-workspace move of a folder tree with ${markups.length} markups in ${folders.length} folders: ${Math.round(elapsed)} ms`,
+    );
 
     expect(response.status).toBe(200);
     // The response comes before the tree is carried (by the move worker); it is done soon after.
@@ -147,7 +163,11 @@ describe('Move rule 3: the workspace root cannot be moved; no move into a descen
 
   it(`refuses a move that would nest the moved tree beyond ${MAX_FOLDER_DEPTH} levels with 422, and allows one that fits exactly`, async () => {
     const ws = await makeItemsWorkspace();
-    const deep = await makeFolderChain(ws.workspaceKey, ws.rootId, Array.from({ length: MAX_FOLDER_DEPTH - 1 }, (_, i) => `D${i + 1}`));
+    const deep = await makeFolderChain(
+      ws.workspaceKey,
+      ws.rootId,
+      Array.from({ length: MAX_FOLDER_DEPTH - 1 }, (_, i) => `D${i + 1}`),
+    );
     const [tree] = await makeFolderChain(ws.workspaceKey, ws.rootId, ['Tree', 'Branch']);
     const fits = await makeFolderChain(ws.workspaceKey, ws.rootId, ['Leaf']);
 
@@ -189,7 +209,10 @@ describe('Move rule 4: a name clash at the destination uses fallbackName, else a
     const second = await makeFolder(ws.workspaceKey, b!.id, 'assets');
 
     const numbered = await call('PATCH', `/items/${first.id}/move`, { key: ws.workspaceKey, body: { parentFolderId: destination.id } });
-    const fallback = await call('PATCH', `/items/${second.id}/move`, { key: ws.workspaceKey, body: { parentFolderId: destination.id, fallbackName: 'Old assets' } });
+    const fallback = await call('PATCH', `/items/${second.id}/move`, {
+      key: ws.workspaceKey,
+      body: { parentFolderId: destination.id, fallbackName: 'Old assets' },
+    });
 
     expect(numbered.body.data.name).toBe('Assets (2)');
     expect(fallback.body.data.name).toBe('Old assets');
@@ -205,7 +228,10 @@ describe('Move rule 4: a name clash at the destination uses fallbackName, else a
 
     const response = await call('PATCH', '/items/move', {
       key: ws.workspaceKey,
-      body: { parentFolderId: destination.id, items: [{ id: notes[0]!.id }, { id: notes[1]!.id, fallbackName: 'B notes' }, { id: notes[2]!.id }] },
+      body: {
+        parentFolderId: destination.id,
+        items: [{ id: notes[0]!.id }, { id: notes[1]!.id, fallbackName: 'B notes' }, { id: notes[2]!.id }],
+      },
     });
 
     expect(names(response.body.data.successes)).toEqual(['Notes (2)', 'B notes', 'Notes (3)']);
@@ -217,7 +243,10 @@ describe('Move rule 4: a name clash at the destination uses fallbackName, else a
     await ws.markup(destination.id, 'Page');
     const markup = await ws.markup(ws.rootId, 'Page');
 
-    const response = await call('PATCH', `/items/${markup.id}/move`, { key: ws.workspaceKey, body: { parentFolderId: destination.id, fallbackName: 'Other' } });
+    const response = await call('PATCH', `/items/${markup.id}/move`, {
+      key: ws.workspaceKey,
+      body: { parentFolderId: destination.id, fallbackName: 'Other' },
+    });
 
     expect(response.body.data.name).toBe('Page');
   });
@@ -295,7 +324,10 @@ describe('PATCH /items/:id/move (Item in a folder -> under the new parent)', () 
     const viewer = await makeMemberKey(ws.workspaceId, 'viewer');
 
     const unknownItem = await call('PATCH', `/items/${missingId}/move`, { key: ws.workspaceKey, body: { parentFolderId: ws.rootId } });
-    const unknownDestination = await call('PATCH', `/items/${folder.id}/move`, { key: ws.workspaceKey, body: { parentFolderId: missingId } });
+    const unknownDestination = await call('PATCH', `/items/${folder.id}/move`, {
+      key: ws.workspaceKey,
+      body: { parentFolderId: missingId },
+    });
     const asViewer = await call('PATCH', `/items/${folder.id}/move`, { key: viewer, body: { parentFolderId: ws.archiveId } });
     const malformed = await call('PATCH', '/items/nope/move', { key: ws.workspaceKey, body: { parentFolderId: 'nope' } });
 

@@ -57,7 +57,9 @@ describe('Parallel creation of folders with one name', { timeout: 300_000 }, () 
       const parent = await makeFolder(ws.workspaceKey, ws.rootId, `Parent ${run}`);
 
       const answers = await Promise.all(
-        Array.from({ length: 10 }, () => call('POST', '/items', { key: ws.workspaceKey, body: { parentFolderId: parent.id, name: 'Same' } })),
+        Array.from({ length: 10 }, () =>
+          call('POST', '/items', { key: ws.workspaceKey, body: { parentFolderId: parent.id, name: 'Same' } }),
+        ),
       );
 
       expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
@@ -74,7 +76,11 @@ describe('Parallel creation of folders with one name', { timeout: 300_000 }, () 
       const sources = await Promise.all(Array.from({ length: 5 }, (_, i) => makeFolder(ws.workspaceKey, ws.rootId, `Source ${run}-${i}`)));
       const notes = await Promise.all(sources.map((source) => makeFolder(ws.workspaceKey, source.id, 'Notes')));
 
-      const answers = await Promise.all(notes.map((folder) => call('PATCH', `/items/${folder.id}/move`, { key: ws.workspaceKey, body: { parentFolderId: destination.id } })));
+      const answers = await Promise.all(
+        notes.map((folder) =>
+          call('PATCH', `/items/${folder.id}/move`, { key: ws.workspaceKey, body: { parentFolderId: destination.id } }),
+        ),
+      );
 
       expect(answers.map((answer) => answer.status)).toEqual(Array(5).fill(200));
       const moved = answers.map((answer) => answer.body.data.name as string);
@@ -89,7 +95,9 @@ describe('Parallel creation of folders with one name', { timeout: 300_000 }, () 
       const parent = await makeFolder(ws.workspaceKey, ws.rootId, `Parent ${run}`);
       const [a, b] = await Promise.all(['A', 'B'].map((name) => makeFolder(ws.workspaceKey, parent.id, name)));
 
-      const answers = await Promise.all([a!, b!].map((folder) => call('PATCH', `/items/${folder.id}`, { key: ws.workspaceKey, body: { name: 'Taken' } })));
+      const answers = await Promise.all(
+        [a!, b!].map((folder) => call('PATCH', `/items/${folder.id}`, { key: ws.workspaceKey, body: { name: 'Taken' } })),
+      );
 
       expect(answers.map((answer) => answer.status).sort()).toEqual([204, 409]);
       expect((await childNames(ws.workspaceKey, parent.id)).filter((name) => name === 'Taken')).toHaveLength(1);

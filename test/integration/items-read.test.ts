@@ -46,7 +46,13 @@ describe('GET /items/:id (Folder items: a folder read returns the folder with it
     const response = await call('GET', `/items/${markup.id}`, { key: ws.workspaceKey });
 
     expect(response.status).toBe(200);
-    expect(response.body.data).toMatchObject({ id: markup.id, type: 'webpage', name: 'Home page', url: 'https://example.com/', isReady: true });
+    expect(response.body.data).toMatchObject({
+      id: markup.id,
+      type: 'webpage',
+      name: 'Home page',
+      url: 'https://example.com/',
+      isReady: true,
+    });
     expect(response.body.data.createdAt).toBe(new Date(markup.createdAt).toISOString());
     expect(response.body.data.scopes).toContain('view-project');
   });
@@ -141,8 +147,14 @@ describe('GET /items/:id/items (child items: FolderItemOrder, cursor pagination)
     }
 
     const first = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5 } });
-    const second = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5, before: first.body.data.nextCursor } });
-    const back = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5, since: second.body.data.prevCursor } });
+    const second = await call('GET', `/items/${ws.rootId}/items`, {
+      key: ws.workspaceKey,
+      query: { order: 'created', limit: 5, before: first.body.data.nextCursor },
+    });
+    const back = await call('GET', `/items/${ws.rootId}/items`, {
+      key: ws.workspaceKey,
+      query: { order: 'created', limit: 5, since: second.body.data.prevCursor },
+    });
 
     expect(second.body.data.prevCursor).toEqual(expect.any(String));
     expect(ids(back.body.data.items)).toEqual(ids(first.body.data.items));
@@ -155,7 +167,10 @@ describe('GET /items/:id/items (child items: FolderItemOrder, cursor pagination)
 
     const third = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5, page: 3 } });
     const second = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5, page: 2 } });
-    const back = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { order: 'created', limit: 5, since: second.body.data.prevCursor } });
+    const back = await call('GET', `/items/${ws.rootId}/items`, {
+      key: ws.workspaceKey,
+      query: { order: 'created', limit: 5, since: second.body.data.prevCursor },
+    });
     const beyond = await call('GET', `/items/${ws.rootId}/items`, { key: ws.workspaceKey, query: { limit: 5, page: 4 } });
 
     expect(ids(third.body.data.items)).toEqual(ids(all.slice(10, 12)));

@@ -23,7 +23,7 @@ function expectDocumented(key: string, response: ApiResponse): void {
   expect(parsed.issues?.map((issue) => `${v.getDotPath(issue)}: ${issue.message}`) ?? []).toEqual([]);
 }
 
-describe('Envelope: lists answer { data: P } with P exactly the spec\'s Response column', () => {
+describe("Envelope: lists answer { data: P } with P exactly the spec's Response column", () => {
   it('GET /markups: data.data holds the markups, with hasMore, nextCursor and prevCursor beside it', async () => {
     const org = await makeOrganization();
     const markups = [await createMarkup(org.workspaceKey), await createMarkup(org.workspaceKey)];
@@ -79,7 +79,7 @@ describe('Envelope: lists answer { data: P } with P exactly the spec\'s Response
   });
 });
 
-describe('Operations listed as 204 but described as returning data: the live service\'s shapes', () => {
+describe("Operations listed as 204 but described as returning data: the live service's shapes", () => {
   it('GET /markups/:id/view-modes: data.projectViewModes, each with id, category, name, width, height and threadCount', async () => {
     const org = await makeOrganization();
     const markup = await createMarkup(org.workspaceKey);
@@ -123,7 +123,11 @@ describe('Operations listed as 204 but described as returning data: the live ser
     expect(folders.map((item) => [item.id, item.type, item.folderCount, item.projectCount])).toEqual([[folder.id, 'folder', 1, 2]]);
     expect(markups.map((item) => item.id).sort()).toEqual([webpage.id, image.id].sort());
     const byId = new Map(markups.map((item) => [item.id, item]));
-    expect(byId.get(webpage.id)).toMatchObject({ type: 'markup', url: webpage.url, markupUrl: expect.stringMatching(new RegExp(`/markups/${webpage.id}$`)) });
+    expect(byId.get(webpage.id)).toMatchObject({
+      type: 'markup',
+      url: webpage.url,
+      markupUrl: expect.stringMatching(new RegExp(`/markups/${webpage.id}$`)),
+    });
     expect(byId.get(image.id)).toMatchObject({ type: 'markup', markupUrl: expect.stringMatching(new RegExp(`/markups/${image.id}$`)) });
     expect(byId.get(image.id)).not.toHaveProperty('url');
     expect(byId.get(image.id)).not.toHaveProperty('folderCount');
@@ -148,7 +152,12 @@ describe('Operations listed as 204 but described as returning data: the live ser
     const response = await call('POST', '/workspace', { key: org.orgKey, body: { name: 'Created' } });
 
     expect(response.status).toBe(201);
-    expect(response.body.data).toMatchObject({ id: expect.any(String), name: 'Created', rootFolderId: expect.any(String), archiveFolderId: expect.any(String) });
+    expect(response.body.data).toMatchObject({
+      id: expect.any(String),
+      name: 'Created',
+      rootFolderId: expect.any(String),
+      archiveFolderId: expect.any(String),
+    });
     expectDocumented('POST /workspace', response);
   });
 });
@@ -158,10 +167,14 @@ describe('Workspace users (all listed as 204): GET /users and GET /users/externa
   const answersData = ['GET /api/v2/users', 'GET /api/v2/users/external/{externalId}'];
 
   it('documents 200 with a schema for the two reads and a bare 204 for every other row', () => {
-    const documented = usersRoutes().map((route) => [routeKey(route), route.responses.filter((doc) => doc.status < 300).map((doc) => [doc.status, Boolean(doc.schema)])]);
+    const documented = usersRoutes().map((route) => [
+      routeKey(route),
+      route.responses.filter((doc) => doc.status < 300).map((doc) => [doc.status, Boolean(doc.schema)]),
+    ]);
 
     expect(documented).toHaveLength(8);
-    for (const [key, successes] of documented) expect(successes, String(key)).toEqual(answersData.includes(String(key)) ? [[200, true]] : [[204, false]]);
+    for (const [key, successes] of documented)
+      expect(successes, String(key)).toEqual(answersData.includes(String(key)) ? [[200, true]] : [[204, false]]);
   });
 
   it('GET /users: data is the list of users, each exactly id, email, name, role and status', async () => {
@@ -172,7 +185,9 @@ describe('Workspace users (all listed as 204): GET /users and GET /users/externa
 
     expect(response.status).toBe(200);
     expect(Object.keys(response.body)).toEqual(['data']);
-    expect(response.body.data).toEqual([{ id: owner.userId, email: owner.email, name: expect.any(String), role: 'owner', status: 'active' }]);
+    expect(response.body.data).toEqual([
+      { id: owner.userId, email: owner.email, name: expect.any(String), role: 'owner', status: 'active' },
+    ]);
     expectDocumented('GET /users', response);
   });
 
@@ -188,7 +203,16 @@ describe('Workspace users (all listed as 204): GET /users and GET /users/externa
     for (const answer of [created, patched, deleted]) expect([answer.status, answer.body], JSON.stringify(answer.body)).toEqual([204, '']);
     expect(read.status).toBe(200);
     expect(Object.keys(read.body)).toEqual(['data']);
-    expect(Object.keys(read.body.data).sort()).toEqual(['avatarFileId', 'avatarUrl', 'createdAt', 'email', 'externalId', 'id', 'modifiedAt', 'name']);
+    expect(Object.keys(read.body.data).sort()).toEqual([
+      'avatarFileId',
+      'avatarUrl',
+      'createdAt',
+      'email',
+      'externalId',
+      'id',
+      'modifiedAt',
+      'name',
+    ]);
     expect(read.body.data).toMatchObject({ externalId, name: 'Live client', email: 'live@example.com' });
     expectDocumented('GET /users/external/{externalId}', read);
   });
@@ -213,7 +237,10 @@ describe("What the live service's clients send: accepted", () => {
     const { osVersionName: _left, ...partial } = BROWSER_CONTEXT;
 
     const withoutName = await call('POST', '/threads', { key: org.workspaceKey, body: threadBody(markup, { browserContext: partial }) });
-    const onlyBrowser = await call('POST', '/threads', { key: org.workspaceKey, body: threadBody(markup, { browserContext: { browserName: 'Safari' } }) });
+    const onlyBrowser = await call('POST', '/threads', {
+      key: org.workspaceKey,
+      body: threadBody(markup, { browserContext: { browserName: 'Safari' } }),
+    });
 
     expect(withoutName.status, JSON.stringify(withoutName.body)).toBe(200);
     expect(onlyBrowser.status, JSON.stringify(onlyBrowser.body)).toBe(200);
@@ -251,7 +278,10 @@ describe("What the live service's clients send: accepted", () => {
     const markup = await makeTypedMarkup(ws, 'webpage');
 
     const folder = await call('POST', '/items', { key: ws.workspaceKey, body: { parentFolderId: ws.rootId, name: 'Extra', color: 'red' } });
-    const thread = await call('POST', '/threads', { key: ws.workspaceKey, body: threadBody(markup, { clientVersion: '4.2.0', browserContext: { ...BROWSER_CONTEXT, gpu: 'x' } }) });
+    const thread = await call('POST', '/threads', {
+      key: ws.workspaceKey,
+      body: threadBody(markup, { clientVersion: '4.2.0', browserContext: { ...BROWSER_CONTEXT, gpu: 'x' } }),
+    });
 
     expect(folder.status).toBe(200);
     expect(folder.body.data).not.toHaveProperty('color');

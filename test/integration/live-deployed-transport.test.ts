@@ -64,7 +64,10 @@ afterAll(async () => {
 /** No log yet for these markups (their events are handed over here), so catch-ups find nothing. */
 const emptyLog: MarkupEventLog = { lastSeq: async () => 0, eventsAfter: async () => ({ events: [], hasMore: false }) };
 
-const posted = (connectionId: string) => calls.filter((call) => call.method === 'POST' && call.connectionId === connectionId).map((call) => JSON.parse(call.body) as { type: string; seq?: number });
+const posted = (connectionId: string) =>
+  calls
+    .filter((call) => call.method === 'POST' && call.connectionId === connectionId)
+    .map((call) => JSON.parse(call.body) as { type: string; seq?: number });
 
 function streamOf(events: EventRecord[]): DynamoDBStreamEvent {
   return {
@@ -72,24 +75,38 @@ function streamOf(events: EventRecord[]): DynamoDBStreamEvent {
       eventName: 'INSERT',
       dynamodb: {
         SequenceNumber: String(index + 1),
-        NewImage: marshall({ PK: `WS#${event.workspaceId}#EVENTS`, SK: `${event.createdAt}#${event.id}`, entity: 'Event', ...event }) as never,
+        NewImage: marshall({
+          PK: `WS#${event.workspaceId}#EVENTS`,
+          SK: `${event.createdAt}#${event.id}`,
+          entity: 'Event',
+          ...event,
+        }) as never,
       },
     })),
   };
 }
 
 describe('the deployed live transport (API Gateway connections, claims in the table)', () => {
-  it('posts subscribed then each event once and in order, forgets a gone (410) connection, and closes a revoked key\'s', async () => {
+  it("posts subscribed then each event once and in order, forgets a gone (410) connection, and closes a revoked key's", async () => {
     const org = await makeOrganization();
     const markup = await makeTypedMarkup(org, 'image');
     const ticketOf = async (key: string) => new URL((await liveTicket(key)).url).searchParams.get('ticket')!;
     const [a, b] = [`A${randomUUID()}`, `B${randomUUID()}`];
     expect(await connectLive(await ticketOf(org.workspaceKey), a)).toMatchObject({ ok: true });
     expect(await connectLive(await ticketOf(org.orgKey), b)).toMatchObject({ ok: true });
-    for (const connectionId of [a, b]) await receiveLive(connectionId, JSON.stringify({ type: 'subscribe', markupId: markup.id }), connectionsApiTransport, emptyLog);
+    for (const connectionId of [a, b])
+      await receiveLive(connectionId, JSON.stringify({ type: 'subscribe', markupId: markup.id }), connectionsApiTransport, emptyLog);
     expect(posted(a)).toEqual([{ type: 'subscribed', markupId: markup.id, seq: 0 }]);
 
-    const event = (seq: number): EventRecord => ({ id: randomUUID(), type: 'markup_status_changed', workspaceId: org.workspaceId, markupId: markup.id, createdAt: new Date().toISOString(), seq } as EventRecord);
+    const event = (seq: number): EventRecord =>
+      ({
+        id: randomUUID(),
+        type: 'markup_status_changed',
+        workspaceId: org.workspaceId,
+        markupId: markup.id,
+        createdAt: new Date().toISOString(),
+        seq,
+      }) as EventRecord;
     const [one, two] = [event(1), event(2)];
     expect(await fanOutLive(streamOf([one, two]), connectionsApiTransport, emptyLog)).toEqual({ batchItemFailures: [] });
     // The same events again (a retried batch): claimed already, nothing sent twice. A gap (4 before 3) is not sent either.
@@ -97,13 +114,20 @@ describe('the deployed live transport (API Gateway connections, claims in the ta
     for (const connectionId of [a, b]) {
       const events = posted(connectionId).filter((message) => message.type === 'event');
       expect(events.map((message) => message.seq)).toEqual([1, 2]);
-      expect(events[0]).toMatchObject({ markupId: markup.id, event: { id: one.id, type: 'markup_status_changed', workspaceId: org.workspaceId } });
+      expect(events[0]).toMatchObject({
+        markupId: markup.id,
+        event: { id: one.id, type: 'markup_status_changed', workspaceId: org.workspaceId },
+      });
     }
 
     // B is gone (API Gateway answers 410): the fan-out forgets it and its subscription.
     gone.add(b);
     await fanOutLive(streamOf([event(3)]), connectionsApiTransport, emptyLog);
-    expect(posted(a).filter((message) => message.type === 'event').map((message) => message.seq)).toEqual([1, 2, 3]);
+    expect(
+      posted(a)
+        .filter((message) => message.type === 'event')
+        .map((message) => message.seq),
+    ).toEqual([1, 2, 3]);
     expect(await getLiveConnection(b)).toBeUndefined();
     expect((await liveSubscriptionsOf(markup.id)).map((subscription) => subscription.connectionId)).toEqual([a]);
 

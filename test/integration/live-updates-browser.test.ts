@@ -10,7 +10,17 @@ import { conversionClients } from '../support/conversion-jobs.js';
 import { customerJwt, makeCustomerKeys, makeInstallation } from '../support/customer-jwts.js';
 import { makeMember } from '../support/members.js';
 import { eventually } from '../support/polling.js';
-import { baseUrl, besidesLiveSocket, chromiumMissing, horizontalOverflow, launchBrowser, screenshotFolder, seriousAxeViolations, shot, watchedPage } from '../support/review-app-browser.js';
+import {
+  baseUrl,
+  besidesLiveSocket,
+  chromiumMissing,
+  horizontalOverflow,
+  launchBrowser,
+  screenshotFolder,
+  seriousAxeViolations,
+  shot,
+  watchedPage,
+} from '../support/review-app-browser.js';
 import { askSignIn, newSourceIp, signInLinks } from '../support/sign-in.js';
 import { createThread, makeTypedMarkup, reply } from '../support/threads.js';
 
@@ -51,7 +61,9 @@ describe.skipIf(skip)('live updates in the review app and the embed client (issu
     const { s3, services } = conversionClients();
     await Promise.all(
       markup.images!.map(async (image, index) => {
-        const body = await sharp({ create: { width: 800, height: 600, channels: 3, background: index ? '#c9d8f0' : '#e7dcc4' } }).png().toBuffer();
+        const body = await sharp({ create: { width: 800, height: 600, channels: 3, background: index ? '#c9d8f0' : '#e7dcc4' } })
+          .png()
+          .toBuffer();
         await s3.send(new PutObjectCommand({ Bucket: services.bucketName, Key: image.key, Body: body, ContentType: 'image/png' }));
       }),
     );
@@ -69,7 +81,10 @@ describe.skipIf(skip)('live updates in the review app and the embed client (issu
   }
 
   const subscribedIn = async (frames: string[], violations: string[] = []) =>
-    expect(await eventually(async () => frames.some((frame) => frame.includes('"subscribed"')), Boolean, 15_000), `the page subscribed (CSP: ${violations.join('; ') || 'no refusal'})`).toBe(true);
+    expect(
+      await eventually(async () => frames.some((frame) => frame.includes('"subscribed"')), Boolean, 15_000),
+      `the page subscribed (CSP: ${violations.join('; ') || 'no refusal'})`,
+    ).toBe(true);
 
   /** A fresh contributor opens `markupUrl` signed out, signs in through the emailed link and lands back on it. */
   async function signedInAt(markupUrl: string, prepare?: (context: BrowserContext) => Promise<void>) {
@@ -86,7 +101,8 @@ describe.skipIf(skip)('live updates in the review app and the embed client (issu
     return { ...watched, frames };
   }
 
-  const markupUrlOf = async (id: string): Promise<string> => (await call('GET', `/markups/${id}`, { key: org.workspaceKey })).body.data.markupUrl;
+  const markupUrlOf = async (id: string): Promise<string> =>
+    (await call('GET', `/markups/${id}`, { key: org.workspaceKey })).body.data.markupUrl;
   /** The thread list reads of `page` from now on (a live update reads one thread, never the list). */
   const listReads = (page: Page) => {
     const reads: string[] = [];
@@ -106,7 +122,13 @@ describe.skipIf(skip)('live updates in the review app and the embed client (issu
       }
       const [readsA, readsB] = [listReads(a.page), listReads(b.page)];
       const started = Date.now();
-      const thread = await createThread(org.workspaceKey, markup, { projectImageId: markup.images![0]!.id, offsetXPercentage: 30, offsetYPercentage: 40, message: undefined, content: 'Live: the logo is blurry' });
+      const thread = await createThread(org.workspaceKey, markup, {
+        projectImageId: markup.images![0]!.id,
+        offsetXPercentage: 30,
+        offsetYPercentage: 40,
+        message: undefined,
+        content: 'Live: the logo is blurry',
+      });
       for (const side of [a, b]) await side.page.getByRole('button', { name: 'Comment 1', exact: true }).waitFor();
       const tookMs = Date.now() - started;
       console.info(`live-updates: the pin on both boards ${tookMs} ms after the API answered`);
@@ -124,7 +146,9 @@ describe.skipIf(skip)('live updates in the review app and the embed client (issu
       await dialog.getByRole('button', { name: 'Reopen' }).waitFor();
       await expect.poll(() => b.page.getByRole('button', { name: 'Comment 1', exact: true }).getAttribute('class')).toMatch(/\bresolved\b/);
       // The reply read in the open dialog is not left unread.
-      await expect.poll(async () => (await a.page.getByRole('button', { name: 'Comment 1', exact: true }).getAttribute('title')) ?? '').toBe('');
+      await expect
+        .poll(async () => (await a.page.getByRole('button', { name: 'Comment 1', exact: true }).getAttribute('title')) ?? '')
+        .toBe('');
 
       expect(readsA, 'no thread list read: the events did it').toEqual([]);
       expect(readsB).toEqual([]);
@@ -164,9 +188,18 @@ describe.skipIf(skip)('live updates in the review app and the embed client (issu
     );
     try {
       await page.getByRole('heading', { name }).waitFor();
-      await eventually(async () => routed[0]?.fromPage.length ?? 0, (count) => count > 0);
+      await eventually(
+        async () => routed[0]?.fromPage.length ?? 0,
+        (count) => count > 0,
+      );
       expect(JSON.parse(routed[0]!.fromPage[0]!)).toEqual({ type: 'subscribe', markupId: markup.id });
-      const first = await createThread(org.workspaceKey, markup, { projectImageId: markup.images![0]!.id, offsetXPercentage: 20, offsetYPercentage: 30, message: undefined, content: 'Before the outage' });
+      const first = await createThread(org.workspaceKey, markup, {
+        projectImageId: markup.images![0]!.id,
+        offsetXPercentage: 20,
+        offsetYPercentage: 30,
+        message: undefined,
+        content: 'Before the outage',
+      });
       await page.getByRole('button', { name: 'Comment 1', exact: true }).waitFor();
 
       // The outage: the socket is cut and new ones are refused while it lasts.
@@ -184,11 +217,23 @@ describe.skipIf(skip)('live updates in the review app and the embed client (issu
       }
       await page.setViewportSize({ width: 1440, height: 900 });
       // Missed while away.
-      await createThread(org.workspaceKey, markup, { projectImageId: markup.images![1]!.id, offsetXPercentage: 60, offsetYPercentage: 50, message: undefined, content: 'During the outage' });
+      await createThread(org.workspaceKey, markup, {
+        projectImageId: markup.images![1]!.id,
+        offsetXPercentage: 60,
+        offsetYPercentage: 50,
+        message: undefined,
+        content: 'During the outage',
+      });
       await reply(org.workspaceKey, first.id, { content: 'A reply during the outage' });
       expect((await call('POST', `/threads/${first.id}/resolve`, { key: org.workspaceKey })).status).toBeLessThan(300);
       // It keeps trying (backoff), each time with a new ticket, and each try is refused while the outage lasts.
-      expect(await eventually(async () => routed.length, (count) => count >= 3, 20_000)).toBeGreaterThanOrEqual(3);
+      expect(
+        await eventually(
+          async () => routed.length,
+          (count) => count >= 3,
+          20_000,
+        ),
+      ).toBeGreaterThanOrEqual(3);
       outage = false;
 
       await page.getByRole('button', { name: 'Comment 2', exact: true }).waitFor({ timeout: 45_000 });
@@ -231,15 +276,28 @@ describe.skipIf(skip)('live updates in the review app and the embed client (issu
         );
         expect(mounted, JSON.stringify(mounted)).toEqual({ ok: true });
         // The socket is refused by the page's CSP: the client follows the markup's event log instead.
-        expect(await eventually(async () => logReads.length, (count) => count >= 2, 15_000), `the page follows the event log (CSP: ${violations.join('; ') || 'no refusal'})`).toBeGreaterThanOrEqual(2);
-        await createThread(org.workspaceKey, markup, { url: here, canonicalUrl: here, elements: [{ elementPath: '#note', offsetXPercentage: 50, offsetYPercentage: 50 }], content: 'Live: tax is included now', message: undefined });
+        expect(
+          await eventually(
+            async () => logReads.length,
+            (count) => count >= 2,
+            15_000,
+          ),
+          `the page follows the event log (CSP: ${violations.join('; ') || 'no refusal'})`,
+        ).toBeGreaterThanOrEqual(2);
+        await createThread(org.workspaceKey, markup, {
+          url: here,
+          canonicalUrl: here,
+          elements: [{ elementPath: '#note', offsetXPercentage: 50, offsetYPercentage: 50 }],
+          content: 'Live: tax is included now',
+          message: undefined,
+        });
         const pin = page.getByRole('button', { name: 'Comment 1', exact: true });
         await pin.waitFor();
         await pin.click();
         await page.getByRole('dialog', { name: 'Comment 1' }).getByText('Live: tax is included now').waitFor();
         // Live while the log is followed: the status line never says "Reconnecting…".
         expect(await page.getByText('Reconnecting…').count()).toBe(0);
-        expect(frames.received, 'no socket frame: the page\'s CSP refuses the socket').toEqual([]);
+        expect(frames.received, "no socket frame: the page's CSP refuses the socket").toEqual([]);
         // The one refusal is the socket's (Chromium reports it twice); nothing else needs more than the app origin.
         expect(besidesLiveSocket(violations).others, 'no other CSP refusal').toEqual([]);
         expect(besidesLiveSocket(violations).refusedSockets.size, 'one socket refused (tried again only after minutes)').toBe(1);
@@ -258,15 +316,29 @@ describe.skipIf(skip)('live updates in the review app and the embed client (issu
  * DESIGN.md "Embeddable client" says it needs. Chromium does not let `http://host:port` in
  * connect-src cover `ws://host:port`, so the live socket is refused and the client follows the log.
  */
-async function serveSite(appOrigin: string, storageOrigin: string): Promise<{ server: Server; origin: string; token: () => Promise<string> }> {
-  const csp = ["default-src 'none'", `script-src ${appOrigin}`, `connect-src 'self' ${appOrigin} ${storageOrigin}`, "style-src 'self'", "img-src 'self' data:", "base-uri 'none'"].join('; ');
+async function serveSite(
+  appOrigin: string,
+  storageOrigin: string,
+): Promise<{ server: Server; origin: string; token: () => Promise<string> }> {
+  const csp = [
+    "default-src 'none'",
+    `script-src ${appOrigin}`,
+    `connect-src 'self' ${appOrigin} ${storageOrigin}`,
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "base-uri 'none'",
+  ].join('; ');
   const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Acme pricing</title><link rel="canonical" href="/pricing"></head>
 <body><main><h1>Acme pricing</h1><p id="note">Prices exclude tax.</p></main></body></html>`;
   const site = { token: async () => '' } as { server: Server; origin: string; token: () => Promise<string> };
   site.server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://site').pathname;
-    if (path === '/token') return void site.token().then((token) => response.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end(token));
-    if (path === '/pricing') return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp }).end(page);
+    if (path === '/token')
+      return void site
+        .token()
+        .then((token) => response.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end(token));
+    if (path === '/pricing')
+      return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp }).end(page);
     response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => site.server.listen(0, '127.0.0.1', resolve));

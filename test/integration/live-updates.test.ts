@@ -34,7 +34,7 @@ async function refusal(client: LiveClient, markupId: string): Promise<Extract<Li
 }
 
 describe('POST /live/tickets', () => {
-  it('answers a ws URL on the gateway\'s own port with a ticket valid 60 s, for an API key and an exchange token, never carrying the credential', async () => {
+  it("answers a ws URL on the gateway's own port with a ticket valid 60 s, for an API key and an exchange token, never carrying the credential", async () => {
     const { stack } = localStack();
     const org = await makeOrganization();
     const before = Date.now();
@@ -95,7 +95,12 @@ describe('live subscriptions', () => {
     for (const client of [one, two]) await client.until(() => client.events(markup.id).length >= 4);
     expect(seqsOf(one.events(markup.id))).toEqual(run(start, 4));
     expect(one.events(markup.id)).toEqual(two.events(markup.id));
-    expect(one.events(markup.id).map((message) => message.event.type)).toEqual(['comment_created', 'comment_reply_created', 'comment_reply_created', 'comment_resolved']);
+    expect(one.events(markup.id).map((message) => message.event.type)).toEqual([
+      'comment_created',
+      'comment_reply_created',
+      'comment_reply_created',
+      'comment_resolved',
+    ]);
     for (const message of one.events(markup.id)) {
       expect(Object.keys(message.event).sort()).toEqual(['createdAt', 'data', 'id', 'type', 'workspaceId']);
       // The frozen webhook body of the event, byte for byte the same JSON.
@@ -126,7 +131,9 @@ describe('live subscriptions', () => {
     await reply(org.workspaceKey, thread.id, { content: 'd' });
     await after.until(() => after.events(markup.id).length >= 4);
     expect(seqsOf(after.events(markup.id))).toEqual(run(seen, 4));
-    expect(after.events(markup.id).map((message) => message.event.data.message?.content ?? null)).toEqual(['a', 'b', 'c', 'd'].map((text) => expect.stringContaining(text)));
+    expect(after.events(markup.id).map((message) => message.event.data.message?.content ?? null)).toEqual(
+      ['a', 'b', 'c', 'd'].map((text) => expect.stringContaining(text)),
+    );
     after.close();
   });
 
@@ -151,7 +158,7 @@ describe('live subscriptions', () => {
     for (const client of [steady, late, fresh]) client.close();
   });
 
-  it('refuses, as GET /markups/{id} does, another workspace\'s markup, a missing one, and a bound end user\'s other markup; a malformed message is a 400', async () => {
+  it("refuses, as GET /markups/{id} does, another workspace's markup, a missing one, and a bound end user's other markup; a malformed message is a 400", async () => {
     const org = await makeOrganization();
     const other = await makeOrganization();
     const mine = await makeTypedMarkup(org, 'image');
@@ -165,7 +172,12 @@ describe('live subscriptions', () => {
     const missing = '00000000-0000-4000-8000-000000000000';
     expect((await refusal(client, missing)).status).toBe(404);
 
-    const bound = await makeEndUser({ organizationId: org.organizationId, workspaceId: org.workspaceId, markupId: mine.id, markupRole: 'project:viewer' });
+    const bound = await makeEndUser({
+      organizationId: org.organizationId,
+      workspaceId: org.workspaceId,
+      markupId: mine.id,
+      markupRole: 'project:viewer',
+    });
     const sibling = await makeTypedMarkup(org, 'image');
     const endUser = await LiveClient.connect(bound.token);
     const out = await refusal(endUser, sibling.id);
@@ -204,7 +216,7 @@ describe('who sees what after a credential dies', () => {
     expect((await call('POST', '/live/tickets', { key: org.workspaceKey })).status).toBe(401);
   });
 
-  it('closes the socket of a session that signed out, and lets a viewer member\'s session subscribe while it lasts', async () => {
+  it("closes the socket of a session that signed out, and lets a viewer member's session subscribe while it lasts", async () => {
     const org = await makeOrganization();
     const markup = await makeTypedMarkup(org, 'image');
     const member = await makeMember(org.workspaceId, 'viewer');
@@ -233,7 +245,10 @@ describe('who sees what after a credential dies', () => {
     const org = await makeOrganization();
     const markup = await makeTypedMarkup(org, 'image');
     // Minted as of 5 minutes minus 3 s ago: valid for 3 more seconds.
-    const endUser = await makeEndUser({ organizationId: org.organizationId, workspaceId: org.workspaceId, markupId: markup.id }, Date.now() - 297_000);
+    const endUser = await makeEndUser(
+      { organizationId: org.organizationId, workspaceId: org.workspaceId, markupId: markup.id },
+      Date.now() - 297_000,
+    );
     const client = await LiveClient.connect(endUser.token);
     expect(await client.subscribe(markup.id)).toMatchObject({ type: 'subscribed' });
     const closed = await closedWithin(client, 20_000);
@@ -266,7 +281,7 @@ describe('subscriptions that no longer hold', () => {
     orgClient.close();
   });
 
-  it('refuses an after beyond the markup\'s last seq (400), which would otherwise hide every event to come', async () => {
+  it("refuses an after beyond the markup's last seq (400), which would otherwise hide every event to come", async () => {
     const org = await makeOrganization();
     const markup = await makeTypedMarkup(org, 'image');
     const client = await LiveClient.connect(org.workspaceKey);

@@ -30,9 +30,17 @@ describe('npm start (DESIGN.md local stack contract)', () => {
     const services = JSON.parse(readFileSync(join(dataDir, 'services.json'), 'utf8')) as { endpoints: Record<string, string> };
     const sesStore = await fetch(new URL('/store', services.endpoints.ses));
     // The seeded owner signs in: the link arrives in the SES emulator, as the banner says.
-    const signInAsked = await fetch(`${stack.baseUrl}/api/v2/auth/email-sign-in`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'owner@review-board.localhost' }) });
-    const stored = (await (await fetch(new URL('/store', services.endpoints.ses))).json()) as { emails: { destination: { to: string[] }; body: { text?: string } }[] };
-    const signInLink = stored.emails.find((email) => email.destination.to.includes('owner@review-board.localhost'))?.body.text?.match(/\S+\/sign-in\?code=\S+/)?.[0];
+    const signInAsked = await fetch(`${stack.baseUrl}/api/v2/auth/email-sign-in`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: 'owner@review-board.localhost' }),
+    });
+    const stored = (await (await fetch(new URL('/store', services.endpoints.ses))).json()) as {
+      emails: { destination: { to: string[] }; body: { text?: string } }[];
+    };
+    const signInLink = stored.emails
+      .find((email) => email.destination.to.includes('owner@review-board.localhost'))
+      ?.body.text?.match(/\S+\/sign-in\?code=\S+/)?.[0];
     const app = await fetch(`${stack.baseUrl}/sign-in`);
     const appHtml = await app.text();
     const code = await started.stop('SIGTERM');
@@ -48,7 +56,9 @@ describe('npm start (DESIGN.md local stack contract)', () => {
     // An absolute DATA_DIR is printed as given, not relative to the working directory.
     expect(started.output()).toContain(`stack.json          ${join(dataDir, 'stack.json')}`);
     // One line says how to sign in to the review app as the seeded owner, and where the link arrives (issue 30 part 2).
-    expect(started.output()).toContain(`Sign in             ${stack.baseUrl}/sign-in as owner@review-board.localhost; the link arrives in the SES emulator at ${services.endpoints.ses}/`);
+    expect(started.output()).toContain(
+      `Sign in             ${stack.baseUrl}/sign-in as owner@review-board.localhost; the link arrives in the SES emulator at ${services.endpoints.ses}/`,
+    );
     expect(signInAsked.status).toBe(202);
     expect(signInLink).toMatch(new RegExp(`^${stack.baseUrl}/sign-in\\?code=[A-Za-z0-9_-]{43}$`));
     // npm start serves the review app, built if need be, on the API's port (issue 30).

@@ -26,7 +26,11 @@ interface Entry {
 const eventsPath = (markupId: string, query = '') => `/markups/${markupId}/events${query}`;
 
 /** One page of the log, 200 asserted. */
-async function readPage(key: string, markupId: string, query = ''): Promise<{ data: Entry[]; hasMore: boolean; nextCursor: string | null }> {
+async function readPage(
+  key: string,
+  markupId: string,
+  query = '',
+): Promise<{ data: Entry[]; hasMore: boolean; nextCursor: string | null }> {
   const response = await call('GET', eventsPath(markupId, query), { key });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body.data;
@@ -59,7 +63,14 @@ describe('GET /markups/{id}/events: the per-markup event log (issue 32)', { time
     const markup = await newMarkup(org);
     let expected = 1;
     for (let round = 0; round < 3; round += 1) {
-      const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => call('POST', '/threads', { key: org.workspaceKey, body: threadBody(markup, { content: `Round ${round} comment ${i}`, message: undefined }) })));
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          call('POST', '/threads', {
+            key: org.workspaceKey,
+            body: threadBody(markup, { content: `Round ${round} comment ${i}`, message: undefined }),
+          }),
+        ),
+      );
       expect(responses.map((response) => response.status)).toEqual(responses.map(() => 200));
       expected += 20;
       const log = await readLog(org.workspaceKey, markup.id);
@@ -78,8 +89,14 @@ describe('GET /markups/{id}/events: the per-markup event log (issue 32)', { time
     const thread = await createThread(org.workspaceKey, markup);
     let expected = 2;
     for (let round = 0; round < 2; round += 1) {
-      const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => call('POST', `/threads/${thread.id}/messages`, { key: org.workspaceKey, body: { content: `Round ${round} reply ${i}` } })));
-      expect(responses.map((response) => `${response.status} ${response.status === 200 ? '' : JSON.stringify(response.body)}`)).toEqual(responses.map(() => '200 '));
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          call('POST', `/threads/${thread.id}/messages`, { key: org.workspaceKey, body: { content: `Round ${round} reply ${i}` } }),
+        ),
+      );
+      expect(responses.map((response) => `${response.status} ${response.status === 200 ? '' : JSON.stringify(response.body)}`)).toEqual(
+        responses.map(() => '200 '),
+      );
       expected += 20;
       const log = await readLog(org.workspaceKey, markup.id);
       expect(seqs(log)).toEqual(oneTo(expected));
@@ -101,13 +118,21 @@ describe('GET /markups/{id}/events: the per-markup event log (issue 32)', { time
           expect(response.status, JSON.stringify(response.body)).toBe(200);
           return response.body.data.id as string;
         }),
-        ...Array.from({ length: 10 }, async () => (await createThreadDirectly(principal, threadBody(markup) as unknown as CreateThreadInput)).id as string),
+        ...Array.from(
+          { length: 10 },
+          async () => (await createThreadDirectly(principal, threadBody(markup) as unknown as CreateThreadInput)).id as string,
+        ),
       ]);
       ids.push(...made);
     }
     const log = await readLog(org.workspaceKey, markup.id);
     expect(seqs(log)).toEqual(oneTo(41));
-    expect(log.slice(1).map((entry) => entry.event.data.comment.id).sort()).toEqual(ids.sort());
+    expect(
+      log
+        .slice(1)
+        .map((entry) => entry.event.data.comment.id)
+        .sort(),
+    ).toEqual(ids.sort());
   });
 
   it('gives creation, comment, reply, edit, resolve, reopen, move and read-only changes consecutive seqs, in the order they committed', async () => {
@@ -120,7 +145,10 @@ describe('GET /markups/{id}/events: the per-markup event log (issue 32)', { time
       await call('PATCH', `/messages/${answer.id}`, { key: org.workspaceKey, body: { content: 'An edited reply' } }),
       await call('POST', `/threads/${thread.id}/resolve`, { key: org.workspaceKey }),
       await call('POST', `/threads/${thread.id}/unresolve`, { key: org.workspaceKey }),
-      await call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { viewportXPercentage: 70, viewportYPercentage: 80 } }),
+      await call('PATCH', `/threads/${thread.id}/move-pin`, {
+        key: org.workspaceKey,
+        body: { viewportXPercentage: 70, viewportYPercentage: 80 },
+      }),
       await call('PATCH', `/markups/${markup.id}/read-only`, { key: org.workspaceKey, body: { readOnly: true } }),
     ];
     expect(steps.map((step) => step.status)).toEqual(steps.map(() => 200));
@@ -152,7 +180,9 @@ describe('GET /markups/{id}/events: the per-markup event log (issue 32)', { time
 
   it('records markup_ready of a converted file markup right after markup_created', async () => {
     const org = await makeOrganization();
-    const created = await postFileMarkup(org.workspaceKey, fileForm(await tiffBytes(), 'scan.tiff', 'image/tiff'), { workspaceId: org.workspaceId });
+    const created = await postFileMarkup(org.workspaceKey, fileForm(await tiffBytes(), 'scan.tiff', 'image/tiff'), {
+      workspaceId: org.workspaceId,
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const markupId = created.body.data.id as string;
     const log = await eventually(
@@ -198,7 +228,9 @@ describe('GET /markups/{id}/events: the per-markup event log (issue 32)', { time
     expect(ids).toHaveLength(50);
     const logs = await Promise.all(ids.map((id) => readPage(org.workspaceKey, id)));
     for (const [index, log] of logs.entries()) {
-      expect(log.data.map((entry) => [entry.seq, entry.event.type, entry.event.data.markup.id])).toEqual([[1, 'markup_created', ids[index]]]);
+      expect(log.data.map((entry) => [entry.seq, entry.event.type, entry.event.data.markup.id])).toEqual([
+        [1, 'markup_created', ids[index]],
+      ]);
     }
     // One EventBatch in the outbox, each of its events with seq 1.
     const recorded = await listEvents(org.workspaceId);
@@ -257,7 +289,12 @@ describe('GET /markups/{id}/events: the per-markup event log (issue 32)', { time
     const org = await makeOrganization();
     const mine = await newMarkup(org);
     const theirs = await newMarkup(org);
-    const token = await endUserToken({ organizationId: org.organizationId, workspaceId: org.workspaceId, markupId: mine.id, markupRole: 'project:viewer' });
+    const token = await endUserToken({
+      organizationId: org.organizationId,
+      workspaceId: org.workspaceId,
+      markupId: mine.id,
+      markupRole: 'project:viewer',
+    });
 
     const own = await call('GET', eventsPath(mine.id), { key: token });
     expect(own.status, JSON.stringify(own.body)).toBe(200);

@@ -15,7 +15,13 @@ import { deleteItemRecords } from '../../shared/domain/items/deletion.js';
 import { PENDING_WORK_GRACE_MS, sweepPendingWork } from '../../shared/domain/markups/pending-work.js';
 import { markupObjectPrefix } from '../../shared/storage/objects.js';
 import { call } from '../support/api.js';
-import { conversionClients, deliveryRecord as record, keysUnder as keysIn, makePendingMarkup as makePending, type Upload } from '../support/conversion-jobs.js';
+import {
+  conversionClients,
+  deliveryRecord as record,
+  keysUnder as keysIn,
+  makePendingMarkup as makePending,
+  type Upload,
+} from '../support/conversion-jobs.js';
 import { makeMarkup, workspaceOf } from '../support/items.js';
 import { eventually } from '../support/polling.js';
 import { makePdf } from '../support/sample-files.js';
@@ -32,7 +38,12 @@ afterAll(() => {
 const PAGES = 4;
 
 async function pendingPdf() {
-  const upload: Upload = { type: 'pdf', bytes: await makePdf(Array.from({ length: PAGES }, () => ({ width: 200, height: 260 }))), filename: 'board.pdf', mimeType: 'application/pdf' };
+  const upload: Upload = {
+    type: 'pdf',
+    bytes: await makePdf(Array.from({ length: PAGES }, () => ({ width: 200, height: 260 }))),
+    filename: 'board.pdf',
+    mimeType: 'application/pdf',
+  };
   return makePending(clients, upload);
 }
 
@@ -67,14 +78,15 @@ async function runUntilDeath(markupId: string, page: number): Promise<void> {
     async (key) => {
       if (key === `${prefix}pages/${page}.png`) throw new Killed(`killed before ${key}`);
     },
-    () => convertMarkupJob.run({ type: 'convert-markup', markupId }, record(1)).then(
-      () => {
-        throw new Error('the job was expected to die');
-      },
-      (error: unknown) => {
-        if (!(error instanceof Killed)) throw error;
-      },
-    ),
+    () =>
+      convertMarkupJob.run({ type: 'convert-markup', markupId }, record(1)).then(
+        () => {
+          throw new Error('the job was expected to die');
+        },
+        (error: unknown) => {
+          if (!(error instanceof Killed)) throw error;
+        },
+      ),
   );
 }
 
@@ -90,7 +102,12 @@ describe('deleting a markup takes every object under its prefix (DESIGN.md "Dele
 
     expect(left).toEqual(expect.arrayContaining([`markups/${markup.id}/pages/1.png`, `markups/${markup.id}/pages/2.png`]));
     expect(deleted.status).toBe(204);
-    expect(await eventually(() => keysUnder(markupObjectPrefix(markup.id)), (keys) => keys.length === 0)).toEqual([]);
+    expect(
+      await eventually(
+        () => keysUnder(markupObjectPrefix(markup.id)),
+        (keys) => keys.length === 0,
+      ),
+    ).toEqual([]);
     expect(await getStorageBreakdown(org.organizationId)).toMatchObject({ pdfs: 0, total: 0 });
   });
 
@@ -111,7 +128,9 @@ describe('deleting a markup takes every object under its prefix (DESIGN.md "Dele
     const { markup } = await pendingPdf();
     await runUntilDeath(markup.id, 2);
     await batchDelete([itemKey(markup.id)]);
-    const event = { Records: [{ messageId: randomUUID(), body: JSON.stringify({ type: 'convert-markup', markupId: markup.id }), attributes: {} }] } as unknown as SQSEvent;
+    const event = {
+      Records: [{ messageId: randomUUID(), body: JSON.stringify({ type: 'convert-markup', markupId: markup.id }), attributes: {} }],
+    } as unknown as SQSEvent;
 
     const answer = await handleDeadLetters(event);
 
@@ -162,7 +181,13 @@ describe('deleting a markup takes every object under its prefix (DESIGN.md "Dele
 
       expect(deletion.status, `round ${round}`).toBe(204);
       expect(await getItem(markup.id, true), `round ${round}`).toBeUndefined();
-      expect(await eventually(() => keysUnder(prefix), (keys) => keys.length === 0), `round ${round}`).toEqual([]);
+      expect(
+        await eventually(
+          () => keysUnder(prefix),
+          (keys) => keys.length === 0,
+        ),
+        `round ${round}`,
+      ).toEqual([]);
       expect(await getStorageBreakdown(org.organizationId), `round ${round}`).toMatchObject({ pdfs: 0, total: 0 });
     }
   }, 240_000);
@@ -202,7 +227,12 @@ describe('deleting a markup takes every object under its prefix (DESIGN.md "Dele
 
     expect(deletion.status).toBe(204);
     expect(pagesPut).toEqual(['pages/1.png', 'pages/2.png']);
-    expect(await eventually(() => keysUnder(prefix), (keys) => keys.length === 0)).toEqual([]);
+    expect(
+      await eventually(
+        () => keysUnder(prefix),
+        (keys) => keys.length === 0,
+      ),
+    ).toEqual([]);
     expect(await getStorageBreakdown(org.organizationId)).toMatchObject({ pdfs: 0, total: 0 });
   }, 60_000);
 
@@ -210,10 +240,26 @@ describe('deleting a markup takes every object under its prefix (DESIGN.md "Dele
     const { org, markup: pending } = await pendingPdf();
     await runUntilDeath(pending.id, 3);
     const workspace = await workspaceOf(org.workspaceId);
-    const webpage = await makeMarkup({ workspaceId: org.workspaceId, organizationId: workspace.organizationId, parentFolderId: workspace.rootFolderId });
-    await s3.send(new PutObjectCommand({ Bucket: services.bucketName, Key: `${markupObjectPrefix(webpage.id)}thumbnail.png`, Body: Buffer.from('png'), ContentType: 'image/png' }));
+    const webpage = await makeMarkup({
+      workspaceId: org.workspaceId,
+      organizationId: workspace.organizationId,
+      parentFolderId: workspace.rootFolderId,
+    });
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: services.bucketName,
+        Key: `${markupObjectPrefix(webpage.id)}thumbnail.png`,
+        Body: Buffer.from('png'),
+        ContentType: 'image/png',
+      }),
+    );
     const markups = [(await getItem(pending.id, true)) as MarkupRecord, webpage];
-    const gone = async (markupId: string) => (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: { PK: `GONE#${markupId}`, SK: 'GONE' }, ConsistentRead: true }))).Item;
+    const gone = async (markupId: string) =>
+      (
+        await getDb().send(
+          new GetCommand({ TableName: getConfig().tableName, Key: { PK: `GONE#${markupId}`, SK: 'GONE' }, ConsistentRead: true }),
+        )
+      ).Item;
 
     // The request dies before any job is queued: every send of this process fails.
     const cut = `cut-queues-${randomUUID()}`;
@@ -235,8 +281,20 @@ describe('deleting a markup takes every object under its prefix (DESIGN.md "Dele
     for (const [index, markup] of markups.entries()) {
       expect(left[index]!.length, markup.type).toBeGreaterThan(0);
       expect(recorded[index], markup.type).toMatchObject({ markupId: markup.id });
-      expect(await eventually(() => keysUnder(markupObjectPrefix(markup.id)), (keys) => keys.length === 0), markup.type).toEqual([]);
-      expect(await eventually(() => gone(markup.id), (item) => item === undefined), markup.type).toBeUndefined();
+      expect(
+        await eventually(
+          () => keysUnder(markupObjectPrefix(markup.id)),
+          (keys) => keys.length === 0,
+        ),
+        markup.type,
+      ).toEqual([]);
+      expect(
+        await eventually(
+          () => gone(markup.id),
+          (item) => item === undefined,
+        ),
+        markup.type,
+      ).toBeUndefined();
     }
     expect(await getStorageBreakdown(org.organizationId)).toMatchObject({ pdfs: 0, total: 0 });
   }, 60_000);

@@ -95,7 +95,16 @@ describe('GET /markups/usage (Markup usage)', () => {
 
     const data = await usage(org);
 
-    expect(data).toMatchObject({ used: 4, limit: 5, remaining: 1, totalRemaining: 3, isCustomOverride: true, isWarning: true, isLimitReached: false, isDrawingOnBundle: false });
+    expect(data).toMatchObject({
+      used: 4,
+      limit: 5,
+      remaining: 1,
+      totalRemaining: 3,
+      isCustomOverride: true,
+      isWarning: true,
+      isLimitReached: false,
+      isDrawingOnBundle: false,
+    });
   });
 
   it('averages the totals of earlier months', async () => {

@@ -15,12 +15,20 @@ describe('POST /markups/bulk/from-url (all or nothing, one workspace)', () => {
 
     const response = await call('POST', '/markups/bulk/from-url', {
       key: org.workspaceKey,
-      body: { items: [{ url: 'https://one.example' }, { url: 'https://two.example/x', name: 'Two', parentFolderId: folder.id }, { url: 'https://three.example', workspaceId: org.workspaceId }] },
+      body: {
+        items: [
+          { url: 'https://one.example' },
+          { url: 'https://two.example/x', name: 'Two', parentFolderId: folder.id },
+          { url: 'https://three.example', workspaceId: org.workspaceId },
+        ],
+      },
     });
 
     expect(response.status).toBe(204);
     const list = await call('GET', '/markups', { key: org.workspaceKey });
-    expect(list.body.data.data.map((markup: { name: string; parentFolderId: string }) => [markup.name, markup.parentFolderId === folder.id])).toEqual([
+    expect(
+      list.body.data.data.map((markup: { name: string; parentFolderId: string }) => [markup.name, markup.parentFolderId === folder.id]),
+    ).toEqual([
       ['three.example', false],
       ['Two', true],
       ['one.example', false],
@@ -31,7 +39,10 @@ describe('POST /markups/bulk/from-url (all or nothing, one workspace)', () => {
   it('answers 400 naming the bad item and creates nothing', async () => {
     const org = await makeOrganization();
 
-    const response = await call('POST', '/markups/bulk/from-url', { key: org.workspaceKey, body: { items: [{ url: 'https://ok.example' }, { url: 'mailto:a@b.c' }] } });
+    const response = await call('POST', '/markups/bulk/from-url', {
+      key: org.workspaceKey,
+      body: { items: [{ url: 'https://ok.example' }, { url: 'mailto:a@b.c' }] },
+    });
 
     expect(response.status).toBe(400);
     expect(response.body.errors[0].pointer).toBe('/body/items/1/url');
@@ -49,7 +60,12 @@ describe('POST /markups/bulk/from-url (all or nothing, one workspace)', () => {
     });
     const split = await call('POST', '/markups/bulk/from-url', {
       key: org.orgKey,
-      body: { items: [{ url: 'https://a.example', workspaceId: org.workspaceId }, { url: 'https://b.example', workspaceId: other.id }] },
+      body: {
+        items: [
+          { url: 'https://a.example', workspaceId: org.workspaceId },
+          { url: 'https://b.example', workspaceId: other.id },
+        ],
+      },
     });
 
     expect([none.status, tooMany.status, split.status]).toEqual([400, 400, 400]);
@@ -70,11 +86,14 @@ describe('POST /markups/bulk/from-url (all or nothing, one workspace)', () => {
     expect((await call('GET', '/markups', { key: org.workspaceKey, query: { limit: 100 } })).body.data.data).toHaveLength(50);
   });
 
-  it('answers 403 when an item names a workspace other than the key\'s (Authentication rule 4)', async () => {
+  it("answers 403 when an item names a workspace other than the key's (Authentication rule 4)", async () => {
     const org = await makeOrganization();
     const other = await makeSecondWorkspace(org.orgKey, 'Second');
 
-    const response = await call('POST', '/markups/bulk/from-url', { key: org.workspaceKey, body: { items: [{ url: 'https://a.example' }, { url: 'https://b.example', workspaceId: other.id }] } });
+    const response = await call('POST', '/markups/bulk/from-url', {
+      key: org.workspaceKey,
+      body: { items: [{ url: 'https://a.example' }, { url: 'https://b.example', workspaceId: other.id }] },
+    });
 
     expect(response.status).toBe(403);
     expect(await usedThisMonth(org.orgKey, org.workspaceId)).toBe(0);
@@ -87,7 +106,10 @@ describe('POST /markups/bulk/move (Move rules 1 and 2; all or nothing)', () => {
     const folder = await makeFolder(org);
     const [a, b] = await Promise.all([createMarkup(org.workspaceKey), createMarkup(org.workspaceKey)]);
 
-    const response = await call('POST', '/markups/bulk/move', { key: org.workspaceKey, body: { markupIds: [a.id, b.id], targetFolderId: folder.id } });
+    const response = await call('POST', '/markups/bulk/move', {
+      key: org.workspaceKey,
+      body: { markupIds: [a.id, b.id], targetFolderId: folder.id },
+    });
 
     expect(response.status).toBe(204);
     for (const markup of [a, b]) {
@@ -100,10 +122,15 @@ describe('POST /markups/bulk/move (Move rules 1 and 2; all or nothing)', () => {
     const workspace = (await getWorkspace(org.workspaceId))!;
     const markup = await createMarkup(org.workspaceKey);
 
-    const response = await call('POST', '/markups/bulk/move', { key: org.workspaceKey, body: { markupIds: [markup.id], targetFolderId: workspace.archiveFolderId } });
+    const response = await call('POST', '/markups/bulk/move', {
+      key: org.workspaceKey,
+      body: { markupIds: [markup.id], targetFolderId: workspace.archiveFolderId },
+    });
 
     expect(response.status).toBe(204);
-    expect((await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).body.data.parentFolderId).toBe(workspace.archiveFolderId);
+    expect((await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).body.data.parentFolderId).toBe(
+      workspace.archiveFolderId,
+    );
   });
 
   it("refuses a viewer's move with 403 and lets a contributor move", async () => {
@@ -111,8 +138,14 @@ describe('POST /markups/bulk/move (Move rules 1 and 2; all or nothing)', () => {
     const folder = await makeFolder(org);
     const markup = await createMarkup(org.workspaceKey);
 
-    const viewer = await call('POST', '/markups/bulk/move', { key: await makeMemberKey(org.workspaceId, 'viewer'), body: { markupIds: [markup.id], targetFolderId: folder.id } });
-    const contributor = await call('POST', '/markups/bulk/move', { key: await makeMemberKey(org.workspaceId, 'contributor'), body: { markupIds: [markup.id], targetFolderId: folder.id } });
+    const viewer = await call('POST', '/markups/bulk/move', {
+      key: await makeMemberKey(org.workspaceId, 'viewer'),
+      body: { markupIds: [markup.id], targetFolderId: folder.id },
+    });
+    const contributor = await call('POST', '/markups/bulk/move', {
+      key: await makeMemberKey(org.workspaceId, 'contributor'),
+      body: { markupIds: [markup.id], targetFolderId: folder.id },
+    });
 
     expect(viewer.status).toBe(403);
     expect(contributor.status).toBe(204);
@@ -124,9 +157,18 @@ describe('POST /markups/bulk/move (Move rules 1 and 2; all or nothing)', () => {
     const other = await makeFolder(org);
     const markup = await createMarkup(org.workspaceKey);
 
-    const unknown = await call('POST', '/markups/bulk/move', { key: org.workspaceKey, body: { markupIds: [markup.id, missingId], targetFolderId: folder.id } });
-    const notMarkup = await call('POST', '/markups/bulk/move', { key: org.workspaceKey, body: { markupIds: [markup.id, other.id], targetFolderId: folder.id } });
-    const twice = await call('POST', '/markups/bulk/move', { key: org.workspaceKey, body: { markupIds: [markup.id, markup.id], targetFolderId: folder.id } });
+    const unknown = await call('POST', '/markups/bulk/move', {
+      key: org.workspaceKey,
+      body: { markupIds: [markup.id, missingId], targetFolderId: folder.id },
+    });
+    const notMarkup = await call('POST', '/markups/bulk/move', {
+      key: org.workspaceKey,
+      body: { markupIds: [markup.id, other.id], targetFolderId: folder.id },
+    });
+    const twice = await call('POST', '/markups/bulk/move', {
+      key: org.workspaceKey,
+      body: { markupIds: [markup.id, markup.id], targetFolderId: folder.id },
+    });
 
     expect([unknown.status, notMarkup.status, twice.status]).toEqual([404, 404, 400]);
     expect((await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).body.data.parentFolderId).toBe(markup.parentFolderId);
@@ -136,13 +178,22 @@ describe('POST /markups/bulk/move (Move rules 1 and 2; all or nothing)', () => {
     const org = await makeOrganization();
     const [markup, target] = await Promise.all([createMarkup(org.workspaceKey), createMarkup(org.workspaceKey)]);
 
-    const unknown = await call('POST', '/markups/bulk/move', { key: org.workspaceKey, body: { markupIds: [markup.id], targetFolderId: missingId } });
-    const markupTarget = await call('POST', '/markups/bulk/move', { key: org.workspaceKey, body: { markupIds: [markup.id], targetFolderId: target.id } });
+    const unknown = await call('POST', '/markups/bulk/move', {
+      key: org.workspaceKey,
+      body: { markupIds: [markup.id], targetFolderId: missingId },
+    });
+    const markupTarget = await call('POST', '/markups/bulk/move', {
+      key: org.workspaceKey,
+      body: { markupIds: [markup.id], targetFolderId: target.id },
+    });
     const tooMany = await call('POST', '/markups/bulk/move', {
       key: org.workspaceKey,
       body: { markupIds: Array.from({ length: 51 }, () => markup.id), targetFolderId: markup.parentFolderId },
     });
-    const none = await call('POST', '/markups/bulk/move', { key: org.workspaceKey, body: { markupIds: [], targetFolderId: markup.parentFolderId } });
+    const none = await call('POST', '/markups/bulk/move', {
+      key: org.workspaceKey,
+      body: { markupIds: [], targetFolderId: markup.parentFolderId },
+    });
 
     expect([unknown.status, markupTarget.status, tooMany.status, none.status]).toEqual([404, 404, 400, 400]);
   });
@@ -153,7 +204,10 @@ describe('POST /markups/bulk/move (Move rules 1 and 2; all or nothing)', () => {
     const here = await createMarkup(org.orgKey);
     const there = await createMarkup(org.orgKey, { workspaceId: other.id });
 
-    const response = await call('POST', '/markups/bulk/move', { key: org.orgKey, body: { markupIds: [here.id, there.id], targetFolderId: here.parentFolderId } });
+    const response = await call('POST', '/markups/bulk/move', {
+      key: org.orgKey,
+      body: { markupIds: [here.id, there.id], targetFolderId: here.parentFolderId },
+    });
 
     expect(response.status).toBe(400);
   });
@@ -163,14 +217,24 @@ describe('POST /markups/bulk/move (Move rules 1 and 2; all or nothing)', () => {
     const other = await makeSecondWorkspace(org.orgKey, 'Second');
     const markup = await createMarkup(org.workspaceKey);
 
-    const workspaceKey = await call('POST', '/markups/bulk/move', { key: org.workspaceKey, body: { markupIds: [markup.id], targetFolderId: other.rootFolderId } });
-    const orgKey = await call('POST', '/markups/bulk/move', { key: org.orgKey, body: { markupIds: [markup.id], targetFolderId: other.rootFolderId } });
+    const workspaceKey = await call('POST', '/markups/bulk/move', {
+      key: org.workspaceKey,
+      body: { markupIds: [markup.id], targetFolderId: other.rootFolderId },
+    });
+    const orgKey = await call('POST', '/markups/bulk/move', {
+      key: org.orgKey,
+      body: { markupIds: [markup.id], targetFolderId: other.rootFolderId },
+    });
 
     expect(workspaceKey.status).toBe(403);
     expect(orgKey.status).toBe(204);
     const moved = await call('GET', `/markups/${markup.id}`, { key: org.orgKey });
     expect(moved.body.data).toMatchObject({ workspaceId: other.id, parentFolderId: other.rootFolderId });
-    expect((await call('GET', '/markups', { key: org.orgKey, query: { workspaceId: other.id } })).body.data.data.map((m: { id: string }) => m.id)).toEqual([markup.id]);
+    expect(
+      (await call('GET', '/markups', { key: org.orgKey, query: { workspaceId: other.id } })).body.data.data.map(
+        (m: { id: string }) => m.id,
+      ),
+    ).toEqual([markup.id]);
     expect((await call('GET', '/markups', { key: org.workspaceKey })).body.data.data).toEqual([]);
   });
 });
@@ -178,7 +242,11 @@ describe('POST /markups/bulk/move (Move rules 1 and 2; all or nothing)', () => {
 describe('POST /markups/bulk/delete (all or nothing)', () => {
   it('deletes every listed markup', async () => {
     const org = await makeOrganization();
-    const [a, b, keep] = await Promise.all([createMarkup(org.workspaceKey), createMarkup(org.workspaceKey), createMarkup(org.workspaceKey)]);
+    const [a, b, keep] = await Promise.all([
+      createMarkup(org.workspaceKey),
+      createMarkup(org.workspaceKey),
+      createMarkup(org.workspaceKey),
+    ]);
 
     const response = await call('POST', '/markups/bulk/delete', { key: org.workspaceKey, body: { markupIds: [a.id, b.id] } });
 
@@ -186,7 +254,7 @@ describe('POST /markups/bulk/delete (all or nothing)', () => {
     expect((await call('GET', '/markups', { key: org.workspaceKey })).body.data.data.map((m: { id: string }) => m.id)).toEqual([keep.id]);
   });
 
-  it('deletes nothing when one id is unknown (404) and refuses ids outside the key\'s workspace (403)', async () => {
+  it("deletes nothing when one id is unknown (404) and refuses ids outside the key's workspace (403)", async () => {
     const org = await makeOrganization();
     const other = await makeSecondWorkspace(org.orgKey, 'Second');
     const mine = await createMarkup(org.workspaceKey);

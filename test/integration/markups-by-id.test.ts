@@ -18,7 +18,9 @@ describe('GET /markups/:id (files always included)', () => {
     expect(response.status).toBe(200);
     // The single read adds each view mode's page screenshot (pending, or already settled by the worker).
     expect(response.body.data).toEqual({ ...created, pageScreenshots: expect.any(Array) });
-    expect(response.body.data.pageScreenshots.map((shot: { viewModeId: string }) => shot.viewModeId)).toEqual(VIEW_MODES.map((mode) => mode.id));
+    expect(response.body.data.pageScreenshots.map((shot: { viewModeId: string }) => shot.viewModeId)).toEqual(
+      VIEW_MODES.map((mode) => mode.id),
+    );
   });
 
   it('answers 404 for an unknown id and a folder id, 400 for an id that is not a UUID', async () => {
@@ -80,7 +82,10 @@ describe('POST /markups/:id (rename)', () => {
 
     const noName = await call('POST', `/markups/${markup.id}`, { key: org.workspaceKey, body: {} });
     const unknown = await call('POST', `/markups/${missingId}`, { key: org.workspaceKey, body: { name: 'x' } });
-    const viewer = await call('POST', `/markups/${markup.id}`, { key: await makeMemberKey(org.workspaceId, 'viewer'), body: { name: 'x' } });
+    const viewer = await call('POST', `/markups/${markup.id}`, {
+      key: await makeMemberKey(org.workspaceId, 'viewer'),
+      body: { name: 'x' },
+    });
 
     expect(noName.status).toBe(400);
     expect(unknown.status).toBe(404);
@@ -92,7 +97,9 @@ describe('POST /markups/:id (rename)', () => {
     const markup = await createMarkup(org.workspaceKey);
     const names = Array.from({ length: 8 }, (_, i) => `Name ${i}`);
 
-    const responses = await Promise.all(names.map((name) => call('POST', `/markups/${markup.id}`, { key: org.workspaceKey, body: { name } })));
+    const responses = await Promise.all(
+      names.map((name) => call('POST', `/markups/${markup.id}`, { key: org.workspaceKey, body: { name } })),
+    );
 
     expect(responses.every((response) => response.status === 200 || response.status === 409)).toBe(true);
     const final = (await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).body.data.name;
@@ -166,7 +173,10 @@ describe('PATCH /markups/:id/read-only (States and transitions: readOnly)', () =
     const markup = await createMarkup(org.workspaceKey);
 
     const invalid = await call('PATCH', `/markups/${markup.id}/read-only`, { key: org.workspaceKey, body: { readOnly: 'yes' } });
-    const contributor = await call('PATCH', `/markups/${markup.id}/read-only`, { key: await makeMemberKey(org.workspaceId, 'contributor'), body: { readOnly: true } });
+    const contributor = await call('PATCH', `/markups/${markup.id}/read-only`, {
+      key: await makeMemberKey(org.workspaceId, 'contributor'),
+      body: { readOnly: true },
+    });
 
     expect(invalid.status).toBe(400);
     expect(invalid.body.errors[0].pointer).toBe('/body/readOnly');

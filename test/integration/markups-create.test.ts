@@ -15,7 +15,10 @@ describe('POST /markups/url (Markups table; creation rule 1)', () => {
     const org = await makeOrganization();
     const workspace = (await getWorkspace(org.workspaceId))!;
 
-    const response = await call('POST', '/markups/url', { key: org.workspaceKey, body: { url: 'https://www.example.org/pricing?plan=pro' } });
+    const response = await call('POST', '/markups/url', {
+      key: org.workspaceKey,
+      body: { url: 'https://www.example.org/pricing?plan=pro' },
+    });
 
     expect(response.status).toBe(200);
     const markup = response.body.data;
@@ -87,9 +90,18 @@ describe('POST /markups/url (Markups table; creation rule 1)', () => {
     const existing = await createMarkup(org.workspaceKey);
     const workspace = (await getWorkspace(org.workspaceId))!;
 
-    const unknown = await call('POST', '/markups/url', { key: org.workspaceKey, body: { url: 'https://a.example', parentFolderId: missingId } });
-    const markupAsFolder = await call('POST', '/markups/url', { key: org.workspaceKey, body: { url: 'https://a.example', parentFolderId: existing.id } });
-    const archive = await call('POST', '/markups/url', { key: org.workspaceKey, body: { url: 'https://a.example', parentFolderId: workspace.archiveFolderId } });
+    const unknown = await call('POST', '/markups/url', {
+      key: org.workspaceKey,
+      body: { url: 'https://a.example', parentFolderId: missingId },
+    });
+    const markupAsFolder = await call('POST', '/markups/url', {
+      key: org.workspaceKey,
+      body: { url: 'https://a.example', parentFolderId: existing.id },
+    });
+    const archive = await call('POST', '/markups/url', {
+      key: org.workspaceKey,
+      body: { url: 'https://a.example', parentFolderId: workspace.archiveFolderId },
+    });
     const elsewhere = await call('POST', '/markups/url', {
       key: org.orgKey,
       body: { url: 'https://a.example', workspaceId: org.workspaceId, parentFolderId: other.rootFolderId },
@@ -130,13 +142,16 @@ describe('POST /markups/url (Markups table; creation rule 1)', () => {
   });
 });
 
-describe('Authentication rule 4: a workspaceId that is not the key\'s workspace in a markup creation request gives 403', () => {
+describe("Authentication rule 4: a workspaceId that is not the key's workspace in a markup creation request gives 403", () => {
   it('refuses a workspace key naming another workspace of its organization, and creates nothing', async () => {
     const org = await makeOrganization();
     const other = await makeSecondWorkspace(org.orgKey, 'Second');
 
     const named = await call('POST', '/markups/url', { key: org.workspaceKey, body: { url: 'https://a.example', workspaceId: other.id } });
-    const byFolder = await call('POST', '/markups/url', { key: org.workspaceKey, body: { url: 'https://a.example', parentFolderId: other.rootFolderId } });
+    const byFolder = await call('POST', '/markups/url', {
+      key: org.workspaceKey,
+      body: { url: 'https://a.example', parentFolderId: other.rootFolderId },
+    });
 
     expect(named.status).toBe(403);
     expect(byFolder.status).toBe(403);
@@ -148,7 +163,10 @@ describe('Authentication rule 4: a workspaceId that is not the key\'s workspace 
     const bWorkspace = (await getWorkspace(b.workspaceId))!;
 
     const workspace = await call('POST', '/markups/url', { key: a.orgKey, body: { url: 'https://a.example', workspaceId: b.workspaceId } });
-    const folder = await call('POST', '/markups/url', { key: a.orgKey, body: { url: 'https://a.example', parentFolderId: bWorkspace.rootFolderId } });
+    const folder = await call('POST', '/markups/url', {
+      key: a.orgKey,
+      body: { url: 'https://a.example', parentFolderId: bWorkspace.rootFolderId },
+    });
 
     expect(workspace.status).toBe(403);
     expect(folder.status).toBe(403);
@@ -157,7 +175,10 @@ describe('Authentication rule 4: a workspaceId that is not the key\'s workspace 
   it('refuses a viewer with 403 (creating needs contributor)', async () => {
     const org = await makeOrganization();
 
-    const response = await call('POST', '/markups/url', { key: await makeMemberKey(org.workspaceId, 'viewer'), body: { url: 'https://a.example' } });
+    const response = await call('POST', '/markups/url', {
+      key: await makeMemberKey(org.workspaceId, 'viewer'),
+      body: { url: 'https://a.example' },
+    });
 
     expect(response.status).toBe(403);
   });

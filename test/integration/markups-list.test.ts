@@ -10,7 +10,8 @@ describe('GET /markups (ordered by createdAt descending; cursor pagination)', ()
     const made = await makeMarkups(org, 125);
     const expected = made.map((markup) => markup.id).reverse();
 
-    const pages: { data: { id: string; createdAt: string }[]; hasMore: boolean; nextCursor: string | null; prevCursor: string | null }[] = [];
+    const pages: { data: { id: string; createdAt: string }[]; hasMore: boolean; nextCursor: string | null; prevCursor: string | null }[] =
+      [];
     let cursor: string | undefined;
     do {
       const response = await call('GET', '/markups', { key: org.workspaceKey, query: { limit: 50, before: cursor } });
@@ -108,17 +109,20 @@ describe('include (creation and reading rules 7 and 8)', () => {
     expect(response.body.detail).not.toContain('"images"');
   });
 
-  it.each(['media', 'images', 'videos', 'documents', 'images,videos,documents', ' media , images '])('accepts include=%s', async (include) => {
-    const org = await makeOrganization();
-    await createMarkup(org.workspaceKey);
+  it.each(['media', 'images', 'videos', 'documents', 'images,videos,documents', ' media , images '])(
+    'accepts include=%s',
+    async (include) => {
+      const org = await makeOrganization();
+      await createMarkup(org.workspaceKey);
 
-    const list = await call('GET', '/markups', { key: org.workspaceKey, query: { include } });
-    const search = await call('GET', '/markups/search', { key: org.workspaceKey, query: { include, query: 'example' } });
+      const list = await call('GET', '/markups', { key: org.workspaceKey, query: { include } });
+      const search = await call('GET', '/markups/search', { key: org.workspaceKey, query: { include, query: 'example' } });
 
-    expect([list.status, search.status]).toEqual([200, 200]);
-    expect(list.body.data.data[0].isReady).toBe(true);
-    expect(search.body.data.data).toHaveLength(1);
-  });
+      expect([list.status, search.status]).toEqual([200, 200]);
+      expect(list.body.data.data[0].isReady).toBe(true);
+      expect(search.body.data.data).toHaveLength(1);
+    },
+  );
 });
 
 describe('GET /markups/search (matches name or URL, includes subfolders)', () => {
@@ -127,7 +131,11 @@ describe('GET /markups/search (matches name or URL, includes subfolders)', () =>
     const folder = await makeFolder(org, { name: 'Outer' });
     const nested = await makeFolder(org, { name: 'Inner', parentFolderId: folder.id });
     const byName = await createMarkup(org.workspaceKey, { name: 'Spring SALE banner', url: 'https://shop.example/a' });
-    const byUrl = await createMarkup(org.workspaceKey, { name: 'Landing', url: 'https://example.com/Sale-2026', parentFolderId: nested.id });
+    const byUrl = await createMarkup(org.workspaceKey, {
+      name: 'Landing',
+      url: 'https://example.com/Sale-2026',
+      parentFolderId: nested.id,
+    });
     await createMarkup(org.workspaceKey, { name: 'About us', url: 'https://example.com/about' });
     await createMarkup(stranger.workspaceKey, { name: 'Sale elsewhere' });
 
@@ -161,7 +169,10 @@ describe('GET /markups/search (matches name or URL, includes subfolders)', () =>
     const sizes: number[] = [];
     let cursor: string | undefined;
     do {
-      const response = await call('GET', '/markups/search', { key: org.workspaceKey, query: { query: 'NeEdLe', limit: 40, before: cursor } });
+      const response = await call('GET', '/markups/search', {
+        key: org.workspaceKey,
+        query: { query: 'NeEdLe', limit: 40, before: cursor },
+      });
       expect(response.status).toBe(200);
       visited.push(...response.body.data.data.map((markup: { id: string }) => markup.id));
       sizes.push(response.body.data.data.length);
@@ -179,7 +190,10 @@ describe('GET /markups/search (matches name or URL, includes subfolders)', () =>
     const listPage = await call('GET', '/markups', { key: org.workspaceKey, query: { limit: 1 } });
 
     const limit = await call('GET', '/markups/search', { key: org.workspaceKey, query: { query: 'page', limit: 101 } });
-    const cursor = await call('GET', '/markups/search', { key: org.workspaceKey, query: { query: 'page', before: listPage.body.data.nextCursor } });
+    const cursor = await call('GET', '/markups/search', {
+      key: org.workspaceKey,
+      query: { query: 'page', before: listPage.body.data.nextCursor },
+    });
 
     expect(limit.status).toBe(400);
     expect(cursor.status).toBe(400);

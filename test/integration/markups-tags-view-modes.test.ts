@@ -21,7 +21,10 @@ describe('GET /markups/:id/tag (Markup tags)', () => {
     const after = await call('GET', `/markups/${markup.id}/tag`, { key: org.workspaceKey });
 
     expect(before.status).toBe(200);
-    expect(before.body.data).toEqual({ taggable: [{ id: member.userId, name: 'Dana', email: 'dana@example.com', role: 'contributor' }], tagged: [] });
+    expect(before.body.data).toEqual({
+      taggable: [{ id: member.userId, name: 'Dana', email: 'dana@example.com', role: 'contributor' }],
+      tagged: [],
+    });
     expect(after.body.data.tagged).toEqual([{ id: member.userId, name: 'Dana', email: 'dana@example.com' }]);
   });
 
@@ -44,9 +47,18 @@ describe('GET /markups/:id/view-modes (listed as 204, answers 200 with data)', (
     expect(first.status).toBe(200);
     expect(first.body.data.projectViewModes.map((mode: { category: string }) => mode.category)).toEqual(['desktop', 'tablet', 'mobile']);
     expect(first.body.data.projectViewModes.map((mode: { threadCount: number }) => mode.threadCount)).toEqual([0, 0, 2]);
-    expect(second.body.data.projectViewModes.map((mode: { id: string }) => mode.id)).toEqual(first.body.data.projectViewModes.map((mode: { id: string }) => mode.id));
+    expect(second.body.data.projectViewModes.map((mode: { id: string }) => mode.id)).toEqual(
+      first.body.data.projectViewModes.map((mode: { id: string }) => mode.id),
+    );
     for (const mode of first.body.data.projectViewModes) {
-      expect(mode).toEqual({ id: expect.any(String), category: expect.any(String), name: expect.any(String), width: expect.any(Number), height: expect.any(Number), threadCount: expect.any(Number) });
+      expect(mode).toEqual({
+        id: expect.any(String),
+        category: expect.any(String),
+        name: expect.any(String),
+        width: expect.any(Number),
+        height: expect.any(Number),
+        threadCount: expect.any(Number),
+      });
     }
   });
 
@@ -58,7 +70,9 @@ describe('GET /markups/:id/view-modes (listed as 204, answers 200 with data)', (
     await call('DELETE', `/markups/${markup.id}`, { key: org.workspaceKey });
 
     expect((await call('GET', `/markups/${markup.id}/view-modes`, { key: org.workspaceKey })).status).toBe(404);
-    const left = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: { PK: `MARKUP#${markup.id}`, SK: `VIEWMODE#${VIEW_MODES[0]!.id}` } }));
+    const left = await getDb().send(
+      new GetCommand({ TableName: getConfig().tableName, Key: { PK: `MARKUP#${markup.id}`, SK: `VIEWMODE#${VIEW_MODES[0]!.id}` } }),
+    );
     expect(left.Item).toBeUndefined();
   });
 });

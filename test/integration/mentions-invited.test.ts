@@ -50,13 +50,19 @@ describe('invited people are not members yet: refused as mentions like strangers
     const { org, markup, thread, invitee } = await setUp();
     const threadsBefore = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.total;
 
-    const newThread = await call('POST', '/threads', { key: org.workspaceKey, body: threadBody(markup, { message: mentioning(invitee.userId) }) });
+    const newThread = await call('POST', '/threads', {
+      key: org.workspaceKey,
+      body: threadBody(markup, { message: mentioning(invitee.userId) }),
+    });
     const edited = await patchMessage(org.workspaceKey, thread.messages[0].id, { content: 'Edited', mentionIds: [invitee.userId] });
 
     expectProblem(newThread, 400, '/body/message');
     expectProblem(edited, 400, '/body/mentionIds');
     expect((await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.total).toBe(threadsBefore);
-    expect((await getThread(org.workspaceKey, thread.id)).messages[0]).toMatchObject({ content: thread.messages[0].content, mentionIds: [] });
+    expect((await getThread(org.workspaceKey, thread.id)).messages[0]).toMatchObject({
+      content: thread.messages[0].content,
+      mentionIds: [],
+    });
     expect((await tagsOf(org.workspaceKey, markup.id)).tagged).toEqual([]);
   });
 });

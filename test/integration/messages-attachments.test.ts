@@ -9,10 +9,21 @@ import { pngBytes, uploadFile } from '../support/uploads.js';
 import { storageBreakdownOf } from '../support/workspaces.js';
 
 /** A confirmed `message_attachment` upload for a markup. */
-async function uploadAttachment(key: string, markupId: string, bytes: Buffer, options: { confirm?: boolean; filename?: string; contentType?: string } = {}) {
+async function uploadAttachment(
+  key: string,
+  markupId: string,
+  bytes: Buffer,
+  options: { confirm?: boolean; filename?: string; contentType?: string } = {},
+) {
   return uploadFile(
     key,
-    { resourceType: 'message_attachment', resourceId: markupId, filename: options.filename ?? 'notes.txt', contentType: options.contentType ?? 'text/plain', bytes },
+    {
+      resourceType: 'message_attachment',
+      resourceId: markupId,
+      filename: options.filename ?? 'notes.txt',
+      contentType: options.contentType ?? 'text/plain',
+      bytes,
+    },
     { confirm: options.confirm },
   );
 }
@@ -30,7 +41,9 @@ describe('attachments: confirmed message_attachment uploads of the markup, each 
 
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(message.attachments).toHaveLength(1);
-    expect(Object.keys(attachment).sort()).toEqual(['createdAt', 'etag', 'filesize', 'id', 'messageId', 'mimeType', 'modifiedAt', 'originalFilename', 'url'].sort());
+    expect(Object.keys(attachment).sort()).toEqual(
+      ['createdAt', 'etag', 'filesize', 'id', 'messageId', 'mimeType', 'modifiedAt', 'originalFilename', 'url'].sort(),
+    );
     expect(attachment).toMatchObject({
       id: upload.fileId,
       createdAt: message.createdAt,
@@ -49,7 +62,10 @@ describe('attachments: confirmed message_attachment uploads of the markup, each 
 
   it('accepts a message of attachments alone (no text)', async () => {
     const { org, markup, thread } = await makeConversation();
-    const upload = await uploadAttachment(org.workspaceKey, markup.id, await pngBytes(), { filename: 'shot.png', contentType: 'image/png' });
+    const upload = await uploadAttachment(org.workspaceKey, markup.id, await pngBytes(), {
+      filename: 'shot.png',
+      contentType: 'image/png',
+    });
 
     const response = await postMessage(org.workspaceKey, thread.id, { attachments: [{ fileId: upload.fileId }] });
 
@@ -65,7 +81,10 @@ describe('attachments: confirmed message_attachment uploads of the markup, each 
     await reply(org.workspaceKey, thread.id, { content: 'first use', attachments: [{ fileId: upload.fileId }] });
 
     const again = await postMessage(org.workspaceKey, thread.id, { content: 'second use', attachments: [{ fileId: upload.fileId }] });
-    const twice = await postMessage(org.workspaceKey, thread.id, { content: 'listed twice', attachments: [{ fileId: fresh.fileId }, { fileId: fresh.fileId }] });
+    const twice = await postMessage(org.workspaceKey, thread.id, {
+      content: 'listed twice',
+      attachments: [{ fileId: fresh.fileId }, { fileId: fresh.fileId }],
+    });
 
     expect(again.status).toBe(400);
     expect(again.body.type).toBe('urn:review-board:problem:file-already-used');
@@ -91,11 +110,19 @@ describe('attachments: confirmed message_attachment uploads of the markup, each 
     const { org, markup, thread } = await makeConversation();
     const otherMarkup = await makeTypedMarkup(org, 'webpage');
     const forOtherMarkup = await uploadAttachment(org.workspaceKey, otherMarkup.id, Buffer.from('elsewhere'));
-    const screenshot = await uploadFile(org.workspaceKey, { resourceType: 'thread_screenshot', resourceId: markup.id, filename: 'shot.png', contentType: 'image/png', bytes: await pngBytes() });
+    const screenshot = await uploadFile(org.workspaceKey, {
+      resourceType: 'thread_screenshot',
+      resourceId: markup.id,
+      filename: 'shot.png',
+      contentType: 'image/png',
+      bytes: await pngBytes(),
+    });
     const markupAsset = await uploadFile(org.workspaceKey, { filename: 'page.png', contentType: 'image/png', bytes: await pngBytes() });
 
     const answers = await Promise.all(
-      [forOtherMarkup, screenshot, markupAsset].map((upload) => postMessage(org.workspaceKey, thread.id, { content: 'x', attachments: [{ fileId: upload.fileId }] })),
+      [forOtherMarkup, screenshot, markupAsset].map((upload) =>
+        postMessage(org.workspaceKey, thread.id, { content: 'x', attachments: [{ fileId: upload.fileId }] }),
+      ),
     );
 
     for (const answer of answers) {

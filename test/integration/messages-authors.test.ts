@@ -20,7 +20,13 @@ describe('Authors: every API key acts as its own user (Thread and Message: user)
     expect(bySecond.user.id).toBe(second.userId);
     expect(bySecond.user.id).not.toBe(byFirst.user.id);
     for (const user of [byFirst.user, bySecond.user]) {
-      expect(user).toEqual({ id: expect.any(String), createdAt: expect.any(Number), modifiedAt: expect.any(Number), name: expect.stringMatching(/\S/), guest: false });
+      expect(user).toEqual({
+        id: expect.any(String),
+        createdAt: expect.any(Number),
+        modifiedAt: expect.any(Number),
+        name: expect.stringMatching(/\S/),
+        guest: false,
+      });
     }
     expect(bySecond.user.name).not.toBe(byFirst.user.name);
     expect(shownOnce.messages.map((message: any) => message.user)).toEqual([thread.user, byFirst.user, bySecond.user]);

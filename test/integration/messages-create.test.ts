@@ -16,24 +16,43 @@ describe('POST /threads/:threadId/messages: content and messageJson stay in step
     const response = await postMessage(org.workspaceKey, thread.id, { content: 'Looks good\r\n' });
 
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-    expect(response.body.data).toMatchObject({ content: 'Looks good', message: 'Looks good', messageJson: { ops: [{ insert: 'Looks good\n' }] } });
+    expect(response.body.data).toMatchObject({
+      content: 'Looks good',
+      message: 'Looks good',
+      messageJson: { ops: [{ insert: 'Looks good\n' }] },
+    });
   });
 
   it('derives content from a message Delta alone, reading mention embeds as @name', async () => {
     const { org, thread } = await makeConversation();
     const ada = await addMember(org.workspaceId);
-    const messageJson = { ops: [{ insert: 'Can ' }, { insert: { mention: { id: ada.userId, name: 'Ada' } } }, { insert: ' check', attributes: { bold: true } }, { insert: '?\n' }] };
+    const messageJson = {
+      ops: [
+        { insert: 'Can ' },
+        { insert: { mention: { id: ada.userId, name: 'Ada' } } },
+        { insert: ' check', attributes: { bold: true } },
+        { insert: '?\n' },
+      ],
+    };
 
     const response = await postMessage(org.workspaceKey, thread.id, { message: messageJson });
 
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-    expect(response.body.data).toMatchObject({ content: 'Can @Ada check?', message: 'Can @Ada check?', messageJson, mentionIds: [ada.userId] });
+    expect(response.body.data).toMatchObject({
+      content: 'Can @Ada check?',
+      message: 'Can @Ada check?',
+      messageJson,
+      mentionIds: [ada.userId],
+    });
   });
 
   it('accepts content and message sent together when they read the same', async () => {
     const { org, thread } = await makeConversation();
 
-    const response = await postMessage(org.workspaceKey, thread.id, { content: 'Two\nlines', message: { ops: [{ insert: 'Two\n' }, { insert: 'lines\n' }] } });
+    const response = await postMessage(org.workspaceKey, thread.id, {
+      content: 'Two\nlines',
+      message: { ops: [{ insert: 'Two\n' }, { insert: 'lines\n' }] },
+    });
 
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.data).toMatchObject({ content: 'Two\nlines', messageJson: { ops: [{ insert: 'Two\n' }, { insert: 'lines\n' }] } });
@@ -46,7 +65,9 @@ describe('POST /threads/:threadId/messages: content and messageJson stay in step
 
     expect(response.status).toBe(400);
     expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
-    expect(response.body.errors).toEqual([{ pointer: '/body/content', detail: expect.stringContaining('does not read as the message Delta') }]);
+    expect(response.body.errors).toEqual([
+      { pointer: '/body/content', detail: expect.stringContaining('does not read as the message Delta') },
+    ]);
     expect((await getThread(org.workspaceKey, thread.id)).messages).toHaveLength(1);
   });
 
@@ -93,7 +114,23 @@ describe('POST /threads/:threadId/messages: content and messageJson stay in step
 
     expect(response.status).toBe(200);
     expect(Object.keys(message).sort()).toEqual(
-      ['assignedRoleSlugs', 'attachments', 'clipVideos', 'content', 'createdAt', 'id', 'mentionIds', 'message', 'messageJson', 'modifiedAt', 'read', 'scopes', 'threadId', 'user', 'userMetaData'].sort(),
+      [
+        'assignedRoleSlugs',
+        'attachments',
+        'clipVideos',
+        'content',
+        'createdAt',
+        'id',
+        'mentionIds',
+        'message',
+        'messageJson',
+        'modifiedAt',
+        'read',
+        'scopes',
+        'threadId',
+        'user',
+        'userMetaData',
+      ].sort(),
     );
     expect(message.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(typeof message.createdAt).toBe('number');
@@ -102,8 +139,21 @@ describe('POST /threads/:threadId/messages: content and messageJson stay in step
     expect(message.scopes).toEqual(expect.arrayContaining(['view-message', 'update-message', 'delete-message']));
     expect(message.assignedRoleSlugs).toEqual([]);
     expect(message.threadId).toBe(thread.id);
-    expect(message.user).toEqual({ id: writer.userId, createdAt: expect.any(Number), modifiedAt: expect.any(Number), name: writer.name, guest: false });
-    expect(message).toMatchObject({ attachments: [], clipVideos: [], mentionIds: [], read: true, content: 'Shape check', message: 'Shape check' });
+    expect(message.user).toEqual({
+      id: writer.userId,
+      createdAt: expect.any(Number),
+      modifiedAt: expect.any(Number),
+      name: writer.name,
+      guest: false,
+    });
+    expect(message).toMatchObject({
+      attachments: [],
+      clipVideos: [],
+      mentionIds: [],
+      read: true,
+      content: 'Shape check',
+      message: 'Shape check',
+    });
     expect(message.userMetaData).toEqual({ lastSeenAt: message.createdAt });
   });
 
@@ -166,7 +216,10 @@ describe('POST /threads/:threadId/messages: content and messageJson stay in step
     expect(whilePaused.scopes).not.toContain('create-message');
     expect(resumed.status).toBe(200);
     expect(accepted.status).toBe(200);
-    expect((await getThread(org.workspaceKey, thread.id)).messages.map((message: any) => message.content)).toEqual(['Please look at this', 'After resuming']);
+    expect((await getThread(org.workspaceKey, thread.id)).messages.map((message: any) => message.content)).toEqual([
+      'Please look at this',
+      'After resuming',
+    ]);
   });
 
   it('records a comment_reply_created event with the thread and message ids', async () => {
@@ -176,7 +229,13 @@ describe('POST /threads/:threadId/messages: content and messageJson stay in step
     const events = await listEvents(org.workspaceId);
 
     expect(events.filter((event) => event.type === 'comment_reply_created')).toEqual([
-      expect.objectContaining({ type: 'comment_reply_created', workspaceId: org.workspaceId, markupId: markup.id, threadId: thread.id, messageId: created.id }),
+      expect.objectContaining({
+        type: 'comment_reply_created',
+        workspaceId: org.workspaceId,
+        markupId: markup.id,
+        threadId: thread.id,
+        messageId: created.id,
+      }),
     ]);
   });
 });
@@ -187,8 +246,13 @@ describe('mentionIds: only members of the workspace can be mentioned (Resources:
     const ada = await addMember(org.workspaceId, 'contributor');
     const grace = await addMember(org.workspaceId, 'viewer');
 
-    const taggable = (await call('GET', `/markups/${markup.id}/tag`, { key: org.workspaceKey })).body.data.taggable.map((user: any) => user.id);
-    const response = await postMessage(org.workspaceKey, thread.id, { content: 'Please both look', mentionIds: [ada.userId, grace.userId, ada.userId] });
+    const taggable = (await call('GET', `/markups/${markup.id}/tag`, { key: org.workspaceKey })).body.data.taggable.map(
+      (user: any) => user.id,
+    );
+    const response = await postMessage(org.workspaceKey, thread.id, {
+      content: 'Please both look',
+      mentionIds: [ada.userId, grace.userId, ada.userId],
+    });
     const tags = await call('GET', `/markups/${markup.id}/tag`, { key: org.workspaceKey });
 
     expect(taggable).toEqual(expect.arrayContaining([ada.userId, grace.userId]));
@@ -196,7 +260,11 @@ describe('mentionIds: only members of the workspace can be mentioned (Resources:
     expect(response.body.data.mentionIds).toEqual([ada.userId, grace.userId]);
     expect(tags.status).toBe(200);
     expect(tags.body.data.tagged.map((user: any) => user.id).sort()).toEqual([ada.userId, grace.userId].sort());
-    expect(tags.body.data.tagged.find((user: any) => user.id === ada.userId)).toEqual({ id: ada.userId, name: ada.name, email: `${ada.name}@example.com` });
+    expect(tags.body.data.tagged.find((user: any) => user.id === ada.userId)).toEqual({
+      id: ada.userId,
+      name: ada.name,
+      email: `${ada.name}@example.com`,
+    });
   });
 
   it('answers 400 at /body/mentionIds for a user who is not a member, and tags nobody', async () => {
@@ -221,7 +289,9 @@ describe('mentionIds: only members of the workspace can be mentioned (Resources:
   it('validates mentions inside a Delta the same way, at /body/message', async () => {
     const { org, markup, thread } = await makeConversation();
     const member = await addMember(org.workspaceId);
-    const mentioning = (id: string, name: string) => ({ ops: [{ insert: 'cc ' }, { insert: { mention: { id, name } } }, { insert: '\n' }] });
+    const mentioning = (id: string, name: string) => ({
+      ops: [{ insert: 'cc ' }, { insert: { mention: { id, name } } }, { insert: '\n' }],
+    });
 
     const refused = await postMessage(org.workspaceKey, thread.id, { message: mentioning(missingId, 'Ghost') });
     const accepted = await postMessage(org.workspaceKey, thread.id, { message: mentioning(member.userId, 'Member') });
@@ -250,7 +320,9 @@ describe('mentionIds: only members of the workspace can be mentioned (Resources:
   it('keeps the mentions of the Delta when an edit sends only mentionIds', async () => {
     const { org, thread } = await makeConversation();
     const [inText, added] = [await addMember(org.workspaceId), await addMember(org.workspaceId)];
-    const created = await reply(org.workspaceKey, thread.id, { message: { ops: [{ insert: 'ask ' }, { insert: { mention: { id: inText.userId, name: 'Ask' } } }, { insert: '\n' }] } });
+    const created = await reply(org.workspaceKey, thread.id, {
+      message: { ops: [{ insert: 'ask ' }, { insert: { mention: { id: inText.userId, name: 'Ask' } } }, { insert: '\n' }] },
+    });
 
     const edited = await patchMessage(org.workspaceKey, created.id, { mentionIds: [added.userId] });
     const refused = await patchMessage(org.workspaceKey, created.id, { mentionIds: [missingId] });

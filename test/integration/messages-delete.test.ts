@@ -31,7 +31,8 @@ describe('DELETE /messages/:id: a reply goes, its writer or an admin removes it 
     const writer = await addMember(org.workspaceId);
     const created = await reply(writer.key, thread.id, { content: 'Read me' });
     expect((await call('POST', `/messages/${created.id}/read`, { key: org.workspaceKey })).status).toBe(204);
-    const marks = async () => (await queryPrefix(markupPartition(thread.projectId), 'READ#', { consistent: true })).map((mark) => mark.subjectId);
+    const marks = async () =>
+      (await queryPrefix(markupPartition(thread.projectId), 'READ#', { consistent: true })).map((mark) => mark.subjectId);
     expect((await marks()).filter((id) => id === created.id)).toHaveLength(2);
 
     expect((await call('DELETE', `/messages/${created.id}`, { key: writer.key })).status).toBe(204);

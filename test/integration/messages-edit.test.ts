@@ -16,10 +16,19 @@ describe('PATCH /messages/:id: its writer edits it (Messages)', () => {
 
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(Object.keys(response.body.data)).toEqual(['message']);
-    expect(response.body.data.message).toMatchObject({ id: created.id, content: 'After', message: 'After', messageJson: { ops: [{ insert: 'After\n' }] }, read: true });
+    expect(response.body.data.message).toMatchObject({
+      id: created.id,
+      content: 'After',
+      message: 'After',
+      messageJson: { ops: [{ insert: 'After\n' }] },
+      read: true,
+    });
     expect(response.body.data.message.createdAt).toBe(created.createdAt);
     expect(response.body.data.message.modifiedAt).toBeGreaterThan(created.modifiedAt);
-    expect((await getThread(org.workspaceKey, thread.id)).messages[1]).toMatchObject({ content: 'After', modifiedAt: response.body.data.message.modifiedAt });
+    expect((await getThread(org.workspaceKey, thread.id)).messages[1]).toMatchObject({
+      content: 'After',
+      modifiedAt: response.body.data.message.modifiedAt,
+    });
   });
 
   it('edits the Delta and derives the content again; mismatched content is a 400', async () => {
@@ -90,7 +99,9 @@ describe('PATCH /messages/:id: its writer edits it (Messages)', () => {
     const viewerKey = await makeMemberKey(org.workspaceId, 'viewer');
     const created = await reply(writer.key, thread.id, { content: 'Mine' });
 
-    const answers = await Promise.all([org.workspaceKey, org.orgKey, colleague.key, viewerKey].map((key) => patchMessage(key, created.id, { content: 'Theirs' })));
+    const answers = await Promise.all(
+      [org.workspaceKey, org.orgKey, colleague.key, viewerKey].map((key) => patchMessage(key, created.id, { content: 'Theirs' })),
+    );
     const byWriter = await patchMessage(writer.key, created.id, { content: 'Still mine' });
 
     expect(answers.map((answer) => answer.status)).toEqual([403, 403, 403, 403]);

@@ -29,7 +29,8 @@ describe('States and transitions: "Thread or message unread", per caller (Thread
     const [a, b, c] = [await addMember(org.workspaceId), await addMember(org.workspaceId), await addMember(org.workspaceId)];
     const state = (who: Member) => readStateFor(who.key, markup.id, thread.id);
     const markThread = async (who: Member) => expect((await call('POST', `/threads/${thread.id}/read`, { key: who.key })).status).toBe(204);
-    const markMessage = async (who: Member, id: string) => expect((await call('POST', `/messages/${id}/read`, { key: who.key })).status).toBe(204);
+    const markMessage = async (who: Member, id: string) =>
+      expect((await call('POST', `/messages/${id}/read`, { key: who.key })).status).toBe(204);
 
     // A opens a thread: read for A, unread for B and C, who never saw it.
     const thread = await createThread(a.key, markup);
@@ -37,7 +38,12 @@ describe('States and transitions: "Thread or message unread", per caller (Thread
     expect(thread).toMatchObject({ read: true, unreadMessageCount: 0 });
     expect(await state(a)).toMatchObject({ read: true, unreadMessageCount: 0, messages: [{ id: first, read: true }] });
     for (const other of [b, c]) {
-      expect(await state(other)).toEqual({ read: false, unreadMessageCount: 1, lastSeenAt: 0, messages: [{ id: first, read: false, lastSeenAt: 0 }] });
+      expect(await state(other)).toEqual({
+        read: false,
+        unreadMessageCount: 1,
+        lastSeenAt: 0,
+        messages: [{ id: first, read: false, lastSeenAt: 0 }],
+      });
     }
 
     // B marks the thread: read for B with every message; C is unchanged.
@@ -66,7 +72,14 @@ describe('States and transitions: "Thread or message unread", per caller (Thread
     // C marks the first message only: that message is read, the thread is not.
     await markMessage(c, first);
     const cAfterFirst = await state(c);
-    expect(cAfterFirst).toMatchObject({ read: false, unreadMessageCount: 1, messages: [{ id: first, read: true }, { id: second, read: false, lastSeenAt: 0 }] });
+    expect(cAfterFirst).toMatchObject({
+      read: false,
+      unreadMessageCount: 1,
+      messages: [
+        { id: first, read: true },
+        { id: second, read: false, lastSeenAt: 0 },
+      ],
+    });
     expect(cAfterFirst.messages[0].lastSeenAt).toBeGreaterThan(0);
     expect(cAfterFirst.lastSeenAt).toBe(cAfterFirst.messages[0].lastSeenAt);
 
@@ -89,7 +102,14 @@ describe('States and transitions: "Thread or message unread", per caller (Thread
     expect(edit.status).toBe(200);
     expect(edit.body.data.message.read).toBe(true);
     for (const other of [b, c]) {
-      expect(await state(other)).toMatchObject({ read: false, unreadMessageCount: 1, messages: [{ id: first, read: false }, { id: second, read: true }] });
+      expect(await state(other)).toMatchObject({
+        read: false,
+        unreadMessageCount: 1,
+        messages: [
+          { id: first, read: false },
+          { id: second, read: true },
+        ],
+      });
     }
     expect(await state(a)).toMatchObject({ read: true, unreadMessageCount: 0, messages: [{ read: true }, { read: true }] });
 

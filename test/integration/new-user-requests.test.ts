@@ -29,38 +29,57 @@ const postThread = (key: string, body: Record<string, unknown>) => call('POST', 
 const fromFiles = (key: string, body: Record<string, unknown>) => call('POST', '/markups/from-files', { key, body });
 
 /** The fields a problem's `errors` names, with their details. */
-const errorsOf = (body: { errors?: { pointer: string; detail: string }[] }) => Object.fromEntries((body.errors ?? []).map((error) => [error.pointer, error.detail]));
+const errorsOf = (body: { errors?: { pointer: string; detail: string }[] }) =>
+  Object.fromEntries((body.errors ?? []).map((error) => [error.pointer, error.detail]));
 
 describe('image, PDF and video threads need none of the webpage fields (DESIGN.md: Image, PDF and video threads)', () => {
   it.each([
     ['image', {}],
     ['pdf', { pageNumber: 2 }],
     ['video', { startTime: 3 }],
-  ] as const)('pins a %s thread from the fields its pin has, and answers and reads back the spec shape without webpage fields', async (type, extra) => {
-    const org = await makeOrganization();
-    const markup = await makeTypedMarkup(org, type);
+  ] as const)(
+    'pins a %s thread from the fields its pin has, and answers and reads back the spec shape without webpage fields',
+    async (type, extra) => {
+      const org = await makeOrganization();
+      const markup = await makeTypedMarkup(org, type);
 
-    const created = await postThread(org.workspaceKey, { projectId: markup.id, isImageThread: true, offsetXPercentage: 10, offsetYPercentage: 20, message: delta('Look'), ...extra });
+      const created = await postThread(org.workspaceKey, {
+        projectId: markup.id,
+        isImageThread: true,
+        offsetXPercentage: 10,
+        offsetYPercentage: 20,
+        message: delta('Look'),
+        ...extra,
+      });
 
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const thread = created.body.data;
-    expect(thread).toMatchObject({ projectId: markup.id, offsetXPercentage: 10, offsetYPercentage: 20, number: 1 });
-    for (const field of [...WEBPAGE_FIELDS, 'parents', 'proxyUrl', 'originalUrl']) expect(thread).not.toHaveProperty(field);
-    if (type === 'image') expect(thread).toMatchObject({ projectImageId: markup.images![0]!.id, startTime: 0, endTime: 0 });
-    if (type === 'pdf') expect(thread).toMatchObject({ projectImageId: null, pageNumber: 2, textHighlight: null });
-    if (type === 'video') expect(thread).toMatchObject({ projectImageId: null, startTime: 3, endTime: 3 });
-    const read = await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey });
-    expect(read.body.data).toEqual(thread);
-  });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const thread = created.body.data;
+      expect(thread).toMatchObject({ projectId: markup.id, offsetXPercentage: 10, offsetYPercentage: 20, number: 1 });
+      for (const field of [...WEBPAGE_FIELDS, 'parents', 'proxyUrl', 'originalUrl']) expect(thread).not.toHaveProperty(field);
+      if (type === 'image') expect(thread).toMatchObject({ projectImageId: markup.images![0]!.id, startTime: 0, endTime: 0 });
+      if (type === 'pdf') expect(thread).toMatchObject({ projectImageId: null, pageNumber: 2, textHighlight: null });
+      if (type === 'video') expect(thread).toMatchObject({ projectImageId: null, startTime: 3, endTime: 3 });
+      const read = await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey });
+      expect(read.body.data).toEqual(thread);
+    },
+  );
 
   it('refuses a webpage thread without them with ONE 400 whose errors name each missing field "is required"', async () => {
     const org = await makeOrganization();
     const webpage = await makeTypedMarkup(org, 'webpage');
 
-    const response = await postThread(org.workspaceKey, { projectId: webpage.id, isImageThread: false, offsetXPercentage: 10, offsetYPercentage: 20, message: delta('Look') });
+    const response = await postThread(org.workspaceKey, {
+      projectId: webpage.id,
+      isImageThread: false,
+      offsetXPercentage: 10,
+      offsetYPercentage: 20,
+      message: delta('Look'),
+    });
 
     expectProblem(response, 400);
-    expect(errorsOf(response.body)).toEqual(Object.fromEntries(WEBPAGE_FIELDS.map((field) => [`/body/${field}`, 'is required on a webpage markup'])));
+    expect(errorsOf(response.body)).toEqual(
+      Object.fromEntries(WEBPAGE_FIELDS.map((field) => [`/body/${field}`, 'is required on a webpage markup'])),
+    );
     expect((await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: webpage.id } })).body.data.total).toBe(0);
   });
 });
@@ -70,10 +89,18 @@ describe("a thread's first message may be plain text (DESIGN.md: content instead
     const org = await makeOrganization();
     const markup = await makeTypedMarkup(org, 'image');
 
-    const response = await postThread(org.workspaceKey, { projectId: markup.id, isImageThread: true, offsetXPercentage: 1, offsetYPercentage: 2, content: 'Plain words' });
+    const response = await postThread(org.workspaceKey, {
+      projectId: markup.id,
+      isImageThread: true,
+      offsetXPercentage: 1,
+      offsetYPercentage: 2,
+      content: 'Plain words',
+    });
 
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-    expect(response.body.data.messages).toEqual([expect.objectContaining({ content: 'Plain words', message: 'Plain words', messageJson: delta('Plain words') })]);
+    expect(response.body.data.messages).toEqual([
+      expect.objectContaining({ content: 'Plain words', message: 'Plain words', messageJson: delta('Plain words') }),
+    ]);
   });
 
   it('answers 400 for both content and message, and for neither, creating nothing', async () => {
@@ -95,7 +122,11 @@ describe("a thread's first message may be plain text (DESIGN.md: content instead
 describe('a missing required field reads "is required" (DESIGN.md), on every operation', () => {
   it.each([
     ['POST /auth/exchange', () => call('POST', '/auth/exchange', { body: {} }), '/body/token'],
-    ['POST /threads', (org: Org) => postThread(org.workspaceKey, { offsetXPercentage: 1, offsetYPercentage: 2, content: 'x' }), '/body/isImageThread'],
+    [
+      'POST /threads',
+      (org: Org) => postThread(org.workspaceKey, { offsetXPercentage: 1, offsetYPercentage: 2, content: 'x' }),
+      '/body/isImageThread',
+    ],
     ['GET /threads', (org: Org) => call('GET', '/threads', { key: org.workspaceKey }), '/query/markupId'],
     ['POST /markups/from-files', (org: Org) => fromFiles(org.workspaceKey, {}), '/body/fileIds'],
   ] as const)('%s', async (_operation, send, pointer) => {
@@ -144,7 +175,9 @@ describe('an image markup whose bytes do not decode as its declared type creates
   it('refuses them on the multipart create too, storing nothing', async () => {
     const org = await makeOrganization();
 
-    const response = await postFileMarkup(org.workspaceKey, fileForm(randomFile(3000), 'noise.png', 'image/png'), { workspaceId: org.workspaceId });
+    const response = await postFileMarkup(org.workspaceKey, fileForm(randomFile(3000), 'noise.png', 'image/png'), {
+      workspaceId: org.workspaceId,
+    });
 
     expectProblem(response, 400);
     expect(response.body.type).toBe('urn:review-board:problem:file-not-decodable');
@@ -206,7 +239,11 @@ describe('a markup whose conversion fails does not count against the month (DESI
 
     // What the creation drew is the markup's own record of it: a read of the usage right after the
     // creation can come after the failed conversion already gave it back (a corrupt PDF fails fast).
-    expect(((await getItem(created.body.data.id, true)) as MarkupRecord).charge).toMatchObject({ workspaceId: org.workspaceId, fromAllowance: 0, fromBundle: 1 });
+    expect(((await getItem(created.body.data.id, true)) as MarkupRecord).charge).toMatchObject({
+      workspaceId: org.workspaceId,
+      fromAllowance: 0,
+      fromBundle: 1,
+    });
     expect(back).toMatchObject({ used: 0, bundleUsed: 0, bundleBalance: 1 });
   });
 });
@@ -218,9 +255,13 @@ describe('the charge of a dead conversion: given back when it dies, taken again 
     const { org, markup: bare } = await makePendingMarkup(clients, pdf, { hasRetainedOriginal: true });
     const charge = { workspaceId: org.workspaceId, periodKey: usagePeriod(new Date()).key, fromAllowance: 1, fromBundle: 0 };
     const markup: MarkupRecord = { ...bare, charge };
-    await transact([{ Put: { TableName: getConfig().tableName, Item: toItem(markup) } }, ...chargeAdjustment(charge, org.organizationId, 1)]);
+    await transact([
+      { Put: { TableName: getConfig().tableName, Item: toItem(markup) } },
+      ...chargeAdjustment(charge, org.organizationId, 1),
+    ]);
     const used = async () => (await call('GET', '/markups/usage', { key: org.workspaceKey })).body.data.used;
-    const failNow = async () => markFailed((await getItem(markup.id, true)) as MarkupRecord, INTERNAL_FAILURE_MESSAGE, await OutputObjects.ofMarkup(markup.id));
+    const failNow = async () =>
+      markFailed((await getItem(markup.id, true)) as MarkupRecord, INTERNAL_FAILURE_MESSAGE, await OutputObjects.ofMarkup(markup.id));
 
     const charged = await used();
     await failNow();
@@ -267,13 +308,20 @@ describe('workspaceId, where the spec marks it required, may be left out by a wo
     ['GET /webhook-registrations', { method: 'GET', path: '/webhook-registrations' }],
     ['POST /installations', { method: 'POST', path: '/installations', body: () => ({ signingKey: customerKeyPair().publicKey }) }],
     ['POST /webhook-registrations', { method: 'POST', path: '/webhook-registrations', body: () => ({ url: LOOPBACK_HOOK_URL }) }],
-  ])('%s follows the same rule', async (_operation, request: { method: string; path: string; query?: Record<string, string>; body?: () => Record<string, unknown> }) => {
-    const org = await makeOrganization();
+  ])(
+    '%s follows the same rule',
+    async (_operation, request: { method: string; path: string; query?: Record<string, string>; body?: () => Record<string, unknown> }) => {
+      const org = await makeOrganization();
 
-    const byWorkspaceKey = await call(request.method, request.path, { key: org.workspaceKey, query: request.query, body: request.body?.() });
-    const byOrgKey = await call(request.method, request.path, { key: org.orgKey, query: request.query, body: request.body?.() });
+      const byWorkspaceKey = await call(request.method, request.path, {
+        key: org.workspaceKey,
+        query: request.query,
+        body: request.body?.(),
+      });
+      const byOrgKey = await call(request.method, request.path, { key: org.orgKey, query: request.query, body: request.body?.() });
 
-    expect(byWorkspaceKey.status, JSON.stringify(byWorkspaceKey.body)).toBe(200);
-    expectProblem(byOrgKey, 400);
-  });
+      expect(byWorkspaceKey.status, JSON.stringify(byWorkspaceKey.body)).toBe(200);
+      expectProblem(byOrgKey, 400);
+    },
+  );
 });

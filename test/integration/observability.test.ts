@@ -11,7 +11,12 @@ import { makeOrganization } from '../support/api.js';
  * line and its Embedded Metric Format line (the local stack switches metrics off; here they are on,
  * as deployed). The handler runs in-process against the real emulators.
  */
-const SETTINGS = { LOG_LEVEL: 'info', POWERTOOLS_METRICS_DISABLED: 'false', POWERTOOLS_SERVICE_NAME: 'workspaces', POWERTOOLS_METRICS_NAMESPACE: 'ReviewBoardTest' };
+const SETTINGS = {
+  LOG_LEVEL: 'info',
+  POWERTOOLS_METRICS_DISABLED: 'false',
+  POWERTOOLS_SERVICE_NAME: 'workspaces',
+  POWERTOOLS_METRICS_NAMESPACE: 'ReviewBoardTest',
+};
 let saved: Record<string, string | undefined> = {};
 let lines: string[] = [];
 let restore: (() => void) | undefined;
@@ -67,13 +72,14 @@ function event(routeKey: string, path: string, authorization: string): APIGatewa
   };
 }
 
-const parsed = () => lines.flatMap((line) => {
-  try {
-    return [JSON.parse(line) as Record<string, any>];
-  } catch {
-    return [];
-  }
-});
+const parsed = () =>
+  lines.flatMap((line) => {
+    try {
+      return [JSON.parse(line) as Record<string, any>];
+    } catch {
+      return [];
+    }
+  });
 
 describe('observability: one log line and one EMF metric line per request, no credential in any line', () => {
   it('logs the request (request id, route, status, duration, caller, cold start) and writes its metrics', async () => {
@@ -81,9 +87,15 @@ describe('observability: one log line and one EMF metric line per request, no cr
     const { handler } = await import('../../functions/workspaces/handler.js');
     const request = event('GET /api/v2/workspace', '/api/v2/workspace', `Bearer ${org.workspaceKey}`);
 
-    const result = (await handler(request, lambdaContext('workspaces', request.requestContext.requestId))) as APIGatewayProxyStructuredResultV2;
+    const result = (await handler(
+      request,
+      lambdaContext('workspaces', request.requestContext.requestId),
+    )) as APIGatewayProxyStructuredResultV2;
     const refused = event('GET /api/v2/workspace', '/api/v2/workspace', `Bearer ${org.workspaceKey.slice(0, -4)}AAAA`);
-    const refusal = (await handler(refused, lambdaContext('workspaces', refused.requestContext.requestId))) as APIGatewayProxyStructuredResultV2;
+    const refusal = (await handler(
+      refused,
+      lambdaContext('workspaces', refused.requestContext.requestId),
+    )) as APIGatewayProxyStructuredResultV2;
     restore?.();
 
     expect(result.statusCode).toBe(200);
@@ -104,13 +116,26 @@ describe('observability: one log line and one EMF metric line per request, no cr
     });
     expect(requestLine!.durationMs).toBeGreaterThanOrEqual(0);
     expect(typeof requestLine!.cold_start).toBe('boolean');
-    expect(entries.find((entry) => entry.message === 'request' && entry.requestId === refused.requestContext.requestId)).toMatchObject({ status: 401 });
+    expect(entries.find((entry) => entry.message === 'request' && entry.requestId === refused.requestContext.requestId)).toMatchObject({
+      status: 401,
+    });
 
     const metricLines = entries.filter((entry) => entry._aws?.CloudWatchMetrics);
     const forRoute = metricLines.filter((entry) => entry.route === 'GET /api/v2/workspace');
     expect(forRoute).toHaveLength(2);
     expect(forRoute[0]).toMatchObject({
-      _aws: { CloudWatchMetrics: [{ Namespace: 'ReviewBoardTest', Dimensions: [expect.arrayContaining(['service', 'route'])], Metrics: expect.arrayContaining([{ Name: 'Requests', Unit: 'Count' }, { Name: 'Latency', Unit: 'Milliseconds' }]) }] },
+      _aws: {
+        CloudWatchMetrics: [
+          {
+            Namespace: 'ReviewBoardTest',
+            Dimensions: [expect.arrayContaining(['service', 'route'])],
+            Metrics: expect.arrayContaining([
+              { Name: 'Requests', Unit: 'Count' },
+              { Name: 'Latency', Unit: 'Milliseconds' },
+            ]),
+          },
+        ],
+      },
       service: 'workspaces',
       Requests: 1,
       ClientErrors: 0,

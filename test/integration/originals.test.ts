@@ -24,7 +24,11 @@ describe('originals of converted markups (States and transitions: Original rows)
     expect(markup).toMatchObject({ hasRetainedOriginal: true, retainOriginal: false });
     expect(markup.scopes).toContain('manage-original');
     expect(breakdown.originals).toBe(bytes.length);
-    expect(breakdown.total).toBe(Object.entries(breakdown).filter(([name]) => name !== 'total').reduce((sum, [, bytes]) => sum + (bytes as number), 0));
+    expect(breakdown.total).toBe(
+      Object.entries(breakdown)
+        .filter(([name]) => name !== 'total')
+        .reduce((sum, [, bytes]) => sum + (bytes as number), 0),
+    );
   });
 
   it('hands out a short-lived download URL that returns the original bytes over a plain GET', async () => {
@@ -82,7 +86,10 @@ describe('originals of converted markups (States and transitions: Original rows)
 
     const download = await call('GET', `/markups/${webpage.body.data.id}/original/download-url`, { key: org.workspaceKey });
     const archive = await call('DELETE', `/markups/${webpage.body.data.id}/original`, { key: org.workspaceKey });
-    const patch = await call('PATCH', `/markups/${webpage.body.data.id}/original`, { key: org.workspaceKey, body: { retainOriginal: true } });
+    const patch = await call('PATCH', `/markups/${webpage.body.data.id}/original`, {
+      key: org.workspaceKey,
+      body: { retainOriginal: true },
+    });
 
     expect([download.status, archive.status, patch.status]).toEqual([404, 404, 404]);
   });
@@ -97,7 +104,10 @@ describe('workspace policy and originals (Workspaces rules 2 and 3)', () => {
     const kept = await makeConvertedMarkup(org.workspaceKey, org.workspaceId, keptBytes);
     await call('PATCH', `/markups/${kept.id}/original`, { key: org.workspaceKey, body: { retainOriginal: true } });
 
-    const settings = await call('PATCH', '/workspace/settings', { key: org.workspaceKey, body: { originalFileStoragePolicy: 'NEVER_STORE', applyToExisting: true } });
+    const settings = await call('PATCH', '/workspace/settings', {
+      key: org.workspaceKey,
+      body: { originalFileStoragePolicy: 'NEVER_STORE', applyToExisting: true },
+    });
     const breakdown = await waitForOriginalBytes(org.workspaceKey, keptBytes.length);
     const plainAfter = await call('GET', `/markups/${plain.id}`, { key: org.workspaceKey });
     const keptAfter = await call('GET', `/markups/${kept.id}`, { key: org.workspaceKey });
@@ -136,7 +146,11 @@ describe('NEVER_STORE gives up the original once conversion is done', () => {
       const deadline = Date.now() + 20_000;
       for (;;) {
         const markup = (await call('GET', `/markups/${id}`, { key })).body.data;
-        if ((markup.conversionStatus !== 'pending' && (markup.hasRetainedOriginal === false || key === always.workspaceKey)) || Date.now() > deadline) return markup;
+        if (
+          (markup.conversionStatus !== 'pending' && (markup.hasRetainedOriginal === false || key === always.workspaceKey)) ||
+          Date.now() > deadline
+        )
+          return markup;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     };

@@ -24,9 +24,12 @@ const clients = conversionClients();
 const { services, sqs, s3 } = clients;
 const keysUnder = (prefix: string) => keysIn(clients, prefix);
 
-/** As thumbnails.test.ts: the worker's own lookup decides, so a stack without Chromium skips the renders (and checks the reason instead). */
+/**
+ * As thumbnails.test.ts: the worker's own lookup decides, so a stack without Chromium skips the renders (and checks the reason instead).
+ */
 const renderable = (await findChromium({ chromiumPath: process.env.CHROMIUM_PATH })) !== undefined || process.env.CI === 'true';
-if (!renderable) console.warn('page screenshots: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the rendering tests are skipped');
+if (!renderable)
+  console.warn('page screenshots: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the rendering tests are skipped');
 
 /** A page taller than every view mode, with an element threads name by id, one by class that comes late, and one too deep to reach. */
 const PAGE = `<!doctype html><html><head><meta name="viewport" content="width=device-width"><style>
@@ -79,7 +82,12 @@ async function screenshotsOf(key: string, markupId: string): Promise<Screenshot[
 
 /** Queues the markup's thumbnail job (as POST /markups/url does) and waits until no view mode is pending. */
 async function renderAll(key: string, markupId: string): Promise<Screenshot[]> {
-  await sqs.send(new SendMessageCommand({ QueueUrl: services.queues.thumbnails.url, MessageBody: JSON.stringify({ type: 'render-thumbnail', markupId }) }));
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: services.queues.thumbnails.url,
+      MessageBody: JSON.stringify({ type: 'render-thumbnail', markupId }),
+    }),
+  );
   return eventually(
     () => screenshotsOf(key, markupId),
     (shots) => shots.every((shot) => shot.state !== 'pending'),
@@ -97,12 +105,14 @@ const layoutPath = (markupId: string, viewModeId: string) => `/markups/${markupI
 
 describe('full-page screenshots of webpage markups, per view mode (thumbnails queue)', () => {
   it.runIf(renderable)(
-    'renders each view mode at its width into a full-page PNG with the layout of its elements and of the threads\' selectors',
+    "renders each view mode at its width into a full-page PNG with the layout of its elements and of the threads' selectors",
     async () => {
       const org = await makeOrganization();
       const markup = await pendingWebpage(org, `${siteUrl}/`);
       await createThread(org.workspaceKey, markup, { elements: [{ elementPath: '#hero', offsetXPercentage: 10, offsetYPercentage: 20 }] });
-      await createThread(org.workspaceKey, markup, { elements: [{ elementPath: '.nowhere', offsetXPercentage: 10, offsetYPercentage: 20 }] });
+      await createThread(org.workspaceKey, markup, {
+        elements: [{ elementPath: '.nowhere', offsetXPercentage: 10, offsetYPercentage: 20 }],
+      });
 
       const shots = await renderAll(org.workspaceKey, markup.id);
 
@@ -118,14 +128,18 @@ describe('full-page screenshots of webpage markups, per view mode (thumbnails qu
         expect(shot.layoutUrl).toMatch(new RegExp(`/api/v2${layoutPath(markup.id, mode.id)}$`));
       }
       const layout = (await call('GET', layoutPath(markup.id, DESKTOP), { key: org.workspaceKey })).body.data;
-      const hero = layout.elements.find((element: { path: string }) => element.path === 'html > body > main > section:nth-of-type(1) > div');
+      const hero = layout.elements.find(
+        (element: { path: string }) => element.path === 'html > body > main > section:nth-of-type(1) > div',
+      );
       expect(hero).toEqual({ path: 'html > body > main > section:nth-of-type(1) > div', x: 0, y: 100, width: 1440, height: 300 });
       expect(layout.elements.some((element: { path: string }) => element.path === 'html > body > div')).toBe(false);
       expect(layout.located).toEqual({ '#hero': { x: 0, y: 100, width: 1440, height: 300 }, '.nowhere': null });
       // Threads of another view mode are not located in this one.
       const mobile = (await call('GET', layoutPath(markup.id, MOBILE), { key: org.workspaceKey })).body.data;
       expect(mobile.located).toEqual({});
-      expect(mobile.elements.find((element: { path: string }) => element.path === 'html > body > main > section:nth-of-type(2) > p')).toEqual({
+      expect(
+        mobile.elements.find((element: { path: string }) => element.path === 'html > body > main > section:nth-of-type(2) > p'),
+      ).toEqual({
         path: 'html > body > main > section:nth-of-type(2) > p',
         x: 40,
         y: 100 + 704 + 40,
@@ -144,14 +158,19 @@ describe('full-page screenshots of webpage markups, per view mode (thumbnails qu
       await renderAll(org.workspaceKey, markup.id);
       const before = (await call('GET', layoutPath(markup.id, DESKTOP), { key: org.workspaceKey })).body.data;
 
-      const thread = await createThread(org.workspaceKey, markup, { elements: [{ elementPath: 'p.late', offsetXPercentage: 50, offsetYPercentage: 50 }] });
+      const thread = await createThread(org.workspaceKey, markup, {
+        elements: [{ elementPath: 'p.late', offsetXPercentage: 50, offsetYPercentage: 50 }],
+      });
       const after = await eventually(
         async () => (await call('GET', layoutPath(markup.id, DESKTOP), { key: org.workspaceKey })).body.data,
         (layout) => 'p.late' in layout.located,
         60_000,
       );
       // A pin moved to another element is located the same way.
-      const moved = await call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { url: markup.url, elements: [{ elementPath: 'main > section:last-child', offsetXPercentage: 5, offsetYPercentage: 5 }] } });
+      const moved = await call('PATCH', `/threads/${thread.id}/move-pin`, {
+        key: org.workspaceKey,
+        body: { url: markup.url, elements: [{ elementPath: 'main > section:last-child', offsetXPercentage: 5, offsetYPercentage: 5 }] },
+      });
       expect(moved.status, JSON.stringify(moved.body)).toBe(200);
       const afterMove = await eventually(
         async () => (await call('GET', layoutPath(markup.id, DESKTOP), { key: org.workspaceKey })).body.data,
@@ -177,7 +196,8 @@ describe('full-page screenshots of webpage markups, per view mode (thumbnails qu
       getS3().middlewareStack.add(
         (next) => async (args) => {
           const key = (args.input as { Key?: string }).Key ?? '';
-          if (key.startsWith(markupObjectPrefix(markup.id)) && key.endsWith('.layout.json')) throw new Error('killed between the PNG and the layout');
+          if (key.startsWith(markupObjectPrefix(markup.id)) && key.endsWith('.layout.json'))
+            throw new Error('killed between the PNG and the layout');
           return next(args);
         },
         { step: 'initialize', name: hook },
@@ -229,16 +249,22 @@ describe('full-page screenshots of webpage markups, per view mode (thumbnails qu
     120_000,
   );
 
-  it.runIf(renderable)('a page that cannot be rendered settles every view mode unavailable with the reason; the layout answers 404', async () => {
-    const org = await makeOrganization();
-    const markup = await pendingWebpage(org, `${siteUrl}/missing`);
+  it.runIf(renderable)(
+    'a page that cannot be rendered settles every view mode unavailable with the reason; the layout answers 404',
+    async () => {
+      const org = await makeOrganization();
+      const markup = await pendingWebpage(org, `${siteUrl}/missing`);
 
-    const shots = await renderAll(org.workspaceKey, markup.id);
-    const layout = await call('GET', layoutPath(markup.id, DESKTOP), { key: org.workspaceKey });
+      const shots = await renderAll(org.workspaceKey, markup.id);
+      const layout = await call('GET', layoutPath(markup.id, DESKTOP), { key: org.workspaceKey });
 
-    expect(shots).toEqual(VIEW_MODES.map((mode) => ({ viewModeId: mode.id, state: 'unavailable', error: 'The page answered HTTP 404.' })));
-    expect(layout.status).toBe(404);
-  }, 60_000);
+      expect(shots).toEqual(
+        VIEW_MODES.map((mode) => ({ viewModeId: mode.id, state: 'unavailable', error: 'The page answered HTTP 404.' })),
+      );
+      expect(layout.status).toBe(404);
+    },
+    60_000,
+  );
 
   it('says why on a stack without Chromium, never staying pending', async () => {
     const org = await makeOrganization();
@@ -255,7 +281,13 @@ describe('full-page screenshots of webpage markups, per view mode (thumbnails qu
 
     const shots = await screenshotsOf(org.workspaceKey, markup.id);
 
-    expect(shots).toEqual(VIEW_MODES.map((mode) => ({ viewModeId: mode.id, state: 'unavailable', error: 'No page renderer (Chromium) is installed on this stack.' })));
+    expect(shots).toEqual(
+      VIEW_MODES.map((mode) => ({
+        viewModeId: mode.id,
+        state: 'unavailable',
+        error: 'No page renderer (Chromium) is installed on this stack.',
+      })),
+    );
   });
 
   it('answers the layout only to callers who may read the markup, and a clear 4xx for other view modes and markups', async () => {
@@ -292,7 +324,13 @@ describe('full-page screenshots of webpage markups, per view mode (thumbnails qu
       try {
         for (let run = 0; run < 20; run += 1) {
           const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/slow`;
-          await expect(renderPage(chromium, url, { guard: { allowed: addressPolicy('local') }, viewport: { width: 800, height: 600 }, timeoutMs: 1500 })).rejects.toThrow(/longer than|exited/);
+          await expect(
+            renderPage(chromium, url, {
+              guard: { allowed: addressPolicy('local') },
+              viewport: { width: 800, height: 600 },
+              timeoutMs: 1500,
+            }),
+          ).rejects.toThrow(/longer than|exited/);
         }
         // Rejections nobody handled are reported after the microtasks of their turn: give them one.
         await new Promise((resolve) => setImmediate(resolve));

@@ -34,7 +34,11 @@ describe('the local stack runs the pending-work sweep as it starts (docs/local-s
     running = undefined;
 
     running = await startLocalStack({ port: 0, dataDir, memory: false });
-    const settled = (await eventually(() => getItem(markup.id, true), (current) => (current as MarkupRecord | undefined)?.thumbnailState !== 'pending', 60_000)) as MarkupRecord;
+    const settled = (await eventually(
+      () => getItem(markup.id, true),
+      (current) => (current as MarkupRecord | undefined)?.thumbnailState !== 'pending',
+      60_000,
+    )) as MarkupRecord;
 
     expect(settled.thumbnailState).not.toBe('pending');
     expect(settled.workStartedAt).toEqual(expect.any(Number));

@@ -28,18 +28,25 @@ async function rawItem(id: string): Promise<Record<string, unknown> | undefined>
 /** A sweep run as if the grace period of every markup queued until now had passed. */
 const sweepAsIfLater = () => sweepPendingWork(Date.now() + PENDING_WORK_GRACE_MS + 1_000);
 
-const readyEvents = async (workspaceId: string, markupId: string) => (await listEvents(workspaceId)).filter((event) => event.type === 'markup_ready' && event.markupId === markupId);
+const readyEvents = async (workspaceId: string, markupId: string) =>
+  (await listEvents(workspaceId)).filter((event) => event.type === 'markup_ready' && event.markupId === markupId);
 
 const pageBytesOf = (markup: MarkupRecord) => markup.document!.pages.reduce((sum, page) => sum + page.image!.filesize, 0);
 
 describe('the pending-work sweep queues the job of a markup whose job was lost between its commit and the enqueue', () => {
   it('converts a PDF markup whose creating request died before queueing its conversion, once the sweep runs', async () => {
     const org = await makeOrganization();
-    const bytes = await makePdf([{ width: 300, height: 300 }, { width: 200, height: 400 }]);
+    const bytes = await makePdf([
+      { width: 300, height: 300 },
+      { width: 200, height: 400 },
+    ]);
     const { fileId } = await uploadFile(org.workspaceKey, { bytes, filename: 'lost.pdf', contentType: 'application/pdf' });
     await armFault('before-work-enqueue', org.workspaceId);
 
-    const created = await call('POST', '/markups/from-files', { key: org.workspaceKey, body: { workspaceId: org.workspaceId, fileIds: [fileId] } });
+    const created = await call('POST', '/markups/from-files', {
+      key: org.workspaceKey,
+      body: { workspaceId: org.workspaceId, fileIds: [fileId] },
+    });
     const [markupId] = [...(await workspaceMarkupIds(org.workspaceId))];
     const committed = await rawItem(markupId!);
     const withinGrace = await sweepPendingWork();
@@ -64,7 +71,10 @@ describe('the pending-work sweep queues the job of a markup whose job was lost b
     const org = await makeOrganization();
     const bytes = await makePdf([{ width: 100, height: 100 }]);
     const { fileId } = await uploadFile(org.workspaceKey, { bytes, filename: 'normal.pdf', contentType: 'application/pdf' });
-    const created = await call('POST', '/markups/from-files', { key: org.workspaceKey, body: { workspaceId: org.workspaceId, fileIds: [fileId] } });
+    const created = await call('POST', '/markups/from-files', {
+      key: org.workspaceKey,
+      body: { workspaceId: org.workspaceId, fileIds: [fileId] },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     await waitUntilReady(created.body.data.id, 60_000);
 
@@ -78,7 +88,15 @@ describe('the pending-work sweep queues the job of a markup whose job was lost b
     for (let round = 0; round < 5; round += 1) {
       const { org, markup } = await makePendingMarkup(
         clients,
-        { type: 'pdf', bytes: await makePdf([{ width: 300, height: 200 }, { width: 300, height: 200 }]), filename: `twice-${round}.pdf`, mimeType: 'application/pdf' },
+        {
+          type: 'pdf',
+          bytes: await makePdf([
+            { width: 300, height: 200 },
+            { width: 300, height: 200 },
+          ]),
+          filename: `twice-${round}.pdf`,
+          mimeType: 'application/pdf',
+        },
         { workStartedAt: undefined },
       );
 
@@ -107,7 +125,11 @@ describe('the pending-work sweep queues the job of a markup whose job was lost b
 
     const before = await rawItem(markup.id);
     await sweepAsIfLater();
-    const settled = await eventually(() => getItem(markup.id, true), (current) => (current as MarkupRecord).thumbnailState !== 'pending', 30_000);
+    const settled = await eventually(
+      () => getItem(markup.id, true),
+      (current) => (current as MarkupRecord).thumbnailState !== 'pending',
+      30_000,
+    );
 
     expect(before).toMatchObject({ GSI5PK: PENDING_WORK_PARTITION });
     expect((settled as MarkupRecord).thumbnailState).not.toBe('pending');

@@ -51,12 +51,19 @@ describe('403s name only what the caller may see (DESIGN.md "Problems name only 
     const [own, other] = [await makeTypedMarkup(org, 'webpage'), await makeTypedMarkup(org, 'webpage')];
     const thread = await createThread(org.workspaceKey, other);
     const message = await reply(org.workspaceKey, thread.id, { content: 'On the other markup' });
-    const token = await endUserToken({ organizationId: org.organizationId, workspaceId: org.workspaceId, markupRole: 'project:owner', markupId: own.id });
+    const token = await endUserToken({
+      organizationId: org.organizationId,
+      workspaceId: org.workspaceId,
+      markupRole: 'project:owner',
+      markupId: own.id,
+    });
 
     await expectRefusedWithout(token, callsOn(thread.id, message.id), { 'the other markup': other.id });
     const refused = await call('GET', `/messages/${message.id}`, { key: token });
     expect(refused.body.type).toMatch(/markup-out-of-scope$/);
-    expect(refused.body.detail).toBe(`This exchange token is bound to markup ${own.id} and cannot act on message ${message.id}, which is on another markup.`);
+    expect(refused.body.detail).toBe(
+      `This exchange token is bound to markup ${own.id} and cannot act on message ${message.id}, which is on another markup.`,
+    );
   });
 
   it("a workspace key asking for another workspace's thread or message is told neither that workspace nor the markup", async () => {
@@ -66,9 +73,14 @@ describe('403s name only what the caller may see (DESIGN.md "Problems name only 
     const thread = await createThread(org.orgKey, markup);
     const message = await reply(org.orgKey, thread.id, { content: 'In the second workspace' });
 
-    await expectRefusedWithout(org.workspaceKey, callsOn(thread.id, message.id), { 'the other workspace': second.id, 'the markup': markup.id });
+    await expectRefusedWithout(org.workspaceKey, callsOn(thread.id, message.id), {
+      'the other workspace': second.id,
+      'the markup': markup.id,
+    });
     const refused = await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey });
-    expect(refused.body.detail).toBe(`This API key is scoped to workspace ${org.workspaceId} and cannot act on thread ${thread.id}, which is in another workspace.`);
+    expect(refused.body.detail).toBe(
+      `This API key is scoped to workspace ${org.workspaceId} and cannot act on thread ${thread.id}, which is in another workspace.`,
+    );
   });
 
   it("another organization's key or exchange token asking for a thread or message is told neither the markup nor its workspace", async () => {
@@ -77,10 +89,15 @@ describe('403s name only what the caller may see (DESIGN.md "Problems name only 
     const markup = await makeTypedMarkup(org, 'webpage');
     const thread = await createThread(org.workspaceKey, markup);
     const message = await reply(org.workspaceKey, thread.id, { content: 'Not yours' });
-    const token = await endUserToken({ organizationId: stranger.organizationId, workspaceId: stranger.workspaceId, markupRole: 'project:owner' });
+    const token = await endUserToken({
+      organizationId: stranger.organizationId,
+      workspaceId: stranger.workspaceId,
+      markupRole: 'project:owner',
+    });
     const hidden = { 'the markup': markup.id, 'its workspace': org.workspaceId, 'its organization': org.organizationId };
 
-    for (const key of [stranger.orgKey, stranger.workspaceKey, token]) await expectRefusedWithout(key, callsOn(thread.id, message.id), hidden);
+    for (const key of [stranger.orgKey, stranger.workspaceKey, token])
+      await expectRefusedWithout(key, callsOn(thread.id, message.id), hidden);
   });
 
   it('a thread or message whose markup is gone (a crash between the deletions) is a 404 naming the thread or message, not the markup', async () => {
@@ -90,7 +107,10 @@ describe('403s name only what the caller may see (DESIGN.md "Problems name only 
     const message = await reply(org.workspaceKey, thread.id, { content: 'Left behind' });
     await getDb().send(new DeleteCommand({ TableName: getConfig().tableName, Key: itemKey(markup.id) }));
 
-    const [readThread, readMessage] = [await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey }), await call('GET', `/messages/${message.id}`, { key: org.workspaceKey })];
+    const [readThread, readMessage] = [
+      await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey }),
+      await call('GET', `/messages/${message.id}`, { key: org.workspaceKey }),
+    ];
 
     expectProblem(readThread, 404);
     expectProblem(readMessage, 404);

@@ -38,7 +38,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const attributes = () => sqs.send(new GetQueueAttributesCommand({ QueueUrl: local.services.queues.webhookDelivery.url, AttributeNames: ['QueueArn'] }));
+const attributes = () =>
+  sqs.send(new GetQueueAttributesCommand({ QueueUrl: local.services.queues.webhookDelivery.url, AttributeNames: ['QueueArn'] }));
 
 const job = (): WebhookDeliveryJob => ({
   type: 'deliver-webhook',
@@ -76,7 +77,9 @@ async function receiveJobs(queue: string, done: (jobs: WebhookDeliveryJob[]) => 
   const jobs: WebhookDeliveryJob[] = [];
   await eventually(
     async () => {
-      const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 600 }));
+      const received = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queue, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 600 }),
+      );
       for (const message of received.Messages ?? []) jobs.push(JSON.parse(message.Body!) as WebhookDeliveryJob);
       return jobs;
     },
@@ -99,7 +102,12 @@ describe('the outbox reaches the delivery queue through the stream pump', () => 
 
     expect(created.status).toBe(200);
     expect(jobs).toHaveLength(1);
-    expect(jobs[0]).toMatchObject({ type: 'deliver-webhook', attempt: 1, registrationId: registration.body.data.id, event: { type: 'markup_created', markupId: created.body.data.id } });
+    expect(jobs[0]).toMatchObject({
+      type: 'deliver-webhook',
+      attempt: 1,
+      registrationId: registration.body.data.id,
+      event: { type: 'markup_created', markupId: created.body.data.id },
+    });
     expect(queuedAfterMs).toBeLessThan(1_000);
     console.info(`stream fan-out: markup_created job read from the queue ${queuedAfterMs} ms after the API answered`);
   });
@@ -132,21 +140,25 @@ describe('fault hook: the SQS endpoint of the local stack can be made unreachabl
     const org = await createOrganization('Outage');
     const now = new Date().toISOString();
     const registrationId = randomUUID();
-    await insertWebhookRegistration({
-      id: registrationId,
-      organizationId: org.organizationId,
-      workspaceId: org.workspaceId,
-      url: 'http://127.0.0.1:9/hook',
-      eventTypes: null,
-      enabled: true,
-      signingKey: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
-      createdAt: now,
-      modifiedAt: now,
-    }, MAX_WEBHOOK_REGISTRATIONS);
+    await insertWebhookRegistration(
+      {
+        id: registrationId,
+        organizationId: org.organizationId,
+        workspaceId: org.workspaceId,
+        url: 'http://127.0.0.1:9/hook',
+        eventTypes: null,
+        enabled: true,
+        signingKey: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+        createdAt: now,
+        modifiedAt: now,
+      },
+      MAX_WEBHOOK_REGISTRATIONS,
+    );
 
     local.faults.setQueuesReachable(false);
     const outageStarted = Date.now();
-    for (let i = 0; i < 50; i++) await transact([eventItem({ type: 'markup_created', workspaceId: org.workspaceId, markupId: randomUUID() })]);
+    for (let i = 0; i < 50; i++)
+      await transact([eventItem({ type: 'markup_created', workspaceId: org.workspaceId, markupId: randomUUID() })]);
     // The outage itself lasts a set time (the scenario), long enough for the pump's first attempts and backoff to fail.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, 3_000 - (Date.now() - outageStarted))));
     local.faults.setQueuesReachable(true);
@@ -183,7 +195,11 @@ describe('queue outage end to end (issue 12 fault injection): nothing emitted du
       local.faults.setQueuesReachable(true);
       const restoredAt = Date.now();
 
-      const requests = await eventually(async () => [...receiver.requests], (got) => new Set(got.map((request) => request.headers['webhook-id'])).size >= 50, 30_000);
+      const requests = await eventually(
+        async () => [...receiver.requests],
+        (got) => new Set(got.map((request) => request.headers['webhook-id'])).size >= 50,
+        30_000,
+      );
       const lastArrivalMs = Math.max(...requests.map((request) => request.at)) - restoredAt;
       const emitted = await listEvents(org.workspaceId);
 
@@ -193,7 +209,9 @@ describe('queue outage end to end (issue 12 fault injection): nothing emitted du
       expect(emitted).toHaveLength(50);
       expect(new Set(requests.map((request) => request.headers['webhook-id']))).toEqual(new Set(emitted.map((event) => event.id)));
       for (const request of requests) verifyWithStandardWebhooks(registration.body.data.signingKey, request);
-      console.info(`queue outage: 50 threads answered in ${answeredWithinOutage} ms during the outage; all 50 events delivered ${lastArrivalMs} ms after the queue came back (${requests.length} requests)`);
+      console.info(
+        `queue outage: 50 threads answered in ${answeredWithinOutage} ms during the outage; all 50 events delivered ${lastArrivalMs} ms after the queue came back (${requests.length} requests)`,
+      );
     } finally {
       local.faults.setQueuesReachable(true);
       await receiver.close();

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createQueuePair, startPoller, wakeOnArrival, type Poller } from '../../infra/local/sqs.js';
@@ -27,8 +33,16 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 }
 
 async function visibleCount(url: string): Promise<number> {
-  const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
-  return Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+  const attributes = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return (
+    Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0) +
+    Number(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
+  );
 }
 
 describe('the local event source mapping (batchItemFailures, visibility timeout, dead-letter queue)', () => {
@@ -61,7 +75,9 @@ describe('the local event source mapping (batchItemFailures, visibility timeout,
       }),
     );
     const deadLetters = await until(
-      async () => (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.deadLetterUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 30 }))).Messages ?? [],
+      async () =>
+        (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.deadLetterUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 30 })))
+          .Messages ?? [],
       (found) => found.length >= 2,
     );
 
@@ -89,7 +105,10 @@ describe('the local event source mapping (batchItemFailures, visibility timeout,
       ),
     );
     await sqs.send(new SendMessageBatchCommand({ QueueUrl: queue.url, Entries: [{ Id: 'a', MessageBody: '{}' }] }));
-    const remaining = await until(() => visibleCount(queue.url), (count) => count === 0 && calls >= 2);
+    const remaining = await until(
+      () => visibleCount(queue.url),
+      (count) => count === 0 && calls >= 2,
+    );
 
     expect(calls).toBe(2);
     expect(remaining).toBe(0);
@@ -115,16 +134,30 @@ describe('the local event source mapping (batchItemFailures, visibility timeout,
       pollers.push(poller);
       pollersByQueue.set(queueNameOf(queue.url)!, poller);
       const send = async (id: string, delaySeconds = 0) => {
-        await viaFront.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: JSON.stringify({ type: 'echo', id }), DelaySeconds: delaySeconds }));
+        await viaFront.send(
+          new SendMessageCommand({ QueueUrl: queue.url, MessageBody: JSON.stringify({ type: 'echo', id }), DelaySeconds: delaySeconds }),
+        );
         return Date.now();
       };
       // After the first job the loop receives again, finds nothing and sleeps.
       await send('first');
-      await until(async () => handledAt.has('first'), (handled) => handled, 20_000);
+      await until(
+        async () => handledAt.has('first'),
+        (handled) => handled,
+        20_000,
+      );
       const nowSentAt = await send('now');
-      await until(async () => handledAt.has('now'), (handled) => handled, 20_000);
+      await until(
+        async () => handledAt.has('now'),
+        (handled) => handled,
+        20_000,
+      );
       const laterSentAt = await send('later', 2);
-      await until(async () => handledAt.has('later'), (handled) => handled, 20_000);
+      await until(
+        async () => handledAt.has('later'),
+        (handled) => handled,
+        20_000,
+      );
 
       // Without the wake each would wait for the loop's minute of sleep.
       expect(handledAt.get('now')! - nowSentAt).toBeLessThan(15_000);

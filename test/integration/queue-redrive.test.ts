@@ -44,13 +44,18 @@ afterAll(async () => {
 });
 
 const markupOf = async (markupId: string) => (await getItem(markupId, true)) as MarkupRecord;
-const readyEvents = async (markup: MarkupRecord) => (await listEvents(markup.workspaceId)).filter((event) => event.type === 'markup_ready' && event.markupId === markup.id);
+const readyEvents = async (markup: MarkupRecord) =>
+  (await listEvents(markup.workspaceId)).filter((event) => event.type === 'markup_ready' && event.markupId === markup.id);
 const conversionQueues = () => local.services.queues.conversion;
 
 /** A one-page PDF markup as POST /markups/from-files leaves it: pending, its original retained. */
 async function pendingPdfMarkup(overrides: Partial<MarkupRecord> = {}): Promise<MarkupRecord> {
   const bytes = await makePdf([{ width: 200, height: 100 }]);
-  const { markup } = await makePendingMarkup(clients, { type: 'pdf', bytes, filename: 'redriven.pdf', mimeType: 'application/pdf' }, { hasRetainedOriginal: true, ...overrides });
+  const { markup } = await makePendingMarkup(
+    clients,
+    { type: 'pdf', bytes, filename: 'redriven.pdf', mimeType: 'application/pdf' },
+    { hasRetainedOriginal: true, ...overrides },
+  );
   return markup;
 }
 
@@ -58,12 +63,24 @@ describe('admin queue redrive --queue conversion: dead conversions go back to th
   it('moves a conversion job forced into the dead-letter queue back, and the markup the consumer failed then converts', async () => {
     const markup = await pendingPdfMarkup();
     await sendJob(clients, markup.id, 'deadLetters');
-    const failed = await eventually(() => markupOf(markup.id), (current) => current.conversionStatus === 'failed', 30_000);
-    const held = await eventually(() => queueDepth(clients, conversionQueues().deadLetterHoldUrl!), (depth) => depth.visible === 1, 30_000);
+    const failed = await eventually(
+      () => markupOf(markup.id),
+      (current) => current.conversionStatus === 'failed',
+      30_000,
+    );
+    const held = await eventually(
+      () => queueDepth(clients, conversionQueues().deadLetterHoldUrl!),
+      (depth) => depth.visible === 1,
+      30_000,
+    );
     const shown = await runAdminAsync(dataDir, ['queue', 'show']);
 
     const redriven = await runAdminAsync(dataDir, ['queue', 'redrive', '--queue', 'conversion']);
-    const converted = await eventually(() => markupOf(markup.id), (current) => current.conversionStatus === 'ready', 30_000);
+    const converted = await eventually(
+      () => markupOf(markup.id),
+      (current) => current.conversionStatus === 'ready',
+      30_000,
+    );
 
     expect(failed).toMatchObject({ isReady: true, conversionError: INTERNAL_FAILURE_MESSAGE });
     expect(held).toEqual({ visible: 1, inFlight: 0 });
@@ -85,7 +102,11 @@ describe('admin queue redrive --queue conversion: dead conversions go back to th
   }, 120_000);
 
   it('leaves a markup whose file could not be converted as it is: its redriven job changes nothing', async () => {
-    const markup = await pendingPdfMarkup({ isReady: true, conversionStatus: 'failed', conversionError: 'The PDF is damaged and cannot be read.' });
+    const markup = await pendingPdfMarkup({
+      isReady: true,
+      conversionStatus: 'failed',
+      conversionError: 'The PDF is damaged and cannot be read.',
+    });
     await sendJob(clients, markup.id, 'deadLetterHold');
 
     const redriven = await runAdminAsync(dataDir, ['queue', 'redrive', '--queue', 'conversion']);
@@ -122,7 +143,14 @@ describe('admin queue redrive for the queues without a dead-letter consumer: web
     const fileId = randomUUID();
     const key = uploadObjectKey(workspaceId, fileId, 'late notice é.png');
     // The object lands before its policy is on record, so the notification S3 sends now finds nothing to record.
-    const stored = await clients.s3.send(new PutObjectCommand({ Bucket: local.services.bucketName, Key: key, Body: Buffer.from('forty-two bytes of something that is a png'), ContentType: 'image/png' }));
+    const stored = await clients.s3.send(
+      new PutObjectCommand({
+        Bucket: local.services.bucketName,
+        Key: key,
+        Body: Buffer.from('forty-two bytes of something that is a png'),
+        ContentType: 'image/png',
+      }),
+    );
     await waitUntilDrained(clients, uploads.url, 30_000);
     await transact([put({ ...uploadKey(fileId), entity: 'Upload', fileId, workspaceId, key })]);
     // The same notification, as it waits in the dead-letter queue after every try failed.
@@ -144,7 +172,11 @@ describe('admin queue redrive for the queues without a dead-letter consumer: web
     const shown = await runAdminAsync(dataDir, ['queue', 'show']);
 
     const redriven = await runAdminAsync(dataDir, ['queue', 'redrive', '--queue', 'uploads']);
-    const landed = await eventually(() => landedOf(fileId), (item) => item?.landedAt !== undefined, 30_000);
+    const landed = await eventually(
+      () => landedOf(fileId),
+      (item) => item?.landedAt !== undefined,
+      30_000,
+    );
 
     expect(before).toMatchObject({ fileId });
     expect(before?.landedAt).toBeUndefined();
@@ -162,5 +194,4 @@ describe('admin queue redrive for the queues without a dead-letter consumer: web
 
 const landedOf = async (fileId: string) =>
   (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: uploadKey(fileId), ConsistentRead: true }))).Item as
-    | { fileId: string; landedAt?: string; landedSize?: number; landedEtag?: string; landedContentType?: string }
-    | undefined;
+    { fileId: string; landedAt?: string; landedSize?: number; landedEtag?: string; landedContentType?: string } | undefined;

@@ -12,7 +12,8 @@ import { addressPolicy, type AddressPolicy } from '../../shared/render/url-safet
  */
 const chromium = await findChromium({ chromiumPath: process.env.CHROMIUM_PATH });
 const renderable = chromium !== undefined || process.env.CI === 'true';
-if (!renderable) console.warn('render-ssrf: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the page-load guard tests are skipped');
+if (!renderable)
+  console.warn('render-ssrf: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the page-load guard tests are skipped');
 
 const PUBLIC_ADDRESS = '127.0.0.2';
 let page: Server;
@@ -92,21 +93,42 @@ async function render(allowed: AddressPolicy): Promise<Buffer> {
 }
 
 describe('Chromium reaches nothing but what the address guard allows (no SSRF through the page)', () => {
-  it.runIf(renderable)('with loopback allowed (the local stack), the page does reach the private server every way it tries', async () => {
-    await render(addressPolicy('local'));
+  it.runIf(renderable)(
+    'with loopback allowed (the local stack), the page does reach the private server every way it tries',
+    async () => {
+      await render(addressPolicy('local'));
 
-    expect(pageHits).toEqual(expect.arrayContaining(['/', '/refresh-frame', '/script-frame', '/redirect']));
-    expect(secretHits).toEqual(expect.arrayContaining(['/iframe', '/img', '/mapped', '/decimal', '/by-name', '/fetch', '/ws', '/refresh', '/script-navigation', '/redirected']));
-  }, 90_000);
+      expect(pageHits).toEqual(expect.arrayContaining(['/', '/refresh-frame', '/script-frame', '/redirect']));
+      expect(secretHits).toEqual(
+        expect.arrayContaining([
+          '/iframe',
+          '/img',
+          '/mapped',
+          '/decimal',
+          '/by-name',
+          '/fetch',
+          '/ws',
+          '/refresh',
+          '/script-navigation',
+          '/redirected',
+        ]),
+      );
+    },
+    90_000,
+  );
 
-  it.runIf(renderable)('with the deployed policy, the page renders and not one request or connection reaches the private server', async () => {
-    const deployed = addressPolicy('aws');
+  it.runIf(renderable)(
+    'with the deployed policy, the page renders and not one request or connection reaches the private server',
+    async () => {
+      const deployed = addressPolicy('aws');
 
-    const png = await render((address) => address === PUBLIC_ADDRESS || deployed(address));
+      const png = await render((address) => address === PUBLIC_ADDRESS || deployed(address));
 
-    expect(png.subarray(1, 4).toString()).toBe('PNG');
-    expect(pageHits).toEqual(expect.arrayContaining(['/', '/refresh-frame', '/script-frame', '/redirect']));
-    expect(secretHits).toEqual([]);
-    expect(secretConnections).toBe(0);
-  }, 90_000);
+      expect(png.subarray(1, 4).toString()).toBe('PNG');
+      expect(pageHits).toEqual(expect.arrayContaining(['/', '/refresh-frame', '/script-frame', '/redirect']));
+      expect(secretHits).toEqual([]);
+      expect(secretConnections).toBe(0);
+    },
+    90_000,
+  );
 });

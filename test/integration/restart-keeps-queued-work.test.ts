@@ -39,7 +39,11 @@ afterAll(async () => {
 async function api(started: StartedStack, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(`${started.stack.baseUrl}/api/v2${path}`, {
     method,
-    headers: { Authorization: `Bearer ${started.stack.workspaceApiKey}`, 'Service-API-Version': '2023-02-22', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    headers: {
+      Authorization: `Bearer ${started.stack.workspaceApiKey}`,
+      'Service-API-Version': '2023-02-22',
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -58,13 +62,24 @@ function ok<T = any>(answer: { status: number; body: any }, what: string): T {
  */
 async function commitWork(started: StartedStack) {
   const { workspaceId } = started.stack;
-  const page = ok<{ id: string; url: string }>(await api(started, 'POST', '/markups/url', { url: 'https://example.com/restart' }), 'webpage markup');
+  const page = ok<{ id: string; url: string }>(
+    await api(started, 'POST', '/markups/url', { url: 'https://example.com/restart' }),
+    'webpage markup',
+  );
   const form = new FormData();
   form.append('file', new Blob([pdfBytes(`Restart ${Date.now()}`)], { type: 'application/pdf' }), 'restart.pdf');
   const [threads, pdf] = await Promise.all([
     Promise.all(
       Array.from({ length: COMMENTS }, async (_, i) =>
-        ok<{ id: string }>(await api(started, 'POST', '/threads', threadBody({ id: page.id, type: 'webpage', url: page.url } as MarkupRecord, { message: delta(`Comment ${i}`) })), 'thread'),
+        ok<{ id: string }>(
+          await api(
+            started,
+            'POST',
+            '/threads',
+            threadBody({ id: page.id, type: 'webpage', url: page.url } as MarkupRecord, { message: delta(`Comment ${i}`) }),
+          ),
+          'thread',
+        ),
       ),
     ),
     fetch(`${started.stack.baseUrl}/api/v2/markups/file?workspaceId=${workspaceId}`, {
@@ -73,7 +88,10 @@ async function commitWork(started: StartedStack) {
       body: form,
     }).then(async (posted) => ok<{ id: string }>({ status: posted.status, body: await posted.json() }, 'PDF markup')),
   ]);
-  const thumbnailed = ok<{ id: string }>(await api(started, 'POST', '/markups/url', { url: 'https://example.com/thumbnail' }), 'webpage markup to thumbnail');
+  const thumbnailed = ok<{ id: string }>(
+    await api(started, 'POST', '/markups/url', { url: 'https://example.com/thumbnail' }),
+    'webpage markup to thumbnail',
+  );
   return { threadIds: threads.map((thread) => thread.id), pdfId: pdf.id, thumbnailedId: thumbnailed.id };
 }
 
@@ -99,7 +117,9 @@ function deliveredComments(threadIds: readonly string[], unanswered: ReadonlySet
 /** A markup as stored, read from the stack's own DynamoDB Local. */
 async function storedMarkup(dataDir: string, markupId: string): Promise<Record<string, any> | undefined> {
   const services = JSON.parse(readFileSync(join(dataDir, 'services.json'), 'utf8'));
-  const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: services.endpoints.dynamodb, region: services.region, credentials: services.credentials }));
+  const db = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: services.endpoints.dynamodb, region: services.region, credentials: services.credentials }),
+  );
   try {
     return (await db.send(new GetCommand({ TableName: services.tableName, Key: itemKey(markupId), ConsistentRead: true }))).Item;
   } finally {
@@ -115,7 +135,15 @@ async function roundsOf(killPoint: KillPoint) {
   let started = await startStack(dataDir, { LOG_LEVEL: 'warn' });
   running.set(dataDir, started);
   ok(await api(started, 'POST', '/webhook-registrations', { url: receiver.url, eventTypes: ['comment_created'] }), 'webhook registration');
-  const outcomes: { round: number; delivered: number; pdfReady: boolean; thumbnailState: string; deliveredBeforeKill: number; upMs: number; doneMs: number }[] = [];
+  const outcomes: {
+    round: number;
+    delivered: number;
+    pdfReady: boolean;
+    thumbnailState: string;
+    deliveredBeforeKill: number;
+    upMs: number;
+    doneMs: number;
+  }[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     // Deliveries in flight: the receiver holds the next three requests open until the kill ends them.
     const unanswered = new Set<number>();
@@ -124,7 +152,12 @@ async function roundsOf(killPoint: KillPoint) {
       receiver.script({ hang: true }, { hang: true }, { hang: true });
     }
     const work = await commitWork(started);
-    if (killPoint === 'while deliveries are in flight') await eventually(async () => receiver.requests.length, (count) => count > Math.min(...unanswered), 30_000);
+    if (killPoint === 'while deliveries are in flight')
+      await eventually(
+        async () => receiver.requests.length,
+        (count) => count > Math.min(...unanswered),
+        30_000,
+      );
     const deliveredBeforeKill = deliveredComments(work.threadIds, unanswered).size;
     await killStack(started, dataDir);
     running.delete(dataDir);
@@ -136,9 +169,17 @@ async function roundsOf(killPoint: KillPoint) {
     const deadline = Date.now() + RECOVERY_MS;
     const done = async () => {
       const [pdf, thumbnailed] = await Promise.all([storedMarkup(dataDir, work.pdfId), storedMarkup(dataDir, work.thumbnailedId)]);
-      return { delivered: deliveredComments(work.threadIds, unanswered).size, pdfReady: pdf?.isReady === true, thumbnailState: String(thumbnailed?.thumbnailState) };
+      return {
+        delivered: deliveredComments(work.threadIds, unanswered).size,
+        pdfReady: pdf?.isReady === true,
+        thumbnailState: String(thumbnailed?.thumbnailState),
+      };
     };
-    const outcome = await eventually(done, (now) => now.delivered === COMMENTS && now.pdfReady && now.thumbnailState !== 'pending', deadline - Date.now());
+    const outcome = await eventually(
+      done,
+      (now) => now.delivered === COMMENTS && now.pdfReady && now.thumbnailState !== 'pending',
+      deadline - Date.now(),
+    );
     outcomes.push({ round, ...outcome, deliveredBeforeKill, upMs, doneMs: Date.now() - restartAt });
   }
   await killStack(started, dataDir);
@@ -153,7 +194,11 @@ describe('the local stack keeps its queued work across kill -9 and a restart on 
       const outcomes = await roundsOf(killPoint);
 
       console.info(`restart, killed ${killPoint}: ${JSON.stringify(outcomes)}`);
-      expect(outcomes).toEqual(Array.from({ length: ROUNDS }, (_, round) => expect.objectContaining({ round, delivered: COMMENTS, pdfReady: true, thumbnailState: expect.not.stringMatching(/^pending$/) })));
+      expect(outcomes).toEqual(
+        Array.from({ length: ROUNDS }, (_, round) =>
+          expect.objectContaining({ round, delivered: COMMENTS, pdfReady: true, thumbnailState: expect.not.stringMatching(/^pending$/) }),
+        ),
+      );
     },
     (ROUNDS + 1) * (RECOVERY_MS + 60_000),
   );

@@ -3,7 +3,18 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, makeOrganization, type Org } from '../support/api.js';
 import { makeMarkups, makeFolder as makeFolderRecord } from '../support/markups.js';
 import { makeMember } from '../support/members.js';
-import { baseUrl, chromiumMissing, holdStorageUploads, horizontalOverflow, launchBrowser, screenshotFolder, seriousAxeViolations, shot as saveShot, signInByEmail, watchedPage } from '../support/review-app-browser.js';
+import {
+  baseUrl,
+  chromiumMissing,
+  holdStorageUploads,
+  horizontalOverflow,
+  launchBrowser,
+  screenshotFolder,
+  seriousAxeViolations,
+  shot as saveShot,
+  signInByEmail,
+  watchedPage,
+} from '../support/review-app-browser.js';
 import { createThread } from '../support/threads.js';
 import { pngBytes } from '../support/uploads.js';
 
@@ -18,11 +29,14 @@ import { pngBytes } from '../support/uploads.js';
 const skipBrowser = chromiumMissing('review-app-browse');
 const WIDTHS = [1440, 390] as const;
 
-describe('the local upload bucket takes the review app\'s form posts', () => {
-  it('answers a browser\'s preflight and post from the app\'s origin with CORS headers that expose the ETag', async () => {
+describe("the local upload bucket takes the review app's form posts", () => {
+  it("answers a browser's preflight and post from the app's origin with CORS headers that expose the ETag", async () => {
     const { services } = inject('localStack');
     const bucketUrl = `${services.endpoints.s3}/${services.bucketName}`;
-    const preflight = await fetch(bucketUrl, { method: 'OPTIONS', headers: { origin: baseUrl(), 'access-control-request-method': 'POST' } });
+    const preflight = await fetch(bucketUrl, {
+      method: 'OPTIONS',
+      headers: { origin: baseUrl(), 'access-control-request-method': 'POST' },
+    });
     const refused = await fetch(bucketUrl, { method: 'POST', headers: { origin: baseUrl() }, body: new FormData() });
 
     expect(preflight.status).toBe(200);
@@ -104,7 +118,9 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
         // From a file: the presigned flow, the progress bar, then an image markup whose thumbnail loads from storage.
         // The markup takes the file's name without its extension.
         const imageName = `hero-${tag()}`;
-        await section.getByLabel('Files to upload').setInputFiles({ name: `${imageName}.png`, mimeType: 'image/png', buffer: await pngBytes(64, 40) });
+        await section
+          .getByLabel('Files to upload')
+          .setInputFiles({ name: `${imageName}.png`, mimeType: 'image/png', buffer: await pngBytes(64, 40) });
         // Storage's answer is held back a moment, so the progress bar can be seen.
         const storage = inject('localStack').services.endpoints.s3;
         const release = await holdStorageUploads(context);
@@ -121,7 +137,11 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
         // Loaded, not refused by the CSP: storage's origin is in img-src.
         // Polled from here: a string predicate polled in the page is an eval, which the app's CSP refuses once it is not the first try.
         await expect
-          .poll(() => page.evaluate<boolean>(`[...document.images].some((image) => image.alt === ${JSON.stringify(imageName)} && image.complete && image.naturalWidth === 64)`))
+          .poll(() =>
+            page.evaluate<boolean>(
+              `[...document.images].some((image) => image.alt === ${JSON.stringify(imageName)} && image.complete && image.naturalWidth === 64)`,
+            ),
+          )
           .toBe(true);
 
         // Rename, then move into the folder.
@@ -183,7 +203,15 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
         await section.getByRole('link', { name: markup!.name }).waitFor();
         await section.getByRole('img', { name: markup!.name }).waitFor();
         expect(await page.getByText('Your role: viewer').isVisible()).toBe(true);
-        for (const name of ['Add webpage', 'Upload files', 'New folder', `Rename ${markup!.name}`, `Move ${markup!.name}`, `Archive ${markup!.name}`, `Delete ${markup!.name}`]) {
+        for (const name of [
+          'Add webpage',
+          'Upload files',
+          'New folder',
+          `Rename ${markup!.name}`,
+          `Move ${markup!.name}`,
+          `Archive ${markup!.name}`,
+          `Delete ${markup!.name}`,
+        ]) {
           expect(await page.getByRole('button', { name, exact: true }).count(), name).toBe(0);
         }
         expect(await page.getByRole('searchbox').count()).toBeGreaterThan(0);
@@ -268,10 +296,18 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
       await cardOf(quiet.name).getByText('1 unread', { exact: true }).waitFor();
       for (const markup of [markups[1]!, markups[3]!]) {
         await cardOf(markup.name).getByRole('img', { name: markup.name }).waitFor();
-        expect(await cardOf(markup.name).getByText(/unread/).count(), markup.name).toBe(0);
+        expect(
+          await cardOf(markup.name)
+            .getByText(/unread/)
+            .count(),
+          markup.name,
+        ).toBe(0);
       }
       expect(await cardOf(busy.name).getByText('webpage · 2 open comments').count()).toBe(1);
-      expect(requests.filter((request) => request.startsWith('GET /api/v2/markups/')), 'no GET /markups/{id} per markup').toEqual([]);
+      expect(
+        requests.filter((request) => request.startsWith('GET /api/v2/markups/')),
+        'no GET /markups/{id} per markup',
+      ).toEqual([]);
       expect(requests.filter((request) => request === `GET /api/v2/items/${folder.id}/items`)).toHaveLength(1);
       for (const width of WIDTHS) {
         await page.setViewportSize({ width, height: 900 });
@@ -282,10 +318,15 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
       }
 
       // The member reads the busy markup's threads: its count goes, the other stays.
-      for (const thread of threads.slice(0, 2)) expect((await call('POST', `/threads/${thread.id}/read`, { key: member.key })).status).toBe(204);
+      for (const thread of threads.slice(0, 2))
+        expect((await call('POST', `/threads/${thread.id}/read`, { key: member.key })).status).toBe(204);
       await page.reload();
       await cardOf(quiet.name).getByText('1 unread', { exact: true }).waitFor();
-      expect(await cardOf(busy.name).getByText(/unread/).count()).toBe(0);
+      expect(
+        await cardOf(busy.name)
+          .getByText(/unread/)
+          .count(),
+      ).toBe(0);
       expect(violations).toEqual([]);
     } finally {
       await context.close();

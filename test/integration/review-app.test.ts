@@ -4,7 +4,17 @@ import { contentSecurityPolicy } from '../../shared/http/web-app.js';
 import { makeOrganization, type Org } from '../support/api.js';
 import { makeMarkups } from '../support/markups.js';
 import { makeMember } from '../support/members.js';
-import { baseUrl, chromiumMissing, horizontalOverflow, launchBrowser, screenshotFolder, seriousAxeViolations, shot as saveShot, signInByEmail, watchedPage } from '../support/review-app-browser.js';
+import {
+  baseUrl,
+  chromiumMissing,
+  horizontalOverflow,
+  launchBrowser,
+  screenshotFolder,
+  seriousAxeViolations,
+  shot as saveShot,
+  signInByEmail,
+  watchedPage,
+} from '../support/review-app-browser.js';
 
 /**
  * The review app served by the local gateway (issue 30, part 1 "Serving", and the sign-in screen):
@@ -134,7 +144,10 @@ describe.skipIf(skipBrowser)('the review app in Chromium', () => {
 
         await page.getByRole('textbox', { name: 'Email' }).fill(email);
         await page.getByRole('button', { name: 'Send sign-in link' }).click();
-        await page.getByRole('status').getByText(/Check your email/).waitFor();
+        await page
+          .getByRole('status')
+          .getByText(/Check your email/)
+          .waitFor();
         await shot(page, 'sign-in-sent', width);
         expect.soft(await seriousAxeViolations(page, `sign-in sent at ${width} px`)).toEqual([]);
 
@@ -153,7 +166,12 @@ describe.skipIf(skipBrowser)('the review app in Chromium', () => {
         route.fulfill({
           status: 429,
           contentType: 'application/problem+json',
-          body: JSON.stringify({ type: 'urn:review-board:problem:rate-limited', title: 'Too Many Requests', status: 429, detail: 'Too many sign-in links for this address: try again in 10 minutes.' }),
+          body: JSON.stringify({
+            type: 'urn:review-board:problem:rate-limited',
+            title: 'Too Many Requests',
+            status: 429,
+            detail: 'Too many sign-in links for this address: try again in 10 minutes.',
+          }),
         }),
       );
       try {
@@ -215,13 +233,19 @@ describe.skipIf(skipBrowser)('the review app in Chromium', () => {
       try {
         // Well-formed (43 base64url characters) but never issued, as a spent or expired code reads.
         await page.goto(`${baseUrl()}/sign-in?code=${'A'.repeat(43)}`);
-        await page.getByRole('alert').getByText(/This sign-in code is not valid/).waitFor();
+        await page
+          .getByRole('alert')
+          .getByText(/This sign-in code is not valid/)
+          .waitFor();
         await page.getByRole('textbox', { name: 'Email' }).waitFor();
         expect(new URL(page.url()).search).toBe('');
         await shot(page, 'sign-in-bad-code', width);
         // A link cut short when copied is refused as malformed (400); people read why, not a JSON pointer.
         await page.goto(`${baseUrl()}/sign-in?code=garbage123`);
-        await page.getByRole('alert').getByText('This sign-in link is not valid: it may be cut short, used already or expired. Ask for a new link below.').waitFor();
+        await page
+          .getByRole('alert')
+          .getByText('This sign-in link is not valid: it may be cut short, used already or expired. Ask for a new link below.')
+          .waitFor();
         expect(await page.getByRole('alert').textContent()).not.toContain('/body/');
         expect.soft(await seriousAxeViolations(page, `sign-in with a bad code at ${width} px`)).toEqual([]);
       } finally {

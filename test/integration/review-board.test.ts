@@ -32,9 +32,19 @@ import { createThread, DESKTOP, makeTypedMarkup, MOBILE, TABLET } from '../suppo
  * address per 15 minutes). Screenshots of each board at 1440 and 390 px go to a folder it prints.
  */
 const chromium = await findChromium({ chromiumPath: process.env.CHROMIUM_PATH });
-if (!chromium) console.warn('review-board: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the real-browser tests are skipped');
+if (!chromium)
+  console.warn('review-board: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the real-browser tests are skipped');
 
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--autoplay-policy=no-user-gesture-required',
+];
 const baseUrl = () => inject('localStack').stack.baseUrl;
 
 /** A picture worth looking at in a screenshot: a gradient with a label, as PNG. */
@@ -56,7 +66,8 @@ async function readMarkup(key: string, id: string): Promise<{ markupUrl: string;
   return response.body.data;
 }
 
-const threadsOf = async (key: string, markupId: string): Promise<any[]> => (await call('GET', '/threads', { key, query: { markupId, limit: 100 } })).body.data.threads;
+const threadsOf = async (key: string, markupId: string): Promise<any[]> =>
+  (await call('GET', '/threads', { key, query: { markupId, limit: 100 } })).body.data.threads;
 
 describe.skipIf(!chromium)('the board in Chromium', () => {
   let browser: Browser;
@@ -84,7 +95,12 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
    * link (through the API, from a source IP of its own), opens the link from the SES emulator and
    * lands back on the markup.
    */
-  async function signedInAt(markupUrl: string, workspaceId = org.workspaceId, width = 1440, role: 'contributor' | 'viewer' = 'contributor'): Promise<Session> {
+  async function signedInAt(
+    markupUrl: string,
+    workspaceId = org.workspaceId,
+    width = 1440,
+    role: 'contributor' | 'viewer' = 'contributor',
+  ): Promise<Session> {
     const member = await makeMember(workspaceId, role, 'board');
     const { context, page, violations } = await watchedPage(browser, width);
     await page.goto(markupUrl);
@@ -114,7 +130,11 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
   /** An image markup with two real pictures in the bucket. */
   async function imageMarkup(name: string, overrides: Partial<MarkupRecord> = {}): Promise<MarkupRecord> {
     const markup = await makeTypedMarkup(org, 'image', { name, ...overrides });
-    await Promise.all(markup.images!.map(async (image, index) => putObject(image.key, await picture(`Screen ${index + 1}`, 800, 600, 200 + index * 60), 'image/png')));
+    await Promise.all(
+      markup.images!.map(async (image, index) =>
+        putObject(image.key, await picture(`Screen ${index + 1}`, 800, 600, 200 + index * 60), 'image/png'),
+      ),
+    );
     return markup;
   }
 
@@ -122,7 +142,13 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
     const name = `Landing page ${Math.random().toString(36).slice(2, 6)}`;
     const markup = await imageMarkup(name);
     const secondImage = markup.images![1]!.id;
-    await createThread(org.workspaceKey, markup, { projectImageId: secondImage, offsetXPercentage: 70, offsetYPercentage: 30, message: undefined, content: 'The logo is blurry' });
+    await createThread(org.workspaceKey, markup, {
+      projectImageId: secondImage,
+      offsetXPercentage: 70,
+      offsetYPercentage: 30,
+      message: undefined,
+      content: 'The logo is blurry',
+    });
     const designer = await makeMember(org.workspaceId, 'contributor', 'designer');
     const { markupUrl } = await readMarkup(org.workspaceKey, markup.id);
     const { context, page, violations } = await signedInAt(markupUrl);
@@ -175,7 +201,10 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await shots(page, 'image-thread');
       const resolved = (await threadsOf(org.workspaceKey, markup.id)).find((candidate) => candidate.number === 2);
       expect(resolved.resolved).toBe(true);
-      expect(resolved.messages.map((message: { content: string }) => message.content)).toEqual(['Make the headline bigger', 'Agreed, 48 px']);
+      expect(resolved.messages.map((message: { content: string }) => message.content)).toEqual([
+        'Make the headline bigger',
+        'Agreed, 48 px',
+      ]);
       expect(resolved.messages[1].mentionIds).toEqual([designer.userId]);
       await thread.getByText(/^Mentioned: /).waitFor();
 
@@ -184,7 +213,9 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await thread.getByRole('textbox', { name: 'Edit message' }).fill('Agreed, 56 px');
       await thread.getByRole('button', { name: 'Save' }).click();
       await thread.getByText('Agreed, 56 px').waitFor();
-      await expect.poll(async () => (await threadsOf(org.workspaceKey, markup.id)).find((candidate) => candidate.number === 2).messages[1].content).toBe('Agreed, 56 px');
+      await expect
+        .poll(async () => (await threadsOf(org.workspaceKey, markup.id)).find((candidate) => candidate.number === 2).messages[1].content)
+        .toBe('Agreed, 56 px');
 
       // Escape closes the dialog and gives the focus back to the pin.
       await page.keyboard.press('Escape');
@@ -199,7 +230,13 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await page.getByRole('combobox', { name: 'Show' }).selectOption('all');
 
       // A comment made through the API appears after a reload.
-      await createThread(org.workspaceKey, markup, { projectImageId: secondImage, offsetXPercentage: 20, offsetYPercentage: 80, message: undefined, content: 'Footer links are grey on grey' });
+      await createThread(org.workspaceKey, markup, {
+        projectImageId: secondImage,
+        offsetXPercentage: 20,
+        offsetYPercentage: 80,
+        message: undefined,
+        content: 'Footer links are grey on grey',
+      });
       await page.reload();
       await page.getByRole('button', { name: 'Comment 3', exact: true }).waitFor();
       await second.getByRole('button', { name: 'Comment 3', exact: true }).waitFor();
@@ -218,7 +255,9 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       const add = page.getByRole('button', { name: 'Add comment' });
       await add.focus();
       await page.keyboard.press('Enter');
-      await expect.poll(() => page.getByRole('img', { name: `${name}, image 1 of 2` }).evaluate((element) => element.matches(':focus'))).toBe(true);
+      await expect
+        .poll(() => page.getByRole('img', { name: `${name}, image 1 of 2` }).evaluate((element) => element.matches(':focus')))
+        .toBe(true);
       expect.soft(await seriousAxeViolations(page, 'adding a comment at 1440 px')).toEqual([]);
       await page.keyboard.press('Enter');
       const dialog = page.getByRole('dialog', { name: 'New comment' });
@@ -277,16 +316,28 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
     const { markupUrl } = await readMarkup(pdfOrg.workspaceKey, markup.id);
     const { context, page, violations } = await signedInAt(markupUrl, pdfOrg.workspaceId);
     try {
-      await page.getByRole('status').getByText(/Converting the PDF/).waitFor();
+      await page
+        .getByRole('status')
+        .getByText(/Converting the PDF/)
+        .waitFor();
       // How far the worker has come, as it records it, shows without a reload.
       await recordConversionProgress(markup.id, { pagesConverted: 1, pageCount: 2, percent: 50 });
-      await page.getByRole('status').getByText('Converting the PDF into pages… 50%. 1 of 2 pages done. It appears here when it is ready.').waitFor({ timeout: 15_000 });
+      await page
+        .getByRole('status')
+        .getByText('Converting the PDF into pages… 50%. 1 of 2 pages done. It appears here when it is ready.')
+        .waitFor({ timeout: 15_000 });
       expect(await page.getByRole('progressbar', { name: 'Conversion progress' }).getAttribute('value')).toBe('50');
       await shots(page, 'pdf-converting');
       await sendJob(clients, markup.id);
       // No reload: the screen reads the markup again until it is ready.
       await page.getByRole('img', { name: `${name}, page 2 of 2` }).waitFor({ timeout: 30_000 });
-      await createThread(pdfOrg.workspaceKey, markup, { pageNumber: 2, offsetXPercentage: 50, offsetYPercentage: 20, message: undefined, content: 'Typo in the title' });
+      await createThread(pdfOrg.workspaceKey, markup, {
+        pageNumber: 2,
+        offsetXPercentage: 50,
+        offsetYPercentage: 20,
+        message: undefined,
+        content: 'Typo in the title',
+      });
       await page.reload();
       const page2 = page.locator('figure', { has: page.getByRole('img', { name: `${name}, page 2 of 2` }) });
       await page2.getByRole('button', { name: 'Comment 1', exact: true }).waitFor();
@@ -326,16 +377,36 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
         poster: { key: `test/${markup_id()}/poster.png`, mimeType: 'image/png', filesize: 1 },
       },
     });
-    await putObject(markup.video!.file.key, readFileSync(new URL('../fixtures/video/testsrc-320x240-2s.webm', import.meta.url)), 'video/webm');
+    await putObject(
+      markup.video!.file.key,
+      readFileSync(new URL('../fixtures/video/testsrc-320x240-2s.webm', import.meta.url)),
+      'video/webm',
+    );
     await putObject(markup.video!.poster.key, await picture('Teaser', 320, 240, 20), 'image/png');
-    await createThread(org.workspaceKey, markup, { startTime: 0, endTime: 0.8, offsetXPercentage: 30, offsetYPercentage: 30, message: undefined, content: 'Intro too fast' });
-    await createThread(org.workspaceKey, markup, { startTime: 1.2, endTime: 1.9, offsetXPercentage: 60, offsetYPercentage: 70, message: undefined, content: 'Logo cut off' });
+    await createThread(org.workspaceKey, markup, {
+      startTime: 0,
+      endTime: 0.8,
+      offsetXPercentage: 30,
+      offsetYPercentage: 30,
+      message: undefined,
+      content: 'Intro too fast',
+    });
+    await createThread(org.workspaceKey, markup, {
+      startTime: 1.2,
+      endTime: 1.9,
+      offsetXPercentage: 60,
+      offsetYPercentage: 70,
+      message: undefined,
+      content: 'Logo cut off',
+    });
     const { markupUrl } = await readMarkup(org.workspaceKey, markup.id);
     const { context, page, violations } = await signedInAt(markupUrl);
     try {
       const video = page.locator(`video[aria-label^="${name}"]`);
       await video.waitFor();
-      await expect.poll(() => video.evaluate((element) => (element as unknown as { readyState: number }).readyState), { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
+      await expect
+        .poll(() => video.evaluate((element) => (element as unknown as { readyState: number }).readyState), { timeout: 15_000 })
+        .toBeGreaterThanOrEqual(1);
       const pin1 = page.getByRole('button', { name: 'Comment 1', exact: true });
       const pin2 = page.getByRole('button', { name: 'Comment 2', exact: true });
       await pin1.waitFor();
@@ -374,25 +445,56 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
   });
 
   it('a webpage markup: "Rendering the page…", then each view mode\'s full-page screenshot without a reload, pins on their elements, a click comments on the element under it', async () => {
-    const site = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PRICING_PAGE));
+    const site = createServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PRICING_PAGE),
+    );
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     const name = `Pricing page ${markup_id()}`;
     const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/pricing`;
     // As POST /markups/url writes it, its render not yet queued: the board shows the wait first.
-    const markup = await makeTypedMarkup(org, 'webpage', { name, url, thumbnailState: 'pending', pageScreenshots: pendingPageScreenshots(VIEW_MODES.map((mode) => mode.id)) });
-    await createThread(org.workspaceKey, markup, { url, canonicalUrl: url, viewModeId: DESKTOP, elements: [{ elementPath: '#basic', offsetXPercentage: 25, offsetYPercentage: 50 }], message: undefined, content: 'Align the plan cards' });
-    await createThread(org.workspaceKey, markup, { url, canonicalUrl: url, viewModeId: TABLET, elements: [{ elementPath: '#gone', offsetXPercentage: 10, offsetYPercentage: 10 }], message: undefined, content: 'Menu overlaps the logo' });
+    const markup = await makeTypedMarkup(org, 'webpage', {
+      name,
+      url,
+      thumbnailState: 'pending',
+      pageScreenshots: pendingPageScreenshots(VIEW_MODES.map((mode) => mode.id)),
+    });
+    await createThread(org.workspaceKey, markup, {
+      url,
+      canonicalUrl: url,
+      viewModeId: DESKTOP,
+      elements: [{ elementPath: '#basic', offsetXPercentage: 25, offsetYPercentage: 50 }],
+      message: undefined,
+      content: 'Align the plan cards',
+    });
+    await createThread(org.workspaceKey, markup, {
+      url,
+      canonicalUrl: url,
+      viewModeId: TABLET,
+      elements: [{ elementPath: '#gone', offsetXPercentage: 10, offsetYPercentage: 10 }],
+      message: undefined,
+      content: 'Menu overlaps the logo',
+    });
     const { markupUrl } = await readMarkup(org.workspaceKey, markup.id);
     const { context, page, violations } = await signedInAt(markupUrl);
     try {
-      await page.getByRole('status').getByText(/Rendering the page/).waitFor();
+      await page
+        .getByRole('status')
+        .getByText(/Rendering the page/)
+        .waitFor();
       await shots(page, 'webpage-rendering');
       const { sqs, services } = conversionClients();
-      await sqs.send(new SendMessageCommand({ QueueUrl: services.queues.thumbnails.url, MessageBody: JSON.stringify({ type: 'render-thumbnail', markupId: markup.id }) }));
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: services.queues.thumbnails.url,
+          MessageBody: JSON.stringify({ type: 'render-thumbnail', markupId: markup.id }),
+        }),
+      );
       // No reload: the screen reads the markup again until the screenshots are rendered.
       const screenshot = page.getByRole('img', { name: `${name} — Desktop` });
       await screenshot.waitFor({ timeout: 60_000 });
-      await expect.poll(() => screenshot.evaluate((element) => (element as unknown as { naturalWidth: number }).naturalWidth), { timeout: 15_000 }).toBe(1440);
+      await expect
+        .poll(() => screenshot.evaluate((element) => (element as unknown as { naturalWidth: number }).naturalWidth), { timeout: 15_000 })
+        .toBe(1440);
 
       // The API's pin sits on its element (#basic) at its offsets; the tablet's is not on the desktop screenshot.
       const layout = (await call('GET', `/markups/${markup.id}/page-screenshots/${DESKTOP}/layout`, { key: org.workspaceKey })).body.data;
@@ -423,7 +525,11 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await dialog.waitFor({ state: 'detached' });
       await page.locator('figure', { has: screenshot }).getByRole('button', { name: 'Comment 3', exact: true }).waitFor();
       const created = (await threadsOf(org.workspaceKey, markup.id)).find((thread) => thread.number === 3);
-      expect(created).toMatchObject({ viewModeId: DESKTOP, canonicalUrl: url, elements: [{ path: 'html > body > main > div:nth-of-type(2)' }] });
+      expect(created).toMatchObject({
+        viewModeId: DESKTOP,
+        canonicalUrl: url,
+        elements: [{ path: 'html > body > main > div:nth-of-type(2)' }],
+      });
       expect(Math.abs(created.elements[0].offsetXPercentage - 30)).toBeLessThan(1.5);
       expect(Math.abs(created.elements[0].offsetYPercentage - 40)).toBeLessThan(1.5);
       await shots(page, 'webpage-board-new-comment');
@@ -442,7 +548,9 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       // From the keyboard on the mobile tab: Add comment, Enter on the screenshot places the pin on the element in the middle of the view.
       await page.getByRole('button', { name: 'Add comment' }).focus();
       await page.keyboard.press('Enter');
-      await expect.poll(() => page.getByRole('img', { name: `${name} — Mobile` }).evaluate((element) => element.matches(':focus'))).toBe(true);
+      await expect
+        .poll(() => page.getByRole('img', { name: `${name} — Mobile` }).evaluate((element) => element.matches(':focus')))
+        .toBe(true);
       await page.keyboard.press('Enter');
       const keyboardDialog = page.getByRole('dialog', { name: 'New comment' });
       await keyboardDialog.getByRole('textbox', { name: 'Comment' }).fill('Cards too tall on phones');
@@ -461,7 +569,12 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
   it('a reply with attachments: uploaded through the presigned flow with progress, shown in the thread, read back through the API', async () => {
     const name = `Attachments ${Math.random().toString(36).slice(2, 6)}`;
     const markup = await imageMarkup(name);
-    await createThread(org.workspaceKey, markup, { offsetXPercentage: 30, offsetYPercentage: 40, message: undefined, content: 'Which colour?' });
+    await createThread(org.workspaceKey, markup, {
+      offsetXPercentage: 30,
+      offsetYPercentage: 40,
+      message: undefined,
+      content: 'Which colour?',
+    });
     const { markupUrl } = await readMarkup(org.workspaceKey, markup.id);
     const { context, page, violations } = await signedInAt(markupUrl);
     try {
@@ -493,13 +606,17 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await thread.getByRole('link', { name: 'Attachment palette.txt' }).waitFor();
       expect(await thread.getByRole('button', { name: /^Remove / }).count()).toBe(0);
       // Loaded from storage, not refused by the CSP (img-src).
-      await expect.poll(() => image.evaluate((element) => (element as unknown as { complete: boolean; naturalWidth: number }).naturalWidth)).toBe(320);
+      await expect
+        .poll(() => image.evaluate((element) => (element as unknown as { complete: boolean; naturalWidth: number }).naturalWidth))
+        .toBe(320);
       await shots(page, 'thread-attachments');
 
       // Read back through the API: the reply carries both uploads, whose links return the bytes sent.
       const reply = (await threadsOf(org.workspaceKey, markup.id))[0].messages[1];
       expect(reply.content).toBe('Option B, palette attached');
-      expect(reply.attachments.map((attachment: any) => [attachment.originalFilename, attachment.mimeType, attachment.filesize]).sort()).toEqual([
+      expect(
+        reply.attachments.map((attachment: any) => [attachment.originalFilename, attachment.mimeType, attachment.filesize]).sort(),
+      ).toEqual([
         ['option-b.png', 'image/png', shotBytes.length],
         ['palette.txt', 'text/plain', notes.length],
       ]);
@@ -511,7 +628,12 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
         route.fulfill({
           status: 413,
           contentType: 'application/problem+json',
-          body: JSON.stringify({ type: 'urn:review-board:problem:storage-limit', title: 'Storage limit reached', status: 413, detail: 'This upload would pass the plan\'s storage limit.' }),
+          body: JSON.stringify({
+            type: 'urn:review-board:problem:storage-limit',
+            title: 'Storage limit reached',
+            status: 413,
+            detail: "This upload would pass the plan's storage limit.",
+          }),
         }),
       );
       await thread.getByLabel('Attach files').setInputFiles({ name: 'huge.png', mimeType: 'image/png', buffer: shotBytes });
@@ -526,7 +648,12 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
   it('a read-only markup shows its comments but refuses new ones, saying why', async () => {
     const name = `Paused review ${Math.random().toString(36).slice(2, 6)}`;
     const markup = await imageMarkup(name);
-    await createThread(org.workspaceKey, markup, { offsetXPercentage: 40, offsetYPercentage: 40, message: undefined, content: 'Before the pause' });
+    await createThread(org.workspaceKey, markup, {
+      offsetXPercentage: 40,
+      offsetYPercentage: 40,
+      message: undefined,
+      content: 'Before the pause',
+    });
     await setPlan(org.organizationId, { pauseCommentsEnabled: true });
     const pause = await call('PATCH', `/markups/${markup.id}/read-only`, { key: org.workspaceKey, body: { readOnly: true } });
     expect(pause.status, JSON.stringify(pause.body)).toBe(200);
@@ -536,7 +663,10 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       const add = page.getByRole('button', { name: 'Add comment' });
       await add.waitFor();
       expect(await add.isDisabled()).toBe(true);
-      await page.getByText(/Comments are paused on this markup/).first().waitFor();
+      await page
+        .getByText(/Comments are paused on this markup/)
+        .first()
+        .waitFor();
       await page.getByRole('button', { name: 'Comment 1', exact: true }).click();
       const thread = page.getByRole('dialog', { name: 'Comment 1' });
       await thread.getByText('Before the pause').waitFor();
@@ -551,7 +681,12 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
   it('a viewer sees the comments but no "Add comment" and no reply box, each saying why', async () => {
     const name = `Viewer review ${Math.random().toString(36).slice(2, 6)}`;
     const markup = await imageMarkup(name);
-    await createThread(org.workspaceKey, markup, { offsetXPercentage: 30, offsetYPercentage: 30, message: undefined, content: 'For everyone to read' });
+    await createThread(org.workspaceKey, markup, {
+      offsetXPercentage: 30,
+      offsetYPercentage: 30,
+      message: undefined,
+      content: 'For everyone to read',
+    });
     const { markupUrl } = await readMarkup(org.workspaceKey, markup.id);
     const { context, page } = await signedInAt(markupUrl, org.workspaceId, 1440, 'viewer');
     try {

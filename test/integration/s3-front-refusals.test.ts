@@ -40,7 +40,11 @@ function presignPost(key: string, maxSize: number, extra: { conditions?: unknown
   return createPresignedPost(s3, {
     Bucket: bucket,
     Key: key,
-    Conditions: [['content-length-range', 0, maxSize], ['eq', '$Content-Type', 'application/octet-stream'], ...((extra.conditions ?? []) as never[])],
+    Conditions: [
+      ['content-length-range', 0, maxSize],
+      ['eq', '$Content-Type', 'application/octet-stream'],
+      ...((extra.conditions ?? []) as never[]),
+    ],
     Fields: { 'Content-Type': 'application/octet-stream', ...extra.fields },
     Expires: 300,
   });
@@ -51,12 +55,16 @@ function presignPost(key: string, maxSize: number, extra: { conditions?: unknown
  * and again, stopping as soon as the front answers. `sentWhenAnswered` is how much of the body the
  * client had written when the answer arrived.
  */
-function streamForm(fields: Record<string, string>, fileBytes: number): Promise<{ status: number; text: string; sentWhenAnswered: number }> {
+function streamForm(
+  fields: Record<string, string>,
+  fileBytes: number,
+): Promise<{ status: number; text: string; sentWhenAnswered: number }> {
   const boundary = `----refusals${randomUUID()}`;
   const head = Buffer.from(
     Object.entries(fields)
       .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
-      .join('') + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      .join('') +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const chunk = Buffer.alloc(MB, 7);
@@ -100,7 +108,11 @@ describe('S3 front: every request but a CORS preflight must be signed, and is he
   it('refuses an unsigned PUT and an unsigned GET with 403 AccessDenied, storing nothing', async () => {
     const key = `uploads/${randomUUID()}.bin`;
 
-    const put = await fetch(`${front.url}/${bucket}/${key}`, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: 'sneaky' });
+    const put = await fetch(`${front.url}/${bucket}/${key}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: 'sneaky',
+    });
     const get = await fetch(`${front.url}/${bucket}/${key}`);
 
     expect(put.status).toBe(403);
@@ -110,10 +122,17 @@ describe('S3 front: every request but a CORS preflight must be signed, and is he
   });
 
   it('refuses a request signed with another secret with 403 SignatureDoesNotMatch', async () => {
-    const forger = new S3Client({ endpoint: front.url, forcePathStyle: true, region, credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: 'guessed' } });
+    const forger = new S3Client({
+      endpoint: front.url,
+      forcePathStyle: true,
+      region,
+      credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: 'guessed' },
+    });
     const key = `uploads/${randomUUID()}.bin`;
 
-    const refused = await forger.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'x' })).catch((error: { name: string; $metadata: { httpStatusCode: number } }) => error);
+    const refused = await forger
+      .send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'x' }))
+      .catch((error: { name: string; $metadata: { httpStatusCode: number } }) => error);
     forger.destroy();
 
     expect(refused).toMatchObject({ name: 'SignatureDoesNotMatch', $metadata: { httpStatusCode: 403 } });
@@ -125,8 +144,19 @@ describe('S3 front: every request but a CORS preflight must be signed, and is he
     const bytes = Buffer.from('exactly these bytes');
     const url = await getSignedUrl(
       s3,
-      new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: 'image/png', ContentLength: bytes.length, Metadata: { 'file-id': 'f1' }, Tagging: 'upload-state=unconfirmed' }),
-      { expiresIn: 300, signableHeaders: new Set(['content-type', 'content-length']), unhoistableHeaders: new Set(['x-amz-meta-file-id', 'x-amz-tagging']) },
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        ContentType: 'image/png',
+        ContentLength: bytes.length,
+        Metadata: { 'file-id': 'f1' },
+        Tagging: 'upload-state=unconfirmed',
+      }),
+      {
+        expiresIn: 300,
+        signableHeaders: new Set(['content-type', 'content-length']),
+        unhoistableHeaders: new Set(['x-amz-meta-file-id', 'x-amz-tagging']),
+      },
     );
     const headers = { 'Content-Type': 'image/png', 'x-amz-meta-file-id': 'f1', 'x-amz-tagging': 'upload-state=unconfirmed' };
 
@@ -147,7 +177,12 @@ describe('S3 front: every request but a CORS preflight must be signed, and is he
   it('refuses an expired presigned URL with 403', async () => {
     const key = `uploads/${randomUUID()}.bin`;
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'x' }));
-    const url = new URL(await getSignedUrl(s3, new HeadObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: 60, signingDate: new Date(Date.now() - 3_600_000) }));
+    const url = new URL(
+      await getSignedUrl(s3, new HeadObjectCommand({ Bucket: bucket, Key: key }), {
+        expiresIn: 60,
+        signingDate: new Date(Date.now() - 3_600_000),
+      }),
+    );
 
     const response = await fetch(url);
 
@@ -169,7 +204,10 @@ describe('S3 front: presigned POST tagging and streaming', () => {
 
   it('refuses a tagging field that is not a tag set with 400 MalformedXML', async () => {
     const key = `uploads/${randomUUID()}.bin`;
-    const post = await presignPost(key, MB, { conditions: [['starts-with', '$tagging', '']], fields: { tagging: '<Tagging><TagSet><Tag>' } });
+    const post = await presignPost(key, MB, {
+      conditions: [['starts-with', '$tagging', '']],
+      fields: { tagging: '<Tagging><TagSet><Tag>' },
+    });
 
     const posted = await streamForm(post.fields, 10);
 

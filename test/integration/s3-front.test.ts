@@ -69,7 +69,11 @@ async function presign(options: PolicyOptions = {}): Promise<PresignedPost & { k
   const post = await createPresignedPost(options.client ?? s3, {
     Bucket: bucket,
     Key: key,
-    Conditions: [['content-length-range', size, size], ['eq', '$Content-Type', 'image/png'], ['starts-with', '$key', 'uploads/']],
+    Conditions: [
+      ['content-length-range', size, size],
+      ['eq', '$Content-Type', 'image/png'],
+      ['starts-with', '$key', 'uploads/'],
+    ],
     Fields: { 'Content-Type': 'image/png', 'x-amz-meta-file-id': fileId, ...options.extraFields },
     Expires: options.expires ?? 300,
   });
@@ -136,7 +140,9 @@ describe('S3 front: presigned POST uploads', () => {
 
     expect((await submit({ fields: post.fields, file })).status).toBe(204);
 
-    const event = await waitForEvent((e) => e.Records[0]?.eventName === 'ObjectCreated:Post' && decodeEventKey(e.Records[0].s3.object.key) === key);
+    const event = await waitForEvent(
+      (e) => e.Records[0]?.eventName === 'ObjectCreated:Post' && decodeEventKey(e.Records[0].s3.object.key) === key,
+    );
     const record = event.Records[0]!;
     expect(record.s3.object.key).toBe('uploads/my+file+%C3%BC%2B1+%28final%29.png');
     expect(record).toMatchObject({
@@ -192,20 +198,28 @@ describe('S3 front: presigned POST uploads', () => {
       field: 'Policy',
       tamper: (f) => {
         const policy = JSON.parse(Buffer.from(f.Policy!, 'base64').toString('utf8')) as { conditions: unknown[] };
-        policy.conditions = policy.conditions.map((c) => (JSON.stringify(c) === '["eq","$Content-Type","image/png"]' ? ['starts-with', '$Content-Type', ''] : c));
+        policy.conditions = policy.conditions.map((c) =>
+          JSON.stringify(c) === '["eq","$Content-Type","image/png"]' ? ['starts-with', '$Content-Type', ''] : c,
+        );
         f.Policy = Buffer.from(JSON.stringify(policy)).toString('base64');
       },
       code: 'SignatureDoesNotMatch',
     },
     {
       field: 'X-Amz-Signature',
-      tamper: (f) => void (f['X-Amz-Signature'] = `${f['X-Amz-Signature']!.slice(0, -1)}${f['X-Amz-Signature']!.endsWith('0') ? '1' : '0'}`),
+      tamper: (f) =>
+        void (f['X-Amz-Signature'] = `${f['X-Amz-Signature']!.slice(0, -1)}${f['X-Amz-Signature']!.endsWith('0') ? '1' : '0'}`),
       code: 'SignatureDoesNotMatch',
     },
-    { field: 'X-Amz-Credential', tamper: (f) => void (f['X-Amz-Credential'] = f['X-Amz-Credential']!.replace(`/${region}/`, '/eu-west-1/')), code: 'AccessDenied' },
+    {
+      field: 'X-Amz-Credential',
+      tamper: (f) => void (f['X-Amz-Credential'] = f['X-Amz-Credential']!.replace(`/${region}/`, '/eu-west-1/')),
+      code: 'AccessDenied',
+    },
     {
       field: 'X-Amz-Date',
-      tamper: (f) => void (f['X-Amz-Date'] = `${f['X-Amz-Date']!.slice(0, 9)}${f['X-Amz-Date']!.endsWith('235959Z') ? '000000Z' : '235959Z'}`),
+      tamper: (f) =>
+        void (f['X-Amz-Date'] = `${f['X-Amz-Date']!.slice(0, 9)}${f['X-Amz-Date']!.endsWith('235959Z') ? '000000Z' : '235959Z'}`),
       code: 'AccessDenied',
     },
     { field: 'X-Amz-Algorithm', tamper: (f) => void (f['X-Amz-Algorithm'] = 'AWS4-HMAC-SHA512'), code: 'AccessDenied' },
@@ -253,7 +267,10 @@ describe('S3 front: presigned POST uploads', () => {
     const response = await submit({ fields: { ...post.fields, 'x-amz-meta-foo': 'bar' }, file: pngBytes(post.size) });
 
     expect(response.status).toBe(403);
-    expect(s3Error(response.text)).toEqual({ code: 'AccessDenied', message: 'Invalid according to Policy: Extra input fields: x-amz-meta-foo' });
+    expect(s3Error(response.text)).toEqual({
+      code: 'AccessDenied',
+      message: 'Invalid according to Policy: Extra input fields: x-amz-meta-foo',
+    });
   });
 
   it('accepts uncovered fields prefixed x-ignore-, as S3 does', async () => {
@@ -305,7 +322,12 @@ describe('S3 front: presigned POST uploads', () => {
   });
 
   it('refuses a policy signed with an unknown access key id with 403 InvalidAccessKeyId', async () => {
-    const stranger = new S3Client({ endpoint: front.url, forcePathStyle: true, region, credentials: { accessKeyId: 'AKIDSTRANGER', secretAccessKey: 'secret' } });
+    const stranger = new S3Client({
+      endpoint: front.url,
+      forcePathStyle: true,
+      region,
+      credentials: { accessKeyId: 'AKIDSTRANGER', secretAccessKey: 'secret' },
+    });
     const post = await presign({ client: stranger });
     stranger.destroy();
 
@@ -317,7 +339,11 @@ describe('S3 front: presigned POST uploads', () => {
   });
 
   it("answers a browser's form POST with the bucket's CORS headers, taken from s3rver's CORS rules", async () => {
-    const post = await createPresignedPost(s3, { Bucket: corsBucket, Key: 'uploads/cors.png', Conditions: [['content-length-range', 0, 1024]] });
+    const post = await createPresignedPost(s3, {
+      Bucket: corsBucket,
+      Key: 'uploads/cors.png',
+      Conditions: [['content-length-range', 0, 1024]],
+    });
     const form = new FormData();
     for (const [name, value] of Object.entries(post.fields)) form.append(name, value);
     form.append('file', new Blob([pngBytes(10)]), 'cors.png');
@@ -365,7 +391,9 @@ describe('S3 front: proxied S3 REST API', () => {
     const put = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'text/plain' }));
 
     expect(put.ETag).toBe(`"${md5(body)}"`);
-    const event = await waitForEvent((e) => e.Records[0]?.eventName === 'ObjectCreated:Put' && decodeEventKey(e.Records[0].s3.object.key) === key);
+    const event = await waitForEvent(
+      (e) => e.Records[0]?.eventName === 'ObjectCreated:Put' && decodeEventKey(e.Records[0].s3.object.key) === key,
+    );
     expect(event.Records[0]?.s3.object).toMatchObject({ size: body.length, eTag: md5(body) });
     const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     expect(await object.Body!.transformToString()).toBe('hello through the front');
@@ -377,13 +405,17 @@ describe('S3 front: proxied S3 REST API', () => {
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
     const { ETag } = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: 1, Body: part }));
 
-    await s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: [{ ETag, PartNumber: 1 }] } }));
+    await s3.send(
+      new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: [{ ETag, PartNumber: 1 }] } }),
+    );
 
     const event = await waitForEvent(
       (e) => e.Records[0]?.eventName === 'ObjectCreated:CompleteMultipartUpload' && decodeEventKey(e.Records[0].s3.object.key) === key,
     );
     expect(event.Records[0]?.s3.object.size).toBe(part.length);
-    expect(events.some((e) => e.Records[0]?.eventName === 'ObjectCreated:Put' && decodeEventKey(e.Records[0].s3.object.key) === key)).toBe(false);
+    expect(events.some((e) => e.Records[0]?.eventName === 'ObjectCreated:Put' && decodeEventKey(e.Records[0].s3.object.key) === key)).toBe(
+      false,
+    );
   });
 
   it('passes errors from s3rver through unchanged', async () => {

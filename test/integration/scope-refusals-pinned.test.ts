@@ -39,7 +39,10 @@ describe('member administration: the workspace a key names (resolveWorkspaceForM
       await changeRole(org.orgKey, viewer.userId, 'contributor', { workspaceId: stranger.workspaceId }),
       `Workspace ${stranger.workspaceId} is not in this API key's organization.`,
     );
-    outOfScope(await removeUser(org.orgKey, viewer.userId, { workspaceId: stranger.workspaceId }), `Workspace ${stranger.workspaceId} is not in this API key's organization.`);
+    outOfScope(
+      await removeUser(org.orgKey, viewer.userId, { workspaceId: stranger.workspaceId }),
+      `Workspace ${stranger.workspaceId} is not in this API key's organization.`,
+    );
     expectProblem(await removeUser(org.orgKey, viewer.userId, { workspaceId: missingId }), 404);
     // A plain organization key reaches the workspace but has no verified email to invite with.
     const plain = await invite(org.orgKey, { emails: [freshEmail()] }, { workspaceId: org.workspaceId });
@@ -56,7 +59,10 @@ describe("bulk markup operations: another organization's markup (loadMarkups)", 
     const theirs = await createMarkup(stranger.workspaceKey);
 
     for (const key of [org.workspaceKey, org.orgKey]) {
-      outOfScope(await call('POST', '/markups/bulk/delete', { key, body: { markupIds: [mine.id, theirs.id] } }), `Markup ${theirs.id} is not in this API key's organization.`);
+      outOfScope(
+        await call('POST', '/markups/bulk/delete', { key, body: { markupIds: [mine.id, theirs.id] } }),
+        `Markup ${theirs.id} is not in this API key's organization.`,
+      );
     }
     expect((await call('GET', `/markups/${mine.id}`, { key: org.workspaceKey })).status).toBe(200);
     expect((await call('GET', `/markups/${theirs.id}`, { key: stranger.workspaceKey })).status).toBe(200);

@@ -29,10 +29,19 @@ interface FileSpec {
 }
 
 function requestScreenshotPolicy(key: string, threadId: string, file: FileSpec) {
-  return call<{ data: Omit<PolicyAnswer, 'fileId' | 'acl' | 'directPut'>; [problemField: string]: any }>('GET', `/threads/${threadId}/screenshot-upload-policy`, {
-    key,
-    query: { fileId: file.fileId, filename: file.filename ?? 'screenshot.png', mimeType: file.mimeType ?? 'image/png', filesize: file.bytes.length },
-  });
+  return call<{ data: Omit<PolicyAnswer, 'fileId' | 'acl' | 'directPut'>; [problemField: string]: any }>(
+    'GET',
+    `/threads/${threadId}/screenshot-upload-policy`,
+    {
+      key,
+      query: {
+        fileId: file.fileId,
+        filename: file.filename ?? 'screenshot.png',
+        mimeType: file.mimeType ?? 'image/png',
+        filesize: file.bytes.length,
+      },
+    },
+  );
 }
 
 /** Steps 1 and 2 of the screenshot flow: the policy, then the bytes posted to storage. Answers the PUT body. */
@@ -71,7 +80,8 @@ async function waitUntilProcessed(key: string, threadId: string): Promise<any> {
     const response = await call('GET', `/threads/${threadId}/screenshot`, { key });
     expect(response.status).toBe(200);
     if (!response.body.data.isProcessing) return response.body.data;
-    if (Date.now() > deadline) throw new Error(`screenshot of thread ${threadId} is still processing: ${JSON.stringify(response.body.data)}`);
+    if (Date.now() > deadline)
+      throw new Error(`screenshot of thread ${threadId} is still processing: ${JSON.stringify(response.body.data)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -109,7 +119,14 @@ describe('screenshot flow: policy, post to storage, PUT screenshot, GET screensh
     const { screenshot } = await attach(org.workspaceKey, threadId, { bytes }, { type: 'extension', originalFilename: 'page.png' });
     const read = await call('GET', `/threads/${threadId}/screenshot`, { key: org.workspaceKey });
 
-    expect(screenshot).toMatchObject({ mimeType: 'image/png', width: 1200, height: 800, filesize: bytes.length, type: 'extension', isProcessing: true });
+    expect(screenshot).toMatchObject({
+      mimeType: 'image/png',
+      width: 1200,
+      height: 800,
+      filesize: bytes.length,
+      type: 'extension',
+      isProcessing: true,
+    });
     expect(typeof screenshot.createdAt).toBe('number');
     expect(typeof screenshot.modifiedAt).toBe('number');
     expect(read.status).toBe(200);
@@ -233,8 +250,16 @@ describe('GET /threads/:id/screenshot-upload-policy', () => {
 
     expect(policy.status).toBe(200);
     expect(Object.keys(policy.body.data).sort()).toEqual(['bucket', 'key', 'metadata', 'policy']);
-    expect(policy.body.data.policy).toEqual({ url: expect.any(String), fields: expect.objectContaining({ key: policy.body.data.key, 'Content-Type': 'image/png' }) });
-    expect(policy.body.data.metadata).toMatchObject({ fileId: expect.any(String), threadId, resourceType: 'thread_screenshot', filesize: 100 });
+    expect(policy.body.data.policy).toEqual({
+      url: expect.any(String),
+      fields: expect.objectContaining({ key: policy.body.data.key, 'Content-Type': 'image/png' }),
+    });
+    expect(policy.body.data.metadata).toMatchObject({
+      fileId: expect.any(String),
+      threadId,
+      resourceType: 'thread_screenshot',
+      filesize: 100,
+    });
   });
 
   it('uses the fileId the client chose, and refuses it with 409 once an upload has it', async () => {
@@ -262,15 +287,26 @@ describe('GET /threads/:id/screenshot-upload-policy', () => {
   it('refuses a file that is not an image with 400', async () => {
     const { org, threadId } = await makeThreadFixture();
 
-    const response = await requestScreenshotPolicy(org.workspaceKey, threadId, { bytes: Buffer.alloc(10), filename: 'notes.txt', mimeType: 'text/plain' });
+    const response = await requestScreenshotPolicy(org.workspaceKey, threadId, {
+      bytes: Buffer.alloc(10),
+      filename: 'notes.txt',
+      mimeType: 'text/plain',
+    });
 
-    expect(problemOf(response)).toMatchObject({ status: 400, contentType: expect.stringContaining('application/problem+json'), detail: expect.stringContaining('text/plain') });
+    expect(problemOf(response)).toMatchObject({
+      status: 400,
+      contentType: expect.stringContaining('application/problem+json'),
+      detail: expect.stringContaining('text/plain'),
+    });
   });
 
   it('refuses a missing filesize with 400', async () => {
     const { org, threadId } = await makeThreadFixture();
 
-    const response = await call('GET', `/threads/${threadId}/screenshot-upload-policy`, { key: org.workspaceKey, query: { filename: 'a.png', mimeType: 'image/png' } });
+    const response = await call('GET', `/threads/${threadId}/screenshot-upload-policy`, {
+      key: org.workspaceKey,
+      query: { filename: 'a.png', mimeType: 'image/png' },
+    });
 
     expect(response.status).toBe(400);
     expect(response.body.errors).toEqual([expect.objectContaining({ pointer: '/query/filesize' })]);
@@ -292,7 +328,15 @@ describe('screenshot access (Threads: contributor writes, viewer reads)', () => 
     const threadId = randomUUID();
 
     const policy = await requestScreenshotPolicy(org.workspaceKey, threadId, { bytes: Buffer.alloc(10) });
-    const put = await putScreenshot(org.workspaceKey, threadId, { fileId: randomUUID(), key: 'k', etag: '"e"', mimeType: 'image/png', width: 1, height: 1, filesize: 10 });
+    const put = await putScreenshot(org.workspaceKey, threadId, {
+      fileId: randomUUID(),
+      key: 'k',
+      etag: '"e"',
+      mimeType: 'image/png',
+      width: 1,
+      height: 1,
+      filesize: 10,
+    });
     const get = await call('GET', `/threads/${threadId}/screenshot`, { key: org.workspaceKey });
 
     expect([policy.status, put.status, get.status]).toEqual([404, 404, 404]);
@@ -304,7 +348,11 @@ describe('screenshot access (Threads: contributor writes, viewer reads)', () => 
 
     const response = await call('GET', `/threads/${threadId}/screenshot`, { key: org.workspaceKey });
 
-    expect(problemOf(response)).toMatchObject({ status: 404, contentType: expect.stringContaining('application/problem+json'), detail: expect.stringContaining('no screenshot') });
+    expect(problemOf(response)).toMatchObject({
+      status: 404,
+      contentType: expect.stringContaining('application/problem+json'),
+      detail: expect.stringContaining('no screenshot'),
+    });
   });
 
   it('refuses a viewer the policy and the attach with 403', async () => {
@@ -354,7 +402,13 @@ describe('PUT screenshot refuses files it cannot attach (400)', () => {
   it('refuses a message attachment upload of the same markup', async () => {
     const { org, markup, threadId } = await makeThreadFixture();
     const bytes = await pngBytes();
-    const uploaded = await uploadFile(org.workspaceKey, { resourceType: 'message_attachment', resourceId: markup.id, filename: 'a.png', contentType: 'image/png', bytes });
+    const uploaded = await uploadFile(org.workspaceKey, {
+      resourceType: 'message_attachment',
+      resourceId: markup.id,
+      filename: 'a.png',
+      contentType: 'image/png',
+      bytes,
+    });
 
     const response = await putScreenshot(org.workspaceKey, threadId, {
       fileId: uploaded.fileId,
@@ -383,7 +437,15 @@ describe('PUT screenshot refuses files it cannot attach (400)', () => {
   it('refuses an unknown fileId', async () => {
     const { org, threadId } = await makeThreadFixture();
 
-    const response = await putScreenshot(org.workspaceKey, threadId, { fileId: randomUUID(), key: 'uploads/x', etag: '"e"', mimeType: 'image/png', width: 1, height: 1, filesize: 10 });
+    const response = await putScreenshot(org.workspaceKey, threadId, {
+      fileId: randomUUID(),
+      key: 'uploads/x',
+      etag: '"e"',
+      mimeType: 'image/png',
+      width: 1,
+      height: 1,
+      filesize: 10,
+    });
 
     expect(problemOf(response)).toMatchObject({ status: 400, type: expect.stringContaining('unknown-file') });
   });
@@ -409,10 +471,19 @@ describe('PUT screenshot refuses files it cannot attach (400)', () => {
     const { org, threadId } = await makeThreadFixture();
     const body = await postScreenshot(org.workspaceKey, threadId, { bytes: await pngBytes() });
 
-    const response = await putScreenshot(org.workspaceKey, threadId, { ...body, key: `${body.key}.other`, mimeType: 'image/jpeg', filesize: body.filesize + 1 });
+    const response = await putScreenshot(org.workspaceKey, threadId, {
+      ...body,
+      key: `${body.key}.other`,
+      mimeType: 'image/jpeg',
+      filesize: body.filesize + 1,
+    });
 
     expect(response.status).toBe(400);
-    expect(response.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(['/body/filesize', '/body/key', '/body/mimeType']);
+    expect(response.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual([
+      '/body/filesize',
+      '/body/key',
+      '/body/mimeType',
+    ]);
     expect(response.body.detail).toContain(body.fileId);
   });
 
@@ -432,6 +503,8 @@ describe('PUT screenshot refuses files it cannot attach (400)', () => {
     const response = await putScreenshot(org.workspaceKey, threadId, { fileId: randomUUID(), type: 'photo' });
 
     expect(response.status).toBe(400);
-    expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toEqual(expect.arrayContaining(['/body/type', '/body/key', '/body/etag', '/body/width']));
+    expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toEqual(
+      expect.arrayContaining(['/body/type', '/body/key', '/body/etag', '/body/width']),
+    );
   });
 });

@@ -20,7 +20,7 @@ async function setUp(installation: Record<string, unknown> = { allowedOrigins: [
 }
 
 describe('POST /auth/sdk-exchange: an identity-provider token for an SDK exchange token (spec: SDK exchange)', () => {
-  it('answers an exchange token bound to the markup for the provider\'s user, who becomes a contributing external user', async () => {
+  it("answers an exchange token bound to the markup for the provider's user, who becomes a contributing external user", async () => {
     const { org, markup, body } = await setUp();
     const sub = `idp-${randomUUID()}`;
     const response = await sdkExchange(await idpToken({ sub, name: 'Grace Hopper', email: 'grace@example.com' }), body);
@@ -53,7 +53,7 @@ describe('POST /auth/sdk-exchange: an identity-provider token for an SDK exchang
     expect(response.status, JSON.stringify(response.body)).toBe(200);
   });
 
-  it('admits, without allowedOrigins, only the origin of the installation\'s url; with neither, no origin', async () => {
+  it("admits, without allowedOrigins, only the origin of the installation's url; with neither, no origin", async () => {
     const withUrl = await setUp({ url: 'https://blog.example.org/posts/1', name: 'Blog' });
     expect((await sdkExchange(await idpToken(), { ...withUrl.body, sdkOrigin: 'https://blog.example.org' })).status).toBe(200);
     expectProblem(await sdkExchange(await idpToken(), withUrl.body), 403);
@@ -61,7 +61,7 @@ describe('POST /auth/sdk-exchange: an identity-provider token for an SDK exchang
     expectProblem(await sdkExchange(await idpToken(), { ...bare.body, sdkOrigin: 'https://shop.example.com' }), 403);
   });
 
-  it('refuses an origin the installation does not list, and a markup that is not its workspace\'s (403)', async () => {
+  it("refuses an origin the installation does not list, and a markup that is not its workspace's (403)", async () => {
     const { body } = await setUp();
     const refused = await sdkExchange(await idpToken(), { ...body, sdkOrigin: 'https://evil.example.com' });
     expectProblem(refused, 403);
@@ -96,28 +96,58 @@ describe('POST /auth/sdk-exchange: an identity-provider token for an SDK exchang
       const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
       return `${part({ alg: 'none', typ: 'JWT' })}.${part(claims)}.`;
     };
-    const base = () => ({ sub: `idp-${randomUUID()}`, iss: provider().issuer, aud: provider().audience, exp: Math.floor(Date.now() / 1000) + 300 });
+    const base = () => ({
+      sub: `idp-${randomUUID()}`,
+      iss: provider().issuer,
+      aud: provider().audience,
+      exp: Math.floor(Date.now() / 1000) + 300,
+    });
     const attacks: [string, (org: Org) => Promise<string | null>][] = [
       ['no Authorization header', async () => null],
       ['alg none', async () => unsigned(base())],
-      ['HS256 keyed with the RSA key\'s public modulus', async () =>
-        new SignJWT(base()).setProtectedHeader({ alg: 'HS256', kid: provider().keys.rsa.kid! }).sign(Buffer.from(provider().keys.rsa.n!, 'base64url'))],
-      ['RS512 with the provider\'s key', async () => idpToken({}, { header: { alg: 'RS512' } }).catch(() => 'unsignable')],
-      ['another RSA key under the provider\'s kid', async () =>
-        new SignJWT(base()).setProtectedHeader({ alg: 'RS256', kid: provider().keys.rsa.kid! }).sign(otherRsa)],
-      ['a kid the provider does not publish', async () => new SignJWT(base()).setProtectedHeader({ alg: 'RS256', kid: 'unknown-kid' }).sign(otherRsa)],
+      [
+        "HS256 keyed with the RSA key's public modulus",
+        async () =>
+          new SignJWT(base())
+            .setProtectedHeader({ alg: 'HS256', kid: provider().keys.rsa.kid! })
+            .sign(Buffer.from(provider().keys.rsa.n!, 'base64url')),
+      ],
+      ["RS512 with the provider's key", async () => idpToken({}, { header: { alg: 'RS512' } }).catch(() => 'unsignable')],
+      [
+        "another RSA key under the provider's kid",
+        async () => new SignJWT(base()).setProtectedHeader({ alg: 'RS256', kid: provider().keys.rsa.kid! }).sign(otherRsa),
+      ],
+      [
+        'a kid the provider does not publish',
+        async () => new SignJWT(base()).setProtectedHeader({ alg: 'RS256', kid: 'unknown-kid' }).sign(otherRsa),
+      ],
       ['an expired token', async () => idpToken({ exp: Math.floor(Date.now() / 1000) - 3600 })],
       ['a token without exp', async () => idpToken({}, { expiresIn: null })],
       ['another audience', async () => idpToken({ aud: 'someone-else' })],
       ['another issuer', async () => idpToken({ iss: 'https://other-idp.example/' })],
       ['a token without sub', async () => idpToken({ sub: undefined })],
-      ['an exchange token of ours', async (org) =>
-        (await mintExchangeToken({ organizationId: org.organizationId, workspaceId: org.workspaceId, userId: randomUUID(), externalId: 'x', installationId: randomUUID(), markupRole: 'project:owner' })).token],
+      [
+        'an exchange token of ours',
+        async (org) =>
+          (
+            await mintExchangeToken({
+              organizationId: org.organizationId,
+              workspaceId: org.workspaceId,
+              userId: randomUUID(),
+              externalId: 'x',
+              installationId: randomUUID(),
+              markupRole: 'project:owner',
+            })
+          ).token,
+      ],
       ['an API key', async (org) => org.workspaceKey],
-      ['a token altered after signing', async () => {
-        const [header, , signature] = (await idpToken()).split('.');
-        return `${header}.${Buffer.from(JSON.stringify({ ...base(), sub: 'someone-else' })).toString('base64url')}.${signature}`;
-      }],
+      [
+        'a token altered after signing',
+        async () => {
+          const [header, , signature] = (await idpToken()).split('.');
+          return `${header}.${Buffer.from(JSON.stringify({ ...base(), sub: 'someone-else' })).toString('base64url')}.${signature}`;
+        },
+      ],
     ];
     it.each(attacks)('%s', async (_label, make) => {
       const { org, body } = await setUp();
@@ -164,8 +194,22 @@ describe('GET /auth/sdk-exchange/result: the recorded answer, once, to the recor
   it('delivers nothing once the session expired', async () => {
     const { body } = await setUp();
     const state = newState();
-    const answer = { exchangeToken: 'x', expiresAt: new Date().toISOString(), workspaceId: 'w', userId: 'u', markupRole: 'project:contributor', validatedSdkOrigin: ORIGIN, name: 'n' };
-    await insertSdkSession(state, { publicKey: body.publicKey, markupId: body.markupId, sdkOrigin: ORIGIN, expiresAt: Date.now() - 1, answer });
+    const answer = {
+      exchangeToken: 'x',
+      expiresAt: new Date().toISOString(),
+      workspaceId: 'w',
+      userId: 'u',
+      markupRole: 'project:contributor',
+      validatedSdkOrigin: ORIGIN,
+      name: 'n',
+    };
+    await insertSdkSession(state, {
+      publicKey: body.publicKey,
+      markupId: body.markupId,
+      sdkOrigin: ORIGIN,
+      expiresAt: Date.now() - 1,
+      answer,
+    });
     expectProblem(await sdkResult({ state, publicKey: body.publicKey, markupId: body.markupId }, ORIGIN), 404);
   });
 

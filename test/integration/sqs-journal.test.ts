@@ -1,7 +1,15 @@
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient, StartMessageMoveTaskCommand, type Message } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+  StartMessageMoveTaskCommand,
+  type Message,
+} from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createQueuePair, startSqs, type LocalSqs, type QueuePair } from '../../infra/local/sqs.js';
 import { eventually } from '../support/polling.js';
@@ -33,21 +41,40 @@ async function queues(journalFile?: string) {
 const receive = async (client: SQSClient, url: string, holdSeconds?: number): Promise<Message[]> =>
   (
     await client.send(
-      new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, AttributeNames: ['All'], MessageAttributeNames: ['All'], ...(holdSeconds ? { VisibilityTimeout: holdSeconds } : {}) }),
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        AttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+        ...(holdSeconds ? { VisibilityTimeout: holdSeconds } : {}),
+      }),
     )
   ).Messages ?? [];
 
 const depth = async (client: SQSClient, url: string) => {
   const { Attributes = {} } = await client.send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+    }),
   );
-  return { visible: Number(Attributes.ApproximateNumberOfMessages), inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible), delayed: Number(Attributes.ApproximateNumberOfMessagesDelayed) };
+  return {
+    visible: Number(Attributes.ApproximateNumberOfMessages),
+    inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible),
+    delayed: Number(Attributes.ApproximateNumberOfMessagesDelayed),
+  };
 };
 
 const send = async (client: SQSClient, pair: QueuePair, body: string, delaySeconds?: number) =>
   (
     await client.send(
-      new SendMessageCommand({ QueueUrl: pair.url, MessageBody: body, MessageAttributes: { kind: { DataType: 'String', StringValue: body } }, ...(delaySeconds ? { DelaySeconds: delaySeconds } : {}) }),
+      new SendMessageCommand({
+        QueueUrl: pair.url,
+        MessageBody: body,
+        MessageAttributes: { kind: { DataType: 'String', StringValue: body } },
+        ...(delaySeconds ? { DelaySeconds: delaySeconds } : {}),
+      }),
     )
   ).MessageId!;
 
@@ -60,17 +87,39 @@ describe('the local SQS emulator keeps its queues across a restart (DESIGN.md: t
 
     // Twice received and never deleted: the emulator moves it to the dead-letter queue once its visibility ends.
     const dead = await send(first.client, first.pair, 'dead');
-    await eventually(async () => receive(first.client, first.pair.url), (messages) => messages.length > 0, 5_000);
-    await eventually(async () => receive(first.client, first.pair.url), (messages) => messages.length > 0, 5_000);
-    await eventually(async () => depth(first.client, first.pair.deadLetterUrl), (queue) => queue.visible === 1, 5_000);
+    await eventually(
+      async () => receive(first.client, first.pair.url),
+      (messages) => messages.length > 0,
+      5_000,
+    );
+    await eventually(
+      async () => receive(first.client, first.pair.url),
+      (messages) => messages.length > 0,
+      5_000,
+    );
+    await eventually(
+      async () => depth(first.client, first.pair.deadLetterUrl),
+      (queue) => queue.visible === 1,
+      5_000,
+    );
     const inFlight = await send(first.client, first.pair, 'in-flight');
     const done = await send(first.client, first.pair, 'done');
     const waiting = await send(first.client, first.pair, 'waiting');
     const delayed = await send(first.client, first.pair, 'delayed', 3);
     const sentDelayedAt = Date.now();
     // The first two: one is handled and deleted, the other is still held (for a minute) when the emulator stops.
-    const held = (await first.client.send(new ReceiveMessageCommand({ QueueUrl: first.pair.url, MaxNumberOfMessages: 2, VisibilityTimeout: 60, WaitTimeSeconds: 0 }))).Messages ?? [];
-    await first.client.send(new DeleteMessageCommand({ QueueUrl: first.pair.url, ReceiptHandle: held.find((message) => message.MessageId === done)!.ReceiptHandle! }));
+    const held =
+      (
+        await first.client.send(
+          new ReceiveMessageCommand({ QueueUrl: first.pair.url, MaxNumberOfMessages: 2, VisibilityTimeout: 60, WaitTimeSeconds: 0 }),
+        )
+      ).Messages ?? [];
+    await first.client.send(
+      new DeleteMessageCommand({
+        QueueUrl: first.pair.url,
+        ReceiptHandle: held.find((message) => message.MessageId === done)!.ReceiptHandle!,
+      }),
+    );
     first.client.destroy();
     await first.sqs.stop();
     // A kill mid-write leaves a torn last line: its request was never answered, and it is skipped.
@@ -80,7 +129,11 @@ describe('the local SQS emulator keeps its queues across a restart (DESIGN.md: t
     const afterRestart = await depth(second.client, second.pair.url);
     const dlq = await receive(second.client, second.pair.deadLetterUrl, 60);
     const now = await receive(second.client, second.pair.url, 60);
-    const later = await eventually(async () => receive(second.client, second.pair.url, 60), (messages) => messages.length > 0, 10_000);
+    const later = await eventually(
+      async () => receive(second.client, second.pair.url, 60),
+      (messages) => messages.length > 0,
+      10_000,
+    );
     const delayedAfterMs = Date.now() - sentDelayedAt;
 
     expect(held.map((message) => message.MessageId)).toEqual([inFlight, done]);
@@ -104,12 +157,28 @@ describe('the local SQS emulator keeps its queues across a restart (DESIGN.md: t
     const journalFile = join(dir, 'sqs-journal.jsonl');
     const first = await queues(journalFile);
     await send(first.client, first.pair, 'redriven');
-    await eventually(async () => receive(first.client, first.pair.url), (messages) => messages.length > 0, 5_000);
-    await eventually(async () => receive(first.client, first.pair.url), (messages) => messages.length > 0, 5_000);
-    await eventually(async () => depth(first.client, first.pair.deadLetterUrl), (queue) => queue.visible === 1, 5_000);
+    await eventually(
+      async () => receive(first.client, first.pair.url),
+      (messages) => messages.length > 0,
+      5_000,
+    );
+    await eventually(
+      async () => receive(first.client, first.pair.url),
+      (messages) => messages.length > 0,
+      5_000,
+    );
+    await eventually(
+      async () => depth(first.client, first.pair.deadLetterUrl),
+      (queue) => queue.visible === 1,
+      5_000,
+    );
 
     await first.client.send(new StartMessageMoveTaskCommand({ SourceArn: first.pair.deadLetterArn }));
-    const moved = await eventually(async () => depth(first.client, first.pair.url), (queue) => queue.visible === 1, 10_000);
+    const moved = await eventually(
+      async () => depth(first.client, first.pair.url),
+      (queue) => queue.visible === 1,
+      10_000,
+    );
     first.client.destroy();
     await first.sqs.stop();
     const second = await queues(journalFile);

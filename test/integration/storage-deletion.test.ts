@@ -20,7 +20,13 @@ async function makeImageMarkup(key: string, workspaceId: string) {
 /** A markup whose conversation holds one 17,000-byte attachment. */
 async function markupWithAttachment() {
   const { org, markup, thread } = await makeConversation();
-  const upload = await uploadFile(org.workspaceKey, { resourceType: 'message_attachment', resourceId: markup.id, filename: 'notes.bin', contentType: 'application/octet-stream', bytes: randomBytes(17_000) });
+  const upload = await uploadFile(org.workspaceKey, {
+    resourceType: 'message_attachment',
+    resourceId: markup.id,
+    filename: 'notes.bin',
+    contentType: 'application/octet-stream',
+    bytes: randomBytes(17_000),
+  });
   await reply(org.workspaceKey, thread.id, { content: 'attached', attachments: [{ fileId: upload.fileId }] });
   return { org, markup, thread };
 }
@@ -42,7 +48,12 @@ describe('deletion frees stored bytes exactly once and removes the objects (Work
     expect(before).toMatchObject({ images: bytes.length, total: bytes.length });
     expect(servedBefore).toBe(200);
     expect(await storageBreakdownOf(org.workspaceKey)).toMatchObject({ images: 0, total: 0 });
-    expect(await eventually(() => fetchStatus(url), (status) => status === 404)).toBe(404);
+    expect(
+      await eventually(
+        () => fetchStatus(url),
+        (status) => status === 404,
+      ),
+    ).toBe(404);
     // The objects go through the deletion job's queue: on a loaded 2-core machine that took over 30 s.
   }, 120_000);
 
@@ -60,7 +71,10 @@ describe('deletion frees stored bytes exactly once and removes the objects (Work
       const answers = await Promise.all(routes.map((route) => route()));
 
       expect(before, `round ${round}`).toMatchObject({ total: 17_000 });
-      expect(answers.filter((answer) => answer.status >= 500), `round ${round}`).toEqual([]);
+      expect(
+        answers.filter((answer) => answer.status >= 500),
+        `round ${round}`,
+      ).toEqual([]);
       expect(await storageCounters(org.organizationId), `round ${round}`).toMatchObject({ total: 0, claimed: 0 });
     }
   }, 240_000);
@@ -69,16 +83,24 @@ describe('deletion frees stored bytes exactly once and removes the objects (Work
     for (let round = 0; round < 20; round += 1) {
       const { org, thread } = await markupWithAttachment();
 
-      const answers = await Promise.all(Array.from({ length: 10 }, () => call('DELETE', `/threads/${thread.id}`, { key: org.workspaceKey })));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => call('DELETE', `/threads/${thread.id}`, { key: org.workspaceKey })),
+      );
 
-      expect(answers.filter((answer) => answer.status >= 500), `round ${round}`).toEqual([]);
+      expect(
+        answers.filter((answer) => answer.status >= 500),
+        `round ${round}`,
+      ).toEqual([]);
       expect(await storageCounters(org.organizationId), `round ${round}`).toMatchObject({ total: 0, claimed: 0 });
     }
   }, 240_000);
 
   it('a folder deletion frees the bytes of every markup below it', async () => {
     const org = await makeOrganization();
-    const folder = await call('POST', '/items', { key: org.workspaceKey, body: { name: 'Boards', parentFolderId: await rootFolderOf(org.workspaceKey) } });
+    const folder = await call('POST', '/items', {
+      key: org.workspaceKey,
+      body: { name: 'Boards', parentFolderId: await rootFolderOf(org.workspaceKey) },
+    });
     expect(folder.status, JSON.stringify(folder.body)).toBeLessThan(300);
     const { bytes } = await makeImageMarkupIn(org, folder.body.data.id);
 
@@ -100,16 +122,32 @@ describe('deletion frees stored bytes exactly once and removes the objects (Work
 
     expect(deleted.status).toBe(204);
     expect(bytes.length).toBeGreaterThan(200_000);
-    const after = await eventually(() => storageCounters(org.organizationId), (counters) => counters.total === 0);
+    const after = await eventually(
+      () => storageCounters(org.organizationId),
+      (counters) => counters.total === 0,
+    );
     expect(after).toMatchObject({ total: 0, claimed: 0 });
-    expect(await eventually(() => fetchStatus(url), (status) => status === 404)).toBe(404);
+    expect(
+      await eventually(
+        () => fetchStatus(url),
+        (status) => status === 404,
+      ),
+    ).toBe(404);
   });
 });
 
 async function makeImageMarkupIn(org: Org, folderId: string) {
   const bytes = Buffer.concat([await pngBytes(), randomBytes(10_000)]);
-  const { fileId } = await uploadFile(org.workspaceKey, { bytes, filename: 'in-folder.png', contentType: 'image/png', resourceId: folderId });
-  const created = await call('POST', '/markups/from-files', { key: org.workspaceKey, body: { workspaceId: org.workspaceId, fileIds: [fileId], parentFolderId: folderId } });
+  const { fileId } = await uploadFile(org.workspaceKey, {
+    bytes,
+    filename: 'in-folder.png',
+    contentType: 'image/png',
+    resourceId: folderId,
+  });
+  const created = await call('POST', '/markups/from-files', {
+    key: org.workspaceKey,
+    body: { workspaceId: org.workspaceId, fileIds: [fileId], parentFolderId: folderId },
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   return { bytes: bytes.length };
 }

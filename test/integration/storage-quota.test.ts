@@ -8,13 +8,30 @@ import { UPLOAD_POLICY_TTL_SECONDS } from '../../shared/storage/upload-policy.js
 import { localStack, makeOrganization, type Org } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
 import { sqsRecord } from '../support/sqs-events.js';
-import { completeUpload, expireUpload, fileForm, pngBytes, postFileMarkup, postToStorage, readUploadRecord, requestPolicy, rootFolderOf, storageCounters } from '../support/uploads.js';
+import {
+  completeUpload,
+  expireUpload,
+  fileForm,
+  pngBytes,
+  postFileMarkup,
+  postToStorage,
+  readUploadRecord,
+  requestPolicy,
+  rootFolderOf,
+  storageCounters,
+} from '../support/uploads.js';
 
 const { services } = localStack();
 
 /** Policy, post and completion of one file of `bytes`; the status of the step that stopped it. */
 async function storeFile(org: Org, folderId: string, bytes: Buffer) {
-  const policy = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: 'scan.pdf', contentType: 'application/pdf', filesize: bytes.length });
+  const policy = await requestPolicy(org.workspaceKey, {
+    resourceType: 'markup_asset',
+    resourceId: folderId,
+    filename: 'scan.pdf',
+    contentType: 'application/pdf',
+    filesize: bytes.length,
+  });
   if (policy.status !== 200) return { status: policy.status, body: policy.body };
   const posted = await postToStorage(policy.body.data.policy, bytes);
   expect(posted.status, posted.text).toBe(204);
@@ -65,7 +82,15 @@ describe('the storage limit holds (Uploads rule 2; Errors: 402 at the policy ste
 
     const policies = [];
     for (let i = 0; i < 3; i += 1) {
-      policies.push(await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: `${i}.pdf`, contentType: 'application/pdf', filesize: bytes.length }));
+      policies.push(
+        await requestPolicy(org.workspaceKey, {
+          resourceType: 'markup_asset',
+          resourceId: folderId,
+          filename: `${i}.pdf`,
+          contentType: 'application/pdf',
+          filesize: bytes.length,
+        }),
+      );
     }
     const issued = policies.filter((policy) => policy.status === 200);
     for (const policy of issued) {
@@ -97,20 +122,47 @@ describe('the storage limit holds (Uploads rule 2; Errors: 402 at the policy ste
     for (let round = 0; round < 20; round += 1) {
       const { org } = await limitedOrganization(300_000);
 
-      const answers = await Promise.all([1, 2, 3].map(() => postFileMarkup(org.workspaceKey, fileForm(bytes, 'shot.png', 'image/png'), { workspaceId: org.workspaceId })));
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => postFileMarkup(org.workspaceKey, fileForm(bytes, 'shot.png', 'image/png'), { workspaceId: org.workspaceId })),
+      );
 
       expect(answers.map((answer) => answer.status).sort(), `round ${round}`).toEqual([200, 200, 402]);
-      expect(await storageCounters(org.organizationId), `round ${round}`).toMatchObject({ total: 2 * bytes.length, claimed: 2 * bytes.length });
+      expect(await storageCounters(org.organizationId), `round ${round}`).toMatchObject({
+        total: 2 * bytes.length,
+        claimed: 2 * bytes.length,
+      });
     }
   }, 240_000);
 
   it('releases the reservation of a policy that expired unconfirmed, once, so its bytes fit again', async () => {
     const { org, folderId } = await limitedOrganization(300_000);
-    const first = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: 'a.pdf', contentType: 'application/pdf', filesize: 200_000 });
-    const refused = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: 'b.pdf', contentType: 'application/pdf', filesize: 200_000 });
+    const first = await requestPolicy(org.workspaceKey, {
+      resourceType: 'markup_asset',
+      resourceId: folderId,
+      filename: 'a.pdf',
+      contentType: 'application/pdf',
+      filesize: 200_000,
+    });
+    const refused = await requestPolicy(org.workspaceKey, {
+      resourceType: 'markup_asset',
+      resourceId: folderId,
+      filename: 'b.pdf',
+      contentType: 'application/pdf',
+      filesize: 200_000,
+    });
     await expireUpload(first.body.data.fileId);
 
-    const after = await Promise.all([1, 2].map(() => requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: 'c.pdf', contentType: 'application/pdf', filesize: 150_000 })));
+    const after = await Promise.all(
+      [1, 2].map(() =>
+        requestPolicy(org.workspaceKey, {
+          resourceType: 'markup_asset',
+          resourceId: folderId,
+          filename: 'c.pdf',
+          contentType: 'application/pdf',
+          filesize: 150_000,
+        }),
+      ),
+    );
 
     expect(first.status).toBe(200);
     expect(refused.status).toBe(402);
@@ -118,16 +170,34 @@ describe('the storage limit holds (Uploads rule 2; Errors: 402 at the policy ste
     expect(await storageCounters(org.organizationId)).toMatchObject({ reserved: 300_000, claimed: 300_000, total: 0 });
   });
 
-  it('gives back an unused policy\'s reservation once the policy can no longer be used, not a day later', async () => {
+  it("gives back an unused policy's reservation once the policy can no longer be used, not a day later", async () => {
     const { org, folderId } = await limitedOrganization(300_000);
-    const hog = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: 'a.pdf', contentType: 'application/pdf', filesize: 300_000 });
-    const blocked = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: 'b.pdf', contentType: 'application/pdf', filesize: 1_000 });
+    const hog = await requestPolicy(org.workspaceKey, {
+      resourceType: 'markup_asset',
+      resourceId: folderId,
+      filename: 'a.pdf',
+      contentType: 'application/pdf',
+      filesize: 300_000,
+    });
+    const blocked = await requestPolicy(org.workspaceKey, {
+      resourceType: 'markup_asset',
+      resourceId: folderId,
+      filename: 'b.pdf',
+      contentType: 'application/pdf',
+      filesize: 1_000,
+    });
     const issuedEpoch = Math.floor(Date.parse((await readUploadRecord(hog.body.data.fileId))!.createdAt as string) / 1000);
 
     // The sweep takes its clock as a parameter, so the policy's end is reached without waiting for it.
     const whileUsable = await releaseExpiredReservations(org.organizationId, issuedEpoch + UPLOAD_POLICY_TTL_SECONDS - 1);
     const afterEnd = await releaseExpiredReservations(org.organizationId, issuedEpoch + UPLOAD_POLICY_TTL_SECONDS + 5 * 60);
-    const fits = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: 'c.pdf', contentType: 'application/pdf', filesize: 1_000 });
+    const fits = await requestPolicy(org.workspaceKey, {
+      resourceType: 'markup_asset',
+      resourceId: folderId,
+      filename: 'c.pdf',
+      contentType: 'application/pdf',
+      filesize: 1_000,
+    });
 
     expect([hog.status, blocked.status]).toEqual([200, 402]);
     expect([whileUsable, afterEnd]).toEqual([0, 1]);
@@ -135,15 +205,25 @@ describe('the storage limit holds (Uploads rule 2; Errors: 402 at the policy ste
     expect(await storageCounters(org.organizationId)).toMatchObject({ reserved: 1_000, claimed: 1_000, total: 0 });
   });
 
-  it('keeps a landed upload\'s reservation past its policy\'s end, so it confirms and counts once; gives it back at the record\'s end', async () => {
+  it("keeps a landed upload's reservation past its policy's end, so it confirms and counts once; gives it back at the record's end", async () => {
     const { org, folderId } = await limitedOrganization(1_000_000);
     const bytes = randomBytes(10_000);
     const landed = [];
     for (const name of ['kept.pdf', 'abandoned.pdf']) {
-      const policy = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: name, contentType: 'application/pdf', filesize: bytes.length });
+      const policy = await requestPolicy(org.workspaceKey, {
+        resourceType: 'markup_asset',
+        resourceId: folderId,
+        filename: name,
+        contentType: 'application/pdf',
+        filesize: bytes.length,
+      });
       const posted = await postToStorage(policy.body.data.policy, bytes);
       await onObjectCreated(objectCreated(policy.body.data.key, bytes.length, posted.etag!));
-      landed.push({ fileId: policy.body.data.fileId as string, etag: posted.etag!, record: (await readUploadRecord(policy.body.data.fileId))! });
+      landed.push({
+        fileId: policy.body.data.fileId as string,
+        etag: posted.etag!,
+        record: (await readUploadRecord(policy.body.data.fileId))!,
+      });
     }
     const [kept, abandoned] = landed as [(typeof landed)[0], (typeof landed)[0]];
     const issuedEpoch = Math.floor(Date.parse(kept.record.createdAt as string) / 1000);
@@ -167,7 +247,13 @@ describe('the storage limit holds (Uploads rule 2; Errors: 402 at the policy ste
     const { org, folderId } = await limitedOrganization(1_000_000);
     const bytes = randomBytes(10_000);
     for (let round = 0; round < 20; round += 1) {
-      const policy = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: 'a.pdf', contentType: 'application/pdf', filesize: bytes.length });
+      const policy = await requestPolicy(org.workspaceKey, {
+        resourceType: 'markup_asset',
+        resourceId: folderId,
+        filename: 'a.pdf',
+        contentType: 'application/pdf',
+        filesize: bytes.length,
+      });
       const posted = await postToStorage(policy.body.data.policy, bytes);
       await onObjectCreated(objectCreated(policy.body.data.key, bytes.length, posted.etag!));
       const afterPolicyEnd = Math.floor(Date.now() / 1000) + UPLOAD_POLICY_TTL_SECONDS + 5 * 60;
@@ -178,7 +264,11 @@ describe('the storage limit holds (Uploads rule 2; Errors: 402 at the policy ste
       ]);
 
       expect([released, completed.status], `round ${round}: ${JSON.stringify(completed.body)}`).toEqual([0, 200]);
-      expect(await storageCounters(org.organizationId), `round ${round}`).toMatchObject({ total: (round + 1) * bytes.length, reserved: 0, claimed: (round + 1) * bytes.length });
+      expect(await storageCounters(org.organizationId), `round ${round}`).toMatchObject({
+        total: (round + 1) * bytes.length,
+        reserved: 0,
+        claimed: (round + 1) * bytes.length,
+      });
     }
   }, 240_000);
 
@@ -186,7 +276,13 @@ describe('the storage limit holds (Uploads rule 2; Errors: 402 at the policy ste
     const { org, folderId } = await limitedOrganization(1_000_000);
     const bytes = randomBytes(10_000);
     for (let round = 0; round < 20; round += 1) {
-      const policy = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: folderId, filename: 'a.pdf', contentType: 'application/pdf', filesize: bytes.length });
+      const policy = await requestPolicy(org.workspaceKey, {
+        resourceType: 'markup_asset',
+        resourceId: folderId,
+        filename: 'a.pdf',
+        contentType: 'application/pdf',
+        filesize: bytes.length,
+      });
       const posted = await postToStorage(policy.body.data.policy, bytes);
       const event = objectCreated(policy.body.data.key, bytes.length, posted.etag!);
 
@@ -199,7 +295,11 @@ describe('the storage limit holds (Uploads rule 2; Errors: 402 at the policy ste
 
       expect(completions.map((answer) => answer.status)).toEqual([200, 200]);
       expect(await readUploadRecord(policy.body.data.fileId)).toMatchObject({ state: 'confirmed' });
-      expect(await storageCounters(org.organizationId), `round ${round}`).toMatchObject({ total: (round + 1) * bytes.length, reserved: 0, claimed: (round + 1) * bytes.length });
+      expect(await storageCounters(org.organizationId), `round ${round}`).toMatchObject({
+        total: (round + 1) * bytes.length,
+        reserved: 0,
+        claimed: (round + 1) * bytes.length,
+      });
     }
   }, 240_000);
 });

@@ -9,13 +9,24 @@ import { completeUpload, pngBytes, postToStorage, readUploadRecord, requestPolic
  * land, and be confirmed, the ways a policy signed.
  */
 const { services } = localStack();
-const s3 = new S3Client({ region: services.region, endpoint: services.endpoints.s3, forcePathStyle: true, credentials: services.credentials });
+const s3 = new S3Client({
+  region: services.region,
+  endpoint: services.endpoints.s3,
+  forcePathStyle: true,
+  credentials: services.credentials,
+});
 
 afterAll(() => s3.destroy());
 
 async function issue(workspaceKey: string, bytes: Buffer) {
   const root = await rootFolderOf(workspaceKey);
-  const issued = await requestPolicy(workspaceKey, { resourceType: 'markup_asset', resourceId: root, filename: 'a.png', contentType: 'image/png', filesize: bytes.length });
+  const issued = await requestPolicy(workspaceKey, {
+    resourceType: 'markup_asset',
+    resourceId: root,
+    filename: 'a.png',
+    contentType: 'image/png',
+    filesize: bytes.length,
+  });
   expect(issued.status, JSON.stringify(issued.body)).toBe(200);
   return issued.body.data;
 }
@@ -49,15 +60,23 @@ describe('storage refuses what S3 refuses (issue 18, item 10)', () => {
     const { directPut, key } = await issue(org.workspaceKey, bytes);
     const longer = Buffer.concat([bytes, Buffer.from('extra')]);
 
-    const otherType = await fetch(directPut.url, { method: 'PUT', headers: { ...directPut.headers, 'Content-Type': 'text/html' }, body: bytes });
-    const otherLength = await fetch(directPut.url, { method: 'PUT', headers: { ...directPut.headers, 'Content-Length': String(longer.length) }, body: longer });
+    const otherType = await fetch(directPut.url, {
+      method: 'PUT',
+      headers: { ...directPut.headers, 'Content-Type': 'text/html' },
+      body: bytes,
+    });
+    const otherLength = await fetch(directPut.url, {
+      method: 'PUT',
+      headers: { ...directPut.headers, 'Content-Length': String(longer.length) },
+      body: longer,
+    });
 
     expect([otherType.status, otherLength.status]).toEqual([403, 403]);
     expect(await otherType.text()).toContain('<Code>SignatureDoesNotMatch</Code>');
     expect(await stored(key)).toBe(false);
   });
 
-  it('stores the policy\'s unconfirmed tag with the object, by form post and by presigned PUT', async () => {
+  it("stores the policy's unconfirmed tag with the object, by form post and by presigned PUT", async () => {
     const org = await makeOrganization();
     const bytes = await pngBytes();
     const posted = await issue(org.workspaceKey, bytes);
@@ -65,7 +84,9 @@ describe('storage refuses what S3 refuses (issue 18, item 10)', () => {
 
     expect((await postToStorage(posted.policy, bytes)).status).toBe(204);
     expect((await fetch(put.directPut.url, { method: 'PUT', headers: put.directPut.headers, body: bytes })).status).toBe(200);
-    const tags = await Promise.all([posted.key, put.key].map((key) => s3.send(new GetObjectTaggingCommand({ Bucket: services.bucketName, Key: key }))));
+    const tags = await Promise.all(
+      [posted.key, put.key].map((key) => s3.send(new GetObjectTaggingCommand({ Bucket: services.bucketName, Key: key }))),
+    );
 
     expect(tags.map((answer) => answer.TagSet)).toEqual([
       [{ Key: 'upload-state', Value: 'unconfirmed' }],

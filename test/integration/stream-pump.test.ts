@@ -83,7 +83,9 @@ async function withPump(
 }
 
 /** A handler that records every call's records and answers what `answer` says for that call. */
-function collecting(answer: (call: number, event: DynamoDBStreamEvent) => DynamoDBBatchResponse | 'throw' = () => ({ batchItemFailures: [] })) {
+function collecting(
+  answer: (call: number, event: DynamoDBStreamEvent) => DynamoDBBatchResponse | 'throw' = () => ({ batchItemFailures: [] }),
+) {
   const calls: DynamoDBRecord[][] = [];
   const receivedAt: number[] = [];
   const handler: StreamHandler = async (event) => {
@@ -124,7 +126,10 @@ describe('an older DATA_DIR gets the indexes added since', { timeout: 90_000 }, 
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: ['PK', 'SK', ...before.flatMap((index) => [index.partitionKey, index.sortKey])].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        AttributeDefinitions: ['PK', 'SK', ...before.flatMap((index) => [index.partitionKey, index.sortKey])].map((name) => ({
+          AttributeName: name,
+          AttributeType: 'S',
+        })),
         KeySchema: [
           { AttributeName: 'PK', KeyType: 'HASH' },
           { AttributeName: 'SK', KeyType: 'RANGE' },
@@ -144,163 +149,285 @@ describe('an older DATA_DIR gets the indexes added since', { timeout: 90_000 }, 
     await ensureTable(client, tableName);
 
     const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const indexes = (table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName, index.Projection?.ProjectionType, index.IndexStatus]);
+    const indexes = (table?.GlobalSecondaryIndexes ?? []).map((index) => [
+      index.IndexName,
+      index.Projection?.ProjectionType,
+      index.IndexStatus,
+    ]);
     expect(indexes.sort()).toEqual(TABLE.indexes.map((index) => [index.name, index.projection, 'ACTIVE']).sort());
   });
 });
 
 describe('local DynamoDB Stream pump (the webhook fan-out event source)', () => {
-  it('hands every matching inserted item to the handler exactly once, in order per key, in Lambda record shape; other writes are skipped', async () => {
-    const tableName = await streamTable();
-    const collected = collecting();
-
-    await withPump(tableName, collected.handler, async (_pump, errors) => {
-      const writtenAt = Date.now();
-      await put(tableName, 'first', '000');
-      const first = await eventually(async () => collected.calls.length, (count) => count > 0, 10_000);
-      expect(first, `the pump's errors: ${errors.map(String).join('; ')}`).toBeGreaterThan(0);
-      const latencyMs = collected.receivedAt[0]! - writtenAt;
-      await Promise.all(
-        ['a', 'b', 'c'].map(async (key) => {
-          for (let i = 1; i <= 20; i++) {
-            await put(tableName, key, String(i).padStart(3, '0'));
-            if (i % 5 === 0) await put(tableName, key, `${String(i).padStart(3, '0')}-other`, 'Thread');
-          }
-        }),
-      );
-      await client.send(
-        new UpdateItemCommand({ TableName: tableName, Key: { PK: { S: 'a' }, SK: { S: '001' } }, UpdateExpression: 'SET touched = :t', ExpressionAttributeValues: { ':t': { BOOL: true } } }),
-      );
-      await put(tableName, 'last', '000');
-      const delivered = await eventually(async () => collected.delivered(), (keys) => keys.includes('last/000'), 45_000);
-
-      // Handed over within a few polls (50 ms apart), not batched for seconds: a loose bound, as a
-      // loaded machine once took 1,033 ms; the figure itself is logged below.
-      expect(latencyMs).toBeLessThan(5_000);
-      expect(delivered).toHaveLength(62);
-      expect(new Set(delivered).size).toBe(62);
-      for (const key of ['a', 'b', 'c']) {
-        const ofKey = delivered.filter((entry) => entry.startsWith(`${key}/`));
-        expect(ofKey).toEqual(Array.from({ length: 20 }, (_, i) => `${key}/${String(i + 1).padStart(3, '0')}`));
-      }
-      const record = collected.calls[0]![0]!;
-      expect(record).toMatchObject({ eventName: 'INSERT', eventSource: 'aws:dynamodb', awsRegion: services.region, eventSourceARN: expect.stringContaining(tableName) });
-      expect(record.dynamodb).toMatchObject({ SequenceNumber: expect.any(String), Keys: { PK: { S: 'first' }, SK: { S: '000' } }, ApproximateCreationDateTime: expect.any(Number) });
-      console.info(`stream pump: first record handed over ${latencyMs} ms after its PutItem answered`);
-    });
-    // 63 writes and their delivery through the pump: on a loaded 2-core machine this took over 30 s once.
-  }, PUMP_TEST_MS);
-
-  it('reads on a shard it first read while empty, after writes to other tables moved the sequence numbers on (DynamoDB Local then refuses the old iterator), round after round', async () => {
-    // The test run's other files write to this DynamoDB Local all the time: what happened once to the
-    // first record of the test above (not handed over in 10 s, the pump failing on the same iterator).
-    const other = await streamTable();
-    for (let round = 0; round < 3; round++) {
+  it(
+    'hands every matching inserted item to the handler exactly once, in order per key, in Lambda record shape; other writes are skipped',
+    async () => {
       const tableName = await streamTable();
       const collected = collecting();
 
       await withPump(tableName, collected.handler, async (_pump, errors) => {
-        // The pump reads the empty shard at once, then at least once a second.
-        const startedAt = Date.now();
-        await eventually(async () => Date.now(), (now) => now >= startedAt + 1_500, 5_000);
-        for (let i = 0; i < 3; i++) await put(other, `round-${round}`, String(i));
+        const writtenAt = Date.now();
         await put(tableName, 'first', '000');
-        const delivered = await eventually(async () => collected.delivered(), (keys) => keys.length > 0, 15_000);
+        const first = await eventually(
+          async () => collected.calls.length,
+          (count) => count > 0,
+          10_000,
+        );
+        expect(first, `the pump's errors: ${errors.map(String).join('; ')}`).toBeGreaterThan(0);
+        const latencyMs = collected.receivedAt[0]! - writtenAt;
+        await Promise.all(
+          ['a', 'b', 'c'].map(async (key) => {
+            for (let i = 1; i <= 20; i++) {
+              await put(tableName, key, String(i).padStart(3, '0'));
+              if (i % 5 === 0) await put(tableName, key, `${String(i).padStart(3, '0')}-other`, 'Thread');
+            }
+          }),
+        );
+        await client.send(
+          new UpdateItemCommand({
+            TableName: tableName,
+            Key: { PK: { S: 'a' }, SK: { S: '001' } },
+            UpdateExpression: 'SET touched = :t',
+            ExpressionAttributeValues: { ':t': { BOOL: true } },
+          }),
+        );
+        await put(tableName, 'last', '000');
+        const delivered = await eventually(
+          async () => collected.delivered(),
+          (keys) => keys.includes('last/000'),
+          45_000,
+        );
 
-        expect(delivered, `round ${round}, the pump's errors: ${errors.map(String).join('; ')}`).toEqual(['first/000']);
+        // Handed over within a few polls (50 ms apart), not batched for seconds: a loose bound, as a
+        // loaded machine once took 1,033 ms; the figure itself is logged below.
+        expect(latencyMs).toBeLessThan(5_000);
+        expect(delivered).toHaveLength(62);
+        expect(new Set(delivered).size).toBe(62);
+        for (const key of ['a', 'b', 'c']) {
+          const ofKey = delivered.filter((entry) => entry.startsWith(`${key}/`));
+          expect(ofKey).toEqual(Array.from({ length: 20 }, (_, i) => `${key}/${String(i + 1).padStart(3, '0')}`));
+        }
+        const record = collected.calls[0]![0]!;
+        expect(record).toMatchObject({
+          eventName: 'INSERT',
+          eventSource: 'aws:dynamodb',
+          awsRegion: services.region,
+          eventSourceARN: expect.stringContaining(tableName),
+        });
+        expect(record.dynamodb).toMatchObject({
+          SequenceNumber: expect.any(String),
+          Keys: { PK: { S: 'first' }, SK: { S: '000' } },
+          ApproximateCreationDateTime: expect.any(Number),
+        });
+        console.info(`stream pump: first record handed over ${latencyMs} ms after its PutItem answered`);
       });
-    }
-  }, PUMP_TEST_MS);
+      // 63 writes and their delivery through the pump: on a loaded 2-core machine this took over 30 s once.
+    },
+    PUMP_TEST_MS,
+  );
 
-  it('gives a handler that throws the same records again (with backoff) until it succeeds, skipping nothing', async () => {
-    const tableName = await streamTable();
-    for (let i = 0; i < 10; i++) await put(tableName, 'k', String(i).padStart(3, '0'));
-    const collected = collecting((call) => (call <= 3 ? 'throw' : { batchItemFailures: [] }));
+  it(
+    'reads on a shard it first read while empty, after writes to other tables moved the sequence numbers on (DynamoDB Local then refuses the old iterator), round after round',
+    async () => {
+      // The test run's other files write to this DynamoDB Local all the time: what happened once to the
+      // first record of the test above (not handed over in 10 s, the pump failing on the same iterator).
+      const other = await streamTable();
+      for (let round = 0; round < 3; round++) {
+        const tableName = await streamTable();
+        const collected = collecting();
 
-    await withPump(tableName, collected.handler, async () => {
-      await eventually(async () => collected.calls.length, (count) => count >= 4, 15_000);
-      await put(tableName, 'k', '010');
-      const delivered = await eventually(async () => collected.delivered(), (keys) => keys.includes('k/010'), 15_000);
+        await withPump(tableName, collected.handler, async (_pump, errors) => {
+          // The pump reads the empty shard at once, then at least once a second.
+          const startedAt = Date.now();
+          await eventually(
+            async () => Date.now(),
+            (now) => now >= startedAt + 1_500,
+            5_000,
+          );
+          for (let i = 0; i < 3; i++) await put(other, `round-${round}`, String(i));
+          await put(tableName, 'first', '000');
+          const delivered = await eventually(
+            async () => collected.delivered(),
+            (keys) => keys.length > 0,
+            15_000,
+          );
 
-      const all = Array.from({ length: 11 }, (_, i) => `k/${String(i).padStart(3, '0')}`);
-      const firstFour = collected.calls.slice(0, 4).map((records) => records.map(keyOf));
-      expect(firstFour).toEqual([all.slice(0, 10), all.slice(0, 10), all.slice(0, 10), all.slice(0, 10)]);
-      expect(delivered.slice(30)).toEqual(all);
-      // 100 ms, 200 ms, 400 ms between the attempts.
-      expect(collected.receivedAt[3]! - collected.receivedAt[0]!).toBeGreaterThanOrEqual(650);
-    });
-  }, PUMP_TEST_MS);
+          expect(delivered, `round ${round}, the pump's errors: ${errors.map(String).join('; ')}`).toEqual(['first/000']);
+        });
+      }
+    },
+    PUMP_TEST_MS,
+  );
 
-  it('resumes at the record a batchItemFailures answer names: the ones before it are not handed over again', async () => {
-    const tableName = await streamTable();
-    for (let i = 0; i < 10; i++) await put(tableName, 'k', String(i).padStart(3, '0'));
-    const collected = collecting((call, event) => (call === 1 ? { batchItemFailures: [{ itemIdentifier: event.Records[4]!.dynamodb!.SequenceNumber! }] } : { batchItemFailures: [] }));
+  it(
+    'gives a handler that throws the same records again (with backoff) until it succeeds, skipping nothing',
+    async () => {
+      const tableName = await streamTable();
+      for (let i = 0; i < 10; i++) await put(tableName, 'k', String(i).padStart(3, '0'));
+      const collected = collecting((call) => (call <= 3 ? 'throw' : { batchItemFailures: [] }));
 
-    await withPump(tableName, collected.handler, async () => {
-      await eventually(async () => collected.calls.length, (count) => count >= 2, 15_000);
-      await put(tableName, 'k', '010');
-      await eventually(async () => collected.delivered(), (keys) => keys.includes('k/010'), 15_000);
+      await withPump(tableName, collected.handler, async () => {
+        await eventually(
+          async () => collected.calls.length,
+          (count) => count >= 4,
+          15_000,
+        );
+        await put(tableName, 'k', '010');
+        const delivered = await eventually(
+          async () => collected.delivered(),
+          (keys) => keys.includes('k/010'),
+          15_000,
+        );
 
-      const all = Array.from({ length: 11 }, (_, i) => `k/${String(i).padStart(3, '0')}`);
-      expect(collected.calls[0]!.map(keyOf)).toEqual(all.slice(0, 10));
-      expect(collected.calls.slice(1).flat().map(keyOf)).toEqual(all.slice(4));
-    });
-  }, PUMP_TEST_MS);
+        const all = Array.from({ length: 11 }, (_, i) => `k/${String(i).padStart(3, '0')}`);
+        const firstFour = collected.calls.slice(0, 4).map((records) => records.map(keyOf));
+        expect(firstFour).toEqual([all.slice(0, 10), all.slice(0, 10), all.slice(0, 10), all.slice(0, 10)]);
+        expect(delivered.slice(30)).toEqual(all);
+        // 100 ms, 200 ms, 400 ms between the attempts.
+        expect(collected.receivedAt[3]! - collected.receivedAt[0]!).toBeGreaterThanOrEqual(650);
+      });
+    },
+    PUMP_TEST_MS,
+  );
 
-  it('reads less and less often while the stream is quiet, and at once when woken (the local stack wakes it after each request and batch)', async () => {
-    // Two pumps at the same pace on the same DynamoDB Local: one left alone, one woken after its write.
-    // Timed against each other, not against a fixed bound: on a loaded machine DynamoDB Local can take
-    // seconds to answer (a put, then the woken pump's DescribeStream and GetRecords), which slows both
-    // alike, while what a wake promises is only that the pump does not wait out its pause.
-    const pace = { pollMs: 1_000, idleMs: 60_000 };
-    const [quietTable, wokenTable] = await Promise.all([streamTable(), streamTable()]);
-    const quiet = collecting();
-    const woken = collecting();
+  it(
+    'resumes at the record a batchItemFailures answer names: the ones before it are not handed over again',
+    async () => {
+      const tableName = await streamTable();
+      for (let i = 0; i < 10; i++) await put(tableName, 'k', String(i).padStart(3, '0'));
+      const collected = collecting((call, event) =>
+        call === 1 ? { batchItemFailures: [{ itemIdentifier: event.Records[4]!.dynamodb!.SequenceNumber! }] } : { batchItemFailures: [] },
+      );
 
-    // After a record each reads again about 1, 3, 7 and 15 s later (the pause doubling while nothing comes).
-    await withPump(quietTable, quiet.handler, async () => {
-      await put(quietTable, 'k', '000');
-      await eventually(async () => quiet.delivered(), (keys) => keys.includes('k/000'), 15_000);
-      // Started now (and woken for its first record), the woken pump is on the same schedule a little
-      // later: unwoken, it would read after the quiet one.
-      await withPump(wokenTable, woken.handler, async (pump) => {
-        await put(wokenTable, 'k', '000');
-        pump.wake();
-        await eventually(async () => woken.delivered(), (keys) => keys.includes('k/000'), 15_000);
-        // Quiet for 9 s: both pumps are in their 8 s pause.
-        const quietUntil = woken.receivedAt[0]! + 9_000;
-        await eventually(async () => Date.now(), (now) => now >= quietUntil, 10_000);
-        await Promise.all([put(quietTable, 'k', '001'), put(wokenTable, 'k', '001')]);
-        pump.wake();
-        await eventually(async () => [...quiet.delivered(), ...woken.delivered()], (keys) => keys.length === 4, 30_000);
-      }, undefined, pace);
-    }, undefined, pace);
+      await withPump(tableName, collected.handler, async () => {
+        await eventually(
+          async () => collected.calls.length,
+          (count) => count >= 2,
+          15_000,
+        );
+        await put(tableName, 'k', '010');
+        await eventually(
+          async () => collected.delivered(),
+          (keys) => keys.includes('k/010'),
+          15_000,
+        );
 
-    expect(quiet.delivered()).toEqual(['k/000', 'k/001']);
-    expect(woken.delivered()).toEqual(['k/000', 'k/001']);
-    // The quiet pump took its record when its pause ended (about 6 s after the write); the woken one
-    // before that, although its own pause would have ended later.
-    expect(woken.receivedAt[1]!).toBeLessThan(quiet.receivedAt[1]!);
-  }, PUMP_TEST_MS);
+        const all = Array.from({ length: 11 }, (_, i) => `k/${String(i).padStart(3, '0')}`);
+        expect(collected.calls[0]!.map(keyOf)).toEqual(all.slice(0, 10));
+        expect(collected.calls.slice(1).flat().map(keyOf)).toEqual(all.slice(4));
+      });
+    },
+    PUMP_TEST_MS,
+  );
 
-  it('checkpoints per shard: a pump started again on the same checkpoint file hands over only what is new', async () => {
-    const tableName = await streamTable();
-    const dir = mkdtempSync(join(tmpdir(), 'stream-checkpoint-'));
-    dirs.push(dir);
-    const checkpointFile = join(dir, 'stream-checkpoint.json');
-    const before = collecting();
-    const after = collecting();
+  it(
+    'reads less and less often while the stream is quiet, and at once when woken (the local stack wakes it after each request and batch)',
+    async () => {
+      // Two pumps at the same pace on the same DynamoDB Local: one left alone, one woken after its write.
+      // Timed against each other, not against a fixed bound: on a loaded machine DynamoDB Local can take
+      // seconds to answer (a put, then the woken pump's DescribeStream and GetRecords), which slows both
+      // alike, while what a wake promises is only that the pump does not wait out its pause.
+      const pace = { pollMs: 1_000, idleMs: 60_000 };
+      const [quietTable, wokenTable] = await Promise.all([streamTable(), streamTable()]);
+      const quiet = collecting();
+      const woken = collecting();
 
-    await withPump(tableName, before.handler, async () => {
-      for (let i = 0; i < 5; i++) await put(tableName, 'k', String(i).padStart(3, '0'));
-      await eventually(async () => before.delivered(), (keys) => keys.length >= 5, 15_000);
-    }, checkpointFile);
-    for (let i = 5; i < 8; i++) await put(tableName, 'k', String(i).padStart(3, '0'));
-    await withPump(tableName, after.handler, async () => {
-      await eventually(async () => after.delivered(), (keys) => keys.includes('k/007'), 15_000);
-    }, checkpointFile);
+      // After a record each reads again about 1, 3, 7 and 15 s later (the pause doubling while nothing comes).
+      await withPump(
+        quietTable,
+        quiet.handler,
+        async () => {
+          await put(quietTable, 'k', '000');
+          await eventually(
+            async () => quiet.delivered(),
+            (keys) => keys.includes('k/000'),
+            15_000,
+          );
+          // Started now (and woken for its first record), the woken pump is on the same schedule a little
+          // later: unwoken, it would read after the quiet one.
+          await withPump(
+            wokenTable,
+            woken.handler,
+            async (pump) => {
+              await put(wokenTable, 'k', '000');
+              pump.wake();
+              await eventually(
+                async () => woken.delivered(),
+                (keys) => keys.includes('k/000'),
+                15_000,
+              );
+              // Quiet for 9 s: both pumps are in their 8 s pause.
+              const quietUntil = woken.receivedAt[0]! + 9_000;
+              await eventually(
+                async () => Date.now(),
+                (now) => now >= quietUntil,
+                10_000,
+              );
+              await Promise.all([put(quietTable, 'k', '001'), put(wokenTable, 'k', '001')]);
+              pump.wake();
+              await eventually(
+                async () => [...quiet.delivered(), ...woken.delivered()],
+                (keys) => keys.length === 4,
+                30_000,
+              );
+            },
+            undefined,
+            pace,
+          );
+        },
+        undefined,
+        pace,
+      );
 
-    expect(before.delivered()).toEqual(['k/000', 'k/001', 'k/002', 'k/003', 'k/004']);
-    expect(after.delivered()).toEqual(['k/005', 'k/006', 'k/007']);
-  }, PUMP_TEST_MS);
+      expect(quiet.delivered()).toEqual(['k/000', 'k/001']);
+      expect(woken.delivered()).toEqual(['k/000', 'k/001']);
+      // The quiet pump took its record when its pause ended (about 6 s after the write); the woken one
+      // before that, although its own pause would have ended later.
+      expect(woken.receivedAt[1]!).toBeLessThan(quiet.receivedAt[1]!);
+    },
+    PUMP_TEST_MS,
+  );
+
+  it(
+    'checkpoints per shard: a pump started again on the same checkpoint file hands over only what is new',
+    async () => {
+      const tableName = await streamTable();
+      const dir = mkdtempSync(join(tmpdir(), 'stream-checkpoint-'));
+      dirs.push(dir);
+      const checkpointFile = join(dir, 'stream-checkpoint.json');
+      const before = collecting();
+      const after = collecting();
+
+      await withPump(
+        tableName,
+        before.handler,
+        async () => {
+          for (let i = 0; i < 5; i++) await put(tableName, 'k', String(i).padStart(3, '0'));
+          await eventually(
+            async () => before.delivered(),
+            (keys) => keys.length >= 5,
+            15_000,
+          );
+        },
+        checkpointFile,
+      );
+      for (let i = 5; i < 8; i++) await put(tableName, 'k', String(i).padStart(3, '0'));
+      await withPump(
+        tableName,
+        after.handler,
+        async () => {
+          await eventually(
+            async () => after.delivered(),
+            (keys) => keys.includes('k/007'),
+            15_000,
+          );
+        },
+        checkpointFile,
+      );
+
+      expect(before.delivered()).toEqual(['k/000', 'k/001', 'k/002', 'k/003', 'k/004']);
+      expect(after.delivered()).toEqual(['k/005', 'k/006', 'k/007']);
+    },
+    PUMP_TEST_MS,
+  );
 });

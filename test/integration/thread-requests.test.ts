@@ -57,7 +57,10 @@ interface Seeded {
 let org: Org;
 let authors: Author[];
 
-async function listThreads(markupId: string, query: Record<string, string | number | boolean | undefined> = {}): Promise<Counted<InvokeResponse>> {
+async function listThreads(
+  markupId: string,
+  query: Record<string, string | number | boolean | undefined> = {},
+): Promise<Counted<InvokeResponse>> {
   return countRequests(() => invokeHandler(threads, 'GET', '/threads', { key: org.workspaceKey, query: { markupId, ...query } }));
 }
 
@@ -66,7 +69,8 @@ async function getThread(threadId: string): Promise<Counted<InvokeResponse>> {
 }
 
 /** Queries of the whole conversation (the old layout's read) among a listing's calls. */
-const conversationReads = (counted: Counted<unknown>) => counted.calls.filter((c) => c.command === 'QueryCommand' && c.input.ExpressionAttributeValues?.[':prefix'] === 'THREAD#').length;
+const conversationReads = (counted: Counted<unknown>) =>
+  counted.calls.filter((c) => c.command === 'QueryCommand' && c.input.ExpressionAttributeValues?.[':prefix'] === 'THREAD#').length;
 
 /**
  * The most bytes a page on a large markup may read beyond the same page on a small one: the index
@@ -104,7 +108,12 @@ async function seedMarkup(total: number, messages = 3): Promise<Seeded> {
 function shapeOf(value: unknown): unknown {
   if (value === null) return 'null';
   if (Array.isArray(value)) return value.length === 0 ? [] : [shapeOf(value[0])];
-  if (typeof value === 'object') return Object.fromEntries(Object.entries(value as object).sort(([a], [b]) => a.localeCompare(b)).map(([name, v]) => [name, shapeOf(v)]));
+  if (typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value as object)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, v]) => [name, shapeOf(v)]),
+    );
   return typeof value;
 }
 
@@ -122,9 +131,14 @@ describe('a page of threads costs the same DynamoDB requests and bytes whatever 
   beforeAll(async () => {
     org = await makeOrganization();
     const contributors = await Promise.all(
-      ['second', 'third'].map((name) => createWorkspaceKey(org.workspaceId, { email: `${name}-${randomUUID()}@example.com`, role: 'contributor' })),
+      ['second', 'third'].map((name) =>
+        createWorkspaceKey(org.workspaceId, { email: `${name}-${randomUUID()}@example.com`, role: 'contributor' }),
+      ),
     );
-    authors = [{ userId: org.workspaceKeyUserId, key: org.workspaceKey }, ...contributors.map((issued) => ({ userId: issued.userId, key: issued.apiKey }))];
+    authors = [
+      { userId: org.workspaceKeyUserId, key: org.workspaceKey },
+      ...contributors.map((issued) => ({ userId: issued.userId, key: issued.apiKey })),
+    ];
     // The cursor key is read once per process (a cold Lambda reads it on its first list); warm it
     // so every counted request below is a warm one.
     await getCursorKey();
@@ -132,7 +146,9 @@ describe('a page of threads costs the same DynamoDB requests and bytes whatever 
   }, 300_000);
 
   it('counts the calls of a handler run in this process on the client it uses', async () => {
-    const direct = await countRequests(() => getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: threadReferenceKey(randomUUID()) })));
+    const direct = await countRequests(() =>
+      getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: threadReferenceKey(randomUUID()) })),
+    );
     expect(direct.counts).toEqual({ GetItemCommand: 1 });
     expect(direct.bytes).toBeGreaterThan(0);
 
@@ -158,7 +174,10 @@ describe('a page of threads costs the same DynamoDB requests and bytes whatever 
     const apiThread = viaApi.body.data;
     const seededThread = seeded.body.data;
     const pairs: [Record<string, string>, Record<string, string>][] = [
-      [{ PK: markupPartition(small.markup.id), SK: `THREAD#${apiThread.id}` }, { PK: markupPartition(small.markup.id), SK: `THREAD#${seededThread.id}` }],
+      [
+        { PK: markupPartition(small.markup.id), SK: `THREAD#${apiThread.id}` },
+        { PK: markupPartition(small.markup.id), SK: `THREAD#${seededThread.id}` },
+      ],
       [threadReferenceKey(apiThread.id), threadReferenceKey(seededThread.id)],
       [
         { PK: markupPartition(small.markup.id), SK: `THREAD#${apiThread.id}#MSG#${apiThread.messages[1].id}` },
@@ -171,7 +190,8 @@ describe('a page of threads costs the same DynamoDB requests and bytes whatever 
       ],
     ];
     for (const [apiKey, seededKey] of pairs) expect(await storedAttributes(seededKey)).toEqual(await storedAttributes(apiKey));
-    const pinIndex = async (thread: { resolved: boolean; viewModeId?: string }) => queryPrefix(indexPartition(small.markup.id, 'pin', leafOf(thread.resolved, thread.viewModeId || undefined)));
+    const pinIndex = async (thread: { resolved: boolean; viewModeId?: string }) =>
+      queryPrefix(indexPartition(small.markup.id, 'pin', leafOf(thread.resolved, thread.viewModeId || undefined)));
     const seededIndex = (await pinIndex(seededThread)).find((item) => item.threadId === seededThread.id)!;
     const apiIndex = (await pinIndex(apiThread)).find((item) => item.threadId === apiThread.id)!;
     expect(Object.keys(seededIndex).sort()).toEqual(Object.keys(apiIndex).sort());
@@ -187,8 +207,12 @@ describe('a page of threads costs the same DynamoDB requests and bytes whatever 
     expect(fiveThousand.result.body.data).toMatchObject({ total: 5000, offset: 0, cursorId: expect.any(String) });
     const listed = fiveThousand.result.body.data.threads as any[];
     expect(listed.map((thread) => thread.number)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-    expect(new Set(listed.flatMap((thread) => thread.messages.map((message: any) => message.user.id)))).toEqual(new Set(authors.map((a) => a.userId)));
-    expect(listed.filter((thread) => large.readByCaller.has(thread.id)).every((thread) => thread.read && thread.unreadMessageCount === 0)).toBe(true);
+    expect(new Set(listed.flatMap((thread) => thread.messages.map((message: any) => message.user.id)))).toEqual(
+      new Set(authors.map((a) => a.userId)),
+    );
+    expect(
+      listed.filter((thread) => large.readByCaller.has(thread.id)).every((thread) => thread.read && thread.unreadMessageCount === 0),
+    ).toBe(true);
     expect(listed.filter((thread) => !large.readByCaller.has(thread.id)).every((thread) => !thread.read)).toBe(true);
 
     // The API key, the markup, its workspace and the index counters (GetItem); one index Query per
@@ -204,7 +228,14 @@ describe('a page of threads costs the same DynamoDB requests and bytes whatever 
     expect(fiveThousand.bytes).toBeGreaterThanOrEqual(fifty.bytes * 0.9);
   });
 
-  const FILTERS: Record<string, unknown>[] = [{}, { resolved: false }, { resolved: true }, { viewMode: 'tablet' }, { viewMode: MOBILE }, { resolved: true, viewMode: 'mobile' }];
+  const FILTERS: Record<string, unknown>[] = [
+    {},
+    { resolved: false },
+    { resolved: true },
+    { viewMode: 'tablet' },
+    { viewMode: MOBILE },
+    { resolved: true, viewMode: 'mobile' },
+  ];
   it.each(THREAD_ORDERS)('costs the same in %s order, with and without resolved and viewMode, on 50 and 5,000 threads', async (order) => {
     for (const filter of FILTERS) {
       const query = { order, limit: 2, ...filter } as Record<string, string | number | boolean>;
@@ -252,7 +283,9 @@ describe('a page of threads costs the same DynamoDB requests and bytes whatever 
     expect(byId.result.status).toBe(200);
     expect(byId.result.body.data.offset).toBe(3950);
     expect(byId.result.body.data.threads.map((thread: any) => thread.id)).toContain(target);
-    expect(byOffset.result.body.data.threads.map((thread: any) => thread.number)).toEqual(byId.result.body.data.threads.map((thread: any) => thread.number));
+    expect(byOffset.result.body.data.threads.map((thread: any) => thread.number)).toEqual(
+      byId.result.body.data.threads.map((thread: any) => thread.number),
+    );
     expect(conversationReads(byId)).toBe(0);
   });
 

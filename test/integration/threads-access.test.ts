@@ -5,7 +5,7 @@ import { expectProblem } from '../support/problems.js';
 import { createThread, makeTypedMarkup } from '../support/threads.js';
 import { makeSecondWorkspace } from '../support/workspaces.js';
 
-describe('one thread by id outside the key\'s reach (Authentication)', () => {
+describe("one thread by id outside the key's reach (Authentication)", () => {
   it('answers 403 to a key of another organization or of another workspace, on every operation of a thread', async () => {
     const org = await makeOrganization();
     const stranger = await makeOrganization();

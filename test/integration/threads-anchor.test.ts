@@ -43,9 +43,21 @@ describe('webpage threads keep their anchor (issue 31)', () => {
   it('refuses a malformed anchor with a 400 naming the field, and writes nothing', async () => {
     const markup = await makeTypedMarkup(org, 'webpage');
     const body = (anchor: unknown) => threadBody(markup, { anchor });
-    expectProblem(await call('POST', '/threads', { key: org.workspaceKey, body: body({ textQuote: { exact: 'x' } }) }), 400, '/body/anchor/css');
-    expectProblem(await call('POST', '/threads', { key: org.workspaceKey, body: body({ css: 'h1', textPosition: { start: 9, end: 3 } }) }), 400, '/body/anchor/textPosition');
-    expectProblem(await call('POST', '/threads', { key: org.workspaceKey, body: body({ css: 'h1', textQuote: { exact: 7 } }) }), 400, '/body/anchor/textQuote/exact');
+    expectProblem(
+      await call('POST', '/threads', { key: org.workspaceKey, body: body({ textQuote: { exact: 'x' } }) }),
+      400,
+      '/body/anchor/css',
+    );
+    expectProblem(
+      await call('POST', '/threads', { key: org.workspaceKey, body: body({ css: 'h1', textPosition: { start: 9, end: 3 } }) }),
+      400,
+      '/body/anchor/textPosition',
+    );
+    expectProblem(
+      await call('POST', '/threads', { key: org.workspaceKey, body: body({ css: 'h1', textQuote: { exact: 7 } }) }),
+      400,
+      '/body/anchor/textQuote/exact',
+    );
     expectProblem(await call('POST', '/threads', { key: org.workspaceKey, body: body('h1') }), 400, '/body/anchor');
     const listed = await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } });
     expect(listed.body.data.total).toBe(0);
@@ -61,9 +73,15 @@ describe('webpage threads keep their anchor (issue 31)', () => {
       body: { url: 'https://example.com/', elements: [element], anchor: { css: 'footer', textQuote: { exact: 'Contact' } } },
     });
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
-    expect((await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data.anchor).toEqual({ css: 'footer', textQuote: { exact: 'Contact' } });
+    expect((await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data.anchor).toEqual({
+      css: 'footer',
+      textQuote: { exact: 'Contact' },
+    });
 
-    const again = await call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { url: 'https://example.com/', elements: [element] } });
+    const again = await call('PATCH', `/threads/${thread.id}/move-pin`, {
+      key: org.workspaceKey,
+      body: { url: 'https://example.com/', elements: [element] },
+    });
     expect(again.status).toBe(200);
     expect((await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data.anchor).toBeNull();
   });

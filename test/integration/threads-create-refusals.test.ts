@@ -28,17 +28,29 @@ describe('POST /threads refusals (Errors; problem+json)', () => {
     return call('POST', '/threads', { key, body });
   }
 
-  it.each(['isImageThread', 'url', 'canonicalUrl', 'elements', 'offsetXPercentage', 'offsetYPercentage', 'message', 'browserContext', 'elementParents', 'viewModeId'])(
-    'answers 400 naming /body/%s when that required field is missing',
-    async (field) => {
-      expectProblem(await post(without(threadBody(webpage), field)), 400, `/body/${field}`);
-    },
-  );
+  it.each([
+    'isImageThread',
+    'url',
+    'canonicalUrl',
+    'elements',
+    'offsetXPercentage',
+    'offsetYPercentage',
+    'message',
+    'browserContext',
+    'elementParents',
+    'viewModeId',
+  ])('answers 400 naming /body/%s when that required field is missing', async (field) => {
+    expectProblem(await post(without(threadBody(webpage), field)), 400, `/body/${field}`);
+  });
 
   it.each([
     ['offsetXPercentage', { offsetXPercentage: -0.5 }, '/body/offsetXPercentage'],
     ['offsetYPercentage', { offsetYPercentage: 100.5 }, '/body/offsetYPercentage'],
-    ['an element offset', { elements: [{ elementPath: 'html', offsetXPercentage: 10, offsetYPercentage: 150 }] }, '/body/elements/0/offsetYPercentage'],
+    [
+      'an element offset',
+      { elements: [{ elementPath: 'html', offsetXPercentage: 10, offsetYPercentage: 150 }] },
+      '/body/elements/0/offsetYPercentage',
+    ],
   ])('answers 400 for %s outside 0..100', async (_name, overrides, pointer) => {
     expectProblem(await post(threadBody(webpage, overrides)), 400, pointer);
   });
@@ -49,7 +61,9 @@ describe('POST /threads refusals (Errors; problem+json)', () => {
     expectProblem(await post(threadBody(webpage, { isImageThread: true })), 400, '/body/isImageThread');
     const onImage = await post(threadBody(image, { isImageThread: false }));
     expectProblem(onImage, 400, '/body/isImageThread');
-    expect(onImage.body.errors).toContainEqual(expect.objectContaining({ pointer: '/body/isImageThread', detail: expect.stringMatching(/^must be true on an image markup/) }));
+    expect(onImage.body.errors).toContainEqual(
+      expect.objectContaining({ pointer: '/body/isImageThread', detail: expect.stringMatching(/^must be true on an image markup/) }),
+    );
   });
 
   it('answers 400 for a viewModeId that is not one of the webpage view modes', async () => {

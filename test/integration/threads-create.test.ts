@@ -82,7 +82,9 @@ describe('POST /threads (Resources: Thread; Endpoints: create thread body)', () 
           { elementPath: 'html > body > main > h1', offsetXPercentage: 12.5, offsetYPercentage: 50 },
           { elementPath: 'html > body > main', offsetXPercentage: 0, offsetYPercentage: 100 },
         ],
-        elementParents: [{ url: 'https://example.com/pricing?plan=pro', canonicalUrl: 'https://example.com/pricing', path: 'html > body', depth: 1 }],
+        elementParents: [
+          { url: 'https://example.com/pricing?plan=pro', canonicalUrl: 'https://example.com/pricing', path: 'html > body', depth: 1 },
+        ],
         viewModeId: TABLET,
       }),
     });
@@ -102,8 +104,24 @@ describe('POST /threads (Resources: Thread; Endpoints: create thread body)', () 
       priority: null,
     });
     expect(thread.elements).toEqual([
-      { id: expect.stringMatching(UUID), createdAt: thread.createdAt, modifiedAt: thread.createdAt, threadId: thread.id, path: 'html > body > main > h1', offsetXPercentage: 12.5, offsetYPercentage: 50 },
-      { id: expect.stringMatching(UUID), createdAt: thread.createdAt, modifiedAt: thread.createdAt, threadId: thread.id, path: 'html > body > main', offsetXPercentage: 0, offsetYPercentage: 100 },
+      {
+        id: expect.stringMatching(UUID),
+        createdAt: thread.createdAt,
+        modifiedAt: thread.createdAt,
+        threadId: thread.id,
+        path: 'html > body > main > h1',
+        offsetXPercentage: 12.5,
+        offsetYPercentage: 50,
+      },
+      {
+        id: expect.stringMatching(UUID),
+        createdAt: thread.createdAt,
+        modifiedAt: thread.createdAt,
+        threadId: thread.id,
+        path: 'html > body > main',
+        offsetXPercentage: 0,
+        offsetYPercentage: 100,
+      },
     ]);
     expect(thread.parents).toEqual([
       {
@@ -125,23 +143,51 @@ describe('POST /threads (Resources: Thread; Endpoints: create thread body)', () 
     const [first, second] = markup.images!;
     const before = Date.now();
 
-    const onFirst = await call('POST', '/threads', { key: org.workspaceKey, body: threadBody(markup, { offsetXPercentage: 0, offsetYPercentage: 100 }) });
+    const onFirst = await call('POST', '/threads', {
+      key: org.workspaceKey,
+      body: threadBody(markup, { offsetXPercentage: 0, offsetYPercentage: 100 }),
+    });
     const after = Date.now();
-    const onSecond = await call('POST', '/threads', { key: org.workspaceKey, body: threadBody(markup, { projectImageId: second!.id, startTime: 1.5, endTime: 4 }) });
+    const onSecond = await call('POST', '/threads', {
+      key: org.workspaceKey,
+      body: threadBody(markup, { projectImageId: second!.id, startTime: 1.5, endTime: 4 }),
+    });
 
     expect(onFirst.status, JSON.stringify(onFirst.body)).toBe(200);
     expectCommonShape(onFirst.body.data, before, after);
-    expect(onFirst.body.data).toMatchObject({ projectId: markup.id, projectImageId: first!.id, offsetXPercentage: 0, offsetYPercentage: 100, startTime: 0, endTime: 0 });
+    expect(onFirst.body.data).toMatchObject({
+      projectId: markup.id,
+      projectImageId: first!.id,
+      offsetXPercentage: 0,
+      offsetYPercentage: 100,
+      startTime: 0,
+      endTime: 0,
+    });
     expect(onFirst.body.data).not.toHaveProperty('elements');
     expect(onSecond.status).toBe(200);
-    expect(onSecond.body.data).toMatchObject({ number: 2, projectImageId: second!.id, offsetXPercentage: 25, offsetYPercentage: 40, startTime: 1.5, endTime: 4 });
+    expect(onSecond.body.data).toMatchObject({
+      number: 2,
+      projectImageId: second!.id,
+      offsetXPercentage: 25,
+      offsetYPercentage: 40,
+      startTime: 1.5,
+      endTime: 4,
+    });
     await expectReadBack(onFirst.body.data);
     await expectReadBack(onSecond.body.data);
   });
 
   it('creates a PDF thread on its page with the text highlight', async () => {
     const markup = await makeTypedMarkup(org, 'pdf');
-    const textHighlight = { startKey: 'p2-l1', endKey: 'p2-l2', startOffset: 3, startIndex: 0, endOffset: 8, endIndex: 1, text: 'Terms apply' };
+    const textHighlight = {
+      startKey: 'p2-l1',
+      endKey: 'p2-l2',
+      startOffset: 3,
+      startIndex: 0,
+      endOffset: 8,
+      endIndex: 1,
+      text: 'Terms apply',
+    };
     const before = Date.now();
 
     const response = await call('POST', '/threads', { key: org.workspaceKey, body: threadBody(markup, { pageNumber: 2, textHighlight }) });
@@ -149,7 +195,14 @@ describe('POST /threads (Resources: Thread; Endpoints: create thread body)', () 
     const after = Date.now();
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expectCommonShape(response.body.data, before, after);
-    expect(response.body.data).toMatchObject({ projectId: markup.id, projectImageId: null, offsetXPercentage: 25, offsetYPercentage: 40, pageNumber: 2, textHighlight });
+    expect(response.body.data).toMatchObject({
+      projectId: markup.id,
+      projectImageId: null,
+      offsetXPercentage: 25,
+      offsetYPercentage: 40,
+      pageNumber: 2,
+      textHighlight,
+    });
     await expectReadBack(response.body.data);
   });
 
@@ -162,7 +215,13 @@ describe('POST /threads (Resources: Thread; Endpoints: create thread body)', () 
     const after = Date.now();
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expectCommonShape(response.body.data, before, after);
-    expect(response.body.data).toMatchObject({ projectId: markup.id, offsetXPercentage: 25, offsetYPercentage: 40, startTime: 5, endTime: 9.5 });
+    expect(response.body.data).toMatchObject({
+      projectId: markup.id,
+      offsetXPercentage: 25,
+      offsetYPercentage: 40,
+      startTime: 5,
+      endTime: 9.5,
+    });
     await expectReadBack(response.body.data);
   });
 
@@ -194,7 +253,12 @@ describe('thread numbers (1, 2, 3 per markup)', () => {
     const modes = [DESKTOP, TABLET, MOBILE];
 
     const responses = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => call('POST', '/threads', { key: org.workspaceKey, body: threadBody(markup, { viewModeId: modes[i % 3], message: delta(`Note ${i}`) }) })),
+      Array.from({ length: 30 }, (_, i) =>
+        call('POST', '/threads', {
+          key: org.workspaceKey,
+          body: threadBody(markup, { viewModeId: modes[i % 3], message: delta(`Note ${i}`) }),
+        }),
+      ),
     );
 
     for (const response of responses) expect(response.status, JSON.stringify(response.body)).toBe(200);

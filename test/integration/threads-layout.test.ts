@@ -3,7 +3,14 @@ import type { MarkupRecord } from '../../shared/db/items.js';
 import { batchPut } from '../../shared/db/core/transact.js';
 import { markupPartition } from '../../shared/db/markup-records.js';
 import { queryPrefix } from '../../shared/db/core/paging.js';
-import { getThreadIndexState, indexItemKeysOf, indexItemsOf, leafOf, THREAD_INDEX_LAYOUT, threadIndexStateKey } from '../../shared/db/thread-index.js';
+import {
+  getThreadIndexState,
+  indexItemKeysOf,
+  indexItemsOf,
+  leafOf,
+  THREAD_INDEX_LAYOUT,
+  threadIndexStateKey,
+} from '../../shared/db/thread-index.js';
 import { backfillThreadIndex } from '../../shared/db/thread-index-backfill.js';
 import { getConversation } from '../../shared/db/threads.js';
 import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
@@ -44,7 +51,11 @@ async function answersOf(markupId: string): Promise<unknown[]> {
   for (const query of QUERIES) {
     const response = await call('GET', '/threads', { key: org.workspaceKey, query: { markupId, ...query } });
     expect(response.status).toBe(200);
-    answers.push({ query, total: response.body.data.total, numbers: response.body.data.threads.map((thread: any) => [thread.number, thread.read, thread.unreadMessageCount]) });
+    answers.push({
+      query,
+      total: response.body.data.total,
+      numbers: response.body.data.threads.map((thread: any) => [thread.number, thread.read, thread.unreadMessageCount]),
+    });
   }
   const walked: number[] = [];
   let cursorId: string | undefined;
@@ -60,7 +71,13 @@ async function answersOf(markupId: string): Promise<unknown[]> {
 /** A markup of 30 threads in the old layout (no index items, no counters), or with `layout: 'indexed'` the same written with the index. */
 async function oldMarkup(layout: 'old' | 'indexed' = 'old'): Promise<{ markup: MarkupRecord; seeded: SeededThread[] }> {
   const markup = await makeTypedMarkup(org, 'webpage');
-  const seeded = await seedConversation(markup, { count: 30, authorIds: [org.workspaceKeyUserId], layout, viewModeIds: [DESKTOP, TABLET, MOBILE], readBy: org.workspaceKeyUserId });
+  const seeded = await seedConversation(markup, {
+    count: 30,
+    authorIds: [org.workspaceKeyUserId],
+    layout,
+    viewModeIds: [DESKTOP, TABLET, MOBILE],
+    readBy: org.workspaceKeyUserId,
+  });
   return { markup, seeded };
 }
 
@@ -73,7 +90,8 @@ async function defaultPage(markupId: string): Promise<{ total: number; numbers: 
 /** The counters as the conversation says they should be. */
 async function expectedCounts(markupId: string): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for (const thread of (await getConversation(markupId)).threads) counts.set(leafOf(thread.resolved, thread.viewModeId), (counts.get(leafOf(thread.resolved, thread.viewModeId)) ?? 0) + 1);
+  for (const thread of (await getConversation(markupId)).threads)
+    counts.set(leafOf(thread.resolved, thread.viewModeId), (counts.get(leafOf(thread.resolved, thread.viewModeId)) ?? 0) + 1);
   return counts;
 }
 
@@ -104,15 +122,20 @@ describe('markups in the old layout', () => {
     const again = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
 
     expect(first.status).toBe(0);
-    expect(first.json).toEqual({ markups: [{ markupId: markup.id, threads: 30, put: 30 * 6 - 7, deleted: 0, attempts: 1, layout: THREAD_INDEX_LAYOUT }] });
-    expect(again.json).toEqual({ markups: [{ markupId: markup.id, threads: 30, put: 0, deleted: 0, attempts: 1, layout: THREAD_INDEX_LAYOUT }] });
+    expect(first.json).toEqual({
+      markups: [{ markupId: markup.id, threads: 30, put: 30 * 6 - 7, deleted: 0, attempts: 1, layout: THREAD_INDEX_LAYOUT }],
+    });
+    expect(again.json).toEqual({
+      markups: [{ markupId: markup.id, threads: 30, put: 0, deleted: 0, attempts: 1, layout: THREAD_INDEX_LAYOUT }],
+    });
     const state = await getThreadIndexState(markup.id);
     expect(state.layout).toBe(THREAD_INDEX_LAYOUT);
     expect(state.counts).toEqual(await expectedCounts(markup.id));
     expect(await answersOf(markup.id)).toEqual(await answersOf(twin.markup.id));
 
     await createThread(org.workspaceKey, markup);
-    const after = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, order: 'activity', limit: 1 } })).body.data;
+    const after = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, order: 'activity', limit: 1 } }))
+      .body.data;
     expect(after).toMatchObject({ total: 31, threads: [{ number: 31 }] });
   });
 
@@ -124,7 +147,14 @@ describe('markups in the old layout', () => {
     const unknown = runAdmin(dataDir, ['threads', 'backfill', '--markup', 'no-such-markup']);
 
     expect(all.status).toBe(0);
-    expect(all.json.markups).toContainEqual({ markupId: markup.id, threads: 30, put: 180, deleted: 0, attempts: 1, layout: THREAD_INDEX_LAYOUT });
+    expect(all.json.markups).toContainEqual({
+      markupId: markup.id,
+      threads: 30,
+      put: 180,
+      deleted: 0,
+      attempts: 1,
+      layout: THREAD_INDEX_LAYOUT,
+    });
     expect(all.json.alreadyIndexed).toBeGreaterThan(0);
     expect((await getThreadIndexState(markup.id)).layout).toBe(THREAD_INDEX_LAYOUT);
     expect(unknown.status).toBe(1);
@@ -134,26 +164,42 @@ describe('markups in the old layout', () => {
   it('a markup indexed in layout 1 (index items in the markup partition) lists only what thread writes indexed until the backfill moves its index to layout 2 and removes the old items', async () => {
     const [markup, twin] = [await makeTypedMarkup(org, 'webpage'), await makeTypedMarkup(org, 'webpage')];
     const [seeded, twinSeeded] = await Promise.all(
-      [markup, twin].map((on) => seedConversation(on, { count: 12, authorIds: [org.workspaceKeyUserId], layout: on === twin ? 'indexed' : 'old', viewModeIds: [DESKTOP, TABLET] })),
+      [markup, twin].map((on) =>
+        seedConversation(on, {
+          count: 12,
+          authorIds: [org.workspaceKeyUserId],
+          layout: on === twin ? 'indexed' : 'old',
+          viewModeIds: [DESKTOP, TABLET],
+        }),
+      ),
     );
     // Layout 1 as the previous release wrote it: `TIX#<kind>#<leaf>#<position>` under MARKUP#<id>, and `layout: 1`.
     const legacy = seeded!.flatMap((entry) =>
       indexItemsOf(markup, entry.thread).map((item) => {
         const [, , kind, leaf] = (item.PK as string).split('#');
-        return { PK: markupPartition(markup.id), SK: `TIX#${kind}#${leaf}#${item.SK as string}`, entity: 'ThreadIndex', threadId: item.threadId };
+        return {
+          PK: markupPartition(markup.id),
+          SK: `TIX#${kind}#${leaf}#${item.SK as string}`,
+          entity: 'ThreadIndex',
+          threadId: item.threadId,
+        };
       }),
     );
     const counts: Record<string, number> = {};
-    for (const { thread } of seeded!) counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] = (counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] ?? 0) + 1;
+    for (const { thread } of seeded!)
+      counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] = (counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] ?? 0) + 1;
     await batchPut([...legacy, { ...threadIndexStateKey(markup.id), entity: 'ThreadIndexState', layout: 1, writes: 0, ...counts }]);
-    for (const threads of [seeded!, twinSeeded!]) expect((await call('POST', `/threads/${threads[2]!.thread.id}/resolve`, { key: org.workspaceKey })).status).toBe(200);
+    for (const threads of [seeded!, twinSeeded!])
+      expect((await call('POST', `/threads/${threads[2]!.thread.id}/resolve`, { key: org.workspaceKey })).status).toBe(200);
     // Layout 1's counters count every thread; only the resolved one has layout 2 items yet.
     expect(await defaultPage(markup.id)).toEqual({ total: 12, numbers: [3] });
 
     const migrated = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
     // The resolved thread's items are in layout 2 already (its write put them); the other 11 are put, layout 1's 72 removed.
 
-    expect(migrated.json).toEqual({ markups: [{ markupId: markup.id, threads: 12, put: 11 * 6, deleted: 12 * 6, attempts: 1, layout: THREAD_INDEX_LAYOUT }] });
+    expect(migrated.json).toEqual({
+      markups: [{ markupId: markup.id, threads: 12, put: 11 * 6, deleted: 12 * 6, attempts: 1, layout: THREAD_INDEX_LAYOUT }],
+    });
     expect(await queryPrefix(markupPartition(markup.id), 'TIX#')).toEqual([]);
     const state = await getThreadIndexState(markup.id);
     expect(state.layout).toBe(THREAD_INDEX_LAYOUT);
@@ -202,9 +248,17 @@ describe('markups in the old layout', () => {
   it('a backfill racing the deletion of its markup leaves no index and no counters behind (20 rounds)', async () => {
     for (let round = 0; round < 20; round += 1) {
       const markup = await makeTypedMarkup(org, 'webpage');
-      const seeded = await seedConversation(markup, { count: 8, authorIds: [org.workspaceKeyUserId], layout: 'old', viewModeIds: [DESKTOP, TABLET] });
+      const seeded = await seedConversation(markup, {
+        count: 8,
+        authorIds: [org.workspaceKeyUserId],
+        layout: 'old',
+        viewModeIds: [DESKTOP, TABLET],
+      });
       const leaves = [...new Set(seeded.map(({ thread }) => leafOf(thread.resolved, thread.viewModeId)))];
-      const [backfilled, deleted] = await Promise.all([backfillThreadIndex(markup), call('DELETE', `/markups/${markup.id}`, { key: org.workspaceKey })]);
+      const [backfilled, deleted] = await Promise.all([
+        backfillThreadIndex(markup),
+        call('DELETE', `/markups/${markup.id}`, { key: org.workspaceKey }),
+      ]);
       expect(deleted.status).toBe(204);
       expect(backfilled.markupId).toBe(markup.id);
       const left = await eventually(
@@ -219,7 +273,12 @@ describe('markups in the old layout', () => {
   it('a backfill racing thread writes ends with the index and counters the conversation says (20 rounds)', async () => {
     for (let round = 0; round < 20; round += 1) {
       const markup = await makeTypedMarkup(org, 'webpage');
-      const seeded = await seedConversation(markup, { count: 6, authorIds: [org.workspaceKeyUserId], layout: 'old', viewModeIds: [DESKTOP, TABLET] });
+      const seeded = await seedConversation(markup, {
+        count: 6,
+        authorIds: [org.workspaceKeyUserId],
+        layout: 'old',
+        viewModeIds: [DESKTOP, TABLET],
+      });
       const [a, b, c] = seeded.map((entry) => entry.thread.id);
       const [backfilled] = await Promise.all([
         backfillThreadIndex(markup),

@@ -31,7 +31,10 @@ describe('GET /threads filters (resolved, viewMode, q)', () => {
     expect(Object.keys(response.body.data).sort()).toEqual(['cursorId', 'offset', 'query', 'threads', 'total']);
     expect(response.body.data).toMatchObject({ query: { resolved: null }, offset: 0, total: 4, cursorId: null });
     expect(numbersOf(response.body.data.threads)).toEqual([1, 2, 3, 4]);
-    expect(response.body.data.threads[1].messages.map((message: { content: string }) => message.content)).toEqual(['Button colour is off', 'And the HEADER overlaps it']);
+    expect(response.body.data.threads[1].messages.map((message: { content: string }) => message.content)).toEqual([
+      'Button colour is off',
+      'And the HEADER overlaps it',
+    ]);
   });
 
   it('filters by resolved and echoes it in query', async () => {
@@ -48,7 +51,9 @@ describe('GET /threads filters (resolved, viewMode, q)', () => {
     expect(numbersOf((await listThreads(org.workspaceKey, { markupId: markup.id, viewMode: 'desktop' })).threads)).toEqual([1, 4]);
     expect(numbersOf((await listThreads(org.workspaceKey, { markupId: markup.id, viewMode: 'mobile' })).threads)).toEqual([3]);
     expect(numbersOf((await listThreads(org.workspaceKey, { markupId: markup.id, viewMode: TABLET })).threads)).toEqual([2]);
-    expect(numbersOf((await listThreads(org.workspaceKey, { markupId: markup.id, viewMode: DESKTOP, resolved: false })).threads)).toEqual([4]);
+    expect(numbersOf((await listThreads(org.workspaceKey, { markupId: markup.id, viewMode: DESKTOP, resolved: false })).threads)).toEqual([
+      4,
+    ]);
   });
 
   it('finds text in any message of a thread, replies included, ignoring case', async () => {
@@ -61,7 +66,11 @@ describe('GET /threads filters (resolved, viewMode, q)', () => {
   });
 
   it('answers 400 for a view mode that is neither a category nor a view mode id', async () => {
-    expectProblem(await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, viewMode: 'watch' } }), 400, '/query/viewMode');
+    expectProblem(
+      await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, viewMode: 'watch' } }),
+      400,
+      '/query/viewMode',
+    );
   });
 });
 
@@ -98,7 +107,8 @@ describe('GET /threads orders and pages (ThreadOrder; Pagination)', () => {
       { projectImageId: one!.id },
     ];
     threads = [];
-    for (const [i, pin] of pins.entries()) threads.push(await createThread(org.workspaceKey, markup, { ...pin, message: delta(`Thread ${i + 1}`) }));
+    for (const [i, pin] of pins.entries())
+      threads.push(await createThread(org.workspaceKey, markup, { ...pin, message: delta(`Thread ${i + 1}`) }));
     replyToThird = await reply(org.workspaceKey, threads[2]!.id, { content: 'Seen' });
     await reply(org.workspaceKey, threads[0]!.id, { content: 'Seen too' });
   });
@@ -132,7 +142,8 @@ describe('GET /threads orders and pages (ThreadOrder; Pagination)', () => {
 
   it('visits every thread once following offset, with total constant and offset echoed', async () => {
     const pages = [];
-    for (const offset of [0, 2, 4, 6]) pages.push(await listThreads(org.workspaceKey, { markupId: markup.id, order: 'activity', limit: 2, offset }));
+    for (const offset of [0, 2, 4, 6])
+      pages.push(await listThreads(org.workspaceKey, { markupId: markup.id, order: 'activity', limit: 2, offset }));
 
     expect(pages.map((page) => page.offset)).toEqual([0, 2, 4, 6]);
     expect(pages.map((page) => page.total)).toEqual([5, 5, 5, 5]);
@@ -156,7 +167,12 @@ describe('GET /threads orders and pages (ThreadOrder; Pagination)', () => {
   it('opens the page holding a thread or the thread of a message named by withThreadOrMessageId', async () => {
     const byThread = await listThreads(org.workspaceKey, { markupId: markup.id, limit: 2, withThreadOrMessageId: threads[4]!.id });
     const byMessage = await listThreads(org.workspaceKey, { markupId: markup.id, limit: 2, withThreadOrMessageId: replyToThird.id });
-    const byFirstMessage = await listThreads(org.workspaceKey, { markupId: markup.id, limit: 2, order: 'pin_desc', withThreadOrMessageId: threads[0]!.messages[0]!.id });
+    const byFirstMessage = await listThreads(org.workspaceKey, {
+      markupId: markup.id,
+      limit: 2,
+      order: 'pin_desc',
+      withThreadOrMessageId: threads[0]!.messages[0]!.id,
+    });
 
     expect(byThread).toMatchObject({ offset: 4, total: 5, cursorId: null });
     expect(numbersOf(byThread.threads)).toEqual([5]);
@@ -170,14 +186,23 @@ describe('GET /threads orders and pages (ThreadOrder; Pagination)', () => {
     const other = await makeTypedMarkup(org, 'webpage');
     const elsewhere = await createThread(org.workspaceKey, other);
 
-    expectProblem(await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, withThreadOrMessageId: missingId } }), 404);
-    expectProblem(await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, withThreadOrMessageId: elsewhere.id } }), 404);
+    expectProblem(
+      await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, withThreadOrMessageId: missingId } }),
+      404,
+    );
+    expectProblem(
+      await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, withThreadOrMessageId: elsewhere.id } }),
+      404,
+    );
   });
 
   it('answers 400 for cursorId together with offset', async () => {
     const { cursorId } = await listThreads(org.workspaceKey, { markupId: markup.id, limit: 2 });
 
-    expectProblem(await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, limit: 2, cursorId: cursorId!, offset: 2 } }), 400);
+    expectProblem(
+      await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, limit: 2, cursorId: cursorId!, offset: 2 } }),
+      400,
+    );
   });
 
   it('answers 400 for a cursor of another order, filter or markup, and for a tampered cursor', async () => {

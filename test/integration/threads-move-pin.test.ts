@@ -15,7 +15,9 @@ describe('PATCH /threads/:id/move-pin (Thread record returned by move-pin)', () 
   it('moves a webpage pin to new elements and answers the webpage thread record', async () => {
     const markup = await makeTypedMarkup(org, 'webpage');
     const thread = await createThread(org.workspaceKey, markup);
-    const parents = [{ url: 'https://example.com/pricing?plan=pro', canonicalUrl: 'https://example.com/pricing', path: 'html > body > main', depth: 2 }];
+    const parents = [
+      { url: 'https://example.com/pricing?plan=pro', canonicalUrl: 'https://example.com/pricing', path: 'html > body > main', depth: 2 },
+    ];
 
     const moved = await call('PATCH', `/threads/${thread.id}/move-pin`, {
       key: org.workspaceKey,
@@ -41,9 +43,21 @@ describe('PATCH /threads/:id/move-pin (Thread record returned by move-pin)', () 
       viewModeId: DESKTOP,
     });
     const read = (await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data;
-    expect(read).toMatchObject({ proxyUrl: 'https://example.com/pricing?plan=pro', canonicalUrl: 'https://example.com/pricing', browserContext: { viewportWidth: 1280 } });
+    expect(read).toMatchObject({
+      proxyUrl: 'https://example.com/pricing?plan=pro',
+      canonicalUrl: 'https://example.com/pricing',
+      browserContext: { viewportWidth: 1280 },
+    });
     expect(read.elements).toEqual([
-      { id: expect.stringMatching(UUID), createdAt: expect.any(Number), modifiedAt: expect.any(Number), threadId: thread.id, path: 'html > body > main > button', offsetXPercentage: 80, offsetYPercentage: 20 },
+      {
+        id: expect.stringMatching(UUID),
+        createdAt: expect.any(Number),
+        modifiedAt: expect.any(Number),
+        threadId: thread.id,
+        path: 'html > body > main > button',
+        offsetXPercentage: 80,
+        offsetYPercentage: 20,
+      },
     ]);
     expect(read.parents).toMatchObject([{ path: 'html > body > main', depth: 2, proxyUrl: parents[0]!.url }]);
     expect(read.modifiedAt).toBeGreaterThan(thread.modifiedAt);
@@ -53,7 +67,10 @@ describe('PATCH /threads/:id/move-pin (Thread record returned by move-pin)', () 
     const markup = await makeTypedMarkup(org, 'image');
     const thread = await createThread(org.workspaceKey, markup, { projectImageId: markup.images![1]!.id, startTime: 2, endTime: 3 });
 
-    const moved = await call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { viewportXPercentage: 70, viewportYPercentage: 80.5 } });
+    const moved = await call('PATCH', `/threads/${thread.id}/move-pin`, {
+      key: org.workspaceKey,
+      body: { viewportXPercentage: 70, viewportYPercentage: 80.5 },
+    });
 
     expect(moved.status).toBe(200);
     expect(moved.body.data).toEqual({
@@ -68,7 +85,10 @@ describe('PATCH /threads/:id/move-pin (Thread record returned by move-pin)', () 
       startTime: 2,
       endTime: 3,
     });
-    expect((await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data).toMatchObject({ offsetXPercentage: 70, offsetYPercentage: 80.5 });
+    expect((await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data).toMatchObject({
+      offsetXPercentage: 70,
+      offsetYPercentage: 80.5,
+    });
   });
 
   it('moves a PDF pin and answers the PDF thread record', async () => {
@@ -76,7 +96,10 @@ describe('PATCH /threads/:id/move-pin (Thread record returned by move-pin)', () 
     const thread = await createThread(org.workspaceKey, markup, { pageNumber: 3 });
     await call('POST', `/threads/${thread.id}/resolve`, { key: org.workspaceKey });
 
-    const moved = await call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { viewportXPercentage: 5, viewportYPercentage: 95 } });
+    const moved = await call('PATCH', `/threads/${thread.id}/move-pin`, {
+      key: org.workspaceKey,
+      body: { viewportXPercentage: 5, viewportYPercentage: 95 },
+    });
 
     expect(moved.status).toBe(200);
     expect(moved.body.data).toEqual({
@@ -103,11 +126,30 @@ describe('PATCH /threads/:id/move-pin (Thread record returned by move-pin)', () 
     // Read by people: "An image pin", not "A image pin".
     expect(oneOffset.body.detail).toMatch(/^An image pin moves by offsets/);
     expectProblem(await call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: {} }), 400);
-    expectProblem(await call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { viewportXPercentage: 10, viewportYPercentage: 101 } }), 400, '/body/viewportYPercentage');
+    expectProblem(
+      await call('PATCH', `/threads/${thread.id}/move-pin`, {
+        key: org.workspaceKey,
+        body: { viewportXPercentage: 10, viewportYPercentage: 101 },
+      }),
+      400,
+      '/body/viewportYPercentage',
+    );
     expectProblem(await call('PATCH', `/threads/${webThread.id}/move-pin`, { key: org.workspaceKey, body: {} }), 400);
-    expectProblem(await call('PATCH', `/threads/${thread.id}/move-pin`, { key: viewer, body: { viewportXPercentage: 10, viewportYPercentage: 10 } }), 403);
-    expectProblem(await call('PATCH', `/threads/${missingId}/move-pin`, { key: org.workspaceKey, body: { viewportXPercentage: 10, viewportYPercentage: 10 } }), 404);
+    expectProblem(
+      await call('PATCH', `/threads/${thread.id}/move-pin`, { key: viewer, body: { viewportXPercentage: 10, viewportYPercentage: 10 } }),
+      403,
+    );
+    expectProblem(
+      await call('PATCH', `/threads/${missingId}/move-pin`, {
+        key: org.workspaceKey,
+        body: { viewportXPercentage: 10, viewportYPercentage: 10 },
+      }),
+      404,
+    );
 
-    expect((await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data).toMatchObject({ offsetXPercentage: 25, offsetYPercentage: 40 });
+    expect((await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data).toMatchObject({
+      offsetXPercentage: 25,
+      offsetYPercentage: 40,
+    });
   });
 });

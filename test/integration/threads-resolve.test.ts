@@ -54,7 +54,12 @@ describe('POST /threads/:id/resolve and /unresolve (States and transitions; Even
     expect((await markupOf(org.workspaceKey, markup.id)).activeThreads).toBe(1);
     expect(numbersOf((await listThreads(org.workspaceKey, { markupId: markup.id, resolved: false })).threads)).toEqual([4]);
     const resolvedEvents = (await listEvents(org.workspaceId)).filter((event) => event.type === 'comment_resolved');
-    expect(resolvedEvents.map((event) => event.threadId).sort()).toEqual(threads.slice(0, 3).map((thread) => thread.id).sort());
+    expect(resolvedEvents.map((event) => event.threadId).sort()).toEqual(
+      threads
+        .slice(0, 3)
+        .map((thread) => thread.id)
+        .sort(),
+    );
   });
 
   it('records comment_updated with the markup when a pin moves', async () => {
@@ -62,7 +67,10 @@ describe('POST /threads/:id/resolve and /unresolve (States and transitions; Even
     const markup = await makeTypedMarkup(org, 'image');
     const thread = await createThread(org.workspaceKey, markup);
 
-    await call('PATCH', `/threads/${thread.id}/move-pin`, { key: org.workspaceKey, body: { viewportXPercentage: 50, viewportYPercentage: 50 } });
+    await call('PATCH', `/threads/${thread.id}/move-pin`, {
+      key: org.workspaceKey,
+      body: { viewportXPercentage: 50, viewportYPercentage: 50 },
+    });
 
     const events = (await listEvents(org.workspaceId)).filter((event) => event.threadId === thread.id);
     expect(events.map((event) => [event.type, event.markupId])).toEqual([

@@ -14,14 +14,20 @@ import { makeMarkup, workspaceOf } from '../support/items.js';
 
 const { services } = localStack();
 const sqs = new SQSClient({ region: services.region, endpoint: services.endpoints.sqs, credentials: services.credentials });
-const s3 = new S3Client({ region: services.region, endpoint: services.endpoints.s3, forcePathStyle: true, credentials: services.credentials });
+const s3 = new S3Client({
+  region: services.region,
+  endpoint: services.endpoints.s3,
+  forcePathStyle: true,
+  credentials: services.credentials,
+});
 /**
  * CI always renders for real (.ci/run installs Chromium); a developer machine without it skips these.
  * The worker's own lookup decides (an executable, not merely a file at a known path), so a binary
  * hidden or not executable counts as missing here exactly as it does for the worker.
  */
 const renderable = (await findChromium({ chromiumPath: process.env.CHROMIUM_PATH })) !== undefined || process.env.CI === 'true';
-if (!renderable) console.warn('thumbnails: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the rendering tests are skipped');
+if (!renderable)
+  console.warn('thumbnails: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the rendering tests are skipped');
 let site: Server;
 let siteUrl: string;
 
@@ -48,7 +54,12 @@ afterAll(async () => {
 });
 
 async function renderThroughQueue(markup: MarkupRecord): Promise<MarkupRecord> {
-  await sqs.send(new SendMessageCommand({ QueueUrl: services.queues.thumbnails.url, MessageBody: JSON.stringify({ type: 'render-thumbnail', markupId: markup.id }) }));
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: services.queues.thumbnails.url,
+      MessageBody: JSON.stringify({ type: 'render-thumbnail', markupId: markup.id }),
+    }),
+  );
   const deadline = Date.now() + 25_000;
   for (;;) {
     const current = (await getItem(markup.id, true)) as MarkupRecord;
@@ -67,36 +78,50 @@ function pngSize(bytes: Uint8Array): { width: number; height: number } {
 /** A webpage markup waiting for its thumbnail, written straight to the table. */
 async function makeWebpageMarkupRecord(workspaceId: string, overrides: Partial<MarkupRecord> = {}): Promise<MarkupRecord> {
   const workspace = await workspaceOf(workspaceId);
-  return makeMarkup({ workspaceId, organizationId: workspace.organizationId, parentFolderId: workspace.rootFolderId, thumbnailState: 'pending', ...overrides });
+  return makeMarkup({
+    workspaceId,
+    organizationId: workspace.organizationId,
+    parentFolderId: workspace.rootFolderId,
+    thumbnailState: 'pending',
+    ...overrides,
+  });
 }
 
 const record = (receiveCount: number) => ({ attributes: { ApproximateReceiveCount: String(receiveCount) } }) as unknown as SQSRecord;
 
 describe('webpage thumbnails (conversion queue job render-thumbnail)', () => {
-  it.runIf(renderable)('renders the page with headless Chromium into a 640x400 PNG and marks the thumbnail ready', async () => {
-    const org = await makeOrganization();
-    const markup = await makeWebpageMarkupRecord(org.workspaceId, { url: `${siteUrl}/moved` });
+  it.runIf(renderable)(
+    'renders the page with headless Chromium into a 640x400 PNG and marks the thumbnail ready',
+    async () => {
+      const org = await makeOrganization();
+      const markup = await makeWebpageMarkupRecord(org.workspaceId, { url: `${siteUrl}/moved` });
 
-    const done = await renderThroughQueue(markup);
-    const object = await s3.send(new GetObjectCommand({ Bucket: services.bucketName, Key: done.thumbnailKey! }));
+      const done = await renderThroughQueue(markup);
+      const object = await s3.send(new GetObjectCommand({ Bucket: services.bucketName, Key: done.thumbnailKey! }));
 
-    expect(done.thumbnailState).toBe('ready');
-    expect(object.ContentType).toBe('image/png');
-    expect(pngSize(await object.Body!.transformToByteArray())).toEqual({ width: 640, height: 400 });
-  }, 40_000);
+      expect(done.thumbnailState).toBe('ready');
+      expect(object.ContentType).toBe('image/png');
+      expect(pngSize(await object.Body!.transformToByteArray())).toEqual({ width: 640, height: 400 });
+    },
+    40_000,
+  );
 
-  it.runIf(renderable)('leaves a clear placeholder reason when the page cannot be loaded or answers an error', async () => {
-    const org = await makeOrganization();
-    const refused = await makeWebpageMarkupRecord(org.workspaceId, { url: 'http://127.0.0.1:9/' });
-    const missing = await makeWebpageMarkupRecord(org.workspaceId, { url: `${siteUrl}/missing` });
+  it.runIf(renderable)(
+    'leaves a clear placeholder reason when the page cannot be loaded or answers an error',
+    async () => {
+      const org = await makeOrganization();
+      const refused = await makeWebpageMarkupRecord(org.workspaceId, { url: 'http://127.0.0.1:9/' });
+      const missing = await makeWebpageMarkupRecord(org.workspaceId, { url: `${siteUrl}/missing` });
 
-    const [a, b] = await Promise.all([renderThroughQueue(refused), renderThroughQueue(missing)]);
+      const [a, b] = await Promise.all([renderThroughQueue(refused), renderThroughQueue(missing)]);
 
-    expect(a.thumbnailState).toBe('unavailable');
-    expect(a.thumbnailError).toMatch(/could not be loaded/);
-    expect(b.thumbnailState).toBe('unavailable');
-    expect(b.thumbnailError).toBe('The page answered HTTP 404.');
-  }, 40_000);
+      expect(a.thumbnailState).toBe('unavailable');
+      expect(a.thumbnailError).toMatch(/could not be loaded/);
+      expect(b.thumbnailState).toBe('unavailable');
+      expect(b.thumbnailError).toBe('The page answered HTTP 404.');
+    },
+    40_000,
+  );
 
   it('marks the thumbnail unavailable, not stuck, on a stack without Chromium', async () => {
     const org = await makeOrganization();
@@ -135,29 +160,35 @@ describe('webpage thumbnails (conversion queue job render-thumbnail)', () => {
   });
 
   it('does nothing for a markup that no longer exists (idempotent retries)', async () => {
-    await expect(renderThumbnailJob.run({ type: 'render-thumbnail', markupId: '00000000-0000-4000-8000-000000000000' }, record(1))).resolves.toBeUndefined();
+    await expect(
+      renderThumbnailJob.run({ type: 'render-thumbnail', markupId: '00000000-0000-4000-8000-000000000000' }, record(1)),
+    ).resolves.toBeUndefined();
   });
 });
 
 describe('POST /markups/url schedules the thumbnail and thumbnailUrl serves it', () => {
-  it.runIf(renderable)('shows the placeholder first, then a thumbnailUrl that answers the PNG over a plain GET', async () => {
-    const org = await makeOrganization();
+  it.runIf(renderable)(
+    'shows the placeholder first, then a thumbnailUrl that answers the PNG over a plain GET',
+    async () => {
+      const org = await makeOrganization();
 
-    const created = await call('POST', '/markups/url', { key: org.workspaceKey, body: { url: `${siteUrl}/` } });
-    let markup = created.body.data;
-    const deadline = Date.now() + 25_000;
-    while (markup.thumbnailUrl.startsWith('data:') && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      markup = (await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).body.data;
-    }
-    const image = await fetch(markup.thumbnailUrl);
+      const created = await call('POST', '/markups/url', { key: org.workspaceKey, body: { url: `${siteUrl}/` } });
+      let markup = created.body.data;
+      const deadline = Date.now() + 25_000;
+      while (markup.thumbnailUrl.startsWith('data:') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        markup = (await call('GET', `/markups/${markup.id}`, { key: org.workspaceKey })).body.data;
+      }
+      const image = await fetch(markup.thumbnailUrl);
 
-    expect(created.body.data.thumbnailUrl).toBe(PLACEHOLDER_THUMBNAIL);
-    expect(markup.thumbnailUrl).toMatch(/\/api\/v2\/markups\/[0-9a-f-]{36}\/thumbnail$/);
-    expect(image.status).toBe(200);
-    expect(image.headers.get('content-type')).toBe('image/png');
-    expect(pngSize(new Uint8Array(await image.arrayBuffer()))).toEqual({ width: 640, height: 400 });
-  }, 40_000);
+      expect(created.body.data.thumbnailUrl).toBe(PLACEHOLDER_THUMBNAIL);
+      expect(markup.thumbnailUrl).toMatch(/\/api\/v2\/markups\/[0-9a-f-]{36}\/thumbnail$/);
+      expect(image.status).toBe(200);
+      expect(image.headers.get('content-type')).toBe('image/png');
+      expect(pngSize(new Uint8Array(await image.arrayBuffer()))).toEqual({ width: 640, height: 400 });
+    },
+    40_000,
+  );
 
   it('answers 404 for a markup without a rendered thumbnail and 400 for a malformed id', async () => {
     const org = await makeOrganization();

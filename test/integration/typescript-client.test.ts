@@ -31,7 +31,8 @@ function expectDocumented(method: string, path: string, status: number, body: un
   if (!validate) {
     const responses = document.paths[path][method.toLowerCase()].responses as Record<string, Json>;
     const documented = responses[String(status)] ? String(status) : 'default';
-    const pointer: string = responses[documented]!.$ref ?? `#/paths/${path.replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${documented}`;
+    const pointer: string =
+      responses[documented]!.$ref ?? `#/paths/${path.replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${documented}`;
     const response = responses[documented]!.$ref ? document.components.responses[pointer.split('/').pop()!] : responses[documented];
     const [mediaType] = Object.keys(response.content);
     validate = ajv.compile({ $ref: `openapi.json${pointer}/content/${mediaType!.replace(/\//g, '~1')}/schema` });
@@ -80,13 +81,16 @@ describe('the typed TypeScript client against the local stack (API reference iss
     expectDocumented('POST', '/api/v2/threads', 200, thread.data);
     const threadId = thread.data!.data.id;
 
-    const reply = await client.POST('/api/v2/threads/{id}/messages', { params: { path: { id: threadId } }, body: { content: 'A typed reply' } });
+    const reply = await client.POST('/api/v2/threads/{id}/messages', {
+      params: { path: { id: threadId } },
+      body: { content: 'A typed reply' },
+    });
     expect(reply.response.status, JSON.stringify(reply.error)).toBe(200);
     expectDocumented('POST', '/api/v2/threads/{id}/messages', 200, reply.data);
     expect(reply.data!.data).toMatchObject({ threadId, content: 'A typed reply' });
   });
 
-  it('answers a refusal as problem+json, typed as the document\'s Problem', async () => {
+  it("answers a refusal as problem+json, typed as the document's Problem", async () => {
     const org = await makeOrganization();
     const client = createReviewBoardClient({ baseUrl: inject('localStack').stack.baseUrl, credential: org.workspaceKey });
     const anonymous = createReviewBoardClient({ baseUrl: inject('localStack').stack.baseUrl });
@@ -95,7 +99,11 @@ describe('the typed TypeScript client against the local stack (API reference iss
     const invalid = await client.GET('/api/v2/markups/{id}', { params: { path: { id: 'not-a-uuid' } } });
     const unauthorized = await anonymous.GET('/api/v2/markups', {});
 
-    for (const [answer, status] of [[missing, 404], [invalid, 400], [unauthorized, 401]] as const) {
+    for (const [answer, status] of [
+      [missing, 404],
+      [invalid, 400],
+      [unauthorized, 401],
+    ] as const) {
       expect(answer.response.status).toBe(status);
       expect(answer.response.headers.get('content-type')).toBe('application/problem+json');
       const problem: components['schemas']['Problem'] | undefined = answer.error;
@@ -112,7 +120,9 @@ describe('the packed TypeScript client runs the usage page against the local sta
     const { project } = await installPackedClient({ extra: ['@types/node'] });
     try {
       const page = readFileSync(CLIENT_DOCS, 'utf8');
-      const tsconfig = codeBlocks(page, 'json').map((block) => JSON.parse(block)).find((json) => json.compilerOptions);
+      const tsconfig = codeBlocks(page, 'json')
+        .map((block) => JSON.parse(block))
+        .find((json) => json.compilerOptions);
       writeFileSync(join(project, 'docs.ts'), codeBlocks(page, 'ts').join('\n'));
       writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['docs.ts'] }));
       expect(await typeCheck(project, ['-p', 'tsconfig.json', '--outDir', 'out'])).toEqual({ code: 0, output: '' });

@@ -11,12 +11,18 @@ import { localStack } from '../support/api.js';
 import { sqsRecord } from '../support/sqs-events.js';
 
 const { services } = localStack();
-const s3 = new S3Client({ region: services.region, endpoint: services.endpoints.s3, forcePathStyle: true, credentials: services.credentials });
+const s3 = new S3Client({
+  region: services.region,
+  endpoint: services.endpoints.s3,
+  forcePathStyle: true,
+  credentials: services.credentials,
+});
 
 async function readUpload(fileId: string) {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const item = (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: uploadKey(fileId), ConsistentRead: true }))).Item;
+    const item = (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: uploadKey(fileId), ConsistentRead: true })))
+      .Item;
     if (item?.landedAt || Date.now() > deadline) return item;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -58,11 +64,16 @@ describe('upload-confirmed on the uploads queue', () => {
     const fileId = randomUUID();
     const key = uploadObjectKey(randomUUID(), fileId, 'gone.png');
     await transact([put({ ...uploadKey(fileId), entity: 'Upload', fileId, key })]);
-    const notification = { Records: [{ eventTime: new Date().toISOString(), s3: { bucket: { name: services.bucketName }, object: { key } } }] };
+    const notification = {
+      Records: [{ eventTime: new Date().toISOString(), s3: { bucket: { name: services.bucketName }, object: { key } } }],
+    };
 
     const result = await uploadConfirmed({ Records: [message(JSON.stringify(notification))] });
 
     expect(result.batchItemFailures).toEqual([]);
-    expect((await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: uploadKey(fileId), ConsistentRead: true }))).Item?.landedAt).toBeUndefined();
+    expect(
+      (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: uploadKey(fileId), ConsistentRead: true }))).Item
+        ?.landedAt,
+    ).toBeUndefined();
   });
 });

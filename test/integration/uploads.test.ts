@@ -19,7 +19,12 @@ import {
 import { makeMemberKey } from '../support/items.js';
 
 const { services } = localStack();
-const s3 = new S3Client({ region: services.region, endpoint: services.endpoints.s3, forcePathStyle: true, credentials: services.credentials });
+const s3 = new S3Client({
+  region: services.region,
+  endpoint: services.endpoints.s3,
+  forcePathStyle: true,
+  credentials: services.credentials,
+});
 
 type Org = Awaited<ReturnType<typeof makeOrganization>>;
 
@@ -48,7 +53,9 @@ describe('POST /uploads/upload-policy (Uploads table; rules 1 and 2)', () => {
     expect(data.key).toBe(`uploads/${org.workspaceId}/${data.fileId}/home page.png`);
     expect(data.policy.url).toBe(`${services.endpoints.s3}/${services.bucketName}`);
     expect(data.policy.fields).toMatchObject({ key: data.key, 'Content-Type': 'image/png', 'x-amz-meta-file-id': data.fileId });
-    expect(Object.keys(data.policy.fields)).toEqual(expect.arrayContaining(['Policy', 'X-Amz-Signature', 'X-Amz-Credential', 'X-Amz-Date', 'X-Amz-Algorithm']));
+    expect(Object.keys(data.policy.fields)).toEqual(
+      expect.arrayContaining(['Policy', 'X-Amz-Signature', 'X-Amz-Credential', 'X-Amz-Date', 'X-Amz-Algorithm']),
+    );
     const conditions = JSON.parse(Buffer.from(data.policy.fields.Policy!, 'base64').toString()).conditions;
     expect(conditions).toEqual(
       expect.arrayContaining([
@@ -58,9 +65,20 @@ describe('POST /uploads/upload-policy (Uploads table; rules 1 and 2)', () => {
         ['eq', '$key', data.key],
       ]),
     );
-    expect(data.metadata).toMatchObject({ fileId: data.fileId, resourceType: 'markup_asset', workspaceId: org.workspaceId, filesize: bytes.length });
+    expect(data.metadata).toMatchObject({
+      fileId: data.fileId,
+      resourceType: 'markup_asset',
+      workspaceId: org.workspaceId,
+      filesize: bytes.length,
+    });
     const record = await readUploadRecord(data.fileId);
-    expect(record).toMatchObject({ state: 'issued', workspaceId: org.workspaceId, organizationId: org.organizationId, filesize: bytes.length, contentType: 'image/png' });
+    expect(record).toMatchObject({
+      state: 'issued',
+      workspaceId: org.workspaceId,
+      organizationId: org.organizationId,
+      filesize: bytes.length,
+      contentType: 'image/png',
+    });
     expect(record!.expiresAtEpoch).toBeGreaterThan(Date.now() / 1000 + 23 * 3600);
     expect(record!.expiresAtEpoch).toBeLessThanOrEqual(Date.now() / 1000 + 24 * 3600);
   });
@@ -69,7 +87,11 @@ describe('POST /uploads/upload-policy (Uploads table; rules 1 and 2)', () => {
     const org = await makeOrganization();
     const rootFolderId = await rootFolderOf(org.workspaceKey);
 
-    const response = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: rootFolderId, filename: 'a.png', contentType: 'image/png', filesize: 10 }, '/upload-policy');
+    const response = await requestPolicy(
+      org.workspaceKey,
+      { resourceType: 'markup_asset', resourceId: rootFolderId, filename: 'a.png', contentType: 'image/png', filesize: 10 },
+      '/upload-policy',
+    );
 
     expect(response.status).toBe(200);
     expect(response.body.data.key).toMatch(new RegExp(`^uploads/${org.workspaceId}/`));
@@ -118,7 +140,12 @@ describe('POST /uploads/upload-policy (Uploads table; rules 1 and 2)', () => {
     const org = await makeOrganization();
 
     const text = await policyFor(org, { filename: 'notes.txt', contentType: 'text/plain' });
-    const avatar = await policyFor(org, { resourceType: 'user_avatar', resourceId: org.workspaceKeyUserId, filename: 'me.pdf', contentType: 'application/pdf' });
+    const avatar = await policyFor(org, {
+      resourceType: 'user_avatar',
+      resourceId: org.workspaceKeyUserId,
+      filename: 'me.pdf',
+      contentType: 'application/pdf',
+    });
 
     expect(text.response.status).toBe(400);
     expect(text.response.body.type).toBe('urn:review-board:problem:unsupported-file-type');
@@ -147,9 +174,19 @@ describe('POST /uploads/upload-policy (Uploads table; rules 1 and 2)', () => {
       const [markup] = await makeMarkups(org, 1);
       const [foreignMarkup] = await makeMarkups(other, 1);
 
-      const attachment = await policyFor(org, { resourceType: 'message_attachment', resourceId: markup!.id, filename: 'log.txt', contentType: 'text/plain' });
+      const attachment = await policyFor(org, {
+        resourceType: 'message_attachment',
+        resourceId: markup!.id,
+        filename: 'log.txt',
+        contentType: 'text/plain',
+      });
       const screenshot = await policyFor(org, { resourceType: 'thread_screenshot', resourceId: markup!.id });
-      const foreign = await policyFor(org, { resourceType: 'message_attachment', resourceId: foreignMarkup!.id, filename: 'log.txt', contentType: 'text/plain' });
+      const foreign = await policyFor(org, {
+        resourceType: 'message_attachment',
+        resourceId: foreignMarkup!.id,
+        filename: 'log.txt',
+        contentType: 'text/plain',
+      });
       const missing = await policyFor(org, { resourceType: 'annotation_export', resourceId: randomUUID() });
 
       expect(attachment.response.status).toBe(200);
@@ -168,7 +205,11 @@ describe('POST /uploads/upload-policy (Uploads table; rules 1 and 2)', () => {
       const external = await policyFor(org, { resourceType: 'external_user_avatar', resourceId: 'customer-42' });
       const icon = await policyFor(org, { resourceType: 'workspace_icon', resourceId: org.workspaceId });
       const foreignIcon = await policyFor(org, { resourceType: 'workspace_icon', resourceId: other.workspaceId });
-      const contributorIcon = await policyFor(org, { resourceType: 'workspace_icon', resourceId: org.workspaceId }, await makeMemberKey(org.workspaceId, 'contributor'));
+      const contributorIcon = await policyFor(
+        org,
+        { resourceType: 'workspace_icon', resourceId: org.workspaceId },
+        await makeMemberKey(org.workspaceId, 'contributor'),
+      );
 
       expect(own.response.status).toBe(200);
       expect(someoneElse.response.status).toBe(403);
@@ -308,14 +349,24 @@ describe('POST /uploads/upload-complete (Uploads rule 5; States: policy issued -
     const [markup] = await makeMarkups(org, 1);
     const bytes = await pngBytes();
 
-    await uploadFile(org.workspaceKey, { bytes, filename: 'shot.png', contentType: 'image/png', resourceType: 'message_attachment', resourceId: markup!.id });
+    await uploadFile(org.workspaceKey, {
+      bytes,
+      filename: 'shot.png',
+      contentType: 'image/png',
+      resourceType: 'message_attachment',
+      resourceId: markup!.id,
+    });
 
     expect(await getStorageBreakdown(org.organizationId)).toMatchObject({ attachments: bytes.length, images: 0 });
   });
 
-  it('refuses an ETag that is not the stored object\'s with 400', async () => {
+  it("refuses an ETag that is not the stored object's with 400", async () => {
     const org = await makeOrganization();
-    const { fileId } = await uploadFile(org.workspaceKey, { bytes: await pngBytes(), filename: 'a.png', contentType: 'image/png' }, { confirm: false });
+    const { fileId } = await uploadFile(
+      org.workspaceKey,
+      { bytes: await pngBytes(), filename: 'a.png', contentType: 'image/png' },
+      { confirm: false },
+    );
 
     const wrong = await completeUpload(org.workspaceKey, fileId, '"ffffffffffffffffffffffffffffffff"');
 
@@ -327,7 +378,11 @@ describe('POST /uploads/upload-complete (Uploads rule 5; States: policy issued -
   it('answers 404 for an unknown file id and 403 for an upload of another workspace', async () => {
     const org = await makeOrganization();
     const other = await makeOrganization();
-    const { fileId, etag } = await uploadFile(other.workspaceKey, { bytes: await pngBytes(), filename: 'a.png', contentType: 'image/png' }, { confirm: false });
+    const { fileId, etag } = await uploadFile(
+      other.workspaceKey,
+      { bytes: await pngBytes(), filename: 'a.png', contentType: 'image/png' },
+      { confirm: false },
+    );
 
     const unknown = await completeUpload(org.workspaceKey, randomUUID(), etag);
     const foreign = await completeUpload(org.workspaceKey, fileId, etag);
@@ -344,14 +399,27 @@ describe('Putting the object directly with the policy response (Uploads rule 6)'
     const org = await makeOrganization();
     const bytes = await pngBytes(7, 5);
     const root = await rootFolderOf(org.workspaceKey);
-    const issued = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: root, filename: 'direct.png', contentType: 'image/png', filesize: bytes.length });
+    const issued = await requestPolicy(org.workspaceKey, {
+      resourceType: 'markup_asset',
+      resourceId: root,
+      filename: 'direct.png',
+      contentType: 'image/png',
+      filesize: bytes.length,
+    });
     const { directPut, fileId } = issued.body.data;
 
     const put = await fetch(directPut.url, { method: directPut.method, headers: directPut.headers, body: bytes });
     const completed = await completeUpload(org.workspaceKey, fileId, put.headers.get('etag')!);
-    const markup = await call('POST', '/markups/from-files', { key: org.workspaceKey, body: { workspaceId: org.workspaceId, fileIds: [fileId] } });
+    const markup = await call('POST', '/markups/from-files', {
+      key: org.workspaceKey,
+      body: { workspaceId: org.workspaceId, fileIds: [fileId] },
+    });
 
-    expect(directPut.headers).toMatchObject({ 'Content-Type': 'image/png', 'Content-Length': String(bytes.length), 'x-amz-meta-file-id': fileId });
+    expect(directPut.headers).toMatchObject({
+      'Content-Type': 'image/png',
+      'Content-Length': String(bytes.length),
+      'x-amz-meta-file-id': fileId,
+    });
     expect(put.status).toBe(200);
     expect(completed.status).toBe(200);
     expect(completed.body.data).toMatchObject({ id: fileId, mimeType: 'image/png', filesize: bytes.length });
@@ -363,11 +431,21 @@ describe('Putting the object directly with the policy response (Uploads rule 6)'
     const org = await makeOrganization();
     const bytes = await pngBytes(7, 5);
     const root = await rootFolderOf(org.workspaceKey);
-    const issued = await requestPolicy(org.workspaceKey, { resourceType: 'markup_asset', resourceId: root, filename: 'direct.png', contentType: 'image/png', filesize: bytes.length });
+    const issued = await requestPolicy(org.workspaceKey, {
+      resourceType: 'markup_asset',
+      resourceId: root,
+      filename: 'direct.png',
+      contentType: 'image/png',
+      filesize: bytes.length,
+    });
     const { directPut, fileId } = issued.body.data;
     const other = Buffer.concat([bytes, Buffer.from('extra')]);
 
-    const put = await fetch(directPut.url, { method: 'PUT', headers: { ...directPut.headers, 'Content-Length': String(other.length) }, body: other });
+    const put = await fetch(directPut.url, {
+      method: 'PUT',
+      headers: { ...directPut.headers, 'Content-Length': String(other.length) },
+      body: other,
+    });
     const completed = await completeUpload(org.workspaceKey, fileId, put.headers.get('etag') ?? '"none"');
 
     expect(completed.status).toBe(400);

@@ -16,12 +16,22 @@ describe('POST /users/invite (issue 11 item 7; DESIGN "Invitations")', () => {
     const owner = await makeMember(org.workspaceId, 'owner');
     const [first, second] = [freshEmail('first'), freshEmail('second')];
 
-    const response = await invite(owner.key, { emails: [first, second.toUpperCase()], role: 'viewer', message: 'Please review the landing page by Friday.' });
+    const response = await invite(owner.key, {
+      emails: [first, second.toUpperCase()],
+      role: 'viewer',
+      message: 'Please review the landing page by Friday.',
+    });
     const users = await usersByEmail(org.workspaceKey);
     const [delivered] = await deliveredTo(first);
 
     expect(response.status, JSON.stringify(response.body)).toBe(204);
-    expect(users.get(first)).toEqual({ id: expect.any(String), email: first, name: first.split('@')[0], role: 'viewer', status: 'invited' });
+    expect(users.get(first)).toEqual({
+      id: expect.any(String),
+      email: first,
+      name: first.split('@')[0],
+      role: 'viewer',
+      status: 'invited',
+    });
     expect(users.get(second)).toMatchObject({ email: second, role: 'viewer', status: 'invited' });
     expect(users.get(owner.email)).toMatchObject({ id: owner.userId, role: 'owner', status: 'active' });
     expect(await deliveredTo(second)).toHaveLength(1);
@@ -155,7 +165,12 @@ describe('POST /users/invite (issue 11 item 7; DESIGN "Invitations")', () => {
     await ensureMemberCounts(org.workspaceId);
     // Stands in for MAX_MEMBERS - 1 members: the counter is what the cap is enforced on.
     await getDb().send(
-      new UpdateCommand({ TableName: getConfig().tableName, Key: memberCountsKey(org.workspaceId), UpdateExpression: 'SET memberCount = :n', ExpressionAttributeValues: { ':n': MAX_MEMBERS - 1 } }),
+      new UpdateCommand({
+        TableName: getConfig().tableName,
+        Key: memberCountsKey(org.workspaceId),
+        UpdateExpression: 'SET memberCount = :n',
+        ExpressionAttributeValues: { ':n': MAX_MEMBERS - 1 },
+      }),
     );
     const [one, two] = [freshEmail(), freshEmail()];
 

@@ -11,7 +11,9 @@ import { expectProblem } from '../support/problems.js';
 const missingUser = '00000000-0000-4000-8000-00000000beef';
 
 async function ownerCount(workspaceId: string): Promise<number> {
-  const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: memberCountsKey(workspaceId), ConsistentRead: true }));
+  const result = await getDb().send(
+    new GetCommand({ TableName: getConfig().tableName, Key: memberCountsKey(workspaceId), ConsistentRead: true }),
+  );
   return result.Item?.ownerCount as number;
 }
 
@@ -60,7 +62,7 @@ describe('PATCH /users/{userId}/role', () => {
     expect((await usersByEmail(admin.key)).get(member.email)).toMatchObject({ role: 'contributor' });
   });
 
-  it('changes an invitee\'s role, which stays invited', async () => {
+  it("changes an invitee's role, which stays invited", async () => {
     const org = await makeOrganization();
     const owner = await makeMember(org.workspaceId, 'owner');
     const email = freshEmail();
@@ -71,7 +73,7 @@ describe('PATCH /users/{userId}/role', () => {
     expect((await usersByEmail(owner.key)).get(email)).toMatchObject({ role: 'viewer', status: 'invited' });
   });
 
-  it('keeps owner in owners\' hands: an admin can neither grant it nor take it away (403)', async () => {
+  it("keeps owner in owners' hands: an admin can neither grant it nor take it away (403)", async () => {
     const org = await makeOrganization();
     const [owner, , admin, other] = [
       await makeMember(org.workspaceId, 'owner'),

@@ -12,14 +12,19 @@ import { makeSecondWorkspace } from '../support/workspaces.js';
 const MISSING = '00000000-0000-4000-8000-0000000000b0';
 const PUBLIC_FIELDS = ['attemptedAt', 'durationMs', 'error', 'eventId', 'eventType', 'id', 'nextRetryAt', 'statusCode'];
 
-const deliveries = (key: string, id: string, query: Record<string, string | number> = {}) => call('GET', `/webhook-registrations/${id}/deliveries`, { key, query });
-const redeliver = (key: string, id: string, deliveryId: string) => call('POST', `/webhook-registrations/${id}/deliveries/${deliveryId}/redeliver`, { key });
+const deliveries = (key: string, id: string, query: Record<string, string | number> = {}) =>
+  call('GET', `/webhook-registrations/${id}/deliveries`, { key, query });
+const redeliver = (key: string, id: string, deliveryId: string) =>
+  call('POST', `/webhook-registrations/${id}/deliveries/${deliveryId}/redeliver`, { key });
 const sendTest = (key: string, id: string) => call('POST', `/webhook-registrations/${id}/test`, { key });
 
 describe('GET /webhook-registrations/:id/deliveries (issue 12 item 5, extension)', () => {
-  it('answers the log newest first with exactly the public fields of each attempt, and only this registration\'s', async () => {
+  it("answers the log newest first with exactly the public fields of each attempt, and only this registration's", async () => {
     const org = await makeOrganization();
-    const [registration, other] = await Promise.all([createWebhookRegistration(org.workspaceKey), createWebhookRegistration(org.workspaceKey)]);
+    const [registration, other] = await Promise.all([
+      createWebhookRegistration(org.workspaceKey),
+      createWebhookRegistration(org.workspaceKey),
+    ]);
     const start = Date.now() - 60_000;
     const failed = await recordAttempt(registration, start);
     const timedOut = await recordAttempt(registration, start + 1000, { statusCode: null, error: 'timeout after 15 s', durationMs: 15_000 });
@@ -43,7 +48,12 @@ describe('GET /webhook-registrations/:id/deliveries (issue 12 item 5, extension)
       durationMs: 42,
       nextRetryAt: null,
     });
-    expect(entries[1]).toMatchObject({ statusCode: null, error: 'timeout after 15 s', durationMs: 15_000, nextRetryAt: timedOut.nextRetryAt });
+    expect(entries[1]).toMatchObject({
+      statusCode: null,
+      error: 'timeout after 15 s',
+      durationMs: 15_000,
+      nextRetryAt: timedOut.nextRetryAt,
+    });
   });
 
   it('answers an empty page for a registration nothing was delivered to', async () => {
@@ -60,27 +70,33 @@ describe('GET /webhook-registrations/:id/deliveries (issue 12 item 5, extension)
     const start = Date.now() - 60_000;
     const written = await Promise.all(Array.from({ length: 7 }, (_, index) => recordAttempt(registration, start + index * 10)));
 
-    const pages = await forwardPages<{ id: string }>(`/webhook-registrations/${registration.id}/deliveries`, org.workspaceKey, { limit: 3 });
+    const pages = await forwardPages<{ id: string }>(`/webhook-registrations/${registration.id}/deliveries`, org.workspaceKey, {
+      limit: 3,
+    });
     expect(pages.map((page) => page.length)).toEqual([3, 3, 1]);
     expect(pages.flat().map((entry) => entry.id)).toEqual(written.map((entry) => entry.id).reverse());
     const first = await deliveries(org.workspaceKey, registration.id);
     expect(first.body.data.data).toHaveLength(7);
   });
 
-  it('refuses a bad limit or before naming the field, and a cursor of another registration\'s log (400)', async () => {
+  it("refuses a bad limit or before naming the field, and a cursor of another registration's log (400)", async () => {
     const org = await makeOrganization();
-    const [registration, other] = await Promise.all([createWebhookRegistration(org.workspaceKey), createWebhookRegistration(org.workspaceKey)]);
+    const [registration, other] = await Promise.all([
+      createWebhookRegistration(org.workspaceKey),
+      createWebhookRegistration(org.workspaceKey),
+    ]);
     await Promise.all([0, 1].map((index) => recordAttempt(other, Date.now() - 1000 + index)));
     const otherCursor = (await deliveries(org.workspaceKey, other.id, { limit: 1 })).body.data.nextCursor as string;
     expect(otherCursor).toEqual(expect.any(String));
 
-    for (const limit of ['0', '101', 'x', '1.5', '-1']) expectProblem(await deliveries(org.workspaceKey, registration.id, { limit }), 400, '/query/limit');
+    for (const limit of ['0', '101', 'x', '1.5', '-1'])
+      expectProblem(await deliveries(org.workspaceKey, registration.id, { limit }), 400, '/query/limit');
     expectProblem(await deliveries(org.workspaceKey, registration.id, { before: 'forged.cursor' }), 400);
     expectProblem(await deliveries(org.workspaceKey, registration.id, { before: 'x'.repeat(2049) }), 400, '/query/before');
     expectProblem(await deliveries(org.workspaceKey, registration.id, { before: otherCursor }), 400);
   });
 
-  it('answers 404 for an unknown registration, 403 for another workspace\'s (as the registration routes), 400 for a malformed id', async () => {
+  it("answers 404 for an unknown registration, 403 for another workspace's (as the registration routes), 400 for a malformed id", async () => {
     const org = await makeOrganization();
     const second = await makeSecondWorkspace(org.orgKey);
     const elsewhere = await createWebhookRegistration(org.orgKey, { workspaceId: second.id });
@@ -108,7 +124,10 @@ describe('POST /webhook-registrations/:id/deliveries/:deliveryId/redeliver (issu
 
   it('answers 404 for an unknown entry, one of another registration, or an unknown registration; 400 for malformed ids', async () => {
     const org = await makeOrganization();
-    const [registration, other] = await Promise.all([createWebhookRegistration(org.workspaceKey), createWebhookRegistration(org.workspaceKey)]);
+    const [registration, other] = await Promise.all([
+      createWebhookRegistration(org.workspaceKey),
+      createWebhookRegistration(org.workspaceKey),
+    ]);
     const foreign = await recordAttempt(other, Date.now() - 1000);
     const own = await recordAttempt(registration, Date.now() - 1000);
 
@@ -128,7 +147,9 @@ describe('POST /webhook-registrations/:id/deliveries/:deliveryId/redeliver (issu
     const refused = await redeliver(org.workspaceKey, registration.id, entry.id);
     expectProblem(refused, 409);
     expect(refused.body.detail).toContain('disabled');
-    expect((await call('POST', `/webhook-registrations/${registration.id}`, { key: org.workspaceKey, body: { enabled: true } })).status).toBe(200);
+    expect(
+      (await call('POST', `/webhook-registrations/${registration.id}`, { key: org.workspaceKey, body: { enabled: true } })).status,
+    ).toBe(200);
     expect((await redeliver(org.workspaceKey, registration.id, entry.id)).status).toBe(202);
   });
 });
@@ -146,7 +167,7 @@ describe('POST /webhook-registrations/:id/test (issue 12 item 5, extension)', ()
     expect(second.body.data.eventId).not.toBe(first.body.data.eventId);
   });
 
-  it('answers 404 for an unknown registration, 403 for another workspace\'s, 400 for a malformed id, 409 when disabled', async () => {
+  it("answers 404 for an unknown registration, 403 for another workspace's, 400 for a malformed id, 409 when disabled", async () => {
     const org = await makeOrganization();
     const second = await makeSecondWorkspace(org.orgKey);
     const elsewhere = await createWebhookRegistration(org.orgKey, { workspaceId: second.id });

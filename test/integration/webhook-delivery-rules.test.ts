@@ -33,7 +33,12 @@ const markupEvent = (workspaceId: string, createdAt = new Date()): DeliverableEv
   markupId: randomUUID(),
   createdAt: createdAt.toISOString(),
 });
-const job = (registrationId: string, event: DeliverableEvent): WebhookDeliveryJob => ({ type: 'deliver-webhook', registrationId, event, attempt: 1 });
+const job = (registrationId: string, event: DeliverableEvent): WebhookDeliveryJob => ({
+  type: 'deliver-webhook',
+  registrationId,
+  event,
+  attempt: 1,
+});
 
 /**
  * Waits for `atLeast` requests, then for the rest of the window in which a forked second retry
@@ -41,9 +46,17 @@ const job = (registrationId: string, event: DeliverableEvent): WebhookDeliveryJo
  * an absence can only be shown over a window.
  */
 async function requestsAfterRetryWindow(receiver: WebhookReceiver, atLeast: number): Promise<number> {
-  await eventually(async () => receiver.requests.length, (count) => count >= atLeast, 30_000);
+  await eventually(
+    async () => receiver.requests.length,
+    (count) => count >= atLeast,
+    30_000,
+  );
   const windowEnds = receiver.requests[0]!.at + 9_000;
-  await eventually(async () => Date.now(), (now) => now >= windowEnds, 15_000);
+  await eventually(
+    async () => Date.now(),
+    (now) => now >= windowEnds,
+    15_000,
+  );
   return receiver.requests.length;
 }
 
@@ -57,8 +70,16 @@ describe('webhook delivery rules', () => {
     // The fan-out was late (a queue outage): both jobs reach the worker after the re-enable.
     await enqueueWebhookDeliveries([job(registration.id, duringOutage), job(registration.id, afterwards)]);
 
-    await eventually(async () => receiver.requests.length, (count) => count >= 1, 30_000);
-    await eventually(async () => receiver.requests.map((request) => request.headers['webhook-id']), (ids) => ids.includes(afterwards.id), 30_000);
+    await eventually(
+      async () => receiver.requests.length,
+      (count) => count >= 1,
+      30_000,
+    );
+    await eventually(
+      async () => receiver.requests.map((request) => request.headers['webhook-id']),
+      (ids) => ids.includes(afterwards.id),
+      30_000,
+    );
     expect(receiver.requests.map((request) => request.headers['webhook-id'])).not.toContain(duringOutage.id);
   }, 90_000);
 
@@ -80,7 +101,10 @@ describe('webhook delivery rules', () => {
   it('does not let a 410 disable a registration the user changed meanwhile (the disable is conditional on the registration as read)', async () => {
     const { org, receiver, registration } = await setUp();
     const read = (await getWebhookRegistration(registration.id))!;
-    await call('POST', `/webhook-registrations/${registration.id}`, { key: org.workspaceKey, body: { url: `${receiver.url}?v=2`, enabled: true } });
+    await call('POST', `/webhook-registrations/${registration.id}`, {
+      key: org.workspaceKey,
+      body: { url: `${receiver.url}?v=2`, enabled: true },
+    });
     expect(await updateWebhookRegistration(read.id, { enabled: false }, new Date().toISOString(), read.modifiedAt)).toBe('stale');
     expect((await getWebhookRegistration(registration.id))?.enabled).toBe(true);
     expect(await updateWebhookRegistration(randomUUID(), { enabled: false }, new Date().toISOString(), read.modifiedAt)).toBeUndefined();
@@ -90,15 +114,29 @@ describe('webhook delivery rules', () => {
     const { org, receiver, registration } = await setUp();
     const setFailing = () =>
       getDb().send(
-        new UpdateCommand({ TableName: getConfig().tableName, Key: webhookRegistrationKey(registration.id), UpdateExpression: 'SET failingSince = :at', ExpressionAttributeValues: { ':at': '2020-01-01T00:00:00.000Z' } }),
+        new UpdateCommand({
+          TableName: getConfig().tableName,
+          Key: webhookRegistrationKey(registration.id),
+          UpdateExpression: 'SET failingSince = :at',
+          ExpressionAttributeValues: { ':at': '2020-01-01T00:00:00.000Z' },
+        }),
       );
     await setFailing();
-    await call('POST', `/webhook-registrations/${registration.id}`, { key: org.workspaceKey, body: { url: `${receiver.url}?v=2`, enabled: true } });
+    await call('POST', `/webhook-registrations/${registration.id}`, {
+      key: org.workspaceKey,
+      body: { url: `${receiver.url}?v=2`, enabled: true },
+    });
     expect((await getWebhookRegistration(registration.id))?.failingSince).toBeUndefined();
     await setFailing();
-    await call('POST', `/webhook-registrations/${registration.id}`, { key: org.workspaceKey, body: { url: `${receiver.url}?v=2`, enabled: false } });
+    await call('POST', `/webhook-registrations/${registration.id}`, {
+      key: org.workspaceKey,
+      body: { url: `${receiver.url}?v=2`, enabled: false },
+    });
     expect((await getWebhookRegistration(registration.id))?.failingSince).toBe('2020-01-01T00:00:00.000Z');
-    await call('POST', `/webhook-registrations/${registration.id}`, { key: org.workspaceKey, body: { url: `${receiver.url}?v=2`, enabled: true } });
+    await call('POST', `/webhook-registrations/${registration.id}`, {
+      key: org.workspaceKey,
+      body: { url: `${receiver.url}?v=2`, enabled: true },
+    });
     expect((await getWebhookRegistration(registration.id))?.failingSince).toBeUndefined();
   });
 
@@ -110,7 +148,10 @@ describe('webhook delivery rules', () => {
     const created = responses.filter((response) => response.status === 200);
     expect(created).toHaveLength(MAX_WEBHOOK_REGISTRATIONS);
     for (const refused of responses.filter((response) => response.status !== 200)) expectConflict(refused, 'webhook-registration-limit');
-    expectConflict(await call('POST', '/webhook-registrations', { key: org.workspaceKey, body: { url: LOOPBACK_HOOK_URL } }), 'webhook-registration-limit');
+    expectConflict(
+      await call('POST', '/webhook-registrations', { key: org.workspaceKey, body: { url: LOOPBACK_HOOK_URL } }),
+      'webhook-registration-limit',
+    );
     expect((await call('DELETE', `/webhook-registrations/${created[0]!.body.data.id}`, { key: org.workspaceKey })).status).toBe(204);
     expect((await call('POST', '/webhook-registrations', { key: org.workspaceKey, body: { url: LOOPBACK_HOOK_URL } })).status).toBe(200);
   });
@@ -119,13 +160,26 @@ describe('webhook delivery rules', () => {
     const { org, receiver, registration } = await setUp();
     const event = markupEvent(org.workspaceId);
     await enqueueWebhookDeliveries([job(registration.id, event)]);
-    await eventually(async () => receiver.requests.length, (count) => count >= 1, 30_000);
+    await eventually(
+      async () => receiver.requests.length,
+      (count) => count >= 1,
+      30_000,
+    );
     const log = await eventually(
-      async () => (await call('GET', `/webhook-registrations/${registration.id}/deliveries`, { key: org.workspaceKey })).body.data.data as { id: string }[],
+      async () =>
+        (await call('GET', `/webhook-registrations/${registration.id}/deliveries`, { key: org.workspaceKey })).body.data.data as {
+          id: string;
+        }[],
       (entries) => entries.length >= 1,
       10_000,
     );
-    await call('POST', `/webhook-registrations/${registration.id}`, { key: org.workspaceKey, body: { url: receiver.url, eventTypes: ['comment_created'], enabled: true } });
-    expectConflict(await call('POST', `/webhook-registrations/${registration.id}/deliveries/${log[0]!.id}/redeliver`, { key: org.workspaceKey }), 'webhook-event-type-not-subscribed');
+    await call('POST', `/webhook-registrations/${registration.id}`, {
+      key: org.workspaceKey,
+      body: { url: receiver.url, eventTypes: ['comment_created'], enabled: true },
+    });
+    expectConflict(
+      await call('POST', `/webhook-registrations/${registration.id}/deliveries/${log[0]!.id}/redeliver`, { key: org.workspaceKey }),
+      'webhook-event-type-not-subscribed',
+    );
   });
 });

@@ -21,7 +21,12 @@ closeReceiversAfterEach();
 
 const setUp = organizationWithSubscriber;
 
-const testEvent = (workspaceId: string): DeliverableEvent => ({ id: randomUUID(), type: 'webhook.test', workspaceId, createdAt: new Date().toISOString() });
+const testEvent = (workspaceId: string): DeliverableEvent => ({
+  id: randomUUID(),
+  type: 'webhook.test',
+  workspaceId,
+  createdAt: new Date().toISOString(),
+});
 const markupEvent = (workspaceId: string): DeliverableEvent => ({
   id: randomUUID(),
   type: 'markup_created',
@@ -38,7 +43,11 @@ const job = (registrationId: string, event: DeliverableEvent, extra: Partial<Web
 });
 
 const received = (receiver: WebhookReceiver, count: number, timeoutMs = 10_000) =>
-  eventually(async () => [...receiver.requests], (requests) => requests.length >= count, timeoutMs);
+  eventually(
+    async () => [...receiver.requests],
+    (requests) => requests.length >= count,
+    timeoutMs,
+  );
 const deliveryLog = (registrationId: string, done: (entries: DeliveryAttemptRecord[]) => boolean, timeoutMs = 10_000) =>
   eventually(async () => (await listDeliveryAttempts(registrationId, { limit: 50 })).items, done, timeoutMs);
 
@@ -54,7 +63,16 @@ describe('webhook delivery worker', () => {
     expect(request?.headers['webhook-id']).toBe(event.id);
     expect(verifyWithStandardWebhooks(registration.signingKey, request!)).toMatchObject({ id: event.id, type: 'webhook.test' });
     const log = await deliveryLog(registration.id, (entries) => entries.length >= 1);
-    expect(log).toEqual([expect.objectContaining({ eventId: event.id, eventType: 'webhook.test', statusCode: 200, error: null, nextRetryAt: null, attempt: 1 })]);
+    expect(log).toEqual([
+      expect.objectContaining({
+        eventId: event.id,
+        eventType: 'webhook.test',
+        statusCode: 200,
+        error: null,
+        nextRetryAt: null,
+        attempt: 1,
+      }),
+    ]);
   });
 
   it('retries a 500 within 10 s with the same webhook-id, both signed; failingSince is set, then cleared by the success', async () => {
@@ -64,7 +82,14 @@ describe('webhook delivery worker', () => {
     await enqueueWebhookDeliveries([job(registration.id, event)]);
 
     const [first] = await received(receiver, 1);
-    expect((await eventually(() => getWebhookRegistration(registration.id), (r) => r?.failingSince !== undefined))?.failingSince).toBeDefined();
+    expect(
+      (
+        await eventually(
+          () => getWebhookRegistration(registration.id),
+          (r) => r?.failingSince !== undefined,
+        )
+      )?.failingSince,
+    ).toBeDefined();
     const requests = await received(receiver, 2, 12_000);
     expect(requests).toHaveLength(2);
     expect(requests[1]!.at - first!.at).toBeLessThan(10_000);
@@ -77,7 +102,14 @@ describe('webhook delivery worker', () => {
     expect(initial).toMatchObject({ statusCode: 500, attempt: 1 });
     expect(Date.parse(initial!.nextRetryAt!) - Date.parse(initial!.attemptedAt)).toBeGreaterThanOrEqual(4_000);
     expect(retry).toMatchObject({ statusCode: 200, attempt: 2, nextRetryAt: null });
-    expect((await eventually(() => getWebhookRegistration(registration.id), (r) => r?.failingSince === undefined))?.failingSince).toBeUndefined();
+    expect(
+      (
+        await eventually(
+          () => getWebhookRegistration(registration.id),
+          (r) => r?.failingSince === undefined,
+        )
+      )?.failingSince,
+    ).toBeUndefined();
     const shown = await call('GET', `/webhook-registrations/${registration.id}`, { key: org.workspaceKey });
     expect(Object.keys(shown.body.data)).not.toContain('failingSince');
   });
@@ -101,7 +133,10 @@ describe('webhook delivery worker', () => {
     const fast = await setUp();
     slow.receiver.script({ hang: true });
     const sent = Date.now();
-    await enqueueWebhookDeliveries([job(slow.registration.id, testEvent(slow.org.workspaceId)), job(fast.registration.id, testEvent(fast.org.workspaceId))]);
+    await enqueueWebhookDeliveries([
+      job(slow.registration.id, testEvent(slow.org.workspaceId)),
+      job(fast.registration.id, testEvent(fast.org.workspaceId)),
+    ]);
 
     await received(slow.receiver, 1);
     const [request] = await received(fast.receiver, 1);
@@ -157,7 +192,9 @@ describe('webhook delivery worker', () => {
     expect(log[0]).toMatchObject({ statusCode: 500, nextRetryAt: null, attempt: MAX_ATTEMPTS });
     const dead = await eventually(
       async () => {
-        const result = await getSqs().send(new ReceiveMessageCommand({ QueueUrl: getConfig().webhookDeadLetterQueueUrl, MaxNumberOfMessages: 10 }));
+        const result = await getSqs().send(
+          new ReceiveMessageCommand({ QueueUrl: getConfig().webhookDeadLetterQueueUrl, MaxNumberOfMessages: 10 }),
+        );
         return (result.Messages ?? []).map((message) => JSON.parse(message.Body!) as WebhookDeliveryJob);
       },
       (jobs) => jobs.some((entry) => entry.event.id === event.id),
@@ -170,7 +207,12 @@ describe('webhook delivery worker', () => {
     receiver.script({ status: 500 });
     const sixDaysAgo = new Date(Date.now() - 6 * 24 * 3_600_000).toISOString();
     await getDb().send(
-      new UpdateCommand({ TableName: getConfig().tableName, Key: webhookRegistrationKey(registration.id), UpdateExpression: 'SET failingSince = :at', ExpressionAttributeValues: { ':at': sixDaysAgo } }),
+      new UpdateCommand({
+        TableName: getConfig().tableName,
+        Key: webhookRegistrationKey(registration.id),
+        UpdateExpression: 'SET failingSince = :at',
+        ExpressionAttributeValues: { ':at': sixDaysAgo },
+      }),
     );
     await enqueueWebhookDeliveries([job(registration.id, testEvent(org.workspaceId))]);
 
@@ -196,28 +238,39 @@ function byWebhookId(requests: readonly ReceivedRequest[]): Map<string, Received
 }
 
 describe('webhook faults through the whole pipeline (operation, outbox, stream, fan-out, queue, worker)', () => {
-  it('redelivers after the worker died mid-batch: repeats keep their webhook-id, no new id, no extra event', { timeout: 200_000 }, async () => {
-    const { org, receiver, registration } = await setUp();
-    const markup = await makeTypedMarkup(org, 'webpage');
-    await armFault('kill-delivery-worker', registration.id);
-    for (let i = 0; i < 3; i++) await createThread(org.workspaceKey, markup);
+  it(
+    'redelivers after the worker died mid-batch: repeats keep their webhook-id, no new id, no extra event',
+    { timeout: 200_000 },
+    async () => {
+      const { org, receiver, registration } = await setUp();
+      const markup = await makeTypedMarkup(org, 'webpage');
+      await armFault('kill-delivery-worker', registration.id);
+      for (let i = 0; i < 3; i++) await createThread(org.workspaceKey, markup);
 
-    // The crashed batch is not deleted: its messages reappear after the visibility timeout (120 s).
-    const emitted = await eventually(() => listEvents(org.workspaceId), (events) => events.length >= 3);
-    const done = (requests: ReceivedRequest[]) => new Set(requests.map((request) => request.headers['webhook-id'])).size >= 3 && requests.length > 3;
-    const requests = await eventually(async () => [...receiver.requests], done, 180_000);
+      // The crashed batch is not deleted: its messages reappear after the visibility timeout (120 s).
+      const emitted = await eventually(
+        () => listEvents(org.workspaceId),
+        (events) => events.length >= 3,
+      );
+      const done = (requests: ReceivedRequest[]) =>
+        new Set(requests.map((request) => request.headers['webhook-id'])).size >= 3 && requests.length > 3;
+      const requests = await eventually(async () => [...receiver.requests], done, 180_000);
 
-    expect(emitted).toHaveLength(3);
-    expect(new Set(byWebhookId(requests).keys())).toEqual(new Set(emitted.map((event) => event.id)));
-    for (const request of requests) verifyWithStandardWebhooks(registration.signingKey, request);
-    expect(await listEvents(org.workspaceId)).toEqual(emitted);
-  });
+      expect(emitted).toHaveLength(3);
+      expect(new Set(byWebhookId(requests).keys())).toEqual(new Set(emitted.map((event) => event.id)));
+      for (const request of requests) verifyWithStandardWebhooks(registration.signingKey, request);
+      expect(await listEvents(org.workspaceId)).toEqual(emitted);
+    },
+  );
 
   it('repeats, never re-emits, when the fan-out fails after queuing part of a record: the pump retries the record', async () => {
     const org = await makeOrganization();
     // Eleven registrations: the record's jobs take two SendMessageBatch calls, and the fault fires between them.
     const { receiver, registration: first } = await subscribe(org.workspaceKey);
-    const registrations = [first, ...(await Promise.all(Array.from({ length: 10 }, () => createWebhookRegistration(org.workspaceKey, { url: receiver.url }))))];
+    const registrations = [
+      first,
+      ...(await Promise.all(Array.from({ length: 10 }, () => createWebhookRegistration(org.workspaceKey, { url: receiver.url })))),
+    ];
     const markup = await makeTypedMarkup(org, 'webpage');
     await armFault('fanout-between-batches', org.workspaceId);
     await createThread(org.workspaceKey, markup);
@@ -228,7 +281,9 @@ describe('webhook faults through the whole pipeline (operation, outbox, stream, 
     const [event, ...others] = await listEvents(org.workspaceId);
     expect(others).toEqual([]);
     expect([...byWebhookId(requests).keys()]).toEqual([event!.id]);
-    const perRegistration = registrations.map((registration) => requests.filter((request) => verifies(registration.signingKey, request)).length);
+    const perRegistration = registrations.map(
+      (registration) => requests.filter((request) => verifies(registration.signingKey, request)).length,
+    );
     expect(perRegistration.every((count) => count >= 1)).toBe(true);
     expect(perRegistration.reduce((sum, count) => sum + count)).toBe(requests.length);
     expect(perRegistration.filter((count) => count === 2)).toHaveLength(10);

@@ -24,7 +24,11 @@ beforeAll(() => {
 });
 
 async function eventOf(org: Pick<Org, 'workspaceId'>, match: (event: EventRecord) => boolean): Promise<EventRecord> {
-  const events = await eventually(() => listEvents(org.workspaceId), (found) => found.some(match), 30_000);
+  const events = await eventually(
+    () => listEvents(org.workspaceId),
+    (found) => found.some(match),
+    30_000,
+  );
   const event = events.find(match);
   if (!event) throw new Error(`no such event among ${JSON.stringify(events.map((found) => found.type))}`);
   return event;
@@ -60,13 +64,17 @@ function expectEnvelope(body: any, event: EventRecord) {
 describe('markup events: data.markup is GET /markups/:id, data.user the actor', () => {
   it('markup_created by url (workspace key): envelope, the markup as read, the API user; the same bytes after a rename', async () => {
     const org = await makeOrganization();
-    const created = await call('POST', '/markups/url', { key: org.workspaceKey, body: { url: 'https://e.example/page', workspaceId: org.workspaceId } });
+    const created = await call('POST', '/markups/url', {
+      key: org.workspaceKey,
+      body: { url: 'https://e.example/page', workspaceId: org.workspaceId },
+    });
     expect(created.status).toBe(200);
     // The body is the markup as read when it is built: wait for the renderer to settle the page's
     // screenshots (unavailable here: the host does not resolve), so the read after it is the same.
     await eventually(
       () => markupAsRead(org.workspaceKey, created.body.data.id),
-      (markup: { pageScreenshots?: { state: string }[] }) => markup.pageScreenshots?.every((screenshot) => screenshot.state !== 'pending') ?? false,
+      (markup: { pageScreenshots?: { state: string }[] }) =>
+        markup.pageScreenshots?.every((screenshot) => screenshot.state !== 'pending') ?? false,
       60_000,
     );
     const event = await eventOf(org, (found) => found.type === 'markup_created');
@@ -75,7 +83,12 @@ describe('markup events: data.markup is GET /markups/:id, data.user the actor', 
     expectEnvelope(body, event);
     expect(Object.keys(body.data).sort()).toEqual(['markup', 'user']);
     expect(unsigned(body.data.markup)).toEqual(unsigned(await markupAsRead(org.workspaceKey, created.body.data.id)));
-    expect(body.data.user).toMatchObject({ id: org.workspaceKeyUserId, guest: false, name: expect.any(String), createdAt: expect.any(Number) });
+    expect(body.data.user).toMatchObject({
+      id: org.workspaceKeyUserId,
+      guest: false,
+      name: expect.any(String),
+      createdAt: expect.any(Number),
+    });
 
     expect((await call('POST', `/markups/${created.body.data.id}`, { key: org.workspaceKey, body: { name: 'Renamed' } })).status).toBe(200);
     expect(await eventBody(event)).toBe(first);
@@ -85,17 +98,24 @@ describe('markup events: data.markup is GET /markups/:id, data.user the actor', 
   it('markup_created from a file by a member: images present, the member as user', async () => {
     const org = await makeOrganization();
     const member = await makeMember(org.workspaceId, 'contributor');
-    const created = await postFileMarkup(member.key, fileForm(await pngBytes(6, 4), 'shot.png', 'image/png'), { workspaceId: org.workspaceId });
+    const created = await postFileMarkup(member.key, fileForm(await pngBytes(6, 4), 'shot.png', 'image/png'), {
+      workspaceId: org.workspaceId,
+    });
     expect(created.status).toBe(200);
     const body = await bodyOf(await eventOf(org, (found) => found.type === 'markup_created'));
-    expect(body.data.markup.images).toEqual([expect.objectContaining({ mimeType: 'image/png', url: expect.any(String), filesize: expect.any(Number) })]);
+    expect(body.data.markup.images).toEqual([
+      expect.objectContaining({ mimeType: 'image/png', url: expect.any(String), filesize: expect.any(Number) }),
+    ]);
     expect(unsigned(body.data.markup)).toEqual(unsigned(await markupAsRead(org.workspaceKey, created.body.data.id)));
     expect(body.data.user).toMatchObject({ id: member.userId, guest: false });
   });
 
   it('markup_ready after a conversion (no principal): the converted images, and the creator as user', async () => {
     const org = await makeOrganization();
-    const tiff = makeTiff([{ width: 30, height: 20, rgb: [255, 0, 0] }, { width: 12, height: 16, rgb: [0, 0, 255] }]);
+    const tiff = makeTiff([
+      { width: 30, height: 20, rgb: [255, 0, 0] },
+      { width: 12, height: 16, rgb: [0, 0, 255] },
+    ]);
     const created = await postFileMarkup(org.workspaceKey, fileForm(tiff, 'scan.tiff', 'image/tiff'), { workspaceId: org.workspaceId });
     expect(created.status).toBe(200);
     const event = await eventOf(org, (found) => found.type === 'markup_ready');
@@ -143,9 +163,15 @@ describe('comment events: data.comment is GET /threads/:id, data.message the mes
     const message = await reply(key, thread.id);
     await expectComment((event) => event.type === 'comment_reply_created', thread.id, message.id);
     expect((await call('PATCH', `/messages/${message.id}`, { key, body: { content: 'Edited' } })).status).toBe(200);
-    const edited = await expectComment((event) => event.type === 'comment_updated' && event.messageId === message.id, thread.id, message.id);
+    const edited = await expectComment(
+      (event) => event.type === 'comment_updated' && event.messageId === message.id,
+      thread.id,
+      message.id,
+    );
     expect((await bodyOf(edited)).data.message.content).toBe('Edited');
-    expect((await call('PATCH', `/threads/${thread.id}/move-pin`, { key, body: { viewportXPercentage: 10, viewportYPercentage: 20 } })).status).toBe(200);
+    expect(
+      (await call('PATCH', `/threads/${thread.id}/move-pin`, { key, body: { viewportXPercentage: 10, viewportYPercentage: 20 } })).status,
+    ).toBe(200);
     const moved = await expectComment((event) => event.type === 'comment_updated' && !event.messageId, thread.id);
     expect((await bodyOf(moved)).data.comment).toMatchObject({ offsetXPercentage: 10, offsetYPercentage: 20 });
     await call('POST', `/threads/${thread.id}/resolve`, { key });
@@ -160,7 +186,12 @@ describe('comment events: data.comment is GET /threads/:id, data.message the mes
     const markup = await makeTypedMarkup(org, 'webpage');
     const external = await makeExternalUser(org.workspaceKey, { name: 'Erin Customer' });
     const stored = await getExternalUser(org.workspaceId, external.externalId);
-    const endUser = await makeEndUser({ organizationId: org.organizationId, workspaceId: org.workspaceId, userId: stored!.userId, externalId: external.externalId });
+    const endUser = await makeEndUser({
+      organizationId: org.organizationId,
+      workspaceId: org.workspaceId,
+      userId: stored!.userId,
+      externalId: external.externalId,
+    });
     const thread = await createThread(endUser.token, markup);
     const created = await bodyOf(await eventOf(org, (event) => event.type === 'comment_created'));
     expect(created.data.user).toMatchObject({ id: endUser.userId, name: 'Erin Customer', guest: true });
@@ -177,7 +208,14 @@ describe('comment events: data.comment is GET /threads/:id, data.message the mes
     const org = await makeOrganization();
     const markup = await makeTypedMarkup(org, 'webpage');
     const thread = await createThread(org.workspaceKey, markup);
-    const event: EventRecord = { id: randomUUID(), type: 'comment_screenshot_failed', workspaceId: org.workspaceId, markupId: markup.id, threadId: thread.id, createdAt: new Date().toISOString() };
+    const event: EventRecord = {
+      id: randomUUID(),
+      type: 'comment_screenshot_failed',
+      workspaceId: org.workspaceId,
+      markupId: markup.id,
+      threadId: thread.id,
+      createdAt: new Date().toISOString(),
+    };
     const body = await bodyOf(event);
     expect(body.data.user).toEqual(thread.user);
     expect(body.data.comment).toMatchObject({ id: thread.id });
@@ -193,7 +231,12 @@ describe('records gone before the first delivery, the test event, racing builder
     const event = await eventOf(org, (found) => found.type === 'comment_created');
     expect((await call('DELETE', `/markups/${markup.id}`, { key: org.workspaceKey })).status).toBe(204);
     const body = await bodyOf(event);
-    expect(body.data).toEqual({ markup: null, user: expect.objectContaining({ id: org.workspaceKeyUserId }), comment: null, message: null });
+    expect(body.data).toEqual({
+      markup: null,
+      user: expect.objectContaining({ id: org.workspaceKeyUserId }),
+      comment: null,
+      message: null,
+    });
   });
 
   it('a deleted thread under a live markup: comment null, the markup still there', async () => {
@@ -208,7 +251,13 @@ describe('records gone before the first delivery, the test event, racing builder
 
   it('webhook.test: no markup, the caller as user', async () => {
     const org = await makeOrganization();
-    const event = { id: randomUUID(), type: 'webhook.test' as const, workspaceId: org.workspaceId, userId: org.workspaceKeyUserId, createdAt: new Date().toISOString() };
+    const event = {
+      id: randomUUID(),
+      type: 'webhook.test' as const,
+      workspaceId: org.workspaceId,
+      userId: org.workspaceKeyUserId,
+      createdAt: new Date().toISOString(),
+    };
     const body = await bodyOf(event as unknown as EventRecord);
     expect(body).toMatchObject({ id: event.id, type: 'webhook.test', data: { markup: null, user: { id: org.workspaceKeyUserId } } });
   });
@@ -216,9 +265,16 @@ describe('records gone before the first delivery, the test event, racing builder
   it('two first deliveries racing a rename get the same bytes, and so does every later one (20 races)', async () => {
     const org = await makeOrganization();
     await setPlan(org.organizationId, { markupLimit: null });
-    const bulk = await call('POST', '/markups/bulk/from-url', { key: org.workspaceKey, body: { items: Array.from({ length: 20 }, (_, i) => ({ url: `https://e.example/${i}` })) } });
+    const bulk = await call('POST', '/markups/bulk/from-url', {
+      key: org.workspaceKey,
+      body: { items: Array.from({ length: 20 }, (_, i) => ({ url: `https://e.example/${i}` })) },
+    });
     expect(bulk.status).toBe(204);
-    const events = await eventually(() => listEvents(org.workspaceId), (found) => found.length >= 20, 10_000);
+    const events = await eventually(
+      () => listEvents(org.workspaceId),
+      (found) => found.length >= 20,
+      10_000,
+    );
     expect(events).toHaveLength(20);
     for (const event of events) {
       const [one, other] = await Promise.all([

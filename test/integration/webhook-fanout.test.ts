@@ -41,7 +41,9 @@ async function queuedJobs(count: number): Promise<WebhookDeliveryJob[]> {
   const jobs: WebhookDeliveryJob[] = [];
   await eventually(
     async () => {
-      const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 600 }));
+      const received = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 600 }),
+      );
       for (const message of received.Messages ?? []) jobs.push(JSON.parse(message.Body!) as WebhookDeliveryJob);
       return jobs.length;
     },
@@ -51,7 +53,13 @@ async function queuedJobs(count: number): Promise<WebhookDeliveryJob[]> {
   return jobs;
 }
 
-const event = (org: Org, type: EventType): EventRecord => ({ id: randomUUID(), type, workspaceId: org.workspaceId, markupId: randomUUID(), createdAt: new Date().toISOString() });
+const event = (org: Org, type: EventType): EventRecord => ({
+  id: randomUUID(),
+  type,
+  workspaceId: org.workspaceId,
+  markupId: randomUUID(),
+  createdAt: new Date().toISOString(),
+});
 
 let sequence = 1000;
 function streamRecord(item: Record<string, unknown>, eventName: 'INSERT' | 'MODIFY' = 'INSERT'): DynamoDBRecord {
@@ -59,12 +67,24 @@ function streamRecord(item: Record<string, unknown>, eventName: 'INSERT' | 'MODI
   return {
     eventName,
     eventSource: 'aws:dynamodb',
-    dynamodb: { NewImage: image, Keys: { PK: image!.PK!, SK: image!.SK! }, SequenceNumber: String(sequence++), StreamViewType: 'NEW_IMAGE' },
+    dynamodb: {
+      NewImage: image,
+      Keys: { PK: image!.PK!, SK: image!.SK! },
+      SequenceNumber: String(sequence++),
+      StreamViewType: 'NEW_IMAGE',
+    },
   };
 }
-const single = (record: EventRecord) => streamRecord({ PK: `WS#${record.workspaceId}#EVENTS`, SK: `${record.createdAt}#${record.id}`, entity: 'Event', ...record });
+const single = (record: EventRecord) =>
+  streamRecord({ PK: `WS#${record.workspaceId}#EVENTS`, SK: `${record.createdAt}#${record.id}`, entity: 'Event', ...record });
 const batch = (records: EventRecord[]) =>
-  streamRecord({ PK: `WS#${records[0]!.workspaceId}#EVENTS`, SK: `${records[0]!.createdAt}#${records[0]!.id}`, entity: 'EventBatch', workspaceId: records[0]!.workspaceId, events: records });
+  streamRecord({
+    PK: `WS#${records[0]!.workspaceId}#EVENTS`,
+    SK: `${records[0]!.createdAt}#${records[0]!.id}`,
+    entity: 'EventBatch',
+    workspaceId: records[0]!.workspaceId,
+    events: records,
+  });
 
 describe('webhook fan-out (stream records -> delivery jobs)', () => {
   it('queues one first-attempt job per event and enabled, subscribed registration, expanding an EventBatch, and skips other records', async () => {
@@ -119,7 +139,11 @@ describe('webhook fan-out (stream records -> delivery jobs)', () => {
   it('answers the first record it could not queue as the batch item failure, so the stream resumes there', async () => {
     const org = await makeOrganization();
     await createWebhookRegistration(org.workspaceKey);
-    const records = [streamRecord({ PK: 'THREAD#y', SK: 'THREAD', entity: 'Thread' }), single(event(org, 'markup_created')), single(event(org, 'markup_ready'))];
+    const records = [
+      streamRecord({ PK: 'THREAD#y', SK: 'THREAD', entity: 'Thread' }),
+      single(event(org, 'markup_created')),
+      single(event(org, 'markup_ready')),
+    ];
 
     const response = await fanOutToProbe({ Records: records }, `${queueUrl}-missing`);
 

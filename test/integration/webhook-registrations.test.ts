@@ -18,8 +18,24 @@ describe('POST /webhook-registrations (issue 12 item 1, spec "Webhook registrati
     const org = await makeOrganization();
     const created = await createWebhookRegistration(org.workspaceKey);
 
-    expect(Object.keys(created).sort()).toEqual(['createdAt', 'deletedAt', 'enabled', 'eventTypes', 'id', 'modifiedAt', 'signingKey', 'url', 'workspaceId']);
-    expect(created).toMatchObject({ url: LOOPBACK_HOOK_URL, workspaceId: org.workspaceId, enabled: true, deletedAt: null, eventTypes: [...WEBHOOK_EVENT_TYPES] });
+    expect(Object.keys(created).sort()).toEqual([
+      'createdAt',
+      'deletedAt',
+      'enabled',
+      'eventTypes',
+      'id',
+      'modifiedAt',
+      'signingKey',
+      'url',
+      'workspaceId',
+    ]);
+    expect(created).toMatchObject({
+      url: LOOPBACK_HOOK_URL,
+      workspaceId: org.workspaceId,
+      enabled: true,
+      deletedAt: null,
+      eventTypes: [...WEBHOOK_EVENT_TYPES],
+    });
     expect(created.signingKey).toMatch(SIGNING_KEY);
     expect(Buffer.from(created.signingKey.slice('whsec_'.length), 'base64')).toHaveLength(32);
     expect(new Date(created.createdAt).toISOString()).toBe(created.createdAt);
@@ -30,7 +46,10 @@ describe('POST /webhook-registrations (issue 12 item 1, spec "Webhook registrati
 
   it('keeps the listed event types without repeats, and enabled: false', async () => {
     const org = await makeOrganization();
-    const created = await createWebhookRegistration(org.workspaceKey, { eventTypes: ['markup_ready', 'comment_created', 'markup_ready'], enabled: false });
+    const created = await createWebhookRegistration(org.workspaceKey, {
+      eventTypes: ['markup_ready', 'comment_created', 'markup_ready'],
+      enabled: false,
+    });
     expect(created).toMatchObject({ eventTypes: ['markup_ready', 'comment_created'], enabled: false });
     expect(created.signingKey).not.toBe((await createWebhookRegistration(org.workspaceKey)).signingKey);
   });
@@ -61,7 +80,10 @@ describe('POST /webhook-registrations (issue 12 item 1, spec "Webhook registrati
   it('refuses another workspace (403), viewers and contributors (403), and lets an admin member create', async () => {
     const org = await makeOrganization();
     const second = await makeSecondWorkspace(org.orgKey);
-    expectProblem(await call('POST', '/webhook-registrations', { key: org.workspaceKey, body: { url: LOOPBACK_HOOK_URL, workspaceId: second.id } }), 403);
+    expectProblem(
+      await call('POST', '/webhook-registrations', { key: org.workspaceKey, body: { url: LOOPBACK_HOOK_URL, workspaceId: second.id } }),
+      403,
+    );
     for (const role of ['viewer', 'contributor'] as const) {
       const key = await makeMemberKey(org.workspaceId, role);
       expectProblem(await call('POST', '/webhook-registrations', { key, body: { url: LOOPBACK_HOOK_URL } }), 403);
@@ -97,13 +119,29 @@ describe('GET, update, refresh-signing-key and DELETE /webhook-registrations/:id
 
     const disabled = await update({ enabled: false });
     expect(disabled.status, JSON.stringify(disabled.body)).toBe(200);
-    expect(disabled.body.data).toMatchObject({ enabled: false, eventTypes: ['markup_created'], url: LOOPBACK_HOOK_URL, signingKey: created.signingKey });
+    expect(disabled.body.data).toMatchObject({
+      enabled: false,
+      eventTypes: ['markup_created'],
+      url: LOOPBACK_HOOK_URL,
+      signingKey: created.signingKey,
+    });
     expect(disabled.body.data.modifiedAt > created.modifiedAt).toBe(true);
 
-    const changed = await update({ url: 'http://localhost:9/other', eventTypes: ['comment_resolved', 'comment_resolved', 'comment_unresolved'], enabled: true });
-    expect(changed.body.data).toMatchObject({ url: 'http://localhost:9/other', eventTypes: ['comment_resolved', 'comment_unresolved'], enabled: true });
+    const changed = await update({
+      url: 'http://localhost:9/other',
+      eventTypes: ['comment_resolved', 'comment_resolved', 'comment_unresolved'],
+      enabled: true,
+    });
+    expect(changed.body.data).toMatchObject({
+      url: 'http://localhost:9/other',
+      eventTypes: ['comment_resolved', 'comment_unresolved'],
+      enabled: true,
+    });
     expect((await update({ eventTypes: null })).body.data.eventTypes).toEqual([...WEBHOOK_EVENT_TYPES]);
-    expect((await call('GET', `/webhook-registrations/${created.id}`, { key: org.workspaceKey })).body.data).toMatchObject({ url: 'http://localhost:9/other', enabled: true });
+    expect((await call('GET', `/webhook-registrations/${created.id}`, { key: org.workspaceKey })).body.data).toMatchObject({
+      url: 'http://localhost:9/other',
+      enabled: true,
+    });
 
     expectProblem(await update({ url: 'http://hooks.example.com/' }), 400, '/body/url');
     expectProblem(await update({ eventTypes: ['nope'] }), 400, '/body/eventTypes/0');
@@ -120,7 +158,9 @@ describe('GET, update, refresh-signing-key and DELETE /webhook-registrations/:id
     expect(refreshed.body.data.signingKey).toMatch(SIGNING_KEY);
     expect(refreshed.body.data.signingKey).not.toBe(created.signingKey);
     expect({ ...refreshed.body.data, signingKey: created.signingKey, modifiedAt: created.modifiedAt }).toEqual(created);
-    expect((await call('GET', `/webhook-registrations/${created.id}`, { key: org.workspaceKey })).body.data.signingKey).toBe(refreshed.body.data.signingKey);
+    expect((await call('GET', `/webhook-registrations/${created.id}`, { key: org.workspaceKey })).body.data.signingKey).toBe(
+      refreshed.body.data.signingKey,
+    );
     const contributor = await makeMemberKey(org.workspaceId, 'contributor');
     expectProblem(await call('POST', `/webhook-registrations/${created.id}/refresh-signing-key`, { key: contributor }), 403);
     expectProblem(await call('POST', `/webhook-registrations/${MISSING}/refresh-signing-key`, { key: org.workspaceKey }), 404);
@@ -172,10 +212,19 @@ describe('GET /webhook-registrations lists a workspace\'s registrations (DESIGN 
   it("answers an organization key for the workspace it names, never another workspace's; refuses bad input", async () => {
     const org = await makeOrganization();
     const second = await makeSecondWorkspace(org.orgKey);
-    const [mine, theirs] = await Promise.all([createWebhookRegistration(org.workspaceKey), createWebhookRegistration(org.orgKey, { workspaceId: second.id })]);
+    const [mine, theirs] = await Promise.all([
+      createWebhookRegistration(org.workspaceKey),
+      createWebhookRegistration(org.orgKey, { workspaceId: second.id }),
+    ]);
 
-    expect((await call('GET', '/webhook-registrations', { key: org.workspaceKey })).body.data.data.map((each: WebhookRegistration) => each.id)).toEqual([mine.id]);
-    expect((await call('GET', '/webhook-registrations', { key: org.orgKey, query: { workspaceId: second.id } })).body.data.data.map((each: WebhookRegistration) => each.id)).toEqual([theirs.id]);
+    expect(
+      (await call('GET', '/webhook-registrations', { key: org.workspaceKey })).body.data.data.map((each: WebhookRegistration) => each.id),
+    ).toEqual([mine.id]);
+    expect(
+      (await call('GET', '/webhook-registrations', { key: org.orgKey, query: { workspaceId: second.id } })).body.data.data.map(
+        (each: WebhookRegistration) => each.id,
+      ),
+    ).toEqual([theirs.id]);
     expectProblem(await call('GET', '/webhook-registrations', { key: org.orgKey }), 400);
     expectProblem(await call('GET', '/webhook-registrations', { key: org.workspaceKey, query: { workspaceId: second.id } }), 403);
     expectProblem(await call('GET', '/webhook-registrations', { key: org.workspaceKey, query: { before: 'forged.cursor' } }), 400);
@@ -192,7 +241,8 @@ describe('deleting a workspace removes its webhook registrations', () => {
 
     expect((await call('DELETE', '/workspace', { key: org.orgKey, query: { workspaceId: second.id } })).status).toBe(204);
     expectProblem(await call('GET', `/webhook-registrations/${doomed[0]!.id}`, { key: org.orgKey }), 404);
-    const remaining = async () => (await Promise.all(doomed.map((registration) => getWebhookRegistration(registration.id)))).filter(Boolean);
+    const remaining = async () =>
+      (await Promise.all(doomed.map((registration) => getWebhookRegistration(registration.id)))).filter(Boolean);
     expect(await eventually(remaining, (found) => found.length === 0)).toEqual([]);
     expect(await getWebhookRegistration(survivor.id)).toMatchObject({ id: survivor.id });
   });

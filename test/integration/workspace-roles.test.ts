@@ -19,7 +19,10 @@ describe('workspace administration needs its role (issue 18 item 1)', () => {
 
     const refused = [
       await call('PATCH', '/workspace', { key: viewer, body: { name: 'Taken over' } }),
-      await call('PATCH', '/workspace/settings', { key: viewer, body: { originalFileStoragePolicy: 'NEVER_STORE', applyToExisting: true } }),
+      await call('PATCH', '/workspace/settings', {
+        key: viewer,
+        body: { originalFileStoragePolicy: 'NEVER_STORE', applyToExisting: true },
+      }),
       await call('POST', '/workspace/originals/archive-all', { key: viewer }),
       await call('DELETE', '/workspace', { key: viewer }),
     ];
@@ -58,7 +61,10 @@ describe('a member key whose membership is gone has no role (issue 18 item 1)', 
   it('answers 403 to every operation instead of acting as an admin', async () => {
     const org = await makeOrganization();
     const member = await createWorkspaceKey(org.workspaceId, { email: `gone-${org.workspaceId.slice(0, 8)}@example.com`, role: 'viewer' });
-    const folder = await call('POST', '/items', { key: org.workspaceKey, body: { parentFolderId: (await call('GET', '/workspace', { key: org.workspaceKey })).body.data.rootFolderId, name: 'Keep' } });
+    const folder = await call('POST', '/items', {
+      key: org.workspaceKey,
+      body: { parentFolderId: (await call('GET', '/workspace', { key: org.workspaceKey })).body.data.rootFolderId, name: 'Keep' },
+    });
     await getDb().send(new DeleteCommand({ TableName: getConfig().tableName, Key: memberKey(org.workspaceId, member.userId) }));
 
     const read = await call('GET', '/workspace', { key: member.apiKey });
@@ -74,7 +80,9 @@ describe('a member key whose membership is gone has no role (issue 18 item 1)', 
     const member = await createWorkspaceKey(org.workspaceId, { email: `old-${org.workspaceId.slice(0, 8)}@example.com`, role: 'viewer' });
     const TableName = getConfig().tableName;
     // A key written before the attribute existed, whose user can no longer be found.
-    await getDb().send(new UpdateCommand({ TableName, Key: apiKeyKey(member.apiKey.split('_')[1]!), UpdateExpression: 'REMOVE actsAsMember' }));
+    await getDb().send(
+      new UpdateCommand({ TableName, Key: apiKeyKey(member.apiKey.split('_')[1]!), UpdateExpression: 'REMOVE actsAsMember' }),
+    );
     await getDb().send(new DeleteCommand({ TableName, Key: userKey(member.userId) }));
 
     const rename = await call('PATCH', '/workspace', { key: member.apiKey, body: { name: 'Not yours' } });

@@ -251,7 +251,11 @@ describe('PATCH /workspace', () => {
 
     const taken = await call('PATCH', '/workspace', { key: org.orgKey, body: { workspaceId: beta.body.data.id, slug: 'alpha' } });
     const moved = await call('PATCH', '/workspace', { key: org.workspaceKey, body: { slug: 'alpha-2024' } });
-    const reuse = await call('PATCH', '/workspace', { key: org.orgKey, query: { workspaceId: beta.body.data.id }, body: { slug: 'alpha' } });
+    const reuse = await call('PATCH', '/workspace', {
+      key: org.orgKey,
+      query: { workspaceId: beta.body.data.id },
+      body: { slug: 'alpha' },
+    });
 
     expect(taken.status).toBe(409);
     expect(moved.status).toBe(200);
@@ -348,7 +352,10 @@ describe('workspace settings (Workspaces rules 2 and 3)', () => {
   it('refuses updates with 403 when the plan lacks the storage feature', async () => {
     const org = await makeOrganization();
 
-    const response = await call('PATCH', '/workspace/settings', { key: org.workspaceKey, body: { originalFileStoragePolicy: 'NEVER_STORE' } });
+    const response = await call('PATCH', '/workspace/settings', {
+      key: org.workspaceKey,
+      body: { originalFileStoragePolicy: 'NEVER_STORE' },
+    });
 
     expect(response.status).toBe(403);
     expect(response.body.type).toContain('feature-not-enabled');
@@ -358,7 +365,10 @@ describe('workspace settings (Workspaces rules 2 and 3)', () => {
     const org = await makeOrganization();
     await setPlan(org.organizationId, { storageFeatureEnabled: true });
 
-    const updated = await call('PATCH', '/workspace/settings', { key: org.workspaceKey, body: { originalFileStoragePolicy: 'ASK_PER_PROJECT' } });
+    const updated = await call('PATCH', '/workspace/settings', {
+      key: org.workspaceKey,
+      body: { originalFileStoragePolicy: 'ASK_PER_PROJECT' },
+    });
     const read = await call('GET', '/workspace/settings', { key: org.workspaceKey });
     const invalid = await call('PATCH', '/workspace/settings', { key: org.workspaceKey, body: { originalFileStoragePolicy: 'SOMETIMES' } });
 
@@ -384,7 +394,11 @@ describe('workspace settings (Workspaces rules 2 and 3)', () => {
     const breakdown = await waitForOriginalBytes(org.workspaceKey, 0);
 
     expect(response.status).toBe(200);
-    expect(response.body.data).toEqual({ originalFileStoragePolicy: 'NEVER_STORE', appliedToExistingCount: 2, jobId: expect.stringMatching(UUID) });
+    expect(response.body.data).toEqual({
+      originalFileStoragePolicy: 'NEVER_STORE',
+      appliedToExistingCount: 2,
+      jobId: expect.stringMatching(UUID),
+    });
     expect(breakdown.originals).toBe(0);
     expect(await getOriginal(elsewhere.markupId)).toMatchObject({ state: 'retained' });
   });
@@ -393,7 +407,10 @@ describe('workspace settings (Workspaces rules 2 and 3)', () => {
     const org = await makeOrganization();
     await setPlan(org.organizationId, { storageFeatureEnabled: true });
 
-    const without = await call('PATCH', '/workspace/settings', { key: org.workspaceKey, body: { originalFileStoragePolicy: 'STORE_ALWAYS' } });
+    const without = await call('PATCH', '/workspace/settings', {
+      key: org.workspaceKey,
+      body: { originalFileStoragePolicy: 'STORE_ALWAYS' },
+    });
     const withIt = await call('PATCH', '/workspace/settings', { key: org.workspaceKey, body: { applyToExisting: true } });
 
     expect(without.body.data).not.toHaveProperty('appliedToExistingCount');

@@ -81,12 +81,21 @@ export const END_USER_CALLERS: Record<EndUserCaller, EndUserRole> = {
 export const isEndUserCaller = (caller: Caller): caller is EndUserCaller => caller in END_USER_CALLERS;
 
 /** Session-token callers (issue 30): each a member of the fixture's workspace with the role of the member key of that role. */
-export const SESSION_CALLERS = { sessionViewer: 'viewer', sessionContributor: 'contributor', sessionAdmin: 'admin', sessionOwner: 'owner' } as const;
+export const SESSION_CALLERS = {
+  sessionViewer: 'viewer',
+  sessionContributor: 'contributor',
+  sessionAdmin: 'admin',
+  sessionOwner: 'owner',
+} as const;
 export type SessionCaller = Extract<Caller, `session${string}`>;
 export const isSessionCaller = (caller: Caller): caller is SessionCaller => caller.startsWith('session');
 /** The member role a caller acts with when it is a member key or a member's session; undefined for everyone else. */
 export const memberRoleOf = (caller: Caller): (typeof MEMBER_ROLES)[number] | undefined =>
-  caller in SESSION_CALLERS ? SESSION_CALLERS[caller as keyof typeof SESSION_CALLERS] : (MEMBER_ROLES as readonly Caller[]).includes(caller) ? (caller as (typeof MEMBER_ROLES)[number]) : undefined;
+  caller in SESSION_CALLERS
+    ? SESSION_CALLERS[caller as keyof typeof SESSION_CALLERS]
+    : (MEMBER_ROLES as readonly Caller[]).includes(caller)
+      ? (caller as (typeof MEMBER_ROLES)[number])
+      : undefined;
 
 /**
  * The end users of the workspace's sources (DESIGN.md "Trust rules": end users belong to the source
@@ -96,7 +105,11 @@ export const SOURCE_CALLERS = { endInstallationA: 'installationA', endInstallati
 export type SourceCaller = keyof typeof SOURCE_CALLERS;
 export const isSourceCaller = (caller: Caller): caller is SourceCaller => caller in SOURCE_CALLERS;
 /** Whose threads and messages each source's end user acts on: another source's, so every kind of source meets another once. */
-export const VICTIM_OF: Record<SourceCaller, SourceCaller> = { endInstallationA: 'endInstallationB', endInstallationB: 'endSdk', endSdk: 'endInstallationA' };
+export const VICTIM_OF: Record<SourceCaller, SourceCaller> = {
+  endInstallationA: 'endInstallationB',
+  endInstallationB: 'endSdk',
+  endSdk: 'endInstallationA',
+};
 /** End users whose tokens the test process mints directly (`makeEndUser`), for no installation. */
 type MintedCaller = Exclude<EndUserCaller, SourceCaller>;
 
@@ -112,7 +125,12 @@ const BAD_KEY = `rbk_${'0'.repeat(32)}_${'A'.repeat(43)}`;
  */
 export async function makeAuthorizationFixture() {
   const org = await makeOrganization('Matrix');
-  await setPlan(org.organizationId, { storageFeatureEnabled: true, pauseCommentsEnabled: true, markupLimit: null, storageLimitBytes: null });
+  await setPlan(org.organizationId, {
+    storageFeatureEnabled: true,
+    pauseCommentsEnabled: true,
+    markupLimit: null,
+    storageLimitBytes: null,
+  });
   const workspace = (await getWorkspace(org.workspaceId))!;
   const ref = { organizationId: org.organizationId, workspaceId: org.workspaceId };
   const [other, second, members] = await Promise.all([
@@ -123,23 +141,26 @@ export async function makeAuthorizationFixture() {
   const otherWorkspaceKey = await createWorkspaceKey(second.id);
   const outsider = await addMember(second.id, 'owner');
   const sessionUsers: Record<SessionCaller, string> = {
-    ...(Object.fromEntries(Object.entries(SESSION_CALLERS).map(([caller, role]) => [caller, members[MEMBER_ROLES.indexOf(role)]!.userId])) as Record<keyof typeof SESSION_CALLERS, string>),
+    ...(Object.fromEntries(
+      Object.entries(SESSION_CALLERS).map(([caller, role]) => [caller, members[MEMBER_ROLES.indexOf(role)]!.userId]),
+    ) as Record<keyof typeof SESSION_CALLERS, string>),
     sessionOutsider: outsider.userId,
   };
   // Targets of the member routes: a viewer whose role changes, a contributor who is removed.
   const [roleTarget, removedMember] = await Promise.all([addMember(org.workspaceId, 'viewer'), addMember(org.workspaceId, 'contributor')]);
   const folder = (name: string) => makeFolder(ref, { name: `${name} ${randomUUID().slice(0, 6)}` });
-  const [markup, movedMarkup, deletedMarkup, bulkDeletedMarkup, elsewhereMarkup, mainFolder, archivedFolder, movedFolder, deletedFolder] = await Promise.all([
-    makeTypedMarkup(ref, 'image'),
-    makeTypedMarkup(ref, 'image'),
-    makeTypedMarkup(ref, 'image'),
-    makeTypedMarkup(ref, 'image'),
-    makeTypedMarkup(ref, 'image'),
-    folder('Main'),
-    folder('Archived'),
-    folder('Moved'),
-    folder('Deleted'),
-  ]);
+  const [markup, movedMarkup, deletedMarkup, bulkDeletedMarkup, elsewhereMarkup, mainFolder, archivedFolder, movedFolder, deletedFolder] =
+    await Promise.all([
+      makeTypedMarkup(ref, 'image'),
+      makeTypedMarkup(ref, 'image'),
+      makeTypedMarkup(ref, 'image'),
+      makeTypedMarkup(ref, 'image'),
+      makeTypedMarkup(ref, 'image'),
+      folder('Main'),
+      folder('Archived'),
+      folder('Moved'),
+      folder('Deleted'),
+    ]);
   const [thread, deletedThread] = [await createThread(org.workspaceKey, markup), await createThread(org.workspaceKey, markup)];
   const message = await reply(org.workspaceKey, thread.id, { content: 'By the workspace key' });
   const deletedMessage = await reply(org.workspaceKey, thread.id, { content: 'To delete' });
@@ -148,16 +169,18 @@ export async function makeAuthorizationFixture() {
     if (role !== 'viewer') ownMessages[role] = (await reply(members[index]!.key, thread.id, { content: `By the ${role}` })).id;
   }
   const endUsers = Object.fromEntries(
-    (Object.entries(END_USER_CALLERS) as [EndUserCaller, EndUserRole][]).filter(([caller]) => !isSourceCaller(caller)).map(([caller, markupRole]): [EndUserCaller, EndUserSpec] => [
-      caller,
-      {
-        organizationId: org.organizationId,
-        workspaceId: caller === 'endOtherWorkspace' ? second.id : org.workspaceId,
-        markupRole,
-        userId: randomUUID(),
-        ...(caller === 'endBoundElsewhere' ? { markupId: elsewhereMarkup.id } : {}),
-      },
-    ]),
+    (Object.entries(END_USER_CALLERS) as [EndUserCaller, EndUserRole][])
+      .filter(([caller]) => !isSourceCaller(caller))
+      .map(([caller, markupRole]): [EndUserCaller, EndUserSpec] => [
+        caller,
+        {
+          organizationId: org.organizationId,
+          workspaceId: caller === 'endOtherWorkspace' ? second.id : org.workspaceId,
+          markupRole,
+          userId: randomUUID(),
+          ...(caller === 'endBoundElsewhere' ? { markupId: elsewhereMarkup.id } : {}),
+        },
+      ]),
   ) as Record<MintedCaller, EndUserSpec>;
   // Each end user's installation and external user exist before the first snapshot (`makeEndUser`).
   await Promise.all(Object.values(endUsers).map((spec) => makeEndUser(spec)));
@@ -165,12 +188,17 @@ export async function makeAuthorizationFixture() {
     ownMessages[caller] = (await reply(await endUserToken(endUsers[caller]), thread.id, { content: `By ${caller}` })).id;
   }
   const png = await pngBytes();
-  const upload = (name: string) => uploadFile(org.workspaceKey, { bytes: png, filename: `${name}.png`, contentType: 'image/png', resourceId: mainFolder.id });
+  const upload = (name: string) =>
+    uploadFile(org.workspaceKey, { bytes: png, filename: `${name}.png`, contentType: 'image/png', resourceId: mainFolder.id });
   const [asset, completed, commentUpload] = await Promise.all([
     upload('asset'),
     upload('completed'),
     // Posted but not confirmed: a refused upload-complete would show in the snapshot.
-    uploadFile(org.workspaceKey, { bytes: png, filename: 'comment.png', contentType: 'image/png', resourceType: 'message_attachment', resourceId: markup.id }, { confirm: false }),
+    uploadFile(
+      org.workspaceKey,
+      { bytes: png, filename: 'comment.png', contentType: 'image/png', resourceType: 'message_attachment', resourceId: markup.id },
+      { confirm: false },
+    ),
   ]);
   const installationBKeys = makeCustomerKeys();
   const [installation, deletedInstallation, installationB] = await Promise.all([
@@ -179,19 +207,30 @@ export async function makeAuthorizationFixture() {
     createInstallation(org.workspaceKey, { signingKey: installationBKeys.publicKeyPem }),
   ]);
   const sources = await makeSourceEndUsers({
-    installationA: { installation, keys: { publicKeyPem: customerKeyPair().publicKey, privateKey: createPrivateKey(customerKeyPair().privateKey) } },
+    installationA: {
+      installation,
+      keys: { publicKeyPem: customerKeyPair().publicKey, privateKey: createPrivateKey(customerKeyPair().privateKey) },
+    },
     installationB: { installation: installationB, keys: installationBKeys },
     markup,
   });
-  const [webhook, deletedWebhook] = await Promise.all([createWebhookRegistration(org.workspaceKey), createWebhookRegistration(org.workspaceKey)]);
+  const [webhook, deletedWebhook] = await Promise.all([
+    createWebhookRegistration(org.workspaceKey),
+    createWebhookRegistration(org.workspaceKey),
+  ]);
   const webhookDelivery = await recordAttempt(webhook, Date.now() - 1000);
-  const [externalUser, deletedExternalUser] = await Promise.all(['matrix-guest', 'matrix-leaving'].map((externalId) => createExternalUser(workspace, externalId, {})));
+  const [externalUser, deletedExternalUser] = await Promise.all(
+    ['matrix-guest', 'matrix-leaving'].map((externalId) => createExternalUser(workspace, externalId, {})),
+  );
   const keys: Record<Exclude<Caller, EndUserCaller | SessionCaller>, string | null> = {
     none: null,
     badKey: BAD_KEY,
     otherOrganization: other.orgKey,
     otherWorkspace: otherWorkspaceKey.apiKey,
-    ...(Object.fromEntries(MEMBER_ROLES.map((role, index) => [role, members[index]!.key])) as Record<(typeof MEMBER_ROLES)[number], string>),
+    ...(Object.fromEntries(MEMBER_ROLES.map((role, index) => [role, members[index]!.key])) as Record<
+      (typeof MEMBER_ROLES)[number],
+      string
+    >),
     workspaceKey: org.workspaceKey,
     organizationKey: org.orgKey,
   };
@@ -255,7 +294,9 @@ interface Signer {
  * the same each time, so a re-exchange writes nothing.
  */
 async function makeSourceEndUsers(setup: { installationA: Signer; installationB: Signer; markup: MarkupRecord }) {
-  const subs = Object.fromEntries((Object.keys(SOURCE_CALLERS) as SourceCaller[]).map((caller) => [caller, `matrix-${caller}-${randomUUID()}`])) as Record<SourceCaller, string>;
+  const subs = Object.fromEntries(
+    (Object.keys(SOURCE_CALLERS) as SourceCaller[]).map((caller) => [caller, `matrix-${caller}-${randomUUID()}`]),
+  ) as Record<SourceCaller, string>;
   const jwtOf = (source: 'installationA' | 'installationB', sub: string, claims: Record<string, unknown> = {}) => {
     const { installation, keys } = setup[source];
     return customerJwt(keys, expectedClaimsOf(installation), { sub, ...claims });
@@ -265,9 +306,15 @@ async function makeSourceEndUsers(setup: { installationA: Signer; installationB:
     const source = SOURCE_CALLERS[caller];
     const claims = { sub: subs[caller], name: `Matrix ${caller}` };
     const response: ApiResponse =
-      source === 'identityProvider' ? await sdkExchange(await idpToken(claims), sdkBody) : await call('POST', '/auth/exchange', { body: { token: await jwtOf(source, claims.sub, claims) } });
+      source === 'identityProvider'
+        ? await sdkExchange(await idpToken(claims), sdkBody)
+        : await call('POST', '/auth/exchange', { body: { token: await jwtOf(source, claims.sub, claims) } });
     if (response.status !== 200) throw new Error(`exchanging as ${caller}: ${response.status} ${JSON.stringify(response.body)}`);
-    return { token: response.body.data.exchangeToken, expiresAt: Date.parse(response.body.data.expiresAt), userId: response.body.data.userId };
+    return {
+      token: response.body.data.exchangeToken,
+      expiresAt: Date.parse(response.body.data.expiresAt),
+      userId: response.body.data.userId,
+    };
   };
   const held = new Map<SourceCaller, { token: string; expiresAt: number }>();
   const users = {} as Record<SourceCaller, { externalId: string; userId: string; thread: string; message: string }>;
@@ -319,7 +366,9 @@ export async function snapshotOf(fixture: AuthorizationFixture): Promise<Map<str
   const records = new Map<string, string>();
   const add = (items: Record<string, unknown>[]) => {
     for (const item of items) {
-      const kept = Object.keys(item).filter((name) => !WORKER_STATE.has(name)).sort();
+      const kept = Object.keys(item)
+        .filter((name) => !WORKER_STATE.has(name))
+        .sort();
       records.set(`${String(item.PK)}|${String(item.SK)}`, JSON.stringify(item, kept));
     }
   };
@@ -333,18 +382,30 @@ export async function snapshotOf(fixture: AuthorizationFixture): Promise<Map<str
     add(children);
     await Promise.all(children.filter((child) => child.kind === 'folder').map((child) => walk(child.id as string)));
   };
-  const markups: MarkupRecord[] = [fixture.markup, fixture.movedMarkup, fixture.deletedMarkup, fixture.bulkDeletedMarkup, fixture.elsewhereMarkup];
+  const markups: MarkupRecord[] = [
+    fixture.markup,
+    fixture.movedMarkup,
+    fixture.deletedMarkup,
+    fixture.bulkDeletedMarkup,
+    fixture.elsewhereMarkup,
+  ];
   const single = (prefix: string, sortKey: string) => (id: string) => ({ PK: `${prefix}#${id}`, SK: sortKey });
   const singles = [
     ...[workspace.rootFolderId, workspace.archiveFolderId].map(single('ITEM', 'ITEM')),
     ...markups.map((markup) => markup.id).map(single('ORIGINAL', 'ORIGINAL')),
     ...[fixture.thread.id, fixture.deletedThread.id].map(single('THREAD', 'THREAD')),
     ...[fixture.message, fixture.deletedMessage, ...Object.values(fixture.ownMessages)].map(single('MESSAGE', 'MESSAGE')),
-    ...[fixture.asset.fileId, fixture.completed.fileId, fixture.commentUpload.fileId, fixture.refusedFileId].map(single('UPLOAD', 'UPLOAD')),
+    ...[fixture.asset.fileId, fixture.completed.fileId, fixture.commentUpload.fileId, fixture.refusedFileId].map(
+      single('UPLOAD', 'UPLOAD'),
+    ),
     ...[fixture.installation.id, fixture.deletedInstallation.id].map(single('INSTALLATION', 'INSTALLATION')),
-    ...[fixture.installation.publicKey, fixture.deletedInstallation.publicKey].map(single('INSTALLATION_PUBLIC_KEY', 'INSTALLATION_PUBLIC_KEY')),
+    ...[fixture.installation.publicKey, fixture.deletedInstallation.publicKey].map(
+      single('INSTALLATION_PUBLIC_KEY', 'INSTALLATION_PUBLIC_KEY'),
+    ),
     ...[fixture.webhook.id, fixture.deletedWebhook.id].map(single('WEBHOOK', 'WEBHOOK')),
-    ...[fixture.externalUser.externalId, fixture.deletedExternalUser.externalId, fixture.newExternalId].map((externalId) => externalUserKey(workspace.id, externalId)),
+    ...[fixture.externalUser.externalId, fixture.deletedExternalUser.externalId, fixture.newExternalId].map((externalId) =>
+      externalUserKey(workspace.id, externalId),
+    ),
     ...[fixture.externalUser.userId, fixture.deletedExternalUser.userId].map(single('USER', 'USER')),
     ...Object.values(fixture.sources.users).flatMap((user) => [
       externalUserKey(workspace.id, user.externalId),

@@ -39,7 +39,9 @@ function localPackages(extra: string[]): string[] {
     const manifest = manifestOf(dir);
     // The client pins exact versions; ranges of its dependencies' own dependencies are left to npm.
     if (range !== undefined && /^\d/.test(range) && manifest.version !== range) {
-      throw new Error(`the client pins ${name} ${range}, the repository has ${manifest.version}: pin the same version in both package.json files`);
+      throw new Error(
+        `the client pins ${name} ${range}, the repository has ${manifest.version}: pin the same version in both package.json files`,
+      );
     }
     found.set(name, dir);
     wanted.push(...Object.entries(manifest.dependencies ?? {}));
@@ -62,10 +64,17 @@ export async function installPackedClient(options: { extra?: string[] } = {}): P
   await run('npm', ['pack', '--silent', '--pack-destination', packs], { cwd: CLIENT_DIR });
   const [tarball] = readdirSync(packs).filter((name) => name.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack wrote no tarball into ${packs}`);
-  await run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', packs, ...localPackages(options.extra ?? [])], { cwd: root });
+  await run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', packs, ...localPackages(options.extra ?? [])], {
+    cwd: root,
+  });
 
-  writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'scratch', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
-  const tarballs = readdirSync(packs).filter((name) => name.endsWith('.tgz')).map((name) => join(packs, name));
+  writeFileSync(
+    join(project, 'package.json'),
+    `${JSON.stringify({ name: 'scratch', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`,
+  );
+  const tarballs = readdirSync(packs)
+    .filter((name) => name.endsWith('.tgz'))
+    .map((name) => join(packs, name));
   await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], { cwd: project });
   return { project, tarball: join(packs, tarball) };
 }

@@ -40,7 +40,8 @@ export async function makePendingMarkup({ s3, services }: Clients, upload: Uploa
   const org = await newOrganization();
   const workspace = await workspaceOf(org.workspaceId);
   const key = `test-sources/${randomUUID()}/${upload.filename}`;
-  if (upload.stored !== false) await s3.send(new PutObjectCommand({ Bucket: services.bucketName, Key: key, Body: upload.bytes, ContentType: upload.mimeType }));
+  if (upload.stored !== false)
+    await s3.send(new PutObjectCommand({ Bucket: services.bucketName, Key: key, Body: upload.bytes, ContentType: upload.mimeType }));
   const markup = await makeMarkup({
     workspaceId: org.workspaceId,
     organizationId: workspace.organizationId,
@@ -58,7 +59,11 @@ export async function makePendingMarkup({ s3, services }: Clients, upload: Uploa
 }
 
 /** Puts a convert-markup job on the conversion queue, or straight on its dead-letter queue or the hold queue behind that. */
-export async function sendJob({ sqs, services }: Clients, markupId: string, queue: 'queue' | 'deadLetters' | 'deadLetterHold' = 'queue'): Promise<void> {
+export async function sendJob(
+  { sqs, services }: Clients,
+  markupId: string,
+  queue: 'queue' | 'deadLetters' | 'deadLetterHold' = 'queue',
+): Promise<void> {
   const { conversion } = services.queues;
   const url = { queue: conversion.url, deadLetters: conversion.deadLetterUrl, deadLetterHold: conversion.deadLetterHoldUrl! }[queue];
   await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify({ type: 'convert-markup', markupId }) }));
@@ -78,9 +83,15 @@ export async function waitUntilReady(markupId: string, timeoutMs = 30_000): Prom
 /** Messages on a queue: waiting, and received but neither deleted nor returned yet (in flight). */
 export async function queueDepth({ sqs }: Clients, url: string): Promise<{ visible: number; inFlight: number }> {
   const { Attributes = {} } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
   );
-  return { visible: Number(Attributes.ApproximateNumberOfMessages ?? 0), inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) };
+  return {
+    visible: Number(Attributes.ApproximateNumberOfMessages ?? 0),
+    inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
+  };
 }
 
 /**
@@ -103,4 +114,5 @@ export async function keysUnder({ s3, services }: Clients, prefix: string): Prom
 }
 
 /** An SQS record as the worker receives it on its `receiveCount`th delivery. */
-export const deliveryRecord = (receiveCount: number) => ({ attributes: { ApproximateReceiveCount: String(receiveCount) } }) as unknown as SQSRecord;
+export const deliveryRecord = (receiveCount: number) =>
+  ({ attributes: { ApproximateReceiveCount: String(receiveCount) } }) as unknown as SQSRecord;

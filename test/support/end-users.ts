@@ -70,7 +70,8 @@ async function provision(spec: EndUserSpec): Promise<{ userId: string; externalI
   const externalId = spec.externalId ?? `ext-${chosenUserId.slice(0, 8)}`;
   const existing = await getExternalUser(spec.workspaceId, externalId);
   if (existing) {
-    if (spec.userId !== undefined && existing.userId !== spec.userId) throw new Error(`external user ${externalId} has userId ${existing.userId}, not ${spec.userId}`);
+    if (spec.userId !== undefined && existing.userId !== spec.userId)
+      throw new Error(`external user ${externalId} has userId ${existing.userId}, not ${spec.userId}`);
     return { userId: existing.userId, externalId, installationId };
   }
   const userId = chosenUserId;

@@ -10,10 +10,12 @@ const path = (externalId: string) => `/users/external/${encodeURIComponent(exter
 
 export const createExternalUser = (key: string, body: Record<string, unknown>, query?: Record<string, string>) =>
   call('POST', '/users/external', { key, body, query });
-export const getExternalUser = (key: string, externalId: string, query?: Record<string, string>) => call('GET', path(externalId), { key, query });
+export const getExternalUser = (key: string, externalId: string, query?: Record<string, string>) =>
+  call('GET', path(externalId), { key, query });
 export const patchExternalUser = (key: string, externalId: string, body: Record<string, unknown>, query?: Record<string, string>) =>
   call('PATCH', path(externalId), { key, body, query });
-export const deleteExternalUser = (key: string, externalId: string, query?: Record<string, string>) => call('DELETE', path(externalId), { key, query });
+export const deleteExternalUser = (key: string, externalId: string, query?: Record<string, string>) =>
+  call('DELETE', path(externalId), { key, query });
 
 /** GET /users/external/:externalId, 200 asserted: the external user as read. */
 export async function readExternalUserBack(key: string, externalId: string, query?: Record<string, string>): Promise<Record<string, any>> {
@@ -37,5 +39,15 @@ export async function makeExternalUser(key: string, body: Record<string, unknown
 
 /** An `external_user_avatar` upload for `externalId` (confirmed unless `confirm: false`). */
 export async function uploadAvatar(key: string, externalId: string, options: { confirm?: boolean; workspaceId?: string } = {}) {
-  return uploadFile(key, { bytes: await pngBytes(), filename: 'avatar.png', contentType: 'image/png', resourceType: 'external_user_avatar', resourceId: externalId }, options);
+  return uploadFile(
+    key,
+    {
+      bytes: await pngBytes(),
+      filename: 'avatar.png',
+      contentType: 'image/png',
+      resourceType: 'external_user_avatar',
+      resourceId: externalId,
+    },
+    options,
+  );
 }

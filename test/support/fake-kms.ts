@@ -18,7 +18,10 @@ export interface FakeKms extends KmsSender {
 const P = 0xffffffff00000001000000000000000000000000ffffffffffffffffffffffffn;
 const N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
 const A = P - 3n;
-const G: Point = [0x6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296n, 0x4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5n];
+const G: Point = [
+  0x6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296n,
+  0x4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5n,
+];
 type Point = [bigint, bigint] | null;
 
 const mod = (value: bigint, m: bigint) => ((value % m) + m) % m;
@@ -34,7 +37,8 @@ function add(p1: Point, p2: Point): Point {
   if (!p1) return p2;
   if (!p2) return p1;
   if (p1[0] === p2[0] && mod(p1[1] + p2[1], P) === 0n) return null;
-  const slope = p1[0] === p2[0] ? mod((3n * p1[0] * p1[0] + A) * inverse(2n * p1[1], P), P) : mod((p2[1] - p1[1]) * inverse(p2[0] - p1[0], P), P);
+  const slope =
+    p1[0] === p2[0] ? mod((3n * p1[0] * p1[0] + A) * inverse(2n * p1[1], P), P) : mod((p2[1] - p1[1]) * inverse(p2[0] - p1[0], P), P);
   const x = mod(slope * slope - p1[0] - p2[0], P);
   return [x, mod(slope * (p1[0] - x) - p1[1], P)];
 }
@@ -82,14 +86,21 @@ export function fakeKms(keyId = '1234abcd-12ab-34cd-56ef-1234567890ab'): FakeKms
       calls.push(command);
       const { KeyId, Message, MessageType, SigningAlgorithm } = command.input;
       if (KeyId !== keyArn || MessageType !== 'DIGEST' || SigningAlgorithm !== 'ECDSA_SHA_256' || Message?.length !== 32) {
-        throw new Error(`Fake KMS: unexpected Sign input ${JSON.stringify({ KeyId, MessageType, SigningAlgorithm, length: Message?.length })}`);
+        throw new Error(
+          `Fake KMS: unexpected Sign input ${JSON.stringify({ KeyId, MessageType, SigningAlgorithm, length: Message?.length })}`,
+        );
       }
       return { KeyId: keyArn, Signature: new Uint8Array(signDigest(d, Message)), SigningAlgorithm };
     }
     if (command instanceof GetPublicKeyCommand) {
       calls.push(command);
       if (command.input.KeyId !== keyArn) throw new Error('Fake KMS: unknown key');
-      return { KeyId: keyArn, KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY', PublicKey: new Uint8Array(publicKey.export({ type: 'spki', format: 'der' })) };
+      return {
+        KeyId: keyArn,
+        KeySpec: 'ECC_NIST_P256',
+        KeyUsage: 'SIGN_VERIFY',
+        PublicKey: new Uint8Array(publicKey.export({ type: 'spki', format: 'der' })),
+      };
     }
     throw new Error('Fake KMS: unexpected command');
   };

@@ -16,5 +16,7 @@ export function setup(): void {
   // The tests poll for the outcome: not the failure of an earlier build.
   forgetFfmpegBuildFailure();
   startFfmpegBuild({ outlive: true });
-  process.stderr.write(`ffmpeg is not built yet: building it in the background for the video tests (a few minutes; log: ${FFMPEG_BUILD_LOG})\n`);
+  process.stderr.write(
+    `ffmpeg is not built yet: building it in the background for the video tests (a few minutes; log: ${FFMPEG_BUILD_LOG})\n`,
+  );
 }

@@ -22,6 +22,9 @@ export async function ffmpegBuilt(timeoutMs = FFMPEG_WAIT_MS): Promise<void> {
     timeoutMs,
   );
   if (seen.state === 'current') return;
-  if (seen.failure) throw new Error(`ffmpeg could not be built (${seen.failure}): see ${FFMPEG_BUILD_LOG}, fix the cause and run ${FFMPEG_BUILD_COMMAND}`);
-  throw new Error(`ffmpeg was not built within ${timeoutMs / 60_000} minutes (its log: ${FFMPEG_BUILD_LOG}); ${FFMPEG_BUILD_COMMAND} builds it ahead of the tests`);
+  if (seen.failure)
+    throw new Error(`ffmpeg could not be built (${seen.failure}): see ${FFMPEG_BUILD_LOG}, fix the cause and run ${FFMPEG_BUILD_COMMAND}`);
+  throw new Error(
+    `ffmpeg was not built within ${timeoutMs / 60_000} minutes (its log: ${FFMPEG_BUILD_LOG}); ${FFMPEG_BUILD_COMMAND} builds it ahead of the tests`,
+  );
 }

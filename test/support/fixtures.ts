@@ -15,7 +15,9 @@ export async function setPlan(organizationId: string, changes: Partial<Plan>): P
  * A retained original as the uploads flow records it, with its bytes counted. Until the uploads
  * issue lands, this is how tests give a workspace originals to archive.
  */
-export async function makeRetainedOriginal(overrides: Partial<OriginalRecord> & Pick<OriginalRecord, 'workspaceId' | 'organizationId'>): Promise<OriginalRecord> {
+export async function makeRetainedOriginal(
+  overrides: Partial<OriginalRecord> & Pick<OriginalRecord, 'workspaceId' | 'organizationId'>,
+): Promise<OriginalRecord> {
   const record: OriginalRecord = {
     markupId: randomUUID(),
     key: `originals/${randomUUID()}/design.psd`,

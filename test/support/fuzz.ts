@@ -91,7 +91,10 @@ export const ODD_CONTAINERS: Odd[] = [
   odd('array 3,000 deep', deepArray(3000)),
   odd('object 3,000 deep', deepObject(3000)),
   odd('object 40 deep', deepObject(40)),
-  odd('20,000 items', Array.from({ length: 20_000 }, () => 0)),
+  odd(
+    '20,000 items',
+    Array.from({ length: 20_000 }, () => 0),
+  ),
   odd('5,000 keys', Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]))),
   odd('empty key', { '': 1 }),
   odd('__proto__ key', JSON.parse('{"__proto__":{"polluted":1}}')),
@@ -170,7 +173,13 @@ export function oddHeaders(key: string): Odd<Record<string, string>>[] {
 
 /** A multipart/form-data body with one part, its headers exactly as given (odd bytes included). */
 export function multipartBody(partHeaders: Buffer, data: Buffer, boundary = 'fuzz-boundary'): Buffer {
-  return Buffer.concat([Buffer.from(`--${boundary}\r\n`), partHeaders, Buffer.from('\r\n\r\n'), data, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+  return Buffer.concat([
+    Buffer.from(`--${boundary}\r\n`),
+    partHeaders,
+    Buffer.from('\r\n\r\n'),
+    data,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
 }
 
 /** `base` with the value at `path` replaced, containers on the way taken from `sample` where `base` lacks them. */

@@ -9,7 +9,11 @@ let rsa: { publicKey: string; privateKey: string } | undefined;
 
 /** One RSA-2048 key pair per test file (generating one takes a while): the customer's signing key. */
 export function customerKeyPair(): { publicKey: string; privateKey: string } {
-  rsa ??= generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  rsa ??= generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
   return rsa;
 }
 
@@ -27,8 +31,16 @@ export function refusedSigningKeys(): { label: string; value: string; says: RegE
     { label: 'an RSA private key (PKCS#8)', value: pem(full.privateKey, 'pkcs8'), says: /private key.*send the public key/ },
     { label: 'an RSA private key (PKCS#1)', value: pem(full.privateKey, 'pkcs1'), says: /private key.*send the public key/ },
     { label: 'an HS256 shared secret', value: 'my-very-secret-hmac-key-0123456789', says: /RSA public key in PEM.*HS256/ },
-    { label: 'broken PEM (characters outside base64)', value: spki.replace(/\n[A-Za-z0-9+/]{10}/, '\n!!!!!!!!!!'), says: /well-formed PEM block/ },
-    { label: 'broken PEM (bytes that are no key)', value: `-----BEGIN PUBLIC KEY-----\n${Buffer.from('no key in here').toString('base64')}\n-----END PUBLIC KEY-----`, says: /not a readable PEM public key/ },
+    {
+      label: 'broken PEM (characters outside base64)',
+      value: spki.replace(/\n[A-Za-z0-9+/]{10}/, '\n!!!!!!!!!!'),
+      says: /well-formed PEM block/,
+    },
+    {
+      label: 'broken PEM (bytes that are no key)',
+      value: `-----BEGIN PUBLIC KEY-----\n${Buffer.from('no key in here').toString('base64')}\n-----END PUBLIC KEY-----`,
+      says: /not a readable PEM public key/,
+    },
     { label: 'broken PEM (cut short)', value: spki.slice(0, 120), says: /well-formed PEM block/ },
     { label: 'two PEM blocks', value: spki + spki, says: /well-formed PEM block/ },
     { label: 'an empty string', value: '', says: /must not be empty|RSA public key in PEM/ },

@@ -50,7 +50,9 @@ export async function makeMarkup(overrides: MarkupOverrides): Promise<MarkupReco
 /** Many markups in one folder, written 25 to a BatchWrite, for tests of large trees. */
 export async function makeMarkups(count: number, overrides: MarkupOverrides): Promise<MarkupRecord[]> {
   const base = Date.now();
-  const records = Array.from({ length: count }, (_, i) => markupRecord({ name: `Page ${i}`, createdAt: base + i, activityAt: base + i, ...overrides }));
+  const records = Array.from({ length: count }, (_, i) =>
+    markupRecord({ name: `Page ${i}`, createdAt: base + i, activityAt: base + i, ...overrides }),
+  );
   await batchPut(records.map(toItem));
   return records;
 }
@@ -95,7 +97,11 @@ export async function makeMemberKey(workspaceId: string, role: Role): Promise<st
 }
 
 /** Every child of a folder in one order, following `nextCursor` to the end; returns the pages. */
-export async function listAllPages(key: string, folderId: string, query: Record<string, string | number>): Promise<{ id: string; name: string }[][]> {
+export async function listAllPages(
+  key: string,
+  folderId: string,
+  query: Record<string, string | number>,
+): Promise<{ id: string; name: string }[][]> {
   const pages: { id: string; name: string }[][] = [];
   let before: string | undefined;
   do {

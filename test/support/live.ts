@@ -4,7 +4,10 @@ import { expect } from 'vitest';
 import { call } from './api.js';
 
 /** A message the live socket sent, parsed. */
-export type LiveMessage = { type: 'subscribed'; markupId: string; seq: number } | { type: 'event'; markupId: string; seq: number; event: any } | { type: 'error'; markupId: string | null; status: number; detail: string };
+export type LiveMessage =
+  | { type: 'subscribed'; markupId: string; seq: number }
+  | { type: 'event'; markupId: string; seq: number; event: any }
+  | { type: 'error'; markupId: string | null; status: number; detail: string };
 
 /** POST /live/tickets with `key` (any credential); expects 200. */
 export async function liveTicket(key: string): Promise<{ url: string; expiresAt: string }> {
@@ -38,7 +41,9 @@ export class LiveClient {
       socket.once('unexpected-response', (_request, response: IncomingMessage) => {
         let body = '';
         response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        response.on('end', () => reject(Object.assign(new Error(`upgrade refused: ${response.statusCode} ${body}`), { status: response.statusCode, body })));
+        response.on('end', () =>
+          reject(Object.assign(new Error(`upgrade refused: ${response.statusCode} ${body}`), { status: response.statusCode, body })),
+        );
       });
       socket.once('error', (error) => reject(error));
     });
@@ -53,7 +58,10 @@ export class LiveClient {
     this.socket.send(typeof message === 'string' ? message : JSON.stringify(message));
   }
 
-  /** Waits until `done` holds of the messages received so far (or the deadline passed: then answers them anyway, for the assertion to say what is missing). */
+  /**
+   * Waits until `done` holds of the messages received so far (or the deadline passed: then answers them anyway, for the assertion to say
+   * what is missing).
+   */
   async until(done: (messages: LiveMessage[]) => boolean, timeoutMs = 15_000): Promise<LiveMessage[]> {
     const deadline = Date.now() + timeoutMs;
     while (!done(this.messages) && Date.now() < deadline) {
@@ -72,7 +80,8 @@ export class LiveClient {
   async subscribe(markupId: string, after?: number): Promise<LiveMessage> {
     const seen = this.messages.length;
     this.send({ type: 'subscribe', markupId, ...(after === undefined ? {} : { after }) });
-    const answer = (messages: LiveMessage[]) => messages.slice(seen).find((message) => (message.type === 'subscribed' || message.type === 'error') && message.markupId === markupId);
+    const answer = (messages: LiveMessage[]) =>
+      messages.slice(seen).find((message) => (message.type === 'subscribed' || message.type === 'error') && message.markupId === markupId);
     await this.until((messages) => answer(messages) !== undefined);
     const found = answer(this.messages);
     if (!found) throw new Error(`no answer to the subscribe of ${markupId}; got ${JSON.stringify(this.messages.slice(seen))}`);
@@ -81,7 +90,9 @@ export class LiveClient {
 
   /** The event messages of a markup received so far. */
   events(markupId: string): Extract<LiveMessage, { type: 'event' }>[] {
-    return this.messages.filter((message): message is Extract<LiveMessage, { type: 'event' }> => message.type === 'event' && message.markupId === markupId);
+    return this.messages.filter(
+      (message): message is Extract<LiveMessage, { type: 'event' }> => message.type === 'event' && message.markupId === markupId,
+    );
   }
 
   close(): void {

@@ -25,10 +25,14 @@ export const listUsers = (key: string, query?: Record<string, string>) => call('
 export const invite = (key: string, body: unknown, query?: Record<string, string>) => call('POST', '/users/invite', { key, body, query });
 export const changeRole = (key: string, userId: string, role: unknown, query?: Record<string, string>) =>
   call('PATCH', `/users/${userId}/role`, { key, body: { role }, query });
-export const removeUser = (key: string, userId: string, query?: Record<string, string>) => call('DELETE', `/users/${userId}`, { key, query });
+export const removeUser = (key: string, userId: string, query?: Record<string, string>) =>
+  call('DELETE', `/users/${userId}`, { key, query });
 
 /** The listed users of a successful GET /users, by email. */
-export async function usersByEmail(key: string, query?: Record<string, string>): Promise<Map<string, { id: string; email: string; name: string; role: Role; status: string }>> {
+export async function usersByEmail(
+  key: string,
+  query?: Record<string, string>,
+): Promise<Map<string, { id: string; email: string; name: string; role: Role; status: string }>> {
   const response: ApiResponse = await listUsers(key, query);
   if (response.status !== 200) throw new Error(`GET /users: ${response.status} ${JSON.stringify(response.body)}`);
   return new Map(response.body.data.map((user: { email: string }) => [user.email, user]));

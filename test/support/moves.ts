@@ -9,12 +9,21 @@ import { eventually } from './polling.js';
  * the deadline), and answers the last record read: the caller's assertions then say what was left.
  */
 export async function moveFinished(folderId: string, timeoutMs = 60_000): Promise<MoveRecord | undefined> {
-  return eventually(() => getMove(folderId), (move) => move?.state === 'done', timeoutMs);
+  return eventually(
+    () => getMove(folderId),
+    (move) => move?.state === 'done',
+    timeoutMs,
+  );
 }
 
 /** Makes a recorded move look stalled (no batch for a minute), as one whose job was lost long ago. */
 export async function backdateMove(folderId: string): Promise<void> {
   await getDb().send(
-    new UpdateCommand({ TableName: getConfig().tableName, Key: moveKey(folderId), UpdateExpression: 'SET updatedAt = :then', ExpressionAttributeValues: { ':then': Date.now() - 60_000 } }),
+    new UpdateCommand({
+      TableName: getConfig().tableName,
+      Key: moveKey(folderId),
+      UpdateExpression: 'SET updatedAt = :then',
+      ExpressionAttributeValues: { ':then': Date.now() - 60_000 },
+    }),
   );
 }

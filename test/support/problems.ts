@@ -5,6 +5,12 @@ import type { ApiResponse } from './api.js';
 export function expectProblem(response: ApiResponse, status: number, pointer?: string): void {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(response.body).toMatchObject({ type: expect.any(String), title: expect.any(String), status, detail: expect.any(String), requestId: expect.any(String) });
+  expect(response.body).toMatchObject({
+    type: expect.any(String),
+    title: expect.any(String),
+    status,
+    detail: expect.any(String),
+    requestId: expect.any(String),
+  });
   if (pointer !== undefined) expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toContain(pointer);
 }

@@ -22,7 +22,11 @@ export function runAdmin(dataDir: string, args: string[]): AdminResult {
  * talks to that stack's emulators, which a blocked event loop would never answer.
  */
 export async function runAdminAsync(dataDir: string, args: string[]): Promise<AdminResult> {
-  const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: repoRoot, env: adminEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args], {
+    cwd: repoRoot,
+    env: adminEnv(dataDir),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -57,7 +61,12 @@ export interface StartedStack {
 export async function startStack(dataDir: string, env: Record<string, string> = {}): Promise<StartedStack> {
   const file = join(dataDir, 'stack.json');
   const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-  const child = spawn('npm', ['start'], { cwd: repoRoot, env: { ...process.env, DATA_DIR: dataDir, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('npm', ['start'], {
+    cwd: repoRoot,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -130,7 +130,10 @@ export async function invokeHandler<T = any>(
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
     isBase64Encoded: false,
   };
-  const result = (await (target.handler as HttpHandler)(event, lambdaContext(target.name, requestId))) as Exclude<APIGatewayProxyResultV2, string>;
+  const result = (await (target.handler as HttpHandler)(event, lambdaContext(target.name, requestId))) as Exclude<
+    APIGatewayProxyResultV2,
+    string
+  >;
   const text = typeof result.body === 'string' ? result.body : '';
   return { status: result.statusCode ?? 200, body: (text ? JSON.parse(text) : undefined) as T };
 }

@@ -17,11 +17,20 @@ export const chromium = await findChromium({ chromiumPath: process.env.CHROMIUM_
 
 /** Warns once per file that its real-browser tests are skipped; answers whether they are. */
 export function chromiumMissing(file: string): boolean {
-  if (!chromium) console.warn(`${file}: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the real-browser tests are skipped`);
+  if (!chromium)
+    console.warn(`${file}: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the real-browser tests are skipped`);
   return !chromium;
 }
 
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export const baseUrl = () => inject('localStack').stack.baseUrl;
 
@@ -41,7 +50,10 @@ export interface Watched {
  */
 export function besidesLiveSocket(violations: string[]): { others: string[]; refusedSockets: Set<string> } {
   const refused = (violation: string) => /wss?:\/\/[^'\s"]*\/api\/v2\/live\?ticket=[\w-]+/.exec(violation)?.[0];
-  return { others: violations.filter((violation) => !refused(violation)), refusedSockets: new Set(violations.map(refused).filter((url) => url !== undefined)) };
+  return {
+    others: violations.filter((violation) => !refused(violation)),
+    refusedSockets: new Set(violations.map(refused).filter((url) => url !== undefined)),
+  };
 }
 
 /** A fresh browser context at `width` px whose pages report CSP refusals into `violations`. */
@@ -51,7 +63,8 @@ export async function watchedPage(browser: Browser, width: number): Promise<Watc
   context.setDefaultTimeout(15_000);
   const violations: string[] = [];
   await context.addInitScript({
-    content: "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));",
+    content:
+      "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));",
   });
   const page = await context.newPage();
   const watch = (watched: Page) =>
@@ -86,10 +99,12 @@ export function screenshotFolder(label: string): string {
   return dir;
 }
 
-export const shot = (dir: string, page: Page, name: string, width: number) => page.screenshot({ path: join(dir, `${name}-${width}.png`), fullPage: true });
+export const shot = (dir: string, page: Page, name: string, width: number) =>
+  page.screenshot({ path: join(dir, `${name}-${width}.png`), fullPage: true });
 
 /** How far the page scrolls sideways (0 or less: it fits). */
-export const horizontalOverflow = (page: Page) => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+export const horizontalOverflow = (page: Page) =>
+  page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
 
 /**
  * Signs `email` in as a member does: on `page`, at the sign-in form (reached by a signed-out visit),
@@ -100,7 +115,10 @@ export async function signInByEmail(context: BrowserContext, page: Page, email: 
   const before = (await signInLinks(email, 0)).length;
   await page.getByRole('textbox', { name: 'Email' }).fill(email);
   await page.getByRole('button', { name: 'Send sign-in link' }).click();
-  await page.getByRole('status').getByText(/Check your email/).waitFor();
+  await page
+    .getByRole('status')
+    .getByText(/Check your email/)
+    .waitFor();
   const links = await signInLinks(email, before + 1);
   const linkTab = await context.newPage();
   await linkTab.goto(links.at(-1)!.href);
@@ -143,7 +161,12 @@ export async function seriousAxeViolations(page: Page, where: string): Promise<s
   );
   const invisible = results.incomplete
     .filter((result) => result.id === 'color-contrast')
-    .map((result) => ({ ...result, impact: 'serious', help: 'Text must not be the colour of its background', nodes: result.nodes.filter((node) => node.any.some((check) => check.data?.contrastRatio === 1)) }))
+    .map((result) => ({
+      ...result,
+      impact: 'serious',
+      help: 'Text must not be the colour of its background',
+      nodes: result.nodes.filter((node) => node.any.some((check) => check.data?.contrastRatio === 1)),
+    }))
     .filter((result) => result.nodes.length > 0);
   const violations = [...results.violations, ...invisible];
   const line = (violation: AxeResult) => {

@@ -32,7 +32,13 @@ export async function startFrontOnS3rver(options: {
     allowMismatchedSignatures: options.allowMismatchedSignatures ?? false,
   });
   const { port } = await s3rver.run();
-  const front = await startS3Front({ port: 0, upstreamEndpoint: `http://127.0.0.1:${port}`, region, credentials, onObjectCreated: options.onObjectCreated });
+  const front = await startS3Front({
+    port: 0,
+    upstreamEndpoint: `http://127.0.0.1:${port}`,
+    region,
+    credentials,
+    onObjectCreated: options.onObjectCreated,
+  });
   const s3 = new S3Client({ endpoint: front.url, forcePathStyle: true, region, credentials });
   return {
     front,

@@ -189,7 +189,9 @@ export function makePsd(options: PsdOptions): Buffer {
 
 /** An image resources section holding these resource blocks. */
 function resourceSection(resources: { id: number; data: Buffer }[]): Buffer {
-  const blocks = resources.map(({ id, data }) => Buffer.concat([Buffer.from('8BIM', 'latin1'), u16(id), Buffer.from([0, 0]), u32(data.length), data, Buffer.alloc(data.length % 2)]));
+  const blocks = resources.map(({ id, data }) =>
+    Buffer.concat([Buffer.from('8BIM', 'latin1'), u16(id), Buffer.from([0, 0]), u32(data.length), data, Buffer.alloc(data.length % 2)]),
+  );
   const section = Buffer.concat(blocks);
   return Buffer.concat([u32(section.length), section]);
 }
@@ -197,7 +199,13 @@ function resourceSection(resources: { id: number; data: Buffer }[]): Buffer {
 /** Image resource 1057: version 1, hasRealMergedData, writer and reader names (UTF-16 with a length), file version 1. */
 function versionInfo(hasRealMergedData: boolean): Buffer {
   const unicode = (text: string) => Buffer.concat([u32(text.length), Buffer.from(text, 'utf16le').swap16()]);
-  return Buffer.concat([u32(1), Buffer.from([hasRealMergedData ? 1 : 0]), unicode('Adobe Photoshop'), unicode('Adobe Photoshop 2024'), u32(1)]);
+  return Buffer.concat([
+    u32(1),
+    Buffer.from([hasRealMergedData ? 1 : 0]),
+    unicode('Adobe Photoshop'),
+    unicode('Adobe Photoshop 2024'),
+    u32(1),
+  ]);
 }
 
 /** An ICC profile libvips ships (`p3`: Display P3, `cmyk`: its CMYK fallback profile), for PSDs that embed one. */
@@ -269,7 +277,15 @@ const u32 = (value: number) => {
  * An EPS drawn in PostScript by hand: a `width` x `height` point bounding box with a filled
  * rectangle and a line of text.
  */
-export function makeEps({ width, height, rgb = [0.2, 0.4, 0.8] }: { width: number; height: number; rgb?: readonly [number, number, number] }): Buffer {
+export function makeEps({
+  width,
+  height,
+  rgb = [0.2, 0.4, 0.8],
+}: {
+  width: number;
+  height: number;
+  rgb?: readonly [number, number, number];
+}): Buffer {
   return Buffer.from(
     [
       '%!PS-Adobe-3.0 EPSF-3.0',
@@ -376,12 +392,20 @@ function writePdf(objects: readonly (string | Buffer)[], trailer: string): Buffe
   const offsets: number[] = [];
   for (const [index, body] of objects.entries()) {
     offsets.push(length);
-    const object = Buffer.concat([Buffer.from(`${index + 1} 0 obj\n`, 'latin1'), typeof body === 'string' ? Buffer.from(body, 'latin1') : body, Buffer.from('\nendobj\n', 'latin1')]);
+    const object = Buffer.concat([
+      Buffer.from(`${index + 1} 0 obj\n`, 'latin1'),
+      typeof body === 'string' ? Buffer.from(body, 'latin1') : body,
+      Buffer.from('\nendobj\n', 'latin1'),
+    ]);
     parts.push(object);
     length += object.length;
   }
   // Each xref entry is exactly 20 bytes: 10-digit offset, 5-digit generation, type, and a 2-byte end of line.
-  const xref = [`xref\n0 ${objects.length + 1}\n`, '0000000000 65535 f \n', ...offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`)].join('');
+  const xref = [
+    `xref\n0 ${objects.length + 1}\n`,
+    '0000000000 65535 f \n',
+    ...offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`),
+  ].join('');
   parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} ${trailer} >>\nstartxref\n${length}\n%%EOF\n`, 'latin1'));
   return Buffer.concat(parts);
 }
@@ -433,7 +457,18 @@ export async function makeVideo(options: VideoOptions): Promise<Buffer> {
     // A display matrix, as phones write it, set while the streams are copied; ffmpeg counts its
     // rotation counter-clockwise, ours is clockwise.
     const rotated = join(dir, `rotated.${options.format}`);
-    await run(ffmpegPath(), ['-hide_banner', '-nostdin', '-y', '-display_rotation', String(360 - options.rotate), '-i', file, '-c', 'copy', rotated]);
+    await run(ffmpegPath(), [
+      '-hide_banner',
+      '-nostdin',
+      '-y',
+      '-display_rotation',
+      String(360 - options.rotate),
+      '-i',
+      file,
+      '-c',
+      'copy',
+      rotated,
+    ]);
     return await readFile(rotated);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -456,7 +491,13 @@ async function webmFixture(options: VideoOptions): Promise<Buffer> {
 
 /** Bytes that start like a file of `kind` and then are garbage. */
 export function corruptFile(kind: 'tiff' | 'psd' | 'eps' | 'pdf' | 'video'): Buffer {
-  const start = { tiff: 'II*\0\x08\0\0\0', psd: '8BPS\0\x01', eps: '%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\n(unterminated', pdf: '%PDF-1.7\n', video: '\0\0\0\x20ftypisom' }[kind];
+  const start = {
+    tiff: 'II*\0\x08\0\0\0',
+    psd: '8BPS\0\x01',
+    eps: '%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\n(unterminated',
+    pdf: '%PDF-1.7\n',
+    video: '\0\0\0\x20ftypisom',
+  }[kind];
   // Seeded by the kind so a failing run can be reproduced byte for byte.
   const garbage = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 131 + kind.length * 17) % 251));
   return Buffer.concat([Buffer.from(start, 'latin1'), garbage]);

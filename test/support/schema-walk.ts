@@ -26,7 +26,16 @@ export interface Field {
   schema: SchemaNode;
 }
 
-const WRAPPERS = new Set(['optional', 'exact_optional', 'nullable', 'nullish', 'non_optional', 'non_nullable', 'non_nullish', 'undefinedable']);
+const WRAPPERS = new Set([
+  'optional',
+  'exact_optional',
+  'nullable',
+  'nullish',
+  'non_optional',
+  'non_nullable',
+  'non_nullish',
+  'undefinedable',
+]);
 const OBJECTS = new Set(['object', 'loose_object', 'strict_object', 'object_with_rest']);
 
 /** The schema under optional/nullable wrappers. */
@@ -106,7 +115,8 @@ export function sampleOf(schema: SchemaNode, hints: SampleHints, name = '', larg
       return (largest ? bound('max_value') : undefined) ?? bound('min_value') ?? 1;
     case 'string': {
       if (actions.some((action) => action.type === 'uuid')) return hints.idFor(name);
-      if (actions.some((action) => action.type === 'regex' && String(action.requirement) === String(/^\d+$/))) return String(bound('min_value') ?? 1);
+      if (actions.some((action) => action.type === 'regex' && String(action.requirement) === String(/^\d+$/)))
+        return String(bound('min_value') ?? 1);
       const hinted = hints.stringFor(name);
       const max = Math.min(bound('max_length') ?? 0, LARGEST_TEXT);
       const shaped = actions.some((action) => ['regex', 'check', 'url', 'email'].includes(action.type));

@@ -16,7 +16,12 @@ import { eventually } from './polling.js';
 export const newSourceIp = () => `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 
 /** `call` (test/support/api.ts) sent from `sourceIp`, a loopback address: the request's source IP as the gateway sees it. */
-export async function callFrom<T = any>(sourceIp: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+export async function callFrom<T = any>(
+  sourceIp: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse<T>> {
   const { stack } = inject('localStack');
   const url = new URL(`/api/v2${path}`, stack.baseUrl);
   for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
@@ -31,7 +36,8 @@ export async function callFrom<T = any>(sourceIp: string, method: string, path: 
       response.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         const responseHeaders = new Headers();
-        for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+        for (const [name, value] of Object.entries(response.headers))
+          if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
         const parsed = text && /json/.test(response.headers['content-type'] ?? '') ? JSON.parse(text) : text;
         resolve({ status: response.statusCode ?? 0, headers: responseHeaders, body: parsed as T });
       });
@@ -43,8 +49,10 @@ export async function callFrom<T = any>(sourceIp: string, method: string, path: 
 }
 
 /** POST /auth/email-sign-in from `sourceIp`; `key` is sent as Authorization when given (the route takes none). */
-export const askSignIn = (sourceIp: string, email: unknown, key?: string | null) => callFrom(sourceIp, 'POST', '/auth/email-sign-in', { key, body: { email } });
-export const verifySignIn = (sourceIp: string, code: unknown, key?: string | null) => callFrom(sourceIp, 'POST', '/auth/email-sign-in/verify', { key, body: { code } });
+export const askSignIn = (sourceIp: string, email: unknown, key?: string | null) =>
+  callFrom(sourceIp, 'POST', '/auth/email-sign-in', { key, body: { email } });
+export const verifySignIn = (sourceIp: string, code: unknown, key?: string | null) =>
+  callFrom(sourceIp, 'POST', '/auth/email-sign-in/verify', { key, body: { code } });
 
 /** A viewer's address of the test's own (198.18.0.0/15, never a loopback address the gateway could see). */
 export const newViewerIp = () => `198.${randomInt(18, 20)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
@@ -55,7 +63,10 @@ export const newViewerIp = () => `198.${randomInt(18, 20)}.${randomInt(0, 256)}.
  * ORIGIN_VERIFY unless given; null: none, as a caller that bypasses the distribution sends it).
  */
 export function askSignInThroughEdge(edgeIp: string, viewerIp: string, email: unknown, proof: string | null = inject('originVerify')) {
-  const headers: Record<string, string> = { [VIEWER_ADDRESS_HEADER]: viewerIp, ...(proof === null ? {} : { [ORIGIN_VERIFY_HEADER]: proof }) };
+  const headers: Record<string, string> = {
+    [VIEWER_ADDRESS_HEADER]: viewerIp,
+    ...(proof === null ? {} : { [ORIGIN_VERIFY_HEADER]: proof }),
+  };
   return callFrom(edgeIp, 'POST', '/auth/email-sign-in', { body: { email }, headers });
 }
 
@@ -64,7 +75,12 @@ export async function issueSignInCode(userId: string): Promise<string> {
   const user = await getUser(userId);
   if (!user?.email) throw new Error(`User ${userId} has no email to sign in with.`);
   const code = randomBytes(32).toString('base64url');
-  await insertSignInCode(hashSignInCode(code), { userId, email: user.email, createdAt: Date.now(), expiresAt: Date.now() + SIGN_IN_CODE_TTL_MS });
+  await insertSignInCode(hashSignInCode(code), {
+    userId,
+    email: user.email,
+    createdAt: Date.now(),
+    expiresAt: Date.now() + SIGN_IN_CODE_TTL_MS,
+  });
   return code;
 }
 
@@ -74,7 +90,9 @@ export async function signInLinks(email: string, count = 1, timeoutMs = 10_000):
     (await deliveredTo(email))
       .filter((delivered) => delivered.subject === 'Your Review Board sign-in link')
       .sort((a, b) => a.at - b.at)
-      .flatMap((delivered) => [...(delivered.body.text ?? '').matchAll(/https?:\/\/\S+\/sign-in\?code=\S+/g)].map((match) => new URL(match[0])));
+      .flatMap((delivered) =>
+        [...(delivered.body.text ?? '').matchAll(/https?:\/\/\S+\/sign-in\?code=\S+/g)].map((match) => new URL(match[0])),
+      );
   return eventually(links, (found) => found.length >= count, timeoutMs);
 }
 
@@ -92,7 +110,10 @@ export async function signInCodeFor(email: string, sourceIp = newSourceIp()): Pr
 }
 
 /** Signs `email` in through the link in the SES emulator; answers the session token and its user. */
-export async function signIn(email: string, sourceIp = newSourceIp()): Promise<{ sessionToken: string; expiresAt: string; user: { id: string; email: string; name: string } }> {
+export async function signIn(
+  email: string,
+  sourceIp = newSourceIp(),
+): Promise<{ sessionToken: string; expiresAt: string; user: { id: string; email: string; name: string } }> {
   const verified = await verifySignIn(sourceIp, await signInCodeFor(email, sourceIp));
   if (verified.status !== 200) throw new Error(`POST /auth/email-sign-in/verify: ${verified.status} ${JSON.stringify(verified.body)}`);
   return verified.body.data;

@@ -12,14 +12,22 @@ export async function markupOf(key: string, markupId: string) {
 export async function viewModeCounts(key: string, markupId: string): Promise<Record<string, number>> {
   const response = await call('GET', `/markups/${markupId}/view-modes`, { key });
   expect(response.status).toBe(200);
-  return Object.fromEntries(response.body.data.projectViewModes.map((mode: { id: string; threadCount: number }) => [mode.id, mode.threadCount]));
+  return Object.fromEntries(
+    response.body.data.projectViewModes.map((mode: { id: string; threadCount: number }) => [mode.id, mode.threadCount]),
+  );
 }
 
 /** One page of GET /threads (200 asserted). */
 export async function listThreads(key: string, query: Record<string, string | number | boolean | undefined>) {
   const response = await call('GET', '/threads', { key, query });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body.data as { threads: { id: string; number: number; [field: string]: unknown }[]; query: { resolved: boolean | null }; offset: number; total: number; cursorId: string | null };
+  return response.body.data as {
+    threads: { id: string; number: number; [field: string]: unknown }[];
+    query: { resolved: boolean | null };
+    offset: number;
+    total: number;
+    cursorId: string | null;
+  };
 }
 
 export const numbersOf = (threads: readonly { number: number }[]) => threads.map((thread) => thread.number);

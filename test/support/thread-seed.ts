@@ -14,9 +14,21 @@ import { delta } from './threads.js';
  * (`threadIndexSeedItems`). For tests and the bench only.
  */
 
-const BROWSER_CONTEXT = { browserName: 'Chrome', browserVersion: '120', os: 'macOS', osVersion: '14', osVersionName: 'Sonoma', platform: 'desktop', screenWidth: 1440, screenHeight: 900, viewportWidth: 1440, viewportHeight: 800 };
+const BROWSER_CONTEXT = {
+  browserName: 'Chrome',
+  browserVersion: '120',
+  os: 'macOS',
+  osVersion: '14',
+  osVersionName: 'Sonoma',
+  platform: 'desktop',
+  screenWidth: 1440,
+  screenHeight: 900,
+  viewportWidth: 1440,
+  viewportHeight: 800,
+};
 
-export const seedText = (label: string) => `${label}: the hero spacing looks off next to the navigation, and the call to action wraps on narrow screens. Could we check it again?`;
+export const seedText = (label: string) =>
+  `${label}: the hero spacing looks off next to the navigation, and the call to action wraps on narrow screens. Could we check it again?`;
 
 export interface SeededThread {
   thread: ThreadRecord;
@@ -57,8 +69,20 @@ export function seededThread(
     kind: 'webpage',
     url: 'https://example.com/',
     canonicalUrl: 'https://example.com/',
-    elements: [{ id: randomUUID(), createdAt: at, modifiedAt: at, path: 'html > body > h1', offsetXPercentage: 12.5, offsetYPercentage: 50 }],
-    parents: [{ id: randomUUID(), createdAt: at, modifiedAt: at, path: 'html > body', depth: 1, url: 'https://example.com/', canonicalUrl: 'https://example.com/' }],
+    elements: [
+      { id: randomUUID(), createdAt: at, modifiedAt: at, path: 'html > body > h1', offsetXPercentage: 12.5, offsetYPercentage: 50 },
+    ],
+    parents: [
+      {
+        id: randomUUID(),
+        createdAt: at,
+        modifiedAt: at,
+        path: 'html > body',
+        depth: 1,
+        url: 'https://example.com/',
+        canonicalUrl: 'https://example.com/',
+      },
+    ],
     browserContext: BROWSER_CONTEXT,
     viewModeId: options.viewModeId ?? 'a673a36a-f762-44d0-b3a9-09825d75b599',
     offsetXPercentage: 25,
@@ -105,20 +129,42 @@ export function seededThread(
  */
 export async function seedConversation(
   markup: MarkupRecord,
-  options: { count: number; authorIds: string[]; messagesPerThread?: number; layout?: 'old' | 'indexed'; firstNumber?: number; readBy?: string; viewModeIds?: string[] },
+  options: {
+    count: number;
+    authorIds: string[];
+    messagesPerThread?: number;
+    layout?: 'old' | 'indexed';
+    firstNumber?: number;
+    readBy?: string;
+    viewModeIds?: string[];
+  },
 ): Promise<SeededThread[]> {
   const first = options.firstNumber ?? 1;
   // Activity times in the past (10 ms a thread), so threads written through the API later are the latest.
   const base = Date.now() - (first + options.count + 1) * 10;
   const seeded: SeededThread[] = [];
   for (let number = first; number < first + options.count; number += 1) {
-    const writers = Array.from({ length: options.messagesPerThread ?? 3 }, (_, index) => options.authorIds[(number + index) % options.authorIds.length]!);
+    const writers = Array.from(
+      { length: options.messagesPerThread ?? 3 },
+      (_, index) => options.authorIds[(number + index) % options.authorIds.length]!,
+    );
     const viewModeId = options.viewModeIds?.[number % options.viewModeIds.length];
-    seeded.push(seededThread(markup, number, writers, base + number * 10, { readBy: options.readBy && number % 3 === 0 ? options.readBy : undefined, viewModeId }));
+    seeded.push(
+      seededThread(markup, number, writers, base + number * 10, {
+        readBy: options.readBy && number % 3 === 0 ? options.readBy : undefined,
+        viewModeId,
+      }),
+    );
   }
   const items = seeded.flatMap((entry) => entry.items);
   items.push({ ...threadSequenceKey(markup.id), entity: 'ThreadSequence', markupId: markup.id, lastNumber: first + options.count - 1 });
-  if (options.layout !== 'old') items.push(...threadIndexSeedItems(markup, seeded.map((entry) => entry.thread)));
+  if (options.layout !== 'old')
+    items.push(
+      ...threadIndexSeedItems(
+        markup,
+        seeded.map((entry) => entry.thread),
+      ),
+    );
   await batchPut(items);
   return seeded;
 }

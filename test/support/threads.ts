@@ -27,7 +27,11 @@ export const BROWSER_CONTEXT = {
 };
 
 /** A markup of each type written straight to the table, ready for threads (images, PDF pages and video known). */
-export async function makeTypedMarkup(org: OrgRef, type: MarkupRecord['type'], overrides: Partial<MarkupRecord> = {}): Promise<MarkupRecord> {
+export async function makeTypedMarkup(
+  org: OrgRef,
+  type: MarkupRecord['type'],
+  overrides: Partial<MarkupRecord> = {},
+): Promise<MarkupRecord> {
   const workspace = await workspaceOf(org.workspaceId);
   const base = { workspaceId: org.workspaceId, organizationId: org.organizationId, parentFolderId: workspace.rootFolderId };
   const file = (name: string, mimeType: string) => ({ key: `test/${randomUUID()}/${name}`, mimeType, filesize: 100 });
@@ -58,7 +62,13 @@ export async function makeTypedMarkup(org: OrgRef, type: MarkupRecord['type'], o
         ...base,
         type: 'video',
         url: undefined,
-        video: { file: file('video.mp4', 'video/mp4'), durationSeconds: 30, width: 1280, height: 720, poster: file('poster.jpg', 'image/jpeg') },
+        video: {
+          file: file('video.mp4', 'video/mp4'),
+          durationSeconds: 30,
+          width: 1280,
+          height: 720,
+          poster: file('poster.jpg', 'image/jpeg'),
+        },
         ...overrides,
       });
   }
@@ -83,7 +93,9 @@ export function threadBody(markup: MarkupRecord, overrides: Record<string, unkno
       url: markup.url ?? 'https://example.com/',
       canonicalUrl: markup.url ?? 'https://example.com/',
       elements: [{ elementPath: 'html > body > h1', offsetXPercentage: 12.5, offsetYPercentage: 50 }],
-      elementParents: [{ url: markup.url ?? 'https://example.com/', canonicalUrl: markup.url ?? 'https://example.com/', path: 'html > body', depth: 1 }],
+      elementParents: [
+        { url: markup.url ?? 'https://example.com/', canonicalUrl: markup.url ?? 'https://example.com/', path: 'html > body', depth: 1 },
+      ],
       viewModeId: DESKTOP,
       ...overrides,
     };

@@ -11,15 +11,21 @@ import { call, localStack } from './api.js';
 
 /** A real PNG of the given size and colour. */
 export function pngBytes(width = 4, height = 3, background = { r: 200, g: 30, b: 60 }): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background } })
+    .png()
+    .toBuffer();
 }
 
 export function jpegBytes(width = 5, height = 2): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 10, g: 120, b: 250 } } }).jpeg().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: { r: 10, g: 120, b: 250 } } })
+    .jpeg()
+    .toBuffer();
 }
 
 export function tiffBytes(width = 3, height = 3): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 } } }).tiff().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 } } })
+    .tiff()
+    .toBuffer();
 }
 
 /** A minimal one-page PDF, written by hand (cross-reference offsets computed). */
@@ -82,7 +88,11 @@ export function requestPolicy(key: string, body: Record<string, unknown>, path =
  * The storage form post as a browser sends it: every policy field, in order, then `file` last.
  * `fields` replaces or (with undefined) drops fields.
  */
-export async function postToStorage(policy: PolicyAnswer['policy'], bytes: Buffer, options: { filename?: string; fields?: Record<string, string | undefined>; after?: Record<string, string> } = {}) {
+export async function postToStorage(
+  policy: PolicyAnswer['policy'],
+  bytes: Buffer,
+  options: { filename?: string; fields?: Record<string, string | undefined>; after?: Record<string, string> } = {},
+) {
   const form = new FormData();
   const fields: Record<string, string | undefined> = { ...policy.fields, ...options.fields };
   for (const [name, value] of Object.entries(fields)) if (value !== undefined) form.append(name, value);
@@ -142,19 +152,34 @@ export function fileForm(bytes: Buffer, filename: string, contentType: string, e
 }
 
 /** POST /markups/file as a client sends it (fetch sets the multipart boundary). */
-export async function postFileMarkup(key: string, form: FormData | string, query: Record<string, string | undefined>, headers: Record<string, string> = {}) {
+export async function postFileMarkup(
+  key: string,
+  form: FormData | string,
+  query: Record<string, string | undefined>,
+  headers: Record<string, string> = {},
+) {
   const { stack } = localStack();
   const url = new URL('/api/v2/markups/file', stack.baseUrl);
   for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value);
-  const response = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Service-API-Version': '2023-02-22', ...headers }, body: form });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Service-API-Version': '2023-02-22', ...headers },
+    body: form,
+  });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text,
+  };
 }
 
 /** The organization's storage counters as stored, with what is reserved for uploads in progress and the claimed sum. */
 export async function storageCounters(organizationId: string): Promise<{ total: number; reserved: number; claimed: number }> {
   localStack();
-  const item = (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: storageKey(organizationId), ConsistentRead: true }))).Item ?? {};
+  const item =
+    (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: storageKey(organizationId), ConsistentRead: true })))
+      .Item ?? {};
   const total = STORAGE_CATEGORIES.reduce((sum, category) => sum + Number(item[category] ?? 0), 0);
   return { total, reserved: Number(item.reserved ?? 0), claimed: Number(item.claimed ?? total) };
 }
@@ -164,10 +189,21 @@ export async function expireUpload(fileId: string): Promise<void> {
   const record = await readUploadRecord(fileId);
   if (!record) throw new Error(`no upload ${fileId}`);
   const past = Math.floor(Date.now() / 1000) - 60;
-  const reservation = { organizationId: record.organizationId as string, fileId, untilEpoch: (record.reservedUntilEpoch ?? record.expiresAtEpoch) as number };
-  const stored = (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: reservationKey(reservation), ConsistentRead: true }))).Item;
+  const reservation = {
+    organizationId: record.organizationId as string,
+    fileId,
+    untilEpoch: (record.reservedUntilEpoch ?? record.expiresAtEpoch) as number,
+  };
+  const stored = (
+    await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: reservationKey(reservation), ConsistentRead: true }))
+  ).Item;
   await transact([
     put({ ...record, expiresAtEpoch: past, ...(record.reservedUntilEpoch === undefined ? {} : { reservedUntilEpoch: past }) }),
-    ...(stored ? [{ Delete: { TableName: getConfig().tableName, Key: reservationKey(reservation) } }, put({ ...stored, ...reservationKey({ ...reservation, untilEpoch: past }), untilEpoch: past })] : []),
+    ...(stored
+      ? [
+          { Delete: { TableName: getConfig().tableName, Key: reservationKey(reservation) } },
+          put({ ...stored, ...reservationKey({ ...reservation, untilEpoch: past }), untilEpoch: past }),
+        ]
+      : []),
   ]);
 }

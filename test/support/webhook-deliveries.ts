@@ -11,7 +11,13 @@ export async function recordAttempt(
   at: number = Date.now(),
   overrides: Partial<DeliveryAttemptRecord> = {},
 ): Promise<DeliveryAttemptRecord> {
-  const event: EventRecord = { id: randomUUID(), type: 'markup_created', workspaceId: registration.workspaceId, markupId: randomUUID(), createdAt: new Date(at - 50).toISOString() };
+  const event: EventRecord = {
+    id: randomUUID(),
+    type: 'markup_created',
+    workspaceId: registration.workspaceId,
+    markupId: randomUUID(),
+    createdAt: new Date(at - 50).toISOString(),
+  };
   const record: DeliveryAttemptRecord = {
     id: timeOrderedId(at),
     registrationId: registration.id,

@@ -48,14 +48,27 @@ const bodyOf = (request: ReceivedRequest): any => JSON.parse(request.body);
 export const webhookIdOf = (request: ReceivedRequest): string => String(request.headers['webhook-id']);
 
 /** Polls the receiver until `count` requests matched `match` or `timeoutMs` passed; answers the matching ones. */
-export async function arrivals(receiver: WebhookReceiver, match: (body: any) => boolean, count = 1, timeoutMs = FIRST_ATTEMPT_MS): Promise<ReceivedRequest[]> {
+export async function arrivals(
+  receiver: WebhookReceiver,
+  match: (body: any) => boolean,
+  count = 1,
+  timeoutMs = FIRST_ATTEMPT_MS,
+): Promise<ReceivedRequest[]> {
   const matching = () => receiver.requests.filter((request) => match(bodyOf(request)));
-  return eventually(async () => matching(), (found) => found.length >= count, timeoutMs);
+  return eventually(
+    async () => matching(),
+    (found) => found.length >= count,
+    timeoutMs,
+  );
 }
 
 /** Polls the outbox of `workspaceId` until an event matches; throws naming what there was instead. */
 export async function outboxEvent(workspaceId: string, match: (event: EventRecord) => boolean, timeoutMs = 30_000): Promise<EventRecord> {
-  const events = await eventually(() => listEvents(workspaceId), (found) => found.some(match), timeoutMs);
+  const events = await eventually(
+    () => listEvents(workspaceId),
+    (found) => found.some(match),
+    timeoutMs,
+  );
   const event = events.find(match);
   if (!event) throw new Error(`no such event among ${JSON.stringify(events.map((found) => found.type))}`);
   return event;
@@ -78,13 +91,24 @@ export interface ExpectedDelivery {
  * webhook-id == body id == the outbox event id, and the envelope's type, workspace, markup (with
  * images), actor, comment and message. Answers the request and the event.
  */
-export async function expectDelivered(org: Pick<Org, 'workspaceId'>, subscriber: Subscriber, expected: ExpectedDelivery, operationMs = 30_000) {
+export async function expectDelivered(
+  org: Pick<Org, 'workspaceId'>,
+  subscriber: Subscriber,
+  expected: ExpectedDelivery,
+  operationMs = 30_000,
+) {
   const sameThing = (event: EventRecord) =>
     event.type === expected.type &&
     event.markupId === expected.markupId &&
-    (expected.messageId === undefined || event.messageId === expected.messageId) && (expected.commentId === undefined || event.threadId === expected.commentId);
+    (expected.messageId === undefined || event.messageId === expected.messageId) &&
+    (expected.commentId === undefined || event.threadId === expected.commentId);
   const event = await outboxEvent(org.workspaceId, sameThing, operationMs);
-  const [request] = await arrivals(subscriber.receiver, (body) => body.id === event.id, 1, Math.max(0, Date.parse(event.createdAt) + FIRST_ATTEMPT_MS - Date.now()) + 500);
+  const [request] = await arrivals(
+    subscriber.receiver,
+    (body) => body.id === event.id,
+    1,
+    Math.max(0, Date.parse(event.createdAt) + FIRST_ATTEMPT_MS - Date.now()) + 500,
+  );
   expect(request, `no delivery of ${event.type} ${event.id} within 10 s of the event`).toBeDefined();
   expect(request!.at - Date.parse(event.createdAt)).toBeLessThan(FIRST_ATTEMPT_MS);
   const body = verifyWithStandardWebhooks(subscriber.registration.signingKey, request!) as any;

@@ -34,7 +34,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      requests.push({ method: request.method ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      requests.push({
+        method: request.method ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      });
       const reply = replies.shift() ?? {};
       if (reply.hang) return;
       setTimeout(() => response.writeHead(reply.status ?? 200, { 'content-type': 'text/plain' }).end('ok'), reply.delayMs ?? 0);
@@ -54,7 +59,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   };
 }
 
-/** Verifies a received request with the standardwebhooks package (an implementation independent of ours); throws when it does not verify. */
+/**
+ * Verifies a received request with the standardwebhooks package (an implementation independent of ours); throws when it does not verify.
+ */
 export function verifyWithStandardWebhooks(signingKey: string, request: ReceivedRequest): unknown {
   const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
   return new Webhook(signingKey).verify(request.body, headers);

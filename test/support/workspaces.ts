@@ -3,7 +3,10 @@ import { expect } from 'vitest';
 import { call } from './api.js';
 
 /** Another workspace of the organization, created through the API with its organization key. */
-export async function makeSecondWorkspace(orgKey: string, name = `Second ${randomUUID().slice(0, 6)}`): Promise<{ id: string; rootFolderId: string; archiveFolderId: string }> {
+export async function makeSecondWorkspace(
+  orgKey: string,
+  name = `Second ${randomUUID().slice(0, 6)}`,
+): Promise<{ id: string; rootFolderId: string; archiveFolderId: string }> {
   const response = await call('POST', '/workspace', { key: orgKey, body: { name } });
   expect(response.status).toBe(201);
   return response.body.data;

@@ -88,7 +88,12 @@ describe('queueChain: the dead-letter queue and hold queue come from the redrive
   it('has no hold queue when the dead-letter queue has no redrive policy', async () => {
     const { sqs } = fakeSqs({
       GetQueueAttributes: [
-        () => ({ Attributes: { QueueArn: arn('Conversion'), RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn('ConversionDlq'), maxReceiveCount: 3 }) } }),
+        () => ({
+          Attributes: {
+            QueueArn: arn('Conversion'),
+            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn('ConversionDlq'), maxReceiveCount: 3 }),
+          },
+        }),
         () => ({ Attributes: { QueueArn: arn('ConversionDlq') } }),
       ],
       GetQueueUrl: [() => ({ QueueUrl: url('ConversionDlq') })],
@@ -118,13 +123,18 @@ describe('redrive: one SQS message move task, waited for', () => {
     const result = await redrive(sqs, chain(true), clock);
 
     expect(result).toEqual({ moved: 5 });
-    expect(sent[0]).toEqual({ command: 'StartMessageMoveTask', input: { SourceArn: arn('ConversionHold'), DestinationArn: arn('Conversion') } });
+    expect(sent[0]).toEqual({
+      command: 'StartMessageMoveTask',
+      input: { SourceArn: arn('ConversionHold'), DestinationArn: arn('Conversion') },
+    });
   });
 
   it('moves from the dead-letter queue when there is no hold queue', async () => {
     const { sqs, sent } = fakeSqs({
       StartMessageMoveTask: [() => ({ TaskHandle: 'mine' })],
-      ListMessageMoveTasks: [() => ({ Results: [task({ SourceArn: arn('ConversionDlq'), Status: 'COMPLETED', ApproximateNumberOfMessagesMoved: 0 })] })],
+      ListMessageMoveTasks: [
+        () => ({ Results: [task({ SourceArn: arn('ConversionDlq'), Status: 'COMPLETED', ApproximateNumberOfMessagesMoved: 0 })] }),
+      ],
     });
 
     expect(await redrive(sqs, chain(false), fakeClock())).toEqual({ moved: 0 });
@@ -134,19 +144,31 @@ describe('redrive: one SQS message move task, waited for', () => {
   it('throws with the reason and the count when the task failed', async () => {
     const { sqs } = fakeSqs({
       StartMessageMoveTask: [() => ({ TaskHandle: 'mine' })],
-      ListMessageMoveTasks: [() => ({ Results: [task({ Status: 'FAILED', FailureReason: 'AWS.SimpleQueueService.NonExistentQueue', ApproximateNumberOfMessagesMoved: 3 })] })],
+      ListMessageMoveTasks: [
+        () => ({
+          Results: [
+            task({ Status: 'FAILED', FailureReason: 'AWS.SimpleQueueService.NonExistentQueue', ApproximateNumberOfMessagesMoved: 3 }),
+          ],
+        }),
+      ],
     });
 
-    await expect(redrive(sqs, chain(true), fakeClock())).rejects.toThrow(/failed \(AWS.SimpleQueueService.NonExistentQueue\) after moving 3 messages/);
+    await expect(redrive(sqs, chain(true), fakeClock())).rejects.toThrow(
+      /failed \(AWS.SimpleQueueService.NonExistentQueue\) after moving 3 messages/,
+    );
   });
 
   it('stops waiting at the deadline and says the task carries on by itself', async () => {
     const { sqs } = fakeSqs({
       StartMessageMoveTask: [() => ({ TaskHandle: 'mine' })],
-      ListMessageMoveTasks: Array.from({ length: 5 }, () => () => ({ Results: [task({ TaskHandle: 'mine', Status: 'RUNNING', ApproximateNumberOfMessagesMoved: 7 })] })),
+      ListMessageMoveTasks: Array.from({ length: 5 }, () => () => ({
+        Results: [task({ TaskHandle: 'mine', Status: 'RUNNING', ApproximateNumberOfMessagesMoved: 7 })],
+      })),
     });
 
-    await expect(redrive(sqs, chain(true), { ...fakeClock(), timeoutMs: 3_000, pollMs: 1_000 })).rejects.toThrow(/still running after 3 s \(7 messages moved so far\); it carries on by itself/);
+    await expect(redrive(sqs, chain(true), { ...fakeClock(), timeoutMs: 3_000, pollMs: 1_000 })).rejects.toThrow(
+      /still running after 3 s \(7 messages moved so far\); it carries on by itself/,
+    );
   });
 });
 

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { normaliseText } from '../../web/anchoring/text.js';
-import { acceptable, agreement, choose, contextSimilarity, quoteSimilarity, scoreOf, similarity, type Contender, type Evidence } from '../../web/anchoring/score.js';
+import {
+  acceptable,
+  agreement,
+  choose,
+  contextSimilarity,
+  quoteSimilarity,
+  scoreOf,
+  similarity,
+  type Contender,
+  type Evidence,
+} from '../../web/anchoring/score.js';
 
 /**
  * The pure rules of the embeddable client's anchoring (issue 31 part 3, web/anchoring): the page
@@ -137,14 +147,14 @@ describe('choosing among candidates', () => {
     expect(choose([copy, original], apart)).toBeUndefined();
   });
 
-  it('does not let the card that took a moved card\'s place (its matching side all outside its own card) block the moved one', () => {
+  it("does not let the card that took a moved card's place (its matching side all outside its own card) block the moved one", () => {
     const moved = contender('moved', { suffix: 0, agreeAfter: 0, agreeWithin: 63 });
     const tookItsPlace = contender('took its place', { prefix: 0, agreeBefore: 0, agreeWithin: 0 });
 
     expect(choose([tookItsPlace, moved], apart)?.name).toBe('moved');
   });
 
-  it('gives a positional selector no weight when it names the element that took a moved card\'s place (none of the matching text is its own)', () => {
+  it("gives a positional selector no weight when it names the element that took a moved card's place (none of the matching text is its own)", () => {
     // A card moved away: the selector div:nth-of-type(3) > button now names the next card's button,
     // whose following text is the stored one; the moved button kept its own card's text before it.
     const moved = contender('moved', { suffix: 0, agreeAfter: 0, agreeWithin: 63 });
@@ -156,7 +166,7 @@ describe('choosing among candidates', () => {
     expect(choose([tookItsPlace, moved], apart)?.name).toBe('moved');
   });
 
-  it('answers nothing for an item copied right before itself, though the original\'s matching side is outside its list', () => {
+  it("answers nothing for an item copied right before itself, though the original's matching side is outside its list", () => {
     const copy = contender('copy', { suffix: 0, agreeAfter: 0, agreeWithin: 63, css: 'positional' });
     const original = contender('original', { prefix: 0, agreeBefore: 0, agreeWithin: 0 });
 

@@ -25,14 +25,19 @@ describe('withBackoff', () => {
   it('throws what exhausted makes once the attempts run out', async () => {
     let calls = 0;
 
-    const run = withBackoff(async () => (calls += 1, AGAIN), { attempts: 3, baseMs: 1, exhausted: () => new Error('try later') });
+    const run = withBackoff(async () => ((calls += 1), AGAIN), { attempts: 3, baseMs: 1, exhausted: () => new Error('try later') });
 
     await expect(run).rejects.toThrow('try later');
     expect(calls).toBe(3);
   });
 
   it('rethrows the last retryable error when no exhausted is given', async () => {
-    const run = withBackoff(async () => { throw new Error('busy'); }, { attempts: 2, baseMs: 1, retryOn: () => true });
+    const run = withBackoff(
+      async () => {
+        throw new Error('busy');
+      },
+      { attempts: 2, baseMs: 1, retryOn: () => true },
+    );
 
     await expect(run).rejects.toThrow('busy');
   });
@@ -41,7 +46,7 @@ describe('withBackoff', () => {
     let calls = 0;
     const started = Date.now();
 
-    const run = withBackoff(async () => (calls += 1, AGAIN), { attempts: 1000, budgetMs: 50, baseMs: 20, capMs: 20 });
+    const run = withBackoff(async () => ((calls += 1), AGAIN), { attempts: 1000, budgetMs: 50, baseMs: 20, capMs: 20 });
 
     await expect(run).rejects.toThrow('gave up');
     expect(Date.now() - started).toBeLessThan(1000);

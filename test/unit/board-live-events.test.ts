@@ -42,18 +42,34 @@ function transport(server: Map<string, Thread>) {
   return { fake, calls };
 }
 
-const commentEvent = (type: string, comment: Record<string, unknown> | null) => ({ type, data: { comment: comment as { id: string } | null } });
-const settled = (calls: string[], count: number) => eventually(async () => calls.length, (length) => length >= count, 5_000, 2);
+const commentEvent = (type: string, comment: Record<string, unknown> | null) => ({
+  type,
+  data: { comment: comment as { id: string } | null },
+});
+const settled = (calls: string[], count: number) =>
+  eventually(
+    async () => calls.length,
+    (length) => length >= count,
+    5_000,
+    2,
+  );
 
 describe('the board store and live events', () => {
-  it('a new thread and a reply are read again once each, with the viewer\'s read state; a resolve is applied from the event', async () => {
+  it("a new thread and a reply are read again once each, with the viewer's read state; a resolve is applied from the event", async () => {
     const server = new Map([['t1', thread(1)]]);
     const { fake, calls } = transport(server);
     const store = new BoardStore(fake, 'm');
     await store.load();
-    server.set('t2', thread(2, { read: false, messages: [{ id: 'x', createdAt: 1, modifiedAt: 1, content: 'New', user: { id: 'o', name: 'O' }, scopes: [] }] }));
+    server.set(
+      't2',
+      thread(2, {
+        read: false,
+        messages: [{ id: 'x', createdAt: 1, modifiedAt: 1, content: 'New', user: { id: 'o', name: 'O' }, scopes: [] }],
+      }),
+    );
     // Three events of t2 in one burst: one read.
-    for (const type of ['comment_created', 'comment_updated', 'comment_reply_created']) store.applyEvent(commentEvent(type, { id: 't2', scopes: ['owner-only'] }));
+    for (const type of ['comment_created', 'comment_updated', 'comment_reply_created'])
+      store.applyEvent(commentEvent(type, { id: 't2', scopes: ['owner-only'] }));
     await settled(calls, 2);
     expect(calls).toEqual(['list', 'get t2']);
     expect(store.get().threads.map((known) => [known.number, known.read, known.scopes])).toEqual([
@@ -66,7 +82,10 @@ describe('the board store and live events', () => {
   });
 
   it('a reply to the open thread is marked read; a thread deleted meanwhile goes; many threads at once read the list once', async () => {
-    const server = new Map([['t1', thread(1)], ['t2', thread(2)]]);
+    const server = new Map([
+      ['t1', thread(1)],
+      ['t2', thread(2)],
+    ]);
     const { fake, calls } = transport(server);
     const store = new BoardStore(fake, 'm');
     await store.load();
@@ -85,6 +104,11 @@ describe('the board store and live events', () => {
     }
     await settled(calls, 5);
     expect(calls.slice(4)).toEqual(['list']);
-    await eventually(async () => store.get().threads.length, (length) => length === 19, 5_000, 2);
+    await eventually(
+      async () => store.get().threads.length,
+      (length) => length === 19,
+      5_000,
+      2,
+    );
   });
 });

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { elementAt, formatTime, isUnread, orderThreads, pagePinOf, pageRefusalOf, percentOf, refusalOf, showsAt, unlocatedPaths, videoRange, visibleThreads } from '../../web/board/pins.js';
+import {
+  elementAt,
+  formatTime,
+  isUnread,
+  orderThreads,
+  pagePinOf,
+  pageRefusalOf,
+  percentOf,
+  refusalOf,
+  showsAt,
+  unlocatedPaths,
+  videoRange,
+  visibleThreads,
+} from '../../web/board/pins.js';
 import { BoardStore } from '../../web/board/store.js';
 import { boardTransport, type BoardTransport } from '../../web/board/transport.js';
 import type { PageLayout, Thread } from '../../web/board/types.js';
@@ -12,7 +25,9 @@ const thread = (number: number, changes: Partial<Thread> = {}): Thread => ({
   createdAt: number,
   user: { id: 'u', name: 'Ann' },
   scopes: [],
-  messages: [{ id: `m${number}`, createdAt: number, modifiedAt: number, content: `comment ${number}`, user: { id: 'u', name: 'Ann' }, scopes: [] }],
+  messages: [
+    { id: `m${number}`, createdAt: number, modifiedAt: number, content: `comment ${number}`, user: { id: 'u', name: 'Ann' }, scopes: [] },
+  ],
   ...changes,
 });
 
@@ -25,7 +40,11 @@ describe('the board rules', () => {
   });
 
   it('orders the list by number, latest activity, or place (page, time, image)', () => {
-    const threads = [thread(1, { lastActivityAt: 5, pageNumber: 3 }), thread(2, { lastActivityAt: 9, pageNumber: 1 }), thread(3, { lastActivityAt: 7, pageNumber: 1 })];
+    const threads = [
+      thread(1, { lastActivityAt: 5, pageNumber: 3 }),
+      thread(2, { lastActivityAt: 9, pageNumber: 1 }),
+      thread(3, { lastActivityAt: 7, pageNumber: 1 }),
+    ];
     expect(orderThreads(threads, 'number').map((t) => t.number)).toEqual([1, 2, 3]);
     expect(orderThreads(threads, 'activity').map((t) => t.number)).toEqual([2, 3, 1]);
     expect(orderThreads(threads, 'position').map((t) => t.number)).toEqual([2, 3, 1]);
@@ -92,7 +111,11 @@ describe('webpage pins on a page screenshot', () => {
   });
 
   it('finds the deepest element under a point, with the point as percentages of its box', () => {
-    expect(elementAt(layout, { x: 350, y: 260 })).toEqual({ path: 'html > body > div > button', offsetXPercentage: 50, offsetYPercentage: 25 });
+    expect(elementAt(layout, { x: 350, y: 260 })).toEqual({
+      path: 'html > body > div > button',
+      offsetXPercentage: 50,
+      offsetYPercentage: 25,
+    });
     expect(elementAt(layout, { x: 200, y: 225 })).toEqual({ path: 'html > body > div', offsetXPercentage: 25, offsetYPercentage: 25 });
     expect(elementAt(layout, { x: 900, y: 1900 })).toMatchObject({ path: 'html > body' });
     expect(elementAt({ ...layout, elements: [] }, { x: 1, y: 1 })).toBeUndefined();
@@ -100,9 +123,24 @@ describe('webpage pins on a page screenshot', () => {
 
   it('tells which selectors the layout has not looked for yet, and why no comment can be placed', () => {
     expect(unlocatedPaths([on('#late'), on('#gone'), on('html > body > div'), on('#late')], layout)).toEqual(['#late']);
-    expect(pageRefusalOf({ type: 'webpage', pageScreenshots: [{ viewModeId: 'd', state: 'pending' }] })).toMatch(/once the page is rendered/);
-    expect(pageRefusalOf({ type: 'webpage', pageScreenshots: [{ viewModeId: 'd', state: 'unavailable', error: 'The page answered HTTP 404.' }] })).toMatch(/HTTP 404/);
-    expect(pageRefusalOf({ type: 'webpage', pageScreenshots: [{ viewModeId: 'd', state: 'ready' }, { viewModeId: 'm', state: 'pending' }] })).toBeUndefined();
+    expect(pageRefusalOf({ type: 'webpage', pageScreenshots: [{ viewModeId: 'd', state: 'pending' }] })).toMatch(
+      /once the page is rendered/,
+    );
+    expect(
+      pageRefusalOf({
+        type: 'webpage',
+        pageScreenshots: [{ viewModeId: 'd', state: 'unavailable', error: 'The page answered HTTP 404.' }],
+      }),
+    ).toMatch(/HTTP 404/);
+    expect(
+      pageRefusalOf({
+        type: 'webpage',
+        pageScreenshots: [
+          { viewModeId: 'd', state: 'ready' },
+          { viewModeId: 'm', state: 'pending' },
+        ],
+      }),
+    ).toBeUndefined();
     expect(pageRefusalOf({ type: 'image' })).toBeUndefined();
   });
 
@@ -112,7 +150,15 @@ describe('webpage pins on a page screenshot', () => {
       bodies.push(options?.body);
       return {} as T;
     });
-    await transport.createImageThread('m1', { offsetXPercentage: 30, offsetYPercentage: 40, element: { path: 'html > body > div', url: 'https://example.com/', viewModeId: 'v1', viewport: { width: 1440, height: 900 } } }, 'Hi');
+    await transport.createImageThread(
+      'm1',
+      {
+        offsetXPercentage: 30,
+        offsetYPercentage: 40,
+        element: { path: 'html > body > div', url: 'https://example.com/', viewModeId: 'v1', viewport: { width: 1440, height: 900 } },
+      },
+      'Hi',
+    );
     expect(bodies[0]).toEqual({
       isImageThread: false,
       projectId: 'm1',
@@ -135,7 +181,13 @@ describe('the board store', () => {
     return {
       calls,
       listThreads: async () => threads,
-      getThread: async (id) => ({ ...threads.find((t) => t.id === id)!, messages: [...threads.find((t) => t.id === id)!.messages, { id: 'r', createdAt: 9, modifiedAt: 9, content: 'reply', user: { id: 'u', name: 'Ann' }, scopes: [] }] }),
+      getThread: async (id) => ({
+        ...threads.find((t) => t.id === id)!,
+        messages: [
+          ...threads.find((t) => t.id === id)!.messages,
+          { id: 'r', createdAt: 9, modifiedAt: 9, content: 'reply', user: { id: 'u', name: 'Ann' }, scopes: [] },
+        ],
+      }),
       createImageThread: async (_markupId, placement, content) => {
         calls.push(`create ${JSON.stringify(placement)} ${content}`);
         return thread(9, { ...placement });
@@ -209,7 +261,9 @@ describe('the board store', () => {
     const store = new BoardStore(transport, 'markup');
     await store.load();
     const progress: number[] = [];
-    const fileId = await store.uploadAttachment(new File(['png'], 'shot.png', { type: 'image/png' }), (fraction) => progress.push(fraction));
+    const fileId = await store.uploadAttachment(new File(['png'], 'shot.png', { type: 'image/png' }), (fraction) =>
+      progress.push(fraction),
+    );
     expect(fileId).toBe('file-shot.png');
     expect(progress).toEqual([0.5, 1]);
     expect(await store.reply('t1', '', [], [fileId!])).toBe(true);

@@ -5,7 +5,13 @@ import type { ReadMark } from '../../shared/db/read-marks.js';
 import type { ThreadRecord } from '../../shared/db/threads.js';
 import { deltaOf, mentionIdsOf, normalizeText, plainTextOf, resolveMessageText, TextMismatch } from '../../shared/domain/comments/delta.js';
 import { VIEW_MODES } from '../../shared/domain/markups/view-modes.js';
-import { comparePositions, positionOf, THREAD_ORDERS, viewModeIdsOf, type ThreadOrder } from '../../shared/domain/comments/thread-selection.js';
+import {
+  comparePositions,
+  positionOf,
+  THREAD_ORDERS,
+  viewModeIdsOf,
+  type ThreadOrder,
+} from '../../shared/domain/comments/thread-selection.js';
 import { indexReadMarks, readStateOf, readStateOfWriter } from '../../shared/domain/comments/read-state.js';
 
 const DESKTOP = VIEW_MODES.find((mode) => mode.category === 'desktop')!.id;
@@ -62,7 +68,10 @@ function makeThreadRecord(overrides: Partial<ThreadRecord> & Pick<ThreadRecord, 
   };
 }
 
-/** A message whose change made thread revision `threadRevision` (by default its modifiedAt, so times and revisions read alike in these cases). */
+/**
+ * A message whose change made thread revision `threadRevision` (by default its modifiedAt, so times and revisions read alike in these
+ * cases).
+ */
 function makeMessageRecord(overrides: Partial<MessageRecord> & Pick<MessageRecord, 'id'>): MessageRecord {
   return {
     threadRevision: overrides.modifiedAt ?? 100,
@@ -98,7 +107,15 @@ describe('Message: content is what the messageJson Delta reads as (delta.ts)', (
 
   it('reads mentions as @name, falling back to the quill-mention value and then the id', () => {
     const delta: Delta = {
-      ops: [{ insert: 'Hi ' }, mention('u1', { name: 'Ada' }), { insert: ', ' }, mention('u2', { value: 'Grace' }), { insert: ' and ' }, mention('u3'), { insert: '\n' }],
+      ops: [
+        { insert: 'Hi ' },
+        mention('u1', { name: 'Ada' }),
+        { insert: ', ' },
+        mention('u2', { value: 'Grace' }),
+        { insert: ' and ' },
+        mention('u3'),
+        { insert: '\n' },
+      ],
     };
 
     expect(plainTextOf(delta)).toBe('Hi @Ada, @Grace and @u3');
@@ -106,7 +123,13 @@ describe('Message: content is what the messageJson Delta reads as (delta.ts)', (
 
   it('reads other embeds (images, videos) and malformed mentions as nothing', () => {
     const delta: Delta = {
-      ops: [{ insert: 'a' }, { insert: { image: 'https://e.com/x.png' } }, { insert: { mention: 'not-an-object' } }, { insert: { mention: { name: 'no id' } } }, { insert: 'b\n' }],
+      ops: [
+        { insert: 'a' },
+        { insert: { image: 'https://e.com/x.png' } },
+        { insert: { mention: 'not-an-object' } },
+        { insert: { mention: { name: 'no id' } } },
+        { insert: 'b\n' },
+      ],
     };
 
     expect(plainTextOf(delta)).toBe('ab');
@@ -131,7 +154,14 @@ describe('Message: content is what the messageJson Delta reads as (delta.ts)', (
 
   it('lists mentioned user ids once each, in order of appearance, ignoring embeds without a string id', () => {
     const delta: Delta = {
-      ops: [mention('u2'), { insert: ' ' }, mention('u1', { name: 'One' }), mention('u2', { name: 'Two again' }), { insert: { mention: { id: 7 } } }, { insert: { image: 'x' } }],
+      ops: [
+        mention('u2'),
+        { insert: ' ' },
+        mention('u1', { name: 'One' }),
+        mention('u2', { name: 'Two again' }),
+        { insert: { mention: { id: 7 } } },
+        { insert: { image: 'x' } },
+      ],
     };
 
     expect(mentionIdsOf(delta)).toEqual(['u2', 'u1']);
@@ -145,7 +175,10 @@ describe('Messages: POST and PATCH take content, a message Delta, or both in ste
   });
 
   it('derives the Delta from content alone', () => {
-    expect(resolveMessageText({ content: 'Looks good\r\n' })).toEqual({ content: 'Looks good', delta: { ops: [{ insert: 'Looks good\n' }] } });
+    expect(resolveMessageText({ content: 'Looks good\r\n' })).toEqual({
+      content: 'Looks good',
+      delta: { ops: [{ insert: 'Looks good\n' }] },
+    });
   });
 
   it('derives content from the Delta alone and keeps the Delta as sent', () => {
@@ -295,13 +328,35 @@ describe('States and transitions: "Thread or message unread" (readStateOf)', () 
 
   it.each(cases)('$name', ({ messages, threadSeenAt, messageSeenAt, read, unreadMessageCount, lastSeenAt, perMessage }) => {
     const marks: ReadMark[] = [
-      ...(threadSeenAt === undefined ? [] : [{ userId: 'reader', subject: 'thread' as const, subjectId: 't1', threadId: 't1', seenRevision: threadSeenAt, seenAt: threadSeenAt }]),
-      ...Object.entries(messageSeenAt ?? {}).map(([id, seenAt]) => ({ userId: 'reader', subject: 'message' as const, subjectId: id, threadId: 't1', seenRevision: seenAt, seenAt })),
+      ...(threadSeenAt === undefined
+        ? []
+        : [
+            {
+              userId: 'reader',
+              subject: 'thread' as const,
+              subjectId: 't1',
+              threadId: 't1',
+              seenRevision: threadSeenAt,
+              seenAt: threadSeenAt,
+            },
+          ]),
+      ...Object.entries(messageSeenAt ?? {}).map(([id, seenAt]) => ({
+        userId: 'reader',
+        subject: 'message' as const,
+        subjectId: id,
+        threadId: 't1',
+        seenRevision: seenAt,
+        seenAt,
+      })),
     ];
 
     const state = readStateOf(thread, messages, indexReadMarks(marks));
 
-    expect({ read: state.read, unreadMessageCount: state.unreadMessageCount, lastSeenAt: state.lastSeenAt }).toEqual({ read, unreadMessageCount, lastSeenAt });
+    expect({ read: state.read, unreadMessageCount: state.unreadMessageCount, lastSeenAt: state.lastSeenAt }).toEqual({
+      read,
+      unreadMessageCount,
+      lastSeenAt,
+    });
     expect(Object.fromEntries(state.messages)).toEqual(perMessage);
   });
 
@@ -364,7 +419,8 @@ describe('Enumerations: ThreadOrder (positionOf, comparePositions)', () => {
     const a = makeThreadRecord({ id: 'a', number: 1, priority: 5, startTime: 3, lastActivityAt: 10 });
     const b = makeThreadRecord({ id: 'b', number: 2, priority: 5, startTime: 3, lastActivityAt: 10 });
 
-    for (const order of THREAD_ORDERS) expect(comparePositions(positionOf(a, order, markup), positionOf(b, order, markup)), order).not.toBe(0);
+    for (const order of THREAD_ORDERS)
+      expect(comparePositions(positionOf(a, order, markup), positionOf(b, order, markup)), order).not.toBe(0);
   });
 
   /** Threads sorted by an order, as numbers. */
@@ -443,7 +499,13 @@ describe('Enumerations: ThreadOrder (positionOf, comparePositions)', () => {
     expect(sorted(pdfThreads, 'page', pdf)).toEqual([2, 4, 1, 3]);
     expect(sorted(imageThreads, 'page')).toEqual([3, 2, 1, 4]);
     expect(positionOf(imageThreads[0]!, 'page', markup)).toEqual([2, 1]);
-    expect(positionOf(makeThreadRecord({ id: 'w', number: 9, kind: 'webpage' }), 'page', makeMarkupRecord({ type: 'webpage', images: undefined }))).toEqual([0, 9]);
+    expect(
+      positionOf(
+        makeThreadRecord({ id: 'w', number: 9, kind: 'webpage' }),
+        'page',
+        makeMarkupRecord({ type: 'webpage', images: undefined }),
+      ),
+    ).toEqual([0, 9]);
   });
 });
 

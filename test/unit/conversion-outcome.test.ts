@@ -44,28 +44,58 @@ function markup(fields: Partial<MarkupRecord> = {}): MarkupRecord {
 }
 
 const pages = (n: number) => ({ pageCount: n, pages: Array.from({ length: n }, (_, i) => ({ number: i + 1, width: 100, height: 200 })) });
-const converted = (thumbnail: Converted['thumbnail']): Converted => ({ changes: { document: pages(2) } as Converted['changes'], category: 'pdfs', bytes: 2048, thumbnail });
+const converted = (thumbnail: Converted['thumbnail']): Converted => ({
+  changes: { document: pages(2) } as Converted['changes'],
+  category: 'pdfs',
+  bytes: 2048,
+  thumbnail,
+});
 
 describe('which state a markup moves to for each result of a run', () => {
   it('a converted file makes it ready, with its outputs and thumbnail, no error, modified now', () => {
     const ready = readyOutcome(markup({ conversionError: 'old' }), converted({ key: 'thumbs/m-1' }), NOW);
 
-    expect(ready).toMatchObject({ isReady: true, conversionStatus: 'ready', conversionError: undefined, modifiedAt: NOW, document: pages(2) });
+    expect(ready).toMatchObject({
+      isReady: true,
+      conversionStatus: 'ready',
+      conversionError: undefined,
+      modifiedAt: NOW,
+      document: pages(2),
+    });
     expect(ready).toMatchObject({ thumbnailState: 'ready', thumbnailKey: 'thumbs/m-1', thumbnailError: undefined });
   });
 
   it('a converted file whose thumbnail could not be made is ready, its thumbnail unavailable with the reason', () => {
     const ready = readyOutcome(markup(), converted({ error: 'No page to make a thumbnail from.' }), NOW);
 
-    expect(ready).toMatchObject({ conversionStatus: 'ready', thumbnailState: 'unavailable', thumbnailError: 'No page to make a thumbnail from.' });
+    expect(ready).toMatchObject({
+      conversionStatus: 'ready',
+      thumbnailState: 'unavailable',
+      thumbnailError: 'No page to make a thumbnail from.',
+    });
     expect(ready).not.toHaveProperty('thumbnailKey');
   });
 
   it('a failure is final: done (isReady), nothing converted kept, the reason as the error and as why there is no thumbnail', () => {
-    const failed = failedOutcome(markup({ document: pages(3), thumbnailKey: 'thumbs/m-1', thumbnailState: 'ready' }), 'The file took too long to convert.', NOW);
+    const failed = failedOutcome(
+      markup({ document: pages(3), thumbnailKey: 'thumbs/m-1', thumbnailState: 'ready' }),
+      'The file took too long to convert.',
+      NOW,
+    );
 
-    expect(failed).toMatchObject({ isReady: true, conversionStatus: 'failed', conversionError: 'The file took too long to convert.', modifiedAt: NOW });
-    expect(failed).toMatchObject({ document: undefined, video: undefined, thumbnailState: 'unavailable', thumbnailKey: undefined, thumbnailError: 'The file took too long to convert.' });
+    expect(failed).toMatchObject({
+      isReady: true,
+      conversionStatus: 'failed',
+      conversionError: 'The file took too long to convert.',
+      modifiedAt: NOW,
+    });
+    expect(failed).toMatchObject({
+      document: undefined,
+      video: undefined,
+      thumbnailState: 'unavailable',
+      thumbnailKey: undefined,
+      thumbnailError: 'The file took too long to convert.',
+    });
     expect(failed).not.toHaveProperty('images');
     expect(failedOutcome(markup({ type: 'image', images: [{ id: 'i' }] as MarkupRecord['images'] }), 'bad', NOW).images).toEqual([]);
   });
@@ -73,21 +103,38 @@ describe('which state a markup moves to for each result of a run', () => {
   it('a run that threw: deleted meanwhile, a file that cannot be converted (failed for good), the last delivery (internal failure, thrown), or retried', () => {
     expect(runVerdict(new MarkupDeleted('gone'), false)).toEqual({ kind: 'deleted' });
     expect(runVerdict(new MarkupDeleted('gone'), true)).toEqual({ kind: 'deleted' });
-    expect(runVerdict(new ConversionError('The PDF has more than 500 pages.'), false)).toEqual({ kind: 'failed', reason: 'The PDF has more than 500 pages.' });
-    expect(runVerdict(new ConversionError('The PDF has more than 500 pages.'), true)).toEqual({ kind: 'failed', reason: 'The PDF has more than 500 pages.' });
+    expect(runVerdict(new ConversionError('The PDF has more than 500 pages.'), false)).toEqual({
+      kind: 'failed',
+      reason: 'The PDF has more than 500 pages.',
+    });
+    expect(runVerdict(new ConversionError('The PDF has more than 500 pages.'), true)).toEqual({
+      kind: 'failed',
+      reason: 'The PDF has more than 500 pages.',
+    });
     expect(runVerdict(new Error('socket hang up'), true)).toEqual({ kind: 'failed-last-delivery', reason: INTERNAL_FAILURE_MESSAGE });
     expect(runVerdict(new Error('socket hang up'), false)).toEqual({ kind: 'retry' });
   });
 
   it('a dead conversion (internal failure) whose original is kept may run again, pending as before its first run; a file that could not be converted may not', () => {
-    const dead = markup({ isReady: true, conversionStatus: 'failed', conversionError: INTERNAL_FAILURE_MESSAGE, thumbnailError: INTERNAL_FAILURE_MESSAGE });
+    const dead = markup({
+      isReady: true,
+      conversionStatus: 'failed',
+      conversionError: INTERNAL_FAILURE_MESSAGE,
+      thumbnailError: INTERNAL_FAILURE_MESSAGE,
+    });
 
     expect(diedWithOriginal(dead)).toBe(true);
     expect(diedWithOriginal({ ...dead, hasRetainedOriginal: false })).toBe(false);
     expect(diedWithOriginal({ ...dead, source: undefined })).toBe(false);
     expect(diedWithOriginal({ ...dead, conversionError: 'The file is not a PDF.' })).toBe(false);
     expect(diedWithOriginal({ ...dead, conversionStatus: 'ready' })).toBe(false);
-    expect(reopenedOutcome(dead, NOW)).toMatchObject({ isReady: false, conversionStatus: 'pending', conversionError: undefined, thumbnailError: undefined, modifiedAt: NOW });
+    expect(reopenedOutcome(dead, NOW)).toMatchObject({
+      isReady: false,
+      conversionStatus: 'pending',
+      conversionError: undefined,
+      thumbnailError: undefined,
+      modifiedAt: NOW,
+    });
   });
 
   it('after a settling write failed: a markup still pending is settled again where it is now; deleted or settled by another run is not', () => {
@@ -158,7 +205,8 @@ describe('the settling write, through the clients seam (a fake DynamoDB)', () =>
     const [first, second] = transactions(db.sent);
     expect(transactions(db.sent)).toHaveLength(2);
     const eventOf = (command: SentCommand) =>
-      (command.input.TransactItems as { Put?: { Item: Record<string, unknown> } }[]).find((item) => item.Put?.Item.entity === 'Event')!.Put!.Item;
+      (command.input.TransactItems as { Put?: { Item: Record<string, unknown> } }[]).find((item) => item.Put?.Item.entity === 'Event')!.Put!
+        .Item;
     expect(eventOf(first!)).toMatchObject({ type: 'markup_ready', workspaceId: 'ws-a', markupId: 'm-1' });
     expect(eventOf(second!)).toMatchObject({ type: 'markup_ready', workspaceId: 'ws-b', markupId: 'm-1' });
     expect(outputs.deleted).toBe(0);

@@ -19,18 +19,28 @@ describe('browserOrigin: only origins as browsers serialize them are looked up',
   it.each(['https://app.example.com', 'http://127.0.0.1:5173', 'http://[::1]:8080'])('takes %s', (origin) => {
     expect(browserOrigin(origin)).toBe(origin);
   });
-  it.each([undefined, 'null', '*', 'https://App.example.com', 'https://app.example.com/', 'file://', `https://${'a'.repeat(300)}.com`, 'https://a.com, https://b.com'])(
-    'refuses %s',
-    (origin) => expect(browserOrigin(origin)).toBeUndefined(),
-  );
+  it.each([
+    undefined,
+    'null',
+    '*',
+    'https://App.example.com',
+    'https://app.example.com/',
+    'file://',
+    `https://${'a'.repeat(300)}.com`,
+    'https://a.com, https://b.com',
+  ])('refuses %s', (origin) => expect(browserOrigin(origin)).toBeUndefined());
 });
 
 describe('installationOrigins: what an installation admits (spec: allowedOrigins falls back to the SDK exchange defaults)', () => {
   it('is allowedOrigins when given, deduplicated', () => {
-    expect(installationOrigins({ allowedOrigins: ['https://a.example', 'https://a.example'], url: 'https://b.example/x' })).toEqual(['https://a.example']);
+    expect(installationOrigins({ allowedOrigins: ['https://a.example', 'https://a.example'], url: 'https://b.example/x' })).toEqual([
+      'https://a.example',
+    ]);
   });
   it('falls back to the origin of the url, else to no origin at all', () => {
-    expect(installationOrigins({ allowedOrigins: null, url: 'https://Blog.example.org:443/posts/1?x' })).toEqual(['https://blog.example.org']);
+    expect(installationOrigins({ allowedOrigins: null, url: 'https://Blog.example.org:443/posts/1?x' })).toEqual([
+      'https://blog.example.org',
+    ]);
     expect(installationOrigins({ allowedOrigins: null, url: null })).toEqual([]);
     expect(installationOrigins({ allowedOrigins: null })).toEqual([]);
   });
@@ -46,7 +56,10 @@ describe('verifyIdentityProviderToken: 503 when the deployment cannot verify at 
   it('answers 503 without an identity provider configured', async () => {
     delete process.env.IDP_JWKS_URL;
     resetConfig();
-    await expect(verifyIdentityProviderToken('Bearer a.b.c')).rejects.toMatchObject({ status: 503, slug: 'identity-provider-not-configured' });
+    await expect(verifyIdentityProviderToken('Bearer a.b.c')).rejects.toMatchObject({
+      status: 503,
+      slug: 'identity-provider-not-configured',
+    });
   });
 
   it('answers 503 when the key set cannot be fetched, and 401 for an exchange token of ours', async () => {
@@ -54,7 +67,10 @@ describe('verifyIdentityProviderToken: 503 when the deployment cannot verify at 
     resetConfig();
     const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const token = `${part({ alg: 'RS256', kid: 'k' })}.${part({ sub: 'u', iss: 'https://idp.example/', aud: 'rbs', exp: 9e9 })}.c2ln`;
-    await expect(verifyIdentityProviderToken(`Bearer ${token}`)).rejects.toMatchObject({ status: 503, slug: 'identity-provider-unavailable' });
+    await expect(verifyIdentityProviderToken(`Bearer ${token}`)).rejects.toMatchObject({
+      status: 503,
+      slug: 'identity-provider-unavailable',
+    });
     const ours = `${part({ alg: 'HS256', kid: 'k', typ: 'rbs-exchange+jwt' })}.${part({ sub: 'u' })}.c2ln`;
     await expect(verifyIdentityProviderToken(`Bearer ${ours}`)).rejects.toMatchObject({ status: 401 });
   });

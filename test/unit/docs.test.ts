@@ -30,7 +30,10 @@ function outsideFences(markdown: string): string[] {
 }
 
 /** The text where links are markdown: outside fenced code and inline code spans. */
-const prose = (markdown: string): string => outsideFences(markdown).join('\n').replace(/`[^`]*`/g, '');
+const prose = (markdown: string): string =>
+  outsideFences(markdown)
+    .join('\n')
+    .replace(/`[^`]*`/g, '');
 
 /** The anchors GitHub gives a page's headings (github-slugger: lower case, punctuation dropped, spaces to hyphens, repeats numbered). */
 function headingAnchors(markdown: string): Set<string> {
@@ -43,7 +46,11 @@ function headingAnchors(markdown: string): Set<string> {
       .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
       .replace(/<[^>]+>/g, '')
       .replace(/[`*]/g, '');
-    const base = text.toLowerCase().trim().replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '').replace(/ /g, '-');
+    const base = text
+      .toLowerCase()
+      .trim()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     anchors.add(count === 0 ? base : `${base}-${count}`);
@@ -96,7 +103,9 @@ describe('the docs (issue 29: a short README, docs/ pages by reader, every link 
   });
 
   it('slugs headings as GitHub does', () => {
-    const anchors = headingAnchors('# The local stack (`npm start`)\n## ETag, If-Match, If-None-Match\n## Notes\n## Notes\n```sh\n# not a heading\n```\n');
+    const anchors = headingAnchors(
+      '# The local stack (`npm start`)\n## ETag, If-Match, If-None-Match\n## Notes\n## Notes\n```sh\n# not a heading\n```\n',
+    );
 
     expect([...anchors]).toEqual(['the-local-stack-npm-start', 'etag-if-match-if-none-match', 'notes', 'notes-1']);
   });

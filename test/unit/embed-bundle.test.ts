@@ -18,13 +18,22 @@ describe('the embeddable client module', () => {
     expect(`/${EMBED_SCRIPT}`).toBe(EMBED_SCRIPT_PATH);
     const source = readFileSync(join(outdir, EMBED_SCRIPT), 'utf8');
     const gzipped = gzipSync(source, { level: 9 }).length;
-    console.info(`embed client: ${(gzipped / 1024).toFixed(1)} KB gzipped (budget ${BUDGET_BYTES / 1024} KB), ${(source.length / 1024).toFixed(1)} KB minified`);
+    console.info(
+      `embed client: ${(gzipped / 1024).toFixed(1)} KB gzipped (budget ${BUDGET_BYTES / 1024} KB), ${(source.length / 1024).toFixed(1)} KB minified`,
+    );
 
     expect(gzipped).toBeLessThanOrEqual(BUDGET_BYTES);
     // One module: no imports of other files (chunks) a customer's CSP would have to allow separately
     // (import statements start a statement; a string such as "… css import" in the renderer's messages is none).
     expect(source).not.toMatch(/\bimport\s*\(|(?:^|[;}])\s*import\s*[{*"']|\}\s*from\s*["']/);
-    const exported = [...source.matchAll(/export\s*\{([^}]*)\}/g)].flatMap((match) => match[1]!.split(',').map((entry) => entry.trim().split(/\s+as\s+/).pop()));
+    const exported = [...source.matchAll(/export\s*\{([^}]*)\}/g)].flatMap((match) =>
+      match[1]!.split(',').map((entry) =>
+        entry
+          .trim()
+          .split(/\s+as\s+/)
+          .pop(),
+      ),
+    );
     expect(exported).toEqual(['mount']);
     // Strict-CSP safe: nothing evaluates strings as code.
     expect(source).not.toMatch(/\beval\s*\(|new Function\s*\(/);

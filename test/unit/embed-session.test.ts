@@ -18,12 +18,21 @@ function fakeApi() {
   const sent: Sent[] = [];
   let minted = 0;
   let refuseNext = false;
-  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
   const fetch = vi.fn(async (url: string, init: RequestInit = {}) => {
     sent.push({ url, init });
     if (url.endsWith('/auth/exchange') || url.endsWith('/auth/sdk-exchange')) {
       minted += 1;
-      return json(200, { data: { exchangeToken: `exchange-${minted}`, expiresAt: new Date(Date.now() + LIFETIME_MS).toISOString(), workspaceId: 'w', userId: 'u', markupId: 'm' } });
+      return json(200, {
+        data: {
+          exchangeToken: `exchange-${minted}`,
+          expiresAt: new Date(Date.now() + LIFETIME_MS).toISOString(),
+          workspaceId: 'w',
+          userId: 'u',
+          markupId: 'm',
+        },
+      });
     }
     if (refuseNext) {
       refuseNext = false;
@@ -49,7 +58,10 @@ describe('the embeddable client session', () => {
   it('exchanges the customer JWT once for concurrent requests, and again a minute before the token expires without a request asking', async () => {
     let jwts = 0;
     const session = new Session(API, 'pk_test', { getToken: async () => `customer-jwt-${++jwts}` });
-    const answers = await Promise.all([session.request<{ auth: string }>('/threads?markupId=m'), session.request<{ auth: string }>('/markups/m/view-modes')]);
+    const answers = await Promise.all([
+      session.request<{ auth: string }>('/threads?markupId=m'),
+      session.request<{ auth: string }>('/markups/m/view-modes'),
+    ]);
     expect(answers.map((answer) => answer.auth)).toEqual(['Bearer exchange-1', 'Bearer exchange-1']);
     expect(api.exchanges()).toHaveLength(1);
     expect(JSON.parse(api.exchanges()[0]!.init.body as string)).toEqual({ token: 'customer-jwt-1' });
@@ -80,13 +92,19 @@ describe('the embeddable client session', () => {
     const [request] = api.exchanges();
     expect(request!.url).toBe(`${API}/auth/sdk-exchange`);
     expect((request!.init.headers as Record<string, string>).Authorization).toBe('Bearer idp-token');
-    expect(JSON.parse(request!.init.body as string)).toEqual({ publicKey: 'pk_test', markupId: 'markup-1', sdkOrigin: 'https://customer.example' });
+    expect(JSON.parse(request!.init.body as string)).toEqual({
+      publicKey: 'pk_test',
+      markupId: 'markup-1',
+      sdkOrigin: 'https://customer.example',
+    });
     session.stop();
   });
 
   it('refuses options that name neither flow, both, or the identity-provider flow without a markup', () => {
     expect(() => new Session(API, 'pk', {})).toThrow(/exactly one of getToken/);
-    expect(() => new Session(API, 'pk', { getToken: async () => 'j', sdk: { getIdpToken: async () => 'i' } })).toThrow(/exactly one of getToken/);
+    expect(() => new Session(API, 'pk', { getToken: async () => 'j', sdk: { getIdpToken: async () => 'i' } })).toThrow(
+      /exactly one of getToken/,
+    );
     expect(() => new Session(API, 'pk', { sdk: { getIdpToken: async () => 'i' } })).toThrow(/needs markupId/);
   });
 

@@ -18,7 +18,7 @@ const grant: ExchangeGrant = {
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 describe('DER ECDSA signatures (what KMS answers) to JWS r||s', () => {
-  it('matches node\'s own ieee-p1363 encoding for the same signature', () => {
+  it("matches node's own ieee-p1363 encoding for the same signature", () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     for (let i = 0; i < 50; i++) {
       const der = sign('sha256', Buffer.from(`message ${i}`), privateKey);

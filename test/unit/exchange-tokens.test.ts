@@ -88,9 +88,13 @@ describe('exchange tokens: minted and verified with the service key, nothing els
     const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
     const unsecured = new UnsecuredJWT(claims).encode();
     await refused(unsecured);
-    const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: 'k1', typ: 'rbs-exchange+jwt' }).sign(new TextEncoder().encode('b'.repeat(48)));
+    const forged = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', kid: 'k1', typ: 'rbs-exchange+jwt' })
+      .sign(new TextEncoder().encode('b'.repeat(48)));
     await refused(forged);
-    const unknownKid = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'k9', typ: 'rbs-exchange+jwt' }).sign(parseKeyDocument(serviceKey).privateKey);
+    const unknownKid = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: 'k9', typ: 'rbs-exchange+jwt' })
+      .sign(parseKeyDocument(serviceKey).privateKey);
     await refused(unknownKid);
   });
 
@@ -100,8 +104,14 @@ describe('exchange tokens: minted and verified with the service key, nothing els
     const publicKey = createPublicKey(parseKeyDocument(serviceKey).privateKey);
     const header = { alg: 'HS256', kid: 'k1', typ: 'rbs-exchange+jwt' };
     // Every form a confused verifier could take the public key in as an HMAC secret.
-    for (const secret of [publicKey.export({ type: 'spki', format: 'pem' }), publicKey.export({ type: 'spki', format: 'der' }), JSON.stringify(publicKey.export({ format: 'jwk' }))]) {
-      await refused(await new SignJWT(claims).setProtectedHeader(header).sign(typeof secret === 'string' ? new TextEncoder().encode(secret) : secret));
+    for (const secret of [
+      publicKey.export({ type: 'spki', format: 'pem' }),
+      publicKey.export({ type: 'spki', format: 'der' }),
+      JSON.stringify(publicKey.export({ format: 'jwk' })),
+    ]) {
+      await refused(
+        await new SignJWT(claims).setProtectedHeader(header).sign(typeof secret === 'string' ? new TextEncoder().encode(secret) : secret),
+      );
     }
     await refused(await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'rbs-exchange+jwt' }).sign(otherKey));
   });
@@ -113,7 +123,11 @@ describe('exchange tokens: minted and verified with the service key, nothing els
 
   it('signs ES256 under the current key; after a rotation tokens of the old key are refused', async () => {
     const { token: old } = await mintExchangeToken(grant);
-    expect(JSON.parse(Buffer.from(old.split('.')[0]!, 'base64url').toString())).toEqual({ alg: 'ES256', kid: 'k1', typ: 'rbs-exchange+jwt' });
+    expect(JSON.parse(Buffer.from(old.split('.')[0]!, 'base64url').toString())).toEqual({
+      alg: 'ES256',
+      kid: 'k1',
+      typ: 'rbs-exchange+jwt',
+    });
     expect(Buffer.from(old.split('.')[2]!, 'base64url')).toHaveLength(64);
     useKeys(keyDocument('k2'));
     const { token: fresh } = await mintExchangeToken(grant);

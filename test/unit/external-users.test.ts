@@ -28,7 +28,13 @@ describe('thread and message authors (Resources: Thread `user.guest`; DESIGN "En
   it('marks an external user a guest, with its name', () => {
     const user = makeUser({ kind: 'external', name: 'Grace' });
 
-    expect(authorOf(user.id, new Map([[user.id, user]]))).toEqual({ id: 'user-1', createdAt: 1, modifiedAt: 2, name: 'Grace', guest: true });
+    expect(authorOf(user.id, new Map([[user.id, user]]))).toEqual({
+      id: 'user-1',
+      createdAt: 1,
+      modifiedAt: 2,
+      name: 'Grace',
+      guest: true,
+    });
   });
 
   it('never marks API users or members guests', () => {

@@ -30,7 +30,11 @@ describe('video (ffmpeg): the stream description ffmpeg prints, read without run
       audio: { codec: 'aac' },
     });
     expect(canRemux(newer!)).toBe(false);
-    expect(older).toEqual({ container: 'avi', video: { codec: 'mpeg4', pixelFormat: 'yuv420p', width: 321, height: 241, rotation: 0 }, audio: { codec: 'mp3' } });
+    expect(older).toEqual({
+      container: 'avi',
+      video: { codec: 'mpeg4', pixelFormat: 'yuv420p', width: 321, height: 241, rotation: 0 },
+      audio: { codec: 'mp3' },
+    });
     expect(parseFfmpegInfo('/tmp/x: Invalid data found when processing input')).toBeUndefined();
   });
 
@@ -52,16 +56,28 @@ describe('video (ffmpeg): the stream description ffmpeg prints, read without run
       ].join('\n'),
     );
 
-    expect(info).toEqual({ container: 'mov,mp4,m4a,3gp,3g2,mj2', durationSeconds: 2, video: { codec: 'h264', pixelFormat: 'yuv420p', width: 320, height: 240, rotation: 270 } });
+    expect(info).toEqual({
+      container: 'mov,mp4,m4a,3gp,3g2,mj2',
+      durationSeconds: 2,
+      video: { codec: 'h264', pixelFormat: 'yuv420p', width: 320, height: 240, rotation: 270 },
+    });
     expect(canRemux(info!)).toBe(true);
   });
 
   it('tells a file no allowed demuxer takes from a recognised but broken one', () => {
     const opening = ['Error opening input file /tmp/w/input.', 'Error opening input files: Invalid data found when processing input'];
     const playlist = ['[in#0 @ 0x31a6cb00] Error opening input: Invalid data found when processing input', ...opening].join('\n');
-    const byName = ['[mov,mp4,m4a,3gp,3g2,mj2 @ 0x31a6ce80] Format mov,mp4,m4a,3gp,3g2,mj2 detected only with low score of 1, misdetection possible!', '[mov,mp4,m4a,3gp,3g2,mj2 @ 0x31a6ce80] moov atom not found', playlist].join('\n');
+    const byName = [
+      '[mov,mp4,m4a,3gp,3g2,mj2 @ 0x31a6ce80] Format mov,mp4,m4a,3gp,3g2,mj2 detected only with low score of 1, misdetection possible!',
+      '[mov,mp4,m4a,3gp,3g2,mj2 @ 0x31a6ce80] moov atom not found',
+      playlist,
+    ].join('\n');
     const whitelisted = "[hls @ 0x5555] Format hls is not on whitelist 'mov,matroska'\n/tmp/w/input: Format not on whitelist";
-    const corrupt = ['[mov,mp4,m4a,3gp,3g2,mj2 @ 0x1d06be80] moov atom not found', '[in#0 @ 0x1d06bb00] Error opening input: Invalid data found when processing input', ...opening].join('\n');
+    const corrupt = [
+      '[mov,mp4,m4a,3gp,3g2,mj2 @ 0x1d06be80] moov atom not found',
+      '[in#0 @ 0x1d06bb00] Error opening input: Invalid data found when processing input',
+      ...opening,
+    ].join('\n');
 
     expect(isUnsupportedFormat(playlist)).toBe(true);
     expect(isUnsupportedFormat(byName)).toBe(true);

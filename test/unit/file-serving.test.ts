@@ -59,7 +59,9 @@ describe('file serving: raster images, PDF and video inline, everything else an 
   it('names the download in an RFC 6266 filename* that no file name can break out of', () => {
     expect(contentDispositionOf('inline')).toBe('inline');
     expect(contentDispositionOf('attachment')).toBe('attachment');
-    expect(contentDispositionOf('attachment', 'a "b";\r\nX-Evil: 1.html')).toBe("attachment; filename*=UTF-8''a%20%22b%22%3B%0D%0AX-Evil%3A%201.html");
+    expect(contentDispositionOf('attachment', 'a "b";\r\nX-Evil: 1.html')).toBe(
+      "attachment; filename*=UTF-8''a%20%22b%22%3B%0D%0AX-Evil%3A%201.html",
+    );
     expect(contentDispositionOf('attachment', "it's (1)*.txt")).toBe("attachment; filename*=UTF-8''it%27s%20%281%29%2A.txt");
   });
 });

@@ -14,7 +14,9 @@ describe('files generated from the route tables (route index, OpenAPI document)'
     const routes = allRoutes();
 
     expect(ROUTE_INDEX.map(({ method, path }) => `${method} ${path}`)).toEqual(routes.map(({ method, path }) => `${method} ${path}`));
-    expect(ROUTE_INDEX.map(({ auth, permission }) => ({ auth, permission }))).toEqual(routes.map(({ auth, permission }) => ({ auth, permission })));
+    expect(ROUTE_INDEX.map(({ auth, permission }) => ({ auth, permission }))).toEqual(
+      routes.map(({ auth, permission }) => ({ auth, permission })),
+    );
     expect(JSON.parse(readFileSync(GENERATED_FILES.openApi, 'utf8'))).toEqual(buildOpenApi(routeGroups()));
     expect(generatedContents().openApi).toBe(readFileSync(GENERATED_FILES.openApi, 'utf8'));
   });

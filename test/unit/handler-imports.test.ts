@@ -24,29 +24,34 @@ function specifiersOf(source: string): string[] {
 }
 
 /** The repository path a relative specifier names (`../../shared/db/items.js` -> `shared/db/items.js`). */
-const targetOf = (file: string, specifier: string) => relative(root, resolve(root, dirname(file), specifier)).split('\\').join('/');
+const targetOf = (file: string, specifier: string) =>
+  relative(root, resolve(root, dirname(file), specifier))
+    .split('\\')
+    .join('/');
 
 describe('handlers call only the domain (issue 33: one door into authorization and the table)', () => {
   it('finds the imports it checks', () => {
-    const sample = "import { a } from '../../shared/db/items.js';\nimport type {\n  B,\n} from '../x.js';\nexport { c } from './c.js';\nawait import('./d.js');";
+    const sample =
+      "import { a } from '../../shared/db/items.js';\nimport type {\n  B,\n} from '../x.js';\nexport { c } from './c.js';\nawait import('./d.js');";
 
     expect(specifiersOf(sample)).toEqual(['../../shared/db/items.js', '../x.js', './c.js', './d.js']);
   });
 
   it('imports nothing from shared/db in any file under functions/', () => {
-    const offenders = sourceFilesUnder('functions')
-      .flatMap((file) =>
-        specifiersOf(readFileSync(join(root, file), 'utf8'))
-          .filter((specifier) => specifier.startsWith('.') && targetOf(file, specifier).startsWith('shared/db/'))
-          .map((specifier) => `${file} imports ${specifier}`),
-      );
+    const offenders = sourceFilesUnder('functions').flatMap((file) =>
+      specifiersOf(readFileSync(join(root, file), 'utf8'))
+        .filter((specifier) => specifier.startsWith('.') && targetOf(file, specifier).startsWith('shared/db/'))
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
 
     expect(offenders).toEqual([]);
   });
 
   it('leaves authorization to the domain: no file under functions/ imports shared/auth/authorize', () => {
     const offenders = sourceFilesUnder('functions').filter((file) =>
-      specifiersOf(readFileSync(join(root, file), 'utf8')).some((specifier) => specifier.startsWith('.') && targetOf(file, specifier) === 'shared/auth/authorize.js'),
+      specifiersOf(readFileSync(join(root, file), 'utf8')).some(
+        (specifier) => specifier.startsWith('.') && targetOf(file, specifier) === 'shared/auth/authorize.js',
+      ),
     );
 
     expect(offenders).toEqual([]);

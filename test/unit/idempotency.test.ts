@@ -43,7 +43,9 @@ describe('Request fingerprint (method, path, query string, body bytes)', () => {
     const body = '--b\r\nContent-Disposition: form-data; name="file"\r\n\r\n\u00ff\u0000\r\n--b--\r\n';
     const bytes = Buffer.from(body, 'utf8');
 
-    expect(requestFingerprint(makeRequest({ body, isBase64Encoded: false }))).toBe(requestFingerprint(makeRequest({ body: bytes.toString('base64'), isBase64Encoded: true })));
+    expect(requestFingerprint(makeRequest({ body, isBase64Encoded: false }))).toBe(
+      requestFingerprint(makeRequest({ body: bytes.toString('base64'), isBase64Encoded: true })),
+    );
   });
 
   it('differs when the body, the path, the query string or the method differs', () => {
@@ -60,9 +62,21 @@ describe('Request fingerprint (method, path, query string, body bytes)', () => {
 
 describe('Idempotency scope (keys belong to a credential)', () => {
   it('scopes API keys by key id and exchange tokens by their end user', () => {
-    expect(idempotencyScope({ kind: 'apiKey', scope: 'organization', keyId: 'k1', organizationId: 'o', userId: 'u', actsAsMember: false })).toBe('KEY#k1');
     expect(
-      idempotencyScope({ kind: 'endUser', scope: 'workspace', organizationId: 'o', workspaceId: 'w', userId: 'u1', externalId: 'e', installationId: 'i', markupRole: 'project:contributor', actsAsMember: false }),
+      idempotencyScope({ kind: 'apiKey', scope: 'organization', keyId: 'k1', organizationId: 'o', userId: 'u', actsAsMember: false }),
+    ).toBe('KEY#k1');
+    expect(
+      idempotencyScope({
+        kind: 'endUser',
+        scope: 'workspace',
+        organizationId: 'o',
+        workspaceId: 'w',
+        userId: 'u1',
+        externalId: 'e',
+        installationId: 'i',
+        markupRole: 'project:contributor',
+        actsAsMember: false,
+      }),
     ).toBe('ENDUSER#u1');
   });
 });

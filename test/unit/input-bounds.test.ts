@@ -40,7 +40,11 @@ describe('integerIn and numberIn: every number field stays where JavaScript and 
     const schema = v.object({ scale: numberIn(-10) });
 
     for (const scale of [0, -0, 1.5, 1e-100, MAX_NUMBER]) expect(problemsOf(schema, { scale }), String(scale)).toEqual([]);
-    for (const scale of [HUGE, 1e308, 1e-200, 5e-324, -1e-101]) expect(problemsOf(schema, { scale }).map((p) => p.pointer), String(scale)).toEqual(['/body/scale']);
+    for (const scale of [HUGE, 1e308, 1e-200, 5e-324, -1e-101])
+      expect(
+        problemsOf(schema, { scale }).map((p) => p.pointer),
+        String(scale),
+      ).toEqual(['/body/scale']);
   });
 
   it('cannot be declared with bounds past 2^53', () => {
@@ -54,12 +58,16 @@ describe('storableJsonObject and jsonValueProblem: free-form JSON the table can 
     const schema = v.object({ embed: storableJsonObject(10) });
 
     expect(problemsOf(schema, { embed: nested(10) })).toEqual([]);
-    expect(problemsOf(schema, { embed: nested(11) })).toEqual([{ pointer: '/body/embed', detail: `nests deeper than 10 levels (at ${Array(10).fill('a').join('/')})` }]);
+    expect(problemsOf(schema, { embed: nested(11) })).toEqual([
+      { pointer: '/body/embed', detail: `nests deeper than 10 levels (at ${Array(10).fill('a').join('/')})` },
+    ]);
   });
 
   it('refuses 100,000 levels without overflowing the stack', () => {
     expect(jsonValueProblem(nested(100_000), 10)).toMatchObject({ detail: 'nests deeper than 10 levels' });
-    expect(jsonValueProblem(JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`), 32)).toMatchObject({ detail: 'nests deeper than 32 levels' });
+    expect(jsonValueProblem(JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`), 32)).toMatchObject({
+      detail: 'nests deeper than 32 levels',
+    });
   });
 
   it('refuses an empty key and unstorable numbers anywhere inside, and takes arrays, strings and nulls', () => {
@@ -73,7 +81,9 @@ describe('storableJsonObject and jsonValueProblem: free-form JSON the table can 
     const message = (length: number) => ({ ops: [...Array.from({ length }, () => ({ insert: 'x'.repeat(20_000) })), { insert: '\n' }] });
 
     expect(problemsOf(v.object({ message: DeltaSchema }), { message: message(4) })).toEqual([]);
-    expect(problemsOf(v.object({ message: DeltaSchema }), { message: message(6) })).toEqual([{ pointer: '/body/message', detail: `must be at most ${MAX_DELTA_BYTES} bytes as JSON` }]);
+    expect(problemsOf(v.object({ message: DeltaSchema }), { message: message(6) })).toEqual([
+      { pointer: '/body/message', detail: `must be at most ${MAX_DELTA_BYTES} bytes as JSON` },
+    ]);
   });
 });
 
@@ -96,7 +106,9 @@ describe('parseBody: a JSON body is an object or nothing', () => {
 
 describe('every route bounds its input (generated from allRoutes(), so a new route cannot skip it)', () => {
   const inputs = allRoutes().flatMap((route) =>
-    (['params', 'query', 'body'] as const).flatMap((part) => (route[part] ? fieldsOf(route[part] as unknown as SchemaNode).map((field) => ({ route, part, field })) : [])),
+    (['params', 'query', 'body'] as const).flatMap((part) =>
+      route[part] ? fieldsOf(route[part] as unknown as SchemaNode).map((field) => ({ route, part, field })) : [],
+    ),
   );
   const label = ({ route, part, field }: (typeof inputs)[number]) => `${route.method} ${route.path} ${part}/${field.path.join('/')}`;
 

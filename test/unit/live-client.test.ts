@@ -52,7 +52,13 @@ class FakeSocket {
   }
 }
 
-const event = (seq: number): LiveEvent => ({ id: `event-${seq}`, type: 'comment_created', workspaceId: 'ws', createdAt: new Date(0).toISOString(), data: { comment: { id: `thread-${seq}` } } });
+const event = (seq: number): LiveEvent => ({
+  id: `event-${seq}`,
+  type: 'comment_created',
+  workspaceId: 'ws',
+  createdAt: new Date(0).toISOString(),
+  data: { comment: { id: `thread-${seq}` } },
+});
 
 /** The API: numbered tickets, and the event log of one markup (seqs 1..`log`). */
 function api(options: { log?: () => number; failEvents?: boolean } = {}) {
@@ -60,7 +66,8 @@ function api(options: { log?: () => number; failEvents?: boolean } = {}) {
   let tickets = 0;
   const request = (async (path: string, init?: { method?: string }) => {
     calls.push(`${init?.method ?? 'GET'} ${path}`);
-    if (path === '/live/tickets') return { url: `ws://127.0.0.1:1/api/v2/live?ticket=t${++tickets}`, expiresAt: new Date(Date.now() + 60_000).toISOString() };
+    if (path === '/live/tickets')
+      return { url: `ws://127.0.0.1:1/api/v2/live?ticket=t${++tickets}`, expiresAt: new Date(Date.now() + 60_000).toISOString() };
     const match = /^\/markups\/([^/]+)\/events\?after=(\d+)&limit=(\d+)$/.exec(path);
     if (match) {
       if (options.failEvents) throw Object.assign(new Error('gone'), { status: 404 });
@@ -86,7 +93,14 @@ const until = <T>(read: () => T, done: (value: T) => boolean) => eventually(asyn
 
 function client(request: Request, extra: Partial<ConstructorParameters<typeof LiveClient>[1]> = {}) {
   FakeSocket.all = [];
-  const live = new LiveClient(request, { WebSocket: FakeSocket as unknown as SocketFactory, baseDelayMs: 5, maxDelayMs: 20, catchUpGraceMs: 20, random: () => 0.5, ...extra });
+  const live = new LiveClient(request, {
+    WebSocket: FakeSocket as unknown as SocketFactory,
+    baseDelayMs: 5,
+    maxDelayMs: 20,
+    catchUpGraceMs: 20,
+    random: () => 0.5,
+    ...extra,
+  });
   const states: LiveState[] = [];
   live.onState((state) => states.push(state));
   return { live, states };
@@ -99,7 +113,10 @@ describe('web/live: the live-update client', () => {
     const got: number[] = [];
     let resyncs = 0;
     live.subscribe('m1', { onEvent: (_event, seq) => got.push(seq), onResync: () => resyncs++ });
-    await until(() => FakeSocket.all.length, (count) => count === 1);
+    await until(
+      () => FakeSocket.all.length,
+      (count) => count === 1,
+    );
     expect(latest().url).toBe('ws://127.0.0.1:1/api/v2/live?ticket=t1');
     latest().open();
     expect(latest().sent).toEqual([{ type: 'subscribe', markupId: 'm1' }]);
@@ -109,7 +126,10 @@ describe('web/live: the live-update client', () => {
     expect(live.state).toBe('live');
     // Repeats and seqs already seen are dropped; 5 before 4 waits for 4 (read from the log).
     for (const seq of [2, 3, 3, 5]) latest().message({ type: 'event', markupId: 'm1', seq, event: event(seq) });
-    await until(() => got, (seqs) => seqs.length === 3);
+    await until(
+      () => got,
+      (seqs) => seqs.length === 3,
+    );
     latest().message({ type: 'event', markupId: 'm1', seq: 4, event: event(4) });
     latest().message({ type: 'event', markupId: 'm1', seq: 6, event: event(6) });
     expect(got).toEqual([3, 4, 5, 6]);
@@ -128,13 +148,19 @@ describe('web/live: the live-update client', () => {
     const { live, states } = client(request);
     const got: number[] = [];
     live.subscribe('m1', (_event, seq) => got.push(seq));
-    await until(() => FakeSocket.all.length, (count) => count === 1);
+    await until(
+      () => FakeSocket.all.length,
+      (count) => count === 1,
+    );
     latest().open();
     latest().message({ type: 'subscribed', markupId: 'm1', seq: 3 });
     latest().drop();
     expect(live.state).toBe('reconnecting');
     head = 6; // three comments while away
-    await until(() => FakeSocket.all.length, (count) => count === 2);
+    await until(
+      () => FakeSocket.all.length,
+      (count) => count === 2,
+    );
     expect(latest().url).toBe('ws://127.0.0.1:1/api/v2/live?ticket=t2');
     latest().open();
     expect(latest().sent).toEqual([{ type: 'subscribe', markupId: 'm1', after: 3 }]);
@@ -142,7 +168,10 @@ describe('web/live: the live-update client', () => {
     latest().message({ type: 'event', markupId: 'm1', seq: 4, event: event(4) });
     latest().message({ type: 'subscribed', markupId: 'm1', seq: 6 });
     expect(live.state).toBe('reconnecting');
-    await until(() => live.state, (state) => state === 'live');
+    await until(
+      () => live.state,
+      (state) => state === 'live',
+    );
     latest().message({ type: 'event', markupId: 'm1', seq: 5, event: event(5) });
     latest().message({ type: 'event', markupId: 'm1', seq: 7, event: event(7) });
     expect(got).toEqual([4, 5, 6, 7]);
@@ -156,11 +185,17 @@ describe('web/live: the live-update client', () => {
     const { live } = client(request, { catchUpGraceMs: 60_000 });
     const got: number[] = [];
     live.subscribe('m1', (_event, seq) => got.push(seq));
-    await until(() => FakeSocket.all.length, (count) => count === 1);
+    await until(
+      () => FakeSocket.all.length,
+      (count) => count === 1,
+    );
     latest().open();
     latest().message({ type: 'subscribed', markupId: 'm1', seq: 2 });
     latest().drop();
-    await until(() => FakeSocket.all.length, (count) => count === 2);
+    await until(
+      () => FakeSocket.all.length,
+      (count) => count === 2,
+    );
     latest().open();
     latest().message({ type: 'subscribed', markupId: 'm1', seq: 5 });
     expect(live.state).toBe('reconnecting');
@@ -183,11 +218,17 @@ describe('web/live: the live-update client', () => {
     }) as Request;
     const { live } = client(request, { openTimeoutMs: 30 });
     live.subscribe('m1', () => undefined);
-    await until(() => FakeSocket.all.length, (count) => count >= 1);
+    await until(
+      () => FakeSocket.all.length,
+      (count) => count >= 1,
+    );
     expect(calls.filter((call) => call === 'refused')).toHaveLength(3);
     expect(live.state).toBe('reconnecting');
     // Never opened: given up after openTimeoutMs, a new ticket, a new socket.
-    await until(() => FakeSocket.all.length, (count) => count >= 2);
+    await until(
+      () => FakeSocket.all.length,
+      (count) => count >= 2,
+    );
     expect(FakeSocket.all[0]!.readyState).toBe(3);
     live.close();
   });
@@ -196,16 +237,25 @@ describe('web/live: the live-update client', () => {
     const { request } = api();
     const { live } = client(request);
     const refusals: [number, string][] = [];
-    const stopRefused = live.subscribe('secret', { onEvent: () => undefined, onRefused: (status, detail) => refusals.push([status, detail]) });
+    const stopRefused = live.subscribe('secret', {
+      onEvent: () => undefined,
+      onRefused: (status, detail) => refusals.push([status, detail]),
+    });
     const stop = live.subscribe('m1', () => undefined);
-    await until(() => FakeSocket.all.length, (count) => count === 1);
+    await until(
+      () => FakeSocket.all.length,
+      (count) => count === 1,
+    );
     latest().open();
     latest().message({ type: 'error', markupId: 'secret', status: 403, detail: 'You may not read this markup.' });
     latest().message({ type: 'subscribed', markupId: 'm1', seq: 0 });
     expect(refusals).toEqual([[403, 'You may not read this markup.']]);
     expect(live.state).toBe('live');
     latest().drop();
-    await until(() => FakeSocket.all.length, (count) => count === 2);
+    await until(
+      () => FakeSocket.all.length,
+      (count) => count === 2,
+    );
     latest().open();
     expect(latest().sent).toEqual([{ type: 'subscribe', markupId: 'm1', after: 0 }]);
     stopRefused();
@@ -220,11 +270,17 @@ describe('web/live: the live-update client', () => {
     const got: number[] = [];
     let resyncs = 0;
     live.subscribe('m1', { onEvent: (_event, seq) => got.push(seq), onResync: () => resyncs++ });
-    await until(() => FakeSocket.all.length, (count) => count === 1);
+    await until(
+      () => FakeSocket.all.length,
+      (count) => count === 1,
+    );
     latest().open();
     latest().message({ type: 'subscribed', markupId: 'm1', seq: 1 });
     latest().message({ type: 'event', markupId: 'm1', seq: 4, event: event(4) });
-    await until(() => resyncs, (count) => count === 2);
+    await until(
+      () => resyncs,
+      (count) => count === 2,
+    );
     latest().message({ type: 'event', markupId: 'm1', seq: 5, event: event(5) });
     expect(got).toEqual([5]);
     live.close();
@@ -237,25 +293,40 @@ describe('web/live: the live-update client', () => {
     const got: number[] = [];
     let resyncs = 0;
     live.subscribe('m1', { onEvent: (_event, seq) => got.push(seq), onResync: () => resyncs++ });
-    await until(() => FakeSocket.all.length, (count) => count === 1);
+    await until(
+      () => FakeSocket.all.length,
+      (count) => count === 1,
+    );
     // Chromium's signs of a socket the page's CSP refuses: an error (no close) and the page's securitypolicyviolation.
     latest().onerror?.({});
     expect(live.state).toBe('reconnecting');
     page.dispatchEvent(Object.assign(new Event('securitypolicyviolation'), { blockedURI: 'ws://127.0.0.1:1/api/v2/live?ticket=t1' }));
     // Starts at the log's head (the listeners read the state), then follows it event by event, in order, once each.
-    await until(() => live.state, (state) => state === 'live');
+    await until(
+      () => live.state,
+      (state) => state === 'live',
+    );
     expect(resyncs).toBe(1);
     expect(got).toEqual([]);
     head = 5;
-    await until(() => got, (seqs) => seqs.length === 3);
+    await until(
+      () => got,
+      (seqs) => seqs.length === 3,
+    );
     expect(got).toEqual([3, 4, 5]);
     expect(states).toEqual(['connecting', 'reconnecting', 'live']);
     const reads = () => calls.filter((call) => call.startsWith('GET /markups/m1/events'));
     expect(reads()[0]).toBe('GET /markups/m1/events?after=0&limit=100');
     // The next read (pollMs later) goes on from the last seq handed over.
-    expect(await until(reads, (made) => made.includes('GET /markups/m1/events?after=5&limit=100'))).toContain('GET /markups/m1/events?after=5&limit=100');
-    // Minutes later (socketRetryMs) the socket is tried again with a new ticket; once it opens it replays from the seq, and the log is no longer read.
-    await until(() => FakeSocket.all.length, (count) => count === 2);
+    expect(await until(reads, (made) => made.includes('GET /markups/m1/events?after=5&limit=100'))).toContain(
+      'GET /markups/m1/events?after=5&limit=100',
+    );
+    // Minutes later (socketRetryMs) the socket is tried again with a new ticket; once it opens it replays from the seq, and the log is no
+    // longer read.
+    await until(
+      () => FakeSocket.all.length,
+      (count) => count === 2,
+    );
     expect(latest().url).toBe('ws://127.0.0.1:1/api/v2/live?ticket=t2');
     latest().open();
     expect(latest().sent).toEqual([{ type: 'subscribe', markupId: 'm1', after: 5 }]);
@@ -277,9 +348,15 @@ describe('web/live: the live-update client', () => {
     const other = new LiveClient(request, { WebSocket: Refused as unknown as SocketFactory, pollMs: 10, socketRetryMs: 60_000 });
     const seen: number[] = [];
     other.subscribe('m1', { onEvent: (_event, seq) => seen.push(seq) });
-    await until(() => other.state, (state) => state === 'live');
+    await until(
+      () => other.state,
+      (state) => state === 'live',
+    );
     head = 7;
-    await until(() => seen, (seqs) => seqs.length === 2);
+    await until(
+      () => seen,
+      (seqs) => seqs.length === 2,
+    );
     expect(seen).toEqual([6, 7]);
     other.close();
   });
@@ -296,13 +373,25 @@ describe('web/live: the live-update client', () => {
     const refusals: number[] = [];
     live.subscribe('secret', { onEvent: () => undefined, onRefused: (status) => refusals.push(status) });
     live.subscribe('m1', () => undefined);
-    await until(() => FakeSocket.all.length, (count) => count === 1);
+    await until(
+      () => FakeSocket.all.length,
+      (count) => count === 1,
+    );
     page.dispatchEvent(Object.assign(new Event('securitypolicyviolation'), { blockedURI: 'ws://127.0.0.1:1/api/v2/live?ticket=t1' }));
-    await until(() => live.state, (state) => state === 'live');
+    await until(
+      () => live.state,
+      (state) => state === 'live',
+    );
     failing = true;
-    await until(() => live.state, (state) => state === 'reconnecting');
+    await until(
+      () => live.state,
+      (state) => state === 'reconnecting',
+    );
     failing = false;
-    await until(() => live.state, (state) => state === 'live');
+    await until(
+      () => live.state,
+      (state) => state === 'live',
+    );
     expect(states).toEqual(['connecting', 'live', 'reconnecting', 'live']);
     expect(refusals).toEqual([403]);
     expect(calls.filter((call) => call.startsWith('GET /markups/secret/'))).toHaveLength(0); // the test's request answers it before `api` records it

@@ -11,11 +11,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** A stand-in for build-ffmpeg.sh: a shell script run with `sh -c`. */
 const build = (script: string) => ['sh', '-c', script];
 
-describe('the local stack\'s ffmpeg while it is built (infra/local/ffmpeg.ts)', () => {
+describe("the local stack's ffmpeg while it is built (infra/local/ffmpeg.ts)", () => {
   it('fails a video waiting for a build that failed with a final reason naming the command to run and the log', async () => {
     const lines: string[] = [];
     const ffmpeg = startLocalFfmpeg(
-      { binary: join(dir, 'failed', 'ffmpeg'), command: build('echo "ffmpeg: could not download the sources" >&2; exit 1'), log: '.converters/ffmpeg-build.log' },
+      {
+        binary: join(dir, 'failed', 'ffmpeg'),
+        command: build('echo "ffmpeg: could not download the sources" >&2; exit 1'),
+        log: '.converters/ffmpeg-build.log',
+      },
       (line) => lines.push(line),
     );
 
@@ -25,7 +29,10 @@ describe('the local stack\'s ffmpeg while it is built (infra/local/ffmpeg.ts)', 
     await expect(waited).rejects.toThrow(
       'Videos are not converted here: ffmpeg could not be built (could not download the sources). Run npm run converters:ffmpeg (log: .converters/ffmpeg-build.log) and upload the video again.',
     );
-    expect(lines).toEqual(['ffmpeg: a video waits for the build of ffmpeg to finish (log: .converters/ffmpeg-build.log)', 'ffmpeg: could not download the sources']);
+    expect(lines).toEqual([
+      'ffmpeg: a video waits for the build of ffmpeg to finish (log: .converters/ffmpeg-build.log)',
+      'ffmpeg: could not download the sources',
+    ]);
     expect(ffmpeg.building).toEqual({ log: '.converters/ffmpeg-build.log', replacing: false });
   });
 

@@ -6,7 +6,9 @@ import { Wakeup } from '../../infra/local/wakeup.js';
 function sqsRequest(action: string, input: Record<string, unknown>, extraHeaders = ''): Buffer {
   const body = Buffer.from(JSON.stringify(input));
   return Buffer.concat([
-    Buffer.from(`POST / HTTP/1.1\r\ncontent-type: application/x-amz-json-1.0\r\nx-amz-target: AmazonSQS.${action}\r\n${extraHeaders}content-length: ${body.length}\r\nhost: 127.0.0.1\r\n\r\n`),
+    Buffer.from(
+      `POST / HTTP/1.1\r\ncontent-type: application/x-amz-json-1.0\r\nx-amz-target: AmazonSQS.${action}\r\n${extraHeaders}content-length: ${body.length}\r\nhost: 127.0.0.1\r\n\r\n`,
+    ),
     body,
   ]);
 }
@@ -58,7 +60,10 @@ describe('the SQS front reads which queue a request may have filled', () => {
     const stream = Buffer.concat([
       sqsRequest('ChangeMessageVisibility', { QueueUrl: QUEUE_URL, ReceiptHandle: 'r', VisibilityTimeout: 0 }),
       sqsRequest('ChangeMessageVisibilityBatch', { QueueUrl: QUEUE_URL, Entries: [{ Id: '0', ReceiptHandle: 'r', VisibilityTimeout: 5 }] }),
-      sqsRequest('StartMessageMoveTask', { SourceArn: 'arn:aws:sqs:us-east-1:000000000000:review-board-webhooks-dlq', DestinationArn: 'arn:aws:sqs:us-east-1:000000000000:review-board-webhooks' }),
+      sqsRequest('StartMessageMoveTask', {
+        SourceArn: 'arn:aws:sqs:us-east-1:000000000000:review-board-webhooks-dlq',
+        DestinationArn: 'arn:aws:sqs:us-east-1:000000000000:review-board-webhooks',
+      }),
       sqsRequest('StartMessageMoveTask', { SourceArn: 'arn:aws:sqs:us-east-1:000000000000:review-board-webhooks-dlq' }),
     ]);
 
@@ -73,7 +78,9 @@ describe('the SQS front reads which queue a request may have filled', () => {
 
   it('reports a send whose body is not JSON without a queue, and stops reading a connection it cannot frame', () => {
     const garbled = Buffer.from('POST / HTTP/1.1\r\nx-amz-target: AmazonSQS.SendMessage\r\ncontent-length: 5\r\n\r\nnope!');
-    const chunked = Buffer.from('POST / HTTP/1.1\r\nx-amz-target: AmazonSQS.SendMessage\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n');
+    const chunked = Buffer.from(
+      'POST / HTTP/1.1\r\nx-amz-target: AmazonSQS.SendMessage\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n',
+    );
 
     expect(read([garbled])).toEqual([{ action: 'SendMessage', afterSeconds: 0 }]);
     expect(read([chunked, sqsRequest('SendMessage', { QueueUrl: QUEUE_URL, MessageBody: 'x' })])).toEqual([]);

@@ -29,16 +29,28 @@ describe('log redaction: credentials never reach a log line', () => {
 
   it('removes credentials from free text and error messages, keeping what identifies them', () => {
     const error = new Error(`request with Bearer ${jwt} and key ${apiKey} failed; receiver secret ${signingKey}`);
-    const redacted = redact({ message: `Authorization: Bearer ${apiKey}`, error }) as { message: string; error: { message: string; stack: string } };
+    const redacted = redact({ message: `Authorization: Bearer ${apiKey}`, error }) as {
+      message: string;
+      error: { message: string; stack: string };
+    };
 
     expect(redacted.message).toBe('Authorization: Bearer [redacted]');
-    expect(redacted.error.message).toBe(`request with Bearer [redacted] and key rbk_${'a'.repeat(32)}_[redacted] failed; receiver secret whsec_[redacted]`);
+    expect(redacted.error.message).toBe(
+      `request with Bearer [redacted] and key rbk_${'a'.repeat(32)}_[redacted] failed; receiver secret whsec_[redacted]`,
+    );
     expect(redacted.error.stack).not.toContain('S'.repeat(43));
     expect(JSON.stringify(redact(`token ${jwt} in text`))).not.toContain(jwt.split('.')[1]);
   });
 
   it('leaves ordinary fields alone', () => {
-    const fields = { requestId: 'r-1', routeKey: 'GET /api/v2/workspace', status: 200, durationMs: 12, key: 'markups/m1/page-1.png', hasMore: true };
+    const fields = {
+      requestId: 'r-1',
+      routeKey: 'GET /api/v2/workspace',
+      status: 200,
+      durationMs: 12,
+      key: 'markups/m1/page-1.png',
+      hasMore: true,
+    };
     expect(redact(fields)).toEqual(fields);
   });
 });
@@ -65,10 +77,21 @@ describe('log redaction: no gap lets a credential through (issue 28, item 9)', (
   });
 
   it('redacts the signature, session token and credential of presigned URLs, keeping the rest', () => {
-    const redacted = redact({ url: presignedUrl, text: `fetch ${presignedUrl} failed`, fields: { 'X-Amz-Signature': 'abc123', 'x-amz-credential': 'ASIAEXAMPLE/20260101' } });
+    const redacted = redact({
+      url: presignedUrl,
+      text: `fetch ${presignedUrl} failed`,
+      fields: { 'X-Amz-Signature': 'abc123', 'x-amz-credential': 'ASIAEXAMPLE/20260101' },
+    });
     const line = JSON.stringify(redacted);
 
-    for (const secret of ['0123456789abcdef0123456789abcdef', 'IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKEN', 'ASIAEXAMPLEKEYID1234', 'abc123', 'ASIAEXAMPLE']) expect(line).not.toContain(secret);
+    for (const secret of [
+      '0123456789abcdef0123456789abcdef',
+      'IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKEN',
+      'ASIAEXAMPLEKEYID1234',
+      'abc123',
+      'ASIAEXAMPLE',
+    ])
+      expect(line).not.toContain(secret);
     expect((redacted as { url: string }).url).toBe(
       'https://bucket.s3.eu-west-1.amazonaws.com/markups/m1/page-1.png?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=[redacted]' +
         '&X-Amz-Date=20260101T000000Z&X-Amz-Expires=3600&X-Amz-Security-Token=[redacted]&X-Amz-Signature=[redacted]&X-Amz-SignedHeaders=host',
@@ -124,8 +147,16 @@ describe('log redaction: no gap lets a credential through (issue 28, item 9)', (
   });
 
   it('turns values JSON cannot write into text, and survives getters that throw', () => {
-    const hostile = Object.defineProperty({ ok: 1 }, 'boom', { enumerable: true, get: () => { throw new Error('no'); } });
-    const redacted = redact({ count: 12n, at: new Date('2026-01-01T00:00:00Z'), url: new URL(presignedUrl), hostile }) as Record<string, unknown>;
+    const hostile = Object.defineProperty({ ok: 1 }, 'boom', {
+      enumerable: true,
+      get: () => {
+        throw new Error('no');
+      },
+    });
+    const redacted = redact({ count: 12n, at: new Date('2026-01-01T00:00:00Z'), url: new URL(presignedUrl), hostile }) as Record<
+      string,
+      unknown
+    >;
 
     expect(() => JSON.stringify(redacted)).not.toThrow();
     expect(redacted.count).toBe('12');
@@ -135,7 +166,10 @@ describe('log redaction: no gap lets a credential through (issue 28, item 9)', (
   });
 
   it('redacts the cause of an error', () => {
-    const error = Object.assign(new Error('outer', { cause: new Error(`inner Bearer ${apiKey}`) }), { code: 'E1', response: { headers: { authorization: 'x' } } });
+    const error = Object.assign(new Error('outer', { cause: new Error(`inner Bearer ${apiKey}`) }), {
+      code: 'E1',
+      response: { headers: { authorization: 'x' } },
+    });
 
     const line = JSON.stringify(redact({ error }));
 
@@ -166,18 +200,36 @@ describe('log redaction: property over generated nested structures', () => {
         () => `${pick(['eyJ', 'eyA', 'ewo', 'ewk', 'ew0'])}${secret(20)}.${secret(30)}.${secret(20)}`,
         () => `${pick(['rbk_', 'RBK_'])}${hex()}_${secret()}`,
         () => `whsec_${secret(44)}`,
-        () => `https://b.s3.amazonaws.com/k?${pick(['X-Amz-Signature', 'x-amz-security-token', 'X-Amz-Credential'])}=${secret()}&X-Amz-Date=1`,
+        () =>
+          `https://b.s3.amazonaws.com/k?${pick(['X-Amz-Signature', 'x-amz-security-token', 'X-Amz-Credential'])}=${secret()}&X-Amz-Date=1`,
       ];
-      const secretKeys = ['password', 'Authorization', 'x-api-key', 'sessionToken', 'clientSecret', 'signingKey', 'X-Amz-Signature', 'cookie'];
+      const secretKeys = [
+        'password',
+        'Authorization',
+        'x-api-key',
+        'sessionToken',
+        'clientSecret',
+        'signingKey',
+        'X-Amz-Signature',
+        'cookie',
+      ];
       const text = () => (next() < 0.5 ? `plain ${Math.floor(next() * 1e6)}` : `before ${pick(carriers)()} after`);
       /** A spine `depth` containers deep, with shallow branches beside it (so the size stays small). */
       const value = (depth: number): unknown => {
         if (depth <= 0) return text();
         const children = 1 + Math.floor(next() * 3);
-        const entries = Array.from({ length: children }, (_, index) => [next() < 0.3 ? pick(secretKeys) : `f${index}`, value(index === 0 ? depth - 1 : Math.min(depth - 1, Math.floor(next() * 3)))] as const);
+        const entries = Array.from(
+          { length: children },
+          (_, index) =>
+            [
+              next() < 0.3 ? pick(secretKeys) : `f${index}`,
+              value(index === 0 ? depth - 1 : Math.min(depth - 1, Math.floor(next() * 3))),
+            ] as const,
+        );
         const kind = pick(['object', 'array', 'map', 'set', 'error'] as const);
         // a bare secret is a secret only under a secret-named key: give one to containers that keep keys
-        if (kind !== 'array' && kind !== 'set') for (const [key] of entries.filter(([key]) => secretKeys.includes(key))) entries.push([key, secret()]);
+        if (kind !== 'array' && kind !== 'set')
+          for (const [key] of entries.filter(([key]) => secretKeys.includes(key))) entries.push([key, secret()]);
         switch (kind) {
           case 'object':
             return Object.fromEntries(entries);

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { indexedWords, markupWordKeys, matchesWords, MAX_INDEXED_WORD_LENGTH, WORD_SLOTS, wordsOf, wordSortKey } from '../../shared/db/markup-words.js';
+import {
+  indexedWords,
+  markupWordKeys,
+  matchesWords,
+  MAX_INDEXED_WORD_LENGTH,
+  WORD_SLOTS,
+  wordsOf,
+  wordSortKey,
+} from '../../shared/db/markup-words.js';
 
 describe('the markup word index (issue 34)', () => {
   it('indexes the name words first, then the URL parts, without the scheme and www, lowercase and distinct', () => {
@@ -55,7 +63,10 @@ describe('the markup word index (issue 34)', () => {
   });
 
   it('checks the other words of a query on every word of the name and URL, past the ten indexed ones and in the fragment', () => {
-    const markup = { name: 'one two three four five six seven eight nine ten eleven twelve thirteen', url: 'https://example.com/product#reviews' };
+    const markup = {
+      name: 'one two three four five six seven eight nine ten eleven twelve thirteen',
+      url: 'https://example.com/product#reviews',
+    };
     expect(indexedWords(markup)).not.toContain('eleven');
     expect(matchesWords(markup, ['one', 'eleven'])).toBe(true);
     expect(matchesWords(markup, wordsOf('thirteen #reviews'))).toBe(true);

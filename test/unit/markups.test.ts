@@ -40,7 +40,12 @@ function makeFolderRecord(overrides: Partial<FolderRecord> = {}): FolderRecord {
 function makeMarkup(overrides: Partial<MarkupRecord> = {}): MarkupRecord {
   const workspace = { id: WS, organizationId: ORG } as WorkspaceRecord;
   return {
-    ...newWebpageMarkupRecord({ placement: { workspace, parent: makeFolderRecord() }, url: 'https://example.com/a', createdBy: 'u', at: 1_700_000_000_000 }),
+    ...newWebpageMarkupRecord({
+      placement: { workspace, parent: makeFolderRecord() },
+      url: 'https://example.com/a',
+      createdBy: 'u',
+      at: 1_700_000_000_000,
+    }),
     ...overrides,
   };
 }
@@ -57,12 +62,17 @@ describe('Markups rule 1: create-from-url takes an http or https address', () =>
     expect(v.safeParse(HttpUrl, url).success).toBe(true);
   });
 
-  it.each(['', 'example.com', 'ftp://example.com', 'javascript:alert(1)', 'file:///etc/passwd', 'https://', `https://e.com/${'x'.repeat(2040)}`])(
-    'refuses %s',
-    (url) => {
-      expect(v.safeParse(HttpUrl, url).success).toBe(false);
-    },
-  );
+  it.each([
+    '',
+    'example.com',
+    'ftp://example.com',
+    'javascript:alert(1)',
+    'file:///etc/passwd',
+    'https://',
+    `https://e.com/${'x'.repeat(2040)}`,
+  ])('refuses %s', (url) => {
+    expect(v.safeParse(HttpUrl, url).success).toBe(false);
+  });
 
   it('names a markup after the hostname and recognises supported file types by extension', () => {
     expect(defaultNameOf('https://www.example.org:8443/x')).toBe('www.example.org');
@@ -119,7 +129,7 @@ describe('Markup usage', () => {
     });
   });
 
-  it('never reports negative remaining when a plan was lowered below this month\'s use', () => {
+  it("never reports negative remaining when a plan was lowered below this month's use", () => {
     const usage = describeUsage(plan({ markupLimit: 3 }), { used: 7, bundleUsed: 0 }, [], period);
 
     expect(usage).toMatchObject({ remaining: 0, totalRemaining: 0, isLimitReached: true, isDrawingOnBundle: false });
@@ -133,7 +143,16 @@ describe('Markup usage', () => {
   it('reports an unlimited plan with nulls, no enforcement and no warning', () => {
     const usage = describeUsage(plan({ markupLimit: null }), { used: 900, bundleUsed: 0 }, [3, 4], period);
 
-    expect(usage).toMatchObject({ limit: null, remaining: null, totalRemaining: null, isUnlimited: true, enforcementEnabled: false, isWarning: false, isLimitReached: false, averageMonthlyUsage: 3.5 });
+    expect(usage).toMatchObject({
+      limit: null,
+      remaining: null,
+      totalRemaining: null,
+      isUnlimited: true,
+      enforcementEnabled: false,
+      isWarning: false,
+      isLimitReached: false,
+      averageMonthlyUsage: 3.5,
+    });
   });
 
   it('is not a custom override on the default allowance', () => {
@@ -177,7 +196,9 @@ describe('itemUpdate keeps index keys in step and writes only what changed', () 
 
     const update = itemUpdate(before, after, { unchangedSinceRead: true })!;
 
-    const written = Object.values(update.ExpressionAttributeNames).filter((name) => name !== 'PK').sort();
+    const written = Object.values(update.ExpressionAttributeNames)
+      .filter((name) => name !== 'PK')
+      .sort();
     const wordKeys = written.filter((name) => WORD_KEY_ATTRIBUTES.includes(name));
     expect(written.filter((name) => !wordKeys.includes(name))).toEqual(['GSI1SK', 'modifiedAt', 'name', 'searchText', 'version']);
     // The word index: the new name's word in the first slot, the old name's other slots removed; not guarded (derived from the name).
@@ -195,7 +216,9 @@ describe('itemUpdate keeps index keys in step and writes only what changed', () 
     const update = itemUpdate(before, after, { unchangedSinceRead: true })!;
 
     expect(Object.values(update.ExpressionAttributeValues!)).toContain('WS#other#MARKUPS');
-    expect(Object.values(update.ExpressionAttributeNames!)).toEqual(expect.arrayContaining(['GSI1PK', 'GSI2PK', 'GSI3PK', 'GSI4PK', 'parentFolderId', 'workspaceId']));
+    expect(Object.values(update.ExpressionAttributeNames!)).toEqual(
+      expect.arrayContaining(['GSI1PK', 'GSI2PK', 'GSI3PK', 'GSI4PK', 'parentFolderId', 'workspaceId']),
+    );
   });
 
   it('answers undefined when nothing changes', () => {
@@ -207,7 +230,9 @@ describe('itemUpdate keeps index keys in step and writes only what changed', () 
 
 describe('batches refuse an id listed twice', () => {
   it('throws a 400 naming the id', () => {
-    expect(() => requireDistinct(['a', 'b', 'a'], 'markupIds')).toThrow(expect.objectContaining({ status: 400, message: 'markupIds lists a more than once.' }));
+    expect(() => requireDistinct(['a', 'b', 'a'], 'markupIds')).toThrow(
+      expect.objectContaining({ status: 400, message: 'markupIds lists a more than once.' }),
+    );
     expect(() => requireDistinct(['a', 'b'], 'markupIds')).not.toThrow();
   });
 });

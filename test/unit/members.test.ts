@@ -13,14 +13,16 @@ const refusal = (callerRole: Role, current: Role | undefined, next: Role | undef
   }
 };
 
-describe('who may give which role (issue 11 item 7: owner stays in owners\' hands)', () => {
+describe("who may give which role (issue 11 item 7: owner stays in owners' hands)", () => {
   it('lets an owner give and take away every role', () => {
-    for (const current of [undefined, ...ROLES]) for (const next of ROLES) expect(refusal('owner', current, next), `${current} -> ${next}`).toBeUndefined();
+    for (const current of [undefined, ...ROLES])
+      for (const next of ROLES) expect(refusal('owner', current, next), `${current} -> ${next}`).toBeUndefined();
   });
 
   it('lets an admin give admin, contributor and viewer to anyone but an owner', () => {
     for (const current of [undefined, 'admin', 'contributor', 'viewer'] as const) {
-      for (const next of ['admin', 'contributor', 'viewer'] as const) expect(refusal('admin', current, next), `${current} -> ${next}`).toBeUndefined();
+      for (const next of ['admin', 'contributor', 'viewer'] as const)
+        expect(refusal('admin', current, next), `${current} -> ${next}`).toBeUndefined();
     }
   });
 

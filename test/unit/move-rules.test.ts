@@ -29,7 +29,10 @@ const ORG = 'org-1';
 
 function folder(id: string, parent: FolderRecord | null, fields: Partial<FolderRecord> = {}): FolderRecord {
   const workspaceId = fields.workspaceId ?? parent?.workspaceId ?? 'ws-a';
-  return { ...newFolderRecord({ id, workspaceId, organizationId: ORG, name: id, parent, role: parent ? 'folder' : 'root', at: 1_000 }), ...fields };
+  return {
+    ...newFolderRecord({ id, workspaceId, organizationId: ORG, name: id, parent, role: parent ? 'folder' : 'root', at: 1_000 }),
+    ...fields,
+  };
 }
 
 function markup(id: string, parent: FolderRecord, fields: Partial<MarkupRecord> = {}): MarkupRecord {
@@ -78,7 +81,11 @@ describe('Move rule 1: only organization keys move into another workspace, and o
   it('lets a workspace key move within its workspace and refuses it another (403 workspace-out-of-scope)', () => {
     expect(() => requireSameWorkspaceOrOrgKey(workspaceKey, 'ws-a', rootA!)).not.toThrow();
     expect(() => requireSameWorkspaceOrOrgKey(workspaceKey, 'ws-a', rootB!)).toThrow(
-      expect.objectContaining({ status: 403, slug: 'workspace-out-of-scope', detail: 'Workspace-scoped keys move items only inside their own workspace.' }),
+      expect.objectContaining({
+        status: 403,
+        slug: 'workspace-out-of-scope',
+        detail: 'Workspace-scoped keys move items only inside their own workspace.',
+      }),
     );
   });
 
@@ -91,7 +98,9 @@ describe('Move rule 1: only organization keys move into another workspace, and o
     const elsewhere = folder('x-root', null, { workspaceId: 'ws-x', organizationId: 'org-2' });
     const archive = folder('archive', null, { role: 'archive' });
 
-    expect(() => requireMovableTo(inA!, elsewhere)).toThrow(expect.objectContaining({ status: 403, detail: 'Items move only between workspaces of the same organization.' }));
+    expect(() => requireMovableTo(inA!, elsewhere)).toThrow(
+      expect.objectContaining({ status: 403, detail: 'Items move only between workspaces of the same organization.' }),
+    );
     expect(statusOf(() => requireMovableTo(rootA!, rootB!))).toBe(422);
     expect(() => requireMovableTo(archive, rootB!)).toThrow('The workspace archive folder cannot be moved.');
     expect(statusOf(() => requireMovableTo(inA!, rootB!))).toBeUndefined();
@@ -111,7 +120,11 @@ describe('Move rule 2: a batch lists each item once, from one workspace', () => 
     expect(requireOneWorkspace([a!, markup('m', rootA!)])).toBe('ws-a');
     expect(requireOneWorkspace([])).toBeUndefined();
     expect(() => requireOneWorkspace([a!, b!])).toThrow(
-      expect.objectContaining({ status: 400, slug: 'move-spans-workspaces', detail: 'All items of one move must come from the same workspace; these come from 2: ws-a, ws-b.' }),
+      expect.objectContaining({
+        status: 400,
+        slug: 'move-spans-workspaces',
+        detail: 'All items of one move must come from the same workspace; these come from 2: ws-a, ws-b.',
+      }),
     );
   });
 });
@@ -126,7 +139,9 @@ describe('the item as read again just before it moves', () => {
   it('is a 404 once it is gone and a 409 once it moved (another parent or another workspace)', () => {
     expect(() => sourceVerdict(b!, undefined, root!.id)).toThrow(new NotFoundError(`Item ${b!.id} does not exist.`));
     expect(() => sourceVerdict(b!, { ...b!, parentFolderId: root!.id }, root!.id)).toThrow(ConflictError);
-    expect(() => sourceVerdict(b!, { ...b!, workspaceId: 'ws-b' }, root!.id)).toThrow(`Item ${b!.id} was moved or deleted by another request; read it again and retry.`);
+    expect(() => sourceVerdict(b!, { ...b!, workspaceId: 'ws-b' }, root!.id)).toThrow(
+      `Item ${b!.id} was moved or deleted by another request; read it again and retry.`,
+    );
   });
 
   it('answers a folder still carried into another workspace as the same move repeated when it goes where it went, else 409', () => {
@@ -135,7 +150,9 @@ describe('the item as read again just before it moves', () => {
     const requested = { ...a!, workspaceId: 'ws-b', parentFolderId: rootB!.id };
 
     expect(sourceVerdict(requested, arrived, rootB!.id)).toEqual({ kind: 'repeated', current: arrived });
-    expect(() => sourceVerdict(requested, arrived, 'elsewhere')).toThrow(`Folder ${a!.id} is still being moved into another workspace; try again in a few seconds.`);
+    expect(() => sourceVerdict(requested, arrived, 'elsewhere')).toThrow(
+      `Folder ${a!.id} is still being moved into another workspace; try again in a few seconds.`,
+    );
   });
 
   it('does not take a move within one workspace left unfinished for a recorded one', () => {
@@ -185,7 +202,9 @@ describe('Move rule 3: no root, not into itself, not beyond the depth limit', ()
 
   it('refuses a folder into itself or any folder below it (422)', () => {
     for (const below of [[root!, a!], [root!, a!, b!], folders]) {
-      expect(() => requireNotIntoItself(a!, ancestryOf(below))).toThrow(`Folder ${a!.id} cannot be moved into itself or into one of its own subfolders.`);
+      expect(() => requireNotIntoItself(a!, ancestryOf(below))).toThrow(
+        `Folder ${a!.id} cannot be moved into itself or into one of its own subfolders.`,
+      );
     }
   });
 
@@ -219,7 +238,11 @@ describe('what a move carries along, and what follows its commit', () => {
   it('within a workspace: a folder carries its subfolders in the request, at most MAX_CARRIED_ITEMS (422 beyond); a markup nothing', () => {
     expect(movePlan(a!, rootA!, [])).toEqual({ crossWorkspace: false, carries: false, recordsMove: false });
     expect(movePlan(a!, rootA!, subfolders(2))).toEqual({ crossWorkspace: false, carries: true, recordsMove: false });
-    expect(movePlan(markup('m', a!, { hasRetainedOriginal: true }), rootA!, [])).toEqual({ crossWorkspace: false, carries: false, recordsMove: false });
+    expect(movePlan(markup('m', a!, { hasRetainedOriginal: true }), rootA!, [])).toEqual({
+      crossWorkspace: false,
+      carries: false,
+      recordsMove: false,
+    });
     expect(() => movePlan(a!, rootA!, subfolders(MAX_CARRIED_ITEMS + 1))).toThrow(
       `This move would carry ${MAX_CARRIED_ITEMS + 1} folders along; one move within a workspace carries at most ${MAX_CARRIED_ITEMS}. Move the subfolders separately first.`,
     );
@@ -231,7 +254,11 @@ describe('what a move carries along, and what follows its commit', () => {
     expect(movePlan(a!, rootB!, subfolders(MAX_CARRIED_ITEMS + 1))).toEqual({ crossWorkspace: true, carries: true, recordsMove: true });
     expect(movePlan(a!, rootB!, [])).toEqual({ crossWorkspace: true, carries: true, recordsMove: true });
     expect(followUp(movePlan(a!, rootB!, []))).toBe('queue-worker');
-    expect(movePlan(markup('m', a!, { hasRetainedOriginal: true }), rootB!, [])).toEqual({ crossWorkspace: true, carries: true, recordsMove: false });
+    expect(movePlan(markup('m', a!, { hasRetainedOriginal: true }), rootB!, [])).toEqual({
+      crossWorkspace: true,
+      carries: true,
+      recordsMove: false,
+    });
     expect(followUp(movePlan(markup('m', a!, { hasRetainedOriginal: true }), rootB!, []))).toBe('finish-here');
     expect(movePlan(markup('m', a!), rootB!, [])).toEqual({ crossWorkspace: true, carries: false, recordsMove: false });
   });
@@ -242,11 +269,23 @@ describe('what a move carries along, and what follows its commit', () => {
 
     const next = placed(archived, deeper!, { name: 'a (2)', carries: true }, 5_000);
 
-    expect(next).toMatchObject({ id: a!.id, parentFolderId: deeper!.id, workspaceId: 'ws-b', name: 'a (2)', modifiedAt: 5_000, activityAt: 5_000 });
+    expect(next).toMatchObject({
+      id: a!.id,
+      parentFolderId: deeper!.id,
+      workspaceId: 'ws-b',
+      name: 'a (2)',
+      modifiedAt: 5_000,
+      activityAt: 5_000,
+    });
     expect(next).toMatchObject({ ancestorIds: [...deeper!.ancestorIds, deeper!.id], archivedFromPath: ['Old'], pendingMoveFrom: 'ws-a' });
     expect(placed(archived, deeper!, { name: 'a', archivedFromPath: null, carries: false }, 5_000)).not.toHaveProperty('archivedFromPath');
-    expect(placed(a!, deeper!, { name: 'a', archivedFromPath: ['Root', 'x'], carries: false }, 5_000)).not.toHaveProperty('pendingMoveFrom');
-    expect(placed(a!, deeper!, { name: 'a', archivedFromPath: ['Root', 'x'], carries: false }, 5_000).archivedFromPath).toEqual(['Root', 'x']);
+    expect(placed(a!, deeper!, { name: 'a', archivedFromPath: ['Root', 'x'], carries: false }, 5_000)).not.toHaveProperty(
+      'pendingMoveFrom',
+    );
+    expect(placed(a!, deeper!, { name: 'a', archivedFromPath: ['Root', 'x'], carries: false }, 5_000).archivedFromPath).toEqual([
+      'Root',
+      'x',
+    ]);
     // A clock behind the record's last change still moves modifiedAt forward.
     expect(placed(a!, deeper!, { name: 'a', carries: false }, 10).modifiedAt).toBe(a!.modifiedAt + 1);
     const movedMarkup = placed(markup('m', a!), deeper!, { name: 'm', carries: false }, 5_000);
@@ -258,7 +297,9 @@ describe('what a move carries along, and what follows its commit', () => {
     expect(commitVerdict('i', 'moved')).toBe('done');
     expect(commitVerdict('i', 'ancestry-changed')).toBe('again');
     expect(commitVerdict('i', 'name-taken')).toBe('name-taken');
-    expect(() => commitVerdict('i', 'item-changed')).toThrow(new ConflictError('Item i was moved or deleted by another request; read it again and retry.'));
+    expect(() => commitVerdict('i', 'item-changed')).toThrow(
+      new ConflictError('Item i was moved or deleted by another request; read it again and retry.'),
+    );
   });
 });
 
@@ -278,7 +319,11 @@ describe('Move rule 5: a batch reports each entry that fails and moves the other
   });
 
   it('turns a problem the caller may see into an entry of errors; anything else (a 5xx, a crash) fails the batch', () => {
-    expect(batchErrorOf('x', new NotFoundError('Item x does not exist.'))).toEqual({ itemId: 'x', statusCode: 404, message: 'Item x does not exist.' });
+    expect(batchErrorOf('x', new NotFoundError('Item x does not exist.'))).toEqual({
+      itemId: 'x',
+      statusCode: 404,
+      message: 'Item x does not exist.',
+    });
     expect(batchErrorOf('x', new ServiceError(503, 'unavailable', 'Service Unavailable', 'later'))).toBeUndefined();
     expect(batchErrorOf('x', new Error('boom'))).toBeUndefined();
   });

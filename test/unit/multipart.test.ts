@@ -19,7 +19,10 @@ const field = (name: string, value: string) => ({ headers: [`Content-Disposition
 
 describe('parseMultipart', () => {
   it('parses text fields in order', () => {
-    const parts = parseMultipart(body('XyZ', [field('key', 'uploads/a.png'), field('Content-Type', 'image/png')]), 'multipart/form-data; boundary=XyZ');
+    const parts = parseMultipart(
+      body('XyZ', [field('key', 'uploads/a.png'), field('Content-Type', 'image/png')]),
+      'multipart/form-data; boundary=XyZ',
+    );
 
     expect(parts.map((part) => [part.name, part.data.toString('utf8')])).toEqual([
       ['key', 'uploads/a.png'],
@@ -32,7 +35,12 @@ describe('parseMultipart', () => {
   it('keeps binary file data byte for byte, including CRLF and dashes', () => {
     const bytes = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.from('\r\n--Xy\r\n--xyz\r\n--')]);
     const parts = parseMultipart(
-      body('XyZ', [{ headers: ['Content-Disposition: form-data; name="file"; filename="pic.bin"', 'Content-Type: application/octet-stream'], data: bytes }]),
+      body('XyZ', [
+        {
+          headers: ['Content-Disposition: form-data; name="file"; filename="pic.bin"', 'Content-Type: application/octet-stream'],
+          data: bytes,
+        },
+      ]),
       'multipart/form-data; boundary=XyZ',
     );
 
@@ -52,7 +60,11 @@ describe('parseMultipart', () => {
 
   it('returns fields after the file part, in order, so callers can decide to ignore them', () => {
     const parts = parseMultipart(
-      body('b', [field('key', 'k'), { headers: ['Content-Disposition: form-data; name="file"; filename="f.txt"'], data: 'hello' }, field('after', 'x')]),
+      body('b', [
+        field('key', 'k'),
+        { headers: ['Content-Disposition: form-data; name="file"; filename="f.txt"'], data: 'hello' },
+        field('after', 'x'),
+      ]),
       'multipart/form-data; boundary=b',
     );
 
@@ -75,7 +87,10 @@ describe('parseMultipart', () => {
     const parts = parseMultipart(
       body('b', [
         { headers: ['Content-Disposition: form-data; name="file"; filename="Résumé; \\"final\\".pdf"'], data: 'a' },
-        { headers: [`Content-Disposition: form-data; name="other"; filename="fallback.txt"; filename*=UTF-8''na%C3%AFve%20file.txt`], data: 'b' },
+        {
+          headers: [`Content-Disposition: form-data; name="other"; filename="fallback.txt"; filename*=UTF-8''na%C3%AFve%20file.txt`],
+          data: 'b',
+        },
       ]),
       'multipart/form-data; boundary=b',
     );

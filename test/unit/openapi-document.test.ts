@@ -6,60 +6,80 @@ import { buildOpenApi } from '../../shared/http/openapi.js';
 type Json = Record<string, any>;
 
 const document = buildOpenApi(routeGroups()) as Json;
-const documented = routeGroups().flatMap((group) => group.routes.filter((route) => !route.undocumented).map((route) => ({ group: group.name, route })));
+const documented = routeGroups().flatMap((group) =>
+  group.routes.filter((route) => !route.undocumented).map((route) => ({ group: group.name, route })),
+);
 const operationOf = (method: string, path: string): Json => document.paths[path][method.toLowerCase()];
 
 describe('the OpenAPI document a client generator can trust (issue: API reference, item 2)', () => {
   it('tags each operation with its route group, and describes every group that has documented routes', () => {
     const tagged = new Set(documented.map(({ group }) => group));
 
-    expect(document.tags.map((tag: Json) => tag.name)).toEqual(FUNCTIONS.filter(isApiFunction).map((fn) => fn.name).filter((name) => tagged.has(name)));
+    expect(document.tags.map((tag: Json) => tag.name)).toEqual(
+      FUNCTIONS.filter(isApiFunction)
+        .map((fn) => fn.name)
+        .filter((name) => tagged.has(name)),
+    );
     for (const tag of document.tags) expect(tag.description, tag.name).toBeTruthy();
     for (const { group, route } of documented) expect(operationOf(route.method, route.path).tags, route.operationId).toEqual([group]);
   });
 
-  it.each(documented.map(({ route }) => [`${route.method} ${route.path}`, route] as const))('%s: success in { data } with an example, problems as problem+json, its permission', (_key, route) => {
-    const operation = operationOf(route.method, route.path);
-    const success = Object.entries(operation.responses as Record<string, Json>).filter(([status]) => /^2/.test(status));
-    const problems = Object.entries(operation.responses as Record<string, Json>).filter(([status]) => /^[45]|default/.test(status));
-    const resolve = (response: Json): Json => (response.$ref ? document.components.responses[response.$ref.split('/').pop()] : response);
+  it.each(documented.map(({ route }) => [`${route.method} ${route.path}`, route] as const))(
+    '%s: success in { data } with an example, problems as problem+json, its permission',
+    (_key, route) => {
+      const operation = operationOf(route.method, route.path);
+      const success = Object.entries(operation.responses as Record<string, Json>).filter(([status]) => /^2/.test(status));
+      const problems = Object.entries(operation.responses as Record<string, Json>).filter(([status]) => /^[45]|default/.test(status));
+      const resolve = (response: Json): Json => (response.$ref ? document.components.responses[response.$ref.split('/').pop()] : response);
 
-    // Only an operation that always refuses (a 501 pointing elsewhere) has no success to describe.
-    expect(success.length).toBe(route.responses.filter((doc) => doc.status < 300).length);
-    for (const [, response] of success) {
-      const json = response.content?.['application/json'];
-      if (json && route.responses.find((doc) => doc.schema)?.envelope !== false) {
-        expect(json.schema.required).toContain('data');
-        expect(json.example).toHaveProperty('data');
+      // Only an operation that always refuses (a 501 pointing elsewhere) has no success to describe.
+      expect(success.length).toBe(route.responses.filter((doc) => doc.status < 300).length);
+      for (const [, response] of success) {
+        const json = response.content?.['application/json'];
+        if (json && route.responses.find((doc) => doc.schema)?.envelope !== false) {
+          expect(json.schema.required).toContain('data');
+          expect(json.example).toHaveProperty('data');
+        }
       }
-    }
-    expect(problems.map(([status]) => status)).toEqual(expect.arrayContaining(['400', 'default']));
-    for (const [status, response] of problems) expect(resolve(response).content, `${status}`).toHaveProperty(['application/problem+json']);
-    if (route.auth === 'apiKey') {
-      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '403']));
-      expect(operation['x-permission']).toBe(route.permission);
-    } else {
-      expect(operation.security).toEqual([]);
-      expect(operation.description).toContain('Needs no credential.');
-    }
-    if (route.body) expect(operation.requestBody.content['application/json'].example).toBeDefined();
-    if (route.params) expect(Object.keys(operation.responses)).toContain('404');
-  });
+      expect(problems.map(([status]) => status)).toEqual(expect.arrayContaining(['400', 'default']));
+      for (const [status, response] of problems)
+        expect(resolve(response).content, `${status}`).toHaveProperty(['application/problem+json']);
+      if (route.auth === 'apiKey') {
+        expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '403']));
+        expect(operation['x-permission']).toBe(route.permission);
+      } else {
+        expect(operation.security).toEqual([]);
+        expect(operation.description).toContain('Needs no credential.');
+      }
+      if (route.body) expect(operation.requestBody.content['application/json'].example).toBeDefined();
+      if (route.params) expect(Object.keys(operation.responses)).toContain('404');
+    },
+  );
 
   it('declares numeric query parameters as integers with their bounds, so a client sends { limit: 5 } (issue 29, item 5)', () => {
-    const parameterOf = (method: string, path: string, name: string): Json => operationOf(method, path).parameters.find((parameter: Json) => parameter.name === name);
-    const queryParameters = Object.values(document.paths as Record<string, Json>).flatMap((item) => Object.values(item).flatMap((operation: Json) => (operation.parameters ?? []) as Json[]));
+    const parameterOf = (method: string, path: string, name: string): Json =>
+      operationOf(method, path).parameters.find((parameter: Json) => parameter.name === name);
+    const queryParameters = Object.values(document.paths as Record<string, Json>).flatMap((item) =>
+      Object.values(item).flatMap((operation: Json) => (operation.parameters ?? []) as Json[]),
+    );
 
     expect(parameterOf('GET', '/api/v2/markups', 'limit').schema).toEqual({ type: 'integer', minimum: 1, maximum: 100 });
     expect(parameterOf('GET', '/api/v2/threads', 'offset').schema).toEqual({ type: 'integer', minimum: 0, maximum: 1_000_000 });
-    expect(parameterOf('GET', '/api/v2/items/{id}/items', 'page').schema).toEqual({ type: 'integer', minimum: 1, maximum: 1000, default: 1 });
+    expect(parameterOf('GET', '/api/v2/items/{id}/items', 'page').schema).toEqual({
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000,
+      default: 1,
+    });
     expect(parameterOf('GET', '/api/v2/items/{id}/items', 'limit').schema).toMatchObject({ type: 'integer', default: 50 });
     // No parameter is left a digit string: the query string still carries digits, the handler parses them.
     expect(queryParameters.filter((parameter) => parameter.schema?.pattern === '^\\d+$').map((parameter) => parameter.name)).toEqual([]);
   });
 
   it('leaves out the routes that are not API operations (the reference page and its script), which stay routed', () => {
-    const hidden = routeGroups().flatMap((group) => group.routes).filter((route) => route.undocumented);
+    const hidden = routeGroups()
+      .flatMap((group) => group.routes)
+      .filter((route) => route.undocumented);
 
     for (const route of hidden) expect(document.paths[route.path]?.[route.method.toLowerCase()], route.path).toBeUndefined();
   });

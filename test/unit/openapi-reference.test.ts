@@ -15,7 +15,9 @@ const cases = documented.map((route) => [routeKey(route), route] as const);
 function exampleStrings(node: unknown, at = '', inExample = false): { at: string; value: string }[] {
   if (typeof node === 'string') return inExample ? [{ at, value: node }] : [];
   if (!node || typeof node !== 'object') return [];
-  return Object.entries(node).flatMap(([key, value]) => exampleStrings(value, `${at}/${key}`, inExample || key === 'example' || key === 'examples'));
+  return Object.entries(node).flatMap(([key, value]) =>
+    exampleStrings(value, `${at}/${key}`, inExample || key === 'example' || key === 'examples'),
+  );
 }
 
 describe('the API reference reads well (issue 29, item 4)', () => {
@@ -53,17 +55,28 @@ describe('the API reference reads well (issue 29, item 4)', () => {
     expect(() => parseBody(route.body!, example)).not.toThrow();
   });
 
-  it.each(cases.filter(([, route]) => route.params))('%s: its path parameter examples pass the validation the handler runs', (_key, route) => {
-    const parameters = operationOf(route.method, route.path).parameters.filter((parameter: Json) => parameter.in === 'path');
+  it.each(cases.filter(([, route]) => route.params))(
+    '%s: its path parameter examples pass the validation the handler runs',
+    (_key, route) => {
+      const parameters = operationOf(route.method, route.path).parameters.filter((parameter: Json) => parameter.in === 'path');
 
-    expect(() => parseWith(route.params!, Object.fromEntries(parameters.map((parameter: Json) => [parameter.name, parameter.example])), '/params')).not.toThrow();
-  });
+      expect(() =>
+        parseWith(route.params!, Object.fromEntries(parameters.map((parameter: Json) => [parameter.name, parameter.example])), '/params'),
+      ).not.toThrow();
+    },
+  );
 
   it('shows a first message in one form: the thread and reply examples send `content` or `message`, not both', () => {
-    for (const [method, path] of [['POST', '/api/v2/threads'], ['POST', '/api/v2/threads/{id}/messages']] as const) {
+    for (const [method, path] of [
+      ['POST', '/api/v2/threads'],
+      ['POST', '/api/v2/threads/{id}/messages'],
+    ] as const) {
       const example = operationOf(method, path).requestBody.content['application/json'].example;
 
-      expect(Object.keys(example).filter((key) => key === 'content' || key === 'message'), path).toHaveLength(1);
+      expect(
+        Object.keys(example).filter((key) => key === 'content' || key === 'message'),
+        path,
+      ).toHaveLength(1);
     }
   });
 

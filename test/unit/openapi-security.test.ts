@@ -26,7 +26,8 @@ describe('OpenAPI security: API keys everywhere a key is needed, exchange tokens
   });
 
   it('offers no session token on organization-key operations, and only a session token on signing out and reading the session (issue 30)', () => {
-    const schemesOf = (method: string, path: string) => operationOf(method, path).security.flatMap((requirement) => Object.keys(requirement));
+    const schemesOf = (method: string, path: string) =>
+      operationOf(method, path).security.flatMap((requirement) => Object.keys(requirement));
 
     expect(schemesOf('GET', '/api/v2/workspaces')).toEqual(['bearer']);
     expect(schemesOf('POST', '/api/v2/auth/sign-out')).toEqual(['sessionToken']);
@@ -44,13 +45,17 @@ describe('OpenAPI security: API keys everywhere a key is needed, exchange tokens
     else if (rule?.sessionOnly) expect(security).toEqual([{ sessionToken: [] }]);
     else if (rule!.endUser === false) expect(security).toEqual([{ bearer: [] }, ...sessions]);
     else expect(security).toEqual([{ bearer: [] }, { exchangeToken: [] }, ...sessions]);
-    for (const requirement of security) for (const scheme of Object.keys(requirement)) expect(document.components.securitySchemes).toHaveProperty(scheme);
+    for (const requirement of security)
+      for (const scheme of Object.keys(requirement)) expect(document.components.securitySchemes).toHaveProperty(scheme);
   });
 
   it('lists the exchange token on every feedback endpoint (Authentication 2) and on no workspace, folder or markup-list one', () => {
-    const takesTokens = (route: (typeof routes)[number]) => operationOf(route.method, route.path).security.some((requirement) => 'exchangeToken' in requirement);
+    const takesTokens = (route: (typeof routes)[number]) =>
+      operationOf(route.method, route.path).security.some((requirement) => 'exchangeToken' in requirement);
     const feedback = routes.filter((route) => /^\/api\/v2\/(threads|messages)\b/.test(route.path));
-    const administration = routes.filter((route) => /^\/api\/v2\/(workspaces?|items)\b/.test(route.path) || route.path === '/api/v2/markups');
+    const administration = routes.filter(
+      (route) => /^\/api\/v2\/(workspaces?|items)\b/.test(route.path) || route.path === '/api/v2/markups',
+    );
 
     expect(feedback.length).toBeGreaterThan(10);
     expect(feedback.filter((route) => !takesTokens(route)).map((route) => `${route.method} ${route.path}`)).toEqual([]);

@@ -53,7 +53,8 @@ describe('the permission table (issue 18: one table, members, API users and end 
         for (const order of [WORKSPACE_ROLE_ORDER, END_USER_ROLE_ORDER] as readonly (readonly AnyRole[])[]) {
           order.forEach((lower, index) => {
             for (const higher of order.slice(index + 1)) {
-              if (allows(lower, permission, on)) expect(allows(higher, permission, on), `${permission} ${on}: ${lower} < ${higher}`).toBe(true);
+              if (allows(lower, permission, on))
+                expect(allows(higher, permission, on), `${permission} ${on}: ${lower} < ${higher}`).toBe(true);
             }
           });
         }
@@ -63,14 +64,19 @@ describe('the permission table (issue 18: one table, members, API users and end 
 
   it("never asks less on other people's records than on one's own", () => {
     for (const permission of permissions) {
-      for (const role of allRoles) if (allows(role, permission, 'others')) expect(allows(role, permission, 'own'), `${permission} ${role}`).toBe(true);
+      for (const role of allRoles)
+        if (allows(role, permission, 'others')) expect(allows(role, permission, 'own'), `${permission} ${role}`).toBe(true);
     }
   });
 
   it('keeps end users out of organization and workspace administration', () => {
     const administration = permissions.filter((permission) => /^(workspace|storage|item|original|user|external-user):/.test(permission));
 
-    for (const permission of administration) expect(allowedRoles(permission).filter((role) => role.startsWith('project:')), permission).toEqual([]);
+    for (const permission of administration)
+      expect(
+        allowedRoles(permission).filter((role) => role.startsWith('project:')),
+        permission,
+      ).toEqual([]);
   });
 
   it('names the role and the need when it refuses, and says when there is no membership', () => {
@@ -91,12 +97,15 @@ describe('every route declares a permission of the table (a new route cannot ski
   });
 
   it('uses every row of the table (routes and upload resource types), so no rule is dead', () => {
-    const used = new Set<string | undefined>([...routes.map((route) => route.permission), ...Object.values(RESOURCE_RULES).map((rule) => rule.permission)]);
+    const used = new Set<string | undefined>([
+      ...routes.map((route) => route.permission),
+      ...Object.values(RESOURCE_RULES).map((rule) => rule.permission),
+    ]);
 
     expect(permissions.filter((permission) => !used.has(permission))).toEqual([]);
   });
 
-  it('shows each operation\'s permission and minimum role in the OpenAPI document', () => {
+  it("shows each operation's permission and minimum role in the OpenAPI document", () => {
     const document = buildOpenApi(routes) as { paths: Record<string, Record<string, Record<string, unknown>>> };
 
     for (const route of routes.filter((candidate) => candidate.permission)) {
@@ -125,7 +134,11 @@ const EVERY_ROW: [Permission, string, string, ('organizationKey' | 'sessionOnly'
   ['original:read', 'viewer contributor admin owner', 'viewer contributor admin owner'],
   ['original:manage', 'admin owner', 'admin owner'],
   ['markup:list', 'viewer contributor admin owner', 'viewer contributor admin owner'],
-  ['markup:read', 'viewer contributor admin owner p:viewer p:contributor p:owner', 'viewer contributor admin owner p:viewer p:contributor p:owner'],
+  [
+    'markup:read',
+    'viewer contributor admin owner p:viewer p:contributor p:owner',
+    'viewer contributor admin owner p:viewer p:contributor p:owner',
+  ],
   ['markup:create', 'contributor admin owner', 'contributor admin owner'],
   ['markup:tags', 'viewer contributor admin owner', 'viewer contributor admin owner'],
   ['markup:rename', 'contributor admin owner p:owner', 'contributor admin owner p:owner'],
@@ -135,8 +148,16 @@ const EVERY_ROW: [Permission, string, string, ('organizationKey' | 'sessionOnly'
   ['item:create', 'contributor admin owner', 'contributor admin owner'],
   ['item:update', 'contributor admin owner', 'contributor admin owner'],
   ['item:delete', 'admin owner', 'admin owner'],
-  ['thread:read', 'viewer contributor admin owner p:viewer p:contributor p:owner', 'viewer contributor admin owner p:viewer p:contributor p:owner'],
-  ['thread:mark-read', 'viewer contributor admin owner p:viewer p:contributor p:owner', 'viewer contributor admin owner p:viewer p:contributor p:owner'],
+  [
+    'thread:read',
+    'viewer contributor admin owner p:viewer p:contributor p:owner',
+    'viewer contributor admin owner p:viewer p:contributor p:owner',
+  ],
+  [
+    'thread:mark-read',
+    'viewer contributor admin owner p:viewer p:contributor p:owner',
+    'viewer contributor admin owner p:viewer p:contributor p:owner',
+  ],
   ['thread:create', 'contributor admin owner p:contributor p:owner', 'contributor admin owner p:contributor p:owner'],
   ['thread:update', 'contributor admin owner p:contributor p:owner', 'contributor admin owner p:owner'],
   ['thread:delete', 'contributor admin owner p:contributor p:owner', 'admin owner p:owner'],
@@ -159,7 +180,12 @@ const EVERY_ROW: [Permission, string, string, ('organizationKey' | 'sessionOnly'
   ['webhook:manage', 'admin owner', 'admin owner'],
   ['session:sign-out', 'viewer contributor admin owner', 'viewer contributor admin owner', ['sessionOnly']],
   ['session:read', 'viewer contributor admin owner', 'viewer contributor admin owner', ['sessionOnly']],
-  ['live:ticket', 'viewer contributor admin owner p:viewer p:contributor p:owner', 'viewer contributor admin owner p:viewer p:contributor p:owner', ['anyCredential']],
+  [
+    'live:ticket',
+    'viewer contributor admin owner p:viewer p:contributor p:owner',
+    'viewer contributor admin owner p:viewer p:contributor p:owner',
+    ['anyCredential'],
+  ],
 ];
 
 const WORKSPACE = { id: 'ws-1', organizationId: 'org-1' };
@@ -172,10 +198,40 @@ const live = { answer: Promise.resolve(true) };
 function callerWith(role: AnyRole, permission: Permission, kind: 'member-key' | 'organization-key' | 'session' = 'member-key'): Principal {
   const authorization = { permission, authorized: false, roles: new Map([[WORKSPACE.id, Promise.resolve(role)]]) };
   if (role.startsWith('project:')) {
-    return { kind: 'endUser', scope: 'workspace', organizationId: 'org-1', workspaceId: WORKSPACE.id, userId: 'end-user', externalId: 'e', installationId: 'i', markupRole: role as EndUserRole, markupId: MARKUP, actsAsMember: false, live, authorization };
+    return {
+      kind: 'endUser',
+      scope: 'workspace',
+      organizationId: 'org-1',
+      workspaceId: WORKSPACE.id,
+      userId: 'end-user',
+      externalId: 'e',
+      installationId: 'i',
+      markupRole: role as EndUserRole,
+      markupId: MARKUP,
+      actsAsMember: false,
+      live,
+      authorization,
+    };
   }
-  if (kind === 'session') return { kind: 'session', scope: 'member', userId: 'member', sessionId: 's', expiresAt: Date.now() + 60_000, actsAsMember: true, live, authorization };
-  const key = { kind: 'apiKey' as const, keyId: 'k', organizationId: 'org-1', userId: 'member', actsAsMember: kind === 'member-key', authorization };
+  if (kind === 'session')
+    return {
+      kind: 'session',
+      scope: 'member',
+      userId: 'member',
+      sessionId: 's',
+      expiresAt: Date.now() + 60_000,
+      actsAsMember: true,
+      live,
+      authorization,
+    };
+  const key = {
+    kind: 'apiKey' as const,
+    keyId: 'k',
+    organizationId: 'org-1',
+    userId: 'member',
+    actsAsMember: kind === 'member-key',
+    authorization,
+  };
   return kind === 'organization-key' ? { ...key, scope: 'organization' } : { ...key, scope: 'workspace', workspaceId: WORKSPACE.id };
 }
 
@@ -206,7 +262,10 @@ describe('every row of the permission table, through the checks every operation 
           : () => authorize(caller, WORKSPACE, { markupId: MARKUP });
       const answer = await outcome(check);
       if (answer === 'allowed') allowed.push(role);
-      else expect(['insufficient-role', 'session-token-required', 'organization-key-required'], `${permission} ${role}: ${answer}`).toContain(answer);
+      else
+        expect(['insufficient-role', 'session-token-required', 'organization-key-required'], `${permission} ${role}: ${answer}`).toContain(
+          answer,
+        );
     }
 
     // Sessions and live tickets are not a matter of role: every role of the credential kind the row admits passes.
@@ -216,32 +275,46 @@ describe('every row of the permission table, through the checks every operation 
   it.each(EVERY_ROW)("%s: exactly these roles on other people's records (%s | %s)", async (permission, _own, others) => {
     const allowed = [];
     for (const role of allRoles) {
-      if (await outcome(() => authorizeOnRecordOf(callerWith(role, permission), role, 'someone-else')) === 'allowed') allowed.push(role);
+      if ((await outcome(() => authorizeOnRecordOf(callerWith(role, permission), role, 'someone-else'))) === 'allowed') allowed.push(role);
       // Its author acts with the ordinary minimum, checked by `authorize`.
-      expect(await outcome(() => authorizeOnRecordOf(callerWith(role, permission), role, role.startsWith('project:') ? 'end-user' : 'member'))).toBe('allowed');
+      expect(
+        await outcome(() => authorizeOnRecordOf(callerWith(role, permission), role, role.startsWith('project:') ? 'end-user' : 'member')),
+      ).toBe('allowed');
     }
 
     expect(allowed).toEqual(rolesIn(others));
   });
 
-  it.each(EVERY_ROW.filter(([, , , flags]) => flags?.includes('organizationKey')))('%s: only an organization key, never a workspace key or an end user', async (permission) => {
-    expect(await outcome(() => authorize(callerWith('owner', permission, 'organization-key'), WORKSPACE))).toBe('allowed');
-    expect(await outcome(() => authorize(callerWith('owner', permission, 'member-key'), WORKSPACE))).toBe('organization-key-required');
-    expect(await outcome(() => authorize(callerWith('project:owner', permission), WORKSPACE, { markupId: MARKUP }))).toBe('organization-key-required');
-  });
+  it.each(EVERY_ROW.filter(([, , , flags]) => flags?.includes('organizationKey')))(
+    '%s: only an organization key, never a workspace key or an end user',
+    async (permission) => {
+      expect(await outcome(() => authorize(callerWith('owner', permission, 'organization-key'), WORKSPACE))).toBe('allowed');
+      expect(await outcome(() => authorize(callerWith('owner', permission, 'member-key'), WORKSPACE))).toBe('organization-key-required');
+      expect(await outcome(() => authorize(callerWith('project:owner', permission), WORKSPACE, { markupId: MARKUP }))).toBe(
+        'organization-key-required',
+      );
+    },
+  );
 
-  it.each(EVERY_ROW.filter(([, , , flags]) => flags?.includes('sessionOnly')))('%s: only a session token, and never through a workspace', async (permission) => {
-    for (const role of allRoles) {
-      expect(await outcome(() => authorizeSession(callerWith(role, permission, 'member-key'))), role).toBe('session-token-required');
-      expect(await outcome(() => authorize(callerWith(role, permission, 'session'), WORKSPACE, { markupId: MARKUP })), role).toBe('session-token-required');
-    }
-  });
+  it.each(EVERY_ROW.filter(([, , , flags]) => flags?.includes('sessionOnly')))(
+    '%s: only a session token, and never through a workspace',
+    async (permission) => {
+      for (const role of allRoles) {
+        expect(await outcome(() => authorizeSession(callerWith(role, permission, 'member-key'))), role).toBe('session-token-required');
+        expect(await outcome(() => authorize(callerWith(role, permission, 'session'), WORKSPACE, { markupId: MARKUP })), role).toBe(
+          'session-token-required',
+        );
+      }
+    },
+  );
 
   it('opens nothing but what the table opens to end users: every end-user row also needs the markup the token is bound to', async () => {
     for (const [permission, own, , flags] of EVERY_ROW) {
       if (flags?.length || !rolesIn(own).includes('project:owner')) continue;
       expect(await outcome(() => authorize(callerWith('project:owner', permission), WORKSPACE)), permission).toBe('markup-required');
-      expect(await outcome(() => authorize(callerWith('project:owner', permission), WORKSPACE, { markupId: 'another' })), permission).toBe('markup-out-of-scope');
+      expect(await outcome(() => authorize(callerWith('project:owner', permission), WORKSPACE, { markupId: 'another' })), permission).toBe(
+        'markup-out-of-scope',
+      );
     }
   });
 

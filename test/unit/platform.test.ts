@@ -15,7 +15,8 @@ import { decodeEventKey } from '../../functions/upload-confirmed/handler.js';
 
 const key = Buffer.alloc(32, 7);
 const context = {} as Context;
-const sample = (file: string) => JSON.parse(readFileSync(new URL(`../../events/${file}`, import.meta.url), 'utf8')) as APIGatewayProxyEventV2;
+const sample = (file: string) =>
+  JSON.parse(readFileSync(new URL(`../../events/${file}`, import.meta.url), 'utf8')) as APIGatewayProxyEventV2;
 
 describe('cursors are opaque and tamper-evident', () => {
   it('round-trips a position for the list it was made for', () => {
@@ -101,7 +102,14 @@ describe('route matching as API Gateway does it', () => {
   const target = (paths: string[]) => ({
     name: 't',
     handler: async () => ({ statusCode: 200 }),
-    routes: routeTable(Object.fromEntries(paths.map((path) => [`GET ${path}`, operation({ operationId: path, summary: '', auth: 'none', responses: [], handle: async () => ok(null) })]))),
+    routes: routeTable(
+      Object.fromEntries(
+        paths.map((path) => [
+          `GET ${path}`,
+          operation({ operationId: path, summary: '', auth: 'none', responses: [], handle: async () => ok(null) }),
+        ]),
+      ),
+    ),
   });
 
   it('prefers the most specific template and decodes path parameters', () => {
@@ -121,7 +129,13 @@ describe('route matching as API Gateway does it', () => {
   it('lists for a 405 exactly the methods the router serves at that path, a trailing slash included', () => {
     const routes = routeTable({
       'GET /api/v2/workspaces': operation({ operationId: 'list', summary: '', auth: 'none', responses: [], handle: async () => ok(null) }),
-      'POST /api/v2/workspace': operation({ operationId: 'create', summary: '', auth: 'none', responses: [], handle: async () => ok(null) }),
+      'POST /api/v2/workspace': operation({
+        operationId: 'create',
+        summary: '',
+        auth: 'none',
+        responses: [],
+        handle: async () => ok(null),
+      }),
     });
     const matcher = compileTemplates(routes);
 
@@ -191,7 +205,9 @@ describe('the API handler maps every failure to problem+json in one place', () =
       { pointer: '/body/token', detail: 'is required' },
       { pointer: '/body/items/0/id', detail: 'is required' },
     ]);
-    expect(toFieldProblems('/query', wrong.issues!)).toEqual([{ pointer: '/query/token', detail: 'Invalid type (expected string, received 5)' }]);
+    expect(toFieldProblems('/query', wrong.issues!)).toEqual([
+      { pointer: '/query/token', detail: 'Invalid type (expected string, received 5)' },
+    ]);
   });
 
   it('says a value outside a list of allowed values "must be one of" them, not "Invalid type" (issue 29, a new user)', () => {
@@ -209,7 +225,10 @@ describe('the API handler maps every failure to problem+json in one place', () =
     const result = (await handler(post('{}'), context)) as APIGatewayProxyStructuredResultV2;
 
     expect(result.statusCode).toBe(400);
-    expect(JSON.parse(result.body!)).toMatchObject({ detail: '/body/size: is required', errors: [{ pointer: '/body/size', detail: 'is required' }] });
+    expect(JSON.parse(result.body!)).toMatchObject({
+      detail: '/body/size: is required',
+      errors: [{ pointer: '/body/size', detail: 'is required' }],
+    });
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isAppPath } from '../../shared/http/web-app.js';
 import { markupGroups } from '../../web/app/markup-groups.js';
 
-describe('the review app\'s browsing paths', () => {
+describe("the review app's browsing paths", () => {
   it('serves a folder page, /workspaces/{workspaceId}/folders/{folderId}, as an app path (index.html), locally and behind CloudFront', () => {
     expect(isAppPath('/workspaces/11111111-1111-4111-8111-111111111111/folders/33333333-3333-4333-8333-333333333333')).toBe(true);
   });

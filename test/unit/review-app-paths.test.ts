@@ -4,11 +4,25 @@ import { isReturnPath } from '../../web/app/return-path.js';
 
 describe('isReturnPath: where the app goes back after sign-in', () => {
   it('takes paths of the app, with their query', () => {
-    for (const path of ['/', '/markups/0b8ad1f2-52a4-4d63-bd3c-4f3d2d9e0d11', '/markups/x?view=2#c3']) expect(isReturnPath(path), path).toBe(true);
+    for (const path of ['/', '/markups/0b8ad1f2-52a4-4d63-bd3c-4f3d2d9e0d11', '/markups/x?view=2#c3'])
+      expect(isReturnPath(path), path).toBe(true);
   });
 
   it('refuses anything that leaves the origin, and the sign-in page itself', () => {
-    for (const path of ['//evil.example/x', '/\\evil.example', 'https://evil.example', 'javascript:alert(1)', 'markups/x', '', '/ x', '/sign-in', '/sign-in?code=abc', '/sign-in/', null, 42]) {
+    for (const path of [
+      '//evil.example/x',
+      '/\\evil.example',
+      'https://evil.example',
+      'javascript:alert(1)',
+      'markups/x',
+      '',
+      '/ x',
+      '/sign-in',
+      '/sign-in?code=abc',
+      '/sign-in/',
+      null,
+      42,
+    ]) {
       expect(isReturnPath(path), String(path)).toBe(false);
     }
   });
@@ -36,11 +50,11 @@ describe('serving rules shared by the local gateway and CloudFront', () => {
     expect(() => contentSecurityPolicy('not a url')).toThrow();
   });
 
-  it('allows the live-update socket origin in connect-src when it is not the page\'s own (deployed: the WebSocket API), and refuses anything but ws(s)', () => {
+  it("allows the live-update socket origin in connect-src when it is not the page's own (deployed: the WebSocket API), and refuses anything but ws(s)", () => {
     expect(contentSecurityPolicy('http://127.0.0.1:9000')).not.toMatch(/wss?:/);
-    expect(contentSecurityPolicy('https://b.s3.amazonaws.com', 'wss://${Token[TOKEN.7]}.execute-api.${Token[AWS.Region]}.amazonaws.com/')).toContain(
-      "connect-src 'self' https://b.s3.amazonaws.com wss://${Token[TOKEN.7]}.execute-api.${Token[AWS.Region]}.amazonaws.com;",
-    );
+    expect(
+      contentSecurityPolicy('https://b.s3.amazonaws.com', 'wss://${Token[TOKEN.7]}.execute-api.${Token[AWS.Region]}.amazonaws.com/'),
+    ).toContain("connect-src 'self' https://b.s3.amazonaws.com wss://${Token[TOKEN.7]}.execute-api.${Token[AWS.Region]}.amazonaws.com;");
     expect(() => contentSecurityPolicy('https://b.s3.amazonaws.com', "wss://a.example; script-src 'unsafe-inline'")).toThrow();
     expect(() => contentSecurityPolicy('https://b.s3.amazonaws.com', 'https://a.example')).toThrow();
   });

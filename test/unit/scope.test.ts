@@ -2,8 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { inScope, requireInScope } from '../../shared/auth/authorize.js';
 import type { Principal } from '../../shared/auth/principal.js';
 
-const organizationKey: Principal = { kind: 'apiKey', scope: 'organization', keyId: 'k1', organizationId: 'o1', userId: 'u1', actsAsMember: false };
-const workspaceKey: Principal = { kind: 'apiKey', scope: 'workspace', keyId: 'k2', organizationId: 'o1', workspaceId: 'w1', userId: 'u2', actsAsMember: false };
+const organizationKey: Principal = {
+  kind: 'apiKey',
+  scope: 'organization',
+  keyId: 'k1',
+  organizationId: 'o1',
+  userId: 'u1',
+  actsAsMember: false,
+};
+const workspaceKey: Principal = {
+  kind: 'apiKey',
+  scope: 'workspace',
+  keyId: 'k2',
+  organizationId: 'o1',
+  workspaceId: 'w1',
+  userId: 'u2',
+  actsAsMember: false,
+};
 const endUser: Principal = {
   kind: 'endUser',
   scope: 'workspace',
@@ -38,8 +53,13 @@ describe('the scope rule (Authentication: a key acts within its organization, a 
   it('refuses with requireInScope exactly where inScope says no, naming what the caller addressed', () => {
     expect(() => requireInScope(workspaceKey, { id: 'w1', organizationId: 'o1' })).not.toThrow();
     expect(() => requireInScope(workspaceKey, { id: 'w2', organizationId: 'o1' }, 'Markup m1')).toThrow(
-      expect.objectContaining({ status: 403, message: 'This API key is scoped to workspace w1 and cannot act on markup m1, which is in another workspace.' }),
+      expect.objectContaining({
+        status: 403,
+        message: 'This API key is scoped to workspace w1 and cannot act on markup m1, which is in another workspace.',
+      }),
     );
-    expect(() => requireInScope(organizationKey, { id: 'w9', organizationId: 'o2' }, 'Markup m1')).toThrow(expect.objectContaining({ status: 403 }));
+    expect(() => requireInScope(organizationKey, { id: 'w9', organizationId: 'o2' }, 'Markup m1')).toThrow(
+      expect.objectContaining({ status: 403 }),
+    );
   });
 });

@@ -5,7 +5,9 @@ import { makeScreenshotThumbnail } from '../../shared/convert/screenshots.js';
 import { screenshotThumbnailKey } from '../../shared/db/screenshots.js';
 
 const picture = (width: number, height: number, channels: 3 | 4 = 3) =>
-  sharp({ create: { width, height, channels, background: { r: 20, g: 160, b: 90, alpha: channels === 4 ? 0.5 : 1 } } }).png().toBuffer();
+  sharp({ create: { width, height, channels, background: { r: 20, g: 160, b: 90, alpha: channels === 4 ? 0.5 : 1 } } })
+    .png()
+    .toBuffer();
 
 describe('makeScreenshotThumbnail: the whole screenshot fitted inside 400x300 (Resources: Screenshot, conversion worker)', () => {
   it('scales a 1600x1200 screenshot down to 400x300 as JPEG', async () => {

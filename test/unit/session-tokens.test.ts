@@ -21,7 +21,14 @@ describe('session tokens (issue 30 part 2): the third credential kind', () => {
 
     const principal = await checkSessionToken(minted.token, service.verification);
 
-    expect(principal).toEqual({ kind: 'session', scope: 'member', userId: 'user-1', sessionId: minted.sessionId, expiresAt: minted.expiresAt.getTime(), actsAsMember: true });
+    expect(principal).toEqual({
+      kind: 'session',
+      scope: 'member',
+      userId: 'user-1',
+      sessionId: minted.sessionId,
+      expiresAt: minted.expiresAt.getTime(),
+      actsAsMember: true,
+    });
     expect(SESSION_TOKEN_TTL_SECONDS).toBe(12 * 60 * 60);
     expect(minted.expiresAt.getTime() - Math.floor(now / 1000) * 1000).toBe(SESSION_TOKEN_TTL_SECONDS * 1000);
   });
@@ -49,7 +56,7 @@ describe('session tokens (issue 30 part 2): the third credential kind', () => {
 });
 
 describe('sign-in links and rate-limit windows (issue 30 part 2)', () => {
-  it('puts the code in the app\'s /sign-in link, URL-safe', () => {
+  it("puts the code in the app's /sign-in link, URL-safe", () => {
     expect(signInLink('https://review.example.com', 'abc_-9')).toBe('https://review.example.com/sign-in?code=abc_-9');
   });
 
@@ -60,7 +67,7 @@ describe('sign-in links and rate-limit windows (issue 30 part 2)', () => {
     expect(addressSubject('ada@example.com')).not.toContain('ada');
   });
 
-  it('answers the window\'s start and the whole seconds to its end, at least 1', () => {
+  it("answers the window's start and the whole seconds to its end, at least 1", () => {
     const windowMs = SIGN_IN_RATE_LIMITS.perAddress.windowMs;
     const start = 1_700_000_100_000 - (1_700_000_100_000 % windowMs);
 

@@ -11,9 +11,12 @@ const semver = createRequire(import.meta.url)('semver') as {
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const manifest = JSON.parse(read('package.json')) as { engines: { node: string }; scripts: Record<string, string> };
-const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { engines?: { node?: string } | string[]; os?: string[]; cpu?: string[] }> };
+const lock = JSON.parse(read('package-lock.json')) as {
+  packages: Record<string, { engines?: { node?: string } | string[]; os?: string[]; cpu?: string[] }>;
+};
 /** npm checks the engines of the packages it installs here, not of other platforms' optional builds. */
-const installedHere = ({ os, cpu }: { os?: string[]; cpu?: string[] }) => (!os || os.includes(process.platform)) && (!cpu || cpu.includes(process.arch));
+const installedHere = ({ os, cpu }: { os?: string[]; cpu?: string[] }) =>
+  (!os || os.includes(process.platform)) && (!cpu || cpu.includes(process.arch));
 
 describe('set-up: npm ci installs, builds nothing, on the Node Lambda runs (issue 29, items 1 and 2)', () => {
   it('runs no install script: ffmpeg is built where it is needed, not by npm ci', () => {
@@ -21,7 +24,7 @@ describe('set-up: npm ci installs, builds nothing, on the Node Lambda runs (issu
     expect(manifest.scripts['converters:ffmpeg']).toBe('infra/tools/build-ffmpeg.sh');
   });
 
-  it('asks for Node 22 (.nvmrc, engines, the bundles\' syntax), which every installed package accepts: no EBADENGINE warning', () => {
+  it("asks for Node 22 (.nvmrc, engines, the bundles' syntax), which every installed package accepts: no EBADENGINE warning", () => {
     const lowest = semver.minVersion(manifest.engines.node)!.version;
     const refusing = Object.entries(lock.packages)
       .filter(([, entry]) => installedHere(entry))

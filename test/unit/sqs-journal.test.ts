@@ -29,7 +29,13 @@ describe('QueueJournal (the local queues on disk)', () => {
     journal.received('a', 1);
     journal.deleted('c');
     // The emulator dead-letters `b` under its id: it moves.
-    journal.put('b', 'Work-dlq', { MessageBody: 'b', MessageSystemAttributes: { DeadLetterQueueSourceArn: { DataType: 'String', StringValue: 'arn' } } }, now, now + 2 * HOUR);
+    journal.put(
+      'b',
+      'Work-dlq',
+      { MessageBody: 'b', MessageSystemAttributes: { DeadLetterQueueSourceArn: { DataType: 'String', StringValue: 'arn' } } },
+      now,
+      now + 2 * HOUR,
+    );
     journal.put('gone', 'Other', { MessageBody: 'x' }, now, now + HOUR);
     journal.cleared('Other');
     const pending = journal.durable();
@@ -44,7 +50,16 @@ describe('QueueJournal (the local queues on disk)', () => {
     expect(journal.durable()).toBeUndefined();
     expect([...again.live()]).toEqual([
       ['a', { queue: 'Work', message: { MessageBody: 'a' }, visibleAt: now, expiresAt: now + HOUR, receiveCount: 1 }],
-      ['b', { queue: 'Work-dlq', message: { MessageBody: 'b', MessageSystemAttributes: { DeadLetterQueueSourceArn: { DataType: 'String', StringValue: 'arn' } } }, visibleAt: now, expiresAt: now + 2 * HOUR, receiveCount: 0 }],
+      [
+        'b',
+        {
+          queue: 'Work-dlq',
+          message: { MessageBody: 'b', MessageSystemAttributes: { DeadLetterQueueSourceArn: { DataType: 'String', StringValue: 'arn' } } },
+          visibleAt: now,
+          expiresAt: now + 2 * HOUR,
+          receiveCount: 0,
+        },
+      ],
     ]);
     // Rewritten at the start as the live messages only.
     expect(lines(file)).toHaveLength(2);

@@ -40,7 +40,9 @@ describe('thread index positions', () => {
   it.each(THREAD_ORDERS)('sorts threads in %s order as the list always did', (order) => {
     const plan = ORDER_PLANS[order];
     const all = threads();
-    const expected = [...all].sort((a, b) => comparePositions(positionOf(a, order, markup), positionOf(b, order, markup))).map((thread) => thread.number);
+    const expected = [...all]
+      .sort((a, b) => comparePositions(positionOf(a, order, markup), positionOf(b, order, markup)))
+      .map((thread) => thread.number);
     const byKey = [...all]
       .map((thread) => ({ number: thread.number, key: positionIn(plan.kind, thread, markup) }))
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) * (plan.backward ? -1 : 1))

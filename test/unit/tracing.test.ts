@@ -15,7 +15,7 @@ describe('tracing: the Tracer only where POWERTOOLS_TRACE_ENABLED=true (CDK cont
     expect(() => traceWork('GET /api/v2/workspace', { route: 'GET /api/v2/workspace' })()).not.toThrow();
   });
 
-  it('loads Powertools\' Tracer when on, and outside Lambda (no segment) wraps nothing', () => {
+  it("loads Powertools' Tracer when on, and outside Lambda (no segment) wraps nothing", () => {
     process.env.POWERTOOLS_TRACE_ENABLED = 'true';
 
     const tracer = getTracer();

@@ -31,7 +31,9 @@ describe('image sizes are read from file headers', () => {
   });
 
   it('reads WebP with an alpha channel (the extended VP8X header)', async () => {
-    const webp = await sharp({ create: { width: 300, height: 2, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0.5 } } }).webp().toBuffer();
+    const webp = await sharp({ create: { width: 300, height: 2, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0.5 } } })
+      .webp()
+      .toBuffer();
 
     expect(imageSize(webp)).toEqual({ width: 300, height: 2 });
   });
@@ -50,7 +52,9 @@ describe('image sizes are read from file headers', () => {
     bmp.writeInt32LE(-21, 22);
 
     expect(imageSize(bmp)).toEqual({ width: 33, height: 21 });
-    expect(imageSize(Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="120px" height="80"></svg>'))).toEqual({ width: 120, height: 80 });
+    expect(imageSize(Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="120px" height="80"></svg>'))).toEqual(
+      { width: 120, height: 80 },
+    );
     expect(imageSize(Buffer.from('<svg viewBox="0 0 64.4 32" width="100%"></svg>'))).toEqual({ width: 64, height: 32 });
   });
 
@@ -81,7 +85,9 @@ describe('readImageAs: bytes decode only as the image type they claim (DESIGN.md
   });
 
   it('takes an SVG without a size as an image whose size its viewer decides', () => {
-    expect(readImageAs(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><rect width="1" height="1"/></svg>'), 'image/svg+xml')).toEqual({ size: undefined });
+    expect(readImageAs(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><rect width="1" height="1"/></svg>'), 'image/svg+xml')).toEqual(
+      { size: undefined },
+    );
     expect(readImageAs(Buffer.from('<svg width="12" height="8"></svg>'), 'image/svg+xml')).toEqual({ size: { width: 12, height: 8 } });
   });
 });
@@ -121,8 +127,12 @@ describe('file types decide the markup (Markups rules 3 and 4)', () => {
   });
 
   it('refuses a converted file mixed with images, and several converted files', () => {
-    expect(() => markupTypeOf([file(), file({ fileId: 'f2', kind: 'pdf' })])).toThrow(expect.objectContaining({ status: 400, slug: 'files-mixed' }));
-    expect(() => markupTypeOf([file({ kind: 'video' }), file({ fileId: 'f2', kind: 'pdf' })])).toThrow(expect.objectContaining({ status: 400, slug: 'several-converted-files' }));
+    expect(() => markupTypeOf([file(), file({ fileId: 'f2', kind: 'pdf' })])).toThrow(
+      expect.objectContaining({ status: 400, slug: 'files-mixed' }),
+    );
+    expect(() => markupTypeOf([file({ kind: 'video' }), file({ fileId: 'f2', kind: 'pdf' })])).toThrow(
+      expect.objectContaining({ status: 400, slug: 'several-converted-files' }),
+    );
   });
 });
 
@@ -131,7 +141,12 @@ describe('new file markup records', () => {
   const parent = { id: 'root' } as FolderRecord;
 
   it('shows images as uploaded, ready, with the file ids as page ids', () => {
-    const record = newFileMarkupRecord({ placement: { workspace, parent }, files: [file({ width: 3, height: 2 }), file({ fileId: 'f2', filename: 'b.png' })], createdBy: 'u', at: 1 });
+    const record = newFileMarkupRecord({
+      placement: { workspace, parent },
+      files: [file({ width: 3, height: 2 }), file({ fileId: 'f2', filename: 'b.png' })],
+      createdBy: 'u',
+      at: 1,
+    });
 
     expect(record).toMatchObject({ type: 'image', name: 'a', isReady: true, parentFolderId: 'root', workspaceId: 'ws' });
     expect(record.images).toEqual([
@@ -147,7 +162,14 @@ describe('new file markup records', () => {
 
     const record = newFileMarkupRecord({ placement: { workspace, parent }, files: [psd], name: 'Design', createdBy: 'u', at: 1 });
 
-    expect(record).toMatchObject({ type: 'image', name: 'Design', isReady: false, conversionStatus: 'pending', images: [], originalMimeType: 'image/vnd.adobe.photoshop' });
+    expect(record).toMatchObject({
+      type: 'image',
+      name: 'Design',
+      isReady: false,
+      conversionStatus: 'pending',
+      images: [],
+      originalMimeType: 'image/vnd.adobe.photoshop',
+    });
     expect(record.source).toEqual({ key: psd.key, mimeType: psd.mimeType, filesize: 10, filename: 'design.psd' });
   });
 
@@ -179,7 +201,9 @@ describe('upload object keys and storage categories', () => {
 });
 
 describe('routes with a raw body (POST /markups/file)', () => {
-  const sample = JSON.parse(readFileSync(new URL('../../events/apigw-http/create-workspace.json', import.meta.url), 'utf8')) as APIGatewayProxyEventV2;
+  const sample = JSON.parse(
+    readFileSync(new URL('../../events/apigw-http/create-workspace.json', import.meta.url), 'utf8'),
+  ) as APIGatewayProxyEventV2;
   const handler = createApiHandler(
     routeTable({
       'POST /api/v2/blobs': operation({
@@ -220,11 +244,17 @@ describe('routes with a raw body (POST /markups/file)', () => {
   });
 
   it('documents the multipart body in the OpenAPI document', () => {
-    const document = buildOpenApi(markupsRoutes.filter((r) => r.operationId === 'createMarkupFromFile')) as { paths: Record<string, Record<string, { requestBody: unknown }>> };
+    const document = buildOpenApi(markupsRoutes.filter((r) => r.operationId === 'createMarkupFromFile')) as {
+      paths: Record<string, Record<string, { requestBody: unknown }>>;
+    };
 
     expect(document.paths['/api/v2/markups/file']!.post!.requestBody).toEqual({
       required: true,
-      content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } } } },
+      content: {
+        'multipart/form-data': {
+          schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
+        },
+      },
     });
   });
 });

@@ -6,8 +6,23 @@ const resolveToPublic = async () => ['93.184.216.34'];
 
 describe('the deployed renderer refuses private, loopback and link-local addresses (no SSRF)', () => {
   it.each([
-    '127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254',
-    '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1',
+    '127.0.0.1',
+    '127.8.9.10',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd00::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
   ])('treats %s as private', (address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });
@@ -91,7 +106,9 @@ describe('every notation of a private address is refused (issue 18, item 8)', ()
   it('refuses names with a trailing dot that resolve privately, and zone-scoped addresses', async () => {
     const resolve = async (host: string) => (host === 'metadata.internal' ? ['169.254.169.254'] : ['93.184.216.34']);
 
-    await expect(assertPublicUrl('http://metadata.internal./latest/meta-data/', resolve)).rejects.toThrow(/^The host metadata\.internal\. resolves to a private, loopback or link-local address\.$/);
+    await expect(assertPublicUrl('http://metadata.internal./latest/meta-data/', resolve)).rejects.toThrow(
+      /^The host metadata\.internal\. resolves to a private, loopback or link-local address\.$/,
+    );
     expect(isPrivateAddress('fe80::1%eth0')).toBe(true);
     expect(isPrivateAddress('not-an-address')).toBe(true);
   });
@@ -103,7 +120,9 @@ describe('every notation of a private address is refused (issue 18, item 8)', ()
     await expect(pinAddress('rebind.example', addressPolicy('aws'), rebinding)).resolves.toBe('93.184.216.34');
     await expect(pinAddress('0x5d.0xb8.0xd8.0x22', addressPolicy('aws'), rebinding)).resolves.toBe('93.184.216.34');
     expect(lookups).toBe(1);
-    await expect(pinAddress('dual.example', addressPolicy('aws'), async () => ['2606:4700:4700::1111', '1.1.1.1'])).resolves.toBe('1.1.1.1');
+    await expect(pinAddress('dual.example', addressPolicy('aws'), async () => ['2606:4700:4700::1111', '1.1.1.1'])).resolves.toBe(
+      '1.1.1.1',
+    );
   });
 
   it('allows loopback on the local stack only, never the metadata service or private networks', () => {

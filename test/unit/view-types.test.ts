@@ -7,7 +7,12 @@ import type { createThread } from '../../shared/domain/comments/create-thread.js
 import type { movePin } from '../../shared/domain/comments/change-thread.js';
 import type { createMessage, readMessage, updateMessage } from '../../shared/domain/comments/messages.js';
 import type { getThread, listThreads } from '../../shared/domain/comments/read-threads.js';
-import type { attachScreenshot, getScreenshot, issueScreenshotPolicy, toPublicScreenshot } from '../../shared/domain/comments/screenshots.js';
+import type {
+  attachScreenshot,
+  getScreenshot,
+  issueScreenshotPolicy,
+  toPublicScreenshot,
+} from '../../shared/domain/comments/screenshots.js';
 import { threadRecordOf, type toPublicMessage, type toPublicThread } from '../../shared/domain/comments/views.js';
 import type { describeItem } from '../../shared/domain/items/read.js';
 import { toChildItem, toFolderItem } from '../../shared/domain/items/views.js';
@@ -20,7 +25,14 @@ import type { getMarkupTags } from '../../shared/domain/markups/tags.js';
 import type { getMarkupUsage } from '../../shared/domain/markups/usage.js';
 import type { listViewModes } from '../../shared/domain/markups/view-modes.js';
 import type { archiveMarkupOriginal, originalDownload } from '../../shared/domain/markups/originals.js';
-import { ArchivedOriginalSchema, MarkupSchema, OriginalDownloadSchema, TagsSchema, UsageSchema, ViewModeSchema } from '../../shared/schemas/markups.js';
+import {
+  ArchivedOriginalSchema,
+  MarkupSchema,
+  OriginalDownloadSchema,
+  TagsSchema,
+  UsageSchema,
+  ViewModeSchema,
+} from '../../shared/schemas/markups.js';
 import {
   MessageSchema,
   ScreenshotPolicySchema,
@@ -110,7 +122,13 @@ describe('views are their answer schemas', () => {
     expect(v.parse(v.strictObject(ChildFolderSchema.entries), child)).toEqual(child);
     const base = { id: 't', userId: 'u', markupId: 'm', number: 3, resolved: false, offsetXPercentage: 10, offsetYPercentage: 20 };
     for (const thread of [
-      { ...base, kind: 'webpage', url: 'https://example.com/pricing?plan=pro', canonicalUrl: 'https://example.com/pricing', viewModeId: 'v' },
+      {
+        ...base,
+        kind: 'webpage',
+        url: 'https://example.com/pricing?plan=pro',
+        canonicalUrl: 'https://example.com/pricing',
+        viewModeId: 'v',
+      },
       { ...base, kind: 'pdf', pageNumber: 2 },
       { ...base, kind: 'image', projectImageId: 'i', startTime: 1 },
     ] as ThreadRecord[]) {

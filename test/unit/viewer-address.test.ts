@@ -4,8 +4,8 @@ import { viewerAddressOf, withoutOriginProof } from '../../shared/http/viewer-ad
 const PROOF = 'p'.repeat(48);
 const EDGE = '130.176.1.2';
 
-describe('the caller\'s address behind the distribution (shared/http/viewer-address.ts)', () => {
-  it('takes X-Viewer-Address, IPv4 or IPv6, when the request carries the deployment\'s X-Origin-Verify', () => {
+describe("the caller's address behind the distribution (shared/http/viewer-address.ts)", () => {
+  it("takes X-Viewer-Address, IPv4 or IPv6, when the request carries the deployment's X-Origin-Verify", () => {
     expect(viewerAddressOf({ 'x-origin-verify': PROOF, 'x-viewer-address': '203.0.113.7' }, EDGE, PROOF)).toBe('203.0.113.7');
     expect(viewerAddressOf({ 'x-origin-verify': PROOF, 'x-viewer-address': ' 2001:db8::7 ' }, EDGE, PROOF)).toBe('2001:db8::7');
   });

@@ -17,7 +17,9 @@ describe('the review app bundle', () => {
     const html = readFileSync(join(outdir, 'index.html'), 'utf8');
     const sizes = build.scripts.map((path) => ({ path, gzipped: gzipSync(readFileSync(join(outdir, path)), { level: 9 }).length }));
     const total = sizes.reduce((sum, { gzipped }) => sum + gzipped, 0);
-    console.info(`review app initial JavaScript: ${(total / 1024).toFixed(1)} KB gzipped (budget ${BUDGET_BYTES / 1024} KB): ${sizes.map(({ path, gzipped }) => `${path} ${gzipped} B`).join(', ')}`);
+    console.info(
+      `review app initial JavaScript: ${(total / 1024).toFixed(1)} KB gzipped (budget ${BUDGET_BYTES / 1024} KB): ${sizes.map(({ path, gzipped }) => `${path} ${gzipped} B`).join(', ')}`,
+    );
 
     expect(build.scripts.length).toBeGreaterThan(0);
     for (const path of build.scripts) expect(html).toContain(`src="/${path}"`);

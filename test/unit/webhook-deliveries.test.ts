@@ -43,22 +43,41 @@ describe('delivery log jobs (issue 12 item 5)', () => {
   });
 
   it('redelivers the entry own event and attempt (same webhook-id and body), once', () => {
-    expect(redeliveryJob(entry)).toEqual({ type: 'deliver-webhook', registrationId: entry.registrationId, event, attempt: 3, redelivery: true });
+    expect(redeliveryJob(entry)).toEqual({
+      type: 'deliver-webhook',
+      registrationId: entry.registrationId,
+      event,
+      attempt: 3,
+      redelivery: true,
+    });
   });
 
   it('builds a webhook.test event of the registration workspace, caused by the caller, as a first attempt', () => {
     const at = new Date('2026-11-24T12:30:00.000Z');
     const test = webhookTestEvent({ workspaceId: event.workspaceId }, event.userId!, at);
 
-    expect(test).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), type: 'webhook.test', workspaceId: event.workspaceId, userId: event.userId, createdAt: at.toISOString() });
+    expect(test).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: 'webhook.test',
+      workspaceId: event.workspaceId,
+      userId: event.userId,
+      createdAt: at.toISOString(),
+    });
     expect(webhookTestEvent({ workspaceId: event.workspaceId }, event.userId!, at).id).not.toBe(test.id);
-    expect(webhookTestJob(entry.registrationId, test)).toEqual({ type: 'deliver-webhook', registrationId: entry.registrationId, event: test, attempt: 1 });
+    expect(webhookTestJob(entry.registrationId, test)).toEqual({
+      type: 'deliver-webhook',
+      registrationId: entry.registrationId,
+      event: test,
+      attempt: 1,
+    });
   });
 });
 
 describe('OpenAPI extensions (issue 12 item 5)', () => {
   const document = buildOpenApi(allRoutes()) as { paths: Record<string, Record<string, Record<string, unknown>>> };
-  const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
+  const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
+  );
 
   it('marks exactly the operations beyond the anchors, with the vendor field and a sentence', () => {
     const marked = operations.filter(({ op }) => op[EXTENSION_FIELD] !== undefined);

@@ -21,7 +21,16 @@ describe('checkWebhookUrl (issue 12 item 1: https when deployed, http to loopbac
   });
 
   it('refuses private, loopback, link-local and metadata literals deployed, in any notation', () => {
-    for (const url of ['https://127.0.0.1/', 'https://10.0.0.1/', 'https://169.254.169.254/latest', 'https://[::ffff:169.254.169.254]/', 'https://0x7f000001/', 'https://[fd00::1]/', 'https://localhost/', 'https://192.168.1.1./']) {
+    for (const url of [
+      'https://127.0.0.1/',
+      'https://10.0.0.1/',
+      'https://169.254.169.254/latest',
+      'https://[::ffff:169.254.169.254]/',
+      'https://0x7f000001/',
+      'https://[fd00::1]/',
+      'https://localhost/',
+      'https://192.168.1.1./',
+    ]) {
       expect(accepted(url, 'aws'), url).toBe(false);
     }
     // Locally, loopback is where test receivers listen; other private ranges stay refused.

@@ -40,7 +40,13 @@ describe('postWebhook', () => {
 
   it('refuses loopback, private, link-local and metadata targets deployed, without connecting', async () => {
     const deployed = { allowed: addressPolicy('aws') };
-    for (const url of [`${base}/ok`, 'http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/', 'http://0x7f000001/']) {
+    for (const url of [
+      `${base}/ok`,
+      'http://10.0.0.1/',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::1]/',
+      'http://0x7f000001/',
+    ]) {
       const result = await postWebhook(url, '{}', {}, deployed);
       expect(result, url).toEqual({ error: expect.stringMatching(/private, loopback or link-local/) });
     }
@@ -52,7 +58,9 @@ describe('postWebhook', () => {
   it('cuts an attempt whose DNS answer never comes at the same deadline as the request (the cut covers the lookup)', async () => {
     const started = performance.now();
     const stalled = () => new Promise<string[]>(() => undefined);
-    expect(await postWebhook('https://hooks.example.com/x', '{}', {}, { allowed: addressPolicy('aws'), timeoutMs: 300, resolve: stalled })).toEqual({ error: 'timeout' });
+    expect(
+      await postWebhook('https://hooks.example.com/x', '{}', {}, { allowed: addressPolicy('aws'), timeoutMs: 300, resolve: stalled }),
+    ).toEqual({ error: 'timeout' });
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 });

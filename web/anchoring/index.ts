@@ -40,7 +40,10 @@ export const MAX_QUOTE = 256;
 export const CONTEXT = 64;
 /** Quotes at least this long are told apart from others by their text alone. */
 const DISTINCTIVE = 24;
-/** Occurrences of a quote looked at closely (of at most five times as many found), and characters around the stored position searched first for an edited one. */
+/**
+ * Occurrences of a quote looked at closely (of at most five times as many found), and characters around the stored position searched first
+ * for an edited one.
+ */
 const MAX_OCCURRENCES = 8;
 const NEAR = 20_000;
 /** The whole page is searched for an edited quote only up to this many characters. */
@@ -51,7 +54,24 @@ const MAX_FUZZY_TEXT = 300_000;
  * an image's alt text, links). Ids and classes go through finder's own test, which keeps word-like names and leaves out
  * generated ones (hashes, counters: anything with a digit or a run of consonants).
  */
-const STABLE_ATTRIBUTES = new Set(['role', 'name', 'aria-label', 'alt', 'title', 'placeholder', 'rel', 'href', 'data-testid', 'data-test', 'data-test-id', 'data-qa', 'data-cy', 'itemprop', 'for', 'type']);
+const STABLE_ATTRIBUTES = new Set([
+  'role',
+  'name',
+  'aria-label',
+  'alt',
+  'title',
+  'placeholder',
+  'rel',
+  'href',
+  'data-testid',
+  'data-test',
+  'data-test-id',
+  'data-qa',
+  'data-cy',
+  'itemprop',
+  'for',
+  'type',
+]);
 
 function attributeAllowed(name: string, value: string): boolean {
   if (!value || value.length > 100 || /^data-(bench|review-board)/.test(name)) return false;
@@ -100,7 +120,8 @@ function pathOf(element: Element): string {
   const parts: string[] = [];
   for (let current: Element | null = element; current && current.localName !== 'html'; current = current.parentElement) {
     let index = 1;
-    for (let sibling = current.previousElementSibling; sibling; sibling = sibling.previousElementSibling) if (sibling.localName === current.localName) index += 1;
+    for (let sibling = current.previousElementSibling; sibling; sibling = sibling.previousElementSibling)
+      if (sibling.localName === current.localName) index += 1;
     parts.unshift(`${current.localName}:nth-of-type(${index})`);
   }
   return `html > ${parts.join(' > ')}`;
@@ -113,7 +134,10 @@ function pathOf(element: Element): string {
  * and where its whole text lies in the page text). `page` may be passed when several elements are
  * described at once.
  */
-export function describeElement(element: Element, page: PageText = buildPageText(element.ownerDocument)): { elementPath: string; anchor: Anchor } {
+export function describeElement(
+  element: Element,
+  page: PageText = buildPageText(element.ownerDocument),
+): { elementPath: string; anchor: Anchor } {
   const css = selectorOf(element);
   const range = rangeOf(page, element);
   const exact = page.text.slice(range.start, Math.min(range.end, range.start + MAX_QUOTE));
@@ -123,7 +147,11 @@ export function describeElement(element: Element, page: PageText = buildPageText
   // without alt text) is told apart by its selector's positions only: it keeps no context, so it
   // is never placed by positions on a changed page, where one of the row may have gone.
   const lookAlikes = !exact && /:nth-/.test(css) && gapElements(page, range.start, element.localName).length > 1;
-  const textQuote: NonNullable<Anchor['textQuote']> = { exact, ...(prefix && !lookAlikes ? { prefix } : {}), ...(suffix && !lookAlikes ? { suffix } : {}) };
+  const textQuote: NonNullable<Anchor['textQuote']> = {
+    exact,
+    ...(prefix && !lookAlikes ? { prefix } : {}),
+    ...(suffix && !lookAlikes ? { suffix } : {}),
+  };
   return { elementPath: css, anchor: { css, textQuote, textPosition: { start: range.start, end: range.end } } };
 }
 
@@ -181,7 +209,8 @@ function locateIn(document: Document, page: PageText, stored: StoredAnchor): Loc
     const quoteScore = quote ? quoteSimilarity(exact, storedLength, text) : 0;
     // A side that reaches the page's start or end agrees wholly when it is still all there is.
     const agreeBefore = before === prefix && range.start <= prefix.length ? CONTEXT : Math.max(0, agreement(prefix, before, true) - 1);
-    const agreeAfter = after === suffix && range.end + suffix.length >= page.text.length ? CONTEXT : Math.max(0, agreement(suffix, after) - 1);
+    const agreeAfter =
+      after === suffix && range.end + suffix.length >= page.text.length ? CONTEXT : Math.max(0, agreement(suffix, after) - 1);
     const parentRange = element.parentElement && element.parentElement !== page.root ? rangeOf(page, element.parentElement) : range;
     const evidence: Evidence = {
       quote: quoteScore,
@@ -215,8 +244,10 @@ function locateIn(document: Document, page: PageText, stored: StoredAnchor): Loc
     // with what follows it: a copy of its card put before it would take its place in a positional
     // selector, with the same text before it, but the text after it would then be there twice.
     const once = (text: string) => page.text.indexOf(text) === page.text.lastIndexOf(text);
-    const unchanged = first.evidence.quote === 1 && first.evidence.agreeBefore >= prefix.length - 1 && first.evidence.agreeAfter >= suffix.length - 1;
-    if (unchanged && first.evidence.aloneInGap && (stable || (once(prefix + exact + suffix) && once(exact + suffix)))) return { element: selected, confidence: first.score, by: 'css' };
+    const unchanged =
+      first.evidence.quote === 1 && first.evidence.agreeBefore >= prefix.length - 1 && first.evidence.agreeAfter >= suffix.length - 1;
+    if (unchanged && first.evidence.aloneInGap && (stable || (once(prefix + exact + suffix) && once(exact + suffix))))
+      return { element: selected, confidence: first.score, by: 'css' };
   }
   if (quote && exact.length === 0 && tag && (prefix || suffix)) {
     // An element without text: where the text before it meets the text after it, the elements of its tag there.
@@ -224,7 +255,8 @@ function locateIn(document: Document, page: PageText, stored: StoredAnchor): Loc
     // Both sides as they were, else either side (siblings came between, or it moved with its card).
     const gaps = new Set<number>();
     const find = (text: string, offset: number) => {
-      for (let at = page.text.indexOf(text), count = 0; at >= 0 && count < 3; at = page.text.indexOf(text, at + 1), count += 1) gaps.add(at + offset);
+      for (let at = page.text.indexOf(text), count = 0; at >= 0 && count < 3; at = page.text.indexOf(text, at + 1), count += 1)
+        gaps.add(at + offset);
     };
     find(prefix + suffix, prefix.length);
     if (!gaps.size && prefix) find(prefix, prefix.length);
@@ -246,25 +278,35 @@ function locateIn(document: Document, page: PageText, stored: StoredAnchor): Loc
         .map((element) => evaluate(element, rangeOf(page, element), 'textQuote'));
       nest.forEach((candidate) => seen.add(candidate.element));
       // One place, one contender: the best of the nest, the innermost on a tie (what a click lands on).
-      const best = nest.reduce<Candidate | undefined>((kept, candidate) => (!kept || candidate.score > kept.score ? candidate : kept), undefined);
+      const best = nest.reduce<Candidate | undefined>(
+        (kept, candidate) => (!kept || candidate.score > kept.score ? candidate : kept),
+        undefined,
+      );
       if (best) candidates.push(best);
     };
     // Every occurrence (up to a bound), the ones whose nearest neighbours agree most looked at closely.
     const occurrences: { at: number; agree: number }[] = [];
     for (let at = page.text.indexOf(exact); at >= 0 && occurrences.length < MAX_OCCURRENCES * 5; at = page.text.indexOf(exact, at + 1)) {
-      const agree = agreement(prefix, page.text.slice(Math.max(0, at - prefix.length), at), true) + agreement(suffix, page.text.slice(at + exact.length, at + exact.length + suffix.length));
+      const agree =
+        agreement(prefix, page.text.slice(Math.max(0, at - prefix.length), at), true) +
+        agreement(suffix, page.text.slice(at + exact.length, at + exact.length + suffix.length));
       occurrences.push({ at, agree });
     }
     for (const { at } of [...occurrences].sort((a, b) => b.agree - a.agree).slice(0, MAX_OCCURRENCES)) consider(at, at + exact.length);
     // An edited text is looked for only when the text is nowhere as it was, first near where it was.
-    const settled = occurrences.length > 0 || candidates.some((candidate) => candidate.evidence.quote >= 0.6 && Math.min(candidate.evidence.prefix, candidate.evidence.suffix) >= 0.9);
+    const settled =
+      occurrences.length > 0 ||
+      candidates.some(
+        (candidate) => candidate.evidence.quote >= 0.6 && Math.min(candidate.evidence.prefix, candidate.evidence.suffix) >= 0.9,
+      );
     if (!settled) {
       const maxErrors = Math.floor(exact.length * 0.4);
       const hint = position?.start ?? 0;
       const windows: [number, number][] = [[Math.max(0, hint - NEAR), Math.min(page.text.length, hint + NEAR)]];
       if (page.text.length > 2 * NEAR && page.text.length <= MAX_FUZZY_TEXT) windows.push([0, page.text.length]);
       for (const [from, to] of windows) {
-        for (const match of search(page.text.slice(from, to), exact, maxErrors).slice(0, MAX_OCCURRENCES)) consider(from + match.start, from + match.end);
+        for (const match of search(page.text.slice(from, to), exact, maxErrors).slice(0, MAX_OCCURRENCES))
+          consider(from + match.start, from + match.end);
         if (candidates.some((candidate) => candidate.by === 'textQuote' && candidate.evidence.quote >= 0.6)) break;
       }
     }

@@ -142,7 +142,11 @@ export function gapElements(page: PageText, offset: number, tag: string): Elemen
   const walker = document.createTreeWalker(page.root, NodeFilter.SHOW_ELEMENT);
   walker.currentNode = previous ?? page.root;
   const found: Element[] = [];
-  for (let node = walker.nextNode() as Element | null, steps = 0; node && steps < 500; node = walker.nextNode() as Element | null, steps += 1) {
+  for (
+    let node = walker.nextNode() as Element | null, steps = 0;
+    node && steps < 500;
+    node = walker.nextNode() as Element | null, steps += 1
+  ) {
     if (next && next.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING) break;
     if (node.localName === tag && !(next && node.contains(next))) found.push(node);
   }

@@ -154,7 +154,8 @@ export interface Contender {
  * paragraph of the same text, edited, before or after it), and their context cannot tell which.
  */
 function splitContext(a: Evidence, b: Evidence): boolean {
-  const firstThen = (first: Evidence, second: Evidence) => first.prefix >= 0.9 && first.suffix < 0.5 && second.suffix >= 0.9 && second.prefix < 0.5;
+  const firstThen = (first: Evidence, second: Evidence) =>
+    first.prefix >= 0.9 && first.suffix < 0.5 && second.suffix >= 0.9 && second.prefix < 0.5;
   return firstThen(a, b) || firstThen(b, a);
 }
 
@@ -166,7 +167,12 @@ function splitContext(a: Evidence, b: Evidence): boolean {
  * still wins (the page named it), and two unchanged texts stay undecided (an exact copy).
  */
 function outdoes(original: Contender, copy: Contender): boolean {
-  return original.evidence.quote === 1 && copy.evidence.quote < 1 && copy.evidence.css !== 'stable' && splitContext(original.evidence, copy.evidence);
+  return (
+    original.evidence.quote === 1 &&
+    copy.evidence.quote < 1 &&
+    copy.evidence.css !== 'stable' &&
+    splitContext(original.evidence, copy.evidence)
+  );
 }
 
 /**
@@ -181,7 +187,11 @@ function outdoes(original: Contender, copy: Contender): boolean {
  * contenders that split the context, only the text decides (see outdoes): the one outdone is
  * neither taken nor a rival of the other.
  */
-export function choose<T extends Contender>(contenders: readonly T[], distinct: (a: T, b: T) => boolean, touching: (a: T, b: T) => boolean = () => false): T | undefined {
+export function choose<T extends Contender>(
+  contenders: readonly T[],
+  distinct: (a: T, b: T) => boolean,
+  touching: (a: T, b: T) => boolean = () => false,
+): T | undefined {
   const ranked = [...contenders].sort((a, b) => b.score - a.score);
   const othersOf = (candidate: T) => ranked.filter((other) => other !== candidate && distinct(candidate, other));
   // Of two touching elements that split the context, the one with the unchanged text (see outdoes).
@@ -189,13 +199,24 @@ export function choose<T extends Contender>(contenders: readonly T[], distinct: 
   // The best candidate that may be taken at all, not only the best-scored: a look-alike put where a
   // positional selector points scores high on its neighbours yet may not be taken, and must not
   // hide the unchanged original the text still finds. It must still beat every rival below.
-  const best = ranked.find((candidate) => candidate.score >= THRESHOLD && !outdone(candidate) && acceptable(candidate.evidence, othersOf(candidate).every((other) => other.evidence.quote < 0.8)));
+  const best = ranked.find(
+    (candidate) =>
+      candidate.score >= THRESHOLD &&
+      !outdone(candidate) &&
+      acceptable(
+        candidate.evidence,
+        othersOf(candidate).every((other) => other.evidence.quote < 0.8),
+      ),
+  );
   if (!best) return undefined;
   const others = othersOf(best).filter((other) => !(touching(best, other) && outdoes(best, other)));
   const rivalled = others.some(
     (other) =>
       (other.score > best.score - MARGIN && (other.evidence.quote >= 0.95 || acceptable(other.evidence, false))) ||
-      (best.evidence.css !== 'stable' && other.evidence.quote >= 0.95 && Math.max(other.evidence.prefix, other.evidence.suffix) >= 0.9 && (touching(best, other) || other.evidence.agreeWithin >= 12 || other.evidence.agreeWithin + 12 > best.evidence.agreeWithin)),
+      (best.evidence.css !== 'stable' &&
+        other.evidence.quote >= 0.95 &&
+        Math.max(other.evidence.prefix, other.evidence.suffix) >= 0.9 &&
+        (touching(best, other) || other.evidence.agreeWithin >= 12 || other.evidence.agreeWithin + 12 > best.evidence.agreeWithin)),
   );
   return rivalled ? undefined : best;
 }

@@ -77,28 +77,40 @@ export const getFolder = (token: string, id: string) => api<FolderWithAncestors>
  * its own.
  */
 export async function listFolder(token: string, folderId: string): Promise<Entry[]> {
-  const { items } = await api<{ items: (FolderItem | ChildMarkup)[] }>(`/items/${encodeURIComponent(folderId)}/items?order=az&limit=100`, { token });
+  const { items } = await api<{ items: (FolderItem | ChildMarkup)[] }>(`/items/${encodeURIComponent(folderId)}/items?order=az&limit=100`, {
+    token,
+  });
   const folders = items.filter((item) => item.type === 'folder');
   const markups = items.filter((item): item is ChildMarkup => item.type === 'markup');
-  return [...folders.map((item) => ({ kind: 'folder' as const, item })), ...markups.map((item) => ({ kind: 'markup' as const, item, markup: { ...item, type: item.markupType } }))];
+  return [
+    ...folders.map((item) => ({ kind: 'folder' as const, item })),
+    ...markups.map((item) => ({ kind: 'markup' as const, item, markup: { ...item, type: item.markupType } })),
+  ];
 }
 
 /** GET /markups/search: name or URL, in any folder of the workspace, newest first. */
 export const searchMarkups = async (token: string, workspaceId: string, query: string): Promise<Markup[]> =>
-  (await api<Page<Markup>>(`/markups/search?workspaceId=${encodeURIComponent(workspaceId)}&query=${encodeURIComponent(query)}&limit=50`, { token })).data;
+  (
+    await api<Page<Markup>>(`/markups/search?workspaceId=${encodeURIComponent(workspaceId)}&query=${encodeURIComponent(query)}&limit=50`, {
+      token,
+    })
+  ).data;
 
 export const createFromUrl = (token: string, body: { url: string; name?: string; workspaceId: string; parentFolderId: string }) =>
   api<Markup>('/markups/url', { method: 'POST', token, body });
 
-export const createFolder = (token: string, parentFolderId: string, name: string) => api<FolderItem>('/items', { method: 'POST', token, body: { parentFolderId, name } });
+export const createFolder = (token: string, parentFolderId: string, name: string) =>
+  api<FolderItem>('/items', { method: 'POST', token, body: { parentFolderId, name } });
 
 /** Renames a folder or a markup (PATCH /items/{id}: the `folderItem:edit` scope of a listed item says who may). */
-export const renameItem = (token: string, id: string, name: string) => api<FolderItem>(`/items/${encodeURIComponent(id)}`, { method: 'PATCH', token, body: { name } });
+export const renameItem = (token: string, id: string, name: string) =>
+  api<FolderItem>(`/items/${encodeURIComponent(id)}`, { method: 'PATCH', token, body: { name } });
 
 export const moveItem = (token: string, id: string, parentFolderId: string) =>
   api<FolderItem>(`/items/${encodeURIComponent(id)}/move`, { method: 'PATCH', token, body: { parentFolderId } });
 
-export const archiveItem = (token: string, id: string) => api<unknown>('/items/archive', { method: 'PATCH', token, body: { folderItemIds: [id] } });
+export const archiveItem = (token: string, id: string) =>
+  api<unknown>('/items/archive', { method: 'PATCH', token, body: { folderItemIds: [id] } });
 
 /** Deletes a folder with all it holds, or a markup (DELETE /items/{id}: the `folderItem:delete` scope says who may). */
 export const deleteItem = (token: string, id: string) => api<unknown>(`/items/${encodeURIComponent(id)}`, { method: 'DELETE', token });

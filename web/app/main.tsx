@@ -55,7 +55,10 @@ function App() {
   else if (route.name === 'sign-in') screen = <SignIn code={route.code} onSignedIn={setSession} />;
   else if (route.name === 'home') screen = <Home token={session!.sessionToken} onUnauthorized={sessionEnded} />;
   else if (route.name === 'markup') screen = <MarkupScreen id={route.id} token={session!.sessionToken} onUnauthorized={sessionEnded} />;
-  else if (route.name === 'folder') screen = <FolderScreen workspaceId={route.workspaceId} folderId={route.folderId} token={session!.sessionToken} onUnauthorized={sessionEnded} />;
+  else if (route.name === 'folder')
+    screen = (
+      <FolderScreen workspaceId={route.workspaceId} folderId={route.folderId} token={session!.sessionToken} onUnauthorized={sessionEnded} />
+    );
   else screen = <NotFound />;
 
   return (

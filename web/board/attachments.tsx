@@ -38,11 +38,14 @@ export function AttachmentPicker({
       counter.current += 1;
       const key = `${counter.current}`;
       onChange((list) => [...list, { key, name: file.name, progress: 0 }]);
-      const update = (change: Partial<PendingAttachment>) => onChange((list) => list.map((entry) => (entry.key === key ? { ...entry, ...change } : entry)));
-      void store.uploadAttachment(file, (progress) => update({ progress })).then((fileId) => {
-        if (fileId) update({ fileId, progress: 1 });
-        else onChange((list) => list.filter((entry) => entry.key !== key));
-      });
+      const update = (change: Partial<PendingAttachment>) =>
+        onChange((list) => list.map((entry) => (entry.key === key ? { ...entry, ...change } : entry)));
+      void store
+        .uploadAttachment(file, (progress) => update({ progress }))
+        .then((fileId) => {
+          if (fileId) update({ fileId, progress: 1 });
+          else onChange((list) => list.filter((entry) => entry.key !== key));
+        });
     }
   };
   return (
@@ -66,7 +69,12 @@ export function AttachmentPicker({
               {file.fileId ? (
                 <>
                   <span class="attach-name">{file.name}</span>
-                  <button type="button" class="secondary" aria-label={`Remove ${file.name}`} onClick={() => onChange((list) => list.filter((entry) => entry.key !== file.key))}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-label={`Remove ${file.name}`}
+                    onClick={() => onChange((list) => list.filter((entry) => entry.key !== file.key))}
+                  >
                     Remove
                   </button>
                 </>
@@ -86,7 +94,8 @@ export function AttachmentPicker({
 
 type Attachment = NonNullable<Message['attachments']>[number];
 
-const sizeOf = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+const sizeOf = (bytes: number) =>
+  bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** A message's attachments: pictures shown small, each a link to the file named by it; other files as links with their size. */
 export function AttachmentList({ attachments }: { attachments: Attachment[] }) {

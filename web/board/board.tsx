@@ -1,7 +1,21 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { AttachmentList, AttachmentPicker, uploadedIds, uploading, type PendingAttachment } from './attachments.js';
 import { Dialog } from './dialog.js';
-import { elementAt, formatTime, isUnread, orderThreads, pagePinOf, pageRefusalOf, percentOf, refusalOf, roleCannotComment, showsAt, unlocatedPaths, videoRange, visibleThreads } from './pins.js';
+import {
+  elementAt,
+  formatTime,
+  isUnread,
+  orderThreads,
+  pagePinOf,
+  pageRefusalOf,
+  percentOf,
+  refusalOf,
+  roleCannotComment,
+  showsAt,
+  unlocatedPaths,
+  videoRange,
+  visibleThreads,
+} from './pins.js';
 import type { BoardState, BoardStore, ThreadFilter, ThreadOrder } from './store.js';
 import type { Markup, MarkupPage, PageLayout, Placement, Thread, ViewMode } from './types.js';
 import { useBoardState } from './use-board.js';
@@ -98,7 +112,8 @@ export function Board({ markup, store, viewModes, live }: BoardProps) {
             onClick={(event) => {
               store.setAdding(!state.adding);
               // From the keyboard (no pointer), the first surface takes the focus: Enter places the pin there.
-              if (!state.adding && event.detail === 0) setTimeout(() => document.querySelector<HTMLElement>('.surface.adding img, .surface.adding video')?.focus(), 0);
+              if (!state.adding && event.detail === 0)
+                setTimeout(() => document.querySelector<HTMLElement>('.surface.adding img, .surface.adding video')?.focus(), 0);
             }}
           >
             Add comment
@@ -106,7 +121,15 @@ export function Board({ markup, store, viewModes, live }: BoardProps) {
         )}
         {state.adding ? (
           <p class="board-hint" role="status">
-            Click the {markup.type === 'video' ? 'video at the moment' : markup.type === 'pdf' ? 'page' : markup.type === 'webpage' ? 'screenshot on the element' : 'image'} where the comment belongs (or focus it and press Enter). Escape cancels.
+            Click the{' '}
+            {markup.type === 'video'
+              ? 'video at the moment'
+              : markup.type === 'pdf'
+                ? 'page'
+                : markup.type === 'webpage'
+                  ? 'screenshot on the element'
+                  : 'image'}{' '}
+            where the comment belongs (or focus it and press Enter). Escape cancels.
           </p>
         ) : null}
         {refusal ? (
@@ -303,7 +326,15 @@ function PinSurface({
   );
 }
 
-function Pins({ pins, onOpen, positionOf }: { pins: Thread[]; onOpen: (thread: Thread) => void; positionOf?: (thread: Thread) => { x: number; y: number } }) {
+function Pins({
+  pins,
+  onOpen,
+  positionOf,
+}: {
+  pins: Thread[];
+  onOpen: (thread: Thread) => void;
+  positionOf?: (thread: Thread) => { x: number; y: number };
+}) {
   const at = positionOf ?? ((thread: Thread) => ({ x: thread.offsetXPercentage ?? 0, y: thread.offsetYPercentage ?? 0 }));
   return (
     <>
@@ -388,7 +419,9 @@ function WebpageSurface({ markup, store, state, threads, viewModes, onPlace, onO
       </div>
     ) : screenshot.state === 'unavailable' || !screenshot.url || !screenshot.width || !screenshot.height ? (
       <div>
-        <p class="board-note">No {mode.name.toLowerCase()} screenshot of this page: {screenshot.error ?? 'it could not be rendered.'}</p>
+        <p class="board-note">
+          No {mode.name.toLowerCase()} screenshot of this page: {screenshot.error ?? 'it could not be rendered.'}
+        </p>
         <UnplacedPins threads={inMode} onOpen={onOpen} reason="Comments in this view" />
       </div>
     ) : (
@@ -440,8 +473,18 @@ function WebpageSurface({ markup, store, state, threads, viewModes, onPlace, onO
   );
 }
 
-/** Comments of a view mode that have no place on its screenshot (none yet, or their element is not on it): listed, never placed at a guess. */
-function UnplacedPins({ threads, onOpen, reason = 'Not on this screenshot' }: { threads: Thread[]; onOpen: (thread: Thread) => void; reason?: string }) {
+/**
+ * Comments of a view mode that have no place on its screenshot (none yet, or their element is not on it): listed, never placed at a guess.
+ */
+function UnplacedPins({
+  threads,
+  onOpen,
+  reason = 'Not on this screenshot',
+}: {
+  threads: Thread[];
+  onOpen: (thread: Thread) => void;
+  reason?: string;
+}) {
   if (threads.length === 0) return null;
   return (
     <div class="pin-strip" role="group" aria-label={`${reason}: ${threads.length} comment${threads.length === 1 ? '' : 's'}`}>
@@ -622,11 +665,20 @@ function ThreadList({
         <p class="board-note">{state.threads.length ? 'No comments match this filter.' : 'No comments yet.'}</p>
       ) : (
         <ol class="threads">
-          {orderThreads(threads, state.order, markup.images?.map((image) => image.id)).map((thread) => {
+          {orderThreads(
+            threads,
+            state.order,
+            markup.images?.map((image) => image.id),
+          ).map((thread) => {
             const where = whereOf(markup, thread, viewModes);
             return (
               <li key={thread.id} class={`thread-item${thread.resolved ? ' resolved' : ''}`}>
-                <button type="button" class="thread-open secondary" aria-label={`Open comment #${thread.number}`} onClick={() => onOpen(thread)}>
+                <button
+                  type="button"
+                  class="thread-open secondary"
+                  aria-label={`Open comment #${thread.number}`}
+                  onClick={() => onOpen(thread)}
+                >
                   #{thread.number}
                 </button>
                 <div class="thread-summary">
@@ -652,7 +704,15 @@ function ThreadList({
 // Dialogs
 // ---------------------------------------------------------------------------------------------
 
-export function NewCommentDialog({ store, onPosted, returnFocus }: { store: BoardStore; onPosted: (thread: Thread) => void; returnFocus: () => HTMLElement | null | undefined }) {
+export function NewCommentDialog({
+  store,
+  onPosted,
+  returnFocus,
+}: {
+  store: BoardStore;
+  onPosted: (thread: Thread) => void;
+  returnFocus: () => HTMLElement | null | undefined;
+}) {
   const [text, setText] = useState('');
   const [mentions, setMentions] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
@@ -669,7 +729,13 @@ export function NewCommentDialog({ store, onPosted, returnFocus }: { store: Boar
     <Dialog title="New comment" onClose={() => store.cancelDraft()} returnFocus={returnFocus}>
       <form class="board-form" onSubmit={submit}>
         <label for="new-comment-text">Comment</label>
-        <textarea id="new-comment-text" rows={4} value={text} autofocus onInput={(event) => setText((event.currentTarget as HTMLTextAreaElement).value)} />
+        <textarea
+          id="new-comment-text"
+          rows={4}
+          value={text}
+          autofocus
+          onInput={(event) => setText((event.currentTarget as HTMLTextAreaElement).value)}
+        />
         <MentionPicker store={store} selected={mentions} onChange={setMentions} />
         {error ? (
           <p class="message message-error" role="alert">
@@ -688,7 +754,17 @@ export function NewCommentDialog({ store, onPosted, returnFocus }: { store: Boar
 
 const when = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
-export function ThreadDialog({ thread, markup, store, fallbackFocus }: { thread: Thread; markup: Markup; store: BoardStore; fallbackFocus: () => HTMLElement | null }) {
+export function ThreadDialog({
+  thread,
+  markup,
+  store,
+  fallbackFocus,
+}: {
+  thread: Thread;
+  markup: Markup;
+  store: BoardStore;
+  fallbackFocus: () => HTMLElement | null;
+}) {
   const [reply, setReply] = useState('');
   const [mentions, setMentions] = useState<string[]>([]);
   const [attachments, setAttachments] = useState<PendingAttachment[]>([]);
@@ -744,7 +820,12 @@ export function ThreadDialog({ thread, markup, store, fallbackFocus }: { thread:
             {editing === message.id ? (
               <form class="board-form" onSubmit={(event) => saveEdit(event, message.id)}>
                 <label for={`edit-${message.id}`}>Edit message</label>
-                <textarea id={`edit-${message.id}`} rows={3} value={edited} onInput={(event) => setEdited((event.currentTarget as HTMLTextAreaElement).value)} />
+                <textarea
+                  id={`edit-${message.id}`}
+                  rows={3}
+                  value={edited}
+                  onInput={(event) => setEdited((event.currentTarget as HTMLTextAreaElement).value)}
+                />
                 <div class="board-actions">
                   <button type="submit">Save</button>
                   <button type="button" class="secondary" onClick={() => setEditing(undefined)}>
@@ -777,7 +858,12 @@ export function ThreadDialog({ thread, markup, store, fallbackFocus }: { thread:
                   </button>
                 ) : null}
                 {index > 0 && message.scopes.includes('delete-message') ? (
-                  <button type="button" class="secondary" aria-label={`Delete message ${index + 1}`} onClick={() => void store.deleteMessage(thread.id, message.id)}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-label={`Delete message ${index + 1}`}
+                    onClick={() => void store.deleteMessage(thread.id, message.id)}
+                  >
                     Delete
                   </button>
                 ) : null}
@@ -789,7 +875,12 @@ export function ThreadDialog({ thread, markup, store, fallbackFocus }: { thread:
       {canReply ? (
         <form class="board-form" onSubmit={send}>
           <label for={`reply-${thread.id}`}>Reply</label>
-          <textarea id={`reply-${thread.id}`} rows={3} value={reply} onInput={(event) => setReply((event.currentTarget as HTMLTextAreaElement).value)} />
+          <textarea
+            id={`reply-${thread.id}`}
+            rows={3}
+            value={reply}
+            onInput={(event) => setReply((event.currentTarget as HTMLTextAreaElement).value)}
+          />
           <MentionPicker store={store} selected={mentions} onChange={setMentions} />
           <AttachmentPicker store={store} pending={attachments} onChange={setAttachments} />
           <div class="board-actions">

@@ -12,9 +12,11 @@ export function visibleThreads(state: Pick<BoardState, 'threads' | 'filter'>): T
 /** The list in the chosen order (pins do not move): number; latest activity first; or place (page, image, time), then number. */
 export function orderThreads(threads: readonly Thread[], order: BoardState['order'], imageIds: readonly string[] = []): Thread[] {
   const sorted = [...threads];
-  if (order === 'activity') return sorted.sort((a, b) => (b.lastActivityAt ?? b.createdAt) - (a.lastActivityAt ?? a.createdAt) || a.number - b.number);
+  if (order === 'activity')
+    return sorted.sort((a, b) => (b.lastActivityAt ?? b.createdAt) - (a.lastActivityAt ?? a.createdAt) || a.number - b.number);
   if (order === 'position') {
-    const place = (thread: Thread) => thread.pageNumber ?? thread.startTime ?? Math.max(0, imageIds.indexOf(thread.projectImageId ?? imageIds[0] ?? ''));
+    const place = (thread: Thread) =>
+      thread.pageNumber ?? thread.startTime ?? Math.max(0, imageIds.indexOf(thread.projectImageId ?? imageIds[0] ?? ''));
     return sorted.sort((a, b) => place(a) - place(b) || a.number - b.number);
   }
   return sorted.sort((a, b) => a.number - b.number);
@@ -40,7 +42,10 @@ export const round = (value: number) => Math.round(value * 100) / 100;
 export const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
 
 /** A point inside a box, in percentages of it (0-100, two decimals). */
-export function percentOf(point: { x: number; y: number }, box: { left: number; top: number; width: number; height: number }): [number, number] {
+export function percentOf(
+  point: { x: number; y: number },
+  box: { left: number; top: number; width: number; height: number },
+): [number, number] {
   if (box.width <= 0 || box.height <= 0) return [50, 50];
   return [round(clamp(((point.x - box.left) / box.width) * 100, 0, 100)), round(clamp(((point.y - box.top) / box.height) * 100, 0, 100))];
 }
@@ -49,7 +54,8 @@ export function percentOf(point: { x: number; y: number }, box: { left: number; 
 export const formatTime = (seconds: number) => `${Math.floor(seconds / 60)}:${(seconds % 60).toFixed(1).padStart(4, '0')}`;
 
 /** True when the caller has not seen the thread or one of its messages since it last changed. */
-export const isUnread = (thread: Pick<Thread, 'read' | 'unreadMessageCount'>) => thread.read === false || (thread.unreadMessageCount ?? 0) > 0;
+export const isUnread = (thread: Pick<Thread, 'read' | 'unreadMessageCount'>) =>
+  thread.read === false || (thread.unreadMessageCount ?? 0) > 0;
 
 /** Why new comments are refused on this markup, or undefined when they are not. */
 /**
@@ -61,7 +67,8 @@ export const roleCannotComment = (markup: Pick<Markup, 'scopes' | 'readOnly'>): 
   !markup.readOnly && markup.scopes !== undefined && !markup.scopes.includes('create-thread');
 
 export function refusalOf(markup: Pick<Markup, 'readOnly' | 'scopes' | 'type'>): string | undefined {
-  if (markup.readOnly) return 'Comments are paused on this markup: you can read them, but nobody can add comments or replies until they are resumed.';
+  if (markup.readOnly)
+    return 'Comments are paused on this markup: you can read them, but nobody can add comments or replies until they are resumed.';
   if (markup.scopes && !markup.scopes.includes('create-thread')) return 'Your role in this workspace can read comments but not add them.';
   return undefined;
 }
@@ -100,7 +107,10 @@ export function unlocatedPaths(threads: readonly Pick<Thread, 'elements'>[], lay
  * percentages of its box: the deepest element whose box holds the point (the longest path; among
  * equals the later one, painted above). Undefined outside every element.
  */
-export function elementAt(layout: PageLayout, point: { x: number; y: number }): { path: string; offsetXPercentage: number; offsetYPercentage: number } | undefined {
+export function elementAt(
+  layout: PageLayout,
+  point: { x: number; y: number },
+): { path: string; offsetXPercentage: number; offsetYPercentage: number } | undefined {
   let best: (PageBox & { path: string }) | undefined;
   let bestDepth = -1;
   for (const element of layout.elements) {
@@ -122,5 +132,8 @@ export function pageRefusalOf(markup: Pick<Markup, 'type' | 'pageScreenshots'>):
   const shots = markup.pageScreenshots ?? [];
   if (shots.some((shot) => shot.state === 'ready')) return undefined;
   if (shots.some((shot) => shot.state === 'pending')) return 'Comments can be added once the page is rendered.';
-  return 'Comments on a webpage are placed on its screenshot, and this page has none: ' + (shots.find((shot) => shot.error)?.error ?? 'it could not be rendered.');
+  return (
+    'Comments on a webpage are placed on its screenshot, and this page has none: ' +
+    (shots.find((shot) => shot.error)?.error ?? 'it could not be rendered.')
+  );
 }

@@ -103,7 +103,11 @@ export class BoardStore {
     }
     const known = this.state.threads.find((thread) => thread.id === comment.id);
     if (known && (event.type === 'comment_resolved' || event.type === 'comment_unresolved') && typeof comment.resolved === 'boolean') {
-      this.put({ ...known, resolved: comment.resolved, ...(typeof comment.lastActivityAt === 'number' ? { lastActivityAt: comment.lastActivityAt } : {}) });
+      this.put({
+        ...known,
+        resolved: comment.resolved,
+        ...(typeof comment.lastActivityAt === 'number' ? { lastActivityAt: comment.lastActivityAt } : {}),
+      });
       // A read of the thread already under way may answer what it was before: it is read once more.
       if (this.readingThreads.has(comment.id)) this.staleThreads.add(comment.id);
       return;
@@ -147,7 +151,10 @@ export class BoardStore {
           },
           (failure: unknown) => {
             if ((failure as { status?: unknown } | undefined)?.status !== 404) return;
-            this.set({ threads: this.state.threads.filter((thread) => thread.id !== id), openThreadId: this.state.openThreadId === id ? undefined : this.state.openThreadId });
+            this.set({
+              threads: this.state.threads.filter((thread) => thread.id !== id),
+              openThreadId: this.state.openThreadId === id ? undefined : this.state.openThreadId,
+            });
           },
         )
         .finally(() => {

@@ -39,7 +39,9 @@ export function boardTransport(request: Request): BoardTransport {
       let offset = 0;
       // Every thread of the markup, pinned order; pages of the API's maximum.
       for (;;) {
-        const page = await request<{ threads: Thread[]; total: number }>(`/threads?markupId=${id(markupId)}&limit=${PAGE}&offset=${offset}&order=pin_asc`);
+        const page = await request<{ threads: Thread[]; total: number }>(
+          `/threads?markupId=${id(markupId)}&limit=${PAGE}&offset=${offset}&order=pin_asc`,
+        );
         threads.push(...page.threads);
         offset += page.threads.length;
         if (page.threads.length === 0 || offset >= page.total) return threads;
@@ -47,13 +49,21 @@ export function boardTransport(request: Request): BoardTransport {
     },
     getThread: (threadId) => request<Thread>(`/threads/${id(threadId)}`),
     createImageThread: (markupId, placement, content, mentionIds = []) =>
-      request<Thread>('/threads', { method: 'POST', body: { ...pinBody(markupId, placement), content, ...(mentionIds.length ? { mentionIds } : {}) } }),
+      request<Thread>('/threads', {
+        method: 'POST',
+        body: { ...pinBody(markupId, placement), content, ...(mentionIds.length ? { mentionIds } : {}) },
+      }),
     reply: (threadId, content, mentionIds = [], attachmentIds = []) =>
       request<Message>(`/threads/${id(threadId)}/messages`, {
         method: 'POST',
-        body: { content, ...(mentionIds.length ? { mentionIds } : {}), ...(attachmentIds.length ? { attachments: attachmentIds.map((fileId) => ({ fileId })) } : {}) },
+        body: {
+          content,
+          ...(mentionIds.length ? { mentionIds } : {}),
+          ...(attachmentIds.length ? { attachments: attachmentIds.map((fileId) => ({ fileId })) } : {}),
+        },
       }),
-    uploadAttachment: (markupId, file, onProgress) => uploadThroughPolicy(request, { resourceType: 'message_attachment', resourceId: markupId }, file, onProgress),
+    uploadAttachment: (markupId, file, onProgress) =>
+      uploadThroughPolicy(request, { resourceType: 'message_attachment', resourceId: markupId }, file, onProgress),
     resolve: async (threadId) => void (await request(`/threads/${id(threadId)}/resolve`, { method: 'POST' })),
     reopen: async (threadId) => void (await request(`/threads/${id(threadId)}/unresolve`, { method: 'POST' })),
     markRead: async (threadId) => void (await request(`/threads/${id(threadId)}/read`, { method: 'POST' })),
@@ -62,7 +72,8 @@ export function boardTransport(request: Request): BoardTransport {
     deleteThread: async (threadId) => void (await request(`/threads/${id(threadId)}`, { method: 'DELETE' })),
     taggable: async (markupId) => (await request<{ taggable: Member[] }>(`/markups/${id(markupId)}/tag`)).taggable,
     pageLayout: (markupId, viewModeId) => request<PageLayout>(`/markups/${id(markupId)}/page-screenshots/${id(viewModeId)}/layout`),
-    viewModes: async (markupId) => (await request<{ projectViewModes: ViewMode[] }>(`/markups/${id(markupId)}/view-modes`)).projectViewModes,
+    viewModes: async (markupId) =>
+      (await request<{ projectViewModes: ViewMode[] }>(`/markups/${id(markupId)}/view-modes`)).projectViewModes,
   };
 }
 

@@ -28,7 +28,12 @@ interface UploadPolicy {
   policy: { url: string; fields: Record<string, string> };
 }
 
-export async function uploadThroughPolicy(request: Request, target: UploadTarget, file: File, onProgress: (fraction: number) => void): Promise<string> {
+export async function uploadThroughPolicy(
+  request: Request,
+  target: UploadTarget,
+  file: File,
+  onProgress: (fraction: number) => void,
+): Promise<string> {
   const contentType = file.type || 'application/octet-stream';
   const { fileId, policy } = await request<UploadPolicy>('/uploads/upload-policy', {
     method: 'POST',
@@ -75,7 +80,12 @@ export function postForm(url: string, form: FormData, onProgress: (fraction: num
       }
       // Storage answers S3's XML errors: its <Message> is the detail.
       const message = /<Message>([^<]*)<\/Message>/.exec(request.responseText ?? '')?.[1];
-      reject(new StorageRefusal(request.status, message ? `Storage refused the upload: ${message}` : `Storage refused the upload (status ${request.status}).`));
+      reject(
+        new StorageRefusal(
+          request.status,
+          message ? `Storage refused the upload: ${message}` : `Storage refused the upload (status ${request.status}).`,
+        ),
+      );
     };
     request.onerror = () => reject(new StorageRefusal(0, 'The upload could not reach storage. Check your connection and try again.'));
     request.send(form);

@@ -58,7 +58,16 @@ function pageTransport(request: Request): BoardTransport {
       const { viewCategory: _category, screenshot, ...fields } = page;
       const thread = await request<Thread>('/threads', {
         method: 'POST',
-        body: { isImageThread: false, projectId: markupId, ...fields, viewModeId: mode?.id, offsetXPercentage, offsetYPercentage, content, ...(mentionIds.length ? { mentionIds } : {}) },
+        body: {
+          isImageThread: false,
+          projectId: markupId,
+          ...fields,
+          viewModeId: mode?.id,
+          offsetXPercentage,
+          offsetYPercentage,
+          content,
+          ...(mentionIds.length ? { mentionIds } : {}),
+        },
       });
       // The viewport at the click goes with it where the browser could render it; the comment never waits for it or fails with it.
       void screenshot.then((shot) => shot && attachScreenshot(request, thread.id, shot)).catch(() => undefined);
@@ -68,9 +77,16 @@ function pageTransport(request: Request): BoardTransport {
 }
 
 export async function mount(options: MountOptions): Promise<Mounted> {
-  if (!options || typeof options.publicKey !== 'string' || !options.publicKey) throw new TypeError('mount(): publicKey (the installation\'s public key) is required.');
+  if (!options || typeof options.publicKey !== 'string' || !options.publicKey)
+    throw new TypeError("mount(): publicKey (the installation's public key) is required.");
   const apiUrl = (options.apiUrl ?? new URL('../../api/v2', import.meta.url).href).replace(/\/+$/, '');
-  const session = new Session(apiUrl, options.publicKey, { getToken: options.getToken, sdk: options.sdk }, options.markupId, location.origin);
+  const session = new Session(
+    apiUrl,
+    options.publicKey,
+    { getToken: options.getToken, sdk: options.sdk },
+    options.markupId,
+    location.origin,
+  );
   let exchanged;
   try {
     exchanged = await session.exchange();

@@ -1,9 +1,28 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { isUnread, NewCommentDialog, ThreadDialog, useBoardState, type BoardStore, type Markup, type Placement, type Thread } from '../board/index.js';
+import {
+  isUnread,
+  NewCommentDialog,
+  ThreadDialog,
+  useBoardState,
+  type BoardStore,
+  type Markup,
+  type Placement,
+  type Thread,
+} from '../board/index.js';
 import { describeElement, locateAll, type Anchor } from '../anchoring/index.js';
 import { captureViewport, type ViewportShot } from './screenshot.js';
 import { LiveStatus, useLiveState, type LiveClient } from '../live/index.js';
-import { browserContext, canonicalUrl, elementParents, offsetsWithin, pageUrl, viewCategoryOf, type BrowserContext, type ElementParent, type ViewCategory } from './page.js';
+import {
+  browserContext,
+  canonicalUrl,
+  elementParents,
+  offsetsWithin,
+  pageUrl,
+  viewCategoryOf,
+  type BrowserContext,
+  type ElementParent,
+  type ViewCategory,
+} from './page.js';
 
 /** A webpage thread as the API answers it, with the fields the client places it by. */
 export type PageThread = Thread & { canonicalUrl?: string; anchor?: Anchor | null; elements?: { path?: string }[] };
@@ -23,7 +42,10 @@ export interface PagePlacement extends Placement {
   };
 }
 
-/** The placement of a click at `(x, y)` on `element`: web/anchoring describes it (its element path and anchor); the viewport is rendered without `host`. */
+/**
+ * The placement of a click at `(x, y)` on `element`: web/anchoring describes it (its element path and anchor); the viewport is rendered
+ * without `host`.
+ */
 export function placementOf(element: Element, x: number, y: number, host: Element): PagePlacement {
   const offsets = offsetsWithin(element, x, y);
   const context = browserContext();
@@ -83,7 +105,13 @@ export function EmbedUi({ store, host, markup, live }: { store: BoardStore; host
     const observer = new MutationObserver((records) => {
       if (records.some((record) => record.target !== host && !host.contains(record.target))) again();
     });
-    observer.observe(document.documentElement, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ['id', 'class', 'hidden', 'style'] });
+    observer.observe(document.documentElement, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+      attributes: true,
+      attributeFilter: ['id', 'class', 'hidden', 'style'],
+    });
     let frame = 0;
     const follow = () => {
       if (frame) return;
@@ -122,7 +150,8 @@ export function EmbedUi({ store, host, markup, live }: { store: BoardStore; host
       return;
     }
     const own = (event: Event) => event.composedPath().includes(host);
-    const targetOf = (event: Event) => (event.target instanceof Element && event.target !== document.documentElement ? event.target : undefined);
+    const targetOf = (event: Event) =>
+      event.target instanceof Element && event.target !== document.documentElement ? event.target : undefined;
     const onMove = (event: MouseEvent) => setHover(own(event) ? undefined : targetOf(event)?.getBoundingClientRect());
     const swallow = (event: Event) => {
       if (own(event)) return;
@@ -173,7 +202,12 @@ export function EmbedUi({ store, host, markup, live }: { store: BoardStore; host
   const onPage = (state.threads as PageThread[]).filter((thread) => thread.canonicalUrl === canonical);
   // Looked up again when the threads or the page change (one web/anchoring pass, one page text), not on every scroll.
   const located = useMemo(() => {
-    const found = onPage.length ? locateAll(document, onPage.map((thread) => ({ elementPath: thread.elements?.[0]?.path, anchor: thread.anchor }))) : [];
+    const found = onPage.length
+      ? locateAll(
+          document,
+          onPage.map((thread) => ({ elementPath: thread.elements?.[0]?.path, anchor: thread.anchor })),
+        )
+      : [];
     return new Map(onPage.map((thread, index) => [thread.id, found[index]]));
   }, [state.threads, version, canonical]);
   const unanchored = onPage.filter((thread) => !located.get(thread.id)?.element.isConnected);
@@ -206,7 +240,12 @@ export function EmbedUi({ store, host, markup, live }: { store: BoardStore; host
           );
         })}
       </div>
-      {hover ? <div class="embed-highlight" style={{ left: `${hover.left}px`, top: `${hover.top}px`, width: `${hover.width}px`, height: `${hover.height}px` }} /> : null}
+      {hover ? (
+        <div
+          class="embed-highlight"
+          style={{ left: `${hover.left}px`, top: `${hover.top}px`, width: `${hover.width}px`, height: `${hover.height}px` }}
+        />
+      ) : null}
       <div class="embed-dock">
         {unanchored.length ? (
           <section class="embed-panel" aria-labelledby="embed-unanchored">
@@ -214,7 +253,12 @@ export function EmbedUi({ store, host, markup, live }: { store: BoardStore; host
             <ol>
               {unanchored.map((thread) => (
                 <li key={thread.id}>
-                  <button type="button" class="secondary" aria-label={`Open comment #${thread.number}`} onClick={() => store.open(thread.id)}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-label={`Open comment #${thread.number}`}
+                    onClick={() => store.open(thread.id)}
+                  >
                     #{thread.number}
                   </button>
                   <span class="thread-text">{thread.messages[0]?.content ?? ''}</span>

@@ -44,7 +44,11 @@ const BROWSERS: [string, RegExp][] = [
 const SYSTEMS: [string, RegExp, (version: string) => string][] = [
   ['iOS', /(?:iPhone|iPad|iPod).*? OS ([\d_]+)/, (version) => `iOS ${version.split('.')[0]}`],
   ['Android', /Android ([\d.]+)/, (version) => `Android ${version.split('.')[0]}`],
-  ['Windows', /Windows NT ([\d.]+)/, (version) => ({ '10.0': 'Windows 10 or 11', 6.3: 'Windows 8.1', 6.2: 'Windows 8', 6.1: 'Windows 7' })[version] ?? 'Windows'],
+  [
+    'Windows',
+    /Windows NT ([\d.]+)/,
+    (version) => ({ '10.0': 'Windows 10 or 11', 6.3: 'Windows 8.1', 6.2: 'Windows 8', 6.1: 'Windows 7' })[version] ?? 'Windows',
+  ],
   ['macOS', /Mac OS X ([\d_.]+)/, (version) => `macOS ${version.split('.').slice(0, 2).join('.')}`],
   ['ChromeOS', /CrOS \S+ ([\d.]+)/, () => 'ChromeOS'],
   ['Linux', /Linux/, () => 'Linux'],
@@ -52,7 +56,9 @@ const SYSTEMS: [string, RegExp, (version: string) => string][] = [
 
 /** Every field of BrowserContextRequest, from the user agent and the window (`unknown` where the browser does not tell). */
 export function browserContext(userAgent = navigator.userAgent): BrowserContext {
-  const browser = BROWSERS.map(([name, pattern]) => [name, pattern.exec(userAgent)?.[1]] as const).find(([, version]) => version !== undefined);
+  const browser = BROWSERS.map(([name, pattern]) => [name, pattern.exec(userAgent)?.[1]] as const).find(
+    ([, version]) => version !== undefined,
+  );
   const system = SYSTEMS.map(([name, pattern, label]) => {
     const match = pattern.exec(userAgent);
     const version = match ? (match[1] ?? '').replace(/_/g, '.') : undefined;
@@ -86,7 +92,11 @@ export function elementParents(element: Element, limit = 30): ElementParent[] {
   const parents: ElementParent[] = [];
   const url = pageUrl();
   const canonical = canonicalUrl();
-  for (let parent = element.parentElement, depth = 1; parent && parent !== document.documentElement && depth <= limit; parent = parent.parentElement, depth += 1) {
+  for (
+    let parent = element.parentElement, depth = 1;
+    parent && parent !== document.documentElement && depth <= limit;
+    parent = parent.parentElement, depth += 1
+  ) {
     parents.push({ url, canonicalUrl: canonical, path: selectorOf(parent), depth });
   }
   return parents;

@@ -50,7 +50,9 @@ export async function captureViewport(host: Element): Promise<ViewportShot | und
 /** The canvas's colour as the browser paints it: the root's background, else the body's (CSS propagates it), else white. */
 function canvasColour(): string {
   const transparent = (colour: string) => colour === 'transparent' || /^rgba\(.*,\s*0\)$/.test(colour);
-  const colours = [document.documentElement, document.body].map((element) => (element ? getComputedStyle(element).backgroundColor : 'transparent'));
+  const colours = [document.documentElement, document.body].map((element) =>
+    element ? getComputedStyle(element).backgroundColor : 'transparent',
+  );
   return colours.find((colour) => !transparent(colour)) ?? '#ffffff';
 }
 
@@ -59,7 +61,11 @@ export async function attachScreenshot(request: Request, threadId: string, shot:
   const mimeType = 'image/png';
   const query = new URLSearchParams({ filename: 'viewport.png', mimeType, filesize: String(shot.blob.size) });
   const thread = encodeURIComponent(threadId);
-  const { key, policy, metadata } = await request<{ key: string; policy: { url: string; fields: Record<string, string> }; metadata: { fileId: string } }>(`/threads/${thread}/screenshot-upload-policy?${query}`);
+  const { key, policy, metadata } = await request<{
+    key: string;
+    policy: { url: string; fields: Record<string, string> };
+    metadata: { fileId: string };
+  }>(`/threads/${thread}/screenshot-upload-policy?${query}`);
   const form = new FormData();
   for (const [name, value] of Object.entries(policy.fields)) form.append(name, value);
   form.append('file', shot.blob, 'viewport.png');
@@ -68,6 +74,15 @@ export async function attachScreenshot(request: Request, threadId: string, shot:
   const put = request as unknown as (path: string, options: { method: 'PUT'; body: unknown }) => Promise<unknown>;
   await put(`/threads/${thread}/screenshot`, {
     method: 'PUT',
-    body: { fileId: metadata.fileId, key, etag, mimeType, width: shot.width, height: shot.height, filesize: shot.blob.size, originalFilename: 'viewport.png' },
+    body: {
+      fileId: metadata.fileId,
+      key,
+      etag,
+      mimeType,
+      width: shot.width,
+      height: shot.height,
+      filesize: shot.blob.size,
+      originalFilename: 'viewport.png',
+    },
   });
 }

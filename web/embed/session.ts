@@ -57,7 +57,8 @@ export class Session {
     /** The page's origin: the identity-provider exchange records it as `sdkOrigin`. */
     private readonly pageOrigin?: string,
   ) {
-    if (!identity.getToken === !identity.sdk) throw new TypeError('mount(): give exactly one of getToken (customer JWT) and sdk: { getIdpToken } (identity provider).');
+    if (!identity.getToken === !identity.sdk)
+      throw new TypeError('mount(): give exactly one of getToken (customer JWT) and sdk: { getIdpToken } (identity provider).');
     if (identity.sdk && !markupId) throw new TypeError('mount(): the identity-provider flow (sdk) needs markupId.');
   }
 

@@ -109,7 +109,9 @@ const OPEN = 1;
 /** The window's events where there is a window (not in Node, where the bench runs this client). */
 const windowEvents = () => {
   const scope = globalThis as { addEventListener?: unknown; removeEventListener?: unknown };
-  return typeof scope.addEventListener === 'function' ? (scope as unknown as Pick<EventTarget, 'addEventListener' | 'removeEventListener'>) : undefined;
+  return typeof scope.addEventListener === 'function'
+    ? (scope as unknown as Pick<EventTarget, 'addEventListener' | 'removeEventListener'>)
+    : undefined;
 };
 /** Events read from the log per page. */
 const FILL_PAGE = 100;
@@ -142,7 +144,17 @@ export class LiveClient {
     private readonly request: Request,
     options: LiveOptions = {},
   ) {
-    this.options = { baseDelayMs: 500, maxDelayMs: 30_000, openTimeoutMs: 10_000, catchUpGraceMs: 2_000, random: Math.random, pollMs: 1_000, hiddenPollMs: 10_000, socketRetryMs: 180_000, ...options };
+    this.options = {
+      baseDelayMs: 500,
+      maxDelayMs: 30_000,
+      openTimeoutMs: 10_000,
+      catchUpGraceMs: 2_000,
+      random: Math.random,
+      pollMs: 1_000,
+      hiddenPollMs: 10_000,
+      socketRetryMs: 180_000,
+      ...options,
+    };
   }
 
   get state(): LiveState {
@@ -230,7 +242,8 @@ export class LiveClient {
 
   /** The page's CSP refused a socket (it names the app's http(s) origin, not the ws(s) one): follow the log. */
   private readonly violation = (event: Event) => {
-    if (/^wss?:/i.test((event as { blockedURI?: string }).blockedURI ?? '') && this.socket?.readyState !== OPEN && this.entries.size) this.dropped(true);
+    if (/^wss?:/i.test((event as { blockedURI?: string }).blockedURI ?? '') && this.socket?.readyState !== OPEN && this.entries.size)
+      this.dropped(true);
   };
 
   /** Asks for a ticket and opens a socket with it; any failure schedules the next attempt. */
@@ -299,7 +312,9 @@ export class LiveClient {
   }
 
   private sendSubscribe(entry: Entry): void {
-    this.socket?.send(JSON.stringify({ type: 'subscribe', markupId: entry.markupId, ...(entry.seq !== undefined ? { after: entry.seq } : {}) }));
+    this.socket?.send(
+      JSON.stringify({ type: 'subscribe', markupId: entry.markupId, ...(entry.seq !== undefined ? { after: entry.seq } : {}) }),
+    );
   }
 
   private receive(data: unknown): void {
@@ -313,7 +328,8 @@ export class LiveClient {
     if (!entry) return;
     const seq = typeof message.seq === 'number' && Number.isInteger(message.seq) && message.seq >= 0 ? message.seq : undefined;
     if (message.type === 'subscribed' && seq !== undefined) return this.subscribed(entry, seq);
-    if (message.type === 'event' && seq !== undefined && message.event && typeof message.event === 'object') return this.arrived(entry, seq, message.event as LiveEvent);
+    if (message.type === 'event' && seq !== undefined && message.event && typeof message.event === 'object')
+      return this.arrived(entry, seq, message.event as LiveEvent);
     if (message.type === 'error') {
       const status = typeof message.status === 'number' ? message.status : 0;
       const detail = typeof message.detail === 'string' ? message.detail : 'The subscription was refused.';
@@ -355,7 +371,8 @@ export class LiveClient {
     entry.filling = true;
     entry.grace = setTimeout(() => {
       entry.filling = false;
-      if (this.entries.get(entry.markupId) === entry && entry.seq !== undefined && entry.target !== undefined && entry.seq < entry.target) void this.fill(entry, entry.target);
+      if (this.entries.get(entry.markupId) === entry && entry.seq !== undefined && entry.target !== undefined && entry.seq < entry.target)
+        void this.fill(entry, entry.target);
       else this.settle();
     }, this.options.catchUpGraceMs);
   }
@@ -374,7 +391,8 @@ export class LiveClient {
 
   /** Hands over buffered events that now follow on. */
   private drain(entry: Entry): void {
-    for (let next = entry.ahead.get(entry.seq! + 1); next; next = entry.ahead.get(entry.seq! + 1)) this.deliver(entry, entry.seq! + 1, next);
+    for (let next = entry.ahead.get(entry.seq! + 1); next; next = entry.ahead.get(entry.seq! + 1))
+      this.deliver(entry, entry.seq! + 1, next);
     if (entry.ahead.size) for (const seq of [...entry.ahead.keys()]) if (seq <= entry.seq!) entry.ahead.delete(seq);
   }
 
@@ -385,7 +403,9 @@ export class LiveClient {
     try {
       while (entry.seq !== undefined && entry.seq < through && this.entries.get(entry.markupId) === entry) {
         const before = entry.seq;
-        const page = await this.request<EventsPage>(`/markups/${encodeURIComponent(entry.markupId)}/events?after=${entry.seq}&limit=${FILL_PAGE}`);
+        const page = await this.request<EventsPage>(
+          `/markups/${encodeURIComponent(entry.markupId)}/events?after=${entry.seq}&limit=${FILL_PAGE}`,
+        );
         for (const item of page.data) if (item.seq === entry.seq + 1) this.deliver(entry, item.seq, item.event);
         this.drain(entry);
         // A page that does not continue the seqs (the log expired under it) ends the fill: the rest is a resync.
@@ -438,7 +458,9 @@ export class LiveClient {
         let resync = entry.seq === undefined;
         let after = entry.seq ?? 0;
         for (;;) {
-          const page = await this.request<EventsPage>(`/markups/${encodeURIComponent(entry.markupId)}/events?after=${after}&limit=${FILL_PAGE}`);
+          const page = await this.request<EventsPage>(
+            `/markups/${encodeURIComponent(entry.markupId)}/events?after=${after}&limit=${FILL_PAGE}`,
+          );
           if (!resync) for (const item of page.data) if (item.seq === entry.seq! + 1) this.deliver(entry, item.seq, item.event);
           const last = page.data.at(-1)?.seq ?? after;
           // Entries that do not follow on (the log expired under it): start over at the head.
@@ -467,13 +489,18 @@ export class LiveClient {
     this.setState(failed ? 'reconnecting' : 'live');
     const hidden = (globalThis as { document?: { hidden?: boolean } }).document?.hidden;
     const { pollMs, hiddenPollMs, maxDelayMs, random } = this.options;
-    this.pollTimer = setTimeout(() => void this.poll(run), failed ? backoffDelay(this.pollFailures, pollMs, maxDelayMs, random) : hidden ? hiddenPollMs : pollMs);
+    this.pollTimer = setTimeout(
+      () => void this.poll(run),
+      failed ? backoffDelay(this.pollFailures, pollMs, maxDelayMs, random) : hidden ? hiddenPollMs : pollMs,
+    );
   }
 
   /** Live once the socket is open and every subscription has its seq and no fill running. */
   private settle(): void {
     if (this.socket?.readyState !== OPEN) return;
-    const waiting = [...this.entries.values()].some((entry) => !entry.refused && (entry.seq === undefined || (entry.target !== undefined && entry.seq < entry.target)));
+    const waiting = [...this.entries.values()].some(
+      (entry) => !entry.refused && (entry.seq === undefined || (entry.target !== undefined && entry.seq < entry.target)),
+    );
     if (!waiting) this.setState('live');
   }
 }

@@ -2,7 +2,8 @@ import type { BoardStore } from '../board/store.js';
 import type { LiveClient, LiveEvent } from './client.js';
 
 /** Events about the markup itself (its conversion finished, its status or read-only flag changed), not one of its threads. */
-export const isMarkupEvent = (type: string): boolean => type === 'markup_ready' || type === 'markup_status_changed' || type === 'set_project_read_only';
+export const isMarkupEvent = (type: string): boolean =>
+  type === 'markup_ready' || type === 'markup_status_changed' || type === 'set_project_read_only';
 
 /**
  * Keeps a board's store up to date with its markup's events: thread events go to the store (which
@@ -10,7 +11,11 @@ export const isMarkupEvent = (type: string): boolean => type === 'markup_ready' 
  * reads the markup again); when the subscription starts over, the thread list is read again.
  * Answers the function that stops following.
  */
-export function followMarkup(live: LiveClient, store: BoardStore, options: { onMarkup?: (event: LiveEvent) => void; onResync?: () => void } = {}): () => void {
+export function followMarkup(
+  live: LiveClient,
+  store: BoardStore,
+  options: { onMarkup?: (event: LiveEvent) => void; onResync?: () => void } = {},
+): () => void {
   return live.subscribe(store.markupId, {
     onEvent: (event) => (isMarkupEvent(event.type) ? options.onMarkup?.(event) : store.applyEvent(event)),
     onResync: () => {

@@ -1,4 +1,12 @@
 /** Live updates (DESIGN.md "Live updates"): the review app and the embeddable client share this module. */
-export { backoffDelay, LiveClient, type LiveEvent, type LiveOptions, type LiveState, type SocketFactory, type Subscription } from './client.js';
+export {
+  backoffDelay,
+  LiveClient,
+  type LiveEvent,
+  type LiveOptions,
+  type LiveState,
+  type SocketFactory,
+  type Subscription,
+} from './client.js';
 export { followMarkup, isMarkupEvent } from './follow.js';
 export { LiveStatus, useLiveState } from './status.js';

@@ -22,7 +22,9 @@ export function LiveStatus({ live, class: className }: { live: LiveClient | unde
   const state = useLiveState(live);
   return (
     <p role="status" class={`live-status${className ? ` ${className}` : ''}`}>
-      {state === 'reconnecting' ? <span class="live-status-text">Reconnecting… New comments appear when the connection is back.</span> : null}
+      {state === 'reconnecting' ? (
+        <span class="live-status-text">Reconnecting… New comments appear when the connection is back.</span>
+      ) : null}
     </p>
   );
 }

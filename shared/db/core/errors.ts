@@ -18,7 +18,10 @@ export function failedConditionIndexes(error: unknown): number[] {
 
 /** True when a transaction was cancelled because another transaction held one of its items (retryable). */
 export function isTransactionConflict(error: unknown): boolean {
-  return error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
+  return (
+    error instanceof TransactionCanceledException &&
+    (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict')
+  );
 }
 
 /**
@@ -27,5 +30,9 @@ export function isTransactionConflict(error: unknown): boolean {
  */
 export function isIndexUnavailable(error: unknown): boolean {
   const { name, message } = (error ?? {}) as { name?: string; message?: string };
-  return name === 'ValidationException' && /index/i.test(message ?? '') && /(does not have the specified index|backfill|not active|creating)/i.test(message ?? '');
+  return (
+    name === 'ValidationException' &&
+    /index/i.test(message ?? '') &&
+    /(does not have the specified index|backfill|not active|creating)/i.test(message ?? '')
+  );
 }

@@ -57,6 +57,8 @@ export async function armFault(point: FaultPoint, subject: string): Promise<void
 
 /** The local stack's hook: throws an InjectedFault when `point` is armed for `subject`, disarming it. */
 export const takeArmedFault: FaultHook = async (point, subject) => {
-  const result = await getDb().send(new DeleteCommand({ TableName: getConfig().tableName, Key: faultKey(point, subject), ReturnValues: 'ALL_OLD' }));
+  const result = await getDb().send(
+    new DeleteCommand({ TableName: getConfig().tableName, Key: faultKey(point, subject), ReturnValues: 'ALL_OLD' }),
+  );
   if (result.Attributes) throw new InjectedFault(`injected fault at ${point} for ${subject}`);
 };

@@ -56,8 +56,7 @@ export async function queryPage<T>(query: PageQuery, fromItem: (item: Record<str
   const extra = raw.length > query.limit;
   const pageItems = raw.slice(0, query.limit);
   if (backwards) pageItems.reverse();
-  const position = (item: Record<string, unknown> | undefined) =>
-    item ? encodeCursor(key, query.list, pick(item, keyNames.all)) : null;
+  const position = (item: Record<string, unknown> | undefined) => (item ? encodeCursor(key, query.list, pick(item, keyNames.all)) : null);
 
   if (backwards) {
     return {
@@ -91,8 +90,7 @@ function decodePosition(
   keyNames: ReturnType<typeof keyAttributes>,
 ): Record<string, string> {
   const position = decodeCursor(key, query.list, cursor, parameter);
-  const valid =
-    keyNames.all.every((name) => typeof position[name] === 'string') && position[keyNames.partition] === query.partitionValue;
+  const valid = keyNames.all.every((name) => typeof position[name] === 'string') && position[keyNames.partition] === query.partitionValue;
   if (!valid) throw new BadRequestError(`${parameter} is not a valid cursor for this list.`, 'invalid-cursor');
   return position as Record<string, string>;
 }
@@ -114,7 +112,11 @@ export function queryAll(index: IndexName, partitionValue: string): AsyncGenerat
  * request count grows with the bytes, not the items). Only for bounded ranges: a workspace's
  * members, what hangs off one markup (its threads and messages).
  */
-export async function queryPrefix(partition: string, prefix?: string, options: { consistent?: boolean; filter?: QueryFilter } = {}): Promise<Record<string, unknown>[]> {
+export async function queryPrefix(
+  partition: string,
+  prefix?: string,
+  options: { consistent?: boolean; filter?: QueryFilter } = {},
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   for await (const item of queryPartition({ partitionValue: partition, prefix, ...options })) items.push(item);
   return items;
@@ -176,7 +178,11 @@ async function* queryPartition(query: {
         KeyConditionExpression: query.prefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
         FilterExpression: query.filter?.expression,
         ExpressionAttributeNames: { '#pk': keyNames.partition, ...(query.prefix ? { '#sk': keyNames.sort } : {}), ...query.filter?.names },
-        ExpressionAttributeValues: { ':pk': query.partitionValue, ...(query.prefix ? { ':prefix': query.prefix } : {}), ...query.filter?.values },
+        ExpressionAttributeValues: {
+          ':pk': query.partitionValue,
+          ...(query.prefix ? { ':prefix': query.prefix } : {}),
+          ...query.filter?.values,
+        },
         ExclusiveStartKey: start,
         Limit: query.limit,
         ConsistentRead: query.consistent,

@@ -61,7 +61,9 @@ export function recordOf<T>(item: Record<string, unknown>): T {
  */
 export const VERSION_ATTRIBUTE = 'version';
 
-/** A condition that holds while the record is still at `version` (names `#version`, values `:version`), for writes guarded by `If-Match`. */
+/**
+ * A condition that holds while the record is still at `version` (names `#version`, values `:version`), for writes guarded by `If-Match`.
+ */
 export function versionCondition(version: number): { expression: string; names: Record<string, string>; values: Record<string, unknown> } {
   const expression = version === 0 ? '(attribute_not_exists(#version) OR #version = :version)' : '#version = :version';
   return { expression, names: { '#version': VERSION_ATTRIBUTE }, values: { ':version': version } };

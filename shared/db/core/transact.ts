@@ -1,5 +1,12 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type TransactWriteCommandInput,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { forEachLimit } from '../../concurrency.js';
 import { getConfig } from '../../config.js';
 import { getDb } from '../../clients.js';
@@ -136,7 +143,10 @@ async function batchWrite(writes: WriteRequest[]): Promise<void> {
  * Every stored item of `keys` (any number, deduplicated by the caller or not), 100 to a
  * BatchGetItem (up to 4 in flight), retrying with backoff what DynamoDB leaves unprocessed; missing keys are skipped.
  */
-export async function batchGet(keys: readonly Record<string, string>[], options: { consistent?: boolean } = {}): Promise<Record<string, unknown>[]> {
+export async function batchGet(
+  keys: readonly Record<string, string>[],
+  options: { consistent?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
   const unique = [...new Map(keys.map((key) => [JSON.stringify(key), key])).values()];
   const tableName = getConfig().tableName;
   const found: Record<string, unknown>[] = [];
@@ -146,7 +156,9 @@ export async function batchGet(keys: readonly Record<string, string>[], options:
   await forEachLimit(chunks, 4, async (chunk) => {
     let pending = chunk;
     await withBackoff(async () => {
-      const result = await getDb().send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistent } } }));
+      const result = await getDb().send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistent } } }),
+      );
       found.push(...(result.Responses?.[tableName] ?? []));
       pending = (result.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
       return pending.length > 0 ? AGAIN : undefined;

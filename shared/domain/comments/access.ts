@@ -14,7 +14,10 @@ import { loadMarkup, type MarkupRoleAccess } from '../markups/access.js';
 /** A read-only markup takes no new threads or messages (States and transitions: readOnly). */
 export function requireOpenForComments(markup: MarkupRecord): void {
   if (markup.readOnly) {
-    throw new ForbiddenError(`Comments on markup ${markup.id} are paused (readOnly); resume them with PATCH /markups/${markup.id}/read-only first.`, 'markup-read-only');
+    throw new ForbiddenError(
+      `Comments on markup ${markup.id} are paused (readOnly); resume them with PATCH /markups/${markup.id}/read-only first.`,
+      'markup-read-only',
+    );
   }
 }
 
@@ -30,7 +33,10 @@ export async function loadThreadAccess(principal: Principal, threadId: string): 
   const reference = await getThreadReference(threadId);
   if (!reference) throw threadNotFound(threadId);
   // Refusals name the thread asked for, never the markup it is on.
-  return { ...(await loadMarkup(principal, reference.markupId, { consistent: true, plan: false, subject: `Thread ${threadId}` })), reference };
+  return {
+    ...(await loadMarkup(principal, reference.markupId, { consistent: true, plan: false, subject: `Thread ${threadId}` })),
+    reference,
+  };
 }
 
 /**
@@ -57,7 +63,10 @@ export interface MessageAccess extends MarkupRoleAccess {
 export async function loadMessageAccess(principal: Principal, messageId: string): Promise<MessageAccess> {
   const reference = await getMessageReference(messageId);
   if (!reference) throw messageNotFound(messageId);
-  return { ...(await loadMarkup(principal, reference.markupId, { consistent: true, plan: false, subject: `Message ${messageId}` })), reference };
+  return {
+    ...(await loadMarkup(principal, reference.markupId, { consistent: true, plan: false, subject: `Message ${messageId}` })),
+    reference,
+  };
 }
 
 /** Why a comment write conditioned on its markup failed: the markup went away, or comments were paused meanwhile. */
@@ -70,5 +79,7 @@ export async function explainMarkupRefusal(markupId: string): Promise<never> {
 
 /** A consumed upload or a thread that went away while the write was prepared. */
 export function explainWriteRefusal(): never {
-  throw new ConflictError('The thread or an attached upload changed while this was written (an upload can be attached once); check and try again.');
+  throw new ConflictError(
+    'The thread or an attached upload changed while this was written (an upload can be attached once); check and try again.',
+  );
 }

@@ -47,13 +47,20 @@ export async function changeThread(
     requireVersion(ifMatch, before.revision, `Thread ${access.reference.threadId}`);
     const next = change(before);
     if (!next) return { before, after: before, changed: false };
-    const committed = await commit([threadReplace(before, next), ...extra(before, next), ...threadIndexWrites(access.markup, before, next)], (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id)));
+    const committed = await commit(
+      [threadReplace(before, next), ...extra(before, next), ...threadIndexWrites(access.markup, before, next)],
+      (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id)),
+    );
     return committed ? { before, after: { ...next, revision: before.revision + 1 }, changed: true } : STALE;
   });
 }
 
 /** POST /threads/:id/resolve: `{ threadId, modifiedAt }`; resolving a resolved thread changes nothing. */
-export async function resolveThread(principal: Principal, threadId: string, ifMatch?: IfMatch): Promise<{ threadId: string; modifiedAt: number }> {
+export async function resolveThread(
+  principal: Principal,
+  threadId: string,
+  ifMatch?: IfMatch,
+): Promise<{ threadId: string; modifiedAt: number }> {
   const { after } = await setResolved(principal, threadId, true, ifMatch);
   return { threadId, modifiedAt: after.modifiedAt };
 }
@@ -93,7 +100,12 @@ export async function markThreadRead(principal: Principal, threadId: string): Pr
   await fromFreshReads(`Thread ${threadId}`, async () => {
     const thread = await loadThreadRecord(access.markup.id, threadId);
     const mark = readMark(principal.userId, 'thread', threadId, threadId, thread.revision, Date.now());
-    return (await commit([threadUnchanged(thread), put(toReadMarkItem(access.markup.id, mark)), unreadCountInvalidation(access.markup.id, principal.userId)], () => 'retry')) ? undefined : STALE;
+    return (await commit(
+      [threadUnchanged(thread), put(toReadMarkItem(access.markup.id, mark)), unreadCountInvalidation(access.markup.id, principal.userId)],
+      () => 'retry',
+    ))
+      ? undefined
+      : STALE;
   });
 }
 
@@ -122,7 +134,12 @@ export async function movePin(principal: Principal, threadId: string, input: Mov
       const at = nextTime(thread.modifiedAt);
       const moved: ThreadRecord = { ...thread, modifiedAt: at, lastActivityAt: at };
       if (thread.kind === 'webpage') {
-        if (input.url === undefined && input.elements === undefined && input.viewportXPercentage === undefined && input.viewportYPercentage === undefined) {
+        if (
+          input.url === undefined &&
+          input.elements === undefined &&
+          input.viewportXPercentage === undefined &&
+          input.viewportYPercentage === undefined
+        ) {
           throw new BadRequestError('Say where the pin goes: elements (with url) or viewportXPercentage and viewportYPercentage.');
         }
         if (input.url !== undefined) moved.url = input.url;
@@ -134,7 +151,9 @@ export async function movePin(principal: Principal, threadId: string, input: Mov
         if (input.elementParents !== undefined) moved.parents = parentsOf(input.elementParents, at);
         if (input.browserContext !== undefined) moved.browserContext = input.browserContext;
       } else if (input.viewportXPercentage === undefined || input.viewportYPercentage === undefined) {
-        throw new BadRequestError(`${withArticle(thread.kind, { capital: true })} pin moves by offsets: send viewportXPercentage and viewportYPercentage (0 to 100).`);
+        throw new BadRequestError(
+          `${withArticle(thread.kind, { capital: true })} pin moves by offsets: send viewportXPercentage and viewportYPercentage (0 to 100).`,
+        );
       }
       if (input.viewportXPercentage !== undefined) moved.offsetXPercentage = input.viewportXPercentage;
       if (input.viewportYPercentage !== undefined) moved.offsetYPercentage = input.viewportYPercentage;

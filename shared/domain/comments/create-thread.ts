@@ -39,7 +39,10 @@ export interface CreateThreadInput extends PinInput {
  */
 function firstMessageText(input: CreateThreadInput): { message: Delta } | { content: string } {
   if (input.message !== undefined && input.content !== undefined) {
-    throw invalid('content', 'must not be sent with message: give the first message either as message (a Delta) or as content (plain text)');
+    throw invalid(
+      'content',
+      'must not be sent with message: give the first message either as message (a Delta) or as content (plain text)',
+    );
   }
   if (input.message !== undefined) return { message: input.message };
   if (input.content !== undefined) return { content: input.content };
@@ -54,9 +57,16 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
   requireOpenForComments(markup);
   const at = Date.now();
   const pin = pinOf(markup, input, at);
-  const prepared = await prepareMessage(access, { ...firstMessageText(input), attachments: input.attachments, clipVideos: input.clipVideos }, { at });
+  const prepared = await prepareMessage(
+    access,
+    { ...firstMessageText(input), attachments: input.attachments, clipVideos: input.clipVideos },
+    { at },
+  );
   if (!prepared.content?.trim() && !prepared.attachments?.length && !prepared.clipVideos?.length) {
-    throw invalid(input.content === undefined ? 'message' : 'content', 'must say something: a thread opens with a message that has text, attachments or clip videos');
+    throw invalid(
+      input.content === undefined ? 'message' : 'content',
+      'must say something: a thread opens with a message that has text, attachments or clip videos',
+    );
   }
 
   const number = await nextThreadNumber(markup.id);

@@ -59,7 +59,9 @@ export function resolveMessageText(input: { content?: string; message?: Delta })
   if (input.message) {
     const content = plainTextOf(input.message);
     if (input.content !== undefined && normalizeText(input.content) !== content) {
-      throw new TextMismatch(`content ("${abbreviate(input.content)}") does not read as the message Delta does ("${abbreviate(content)}"); send one of them, or both in step.`);
+      throw new TextMismatch(
+        `content ("${abbreviate(input.content)}") does not read as the message Delta does ("${abbreviate(content)}"); send one of them, or both in step.`,
+      );
     }
     return { content, delta: input.message };
   }

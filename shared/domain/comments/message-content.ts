@@ -70,8 +70,12 @@ export async function prepareMessage(
   // Mentions in the Delta are always mentioned, also when an edit sends only mentionIds (the Delta stays).
   const shownDelta = text?.delta ?? options.existing?.delta;
   const fromDelta = shownDelta ? mentionIdsOf(shownDelta) : [];
-  const mentionIds = input.mentionIds !== undefined || text !== undefined ? [...new Set([...(input.mentionIds ?? options.existing?.mentionIds ?? []), ...fromDelta])] : undefined;
-  if (mentionIds && mentionIds.length > MAX_MENTIONS) throw new InvalidInputError([{ field: 'mentionIds', detail: `must name at most ${MAX_MENTIONS} users` }]);
+  const mentionIds =
+    input.mentionIds !== undefined || text !== undefined
+      ? [...new Set([...(input.mentionIds ?? options.existing?.mentionIds ?? []), ...fromDelta])]
+      : undefined;
+  if (mentionIds && mentionIds.length > MAX_MENTIONS)
+    throw new InvalidInputError([{ field: 'mentionIds', detail: `must name at most ${MAX_MENTIONS} users` }]);
   const newMentions = mentionIds?.filter((id) => !options.existing?.mentionIds.includes(id)) ?? [];
   await requireMembers(markup.workspaceId, newMentions, input.mentionIds ? 'mentionIds' : 'message');
 
@@ -81,13 +85,23 @@ export async function prepareMessage(
   if (input.attachments !== undefined) {
     const kept = new Map((options.existing?.attachments ?? []).map((attachment) => [attachment.id, attachment]));
     const fileIds = input.attachments.map((attachment) => attachment.fileId);
-    if (new Set(fileIds).size !== fileIds.length) throw new InvalidInputError([{ field: 'attachments', detail: 'lists the same fileId more than once' }]);
-    const added = await attachmentsFrom(access, fileIds.filter((fileId) => !kept.has(fileId)), options.at);
+    if (new Set(fileIds).size !== fileIds.length)
+      throw new InvalidInputError([{ field: 'attachments', detail: 'lists the same fileId more than once' }]);
+    const added = await attachmentsFrom(
+      access,
+      fileIds.filter((fileId) => !kept.has(fileId)),
+      options.at,
+    );
     attachments = fileIds.map((fileId) => kept.get(fileId) ?? (added.get(fileId) as AttachmentRecord));
     removedAttachments = [...kept.values()].filter((attachment) => !fileIds.includes(attachment.id));
     writes.push(...[...added.keys()].map((fileId) => consumeUploadItem(fileId, markup.id, new Date(options.at).toISOString())));
   }
-  const clipVideos = input.clipVideos?.map((clip): ClipVideoRecord => ({ id: randomUUID(), createdAt: options.at, modifiedAt: options.at, ...clip }));
+  const clipVideos = input.clipVideos?.map((clip): ClipVideoRecord => ({
+    id: randomUUID(),
+    createdAt: options.at,
+    modifiedAt: options.at,
+    ...clip,
+  }));
   return { content: text?.content, delta: text?.delta, mentionIds, attachments, clipVideos, writes, removedAttachments };
 }
 
@@ -113,15 +127,24 @@ async function attachmentsFrom(access: MarkupRoleAccess, fileIds: readonly strin
   const attachments = new Map<string, AttachmentRecord>();
   for (const fileId of fileIds) {
     const upload = uploads.get(fileId);
-    if (!upload) throw new BadRequestError(`Attachment ${fileId} is not a known upload (or its policy expired unconfirmed).`, 'unknown-file');
+    if (!upload)
+      throw new BadRequestError(`Attachment ${fileId} is not a known upload (or its policy expired unconfirmed).`, 'unknown-file');
     if (upload.organizationId !== access.markup.organizationId || upload.workspaceId !== access.markup.workspaceId) {
       throw new ForbiddenError(`Attachment ${fileId} was uploaded into another workspace.`, 'file-in-another-workspace');
     }
     if (upload.resourceType !== 'message_attachment' || upload.resourceId !== access.markup.id) {
-      throw new BadRequestError(`Upload ${fileId} is not a message_attachment of markup ${access.markup.id}; request its policy with resourceType message_attachment and resourceId ${access.markup.id}.`, 'wrong-resource');
+      throw new BadRequestError(
+        `Upload ${fileId} is not a message_attachment of markup ${access.markup.id}; request its policy with resourceType message_attachment and resourceId ${access.markup.id}.`,
+        'wrong-resource',
+      );
     }
-    if (upload.state === 'issued') throw new BadRequestError(`Upload ${fileId} is not confirmed yet: call POST /uploads/upload-complete first.`, 'upload-not-confirmed');
-    if (upload.state === 'consumed') throw new BadRequestError(`Upload ${fileId} is already attached elsewhere; upload the file again to attach it twice.`, 'file-already-used');
+    if (upload.state === 'issued')
+      throw new BadRequestError(`Upload ${fileId} is not confirmed yet: call POST /uploads/upload-complete first.`, 'upload-not-confirmed');
+    if (upload.state === 'consumed')
+      throw new BadRequestError(
+        `Upload ${fileId} is already attached elsewhere; upload the file again to attach it twice.`,
+        'file-already-used',
+      );
     attachments.set(fileId, {
       id: fileId,
       createdAt: at,

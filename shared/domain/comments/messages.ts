@@ -40,7 +40,12 @@ import { toPublicMessage, viewerFor } from './views.js';
 const MESSAGE_FIELDS = ['content', 'message', 'mentionIds', 'attachments', 'clipVideos'] as const satisfies readonly (keyof MessageInput)[];
 
 /** The answer to a write: the writer has read what they wrote (Resources: Message, `read`). */
-async function writerView(principal: Principal, access: MessageAccess | Parameters<typeof viewerFor>[1], message: MessageRecord, at: number) {
+async function writerView(
+  principal: Principal,
+  access: MessageAccess | Parameters<typeof viewerFor>[1],
+  message: MessageRecord,
+  at: number,
+) {
   const viewer = await viewerFor(principal, access, [message.userId]);
   return toPublicMessage(message, viewer, readStateOfWriter([message], at).messages.get(message.id) ?? { read: true, lastSeenAt: at });
 }
@@ -48,7 +53,10 @@ async function writerView(principal: Principal, access: MessageAccess | Paramete
 /** A message with nothing in it but white space is empty too. */
 export function requireSomething(message: { content: string; attachments: unknown[]; clipVideos: unknown[] }): void {
   if (message.content.trim() === '' && message.attachments.length === 0 && message.clipVideos.length === 0) {
-    throw new BadRequestError('A message must say something: send content or message (a Delta), attachments or clipVideos.', 'empty-message');
+    throw new BadRequestError(
+      'A message must say something: send content or message (a Delta), attachments or clipVideos.',
+      'empty-message',
+    );
   }
 }
 
@@ -81,7 +89,8 @@ export async function createMessage(principal: Principal, threadId: string, inpu
       commentEvent('comment_reply_created', markup, { threadId, messageId }, principal.userId),
     ];
     // The thread changed (or went away) since it was read: read it again.
-    if (!(await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : index === 1 ? 'retry' : explainWriteRefusal())))) return STALE;
+    if (!(await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : index === 1 ? 'retry' : explainWriteRefusal()))))
+      return STALE;
     return writerView(principal, access, message, at);
   });
 }
@@ -107,14 +116,16 @@ export async function updateMessage(
     const [current, thread] = await Promise.all([getMessage(reference), loadThreadRecord(markup.id, reference.threadId)]);
     if (!current) throw messageNotFound(messageId);
     authorizeOnRecordOf(principal, access.role, current.userId);
-    // A message's version is its `threadRevision`; `messageReplace` holds only at it, so a change after this check is refused here on the fresh read.
+    // A message's version is its `threadRevision`; `messageReplace` holds only at it, so a change after this check is refused here on the
+    // fresh read.
     requireVersion(ifMatch, current.threadRevision, `Message ${messageId}`);
     const at = nextTime(current.modifiedAt);
     const prepared = await prepareMessage(access, input, { at, existing: current });
     // Only a change of what the message says makes it unread for others; `priority` alone changes the thread.
     const changesMessage = MESSAGE_FIELDS.some((field) => input[field] !== undefined);
     // An edit that sends nothing changes nothing (no activity, no event).
-    if (!changesMessage && input.priority === undefined) return { message: await writerView(principal, access, current, at), version: current.threadRevision };
+    if (!changesMessage && input.priority === undefined)
+      return { message: await writerView(principal, access, current, at), version: current.threadRevision };
     const next: MessageRecord = {
       ...current,
       modifiedAt: changesMessage ? at : current.modifiedAt,
@@ -134,12 +145,19 @@ export async function updateMessage(
       put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, current.threadId, next.threadRevision, at))),
       ...(removedBytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -removedBytes }) }] : []),
       ...prepared.writes,
-      ...threadIndexWrites(markup, thread, { ...thread, lastActivityAt: at, ...(input.priority !== undefined ? { priority: input.priority } : {}) }),
+      ...threadIndexWrites(markup, thread, {
+        ...thread,
+        lastActivityAt: at,
+        ...(input.priority !== undefined ? { priority: input.priority } : {}),
+      }),
       commentEvent('comment_updated', markup, { threadId: current.threadId, messageId }, principal.userId),
     ];
     // The message or its thread changed since they were read: read them again.
     if (!(await commit(items, (index) => (index <= 1 ? 'retry' : explainWriteRefusal())))) return STALE;
-    await deleteObjectsLater(prepared.removedAttachments.map((attachment) => attachment.key), { messageId });
+    await deleteObjectsLater(
+      prepared.removedAttachments.map((attachment) => attachment.key),
+      { messageId },
+    );
     return { message: await writerView(principal, access, next, at), version: next.threadRevision };
   });
 }
@@ -177,20 +195,30 @@ export async function deleteMessage(principal: Principal, messageId: string, ifM
     authorizeOnRecordOf(principal, access.role, message.userId);
     requireVersion(ifMatch, message.threadRevision, `Message ${messageId}`);
     if (found.messages[0]?.id === messageId) {
-      throw new BadRequestError(`Message ${messageId} opens thread ${reference.threadId}; delete the thread instead (DELETE /threads/${reference.threadId}).`, 'first-message');
+      throw new BadRequestError(
+        `Message ${messageId} opens thread ${reference.threadId}; delete the thread instead (DELETE /threads/${reference.threadId}).`,
+        'first-message',
+      );
     }
     const bytes = message.attachments.reduce((sum, attachment) => sum + attachment.filesize, 0);
     const at = Date.now();
     const items: TransactItem[] = [
       ...messageDelete(message, { guardVersion: ifMatch !== undefined }),
-      threadRevisionUpdate(found.thread, at, found.thread.messageIds ? { messageIds: found.thread.messageIds.filter((id) => id !== messageId) } : {}),
+      threadRevisionUpdate(
+        found.thread,
+        at,
+        found.thread.messageIds ? { messageIds: found.thread.messageIds.filter((id) => id !== messageId) } : {},
+      ),
       ...(bytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -bytes }) }] : []),
       ...threadIndexWrites(markup, found.thread, { ...found.thread, lastActivityAt: at }),
     ];
     // The message or its thread changed since they were read: read them again.
     if (!(await commit(items, () => 'retry'))) return STALE;
     await batchDelete(await readMarkKeysOf(markup.id, { messageId }));
-    await deleteObjectsLater(message.attachments.map((attachment) => attachment.key), { messageId });
+    await deleteObjectsLater(
+      message.attachments.map((attachment) => attachment.key),
+      { messageId },
+    );
   });
 }
 
@@ -206,6 +234,11 @@ export async function markMessageRead(principal: Principal, messageId: string): 
     const message = await getMessage(reference);
     if (!message) throw messageNotFound(messageId);
     const mark = readMark(principal.userId, 'message', messageId, reference.threadId, message.threadRevision, Date.now());
-    return (await commit([messageUnchanged(message), put(toReadMarkItem(markup.id, mark)), unreadCountInvalidation(markup.id, principal.userId)], () => 'retry')) ? undefined : STALE;
+    return (await commit(
+      [messageUnchanged(message), put(toReadMarkItem(markup.id, mark)), unreadCountInvalidation(markup.id, principal.userId)],
+      () => 'retry',
+    ))
+      ? undefined
+      : STALE;
   });
 }

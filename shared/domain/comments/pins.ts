@@ -75,7 +75,15 @@ export function elementsOf(elements: readonly ElementInput[], at: number): Threa
 export function parentsOf(parents: readonly ElementParentInput[], at: number): ThreadParentRecord[] {
   return parents.map((parent, index) => {
     if (!isHttpUrl(parent.url)) throw invalid(`elementParents/${index}/url`, 'must be an absolute http or https URL');
-    return { id: randomUUID(), createdAt: at, modifiedAt: at, path: parent.path, depth: parent.depth, url: parent.url, canonicalUrl: parent.canonicalUrl };
+    return {
+      id: randomUUID(),
+      createdAt: at,
+      modifiedAt: at,
+      path: parent.path,
+      depth: parent.depth,
+      url: parent.url,
+      canonicalUrl: parent.canonicalUrl,
+    };
   });
 }
 
@@ -83,8 +91,10 @@ function requireTimes(markup: MarkupRecord, startTime: number | undefined, endTi
   if (endTime !== undefined && startTime === undefined) throw invalid('endTime', 'needs a startTime');
   if (startTime !== undefined && endTime !== undefined && endTime < startTime) throw invalid('endTime', 'must not be before startTime');
   const duration = markup.video?.durationSeconds;
-  if (duration !== undefined && startTime !== undefined && startTime > duration) throw invalid('startTime', `must be within the video (${duration} seconds)`);
-  if (duration !== undefined && endTime !== undefined && endTime > duration) throw invalid('endTime', `must be within the video (${duration} seconds)`);
+  if (duration !== undefined && startTime !== undefined && startTime > duration)
+    throw invalid('startTime', `must be within the video (${duration} seconds)`);
+  if (duration !== undefined && endTime !== undefined && endTime > duration)
+    throw invalid('endTime', `must be within the video (${duration} seconds)`);
 }
 
 /**
@@ -102,7 +112,10 @@ export function pinOf(markup: MarkupRecord, input: PinInput, at: number): Partia
     requireWebpageFields(input);
     if (!isHttpUrl(input.url)) throw invalid('url', 'must be the absolute http or https address of the page the pin is on');
     if (!VIEW_MODES.some((mode) => mode.id === input.viewModeId)) {
-      throw invalid('viewModeId', `must be one of the markup's view modes (GET /markups/${markup.id}/view-modes): ${VIEW_MODES.map((mode) => mode.id).join(', ')}`);
+      throw invalid(
+        'viewModeId',
+        `must be one of the markup's view modes (GET /markups/${markup.id}/view-modes): ${VIEW_MODES.map((mode) => mode.id).join(', ')}`,
+      );
     }
     return {
       kind: 'webpage',
@@ -117,10 +130,15 @@ export function pinOf(markup: MarkupRecord, input: PinInput, at: number): Partia
       offsetYPercentage: input.offsetYPercentage,
     };
   }
-  if (!input.isImageThread) throw invalid('isImageThread', `must be true on ${withArticle(markup.type)} markup (its threads are pinned by offsets)`);
+  if (!input.isImageThread)
+    throw invalid('isImageThread', `must be true on ${withArticle(markup.type)} markup (its threads are pinned by offsets)`);
   if (!markup.isReady) throw new ConflictError(`Markup ${markup.id} is still being converted; pin threads once it is ready (isReady).`);
   // The other webpage fields mean nothing here and are not kept; the browser context is, when sent.
-  const common = { offsetXPercentage: input.offsetXPercentage, offsetYPercentage: input.offsetYPercentage, browserContext: input.browserContext };
+  const common = {
+    offsetXPercentage: input.offsetXPercentage,
+    offsetYPercentage: input.offsetYPercentage,
+    browserContext: input.browserContext,
+  };
   switch (markup.type) {
     case 'image': {
       const images = markup.images ?? [];
@@ -128,12 +146,19 @@ export function pinOf(markup: MarkupRecord, input: PinInput, at: number): Partia
         throw invalid('projectImageId', `is not an image of markup ${markup.id}`);
       }
       requireTimes(markup, input.startTime, input.endTime);
-      return { kind: 'image', ...common, projectImageId: input.projectImageId ?? images[0]?.id ?? null, startTime: input.startTime ?? null, endTime: input.endTime ?? null };
+      return {
+        kind: 'image',
+        ...common,
+        projectImageId: input.projectImageId ?? images[0]?.id ?? null,
+        startTime: input.startTime ?? null,
+        endTime: input.endTime ?? null,
+      };
     }
     case 'pdf': {
       if (input.pageNumber === undefined) throw invalid('pageNumber', 'is required on a PDF markup');
       const pageCount = markup.document?.pageCount;
-      if (pageCount !== undefined && input.pageNumber > pageCount) throw invalid('pageNumber', `must be between 1 and ${pageCount}, the pages of this PDF`);
+      if (pageCount !== undefined && input.pageNumber > pageCount)
+        throw invalid('pageNumber', `must be between 1 and ${pageCount}, the pages of this PDF`);
       return { kind: 'pdf', ...common, projectImageId: null, pageNumber: input.pageNumber, textHighlight: input.textHighlight ?? null };
     }
     case 'video':

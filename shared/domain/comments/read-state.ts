@@ -8,7 +8,14 @@ import type { ThreadRecord } from '../../db/threads.js';
  */
 
 /** A read mark: the user saw the thread or message as it was at thread revision `seenRevision`, at time `at`. */
-export function readMark(userId: string, subject: ReadMark['subject'], subjectId: string, threadId: string, seenRevision: number, at: number): ReadMark {
+export function readMark(
+  userId: string,
+  subject: ReadMark['subject'],
+  subjectId: string,
+  threadId: string,
+  seenRevision: number,
+  at: number,
+): ReadMark {
   return { userId, subject, subjectId, threadId, seenRevision, seenAt: at };
 }
 
@@ -59,7 +66,11 @@ export function readStateOf(thread: ThreadRecord, messages: readonly MessageReco
 }
 
 /** One message's read state, from the user's mark of its thread and of the message itself (either may be missing). */
-export function messageReadState(message: MessageRecord, threadMark: ReadMark | undefined, messageMark: ReadMark | undefined): { read: boolean; lastSeenAt: number } {
+export function messageReadState(
+  message: MessageRecord,
+  threadMark: ReadMark | undefined,
+  messageMark: ReadMark | undefined,
+): { read: boolean; lastSeenAt: number } {
   const covered = Math.max(threadMark?.seenRevision ?? 0, messageMark?.seenRevision ?? 0);
   const read = (threadMark !== undefined || messageMark !== undefined) && covered >= message.threadRevision;
   return { read, lastSeenAt: Math.max(threadMark?.seenAt ?? 0, messageMark?.seenAt ?? 0) };

@@ -25,7 +25,10 @@ export async function getThread(principal: Principal, threadId: string): Promise
     getReadMarksFor(access.markup.id, principal.userId, [threadId, ...found.messages.map((message) => message.id)]),
     viewerFor(principal, access, [found.thread.userId, ...found.messages.map((message) => message.userId)]),
   ]);
-  return { thread: await toPublicThread(found.thread, found.messages, viewer, readStateOf(found.thread, found.messages, indexReadMarks(marks))), version: found.thread.revision };
+  return {
+    thread: await toPublicThread(found.thread, found.messages, viewer, readStateOf(found.thread, found.messages, indexReadMarks(marks))),
+    version: found.thread.revision,
+  };
 }
 
 export interface ListThreadsInput extends ThreadFilter {
@@ -50,7 +53,11 @@ export interface ListThreadsInput extends ThreadFilter {
  */
 export async function listThreads(principal: Principal, input: ListThreadsInput): Promise<ThreadPageView> {
   if (input.cursorId !== undefined && input.offset !== undefined) throw new BadRequestError('Pass either cursorId or offset, not both.');
-  const [access, state, key] = await Promise.all([loadMarkup(principal, input.markupId, { plan: false }), getThreadIndexState(input.markupId), getCursorKey()]);
+  const [access, state, key] = await Promise.all([
+    loadMarkup(principal, input.markupId, { plan: false }),
+    getThreadIndexState(input.markupId),
+    getCursorKey(),
+  ]);
   return listIndexedThreads(principal, access, input, { state, key, list: listIdOf(input) });
 }
 

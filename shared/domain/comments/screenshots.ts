@@ -41,7 +41,11 @@ export interface ScreenshotPolicyInput {
  * or above, displayable images only, the plan's storage limit). `metadata` names the file id and
  * the thread, which PUT screenshot takes.
  */
-export async function issueScreenshotPolicy(principal: Principal, threadId: string, input: ScreenshotPolicyInput): Promise<ScreenshotPolicyView> {
+export async function issueScreenshotPolicy(
+  principal: Principal,
+  threadId: string,
+  input: ScreenshotPolicyInput,
+): Promise<ScreenshotPolicyView> {
   const access = await loadThreadAccessToChange(principal, threadId);
   const issued = await issueUploadPolicy(principal, {
     resourceType: 'thread_screenshot',
@@ -59,7 +63,10 @@ export async function issueScreenshotPolicy(principal: Principal, threadId: stri
 // ---------------------------------------------------------------------------------------------
 
 /** PUT /threads/:id/screenshot: the screenshot's fields as stored, the upload it came from, its kind (default `static`). */
-export type AttachScreenshotInput = Pick<ScreenshotRecord, 'key' | 'etag' | 'mimeType' | 'width' | 'height' | 'filesize' | 'originalFilename'> & {
+export type AttachScreenshotInput = Pick<
+  ScreenshotRecord,
+  'key' | 'etag' | 'mimeType' | 'width' | 'height' | 'filesize' | 'originalFilename'
+> & {
   fileId: string;
   type?: ScreenshotType;
 };
@@ -79,13 +86,17 @@ export async function attachScreenshot(principal: Principal, threadId: string, i
   if (upload.state === 'consumed') return attachedAgain(access, input, upload);
   await completeUpload(principal, { fileId: input.fileId, etag: input.etag });
   const confirmed = await getUpload(input.fileId);
-  if (!confirmed || confirmed.state === 'issued') throw new ConflictError(`Upload ${input.fileId} changed while it was attached; try again.`);
+  if (!confirmed || confirmed.state === 'issued')
+    throw new ConflictError(`Upload ${input.fileId} changed while it was attached; try again.`);
 
   let result;
   try {
     result = await changeThread(
       access,
-      (thread) => (thread.screenshot?.id === input.fileId ? undefined : withScreenshot(thread, screenshotOf(input, confirmed, nextTime(thread.modifiedAt)))),
+      (thread) =>
+        thread.screenshot?.id === input.fileId
+          ? undefined
+          : withScreenshot(thread, screenshotOf(input, confirmed, nextTime(thread.modifiedAt))),
       (before, after) => attachWrites(before, after),
     );
   } catch (error) {
@@ -107,7 +118,10 @@ async function loadScreenshotUpload(access: ThreadAccess, input: AttachScreensho
   const { markup } = access;
   const upload = await getUpload(input.fileId);
   if (!upload) {
-    throw new BadRequestError(`Upload ${input.fileId} does not exist (or its policy expired unconfirmed); request GET /threads/${access.reference.threadId}/screenshot-upload-policy first.`, 'unknown-file');
+    throw new BadRequestError(
+      `Upload ${input.fileId} does not exist (or its policy expired unconfirmed); request GET /threads/${access.reference.threadId}/screenshot-upload-policy first.`,
+      'unknown-file',
+    );
   }
   if (upload.organizationId !== markup.organizationId || upload.workspaceId !== markup.workspaceId) {
     throw new ForbiddenError(`Upload ${input.fileId} was made in another workspace than this thread's.`, 'file-in-another-workspace');
@@ -124,9 +138,13 @@ async function loadScreenshotUpload(access: ThreadAccess, input: AttachScreensho
   if (baseMimeType(input.mimeType) !== baseMimeType(upload.contentType)) {
     mismatches.push({ field: 'mimeType', detail: `is not the type upload ${upload.fileId} was posted with (${upload.contentType})` });
   }
-  if (input.filesize !== upload.filesize) mismatches.push({ field: 'filesize', detail: `is not the size of upload ${upload.fileId} (${upload.filesize} bytes)` });
+  if (input.filesize !== upload.filesize)
+    mismatches.push({ field: 'filesize', detail: `is not the size of upload ${upload.fileId} (${upload.filesize} bytes)` });
   if (mismatches.length > 0) {
-    throw new InvalidInputError(mismatches, `The body does not describe upload ${upload.fileId}: ${mismatches.map((m) => `${m.field} ${m.detail}`).join('; ')}.`);
+    throw new InvalidInputError(
+      mismatches,
+      `The body does not describe upload ${upload.fileId}: ${mismatches.map((m) => `${m.field} ${m.detail}`).join('; ')}.`,
+    );
   }
   return upload;
 }
@@ -136,7 +154,10 @@ async function attachedAgain(access: ThreadAccess, input: AttachScreenshotInput,
   const thread = await loadThreadRecord(access.markup.id, access.reference.threadId);
   const screenshot = thread.screenshot;
   if (screenshot?.id !== input.fileId) {
-    throw new BadRequestError(`Upload ${input.fileId} is already attached elsewhere (or was replaced); upload the file again to attach it.`, 'file-already-used');
+    throw new BadRequestError(
+      `Upload ${input.fileId} is already attached elsewhere (or was replaced); upload the file again to attach it.`,
+      'file-already-used',
+    );
   }
   if (unquoted(input.etag) !== unquoted(screenshot.etag)) {
     throw new BadRequestError(`Upload ${upload.fileId} was confirmed with ETag ${screenshot.etag}, not ${input.etag}.`, 'upload-mismatch');
@@ -184,7 +205,12 @@ function attachWrites(before: ThreadRecord, after: ThreadRecord): TransactItem[]
  */
 async function queueThumbnail(access: ThreadAccess, screenshot: ScreenshotRecord): Promise<void> {
   try {
-    await enqueueConversion({ type: 'screenshot-thumbnail', markupId: access.markup.id, threadId: access.reference.threadId, screenshotId: screenshot.id });
+    await enqueueConversion({
+      type: 'screenshot-thumbnail',
+      markupId: access.markup.id,
+      threadId: access.reference.threadId,
+      screenshotId: screenshot.id,
+    });
   } catch (error) {
     logger.error('screenshot thumbnail not queued', { threadId: access.reference.threadId, screenshotId: screenshot.id, error });
     throw error;
@@ -211,7 +237,9 @@ export async function toPublicScreenshot(screenshot: ScreenshotRecord): Promise<
   const [url, thumbnailUrl] = await Promise.all([
     presignedGetUrl(screenshot.key, { contentType: screenshot.mimeType }),
     // The worker names the thumbnail after its type (thumbnail.png or thumbnail.jpg).
-    screenshot.thumbnailKey ? presignedGetUrl(screenshot.thumbnailKey, { contentType: fileTypeOf('', screenshot.thumbnailKey)?.mimeType ?? '' }) : Promise.resolve(undefined),
+    screenshot.thumbnailKey
+      ? presignedGetUrl(screenshot.thumbnailKey, { contentType: fileTypeOf('', screenshot.thumbnailKey)?.mimeType ?? '' })
+      : Promise.resolve(undefined),
   ]);
   return {
     id: screenshot.id,

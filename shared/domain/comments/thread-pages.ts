@@ -71,7 +71,11 @@ class Merge {
         this.leaves
           .filter((leaf) => leaf.buffer.length === 0 && leaf.more)
           .map(async (leaf) => {
-            const range = await readIndexRange(this.markupId, this.plan.kind, leaf.leaf, { limit: chunk, backward: this.plan.backward, after: leaf.after });
+            const range = await readIndexRange(this.markupId, this.plan.kind, leaf.leaf, {
+              limit: chunk,
+              backward: this.plan.backward,
+              after: leaf.after,
+            });
             leaf.buffer = range.entries;
             leaf.more = range.more;
             leaf.after = range.entries.at(-1)?.position ?? leaf.after;
@@ -105,7 +109,8 @@ function selectedLeaves(state: ThreadIndexState, input: ListThreadsInput): strin
 
 function decodePosition(key: Buffer, list: string, cursorId: string): string {
   const position = decodeCursor(key, list, cursorId, 'cursorId').k;
-  if (typeof position !== 'string' || !/^[0-9a-f]{16,33}$/.test(position)) throw new BadRequestError('cursorId is not a valid cursor for this list.', 'invalid-cursor');
+  if (typeof position !== 'string' || !/^[0-9a-f]{16,33}$/.test(position))
+    throw new BadRequestError('cursorId is not a valid cursor for this list.', 'invalid-cursor');
   return position;
 }
 
@@ -144,11 +149,24 @@ export async function listIndexedThreads(
   }
 
   const [viewer, readMarks] = await Promise.all([
-    viewerFor(principal, access, page.flatMap((entry) => [entry.thread.userId, ...entry.messages.map((message) => message.userId)])),
-    marks ?? (page.length === 0 ? [] : getReadMarksFor(markup.id, principal.userId, page.flatMap((entry) => [entry.thread.id, ...entry.messages.map((message) => message.id)]))),
+    viewerFor(
+      principal,
+      access,
+      page.flatMap((entry) => [entry.thread.userId, ...entry.messages.map((message) => message.userId)]),
+    ),
+    marks ??
+      (page.length === 0
+        ? []
+        : getReadMarksFor(
+            markup.id,
+            principal.userId,
+            page.flatMap((entry) => [entry.thread.id, ...entry.messages.map((message) => message.id)]),
+          )),
   ]);
   const index = indexReadMarks(readMarks);
-  const threads = await Promise.all(page.map((entry) => toPublicThread(entry.thread, entry.messages, viewer, readStateOf(entry.thread, entry.messages, index))));
+  const threads = await Promise.all(
+    page.map((entry) => toPublicThread(entry.thread, entry.messages, viewer, readStateOf(entry.thread, entry.messages, index))),
+  );
   const cursorId = next === undefined ? null : encodeCursor(context.key, context.list, { k: next });
   return { threads, query: { resolved: input.resolved ?? null }, offset, total, cursorId };
 }
@@ -165,8 +183,15 @@ interface Loaded {
  * the threads and the messages their `messageIds` name, side by side (marks of a thread written
  * before `messageIds` are read once its messages are known).
  */
-async function loadThreads(markupId: string, entries: readonly IndexEntry[], reader?: string): Promise<{ page: Loaded[]; marks?: ReadMark[] }> {
-  const threads = await getThreadRecords(markupId, entries.map((entry) => entry.threadId));
+async function loadThreads(
+  markupId: string,
+  entries: readonly IndexEntry[],
+  reader?: string,
+): Promise<{ page: Loaded[]; marks?: ReadMark[] }> {
+  const threads = await getThreadRecords(
+    markupId,
+    entries.map((entry) => entry.threadId),
+  );
   const subjects = new Set(threads.flatMap((thread) => [thread.id, ...(thread.messageIds ?? [])]));
   const [found, marks] = await Promise.all([
     getMessagesOf(markupId, threads),
@@ -185,9 +210,15 @@ async function loadThreads(markupId: string, entries: readonly IndexEntry[], rea
  * Where a thread (or a message's thread) stands in the filtered order: the entries before it in
  * every selected leaf. 404 when it is not among the threads the filter selects.
  */
-async function indexOfThread(markup: MarkupRecord, input: ListThreadsInput, leaves: readonly string[], plan: { kind: IndexKind; backward: boolean }): Promise<number> {
+async function indexOfThread(
+  markup: MarkupRecord,
+  input: ListThreadsInput,
+  leaves: readonly string[],
+  plan: { kind: IndexKind; backward: boolean },
+): Promise<number> {
   const wanted = input.withThreadOrMessageId!;
-  const notFound = () => new NotFoundError(`No thread or message ${wanted} among the threads of markup ${input.markupId} that this filter selects.`);
+  const notFound = () =>
+    new NotFoundError(`No thread or message ${wanted} among the threads of markup ${input.markupId} that this filter selects.`);
   const threadId = (await getThreadReference(wanted))?.threadId ?? (await getMessageReference(wanted))?.threadId;
   const thread = threadId ? await getThreadRecord(markup.id, threadId) : undefined;
   if (!thread) throw notFound();
@@ -207,7 +238,11 @@ async function indexOfThread(markup: MarkupRecord, input: ListThreadsInput, leav
  * this scan found: exact when it started at the beginning and reached the end. The cursor resumes
  * after the page's last thread, or after the last thread examined when the budget ran out first.
  */
-async function searchInOrder(merge: Merge, needle: string, input: ListThreadsInput & { offset: number }): Promise<{ page: Loaded[]; offset: number; total: number; next?: string }> {
+async function searchInOrder(
+  merge: Merge,
+  needle: string,
+  input: ListThreadsInput & { offset: number },
+): Promise<{ page: Loaded[]; offset: number; total: number; next?: string }> {
   const matches: Loaded[] = [];
   let examined = 0;
   let lastExamined: string | undefined;
@@ -223,7 +258,8 @@ async function searchInOrder(merge: Merge, needle: string, input: ListThreadsInp
   const wanted = input.withThreadOrMessageId;
   if (wanted !== undefined && input.cursorId === undefined && input.offset === 0) {
     const index = matches.findIndex((entry) => entry.thread.id === wanted || entry.messages.some((message) => message.id === wanted));
-    if (index === -1) throw new NotFoundError(`No thread or message ${wanted} among the threads of markup ${input.markupId} that this filter selects.`);
+    if (index === -1)
+      throw new NotFoundError(`No thread or message ${wanted} among the threads of markup ${input.markupId} that this filter selects.`);
     offset = Math.floor(index / input.limit) * input.limit;
   }
   const page = matches.slice(offset, offset + input.limit);

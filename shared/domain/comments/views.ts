@@ -60,7 +60,11 @@ export function authorOf(userId: string, users: Map<string, User>): AuthorView {
   return { id: user.id, createdAt: user.createdAt, modifiedAt: user.modifiedAt, name: user.name, guest: user.kind === 'external' };
 }
 
-export async function toPublicMessage(message: MessageRecord, viewer: ViewerContext, state: { read: boolean; lastSeenAt: number }): Promise<MessageView> {
+export async function toPublicMessage(
+  message: MessageRecord,
+  viewer: ViewerContext,
+  state: { read: boolean; lastSeenAt: number },
+): Promise<MessageView> {
   const ttlSeconds = viewer.urlTtlSeconds ?? DEFAULT_URL_TTL_SECONDS;
   return {
     id: message.id,
@@ -168,7 +172,12 @@ function mediaTimesOf(thread: ThreadRecord): { startTime: number; endTime: numbe
   return { startTime, endTime: thread.endTime ?? startTime };
 }
 
-export async function toPublicThread(thread: ThreadRecord, messages: readonly MessageRecord[], viewer: ViewerContext, state: ReadState): Promise<ThreadView> {
+export async function toPublicThread(
+  thread: ThreadRecord,
+  messages: readonly MessageRecord[],
+  viewer: ViewerContext,
+  state: ReadState,
+): Promise<ThreadView> {
   return {
     id: thread.id,
     createdAt: thread.createdAt,
@@ -207,7 +216,12 @@ export function threadRecordOf(thread: ThreadRecord): ThreadRecordView {
       };
     }
     case 'pdf':
-      return { ...base, pageNumber: thread.pageNumber ?? null, pageRelativeX: thread.offsetXPercentage, pageRelativeY: thread.offsetYPercentage };
+      return {
+        ...base,
+        pageNumber: thread.pageNumber ?? null,
+        pageRelativeX: thread.offsetXPercentage,
+        pageRelativeY: thread.offsetYPercentage,
+      };
     case 'image':
     case 'video':
       return {

@@ -20,5 +20,7 @@ export function requireVersion(ifMatch: IfMatch | undefined, version: number, su
 
 /** The 412 of a conditional write whose version condition failed, or of a stale `If-Match`. */
 export function staleVersion(subject: string): PreconditionFailedError {
-  return new PreconditionFailedError(`${subject} changed since the ETag in If-Match was read; read it again (GET) and retry with its new ETag.`);
+  return new PreconditionFailedError(
+    `${subject} changed since the ETag in If-Match was read; read it again (GET) and retry with its new ETag.`,
+  );
 }

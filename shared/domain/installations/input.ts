@@ -21,20 +21,29 @@ const PUBLIC_LABELS = new Set(['PUBLIC KEY', 'RSA PUBLIC KEY']);
 export function checkSigningKey(text: string): Checked {
   const pem = text.trim();
   if (!pem.startsWith('-----BEGIN ')) {
-    return { problem: 'must be an RSA public key in PEM (-----BEGIN PUBLIC KEY-----); shared secrets (HS256) are not accepted, only RS256' };
+    return {
+      problem: 'must be an RSA public key in PEM (-----BEGIN PUBLIC KEY-----); shared secrets (HS256) are not accepted, only RS256',
+    };
   }
   const label = /^-----BEGIN ([A-Z0-9 ]+)-----/.exec(pem)?.[1] ?? '';
-  if (label.includes('PRIVATE')) return { problem: 'is a private key, which must never leave your servers; send the public key (-----BEGIN PUBLIC KEY-----)' };
+  if (label.includes('PRIVATE'))
+    return { problem: 'is a private key, which must never leave your servers; send the public key (-----BEGIN PUBLIC KEY-----)' };
   const block = PEM_BLOCK.exec(pem);
   if (!block) return { problem: 'is not one well-formed PEM block (-----BEGIN PUBLIC KEY----- ... -----END PUBLIC KEY-----)' };
-  if (!PUBLIC_LABELS.has(label)) return { problem: `is a PEM "${label}"; send the RSA public key itself (-----BEGIN PUBLIC KEY----- or -----BEGIN RSA PUBLIC KEY-----)` };
+  if (!PUBLIC_LABELS.has(label))
+    return {
+      problem: `is a PEM "${label}"; send the RSA public key itself (-----BEGIN PUBLIC KEY----- or -----BEGIN RSA PUBLIC KEY-----)`,
+    };
   let key: KeyObject;
   try {
     key = createPublicKey({ key: pem, format: 'pem' });
   } catch {
     return { problem: 'is not a readable PEM public key' };
   }
-  if (key.asymmetricKeyType !== 'rsa') return { problem: `is ${withArticle(key.asymmetricKeyType?.toUpperCase() ?? 'unknown')} key; only RSA public keys (RS256) are accepted` };
+  if (key.asymmetricKeyType !== 'rsa')
+    return {
+      problem: `is ${withArticle(key.asymmetricKeyType?.toUpperCase() ?? 'unknown')} key; only RSA public keys (RS256) are accepted`,
+    };
   const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
   if (bits < MIN_RSA_BITS) return { problem: `is ${withArticle(bits)}-bit RSA key; at least ${MIN_RSA_BITS} bits are needed` };
   return { value: key.export({ type: 'spki', format: 'pem' }).toString() };
@@ -48,7 +57,10 @@ const ORIGIN_SHAPE = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s\\]+$/i;
  * with a default port dropped and an international host in punycode, so it compares equal to the header.
  */
 export function checkOrigin(text: string): Checked {
-  const refused = { problem: 'must be an origin like https://app.example.com or http://localhost:3000 (scheme, host and optional port; no path, query or trailing slash)' };
+  const refused = {
+    problem:
+      'must be an origin like https://app.example.com or http://localhost:3000 (scheme, host and optional port; no path, query or trailing slash)',
+  };
   if (!ORIGIN_SHAPE.test(text)) return refused;
   let url: URL;
   try {

@@ -100,10 +100,17 @@ export async function createInstallation(principal: Principal, input: Installati
  * An installation the caller may act on with the route's permission: 404 for an unknown id or one
  * of a deleted workspace, 403 for one outside the key's organization or workspace.
  */
-export async function loadInstallation(principal: Principal, installationId: string): Promise<{ installation: InstallationRecord; workspace: WorkspaceRecord }> {
+export async function loadInstallation(
+  principal: Principal,
+  installationId: string,
+): Promise<{ installation: InstallationRecord; workspace: WorkspaceRecord }> {
   const installation = await getInstallation(installationId);
   if (!installation) throw new NotFoundError(`Installation ${installationId} does not exist.`);
-  requireInScope(principal, { id: installation.workspaceId, organizationId: installation.organizationId }, `Installation ${installationId}`);
+  requireInScope(
+    principal,
+    { id: installation.workspaceId, organizationId: installation.organizationId },
+    `Installation ${installationId}`,
+  );
   const workspace = await getWorkspace(installation.workspaceId);
   if (!workspace) throw new NotFoundError(`Installation ${installationId} does not exist.`);
   await authorize(principal, workspace);
@@ -111,7 +118,10 @@ export async function loadInstallation(principal: Principal, installationId: str
 }
 
 /** One page of a workspace's installations, newest first. */
-export async function listInstallations(principal: Principal, query: { workspaceId?: string; limit: number; before?: string }): Promise<Page<InstallationRecord>> {
+export async function listInstallations(
+  principal: Principal,
+  query: { workspaceId?: string; limit: number; before?: string },
+): Promise<Page<InstallationRecord>> {
   const workspace = await resolveWorkspace(principal, query.workspaceId);
   return listWorkspaceInstallations(workspace.id, { limit: query.limit, before: query.before });
 }

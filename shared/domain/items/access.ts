@@ -63,7 +63,8 @@ export async function loadItemsForCaller(principal: Principal, itemIds: readonly
   const found = new Map((await getItems(ids)).map((item) => [item.id, item]));
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) throw new NotFoundError(`These items do not exist: ${missing.join(', ')}. Nothing was changed.`);
-  for (const item of found.values()) if (item.organizationId !== principal.organizationId) requireInScope(principal, workspaceRefOf(item), `Item ${item.id}`);
+  for (const item of found.values())
+    if (item.organizationId !== principal.organizationId) requireInScope(principal, workspaceRefOf(item), `Item ${item.id}`);
   // Items under a folder moved into another workspace count as in the destination (`settleItems`).
   const settled = await settleItems(ids.map((id) => found.get(id)!));
   const gone = ids.filter((id) => !settled.items.some((item) => item.id === id));

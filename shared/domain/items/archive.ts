@@ -14,7 +14,12 @@ function chainOf(item: ItemRecord, parents: ReadonlyMap<string, FolderRecord>): 
 }
 
 /** Folders named `names` from `base` down, reusing a subfolder of the same name (case-insensitive) or creating it. */
-async function ensurePath(base: FolderRecord, names: readonly string[], made: Map<string, FolderRecord>, siblings: SiblingNames): Promise<FolderRecord> {
+async function ensurePath(
+  base: FolderRecord,
+  names: readonly string[],
+  made: Map<string, FolderRecord>,
+  siblings: SiblingNames,
+): Promise<FolderRecord> {
   let current = base;
   for (const name of names) {
     const key = `${current.id}\u0001${lowerName(name)}`;
@@ -75,7 +80,10 @@ export async function relocateItems(accesses: readonly ItemAccess[], direction: 
     return !carried && (direction === 'archive' ? !archived : archived);
   });
   const workspaceFolders = new Map(
-    (await getItems(chosen.flatMap(({ workspace }) => [workspace.rootFolderId, workspace.archiveFolderId]))).map((folder) => [folder.id, folder]),
+    (await getItems(chosen.flatMap(({ workspace }) => [workspace.rootFolderId, workspace.archiveFolderId]))).map((folder) => [
+      folder.id,
+      folder,
+    ]),
   );
   const pathIds = direction === 'archive' ? chosen.flatMap(({ item }) => chainOf(item, parents).slice(1)) : [];
   const pathNames = new Map((await getItems(pathIds)).map((folder) => [folder.id, folder.name]));
@@ -84,10 +92,13 @@ export async function relocateItems(accesses: readonly ItemAccess[], direction: 
   for (const { item, workspace } of chosen) {
     const baseId = direction === 'archive' ? workspace.archiveFolderId : workspace.rootFolderId;
     const base = workspaceFolders.get(baseId);
-    if (!base || base.kind !== 'folder') throw new NotFoundError(`The ${direction === 'archive' ? 'archive' : 'root'} folder of workspace ${workspace.id} is missing.`);
+    if (!base || base.kind !== 'folder')
+      throw new NotFoundError(`The ${direction === 'archive' ? 'archive' : 'root'} folder of workspace ${workspace.id} is missing.`);
     const path =
       direction === 'archive'
-        ? chainOf(item, parents).slice(1).flatMap((id) => pathNames.get(id) ?? [])
+        ? chainOf(item, parents)
+            .slice(1)
+            .flatMap((id) => pathNames.get(id) ?? [])
         : [...(item.archivedFromPath ?? [])];
     const descendants = item.kind === 'folder' ? await descendantFolders(item) : [];
     if (item.kind === 'folder') {

@@ -36,14 +36,25 @@ export async function insertFolder(
     async () => {
       const name = choose(lost);
       if (name === undefined) return undefined;
-      const record = newFolderRecord({ id: randomUUID(), workspaceId: parent.workspaceId, organizationId: parent.organizationId, name, parent, at });
+      const record = newFolderRecord({
+        id: randomUUID(),
+        workspaceId: parent.workspaceId,
+        organizationId: parent.organizationId,
+        name,
+        parent,
+        at,
+      });
       const outcome = await insertFolderRecord(record, parent, at);
       if (outcome === 'parent-gone') throw new NotFoundError(`Folder ${parent.id} does not exist.`);
       if (outcome === 'created') return record;
       if (!(await clearStaleClaim(parent.id, name))) lost.add(lowerName(name));
       return AGAIN;
     },
-    { attempts: NAME_ATTEMPTS, baseMs: 0, exhausted: () => new ConflictError(`Too many folders are being created in folder ${parent.id} at once; try again.`) },
+    {
+      attempts: NAME_ATTEMPTS,
+      baseMs: 0,
+      exhausted: () => new ConflictError(`Too many folders are being created in folder ${parent.id} at once; try again.`),
+    },
   );
 }
 

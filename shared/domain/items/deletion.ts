@@ -55,7 +55,10 @@ export async function deleteItemRecords(records: readonly ItemRecord[]): Promise
   for (const group of markupGroups(counted)) await deleteMarkupGroup(group);
   const uncounted = markups.filter((record) => !counted.includes(record));
   // Written before the records go: a deletion that dies after it leaves the sweep a job to queue.
-  await putDeletedMarkupObjects(uncounted.map((record) => record.id), Date.now());
+  await putDeletedMarkupObjects(
+    uncounted.map((record) => record.id),
+    Date.now(),
+  );
   await forEachLimit(chunksOf(uncounted, 25), PARALLEL_BATCHES, (chunk) => batchDelete(chunk.map((record) => itemKey(record.id))));
   await deleteStoredObjectsLater(uncounted);
   await forEachLimit(markups, PARALLEL_BATCHES, async (record) => {
@@ -145,7 +148,10 @@ async function deleteConversationOf(markupId: string): Promise<void> {
       }
       return undefined;
     },
-    { ...CONTENTION, exhausted: () => new ConflictError('The comments of a markup are being changed by another request; try the deletion again.') },
+    {
+      ...CONTENTION,
+      exhausted: () => new ConflictError('The comments of a markup are being changed by another request; try the deletion again.'),
+    },
   );
 }
 
@@ -155,13 +161,23 @@ async function deleteThreads(threads: readonly ThreadRecord[], messages: Convers
   const screenshots = stored.reduce((sum, files) => sum + files.screenshotBytes, 0);
   const items: TransactItem[] = [
     ...threads.flatMap(threadDelete),
-    ...(attachments + screenshots > 0 ? [{ Update: storageChange(threads[0]!.organizationId, { attachments: -attachments, images: -screenshots }) }] : []),
+    ...(attachments + screenshots > 0
+      ? [{ Update: storageChange(threads[0]!.organizationId, { attachments: -attachments, images: -screenshots }) }]
+      : []),
   ];
   if (!(await committed(items))) return false;
   await batchDelete(
-    threads.flatMap((thread) => (messages.get(thread.id) ?? []).flatMap((message) => [messageKey(thread.markupId, thread.id, message.id), messageReferenceKey(message.id)])),
+    threads.flatMap((thread) =>
+      (messages.get(thread.id) ?? []).flatMap((message) => [
+        messageKey(thread.markupId, thread.id, message.id),
+        messageReferenceKey(message.id),
+      ]),
+    ),
   );
-  await deleteObjectsLater(stored.flatMap((files) => files.keys), { threadIds: threads.map((thread) => thread.id) });
+  await deleteObjectsLater(
+    stored.flatMap((files) => files.keys),
+    { threadIds: threads.map((thread) => thread.id) },
+  );
   return true;
 }
 
@@ -177,12 +193,17 @@ async function committed(items: TransactItem[]): Promise<boolean> {
 
 function addUp(list: readonly Partial<Record<StorageCategory, number>>[]): Partial<Record<StorageCategory, number>> {
   const total: Partial<Record<StorageCategory, number>> = {};
-  for (const bytes of list) for (const [category, value] of Object.entries(bytes) as [StorageCategory, number][]) total[category] = (total[category] ?? 0) + value;
+  for (const bytes of list)
+    for (const [category, value] of Object.entries(bytes) as [StorageCategory, number][]) total[category] = (total[category] ?? 0) + value;
   return total;
 }
 
 const negated = (bytes: Partial<Record<StorageCategory, number>>) =>
-  Object.fromEntries(Object.entries(bytes).filter(([, value]) => value > 0).map(([category, value]) => [category, -value])) as Partial<Record<StorageCategory, number>>;
+  Object.fromEntries(
+    Object.entries(bytes)
+      .filter(([, value]) => value > 0)
+      .map(([category, value]) => [category, -value]),
+  ) as Partial<Record<StorageCategory, number>>;
 
 function chunksOf<T>(list: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];

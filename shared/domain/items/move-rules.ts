@@ -49,7 +49,10 @@ export function requireDistinct(itemIds: readonly string[]): void {
 export function requireOneWorkspace(found: readonly ItemRecord[]): string | undefined {
   const workspaceIds = [...new Set(found.map((item) => item.workspaceId))];
   if (workspaceIds.length > 1) {
-    throw new BadRequestError(`All items of one move must come from the same workspace; these come from ${workspaceIds.length}: ${workspaceIds.join(', ')}.`, 'move-spans-workspaces');
+    throw new BadRequestError(
+      `All items of one move must come from the same workspace; these come from ${workspaceIds.length}: ${workspaceIds.join(', ')}.`,
+      'move-spans-workspaces',
+    );
   }
   return workspaceIds[0];
 }
@@ -84,7 +87,8 @@ export function sourceVerdict(requested: ItemRecord, current: ItemRecord | undef
   return { kind: 'move', current };
 }
 
-const movedMeanwhile = (itemId: string) => new ConflictError(`Item ${itemId} was moved or deleted by another request; read it again and retry.`);
+const movedMeanwhile = (itemId: string) =>
+  new ConflictError(`Item ${itemId} was moved or deleted by another request; read it again and retry.`);
 
 /** The folder of a chain (a folder and the folders above it) whose move into another workspace is being carried. */
 export function carriedIn(chain: Ancestry | undefined): FolderRecord | undefined {
@@ -177,7 +181,13 @@ export interface Placement {
 /** The item's record once under `destination` (same id; a folder with the new ancestry), modified at `now` (later than its last change). */
 export function placed(item: ItemRecord, destination: FolderRecord, placement: Placement, now = Date.now()): ItemRecord {
   const at = Math.max(now, item.modifiedAt + 1);
-  const place = { parentFolderId: destination.id, workspaceId: destination.workspaceId, modifiedAt: at, activityAt: at, name: placement.name };
+  const place = {
+    parentFolderId: destination.id,
+    workspaceId: destination.workspaceId,
+    modifiedAt: at,
+    activityAt: at,
+    name: placement.name,
+  };
   const next: ItemRecord =
     item.kind === 'folder' ? { ...item, ...place, ancestorIds: [...destination.ancestorIds, destination.id] } : { ...item, ...place };
   if (placement.archivedFromPath === null) delete next.archivedFromPath;
@@ -212,7 +222,12 @@ export function followUp(plan: MovePlan): 'none' | 'queue-worker' | 'finish-here
  * sources found) is a 404; an earlier entry may have carried it into the destination's workspace,
  * but anywhere else it moved under us (409).
  */
-export function requireBatchEntry(entryId: string, current: ItemRecord | undefined, sourceWorkspaceId: string | undefined, destination: FolderRecord): ItemRecord {
+export function requireBatchEntry(
+  entryId: string,
+  current: ItemRecord | undefined,
+  sourceWorkspaceId: string | undefined,
+  destination: FolderRecord,
+): ItemRecord {
   if (!current) throw new NotFoundError(`Item ${entryId} does not exist.`);
   if (current.workspaceId !== sourceWorkspaceId && current.workspaceId !== destination.workspaceId) {
     throw new ConflictError(`Item ${entryId} was moved to another workspace by another request.`);
@@ -227,7 +242,10 @@ export interface MoveBatchError {
   message: string;
 }
 
-/** The `errors` entry for an entry's failure (Move rule 5): a problem the caller may see; anything else (a 5xx, a fault) fails the whole batch (undefined). */
+/**
+ * The `errors` entry for an entry's failure (Move rule 5): a problem the caller may see; anything else (a 5xx, a fault) fails the whole
+ * batch (undefined).
+ */
 export function batchErrorOf(itemId: string, error: unknown): MoveBatchError | undefined {
   if (!(error instanceof ServiceError) || !error.expose) return undefined;
   return { itemId, statusCode: error.status, message: error.detail };

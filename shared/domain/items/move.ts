@@ -67,14 +67,19 @@ export async function moveLoaded(item: ItemRecord, destination: FolderRecord, op
   const lostNames = new Set<string>();
   return withBackoff(
     async () => {
-      const source = sourceVerdict(item, item.pendingMoveFrom ? await finishPendingMove(item) : await getItem(item.id, true), destination.id);
+      const source = sourceVerdict(
+        item,
+        item.pendingMoveFrom ? await finishPendingMove(item) : await getItem(item.id, true),
+        destination.id,
+      );
       if (source.kind === 'repeated') {
         await requeueIfStalled(source.current.id, { force: true });
         return source.current;
       }
       const { current } = source;
       // A subfolder of a tree still being carried into another workspace stays in it until the worker is done.
-      const carrying = current.kind === 'folder' && current.parentFolderId ? carriedIn(await ancestryOf(current.parentFolderId)) : undefined;
+      const carrying =
+        current.kind === 'folder' && current.parentFolderId ? carriedIn(await ancestryOf(current.parentFolderId)) : undefined;
       if (carrying) throw await stillMovingOnceQueued(carrying);
       const there = destinationVerdict(destination.id, await ancestryOf(destination.id));
       if (there.kind === 'carrying') throw await stillMovingOnceQueued(there.folder);
@@ -92,7 +97,8 @@ export async function moveLoaded(item: ItemRecord, destination: FolderRecord, op
       if (carryingBelow) throw await stillMovingOnceQueued(carryingBelow);
       const plan = movePlan(current, to.folder, descendants);
 
-      const name = current.kind === 'folder' ? await nameAt(names, to.folder.id, current.name, options.fallbackName, lostNames) : current.name;
+      const name =
+        current.kind === 'folder' ? await nameAt(names, to.folder.id, current.name, options.fallbackName, lostNames) : current.name;
       const next = placed(current, to.folder, { name, archivedFromPath: options.archivedFromPath, carries: plan.carries });
       const also = plan.recordsMove ? recordOfMove(current, next) : [];
       const verdict = commitVerdict(item.id, await moveItemRecord(current, next, to.folder, to.ancestors, next.modifiedAt, also));
@@ -107,12 +113,19 @@ export async function moveLoaded(item: ItemRecord, destination: FolderRecord, op
       await failIfArmed('after-move-commit', item.id);
       if (then === 'queue-worker') {
         // The move is recorded: a job lost here is queued again by the next read or the local stack's start.
-        await enqueueMove({ type: 'carry-move', folderId: next.id }).catch((error: unknown) => logger.error('move job not queued', { folderId: next.id, error }));
+        await enqueueMove({ type: 'carry-move', folderId: next.id }).catch((error: unknown) =>
+          logger.error('move job not queued', { folderId: next.id, error }),
+        );
         return next;
       }
       return (await finishPendingMove(next)) ?? next;
     },
-    { attempts: MOVE_ATTEMPTS, baseMs: 10, capMs: 200, exhausted: () => new ConflictError(`Item ${item.id} or the folders around it are being changed by other requests; try again.`) },
+    {
+      attempts: MOVE_ATTEMPTS,
+      baseMs: 10,
+      capMs: 200,
+      exhausted: () => new ConflictError(`Item ${item.id} or the folders around it are being changed by other requests; try again.`),
+    },
   );
 }
 
@@ -148,7 +161,13 @@ function recordOfMove(current: ItemRecord, next: ItemRecord): TransactItem[] {
 }
 
 /** The name a moved folder takes at the destination (Move rule 4), skipping names this request lost to others. */
-async function nameAt(names: SiblingNames, folderId: string, name: string, fallbackName: string | undefined, lost: ReadonlySet<string>): Promise<string> {
+async function nameAt(
+  names: SiblingNames,
+  folderId: string,
+  name: string,
+  fallbackName: string | undefined,
+  lost: ReadonlySet<string>,
+): Promise<string> {
   const taken = new Set([...(await names.of(folderId)), ...lost]);
   return chooseFolderName(name, fallbackName, taken);
 }
@@ -196,7 +215,11 @@ export interface MoveBatchResult {
  * sources' workspace in scope (403), another workspace only for organization keys (Move rule 1),
  * and the route's permission at both ends. Unknown sources are reported per item.
  */
-export async function authorizeMoveBatch(principal: Principal, parentFolderId: string, itemIds: readonly string[]): Promise<MoveBatchRequest> {
+export async function authorizeMoveBatch(
+  principal: Principal,
+  parentFolderId: string,
+  itemIds: readonly string[],
+): Promise<MoveBatchRequest> {
   requireDistinct(itemIds);
   const found = await getItems([...itemIds]);
   const sourceWorkspaceId = requireOneWorkspace(found);
@@ -214,7 +237,10 @@ export async function authorizeMoveBatch(principal: Principal, parentFolderId: s
  * status (404 unknown, 422 Move rule 3, 409 concurrent change) while the others still move (Move
  * rule 5). Each item is read again just before it moves, since an earlier entry may have carried it.
  */
-export async function moveItems(request: MoveBatchRequest, entries: readonly { id: string; fallbackName?: string }[]): Promise<MoveBatchResult> {
+export async function moveItems(
+  request: MoveBatchRequest,
+  entries: readonly { id: string; fallbackName?: string }[],
+): Promise<MoveBatchResult> {
   const result: MoveBatchResult = { successes: [], errors: [] };
   const names = new SiblingNames();
   for (const entry of entries) {

@@ -67,7 +67,8 @@ export async function finishPendingMove(item: Pick<ItemRecord, 'id'>): Promise<I
     return current;
   }
   if (current.kind === 'folder') await rebaseSubtree(current);
-  else if (current.hasRetainedOriginal && current.pendingMoveFrom !== current.workspaceId) await moveOriginalToWorkspace(current.id, current.workspaceId);
+  else if (current.hasRetainedOriginal && current.pendingMoveFrom !== current.workspaceId)
+    await moveOriginalToWorkspace(current.id, current.workspaceId);
   await clearPendingMove(current);
   return getItem(item.id, true);
 }
@@ -168,17 +169,30 @@ export async function carryMoveBatch(folderId: string): Promise<MoveBatchOutcome
       TREE_CONCURRENCY,
       (markup) => moveOriginalToWorkspace(markup.id, move.toWorkspaceId),
     );
-    markupsCarried = await applyItemChanges(markups.map((markup) => ({ current: markup, next: { ...markup, workspaceId: move.toWorkspaceId } })));
+    markupsCarried = await applyItemChanges(
+      markups.map((markup) => ({ current: markup, next: { ...markup, workspaceId: move.toWorkspaceId } })),
+    );
   }
   const found = folderChanges.length + markups.length;
   await recordMoveBatch(folderId, { folders: foldersCarried, markups: markupsCarried, quiet: found === 0 });
-  logger.info('move batch', { folderId, fromWorkspaceId: move.fromWorkspaceId, toWorkspaceId: move.toWorkspaceId, foldersCarried, markupsCarried });
+  logger.info('move batch', {
+    folderId,
+    fromWorkspaceId: move.fromWorkspaceId,
+    toWorkspaceId: move.toWorkspaceId,
+    foldersCarried,
+    markupsCarried,
+  });
   if (found > 0) return 'continue';
   // Finished only by a quiet batch a full recheck after the first: two copies of the job (a requeue
   // beside the chain) must not finish it together before a straggler had its second to appear.
   if (move.quietSince === undefined || Date.now() - move.quietSince < MOVE_RECHECK_SECONDS * 1000) return 'recheck';
   await finishRecordedMove(move, folder);
-  logger.info('move done', { folderId, carriedFolders: move.carriedFolders, carriedMarkups: move.carriedMarkups, batches: move.batches + 1 });
+  logger.info('move done', {
+    folderId,
+    carriedFolders: move.carriedFolders,
+    carriedMarkups: move.carriedMarkups,
+    batches: move.batches + 1,
+  });
   return 'done';
 }
 
@@ -211,7 +225,9 @@ async function carryNow(item: ItemRecord, movedFolderId: string, toWorkspaceId: 
       if (item.hasRetainedOriginal) await moveOriginalToWorkspace(item.id, toWorkspaceId);
       await carryItemRecord(item, { ...item, workspaceId: toWorkspaceId });
     }
-    void requeueIfStalled(movedFolderId).catch((error: unknown) => logger.warn('move not queued again', { folderId: movedFolderId, error }));
+    void requeueIfStalled(movedFolderId).catch((error: unknown) =>
+      logger.warn('move not queued again', { folderId: movedFolderId, error }),
+    );
   }
   return getItem(item.id, true);
 }
@@ -222,7 +238,9 @@ async function carryNow(item: ItemRecord, movedFolderId: string, toWorkspaceId: 
  * is not carried yet is carried alone first (one conditional write), so it is answered in, and
  * authorized by, the destination. Items gone meanwhile are left out.
  */
-export async function settleItems<T extends ItemRecord>(items: readonly T[]): Promise<{ items: T[]; workspaces: Map<string, WorkspaceRecord | undefined> }> {
+export async function settleItems<T extends ItemRecord>(
+  items: readonly T[],
+): Promise<{ items: T[]; workspaces: Map<string, WorkspaceRecord | undefined> }> {
   const workspaces = new Map<string, WorkspaceRecord | undefined>();
   const readWorkspaces = async (ids: Iterable<string>) => {
     const missing = [...new Set(ids)].filter((id) => !workspaces.has(id));
@@ -255,10 +273,15 @@ export async function settleItem<T extends ItemRecord>(item: T): Promise<{ item:
  * folder moved out of it whose move is still being carried: they answer to the destination only.
  * One consistent BatchGet of their parent folders, and only while the workspace has such a move.
  */
-export async function withoutMovedOut<T extends ItemRecord>(workspace: Pick<WorkspaceRecord, 'movesOut'>, items: readonly T[]): Promise<T[]> {
+export async function withoutMovedOut<T extends ItemRecord>(
+  workspace: Pick<WorkspaceRecord, 'movesOut'>,
+  items: readonly T[],
+): Promise<T[]> {
   const movesOut = workspace.movesOut;
   if (!movesOut?.size) return [...items];
-  const parentIds = [...new Set(items.flatMap((item) => (item.parentFolderId && !movesOut.has(item.parentFolderId) ? [item.parentFolderId] : [])))];
+  const parentIds = [
+    ...new Set(items.flatMap((item) => (item.parentFolderId && !movesOut.has(item.parentFolderId) ? [item.parentFolderId] : []))),
+  ];
   const parents = new Map((await getItems(parentIds, true)).map((parent) => [parent.id, parent]));
   return items.filter((item) => {
     if (!item.parentFolderId) return true;

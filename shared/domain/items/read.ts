@@ -22,7 +22,8 @@ const SKIP_CHUNK = 100;
  */
 export async function describeItem(access: ItemAccess, links: Pick<MarkupViewContext, 'appUrl'>): Promise<ItemView> {
   const { item, role } = access;
-  if (item.kind === 'markup') return toPublicMarkup(item, { role, plan: await getPlan(item.organizationId), ...links, include: INCLUDE_ALL });
+  if (item.kind === 'markup')
+    return toPublicMarkup(item, { role, plan: await getPlan(item.organizationId), ...links, include: INCLUDE_ALL });
   const byId = new Map((await getItems(item.ancestorIds)).map((ancestor) => [ancestor.id, ancestor]));
   // A folder's ancestors share its workspace, also while a move into another workspace is carrying them.
   const ancestors = item.ancestorIds.flatMap((id) => {
@@ -88,9 +89,16 @@ export async function listChildItems(
   const page = await queryPage({ ...query, before: cursor }, fromItem);
   const markups = page.items.filter((item) => item.kind === 'markup');
   const [counts, unread, cards] = await Promise.all([
-    Promise.all(page.items.filter((item) => item.kind === 'folder').map(async (folder) => [folder.id, await countFolderChildren(folder.id)] as const)).then((entries) => new Map(entries)),
-    unreadThreadCounts(markups.map((markup) => markup.id), userId),
-    Promise.all(markups.map(async (markup) => [markup.id, await markupCardFields(markup, links)] as const)).then((entries) => new Map(entries)),
+    Promise.all(
+      page.items.filter((item) => item.kind === 'folder').map(async (folder) => [folder.id, await countFolderChildren(folder.id)] as const),
+    ).then((entries) => new Map(entries)),
+    unreadThreadCounts(
+      markups.map((markup) => markup.id),
+      userId,
+    ),
+    Promise.all(markups.map(async (markup) => [markup.id, await markupCardFields(markup, links)] as const)).then(
+      (entries) => new Map(entries),
+    ),
   ]);
   const cardOf = (id: string): ChildMarkupCard | undefined => {
     const card = cards.get(id);
@@ -98,5 +106,8 @@ export async function listChildItems(
   };
   // Children share their folder's workspace, also while a move into another workspace is carrying them.
   const workspaceId = access.item.workspaceId;
-  return { ...page, items: page.items.map((item) => toChildItem({ ...item, workspaceId }, access.role, links.appUrl, counts.get(item.id), cardOf(item.id))) };
+  return {
+    ...page,
+    items: page.items.map((item) => toChildItem({ ...item, workspaceId }, access.role, links.appUrl, counts.get(item.id), cardOf(item.id))),
+  };
 }

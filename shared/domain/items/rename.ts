@@ -23,7 +23,8 @@ export async function renameItem(access: ItemAccess, name: string, ifMatch?: IfM
   const now = Date.now();
   if (item.kind === 'markup' || !item.parentFolderId) {
     const when = expectedVersion === undefined ? undefined : versionCondition(expectedVersion);
-    if (!(await applyItemChange(item, { ...item, name, modifiedAt: now, activityAt: now }, { when }))) throw ifMatch ? staleVersion(subject) : new NotFoundError(`${subject} does not exist.`);
+    if (!(await applyItemChange(item, { ...item, name, modifiedAt: now, activityAt: now }, { when })))
+      throw ifMatch ? staleVersion(subject) : new NotFoundError(`${subject} does not exist.`);
     return;
   }
   const clash = () => new ConflictError(`A folder named "${name}" already exists in this folder.`);
@@ -37,6 +38,7 @@ export async function renameItem(access: ItemAccess, name: string, ifMatch?: IfM
     outcome = await renameFolderRecord(item, { ...item, name, modifiedAt: now, activityAt: now }, { expectedVersion });
   }
   if (outcome === 'changed' && ifMatch) throw staleVersion(subject);
-  if (outcome === 'changed') throw new ConflictError(`Folder ${item.id} was renamed, moved or deleted by another request; read it again and retry.`);
+  if (outcome === 'changed')
+    throw new ConflictError(`Folder ${item.id} was renamed, moved or deleted by another request; read it again and retry.`);
   if (outcome === 'name-taken') throw clash();
 }

@@ -68,7 +68,9 @@ export interface Ancestry {
 /** True when `ancestors` is exactly the chain of parent links from the root down to `folder`. */
 function linked(folder: FolderRecord, ancestors: readonly (FolderRecord | undefined)[]): ancestors is FolderRecord[] {
   const chain = [...ancestors, folder];
-  return chain.every((link, i) => link !== undefined && link.kind === 'folder' && link.parentFolderId === (i === 0 ? null : chain[i - 1]!.id));
+  return chain.every(
+    (link, i) => link !== undefined && link.kind === 'folder' && link.parentFolderId === (i === 0 ? null : chain[i - 1]!.id),
+  );
 }
 
 /**

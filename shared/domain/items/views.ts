@@ -50,12 +50,24 @@ export type ChildMarkupCard = MarkupCardFields & Pick<ChildMarkupView, 'unreadTh
  * either and a markup always carries `markupUrl`. A folder needs its `counts` (what it holds), a
  * markup its `card`.
  */
-export function toChildItem(record: ItemRecord, role: AnyRole, appUrl: string, counts: FolderCounts | undefined, card?: ChildMarkupCard): ChildFolderView | ChildMarkupView {
+export function toChildItem(
+  record: ItemRecord,
+  role: AnyRole,
+  appUrl: string,
+  counts: FolderCounts | undefined,
+  card?: ChildMarkupCard,
+): ChildFolderView | ChildMarkupView {
   const item = toFolderItem(record, role);
   if (record.kind === 'folder') {
     if (!counts) throw new Error(`folder ${record.id} listed without its counts`);
     return { ...item, type: 'folder', folderCount: counts.folderCount, projectCount: counts.projectCount };
   }
   if (!card) throw new Error(`markup ${record.id} listed without its card`);
-  return { ...item, type: 'markup', markupUrl: markupUrlOf(appUrl, record.id), ...(record.type === 'webpage' && record.url !== undefined ? { url: record.url } : {}), ...card };
+  return {
+    ...item,
+    type: 'markup',
+    markupUrl: markupUrlOf(appUrl, record.id),
+    ...(record.type === 'webpage' && record.url !== undefined ? { url: record.url } : {}),
+    ...card,
+  };
 }

@@ -1,6 +1,18 @@
-import { ApiGatewayManagementApiClient, DeleteConnectionCommand, GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import {
+  ApiGatewayManagementApiClient,
+  DeleteConnectionCommand,
+  GoneException,
+  PostToConnectionCommand,
+} from '@aws-sdk/client-apigatewaymanagementapi';
 import { getConfig } from '../../config.js';
-import { claimLiveSeq, deleteLiveConnection, deleteLiveSubscription, openLiveSubscription, startLiveSubscription, type StoredPrincipal } from '../../db/live.js';
+import {
+  claimLiveSeq,
+  deleteLiveConnection,
+  deleteLiveSubscription,
+  openLiveSubscription,
+  startLiveSubscription,
+  type StoredPrincipal,
+} from '../../db/live.js';
 import type { DeliveryOutcome, LiveTransport } from './service.js';
 
 let client: ApiGatewayManagementApiClient | undefined;
@@ -12,7 +24,10 @@ function connections(): ApiGatewayManagementApiClient {
   return client;
 }
 
-const isGone = (error: unknown) => error instanceof GoneException || (error as { name?: string } | undefined)?.name === 'GoneException' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 410;
+const isGone = (error: unknown) =>
+  error instanceof GoneException ||
+  (error as { name?: string } | undefined)?.name === 'GoneException' ||
+  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 410;
 
 /**
  * The deployed live transport: API Gateway's connections (`PostToConnection`, `DeleteConnection`;
@@ -31,7 +46,8 @@ export const connectionsApiTransport: LiveTransport = {
       return false;
     }
   },
-  open: (connectionId: string, markupId: string, principal: StoredPrincipal, workspaceId: string) => openLiveSubscription({ connectionId, markupId, principal, workspaceId }, Date.now()),
+  open: (connectionId: string, markupId: string, principal: StoredPrincipal, workspaceId: string) =>
+    openLiveSubscription({ connectionId, markupId, principal, workspaceId }, Date.now()),
   async start(connectionId, markupId, sent) {
     await startLiveSubscription(markupId, connectionId, sent);
   },

@@ -51,7 +51,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type ParsedClientMessage = { ok: true; message: SubscribeMessage } | { ok: false; error: ErrorMessage };
 
-const malformed = (markupId: string | null, detail: string): ParsedClientMessage => ({ ok: false, error: { type: 'error', markupId, status: 400, detail } });
+const malformed = (markupId: string | null, detail: string): ParsedClientMessage => ({
+  ok: false,
+  error: { type: 'error', markupId, status: 400, detail },
+});
 
 /**
  * Parses one client message: a JSON object `{ "type": "subscribe", "markupId": UUID, "after"?:
@@ -59,7 +62,8 @@ const malformed = (markupId: string | null, detail: string): ParsedClientMessage
  * `markupId`, when the message carried a usable one).
  */
 export function parseClientMessage(text: string): ParsedClientMessage {
-  if (Buffer.byteLength(text, 'utf8') > MAX_CLIENT_MESSAGE_BYTES) return malformed(null, `A message may be at most ${MAX_CLIENT_MESSAGE_BYTES} bytes.`);
+  if (Buffer.byteLength(text, 'utf8') > MAX_CLIENT_MESSAGE_BYTES)
+    return malformed(null, `A message may be at most ${MAX_CLIENT_MESSAGE_BYTES} bytes.`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -83,7 +87,12 @@ export function parseClientMessage(text: string): ParsedClientMessage {
 
 export const subscribedMessage = (markupId: string, seq: number): SubscribedMessage => ({ type: 'subscribed', markupId, seq });
 
-export const errorMessage = (markupId: string | null, status: number, detail: string): ErrorMessage => ({ type: 'error', markupId, status, detail });
+export const errorMessage = (markupId: string | null, status: number, detail: string): ErrorMessage => ({
+  type: 'error',
+  markupId,
+  status,
+  detail,
+});
 
 /**
  * An event message as text, with the stored webhook body spliced in as it is (the same bytes a

@@ -92,11 +92,16 @@ export type ConnectAnswer = { ok: true; principal: StoredPrincipal } | { ok: fal
  * connection with the ticket's principal, unless the credential died since the ticket was issued.
  */
 export async function connectLive(ticket: string | undefined, connectionId: string, now = Date.now()): Promise<ConnectAnswer> {
-  const refused = { ok: false as const, status: 401 as const, detail: 'The ticket is missing, unknown, used or expired: ask POST /api/v2/live/tickets for a new one.' };
+  const refused = {
+    ok: false as const,
+    status: 401 as const,
+    detail: 'The ticket is missing, unknown, used or expired: ask POST /api/v2/live/tickets for a new one.',
+  };
   if (!ticket || ticket.length > 200) return refused;
   const taken = await takeLiveTicket(hashLiveTicket(ticket), now);
   if (!taken) return refused;
-  if (!(await credentialAlive(taken.principal))) return { ok: false, status: 401, detail: 'The credential the ticket was issued to is no longer valid.' };
+  if (!(await credentialAlive(taken.principal)))
+    return { ok: false, status: 401, detail: 'The credential the ticket was issued to is no longer valid.' };
   await putLiveConnection({ connectionId, principal: taken.principal, connectedAt: now });
   return { ok: true, principal: taken.principal };
 }
@@ -111,7 +116,12 @@ export async function disconnectLive(connectionId: string): Promise<void> {
  * loader, the same permission), answered `subscribed` with the markup's last seq, then caught up
  * from `after` out of the log; a refusal is an `error` message with the status the GET would answer.
  */
-export async function receiveLive(connectionId: string, text: string, transport: LiveTransport, log: MarkupEventLog = markupEventLog): Promise<void> {
+export async function receiveLive(
+  connectionId: string,
+  text: string,
+  transport: LiveTransport,
+  log: MarkupEventLog = markupEventLog,
+): Promise<void> {
   const parsed = parseClientMessage(text);
   if (!parsed.ok) {
     await transport.send(connectionId, messageText(parsed.error));
@@ -131,7 +141,12 @@ export async function receiveLive(connectionId: string, text: string, transport:
   }
   const last = await log.lastSeq(markupId);
   if (after !== undefined && after > last) {
-    await transport.send(connectionId, messageText(errorMessage(markupId, 400, `"after" is beyond the markup's last seq; subscribe without it, or with a seq you received.`)));
+    await transport.send(
+      connectionId,
+      messageText(
+        errorMessage(markupId, 400, `"after" is beyond the markup's last seq; subscribe without it, or with a seq you received.`),
+      ),
+    );
     return;
   }
   if (!(await transport.open(connectionId, markupId, connection.principal, access.workspaceId))) return;
@@ -144,7 +159,10 @@ export async function receiveLive(connectionId: string, text: string, transport:
  * The `error` message a subscriber gets when it may not read the markup (authorized like `GET
  * /markups/{id}`: the same loader, permission, status and detail), or undefined when it may.
  */
-async function readRefusal(principal: StoredPrincipal, markupId: string): Promise<{ refusal: ReturnType<typeof errorMessage> } | { workspaceId: string }> {
+async function readRefusal(
+  principal: StoredPrincipal,
+  markupId: string,
+): Promise<{ refusal: ReturnType<typeof errorMessage> } | { workspaceId: string }> {
   try {
     const { markup } = await loadMarkup(withPermission(principalOf(principal), 'markup:read'), markupId);
     return { workspaceId: markup.workspaceId };
@@ -183,14 +201,19 @@ async function catchUp(connectionId: string, markupId: string, sent: number, tra
  * closed instead). A subscriber that is behind (the event after a gap) is caught up from the log.
  * Like the webhook fan-out, it stops at the first record that fails and answers its SequenceNumber.
  */
-export async function fanOutLive(event: DynamoDBStreamEvent, transport: LiveTransport, log: MarkupEventLog = markupEventLog): Promise<DynamoDBBatchResponse> {
+export async function fanOutLive(
+  event: DynamoDBStreamEvent,
+  transport: LiveTransport,
+  log: MarkupEventLog = markupEventLog,
+): Promise<DynamoDBBatchResponse> {
   const alive = credentialChecks();
   for (const record of event.Records) {
     try {
       if (!matchesStreamFilter(record as Parameters<typeof matchesStreamFilter>[0])) continue;
       const image = record.dynamodb?.NewImage;
       if (!image) continue;
-      for (const outboxEvent of eventsOfItem(unmarshall(image as Record<string, AttributeValue>))) await deliverEvent(outboxEvent, transport, log, alive);
+      for (const outboxEvent of eventsOfItem(unmarshall(image as Record<string, AttributeValue>)))
+        await deliverEvent(outboxEvent, transport, log, alive);
     } catch (error) {
       logger.error('live fan-out failed; the batch resumes at this record', { sequenceNumber: record.dynamodb?.SequenceNumber, error });
       return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
@@ -199,7 +222,12 @@ export async function fanOutLive(event: DynamoDBStreamEvent, transport: LiveTran
   return { batchItemFailures: [] };
 }
 
-async function deliverEvent(event: EventRecord, transport: LiveTransport, log: MarkupEventLog, alive: (principal: StoredPrincipal) => Promise<boolean>): Promise<void> {
+async function deliverEvent(
+  event: EventRecord,
+  transport: LiveTransport,
+  log: MarkupEventLog,
+  alive: (principal: StoredPrincipal) => Promise<boolean>,
+): Promise<void> {
   const seq = seqOf(event);
   const { markupId } = event;
   if (!markupId || seq === undefined) return;
@@ -238,7 +266,10 @@ async function deliverEvent(event: EventRecord, transport: LiveTransport, log: M
  * its sockets; deployed, the fan-out checks at each delivery and `sweepLiveConnections` every
  * minute). One read per credential.
  */
-export async function closeDeadConnections(connections: readonly { connectionId: string; principal: StoredPrincipal }[], transport: LiveTransport): Promise<void> {
+export async function closeDeadConnections(
+  connections: readonly { connectionId: string; principal: StoredPrincipal }[],
+  transport: LiveTransport,
+): Promise<void> {
   const alive = credentialChecks();
   await forEachLimit(connections, DELIVERY_CONCURRENCY, async ({ connectionId, principal }) => {
     if (!(await alive(principal))) await transport.close(connectionId, CLOSE.credentialGone.code, CLOSE.credentialGone.reason);

@@ -59,7 +59,11 @@ export async function workspaceAccess(
  * `resolveWorkspace` applies to a named workspace); one of a deleted workspace is a 404. `subject`
  * is what the caller asked for (`Markup <id>`, or the thread or message it reached the markup by).
  */
-async function reachableWorkspaceOf(principal: Principal, read: MarkupRecord, subject: string): Promise<{ markup: MarkupRecord; workspace: WorkspaceRecord }> {
+async function reachableWorkspaceOf(
+  principal: Principal,
+  read: MarkupRecord,
+  subject: string,
+): Promise<{ markup: MarkupRecord; workspace: WorkspaceRecord }> {
   if (read.organizationId !== principal.organizationId) requireInScope(principal, workspaceRefOf(read), subject);
   // A markup under a folder moved into another workspace is in the destination from the move's response on.
   const settled = await settleItem(read);
@@ -75,7 +79,12 @@ async function reachableWorkspaceOf(principal: Principal, read: MarkupRecord, su
  * exchange token's liveness check (one consistent BatchGetItem, `livenessToCarry`), so the check
  * costs no call of its own.
  */
-async function markupItem(principal: Principal, markupId: string, consistent: boolean, subject = `Markup ${markupId}`): Promise<MarkupRecord> {
+async function markupItem(
+  principal: Principal,
+  markupId: string,
+  consistent: boolean,
+  subject = `Markup ${markupId}`,
+): Promise<MarkupRecord> {
   const carried = livenessToCarry(principal);
   let item: ItemRecord | undefined;
   if (carried) {
@@ -94,14 +103,25 @@ async function markupItem(principal: Principal, markupId: string, consistent: bo
  * caller's role and plan, authorized for the route's permission; 404 for unknown ids and folder
  * ids, 403 outside the key's workspace or below the permission's role.
  */
-export async function loadMarkup(principal: Principal, markupId: string, options: LoadMarkupOptions & { plan: false }): Promise<MarkupRoleAccess>;
+export async function loadMarkup(
+  principal: Principal,
+  markupId: string,
+  options: LoadMarkupOptions & { plan: false },
+): Promise<MarkupRoleAccess>;
 export async function loadMarkup(principal: Principal, markupId: string, options?: LoadMarkupOptions): Promise<MarkupAccess>;
-export async function loadMarkup(principal: Principal, markupId: string, options: LoadMarkupOptions = {}): Promise<MarkupAccess | MarkupRoleAccess> {
+export async function loadMarkup(
+  principal: Principal,
+  markupId: string,
+  options: LoadMarkupOptions = {},
+): Promise<MarkupAccess | MarkupRoleAccess> {
   const { consistent = false, permission, subject, plan = true } = options;
   const read = await markupItem(principal, markupId, consistent, subject);
   if (!plan) return roleAccessFor(principal, read, subject);
   const { markup, workspace } = await reachableWorkspaceOf(principal, read, subject ?? `Markup ${markupId}`);
-  return { markup, ...(await workspaceAccess(principal, workspace, { consistent, permission, markupId: markup.id, ...(subject ? { subject } : {}) })) };
+  return {
+    markup,
+    ...(await workspaceAccess(principal, workspace, { consistent, permission, markupId: markup.id, ...(subject ? { subject } : {}) })),
+  };
 }
 
 /** Whether `markupId` names a markup (not a folder, not deleted) of `workspaceId`: what a token may be bound to. */
@@ -136,7 +156,8 @@ export async function loadMarkups(principal: Principal, markupIds: readonly stri
   if (missing.length > 0) throw new NotFoundError(`These markups do not exist: ${missing.join(', ')}. Nothing was changed.`);
   const read = markupIds.map((id) => found.get(id) as MarkupRecord);
   // Only the organization here: a markup of another workspace may have moved into the key's (settled below, authorized by the caller).
-  for (const markup of read) if (markup.organizationId !== principal.organizationId) requireInScope(principal, workspaceRefOf(markup), `Markup ${markup.id}`);
+  for (const markup of read)
+    if (markup.organizationId !== principal.organizationId) requireInScope(principal, workspaceRefOf(markup), `Markup ${markup.id}`);
   // Markups under a folder moved into another workspace are in the destination (`settleItems`).
   const { items: markups } = await settleItems(read);
   const gone = markupIds.filter((id) => !markups.some((markup) => markup.id === id));

@@ -35,7 +35,8 @@ export async function createWithAllowance(
       const recorded: ChargeRecord = { ...split(plan, usage.used, count), workspaceId, periodKey: period.key };
       const written = typeof items === 'function' ? items(recorded) : items;
       const outcome = await chargeCreation({ workspaceId, organizationId, periodKey: period.key }, plan, recorded, written);
-      if (outcome === 'record-exists') throw new ConflictError('The markup could not be created because one of its records already exists.');
+      if (outcome === 'record-exists')
+        throw new ConflictError('The markup could not be created because one of its records already exists.');
       return outcome === 'stale' ? AGAIN : recorded;
     },
     {

@@ -38,7 +38,8 @@ async function changeMarkup(
       const version = itemVersion(access.markup);
       requireVersion(ifMatch, version, `Markup ${markupId}`);
       const next = change(access);
-      const also = () => (event ? [eventItem({ type: event, workspaceId: access.markup.workspaceId, markupId, userId: principal.userId })] : []);
+      const also = () =>
+        event ? [eventItem({ type: event, workspaceId: access.markup.workspaceId, markupId, userId: principal.userId })] : [];
       const when = ifMatch ? versionCondition(version) : undefined;
       if (!(await applyItemChange(access.markup, next, { unchangedSinceRead: true, when }, also))) return AGAIN;
       return next === access.markup ? access : { ...access, markup: { ...next, version: version + 1 } };
@@ -69,7 +70,12 @@ export async function renameMarkup(principal: Principal, markupId: string, name:
  * `pauseCommentsEnabled` (403 feature-not-enabled otherwise); resuming is always allowed. Setting
  * the state the markup already has changes nothing and succeeds.
  */
-export async function setMarkupReadOnly(principal: Principal, markupId: string, readOnly: boolean, ifMatch?: IfMatch): Promise<MarkupAccess> {
+export async function setMarkupReadOnly(
+  principal: Principal,
+  markupId: string,
+  readOnly: boolean,
+  ifMatch?: IfMatch,
+): Promise<MarkupAccess> {
   // Only a real change is an event (DESIGN.md: set_project_read_only, read-only changed).
   return changeMarkup(
     principal,
@@ -97,7 +103,10 @@ export async function deleteMarkups(principal: Principal, markupIds: readonly st
   const workspaceIds = [...new Set(markups.map((markup) => markup.workspaceId))];
   await Promise.all(
     workspaceIds.map(async (workspaceId) => {
-      await roleAccessFor(principal, markups.find((markup) => markup.workspaceId === workspaceId)!);
+      await roleAccessFor(
+        principal,
+        markups.find((markup) => markup.workspaceId === workspaceId)!,
+      );
     }),
   );
   // DELETE /markups/:id with If-Match: one conditional write at the version read fences the deletion's many writes.
@@ -140,7 +149,13 @@ export async function moveMarkups(principal: Principal, markupIds: readonly stri
       const moves = markups.flatMap((markup) => {
         if (markup.parentFolderId === target.id) return [];
         const time = Math.max(at, markup.modifiedAt + 1);
-        const next: MarkupRecord = { ...markup, parentFolderId: target.id, workspaceId: target.workspaceId, modifiedAt: time, activityAt: time };
+        const next: MarkupRecord = {
+          ...markup,
+          parentFolderId: target.id,
+          workspaceId: target.workspaceId,
+          modifiedAt: time,
+          activityAt: time,
+        };
         if (markup.hasRetainedOriginal && markup.workspaceId !== target.workspaceId) next.pendingMoveFrom = markup.workspaceId;
         return [{ current: markup, next }];
       });

@@ -94,10 +94,18 @@ export function reopenedOutcome(markup: MarkupRecord, now: number): MarkupRecord
  * A file that could not be converted (any other reason) stays failed: it would fail the same way.
  */
 export function diedWithOriginal(markup: MarkupRecord): boolean {
-  return markup.conversionStatus === 'failed' && markup.conversionError === INTERNAL_FAILURE_MESSAGE && markup.hasRetainedOriginal && markup.source !== undefined;
+  return (
+    markup.conversionStatus === 'failed' &&
+    markup.conversionError === INTERNAL_FAILURE_MESSAGE &&
+    markup.hasRetainedOriginal &&
+    markup.source !== undefined
+  );
 }
 
-/** The markup as read again after a settling write failed: still to settle (pending, perhaps in another workspace), or undefined (deleted, or settled by another run). */
+/**
+ * The markup as read again after a settling write failed: still to settle (pending, perhaps in another workspace), or undefined (deleted,
+ * or settled by another run).
+ */
 export function stillPending(fresh: ItemRecord | undefined): MarkupRecord | undefined {
   return fresh?.kind === 'markup' && fresh.conversionStatus === 'pending' ? fresh : undefined;
 }
@@ -150,7 +158,11 @@ const MAX_SETTLE_ATTEMPTS = 5;
  * move is no contention to wait out); one that is no longer pending (deleted, or settled by another
  * run) answers false.
  */
-async function settle(markup: MarkupRecord, outcomeOf: (current: MarkupRecord) => MarkupRecord, also: TransactItem[] = []): Promise<boolean> {
+async function settle(
+  markup: MarkupRecord,
+  outcomeOf: (current: MarkupRecord) => MarkupRecord,
+  also: TransactItem[] = [],
+): Promise<boolean> {
   let current: MarkupRecord = markup;
   return withBackoff(
     async () => {
@@ -163,7 +175,11 @@ async function settle(markup: MarkupRecord, outcomeOf: (current: MarkupRecord) =
       current = fresh;
       return AGAIN;
     },
-    { attempts: MAX_SETTLE_ATTEMPTS, baseMs: 0, exhausted: () => new Error(`Markup ${markup.id} kept moving between workspaces while its conversion finished.`) },
+    {
+      attempts: MAX_SETTLE_ATTEMPTS,
+      baseMs: 0,
+      exhausted: () => new Error(`Markup ${markup.id} kept moving between workspaces while its conversion finished.`),
+    },
   );
 }
 
@@ -251,9 +267,11 @@ function recordConversion(markup: MarkupRecord, outcome: 'ConversionSucceeded' |
 }
 
 /** The counter updates that give a markup's creation charge back (none for a markup created before charges were kept). */
-const chargeReturnOf = (markup: MarkupRecord): TransactItem[] => (markup.charge ? chargeAdjustment(markup.charge, markup.organizationId, -1) : []);
+const chargeReturnOf = (markup: MarkupRecord): TransactItem[] =>
+  markup.charge ? chargeAdjustment(markup.charge, markup.organizationId, -1) : [];
 
-const chargeTakenAgainOf = (markup: MarkupRecord): TransactItem[] => (markup.charge ? chargeAdjustment(markup.charge, markup.organizationId, 1) : []);
+const chargeTakenAgainOf = (markup: MarkupRecord): TransactItem[] =>
+  markup.charge ? chargeAdjustment(markup.charge, markup.organizationId, 1) : [];
 
 // ---- The job's reads and writes around a run ----
 
@@ -304,7 +322,11 @@ export async function recordProgress(markupId: string, progress: ConversionProgr
  * file that cannot be converted ends failed; the last delivery records an internal failure (if it
  * can) and throws; anything else throws, so the message is delivered again.
  */
-export async function finishFailedRun(markup: MarkupRecord, error: unknown, run: { lastDelivery: boolean; outputs: ConversionOutputs; startedAt: number }): Promise<void> {
+export async function finishFailedRun(
+  markup: MarkupRecord,
+  error: unknown,
+  run: { lastDelivery: boolean; outputs: ConversionOutputs; startedAt: number },
+): Promise<void> {
   const verdict = runVerdict(error, run.lastDelivery);
   if (verdict.kind === 'deleted') {
     logger.info('markup deleted during its conversion', { markupId: markup.id, ms: Date.now() - run.startedAt });

@@ -17,10 +17,25 @@ import { VIEW_MODES } from './view-modes.js';
 
 /** Extensions of the file types the service turns into markups (Markups rules 3 and 4). */
 const FILE_EXTENSIONS: Record<string, 'image' | 'pdf' | 'video' | 'convertible-image'> = {
-  png: 'image', jpg: 'image', jpeg: 'image', gif: 'image', bmp: 'image', webp: 'image', svg: 'image',
+  png: 'image',
+  jpg: 'image',
+  jpeg: 'image',
+  gif: 'image',
+  bmp: 'image',
+  webp: 'image',
+  svg: 'image',
   pdf: 'pdf',
-  mp4: 'video', mov: 'video', webm: 'video', avi: 'video', wmv: 'video', mkv: 'video', mxf: 'video',
-  tif: 'convertible-image', tiff: 'convertible-image', psd: 'convertible-image', eps: 'convertible-image',
+  mp4: 'video',
+  mov: 'video',
+  webm: 'video',
+  avi: 'video',
+  wmv: 'video',
+  mkv: 'video',
+  mxf: 'video',
+  tif: 'convertible-image',
+  tiff: 'convertible-image',
+  psd: 'convertible-image',
+  eps: 'convertible-image',
 };
 
 /**
@@ -55,7 +70,13 @@ export function newWebpageMarkupRecord(fields: {
   installationId?: string;
 }): MarkupRecord {
   return {
-    ...markupBase({ placement: fields.placement, name: fields.name ?? defaultNameOf(fields.url), createdBy: fields.createdBy, at: fields.at, id: fields.id }),
+    ...markupBase({
+      placement: fields.placement,
+      name: fields.name ?? defaultNameOf(fields.url),
+      createdBy: fields.createdBy,
+      at: fields.at,
+      id: fields.id,
+    }),
     type: 'webpage',
     url: fields.url,
     ...(fields.installationId ? { installationId: fields.installationId } : {}),
@@ -156,8 +177,16 @@ async function scheduleThumbnail(record: MarkupRecord): Promise<void> {
     await enqueueThumbnail({ type: 'render-thumbnail', markupId: record.id });
   } catch (error) {
     logger.error('thumbnail not scheduled', { markupId: record.id, error });
-    await bestEffort('page screenshot state', () => settlePendingPageScreenshots(record.id, VIEW_MODES.map((mode) => mode.id), 'The page could not be scheduled for rendering.'));
-    await bestEffort('thumbnail state', () => setThumbnail(record.id, { state: 'unavailable', error: 'The thumbnail could not be scheduled.' }));
+    await bestEffort('page screenshot state', () =>
+      settlePendingPageScreenshots(
+        record.id,
+        VIEW_MODES.map((mode) => mode.id),
+        'The page could not be scheduled for rendering.',
+      ),
+    );
+    await bestEffort('thumbnail state', () =>
+      setThumbnail(record.id, { state: 'unavailable', error: 'The thumbnail could not be scheduled.' }),
+    );
   }
 }
 
@@ -175,5 +204,12 @@ export function recordMarkupsCreated(records: readonly MarkupRecord[]): void {
  * (`createdBy`, the principal's User id).
  */
 export function markupCreatedEvents(records: readonly MarkupRecord[]): TransactItem[] {
-  return eventItems(records.map((record): NewEvent => ({ type: 'markup_created', workspaceId: record.workspaceId, markupId: record.id, userId: record.createdBy })));
+  return eventItems(
+    records.map((record): NewEvent => ({
+      type: 'markup_created',
+      workspaceId: record.workspaceId,
+      markupId: record.id,
+      userId: record.createdBy,
+    })),
+  );
 }

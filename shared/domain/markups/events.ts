@@ -27,7 +27,11 @@ const BODY_CONCURRENCY = 8;
  * unknown markup, 403 outside the caller's reach; an end user's token bound to another markup is
  * refused).
  */
-export async function listMarkupEvents(principal: Principal, markupId: string, page: { after: number; limit: number }): Promise<MarkupEventPage> {
+export async function listMarkupEvents(
+  principal: Principal,
+  markupId: string,
+  page: { after: number; limit: number },
+): Promise<MarkupEventPage> {
   const { markup } = await loadMarkup(principal, markupId, { plan: false });
   return markupEventsAfter(markup, page.after, page.limit);
 }

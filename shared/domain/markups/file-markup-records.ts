@@ -28,7 +28,11 @@ export interface SourceFile {
   height?: number;
 }
 
-const KIND_WORDS: Record<Exclude<FileKind, 'image'>, string> = { pdf: 'a PDF', video: 'a video', 'convertible-image': 'an image needing conversion (tiff, psd, eps)' };
+const KIND_WORDS: Record<Exclude<FileKind, 'image'>, string> = {
+  pdf: 'a PDF',
+  video: 'a video',
+  'convertible-image': 'an image needing conversion (tiff, psd, eps)',
+};
 
 /** A file's kind, or a 400 naming it when no markup can be made from it. */
 export function sourceOf(fields: Omit<SourceFile, 'kind' | 'mimeType'> & { contentType: string }): SourceFile {
@@ -73,7 +77,12 @@ export function defaultNameOf(filename: string): string {
   return (stem || filename.trim() || 'Untitled').slice(0, 200);
 }
 
-const storedFile = (file: SourceFile): StoredFile => ({ key: file.key, mimeType: file.mimeType, filesize: file.filesize, filename: file.filename });
+const storedFile = (file: SourceFile): StoredFile => ({
+  key: file.key,
+  mimeType: file.mimeType,
+  filesize: file.filesize,
+  filename: file.filename,
+});
 
 /** A new file markup record (the file counterpart of `newWebpageMarkupRecord`). */
 export function newFileMarkupRecord(fields: {
@@ -97,7 +106,13 @@ export function newFileMarkupRecord(fields: {
       ? []
       : undefined;
   return {
-    ...markupBase({ placement: fields.placement, name: fields.name ?? defaultNameOf(first.filename), createdBy: fields.createdBy, at: fields.at, id: fields.id }),
+    ...markupBase({
+      placement: fields.placement,
+      name: fields.name ?? defaultNameOf(first.filename),
+      createdBy: fields.createdBy,
+      at: fields.at,
+      id: fields.id,
+    }),
     type,
     // Markups rule 5: displayable images are shown as uploaded; everything else waits for conversion.
     isReady: displayable,

@@ -53,7 +53,10 @@ async function loadSourceUploads(fileIds: readonly string[], placement: Placemen
   const found = new Map((await getUploads(fileIds)).map((upload) => [upload.fileId, upload]));
   const unknown = fileIds.filter((fileId) => !found.has(fileId));
   if (unknown.length > 0) {
-    throw new BadRequestError(`These files do not exist (or their upload expired unconfirmed): ${unknown.join(', ')}. Upload them first.`, 'unknown-file');
+    throw new BadRequestError(
+      `These files do not exist (or their upload expired unconfirmed): ${unknown.join(', ')}. Upload them first.`,
+      'unknown-file',
+    );
   }
   const uploads = fileIds.map((fileId) => found.get(fileId)!);
   const foreign = uploads.filter((upload) => upload.workspaceId !== placement.workspace.id);
@@ -99,7 +102,10 @@ function requireUnused(uploads: readonly UploadRecord[]): void {
  * counted when they were confirmed; the organization must still be within its storage limit with
  * them (402 otherwise).
  */
-export async function createMarkupFromUploads(principal: Principal, input: FileMarkupInput & { fileIds: readonly string[] }): Promise<CreatedFileMarkup> {
+export async function createMarkupFromUploads(
+  principal: Principal,
+  input: FileMarkupInput & { fileIds: readonly string[] },
+): Promise<CreatedFileMarkup> {
   if (input.fileIds.length === 0 || input.fileIds.length > MAX_FILES_PER_MARKUP) {
     throw new BadRequestError(`fileIds must list 1 to ${MAX_FILES_PER_MARKUP} files; it lists ${input.fileIds.length}.`, 'file-count');
   }
@@ -121,7 +127,11 @@ export async function createMarkupFromUploads(principal: Principal, input: FileM
   const at = Date.now();
   const record = withOriginalPolicy(newFileMarkupRecord({ placement, files, name: input.name, createdBy: principal.userId, at }));
   const combined = files.reduce((sum, file) => sum + file.filesize, 0);
-  await requireStorageFor(placement.plan, 0, `A markup of ${files.length === 1 ? 'one file' : `${files.length} files`} (${combined} bytes)`);
+  await requireStorageFor(
+    placement.plan,
+    0,
+    `A markup of ${files.length === 1 ? 'one file' : `${files.length} files`} (${combined} bytes)`,
+  );
 
   const consumedAt = new Date(at).toISOString();
   let charge: ChargeRecord;
@@ -232,16 +242,22 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
         putNew(toItem(withCharge(record, charged))),
         putNew(toUploadItem(upload)),
         ...markupCreatedEvents([record]),
-        ...(record.source
-          ? [putNew(toOriginalItem(originalOf(record)))]
-          : []),
+        ...(record.source ? [putNew(toOriginalItem(originalOf(record)))] : []),
         // The limit rides on the write itself, so parallel requests cannot all pass the check above.
-        { Update: storageChange(upload.organizationId, { [record.source ? 'originals' : upload.category!]: upload.filesize }, { limit: placement.plan.storageLimitBytes }) },
+        {
+          Update: storageChange(
+            upload.organizationId,
+            { [record.source ? 'originals' : upload.category!]: upload.filesize },
+            { limit: placement.plan.storageLimitBytes },
+          ),
+        },
       ],
       { plan: placement.plan },
     );
   } catch (error) {
-    await deleteObject(key).catch((cleanup: unknown) => logger.warn('object of a refused file markup not removed', { key, error: cleanup }));
+    await deleteObject(key).catch((cleanup: unknown) =>
+      logger.warn('object of a refused file markup not removed', { key, error: cleanup }),
+    );
     // A failed condition of the creation is the storage limit when the file no longer fits.
     if (error instanceof ConflictError) await requireStorageFor(placement.plan, file.data.length, `A file of ${file.data.length} bytes`);
     throw error;
@@ -251,7 +267,8 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
 }
 
 /** A markup still to be converted keeps its charge, which its failure gives back; a ready one needs none. */
-const withCharge = (record: MarkupRecord, charge: ChargeRecord): MarkupRecord => (record.conversionStatus === 'pending' ? { ...record, charge } : record);
+const withCharge = (record: MarkupRecord, charge: ChargeRecord): MarkupRecord =>
+  record.conversionStatus === 'pending' ? { ...record, charge } : record;
 
 // ---------------------------------------------------------------------------------------------
 // After the creation transaction

@@ -1,6 +1,13 @@
 import { countArchived, finishArchiveJob, getArchiveJob, insertArchiveJob, newArchiveJob } from '../../db/archive-jobs.js';
 import { getItem, type MarkupRecord } from '../../db/items.js';
-import { archiveOriginal, countRetainedOriginals, getOriginal, keepOriginal, retainedOriginalsAfter, type OriginalRecord } from '../../db/originals.js';
+import {
+  archiveOriginal,
+  countRetainedOriginals,
+  getOriginal,
+  keepOriginal,
+  retainedOriginalsAfter,
+  type OriginalRecord,
+} from '../../db/originals.js';
 import { getWorkspace } from '../../db/workspaces.js';
 import { deleteObjectsLater, enqueueConversion, type ArchiveOriginalsJob } from '../../events/jobs.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
@@ -46,7 +53,10 @@ export async function setRetainOriginal(markup: MarkupRecord, retain: boolean): 
     return;
   }
   if (original.state === 'archived') {
-    throw new BadRequestError('The original file was already archived and cannot be retained again; upload it again to keep a copy.', 'original-archived');
+    throw new BadRequestError(
+      'The original file was already archived and cannot be retained again; upload it again to keep a copy.',
+      'original-archived',
+    );
   }
   if (!(await keepOriginal(markup.id))) throw new NotFoundError(`Markup ${markup.id} does not exist.`);
 }
@@ -55,7 +65,11 @@ export async function setRetainOriginal(markup: MarkupRecord, retain: boolean): 
 export async function originalDownload(markup: MarkupRecord): Promise<OriginalDownloadView> {
   const original = await retainedOriginalOf(markup);
   return {
-    url: await presignedGetUrl(original.key, { ttlSeconds: ORIGINAL_URL_TTL_SECONDS, contentType: original.mimeType, downloadAs: original.filename }),
+    url: await presignedGetUrl(original.key, {
+      ttlSeconds: ORIGINAL_URL_TTL_SECONDS,
+      contentType: original.mimeType,
+      downloadAs: original.filename,
+    }),
     filename: original.filename,
     mimeType: original.mimeType,
     filesize: original.filesize,
@@ -74,7 +88,10 @@ export const ARCHIVE_BATCH_SIZE = 100;
  * archiving itself runs in the worker (archiveOriginalsBatch), so a large workspace never holds a
  * request past its timeout. Answers the job's id and how many originals it will archive.
  */
-export async function startArchivingOriginals(workspaceId: string, options: { includeKept: boolean }): Promise<{ jobId: string; archivedCount: number }> {
+export async function startArchivingOriginals(
+  workspaceId: string,
+  options: { includeKept: boolean },
+): Promise<{ jobId: string; archivedCount: number }> {
   const expectedCount = await countRetainedOriginals(workspaceId, options);
   const record = newArchiveJob({ workspaceId, includeKept: options.includeKept, expectedCount });
   await insertArchiveJob(record);
@@ -89,7 +106,10 @@ export async function startArchivingOriginals(workspaceId: string, options: { in
  * redelivered batch archives and counts only what is still retained; archived originals leave the
  * index, so any position stays valid. Their objects are queued for deletion together.
  */
-export async function archiveOriginalsBatch(job: ArchiveOriginalsJob, limit = ARCHIVE_BATCH_SIZE): Promise<ArchiveOriginalsJob | undefined> {
+export async function archiveOriginalsBatch(
+  job: ArchiveOriginalsJob,
+  limit = ARCHIVE_BATCH_SIZE,
+): Promise<ArchiveOriginalsJob | undefined> {
   const record = await getArchiveJob(job.jobId);
   if (record?.state !== 'running') return undefined;
   const { originals, next } = await retainedOriginalsAfter(job.workspaceId, { after: job.after, limit, includeKept: job.includeKept });

@@ -11,11 +11,19 @@ import { workspaceAccess, type WorkspaceAccess } from './access.js';
  * be created in the workspace archive (400: archiving has its own operation, PATCH /items/archive);
  * moves may go there, as item moves may.
  */
-export async function loadTargetFolder(principal: Principal, folderId: string, field: string, options: { allowArchive: boolean }): Promise<ItemAccess<FolderRecord>> {
+export async function loadTargetFolder(
+  principal: Principal,
+  folderId: string,
+  field: string,
+  options: { allowArchive: boolean },
+): Promise<ItemAccess<FolderRecord>> {
   const access = await loadFolderForCaller(principal, folderId, { consistent: true });
   const archiveId = access.workspace.archiveFolderId;
   if (!options.allowArchive && (access.item.id === archiveId || access.item.ancestorIds[0] === archiveId)) {
-    throw new BadRequestError(`${field} ${folderId} is in the workspace archive; create the markup elsewhere and archive it with PATCH /items/archive.`, 'folder-archived');
+    throw new BadRequestError(
+      `${field} ${folderId} is in the workspace archive; create the markup elsewhere and archive it with PATCH /items/archive.`,
+      'folder-archived',
+    );
   }
   return access;
 }
@@ -36,7 +44,9 @@ export async function resolvePlacement(
   input: { workspaceId?: string; parentFolderId?: string },
   options: { workspaceRequired?: boolean } = {},
 ): Promise<Placement> {
-  let parent = input.parentFolderId ? (await loadTargetFolder(principal, input.parentFolderId, 'parentFolderId', { allowArchive: false })).item : undefined;
+  let parent = input.parentFolderId
+    ? (await loadTargetFolder(principal, input.parentFolderId, 'parentFolderId', { allowArchive: false })).item
+    : undefined;
   const workspace = options.workspaceRequired
     ? await resolveWorkspace(principal, input.workspaceId)
     : await resolveWorkspace(principal, input.workspaceId ?? parent?.workspaceId, { useDefault: true });
@@ -52,7 +62,10 @@ export async function resolvePlacement(
 }
 
 /** Resolves each input's placement, looking up each distinct (workspace, folder) pair once. */
-export async function resolvePlacements(principal: Principal, inputs: readonly { workspaceId?: string; parentFolderId?: string }[]): Promise<Placement[]> {
+export async function resolvePlacements(
+  principal: Principal,
+  inputs: readonly { workspaceId?: string; parentFolderId?: string }[],
+): Promise<Placement[]> {
   const memo = new Map<string, Promise<Placement>>();
   return Promise.all(
     inputs.map((input) => {

@@ -42,7 +42,11 @@ export async function startThumbnailWork(markup: MarkupRecord): Promise<void> {
 }
 
 /** A page that cannot be rendered: its pending view modes and its thumbnail settle unavailable, each with its reason. */
-export async function recordRenderUnavailable(markupId: string, pendingModes: readonly string[], reasons: { pages: string; thumbnail: string }): Promise<void> {
+export async function recordRenderUnavailable(
+  markupId: string,
+  pendingModes: readonly string[],
+  reasons: { pages: string; thumbnail: string },
+): Promise<void> {
   await settlePendingPageScreenshots(markupId, pendingModes, reasons.pages);
   await setThumbnail(markupId, { state: 'unavailable', error: reasons.thumbnail });
 }
@@ -69,7 +73,9 @@ export async function recordPageScreenshot(
 /** The selectors threads of this view mode name (their elements' paths), each once. */
 export async function threadPathsOf(markupId: string, viewModeId: string): Promise<string[]> {
   const { threads } = await getConversation(markupId);
-  const paths = threads.filter((thread) => thread.viewModeId === viewModeId).flatMap((thread) => (thread.elements ?? []).map((element) => element.path));
+  const paths = threads
+    .filter((thread) => thread.viewModeId === viewModeId)
+    .flatMap((thread) => (thread.elements ?? []).map((element) => element.path));
   return [...new Set(paths.filter((path): path is string => typeof path === 'string' && path.length > 0))];
 }
 

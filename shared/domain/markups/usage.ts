@@ -34,7 +34,8 @@ export function describeUsage(plan: Plan, counters: UsageCounters, history: read
     isLimitReached: limitReached,
     bundleBalance: plan.bundleBalance,
     isDrawingOnBundle: (limitReached && plan.bundleBalance > 0) || counters.bundleUsed > 0,
-    averageMonthlyUsage: history.length === 0 ? null : Math.round((history.reduce((sum, total) => sum + total, 0) / history.length) * 100) / 100,
+    averageMonthlyUsage:
+      history.length === 0 ? null : Math.round((history.reduce((sum, total) => sum + total, 0) / history.length) * 100) / 100,
     periodStart: period.start.toISOString(),
     periodEnd: period.end.toISOString(),
   };

@@ -3,7 +3,9 @@ import type { ViewModeView } from '../../schemas/markups.js';
 
 export type ViewModeCategory = ViewModeView['category'];
 
-/** One breakpoint: the viewport (CSS pixels) a webpage markup is shown at in that mode (a view mode as answered, without its thread count). */
+/**
+ * One breakpoint: the viewport (CSS pixels) a webpage markup is shown at in that mode (a view mode as answered, without its thread count).
+ */
 export type ViewMode = Omit<ViewModeView, 'threadCount'>;
 
 /** The device breakpoints every markup offers; the ids are fixed so clients may keep them. */

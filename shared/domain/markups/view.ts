@@ -56,7 +56,11 @@ export interface MarkupViewContext {
 
 /** A stored file as a client may fetch it: a presigned GET that serves the bytes as stored. */
 async function fileLink(file: StoredFile, ttlSeconds: number): Promise<{ url: string; mimeType: string; filesize: number }> {
-  return { url: await presignedGetUrl(file.key, { ttlSeconds, contentType: file.mimeType, filename: file.filename }), mimeType: file.mimeType, filesize: file.filesize };
+  return {
+    url: await presignedGetUrl(file.key, { ttlSeconds, contentType: file.mimeType, filename: file.filename }),
+    mimeType: file.mimeType,
+    filesize: file.filesize,
+  };
 }
 
 const ttlOf = (context: Pick<MarkupViewContext, 'fileUrlTtlSeconds'>) => context.fileUrlTtlSeconds ?? DEFAULT_URL_TTL_SECONDS;
@@ -97,7 +101,10 @@ async function fileFields(markup: MarkupRecord, context: MarkupViewContext): Pro
     case 'video': {
       const video = markup.video;
       if (!video) return {};
-      const [file, posterUrl] = await Promise.all([fileLink(video.file, ttlSeconds), presignedGetUrl(video.poster.key, { ttlSeconds, contentType: video.poster.mimeType })]);
+      const [file, posterUrl] = await Promise.all([
+        fileLink(video.file, ttlSeconds),
+        presignedGetUrl(video.poster.key, { ttlSeconds, contentType: video.poster.mimeType }),
+      ]);
       return { video: { ...file, durationSeconds: video.durationSeconds, width: video.width, height: video.height, posterUrl } };
     }
     case 'webpage':

@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { forEachLimit } from '../../concurrency.js';
 import { failIfArmed } from '../../db/core/faults.js';
-import { claimInvitationEmail, ensureMemberCounts, findMembers, findUserIdsByEmails, finishInvitationEmail, insertInvitations, MAX_MEMBERS } from '../../db/members.js';
+import {
+  claimInvitationEmail,
+  ensureMemberCounts,
+  findMembers,
+  findUserIdsByEmails,
+  finishInvitationEmail,
+  insertInvitations,
+  MAX_MEMBERS,
+} from '../../db/members.js';
 import { fromFreshReads, STALE } from '../../db/core/transact.js';
 import { getUser, statusOf, type Member, type Role, type User } from '../../db/users.js';
 import { sendEmail } from '../../email.js';
@@ -29,7 +37,12 @@ export interface InviteRequest {
  * Only a workspace member inviting with a verified email may (a key made for the member, or a
  * session): plain API keys and organization keys are refused (403 `verified-email-required`).
  */
-export async function inviteUsers(principal: Principal, workspaceId: string | undefined, request: InviteRequest, appUrl: string): Promise<void> {
+export async function inviteUsers(
+  principal: Principal,
+  workspaceId: string | undefined,
+  request: InviteRequest,
+  appUrl: string,
+): Promise<void> {
   const { workspace, role } = await resolveWorkspaceForMember(principal, workspaceId);
   if (!principal.actsAsMember) {
     throw new ForbiddenError(
@@ -61,7 +74,12 @@ interface Invitee {
  * `invitationSentAt`, and inviting the address again sends it then. A lease on the record
  * (`invitationSendingSince`) makes one request send each email, however many re-invite at once.
  */
-export async function inviteMembers(workspace: { id: string; name: string }, inviter: Inviter, request: InviteRequest, appUrl: string): Promise<void> {
+export async function inviteMembers(
+  workspace: { id: string; name: string },
+  inviter: Inviter,
+  request: InviteRequest,
+  appUrl: string,
+): Promise<void> {
   requireMayAssign(inviter.role, undefined, request.role);
   const emails = [...new Set(request.emails.map((email) => email.toLowerCase()))];
   await ensureMemberCounts(workspace.id);
@@ -84,14 +102,26 @@ export async function inviteMembers(workspace: { id: string; name: string }, inv
         email,
         newUser,
         // Created holding the sending lease: this request sends the email it just made due.
-        member: { workspaceId: workspace.id, userId, role: request.role, createdAt: now, status: 'invited', invitedBy: inviter.userId, invitedAt: now, invitationSendingSince: now },
+        member: {
+          workspaceId: workspace.id,
+          userId,
+          role: request.role,
+          createdAt: now,
+          status: 'invited',
+          invitedBy: inviter.userId,
+          invitedAt: now,
+          invitationSendingSince: now,
+        },
       });
     }
     if (invitations.length === 0) return { created: [], unsent: unsentBefore };
     const result = await insertInvitations(workspace.id, invitations);
     if (result === 'stale') return STALE;
     if (result === 'member-limit') {
-      throw new ConflictError(`A workspace has at most ${MAX_MEMBERS} members and invitees; this would pass it. Remove some first.`, 'member-limit');
+      throw new ConflictError(
+        `A workspace has at most ${MAX_MEMBERS} members and invitees; this would pass it. Remove some first.`,
+        'member-limit',
+      );
     }
     return { created: invitations.map(({ email, member }) => ({ userId: member.userId, email })), unsent: unsentBefore };
   });
@@ -103,12 +133,22 @@ export async function inviteMembers(workspace: { id: string; name: string }, inv
 
 function newInvitedUser(email: string, now: number): User & { email: string } {
   // An invitee's email is not verified: a key made for them (`admin key create --email`) verifies it.
-  return { id: randomUUID(), name: email.split('@')[0] ?? email, email, emailVerified: false, kind: 'member', createdAt: now, modifiedAt: now };
+  return {
+    id: randomUUID(),
+    name: email.split('@')[0] ?? email,
+    email,
+    emailVerified: false,
+    kind: 'member',
+    createdAt: now,
+    modifiedAt: now,
+  };
 }
 
 async function claimUnsent(workspaceId: string, unsent: Invitee[]): Promise<Invitee[]> {
   const now = Date.now();
-  const claims = await Promise.all(unsent.map(async (invitee) => ((await claimInvitationEmail(workspaceId, invitee.userId, now, SENDING_LEASE_MS)) ? [invitee] : [])));
+  const claims = await Promise.all(
+    unsent.map(async (invitee) => ((await claimInvitationEmail(workspaceId, invitee.userId, now, SENDING_LEASE_MS)) ? [invitee] : [])),
+  );
   return claims.flat();
 }
 
@@ -118,7 +158,12 @@ interface InvitationEmail {
   replyTo?: string;
 }
 
-async function invitationEmail(workspace: { id: string; name: string }, inviter: Inviter, request: InviteRequest, appUrl: string): Promise<InvitationEmail> {
+async function invitationEmail(
+  workspace: { id: string; name: string },
+  inviter: Inviter,
+  request: InviteRequest,
+  appUrl: string,
+): Promise<InvitationEmail> {
   const user = await getUser(inviter.userId);
   const who = user?.name ?? 'A colleague';
   const from = user?.email ? `${who} (${user.email})` : who;

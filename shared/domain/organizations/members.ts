@@ -1,6 +1,13 @@
 import { WORKSPACE_ROLE_ORDER } from '../../auth/permissions.js';
 import { liveMemberKeyIds, revokeApiKey, revokeApiKeyItem } from '../../db/api-keys.js';
-import { deleteMember, ensureMemberCounts, listMembersWithUsers, readMember, updateMemberRole, type MemberWriteResult } from '../../db/members.js';
+import {
+  deleteMember,
+  ensureMemberCounts,
+  listMembersWithUsers,
+  readMember,
+  updateMemberRole,
+  type MemberWriteResult,
+} from '../../db/members.js';
 import { fromFreshReads, STALE } from '../../db/core/transact.js';
 import { statusOf, type MemberStatus, type Role } from '../../db/users.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
@@ -37,7 +44,9 @@ export function requireMayAssign(callerRole: Role, current: Role | undefined, ne
 export async function listWorkspaceUsers(workspaceId: string): Promise<WorkspaceUser[]> {
   const entries = await listMembersWithUsers(workspaceId);
   return entries
-    .flatMap(({ member, user }) => (user ? [{ id: user.id, email: user.email, name: user.name, role: member.role, status: statusOf(member) }] : []))
+    .flatMap(({ member, user }) =>
+      user ? [{ id: user.id, email: user.email, name: user.name, role: member.role, status: statusOf(member) }] : [],
+    )
     .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
 }
 

@@ -25,7 +25,12 @@ export interface IssuedKey {
  * its label when it has one, else its id's first characters). The plain key exists only in the
  * return value; the table keeps its hash.
  */
-function apiKeyItems(scope: IssuedKey['scope'], organizationId: string, workspaceId: string | undefined, options: { actingUserId?: string; name?: string } = {}) {
+function apiKeyItems(
+  scope: IssuedKey['scope'],
+  organizationId: string,
+  workspaceId: string | undefined,
+  options: { actingUserId?: string; name?: string } = {},
+) {
   const { actingUserId, name } = options;
   const generated = generateApiKey();
   const now = new Date();
@@ -60,7 +65,10 @@ function apiKeyItems(scope: IssuedKey['scope'], organizationId: string, workspac
   return { items, issued };
 }
 
-/** Names of what `createOrganization` makes besides the organization; by default the workspace takes the organization's name and the keys none. */
+/**
+ * Names of what `createOrganization` makes besides the organization; by default the workspace takes the organization's name and the keys
+ * none.
+ */
 export interface NewOrganizationNames {
   workspaceName?: string;
   organizationKeyName?: string;
@@ -103,12 +111,21 @@ export async function addVerifiedMember(workspaceId: string, email: string, role
   const items: TransactItem[] = [];
   let userId = existingId;
   if (userId === undefined) {
-    const user: User & { email: string } = { id: randomUUID(), name: name ?? address.split('@')[0] ?? address, email: address, emailVerified: true, kind: 'member', createdAt: now, modifiedAt: now };
+    const user: User & { email: string } = {
+      id: randomUUID(),
+      name: name ?? address.split('@')[0] ?? address,
+      email: address,
+      emailVerified: true,
+      kind: 'member',
+      createdAt: now,
+      modifiedAt: now,
+    };
     userId = user.id;
     items.push(putNew(toUserItem(user)), putNew(toUserEmailItem(user)));
   }
   items.push(...newMemberItems({ workspaceId, userId, role, createdAt: now, status: 'active' }));
-  if ((await transactUnlessConditionFails(items)) !== undefined) throw new ConflictError(`Workspace ${workspaceId} changed meanwhile; ${address} was not added.`);
+  if ((await transactUnlessConditionFails(items)) !== undefined)
+    throw new ConflictError(`Workspace ${workspaceId} changed meanwhile; ${address} was not added.`);
   return userId;
 }
 

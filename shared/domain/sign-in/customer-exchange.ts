@@ -44,7 +44,9 @@ export function expectedClaimsOf(installation: Pick<InstallationRecord, 'id' | '
  * or its workspace was deleted (its installations linger until the workspace's content is cleared,
  * but are already gone). The credential-free auth routes find installations this way.
  */
-export async function findLiveInstallation(publicKey: string): Promise<{ installation: InstallationRecord; workspace: WorkspaceRecord } | undefined> {
+export async function findLiveInstallation(
+  publicKey: string,
+): Promise<{ installation: InstallationRecord; workspace: WorkspaceRecord } | undefined> {
   const installation = await getInstallationByPublicKey(publicKey);
   const workspace = installation && (await getWorkspace(installation.workspaceId));
   return installation && workspace ? { installation, workspace } : undefined;
@@ -109,7 +111,8 @@ async function verifiedPayload(token: string, installation: InstallationRecord):
     throw refused(reasonOf(error));
   }
   // jose checks that `sub` is present, not that it is a string: `"sub": null` or 42 names no end user.
-  if (typeof payload.sub !== 'string' || payload.sub.trim() === '') throw refused('its sub must be a non-empty string (the end user\'s id).');
+  if (typeof payload.sub !== 'string' || payload.sub.trim() === '')
+    throw refused("its sub must be a non-empty string (the end user's id).");
   checkLifetime(payload as JWTPayload & { iat: number; exp: number });
   return payload;
 }
@@ -124,7 +127,9 @@ async function verifiedPayload(token: string, installation: InstallationRecord):
 function checkLifetime({ iat, exp }: { iat: number; exp: number }): void {
   const ahead = iat - Date.now() / 1000;
   if (ahead > CUSTOMER_CLOCK_TOLERANCE_SECONDS) {
-    throw refused(`its iat is ${Math.ceil(ahead)} s in the future; at most ${CUSTOMER_CLOCK_TOLERANCE_SECONDS} s of clock skew is tolerated (sign with iat = now).`);
+    throw refused(
+      `its iat is ${Math.ceil(ahead)} s in the future; at most ${CUSTOMER_CLOCK_TOLERANCE_SECONDS} s of clock skew is tolerated (sign with iat = now).`,
+    );
   }
   const lifetime = exp - iat;
   if (lifetime > MAX_CUSTOMER_JWT_LIFETIME_SECONDS) {
@@ -177,7 +182,8 @@ async function boundMarkupOf(payload: JWTPayload, workspaceId: string): Promise<
 
 /** The optional profile claims, when they are strings of a sensible size (anything else is ignored). */
 function profileOf(payload: JWTPayload): { name?: string; email?: string; picture?: string } {
-  const text = (value: unknown, max: number) => (typeof value === 'string' && value.trim() !== '' && value.length <= max ? value : undefined);
+  const text = (value: unknown, max: number) =>
+    typeof value === 'string' && value.trim() !== '' && value.length <= max ? value : undefined;
   const profile = { name: text(payload.name, 200), email: text(payload.email, 254), picture: text(payload.picture, 2048) };
   return Object.fromEntries(Object.entries(profile).filter(([, value]) => value !== undefined));
 }
@@ -194,7 +200,10 @@ export async function exchangeCustomerToken(token: string): Promise<ExchangeAnsw
   const externalId = payload.sub!;
   if (externalId.length > MAX_EXTERNAL_ID) throw refused(`its sub is longer than ${MAX_EXTERNAL_ID} characters.`);
   const markupRole = markupRoleOf(payload);
-  const [workspace, markupId] = await Promise.all([getWorkspace(installation.workspaceId), boundMarkupOf(payload, installation.workspaceId)]);
+  const [workspace, markupId] = await Promise.all([
+    getWorkspace(installation.workspaceId),
+    boundMarkupOf(payload, installation.workspaceId),
+  ]);
   if (!workspace) throw refused("the installation's workspace no longer exists.");
   const user = await upsertExternalUserFromClaims(workspace, externalId, profileOf(payload), installationSource(installation.id));
   const { token: exchangeToken, expiresAt } = await mintExchangeToken({

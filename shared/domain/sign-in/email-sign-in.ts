@@ -54,7 +54,8 @@ export function windowOf(now: number, windowMs: number): { start: number; retryA
 }
 
 /** The rate-limit subject of an address: its SHA-256, so the table keeps no list of addresses tried. */
-export const addressSubject = (email: string) => `signin-email:${createHash('sha256').update(email.toLowerCase(), 'utf8').digest('base64url')}`;
+export const addressSubject = (email: string) =>
+  `signin-email:${createHash('sha256').update(email.toLowerCase(), 'utf8').digest('base64url')}`;
 export const sourceIpSubject = (sourceIp: string) => `signin-ip:${sourceIp}`;
 
 /** 429 once either count passed its limit in its window (both are counted on every request). */
@@ -136,7 +137,9 @@ export interface SignedIn {
 }
 
 const invalidCode = () =>
-  new UnauthorizedError('This sign-in code is not valid: it was used already, it expired (a link works for 15 minutes) or it was never issued. Ask for a new link.');
+  new UnauthorizedError(
+    'This sign-in code is not valid: it was used already, it expired (a link works for 15 minutes) or it was never issued. Ask for a new link.',
+  );
 
 /**
  * POST /auth/email-sign-in/verify. Takes the code (once: a used, expired or unknown one is the same
@@ -153,9 +156,15 @@ export async function verifySignInCode(code: string, now = Date.now()): Promise<
     throw new ForbiddenError('This address is no longer a member of any workspace, so there is nothing to sign in to.', 'not-a-member');
   }
   if (!user.emailVerified) await transactUnlessConditionFails([verifyUserEmailItem(user.id)]);
-  await Promise.all(memberships.filter((member) => statusOf(member) === 'invited').map((member) => activateInvitation(member.workspaceId, user.id)));
+  await Promise.all(
+    memberships.filter((member) => statusOf(member) === 'invited').map((member) => activateInvitation(member.workspaceId, user.id)),
+  );
   const minted = await mintSessionToken(user.id, now);
-  return { sessionToken: minted.token, expiresAt: minted.expiresAt.toISOString(), user: { id: user.id, email: user.email, name: user.name } };
+  return {
+    sessionToken: minted.token,
+    expiresAt: minted.expiresAt.toISOString(),
+    user: { id: user.id, email: user.email, name: user.name },
+  };
 }
 
 /** An invitee's first sign-in makes them an active member (with the owner counter, for an invited owner). */
@@ -193,7 +202,7 @@ export interface SessionView {
 export async function sessionView(caller: Principal): Promise<SessionView> {
   const principal = await authorizeSession(caller);
   const [user, memberships] = await Promise.all([getUser(principal.userId), membershipsOf(principal.userId, MAX_MEMBERSHIPS_PER_SIGN_IN)]);
-  if (!user?.email) throw new UnauthorizedError('The session token\'s user no longer exists; sign in again (POST /auth/email-sign-in).');
+  if (!user?.email) throw new UnauthorizedError("The session token's user no longer exists; sign in again (POST /auth/email-sign-in).");
   const active = new Map(memberships.filter((member) => statusOf(member) === 'active').map((member) => [member.workspaceId, member.role]));
   const workspaces = await getWorkspaces([...active.keys()]);
   return {

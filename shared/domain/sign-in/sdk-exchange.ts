@@ -82,7 +82,13 @@ export async function sdkExchange(authorization: string | undefined, input: SdkE
     name: user.name,
   };
   if (input.state !== undefined) {
-    const session = { publicKey: input.publicKey, markupId: input.markupId, sdkOrigin: input.sdkOrigin, expiresAt: Date.now() + SDK_SESSION_TTL_MS, answer };
+    const session = {
+      publicKey: input.publicKey,
+      markupId: input.markupId,
+      sdkOrigin: input.sdkOrigin,
+      expiresAt: Date.now() + SDK_SESSION_TTL_MS,
+      answer,
+    };
     if (!(await insertSdkSession(input.state, session))) {
       throw new ConflictError('This state was used by an earlier exchange; send a fresh, unguessable state.');
     }
@@ -96,14 +102,27 @@ export async function sdkExchange(authorization: string | undefined, input: SdkE
  * browser `Origin`; every other failure (unknown or used state, another origin, publicKey or
  * markupId, expiry) is the same 404, which says nothing of which check failed and consumes nothing.
  */
-export async function sdkExchangeResult(originHeader: string | undefined, query: { state: string; publicKey: string; markupId: string }): Promise<SdkExchangeAnswer> {
+export async function sdkExchangeResult(
+  originHeader: string | undefined,
+  query: { state: string; publicKey: string; markupId: string },
+): Promise<SdkExchangeAnswer> {
   const origin = browserOrigin(originHeader);
   if (!origin) {
-    throw new ForbiddenError('The exchange result is delivered only to the page that asked for it: call this from that page (its Origin header).', 'origin-required');
+    throw new ForbiddenError(
+      'The exchange result is delivered only to the page that asked for it: call this from that page (its Origin header).',
+      'origin-required',
+    );
   }
-  const session = await takeSdkSession<SdkExchangeAnswer>(query.state, { publicKey: query.publicKey, markupId: query.markupId, origin, now: Date.now() });
+  const session = await takeSdkSession<SdkExchangeAnswer>(query.state, {
+    publicKey: query.publicKey,
+    markupId: query.markupId,
+    origin,
+    now: Date.now(),
+  });
   if (!session) {
-    throw new NotFoundError('No exchange result waits under this state for this publicKey, markupId and origin; results are delivered once, within two minutes.');
+    throw new NotFoundError(
+      'No exchange result waits under this state for this publicKey, markupId and origin; results are delivered once, within two minutes.',
+    );
   }
   return session.answer;
 }

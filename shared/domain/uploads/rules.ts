@@ -58,18 +58,23 @@ const CONTENTION_BUDGET_MS = 8000;
  */
 export async function issueWithReservation(plan: Plan, record: UploadRecord, what: string): Promise<void> {
   const limit = plan.storageLimitBytes;
-  if (limit !== null && record.filesize > limit) throw noRoomFor(limit, await getStorageCounters(plan.organizationId), record.filesize, what);
+  if (limit !== null && record.filesize > limit)
+    throw noRoomFor(limit, await getStorageCounters(plan.organizationId), record.filesize, what);
   let swept = false;
   await withBackoff(
     async () => {
       const outcome = await recordIssuedUpload(record, limit);
       if (outcome === 'issued') return undefined;
       if (outcome === 'conflict') return AGAIN;
-      if (outcome === 'file-id-taken') throw new ConflictError(`File id ${record.fileId} is already used by another upload; choose another fileId or leave it out.`);
+      if (outcome === 'file-id-taken')
+        throw new ConflictError(`File id ${record.fileId} is already used by another upload; choose another fileId or leave it out.`);
       if (!swept) {
         // Tried again even when this sweep released nothing: a concurrent one may have released it.
         swept = true;
-        await Promise.all([releaseExpiredReservations(plan.organizationId, Math.floor(Date.now() / 1000)), repairClaimed(plan.organizationId)]);
+        await Promise.all([
+          releaseExpiredReservations(plan.organizationId, Math.floor(Date.now() / 1000)),
+          repairClaimed(plan.organizationId),
+        ]);
         return AGAIN;
       }
       throw noRoomFor(limit!, await getStorageCounters(plan.organizationId), record.filesize, what);
@@ -150,7 +155,10 @@ export async function resolveUploadWorkspace(
     }
     case 'self': {
       if (resourceId !== principal.userId) {
-        throw new ForbiddenError(`${withArticle(resourceType, { capital: true })} upload is for the caller's own user: resourceId must be ${principal.userId}.`, 'not-own-user');
+        throw new ForbiddenError(
+          `${withArticle(resourceType, { capital: true })} upload is for the caller's own user: resourceId must be ${principal.userId}.`,
+          'not-own-user',
+        );
       }
       workspace = await resolveWorkspace(principal, workspaceId, { useDefault: true, permission });
       role = await authorize(principal, workspace, { permission });
@@ -158,7 +166,9 @@ export async function resolveUploadWorkspace(
     }
     case 'external-user': {
       if (resourceId.trim() === '' || resourceId.length > 255) {
-        throw new InvalidInputError([{ field: 'resourceId', detail: `must be the external user's id (1 to 255 characters) for ${resourceType}` }]);
+        throw new InvalidInputError([
+          { field: 'resourceId', detail: `must be the external user's id (1 to 255 characters) for ${resourceType}` },
+        ]);
       }
       workspace = await resolveWorkspace(principal, workspaceId, { useDefault: true, permission });
       role = await authorize(principal, workspace, { permission });
@@ -172,7 +182,10 @@ export async function resolveUploadWorkspace(
     }
   }
   if (workspaceId !== undefined && workspaceId !== workspace.id) {
-    throw new BadRequestError(`workspaceId ${workspaceId} is not the workspace of resourceId ${resourceId} (${workspace.id}).`, 'workspace-mismatch');
+    throw new BadRequestError(
+      `workspaceId ${workspaceId} is not the workspace of resourceId ${resourceId} (${workspace.id}).`,
+      'workspace-mismatch',
+    );
   }
   return { workspace, role };
 }
@@ -181,7 +194,10 @@ export async function resolveUploadWorkspace(
 export function requireAcceptedType(resourceType: UploadResourceType, contentType: string, filename: string): void {
   const { accepts } = RESOURCE_RULES[resourceType];
   if (accepts === 'image' && !isDisplayableImage(contentType, filename)) {
-    throw new BadRequestError(`${withArticle(resourceType, { capital: true })} must be a PNG, JPEG, GIF, BMP, WebP or SVG image; ${contentType} is not.`, 'unsupported-file-type');
+    throw new BadRequestError(
+      `${withArticle(resourceType, { capital: true })} must be a PNG, JPEG, GIF, BMP, WebP or SVG image; ${contentType} is not.`,
+      'unsupported-file-type',
+    );
   }
   if (accepts === 'markup-file' && !fileTypeOf(contentType, filename)) {
     throw new BadRequestError(

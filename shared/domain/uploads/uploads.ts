@@ -63,7 +63,10 @@ export async function issueUploadPolicy(principal: Principal, input: UploadPolic
     await requireStorageFor(plan, input.filesize, `A file of ${input.filesize} bytes`);
   }
   if (input.filesize > MAX_POST_BYTES) {
-    throw new BadRequestError(`Storage accepts at most ${MAX_POST_BYTES} bytes in one upload; this file has ${input.filesize}.`, 'file-too-large');
+    throw new BadRequestError(
+      `Storage accepts at most ${MAX_POST_BYTES} bytes in one upload; this file has ${input.filesize}.`,
+      'file-too-large',
+    );
   }
 
   const fileId = input.fileId ?? randomUUID();
@@ -89,7 +92,12 @@ export async function issueUploadPolicy(principal: Principal, input: UploadPolic
   };
   // Only a client-chosen id can be taken: the record is created only if none has that id.
   await issueWithReservation(plan, record, `A file of ${input.filesize} bytes`);
-  const { expiresAt, directPut, ...policy } = await createUploadPolicy({ key, contentType: input.contentType, filesize: input.filesize, fileId });
+  const { expiresAt, directPut, ...policy } = await createUploadPolicy({
+    key,
+    contentType: input.contentType,
+    filesize: input.filesize,
+    fileId,
+  });
   return {
     fileId,
     key,
@@ -154,8 +162,10 @@ export const unquoted = (etag: string) => etag.trim().replace(/^"(.*)"$/, '$1');
 function mismatchOf(record: UploadRecord, object: StoredObject, etag: string): string | undefined {
   if (object.size !== record.filesize) return `the stored object has ${object.size} bytes, the policy ${record.filesize}`;
   // Storage enforced the exact type at the post; compare the media types only, as some stores add parameters.
-  if (baseMimeType(object.contentType ?? '') !== baseMimeType(record.contentType)) return `the stored object's type is ${object.contentType ?? 'none'}, the policy's ${record.contentType}`;
-  if (unquoted(object.etag) !== unquoted(etag)) return `etag ${etag} is not the stored object's ETag (${object.etag}); send the ETag storage answered`;
+  if (baseMimeType(object.contentType ?? '') !== baseMimeType(record.contentType))
+    return `the stored object's type is ${object.contentType ?? 'none'}, the policy's ${record.contentType}`;
+  if (unquoted(object.etag) !== unquoted(etag))
+    return `etag ${etag} is not the stored object's ETag (${object.etag}); send the ETag storage answered`;
   return undefined;
 }
 
@@ -187,7 +197,10 @@ export async function completeUpload(principal: Principal, input: { fileId: stri
   const record = await loadUploadForCaller(principal, input.fileId);
   if (record.state !== 'issued') return confirmedAnswer(record, input.etag);
   if (record.expiresAtEpoch !== undefined && record.expiresAtEpoch * 1000 <= Date.now()) {
-    throw new BadRequestError(`The policy of upload ${record.fileId} expired before it was confirmed; request a new upload policy.`, 'upload-expired');
+    throw new BadRequestError(
+      `The policy of upload ${record.fileId} expired before it was confirmed; request a new upload policy.`,
+      'upload-expired',
+    );
   }
 
   const notified: StoredObject | undefined =
@@ -196,7 +209,10 @@ export async function completeUpload(principal: Principal, input: { fileId: stri
       : undefined;
   const object = notified && !mismatchOf(record, notified, input.etag) ? notified : await headObject(record.key);
   if (!object) {
-    throw new BadRequestError(`The file of upload ${record.fileId} has not landed in storage yet: post it to policy.url first (or retry in a moment).`, 'upload-not-landed');
+    throw new BadRequestError(
+      `The file of upload ${record.fileId} has not landed in storage yet: post it to policy.url first (or retry in a moment).`,
+      'upload-not-landed',
+    );
   }
   const mismatch = mismatchOf(record, object, input.etag);
   if (mismatch) throw new BadRequestError(`Upload ${record.fileId} does not match its policy: ${mismatch}.`, 'upload-mismatch');
@@ -209,7 +225,10 @@ export async function completeUpload(principal: Principal, input: { fileId: stri
     // A concurrent completion won (same answer), or the record expired meanwhile.
     const current = await getUpload(record.fileId);
     if (current && current.state !== 'issued') return confirmedAnswer(current, input.etag);
-    throw new BadRequestError(`The policy of upload ${record.fileId} expired before it was confirmed; request a new upload policy.`, 'upload-expired');
+    throw new BadRequestError(
+      `The policy of upload ${record.fileId} expired before it was confirmed; request a new upload policy.`,
+      'upload-expired',
+    );
   }
   recordMetrics({ BytesConfirmed: record.filesize });
   return describeUpload({ ...record, state: 'confirmed', confirmedAt: at, etag: object.etag, category, ...size });
@@ -228,9 +247,7 @@ function confirmedAnswer(record: UploadRecord, etag: string): UploadedFileView {
 
 /** What a notification of one stored object came to, for the worker's log. */
 export type LandedOutcome =
-  | { outcome: 'outside-prefix' }
-  | { outcome: 'not-stored'; fileId: string }
-  | { outcome: 'landed' | 'no-policy'; fileId: string };
+  { outcome: 'outside-prefix' } | { outcome: 'not-stored'; fileId: string } | { outcome: 'landed' | 'no-policy'; fileId: string };
 
 /**
  * Records that an upload's object landed (size, ETag, content type, as storage says now), which

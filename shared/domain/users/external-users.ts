@@ -55,7 +55,10 @@ const RETRY = { attempts: 10, baseMs: 10, capMs: 200 } as const;
 
 /** Runs `write` (a read, then a write conditioned on it) again while it answers `AGAIN`, then 409. */
 function fromFreshReadsOf<T>(externalId: string, write: () => Promise<T | typeof AGAIN>): Promise<T> {
-  return withBackoff(write, { ...RETRY, exhausted: () => new ConflictError(`External user ${JSON.stringify(externalId)} is being changed by another request; try again.`) });
+  return withBackoff(write, {
+    ...RETRY,
+    exhausted: () => new ConflictError(`External user ${JSON.stringify(externalId)} is being changed by another request; try again.`),
+  });
 }
 
 const isRetry = (outcome: ExternalUserWrite) => outcome === 'stale' || outcome === 'conflict';
@@ -70,14 +73,20 @@ async function requireAvatarUpload(workspace: WorkspaceScope, externalId: string
   const upload = await getUpload(fileId);
   const refuse = (detail: string) => new InvalidInputError([{ field: 'avatarFileId', detail }]);
   if (!upload) throw refuse(`is not a known upload: ${fileId}`);
-  if (upload.workspaceId !== workspace.id) throw new ForbiddenError(`Upload ${fileId} was made in another workspace than ${workspace.id}.`, 'upload-other-workspace');
+  if (upload.workspaceId !== workspace.id)
+    throw new ForbiddenError(`Upload ${fileId} was made in another workspace than ${workspace.id}.`, 'upload-other-workspace');
   if (upload.resourceType !== 'external_user_avatar') throw refuse(`was uploaded as ${upload.resourceType}, not external_user_avatar`);
   if (upload.resourceId !== externalId) throw refuse(`was uploaded for external user ${JSON.stringify(upload.resourceId)}, not this one`);
   if (upload.state !== 'confirmed') throw refuse('was never confirmed: call upload-complete first');
 }
 
 /** A new external user of `source` with a new userId (fields not given are null). */
-function newExternalUser(workspace: WorkspaceScope, externalId: string, fields: Partial<ExternalUserFields>, source: ExternalUserSource): ExternalUserRecord {
+function newExternalUser(
+  workspace: WorkspaceScope,
+  externalId: string,
+  fields: Partial<ExternalUserFields>,
+  source: ExternalUserSource,
+): ExternalUserRecord {
   const now = Date.now();
   return {
     workspaceId: workspace.id,
@@ -95,14 +104,19 @@ function newExternalUser(workspace: WorkspaceScope, externalId: string, fields: 
 }
 
 /** POST /users/external: 409 when the workspace has this externalId already. */
-export async function createExternalUser(workspace: WorkspaceScope, externalId: string, fields: Partial<ExternalUserFields>): Promise<ExternalUserRecord> {
+export async function createExternalUser(
+  workspace: WorkspaceScope,
+  externalId: string,
+  fields: Partial<ExternalUserFields>,
+): Promise<ExternalUserRecord> {
   if (fields.avatarFileId) await requireAvatarUpload(workspace, externalId, fields.avatarFileId);
   const record = newExternalUser(workspace, externalId, fields, API_SOURCE);
   return withBackoff(
     async () => {
       const outcome = await insertExternalUser(record);
       if (outcome === 'written') return record;
-      if (outcome === 'exists') throw new ConflictError(`An external user with externalId ${JSON.stringify(externalId)} exists in workspace ${workspace.id}.`);
+      if (outcome === 'exists')
+        throw new ConflictError(`An external user with externalId ${JSON.stringify(externalId)} exists in workspace ${workspace.id}.`);
       return AGAIN;
     },
     { ...RETRY, exhausted: () => new ConflictError('The external user is being created by another request; try again.') },
@@ -129,7 +143,11 @@ function changed(current: ExternalUserRecord, changes: Partial<ExternalUserField
 }
 
 /** PATCH /users/external/:externalId: each field given is set (null clears it); the User's name follows. */
-export async function updateExternalUser(workspace: WorkspaceScope, externalId: string, changes: Partial<ExternalUserFields>): Promise<ExternalUserRecord> {
+export async function updateExternalUser(
+  workspace: WorkspaceScope,
+  externalId: string,
+  changes: Partial<ExternalUserFields>,
+): Promise<ExternalUserRecord> {
   let checkedAvatar: string | undefined;
   return fromFreshReadsOf(externalId, async () => {
     const current = await getExternalUserOf(workspace, externalId);
@@ -226,7 +244,11 @@ export async function upsertExternalUserFromClaims(
   claims: { name?: string; email?: string; picture?: string },
   source: ExternalUserSource,
 ): Promise<{ userId: string; name: string }> {
-  if (!v.is(ExternalId, externalId)) throw new BadRequestError('The token\'s sub claim must be 1 to 255 characters of printable text: it is the external user\'s id.', 'invalid-sub-claim');
+  if (!v.is(ExternalId, externalId))
+    throw new BadRequestError(
+      "The token's sub claim must be 1 to 255 characters of printable text: it is the external user's id.",
+      'invalid-sub-claim',
+    );
   const fields = fieldsFromClaims(claims);
   const record = await fromFreshReadsOf(externalId, async () => {
     const current = await getExternalUser(workspace.id, externalId);
@@ -237,7 +259,10 @@ export async function upsertExternalUserFromClaims(
     }
     const claim = await claimOf(current, source, workspace.id);
     if (claim === 'other') throw otherSource(externalId);
-    const next = claim === 'bind' ? { ...(changed(current, fields) ?? current), source, modifiedAt: nextTime(current.modifiedAt) } : changed(current, fields);
+    const next =
+      claim === 'bind'
+        ? { ...(changed(current, fields) ?? current), source, modifiedAt: nextTime(current.modifiedAt) }
+        : changed(current, fields);
     if (!next) return current;
     return isRetry(await writeExternalUserChange(current, next)) ? AGAIN : next;
   });
@@ -256,7 +281,8 @@ export async function assignLegacyExternalUsers(
   source: ExternalUserSource,
   externalId?: string,
 ): Promise<{ assigned: string[]; alreadySourced: string[] }> {
-  const candidates = externalId === undefined ? await legacyExternalUsersOf(workspace.id) : [await getExternalUserOf(workspace, externalId)];
+  const candidates =
+    externalId === undefined ? await legacyExternalUsersOf(workspace.id) : [await getExternalUserOf(workspace, externalId)];
   const assigned: string[] = [];
   const alreadySourced: string[] = [];
   for (const candidate of candidates) {
@@ -264,7 +290,9 @@ export async function assignLegacyExternalUsers(
       const current = await getExternalUser(workspace.id, candidate.externalId);
       if (!current) return 'gone' as const;
       if (current.source !== undefined) return 'sourced' as const;
-      return isRetry(await writeExternalUserChange(current, { ...current, source, modifiedAt: nextTime(current.modifiedAt) })) ? AGAIN : ('assigned' as const);
+      return isRetry(await writeExternalUserChange(current, { ...current, source, modifiedAt: nextTime(current.modifiedAt) }))
+        ? AGAIN
+        : ('assigned' as const);
     });
     if (outcome === 'assigned') assigned.push(candidate.externalId);
     if (outcome === 'sourced') alreadySourced.push(candidate.externalId);

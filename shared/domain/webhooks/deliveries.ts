@@ -66,7 +66,11 @@ export function redeliveryJob(entry: DeliveryAttemptRecord): WebhookDeliveryJob 
 }
 
 /** The `webhook.test` event of a registration, caused by `userId`: a new event id each call, never in the outbox. */
-export function webhookTestEvent(registration: Pick<WebhookRegistrationRecord, 'workspaceId'>, userId: string, at = new Date()): WebhookTestEvent {
+export function webhookTestEvent(
+  registration: Pick<WebhookRegistrationRecord, 'workspaceId'>,
+  userId: string,
+  at = new Date(),
+): WebhookTestEvent {
   return { id: randomUUID(), type: 'webhook.test', workspaceId: registration.workspaceId, userId, createdAt: at.toISOString() };
 }
 
@@ -79,12 +83,19 @@ export function webhookTestJob(registrationId: string, event: WebhookTestEvent):
 // the caller can fix (enable it), not a 202 for an attempt the worker would drop.
 function requireEnabled(registration: WebhookRegistrationRecord, action: string): void {
   if (!registration.enabled) {
-    throw new ConflictError(`Webhook registration ${registration.id} is disabled: enable it (POST /webhook-registrations/${registration.id} with enabled: true) to ${action}.`, 'webhook-registration-disabled');
+    throw new ConflictError(
+      `Webhook registration ${registration.id} is disabled: enable it (POST /webhook-registrations/${registration.id} with enabled: true) to ${action}.`,
+      'webhook-registration-disabled',
+    );
   }
 }
 
 /** One page of a registration's delivery log, newest first; the registration is loaded (404/403) as its own routes do. */
-export async function listWebhookDeliveries(principal: Principal, registrationId: string, page: { limit: number; before?: string }): Promise<Page<DeliveryAttemptRecord>> {
+export async function listWebhookDeliveries(
+  principal: Principal,
+  registrationId: string,
+  page: { limit: number; before?: string },
+): Promise<Page<DeliveryAttemptRecord>> {
   await loadWebhookRegistration(principal, registrationId);
   return listDeliveryAttempts(registrationId, page);
 }
@@ -93,7 +104,11 @@ export async function listWebhookDeliveries(principal: Principal, registrationId
  * Queues one more attempt of a log entry's message. 404 when the entry is unknown or belongs to
  * another registration (it is looked up under this registration's partition); 409 when disabled.
  */
-export async function redeliverWebhookDelivery(principal: Principal, registrationId: string, deliveryId: string): Promise<DeliveryAttemptRecord> {
+export async function redeliverWebhookDelivery(
+  principal: Principal,
+  registrationId: string,
+  deliveryId: string,
+): Promise<DeliveryAttemptRecord> {
   const registration = await loadWebhookRegistration(principal, registrationId);
   const entry = await getDeliveryAttempt(registrationId, deliveryId);
   if (!entry) throw new NotFoundError(`Delivery ${deliveryId} of webhook registration ${registrationId} does not exist.`);
@@ -124,7 +139,9 @@ export async function sendWebhookTest(principal: Principal, registrationId: stri
 /** The first-attempt jobs of one outbox item: one per (event, receiving registration). */
 export function deliveryJobs(events: readonly EventRecord[], registrations: readonly WebhookRegistrationRecord[]): WebhookDeliveryJob[] {
   return events.flatMap((event) =>
-    registrations.filter((registration) => receivesEvent(registration, event)).map((registration) => ({ type: 'deliver-webhook' as const, registrationId: registration.id, event, attempt: 1 })),
+    registrations
+      .filter((registration) => receivesEvent(registration, event))
+      .map((registration) => ({ type: 'deliver-webhook' as const, registrationId: registration.id, event, attempt: 1 })),
   );
 }
 
@@ -184,7 +201,11 @@ export async function attemptWebhookDelivery(job: WebhookDeliveryJob, messageId:
   }
   const registration = await getWebhookRegistration(job.registrationId);
   if (!registration || !receivesEvent(registration, job.event, { redelivery: job.redelivery })) {
-    logger.info('webhook delivery dropped', { registrationId: job.registrationId, eventId: job.event.id, registration: registration ? 'not accepting' : 'gone' });
+    logger.info('webhook delivery dropped', {
+      registrationId: job.registrationId,
+      eventId: job.event.id,
+      registration: registration ? 'not accepting' : 'gone',
+    });
     return;
   }
   const attemptedAt = new Date();
@@ -193,7 +214,9 @@ export async function attemptWebhookDelivery(job: WebhookDeliveryJob, messageId:
   const result: AttemptResult =
     body === TOO_LARGE
       ? { error: 'body too large to store (over 400 KB deflated)' }
-      : await post(registration.url, body, { ...signWebhook({ id: job.event.id, timestampSeconds: attemptedAt.getTime() / 1000, body, signingKey: registration.signingKey }) });
+      : await post(registration.url, body, {
+          ...signWebhook({ id: job.event.id, timestampSeconds: attemptedAt.getTime() / 1000, body, signingKey: registration.signingKey }),
+        });
   const durationMs = Math.round(performance.now() - started);
   const outcome = body === TOO_LARGE ? 'failed' : classifyAttempt(result);
   const now = new Date();
@@ -203,7 +226,8 @@ export async function attemptWebhookDelivery(job: WebhookDeliveryJob, messageId:
   const delay = outcome === 'retry' && !job.redelivery && !disable ? retryDelayMs(job.attempt) : undefined;
   const nextRetryAt = delay === undefined ? null : new Date(now.getTime() + delay);
   // Given up: the schedule ran out, the 5-day rule disabled it, or the body cannot be sent; kept in the dead-letter queue.
-  const deadLetter = !job.redelivery && delay === undefined && (outcome === 'retry' || body === TOO_LARGE || (disable && outcome !== 'gone'));
+  const deadLetter =
+    !job.redelivery && delay === undefined && (outcome === 'retry' || body === TOO_LARGE || (disable && outcome !== 'gone'));
 
   await recordDeliveryAttempt({
     id: timeOrderedId(attemptedAt.getTime()),
@@ -235,7 +259,12 @@ export async function attemptWebhookDelivery(job: WebhookDeliveryJob, messageId:
   }
   if (disable) {
     // Only the registration as read: a user who changed it meanwhile (a new URL, a re-enable) decides.
-    const disabled = await writeWebhookRegistration(registration.id, { enabled: false }, new Date(nextTime(Date.parse(registration.modifiedAt))).toISOString(), registration.modifiedAt);
+    const disabled = await writeWebhookRegistration(
+      registration.id,
+      { enabled: false },
+      new Date(nextTime(Date.parse(registration.modifiedAt))).toISOString(),
+      registration.modifiedAt,
+    );
     logger.warn(disabled === 'stale' ? 'webhook registration changed meanwhile; not disabled' : 'webhook registration disabled', {
       registrationId: registration.id,
       reason: outcome === 'gone' ? '410' : 'failing for 5 days',

@@ -80,7 +80,12 @@ export async function buildEventEnvelope(event: DeliverableEvent): Promise<Event
   const viewer: ViewerContext = { userId: actorId ?? '', role: 'owner', markup, users, urlTtlSeconds: MAX_URL_TTL_SECONDS };
   const subjectIds = [found.thread.id, ...found.messages.map((message) => message.id)];
   const marks = actorId ? await getReadMarksFor(markup.id, actorId, subjectIds) : [];
-  const comment = await toPublicThread(found.thread, found.messages, viewer, readStateOf(found.thread, found.messages, indexReadMarks(marks)));
+  const comment = await toPublicThread(
+    found.thread,
+    found.messages,
+    viewer,
+    readStateOf(found.thread, found.messages, indexReadMarks(marks)),
+  );
   const message = comment.messages.find((listed) => listed.id === event.messageId) ?? null;
   return { ...envelope, data: { markup: publicMarkup, user, ...commentKeys(event, comment, message) } };
 }

@@ -43,7 +43,9 @@ export function checkWebhookUrl(text: string, mode: 'local' | 'aws'): Checked {
   const literal = parseAddress(host) !== undefined;
   const loopback = literal ? isLoopbackAddress(host) : LOOPBACK_NAMES.test(host);
   if (url.protocol === 'http:' && !(mode === 'local' && loopback)) {
-    return { problem: mode === 'local' ? 'must be an https URL (http only to a loopback host in the local stack)' : 'must be an https URL' };
+    return {
+      problem: mode === 'local' ? 'must be an https URL (http only to a loopback host in the local stack)' : 'must be an https URL',
+    };
   }
   if (literal ? !addressPolicy(mode)(host) : loopback && mode === 'aws') {
     return { problem: `must not point at a private, loopback, link-local or metadata address (${url.hostname})` };

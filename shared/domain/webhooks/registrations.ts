@@ -68,7 +68,11 @@ export function toPublicWebhookRegistration(record: WebhookRegistrationRecord): 
  * subscribed to the type (`webhook.test` is sent whatever the types are). The fan-out asks with the
  * index's copy, the delivery worker again with a consistent read at each attempt.
  */
-export function receivesEvent(registration: WebhookRegistrationRecord, event: Pick<DeliverableEvent, 'type' | 'createdAt'>, asked: { redelivery?: boolean } = {}): boolean {
+export function receivesEvent(
+  registration: WebhookRegistrationRecord,
+  event: Pick<DeliverableEvent, 'type' | 'createdAt'>,
+  asked: { redelivery?: boolean } = {},
+): boolean {
   if (!registration.enabled) return false;
   // A redelivery is asked for by name, of an event that was delivered (so not of a disabled period).
   if (!asked.redelivery && registration.enabledAt !== undefined && event.createdAt < registration.enabledAt) return false;
@@ -84,7 +88,8 @@ export const newWebhookSigningKey = () => `whsec_${randomBytes(32).toString('bas
  */
 export const MAX_WEBHOOK_REGISTRATIONS = 25;
 
-const storedTypes = (types: EventType[] | null | undefined) => (types === null ? null : types === undefined ? undefined : distinctEventTypes(types));
+const storedTypes = (types: EventType[] | null | undefined) =>
+  types === null ? null : types === undefined ? undefined : distinctEventTypes(types);
 
 /** Creates a registration in the caller's workspace (organization keys name it: 400 without, 403 for another organization's). */
 export async function createWebhookRegistration(principal: Principal, input: WebhookRegistrationInput): Promise<WebhookRegistrationRecord> {
@@ -105,7 +110,10 @@ export async function createWebhookRegistration(principal: Principal, input: Web
   const outcome = await insertWebhookRegistration(record, MAX_WEBHOOK_REGISTRATIONS);
   if (outcome === 'workspace-gone') throw new NotFoundError(`Workspace ${workspace.id} was deleted meanwhile.`);
   if (outcome === 'limit') {
-    throw new ConflictError(`Workspace ${workspace.id} has ${MAX_WEBHOOK_REGISTRATIONS} webhook registrations, the most it may have; delete one first.`, 'webhook-registration-limit');
+    throw new ConflictError(
+      `Workspace ${workspace.id} has ${MAX_WEBHOOK_REGISTRATIONS} webhook registrations, the most it may have; delete one first.`,
+      'webhook-registration-limit',
+    );
   }
   if (outcome === 'taken') throw new ConflictError('The registration could not be created because its id is taken; try again.');
   return record;
@@ -131,7 +139,11 @@ export async function loadWebhookRegistration(principal: Principal, id: string):
  * starts `enabledAt` afresh (events of the disabled period stay undelivered); a new URL or a
  * re-enable forgets `failingSince`.
  */
-async function change(principal: Principal, id: string, changes: WebhookRegistrationUpdate & { signingKey?: string }): Promise<WebhookRegistrationRecord> {
+async function change(
+  principal: Principal,
+  id: string,
+  changes: WebhookRegistrationUpdate & { signingKey?: string },
+): Promise<WebhookRegistrationRecord> {
   return withBackoff(
     async () => {
       const current = await loadWebhookRegistration(principal, id);
@@ -153,12 +165,20 @@ async function change(principal: Principal, id: string, changes: WebhookRegistra
       if (!updated) throw new NotFoundError(`Webhook registration ${id} does not exist.`);
       return updated;
     },
-    { attempts: 5, baseMs: 20, exhausted: () => new ConflictError(`Webhook registration ${id} is being changed by another request; try again.`) },
+    {
+      attempts: 5,
+      baseMs: 20,
+      exhausted: () => new ConflictError(`Webhook registration ${id} is being changed by another request; try again.`),
+    },
   );
 }
 
 /** Changes `url`, `eventTypes` or `enabled`; a concurrent delete that won leaves this one a 404. */
-export function updateWebhookRegistration(principal: Principal, id: string, update: WebhookRegistrationUpdate): Promise<WebhookRegistrationRecord> {
+export function updateWebhookRegistration(
+  principal: Principal,
+  id: string,
+  update: WebhookRegistrationUpdate,
+): Promise<WebhookRegistrationRecord> {
   return change(principal, id, { url: update.url, eventTypes: update.eventTypes, enabled: update.enabled });
 }
 
@@ -168,7 +188,10 @@ export function refreshWebhookSigningKey(principal: Principal, id: string): Prom
 }
 
 /** One page of a workspace's registrations, newest first. */
-export async function listWebhookRegistrations(principal: Principal, query: { workspaceId?: string; limit: number; before?: string }): Promise<Page<WebhookRegistrationRecord>> {
+export async function listWebhookRegistrations(
+  principal: Principal,
+  query: { workspaceId?: string; limit: number; before?: string },
+): Promise<Page<WebhookRegistrationRecord>> {
   const workspace = await resolveWorkspace(principal, query.workspaceId);
   return listWorkspaceWebhookRegistrations(workspace.id, { limit: query.limit, before: query.before });
 }

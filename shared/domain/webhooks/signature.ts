@@ -18,5 +18,10 @@ export function signWebhook(input: { id: string; timestampSeconds: number; body:
   const secret = Buffer.from(input.signingKey.replace(/^whsec_/, ''), 'base64');
   const timestamp = String(Math.floor(input.timestampSeconds));
   const signature = createHmac('sha256', secret).update(`${input.id}.${timestamp}.${input.body}`).digest('base64');
-  return { 'webhook-id': input.id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}`, 'content-type': 'application/json' };
+  return {
+    'webhook-id': input.id,
+    'webhook-timestamp': timestamp,
+    'webhook-signature': `v1,${signature}`,
+    'content-type': 'application/json',
+  };
 }

@@ -13,7 +13,11 @@ import { descendantFolders, markupsIn } from '../items/tree.js';
  * failure to queue cannot be answered by a retry of the request: it is logged with what to re-queue.
  */
 export async function deleteWorkspaceContentLater(workspace: WorkspaceRecord): Promise<void> {
-  const job = { type: 'delete-workspace-content' as const, workspaceId: workspace.id, folderIds: [workspace.rootFolderId, workspace.archiveFolderId] };
+  const job = {
+    type: 'delete-workspace-content' as const,
+    workspaceId: workspace.id,
+    folderIds: [workspace.rootFolderId, workspace.archiveFolderId],
+  };
   try {
     await enqueueConversion(job);
   } catch (error) {
@@ -24,7 +28,8 @@ export async function deleteWorkspaceContentLater(workspace: WorkspaceRecord): P
 /**
  * Removes a deleted workspace's installations with their publicKey claims (so no embedded client
  * can exchange a token for it any more) and its webhook registrations (nothing is delivered for it
- * any more), then its folders (its root and archive) with everything below them: markups first, through `deleteItemRecords`, so their files, conversations and
+ * any more), then its folders (its root and archive) with everything below them: markups first, through `deleteItemRecords`, so their
+ * files, conversations and
  * originals go and their bytes leave the organization's counters exactly once; then folders,
  * deepest level first. Running it again finishes what a cut-short run left. A workspace that is
  * not deleted is left alone.

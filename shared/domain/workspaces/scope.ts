@@ -34,7 +34,10 @@ export async function resolveWorkspace(
  * to end users): the workspace and the caller's workspace role there (`authorizeMember`), which
  * decides what roles the caller may give or take.
  */
-export async function resolveWorkspaceForMember(principal: Principal, requestedId: string | undefined): Promise<{ workspace: WorkspaceRecord; role: Role }> {
+export async function resolveWorkspaceForMember(
+  principal: Principal,
+  requestedId: string | undefined,
+): Promise<{ workspace: WorkspaceRecord; role: Role }> {
   const workspace = await findWorkspace(principal, requestedId, false);
   return { workspace, role: await authorizeMember(principal, workspace) };
 }
@@ -43,7 +46,10 @@ async function findWorkspace(principal: Principal, requestedId: string | undefin
   if (principal.scope === 'workspace') {
     // The workspace a workspace key names lies in its organization: only the workspace can differ.
     if (requestedId !== undefined && !inScope(principal, { id: requestedId, organizationId: principal.organizationId })) {
-      throw new ForbiddenError(`This ${credentialOf(principal)} is scoped to workspace ${principal.workspaceId} and cannot act on workspace ${requestedId}.`, 'workspace-out-of-scope');
+      throw new ForbiddenError(
+        `This ${credentialOf(principal)} is scoped to workspace ${principal.workspaceId} and cannot act on workspace ${requestedId}.`,
+        'workspace-out-of-scope',
+      );
     }
     // Consistent: a move out of the workspace (`movesOut`) shows in its lists from the move's answer on.
     const own = await getWorkspace(principal.workspaceId, true);
@@ -52,7 +58,10 @@ async function findWorkspace(principal: Principal, requestedId: string | undefin
   }
   let workspaceId = requestedId;
   if (workspaceId === undefined && principal.kind === 'session') {
-    throw new BadRequestError('workspaceId is required with a session token: name the workspace (one the signed-in member belongs to).', 'workspace-id-required');
+    throw new BadRequestError(
+      'workspaceId is required with a session token: name the workspace (one the signed-in member belongs to).',
+      'workspace-id-required',
+    );
   }
   if (workspaceId === undefined && useDefault && principal.organizationId !== undefined) {
     workspaceId = (await getOrganization(principal.organizationId))?.defaultWorkspaceId ?? undefined;

@@ -66,7 +66,11 @@ export async function createWorkspace(
       return (await insertWorkspace(record, extraItems(record))) ? record : AGAIN;
     },
     // The next candidate at once: a taken slug stays taken.
-    { attempts: SLUG_ATTEMPTS, baseMs: 0, exhausted: () => new ConflictError(`Could not find a free slug for "${name}"; choose one with PATCH /workspace.`) },
+    {
+      attempts: SLUG_ATTEMPTS,
+      baseMs: 0,
+      exhausted: () => new ConflictError(`Could not find a free slug for "${name}"; choose one with PATCH /workspace.`),
+    },
   );
 }
 
@@ -74,13 +78,18 @@ export async function createWorkspace(
  * Renames a workspace and/or changes its slug (which counts as activity); a slug taken in the
  * organization is a 409. With `ifMatch`, the write holds only at the version read (else 412).
  */
-export async function updateWorkspace(current: WorkspaceRecord, changes: { name?: string; slug?: string }, ifMatch?: IfMatch): Promise<WorkspaceRecord> {
+export async function updateWorkspace(
+  current: WorkspaceRecord,
+  changes: { name?: string; slug?: string },
+  ifMatch?: IfMatch,
+): Promise<WorkspaceRecord> {
   const subject = `Workspace ${current.id}`;
   requireVersion(ifMatch, current.version, subject);
   const now = new Date().toISOString();
   const next: WorkspaceRecord = { ...current, ...definedOnly(changes), modifiedAt: now, lastActivityAt: now, version: current.version + 1 };
   const outcome = await writeWorkspaceChange(current, next, { expectedVersion: ifMatch ? current.version : undefined });
-  if (outcome === 'slug-taken') throw new ConflictError(`The slug "${next.slug}" is already used by another workspace of this organization.`);
+  if (outcome === 'slug-taken')
+    throw new ConflictError(`The slug "${next.slug}" is already used by another workspace of this organization.`);
   if (outcome === 'gone') throw ifMatch ? staleVersion(subject) : new NotFoundError(`${subject} does not exist.`);
   return next;
 }
@@ -88,7 +97,9 @@ export async function updateWorkspace(current: WorkspaceRecord, changes: { name?
 export async function deleteWorkspace(workspace: WorkspaceRecord, ifMatch?: IfMatch): Promise<void> {
   const subject = `Workspace ${workspace.id}`;
   requireVersion(ifMatch, workspace.version, subject);
-  const deleted = await markWorkspaceDeleted(workspace, new Date().toISOString(), { expectedVersion: ifMatch ? workspace.version : undefined });
+  const deleted = await markWorkspaceDeleted(workspace, new Date().toISOString(), {
+    expectedVersion: ifMatch ? workspace.version : undefined,
+  });
   if (!deleted) throw ifMatch ? staleVersion(subject) : new NotFoundError(`${subject} does not exist.`);
   await clearDefaultWorkspace(workspace.organizationId, workspace.id);
   // Its markups and files go in the worker, which frees their bytes; until then they count.
@@ -99,7 +110,10 @@ export async function deleteWorkspace(workspace: WorkspaceRecord, ifMatch?: IfMa
 export async function requireStorageFeature(organizationId: string): Promise<void> {
   const plan = await getPlan(organizationId);
   if (!plan.storageFeatureEnabled) {
-    throw new FeatureNotEnabledError('storage', "The organization's plan does not include the storage feature (original-file storage and storage reports).");
+    throw new FeatureNotEnabledError(
+      'storage',
+      "The organization's plan does not include the storage feature (original-file storage and storage reports).",
+    );
   }
 }
 

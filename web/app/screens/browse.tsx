@@ -21,7 +21,8 @@ import {
 import { ErrorMessage, Loading } from '../components.js';
 
 /** Where a folder opens in the app. */
-export const folderPath = (workspaceId: string, folderId: string) => `/workspaces/${encodeURIComponent(workspaceId)}/folders/${encodeURIComponent(folderId)}`;
+export const folderPath = (workspaceId: string, folderId: string) =>
+  `/workspaces/${encodeURIComponent(workspaceId)}/folders/${encodeURIComponent(folderId)}`;
 
 export interface BrowserProps {
   token: string;
@@ -69,7 +70,17 @@ export function FolderBrowser(props: BrowserProps) {
   const label = workspace.name;
   return (
     <div class="browser">
-      <SearchForm label={label} onSearch={(query) => searchMarkups(token, workspace.id, query).then((markups) => setResults({ query, markups }), (failure: unknown) => fail(failure, 'Searching failed.'))} onClear={() => setResults(undefined)} searching={!!results} />
+      <SearchForm
+        label={label}
+        onSearch={(query) =>
+          searchMarkups(token, workspace.id, query).then(
+            (markups) => setResults({ query, markups }),
+            (failure: unknown) => fail(failure, 'Searching failed.'),
+          )
+        }
+        onClear={() => setResults(undefined)}
+        searching={!!results}
+      />
       {props.canCreate ? <CreateControls {...props} onCreated={reload} onError={fail} /> : null}
       {error ? <ErrorMessage detail={error} /> : null}
       {results ? (
@@ -78,7 +89,10 @@ export function FolderBrowser(props: BrowserProps) {
         <EntryList
           entries={entries}
           {...props}
-          moveTargets={[...props.moveTargets, ...entries.filter((entry) => entry.kind === 'folder').map((entry) => ({ id: entry.item.id, name: entry.item.name }))]}
+          moveTargets={[
+            ...props.moveTargets,
+            ...entries.filter((entry) => entry.kind === 'folder').map((entry) => ({ id: entry.item.id, name: entry.item.name })),
+          ]}
           onChanged={reload}
           onError={fail}
         />
@@ -89,7 +103,17 @@ export function FolderBrowser(props: BrowserProps) {
   );
 }
 
-function SearchForm({ label, onSearch, onClear, searching }: { label: string; onSearch: (query: string) => Promise<void>; onClear: () => void; searching: boolean }) {
+function SearchForm({
+  label,
+  onSearch,
+  onClear,
+  searching,
+}: {
+  label: string;
+  onSearch: (query: string) => Promise<void>;
+  onClear: () => void;
+  searching: boolean;
+}) {
   const [query, setQuery] = useState('');
   const [busy, setBusy] = useState(false);
   return (
@@ -104,7 +128,13 @@ function SearchForm({ label, onSearch, onClear, searching }: { label: string; on
         void onSearch(query.trim()).finally(() => setBusy(false));
       }}
     >
-      <input type="search" aria-label={`Search markups in ${label}`} placeholder="Search by name or URL" value={query} onInput={(event) => setQuery(event.currentTarget.value)} />
+      <input
+        type="search"
+        aria-label={`Search markups in ${label}`}
+        placeholder="Search by name or URL"
+        value={query}
+        onInput={(event) => setQuery(event.currentTarget.value)}
+      />
       <button type="submit" disabled={busy}>
         Search
       </button>
@@ -128,7 +158,9 @@ function SearchResults({ results }: { results: { query: string; markups: Markup[
   return (
     <section aria-label={`Search results for ${results.query}`}>
       <p class="message" role="status">
-        {results.markups.length === 0 ? `No markup matches “${results.query}”.` : `${results.markups.length} ${results.markups.length === 1 ? 'markup matches' : 'markups match'} “${results.query}”.`}
+        {results.markups.length === 0
+          ? `No markup matches “${results.query}”.`
+          : `${results.markups.length} ${results.markups.length === 1 ? 'markup matches' : 'markups match'} “${results.query}”.`}
       </p>
       <ul class="entries">
         {results.markups.map((markup) => (
@@ -234,14 +266,27 @@ function EntryActions({ entry, token, moveTargets, onChanged, onError }: EntryLi
   }
   if (mode === 'move') {
     return (
-      <MoveForm name={name} targets={targets} busy={busy} onCancel={() => setMode('idle')} onSubmit={(target) => run(() => moveItem(token, entry.item.id, target), 'Moving failed.')} />
+      <MoveForm
+        name={name}
+        targets={targets}
+        busy={busy}
+        onCancel={() => setMode('idle')}
+        onSubmit={(target) => run(() => moveItem(token, entry.item.id, target), 'Moving failed.')}
+      />
     );
   }
   if (mode === 'delete') {
     return (
       <div class="entry-actions" role="group" aria-label={`Delete ${name}?`}>
-        <span class="entry-meta">{entry.kind === 'folder' ? 'Delete this folder and everything in it?' : 'Delete this markup and its comments?'}</span>
-        <button type="button" class="danger" disabled={busy} onClick={() => run(() => deleteItem(token, entry.item.id), 'Deleting failed.')}>
+        <span class="entry-meta">
+          {entry.kind === 'folder' ? 'Delete this folder and everything in it?' : 'Delete this markup and its comments?'}
+        </span>
+        <button
+          type="button"
+          class="danger"
+          disabled={busy}
+          onClick={() => run(() => deleteItem(token, entry.item.id), 'Deleting failed.')}
+        >
           Yes, delete {name}
         </button>
         <button type="button" class="secondary" onClick={() => setMode('idle')}>
@@ -263,7 +308,13 @@ function EntryActions({ entry, token, moveTargets, onChanged, onError }: EntryLi
         </button>
       ) : null}
       {canEdit ? (
-        <button type="button" class="secondary" aria-label={`Archive ${name}`} disabled={busy} onClick={() => run(() => archiveItem(token, entry.item.id), 'Archiving failed.')}>
+        <button
+          type="button"
+          class="secondary"
+          aria-label={`Archive ${name}`}
+          disabled={busy}
+          onClick={() => run(() => archiveItem(token, entry.item.id), 'Archiving failed.')}
+        >
           Archive
         </button>
       ) : null}
@@ -276,7 +327,21 @@ function EntryActions({ entry, token, moveTargets, onChanged, onError }: EntryLi
   );
 }
 
-function NameForm({ label, initial, submit, busy, onSubmit, onCancel }: { label: string; initial: string; submit: string; busy: boolean; onSubmit: (name: string) => void; onCancel?: () => void }) {
+function NameForm({
+  label,
+  initial,
+  submit,
+  busy,
+  onSubmit,
+  onCancel,
+}: {
+  label: string;
+  initial: string;
+  submit: string;
+  busy: boolean;
+  onSubmit: (name: string) => void;
+  onCancel?: () => void;
+}) {
   const [value, setValue] = useState(initial);
   return (
     <form
@@ -287,7 +352,15 @@ function NameForm({ label, initial, submit, busy, onSubmit, onCancel }: { label:
         if (value.trim()) onSubmit(value.trim());
       }}
     >
-      <input type="text" aria-label={label} value={value} required maxLength={255} onInput={(event) => setValue(event.currentTarget.value)} ref={(element) => element?.focus()} />
+      <input
+        type="text"
+        aria-label={label}
+        value={value}
+        required
+        maxLength={255}
+        onInput={(event) => setValue(event.currentTarget.value)}
+        ref={(element) => element?.focus()}
+      />
       <button type="submit" disabled={busy}>
         {submit}
       </button>
@@ -300,7 +373,19 @@ function NameForm({ label, initial, submit, busy, onSubmit, onCancel }: { label:
   );
 }
 
-function MoveForm({ name, targets, busy, onSubmit, onCancel }: { name: string; targets: { id: string; name: string }[]; busy: boolean; onSubmit: (target: string) => void; onCancel: () => void }) {
+function MoveForm({
+  name,
+  targets,
+  busy,
+  onSubmit,
+  onCancel,
+}: {
+  name: string;
+  targets: { id: string; name: string }[];
+  busy: boolean;
+  onSubmit: (target: string) => void;
+  onCancel: () => void;
+}) {
   const [target, setTarget] = useState(targets[0]?.id ?? '');
   return (
     <form
@@ -329,7 +414,13 @@ function MoveForm({ name, targets, busy, onSubmit, onCancel }: { name: string; t
 }
 
 /** New markup from a URL, from files (with upload progress), and a new folder. */
-function CreateControls({ token, workspace, folderId, onCreated, onError }: BrowserProps & { onCreated: () => void; onError: (failure: unknown, fallback: string) => void }) {
+function CreateControls({
+  token,
+  workspace,
+  folderId,
+  onCreated,
+  onError,
+}: BrowserProps & { onCreated: () => void; onError: (failure: unknown, fallback: string) => void }) {
   const [url, setUrl] = useState('');
   const [busy, setBusy] = useState<string>();
   const [uploads, setUploads] = useState<{ name: string; fraction: number }[]>([]);
@@ -368,7 +459,11 @@ function CreateControls({ token, workspace, folderId, onCreated, onError }: Brow
       const made: string[] = [];
       for (const group of markupGroups(files)) {
         const fileIds = await Promise.all(
-          group.map((file) => uploadFile(token, folderId, file, (fraction) => setUploads((current) => current.map((upload) => (upload.name === file.name ? { ...upload, fraction } : upload))))),
+          group.map((file) =>
+            uploadFile(token, folderId, file, (fraction) =>
+              setUploads((current) => current.map((upload) => (upload.name === file.name ? { ...upload, fraction } : upload))),
+            ),
+          ),
         );
         made.push((await createFromFiles(token, { workspaceId: workspace.id, parentFolderId: folderId, fileIds })).name);
       }
@@ -385,13 +480,27 @@ function CreateControls({ token, workspace, folderId, onCreated, onError }: Brow
   return (
     <div class="create-controls">
       <form class="inline-form" aria-label={`New markup from a webpage in ${label}`} onSubmit={fromUrl}>
-        <input type="url" aria-label="Webpage URL" placeholder="https://example.com/" required value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
+        <input
+          type="url"
+          aria-label="Webpage URL"
+          placeholder="https://example.com/"
+          required
+          value={url}
+          onInput={(event) => setUrl(event.currentTarget.value)}
+        />
         <button type="submit" disabled={busy === 'url'}>
           Add webpage
         </button>
       </form>
       <form class="inline-form" aria-label={`New markup from files in ${label}`} onSubmit={fromFiles}>
-        <input type="file" name="files" aria-label="Files to upload" multiple required accept="image/*,application/pdf,video/*,.tif,.tiff,.psd,.eps" />
+        <input
+          type="file"
+          name="files"
+          aria-label="Files to upload"
+          multiple
+          required
+          accept="image/*,application/pdf,video/*,.tif,.tiff,.psd,.eps"
+        />
         <button type="submit" disabled={busy === 'files'}>
           Upload files
         </button>
@@ -414,7 +523,17 @@ function CreateControls({ token, workspace, folderId, onCreated, onError }: Brow
   );
 }
 
-function NewFolder({ token, folderId, onCreated, onError }: { token: string; folderId: string; onCreated: () => void; onError: (failure: unknown, fallback: string) => void }) {
+function NewFolder({
+  token,
+  folderId,
+  onCreated,
+  onError,
+}: {
+  token: string;
+  folderId: string;
+  onCreated: () => void;
+  onError: (failure: unknown, fallback: string) => void;
+}) {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   if (!open) {

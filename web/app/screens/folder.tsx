@@ -4,7 +4,17 @@ import { ErrorMessage, Loading, ScreenHeading } from '../components.js';
 import { FolderBrowser, folderPath } from './browse.js';
 
 /** `/workspaces/{workspaceId}/folders/{folderId}`: one folder, the way back up, and its contents. */
-export function FolderScreen({ workspaceId, folderId, token, onUnauthorized }: { workspaceId: string; folderId: string; token: string; onUnauthorized: () => void }) {
+export function FolderScreen({
+  workspaceId,
+  folderId,
+  token,
+  onUnauthorized,
+}: {
+  workspaceId: string;
+  folderId: string;
+  token: string;
+  onUnauthorized: () => void;
+}) {
   const [loaded, setLoaded] = useState<{ workspace: WorkspaceMembership; folder: FolderWithAncestors }>();
   const [error, setError] = useState<string>();
 
@@ -49,7 +59,10 @@ export function FolderScreen({ workspaceId, folderId, token, onUnauthorized }: {
   }
   const { workspace, folder } = loaded;
   const isRoot = folder.id === workspace.rootFolderId;
-  const trail = folder.ancestors.map((ancestor) => ({ id: ancestor.id, name: ancestor.id === workspace.rootFolderId ? workspace.name : ancestor.name }));
+  const trail = folder.ancestors.map((ancestor) => ({
+    id: ancestor.id,
+    name: ancestor.id === workspace.rootFolderId ? workspace.name : ancestor.name,
+  }));
   return (
     <main>
       <nav aria-label="Breadcrumb">

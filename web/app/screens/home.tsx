@@ -43,7 +43,14 @@ export function Home({ token, onUnauthorized }: { token: string; onUnauthorized:
               </h2>
               <span class="role">Your role: {workspace.role}</span>
             </div>
-            <FolderBrowser token={token} workspace={workspace} folderId={workspace.rootFolderId} canCreate={workspace.role !== 'viewer'} moveTargets={[]} onUnauthorized={onUnauthorized} />
+            <FolderBrowser
+              token={token}
+              workspace={workspace}
+              folderId={workspace.rootFolderId}
+              canCreate={workspace.role !== 'viewer'}
+              moveTargets={[]}
+              onUnauthorized={onUnauthorized}
+            />
           </section>
         ))
       )}

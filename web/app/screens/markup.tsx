@@ -9,7 +9,8 @@ import { ErrorMessage, Loading, ScreenHeading } from '../components.js';
 const FIRST_POLL_MS = 1000;
 const MAX_POLL_MS = 5_000;
 
-const converting = (markup: Markup) => markup.type !== 'webpage' && (markup.isReady === false || markup.conversionStatus === 'pending') && markup.conversionStatus !== 'failed';
+const converting = (markup: Markup) =>
+  markup.type !== 'webpage' && (markup.isReady === false || markup.conversionStatus === 'pending') && markup.conversionStatus !== 'failed';
 /** A webpage whose full-page screenshots are still rendering: the board shows the others and is read again the same way. */
 const rendering = (markup: Markup) => markup.type === 'webpage' && (markup.pageScreenshots ?? []).some((shot) => shot.state === 'pending');
 
@@ -61,7 +62,11 @@ export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token:
         setMarkup(result);
         if (result.type === 'webpage' && !viewModesRead) {
           viewModesRead = true;
-          setViewModes(await boardTransport(request).viewModes(id).catch(() => []));
+          setViewModes(
+            await boardTransport(request)
+              .viewModes(id)
+              .catch(() => []),
+          );
         }
         clearTimeout(timer);
         if (converting(result) || rendering(result)) timer = setTimeout(() => void load(Math.min(MAX_POLL_MS, delay * 1.5)), delay);
@@ -121,7 +126,12 @@ export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token:
 function ConversionProgress({ markup }: { markup: Markup }) {
   const progress = markup.conversionProgress;
   const work = markup.type === 'pdf' ? 'PDF into pages' : markup.type === 'video' ? 'video for the web' : 'file into images';
-  const pages = progress?.pagesConverted === undefined ? '' : progress.pageCount ? ` ${progress.pagesConverted} of ${progress.pageCount} pages done.` : ` ${progress.pagesConverted} ${progress.pagesConverted === 1 ? 'page' : 'pages'} done.`;
+  const pages =
+    progress?.pagesConverted === undefined
+      ? ''
+      : progress.pageCount
+        ? ` ${progress.pagesConverted} of ${progress.pageCount} pages done.`
+        : ` ${progress.pagesConverted} ${progress.pagesConverted === 1 ? 'page' : 'pages'} done.`;
   const percent = progress?.percent;
   return (
     <div class="card">
