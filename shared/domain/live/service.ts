@@ -231,11 +231,11 @@ async function deliverEvent(
   const seq = seqOf(event);
   const { markupId } = event;
   if (!markupId || seq === undefined) return;
-  // Built now whether or not anyone listens, so the log's body (built once) is the markup as the change left it.
-  const body = await eventBody(event);
   const subscriptions = await liveSubscriptionsOf(markupId);
   if (subscriptions.length === 0) return;
-  const text = eventMessageText(markupId, seq, body);
+  // Built at the first delivery, live or webhook, like every event body (docs/webhooks.md): never
+  // for a markup nobody listens to, so a record deleted before any delivery is null in the body.
+  const text = eventMessageText(markupId, seq, await eventBody(event));
   // A markup moved into another workspace is authorized again for each credential; a refused subscription ends.
   const moved = new Map<string, ReturnType<typeof readRefusal>>();
   await forEachLimit(subscriptions, DELIVERY_CONCURRENCY, async (subscription) => {
