@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../shared/config.js';
+import { getConfig, resetConfig } from '../../shared/config.js';
 import { failIfArmed, InjectedFault, installFaultHook, takeArmedFault } from '../../shared/db/core/faults.js';
 import { useFakeDb } from '../support/fake-db.js';
 
@@ -53,7 +53,7 @@ describe('fault points: hooks only the local stack installs', () => {
     expect(db.sent).toHaveLength(2);
     expect(db.sent[0]).toEqual({
       name: 'DeleteCommand',
-      input: { TableName: 'unit-table', Key: { PK: 'FAULT#before-work-enqueue#ws-1', SK: 'FAULT' }, ReturnValues: 'ALL_OLD' },
+      input: { TableName: getConfig().tableName, Key: { PK: 'FAULT#before-work-enqueue#ws-1', SK: 'FAULT' }, ReturnValues: 'ALL_OLD' },
     });
   });
 });
