@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { chromium as playwright, type Page } from 'playwright-core';
-import { findChromium } from '../shared/render/chromium.js';
+import { findChromium, QUIET_CHROMIUM_FLAGS } from '../shared/render/chromium.js';
 import { KINDS, makeCorpus, makePair, UNDECIDABLE, type Kind } from './anchoring-corpus.js';
 
 /**
@@ -14,15 +14,6 @@ import { KINDS, makeCorpus, makePair, UNDECIDABLE, type Kind } from './anchoring
  * and to locate them again after a mutation (median of BENCH_ANCHOR_RUNS), and the module's size.
  */
 const ENTRY = fileURLToPath(new URL('../web/anchoring/index.ts', import.meta.url));
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** Targets of issue 31: at least 95% right where the element stays, never a wrong one. */
 const MIN_RIGHT = 0.95;
 const MAX_RELOCATE_MS = 50;
@@ -166,7 +157,7 @@ export async function benchAnchoring(options: { pairsPerKind: number; firstSeed?
     return;
   }
   const script = await bundleAnchoring('iife');
-  const browser = await playwright.launch({ executablePath: chromium.path, headless: true, args: FLAGS });
+  const browser = await playwright.launch({ executablePath: chromium.path, headless: true, args: [...QUIET_CHROMIUM_FLAGS] });
   try {
     const page = await browser.newPage();
     await benchCorpus(page, script, options.pairsPerKind, options.firstSeed ?? 1);

@@ -43,6 +43,22 @@ export class RenderError extends Error {
 }
 
 /**
+ * The flags of a Chromium that talks to nobody by itself: no sandbox (containers), no GPU, no QUIC,
+ * no first-run, background networking, component updates or sync (this machine's closed network
+ * otherwise makes Chromium retry forever). Renders add their guards (guardedArgs); the browser tests
+ * and the anchoring bench start with these alone.
+ */
+export const QUIET_CHROMIUM_FLAGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
  * The flags every render starts Chromium with: a fresh profile in `dir`, background networking off
  * (this machine's closed network otherwise makes Chromium retry forever), and every connection
  * through the guarded proxy at `proxyUrl` (see renderThumbnail).
@@ -51,16 +67,10 @@ export function guardedArgs(chromium: ChromiumBinary, dir: string, proxyUrl: str
   return [
     ...chromium.args.filter((flag) => !flag.startsWith('--window-size') && !flag.startsWith('--headless')),
     '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
+    ...QUIET_CHROMIUM_FLAGS,
     '--disable-dev-shm-usage',
     '--hide-scrollbars',
     '--mute-audio',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--disable-quic',
     '--disable-extensions',
     `--proxy-server=${proxyUrl}`,
     '--proxy-bypass-list=<-loopback>',

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { chromium as playwright, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../../shared/render/chromium.js';
+import { findChromium, QUIET_CHROMIUM_FLAGS } from '../../shared/render/chromium.js';
 
 /**
  * The embeddable client's anchoring (issue 31 part 3, web/anchoring) in Debian's Chromium: the
@@ -17,15 +17,6 @@ const chromium = await findChromium({ chromiumPath: process.env.CHROMIUM_PATH })
 if (!chromium)
   console.warn('anchoring-browser: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the real-browser tests are skipped');
 
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:";
 
 /** A shop page as a framework renders it: hashed classes, counter ids, no whitespace between elements, one test id. */
@@ -100,7 +91,7 @@ describe.skipIf(!chromium)('anchoring in Chromium', () => {
       logLevel: 'error',
     });
     served = await serve(bundled.outputFiles[0]!.text);
-    browser = await playwright.launch({ executablePath: chromium!.path, headless: true, args: FLAGS });
+    browser = await playwright.launch({ executablePath: chromium!.path, headless: true, args: [...QUIET_CHROMIUM_FLAGS] });
     page = await browser.newPage();
     page.on('console', (message) => {
       if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());

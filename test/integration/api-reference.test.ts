@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { chromium as playwright, type Browser, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { routeGroups } from '../../functions/registry.js';
-import { findChromium } from '../../shared/render/chromium.js';
+import { findChromium, QUIET_CHROMIUM_FLAGS } from '../../shared/render/chromium.js';
 import { call } from '../support/api.js';
 import { eventually } from '../support/polling.js';
 
@@ -19,16 +19,6 @@ import { eventually } from '../support/polling.js';
 const chromium = await findChromium({ chromiumPath: process.env.CHROMIUM_PATH });
 if (!chromium)
   console.warn('api-reference: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the real-browser test is skipped');
-
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** How the page shows a summary: Markdown code marks dropped, whitespace collapsed. */
 const plain = (text: string) => text.replace(/`/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
@@ -74,7 +64,7 @@ describe.skipIf(!chromium)('the API reference in Chromium, with no network beyon
   let browser: Browser;
 
   beforeAll(async () => {
-    browser = await playwright.launch({ executablePath: chromium!.path, headless: true, args: FLAGS });
+    browser = await playwright.launch({ executablePath: chromium!.path, headless: true, args: [...QUIET_CHROMIUM_FLAGS] });
   });
 
   afterAll(async () => {

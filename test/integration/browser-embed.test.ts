@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium as playwright, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { findChromium } from '../../shared/render/chromium.js';
+import { findChromium, QUIET_CHROMIUM_FLAGS } from '../../shared/render/chromium.js';
 import { call, makeOrganization, VERSION, type Org } from '../support/api.js';
 import { customerJwt, makeCustomerKeys, makeInstallation } from '../support/customer-jwts.js';
 import { makeTypedMarkup, threadBody } from '../support/threads.js';
@@ -20,16 +20,6 @@ import { makeTypedMarkup, threadBody } from '../support/threads.js';
 const chromium = await findChromium({ chromiumPath: process.env.CHROMIUM_PATH });
 if (!chromium)
   console.warn('browser-embed: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the real-browser test is skipped');
-
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** What the page does: exchange the JWT, then open the thread with the exchange token; it reports each step. */
 const PAGE = `<!doctype html><html><body><script>
@@ -71,7 +61,11 @@ describe.skipIf(!chromium)('an embedded client in Chromium, across origins (issu
   beforeAll(async () => {
     [allowed, refused] = await Promise.all([servePage(), servePage()]);
     userDataDir = mkdtempSync(join(tmpdir(), 'browser-embed-'));
-    context = await playwright.launchPersistentContext(userDataDir, { executablePath: chromium!.path, headless: true, args: FLAGS });
+    context = await playwright.launchPersistentContext(userDataDir, {
+      executablePath: chromium!.path,
+      headless: true,
+      args: [...QUIET_CHROMIUM_FLAGS],
+    });
   });
 
   afterAll(async () => {

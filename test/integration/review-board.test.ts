@@ -12,7 +12,7 @@ import { recordConversionProgress } from '../../shared/db/conversion-progress.js
 import type { MarkupRecord } from '../../shared/db/items.js';
 import { pendingPageScreenshots } from '../../shared/db/page-screenshots.js';
 import { VIEW_MODES } from '../../shared/domain/markups/view-modes.js';
-import { findChromium } from '../../shared/render/chromium.js';
+import { findChromium, QUIET_CHROMIUM_FLAGS } from '../../shared/render/chromium.js';
 import { call, makeOrganization, type Org } from '../support/api.js';
 import { conversionClients, makePendingMarkup, sendJob } from '../support/conversion-jobs.js';
 import { makeMember } from '../support/members.js';
@@ -35,16 +35,6 @@ const chromium = await findChromium({ chromiumPath: process.env.CHROMIUM_PATH })
 if (!chromium)
   console.warn('review-board: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH): the real-browser tests are skipped');
 
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--autoplay-policy=no-user-gesture-required',
-];
 const baseUrl = () => inject('localStack').stack.baseUrl;
 
 /** A picture worth looking at in a screenshot: a gradient with a label, as PNG. */
@@ -75,7 +65,7 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
   const screenshotDir = mkdtempSync(join(tmpdir(), 'review-board-'));
 
   beforeAll(async () => {
-    browser = await playwright.launch({ executablePath: chromium!.path, headless: true, args: FLAGS });
+    browser = await playwright.launch({ executablePath: chromium!.path, headless: true, args: [...QUIET_CHROMIUM_FLAGS] });
     org = await makeOrganization('Review board org');
     console.info(`review-board: screenshots in ${screenshotDir}`);
   });

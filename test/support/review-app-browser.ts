@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
-import { findChromium } from '../../shared/render/chromium.js';
+import { findChromium, QUIET_CHROMIUM_FLAGS } from '../../shared/render/chromium.js';
 import { signInLinks } from './sign-in.js';
 
 /**
@@ -22,19 +22,10 @@ export function chromiumMissing(file: string): boolean {
   return !chromium;
 }
 
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 export const baseUrl = () => inject('localStack').stack.baseUrl;
 
-export const launchBrowser = (): Promise<Browser> => playwright.launch({ executablePath: chromium!.path, headless: true, args: FLAGS });
+export const launchBrowser = (): Promise<Browser> =>
+  playwright.launch({ executablePath: chromium!.path, headless: true, args: [...QUIET_CHROMIUM_FLAGS] });
 
 export interface Watched {
   context: BrowserContext;
