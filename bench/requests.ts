@@ -20,6 +20,7 @@ import { policyUsableUntilEpoch } from '../shared/storage/upload-policy.js';
 import { getDb, getSqs } from '../shared/clients.js';
 import { getConfig } from '../shared/config.js';
 import { apiKeyKey } from '../shared/db/api-keys.js';
+import { withBackoff } from '../shared/db/core/backoff.js';
 import { isConditionFailure, isTransactionConflict } from '../shared/db/core/errors.js';
 import { fromItem, itemKey, markupCommentUpdate, workspaceMarkupsPartition, type MarkupRecord } from '../shared/db/items.js';
 import { markupPartition } from '../shared/db/markup-records.js';
@@ -641,19 +642,18 @@ function replyRecord(markup: MarkupRecord, threadId: string, userId: string, con
  * A transaction built from reads, read and built again while it collides with another one or a
  * condition on what it read failed (a concurrent writer moved it), as the request's fromFreshReads does.
  */
-async function transactFromFreshReads(
-  build: () => Promise<TransactItem[]>,
-  retryable: (error: TransactionCanceledException) => boolean = (error) => isTransactionConflict(error) || isConditionFailure(error),
-): Promise<void> {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
+async function transactFromFreshReads(build: () => Promise<TransactItem[]>): Promise<void> {
+  await withBackoff(
+    async () => {
       await getDb().send(new TransactWriteCommand({ TransactItems: await build() }));
-      return;
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException) || !retryable(error) || attempt >= 20) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 10 * 2 ** attempt)));
-    }
-  }
+    },
+    {
+      attempts: 21,
+      baseMs: 10,
+      capMs: 250,
+      retryOn: (error) => error instanceof TransactionCanceledException && (isTransactionConflict(error) || isConditionFailure(error)),
+    },
+  );
 }
 
 /** Fails the bench when a floor makes other DynamoDB calls than its request, or in another order; prints the calls when they match. */
