@@ -75,7 +75,8 @@ async function attach(key: string, threadId: string, file: FileSpec, extra: Reco
 
 /** Polls GET screenshot until the conversion worker is done with it (isProcessing false). */
 async function waitUntilProcessed(key: string, threadId: string): Promise<any> {
-  const deadline = Date.now() + 20_000;
+  // A full run queues this job behind video and PDF conversions on a loaded machine: a minute, under the tests' 90 s.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const response = await call('GET', `/threads/${threadId}/screenshot`, { key });
     expect(response.status).toBe(200);
@@ -111,7 +112,7 @@ const problemOf = (response: { status: number; headers: Headers; body: any }) =>
   detail: response.body.detail as string,
 });
 
-describe('screenshot flow: policy, post to storage, PUT screenshot, GET screenshot (Threads: Screenshot flow)', () => {
+describe('screenshot flow: policy, post to storage, PUT screenshot, GET screenshot (Threads: Screenshot flow)', { timeout: 90_000 }, () => {
   it('attaches a posted screenshot, answers it processing, and the worker makes a thumbnail inside 400x300', async () => {
     const { org, threadId } = await makeThreadFixture();
     const bytes = await pngBytes(1200, 800);
@@ -181,7 +182,7 @@ describe('screenshot flow: policy, post to storage, PUT screenshot, GET screensh
   });
 });
 
-describe('PUT screenshot replaces (Threads: "PUT attaches or replaces")', () => {
+describe('PUT screenshot replaces (Threads: "PUT attaches or replaces")', { timeout: 90_000 }, () => {
   it('replaces the screenshot, deletes the old file and counts only the new one in storage', async () => {
     const { org, threadId } = await makeThreadFixture();
     const first = await attach(org.workspaceKey, threadId, { bytes: await pngBytes(60, 40) });
@@ -212,7 +213,7 @@ describe('PUT screenshot replaces (Threads: "PUT attaches or replaces")', () => 
   });
 });
 
-describe('screenshot processing failure (Events: comment_screenshot_failed)', () => {
+describe('screenshot processing failure (Events: comment_screenshot_failed)', { timeout: 90_000 }, () => {
   it('ends a corrupt image with isProcessing false, a processingError and the comment_screenshot_failed event', async () => {
     const { org, markup, threadId } = await makeThreadFixture();
 
