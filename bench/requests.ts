@@ -23,10 +23,9 @@ import { apiKeyKey } from '../shared/db/api-keys.js';
 import { withBackoff } from '../shared/db/core/backoff.js';
 import { isConditionFailure, isTransactionConflict } from '../shared/db/core/errors.js';
 import { fromItem, itemKey, markupCommentUpdate, workspaceMarkupsPartition, type MarkupRecord } from '../shared/db/items.js';
-import { markupPartition } from '../shared/db/markup-records.js';
 import { planKey, savePlan, getPlan } from '../shared/db/plans.js';
 import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../shared/db/messages.js';
-import { readMarkKey, toReadMarkItem } from '../shared/db/read-marks.js';
+import { readMarkKey, readMarksUpdate } from '../shared/db/read-marks.js';
 import { getThreadIndexState, readIndexRange, threadIndexWrites } from '../shared/db/thread-index.js';
 import {
   nextThreadNumber,
@@ -233,22 +232,19 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
         .sort((a, b) => a.position.localeCompare(b.position))
         .slice(0, 50)
         .map((entry) => entry.threadId);
-      const pageThreads = await batchGet(
-        ids.map((id) => threadKey(listMarkupId, id)),
-        { consistent: true },
-      );
-      const messageKeys = pageThreads.flatMap((thread) =>
-        (thread.messageIds as string[]).map((id) => ({ PK: markupPartition(listMarkupId), SK: `THREAD#${thread.id as string}#MSG#${id}` })),
-      );
-      const pageMessages = await batchGet(messageKeys, { consistent: true });
-      const subjects = [...pageThreads, ...pageMessages].map((item) => item.id as string);
+      // The page's threads (each with its copy of its messages) beside the caller's marks on them
+      // (one key a thread), then their authors.
       await Promise.all([
-        db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } })),
         batchGet(
-          subjects.map((id) => readMarkKey(listMarkupId, userId, id)),
+          ids.map((id) => threadKey(listMarkupId, id)),
+          { consistent: true },
+        ),
+        batchGet(
+          ids.map((id) => readMarkKey(listMarkupId, userId, id)),
           { consistent: true },
         ),
       ]);
+      await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } }));
     },
   };
   const createMessage: Scenario = {
@@ -272,7 +268,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
         // One transaction: the change, the thread index's move (activity), the event's outbox item and its place in the markup's log.
         return [
           markupCommentUpdate(markup, { at, open: true }),
-          threadRevisionUpdate(thread, at, thread.messageIds ? { messageIds: [...thread.messageIds, message.id] } : {}),
+          threadRevisionUpdate(thread, at, { message: { put: message } }),
           putNew(toMessageItem(message)),
           putNew(
             toMessageReferenceItem({
@@ -283,16 +279,16 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
               messageId: message.id,
             }),
           ),
-          put(
-            toReadMarkItem(markup.id, {
+          readMarksUpdate(markup.id, [
+            {
               userId,
               subject: 'message',
               subjectId: message.id,
               threadId: target.threadId,
               seenRevision: message.threadRevision,
               seenAt: at,
-            }),
-          ),
+            },
+          ]),
           ...threadIndexWrites(markup, thread, { ...thread, lastActivityAt: at }),
           put({
             PK: `BENCH#${stack.workspaceId}#EVENTS`,
@@ -345,6 +341,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
           priority: null,
           revision: 1,
           messageIds: [message.id],
+          messages: [message],
           annotations: null,
           width: null,
           height: null,
@@ -359,8 +356,10 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
           putNew(toThreadReferenceItem(reference)),
           putNew(toMessageItem(message)),
           putNew(toMessageReferenceItem({ ...reference, messageId: message.id })),
-          put(toReadMarkItem(markupId, { userId, subject: 'thread', subjectId: threadId, threadId, seenRevision: 1, seenAt: at })),
-          put(toReadMarkItem(markupId, { userId, subject: 'message', subjectId: message.id, threadId, seenRevision: 1, seenAt: at })),
+          readMarksUpdate(markupId, [
+            { userId, subject: 'thread', subjectId: threadId, threadId, seenRevision: 1, seenAt: at },
+            { userId, subject: 'message', subjectId: message.id, threadId, seenRevision: 1, seenAt: at },
+          ]),
           ...(thread.viewModeId ? [viewModeCountUpdate(markupId, thread.viewModeId, 1)] : []),
           ...threadIndexWrites(markup, undefined, thread, { initialize: number === 1 }),
           put({

@@ -110,7 +110,7 @@ export async function benchThreadPages(stack: StackInfo, options: ThreadPagesOpt
     if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
     return response.json() as Promise<{ data: any }>;
   };
-  const seeded = async (size: number, layout: 'old' | 'indexed') => {
+  const seeded = async (size: number, layout: 'old' | 'current') => {
     const { id } = (await call('POST', '/markups/url', { url: `https://example.com/pages-${size}-${randomUUID()}` })).data;
     const markup = fromItem(
       (await getDb().send(new GetCommand({ TableName, Key: itemKey(id), ConsistentRead: true }))).Item!,
@@ -119,7 +119,7 @@ export async function benchThreadPages(stack: StackInfo, options: ThreadPagesOpt
     return markup;
   };
   const markups: { size: number; markupId: string }[] = [];
-  for (const size of sizes) markups.push({ size, markupId: (await seeded(size, 'indexed')).id });
+  for (const size of sizes) markups.push({ size, markupId: (await seeded(size, 'current')).id });
   const old = await seeded(50, 'old');
 
   const results: Measurement[] = [];

@@ -1,11 +1,26 @@
+import { getConfig } from '../config.js';
 import { markupPartition } from './markup-records.js';
 import { queryPrefix } from './core/paging.js';
-import { recordOf } from './core/table.js';
-import { batchGet } from './core/transact.js';
+import { batchDelete, batchGet, updateIfConditionHolds, type TransactItem } from './core/transact.js';
 
 /**
- * Read marks live in the markup's partition keyed by user first (`READ#<userId>#<subjectId>`), so
- * the thread list reads one user's marks of a markup with one Query.
+ * Read marks: what one user has seen of one markup's threads, in the markup's partition, one item
+ * per (user, thread) keyed by user first (`READ#<userId>#<threadId>`), so
+ * - a page of threads reads the caller's state of its threads with one BatchGet of one key per
+ *   thread, started beside the threads' own BatchGet (it needs only their ids);
+ * - one user's marks on a whole markup are one Query (`READ#<userId>#`, the unread counts).
+ *
+ * The item holds the thread's mark in the attributes a thread mark always had (`seenRevision`,
+ * `seenAt`, `subject: 'thread'`; absent until the thread itself is marked) and each message's mark
+ * as an attribute of its own, `m:<messageId>` = `{ seenRevision, seenAt }`. Every mark is written
+ * by an UpdateItem of the attributes it sets, never a Put, so marking the thread keeps the message
+ * marks and the reverse.
+ *
+ * Migration. Before layout 3 of the thread index (`thread-index.ts`), a message's mark was an item
+ * of its own (`READ#<userId>#<messageId>`, `subject: 'message'`). Readers of one thread or message
+ * still read those keys too (`getReadMarksOf`'s `legacyMessageIds`), and so does a page of a markup
+ * not yet at layout 3; `threads backfill` folds them into the thread's item (`foldLegacyReadMarks`)
+ * before it moves the markup to layout 3.
  */
 
 /** When one user last saw a thread (marked it read) or one message. */
@@ -22,44 +37,188 @@ export interface ReadMark {
 }
 
 const readMarkPrefix = (userId: string) => `READ#${userId}#`;
+const MESSAGE_MARK = 'm:';
+/** The item of one user's marks on one thread (and, before layout 3, of one message's mark: `subjectId` a message id). */
 export const readMarkKey = (markupId: string, userId: string, subjectId: string) => ({
   PK: markupPartition(markupId),
   SK: `${readMarkPrefix(userId)}${subjectId}`,
 });
 
-export function toReadMarkItem(markupId: string, mark: ReadMark): Record<string, unknown> {
-  return { ...readMarkKey(markupId, mark.userId, mark.subjectId), entity: 'ReadMark', markupId, ...mark };
+/** The marks one stored item holds: a legacy message mark, or a thread's item with its thread mark and message marks. */
+function marksOf(item: Record<string, unknown>): ReadMark[] {
+  const userId = item.userId as string;
+  const threadId = item.threadId as string;
+  if (item.subject === 'message')
+    return [
+      {
+        userId,
+        subject: 'message',
+        subjectId: item.subjectId as string,
+        threadId,
+        seenRevision: Number(item.seenRevision),
+        seenAt: Number(item.seenAt),
+      },
+    ];
+  const marks: ReadMark[] = [];
+  if (item.seenRevision !== undefined)
+    marks.push({
+      userId,
+      subject: 'thread',
+      subjectId: threadId,
+      threadId,
+      seenRevision: Number(item.seenRevision),
+      seenAt: Number(item.seenAt),
+    });
+  for (const [name, value] of Object.entries(item)) {
+    if (!name.startsWith(MESSAGE_MARK)) continue;
+    const mark = value as { seenRevision: number; seenAt: number };
+    marks.push({
+      userId,
+      subject: 'message',
+      subjectId: name.slice(MESSAGE_MARK.length),
+      threadId,
+      seenRevision: Number(mark.seenRevision),
+      seenAt: Number(mark.seenAt),
+    });
+  }
+  return marks;
+}
+
+/**
+ * The items that hold `marks` (one per user and thread), as the writes leave them: for seeding a
+ * table straight (tests, the bench) and for the backfill's checks.
+ */
+export function toReadMarkItems(markupId: string, marks: readonly ReadMark[]): Record<string, unknown>[] {
+  const items = new Map<string, Record<string, unknown>>();
+  for (const mark of marks) {
+    const key = readMarkKey(markupId, mark.userId, mark.threadId);
+    const item = items.get(key.SK) ?? { ...key, entity: 'ReadMark', markupId, userId: mark.userId, threadId: mark.threadId };
+    if (mark.subject === 'thread')
+      Object.assign(item, { subject: 'thread', subjectId: mark.threadId, seenRevision: mark.seenRevision, seenAt: mark.seenAt });
+    else item[`${MESSAGE_MARK}${mark.subjectId}`] = { seenRevision: mark.seenRevision, seenAt: mark.seenAt };
+    items.set(key.SK, item);
+  }
+  return [...items.values()];
+}
+
+/**
+ * A transaction item that writes one user's marks on one thread: the thread's, messages' or both
+ * (one item holds them, so one Update of it; a transaction may name an item once).
+ */
+export function readMarksUpdate(markupId: string, marks: readonly ReadMark[]): TransactItem {
+  const first = marks[0];
+  if (!first || marks.some((mark) => mark.userId !== first.userId || mark.threadId !== first.threadId))
+    throw new Error('readMarksUpdate: marks of one user on one thread');
+  const sets = ['entity = :entity', 'markupId = :markupId', 'userId = :userId', 'threadId = :threadId'];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {
+    ':entity': 'ReadMark',
+    ':markupId': markupId,
+    ':userId': first.userId,
+    ':threadId': first.threadId,
+  };
+  marks.forEach((mark, index) => {
+    if (mark.subject === 'thread') {
+      sets.push('subject = :subject', 'subjectId = :threadId', 'seenRevision = :threadRevision', 'seenAt = :threadSeenAt');
+      Object.assign(values, { ':subject': 'thread', ':threadRevision': mark.seenRevision, ':threadSeenAt': mark.seenAt });
+    } else {
+      sets.push(`#m${index} = :m${index}`);
+      names[`#m${index}`] = `${MESSAGE_MARK}${mark.subjectId}`;
+      values[`:m${index}`] = { seenRevision: mark.seenRevision, seenAt: mark.seenAt };
+    }
+  });
+  return {
+    Update: {
+      TableName: getConfig().tableName,
+      Key: readMarkKey(markupId, first.userId, first.threadId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: values,
+    },
+  };
 }
 
 /** Every read mark one user holds on a markup's threads and messages (one Query). */
 export async function getReadMarks(markupId: string, userId: string): Promise<ReadMark[]> {
-  return (await queryPrefix(markupPartition(markupId), readMarkPrefix(userId), { consistent: true })).map((item) =>
-    recordOf<ReadMark>(item),
-  );
-}
-
-/** One user's read marks on the given threads and messages of a markup (BatchGet). */
-export async function getReadMarksFor(markupId: string, userId: string, subjectIds: readonly string[]): Promise<ReadMark[]> {
-  return (
-    await batchGet(
-      subjectIds.map((subjectId) => readMarkKey(markupId, userId, subjectId)),
-      { consistent: true },
-    )
-  ).map((item) => recordOf<ReadMark>(item));
+  return (await queryPrefix(markupPartition(markupId), readMarkPrefix(userId), { consistent: true })).flatMap(marksOf);
 }
 
 /**
- * Keys of every user's read marks on one thread and its messages, or on one message: what a
- * deletion leaves behind. Marks are keyed by user first (the list reads one user's marks in one
- * Query), so this reads all marks of the markup and keeps the matching ones; deletions are rare.
+ * One user's read marks on the given threads and their messages: one key per thread (a
+ * consistent BatchGet per 100), plus the legacy item of each of `legacyMessageIds` (marks written
+ * before layout 3, see above).
  */
-export async function readMarkKeysOf(
+export async function getReadMarksOf(
   markupId: string,
-  subject: { threadId: string } | { messageId: string },
-): Promise<Record<string, string>[]> {
-  const [attribute, id] = 'threadId' in subject ? ['threadId', subject.threadId] : ['subjectId', subject.messageId];
-  const marks = await queryPrefix(markupPartition(markupId), 'READ#', {
-    filter: { expression: '#subject = :subject', names: { '#subject': attribute }, values: { ':subject': id } },
+  userId: string,
+  threadIds: readonly string[],
+  legacyMessageIds: readonly string[] = [],
+): Promise<ReadMark[]> {
+  const ids = [...new Set([...threadIds, ...legacyMessageIds])];
+  if (ids.length === 0) return [];
+  return (
+    await batchGet(
+      ids.map((id) => readMarkKey(markupId, userId, id)),
+      { consistent: true },
+    )
+  ).flatMap(marksOf);
+}
+
+/** Every user's mark items on a markup's threads (the thread's items and legacy message items), for a scan of the whole markup. */
+function markItemsOf(markupId: string, filter?: { threadId: string }) {
+  return queryPrefix(markupPartition(markupId), 'READ#', {
+    consistent: true,
+    ...(filter ? { filter: { expression: 'threadId = :thread', values: { ':thread': filter.threadId } } } : {}),
   });
-  return marks.map((mark) => ({ PK: mark.PK as string, SK: mark.SK as string }));
+}
+
+/**
+ * Keys of every user's read marks on one thread and its messages: what the thread's deletion
+ * leaves behind. Items are keyed by user first (a page reads one user's), so this reads every mark
+ * of the markup and keeps the thread's; deletions are rare.
+ */
+export async function readMarkKeysOf(markupId: string, threadId: string): Promise<Record<string, string>[]> {
+  return (await markItemsOf(markupId, { threadId })).map((mark) => ({ PK: mark.PK as string, SK: mark.SK as string }));
+}
+
+/** Takes every user's mark of one deleted message away: the attribute on each thread's item, and a legacy item. */
+export async function removeMessageMarks(markupId: string, threadId: string, messageId: string): Promise<void> {
+  const items = await markItemsOf(markupId, { threadId });
+  const name = `${MESSAGE_MARK}${messageId}`;
+  await batchDelete(items.filter((item) => item.subject === 'message' && item.subjectId === messageId).map(keyOf));
+  // A thread's item gone with the thread meanwhile leaves nothing to take away.
+  for (const item of items.filter((candidate) => name in candidate))
+    await updateIfConditionHolds({
+      TableName: getConfig().tableName,
+      Key: keyOf(item),
+      UpdateExpression: 'REMOVE #mark',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#mark': name },
+    });
+}
+
+const keyOf = (item: Record<string, unknown>) => ({ PK: item.PK as string, SK: item.SK as string });
+
+/**
+ * Folds a markup's legacy message marks (one item a message) into the item of their thread and
+ * user, keeping the later of two marks of one message, then deletes them: `threads backfill`, before
+ * the markup moves to layout 3. Marks of threads not in `threadIds` (a deletion that stopped
+ * half-way) are only deleted. Safe to run again after a crash: a mark already folded is written
+ * again with the same value.
+ */
+export async function foldLegacyReadMarks(markupId: string, threadIds: ReadonlySet<string>): Promise<number> {
+  const legacy = (await markItemsOf(markupId)).filter((item) => item.subject === 'message');
+  for (const item of legacy) {
+    const [mark] = marksOf(item);
+    if (!mark || !threadIds.has(mark.threadId)) continue;
+    const update = readMarksUpdate(markupId, [mark]).Update!;
+    // A failed condition: the thread's item already has a later mark of this message.
+    await updateIfConditionHolds({
+      ...update,
+      ConditionExpression: 'attribute_not_exists(#m0) OR #m0.seenRevision <= :seen',
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': mark.seenRevision },
+    });
+  }
+  await batchDelete(legacy.map(keyOf));
+  return legacy.length;
 }

@@ -1,5 +1,6 @@
 import { getConfig } from '../config.js';
 import { AGAIN, withBackoff } from './core/backoff.js';
+import { failIfArmed } from './core/faults.js';
 import { itemKey, type MarkupRecord } from './items.js';
 import { markupPartition } from './markup-records.js';
 import { queryPrefix, scanMatching } from './core/paging.js';
@@ -14,7 +15,8 @@ import {
   threadIndexStateKey,
 } from './thread-index.js';
 import { batchDelete, batchPut, transactUnlessConditionFails } from './core/transact.js';
-import { getConversation } from './threads.js';
+import { foldLegacyReadMarks } from './read-marks.js';
+import { embedMessages, getConversation } from './threads.js';
 
 /**
  * Migration of markups written before the thread index (`thread-index.ts`, "Migration"): the
@@ -35,9 +37,10 @@ export interface BackfillResult {
 /**
  * Builds a markup's thread index from its conversation and marks the markup indexed. Idempotent:
  * items already right are left alone, stray ones deleted (layout 1's items in the markup's
- * partition among them), missing ones put. Safe beside thread writes: the counts and `layout` are
- * set only while `writes` is what it was before the conversation was read; otherwise it starts
- * again (up to 10 times).
+ * partition among them), missing ones put; threads without a copy of their messages get one
+ * (conditioned on their revision) and legacy message marks are folded into their thread's item
+ * (layout 3). Safe beside thread writes: the counts and `layout` are set only while `writes` is
+ * what it was before the conversation was read; otherwise it starts again (up to 10 times).
  */
 export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'images'>): Promise<BackfillResult> {
   let put = 0;
@@ -48,10 +51,12 @@ export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'ima
     async (tried) => {
       const attempt = tried + 1;
       const before = await getThreadIndexState(markup.id);
-      const { threads } = await getConversation(markup.id);
+      const { threads, messages } = await getConversation(markup.id);
       // Every leaf that has index partitions has a counter (`threadIndexWrites` adds it in the same
-      // transaction); the leaves of the threads as read may be new.
-      const leaves = [...new Set([...before.counted, ...threads.map((thread) => leafOf(thread.resolved, thread.viewModeId))])];
+      // transaction); the leaves of the threads as read may be new, and an earlier attempt's leaves may have lost
+      // their threads since (a markup deletion takes threads without moving `writes`): their items
+      // are stray now, and their counter (0) is how a deletion finds any left.
+      const leaves = [...new Set([...before.counted, ...touched, ...threads.map((thread) => leafOf(thread.resolved, thread.viewModeId))])];
       const [existing, legacy] = await Promise.all([
         indexItemKeysOf(markup.id, leaves),
         queryPrefix(markupPartition(markup.id), LAYOUT_1_PREFIX, { consistent: true }),
@@ -68,6 +73,14 @@ export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'ima
       await batchDelete(stray);
       put += missing.length;
       deleted += stray.length;
+      await failIfArmed('backfill-before-copies', markup.id);
+      // Layout 3: every thread keeps a copy of its messages, and each user's marks on a thread are one item.
+      for (const thread of threads) {
+        if (thread.messages !== undefined) continue;
+        // The thread changed since the conversation was read: that write moved `writes`, so read it all again.
+        if (!(await embedMessages(thread, messages.get(thread.id) ?? []))) return AGAIN;
+      }
+      await foldLegacyReadMarks(markup.id, new Set(threads.map((thread) => thread.id)));
       const counts = new Map<string, number>();
       for (const thread of threads)
         counts.set(leafOf(thread.resolved, thread.viewModeId), (counts.get(leafOf(thread.resolved, thread.viewModeId)) ?? 0) + 1);

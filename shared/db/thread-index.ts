@@ -67,9 +67,18 @@ import type { ThreadRecord } from './threads.js';
  * of every markup, so the backfill is the only step. It is idempotent and safe beside writes: it
  * reads `writes`, rebuilds the items from the conversation, and sets `layout` and the counts only
  * if `writes` did not move.
+ *
+ * Layout 3 is layout 2's index with two changes beside it that a page reads: every thread keeps a
+ * copy of its messages (`ThreadRecord.messages`, `threads.ts`) and each user's marks on a thread
+ * are one item (`read-marks.ts`). Writes keep both on every markup; the backfill gives a layout 2
+ * markup's older threads their copies and folds its older message marks, then sets layout 3. A
+ * page of a markup before layout 3 reads its messages by key and its marks a key a message.
  */
 
-export const THREAD_INDEX_LAYOUT = 2;
+export const THREAD_INDEX_LAYOUT = 3;
+
+/** Whether a page may read the caller's marks a key a thread (layout 3: no message mark is an item of its own). */
+export const foldsReadMarks = (state: Pick<ThreadIndexState, 'layout'>) => (state.layout ?? 0) >= 3;
 export type IndexKind = 'pin' | 'page' | 'time' | 'prio' | 'prioDesc' | 'act';
 const KINDS: readonly IndexKind[] = ['pin', 'page', 'time', 'prio', 'prioDesc', 'act'];
 
@@ -322,12 +331,13 @@ export async function deleteThreadIndex(markupId: string): Promise<void> {
 export function threadIndexSeedItems(
   markup: Pick<MarkupRecord, 'id' | 'images'>,
   threads: readonly ThreadRecord[],
+  layout = THREAD_INDEX_LAYOUT,
 ): Record<string, unknown>[] {
   const counts: Record<string, number> = {};
   for (const thread of threads)
     counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] = (counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] ?? 0) + 1;
   return [
     ...threads.flatMap((thread) => indexItemsOf(markup, thread)),
-    { ...threadIndexStateKey(markup.id), entity: 'ThreadIndexState', layout: THREAD_INDEX_LAYOUT, writes: 0, ...counts },
+    { ...threadIndexStateKey(markup.id), entity: 'ThreadIndexState', layout, writes: 0, ...counts },
   ];
 }

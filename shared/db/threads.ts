@@ -5,7 +5,7 @@ import { markupPartition } from './markup-records.js';
 import type { MessageRecord } from './messages.js';
 import { queryPrefix } from './core/paging.js';
 import { recordOf } from './core/table.js';
-import { batchGet, type TransactItem } from './core/transact.js';
+import { batchGet, updateIfConditionHolds, type TransactItem } from './core/transact.js';
 
 /**
  * Threads, their messages (`messages.ts`) and per-user read marks (`read-marks.ts`) live in the
@@ -82,10 +82,19 @@ export interface ThreadRecord {
   revision: number;
   /**
    * Ids of the thread's messages, oldest first, moved with `revision` when a message is added or
-   * deleted: the list page reads a page's messages by key (BatchGet) instead of one Query per
-   * thread. Absent on threads created before it (their messages are read by Query).
+   * deleted: the list page reads the messages of a thread that keeps no copy (`messages`) by key
+   * (BatchGet) instead of one Query per thread. Absent on threads created before it (their
+   * messages are read by Query).
    */
   messageIds?: string[];
+  /**
+   * A copy of the thread's messages, oldest first, written in the same transaction as every change
+   * of one of them (`threadRevisionUpdate`, conditioned on `revision`), so it is never behind the
+   * message items: a page of threads reads its messages with its threads. Absent on a thread whose
+   * copy would pass `EMBEDDED_MESSAGES_LIMIT` (DynamoDB's items end at 400 KB; its messages are
+   * read by `messageIds` then) and on threads written before it until `threads backfill`.
+   */
+  messages?: MessageRecord[];
   // Webpage threads
   url?: string;
   canonicalUrl?: string;
@@ -190,22 +199,29 @@ export async function getThreadRecords(markupId: string, threadIds: readonly str
   ).map((item) => recordOf<ThreadRecord>(item));
 }
 
-/** The messages of threads as read (`getThreadRecords`): by their `messageIds`, or by a Query for a thread written before them. */
+/**
+ * The messages of threads as read (`getThreadRecords`): their copy (`messages`) where they keep one,
+ * otherwise by their `messageIds` (one BatchGet per 100), or by a Query for a thread written before them.
+ */
 export async function getMessagesOf(
   markupId: string,
   threads: readonly ThreadRecord[],
 ): Promise<Map<string, { thread: ThreadRecord; messages: MessageRecord[] }>> {
-  const listed = threads.filter((thread) => thread.messageIds !== undefined);
-  const [messages, queried] = await Promise.all([
-    batchGet(
-      listed.flatMap((thread) =>
-        thread.messageIds!.map((id) => ({ PK: markupPartition(markupId), SK: `${THREAD_PREFIX}${thread.id}#MSG#${id}` })),
-      ),
-      { consistent: true },
-    ),
-    Promise.all(threads.filter((thread) => thread.messageIds === undefined).map((thread) => getThreadWithMessages(markupId, thread.id))),
-  ]);
   const found = new Map<string, { thread: ThreadRecord; messages: MessageRecord[] }>();
+  for (const thread of threads) if (thread.messages !== undefined) found.set(thread.id, { thread, messages: thread.messages });
+  const unembedded = threads.filter((thread) => thread.messages === undefined);
+  const listed = unembedded.filter((thread) => thread.messageIds !== undefined);
+  const [messages, queried] = await Promise.all([
+    listed.length === 0
+      ? []
+      : batchGet(
+          listed.flatMap((thread) =>
+            thread.messageIds!.map((id) => ({ PK: markupPartition(markupId), SK: `${THREAD_PREFIX}${thread.id}#MSG#${id}` })),
+          ),
+          { consistent: true },
+        ),
+    Promise.all(unembedded.filter((thread) => thread.messageIds === undefined).map((thread) => getThreadWithMessages(markupId, thread.id))),
+  ]);
   const conversation = toConversation([...listed.map((thread) => toThreadItem(thread)), ...messages]);
   for (const thread of conversation.threads) found.set(thread.id, { thread, messages: conversation.messages.get(thread.id) ?? [] });
   for (const entry of queried) if (entry) found.set(entry.thread.id, entry);
@@ -275,33 +291,95 @@ export function threadUnchanged(thread: ThreadRecord): TransactItem {
 }
 
 /**
+ * The most a thread's copy of its messages may weigh (UTF-8 bytes of its JSON, beside the rest of
+ * the thread): a thread item stays well under DynamoDB's 400 KB. A thread past it keeps no copy.
+ */
+export const EMBEDDED_MESSAGES_LIMIT = 200 * 1024;
+
+/** Whether `messages` fit in their thread's copy (`EMBEDDED_MESSAGES_LIMIT`). */
+export function messagesFit(messages: readonly MessageRecord[]): boolean {
+  return Buffer.byteLength(JSON.stringify(messages)) <= EMBEDDED_MESSAGES_LIMIT;
+}
+
+/** One change of a thread's messages: a message written (added or replaced) or deleted. */
+export type MessageChange = { put: MessageRecord } | { delete: string };
+
+function applyChange<T>(list: readonly T[], change: MessageChange, idOf: (entry: T) => string, entry: (message: MessageRecord) => T): T[] {
+  if ('delete' in change) return list.filter((candidate) => idOf(candidate) !== change.delete);
+  const at = list.findIndex((candidate) => idOf(candidate) === change.put.id);
+  return at === -1 ? [...list, entry(change.put)] : list.map((candidate, index) => (index === at ? entry(change.put) : candidate));
+}
+
+/**
  * Moves a thread from the revision that was read to the next one, as activity (a new or changed
- * message, the `activity` order) and, with `priority`, a new priority (PATCH /messages/:id). The
- * message written beside it records that next revision as its `threadRevision`. Fails when the
- * thread changed or went away since it was read.
+ * message, the `activity` order) and, with `priority`, a new priority (PATCH /messages/:id). With
+ * `message`, the change of one message also changes the thread's `messageIds` and its copy of its
+ * messages (`messages`; dropped when it would no longer fit). The message written beside it records
+ * that next revision as its `threadRevision`. Fails when the thread changed or went away since it
+ * was read.
  */
 export function threadRevisionUpdate(
   thread: ThreadRecord,
   at: number,
-  changes: { priority?: number | null; messageIds?: string[] } = {},
+  changes: { priority?: number | null; message?: MessageChange } = {},
 ): TransactItem {
   const priority = changes.priority !== undefined;
-  const ids = changes.messageIds !== undefined;
+  const sets = ['revision = :next', 'lastActivityAt = :at', ...(priority ? ['priority = :priority', 'modifiedAt = :at'] : [])];
+  const removes: string[] = [];
+  const values: Record<string, unknown> = { ':revision': thread.revision, ':next': thread.revision + 1, ':at': at };
+  if (priority) values[':priority'] = changes.priority;
+  const change = changes.message;
+  if (change && thread.messages !== undefined) {
+    const messages = applyChange(
+      thread.messages,
+      change,
+      (message) => message.id,
+      (message) => message,
+    );
+    sets.push('messageIds = :ids');
+    values[':ids'] = messages.map((message) => message.id);
+    if (messagesFit(messages)) {
+      sets.push('messages = :messages');
+      values[':messages'] = messages;
+    } else removes.push('messages');
+  } else if (change && thread.messageIds !== undefined) {
+    sets.push('messageIds = :ids');
+    values[':ids'] = applyChange(
+      thread.messageIds,
+      change,
+      (id) => id,
+      (message) => message.id,
+    );
+  }
   return {
     Update: {
       TableName: getConfig().tableName,
       Key: threadKey(thread.markupId, thread.id),
-      UpdateExpression: `SET revision = :next, lastActivityAt = :at${priority ? ', priority = :priority, modifiedAt = :at' : ''}${ids ? ', messageIds = :ids' : ''}`,
+      UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
       ConditionExpression: 'revision = :revision',
-      ExpressionAttributeValues: {
-        ':revision': thread.revision,
-        ':next': thread.revision + 1,
-        ':at': at,
-        ...(priority ? { ':priority': changes.priority } : {}),
-        ...(ids ? { ':ids': changes.messageIds } : {}),
-      },
+      ExpressionAttributeValues: values,
     },
   };
+}
+
+/**
+ * Gives a thread written before the copy of its messages (or before `messageIds`) both, from its
+ * messages as read, while it is still at the revision read: `threads backfill`. Answers false when
+ * the thread changed or went away meanwhile; a thread whose messages do not fit gets `messageIds` only.
+ */
+export async function embedMessages(thread: ThreadRecord, messages: readonly MessageRecord[]): Promise<boolean> {
+  const fit = messagesFit(messages);
+  return updateIfConditionHolds({
+    TableName: getConfig().tableName,
+    Key: threadKey(thread.markupId, thread.id),
+    UpdateExpression: `SET messageIds = :ids${fit ? ', messages = :messages' : ''}`,
+    ConditionExpression: 'revision = :revision',
+    ExpressionAttributeValues: {
+      ':revision': thread.revision,
+      ':ids': messages.map((message) => message.id),
+      ...(fit ? { ':messages': messages } : {}),
+    },
+  });
 }
 
 /**

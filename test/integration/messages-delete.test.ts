@@ -31,8 +31,14 @@ describe('DELETE /messages/:id: a reply goes, its writer or an admin removes it 
     const writer = await addMember(org.workspaceId);
     const created = await reply(writer.key, thread.id, { content: 'Read me' });
     expect((await call('POST', `/messages/${created.id}/read`, { key: org.workspaceKey })).status).toBe(204);
+    // What every reader's items mark: the thread (its mark's attributes) and each message (an attribute `m:<messageId>`).
     const marks = async () =>
-      (await queryPrefix(markupPartition(thread.projectId), 'READ#', { consistent: true })).map((mark) => mark.subjectId);
+      (await queryPrefix(markupPartition(thread.projectId), 'READ#', { consistent: true })).flatMap((item) => [
+        ...(item.seenRevision === undefined ? [] : [item.threadId as string]),
+        ...Object.keys(item)
+          .filter((name) => name.startsWith('m:'))
+          .map((name) => name.slice(2)),
+      ]);
     expect((await marks()).filter((id) => id === created.id)).toHaveLength(2);
 
     expect((await call('DELETE', `/messages/${created.id}`, { key: writer.key })).status).toBe(204);

@@ -121,7 +121,10 @@ function shapeOf(value: unknown): unknown {
 async function storedAttributes(Key: Record<string, string>): Promise<string[]> {
   const result = await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key, ConsistentRead: true }));
   if (!result.Item) throw new Error(`no item at ${JSON.stringify(Key)}`);
-  return Object.keys(result.Item).sort();
+  // A message's mark is an attribute named after the message (`m:<messageId>`).
+  return Object.keys(result.Item)
+    .map((name) => (name.startsWith('m:') ? 'm:<messageId>' : name))
+    .sort();
 }
 
 describe('a page of threads costs the same DynamoDB requests and bytes whatever the markup holds', () => {
@@ -185,8 +188,8 @@ describe('a page of threads costs the same DynamoDB requests and bytes whatever 
       ],
       [messageReferenceKey(apiThread.messages[1].id), messageReferenceKey(seededThread.messages[1].id)],
       [
-        { PK: markupPartition(small.markup.id), SK: `READ#${apiThread.messages[1].user.id}#${apiThread.messages[1].id}` },
-        { PK: markupPartition(small.markup.id), SK: `READ#${seededThread.messages[1].user.id}#${seededThread.messages[1].id}` },
+        { PK: markupPartition(small.markup.id), SK: `READ#${apiThread.messages[1].user.id}#${apiThread.id}` },
+        { PK: markupPartition(small.markup.id), SK: `READ#${seededThread.messages[1].user.id}#${seededThread.id}` },
       ],
     ];
     for (const [apiKey, seededKey] of pairs) expect(await storedAttributes(seededKey)).toEqual(await storedAttributes(apiKey));
@@ -216,9 +219,9 @@ describe('a page of threads costs the same DynamoDB requests and bytes whatever 
     expect(listed.filter((thread) => !large.readByCaller.has(thread.id)).every((thread) => !thread.read)).toBe(true);
 
     // The API key, the markup, its workspace and the index counters (GetItem); one index Query per
-    // leaf (open and resolved x three view modes); the page's threads (one BatchGet) and their 150
-    // messages (two), the authors (one) and the caller's marks on those 200 threads and messages (two).
-    const expected = { GetItemCommand: 4, QueryCommand: 6, BatchGetItemCommand: 1 + 2 + 1 + 2 };
+    // leaf (open and resolved x three view modes); the page's threads with their copies of their
+    // messages (one BatchGet) beside the caller's marks on them (one key a thread: one), then the authors (one).
+    const expected = { GetItemCommand: 4, QueryCommand: 6, BatchGetItemCommand: 1 + 1 + 1 };
     expect(fifty.counts).toEqual(expected);
     expect(fiveThousand.counts).toEqual(expected);
     expect(conversationReads(fiveThousand)).toBe(0);

@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as threadsHandler } from '../../functions/threads/handler.js';
+import { threadsRoutes } from '../../functions/threads/routes.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
-import { batchPut } from '../../shared/db/core/transact.js';
+import { batchDelete, batchPut } from '../../shared/db/core/transact.js';
+import { installFaultHook } from '../../shared/db/core/faults.js';
 import { markupPartition } from '../../shared/db/markup-records.js';
 import { queryPrefix } from '../../shared/db/core/paging.js';
 import {
@@ -12,11 +15,13 @@ import {
   threadIndexStateKey,
 } from '../../shared/db/thread-index.js';
 import { backfillThreadIndex } from '../../shared/db/thread-index-backfill.js';
-import { getConversation } from '../../shared/db/threads.js';
+import { getConversation, threadKey, threadReferenceKey } from '../../shared/db/threads.js';
 import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
 import { call, localStack, makeOrganization } from '../support/api.js';
 import { eventually } from '../support/polling.js';
 import { runAdmin } from '../support/processes.js';
+import { addMember } from '../support/conversations.js';
+import { countRequests, invokeHandler } from '../support/request-count.js';
 import { seedConversation, type SeededThread } from '../support/thread-seed.js';
 import { createThread, DESKTOP, makeTypedMarkup, MOBILE, reply, TABLET } from '../support/threads.js';
 
@@ -28,6 +33,7 @@ import { createThread, DESKTOP, makeTypedMarkup, MOBILE, reply, TABLET } from '.
  */
 
 const { dataDir } = localStack();
+const threadsFunction = { name: 'threads', routes: threadsRoutes, handler: threadsHandler };
 
 interface Org {
   organizationId: string;
@@ -68,8 +74,8 @@ async function answersOf(markupId: string): Promise<unknown[]> {
   return answers;
 }
 
-/** A markup of 30 threads in the old layout (no index items, no counters), or with `layout: 'indexed'` the same written with the index. */
-async function oldMarkup(layout: 'old' | 'indexed' = 'old'): Promise<{ markup: MarkupRecord; seeded: SeededThread[] }> {
+/** A markup of 30 threads in the old layout (no index items, no counters), or with `layout: 'current'` the same written with the index. */
+async function oldMarkup(layout: 'old' | 'current' = 'old'): Promise<{ markup: MarkupRecord; seeded: SeededThread[] }> {
   const markup = await makeTypedMarkup(org, 'webpage');
   const seeded = await seedConversation(markup, {
     count: 30,
@@ -108,7 +114,7 @@ describe('markups in the old layout', () => {
   });
 
   it('lists only what thread writes indexed until `threads backfill` (admin CLI, idempotent) indexes it, then as a markup written with the index', async () => {
-    const [{ markup, seeded }, twin] = await Promise.all([oldMarkup(), oldMarkup('indexed')]);
+    const [{ markup, seeded }, twin] = await Promise.all([oldMarkup(), oldMarkup('current')]);
     expect((await getThreadIndexState(markup.id)).layout).toBeUndefined();
     // The same writes on both: a resolve moves thread 5 to another leaf (all its index items are
     // put), a reply moves thread 6 in the activity order only (its leaf's counter does not move).
@@ -168,7 +174,7 @@ describe('markups in the old layout', () => {
         seedConversation(on, {
           count: 12,
           authorIds: [org.workspaceKeyUserId],
-          layout: on === twin ? 'indexed' : 'old',
+          layout: on === twin ? 'current' : 'old',
           viewModeIds: [DESKTOP, TABLET],
         }),
       ),
@@ -205,6 +211,83 @@ describe('markups in the old layout', () => {
     expect(state.layout).toBe(THREAD_INDEX_LAYOUT);
     expect(state.counts).toEqual(await expectedCounts(markup.id));
     expect(await answersOf(markup.id)).toEqual(await answersOf(twin.id));
+  });
+
+  it('a layout 2 markup answers the same pages before and after the backfill moves it to layout 3: threads get copies of their messages, message marks fold into one item a reader and thread, and a page reads one key a thread', async () => {
+    const other = await addMember(org.workspaceId);
+    const markup = await makeTypedMarkup(org, 'webpage');
+    const seeded = await seedConversation(markup, {
+      count: 12,
+      authorIds: [org.workspaceKeyUserId, other.userId],
+      layout: '2',
+      viewModeIds: [DESKTOP, TABLET],
+      readBy: org.workspaceKeyUserId,
+    });
+    expect((await getThreadIndexState(markup.id)).layout).toBe(2);
+    // Writes before the backfill write today's layout beside layout 2's items: a reply (thread 2
+    // keeps no copy, so only its `messageIds` move), and a mark of another's message (an attribute
+    // of the caller's item for thread 3, beside that thread's legacy message marks).
+    await reply(other.key, seeded[1]!.thread.id, { content: 'A reply before the backfill' });
+    const othersMessage = seeded[2]!.messages.find((message) => message.userId === other.userId)!;
+    expect((await call('POST', `/messages/${othersMessage.id}/read`, { key: org.workspaceKey })).status).toBe(204);
+    const legacyMarks = async () =>
+      (await queryPrefix(markupPartition(markup.id), 'READ#', { consistent: true })).filter((item) => item.subject === 'message');
+    expect((await legacyMarks()).length).toBe(36);
+    const pageOf = async () =>
+      (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, limit: 50 } })).body.data;
+    const before = await pageOf();
+    const answersBefore = await answersOf(markup.id);
+    // The caller wrote or read each of its messages: read only where they also marked the thread.
+    expect(before.threads.map((thread: any) => [thread.number, thread.unreadMessageCount])).toContainEqual([3, 0]);
+
+    const migrated = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
+
+    expect(migrated.status).toBe(0);
+    expect(migrated.json.markups).toEqual([expect.objectContaining({ markupId: markup.id, threads: 12, layout: 3 })]);
+    expect((await getThreadIndexState(markup.id)).layout).toBe(3);
+    expect(await legacyMarks()).toEqual([]);
+    const { threads, messages } = await getConversation(markup.id);
+    for (const thread of threads) expect(thread.messages).toEqual(messages.get(thread.id));
+    expect(await pageOf()).toEqual(before);
+    expect(await answersOf(markup.id)).toEqual(answersBefore);
+    const counted = await countRequests(() =>
+      invokeHandler(threadsFunction, 'GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, limit: 50 } }),
+    );
+    expect(counted.result.body.data).toEqual(before);
+    // The threads (with their messages) and the caller's marks, one key a thread each, then the authors.
+    const batchKeys = counted.calls
+      .filter((entry) => entry.command === 'BatchGetItemCommand')
+      .map((entry) => Object.values(entry.input.RequestItems as Record<string, { Keys: unknown[] }>)[0]!.Keys.length);
+    expect(batchKeys.slice(0, 2)).toEqual([12, 12]);
+    expect(batchKeys).toHaveLength(3);
+  });
+
+  it('a thread whose messages outgrow its copy keeps none, and its pages and reads still show every message', async () => {
+    const markup = await makeTypedMarkup(org, 'webpage');
+    const thread = await createThread(org.workspaceKey, markup);
+    const long = (n: number) => `Reply ${n}: ${'the spacing of the navigation needs another look. '.repeat(380)}`;
+    const stored = () => getConversation(markup.id).then(({ threads }) => threads[0]!);
+    let replies = 0;
+    while ((await stored()).messages !== undefined) {
+      await reply(org.workspaceKey, thread.id, { content: long(++replies) });
+      expect(replies).toBeLessThan(40);
+    }
+    const kept = await stored();
+    expect(kept.messageIds).toHaveLength(replies + 1);
+    expect(replies).toBeGreaterThan(2);
+
+    const page = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data;
+    const one = (await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data;
+
+    expect(page.threads[0].messages.map((message: any) => message.id)).toEqual(kept.messageIds);
+    expect(page.threads[0].messages.at(-1).content).toBe(long(replies));
+    expect(page.threads[0]).toMatchObject({ read: true, unreadMessageCount: 0 });
+    expect(one.messages.map((message: any) => message.id)).toEqual(kept.messageIds);
+    // A deleted reply leaves it below the limit again: the next change gives it no copy back (it
+    // keeps its `messageIds`), and the page still shows what is left.
+    expect((await call('DELETE', `/messages/${kept.messageIds!.at(-1)}`, { key: org.workspaceKey })).status).toBe(204);
+    const after = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data;
+    expect(after.threads[0].messages.map((message: any) => message.id)).toEqual(kept.messageIds!.slice(0, -1));
   });
 
   it('deleting a markup removes its index partitions with its threads', async () => {
@@ -269,6 +352,40 @@ describe('markups in the old layout', () => {
       expect(left).toEqual([]);
     }
   }, 180_000);
+
+  it("a backfill attempt whose threads went before it ended (a markup deletion's first step) leaves a counter for every leaf it put items in, so the deletion finds and removes them", async () => {
+    const markup = await makeTypedMarkup(org, 'webpage');
+    const seeded = await seedConversation(markup, {
+      count: 6,
+      authorIds: [org.workspaceKeyUserId],
+      layout: 'old',
+      viewModeIds: [DESKTOP, TABLET],
+    });
+    const leaves = [...new Set(seeded.map(({ thread }) => leafOf(thread.resolved, thread.viewModeId)))];
+    // The deletion takes the conversation first, while the markup's record is still there, and moves no `writes`.
+    let fired = 0;
+    const previous = installFaultHook(async (point, subject) => {
+      if (point !== 'backfill-before-copies' || subject !== markup.id || fired++ > 0) return;
+      await batchDelete(seeded.flatMap(({ thread }) => [threadKey(markup.id, thread.id), threadReferenceKey(thread.id)]));
+    });
+    try {
+      const backfilled = await backfillThreadIndex(markup);
+      expect(backfilled).toMatchObject({ threads: 0, attempts: 2, layout: THREAD_INDEX_LAYOUT });
+    } finally {
+      installFaultHook(previous);
+    }
+    // The first attempt's items are stray in the second (no thread has them) and every leaf it touched is counted.
+    expect(await indexItemKeysOf(markup.id, leaves)).toEqual([]);
+    expect((await getThreadIndexState(markup.id)).counted.sort()).toEqual([...leaves].sort());
+
+    expect((await call('DELETE', `/markups/${markup.id}`, { key: org.workspaceKey })).status).toBe(204);
+    const left = await eventually(
+      async () => [...(await indexItemKeysOf(markup.id, leaves)), ...(await queryPrefix(markupPartition(markup.id), 'THREADINDEX'))],
+      (items) => items.length === 0,
+      30_000,
+    );
+    expect(left).toEqual([]);
+  });
 
   it('a backfill racing thread writes ends with the index and counters the conversation says (20 rounds)', async () => {
     for (let round = 0; round < 20; round += 1) {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { MarkupRecord } from '../../shared/db/items.js';
 import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../../shared/db/messages.js';
-import { toReadMarkItem, type ReadMark } from '../../shared/db/read-marks.js';
-import { threadIndexSeedItems } from '../../shared/db/thread-index.js';
+import { readMarkKey, toReadMarkItems, type ReadMark } from '../../shared/db/read-marks.js';
+import { THREAD_INDEX_LAYOUT, threadIndexSeedItems } from '../../shared/db/thread-index.js';
 import { threadSequenceKey, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../shared/db/threads.js';
 import { batchPut } from '../../shared/db/core/transact.js';
 import { delta } from './threads.js';
@@ -12,7 +12,20 @@ import { delta } from './threads.js';
  * take minutes), item for item as the API writes them: threads with their messages, references and
  * the writers' read marks, and, unless `layout: 'old'`, the thread index the list reads
  * (`threadIndexSeedItems`). For tests and the bench only.
+ *
+ * Layouts (`shared/db/thread-index.ts`, "Migration"): `current` (the default) as today's writes
+ * leave a markup; `2` as layout 2 left it (threads without a copy of their messages, each message
+ * mark an item of its own); `old` as markups before the index (layout 2's items, no index).
  */
+export type SeedLayout = 'current' | '2' | 'old';
+
+/** A message's mark as an item of its own, as layouts before 3 wrote it. */
+const legacyMarkItem = (markupId: string, mark: ReadMark) => ({
+  ...readMarkKey(markupId, mark.userId, mark.subjectId),
+  entity: 'ReadMark',
+  markupId,
+  ...mark,
+});
 
 const BROWSER_CONTEXT = {
   browserName: 'Chrome',
@@ -46,7 +59,7 @@ export function seededThread(
   number: number,
   messageAuthors: string[],
   at: number,
-  options: { readBy?: string; viewModeId?: string; resolved?: boolean } = {},
+  options: { readBy?: string; viewModeId?: string; resolved?: boolean; layout?: SeedLayout } = {},
 ): SeededThread {
   const id = randomUUID();
   const scope = { markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId };
@@ -113,11 +126,18 @@ export function seededThread(
   mark(thread.userId, 'thread', id, 1, at);
   for (const message of messages) mark(message.userId, 'message', message.id, message.threadRevision, message.createdAt);
   if (options.readBy) mark(options.readBy, 'thread', id, thread.revision, last + 1);
+  const current = (options.layout ?? 'current') === 'current';
+  if (current) thread.messages = messages;
+  const legacyMarks = [...marks.values()].filter((readMark) => !current && readMark.subject === 'message');
   const items = [
     toThreadItem(thread),
     toThreadReferenceItem({ threadId: id, ...scope }),
     ...messages.flatMap((message) => [toMessageItem(message), toMessageReferenceItem({ threadId: id, ...scope, messageId: message.id })]),
-    ...[...marks.values()].map((readMark) => toReadMarkItem(markup.id, readMark)),
+    ...toReadMarkItems(
+      markup.id,
+      [...marks.values()].filter((readMark) => !legacyMarks.includes(readMark)),
+    ),
+    ...legacyMarks.map((readMark) => legacyMarkItem(markup.id, readMark)),
   ];
   return { thread, messages, items };
 }
@@ -125,7 +145,7 @@ export function seededThread(
 /**
  * Writes `count` threads (numbers 1..count) of `messagesPerThread` messages by `authorIds` in turn
  * to a markup that has no threads yet, with batch writes, and moves its thread-number counter past
- * them. `layout: 'old'` leaves out the thread index, as markups written before it look.
+ * them, in `layout` (above).
  */
 export async function seedConversation(
   markup: MarkupRecord,
@@ -133,7 +153,7 @@ export async function seedConversation(
     count: number;
     authorIds: string[];
     messagesPerThread?: number;
-    layout?: 'old' | 'indexed';
+    layout?: SeedLayout;
     firstNumber?: number;
     readBy?: string;
     viewModeIds?: string[];
@@ -153,6 +173,7 @@ export async function seedConversation(
       seededThread(markup, number, writers, base + number * 10, {
         readBy: options.readBy && number % 3 === 0 ? options.readBy : undefined,
         viewModeId,
+        layout: options.layout,
       }),
     );
   }
@@ -163,6 +184,7 @@ export async function seedConversation(
       ...threadIndexSeedItems(
         markup,
         seeded.map((entry) => entry.thread),
+        options.layout === '2' ? 2 : THREAD_INDEX_LAYOUT,
       ),
     );
   await batchPut(items);

@@ -19,6 +19,8 @@ export type FaultPoint =
   // Subject: the address a sign-in link is for; its email fails to send.
   | 'before-sign-in-email'
   | 'after-thread-commit'
+  // Subject: the markup a thread backfill attempt has put index items for, before it gives threads their copies.
+  | 'backfill-before-copies'
   | 'kill-delivery-worker'
   | 'fanout-between-batches'
   // Subject: the workspace a markup is created in; the request dies between its commit and queueing the markup's job.

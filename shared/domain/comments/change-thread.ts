@@ -1,10 +1,10 @@
 import type { Principal } from '../../auth/principal.js';
 import { markupCommentUpdate } from '../../db/items.js';
-import { toReadMarkItem } from '../../db/read-marks.js';
+import { readMarksUpdate } from '../../db/read-marks.js';
 import { unreadCountInvalidation } from '../../db/unread-counts.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadRecord, threadReplace, threadUnchanged, type ThreadAnchor, type ThreadRecord } from '../../db/threads.js';
-import { commit, fromFreshReads, nextTime, put, STALE, type TransactItem } from '../../db/core/transact.js';
+import { commit, fromFreshReads, nextTime, STALE, type TransactItem } from '../../db/core/transact.js';
 import { BadRequestError } from '../../errors.js';
 import { requireVersion, type IfMatch } from '../common/versions.js';
 import { isHttpUrl } from '../../schemas/builders.js';
@@ -101,7 +101,7 @@ export async function markThreadRead(principal: Principal, threadId: string): Pr
     const thread = await loadThreadRecord(access.markup.id, threadId);
     const mark = readMark(principal.userId, 'thread', threadId, threadId, thread.revision, Date.now());
     return (await commit(
-      [threadUnchanged(thread), put(toReadMarkItem(access.markup.id, mark)), unreadCountInvalidation(access.markup.id, principal.userId)],
+      [threadUnchanged(thread), readMarksUpdate(access.markup.id, [mark]), unreadCountInvalidation(access.markup.id, principal.userId)],
       () => 'retry',
     ))
       ? undefined

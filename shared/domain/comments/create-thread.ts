@@ -3,11 +3,11 @@ import type { Principal } from '../../auth/principal.js';
 import { markupCommentUpdate } from '../../db/items.js';
 import { viewModeCountUpdate } from '../../db/markup-records.js';
 import { toMessageItem, toMessageReferenceItem, type Delta } from '../../db/messages.js';
-import { toReadMarkItem } from '../../db/read-marks.js';
+import { readMarksUpdate } from '../../db/read-marks.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
 import { nextThreadNumber, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../db/threads.js';
 import { failIfArmed } from '../../db/core/faults.js';
-import { commit, put, putNew, type TransactItem } from '../../db/core/transact.js';
+import { commit, putNew, type TransactItem } from '../../db/core/transact.js';
 import type { AnnotationInput, ThreadView } from '../../schemas/threads.js';
 import { loadMarkup } from '../markups/access.js';
 import { explainMarkupRefusal, explainWriteRefusal, requireOpenForComments } from './access.js';
@@ -92,6 +92,7 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
     ...pin,
   };
   const message = newMessageRecord(markup, { threadId, messageId, userId: principal.userId }, prepared, at, thread.revision);
+  thread.messages = [message];
   const reference = { threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId };
   const items: TransactItem[] = [
     markupCommentUpdate(markup, { at, activeDelta: 1, open: true }),
@@ -99,8 +100,10 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
     putNew(toThreadReferenceItem(reference)),
     putNew(toMessageItem(message)),
     putNew(toMessageReferenceItem({ ...reference, messageId })),
-    put(toReadMarkItem(markup.id, readMark(principal.userId, 'thread', threadId, threadId, thread.revision, at))),
-    put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at))),
+    readMarksUpdate(markup.id, [
+      readMark(principal.userId, 'thread', threadId, threadId, thread.revision, at),
+      readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at),
+    ]),
     ...(thread.viewModeId ? [viewModeCountUpdate(markup.id, thread.viewModeId, 1)] : []),
     ...prepared.writes,
     // The markup's first thread starts it in the indexed layout (a markup with older threads waits for the backfill).

@@ -41,7 +41,7 @@ export async function deleteThread(principal: Principal, threadId: string, ifMat
     if (!(await commit(items, (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id))))) return STALE;
     await batchDelete([
       ...messages.flatMap((message) => [messageKey(access.markup.id, threadId, message.id), messageReferenceKey(message.id)]),
-      ...(await readMarkKeysOf(access.markup.id, { threadId })),
+      ...(await readMarkKeysOf(access.markup.id, threadId)),
     ]);
     await deleteObjectsLater(stored.keys, { threadId });
   });

@@ -11,12 +11,12 @@ import {
   toMessageReferenceItem,
   type MessageRecord,
 } from '../../db/messages.js';
-import { getReadMarksFor, readMarkKeysOf, toReadMarkItem } from '../../db/read-marks.js';
+import { getReadMarksOf, readMarksUpdate, removeMessageMarks } from '../../db/read-marks.js';
 import { unreadCountInvalidation } from '../../db/unread-counts.js';
 import { storageChange } from '../../db/storage.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
 import { getThreadWithMessages, threadRevisionUpdate } from '../../db/threads.js';
-import { batchDelete, commit, fromFreshReads, nextTime, put, putNew, STALE, type TransactItem } from '../../db/core/transact.js';
+import { commit, fromFreshReads, nextTime, putNew, STALE, type TransactItem } from '../../db/core/transact.js';
 import { deleteObjectsLater } from '../../events/jobs.js';
 import type { MessageView } from '../../schemas/threads.js';
 import { BadRequestError } from '../../errors.js';
@@ -80,10 +80,10 @@ export async function createMessage(principal: Principal, threadId: string, inpu
     const reference = { threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId };
     const items: TransactItem[] = [
       markupCommentUpdate(markup, { at, open: true }),
-      threadRevisionUpdate(thread, at, thread.messageIds ? { messageIds: [...thread.messageIds, messageId] } : {}),
+      threadRevisionUpdate(thread, at, { message: { put: message } }),
       putNew(toMessageItem(message)),
       putNew(toMessageReferenceItem(reference)),
-      put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at))),
+      readMarksUpdate(markup.id, [readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at)]),
       ...prepared.writes,
       ...threadIndexWrites(markup, thread, { ...thread, lastActivityAt: at }),
       commentEvent('comment_reply_created', markup, { threadId, messageId }, principal.userId),
@@ -141,8 +141,8 @@ export async function updateMessage(
     const removedBytes = prepared.removedAttachments.reduce((sum, attachment) => sum + attachment.filesize, 0);
     const items: TransactItem[] = [
       messageReplace(current, next, { guardVersion: ifMatch !== undefined }),
-      threadRevisionUpdate(thread, at, { priority: input.priority }),
-      put(toReadMarkItem(markup.id, readMark(principal.userId, 'message', messageId, current.threadId, next.threadRevision, at))),
+      threadRevisionUpdate(thread, at, { priority: input.priority, message: { put: next } }),
+      readMarksUpdate(markup.id, [readMark(principal.userId, 'message', messageId, current.threadId, next.threadRevision, at)]),
       ...(removedBytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -removedBytes }) }] : []),
       ...prepared.writes,
       ...threadIndexWrites(markup, thread, {
@@ -173,7 +173,7 @@ export async function readMessage(principal: Principal, messageId: string): Prom
   const message = await getMessage(access.reference);
   if (!message) throw messageNotFound(messageId);
   const [marks, viewer] = await Promise.all([
-    getReadMarksFor(access.markup.id, principal.userId, [message.threadId, message.id]),
+    getReadMarksOf(access.markup.id, principal.userId, [message.threadId], [message.id]),
     viewerFor(principal, access, [message.userId]),
   ]);
   const { threads, messages } = indexReadMarks(marks);
@@ -204,17 +204,13 @@ export async function deleteMessage(principal: Principal, messageId: string, ifM
     const at = Date.now();
     const items: TransactItem[] = [
       ...messageDelete(message, { guardVersion: ifMatch !== undefined }),
-      threadRevisionUpdate(
-        found.thread,
-        at,
-        found.thread.messageIds ? { messageIds: found.thread.messageIds.filter((id) => id !== messageId) } : {},
-      ),
+      threadRevisionUpdate(found.thread, at, { message: { delete: messageId } }),
       ...(bytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -bytes }) }] : []),
       ...threadIndexWrites(markup, found.thread, { ...found.thread, lastActivityAt: at }),
     ];
     // The message or its thread changed since they were read: read them again.
     if (!(await commit(items, () => 'retry'))) return STALE;
-    await batchDelete(await readMarkKeysOf(markup.id, { messageId }));
+    await removeMessageMarks(markup.id, reference.threadId, messageId);
     await deleteObjectsLater(
       message.attachments.map((attachment) => attachment.key),
       { messageId },
@@ -235,7 +231,7 @@ export async function markMessageRead(principal: Principal, messageId: string): 
     if (!message) throw messageNotFound(messageId);
     const mark = readMark(principal.userId, 'message', messageId, reference.threadId, message.threadRevision, Date.now());
     return (await commit(
-      [messageUnchanged(message), put(toReadMarkItem(markup.id, mark)), unreadCountInvalidation(markup.id, principal.userId)],
+      [messageUnchanged(message), readMarksUpdate(markup.id, [mark]), unreadCountInvalidation(markup.id, principal.userId)],
       () => 'retry',
     ))
       ? undefined

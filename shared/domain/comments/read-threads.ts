@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { getCursorKey } from '../../db/core/cursor-keys.js';
-import { getReadMarksFor } from '../../db/read-marks.js';
+import { getReadMarksOf } from '../../db/read-marks.js';
 import { getThreadIndexState } from '../../db/thread-index.js';
 import { getThreadWithMessages } from '../../db/threads.js';
 import { BadRequestError } from '../../errors.js';
@@ -22,7 +22,12 @@ export async function getThread(principal: Principal, threadId: string): Promise
   const found = await getThreadWithMessages(access.markup.id, threadId);
   if (!found) throw threadNotFound(threadId);
   const [marks, viewer] = await Promise.all([
-    getReadMarksFor(access.markup.id, principal.userId, [threadId, ...found.messages.map((message) => message.id)]),
+    getReadMarksOf(
+      access.markup.id,
+      principal.userId,
+      [threadId],
+      found.messages.map((message) => message.id),
+    ),
     viewerFor(principal, access, [found.thread.userId, ...found.messages.map((message) => message.userId)]),
   ]);
   return {

@@ -1,12 +1,13 @@
 import type { Principal } from '../../auth/principal.js';
 import type { MarkupRecord } from '../../db/items.js';
 import { getMessageReference } from '../../db/messages.js';
-import { getReadMarksFor, type ReadMark } from '../../db/read-marks.js';
+import { getReadMarksOf, type ReadMark } from '../../db/read-marks.js';
 import {
   countBefore,
   leafFilter,
   positionIn,
   readIndexRange,
+  foldsReadMarks,
   type IndexEntry,
   type IndexKind,
   type ThreadIndexState,
@@ -25,9 +26,9 @@ import { toPublicThread, viewerFor } from './views.js';
 /**
  * GET /threads on a markup in the indexed layout (`shared/db/thread-index.ts`): a page costs one
  * GetItem of the counters, one Query of at most `offset + limit + 1` keys per selected leaf (at
- * most 8), one BatchGet of the page's threads and one of their messages (by the threads'
- * `messageIds`; 100 keys a request) and BatchGets of the authors and of the caller's read marks on
- * them, whatever the markup's size. `offset` reads `offset` more keys per
+ * most 8), then side by side one BatchGet of the page's threads (each with its copy of its
+ * messages; 100 keys a request) and one of the caller's read marks on them (one key a thread),
+ * then a BatchGet of the authors, whatever the markup's size. `offset` reads `offset` more keys per
  * leaf; `withThreadOrMessageId` counts the keys before the thread (COUNT Queries, 1 MB of keys
  * each) and then reads the page at that offset. `q` reads threads in the order asked for, at most
  * `SEARCH_THREAD_BUDGET` of them a request, and answers with a cursor that resumes the scan.
@@ -143,7 +144,7 @@ export async function listIndexedThreads(
     }
     const entries = await merge.take(offset + input.limit + 1);
     const shown = entries.slice(offset, offset + input.limit);
-    ({ page, marks } = await loadThreads(markup.id, shown, principal.userId));
+    ({ page, marks } = await loadThreads(markup.id, shown, { userId: principal.userId, state: context.state }));
     total = leaves.reduce((sum, leaf) => sum + (context.state.counts.get(leaf) ?? 0), 0);
     next = entries.length > offset + input.limit ? shown.at(-1)?.position : undefined;
   }
@@ -154,14 +155,7 @@ export async function listIndexedThreads(
       access,
       page.flatMap((entry) => [entry.thread.userId, ...entry.messages.map((message) => message.userId)]),
     ),
-    marks ??
-      (page.length === 0
-        ? []
-        : getReadMarksFor(
-            markup.id,
-            principal.userId,
-            page.flatMap((entry) => [entry.thread.id, ...entry.messages.map((message) => message.id)]),
-          )),
+    marks ?? readMarksOfPage(markup.id, page, { userId: principal.userId, state: context.state }),
   ]);
   const index = indexReadMarks(readMarks);
   const threads = await Promise.all(
@@ -177,33 +171,49 @@ interface Loaded {
   position: string;
 }
 
+/** Who reads a page, and the markup's layout (which says where their message marks are). */
+interface Reader {
+  userId: string;
+  state: ThreadIndexState;
+}
+
+/** The reader's marks on a page's threads: one key a thread, plus each message's own key on a markup before layout 3. */
+function readMarksOfPage(markupId: string, page: readonly Loaded[], reader: Reader): Promise<ReadMark[]> {
+  const legacy = foldsReadMarks(reader.state) ? [] : page.flatMap((entry) => entry.messages.map((message) => message.id));
+  return getReadMarksOf(
+    markupId,
+    reader.userId,
+    page.map((entry) => entry.thread.id),
+    legacy,
+  );
+}
+
 /**
  * The threads of `entries` with their messages, in the entries' order: one BatchGet of the
- * threads, then their messages (`getMessagesOf`) and, for a `reader`, that user's read marks on
- * the threads and the messages their `messageIds` name, side by side (marks of a thread written
- * before `messageIds` are read once its messages are known).
+ * threads, whose copies of their messages come with them (`getMessagesOf` reads the messages of a
+ * thread that keeps none), and beside it, for a `reader` on a markup at layout 3, that user's
+ * marks on them (one key a thread, known from the entries alone). Before layout 3 the marks are
+ * read once the messages are known (`readMarksOfPage`).
  */
 async function loadThreads(
   markupId: string,
   entries: readonly IndexEntry[],
-  reader?: string,
+  reader?: Reader,
 ): Promise<{ page: Loaded[]; marks?: ReadMark[] }> {
-  const threads = await getThreadRecords(
-    markupId,
-    entries.map((entry) => entry.threadId),
-  );
-  const subjects = new Set(threads.flatMap((thread) => [thread.id, ...(thread.messageIds ?? [])]));
-  const [found, marks] = await Promise.all([
-    getMessagesOf(markupId, threads),
-    reader === undefined || subjects.size === 0 ? undefined : getReadMarksFor(markupId, reader, [...subjects]),
+  const threadIds = entries.map((entry) => entry.threadId);
+  const [threads, marks] = await Promise.all([
+    getThreadRecords(markupId, threadIds),
+    reader !== undefined && foldsReadMarks(reader.state) && threadIds.length > 0
+      ? getReadMarksOf(markupId, reader.userId, threadIds)
+      : undefined,
   ]);
+  const found = await getMessagesOf(markupId, threads);
   const page = entries.flatMap((entry) => {
     const loaded = found.get(entry.threadId);
     return loaded ? [{ ...loaded, position: entry.position }] : [];
   });
-  if (marks === undefined || reader === undefined) return { page, marks: reader === undefined ? undefined : [] };
-  const unlisted = page.flatMap((entry) => entry.messages.map((message) => message.id)).filter((id) => !subjects.has(id));
-  return { page, marks: unlisted.length === 0 ? marks : [...marks, ...(await getReadMarksFor(markupId, reader, unlisted))] };
+  if (reader === undefined) return { page };
+  return { page, marks: marks ?? (await readMarksOfPage(markupId, page, reader)) };
 }
 
 /**

@@ -2,7 +2,7 @@ import { getStoredEventBody, storeEventBodyOnce } from '../../db/event-bodies.js
 import type { DeliverableEvent } from '../../db/events.js';
 import { getItem, type MarkupRecord } from '../../db/items.js';
 import { getPlan } from '../../db/plans.js';
-import { getReadMarksFor } from '../../db/read-marks.js';
+import { getReadMarksOf } from '../../db/read-marks.js';
 import { getThreadWithMessages } from '../../db/threads.js';
 import { getUsers, type User } from '../../db/users.js';
 import type { MarkupView } from '../../schemas/markups.js';
@@ -78,8 +78,8 @@ export async function buildEventEnvelope(event: DeliverableEvent): Promise<Event
   if (!event.threadId) return { ...envelope, data: { markup: publicMarkup, user } };
   if (!found) return { ...envelope, data: { markup: publicMarkup, user, ...commentKeys(event, null, null) } };
   const viewer: ViewerContext = { userId: actorId ?? '', role: 'owner', markup, users, urlTtlSeconds: MAX_URL_TTL_SECONDS };
-  const subjectIds = [found.thread.id, ...found.messages.map((message) => message.id)];
-  const marks = actorId ? await getReadMarksFor(markup.id, actorId, subjectIds) : [];
+  const messageIds = found.messages.map((message) => message.id);
+  const marks = actorId ? await getReadMarksOf(markup.id, actorId, [found.thread.id], messageIds) : [];
   const comment = await toPublicThread(
     found.thread,
     found.messages,
