@@ -38,7 +38,7 @@ const USAGE = `usage: admin <command>
   key list --org ID
   plan set --org ID [--markup-limit N|unlimited] [--storage-limit BYTES|unlimited] [--pause-comments on|off] [--storage-feature on|off] [--bundle N]
   plan show --org ID
-  threads backfill [--markup ID]
+  threads backfill [--markup ID | --recheck]
   search backfill [--workspace ID]
   users assign-source --workspace ID --source installation:ID|identity-provider|api [--external-id ID]
   queue show
@@ -63,6 +63,7 @@ const { values } = parseArgs({
     queue: { type: 'string' },
     source: { type: 'string' },
     'external-id': { type: 'string' },
+    recheck: { type: 'boolean' },
   },
   strict: false,
 });
@@ -177,13 +178,15 @@ async function run(): Promise<unknown> {
     }
     case 'threads backfill': {
       // The markup named (checked again even when indexed), or every markup with threads not yet
-      // indexed (a Scan: operator tooling only; indexed markups are kept in step by their writes).
+      // indexed (a Scan: operator tooling only; indexed markups are kept in step by their writes),
+      // or with --recheck every markup with threads, indexed or not: after an upgrade during which
+      // an older release wrote beside this one (its copies and marks are repaired and folded).
       const named = values.markup !== undefined;
       const markupIds = named ? [required('markup')] : await markupsWithThreads();
       const markups = [];
       let alreadyIndexed = 0;
       for (const markupId of markupIds) {
-        if (!named && (await getThreadIndexState(markupId)).layout === THREAD_INDEX_LAYOUT) {
+        if (!named && values.recheck !== true && (await getThreadIndexState(markupId)).layout === THREAD_INDEX_LAYOUT) {
           alreadyIndexed += 1;
           continue;
         }

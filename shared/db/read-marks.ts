@@ -1,7 +1,10 @@
 import { getConfig } from '../config.js';
 import { markupPartition } from './markup-records.js';
 import { queryPrefix } from './core/paging.js';
-import { batchDelete, batchGet, updateIfConditionHolds, type TransactItem } from './core/transact.js';
+import { AGAIN, withBackoff } from './core/backoff.js';
+import { isTransactionConflict } from './core/errors.js';
+import { batchDelete, batchGet, tryTransact, updateIfConditionHolds, type TransactItem } from './core/transact.js';
+import { threadKey } from './threads.js';
 
 /**
  * Read marks: what one user has seen of one markup's threads, in the markup's partition, one item
@@ -138,9 +141,25 @@ export function readMarksUpdate(markupId: string, marks: readonly ReadMark[]): T
   };
 }
 
+/**
+ * One mark a subject: on a markup not yet folded, a message may have a legacy item and an
+ * attribute mark both (an old mark, then a new one written after the upgrade); the later one, by
+ * revision and then time, is what the user has seen.
+ */
+export function latestOf(marks: readonly ReadMark[]): ReadMark[] {
+  const latest = new Map<string, ReadMark>();
+  for (const mark of marks) {
+    const key = `${mark.subject}#${mark.subjectId}`;
+    const known = latest.get(key);
+    if (!known || mark.seenRevision > known.seenRevision || (mark.seenRevision === known.seenRevision && mark.seenAt > known.seenAt))
+      latest.set(key, mark);
+  }
+  return [...latest.values()];
+}
+
 /** Every read mark one user holds on a markup's threads and messages (one Query). */
 export async function getReadMarks(markupId: string, userId: string): Promise<ReadMark[]> {
-  return (await queryPrefix(markupPartition(markupId), readMarkPrefix(userId), { consistent: true })).flatMap(marksOf);
+  return latestOf((await queryPrefix(markupPartition(markupId), readMarkPrefix(userId), { consistent: true })).flatMap(marksOf));
 }
 
 /**
@@ -156,12 +175,14 @@ export async function getReadMarksOf(
 ): Promise<ReadMark[]> {
   const ids = [...new Set([...threadIds, ...legacyMessageIds])];
   if (ids.length === 0) return [];
-  return (
-    await batchGet(
-      ids.map((id) => readMarkKey(markupId, userId, id)),
-      { consistent: true },
-    )
-  ).flatMap(marksOf);
+  return latestOf(
+    (
+      await batchGet(
+        ids.map((id) => readMarkKey(markupId, userId, id)),
+        { consistent: true },
+      )
+    ).flatMap(marksOf),
+  );
 }
 
 /** Every user's mark items on a markup's threads (the thread's items and legacy message items), for a scan of the whole markup. */
@@ -201,23 +222,47 @@ const keyOf = (item: Record<string, unknown>) => ({ PK: item.PK as string, SK: i
 
 /**
  * Folds a markup's legacy message marks (one item a message) into the item of their thread and
- * user, keeping the later of two marks of one message, then deletes them: `threads backfill`, before
- * the markup moves to layout 3. Marks of threads not in `threadIds` (a deletion that stopped
- * half-way) are only deleted. Safe to run again after a crash: a mark already folded is written
- * again with the same value.
+ * user, then deletes them: `threads backfill`, before the markup moves to layout 3. Each fold is a
+ * transaction that holds only while the thread exists (a mark of a thread deleted meanwhile is only
+ * deleted, never left as an item nobody removes) and writes the mark only over none or an earlier
+ * one (by revision, then time). Safe to run again after a crash: a mark already folded is not
+ * written again, and the legacy item is deleted once.
  */
-export async function foldLegacyReadMarks(markupId: string, threadIds: ReadonlySet<string>): Promise<number> {
+export async function foldLegacyReadMarks(markupId: string): Promise<number> {
   const legacy = (await markItemsOf(markupId)).filter((item) => item.subject === 'message');
   for (const item of legacy) {
     const [mark] = marksOf(item);
-    if (!mark || !threadIds.has(mark.threadId)) continue;
+    if (!mark) continue;
     const update = readMarksUpdate(markupId, [mark]).Update!;
-    // A failed condition: the thread's item already has a later mark of this message.
-    await updateIfConditionHolds({
-      ...update,
-      ConditionExpression: 'attribute_not_exists(#m0) OR #m0.seenRevision <= :seen',
-      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': mark.seenRevision },
-    });
+    const fold: TransactItem[] = [
+      {
+        ConditionCheck: {
+          TableName: getConfig().tableName,
+          Key: threadKey(markupId, mark.threadId),
+          ConditionExpression: 'attribute_exists(PK)',
+        },
+      },
+      {
+        Update: {
+          ...update,
+          ConditionExpression: 'attribute_not_exists(#m0) OR #m0.seenRevision < :seen OR (#m0.seenRevision = :seen AND #m0.seenAt < :at)',
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': mark.seenRevision, ':at': mark.seenAt },
+        },
+      },
+    ];
+    // A failed condition: the thread is gone, or its item already has this mark or a later one. Either way the legacy item goes.
+    await withBackoff(
+      async () => {
+        try {
+          await tryTransact(fold);
+          return undefined;
+        } catch (error) {
+          if (isTransactionConflict(error)) return AGAIN;
+          throw error;
+        }
+      },
+      { attempts: 10, baseMs: 10, capMs: 250 },
+    );
   }
   await batchDelete(legacy.map(keyOf));
   return legacy.length;

@@ -16,7 +16,7 @@ import {
 } from './thread-index.js';
 import { batchDelete, batchPut, transactUnlessConditionFails } from './core/transact.js';
 import { foldLegacyReadMarks } from './read-marks.js';
-import { embedMessages, getConversation } from './threads.js';
+import { copyIsCurrent, embedMessages, getConversation } from './threads.js';
 
 /**
  * Migration of markups written before the thread index (`thread-index.ts`, "Migration"): the
@@ -76,11 +76,11 @@ export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'ima
       await failIfArmed('backfill-before-copies', markup.id);
       // Layout 3: every thread keeps a copy of its messages, and each user's marks on a thread are one item.
       for (const thread of threads) {
-        if (thread.messages !== undefined) continue;
+        if (copyIsCurrent(thread, messages.get(thread.id) ?? [])) continue;
         // The thread changed since the conversation was read: that write moved `writes`, so read it all again.
         if (!(await embedMessages(thread, messages.get(thread.id) ?? []))) return AGAIN;
       }
-      await foldLegacyReadMarks(markup.id, new Set(threads.map((thread) => thread.id)));
+      await foldLegacyReadMarks(markup.id);
       const counts = new Map<string, number>();
       for (const thread of threads)
         counts.set(leafOf(thread.resolved, thread.viewModeId), (counts.get(leafOf(thread.resolved, thread.viewModeId)) ?? 0) + 1);

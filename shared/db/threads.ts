@@ -91,7 +91,7 @@ export interface ThreadRecord {
    * A copy of the thread's messages, oldest first, written in the same transaction as every change
    * of one of them (`threadRevisionUpdate`, conditioned on `revision`), so it is never behind the
    * message items: a page of threads reads its messages with its threads. Absent on a thread whose
-   * copy would pass `EMBEDDED_MESSAGES_LIMIT` (DynamoDB's items end at 400 KB; its messages are
+   * item would pass `THREAD_ITEM_WITH_COPY_LIMIT` (DynamoDB's items end at 400 KB; its messages are
    * read by `messageIds` then) and on threads written before it until `threads backfill`.
    */
   messages?: MessageRecord[];
@@ -150,6 +150,9 @@ export interface Conversation {
   messages: Map<string, MessageRecord[]>;
 }
 
+/** Messages in the order a thread shows them: oldest first, ties by id. */
+const byCreation = (a: MessageRecord, b: MessageRecord) => a.createdAt - b.createdAt || a.id.localeCompare(b.id);
+
 function toConversation(items: readonly Record<string, unknown>[]): Conversation {
   const threads: ThreadRecord[] = [];
   const messages = new Map<string, MessageRecord[]>();
@@ -166,7 +169,7 @@ function toConversation(items: readonly Record<string, unknown>[]): Conversation
   for (const [threadId, list] of messages) {
     // Messages left behind by a thread deletion that stopped half-way are not shown.
     if (!known.has(threadId)) messages.delete(threadId);
-    else list.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+    else list.sort(byCreation);
   }
   return { threads, messages };
 }
@@ -208,7 +211,8 @@ export async function getMessagesOf(
   threads: readonly ThreadRecord[],
 ): Promise<Map<string, { thread: ThreadRecord; messages: MessageRecord[] }>> {
   const found = new Map<string, { thread: ThreadRecord; messages: MessageRecord[] }>();
-  for (const thread of threads) if (thread.messages !== undefined) found.set(thread.id, { thread, messages: thread.messages });
+  for (const thread of threads)
+    if (thread.messages !== undefined) found.set(thread.id, { thread, messages: [...thread.messages].sort(byCreation) });
   const unembedded = threads.filter((thread) => thread.messages === undefined);
   const listed = unembedded.filter((thread) => thread.messageIds !== undefined);
   const [messages, queried] = await Promise.all([
@@ -271,7 +275,7 @@ export function threadReplace(before: ThreadRecord, after: ThreadRecord): Transa
   return {
     Put: {
       TableName: getConfig().tableName,
-      Item: toThreadItem({ ...after, revision: before.revision + 1 }),
+      Item: toThreadItem(withCopyIfItFits({ ...after, revision: before.revision + 1 })),
       ConditionExpression: 'revision = :revision',
       ExpressionAttributeValues: { ':revision': before.revision },
     },
@@ -291,14 +295,23 @@ export function threadUnchanged(thread: ThreadRecord): TransactItem {
 }
 
 /**
- * The most a thread's copy of its messages may weigh (UTF-8 bytes of its JSON, beside the rest of
- * the thread): a thread item stays well under DynamoDB's 400 KB. A thread past it keeps no copy.
+ * The most a thread item with its copy of its messages may weigh (UTF-8 bytes of its JSON, which
+ * counts attribute names and strings as DynamoDB does and numbers more generously): well under
+ * DynamoDB's 400 KB an item, whatever else the thread holds (a webpage thread's elements and
+ * parents may take 200 KB themselves). A thread past it keeps no copy.
  */
-export const EMBEDDED_MESSAGES_LIMIT = 200 * 1024;
+export const THREAD_ITEM_WITH_COPY_LIMIT = 300 * 1024;
 
-/** Whether `messages` fit in their thread's copy (`EMBEDDED_MESSAGES_LIMIT`). */
-export function messagesFit(messages: readonly MessageRecord[]): boolean {
-  return Buffer.byteLength(JSON.stringify(messages)) <= EMBEDDED_MESSAGES_LIMIT;
+/** Whether `thread` with `messages` as its copy stays under `THREAD_ITEM_WITH_COPY_LIMIT`. */
+export function copyFits(thread: ThreadRecord, messages: readonly MessageRecord[]): boolean {
+  return Buffer.byteLength(JSON.stringify({ ...thread, messages })) <= THREAD_ITEM_WITH_COPY_LIMIT;
+}
+
+/** `thread` as stored: with its copy of its messages only while it fits (a thread that outgrew it keeps its `messageIds`). */
+export function withCopyIfItFits(thread: ThreadRecord): ThreadRecord {
+  if (thread.messages === undefined || copyFits(thread, thread.messages)) return thread;
+  const { messages, ...rest } = thread;
+  return { ...rest, messageIds: thread.messageIds ?? messages.map((message) => message.id) };
 }
 
 /** One change of a thread's messages: a message written (added or replaced) or deleted. */
@@ -309,6 +322,18 @@ function applyChange<T>(list: readonly T[], change: MessageChange, idOf: (entry:
   const at = list.findIndex((candidate) => idOf(candidate) === change.put.id);
   return at === -1 ? [...list, entry(change.put)] : list.map((candidate, index) => (index === at ? entry(change.put) : candidate));
 }
+
+/**
+ * The thread's copy after one change, in creation order: a reply that lost its first attempt to
+ * another commits after it with the earlier `createdAt` it drew, and the copy still lists it first.
+ */
+const copyAfter = (messages: readonly MessageRecord[], change: MessageChange) =>
+  applyChange(
+    messages,
+    change,
+    (message) => message.id,
+    (message) => message,
+  ).sort(byCreation);
 
 /**
  * Moves a thread from the revision that was read to the next one, as activity (a new or changed
@@ -330,15 +355,10 @@ export function threadRevisionUpdate(
   if (priority) values[':priority'] = changes.priority;
   const change = changes.message;
   if (change && thread.messages !== undefined) {
-    const messages = applyChange(
-      thread.messages,
-      change,
-      (message) => message.id,
-      (message) => message,
-    );
+    const messages = copyAfter(thread.messages, change);
     sets.push('messageIds = :ids');
     values[':ids'] = messages.map((message) => message.id);
-    if (messagesFit(messages)) {
+    if (copyFits(thread, messages)) {
       sets.push('messages = :messages');
       values[':messages'] = messages;
     } else removes.push('messages');
@@ -363,24 +383,41 @@ export function threadRevisionUpdate(
 }
 
 /**
- * Gives a thread written before the copy of its messages (or before `messageIds`) both, from its
- * messages as read, while it is still at the revision read: `threads backfill`. Answers false when
- * the thread changed or went away meanwhile; a thread whose messages do not fit gets `messageIds` only.
+ * Sets a thread's copy of its messages (and `messageIds`) to its messages as read, while it is still
+ * at the revision read: `threads backfill`, for a thread written before the copy, or whose copy an
+ * older release left behind its messages. Answers false when the thread changed or went away
+ * meanwhile; a thread whose messages do not fit keeps no copy (`messageIds` only).
  */
 export async function embedMessages(thread: ThreadRecord, messages: readonly MessageRecord[]): Promise<boolean> {
-  const fit = messagesFit(messages);
+  const sorted = [...messages].sort(byCreation);
+  const fit = copyFits(thread, sorted);
   return updateIfConditionHolds({
     TableName: getConfig().tableName,
     Key: threadKey(thread.markupId, thread.id),
-    UpdateExpression: `SET messageIds = :ids${fit ? ', messages = :messages' : ''}`,
+    UpdateExpression: `SET messageIds = :ids${fit ? ', messages = :messages' : ' REMOVE messages'}`,
     ConditionExpression: 'revision = :revision',
     ExpressionAttributeValues: {
       ':revision': thread.revision,
-      ':ids': messages.map((message) => message.id),
-      ...(fit ? { ':messages': messages } : {}),
+      ':ids': sorted.map((message) => message.id),
+      ...(fit ? { ':messages': sorted } : {}),
     },
   });
 }
+
+/**
+ * Whether a thread's copy is its messages as the message items hold them (the same messages, each
+ * at the same change), or it rightly keeps none (they do not fit, and `messageIds` lists them):
+ * what the backfill leaves alone.
+ */
+export function copyIsCurrent(thread: ThreadRecord, messages: readonly MessageRecord[]): boolean {
+  const sorted = [...messages].sort(byCreation);
+  const ids = sorted.map((message) => message.id);
+  if (thread.messages === undefined) return !copyFits(thread, sorted) && sameList(thread.messageIds ?? [], ids);
+  const changeOf = (message: MessageRecord) => `${message.id}@${message.threadRevision}@${message.modifiedAt}@${message.modifiedBy}`;
+  return sameList([...thread.messages].sort(byCreation).map(changeOf), sorted.map(changeOf)) && sameList(thread.messageIds ?? [], ids);
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((entry, index) => entry === b[index]);
 
 /**
  * Deletes a thread record and its reference, the record only while it is at the revision that was

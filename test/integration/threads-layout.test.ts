@@ -1,8 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as threadsHandler } from '../../functions/threads/handler.js';
 import { threadsRoutes } from '../../functions/threads/routes.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
-import { batchDelete, batchPut } from '../../shared/db/core/transact.js';
+import { batchDelete, batchPut, put, transact } from '../../shared/db/core/transact.js';
+import { getConfig } from '../../shared/config.js';
+import { toMessageItem, toMessageReferenceItem } from '../../shared/db/messages.js';
+import { readMarkKey } from '../../shared/db/read-marks.js';
 import { installFaultHook } from '../../shared/db/core/faults.js';
 import { markupPartition } from '../../shared/db/markup-records.js';
 import { queryPrefix } from '../../shared/db/core/paging.js';
@@ -260,6 +264,100 @@ describe('markups in the old layout', () => {
       .map((entry) => Object.values(entry.input.RequestItems as Record<string, { Keys: unknown[] }>)[0]!.Keys.length);
     expect(batchKeys.slice(0, 2)).toEqual([12, 12]);
     expect(batchKeys).toHaveLength(3);
+  });
+
+  it('a layout 2 markup shows a message read by its later mark when its legacy mark is older (the mark written after the upgrade is an attribute; both are read)', async () => {
+    const other = await addMember(org.workspaceId);
+    const markup = await makeTypedMarkup(org, 'webpage');
+    const seeded = await seedConversation(markup, { count: 12, authorIds: [org.workspaceKeyUserId, other.userId], layout: '2' });
+    // Before the upgrade the caller read every message of the other writer: legacy items at their revision.
+    await batchPut(
+      seeded.flatMap(({ messages }) =>
+        messages
+          .filter((message) => message.userId === other.userId)
+          .map((message) => ({
+            ...readMarkKey(markup.id, org.workspaceKeyUserId, message.id),
+            entity: 'ReadMark',
+            markupId: markup.id,
+            userId: org.workspaceKeyUserId,
+            subject: 'message',
+            subjectId: message.id,
+            threadId: message.threadId,
+            seenRevision: message.threadRevision,
+            seenAt: message.createdAt,
+          })),
+      ),
+    );
+    // After it, the other writer edits one of them in every thread, and the caller reads it again.
+    for (const { messages } of seeded) {
+      const edited = messages.find((message) => message.userId === other.userId)!;
+      expect(
+        (await call('PATCH', `/messages/${edited.id}`, { key: other.key, body: { content: 'Edited after the upgrade' } })).status,
+      ).toBe(200);
+      expect((await call('POST', `/messages/${edited.id}/read`, { key: org.workspaceKey })).status).toBe(204);
+    }
+
+    const page = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, limit: 50 } })).body.data;
+    const one = (await call('GET', `/threads/${seeded[0]!.thread.id}`, { key: org.workspaceKey })).body.data;
+
+    // Whichever of the two marks of an edited message DynamoDB answers last, the later one counts: nothing is unread.
+    expect(page.threads.map((thread: any) => [thread.number, thread.unreadMessageCount])).toEqual(seeded.map((_, i) => [i + 1, 0]));
+    expect(one.unreadMessageCount).toBe(0);
+  });
+
+  it('`threads backfill --markup` repairs a copy and folds marks that an older release wrote beside this one', async () => {
+    const markup = await makeTypedMarkup(org, 'webpage');
+    const created = await createThread(org.workspaceKey, markup);
+    const [thread] = (await getConversation(markup.id)).threads;
+    // The older release's reply: the message and its reference, `messageIds` and the revision moved
+    // on the thread (its copy untouched), and the writer's mark as an item of its own.
+    const at = Date.now();
+    const message = {
+      ...thread!.messages![0]!,
+      id: randomUUID(),
+      createdAt: at,
+      modifiedAt: at,
+      threadRevision: thread!.revision + 1,
+      content: 'Old release',
+    };
+    const reference = { threadId: thread!.id, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId };
+    await transact([
+      put(toMessageItem(message)),
+      put(toMessageReferenceItem({ ...reference, messageId: message.id })),
+      {
+        Update: {
+          TableName: getConfig().tableName,
+          Key: threadKey(markup.id, thread!.id),
+          UpdateExpression: 'SET revision = :next, lastActivityAt = :at, messageIds = :ids',
+          ExpressionAttributeValues: { ':next': thread!.revision + 1, ':at': at, ':ids': [...thread!.messageIds!, message.id] },
+        },
+      },
+      put({
+        ...readMarkKey(markup.id, org.workspaceKeyUserId, message.id),
+        entity: 'ReadMark',
+        markupId: markup.id,
+        userId: org.workspaceKeyUserId,
+        subject: 'message',
+        subjectId: message.id,
+        threadId: thread!.id,
+        seenRevision: message.threadRevision,
+        seenAt: at,
+      }),
+    ]);
+    const listed = async () =>
+      (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads[0];
+    expect((await listed()).messages).toHaveLength(1);
+
+    const repaired = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
+
+    expect(repaired.status).toBe(0);
+    const after = await listed();
+    expect(after.messages.map((entry: any) => entry.id)).toEqual([created.messages[0].id, message.id]);
+    expect(after).toMatchObject({ unreadMessageCount: 0 });
+    expect(
+      (await queryPrefix(markupPartition(markup.id), 'READ#', { consistent: true })).filter((item) => item.subject === 'message'),
+    ).toEqual([]);
+    expect((await call('GET', `/threads/${thread!.id}`, { key: org.workspaceKey })).body.data).toMatchObject({ unreadMessageCount: 0 });
   });
 
   it('a thread whose messages outgrow its copy keeps none, and its pages and reads still show every message', async () => {

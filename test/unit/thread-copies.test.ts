@@ -1,8 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config.js';
 import type { MessageRecord } from '../../shared/db/messages.js';
-import { readMarksUpdate, toReadMarkItems, type ReadMark } from '../../shared/db/read-marks.js';
-import { EMBEDDED_MESSAGES_LIMIT, messagesFit, threadRevisionUpdate, type ThreadRecord } from '../../shared/db/threads.js';
+import { latestOf, readMarksUpdate, toReadMarkItems, type ReadMark } from '../../shared/db/read-marks.js';
+import {
+  copyFits,
+  copyIsCurrent,
+  THREAD_ITEM_WITH_COPY_LIMIT,
+  threadReplace,
+  threadRevisionUpdate,
+  type ThreadRecord,
+} from '../../shared/db/threads.js';
 
 /**
  * Layout 3's two pure parts: what a message change does to its thread's copy of its messages
@@ -14,15 +21,15 @@ beforeAll(() => {
   resetConfig();
 });
 
-const message = (id: string, content = `Message ${id}`): MessageRecord => ({
+const message = (id: string, content = `Message ${id}`, createdAt = 1): MessageRecord => ({
   id,
   threadId: 't1',
   markupId: 'm1',
   workspaceId: 'w1',
   organizationId: 'o1',
   userId: 'u1',
-  createdAt: 1,
-  modifiedAt: 1,
+  createdAt,
+  modifiedAt: createdAt,
   modifiedBy: 'u1',
   threadRevision: 1,
   content,
@@ -71,16 +78,73 @@ describe("a thread's copy of its messages (threadRevisionUpdate)", () => {
 
   it('removes the copy when the messages would pass the limit, keeping messageIds', () => {
     // Content and its Delta: each long message weighs half the limit and a little more.
-    const long = message('d', 'x'.repeat(EMBEDDED_MESSAGES_LIMIT / 4));
+    const long = message('d', 'x'.repeat(THREAD_ITEM_WITH_COPY_LIMIT / 4));
     const { expression, values } = partsOf(
       threadRevisionUpdate(thread({ messages: [a, long], messageIds: ['a', 'd'] }), 9, { message: { put: { ...long, id: 'e' } } }),
     );
 
-    expect(messagesFit([a, long])).toBe(true);
-    expect(messagesFit([a, long, { ...long, id: 'e' }])).toBe(false);
+    expect(copyFits(thread({}), [a, long])).toBe(true);
+    expect(copyFits(thread({}), [a, long, { ...long, id: 'e' }])).toBe(false);
     expect(expression).toBe('SET revision = :next, lastActivityAt = :at, messageIds = :ids REMOVE messages');
     expect(values[':ids']).toEqual(['a', 'd', 'e']);
     expect(values).not.toHaveProperty(':messages');
+  });
+
+  it("counts the rest of the thread item: a webpage thread's elements and parents leave less room for the copy", () => {
+    const elements = Array.from({ length: 50 }, (_, i) => ({
+      id: `e${i}`,
+      path: 'p'.repeat(2_000),
+      offsetXPercentage: 1,
+      offsetYPercentage: 1,
+    }));
+    const parents = Array.from({ length: 100 }, (_, i) => ({
+      id: `p${i}`,
+      path: 'q'.repeat(1_000),
+      depth: i,
+      url: 'u',
+      canonicalUrl: 'u',
+    }));
+    const big = thread({ elements, parents, messages: [a], messageIds: ['a'] } as Partial<ThreadRecord>);
+    const reply = message('r', 'x'.repeat(THREAD_ITEM_WITH_COPY_LIMIT / 5));
+
+    expect(copyFits(thread({}), [a, reply])).toBe(true);
+    expect(copyFits(big, [a, reply])).toBe(false);
+    expect(partsOf(threadRevisionUpdate(big, 9, { message: { put: reply } })).expression).toContain('REMOVE messages');
+  });
+
+  it('keeps the copy in creation order when a reply that drew an earlier time commits after a later one', () => {
+    const early = message('z-early', 'Early', 5);
+    const late = message('a-late', 'Late', 6);
+    const { values } = partsOf(
+      threadRevisionUpdate(thread({ messages: [a, late], messageIds: ['a', 'a-late'] }), 9, { message: { put: early } }),
+    );
+
+    expect((values[':messages'] as MessageRecord[]).map((entry) => entry.id)).toEqual(['a', 'z-early', 'a-late']);
+    expect(values[':ids']).toEqual(['a', 'z-early', 'a-late']);
+  });
+
+  it('a Put of a changed thread drops a copy that no longer fits it, keeping messageIds', () => {
+    const before = thread({ messages: [a], messageIds: ['a'] });
+    const grown = {
+      ...before,
+      elements: [{ id: 'e', path: 'p'.repeat(THREAD_ITEM_WITH_COPY_LIMIT), offsetXPercentage: 1, offsetYPercentage: 1 }],
+    };
+    const item = threadReplace(before, grown as ThreadRecord).Put!.Item!;
+    const kept = threadReplace(before, { ...before, resolved: true }).Put!.Item!;
+
+    expect(item).not.toHaveProperty('messages');
+    expect(item.messageIds).toEqual(['a']);
+    expect(kept.messages).toEqual([a]);
+  });
+
+  it('tells a current copy from one an older release left behind (a message missing, edited, or deleted since)', () => {
+    const edited = { ...b, threadRevision: 7, modifiedAt: 7 };
+
+    expect(copyIsCurrent(thread({ messages: [a, b], messageIds: ['a', 'b'] }), [b, a])).toBe(true);
+    expect(copyIsCurrent(thread({ messages: [a], messageIds: ['a', 'b'] }), [a, b])).toBe(false);
+    expect(copyIsCurrent(thread({ messages: [a, b], messageIds: ['a', 'b'] }), [a, edited])).toBe(false);
+    expect(copyIsCurrent(thread({ messages: [a, b], messageIds: ['a', 'b'] }), [a])).toBe(false);
+    expect(copyIsCurrent(thread({ messageIds: ['a'] }), [a])).toBe(false);
   });
 
   it('moves only messageIds of a thread without a copy, and neither of a thread without both', () => {
@@ -124,6 +188,17 @@ describe("one reader's marks on a thread are one item (read-marks.ts)", () => {
     expect(() => readMarksUpdate('m1', [mark('thread', 't1', 1), { ...mark('message', 'a', 1), threadId: 't2' }])).toThrow();
     expect(() => readMarksUpdate('m1', [mark('thread', 't1', 1), { ...mark('message', 'a', 1), userId: 'u2' }])).toThrow();
     expect(() => readMarksUpdate('m1', [])).toThrow();
+  });
+
+  it('answers one mark a subject, the later by revision and then time, when a legacy item and an attribute both mark a message', () => {
+    const legacy = mark('message', 'a', 3);
+    const newer = { ...mark('message', 'a', 4), seenAt: 50 };
+    const sameLater = { ...mark('message', 'a', 3), seenAt: 500 };
+
+    expect(latestOf([newer, legacy])).toEqual([newer]);
+    expect(latestOf([legacy, newer])).toEqual([newer]);
+    expect(latestOf([legacy, sameLater])).toEqual([sameLater]);
+    expect(latestOf([mark('thread', 't1', 2), legacy])).toHaveLength(2);
   });
 
   it('stores every mark of a reader on a thread in one item, as the updates leave it', () => {

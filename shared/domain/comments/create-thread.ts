@@ -5,7 +5,7 @@ import { viewModeCountUpdate } from '../../db/markup-records.js';
 import { toMessageItem, toMessageReferenceItem, type Delta } from '../../db/messages.js';
 import { readMarksUpdate } from '../../db/read-marks.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
-import { nextThreadNumber, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../db/threads.js';
+import { nextThreadNumber, toThreadItem, toThreadReferenceItem, withCopyIfItFits, type ThreadRecord } from '../../db/threads.js';
 import { failIfArmed } from '../../db/core/faults.js';
 import { commit, putNew, type TransactItem } from '../../db/core/transact.js';
 import type { AnnotationInput, ThreadView } from '../../schemas/threads.js';
@@ -96,7 +96,7 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
   const reference = { threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId };
   const items: TransactItem[] = [
     markupCommentUpdate(markup, { at, activeDelta: 1, open: true }),
-    putNew(toThreadItem(thread)),
+    putNew(toThreadItem(withCopyIfItFits(thread))),
     putNew(toThreadReferenceItem(reference)),
     putNew(toMessageItem(message)),
     putNew(toMessageReferenceItem({ ...reference, messageId })),
