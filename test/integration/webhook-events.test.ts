@@ -164,7 +164,8 @@ describe('comment events through the pipeline', () => {
     await expectDelivered(org, org, { type: 'comment_unresolved', markupId: markup.id, userId: actor, commentId: thread.id });
   });
 
-  it('comment_screenshot_failed when a screenshot cannot be read: the thread author as actor', async () => {
+  // The conversion worker reads the screenshot; a full run queues it behind video and PDF conversions: a minute, under the test's 90 s.
+  it('comment_screenshot_failed when a screenshot cannot be read: the thread author as actor', { timeout: 90_000 }, async () => {
     const org = await subscribedOrganization();
     const markup = await makeTypedMarkup(org, 'image');
     const thread = await createThread(org.workspaceKey, markup);
@@ -190,12 +191,17 @@ describe('comment events through the pipeline', () => {
       },
     });
     expect(attached.status, JSON.stringify(attached.body)).toBe(200);
-    await expectDelivered(org, org, {
-      type: 'comment_screenshot_failed',
-      markupId: markup.id,
-      userId: thread.user.id,
-      commentId: thread.id,
-    });
+    await expectDelivered(
+      org,
+      org,
+      {
+        type: 'comment_screenshot_failed',
+        markupId: markup.id,
+        userId: thread.user.id,
+        commentId: thread.id,
+      },
+      60_000,
+    );
   });
 });
 
