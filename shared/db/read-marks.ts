@@ -1,9 +1,7 @@
 import { getConfig } from '../config.js';
 import { markupPartition } from './markup-records.js';
 import { queryPrefix } from './core/paging.js';
-import { AGAIN, withBackoff } from './core/backoff.js';
-import { isTransactionConflict } from './core/errors.js';
-import { batchDelete, batchGet, tryTransact, updateIfConditionHolds, type TransactItem } from './core/transact.js';
+import { batchDelete, batchGet, transactUnlessConditionFails, updateIfConditionHolds, type TransactItem } from './core/transact.js';
 import { threadKey } from './threads.js';
 
 /**
@@ -185,6 +183,8 @@ export async function getReadMarksOf(
   );
 }
 
+const keyOf = (item: Record<string, unknown>) => ({ PK: item.PK as string, SK: item.SK as string });
+
 /** Every user's mark items on a markup's threads (the thread's items and legacy message items), for a scan of the whole markup. */
 function markItemsOf(markupId: string, filter?: { threadId: string }) {
   return queryPrefix(markupPartition(markupId), 'READ#', {
@@ -199,7 +199,7 @@ function markItemsOf(markupId: string, filter?: { threadId: string }) {
  * of the markup and keeps the thread's; deletions are rare.
  */
 export async function readMarkKeysOf(markupId: string, threadId: string): Promise<Record<string, string>[]> {
-  return (await markItemsOf(markupId, { threadId })).map((mark) => ({ PK: mark.PK as string, SK: mark.SK as string }));
+  return (await markItemsOf(markupId, { threadId })).map(keyOf);
 }
 
 /** Takes every user's mark of one deleted message away: the attribute on each thread's item, and a legacy item. */
@@ -217,8 +217,6 @@ export async function removeMessageMarks(markupId: string, threadId: string, mes
       ExpressionAttributeNames: { '#mark': name },
     });
 }
-
-const keyOf = (item: Record<string, unknown>) => ({ PK: item.PK as string, SK: item.SK as string });
 
 /**
  * Folds a markup's legacy message marks (one item a message) into the item of their thread and
@@ -251,18 +249,7 @@ export async function foldLegacyReadMarks(markupId: string): Promise<number> {
       },
     ];
     // A failed condition: the thread is gone, or its item already has this mark or a later one. Either way the legacy item goes.
-    await withBackoff(
-      async () => {
-        try {
-          await tryTransact(fold);
-          return undefined;
-        } catch (error) {
-          if (isTransactionConflict(error)) return AGAIN;
-          throw error;
-        }
-      },
-      { attempts: 10, baseMs: 10, capMs: 250 },
-    );
+    await transactUnlessConditionFails(fold);
   }
   await batchDelete(legacy.map(keyOf));
   return legacy.length;

@@ -203,7 +203,7 @@ export async function getThreadRecords(markupId: string, threadIds: readonly str
 }
 
 /**
- * The messages of threads as read (`getThreadRecords`): their copy (`messages`) where they keep one,
+ * The messages of threads as read (`getThreadRecords`): their copy (`messages`, written in creation order) where they keep one,
  * otherwise by their `messageIds` (one BatchGet per 100), or by a Query for a thread written before them.
  */
 export async function getMessagesOf(
@@ -211,8 +211,7 @@ export async function getMessagesOf(
   threads: readonly ThreadRecord[],
 ): Promise<Map<string, { thread: ThreadRecord; messages: MessageRecord[] }>> {
   const found = new Map<string, { thread: ThreadRecord; messages: MessageRecord[] }>();
-  for (const thread of threads)
-    if (thread.messages !== undefined) found.set(thread.id, { thread, messages: [...thread.messages].sort(byCreation) });
+  for (const thread of threads) if (thread.messages !== undefined) found.set(thread.id, { thread, messages: thread.messages });
   const unembedded = threads.filter((thread) => thread.messages === undefined);
   const listed = unembedded.filter((thread) => thread.messageIds !== undefined);
   const [messages, queried] = await Promise.all([
@@ -405,7 +404,7 @@ export async function embedMessages(thread: ThreadRecord, messages: readonly Mes
 }
 
 /**
- * Whether a thread's copy is its messages as the message items hold them (the same messages, each
+ * Whether a thread's copy is its messages as the message items hold them (the same messages, in creation order, each
  * at the same change), or it rightly keeps none (they do not fit, and `messageIds` lists them):
  * what the backfill leaves alone.
  */
@@ -414,7 +413,7 @@ export function copyIsCurrent(thread: ThreadRecord, messages: readonly MessageRe
   const ids = sorted.map((message) => message.id);
   if (thread.messages === undefined) return !copyFits(thread, sorted) && sameList(thread.messageIds ?? [], ids);
   const changeOf = (message: MessageRecord) => `${message.id}@${message.threadRevision}@${message.modifiedAt}@${message.modifiedBy}`;
-  return sameList([...thread.messages].sort(byCreation).map(changeOf), sorted.map(changeOf)) && sameList(thread.messageIds ?? [], ids);
+  return sameList(thread.messages.map(changeOf), sorted.map(changeOf)) && sameList(thread.messageIds ?? [], ids);
 }
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((entry, index) => entry === b[index]);

@@ -6,7 +6,6 @@ import type { MarkupRecord } from '../../shared/db/items.js';
 import { batchDelete, batchPut, put, transact } from '../../shared/db/core/transact.js';
 import { getConfig } from '../../shared/config.js';
 import { toMessageItem, toMessageReferenceItem } from '../../shared/db/messages.js';
-import { readMarkKey } from '../../shared/db/read-marks.js';
 import { installFaultHook } from '../../shared/db/core/faults.js';
 import { markupPartition } from '../../shared/db/markup-records.js';
 import { queryPrefix } from '../../shared/db/core/paging.js';
@@ -26,7 +25,7 @@ import { eventually } from '../support/polling.js';
 import { runAdmin } from '../support/processes.js';
 import { addMember } from '../support/conversations.js';
 import { countRequests, invokeHandler } from '../support/request-count.js';
-import { seedConversation, type SeededThread } from '../support/thread-seed.js';
+import { legacyMarkItem, seedConversation, type SeededThread } from '../support/thread-seed.js';
 import { createThread, DESKTOP, makeTypedMarkup, MOBILE, reply, TABLET } from '../support/threads.js';
 
 /**
@@ -89,6 +88,18 @@ async function oldMarkup(layout: 'old' | 'current' = 'old'): Promise<{ markup: M
     readBy: org.workspaceKeyUserId,
   });
   return { markup, seeded };
+}
+
+/** A markup of `count` threads in the old layout on two view modes, and the leaves they are in. */
+async function unindexedMarkup(count: number): Promise<{ markup: MarkupRecord; seeded: SeededThread[]; leaves: string[] }> {
+  const markup = await makeTypedMarkup(org, 'webpage');
+  const seeded = await seedConversation(markup, {
+    count,
+    authorIds: [org.workspaceKeyUserId],
+    layout: 'old',
+    viewModeIds: [DESKTOP, TABLET],
+  });
+  return { markup, seeded, leaves: [...new Set(seeded.map(({ thread }) => leafOf(thread.resolved, thread.viewModeId)))] };
 }
 
 /** The thread numbers and total of the default page. */
@@ -275,17 +286,16 @@ describe('markups in the old layout', () => {
       seeded.flatMap(({ messages }) =>
         messages
           .filter((message) => message.userId === other.userId)
-          .map((message) => ({
-            ...readMarkKey(markup.id, org.workspaceKeyUserId, message.id),
-            entity: 'ReadMark',
-            markupId: markup.id,
-            userId: org.workspaceKeyUserId,
-            subject: 'message',
-            subjectId: message.id,
-            threadId: message.threadId,
-            seenRevision: message.threadRevision,
-            seenAt: message.createdAt,
-          })),
+          .map((message) =>
+            legacyMarkItem(markup.id, {
+              userId: org.workspaceKeyUserId,
+              subject: 'message',
+              subjectId: message.id,
+              threadId: message.threadId,
+              seenRevision: message.threadRevision,
+              seenAt: message.createdAt,
+            }),
+          ),
       ),
     );
     // After it, the other writer edits one of them in every thread, and the caller reads it again.
@@ -332,17 +342,16 @@ describe('markups in the old layout', () => {
           ExpressionAttributeValues: { ':next': thread!.revision + 1, ':at': at, ':ids': [...thread!.messageIds!, message.id] },
         },
       },
-      put({
-        ...readMarkKey(markup.id, org.workspaceKeyUserId, message.id),
-        entity: 'ReadMark',
-        markupId: markup.id,
-        userId: org.workspaceKeyUserId,
-        subject: 'message',
-        subjectId: message.id,
-        threadId: thread!.id,
-        seenRevision: message.threadRevision,
-        seenAt: at,
-      }),
+      put(
+        legacyMarkItem(markup.id, {
+          userId: org.workspaceKeyUserId,
+          subject: 'message',
+          subjectId: message.id,
+          threadId: thread!.id,
+          seenRevision: message.threadRevision,
+          seenAt: at,
+        }),
+      ),
     ]);
     const listed = async () =>
       (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads[0];
@@ -428,14 +437,7 @@ describe('markups in the old layout', () => {
 
   it('a backfill racing the deletion of its markup leaves no index and no counters behind (20 rounds)', async () => {
     for (let round = 0; round < 20; round += 1) {
-      const markup = await makeTypedMarkup(org, 'webpage');
-      const seeded = await seedConversation(markup, {
-        count: 8,
-        authorIds: [org.workspaceKeyUserId],
-        layout: 'old',
-        viewModeIds: [DESKTOP, TABLET],
-      });
-      const leaves = [...new Set(seeded.map(({ thread }) => leafOf(thread.resolved, thread.viewModeId)))];
+      const { markup, leaves } = await unindexedMarkup(8);
       const [backfilled, deleted] = await Promise.all([
         backfillThreadIndex(markup),
         call('DELETE', `/markups/${markup.id}`, { key: org.workspaceKey }),
@@ -452,14 +454,7 @@ describe('markups in the old layout', () => {
   }, 180_000);
 
   it("a backfill attempt whose threads went before it ended (a markup deletion's first step) leaves a counter for every leaf it put items in, so the deletion finds and removes them", async () => {
-    const markup = await makeTypedMarkup(org, 'webpage');
-    const seeded = await seedConversation(markup, {
-      count: 6,
-      authorIds: [org.workspaceKeyUserId],
-      layout: 'old',
-      viewModeIds: [DESKTOP, TABLET],
-    });
-    const leaves = [...new Set(seeded.map(({ thread }) => leafOf(thread.resolved, thread.viewModeId)))];
+    const { markup, seeded, leaves } = await unindexedMarkup(6);
     // The deletion takes the conversation first, while the markup's record is still there, and moves no `writes`.
     let fired = 0;
     const previous = installFaultHook(async (point, subject) => {
@@ -487,13 +482,7 @@ describe('markups in the old layout', () => {
 
   it('a backfill racing thread writes ends with the index and counters the conversation says (20 rounds)', async () => {
     for (let round = 0; round < 20; round += 1) {
-      const markup = await makeTypedMarkup(org, 'webpage');
-      const seeded = await seedConversation(markup, {
-        count: 6,
-        authorIds: [org.workspaceKeyUserId],
-        layout: 'old',
-        viewModeIds: [DESKTOP, TABLET],
-      });
+      const { markup, seeded } = await unindexedMarkup(6);
       const [a, b, c] = seeded.map((entry) => entry.thread.id);
       const [backfilled] = await Promise.all([
         backfillThreadIndex(markup),

@@ -20,7 +20,7 @@ import { delta } from './threads.js';
 export type SeedLayout = 'current' | '2' | 'old';
 
 /** A message's mark as an item of its own, as layouts before 3 wrote it. */
-const legacyMarkItem = (markupId: string, mark: ReadMark) => ({
+export const legacyMarkItem = (markupId: string, mark: ReadMark) => ({
   ...readMarkKey(markupId, mark.userId, mark.subjectId),
   entity: 'ReadMark',
   markupId,
