@@ -1,5 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
+import { afterAll } from 'vitest';
 import { functionIdOf } from '../../infra/constructs/service-function.js';
 import { buildApp, type ReviewBoardApp } from '../../infra/app.js';
 import type { FunctionDefinition } from '../../functions/registry.js';
@@ -19,16 +22,36 @@ export interface SynthesizedApp extends ReviewBoardApp {
   templates: { data: Template; workers: Template; api: Template; web: Template };
 }
 
+/** The cloud assembly folders this test file synthesized into, removed when the file ends. */
+const assemblies: string[] = [];
+// Imported at collection, so this hook belongs to the importing test file.
+afterAll(() => {
+  for (const outdir of assemblies.splice(0)) rmSync(outdir, { recursive: true, force: true });
+});
+
+/** A new folder for a cloud assembly, removed when the test file ends. */
+function assemblyFolder(): string {
+  const outdir = mkdtempSync(join(tmpdir(), 'review-board-synth-'));
+  assemblies.push(outdir);
+  return outdir;
+}
+
 /**
  * Builds the app exactly as `cdk synth` does (cdk.json's context: feature flags, stage), but with
  * asset bundling skipped through `aws:cdk:bundling-stacks: []`: the functions still get code
  * assets, esbuild just never runs, so a synth takes seconds and needs no network.
+ *
+ * Assets are fingerprinted but not copied (`aws:cdk:disable-asset-staging`), and the cloud assembly
+ * goes to a folder that is removed when the test file ends. Left to CDK, every synth copied its
+ * assets (the converters layer alone is 67 MB) into a new `cdk.out*` folder under the system's
+ * temporary folder that nothing removed: about 90 MB a synth and 30 synths a run, until a CI machine
+ * ran out of disk. `withStagedAssembly` is for the test that reads the staged files.
  */
 export function synthesizeApp(context: Record<string, unknown> = {}): SynthesizedApp {
-  const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
-    context?: Record<string, unknown>;
-  };
-  const built = buildApp({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], ...context } });
+  const built = buildApp({
+    outdir: assemblyFolder(),
+    context: { ...synthContext(), 'aws:cdk:disable-asset-staging': true, ...context },
+  });
   return {
     ...built,
     templates: {
@@ -38,6 +61,20 @@ export function synthesizeApp(context: Record<string, unknown> = {}): Synthesize
       web: Template.fromStack(built.web),
     },
   };
+}
+
+/** Synthesizes the app with its assets staged and hands `use` the cloud assembly's folder. */
+export function withStagedAssembly<T>(use: (directory: string, built: ReviewBoardApp) => T): T {
+  const built = buildApp({ outdir: assemblyFolder(), context: synthContext() });
+  return use(built.app.synth().directory, built);
+}
+
+/** cdk.json's context, with bundling skipped. */
+function synthContext(): Record<string, unknown> {
+  const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+    context?: Record<string, unknown>;
+  };
+  return { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] };
 }
 
 /** The template that holds a function: API functions live in the API stack, the rest in the workers stack. */
