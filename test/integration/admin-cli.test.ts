@@ -6,7 +6,9 @@ import { createThread, makeTypedMarkup } from '../support/threads.js';
 
 const { dataDir } = localStack();
 
-describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)', () => {
+// Each test runs the CLI two to six times, each a new `npm run` and tsx: a few seconds on an idle
+// machine, up to eight on a loaded one (a full run timed out at 30 s with four).
+describe('npm run --silent admin (DESIGN.md contract: one JSON object on stdout)', { timeout: 90_000 }, () => {
   it('org create prints the new organization with working keys', async () => {
     const result = runAdmin(dataDir, ['org', 'create', '--name', 'CLI Org']);
 

@@ -5,8 +5,9 @@ import { getConfig } from '../../shared/config.js';
 import { listEvents } from '../../shared/db/events.js';
 import { armFault } from '../../shared/db/core/faults.js';
 import { getItem, itemKey, PENDING_WORK_PARTITION, type MarkupRecord } from '../../shared/db/items.js';
+import { markWorkQueued } from '../../shared/db/pending-work.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
-import { PENDING_WORK_GRACE_MS, sweepPendingWork } from '../../shared/domain/markups/pending-work.js';
+import { sweepPendingWork } from '../../shared/domain/markups/pending-work.js';
 import { call, makeOrganization } from '../support/api.js';
 import { conversionClients, makePendingMarkup, sendJob, waitUntilDrained, waitUntilReady } from '../support/conversion-jobs.js';
 import { makeMarkup, workspaceMarkupIds, workspaceOf } from '../support/items.js';
@@ -25,8 +26,16 @@ async function rawItem(id: string): Promise<Record<string, unknown> | undefined>
   return (await getDb().send(new GetCommand({ TableName: getConfig().tableName, Key: itemKey(id), ConsistentRead: true }))).Item;
 }
 
-/** A sweep run as if the grace period of every markup queued until now had passed. */
-const sweepAsIfLater = () => sweepPendingWork(Date.now() + PENDING_WORK_GRACE_MS + 1_000);
+/**
+ * A sweep run as if this markup's grace period had passed: its entry moves to the start of the
+ * pending-work index (queued at time 1), so the sweep's page of the oldest entries holds it. A sweep
+ * run as if every markup's grace had passed read the oldest 200 of the whole run's pending markups,
+ * which in a full run need not include this one, and queued all of them again.
+ */
+async function sweepAsIfLater(markupId: string): Promise<number> {
+  await markWorkQueued((await getItem(markupId, true)) as MarkupRecord, 1);
+  return sweepPendingWork();
+}
 
 const readyEvents = async (workspaceId: string, markupId: string) =>
   (await listEvents(workspaceId)).filter((event) => event.type === 'markup_ready' && event.markupId === markupId);
@@ -51,7 +60,7 @@ describe('the pending-work sweep queues the job of a markup whose job was lost b
     const committed = await rawItem(markupId!);
     const withinGrace = await sweepPendingWork();
     const untouched = await rawItem(markupId!);
-    const queued = await sweepAsIfLater();
+    const queued = await sweepAsIfLater(markupId!);
     const ready = await waitUntilReady(markupId!, 60_000);
     const after = await rawItem(markupId!);
 
@@ -78,7 +87,7 @@ describe('the pending-work sweep queues the job of a markup whose job was lost b
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     await waitUntilReady(created.body.data.id, 60_000);
 
-    await sweepAsIfLater();
+    await sweepAsIfLater(created.body.data.id);
 
     expect(await rawItem(created.body.data.id)).not.toHaveProperty('workQueuedAt');
     expect(await rawItem(created.body.data.id)).not.toHaveProperty('GSI5PK');
@@ -100,7 +109,7 @@ describe('the pending-work sweep queues the job of a markup whose job was lost b
         { workStartedAt: undefined },
       );
 
-      await Promise.all([sweepAsIfLater(), sendJob(clients, markup.id)]);
+      await Promise.all([sweepAsIfLater(markup.id), sendJob(clients, markup.id)]);
       const ready = await waitUntilReady(markup.id, 60_000);
       await waitUntilDrained(clients, clients.services.queues.conversion.url, 20_000);
 
@@ -124,7 +133,7 @@ describe('the pending-work sweep queues the job of a markup whose job was lost b
     });
 
     const before = await rawItem(markup.id);
-    await sweepAsIfLater();
+    await sweepAsIfLater(markup.id);
     // The render queues behind every other page render of a full run on a loaded machine: 90 s, under the test's 120 s.
     const settled = await eventually(
       () => getItem(markup.id, true),
