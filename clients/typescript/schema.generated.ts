@@ -1033,7 +1033,7 @@ export interface paths {
         put?: never;
         /**
          * Reply in a thread
-         * @description Adds a message to a thread; refused while comments are paused. Send `content` (plain text) or `message` (a Delta), or both reading the same; the other is derived. `mentionIds` must be active workspace members, not people merely invited (mentions inside the Delta count too). `attachments`: confirmed `message_attachment` uploads of the markup (`{ fileId }`). `clipVideos`: `{ title, sharedUrl, width, height }`.
+         * @description Adds a message to a thread; refused while comments are paused. Send `content` (plain text) or `message` (a Delta), or both reading the same; the other is derived. `mentionIds` must be active workspace members, not people merely invited (mentions inside the Delta count too). `attachments`: confirmed `message_attachment` uploads of the markup (`{ fileId }`). `clipVideos`: `{ title, sharedUrl, width, height }`. A thread holds at most 2,000 messages: a reply past that is refused with 409 `message-limit` (start a new thread).
          *
          *     Needs `message:create`: workspace role contributor or above; end users project:contributor or above.
          */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getItem } from '../../shared/db/items.js';
+import { MAX_MESSAGES_PER_THREAD } from '../../shared/domain/comments/messages.js';
 import { listEvents } from '../../shared/db/events.js';
 import { call, makeOrganization } from '../support/api.js';
 import { addMember, makeConversation, patchMessage, postMessage } from '../support/conversations.js';
@@ -7,7 +8,8 @@ import { setPlan } from '../support/fixtures.js';
 import { missingId } from '../support/ids.js';
 import { makeMemberKey } from '../support/items.js';
 import { getThread } from '../support/thread-reads.js';
-import { delta, reply } from '../support/threads.js';
+import { seedConversation } from '../support/thread-seed.js';
+import { delta, makeTypedMarkup, reply } from '../support/threads.js';
 
 describe('POST /threads/:threadId/messages: content and messageJson stay in step (Resources: Message)', () => {
   it('derives messageJson from content alone', async () => {
@@ -333,4 +335,29 @@ describe('mentionIds: only members of the workspace can be mentioned (Resources:
     expect(refused.status).toBe(400);
     expect(refused.body.errors[0].pointer).toBe('/body/mentionIds');
   });
+
+  it('refuses a reply past 2,000 messages in a thread with 409 message-limit, and the thread still reads and takes edits', async () => {
+    const org = await makeOrganization();
+    const markup = await makeTypedMarkup(org, 'webpage');
+    // Written straight to the table: 1,999 replies through the API would take minutes.
+    const [seeded] = await seedConversation(markup, {
+      count: 1,
+      authorIds: [org.workspaceKeyUserId],
+      messagesPerThread: MAX_MESSAGES_PER_THREAD - 1,
+    });
+    const threadId = seeded!.thread.id;
+
+    const last = await postMessage(org.workspaceKey, threadId, { content: 'The last one' });
+    const refused = await postMessage(org.workspaceKey, threadId, { content: 'One too many' });
+    const edited = await patchMessage(org.workspaceKey, last.body.data.id, { content: 'Still editable' });
+    const read = await call('GET', `/threads/${threadId}`, { key: org.workspaceKey });
+
+    expect(last.status, JSON.stringify(last.body)).toBe(200);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ type: expect.stringMatching(/message-limit$/), status: 409 });
+    expect(refused.body.detail).toMatch(/2,000 messages.*start a new thread/);
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    expect(read.status).toBe(200);
+    expect(read.body.data.messages).toHaveLength(MAX_MESSAGES_PER_THREAD);
+  }, 90_000);
 });

@@ -3,7 +3,7 @@ import type { MarkupRecord } from '../../shared/db/items.js';
 import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../../shared/db/messages.js';
 import { readMarkKey, toReadMarkItems, type ReadMark } from '../../shared/db/read-marks.js';
 import { THREAD_INDEX_LAYOUT, threadIndexSeedItems } from '../../shared/db/thread-index.js';
-import { threadSequenceKey, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../shared/db/threads.js';
+import { copyFits, threadSequenceKey, toThreadItem, toThreadReferenceItem, type ThreadRecord } from '../../shared/db/threads.js';
 import { batchPut } from '../../shared/db/core/transact.js';
 import { delta } from './threads.js';
 
@@ -127,7 +127,8 @@ export function seededThread(
   for (const message of messages) mark(message.userId, 'message', message.id, message.threadRevision, message.createdAt);
   if (options.readBy) mark(options.readBy, 'thread', id, thread.revision, last + 1);
   const current = (options.layout ?? 'current') === 'current';
-  if (current) thread.messages = messages;
+  // A copy only while it fits, as the writes keep it (a thread past the limit keeps `messageIds`).
+  if (current && copyFits(thread, messages)) thread.messages = messages;
   const legacyMarks = [...marks.values()].filter((readMark) => !current && readMark.subject === 'message');
   const items = [
     toThreadItem(thread),

@@ -19,7 +19,7 @@ import { getThreadWithMessages, threadRevisionUpdate } from '../../db/threads.js
 import { commit, fromFreshReads, nextTime, putNew, STALE, type TransactItem } from '../../db/core/transact.js';
 import { deleteObjectsLater } from '../../events/jobs.js';
 import type { MessageView } from '../../schemas/threads.js';
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError, ConflictError } from '../../errors.js';
 import { requireVersion, type IfMatch } from '../common/versions.js';
 import {
   explainMarkupRefusal,
@@ -50,6 +50,23 @@ async function writerView(
   return toPublicMessage(message, viewer, readStateOfWriter([message], at).messages.get(message.id) ?? { read: true, lastSeenAt: at });
 }
 
+/**
+ * Messages one thread holds at most. Past it a reply is refused (409 `message-limit`) rather than
+ * grow the thread's item and its writers' read-mark items (one `m:` mark a message, about 75 bytes)
+ * toward DynamoDB's 400 KB item limit, where the write would fail with a 500.
+ */
+export const MAX_MESSAGES_PER_THREAD = 2_000;
+
+/** Refuses a reply to a thread that holds MAX_MESSAGES_PER_THREAD messages already (a thread written before its list was kept is not counted). */
+function requireRoomForReply(thread: { id: string; messageIds?: string[]; messages?: unknown[] }): void {
+  const count = thread.messageIds?.length ?? thread.messages?.length ?? 0;
+  if (count >= MAX_MESSAGES_PER_THREAD)
+    throw new ConflictError(
+      `Thread ${thread.id} holds ${count.toLocaleString('en-US')} messages, the most a thread holds (${MAX_MESSAGES_PER_THREAD.toLocaleString('en-US')}): start a new thread.`,
+      'message-limit',
+    );
+}
+
 /** A message with nothing in it but white space is empty too. */
 export function requireSomething(message: { content: string; attachments: unknown[]; clipVideos: unknown[] }): void {
   if (message.content.trim() === '' && message.attachments.length === 0 && message.clipVideos.length === 0) {
@@ -75,6 +92,7 @@ export async function createMessage(principal: Principal, threadId: string, inpu
   const messageId = randomUUID();
   return fromFreshReads(`Thread ${threadId}`, async () => {
     const thread = await loadThreadRecord(markup.id, threadId);
+    requireRoomForReply(thread);
     const message = newMessageRecord(markup, { threadId, messageId, userId: principal.userId }, prepared, at, thread.revision + 1);
     requireSomething(message);
     const reference = { threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId, messageId };
