@@ -220,19 +220,36 @@ export async function removeMessageMarks(markupId: string, threadId: string, mes
 
 /**
  * Folds a markup's legacy message marks (one item a message) into the item of their thread and
- * user, then deletes them: `threads backfill`, before the markup moves to layout 3. Each fold is a
+ * user, and deletes them: `threads backfill`, before the markup moves to layout 3. Each fold is one
  * transaction that holds only while the thread exists (a mark of a thread deleted meanwhile is only
- * deleted, never left as an item nobody removes) and writes the mark only over none or an earlier
- * one (by revision, then time). Safe to run again after a crash: a mark already folded is not
- * written again, and the legacy item is deleted once.
+ * deleted, never left as an item nobody removes), writes the mark only over none or an earlier one
+ * (by revision, then time), and deletes the legacy item only as it was read: an older release still
+ * running may write that item again meanwhile (a later mark of the same message), and then the fold
+ * reads it again and folds what it holds now, so no mark is lost. Safe to run again after a crash:
+ * a mark already folded is not written again, and the legacy item is deleted once.
  */
 export async function foldLegacyReadMarks(markupId: string): Promise<number> {
   const legacy = (await markItemsOf(markupId)).filter((item) => item.subject === 'message');
-  for (const item of legacy) {
-    const [mark] = marksOf(item);
-    if (!mark) continue;
+  for (const item of legacy) await foldLegacyMark(markupId, item);
+  return legacy.length;
+}
+
+/** Folds one legacy mark item (see above), reading it again while an older release keeps writing it. */
+async function foldLegacyMark(markupId: string, item: Record<string, unknown>): Promise<void> {
+  let current: Record<string, unknown> | undefined = item;
+  for (let attempt = 0; current !== undefined && attempt < 8; attempt += 1) {
+    const [mark] = marksOf(current);
+    if (!mark) return;
     const update = readMarksUpdate(markupId, [mark]).Update!;
-    const fold: TransactItem[] = [
+    const deleteAsRead: TransactItem = {
+      Delete: {
+        TableName: getConfig().tableName,
+        Key: keyOf(current),
+        ConditionExpression: 'seenRevision = :seen AND seenAt = :at',
+        ExpressionAttributeValues: { ':seen': mark.seenRevision, ':at': mark.seenAt },
+      },
+    };
+    const failed = await transactUnlessConditionFails([
       {
         ConditionCheck: {
           TableName: getConfig().tableName,
@@ -247,10 +264,13 @@ export async function foldLegacyReadMarks(markupId: string): Promise<number> {
           ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': mark.seenRevision, ':at': mark.seenAt },
         },
       },
-    ];
-    // A failed condition: the thread is gone, or its item already has this mark or a later one. Either way the legacy item goes.
-    await transactUnlessConditionFails(fold);
+      deleteAsRead,
+    ]);
+    if (failed === undefined) return;
+    // The thread is gone, or its item has this mark or a later one: only the legacy item goes, as read.
+    if (failed < 2 && (await transactUnlessConditionFails([deleteAsRead])) === undefined) return;
+    // Written again meanwhile (or gone): fold what it holds now.
+    [current] = await batchGet([keyOf(current)], { consistent: true });
   }
-  await batchDelete(legacy.map(keyOf));
-  return legacy.length;
+  if (current !== undefined) throw new Error(`legacy read mark ${String(current.SK)} of markup ${markupId} kept changing during the fold`);
 }

@@ -3,7 +3,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as threadsHandler } from '../../functions/threads/handler.js';
 import { threadsRoutes } from '../../functions/threads/routes.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
-import { batchDelete, batchPut, put, transact } from '../../shared/db/core/transact.js';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { getDb } from '../../shared/clients.js';
+import { batchDelete, batchGet, batchPut, put, transact } from '../../shared/db/core/transact.js';
+import { foldLegacyReadMarks, readMarkKey } from '../../shared/db/read-marks.js';
 import { getConfig } from '../../shared/config.js';
 import { toMessageItem, toMessageReferenceItem } from '../../shared/db/messages.js';
 import { installFaultHook } from '../../shared/db/core/faults.js';
@@ -367,6 +370,44 @@ describe('markups in the old layout', () => {
       (await queryPrefix(markupPartition(markup.id), 'READ#', { consistent: true })).filter((item) => item.subject === 'message'),
     ).toEqual([]);
     expect((await call('GET', `/threads/${thread!.id}`, { key: org.workspaceKey })).body.data).toMatchObject({ unreadMessageCount: 0 });
+  });
+
+  it('the fold keeps the later mark an older release writes during it: a legacy item is deleted only as it was read', async () => {
+    const markup = await makeTypedMarkup(org, 'webpage');
+    const [seeded] = await seedConversation(markup, { count: 1, authorIds: [org.workspaceKeyUserId], layout: '2' });
+    const message = seeded!.messages[0]!;
+    const legacyKey = readMarkKey(markup.id, org.workspaceKeyUserId, message.id);
+    // The older release marks the message again (after an edit) while the fold runs.
+    const later = legacyMarkItem(markup.id, {
+      userId: org.workspaceKeyUserId,
+      subject: 'message',
+      subjectId: message.id,
+      threadId: message.threadId,
+      seenRevision: message.threadRevision + 5,
+      seenAt: message.createdAt + 60_000,
+    });
+    let rewritten = false;
+    const olderRelease = `older-release-${randomUUID()}`;
+    getDb().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (!rewritten && /TransactWrite/.test(context.commandName ?? '') && JSON.stringify(args.input).includes(`m:${message.id}`)) {
+          rewritten = true;
+          await getDb().send(new PutCommand({ TableName: getConfig().tableName, Item: later }));
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: olderRelease },
+    );
+    try {
+      await foldLegacyReadMarks(markup.id);
+    } finally {
+      getDb().middlewareStack.remove(olderRelease);
+    }
+
+    const [folded] = await batchGet([readMarkKey(markup.id, org.workspaceKeyUserId, message.threadId)], { consistent: true });
+    expect(rewritten).toBe(true);
+    expect(folded![`m:${message.id}`]).toEqual({ seenRevision: later.seenRevision, seenAt: later.seenAt });
+    expect(await batchGet([legacyKey], { consistent: true })).toEqual([]);
   });
 
   it('a thread whose messages outgrow its copy keeps none, and its pages and reads still show every message', async () => {
