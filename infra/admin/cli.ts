@@ -45,6 +45,8 @@ const USAGE = `usage: admin <command>
   queue redrive --queue uploads|conversion|webhooks|thumbnails`;
 
 const [group, action, ...rest] = process.argv.slice(2);
+/** 1 when a command printed its result but part of it failed (`threads backfill`'s `failed`). */
+let exitCode = 0;
 const { values } = parseArgs({
   args: rest,
   options: {
@@ -184,6 +186,9 @@ async function run(): Promise<unknown> {
       const named = values.markup !== undefined;
       const markupIds = named ? [required('markup')] : await markupsWithThreads();
       const markups = [];
+      // A markup that fails (its threads kept changing through every attempt) is reported and
+      // skipped, so one busy markup never holds back the rest; the run then exits 1 after printing.
+      const failed: { markupId: string; error: string }[] = [];
       let alreadyIndexed = 0;
       for (const markupId of markupIds) {
         if (!named && values.recheck !== true && (await getThreadIndexState(markupId)).layout === THREAD_INDEX_LAYOUT) {
@@ -195,9 +200,19 @@ async function run(): Promise<unknown> {
           if (values.markup !== undefined) throw new Error(`markup ${markupId} does not exist`);
           continue;
         }
-        markups.push(await backfillThreadIndex(markup as MarkupRecord));
+        if (named) {
+          markups.push(await backfillThreadIndex(markup as MarkupRecord));
+          continue;
+        }
+        try {
+          markups.push(await backfillThreadIndex(markup as MarkupRecord));
+        } catch (error) {
+          failed.push({ markupId, error: error instanceof Error ? error.message : String(error) });
+        }
       }
-      return named ? { markups } : { markups, alreadyIndexed };
+      if (named) return { markups };
+      if (failed.length > 0) exitCode = 1;
+      return failed.length > 0 ? { markups, alreadyIndexed, failed } : { markups, alreadyIndexed };
     }
     case 'search backfill': {
       // The markup word index (issue 34) for markups written before it: one workspace's markups
@@ -277,7 +292,7 @@ try {
   if (group === 'queue' && action === 'redrive') queueOption(values.queue);
   connect();
   process.stdout.write(`${JSON.stringify(await run())}\n`);
-  process.exit(0);
+  process.exit(exitCode);
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`${JSON.stringify({ error: message })}\n`);

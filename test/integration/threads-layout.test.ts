@@ -9,7 +9,7 @@ import { batchDelete, batchGet, batchPut, put, transact } from '../../shared/db/
 import { foldLegacyReadMarks, readMarkKey } from '../../shared/db/read-marks.js';
 import { getConfig } from '../../shared/config.js';
 import { toMessageItem, toMessageReferenceItem } from '../../shared/db/messages.js';
-import { installFaultHook } from '../../shared/db/core/faults.js';
+import { armFault, installFaultHook } from '../../shared/db/core/faults.js';
 import { markupPartition } from '../../shared/db/markup-records.js';
 import { queryPrefix } from '../../shared/db/core/paging.js';
 import {
@@ -183,6 +183,22 @@ describe('markups in the old layout', () => {
     expect((await getThreadIndexState(markup.id)).layout).toBe(THREAD_INDEX_LAYOUT);
     expect(unknown.status).toBe(1);
     expect(JSON.parse(unknown.stderr.trim().split('\n')[0]!)).toEqual({ error: 'markup no-such-markup does not exist' });
+  }, 300_000);
+
+  it('threads backfill reports a markup that fails and goes on with the others, then exits 1; the next run finishes it', async () => {
+    const [failing, other] = [await makeTypedMarkup(org, 'webpage'), await makeTypedMarkup(org, 'webpage')];
+    for (const markup of [failing, other]) await seedConversation(markup, { count: 3, authorIds: [org.workspaceKeyUserId], layout: '2' });
+    await armFault('backfill-before-copies', failing.id);
+
+    const first = runAdmin(dataDir, ['threads', 'backfill']);
+    const second = runAdmin(dataDir, ['threads', 'backfill']);
+
+    expect(first.status, first.stderr).toBe(1);
+    expect(first.json.failed).toEqual([{ markupId: failing.id, error: `injected fault at backfill-before-copies for ${failing.id}` }]);
+    expect(first.json.markups).toContainEqual(expect.objectContaining({ markupId: other.id, layout: THREAD_INDEX_LAYOUT }));
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.json.markups).toContainEqual(expect.objectContaining({ markupId: failing.id, layout: THREAD_INDEX_LAYOUT }));
+    expect((await getThreadIndexState(failing.id)).layout).toBe(THREAD_INDEX_LAYOUT);
   }, 300_000);
 
   it('a markup indexed in layout 1 (index items in the markup partition) lists only what thread writes indexed until the backfill moves its index to layout 2 and removes the old items', async () => {
