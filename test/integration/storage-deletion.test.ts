@@ -32,6 +32,8 @@ async function markupWithAttachment() {
 }
 
 const fetchStatus = async (url: string) => (await fetch(url)).status;
+/** How long a deletion job may wait behind a full run's conversions on the shared queue (a fresh-clone check ran out of 15 s). */
+const DELETION_JOB_WAIT_MS = 60_000;
 
 describe('deletion frees stored bytes exactly once and removes the objects (Workspaces: storage breakdown)', () => {
   it('a deleted image markup leaves the breakdown and its file stops being served', async () => {
@@ -48,13 +50,15 @@ describe('deletion frees stored bytes exactly once and removes the objects (Work
     expect(before).toMatchObject({ images: bytes.length, total: bytes.length });
     expect(servedBefore).toBe(200);
     expect(await storageBreakdownOf(org.workspaceKey)).toMatchObject({ images: 0, total: 0 });
+    // The objects go through the deletion job's queue, behind a full run's conversions: on a loaded
+    // 2-core machine that took over 30 s.
     expect(
       await eventually(
         () => fetchStatus(url),
         (status) => status === 404,
+        DELETION_JOB_WAIT_MS,
       ),
     ).toBe(404);
-    // The objects go through the deletion job's queue: on a loaded 2-core machine that took over 30 s.
   }, 120_000);
 
   it('ten parallel deletions of a markup with a 17,000-byte attachment subtract it once, whatever the route (20 rounds)', async () => {
@@ -122,18 +126,21 @@ describe('deletion frees stored bytes exactly once and removes the objects (Work
 
     expect(deleted.status).toBe(204);
     expect(bytes.length).toBeGreaterThan(200_000);
+    // The workspace's content goes through the deletion job's queue (as above): bytes and objects both.
     const after = await eventually(
       () => storageCounters(org.organizationId),
       (counters) => counters.total === 0,
+      DELETION_JOB_WAIT_MS,
     );
     expect(after).toMatchObject({ total: 0, claimed: 0 });
     expect(
       await eventually(
         () => fetchStatus(url),
         (status) => status === 404,
+        DELETION_JOB_WAIT_MS,
       ),
     ).toBe(404);
-  });
+  }, 150_000);
 });
 
 async function makeImageMarkupIn(org: Org, folderId: string) {
