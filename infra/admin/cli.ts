@@ -19,6 +19,7 @@ import {
 import { ROLES, type Role } from '../../shared/db/users.js';
 import { getSqs } from '../../shared/clients.js';
 import { getConfig, QUEUE_URL_ENV } from '../../shared/config.js';
+import { describeFailure } from '../../shared/convert/errors.js';
 import { QUEUES, type QueueName } from '../../shared/queues.js';
 import { attachToLocalStack } from '../local/services.js';
 import { describeChain, QUEUE_OPTIONS, queueChain, queueOption, queueUrlOf, redrive } from './queues.js';
@@ -45,8 +46,6 @@ const USAGE = `usage: admin <command>
   queue redrive --queue uploads|conversion|webhooks|thumbnails`;
 
 const [group, action, ...rest] = process.argv.slice(2);
-/** 1 when a command printed its result but part of it failed (`threads backfill`'s `failed`). */
-let exitCode = 0;
 const { values } = parseArgs({
   args: rest,
   options: {
@@ -187,7 +186,8 @@ async function run(): Promise<unknown> {
       const markupIds = named ? [required('markup')] : await markupsWithThreads();
       const markups = [];
       // A markup that fails (its threads kept changing through every attempt) is reported and
-      // skipped, so one busy markup never holds back the rest; the run then exits 1 after printing.
+      // skipped, so one busy markup never holds back the rest; the run then exits 1 after printing
+      // (a markup named by --markup fails the command as before).
       const failed: { markupId: string; error: string }[] = [];
       let alreadyIndexed = 0;
       for (const markupId of markupIds) {
@@ -200,19 +200,17 @@ async function run(): Promise<unknown> {
           if (values.markup !== undefined) throw new Error(`markup ${markupId} does not exist`);
           continue;
         }
-        if (named) {
-          markups.push(await backfillThreadIndex(markup as MarkupRecord));
-          continue;
-        }
         try {
           markups.push(await backfillThreadIndex(markup as MarkupRecord));
         } catch (error) {
-          failed.push({ markupId, error: error instanceof Error ? error.message : String(error) });
+          if (named) throw error;
+          failed.push({ markupId, error: describeFailure(error) });
         }
       }
       if (named) return { markups };
-      if (failed.length > 0) exitCode = 1;
-      return failed.length > 0 ? { markups, alreadyIndexed, failed } : { markups, alreadyIndexed };
+      if (failed.length === 0) return { markups, alreadyIndexed };
+      process.exitCode = 1;
+      return { markups, alreadyIndexed, failed };
     }
     case 'search backfill': {
       // The markup word index (issue 34) for markups written before it: one workspace's markups
@@ -292,9 +290,10 @@ try {
   if (group === 'queue' && action === 'redrive') queueOption(values.queue);
   connect();
   process.stdout.write(`${JSON.stringify(await run())}\n`);
-  process.exit(exitCode);
+  // 0, or the process.exitCode a command set when part of what it printed failed (`threads backfill`'s `failed`).
+  process.exit();
 } catch (error) {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeFailure(error);
   process.stderr.write(`${JSON.stringify({ error: message })}\n`);
   if (error instanceof UsageError) process.stderr.write(`${USAGE}\n`);
   process.exit(error instanceof UsageError ? 2 : 1);
