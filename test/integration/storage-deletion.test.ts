@@ -34,7 +34,7 @@ async function markupWithAttachment() {
 const fetchStatus = async (url: string) => (await fetch(url)).status;
 /**
  * How long a deletion job may wait on the conversion queue behind a full run's other jobs. The
- * local stack runs few jobs at once, so a neighbour's large deletion holds the queue: a fresh-clone
+ * local stack works that queue one job at a time, so a neighbour's large deletion holds the queue: a fresh-clone
  * check without Chromium, where items-delete's 2,002-markup tree deletion ran beside this file,
  * ran out of 15 s and then of 60 s (alone, or beside that file only, it takes 1 to 8 s). Deployed,
  * Lambda runs the queue's jobs side by side.
