@@ -187,3 +187,9 @@ export class InternalError extends ServiceError {
     super(500, 'internal', 'Internal Server Error', 'The service failed to handle the request. Quote the requestId when reporting it.');
   }
 }
+
+/** The text of whatever was thrown: libraries (WASM modules among them) throw strings as well as Errors. */
+export function describeFailure(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

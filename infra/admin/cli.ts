@@ -19,7 +19,7 @@ import {
 import { ROLES, type Role } from '../../shared/db/users.js';
 import { getSqs } from '../../shared/clients.js';
 import { getConfig, QUEUE_URL_ENV } from '../../shared/config.js';
-import { describeFailure } from '../../shared/convert/errors.js';
+import { describeFailure } from '../../shared/errors.js';
 import { QUEUES, type QueueName } from '../../shared/queues.js';
 import { attachToLocalStack } from '../local/services.js';
 import { describeChain, QUEUE_OPTIONS, queueChain, queueOption, queueUrlOf, redrive } from './queues.js';

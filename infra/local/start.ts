@@ -1,4 +1,5 @@
 import { isAbsolute, relative } from 'node:path';
+import { describeFailure } from '../../shared/errors.js';
 import { LOCAL_OWNER_EMAIL, startLocalStack, stackFile } from './stack.js';
 
 /**
@@ -56,6 +57,6 @@ try {
     if (process.ppid !== parent) void shutdown('parent exited');
   }, 1000).unref();
 } catch (error) {
-  process.stderr.write(`[local] failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`[local] failed to start: ${describeFailure(error)}\n`);
   process.exit(1);
 }

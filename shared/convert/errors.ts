@@ -11,9 +11,3 @@ export class ConversionError extends Error {
     super(message, options);
   }
 }
-
-/** The text of whatever a third-party library threw (WASM modules throw strings as well as Errors). */
-export function describeFailure(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
-}

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
-import { ConversionError, describeFailure } from './errors.js';
+import { describeFailure } from '../errors.js';
+import { ConversionError } from './errors.js';
 import { loadSharp } from './packages.js';
 
 /** One picture a converter produced: a page of a document, a poster frame, a thumbnail. */

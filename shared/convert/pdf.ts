@@ -1,6 +1,7 @@
 import { readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { ConversionError, describeFailure } from './errors.js';
+import { describeFailure } from '../errors.js';
+import { ConversionError } from './errors.js';
 import { fitScale, MAX_PAGE_DIMENSION, type ConverterInput, type RenderedImage } from './images.js';
 import { CONVERSION_LIMITS } from './limits.js';
 import { loadPdfium, loadSharp, type PdfiumModule } from './packages.js';

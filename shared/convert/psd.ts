@@ -1,7 +1,8 @@
 import { open, readFile } from 'node:fs/promises';
 import type { Layer, LayerMaskData, PixelData } from 'ag-psd';
 import { DEFAULT_CMYK_PROFILE } from './cmyk-profile.js';
-import { ConversionError, describeFailure } from './errors.js';
+import { describeFailure } from '../errors.js';
+import { ConversionError } from './errors.js';
 import { MAX_PAGE_DIMENSION, type ConverterInput, type RenderedImage } from './images.js';
 import { checkImagePixels, CONVERSION_LIMITS } from './limits.js';
 import { loadAgPsd, loadSharp } from './packages.js';

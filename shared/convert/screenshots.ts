@@ -1,4 +1,5 @@
-import { ConversionError, describeFailure } from './errors.js';
+import { describeFailure } from '../errors.js';
+import { ConversionError } from './errors.js';
 import type { ConverterInput, RenderedImage } from './images.js';
 import { loadSharp } from './packages.js';
 

@@ -1,4 +1,5 @@
-import { ConversionError, describeFailure } from './errors.js';
+import { describeFailure } from '../errors.js';
+import { ConversionError } from './errors.js';
 import { MAX_PAGE_DIMENSION, type ConverterInput, type RenderedImage } from './images.js';
 import { checkImagePixels, CONVERSION_LIMITS } from './limits.js';
 import { loadSharp } from './packages.js';

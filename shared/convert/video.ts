@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConversionError, describeFailure } from './errors.js';
+import { describeFailure } from '../errors.js';
+import { ConversionError } from './errors.js';
 import type { ConverterInput, RenderedImage } from './images.js';
 import { CONVERSION_LIMITS } from './limits.js';
 import { ffmpegPath, loadSharp, readyFfmpegPath } from './packages.js';
