@@ -45,42 +45,22 @@ export const readMarkKey = (markupId: string, userId: string, subjectId: string)
   SK: `${readMarkPrefix(userId)}${subjectId}`,
 });
 
+/** A mark as stored: its revision and time, as numbers whatever the item held. */
+const storedMark = (
+  of: Pick<ReadMark, 'userId' | 'subject' | 'subjectId' | 'threadId'>,
+  stored: { seenRevision?: unknown; seenAt?: unknown },
+): ReadMark => ({ ...of, seenRevision: Number(stored.seenRevision), seenAt: Number(stored.seenAt) });
+
 /** The marks one stored item holds: a legacy message mark, or a thread's item with its thread mark and message marks. */
 function marksOf(item: Record<string, unknown>): ReadMark[] {
   const userId = item.userId as string;
   const threadId = item.threadId as string;
-  if (item.subject === 'message')
-    return [
-      {
-        userId,
-        subject: 'message',
-        subjectId: item.subjectId as string,
-        threadId,
-        seenRevision: Number(item.seenRevision),
-        seenAt: Number(item.seenAt),
-      },
-    ];
+  if (item.subject === 'message') return [storedMark({ userId, subject: 'message', subjectId: item.subjectId as string, threadId }, item)];
   const marks: ReadMark[] = [];
-  if (item.seenRevision !== undefined)
-    marks.push({
-      userId,
-      subject: 'thread',
-      subjectId: threadId,
-      threadId,
-      seenRevision: Number(item.seenRevision),
-      seenAt: Number(item.seenAt),
-    });
+  if (item.seenRevision !== undefined) marks.push(storedMark({ userId, subject: 'thread', subjectId: threadId, threadId }, item));
   for (const [name, value] of Object.entries(item)) {
     if (!name.startsWith(MESSAGE_MARK)) continue;
-    const mark = value as { seenRevision: number; seenAt: number };
-    marks.push({
-      userId,
-      subject: 'message',
-      subjectId: name.slice(MESSAGE_MARK.length),
-      threadId,
-      seenRevision: Number(mark.seenRevision),
-      seenAt: Number(mark.seenAt),
-    });
+    marks.push(storedMark({ userId, subject: 'message', subjectId: name.slice(MESSAGE_MARK.length), threadId }, value as object));
   }
   return marks;
 }

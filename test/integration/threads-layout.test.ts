@@ -28,7 +28,7 @@ import { eventually } from '../support/polling.js';
 import { runAdmin } from '../support/processes.js';
 import { addMember } from '../support/conversations.js';
 import { countRequests, invokeHandler } from '../support/request-count.js';
-import { legacyMarkItem, seedConversation, type SeededThread } from '../support/thread-seed.js';
+import { legacyMessageMarkItem, seedConversation, type SeededThread } from '../support/thread-seed.js';
 import { createThread, DESKTOP, makeTypedMarkup, MOBILE, reply, TABLET } from '../support/threads.js';
 
 /**
@@ -305,16 +305,7 @@ describe('markups in the old layout', () => {
       seeded.flatMap(({ messages }) =>
         messages
           .filter((message) => message.userId === other.userId)
-          .map((message) =>
-            legacyMarkItem(markup.id, {
-              userId: org.workspaceKeyUserId,
-              subject: 'message',
-              subjectId: message.id,
-              threadId: message.threadId,
-              seenRevision: message.threadRevision,
-              seenAt: message.createdAt,
-            }),
-          ),
+          .map((message) => legacyMessageMarkItem(markup.id, org.workspaceKeyUserId, message)),
       ),
     );
     // After it, the other writer edits one of them in every thread, and the caller reads it again.
@@ -361,16 +352,7 @@ describe('markups in the old layout', () => {
           ExpressionAttributeValues: { ':next': thread!.revision + 1, ':at': at, ':ids': [...thread!.messageIds!, message.id] },
         },
       },
-      put(
-        legacyMarkItem(markup.id, {
-          userId: org.workspaceKeyUserId,
-          subject: 'message',
-          subjectId: message.id,
-          threadId: thread!.id,
-          seenRevision: message.threadRevision,
-          seenAt: at,
-        }),
-      ),
+      put(legacyMessageMarkItem(markup.id, org.workspaceKeyUserId, message)),
     ]);
     const listed = async () =>
       (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads[0];
@@ -394,11 +376,7 @@ describe('markups in the old layout', () => {
     const message = seeded!.messages[0]!;
     const legacyKey = readMarkKey(markup.id, org.workspaceKeyUserId, message.id);
     // The older release marks the message again (after an edit) while the fold runs.
-    const later = legacyMarkItem(markup.id, {
-      userId: org.workspaceKeyUserId,
-      subject: 'message',
-      subjectId: message.id,
-      threadId: message.threadId,
+    const later = legacyMessageMarkItem(markup.id, org.workspaceKeyUserId, message, {
       seenRevision: message.threadRevision + 5,
       seenAt: message.createdAt + 60_000,
     });

@@ -27,6 +27,25 @@ export const legacyMarkItem = (markupId: string, mark: ReadMark) => ({
   ...mark,
 });
 
+/**
+ * An older release's mark of one message, as an item of its own: `userId` saw `message` as written
+ * (its `threadRevision`, at its `createdAt`) unless `seen` says a later revision or time.
+ */
+export const legacyMessageMarkItem = (
+  markupId: string,
+  userId: string,
+  message: Pick<MessageRecord, 'id' | 'threadId' | 'threadRevision' | 'createdAt'>,
+  seen: Partial<Pick<ReadMark, 'seenRevision' | 'seenAt'>> = {},
+) =>
+  legacyMarkItem(markupId, {
+    userId,
+    subject: 'message',
+    subjectId: message.id,
+    threadId: message.threadId,
+    seenRevision: seen.seenRevision ?? message.threadRevision,
+    seenAt: seen.seenAt ?? message.createdAt,
+  });
+
 const BROWSER_CONTEXT = {
   browserName: 'Chrome',
   browserVersion: '120',
