@@ -1,6 +1,9 @@
 import * as v from 'valibot';
 import { checkOrigin, checkSigningKey, MAX_ALLOWED_ORIGINS, type Checked } from '../../shared/domain/installations/input.js';
 import { Cursor, HttpUrl, Id, Name, pageSchema, queryInteger } from '../../shared/http/schemas.js';
+import { InstallationSchema } from '../../shared/schemas/installations.js';
+
+export { InstallationSchema } from '../../shared/schemas/installations.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
@@ -66,18 +69,6 @@ export const ListInstallationsQuery = v.object({
   workspaceId: v.optional(Id),
   limit: v.optional(queryInteger(1, MAX_PAGE_SIZE)),
   before: v.optional(Cursor),
-});
-
-export const InstallationSchema = v.object({
-  id: Id,
-  createdAt: v.string(),
-  modifiedAt: v.string(),
-  deletedAt: v.null(),
-  workspaceId: Id,
-  publicKey: v.string(),
-  status: v.literal('active'),
-  allowedOrigins: v.nullable(v.array(v.string())),
-  markupId: v.nullable(Id),
 });
 
 /** GET /installations pages forward only (`before=<nextCursor>`). */

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { MAX_MARKUP_EVENT_SEQ } from '../../shared/schemas/markups.js';
 import { MAX_FILES_PER_MARKUP } from '../../shared/domain/markups/file-markups.js';
 import { INCLUDE_VALUES, type IncludeValue } from '../../shared/domain/markups/view.js';
-import { WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhooks/input.js';
+import { WEBHOOK_EVENT_TYPES } from '../../shared/schemas/webhooks.js';
 import type { RawBodySpec } from '../../shared/http/route.js';
 import { Cursor, HttpUrl, Id, Name, pageSchema, queryInteger } from '../../shared/http/schemas.js';
 

@@ -1,7 +1,10 @@
 import * as v from 'valibot';
 import { getConfig } from '../../shared/config.js';
-import { checkWebhookUrl, WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhooks/input.js';
+import { checkWebhookUrl } from '../../shared/domain/webhooks/input.js';
 import { Cursor, HttpUrl, Id, pageSchema, queryInteger } from '../../shared/http/schemas.js';
+import { EventTypeSchema, WEBHOOK_EVENT_TYPES, WebhookDeliverySchema, WebhookRegistrationSchema } from '../../shared/schemas/webhooks.js';
+
+export { QueuedWebhookEventSchema, WebhookDeliverySchema, WebhookRegistrationSchema } from '../../shared/schemas/webhooks.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
@@ -19,7 +22,6 @@ const WebhookUrl = v.pipe(
   }),
 );
 
-const EventTypeSchema = v.picklist(WEBHOOK_EVENT_TYPES, `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
 /** Repeats are dropped; null or absent on create: every type. Bounded by the number of types (with room for repeats). */
 const EventTypes = v.nullable(
   v.pipe(
@@ -49,18 +51,6 @@ export const ListWebhookRegistrationsQuery = v.object({
   before: v.optional(Cursor),
 });
 
-export const WebhookRegistrationSchema = v.object({
-  id: Id,
-  createdAt: v.string(),
-  modifiedAt: v.string(),
-  deletedAt: v.null(),
-  url: v.string(),
-  workspaceId: Id,
-  eventTypes: v.array(EventTypeSchema),
-  enabled: v.boolean(),
-  signingKey: v.string(),
-});
-
 /** GET /webhook-registrations pages forward only (`before=<nextCursor>`). */
 export const WebhookRegistrationPageSchema = pageSchema(WebhookRegistrationSchema, { prevCursor: false });
 
@@ -71,21 +61,5 @@ export const ListWebhookDeliveriesQuery = v.object({
   before: v.optional(Cursor),
 });
 
-const DeliverableEventType = v.union([EventTypeSchema, v.literal('webhook.test')]);
-
-export const WebhookDeliverySchema = v.object({
-  id: Id,
-  eventId: Id,
-  eventType: DeliverableEventType,
-  attemptedAt: v.string(),
-  statusCode: v.nullable(v.number()),
-  error: v.nullable(v.string()),
-  durationMs: v.number(),
-  nextRetryAt: v.nullable(v.string()),
-});
-
 /** GET /webhook-registrations/:id/deliveries pages forward only (`before=<nextCursor>`). */
 export const WebhookDeliveryPageSchema = pageSchema(WebhookDeliverySchema, { prevCursor: false });
-
-/** What redeliver and test answer: the event that is on its way (its id is the `webhook-id` header). */
-export const QueuedWebhookEventSchema = v.object({ eventId: Id, eventType: DeliverableEventType });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getWebhookRegistration } from '../../shared/db/webhooks.js';
-import { WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhooks/input.js';
+import { WEBHOOK_EVENT_TYPES } from '../../shared/schemas/webhooks.js';
 import type { WebhookRegistration } from '../../shared/domain/webhooks/registrations.js';
 import { call, makeOrganization } from '../support/api.js';
 import { makeMemberKey } from '../support/items.js';

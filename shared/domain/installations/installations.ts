@@ -14,19 +14,10 @@ import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { createUrlMarkups } from '../markups/create.js';
 import { resolveWorkspace } from '../workspaces/scope.js';
+import type { InstallationView } from '../../schemas/installations.js';
 
-/** The spec's Installation, with what the embedding client needs beside it (`allowedOrigins`, `markupId`). */
-export interface Installation {
-  id: string;
-  createdAt: string;
-  modifiedAt: string;
-  deletedAt: null;
-  workspaceId: string;
-  publicKey: string;
-  status: 'active';
-  allowedOrigins: string[] | null;
-  markupId: string | null;
-}
+/** The spec's Installation, with what the embedding client needs beside it (`InstallationSchema`). */
+export type Installation = InstallationView;
 
 /** What creating an installation takes, validated: `signingKey` as SPKI PEM, origins normalised. */
 export interface InstallationInput {

@@ -30,18 +30,10 @@ import { eventBody } from './events.js';
 import { loadWebhookRegistration, receivesEvent } from './registrations.js';
 import { classifyAttempt, FAILING_DISABLE_AFTER_MS, retryDelayMs, type AttemptResult } from './retries.js';
 import { signWebhook } from './signature.js';
+import type { WebhookDeliveryView } from '../../schemas/webhooks.js';
 
-/** An entry of `GET /webhook-registrations/:id/deliveries` (DESIGN.md "Webhook deliveries"). */
-export interface WebhookDelivery {
-  id: string;
-  eventId: string;
-  eventType: DeliveryAttemptRecord['eventType'];
-  attemptedAt: string;
-  statusCode: number | null;
-  error: string | null;
-  durationMs: number;
-  nextRetryAt: string | null;
-}
+/** An entry of `GET /webhook-registrations/:id/deliveries` (`WebhookDeliverySchema`). */
+export type WebhookDelivery = WebhookDeliveryView;
 
 /** The public shape: exactly these fields; the stored event, attempt number and registration stay private. */
 export function toPublicWebhookDelivery(record: DeliveryAttemptRecord): WebhookDelivery {

@@ -1,24 +1,16 @@
 import type { EventType } from '../../db/events.js';
 import { addressPolicy, isLoopbackAddress, parseAddress } from '../../render/url-safety.js';
 import type { Checked } from '../installations/input.js';
+import type { WEBHOOK_EVENT_TYPES } from '../../schemas/webhooks.js';
 
-/** Every event type a registration may name (spec Events; DESIGN "Which operation emits which event"), in the spec's order. */
-export const WEBHOOK_EVENT_TYPES = [
-  'comment_created',
-  'comment_updated',
-  'comment_screenshot_failed',
-  'comment_resolved',
-  'comment_unresolved',
-  'markup_created',
-  'markup_ready',
-  'comment_reply_created',
-  'markup_status_changed',
-  'set_project_read_only',
-  'project_review_created',
-] as const satisfies readonly EventType[];
-
-// A type added to EventType without being added above fails to compile here.
-const everyTypeListed: Exclude<EventType, (typeof WEBHOOK_EVENT_TYPES)[number]> extends never ? true : never = true;
+// The API's list of event types is exactly the events the service records: a type added to either
+// without the other fails to compile here.
+const everyTypeListed: [
+  Exclude<EventType, (typeof WEBHOOK_EVENT_TYPES)[number]>,
+  Exclude<(typeof WEBHOOK_EVENT_TYPES)[number], EventType>,
+] extends [never, never]
+  ? true
+  : never = true;
 void everyTypeListed;
 
 const LOOPBACK_NAMES = /^(localhost|[a-z0-9-]+(\.[a-z0-9-]+)*\.localhost)$/;

@@ -16,20 +16,11 @@ import {
 import { getWorkspace } from '../../db/workspaces.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { resolveWorkspace } from '../workspaces/scope.js';
-import { distinctEventTypes, WEBHOOK_EVENT_TYPES } from './input.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookRegistrationView } from '../../schemas/webhooks.js';
+import { distinctEventTypes } from './input.js';
 
-/** The spec's Webhook registration. `eventTypes` lists every type when the registration receives every type. */
-export interface WebhookRegistration {
-  id: string;
-  createdAt: string;
-  modifiedAt: string;
-  deletedAt: null;
-  url: string;
-  workspaceId: string;
-  eventTypes: EventType[];
-  enabled: boolean;
-  signingKey: string;
-}
+/** The spec's Webhook registration (`WebhookRegistrationSchema`). */
+export type WebhookRegistration = WebhookRegistrationView;
 
 /** Create input, validated (`url` checked by `checkWebhookUrl`). */
 export interface WebhookRegistrationInput {
