@@ -1,9 +1,9 @@
 import * as v from 'valibot';
-import { MEMBER_STATUSES, ROLES } from '../../shared/schemas/users.js';
+import { RoleSchema } from '../../shared/schemas/users.js';
 import { MAX_INVITE_EMAILS, MAX_INVITE_MESSAGE_LENGTH } from '../../shared/domain/organizations/invitations.js';
 import { Id } from '../../shared/http/schemas.js';
 
-export const Role = v.picklist(ROLES, `must be one of ${ROLES.join(', ')}`);
+export const Role = RoleSchema;
 
 /** An email address as people type it: trimmed, at most 254 characters (RFC 5321), compared lower-case. */
 const EmailAddress = v.pipe(
@@ -30,10 +30,4 @@ export const RoleBody = v.object({ role: Role });
 
 export const UserIdParams = v.object({ userId: Id });
 
-export const WorkspaceUser = v.object({
-  id: Id,
-  email: v.nullable(v.string()),
-  name: v.string(),
-  role: Role,
-  status: v.picklist(MEMBER_STATUSES),
-});
+export { WorkspaceUserSchema as WorkspaceUser } from '../../shared/schemas/users.js';

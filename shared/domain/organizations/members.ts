@@ -9,17 +9,12 @@ import {
   type MemberWriteResult,
 } from '../../db/members.js';
 import { fromFreshReads, STALE } from '../../db/core/transact.js';
-import { statusOf, type MemberStatus, type Role } from '../../db/users.js';
+import { statusOf, type Role } from '../../db/users.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
+import type { WorkspaceUserView } from '../../schemas/users.js';
 
-/** A workspace user as `GET /users` lists them (DESIGN "Invitations"). */
-export interface WorkspaceUser {
-  id: string;
-  email: string | null;
-  name: string;
-  role: Role;
-  status: MemberStatus;
-}
+/** A workspace user as `GET /users` lists them (`WorkspaceUserSchema`). */
+export type WorkspaceUser = WorkspaceUserView;
 
 /** A workspace has at most this many members and invitees (409 `member-limit` past it). */
 export { MAX_MEMBERS } from '../../db/members.js';
