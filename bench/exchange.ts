@@ -1,6 +1,5 @@
-import { generateKeyPairSync } from 'node:crypto';
-import { SignJWT } from 'jose';
 import type { StackInfo } from '../infra/local/stack.js';
+import { apiPost, benchInstallation } from './installation.js';
 import { formatRow, measure, type Measurement } from './measure.js';
 import { threadBody } from './requests.js';
 
@@ -10,38 +9,12 @@ import { threadBody } from './requests.js';
  * and a thread created with an exchange token beside the same thread created with an API key.
  */
 export async function benchExchange(stack: StackInfo, options: { durationMs: number; concurrency: number }): Promise<Measurement[]> {
-  const headers = { 'Service-API-Version': '2023-02-22', 'Content-Type': 'application/json' };
-  const post = async (path: string, body: unknown, credential?: string): Promise<any> => {
-    const response = await fetch(`${stack.baseUrl}/api/v2${path}`, {
-      method: 'POST',
-      headers: credential ? { ...headers, Authorization: `Bearer ${credential}` } : headers,
-      body: JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
-    return ((await response.json()) as { data: unknown }).data;
-  };
-
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const installation = await post(
-    '/installations',
-    { signingKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() },
-    stack.workspaceApiKey,
-  );
-  const config = (await (await fetch(`${stack.baseUrl}/api/v2/auth/config?publicKey=${installation.publicKey}`)).json()) as {
-    data: { expectedAud: string; expectedIss: string };
-  };
+  const post = apiPost(stack);
+  const installation = await benchInstallation(stack);
   // Customers sign on their own servers; the bench signs a pool of JWTs (8 end users) up front so it
   // measures only our side. They live the 15 minutes the exchange accepts at most (exp - iat).
   const jwts = await Promise.all(
-    Array.from({ length: 8 }, (_, i) =>
-      new SignJWT({ sub: `bench-user-${i}`, name: `Bench user ${i}` })
-        .setProtectedHeader({ alg: 'RS256' })
-        .setIssuer(config.data.expectedIss)
-        .setAudience(config.data.expectedAud)
-        .setIssuedAt()
-        .setExpirationTime('15m')
-        .sign(privateKey),
-    ),
+    Array.from({ length: 8 }, (_, i) => installation.sign({ sub: `bench-user-${i}`, name: `Bench user ${i}` }, '15m')),
   );
   // A pool of markups taken in turn, so concurrent creations do not collide on one markup's counters.
   const markups: string[] = [];

@@ -1,5 +1,3 @@
-import { generateKeyPairSync } from 'node:crypto';
-import { SignJWT } from 'jose';
 import { handler as messagesHandler } from '../functions/messages/handler.js';
 import { messagesRoutes } from '../functions/messages/routes.js';
 import { handler as threadsHandler } from '../functions/threads/handler.js';
@@ -8,6 +6,7 @@ import type { StackInfo } from '../infra/local/stack.js';
 import { setLivenessModeForBench, type LivenessMode } from '../shared/auth/liveness.js';
 import { countRequests, invokeHandler, type Counted } from '../test/support/request-count.js';
 import { benchClient } from './http-client.js';
+import { apiPost, benchInstallation } from './installation.js';
 import { formatRow, measure, measureInTurns, type Measurement } from './measure.js';
 import { threadBody } from './requests.js';
 
@@ -26,35 +25,10 @@ const ROUNDS = 10;
  * BatchGetItem) and the other exactly one.
  */
 export async function benchLiveness(stack: StackInfo, options: { durationMs: number; concurrency: number }): Promise<Measurement[]> {
-  const jsonHeaders = { 'Service-API-Version': '2023-02-22', 'Content-Type': 'application/json' };
-  const post = async (path: string, body: unknown, credential?: string): Promise<any> => {
-    const response = await fetch(`${stack.baseUrl}/api/v2${path}`, {
-      method: 'POST',
-      headers: credential ? { ...jsonHeaders, Authorization: `Bearer ${credential}` } : jsonHeaders,
-      body: JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
-    return ((await response.json()) as { data: unknown }).data;
-  };
-
+  const post = apiPost(stack);
   // A real installation and a real exchange: the token stands for records that exist.
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const installation = await post(
-    '/installations',
-    { signingKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() },
-    stack.workspaceApiKey,
-  );
-  const config = (await (await fetch(`${stack.baseUrl}/api/v2/auth/config?publicKey=${installation.publicKey}`)).json()) as {
-    data: { expectedAud: string; expectedIss: string };
-  };
-  const jwt = () =>
-    new SignJWT({ sub: 'bench-liveness-user', name: 'Bench liveness user', markupRole: 'project:contributor' })
-      .setProtectedHeader({ alg: 'RS256' })
-      .setIssuer(config.data.expectedIss)
-      .setAudience(config.data.expectedAud)
-      .setIssuedAt()
-      .setExpirationTime('5m')
-      .sign(privateKey);
+  const installation = await benchInstallation(stack);
+  const jwt = () => installation.sign({ sub: 'bench-liveness-user', name: 'Bench liveness user', markupRole: 'project:contributor' }, '5m');
   const exchangeToken = async () => (await post('/auth/exchange', { token: await jwt() })).exchangeToken as string;
   let token = await exchangeToken();
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StackInfo } from '../infra/local/stack.js';
+import { apiPost } from './installation.js';
 import { threadBody } from './requests.js';
 
 const percentile = (values: number[], q: number) =>
@@ -27,16 +28,7 @@ export async function benchWebhooks(stack: StackInfo, options: { runs: number })
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  const headers = { 'Service-API-Version': '2023-02-22', 'Content-Type': 'application/json' };
-  const post = async (path: string, body: unknown, key: string): Promise<any> => {
-    const response = await fetch(`${stack.baseUrl}/api/v2${path}`, {
-      method: 'POST',
-      headers: { ...headers, Authorization: `Bearer ${key}` },
-      body: JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
-    return ((await response.json()) as { data: unknown }).data;
-  };
+  const post = apiPost(stack);
   const waitForArrivals = async (count: number) => {
     const deadline = performance.now() + 30_000;
     while (arrivals.length < count) {
