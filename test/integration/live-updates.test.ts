@@ -5,7 +5,7 @@ import { getStoredEventBody } from '../../shared/db/event-bodies.js';
 import { hashLiveTicket, setLiveTicketExpiry } from '../../shared/db/live.js';
 import { call, localStack, makeOrganization } from '../support/api.js';
 import { makeEndUser } from '../support/end-users.js';
-import { makeMember } from '../support/members.js';
+import { makeMember, removeUser } from '../support/members.js';
 import { signIn } from '../support/sign-in.js';
 import { LiveClient, liveTicket, type LiveMessage } from '../support/live.js';
 import { createThread, makeTypedMarkup, reply } from '../support/threads.js';
@@ -279,6 +279,25 @@ describe('subscriptions that no longer hold', () => {
     expect(JSON.stringify(orgClient.events(markup.id))).toContain(after.id);
     client.close();
     orgClient.close();
+  });
+
+  it('ends the subscription of a session whose member was removed from the workspace, with the error GET would answer, and sends it nothing said after', async () => {
+    const org = await makeOrganization();
+    const markup = await makeTypedMarkup(org, 'image');
+    const member = await makeMember(org.workspaceId, 'contributor');
+    const session = await signIn(member.email);
+    const client = await LiveClient.connect(session.sessionToken);
+    expect(await client.subscribe(markup.id)).toMatchObject({ type: 'subscribed', markupId: markup.id });
+    // The session outlives the membership (it signs the person in, not into one workspace).
+    expect((await removeUser(org.workspaceKey, member.userId)).status).toBe(204);
+    const secret = await createThread(org.workspaceKey, markup, { content: 'Said after the removal', message: undefined });
+    const seen = await client.until((messages) => messages.some((message) => message.type === 'error' && message.markupId === markup.id));
+    const refusal = seen.find((message) => message.type === 'error' && message.markupId === markup.id);
+    const asGet = await call('GET', `/markups/${markup.id}`, { key: session.sessionToken });
+    expect(asGet.status).toBe(403);
+    expect(refusal).toMatchObject({ status: asGet.status, detail: asGet.body.detail });
+    expect(JSON.stringify(client.events(markup.id))).not.toContain(secret.id);
+    client.close();
   });
 
   it("refuses an after beyond the markup's last seq (400), which would otherwise hide every event to come", async () => {

@@ -236,17 +236,20 @@ async function deliverEvent(
   // Built at the first delivery, live or webhook, like every event body (docs/webhooks.md): never
   // for a markup nobody listens to, so a record deleted before any delivery is null in the body.
   const text = eventMessageText(markupId, seq, await eventBody(event));
-  // A markup moved into another workspace is authorized again for each credential; a refused subscription ends.
-  const moved = new Map<string, ReturnType<typeof readRefusal>>();
+  // Authorized again for each credential, and a refused subscription ends: every session (what a
+  // session may read is its person's membership, which an admin may take away while the credential
+  // lives on), and anyone when the markup moved into another workspace.
+  const authorized = new Map<string, ReturnType<typeof readRefusal>>();
   await forEachLimit(subscriptions, DELIVERY_CONCURRENCY, async (subscription) => {
     if (!(await alive(subscription.principal))) {
       await transport.close(subscription.connectionId, CLOSE.credentialGone.code, CLOSE.credentialGone.reason);
       return;
     }
-    if (subscription.workspaceId !== undefined && event.workspaceId !== subscription.workspaceId) {
+    const moved = subscription.workspaceId !== undefined && event.workspaceId !== subscription.workspaceId;
+    if (moved || (subscription.principal as unknown as Principal).kind === 'session') {
       const key = credentialKeyOf(subscription.principal);
-      if (!moved.has(key)) moved.set(key, readRefusal(subscription.principal, markupId));
-      const access = (await moved.get(key))!;
+      if (!authorized.has(key)) authorized.set(key, readRefusal(subscription.principal, markupId));
+      const access = (await authorized.get(key))!;
       if ('refusal' in access) {
         await deleteLiveSubscription(markupId, subscription.connectionId);
         await transport.send(subscription.connectionId, messageText(access.refusal));
