@@ -4,6 +4,7 @@ import { call, makeOrganization, type Org } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
 import { missingId } from '../support/ids.js';
 import { makeMemberKey } from '../support/items.js';
+import { makeEndUser } from '../support/end-users.js';
 import { expectProblem } from '../support/problems.js';
 import { listThreads, markupOf } from '../support/thread-reads.js';
 import { delta, makeTypedMarkup, threadBody } from '../support/threads.js';
@@ -101,8 +102,14 @@ describe('POST /threads refusals (Errors; problem+json)', () => {
     expectProblem(await post(threadBody(webpage, { message: { ops: [] } })), 400, '/body/message');
   });
 
-  it('answers 400 naming /body/projectId when the markup is not named', async () => {
+  it('answers 400 naming /body/projectId when the markup is not named, unless the token is bound to one markup, whose thread it then is', async () => {
     expectProblem(await post(without(threadBody(webpage), 'projectId')), 400, '/body/projectId');
+    const unbound = await makeEndUser({ organizationId: org.organizationId, workspaceId: org.workspaceId });
+    expectProblem(await post(without(threadBody(webpage), 'projectId'), unbound.token), 400, '/body/projectId');
+    const bound = await makeEndUser({ organizationId: org.organizationId, workspaceId: org.workspaceId, markupId: webpage.id });
+    const created = await post(without(threadBody(webpage), 'projectId'), bound.token);
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body.data.projectId).toBe(webpage.id);
   });
 
   it('answers 404 for an unknown markup', async () => {

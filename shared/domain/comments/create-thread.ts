@@ -51,8 +51,10 @@ function firstMessageText(input: CreateThreadInput): { message: Delta } | { cont
 
 /** POST /threads: a numbered thread with its first message, written whole or not at all. */
 export async function createThread(principal: Principal, input: CreateThreadInput): Promise<ThreadView> {
-  if (!input.projectId) throw invalid('projectId', 'is required: the id of the markup to comment on');
-  const access = await loadMarkup(principal, input.projectId, { consistent: true, plan: false });
+  // A token bound to one markup names it already (spec: customer JWT exchange, `markupId`).
+  const markupId = input.projectId || (principal.kind === 'endUser' ? principal.markupId : undefined);
+  if (!markupId) throw invalid('projectId', 'is required: the id of the markup to comment on');
+  const access = await loadMarkup(principal, markupId, { consistent: true, plan: false });
   const { markup } = access;
   requireOpenForComments(markup);
   const at = Date.now();
