@@ -72,7 +72,11 @@ const KIND_BY_MIME_TYPE: Record<string, SourceKind> = {
 
 /** The kind of an uploaded file: sniffed from its first bytes, else from its declared mime type. */
 export function sourceKind(head: Uint8Array, mimeType: string | undefined): SourceKind | undefined {
-  return sniffKind(head) ?? (mimeType ? KIND_BY_MIME_TYPE[mimeType.toLowerCase().split(';')[0]!.trim()] : undefined);
+  const declared = mimeType?.toLowerCase().split(';')[0]!.trim();
+  // Own entries only: `constructor` names no kind.
+  return (
+    sniffKind(head) ?? (declared !== undefined && Object.hasOwn(KIND_BY_MIME_TYPE, declared) ? KIND_BY_MIME_TYPE[declared] : undefined)
+  );
 }
 
 /** The first `length` bytes of an input, for sniffing. */

@@ -94,14 +94,24 @@ export function extensionOf(filename: string): string | undefined {
  * Undefined for files no markup can be made from.
  */
 export function fileTypeOf(contentType: string, filename: string): FileType | undefined {
-  const byMime = BY_MIME_TYPE[baseMimeType(contentType)];
-  if (byMime) return byMime;
+  const mime = baseMimeType(contentType);
+  // Own entries only: `constructor` or `toString` name no type.
+  if (Object.hasOwn(BY_MIME_TYPE, mime)) return BY_MIME_TYPE[mime];
   const extension = extensionOf(filename);
-  return extension ? BY_EXTENSION[extension] : undefined;
+  return extension !== undefined && Object.hasOwn(BY_EXTENSION, extension) ? BY_EXTENSION[extension] : undefined;
 }
 
-/** A file shown as uploaded (PNG, JPEG, GIF, BMP, WebP, SVG): avatars, icons, screenshots, image pages. */
+/** Types that say nothing of a file (what a browser sends when it does not know): its name decides. */
+const GENERIC_MIME_TYPES = new Set(['', 'application/octet-stream', 'binary/octet-stream']);
+
+/**
+ * A file shown as uploaded (PNG, JPEG, GIF, BMP, WebP, SVG): avatars, icons, screenshots, image
+ * pages. Its name decides only when its type says nothing or is some other image type: `text/html`
+ * stays refused under a `.png` name.
+ */
 export function isDisplayableImage(contentType: string, filename: string): boolean {
+  const mime = baseMimeType(contentType);
+  if (!Object.hasOwn(BY_MIME_TYPE, mime) && !GENERIC_MIME_TYPES.has(mime) && !mime.startsWith('image/')) return false;
   return fileTypeOf(contentType, filename)?.kind === 'image';
 }
 

@@ -301,6 +301,21 @@ describe('GET /threads/:id/screenshot-upload-policy', () => {
     });
   });
 
+  it('refuses a type that is not a displayable image whatever the file is called, and takes a generic type for an image name', async () => {
+    const { org, threadId } = await makeThreadFixture();
+    const bytes = Buffer.alloc(25);
+    for (const mimeType of ['text/html', 'application/javascript']) {
+      const refused = await requestScreenshotPolicy(org.workspaceKey, threadId, { bytes, filename: 'a.png', mimeType });
+      expect(refused.status, mimeType).toBe(400);
+      expect(refused.body.type).toBe('urn:review-board:problem:unsupported-file-type');
+    }
+    for (const mimeType of ['application/octet-stream', 'image/png']) {
+      expect((await requestScreenshotPolicy(org.workspaceKey, threadId, { bytes, filename: 'a.png', mimeType })).status, mimeType).toBe(
+        200,
+      );
+    }
+  });
+
   it('refuses a missing filesize with 400', async () => {
     const { org, threadId } = await makeThreadFixture();
 

@@ -10,7 +10,8 @@ import { objectNameOf, storageCategoryOf } from '../../shared/domain/uploads/rul
 import { createApiHandler } from '../../shared/http/api-handler.js';
 import { buildOpenApi } from '../../shared/http/openapi.js';
 import { ok, operation, routeTable } from '../../shared/http/route.js';
-import { fileTypeOf } from '../../shared/storage/file-types.js';
+import { fileTypeOf, isDisplayableImage } from '../../shared/storage/file-types.js';
+import { fileTypeOfUrl } from '../../shared/domain/markups/create.js';
 import { imageSize, readImageAs } from '../../shared/storage/image-size.js';
 
 const solid = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 9, g: 99, b: 199 } } });
@@ -133,6 +134,27 @@ describe('file types decide the markup (Markups rules 3 and 4)', () => {
     expect(() => markupTypeOf([file({ kind: 'video' }), file({ fileId: 'f2', kind: 'pdf' })])).toThrow(
       expect.objectContaining({ status: 400, slug: 'several-converted-files' }),
     );
+  });
+});
+
+describe('file types are known types only', () => {
+  it("takes no name of an object's own machinery for a type or an extension", () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+      expect(fileTypeOf(name, 'file'), name).toBeUndefined();
+      expect(fileTypeOf('application/x-unknown', `file.${name.toLowerCase()}`), name).toBeUndefined();
+      expect(isDisplayableImage(name, `file.${name.toLowerCase()}`), name).toBe(false);
+      expect(fileTypeOfUrl(`https://example.com/file.${name.toLowerCase()}`), name).toBeUndefined();
+    }
+  });
+
+  it('lets a displayable image be named by its file only when its type says nothing or is an image type', () => {
+    expect(isDisplayableImage('text/html', 'a.png')).toBe(false);
+    expect(isDisplayableImage('application/javascript', 'a.png')).toBe(false);
+    expect(isDisplayableImage('application/octet-stream', 'a.png')).toBe(true);
+    expect(isDisplayableImage('', 'a.webp')).toBe(true);
+    expect(isDisplayableImage('image/jpg', 'a.jpg')).toBe(true);
+    expect(isDisplayableImage('image/png; charset=binary', 'a')).toBe(true);
+    expect(isDisplayableImage('application/pdf', 'a.png')).toBe(false);
   });
 });
 

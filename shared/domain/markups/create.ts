@@ -45,7 +45,7 @@ const FILE_EXTENSIONS: Record<string, 'image' | 'pdf' | 'video' | 'convertible-i
  */
 export function fileTypeOfUrl(url: string): (typeof FILE_EXTENSIONS)[string] | undefined {
   const extension = /\.([a-z0-9]+)$/i.exec(new URL(url).pathname)?.[1]?.toLowerCase();
-  return extension ? FILE_EXTENSIONS[extension] : undefined;
+  return extension !== undefined && Object.hasOwn(FILE_EXTENSIONS, extension) ? FILE_EXTENSIONS[extension] : undefined;
 }
 
 /** The default markup name of a URL: its hostname (Markups table, POST /markups/url). */
