@@ -149,8 +149,10 @@ export function useLocalServices(services: Omit<ServicesInfo, 'pid'>): void {
  * outlive a restart, as they would a deploy); a MEMORY=1 stack makes a new one every start, and so
  * does a DATA_DIR holding no usable key (the HS256 secret of older versions). Owner-readable only.
  */
+const exchangeKeysFile = (dataDir: string) => join(dataDir, 'exchange-keys.json');
+
 function ensureExchangeKeys(dataDir: string, memory: boolean): string {
-  const file = join(dataDir, 'exchange-keys.json');
+  const file = exchangeKeysFile(dataDir);
   if (memory || !holdsKey(file)) writeFileSync(file, `${newKeyDocument()}\n`, { mode: 0o600 });
   return file;
 }
@@ -186,7 +188,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     useLocalFfmpeg(undefined);
     for (const stopOne of stoppers.reverse()) await stopOne().catch(() => undefined);
     stoppers.length = 0;
-    if (options.memory) rmSync(s3Dir, { recursive: true, force: true });
+    if (options.memory) {
+      rmSync(s3Dir, { recursive: true, force: true });
+      // Written for the tools that attach while it runs; in memory, nothing outlives the stack (the signing key included).
+      for (const file of [exchangeKeysFile(dataDir), servicesFile(dataDir), stackFile(dataDir)]) rmSync(file, { force: true });
+    }
   };
   try {
     // S3 notifies the uploads queue of objects created under the upload prefix (its notification's filter).

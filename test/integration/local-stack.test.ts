@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -71,6 +71,8 @@ describe('npm start (DESIGN.md local stack contract)', () => {
     for (const endpoint of Object.values(services.endpoints)) expect(endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sesStore.status).toBe(200);
     expect(code).toBe(0);
+    // MEMORY=1 keeps nothing on disk: the files the tools read while it ran go with it (the exchange signing key among them).
+    expect(readdirSync(dataDir)).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(javaProcessesFor(dataDir)).toEqual([]);
   }, 90_000);
