@@ -81,14 +81,14 @@ interface Site {
 }
 
 /** The site's CSP names the app origin and, for the screenshot upload, the storage origin presigned forms post to (DESIGN.md). */
-async function serveSite(appOrigin: string, storageOrigin: string): Promise<Site> {
+async function serveSite(appOrigin: string, storageOrigin: string, options: { dataImages?: boolean } = {}): Promise<Site> {
   const site = { token: async () => '' } as Site;
   const csp = [
     "default-src 'none'",
     `script-src ${appOrigin}`,
     `connect-src 'self' ${appOrigin} ${storageOrigin}`,
     "style-src 'self'",
-    "img-src 'self' data:",
+    options.dataImages === false ? "img-src 'self'" : "img-src 'self' data:",
     "base-uri 'none'",
     "form-action 'self'",
   ].join('; ');
@@ -406,6 +406,42 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     expect(besidesLiveSocket(violations).others, "no CSP refusal but the live socket's (the client follows the event log instead)").toEqual(
       [],
     );
+  });
+
+  it("posts the comment without a screenshot, never a blank one, where the site's CSP refuses data: images", async () => {
+    const strict = await serveSite(new URL(baseUrl()).origin, new URL(inject('localStack').services.endpoints.s3).origin, {
+      dataImages: false,
+    });
+    try {
+      const made = await makeInstallation(org, keys, { allowedOrigins: [strict.origin] });
+      const markup = await makeTypedMarkup(org, 'webpage', { url: `${strict.origin}/pricing` });
+      strict.token = () =>
+        customerJwt(keys, made.config, { sub: `embed-strict-${Date.now()}`, markupId: markup.id, name: 'Casey Customer' });
+      const { page } = await open(1440);
+      const sent: string[] = [];
+      page.on('request', (request) => sent.push(`${request.method()} ${new URL(request.url()).pathname}`));
+      await page.goto(`${strict.origin}/pricing`);
+      const mounted = await mountOn(page, { publicKey: (made.installation as { publicKey: string }).publicKey });
+      expect(mounted, JSON.stringify(mounted)).toMatchObject({ ok: true });
+      await page.getByRole('button', { name: 'Comment', exact: true }).click();
+      await page
+        .locator('article.plan')
+        .nth(1)
+        .locator('p')
+        .click({ position: { x: 40, y: 8 } });
+      const dialog = page.getByRole('dialog', { name: 'New comment' });
+      await dialog.getByRole('textbox', { name: 'Comment' }).fill('No screenshot here.');
+      await dialog.getByRole('button', { name: 'Post' }).click();
+      await page.getByRole('button', { name: 'Comment 1', exact: true }).waitFor();
+      // The shot is decided at the click, before the thread is posted: by now it was attached or never will be.
+      const [thread] = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads;
+      expect(thread.messages).toMatchObject([{ content: 'No screenshot here.' }]);
+      await page.waitForLoadState('networkidle');
+      expect(sent.filter((request) => /screenshot/.test(request))).toEqual([]);
+      expect((await call('GET', `/threads/${thread.id}/screenshot`, { key: org.workspaceKey })).status).toBe(404);
+    } finally {
+      strict.server.close();
+    }
   });
 
   it('lists a thread whose element is gone under "Unanchored comments", shows only this page\'s threads, and follows an element the page moves', async () => {

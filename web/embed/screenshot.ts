@@ -22,8 +22,33 @@ const BLANK = 'data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAA
 /** Past this the render is abandoned (the comment does not wait longer for it). */
 const TIMEOUT_MS = 5_000;
 
+/** The smallest SVG document: the renderer draws the page through an image like it. */
+const PROBE = 'data:image/svg+xml,%3Csvg%20xmlns%3D%22http%3A%2F%2Fwww.w3.org%2F2000%2Fsvg%22%20width%3D%221%22%20height%3D%221%22%2F%3E';
+
+/**
+ * Whether the page lets a `data:` SVG image load. The renderer draws the page through one; a CSP
+ * that refuses it (no `img-src data:`) leaves the canvas as blank as its background, which would
+ * be attached as if it were the page.
+ */
+function dataImagesLoad(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const image = new Image();
+    const timer = setTimeout(() => resolve(false), TIMEOUT_MS);
+    image.onload = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    image.onerror = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    image.src = PROBE;
+  });
+}
+
 /** The viewport now, without `host` (the client's element); undefined where the browser cannot render it. */
 export async function captureViewport(host: Element): Promise<ViewportShot | undefined> {
+  if (!(await dataImagesLoad())) return undefined;
   const root = document.documentElement;
   const width = root.clientWidth || innerWidth;
   const height = root.clientHeight || innerHeight;
