@@ -106,16 +106,19 @@ describe.skipIf(!chromium)('anchoring in Chromium', () => {
   it('describes every element of the page with a selector that resolves to exactly it, free of generated ids and classes, under a strict CSP', async () => {
     await page.goto(served.url);
     const described = await page.evaluate<
-      { elementPath: string; same: boolean; resolves: boolean }[]
+      { elementPath: string; same: boolean; resolves: boolean; quote: string }[]
     >(`[...document.body.querySelectorAll('*')].map((element) => {
       const { elementPath, anchor } = Anchoring.describeElement(element);
-      return { elementPath, same: anchor.css === elementPath, resolves: document.querySelectorAll(elementPath).length === 1 && document.querySelector(elementPath) === element };
+      const quote = Object.entries(anchor.textQuote).map(([name, value]) => name + ':' + typeof value).sort().join(',');
+      return { elementPath, same: anchor.css === elementPath, resolves: document.querySelectorAll(elementPath).length === 1 && document.querySelector(elementPath) === element, quote };
     })`);
 
     expect(described.length).toBeGreaterThan(30);
     expect(described.filter((one) => !one.resolves || !one.same)).toEqual([]);
     expect(described.filter((one) => /:r\d|css-/.test(one.elementPath))).toEqual([]);
     expect(described.map((one) => one.elementPath)).toContain('button[data-testid="buy-lamp"]');
+    // The contract's shape whole (DESIGN.md: textQuote { exact, prefix, suffix }), also for the last element, which nothing follows.
+    expect(new Set(described.map((one) => one.quote))).toEqual(new Set(['exact:string,prefix:string,suffix:string']));
     expect(violations).toEqual([]);
   });
 

@@ -147,10 +147,12 @@ export function describeElement(
   // without alt text) is told apart by its selector's positions only: it keeps no context, so it
   // is never placed by positions on a changed page, where one of the row may have gone.
   const lookAlikes = !exact && /:nth-/.test(css) && gapElements(page, range.start, element.localName).length > 1;
+  // Every field of the contract's shape (DESIGN.md), empty where the page has no text there or the
+  // element keeps no context; an empty context is read as none (`contextSimilarity`).
   const textQuote: NonNullable<Anchor['textQuote']> = {
     exact,
-    ...(prefix && !lookAlikes ? { prefix } : {}),
-    ...(suffix && !lookAlikes ? { suffix } : {}),
+    prefix: lookAlikes ? '' : prefix,
+    suffix: lookAlikes ? '' : suffix,
   };
   return { elementPath: css, anchor: { css, textQuote, textPosition: { start: range.start, end: range.end } } };
 }
