@@ -9,7 +9,7 @@ import { logger } from '../logger.js';
 import { recordMetrics } from '../metrics.js';
 import { traceWork } from '../tracing.js';
 import type { Principal } from '../auth/principal.js';
-import { BadRequestError, InternalError, NotFoundError, PayloadTooLargeError, ServiceError } from '../errors.js';
+import { BadRequestError, InternalError, NotFoundError, PayloadTooLargeError, ServiceError, ServiceUnavailableError } from '../errors.js';
 import { MethodNotAllowedError, problemHeaders, UnsupportedMediaTypeError } from './errors.js';
 import { corsResponseHeaders } from './cors.js';
 import { ETAG_HEADER, entityTag, noneMatchHits, readIfMatch } from './etag.js';
@@ -307,8 +307,17 @@ function responder(dispatch: Dispatch): middy.MiddlewareObj<Event, Result> {
     onError: async (request) => {
       const error = request.error;
       const known = error instanceof ServiceError && error.expose ? error : undefined;
-      if (!known) logger.error('unhandled error', { requestId: request.event.requestContext.requestId, error });
-      const problem = known ?? new InternalError();
+      const outOfTime = !known && isMiddyTimeout(error);
+      if (outOfTime) logger.error('request ran out of time', { requestId: request.event.requestContext.requestId, error });
+      else if (!known) logger.error('unhandled error', { requestId: request.event.requestContext.requestId, error });
+      const problem =
+        known ??
+        (outOfTime
+          ? new ServiceUnavailableError(
+              'The request ran out of time before it finished, and part of it may be done: send it again (with the same Idempotency-Key where it takes one).',
+              'timeout',
+            )
+          : new InternalError());
       request.response = {
         statusCode: problem.status,
         headers: { 'Content-Type': 'application/problem+json', ...problemHeaders(problem) },
@@ -317,4 +326,11 @@ function responder(dispatch: Dispatch): middy.MiddlewareObj<Event, Result> {
       await stamp(request);
     },
   };
+}
+
+/** middy's early answer when the function's time runs out (`timeoutEarlyResponse`): the work stopped, it did not fail. */
+function isMiddyTimeout(error: unknown): boolean {
+  return (
+    error instanceof Error && error.name === 'TimeoutError' && (error as { cause?: { package?: unknown } }).cause?.package === '@middy/core'
+  );
 }

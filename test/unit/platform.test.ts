@@ -156,6 +156,7 @@ describe('the API handler maps every failure to problem+json in one place', () =
         responses: [],
         handle: async ({ body }) => {
           if (body.size === 13) throw new Error('database exploded with secret details');
+          if (body.size === 99) await new Promise((resolve) => setTimeout(resolve, 2_000));
           return ok(body);
         },
       }),
@@ -184,6 +185,15 @@ describe('the API handler maps every failure to problem+json in one place', () =
 
     expect(result.statusCode).toBe(500);
     expect(result.body).not.toContain('secret');
+  });
+
+  it('answers a request that ran out of its time with 503 problem+json (retry), never a 500', async () => {
+    const short = { getRemainingTimeInMillis: () => 100 } as unknown as Context;
+
+    const result = (await handler(post('{"size":99}'), short)) as APIGatewayProxyStructuredResultV2;
+
+    expect(result.statusCode).toBe(503);
+    expect(JSON.parse(result.body!)).toMatchObject({ status: 503, type: 'urn:review-board:problem:timeout' });
   });
 
   it('answers 200 { data } for a valid body and 400 with pointers for an invalid one', async () => {
