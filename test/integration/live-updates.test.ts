@@ -27,6 +27,17 @@ function closedWithin(client: LiveClient, ms: number): Promise<{ code: number; r
   return Promise.race([client.closed, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms))]);
 }
 
+/** A member of a new workspace with `role`, signed in, whose session's socket is subscribed to one of its markups. */
+async function memberSessionSubscribed(role: 'viewer' | 'contributor') {
+  const org = await makeOrganization();
+  const markup = await makeTypedMarkup(org, 'image');
+  const member = await makeMember(org.workspaceId, role);
+  const session = await signIn(member.email);
+  const client = await LiveClient.connect(session.sessionToken);
+  expect(await client.subscribe(markup.id)).toMatchObject({ type: 'subscribed', markupId: markup.id });
+  return { org, markup, member, session, client };
+}
+
 async function refusal(client: LiveClient, markupId: string): Promise<Extract<LiveMessage, { type: 'error' }>> {
   const answer = await client.subscribe(markupId);
   expect(answer.type, JSON.stringify(answer)).toBe('error');
@@ -217,12 +228,7 @@ describe('who sees what after a credential dies', () => {
   });
 
   it("closes the socket of a session that signed out, and lets a viewer member's session subscribe while it lasts", async () => {
-    const org = await makeOrganization();
-    const markup = await makeTypedMarkup(org, 'image');
-    const member = await makeMember(org.workspaceId, 'viewer');
-    const session = await signIn(member.email);
-    const client = await LiveClient.connect(session.sessionToken);
-    expect(await client.subscribe(markup.id)).toMatchObject({ type: 'subscribed', markupId: markup.id });
+    const { session, client } = await memberSessionSubscribed('viewer');
     expect((await call('POST', '/auth/sign-out', { key: session.sessionToken })).status).toBe(204);
     expect(await closedWithin(client, 15_000)).toMatchObject({ code: 4401 });
   });
@@ -282,12 +288,7 @@ describe('subscriptions that no longer hold', () => {
   });
 
   it('ends the subscription of a session whose member was removed from the workspace, with the error GET would answer, and sends it nothing said after', async () => {
-    const org = await makeOrganization();
-    const markup = await makeTypedMarkup(org, 'image');
-    const member = await makeMember(org.workspaceId, 'contributor');
-    const session = await signIn(member.email);
-    const client = await LiveClient.connect(session.sessionToken);
-    expect(await client.subscribe(markup.id)).toMatchObject({ type: 'subscribed', markupId: markup.id });
+    const { org, markup, member, session, client } = await memberSessionSubscribed('contributor');
     // The session outlives the membership (it signs the person in, not into one workspace).
     expect((await removeUser(org.workspaceKey, member.userId)).status).toBe(204);
     const secret = await createThread(org.workspaceKey, markup, { content: 'Said after the removal', message: undefined });
