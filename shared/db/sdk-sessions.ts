@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getDb } from '../clients.js';
 import { getConfig } from '../config.js';
 import { isConditionFailure } from './core/errors.js';
@@ -9,8 +9,9 @@ import { putNew, tryTransact } from './core/transact.js';
 /**
  * A single-use SDK exchange session (`POST /auth/sdk-exchange` with `state`): the answer, waiting
  * for the embedding page to collect it once with `GET /auth/sdk-exchange/result`. Keyed by a
- * SHA-256 of the state, so the table never holds a usable nonce; removed by the read that delivers
- * it, or by the table's TTL.
+ * SHA-256 of the state, so the table never holds a usable nonce. The read that delivers it drops the
+ * answer and keeps the item, marked consumed, for `CONSUMED_STATE_KEPT_MS`, so the state cannot be
+ * armed again; the table's TTL removes it after that.
  */
 export interface SdkSessionRecord<A> {
   publicKey: string;
@@ -20,6 +21,9 @@ export interface SdkSessionRecord<A> {
   expiresAt: number;
   answer: A;
 }
+
+/** How long a delivered state stays refused (409) before the table's TTL may forget it. */
+export const CONSUMED_STATE_KEPT_MS = 24 * 60 * 60 * 1000;
 
 export const sdkSessionKey = (state: string) => ({
   PK: `SDKSTATE#${createHash('sha256').update(state, 'utf8').digest('base64url')}`,
@@ -39,10 +43,11 @@ export async function insertSdkSession<A>(state: string, record: SdkSessionRecor
 }
 
 /**
- * Takes the session under `state` if it matches `publicKey`, `markupId` and `origin` and has not
- * expired at `now`: one conditional DeleteItem, so of any number of concurrent callers exactly one
- * gets it, and a caller whose condition fails consumes nothing. Undefined on any failure, without
- * saying which check failed.
+ * Takes the session under `state` if it matches `publicKey`, `markupId` and `origin`, has not
+ * expired at `now` and was not taken before: one conditional UpdateItem that removes the answer and
+ * marks the item consumed, so of any number of concurrent callers exactly one gets it, a caller
+ * whose condition fails consumes nothing, and `insertSdkSession` refuses the state while the item is
+ * kept. Undefined on any failure, without saying which check failed.
  */
 export async function takeSdkSession<A>(
   state: string,
@@ -50,16 +55,19 @@ export async function takeSdkSession<A>(
 ): Promise<SdkSessionRecord<A> | undefined> {
   try {
     const result = await getDb().send(
-      new DeleteCommand({
+      new UpdateCommand({
         TableName: getConfig().tableName,
         Key: sdkSessionKey(state),
+        UpdateExpression: 'SET consumedAt = :now, #ttl = :keptUntil REMOVE answer',
         ConditionExpression:
-          'attribute_exists(PK) AND publicKey = :publicKey AND markupId = :markupId AND sdkOrigin = :origin AND expiresAt > :now',
+          'attribute_exists(PK) AND attribute_not_exists(consumedAt) AND publicKey = :publicKey AND markupId = :markupId AND sdkOrigin = :origin AND expiresAt > :now',
+        ExpressionAttributeNames: { '#ttl': TABLE.ttlAttribute },
         ExpressionAttributeValues: {
           ':publicKey': expected.publicKey,
           ':markupId': expected.markupId,
           ':origin': expected.origin,
           ':now': expected.now,
+          ':keptUntil': Math.ceil((expected.now + CONSUMED_STATE_KEPT_MS) / 1000),
         },
         ReturnValues: 'ALL_OLD',
       }),

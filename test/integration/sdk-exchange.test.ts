@@ -191,6 +191,18 @@ describe('GET /auth/sdk-exchange/result: the recorded answer, once, to the recor
     expect(delivered.body.data.userId).toBe(first.body.data.userId);
   });
 
+  it('refuses a state again after its answer was delivered (409), so a used nonce never carries a second session', async () => {
+    const { body } = await setUp();
+    const state = newState();
+    const query = { state, publicKey: body.publicKey, markupId: body.markupId };
+    const first = await sdkExchange(await idpToken({ name: 'Ada' }), { ...body, state });
+    expect(first.status).toBe(200);
+    expect((await sdkResult(query, ORIGIN)).status).toBe(200);
+
+    expectProblem(await sdkExchange(await idpToken({ name: 'Mallory' }), { ...body, state }), 409);
+    expectProblem(await sdkResult(query, ORIGIN), 404);
+  });
+
   it('delivers nothing once the session expired', async () => {
     const { body } = await setUp();
     const state = newState();
