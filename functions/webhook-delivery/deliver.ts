@@ -20,6 +20,7 @@ const JobSchema = v.object({
   attempt: v.pipe(v.number(), v.integer(), v.minValue(1)),
   notBefore: v.optional(v.number()),
   redelivery: v.optional(v.literal(true)),
+  previousAttemptId: v.optional(v.string()),
 });
 
 /**

@@ -24,7 +24,7 @@ export interface DeliveryAttemptRecord {
   /** Why the attempt failed without a status, or null. */
   error: string | null;
   durationMs: number;
-  /** When the next attempt of this event is due (ISO 8601), or null: delivered, given up, or a redelivery. */
+  /** When the next attempt of this event is due (ISO 8601), or null: delivered, given up, a redelivery, or the retry was dropped. */
   nextRetryAt: string | null;
   event: DeliverableEvent;
   attempt: number;
@@ -63,6 +63,23 @@ export async function recordDeliveryAttempt(record: DeliveryAttemptRecord): Prom
 function fromItem(item: Record<string, unknown>): DeliveryAttemptRecord {
   const { PK: _pk, SK: _sk, entity: _entity, [TABLE.ttlAttribute]: _ttl, ...record } = item;
   return record as unknown as DeliveryAttemptRecord;
+}
+
+/** Says on a log entry that no further attempt is coming (the retry it announced was dropped); nothing when the entry is gone. */
+export async function clearNextRetry(registrationId: string, id: string): Promise<void> {
+  try {
+    await getDb().send(
+      new UpdateCommand({
+        TableName: getConfig().tableName,
+        Key: deliveryKey(registrationId, id),
+        UpdateExpression: 'SET nextRetryAt = :none',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':none': null },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
 /** One entry of a registration's log, or undefined (unknown id, or one of another registration). */

@@ -110,6 +110,8 @@ export type WebhookDeliveryJob = {
   notBefore?: number;
   /** An attempt asked for through the API (redeliver): exactly one attempt, no retries after it. */
   redelivery?: true;
+  /** The delivery-log entry of the attempt this retry follows, whose `nextRetryAt` announced it. */
+  previousAttemptId?: string;
 };
 
 /** SQS's largest per-message delay. */

@@ -114,6 +114,39 @@ describe('webhook delivery worker', () => {
     expect(Object.keys(shown.body.data)).not.toContain('failingSince');
   });
 
+  it('attempts each retry no earlier than the nextRetryAt its failed attempt logged (6 deliveries)', async () => {
+    const { org, receiver, registration } = await setUp();
+    const events = Array.from({ length: 6 }, () => testEvent(org.workspaceId));
+    receiver.script(...events.map(() => ({ status: 500 })));
+    await enqueueWebhookDeliveries(events.map((event) => job(registration.id, event)));
+
+    const log = await deliveryLog(registration.id, (entries) => entries.length >= 12, 20_000);
+    for (const event of events) {
+      const [retry, initial] = log.filter((entry) => entry.eventId === event.id);
+      expect(initial).toMatchObject({ statusCode: 500, attempt: 1 });
+      expect(retry).toMatchObject({ statusCode: 200, attempt: 2, nextRetryAt: null });
+      expect(Date.parse(retry!.attemptedAt), `retry of ${event.id}`).toBeGreaterThanOrEqual(Date.parse(initial!.nextRetryAt!));
+    }
+  });
+
+  it('says no retry is coming once the retry it announced is dropped (registration disabled meanwhile)', async () => {
+    const { org, receiver, registration } = await setUp();
+    receiver.script({ status: 500 });
+    await enqueueWebhookDeliveries([job(registration.id, testEvent(org.workspaceId))]);
+    const [failed] = await deliveryLog(registration.id, (entries) => entries.length >= 1);
+    expect(failed!.nextRetryAt).not.toBeNull();
+    const disabled = await call('POST', `/webhook-registrations/${registration.id}`, {
+      key: org.workspaceKey,
+      body: { url: receiver.url, enabled: false },
+    });
+    expect(disabled.status).toBe(200);
+
+    const [entry, ...others] = await deliveryLog(registration.id, (entries) => entries[0]?.nextRetryAt === null, 20_000);
+    expect(entry).toMatchObject({ id: failed!.id, statusCode: 500, nextRetryAt: null });
+    expect(others).toEqual([]);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
   it('disables the registration on 410, without retrying', async () => {
     const { org, receiver, registration } = await setUp();
     receiver.script({ status: 410 });

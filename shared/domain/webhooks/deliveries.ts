@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
 import type { Principal } from '../../auth/principal.js';
 import { eventsOfItem, type DeliverableEvent, type EventRecord, type WebhookTestEvent } from '../../db/events.js';
 import { failIfArmed, InjectedFault } from '../../db/core/faults.js';
@@ -6,6 +7,7 @@ import type { Page } from '../../db/core/paging.js';
 import { nextTime } from '../../db/core/transact.js';
 import {
   claimContinuation,
+  clearNextRetry,
   getDeliveryAttempt,
   listDeliveryAttempts,
   markContinuationQueued,
@@ -186,11 +188,6 @@ export type PostWebhook = (url: string, body: string, headers: Record<string, st
  * message or a repeated attempt never forks the chain of retries.
  */
 export async function attemptWebhookDelivery(job: WebhookDeliveryJob, messageId: string, post: PostWebhook): Promise<void> {
-  const waitMs = (job.notBefore ?? 0) - Date.now();
-  if (waitMs > EARLY_TOLERANCE_MS) {
-    await enqueueWebhookDeliveries([job], { delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.ceil(waitMs / 1000)) });
-    return;
-  }
   const registration = await getWebhookRegistration(job.registrationId);
   if (!registration || !receivesEvent(registration, job.event, { redelivery: job.redelivery })) {
     logger.info('webhook delivery dropped', {
@@ -198,8 +195,17 @@ export async function attemptWebhookDelivery(job: WebhookDeliveryJob, messageId:
       eventId: job.event.id,
       registration: registration ? 'not accepting' : 'gone',
     });
+    // The log said when this retry was due: it now says none is coming.
+    if (job.previousAttemptId) await clearNextRetry(job.registrationId, job.previousAttemptId);
     return;
   }
+  const waitMs = (job.notBefore ?? 0) - Date.now();
+  if (waitMs > EARLY_TOLERANCE_MS) {
+    await enqueueWebhookDeliveries([job], { delaySeconds: Math.min(MAX_DELAY_SECONDS, waitMs / 1000) });
+    return;
+  }
+  // Never before the `nextRetryAt` the log announced: a message a little early waits out the rest here.
+  if (waitMs > 0) await setTimeout(waitMs);
   const attemptedAt = new Date();
   const started = performance.now();
   const body = await bodyOf(job.event);
@@ -221,8 +227,9 @@ export async function attemptWebhookDelivery(job: WebhookDeliveryJob, messageId:
   const deadLetter =
     !job.redelivery && delay === undefined && (outcome === 'retry' || body === TOO_LARGE || (disable && outcome !== 'gone'));
 
+  const attemptId = timeOrderedId(attemptedAt.getTime());
   await recordDeliveryAttempt({
-    id: timeOrderedId(attemptedAt.getTime()),
+    id: attemptId,
     registrationId: registration.id,
     eventId: job.event.id,
     eventType: job.event.type,
@@ -242,8 +249,8 @@ export async function attemptWebhookDelivery(job: WebhookDeliveryJob, messageId:
   });
   if ((nextRetryAt || deadLetter) && (await claimContinuation(registration.id, job.event.id, job.attempt, messageId))) {
     if (nextRetryAt) {
-      const next: WebhookDeliveryJob = { ...job, attempt: job.attempt + 1, notBefore: nextRetryAt.getTime() };
-      await enqueueWebhookDeliveries([next], { delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.floor(delay! / 1000)) });
+      const next: WebhookDeliveryJob = { ...job, attempt: job.attempt + 1, notBefore: nextRetryAt.getTime(), previousAttemptId: attemptId };
+      await enqueueWebhookDeliveries([next], { delaySeconds: Math.min(MAX_DELAY_SECONDS, delay! / 1000) });
     } else {
       await sendWebhookDeadLetter(job);
     }
