@@ -876,7 +876,7 @@ export interface paths {
          * Delete a thread
          * @description Deletes a thread with all its messages, attachments and screenshot: its author, or an admin.
          *
-         *     Needs `thread:delete`: workspace role contributor or above; admin or above on other people's; end users project:contributor or above.
+         *     Needs `thread:delete`: workspace role contributor or above; admin or above on other people's; end users project:contributor or above on their own, project:owner or above on other people's.
          */
         delete: operations["deleteThread"];
         options?: never;
@@ -897,7 +897,7 @@ export interface paths {
          * Resolve a thread
          * @description Resolves a thread; it no longer counts in the markup's `activeThreads`.
          *
-         *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above.
+         *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above on their own, project:owner or above on other people's.
          */
         post: operations["resolveThread"];
         delete?: never;
@@ -919,7 +919,7 @@ export interface paths {
          * Reopen a thread
          * @description Reopens a resolved thread.
          *
-         *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above.
+         *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above on their own, project:owner or above on other people's.
          */
         post: operations["unresolveThread"];
         delete?: never;
@@ -967,7 +967,7 @@ export interface paths {
          * Move a thread pin
          * @description A webpage pin moves to new `elements` (with `url`, `canonicalUrl`, `elementParents`, `browserContext`); an image, PDF or video pin to `viewportXPercentage`/`viewportYPercentage`. Answers the thread record: `id`, `userId`, `projectId`, `number`, `resolved` and the pin fields of its type.
          *
-         *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above.
+         *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above on their own, project:owner or above on other people's.
          */
         patch: operations["moveThreadPin"];
         trace?: never;
@@ -983,7 +983,7 @@ export interface paths {
          * Get a screenshot upload form
          * @description A presigned form for posting a thread's screenshot to storage. Step 1 of the screenshot flow: a `thread_screenshot` upload policy for the thread's markup. `mimeType` must be a displayable image (PNG, JPEG, GIF, BMP, WebP or SVG); 402 when `filesize` exceeds the plan's remaining storage. `fileId` is optional: a UUID no upload has used yet (409 otherwise) that becomes the file id; by default a new one. POST every entry of `policy.fields` to `policy.url` as multipart/form-data, the `file` part last, then attach it with PUT /threads/{id}/screenshot using `key`, the `metadata.fileId` and the ETag storage answered.
          *
-         *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above.
+         *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above on their own, project:owner or above on other people's.
          */
         get: operations["getThreadScreenshotUploadPolicy"];
         put?: never;
@@ -1012,7 +1012,7 @@ export interface paths {
          * Attach a thread screenshot
          * @description Attaches or replaces a thread's screenshot. Step 3 of the screenshot flow: confirms the posted file (as POST /uploads/upload-complete does) and attaches it; a screenshot the thread had is replaced and its file deleted. `key`, `mimeType` and `filesize` must be those of the upload named by `fileId`, `etag` the ETag storage answered to the post. `type` is `extension`, `native` or `static` (default). The answer has `isProcessing: true` until the thumbnail is made; attaching the same file again answers the current screenshot.
          *
-         *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above.
+         *     Needs `thread:update`: workspace role contributor or above; end users project:contributor or above on their own, project:owner or above on other people's.
          */
         put: operations["attachThreadScreenshot"];
         post?: never;
@@ -1066,7 +1066,7 @@ export interface paths {
          * Delete a message
          * @description Deletes a reply with its attachments (its writer, or an admin); a thread's first message goes with the thread.
          *
-         *     Needs `message:delete`: workspace role contributor or above; admin or above on other people's; end users project:contributor or above.
+         *     Needs `message:delete`: workspace role contributor or above; admin or above on other people's; end users project:contributor or above on their own, project:owner or above on other people's.
          */
         delete: operations["deleteMessage"];
         options?: never;
@@ -1075,7 +1075,7 @@ export interface paths {
          * Edit a message
          * @description Edits a message (its writer only); it becomes unread for everyone else. Fields left out stay. `attachments` is the whole new list: attachments to keep by their id (the upload id) and new uploads. `priority` (0 to 1000, or null) sets the priority of the thread.
          *
-         *     Needs `message:update`: workspace role contributor or above; only the author acts on their own; end users project:contributor or above.
+         *     Needs `message:update`: workspace role contributor or above; only the author acts on their own; end users project:contributor or above, only on their own.
          */
         patch: operations["updateMessage"];
         trace?: never;

@@ -155,6 +155,12 @@ export function refusalOf(role: AnyRole | undefined, permission: Permission, on:
   return `The ${role} role cannot ${rule.action}${whose ? ` on${whose}` : ''}; it needs ${minimum} or above.`;
 }
 
+/** What end users need on other people's records, where that differs from their own. */
+function endUserOthersText(others: EndUserRole | false | undefined): string {
+  if (others === undefined) return '';
+  return others === false ? ', only on their own' : ` on their own, ${others} or above on other people's`;
+}
+
 /** One sentence for documentation: who may use `permission`. */
 export function describePermission(permission: Permission): string {
   const rule = ruleOf(permission);
@@ -165,6 +171,8 @@ export function describePermission(permission: Permission): string {
   ];
   if (rule.others !== undefined)
     parts.push(rule.others === false ? 'only the author acts on their own' : `${rule.others} or above on other people's`);
-  parts.push(rule.endUser === false ? 'not open to end users' : `end users ${rule.endUser} or above`);
+  parts.push(
+    rule.endUser === false ? 'not open to end users' : `end users ${rule.endUser} or above${endUserOthersText(rule.endUserOthers)}`,
+  );
   return `${parts.join('; ')}.`;
 }

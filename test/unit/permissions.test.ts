@@ -115,6 +115,18 @@ describe('every route declares a permission of the table (a new route cannot ski
       expect(operation.description).toContain(describePermission(route.permission!));
     }
   });
+
+  it("says when end users need a higher role on other people's records than on their own", () => {
+    expect(describePermission('thread:update')).toBe(
+      "Needs `thread:update`: workspace role contributor or above; end users project:contributor or above on their own, project:owner or above on other people's.",
+    );
+    expect(describePermission('message:update')).toBe(
+      'Needs `message:update`: workspace role contributor or above; only the author acts on their own; end users project:contributor or above, only on their own.',
+    );
+    expect(describePermission('thread:read')).toBe(
+      'Needs `thread:read`: workspace role viewer or above; end users project:viewer or above.',
+    );
+  });
 });
 
 /**
