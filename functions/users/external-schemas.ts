@@ -24,13 +24,8 @@ const fields = {
 
 export const CreateExternalUserBody = v.object({ externalId: ExternalId, ...fields, workspaceId: v.optional(Id) });
 
-export const UpdateExternalUserBody = v.pipe(
-  v.object({ ...fields, workspaceId: v.optional(Id) }),
-  v.check(
-    (body) => body.name !== undefined || body.email !== undefined || body.avatarUrl !== undefined || body.avatarFileId !== undefined,
-    'name, email, avatarUrl or avatarFileId is required',
-  ),
-);
+/** Every field optional (spec: Users endpoints); a body that changes nothing answers the user as it is. */
+export const UpdateExternalUserBody = v.object({ ...fields, workspaceId: v.optional(Id) });
 
 export const ExternalUserParams = v.object({ externalId: ExternalId });
 

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { ValidationError, type FieldProblem } from '../errors.js';
 import { withArticle } from '../english.js';
+import { illFormedTextPath } from '../schemas/builders.js';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
 
@@ -47,6 +48,11 @@ export function parseBody<S extends AnySchema>(schema: S, body: unknown): v.Infe
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     const received = body === null ? 'null' : Array.isArray(body) ? 'an array' : withArticle(typeof body);
     throw new ValidationError([{ pointer: '/body', detail: `must be a JSON object (received ${received})` }]);
+  }
+  const illFormed = illFormedTextPath(body);
+  if (illFormed) {
+    const pointer = ['/body', ...illFormed.map((key) => key.replaceAll('~', '~0').replaceAll('/', '~1'))].join('/');
+    throw new ValidationError([{ pointer, detail: 'holds a lone UTF-16 surrogate (such as \\ud800): send well-formed text' }]);
   }
   return parseWith(schema, body, '/body');
 }

@@ -29,7 +29,45 @@ export const HttpUrl = v.pipe(
   v.check(isHttpUrl, 'must be an absolute http or https URL'),
 );
 
-export const Name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'));
+// Lone surrogates cannot be stored as sent (UTF-8 has no form for them) and make strict JSON
+// parsers refuse the whole answer that shows them; control characters have no place in a name or an id.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+// eslint-disable-next-line no-control-regex -- control characters are what this refuses
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** True for well-formed UTF-16: no lone surrogate (`"\ud800"` in JSON), which no UTF-8 store or strict JSON reader takes. */
+export const isWellFormedText = (value: string): boolean => !LONE_SURROGATE.test(value);
+
+/** True for a string that can be stored and shown as sent: well-formed UTF-16, no control characters. */
+export const isPrintable = (value: string): boolean => isWellFormedText(value) && !CONTROL.test(value);
+
+/** The check of `isPrintable`, for names and ids. */
+export const printable = v.check<string, string>(isPrintable, 'must be well-formed text without control characters');
+
+/** Where in a parsed JSON value the first string (or object key) with a lone surrogate is, or undefined. */
+export function illFormedTextPath(value: unknown): string[] | undefined {
+  const pending: { value: unknown; path: string[] }[] = [{ value, path: [] }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value: current, path } = next;
+    if (typeof current === 'string') {
+      if (!isWellFormedText(current)) return path;
+    } else if (typeof current === 'object' && current !== null) {
+      for (const [key, child] of Object.entries(current)) {
+        if (!isWellFormedText(key)) return path;
+        pending.push({ value: child, path: [...path, key] });
+      }
+    }
+  }
+  return undefined;
+}
+
+export const Name = v.pipe(
+  v.string(),
+  v.trim(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(200, 'must be at most 200 characters'),
+  printable,
+);
 
 /** A body that only names something (rename an item or a markup, create a workspace). */
 export const NameBody = v.object({ name: Name });

@@ -236,7 +236,7 @@ const otherSource = (externalId: string) =>
  * it, a legacy one only to the workspace's sole installation (`claimOf`), by a write conditioned on
  * its source as read, so of two installations racing for it exactly one wins and the other,
  * reading again, is refused.
- * 400 when `externalId` is empty, longer than 255 characters or not printable text.
+ * 400 when `externalId` is empty, longer than 255 characters, not printable text, or `.`/`..`.
  */
 export async function upsertExternalUserFromClaims(
   workspace: { id: string; organizationId: string },
@@ -246,7 +246,7 @@ export async function upsertExternalUserFromClaims(
 ): Promise<{ userId: string; name: string }> {
   if (!v.is(ExternalId, externalId))
     throw new BadRequestError(
-      "The token's sub claim must be 1 to 255 characters of printable text: it is the external user's id.",
+      "The token's sub claim must be 1 to 255 characters of printable text, not . or ..: it is the external user's id.",
       'invalid-sub-claim',
     );
   const fields = fieldsFromClaims(claims);
