@@ -29,7 +29,7 @@ import { UsageError } from './usage-error.js';
  * `npm run --silent admin -- <command>`: operator commands. Prints one JSON object on stdout. Works
  * against the running local stack (DATA_DIR/services.json) or, with TABLE_NAME set and AWS
  * credentials in the environment, against a deployed table; the `queue` commands against a deployed
- * stack's queues when their URLs are set (UPLOAD_QUEUE_URL, CONVERSION_QUEUE_URL, WEBHOOK_QUEUE_URL, THUMBNAIL_QUEUE_URL).
+ * stack's queues when their URLs are set (UPLOAD_QUEUE_URL, CONVERSION_QUEUE_URL, WEBHOOK_QUEUE_URL, THUMBNAIL_QUEUE_URL, MOVE_QUEUE_URL).
  */
 const USAGE = `usage: admin <command>
   org create --name NAME
@@ -43,7 +43,7 @@ const USAGE = `usage: admin <command>
   search backfill [--workspace ID]
   users assign-source --workspace ID --source installation:ID|identity-provider|api [--external-id ID]
   queue show
-  queue redrive --queue uploads|conversion|webhooks|thumbnails`;
+  queue redrive --queue ${Object.keys(QUEUE_OPTIONS).join('|')}`;
 
 const [group, action, ...rest] = process.argv.slice(2);
 const { values } = parseArgs({
