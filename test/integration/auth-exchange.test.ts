@@ -170,6 +170,20 @@ describe('POST /auth/exchange refuses every forged, stale or misaddressed custom
     expect(JSON.stringify(response.body)).not.toContain('exchangeToken');
   });
 
+  it.each([
+    ['nbf in the future', { nbf: 600 }, /not valid yet: its nbf claim is in the future/],
+    ['exp not a number', { exp: 'soon' }, /exp claim must be a number of seconds/],
+    ['nbf not a number', { nbf: 'later' }, /nbf claim must be a number of seconds/],
+  ] as const)('says which claim is wrong and how: %s', async (_name, claims, detail) => {
+    const now = Math.floor(Date.now() / 1000);
+    const values = Object.fromEntries(
+      Object.entries(claims).map(([claim, value]) => [claim, typeof value === 'number' ? now + value : value]),
+    );
+    const response = await exchange(await customerJwt(keys, config, values as never, 'exp' in claims ? { expiresIn: null } : {}));
+    expectProblem(response, 401);
+    expect(response.body.detail).toMatch(detail);
+  });
+
   it('accepts a small clock skew on exp and nbf (30 s)', async () => {
     const now = Math.floor(Date.now() / 1000);
     expect((await exchange(await customerJwt(keys, config, { nbf: now + 10 }))).status).toBe(200);

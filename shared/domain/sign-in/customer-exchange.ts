@@ -142,14 +142,18 @@ function checkLifetime({ iat, exp }: { iat: number; exp: number }): void {
 /** A reason a customer can act on, without echoing anything of the token. */
 function reasonOf(error: unknown): string {
   const code = (error as { code?: string }).code;
-  const claim = (error as { claim?: string }).claim;
+  const { claim, reason } = error as { claim?: string; reason?: string };
   switch (code) {
     case 'ERR_JWT_EXPIRED':
       return 'it has expired (exp).';
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
-      return claim === 'exp' || claim === 'iat' || claim === 'sub' || claim === 'iss' || claim === 'aud' || claim === 'nbf'
-        ? `its ${claim} claim is missing or not what GET /auth/config expects.`
-        : 'a claim is not valid.';
+      if (!(claim === 'exp' || claim === 'iat' || claim === 'sub' || claim === 'iss' || claim === 'aud' || claim === 'nbf'))
+        return 'a claim is not valid.';
+      if (reason === 'missing') return `its ${claim} claim is missing.`;
+      if (reason === 'invalid') return `its ${claim} claim must be a number of seconds since the epoch.`;
+      if (claim === 'nbf')
+        return `it is not valid yet: its nbf claim is in the future (more than ${CUSTOMER_CLOCK_TOLERANCE_SECONDS} s of clock skew).`;
+      return `its ${claim} claim is not what GET /auth/config expects.`;
     case 'ERR_JOSE_ALG_NOT_ALLOWED':
       return `it must be signed with ${CUSTOMER_JWT_ALGORITHM}.`;
     default:
