@@ -141,6 +141,17 @@ const describedIn = async (page: Page, selector: string): Promise<{ elementPath:
 /** Runs `source` (a function's text, not transformed by the test runner) in the page with `arg`. */
 const inPage = <T>(page: Page, source: string, arg: unknown): Promise<T> => page.evaluate<T>(`(${source})(${JSON.stringify(arg)})`);
 
+/** What has the focus inside the client's shadow root: a control's accessible label or id, else the page's focused element's name. */
+const embedFocus = (page: Page) =>
+  page.evaluate<string | null>(
+    `(() => {
+      const active = document.querySelector('review-board-embed')?.shadowRoot?.activeElement;
+      if (!active) return document.activeElement?.localName ?? null;
+      if (active.localName === 'textarea' && active.id.startsWith('reply-')) return 'reply-box';
+      return active.getAttribute('aria-label') ?? (active.id || active.localName);
+    })()`,
+  );
+
 /** The site's bootstrap: imports the module and mounts it with the site's token endpoint; answers the globals it left. */
 const MOUNT = `async ({ script, publicKey, markupId, flow }) => {
   const before = new Set(Object.getOwnPropertyNames(window));
@@ -252,11 +263,15 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     const dialog = page.getByRole('dialog', { name: 'New comment' });
     await dialog.getByRole('textbox', { name: 'Comment' }).fill('The team plan needs its price.');
     await shot(shots, page, 'new-comment', 1440);
+    // End users cannot list the workspace's members: nothing offers mentions that could only fail.
+    expect(await dialog.getByText('Mention people').count()).toBe(0);
     await dialog.getByRole('button', { name: 'Post' }).click();
     const pin = page.getByRole('button', { name: 'Comment 1', exact: true });
     await pin.waitFor();
     await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
     expect(await toggle.getAttribute('aria-pressed')).toBe('false');
+    // The new comment's pin has the focus, as in the review app.
+    await expect.poll(() => embedFocus(page)).toBe('Comment 1');
     const pinCentre = (box: { x: number; y: number; width: number; height: number }) => ({
       x: box.x + box.width / 2,
       y: box.y + box.height / 2,
@@ -378,6 +393,8 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     await threadDialog.getByRole('textbox', { name: 'Reply' }).fill('Added in the next release.');
     await threadDialog.getByRole('button', { name: 'Send' }).click();
     await threadDialog.getByText('Added in the next release.').waitFor();
+    // "Send" is disabled while it works; the focus is back in the reply box, not on the page's body.
+    await expect.poll(() => embedFocus(page)).toBe('reply-box');
     await threadDialog.getByRole('button', { name: 'Resolve' }).click();
     await threadDialog.getByRole('button', { name: 'Reopen' }).waitFor();
     expect((await call('GET', `/threads/${thread.id}`, { key: org.workspaceKey })).body.data).toMatchObject({
@@ -394,18 +411,56 @@ describe.skipIf(skip)('the embeddable client on a customer site (issue 31)', () 
     await shot(shots, page, 'thread', 1440);
     await page.keyboard.press('Escape');
     // The focus goes back to the pin that opened the thread, inside the client's shadow root (not the page's body).
-    await expect
-      .poll(() =>
-        page.evaluate<string | null>(
-          "document.querySelector('review-board-embed').shadowRoot.activeElement?.getAttribute('aria-label') ?? document.activeElement.localName",
-        ),
-      )
-      .toBe('Comment 1');
+    await expect.poll(() => embedFocus(page)).toBe('Comment 1');
 
     expect(await seriousAxeViolations(page, 'customer page with the client at 1440 px')).toEqual([]);
     expect(besidesLiveSocket(violations).others, "no CSP refusal but the live socket's (the client follows the event log instead)").toEqual(
       [],
     );
+  });
+
+  it('comments from the keyboard on any element: the arrow keys choose it (text too, not only controls), Enter pins it', async () => {
+    const markup = await makeTypedMarkup(org, 'webpage', { url: `${site.origin}/pricing` });
+    signedInAs(`embed-keys-${Date.now()}`, markup.id);
+    const { page } = await open(1440);
+    await page.goto(`${site.origin}/pricing`);
+    expect((await mountOn(page, { publicKey: installation.publicKey })).ok).toBe(true);
+    const toggle = page.getByRole('button', { name: 'Comment', exact: true });
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => toggle.getAttribute('aria-pressed')).toBe('true');
+
+    // A paragraph, which no Tab reaches: down the page's elements until the highlight is on it, one past it and back.
+    const target = page.locator('article.plan').nth(1).locator('p');
+    await target.evaluate((element) => element.setAttribute('data-review-board-chosen', ''));
+    const highlight = page.locator('review-board-embed').locator('.embed-highlight');
+    const onTarget = async () => {
+      const [box, now] = [await highlight.boundingBox(), (await target.boundingBox())!];
+      return box !== null && ['x', 'y', 'width', 'height'].every((side) => Math.abs(box[side as 'x'] - now[side as 'x']) < 1.5);
+    };
+    let presses = 0;
+    do {
+      await page.keyboard.press('ArrowDown');
+      presses++;
+    } while (!(await onTarget()) && presses < 60);
+    expect(await onTarget(), `after ${presses} presses`).toBe(true);
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(onTarget).toBe(false);
+    await page.keyboard.press('ArrowUp');
+    await expect.poll(onTarget).toBe(true);
+    await shot(shots, page, 'keyboard-choice', 1440);
+    await page.keyboard.press('Enter');
+
+    const dialog = page.getByRole('dialog', { name: 'New comment' });
+    await expect.poll(() => embedFocus(page)).toBe('new-comment-text');
+    await page.keyboard.type('Chosen with the arrow keys.');
+    await dialog.getByRole('button', { name: 'Post' }).click();
+    await page.getByRole('button', { name: 'Comment 1', exact: true }).waitFor();
+    const [thread] = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads;
+    expect(thread.messages[0].content).toBe('Chosen with the arrow keys.');
+    expect(
+      await inPage(page, '(path) => document.querySelector(path).hasAttribute("data-review-board-chosen")', thread.elements[0].path),
+    ).toBe(true);
   });
 
   it("posts the comment without a screenshot, never a blank one, where the site's CSP refuses data: images", async () => {

@@ -19,7 +19,7 @@ import { makeMember } from '../support/members.js';
 import { setPlan } from '../support/fixtures.js';
 import { makePdf } from '../support/sample-files.js';
 import { askSignIn, newSourceIp, signInLinks } from '../support/sign-in.js';
-import { holdStorageUploads, horizontalOverflow, seriousAxeViolations, watchedPage } from '../support/review-app-browser.js';
+import { focused, holdStorageUploads, horizontalOverflow, seriousAxeViolations, watchedPage } from '../support/review-app-browser.js';
 import { createThread, DESKTOP, makeTypedMarkup, MOBILE, TABLET } from '../support/threads.js';
 
 /**
@@ -186,6 +186,8 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       await thread.getByRole('button', { name: 'Send' }).click();
       await thread.getByText('Agreed, 48 px').waitFor();
       await expect.poll(() => thread.getByRole('textbox', { name: 'Reply' }).inputValue()).toBe('');
+      // "Send" is disabled while it works: the focus goes back to the reply box, never to the page's body.
+      await expect.poll(() => focused(thread.getByRole('textbox', { name: 'Reply' }))).toBe(true);
       await thread.getByRole('button', { name: 'Resolve' }).click();
       await thread.getByRole('button', { name: 'Reopen' }).waitFor();
       await shots(page, 'image-thread');
@@ -198,14 +200,33 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       expect(resolved.messages[1].mentionIds).toEqual([designer.userId]);
       await thread.getByText(/^Mentioned: /).waitFor();
 
-      // One's own message can be edited.
+      // One's own message can be edited: the edit box takes the focus, and after saving its Edit button has it again.
       await thread.getByRole('button', { name: 'Edit message 2' }).click();
+      await expect.poll(() => focused(thread.getByRole('textbox', { name: 'Edit message' }))).toBe(true);
       await thread.getByRole('textbox', { name: 'Edit message' }).fill('Agreed, 56 px');
       await thread.getByRole('button', { name: 'Save' }).click();
       await thread.getByText('Agreed, 56 px').waitFor();
+      await expect.poll(() => focused(thread.getByRole('button', { name: 'Edit message 2' }))).toBe(true);
       await expect
         .poll(async () => (await threadsOf(org.workspaceKey, markup.id)).find((candidate) => candidate.number === 2).messages[1].content)
         .toBe('Agreed, 56 px');
+
+      // Deleting a message asks first, as deleting a thread does; "Keep it" gives the focus back.
+      await thread.getByRole('textbox', { name: 'Reply' }).fill('A reply to take back');
+      await thread.getByRole('button', { name: 'Send' }).click();
+      await thread.getByText('A reply to take back').waitFor();
+      await thread.getByRole('button', { name: 'Delete message 3' }).click();
+      const confirm = thread.getByRole('group', { name: 'Delete message 3?' });
+      await expect.poll(() => focused(confirm.getByRole('button', { name: 'Yes, delete message 3' }))).toBe(true);
+      await shots(page, 'message-delete-confirmation');
+      await confirm.getByRole('button', { name: 'Keep it' }).click();
+      await expect.poll(() => focused(thread.getByRole('button', { name: 'Delete message 3' }))).toBe(true);
+      expect((await threadsOf(org.workspaceKey, markup.id)).find((candidate) => candidate.number === 2).messages).toHaveLength(3);
+      await thread.getByRole('button', { name: 'Delete message 3' }).click();
+      await thread.getByRole('button', { name: 'Yes, delete message 3' }).click();
+      await thread.getByText('A reply to take back').waitFor({ state: 'detached' });
+      await expect.poll(() => focused(thread.getByRole('textbox', { name: 'Reply' }))).toBe(true);
+      expect((await threadsOf(org.workspaceKey, markup.id)).find((candidate) => candidate.number === 2).messages).toHaveLength(2);
 
       // Escape closes the dialog and gives the focus back to the pin.
       await page.keyboard.press('Escape');

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium as playwright, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { findChromium, QUIET_CHROMIUM_FLAGS } from '../../shared/render/chromium.js';
 import { signInLinks } from './sign-in.js';
@@ -23,6 +23,9 @@ export function chromiumMissing(file: string): boolean {
 }
 
 export const baseUrl = () => inject('localStack').stack.baseUrl;
+
+/** Whether the element has the focus (in its document or shadow root). */
+export const focused = (locator: Locator) => locator.evaluate((element) => element.matches(':focus'));
 
 export const launchBrowser = (): Promise<Browser> =>
   playwright.launch({ executablePath: chromium!.path, headless: true, args: [...QUIET_CHROMIUM_FLAGS] });

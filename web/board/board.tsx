@@ -777,11 +777,29 @@ export function ThreadDialog({
   const [editing, setEditing] = useState<string>();
   const [edited, setEdited] = useState('');
   const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const [confirmingMessage, setConfirmingMessage] = useState<string>();
   const confirmDelete = useRef<HTMLButtonElement>(null);
+  const messageList = useRef<HTMLOListElement>(null);
+  const replyBox = useRef<HTMLTextAreaElement>(null);
+  // Where the focus goes once the next render is on screen: no action leaves it on a control that went away (or on <body>).
+  const [focusNext, setFocusNext] = useState<string>();
+  useEffect(() => {
+    if (focusNext === undefined) return;
+    setFocusNext(undefined);
+    const target =
+      focusNext === 'reply' ? replyBox.current : messageList.current?.querySelector<HTMLElement>(`[data-focus="${focusNext}"]`);
+    (target ?? messageList.current?.closest('dialog')?.querySelector<HTMLElement>('h2'))?.focus();
+  }, [focusNext]);
   // The confirmation takes the focus, so Enter confirms and Tab reaches "Keep it".
   useEffect(() => {
     if (confirmingDelete) confirmDelete.current?.focus();
   }, [confirmingDelete]);
+  useEffect(() => {
+    if (confirmingMessage) setFocusNext(`confirm-${confirmingMessage}`);
+  }, [confirmingMessage]);
+  useEffect(() => {
+    if (editing) setFocusNext(`editor-${editing}`);
+  }, [editing]);
   const canReply = thread.scopes.includes('create-message');
   const canResolve = thread.scopes.includes('resolve-thread');
   const canDelete = thread.scopes.includes('delete-thread');
@@ -797,11 +815,22 @@ export function ThreadDialog({
       setAttachments([]);
     }
     setBusy(false);
+    // "Send" is disabled while it works, which takes the focus from it: the reply box has it next.
+    setFocusNext('reply');
+  };
+  const stopEditing = (messageId: string) => {
+    setEditing(undefined);
+    setFocusNext(`edit-${messageId}`);
   };
   const saveEdit = async (event: Event, messageId: string) => {
     event.preventDefault();
     if (!edited.trim()) return;
-    if (await store.editMessage(thread.id, messageId, edited.trim())) setEditing(undefined);
+    if (await store.editMessage(thread.id, messageId, edited.trim())) stopEditing(messageId);
+  };
+  const deleteMessage = async (messageId: string) => {
+    const deleted = await store.deleteMessage(thread.id, messageId);
+    setConfirmingMessage(undefined);
+    setFocusNext(deleted ? 'reply' : `delete-${messageId}`);
   };
 
   return (
@@ -810,7 +839,7 @@ export function ThreadDialog({
         {thread.resolved ? 'Resolved' : 'Open'}
         {where ? ` · ${where}` : ''}
       </p>
-      <ol class="messages">
+      <ol class="messages" ref={messageList}>
         {thread.messages.map((message, index) => (
           <li key={message.id} class="message-item">
             <p class="message-meta">
@@ -822,13 +851,14 @@ export function ThreadDialog({
                 <label for={`edit-${message.id}`}>Edit message</label>
                 <textarea
                   id={`edit-${message.id}`}
+                  data-focus={`editor-${message.id}`}
                   rows={3}
                   value={edited}
                   onInput={(event) => setEdited((event.currentTarget as HTMLTextAreaElement).value)}
                 />
                 <div class="board-actions">
                   <button type="submit">Save</button>
-                  <button type="button" class="secondary" onClick={() => setEditing(undefined)}>
+                  <button type="button" class="secondary" onClick={() => stopEditing(message.id)}>
                     Cancel
                   </button>
                 </div>
@@ -842,12 +872,32 @@ export function ThreadDialog({
                 Mentioned: {message.mentionIds.map((id) => members?.find((member) => member.id === id)?.name ?? 'a member').join(', ')}
               </p>
             ) : null}
-            {editing !== message.id ? (
+            {confirmingMessage === message.id ? (
+              <div class="board-confirm" role="group" aria-label={`Delete message ${index + 1}?`}>
+                <p class="board-note">Delete this message? This cannot be undone.</p>
+                <div class="board-actions">
+                  <button type="button" class="danger" data-focus={`confirm-${message.id}`} onClick={() => void deleteMessage(message.id)}>
+                    Yes, delete message {index + 1}
+                  </button>
+                  <button
+                    type="button"
+                    class="secondary"
+                    onClick={() => {
+                      setConfirmingMessage(undefined);
+                      setFocusNext(`delete-${message.id}`);
+                    }}
+                  >
+                    Keep it
+                  </button>
+                </div>
+              </div>
+            ) : editing !== message.id ? (
               <div class="message-actions">
                 {message.scopes.includes('update-message') ? (
                   <button
                     type="button"
                     class="secondary"
+                    data-focus={`edit-${message.id}`}
                     aria-label={`Edit message ${index + 1}`}
                     onClick={() => {
                       setEditing(message.id);
@@ -861,8 +911,9 @@ export function ThreadDialog({
                   <button
                     type="button"
                     class="secondary"
+                    data-focus={`delete-${message.id}`}
                     aria-label={`Delete message ${index + 1}`}
-                    onClick={() => void store.deleteMessage(thread.id, message.id)}
+                    onClick={() => setConfirmingMessage(message.id)}
                   >
                     Delete
                   </button>
@@ -877,6 +928,7 @@ export function ThreadDialog({
           <label for={`reply-${thread.id}`}>Reply</label>
           <textarea
             id={`reply-${thread.id}`}
+            ref={replyBox}
             rows={3}
             value={reply}
             onInput={(event) => setReply((event.currentTarget as HTMLTextAreaElement).value)}
@@ -927,6 +979,7 @@ export function ThreadDialog({
 /** Members to mention (`mentionIds`), loaded when first opened. */
 function MentionPicker({ store, selected, onChange }: { store: BoardStore; selected: string[]; onChange: (ids: string[]) => void }) {
   const members = useBoardState(store).members;
+  if (!store.canMention) return null;
   return (
     <details class="mentions" onToggle={(event) => (event.currentTarget as HTMLDetailsElement).open && void store.loadMembers()}>
       <summary>Mention people{selected.length ? ` (${selected.length})` : ''}</summary>

@@ -55,7 +55,9 @@ export function Dialog({
       }}
     >
       <div class="board-dialog-head">
-        <h2 id={titleId}>{title}</h2>
+        <h2 id={titleId} tabIndex={-1}>
+          {title}
+        </h2>
         <button type="button" class="secondary" onClick={onClose}>
           Close
         </button>

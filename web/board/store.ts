@@ -182,10 +182,16 @@ export class BoardStore {
     this.set({ order });
   }
 
+  /** Whether this caller can mention people: members list who can be mentioned, end users cannot (the route is closed to them). */
+  get canMention(): boolean {
+    return this.transport.taggable !== undefined;
+  }
+
   /** Loads who can be mentioned (once); an error leaves the list empty. */
   async loadMembers(): Promise<void> {
-    if (this.state.members) return;
-    const members = await this.attempt(() => this.transport.taggable(this.markupId));
+    const taggable = this.transport.taggable;
+    if (this.state.members || !taggable) return;
+    const members = await this.attempt(() => taggable(this.markupId));
     this.set({ members: members ?? [] });
   }
 
@@ -257,8 +263,9 @@ export class BoardStore {
     return Boolean(done);
   }
 
-  async deleteMessage(threadId: string, messageId: string): Promise<void> {
+  async deleteMessage(threadId: string, messageId: string): Promise<boolean> {
     const done = await this.attempt(() => this.transport.deleteMessage(messageId).then(() => true));
     if (done) await this.refreshThread(threadId);
+    return Boolean(done);
   }
 }

@@ -25,8 +25,8 @@ export interface BoardTransport {
   viewModes(markupId: string): Promise<ViewMode[]>;
   /** A webpage markup's page screenshot layout at one view mode. */
   pageLayout(markupId: string, viewModeId: string): Promise<PageLayout>;
-  /** Who can be mentioned (active workspace members). */
-  taggable(markupId: string): Promise<Member[]>;
+  /** Who can be mentioned (active workspace members); absent where the caller cannot list them (end users), so nothing offers mentions. */
+  taggable?(markupId: string): Promise<Member[]>;
 }
 
 const PAGE = 500;

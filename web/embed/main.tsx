@@ -47,6 +47,8 @@ function pageTransport(request: Request): BoardTransport {
   let modes: Promise<ViewMode[]> | undefined;
   return {
     ...base,
+    // End users cannot list a workspace's members (GET /markups/{id}/tag is closed to them): no mentions here.
+    taggable: undefined,
     async createImageThread(markupId, placement, content, mentionIds = []) {
       const { page, offsetXPercentage, offsetYPercentage } = placement as PagePlacement;
       modes ??= base.viewModes(markupId).catch((failure: unknown) => {

@@ -65,6 +65,19 @@ export function placementOf(element: Element, x: number, y: number, host: Elemen
   };
 }
 
+/** What a comment can be pinned on from the keyboard: the page's visible content, in document order, the client's own UI aside. */
+const COMMENTABLE =
+  'h1, h2, h3, h4, h5, h6, p, li, img, svg, video, canvas, figure, blockquote, pre, table, a, button, input, select, textarea, label';
+
+function commentableElements(host: HTMLElement): Element[] {
+  return [...document.body.querySelectorAll(COMMENTABLE)].filter((element) => {
+    // Inside a drawing, the drawing is what is commented on.
+    if (host.contains(element) || element.parentElement?.closest('svg')) return false;
+    const box = element.getBoundingClientRect();
+    return box.width > 0 && box.height > 0;
+  });
+}
+
 /** How long DOM changes settle before pins are placed again. */
 const MUTATION_DEBOUNCE_MS = 120;
 /** How often the page's address is compared with the last one seen: a single-page app's pushState fires no event. */
@@ -86,6 +99,7 @@ export function EmbedUi({ store, host, markup, live }: { store: BoardStore; host
   const isLive = useRef(false);
   isLive.current = liveState === 'live';
   const toggle = useRef<HTMLButtonElement>(null);
+  const posted = useRef<string | undefined>(undefined);
   const [hover, setHover] = useState<DOMRect>();
   // Moves on DOM changes and navigation: elements are looked up again. `frame` moves on scroll and resize: pins follow.
   const [version, setVersion] = useState(0);
@@ -167,21 +181,49 @@ export function EmbedUi({ store, host, markup, live }: { store: BoardStore; host
       setHover(undefined);
       store.place(placementOf(element, event.clientX, event.clientY, host));
     };
+    // From the keyboard: the arrow keys walk the page's elements (any, not only those that take the focus), Enter pins the one chosen,
+    // or a focused page element, at its centre.
+    let chosen: Element | undefined;
+    const choose = (step: 1 | -1) => {
+      const candidates = commentableElements(host);
+      if (candidates.length === 0) return;
+      const at = chosen ? candidates.indexOf(chosen) : -1;
+      chosen = candidates[at === -1 ? (step === 1 ? 0 : candidates.length - 1) : (at + step + candidates.length) % candidates.length];
+      chosen!.scrollIntoView({ block: 'nearest' });
+      setHover(chosen!.getBoundingClientRect());
+    };
+    const pin = (element: Element) => {
+      const box = element.getBoundingClientRect();
+      setHover(undefined);
+      store.place(placementOf(element, box.left + box.width / 2, box.top + box.height / 2, host));
+    };
     const onKey = (event: KeyboardEvent) => {
       if (event.key === 'Escape') {
         store.setAdding(false);
         toggle.current?.focus();
         return;
       }
-      // From the keyboard: Enter on a focused page element pins it, at its centre.
+      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+        swallow(event);
+        choose(event.key === 'ArrowDown' ? 1 : -1);
+        return;
+      }
+      if (event.key !== 'Enter') return;
+      if (chosen?.isConnected) {
+        swallow(event);
+        pin(chosen);
+        return;
+      }
       const element = targetOf(event);
-      if (event.key !== 'Enter' || own(event) || !element || element === document.body) return;
+      if (own(event) || !element || element === document.body) return;
       swallow(event);
-      const box = element.getBoundingClientRect();
-      setHover(undefined);
-      store.place(placementOf(element, box.left + box.width / 2, box.top + box.height / 2, host));
+      pin(element);
     };
-    const onFocus = (event: FocusEvent) => setHover(own(event) ? undefined : targetOf(event)?.getBoundingClientRect());
+    const onFocus = (event: FocusEvent) => {
+      if (own(event)) return;
+      chosen = undefined;
+      setHover(targetOf(event)?.getBoundingClientRect());
+    };
     addEventListener('mousemove', onMove, true);
     addEventListener('mousedown', swallow, true);
     addEventListener('mouseup', swallow, true);
@@ -276,7 +318,7 @@ export function EmbedUi({ store, host, markup, live }: { store: BoardStore; host
           {live ? <LiveStatus live={live} class="embed-hint" /> : null}
           {state.adding ? (
             <p class="embed-hint" role="status">
-              Click the element to comment on (or focus it and press Enter). Escape cancels.
+              Click the element to comment on, or choose it with the arrow keys and press Enter. Escape cancels.
             </p>
           ) : null}
           <button ref={toggle} type="button" aria-pressed={state.adding} onClick={() => store.setAdding(!state.adding)}>
@@ -284,7 +326,14 @@ export function EmbedUi({ store, host, markup, live }: { store: BoardStore; host
           </button>
         </div>
       </div>
-      {state.draft ? <NewCommentDialog store={store} onPosted={() => undefined} returnFocus={() => toggle.current} /> : null}
+      {state.draft ? (
+        <NewCommentDialog
+          store={store}
+          onPosted={(thread) => (posted.current = thread.id)}
+          // The new comment's pin takes the focus, as in the review app; the toggle where it has none (another page, unanchored).
+          returnFocus={() => host.shadowRoot?.querySelector<HTMLElement>(`[data-pin="${posted.current}"]`) ?? toggle.current}
+        />
+      ) : null}
       {openThread ? <ThreadDialog thread={openThread} markup={markup} store={store} fallbackFocus={() => toggle.current} /> : null}
     </div>
   );
