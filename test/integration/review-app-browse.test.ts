@@ -6,6 +6,7 @@ import { makeMember } from '../support/members.js';
 import {
   baseUrl,
   chromiumMissing,
+  focused,
   holdStorageUploads,
   horizontalOverflow,
   launchBrowser,
@@ -150,11 +151,19 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
         await section.getByRole('textbox', { name: `New name for ${imageName}` }).fill(renamed);
         await section.getByRole('button', { name: 'Save name' }).click();
         await section.getByRole('link', { name: renamed }).waitFor();
+        // "Move" gives the focus to the choice of folder; "Cancel" gives it back to "Move".
+        await section.getByRole('button', { name: `Move ${renamed}` }).click();
+        await expect.poll(() => focused(section.getByRole('combobox', { name: `Move ${renamed} to` }))).toBe(true);
+        await section.getByRole('button', { name: 'Cancel' }).click();
+        await expect.poll(() => focused(section.getByRole('button', { name: `Move ${renamed}` }))).toBe(true);
         await section.getByRole('button', { name: `Move ${renamed}` }).click();
         await section.getByRole('combobox', { name: `Move ${renamed} to` }).selectOption({ label: folderName });
         expect.soft(await seriousAxeViolations(page, `move form at ${width} px`)).toEqual([]);
         await section.getByRole('button', { name: 'Move here' }).click();
         await section.getByRole('link', { name: renamed }).waitFor({ state: 'detached' });
+        // The item is gone from this list: what happened is said, and the focus is on that, not on the page's body.
+        const moved = section.getByRole('status').filter({ hasText: `Moved ${renamed} to ${folderName}.` });
+        await expect.poll(() => focused(moved)).toBe(true);
 
         // Search finds it in any folder.
         await section.getByRole('searchbox', { name: `Search markups in ${workspaceName}` }).fill(renamed);
@@ -171,10 +180,15 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
         await page.getByRole('heading', { name: folderName, level: 1 }).waitFor();
         await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: workspaceName }).waitFor();
         await page.getByRole('link', { name: renamed }).waitFor();
+        // A folder's own page names its list and its create forms after the folder.
+        await page.getByRole('list', { name: `Contents of ${folderName}` }).waitFor();
         await shot(page, 'folder', width);
         expect.soft(await seriousAxeViolations(page, `folder at ${width} px`)).toEqual([]);
         await page.getByRole('button', { name: `Archive ${renamed}` }).click();
         await page.getByText('Nothing in this folder yet.').waitFor();
+        const archived = page.getByRole('status').filter({ hasText: `Archived ${renamed}` });
+        await expect.poll(() => focused(archived)).toBe(true);
+        await shot(page, 'archived', width);
 
         await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'All markups' }).click();
         await page.getByRole('button', { name: `Delete ${listed!.name}` }).click();

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   archiveItem,
   createFolder,
@@ -28,6 +28,8 @@ export interface BrowserProps {
   token: string;
   workspace: WorkspaceMembership;
   folderId: string;
+  /** The folder's name, on a folder's own page (the workspace's root folder is named by its workspace). */
+  folderName?: string;
   /** The folder's own scopes (may the caller add to it?) and where its items may move. */
   canCreate: boolean;
   moveTargets: { id: string; name: string }[];
@@ -44,10 +46,20 @@ export function FolderBrowser(props: BrowserProps) {
   const [error, setError] = useState<string>();
   const [reloads, setReloads] = useState(0);
   const [results, setResults] = useState<{ query: string; markups: Markup[] }>();
+  /** What the last change did, said where a screen reader hears it and where the focus goes (its control may be gone). */
+  const [notice, setNotice] = useState<{ text: string; at: number }>();
+  const noticeRef = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (notice) noticeRef.current?.focus();
+  }, [notice]);
   /** After a change that worked: the list again, and no failure from before left on screen. */
   const reload = () => {
     setError(undefined);
     setReloads((count) => count + 1);
+  };
+  const changed = (text: string) => {
+    setNotice({ text, at: Date.now() });
+    reload();
   };
   const fail = (failure: unknown, fallback: string) => {
     if (isUnauthorized(failure)) onUnauthorized();
@@ -67,11 +79,12 @@ export function FolderBrowser(props: BrowserProps) {
     };
   }, [token, folderId, reloads]);
 
-  const label = workspace.name;
+  const label = props.folderName ?? workspace.name;
   return (
     <div class="browser">
       <SearchForm
-        label={label}
+        // Search covers the whole workspace, from any of its folders.
+        label={workspace.name}
         onSearch={(query) =>
           searchMarkups(token, workspace.id, query).then(
             (markups) => setResults({ query, markups }),
@@ -83,6 +96,11 @@ export function FolderBrowser(props: BrowserProps) {
       />
       {props.canCreate ? <CreateControls {...props} onCreated={reload} onError={fail} /> : null}
       {error ? <ErrorMessage detail={error} /> : null}
+      {notice && !error ? (
+        <p class="message message-success" role="status" tabIndex={-1} ref={noticeRef} key={notice.at}>
+          {notice.text}
+        </p>
+      ) : null}
       {results ? (
         <SearchResults results={results} />
       ) : entries ? (
@@ -93,7 +111,7 @@ export function FolderBrowser(props: BrowserProps) {
             ...props.moveTargets,
             ...entries.filter((entry) => entry.kind === 'folder').map((entry) => ({ id: entry.item.id, name: entry.item.name })),
           ]}
-          onChanged={reload}
+          onChanged={changed}
           onError={fail}
         />
       ) : error ? null : (
@@ -201,12 +219,17 @@ function describe(markup: Card & { type: string }): string {
   return `${markup.type} · ${threads}`;
 }
 
-type EntryListProps = BrowserProps & { entries: Entry[]; onChanged: () => void; onError: (failure: unknown, fallback: string) => void };
+type EntryListProps = BrowserProps & {
+  entries: Entry[];
+  /** A change worked: `done` says what it did. */
+  onChanged: (done: string) => void;
+  onError: (failure: unknown, fallback: string) => void;
+};
 
 function EntryList(props: EntryListProps) {
   if (props.entries.length === 0) return <p class="message">Nothing in this folder yet.</p>;
   return (
-    <ul class="entries" aria-label={`Contents of ${props.workspace.name}`}>
+    <ul class="entries" aria-label={`Contents of ${props.folderName ?? props.workspace.name}`}>
       {props.entries.map((entry) => (
         <li key={entry.item.id} class="entry">
           {entry.kind === 'folder' ? (
@@ -231,8 +254,21 @@ function EntryList(props: EntryListProps) {
 
 /** Rename, move, archive and delete, each shown only when the item's scopes allow it. */
 function EntryActions({ entry, token, moveTargets, onChanged, onError }: EntryListProps & { entry: Entry }) {
-  const [mode, setMode] = useState<'idle' | 'rename' | 'move' | 'delete'>('idle');
+  type Mode = 'idle' | 'rename' | 'move' | 'delete';
+  const [mode, setMode] = useState<Mode>('idle');
   const [busy, setBusy] = useState(false);
+  // A form given up goes back to the button that opened it.
+  const [back, setBack] = useState<Mode>();
+  const actions = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (mode !== 'idle' || !back) return;
+    actions.current?.querySelector<HTMLElement>(`[data-action="${back}"]`)?.focus();
+    setBack(undefined);
+  }, [mode, back]);
+  const cancel = () => {
+    setBack(mode);
+    setMode('idle');
+  };
   const name = entry.item.name;
   // Folders and markups alike: the listed item's scopes, for the item operations these controls call.
   const canEdit = entry.item.scopes.includes('folderItem:edit');
@@ -241,12 +277,12 @@ function EntryActions({ entry, token, moveTargets, onChanged, onError }: EntryLi
   const targets = moveTargets.filter((target) => target.id !== entry.item.id && target.id !== entry.item.parentFolderId);
   if (!canRename && !canEdit && !canDelete) return null;
 
-  const run = (work: () => Promise<unknown>, fallback: string) => {
+  const run = (work: () => Promise<unknown>, fallback: string, done: string) => {
     setBusy(true);
     work()
       .then(() => {
         setMode('idle');
-        onChanged();
+        onChanged(done);
       })
       .catch((failure: unknown) => onError(failure, fallback))
       .finally(() => setBusy(false));
@@ -259,8 +295,8 @@ function EntryActions({ entry, token, moveTargets, onChanged, onError }: EntryLi
         initial={name}
         submit="Save name"
         busy={busy}
-        onCancel={() => setMode('idle')}
-        onSubmit={(newName) => run(() => renameItem(token, entry.item.id, newName), 'Renaming failed.')}
+        onCancel={cancel}
+        onSubmit={(newName) => run(() => renameItem(token, entry.item.id, newName), 'Renaming failed.', `Renamed ${name} to ${newName}.`)}
       />
     );
   }
@@ -270,8 +306,14 @@ function EntryActions({ entry, token, moveTargets, onChanged, onError }: EntryLi
         name={name}
         targets={targets}
         busy={busy}
-        onCancel={() => setMode('idle')}
-        onSubmit={(target) => run(() => moveItem(token, entry.item.id, target), 'Moving failed.')}
+        onCancel={cancel}
+        onSubmit={(target) =>
+          run(
+            () => moveItem(token, entry.item.id, target),
+            'Moving failed.',
+            `Moved ${name} to ${targets.find((candidate) => candidate.id === target)?.name ?? 'another folder'}.`,
+          )
+        }
       />
     );
   }
@@ -285,25 +327,25 @@ function EntryActions({ entry, token, moveTargets, onChanged, onError }: EntryLi
           type="button"
           class="danger"
           disabled={busy}
-          onClick={() => run(() => deleteItem(token, entry.item.id), 'Deleting failed.')}
+          onClick={() => run(() => deleteItem(token, entry.item.id), 'Deleting failed.', `Deleted ${name}.`)}
         >
           Yes, delete {name}
         </button>
-        <button type="button" class="secondary" onClick={() => setMode('idle')}>
+        <button type="button" class="secondary" onClick={cancel}>
           Keep it
         </button>
       </div>
     );
   }
   return (
-    <div class="entry-actions" role="group" aria-label={`Actions for ${name}`}>
+    <div class="entry-actions" role="group" aria-label={`Actions for ${name}`} ref={actions}>
       {canRename ? (
-        <button type="button" class="secondary" aria-label={`Rename ${name}`} onClick={() => setMode('rename')}>
+        <button type="button" class="secondary" data-action="rename" aria-label={`Rename ${name}`} onClick={() => setMode('rename')}>
           Rename
         </button>
       ) : null}
       {canEdit && targets.length > 0 ? (
-        <button type="button" class="secondary" aria-label={`Move ${name}`} onClick={() => setMode('move')}>
+        <button type="button" class="secondary" data-action="move" aria-label={`Move ${name}`} onClick={() => setMode('move')}>
           Move
         </button>
       ) : null}
@@ -313,13 +355,19 @@ function EntryActions({ entry, token, moveTargets, onChanged, onError }: EntryLi
           class="secondary"
           aria-label={`Archive ${name}`}
           disabled={busy}
-          onClick={() => run(() => archiveItem(token, entry.item.id), 'Archiving failed.')}
+          onClick={() =>
+            run(
+              () => archiveItem(token, entry.item.id),
+              'Archiving failed.',
+              `Archived ${name}: it is kept in the workspace's archive, out of this list.`,
+            )
+          }
         >
           Archive
         </button>
       ) : null}
       {canDelete ? (
-        <button type="button" class="secondary" aria-label={`Delete ${name}`} onClick={() => setMode('delete')}>
+        <button type="button" class="secondary" data-action="delete" aria-label={`Delete ${name}`} onClick={() => setMode('delete')}>
           Delete
         </button>
       ) : null}
@@ -387,6 +435,9 @@ function MoveForm({
   onCancel: () => void;
 }) {
   const [target, setTarget] = useState(targets[0]?.id ?? '');
+  // Opened by "Move": the choice of folder is what comes next.
+  const select = useRef<HTMLSelectElement>(null);
+  useEffect(() => select.current?.focus(), []);
   return (
     <form
       class="inline-form"
@@ -396,7 +447,7 @@ function MoveForm({
         if (target) onSubmit(target);
       }}
     >
-      <select aria-label={`Move ${name} to`} value={target} onChange={(event) => setTarget(event.currentTarget.value)}>
+      <select aria-label={`Move ${name} to`} value={target} onChange={(event) => setTarget(event.currentTarget.value)} ref={select}>
         {targets.map((option) => (
           <option key={option.id} value={option.id}>
             {option.name}
@@ -418,6 +469,7 @@ function CreateControls({
   token,
   workspace,
   folderId,
+  folderName,
   onCreated,
   onError,
 }: BrowserProps & { onCreated: () => void; onError: (failure: unknown, fallback: string) => void }) {
@@ -425,7 +477,7 @@ function CreateControls({
   const [busy, setBusy] = useState<string>();
   const [uploads, setUploads] = useState<{ name: string; fraction: number }[]>([]);
   const [done, setDone] = useState<string>();
-  const label = workspace.name;
+  const label = folderName ?? workspace.name;
 
   const finish = (message: string) => {
     setDone(message);

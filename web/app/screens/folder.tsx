@@ -83,6 +83,7 @@ export function FolderScreen({
         token={token}
         workspace={workspace}
         folderId={folder.id}
+        folderName={isRoot ? undefined : folder.name}
         canCreate={folder.scopes.includes('folderItem:edit')}
         moveTargets={trail}
         onUnauthorized={onUnauthorized}
