@@ -182,6 +182,7 @@ describe.skipIf(skipBrowser)('browsing workspaces, folders and markups in the re
         await page.getByRole('link', { name: renamed }).waitFor();
         // A folder's own page names its list and its create forms after the folder.
         await page.getByRole('list', { name: `Contents of ${folderName}` }).waitFor();
+        await expect.poll(() => page.title()).toBe(`${folderName} · Review Board`);
         await shot(page, 'folder', width);
         expect.soft(await seriousAxeViolations(page, `folder at ${width} px`)).toEqual([]);
         await page.getByRole('button', { name: `Archive ${renamed}` }).click();

@@ -570,6 +570,14 @@ describe.skipIf(!chromium)('the board in Chromium', () => {
       const fromKeyboard = (await threadsOf(org.workspaceKey, markup.id)).find((thread) => thread.number === 4);
       expect(fromKeyboard.viewModeId).toBe(MOBILE);
       expect(fromKeyboard.elements[0].path).toMatch(/^html > body/);
+
+      // Opened from the list on the mobile tab, a desktop comment is shown on the desktop screenshot, where its pin is.
+      await page.getByRole('button', { name: 'Open comment #3' }).click();
+      const opened = page.getByRole('dialog', { name: 'Comment 3' });
+      await opened.getByText(/^Open · Desktop/).waitFor();
+      await expect.poll(() => page.getByRole('tab', { name: /^Desktop/ }).getAttribute('aria-selected')).toBe('true');
+      await page.keyboard.press('Escape');
+      await page.locator('figure', { has: screenshot }).getByRole('button', { name: 'Comment 3', exact: true }).waitFor();
       expect(violations).toEqual([]);
     } finally {
       await context.close();

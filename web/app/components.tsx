@@ -24,6 +24,15 @@ export function ScreenHeading({ children }: { children: ComponentChildren }) {
   useEffect(() => {
     ref.current?.focus({ preventScroll: true });
   }, []);
+  // The tab says which screen it is (WCAG 2.4.2), and the app's name again when the screen goes.
+  useEffect(() => {
+    const heading = ref.current?.textContent?.trim();
+    if (!heading) return;
+    document.title = `${heading} · Review Board`;
+    return () => {
+      document.title = 'Review Board';
+    };
+  });
   return (
     <h1 ref={ref} tabIndex={-1}>
       {children}

@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Loading } from './components.js';
+import { Loading, ScreenHeading } from './components.js';
 import { navigate, onLinkClick, parseRoute, useLocation } from './router.js';
 import { MarkupScreen } from './screens/markup.js';
 import { FolderScreen } from './screens/folder.js';
@@ -84,7 +84,7 @@ function App() {
 function NotFound() {
   return (
     <main class="narrow">
-      <h1>Page not found</h1>
+      <ScreenHeading>Page not found</ScreenHeading>
       <p>
         There is nothing at this address. <a href="/">Go to your markups</a>.
       </p>

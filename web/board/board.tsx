@@ -183,7 +183,9 @@ export function Board({ markup, store, viewModes, live }: BoardProps) {
           }}
         />
       ) : null}
-      {openThread ? <ThreadDialog thread={openThread} markup={markup} store={store} fallbackFocus={() => addButton.current} /> : null}
+      {openThread ? (
+        <ThreadDialog thread={openThread} markup={markup} store={store} viewModes={viewModes} fallbackFocus={() => addButton.current} />
+      ) : null}
     </div>
   );
 }
@@ -407,6 +409,12 @@ function WebpageSurface({ markup, store, state, threads, viewModes, onPlace, onO
     setSelected(next);
     tabs.current[next]?.focus();
   };
+  // A thread opened from the list is shown on its own view mode's screenshot, where its pin is.
+  const openModeId = threads.find((thread) => thread.id === state.openThreadId)?.viewModeId;
+  useEffect(() => {
+    const index = modes.findIndex((candidate) => candidate.id === openModeId);
+    if (index >= 0) setSelected(index);
+  }, [openModeId]);
   const screenshot = mode ? markup.pageScreenshots?.find((shot) => shot.viewModeId === mode.id) : undefined;
   const panel =
     !mode || !screenshot ? (
@@ -758,11 +766,14 @@ export function ThreadDialog({
   thread,
   markup,
   store,
+  viewModes,
   fallbackFocus,
 }: {
   thread: Thread;
   markup: Markup;
   store: BoardStore;
+  /** A webpage markup's view modes: the dialog says which one the thread is on. */
+  viewModes?: ViewMode[];
   fallbackFocus: () => HTMLElement | null;
 }) {
   const [reply, setReply] = useState('');
@@ -803,7 +814,7 @@ export function ThreadDialog({
   const canReply = thread.scopes.includes('create-message');
   const canResolve = thread.scopes.includes('resolve-thread');
   const canDelete = thread.scopes.includes('delete-thread');
-  const where = whereOf(markup, thread);
+  const where = whereOf(markup, thread, viewModes);
 
   const send = async (event: Event) => {
     event.preventDefault();

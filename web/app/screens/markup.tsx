@@ -82,15 +82,6 @@ export function MarkupScreen({ id, token, onUnauthorized }: { id: string; token:
     };
   }, [id, request]);
 
-  // The tab says which markup it is (WCAG 2.4.2), and the app's name again when it closes.
-  useEffect(() => {
-    if (!markup) return;
-    document.title = `${markup.name} · Review Board`;
-    return () => {
-      document.title = 'Review Board';
-    };
-  }, [markup?.name]);
-
   return (
     <main class="wide">
       <p>
