@@ -1,9 +1,9 @@
-import { BatchExecuteStatementCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchExecuteStatementCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { forEachLimit } from '../concurrency.js';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { AGAIN, withBackoff } from './core/backoff.js';
-import { isTransactionConflict } from './core/errors.js';
+import { isConditionFailure, isTransactionConflict } from './core/errors.js';
 import {
   itemDiff,
   itemKey,
@@ -139,8 +139,8 @@ export async function insertFolderRecord(
   parent: FolderRecord,
   at: number,
 ): Promise<'created' | 'parent-gone' | 'name-taken'> {
-  const touch = itemUpdate(parent, touched(parent, at));
-  const parentCheck: TransactItem = touch ? { Update: touch } : { ConditionCheck: existsCheck(parent.id) };
+  const touch = itemUpdate(parent, touched(parent, at), { when: TAKES_ITEMS });
+  const parentCheck: TransactItem = touch ? { Update: touch } : { ConditionCheck: takesItemsCheck(parent) };
   const failed = await transactUnlessConditionFails([putNew(toItem(record)), parentCheck, ...claimName(record)]);
   if (failed === 1) return 'parent-gone';
   if (failed === 2) return 'name-taken';
@@ -154,6 +154,46 @@ const existsCheck = (itemId: string): ConditionCheck => ({
   Key: itemKey(itemId),
   ConditionExpression: 'attribute_exists(PK)',
 });
+
+/**
+ * A folder being deleted (`deletingSince`, set by `markFolderDeleting` before its subtree is read)
+ * takes nothing in and lets nothing out: every create and move into or out of it is conditioned on
+ * this, so the subtree a deletion read is the subtree it deletes.
+ */
+const TAKES_ITEMS = { expression: 'attribute_not_exists(#deleting)', names: { '#deleting': 'deletingSince' }, values: {} };
+
+/** The condition that `folder` exists and is not being deleted, for a transaction that puts an item in it or takes one out. */
+export function takesItemsCheck(folder: Pick<FolderRecord, 'id'>): ConditionCheck {
+  return {
+    TableName: getConfig().tableName,
+    Key: itemKey(folder.id),
+    ConditionExpression: `attribute_exists(PK) AND ${TAKES_ITEMS.expression}`,
+    ExpressionAttributeNames: TAKES_ITEMS.names,
+  };
+}
+
+/**
+ * Marks a folder as being deleted (`deletingSince`), from which on it takes nothing in and lets
+ * nothing out (`takesItemsCheck`). False when it is gone. Marking one already marked keeps the first time.
+ */
+export async function markFolderDeleting(folderId: string, at: number): Promise<boolean> {
+  try {
+    await getDb().send(
+      new UpdateCommand({
+        TableName: getConfig().tableName,
+        Key: itemKey(folderId),
+        UpdateExpression: 'SET #deleting = if_not_exists(#deleting, :at)',
+        ConditionExpression: 'attribute_exists(PK) AND #kind = :folder',
+        ExpressionAttributeNames: { '#deleting': 'deletingSince', '#kind': 'kind' },
+        ExpressionAttributeValues: { ':at': at, ':folder': 'folder' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
 
 type ConditionCheck = NonNullable<TransactItem['ConditionCheck']>;
 
@@ -197,8 +237,9 @@ export async function renameFolderRecord(
  * in the same transaction.
  *
  * 'item-changed': the item is no longer where it was read (or a move of it is still pending);
- * 'ancestry-changed': the destination or one of its ancestors moved or is gone (read again);
- * 'name-taken': a folder under the destination holds the name.
+ * 'ancestry-changed': the destination or one of its ancestors moved, is gone or is being deleted (read again);
+ * 'name-taken': a folder under the destination holds the name;
+ * 'source-deleting': the folder the item is in is being deleted.
  */
 export async function moveItemRecord(
   item: ItemRecord,
@@ -207,7 +248,7 @@ export async function moveItemRecord(
   ancestors: readonly FolderRecord[],
   at: number,
   also: readonly TransactItem[] = [],
-): Promise<'moved' | 'item-changed' | 'ancestry-changed' | 'name-taken'> {
+): Promise<'moved' | 'item-changed' | 'ancestry-changed' | 'name-taken' | 'source-deleting'> {
   const move = itemUpdate(item, next, {
     when: {
       expression: '#from = :from AND #ws = :ws AND attribute_not_exists(#pending)',
@@ -224,11 +265,17 @@ export async function moveItemRecord(
     .filter((folder) => folder.parentFolderId)
     .map((folder): TransactItem => ({ ConditionCheck: parentCheck(folder) }));
   const claims = item.kind === 'folder' && next.kind === 'folder' ? [...releaseName(item), ...claimName(next)] : [];
-  const items: TransactItem[] = [{ Update: move }, destinationCheck, ...ancestry, ...claims, ...also];
+  // Nothing leaves a folder that is being deleted (the item would be deleted with it, or left behind). A source that is
+  // the destination's ancestor is checked as one already (a transaction names each item once).
+  const checked = new Set([destination.id, ...ancestors.map((folder) => folder.id)]);
+  const source: TransactItem[] =
+    item.parentFolderId && !checked.has(item.parentFolderId) ? [{ ConditionCheck: takesItemsCheck({ id: item.parentFolderId }) }] : [];
+  const items: TransactItem[] = [{ Update: move }, destinationCheck, ...ancestry, ...claims, ...source, ...also];
   const failed = await transactUnlessConditionFails(items);
   if (failed === undefined) return 'moved';
   if (failed === 0) return 'item-changed';
   if (failed <= ancestry.length + 1) return 'ancestry-changed';
+  if (source.length > 0 && failed === ancestry.length + 1 + claims.length + 1) return 'source-deleting';
   // The claims: the released old name (item-changed) and the new one.
   return claims.length > 0 && failed === ancestry.length + 1 + claims.length ? 'name-taken' : 'item-changed';
 }
@@ -240,8 +287,8 @@ export async function moveItemRecord(
 function settledUnder(folder: FolderRecord): NonNullable<ItemUpdateOptions['when']> | undefined {
   if (!folder.parentFolderId) return undefined;
   return {
-    expression: '#parent = :parent AND attribute_not_exists(#pending)',
-    names: { '#parent': 'parentFolderId', '#pending': 'pendingMoveFrom' },
+    expression: `#parent = :parent AND attribute_not_exists(#pending) AND ${TAKES_ITEMS.expression}`,
+    names: { '#parent': 'parentFolderId', '#pending': 'pendingMoveFrom', ...TAKES_ITEMS.names },
     values: { ':parent': folder.parentFolderId },
   };
 }
@@ -289,13 +336,17 @@ export async function moveMarkupRecords(
     ConditionCheck: {
       TableName: getConfig().tableName,
       Key: itemKey(target.id),
-      ConditionExpression: 'attribute_exists(PK) AND #kind = :folder AND #ws = :ws',
-      ExpressionAttributeNames: { '#kind': 'kind', '#ws': 'workspaceId' },
+      ConditionExpression: `attribute_exists(PK) AND #kind = :folder AND #ws = :ws AND ${TAKES_ITEMS.expression}`,
+      ExpressionAttributeNames: { '#kind': 'kind', '#ws': 'workspaceId', ...TAKES_ITEMS.names },
       ExpressionAttributeValues: { ':folder': 'folder', ':ws': target.workspaceId },
     },
   };
+  // Nor does a markup leave a folder that is being deleted.
+  const sources = [...new Set(moves.map(({ current }) => current.parentFolderId).filter((id): id is string => Boolean(id)))]
+    .filter((id) => id !== target.id)
+    .map((id): TransactItem => ({ ConditionCheck: takesItemsCheck({ id }) }));
   try {
-    return (await tryTransact([folderCheck, ...updates])).length === 0;
+    return (await tryTransact([folderCheck, ...sources, ...updates])).length === 0;
   } catch (error) {
     if (isTransactionConflict(error)) return false;
     throw error;

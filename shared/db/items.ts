@@ -50,6 +50,8 @@ export interface FolderRecord extends ItemBase {
   role: FolderRole;
   /** Ancestor folder ids, root first; its length is the folder's depth. Rewritten when a folder moves. */
   ancestorIds: string[];
+  /** Set when a deletion of the folder (or of a folder above it) began: it takes nothing in and lets nothing out (`takesItemsCheck`). */
+  deletingSince?: number;
 }
 
 export type MarkupType = 'webpage' | 'image' | 'pdf' | 'video';

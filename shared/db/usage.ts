@@ -126,16 +126,18 @@ export async function chargeCreation(
   plan: Plan,
   charge: Charge,
   items: TransactItem[],
-): Promise<'charged' | 'record-exists' | 'stale'> {
+  guards: readonly TransactItem[] = [],
+): Promise<'charged' | 'record-exists' | 'guard-failed' | 'stale'> {
   const counters = [usageCharge(target.workspaceId, target.periodKey, plan, charge)];
   if (charge.fromBundle > 0) counters.push(bundleDraw(target.organizationId, charge.fromBundle));
   let failed: number[];
   try {
-    failed = await tryTransact([...counters, ...items]);
+    failed = await tryTransact([...counters, ...guards, ...items]);
   } catch (error) {
     if (isTransactionConflict(error)) return 'stale';
     throw error;
   }
   if (failed.length === 0) return 'charged';
-  return failed.some((index) => index >= counters.length) ? 'record-exists' : 'stale';
+  if (failed.some((index) => index >= counters.length && index < counters.length + guards.length)) return 'guard-failed';
+  return failed.some((index) => index >= counters.length + guards.length) ? 'record-exists' : 'stale';
 }

@@ -197,7 +197,11 @@ export function placed(item: ItemRecord, destination: FolderRecord, placement: P
 }
 
 /** The outcome of the move's transaction (`moveItemRecord`). */
-export type CommitOutcome = 'moved' | 'item-changed' | 'ancestry-changed' | 'name-taken';
+export type CommitOutcome = 'moved' | 'item-changed' | 'ancestry-changed' | 'name-taken' | 'source-deleting';
+
+/** A move into or out of a folder whose deletion has begun: it would be deleted with it, or left without a parent. */
+export const folderBeingDeleted = (folderId: string) =>
+  new ConflictError(`Folder ${folderId} is being deleted: nothing moves into or out of it.`, 'folder-being-deleted');
 
 /**
  * What the shell does after the transaction: `done` (committed), `again` from fresh reads (an
@@ -206,6 +210,8 @@ export type CommitOutcome = 'moved' | 'item-changed' | 'ancestry-changed' | 'nam
  */
 export function commitVerdict(itemId: string, outcome: CommitOutcome): 'done' | 'again' | 'name-taken' {
   if (outcome === 'item-changed') throw movedMeanwhile(itemId);
+  if (outcome === 'source-deleting')
+    throw new ConflictError(`The folder item ${itemId} is in is being deleted: it cannot move out.`, 'folder-being-deleted');
   if (outcome === 'ancestry-changed') return 'again';
   if (outcome === 'name-taken') return 'name-taken';
   return 'done';

@@ -18,6 +18,7 @@ import {
   carriedIn,
   commitVerdict,
   destinationVerdict,
+  folderBeingDeleted,
   followUp,
   isRecordedMove,
   movePlan,
@@ -88,6 +89,8 @@ export async function moveLoaded(item: ItemRecord, destination: FolderRecord, op
         return AGAIN;
       }
       const { to } = there;
+      const deleting = [...to.ancestors, to.folder].find((folder) => folder.deletingSince !== undefined);
+      if (deleting) throw folderBeingDeleted(deleting.id);
       if (alreadyThere(current, to)) return current;
       const descendants = requireNotIntoItself(current, to) ? await subfoldersWithin(current, to, options.descendants) : [];
       // A tree still being carried below it stays where it is until the worker is done: moved along, the

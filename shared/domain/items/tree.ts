@@ -11,6 +11,7 @@ import {
   type MarkupRecord,
 } from '../../db/items.js';
 import { queryAll } from '../../db/core/paging.js';
+import { markFolderDeleting } from '../../db/item-writes.js';
 import { ConflictError, UnprocessableError } from '../../errors.js';
 import { lowerName } from './names.js';
 
@@ -40,6 +41,30 @@ export async function descendantFolders(folder: FolderRecord): Promise<FolderRec
         seen.add(child.id);
         next.push(child);
       }
+    });
+    found.push(...next);
+    level = next;
+  }
+  return found;
+}
+
+/**
+ * Marks `folder` and every folder below it as being deleted (`markFolderDeleting`), one level at a
+ * time, each level read only after the level above is marked: a marked folder takes no new
+ * subfolder and lets none out, so the levels read are the whole subtree and stay so. Answers the
+ * folders below `folder` (empty when `folder` itself is gone: a concurrent deletion took it).
+ */
+export async function markSubtreeDeleting(folder: FolderRecord, at = Date.now()): Promise<FolderRecord[]> {
+  if (!(await markFolderDeleting(folder.id, at))) return [];
+  const found: FolderRecord[] = [];
+  let level: FolderRecord[] = [folder];
+  while (level.length > 0) {
+    const next: FolderRecord[] = [];
+    await forEachLimit(level, TREE_CONCURRENCY, async (parent) => {
+      next.push(...(await subfolders(parent.id)));
+    });
+    await forEachLimit(next, TREE_CONCURRENCY, async (child) => {
+      await markFolderDeleting(child.id, at);
     });
     found.push(...next);
     level = next;

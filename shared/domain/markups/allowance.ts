@@ -21,7 +21,12 @@ export async function createWithAllowance(
   organizationId: string,
   count: number,
   items: TransactItem[] | ((charge: ChargeRecord) => TransactItem[]),
-  options: { at?: Date; plan?: Plan } = {},
+  options: {
+    at?: Date;
+    plan?: Plan;
+    /** Conditions the creation needs (the folders it goes into still take items), and the error when one fails. */
+    guards?: { items: TransactItem[]; refused: () => Error };
+  } = {},
 ): Promise<ChargeRecord> {
   const period = usagePeriod(options.at ?? new Date());
   return withBackoff(
@@ -34,7 +39,14 @@ export async function createWithAllowance(
       ]);
       const recorded: ChargeRecord = { ...split(plan, usage.used, count), workspaceId, periodKey: period.key };
       const written = typeof items === 'function' ? items(recorded) : items;
-      const outcome = await chargeCreation({ workspaceId, organizationId, periodKey: period.key }, plan, recorded, written);
+      const outcome = await chargeCreation(
+        { workspaceId, organizationId, periodKey: period.key },
+        plan,
+        recorded,
+        written,
+        options.guards?.items,
+      );
+      if (outcome === 'guard-failed') throw options.guards!.refused();
       if (outcome === 'record-exists')
         throw new ConflictError('The markup could not be created because one of its records already exists.');
       return outcome === 'stale' ? AGAIN : recorded;

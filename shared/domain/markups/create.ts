@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { eventItems, type NewEvent } from '../../db/events.js';
-import { toItem, type MarkupRecord } from '../../db/items.js';
+import { toItem, type FolderRecord, type MarkupRecord } from '../../db/items.js';
+import { takesItemsCheck } from '../../db/item-writes.js';
 import { pendingPageScreenshots, settlePendingPageScreenshots } from '../../db/page-screenshots.js';
 import { setThumbnail } from '../../db/thumbnails.js';
 import { bestEffort, putNew, type TransactItem } from '../../db/core/transact.js';
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
 import { enqueueThumbnail } from '../../events/jobs.js';
 import { logger } from '../../logger.js';
 import { recordMetrics } from '../../metrics.js';
@@ -153,12 +154,13 @@ export async function createUrlMarkups(
       installationId: options.installationId,
     }),
   );
+  const parents = [...new Map(placements.map((placement) => [placement.parent.id, placement.parent])).values()];
   await createWithAllowance(
     first.workspace.id,
     first.workspace.organizationId,
     records.length,
     [...records.map((record) => putNew(toItem(record))), ...markupCreatedEvents(records), ...(options.alsoWrite?.(records) ?? [])],
-    { plan: first.plan },
+    { plan: first.plan, guards: intoFolders(parents) },
   );
   recordMarkupsCreated(records);
   await Promise.all([
@@ -166,6 +168,20 @@ export async function createUrlMarkups(
     recordActivity(first.workspace.id, [...new Map(placements.map((placement) => [placement.parent.id, placement.parent])).values()], at),
   ]);
   return { records, access: first };
+}
+
+/**
+ * The guards of a creation into `folders`: each must still exist and not be being deleted when the
+ * markups commit (a markup created into a folder read just before its deletion would be left without one).
+ */
+export function intoFolders(folders: readonly Pick<FolderRecord, 'id'>[]): { items: TransactItem[]; refused: () => Error } {
+  return {
+    items: folders.map((folder): TransactItem => ({ ConditionCheck: takesItemsCheck(folder) })),
+    refused: () =>
+      new NotFoundError(
+        `Folder ${folders.map((folder) => folder.id).join(' or ')} no longer exists or is being deleted: create the markup in another folder.`,
+      ),
+  };
 }
 
 /**

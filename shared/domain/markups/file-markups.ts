@@ -18,7 +18,7 @@ import { createWithAllowance } from './allowance.js';
 import { newFileMarkupRecord, originalItems, originalOf, sourceOf, withOriginalPolicy, type SourceFile } from './file-markup-records.js';
 import { requireDistinct, type WorkspaceAccess } from './access.js';
 import { recordActivity } from './activity.js';
-import { markupCreatedEvents, recordMarkupsCreated } from './create.js';
+import { intoFolders, markupCreatedEvents, recordMarkupsCreated } from './create.js';
 import { resolvePlacement, type Placement } from './placement.js';
 import { MARKUP_SOURCE_TYPES, objectNameOf, requireStorageFor, storageCategoryOf } from '../uploads/rules.js';
 import { withArticle } from '../../english.js';
@@ -147,7 +147,7 @@ export async function createMarkupFromUploads(
         // The source of a converted markup is its original: its bytes move to `originals`.
         ...originalItems(record, uploads[0]!.category),
       ],
-      { plan: placement.plan },
+      { plan: placement.plan, guards: intoFolders([placement.parent]) },
     );
   } catch (error) {
     // A file's condition failed: a concurrent request consumed it first.
@@ -252,7 +252,7 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
           ),
         },
       ],
-      { plan: placement.plan },
+      { plan: placement.plan, guards: intoFolders([placement.parent]) },
     );
   } catch (error) {
     await deleteObject(key).catch((cleanup: unknown) =>
