@@ -15,8 +15,11 @@ import { batchDelete, batchPut, put, updateIfConditionHolds, type TransactItem }
  * (shared/domain/markups/pending-work.ts) queues the job again.
  */
 
-/** What the index holds: markups with pending work, and deleted markups whose objects are still to be removed. */
-export type DueWork = { kind: 'markup'; markup: MarkupRecord } | { kind: 'deleted-markup'; markupId: string };
+/** What the index holds: markups with pending work, deleted markups whose objects are still to be removed, and archived originals whose object is. */
+export type DueWork =
+  | { kind: 'markup'; markup: MarkupRecord }
+  | { kind: 'deleted-markup'; markupId: string }
+  | { kind: 'archived-original'; objectKey: string; markupId: string };
 
 /** Entries of the index last queued before `before` (epoch ms), oldest first, at most `limit`. */
 export async function workDue(before: number, limit: number): Promise<DueWork[]> {
@@ -29,11 +32,38 @@ export async function workDue(before: number, limit: number): Promise<DueWork[]>
       Limit: limit,
     }),
   );
-  return (page.Items ?? []).map((item): DueWork =>
-    item.entity === DELETED_MARKUP_OBJECTS
-      ? { kind: 'deleted-markup', markupId: item.markupId as string }
-      : { kind: 'markup', markup: fromItem(item) as MarkupRecord },
-  );
+  return (page.Items ?? []).map((item): DueWork => {
+    if (item.entity === DELETED_MARKUP_OBJECTS) return { kind: 'deleted-markup', markupId: item.markupId as string };
+    if (item.entity === ARCHIVED_ORIGINAL_OBJECT)
+      return { kind: 'archived-original', objectKey: item.objectKey as string, markupId: item.markupId as string };
+    return { kind: 'markup', markup: fromItem(item) as MarkupRecord };
+  });
+}
+
+// Archived originals whose object is still to be removed
+
+const ARCHIVED_ORIGINAL_OBJECT = 'ArchivedOriginalObject';
+const archivedOriginalObjectKey = (objectKey: string) => ({ PK: `ORIGINALGONE#${objectKey}`, SK: 'ORIGINALGONE' });
+
+/**
+ * The record that an archived original's object is still to be removed, for the transaction that
+ * archives it: the archiving code removes it once the object's deletion is queued, and while it
+ * stays the sweep queues that deletion (an archive that died between its commit and the enqueue
+ * would otherwise leave the object in storage, counted nowhere, for good).
+ */
+export const archivedOriginalObjectPut = (objectKey: string, markupId: string, at: number): TransactItem =>
+  put({
+    ...archivedOriginalObjectKey(objectKey),
+    entity: ARCHIVED_ORIGINAL_OBJECT,
+    objectKey,
+    markupId,
+    GSI5PK: PENDING_WORK_PARTITION,
+    GSI5SK: `${sortableTime(at)}${SORT_SEPARATOR}${markupId}`,
+  });
+
+/** The deletion of these objects is queued: their records go. */
+export async function clearArchivedOriginalObjects(objectKeys: readonly string[]): Promise<void> {
+  await batchDelete(objectKeys.map(archivedOriginalObjectKey));
 }
 
 // Deleted markups whose objects are still to be removed

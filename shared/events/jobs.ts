@@ -63,18 +63,23 @@ export async function holdConversionDeadLetter(body: string): Promise<void> {
 }
 
 /**
- * Queues stored objects for deletion by the conversion worker, 1000 keys to a job. The records that
- * named them are already gone, so a failure is logged, not thrown: the objects linger until removed
- * by hand, and nothing counts their bytes any more.
+ * Queues stored objects for deletion by the conversion worker, 1000 keys to a job, and answers the
+ * keys it queued. The records that named them are already gone, so a failure is logged, not thrown;
+ * a caller that recorded the deletion as pending (archived originals) keeps the record of a key not
+ * queued, for the pending-work sweep.
  */
-export async function deleteObjectsLater(keys: readonly string[], context: Record<string, unknown>): Promise<void> {
+export async function deleteObjectsLater(keys: readonly string[], context: Record<string, unknown>): Promise<string[]> {
+  const queued: string[] = [];
   for (let i = 0; i < keys.length; i += 1000) {
+    const chunk = keys.slice(i, i + 1000);
     try {
-      await enqueueConversion({ type: 'delete-objects', keys: keys.slice(i, i + 1000) });
+      await enqueueConversion({ type: 'delete-objects', keys: chunk });
+      queued.push(...chunk);
     } catch (error) {
-      logger.error('objects not queued for deletion', { ...context, keys: keys.slice(i, i + 1000), error });
+      logger.error('objects not queued for deletion', { ...context, keys: chunk, error });
     }
   }
+  return queued;
 }
 
 /** Deleted markups whose prefixes one `delete-markup-objects` job empties. */

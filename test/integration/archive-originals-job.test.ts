@@ -1,4 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
+import { getS3, getSqs } from '../../shared/clients.js';
+import { getConfig } from '../../shared/config.js';
+import { PENDING_WORK_GRACE_MS, sweepPendingWork } from '../../shared/domain/markups/pending-work.js';
+import { eventually } from '../support/polling.js';
 import { getArchiveJob, insertArchiveJob, newArchiveJob } from '../../shared/db/archive-jobs.js';
 import { getOriginal } from '../../shared/db/originals.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
@@ -78,5 +84,59 @@ describe('archive jobs page through originals, bounded per invocation, counting 
 
     expect(next).toBeUndefined();
     expect(await getArchiveJob(record.jobId)).toMatchObject({ archivedCount: 0, state: 'done' });
+  });
+
+  it('leaves the sweep the deletion of each original an invocation archived but died before queueing (its objects go, none stays)', async () => {
+    const org = await makeOrganization();
+    const Bucket = getConfig().bucketName;
+    const originals = [];
+    for (let i = 0; i < 3; i += 1) {
+      const original = await makeRetainedOriginal({
+        workspaceId: org.workspaceId,
+        organizationId: org.organizationId,
+        key: `originals/${randomUUID()}/design.psd`,
+        filesize: 20,
+      });
+      await getS3().send(new PutObjectCommand({ Bucket, Key: original.key, Body: Buffer.from('not really a PSD') }));
+      originals.push(original);
+    }
+    const stored = async (key: string) =>
+      getS3()
+        .send(new HeadObjectCommand({ Bucket, Key: key }))
+        .then(
+          () => true,
+          () => false,
+        );
+    const record = newArchiveJob({ workspaceId: org.workspaceId, includeKept: true, expectedCount: 3 });
+    await insertArchiveJob(record);
+    const job: ArchiveOriginalsJob = { type: 'archive-originals', jobId: record.jobId, workspaceId: org.workspaceId, includeKept: true };
+
+    // The invocation dies after archiving, before its deletions are queued: every send of this process fails.
+    const cut = `cut-queues-${randomUUID()}`;
+    getSqs().middlewareStack.add(
+      () => async () => {
+        throw new Error('the process died before the send');
+      },
+      { step: 'initialize', name: cut },
+    );
+    try {
+      await archiveOriginalsBatch(job, 10);
+    } finally {
+      getSqs().middlewareStack.remove(cut);
+    }
+    expect(await archivedStates(originals.map((original) => original.markupId))).toBe(3);
+    expect(await Promise.all(originals.map((original) => stored(original.key)))).toEqual([true, true, true]);
+
+    // As if the grace had passed: the sweep queues what was never queued, and the objects go.
+    await sweepPendingWork(Date.now() + PENDING_WORK_GRACE_MS + 1000);
+    for (const original of originals) {
+      expect(
+        await eventually(
+          () => stored(original.key),
+          (present) => !present,
+        ),
+        original.key,
+      ).toBe(false);
+    }
   });
 });

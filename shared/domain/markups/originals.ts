@@ -8,6 +8,7 @@ import {
   retainedOriginalsAfter,
   type OriginalRecord,
 } from '../../db/originals.js';
+import { archivedOriginalObjectPut, clearArchivedOriginalObjects } from '../../db/pending-work.js';
 import { getWorkspace } from '../../db/workspaces.js';
 import { deleteObjectsLater, enqueueConversion, type ArchiveOriginalsJob } from '../../events/jobs.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
@@ -28,8 +29,8 @@ async function retainedOriginalOf(markup: MarkupRecord): Promise<OriginalRecord>
  * its object for deletion from storage. False when it was no longer retained.
  */
 export async function archiveAndQueueDeletion(original: OriginalRecord): Promise<boolean> {
-  if (!(await archiveOriginal(original))) return false;
-  await deleteObjectsLater([original.key], { markupId: original.markupId });
+  if (!(await archiveOriginal(original, undefined, [archivedOriginalObjectPut(original.key, original.markupId, Date.now())]))) return false;
+  await clearArchivedOriginalObjects(await deleteObjectsLater([original.key], { markupId: original.markupId }));
   return true;
 }
 
@@ -104,7 +105,10 @@ export async function startArchivingOriginals(
  * and answers the job for the rest (undefined once the job is done). Resumable and idempotent: each
  * original is archived, and counted in the job record, in one conditional transaction, so a
  * redelivered batch archives and counts only what is still retained; archived originals leave the
- * index, so any position stays valid. Their objects are queued for deletion together.
+ * index, so any position stays valid. Their objects are queued for deletion together; each
+ * archive's transaction also records that its object is still to be removed
+ * (`archivedOriginalObjectPut`), so an invocation killed before the enqueue leaves the pending-work
+ * sweep a deletion to queue, not an object in storage for good.
  */
 export async function archiveOriginalsBatch(
   job: ArchiveOriginalsJob,
@@ -117,9 +121,10 @@ export async function archiveOriginalsBatch(
   for (const original of originals) {
     // The mirror on the original may predate an explicit choice recorded only on the markup.
     if (!job.includeKept && (await keptByMarkup(original))) continue;
-    if (await archiveOriginal(original, undefined, [countArchived(job.jobId)])) archivedKeys.push(original.key);
+    const pending = archivedOriginalObjectPut(original.key, original.markupId, Date.now());
+    if (await archiveOriginal(original, undefined, [countArchived(job.jobId), pending])) archivedKeys.push(original.key);
   }
-  await deleteObjectsLater(archivedKeys, { jobId: job.jobId, workspaceId: job.workspaceId });
+  await clearArchivedOriginalObjects(await deleteObjectsLater(archivedKeys, { jobId: job.jobId, workspaceId: job.workspaceId }));
   if (next) return { ...job, after: next };
   await finishArchiveJob(job.jobId);
   return undefined;

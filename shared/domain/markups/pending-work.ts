@@ -1,6 +1,6 @@
 import { getItem, hasPendingWork, type MarkupRecord } from '../../db/items.js';
-import { markDeletionQueued, markWorkQueued, markWorkStarted, workDue } from '../../db/pending-work.js';
-import { enqueueConversion, enqueueThumbnail, MAX_MARKUPS_PER_OBJECTS_JOB } from '../../events/jobs.js';
+import { clearArchivedOriginalObjects, markDeletionQueued, markWorkQueued, markWorkStarted, workDue } from '../../db/pending-work.js';
+import { deleteObjectsLater, enqueueConversion, enqueueThumbnail, MAX_MARKUPS_PER_OBJECTS_JOB } from '../../events/jobs.js';
 import { logger } from '../../logger.js';
 
 /**
@@ -15,7 +15,8 @@ export const PENDING_WORK_SWEEP_LIMIT = 200;
 /**
  * Queues again the job of every markup whose pending work (a conversion, a webpage thumbnail) no
  * run took within PENDING_WORK_GRACE_MS of its last queueing, and the removal of the objects of
- * deleted markups that no job finished within that time, and answers how many jobs it queued.
+ * deleted markups that no job finished within that time, and of the objects of archived originals
+ * whose deletion was never queued, and answers how many jobs it queued.
  * Reads one page of the pending-work index (a Query, never a Scan) and each markup, consistently.
  * A job queued twice is harmless: a conversion converts only a pending markup and settles it with
  * a conditional write (two runs store the same keys, count once), and a thumbnail is rendered only
@@ -52,6 +53,14 @@ export async function sweepPendingWork(now = Date.now(), options: { graceMs?: nu
     }
     queued += 1;
     for (const markupId of markupIds) await markDeletionQueued(markupId, now);
+  }
+  const archived = due.flatMap((work) => (work.kind === 'archived-original' ? [work] : []));
+  if (archived.length > 0) {
+    const objectKeys = archived.map((work) => work.objectKey);
+    // A key whose send failed keeps its record (deleteObjectsLater logged why): the next sweep tries it again.
+    const sent = await deleteObjectsLater(objectKeys, { markupIds: archived.map((work) => work.markupId) });
+    await clearArchivedOriginalObjects(sent);
+    if (sent.length > 0) queued += 1;
   }
   if (queued > 0) logger.warn('jobs of pending markups queued again', { queued, due: due.length });
   return queued;
