@@ -144,7 +144,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     // Deleting or moving a large folder tree may take longer than a single small request.
     timeoutSeconds: 29,
     // A folder moved into another workspace queues its move job (and a stalled one again).
-    access: { table: 'readWrite', partiqlUpdates: true, sendsTo: ['conversion', 'moves'] },
+    // Folder listings and item reads show markup cards, whose file and thumbnail links are presigned.
+    access: { table: 'readWrite', bucket: 'read', partiqlUpdates: true, sendsTo: ['conversion', 'moves'] },
   },
   {
     kind: 'api',
@@ -281,7 +282,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     kind: 'sqs',
     name: 'webhook-delivery',
     queue: 'webhookDelivery',
-    access: { table: 'readWrite', sendsTo: ['webhookDelivery'], sendsToDeadLetters: ['webhookDelivery'] },
+    // Event bodies carry the markup with its files' presigned links.
+    access: { table: 'readWrite', bucket: 'read', sendsTo: ['webhookDelivery'], sendsToDeadLetters: ['webhookDelivery'] },
   },
   // Carries a folder moved into another workspace along in bounded batches, queueing its own next batch.
   { kind: 'sqs', name: 'item-moves', queue: 'moves', access: { table: 'readWrite', partiqlUpdates: true, sendsTo: ['moves'] } },
@@ -308,7 +310,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     name: 'live-socket',
     routes: LIVE_SOCKET_ROUTES,
     timeoutSeconds: 29,
-    access: { table: 'readWrite', liveConnections: true },
+    // Catch-up sends event bodies, whose markups carry their files' presigned links.
+    access: { table: 'readWrite', bucket: 'read', liveConnections: true },
   },
   // New outbox items -> each event to its markup's live subscribers, on its own event source mapping so a slow webhook never delays it.
   // Writes: each subscription's last seq sent (the claim that keeps catch-up and fan-out from sending twice), the event's stored body, gone
@@ -318,7 +321,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     name: 'live-fanout',
     filter: OUTBOX_STREAM_FILTER,
     timeoutSeconds: 30,
-    access: { table: 'readWrite', liveConnections: true },
+    // Event bodies, as webhook deliveries send them: markups with their files' presigned links.
+    access: { table: 'readWrite', bucket: 'read', liveConnections: true },
   },
   // Closes the live connections whose credential died (revoked key, signed-out session, deleted installation or end user) though no event
   // came for them.
