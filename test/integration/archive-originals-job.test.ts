@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { getS3, getSqs } from '../../shared/clients.js';
+import { getS3 } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { PENDING_WORK_GRACE_MS, sweepPendingWork } from '../../shared/domain/markups/pending-work.js';
 import { eventually } from '../support/polling.js';
+import { withQueuesCut } from '../support/sqs-events.js';
 import { getArchiveJob, insertArchiveJob, newArchiveJob } from '../../shared/db/archive-jobs.js';
 import { getOriginal } from '../../shared/db/originals.js';
 import { getStorageBreakdown } from '../../shared/db/storage.js';
@@ -112,18 +113,7 @@ describe('archive jobs page through originals, bounded per invocation, counting 
     const job: ArchiveOriginalsJob = { type: 'archive-originals', jobId: record.jobId, workspaceId: org.workspaceId, includeKept: true };
 
     // The invocation dies after archiving, before its deletions are queued: every send of this process fails.
-    const cut = `cut-queues-${randomUUID()}`;
-    getSqs().middlewareStack.add(
-      () => async () => {
-        throw new Error('the process died before the send');
-      },
-      { step: 'initialize', name: cut },
-    );
-    try {
-      await archiveOriginalsBatch(job, 10);
-    } finally {
-      getSqs().middlewareStack.remove(cut);
-    }
+    await withQueuesCut(() => archiveOriginalsBatch(job, 10));
     expect(await archivedStates(originals.map((original) => original.markupId))).toBe(3);
     expect(await Promise.all(originals.map((original) => stored(original.key)))).toEqual([true, true, true]);
 

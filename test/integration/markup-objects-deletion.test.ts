@@ -6,7 +6,7 @@ import { convertMarkupJob } from '../../functions/conversion/convert-markup.js';
 import { handleDeadLetters } from '../../functions/conversion/dead-letters.js';
 import { renderThumbnailJob } from '../../functions/thumbnail-renderer/render-thumbnail.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { getDb, getS3, getSqs } from '../../shared/clients.js';
+import { getDb, getS3 } from '../../shared/clients.js';
 import { getConfig } from '../../shared/config.js';
 import { getItem, itemKey, type MarkupRecord } from '../../shared/db/items.js';
 import { markDeletionQueued } from '../../shared/db/pending-work.js';
@@ -25,6 +25,7 @@ import {
 } from '../support/conversion-jobs.js';
 import { makeMarkup, workspaceOf } from '../support/items.js';
 import { eventually } from '../support/polling.js';
+import { withQueuesCut } from '../support/sqs-events.js';
 import { makePdf } from '../support/sample-files.js';
 
 const clients = conversionClients();
@@ -263,18 +264,7 @@ describe('deleting a markup takes every object under its prefix (DESIGN.md "Dele
       ).Item;
 
     // The request dies before any job is queued: every send of this process fails.
-    const cut = `cut-queues-${randomUUID()}`;
-    getSqs().middlewareStack.add(
-      () => async () => {
-        throw new Error('the process died before the send');
-      },
-      { step: 'initialize', name: cut },
-    );
-    try {
-      await deleteItemRecords(markups);
-    } finally {
-      getSqs().middlewareStack.remove(cut);
-    }
+    await withQueuesCut(() => deleteItemRecords(markups));
     const left = await Promise.all(markups.map((markup) => keysUnder(markupObjectPrefix(markup.id))));
     const recorded = await Promise.all(markups.map((markup) => gone(markup.id)));
     // As if their grace had passed: the records move to the start of the pending-work index.
