@@ -254,7 +254,8 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     ephemeralStorageMb: 10240,
     // Archive jobs queue their next batch, and deletions (of archived originals, of a deleted workspace's
     // content) their objects, on the conversion queue.
-    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['webhookDelivery', 'conversion'] },
+    // Events (markup_ready) go out through the table's stream, never straight to the webhook queue.
+    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion'] },
   },
   {
     kind: 'sqs',
@@ -264,7 +265,7 @@ export const FUNCTIONS: readonly FunctionDefinition[] = [
     // the dead letter then waits in the hold queue for a redrive.
     deadLetters: true,
     timeoutSeconds: 30,
-    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['webhookDelivery', 'conversion'], sendsToDeadLetterHold: ['conversion'] },
+    access: { table: 'readWrite', bucket: 'readWrite', sendsTo: ['conversion'], sendsToDeadLetterHold: ['conversion'] },
   },
   {
     kind: 'sqs',

@@ -608,19 +608,13 @@ describe('IAM: each function gets exactly the access its registry entry declares
     expect(resourcesOf(sending[0]!)).toEqual([{ 'Fn::ImportValue': names.queueArn('conversion') }]);
   });
 
-  it('lets conversion send messages to the webhook queue and to its own queue (archive batches, object deletions, the content of a deleted workspace) only', () => {
-    const statements = statementsOf('conversion');
-    const sending = statements.filter((statement) => actionsOf(statement).includes('sqs:SendMessage'));
-
-    const queues = sending.flatMap(resourcesOf);
-
-    expect(queues).toHaveLength(2);
-    expect(queues).toEqual(
-      expect.arrayContaining([
-        { 'Fn::ImportValue': names.queueArn('webhookDelivery') },
-        { 'Fn::ImportValue': names.queueArn('conversion') },
-      ]),
-    );
+  it('lets conversion send messages to its own queue (archive batches, object deletions, the content of a deleted workspace) only: its events go out through the stream', () => {
+    for (const name of ['conversion', 'conversion-dead-letters']) {
+      const sending = statementsOf(name).filter((statement) => actionsOf(statement).includes('sqs:SendMessage'));
+      expect(sending.flatMap(resourcesOf), name).toContainEqual({ 'Fn::ImportValue': names.queueArn('conversion') });
+      expect(JSON.stringify(sending), name).not.toContain(names.queueArn('webhookDelivery'));
+      expect(variablesOf(synthesized, definitionNamed(name)), name).not.toHaveProperty('WEBHOOK_QUEUE_URL');
+    }
   });
 
   it('lets the thumbnail renderer send to its own queue only (the page screenshot of each view mode), and the threads function to the conversion and thumbnails queues (locating a new pin on the page screenshot)', () => {
