@@ -1,5 +1,6 @@
 import { useId, useRef } from 'preact/hooks';
 import type { BoardStore } from './store.js';
+import { sizeOf } from './sizes.js';
 import type { Message } from './types.js';
 
 /**
@@ -93,9 +94,6 @@ export function AttachmentPicker({
 }
 
 type Attachment = NonNullable<Message['attachments']>[number];
-
-const sizeOf = (bytes: number) =>
-  bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** A message's attachments: pictures shown small, each a link to the file named by it; other files as links with their size. */
 export function AttachmentList({ attachments }: { attachments: Attachment[] }) {

@@ -121,7 +121,7 @@ export function Board({ markup, store, viewModes, live }: BoardProps) {
         )}
         {state.adding ? (
           <p class="board-hint" role="status">
-            Click the{' '}
+            Click or tap the{' '}
             {markup.type === 'video'
               ? 'video at the moment'
               : markup.type === 'pdf'
