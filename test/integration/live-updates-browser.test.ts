@@ -38,6 +38,8 @@ const skip = chromiumMissing('live-updates-browser.test.ts');
 interface Routed {
   url: string;
   fromPage: string[];
+  /** What the server sent the page through this socket. */
+  toPage: string[];
   route: WebSocketRoute;
   server?: WebSocketRoute;
 }
@@ -174,7 +176,7 @@ describe.skipIf(skip)('live updates in the review app and the embed client (issu
     };
     const { page, context, violations } = await signedInAt(markupUrl, (context) =>
       context.routeWebSocket(/\/api\/v2\/live/, async (route) => {
-        const one: Routed = { url: route.url(), fromPage: [], route };
+        const one: Routed = { url: route.url(), fromPage: [], toPage: [], route };
         routed.push(one);
         if (outage) return void (await cut(one));
         const server = route.connectToServer();
@@ -183,7 +185,10 @@ describe.skipIf(skip)('live updates in the review app and the embed client (issu
           one.fromPage.push(String(message));
           server.send(message);
         });
-        server.onMessage((message) => route.send(message));
+        server.onMessage((message) => {
+          one.toPage.push(String(message));
+          route.send(message);
+        });
       }),
     );
     try {
@@ -201,6 +206,12 @@ describe.skipIf(skip)('live updates in the review app and the embed client (issu
         content: 'Before the outage',
       });
       await page.getByRole('button', { name: 'Comment 1', exact: true }).waitFor();
+      // The pin may come from the board's own read; the outage begins once the socket has delivered the event too, so the
+      // resubscription has a place to resume from.
+      await eventually(
+        async () => routed[0]!.toPage.map((message) => JSON.parse(message) as { type: string }),
+        (messages) => messages.some((message) => message.type === 'event'),
+      );
 
       // The outage: the socket is cut and new ones are refused while it lasts.
       outage = true;
