@@ -8,6 +8,7 @@ import {
   itemDiff,
   itemKey,
   itemUpdate,
+  getItems,
   toItem,
   type FolderRecord,
   type ItemRecord,
@@ -162,7 +163,7 @@ const existsCheck = (itemId: string): ConditionCheck => ({
  */
 const TAKES_ITEMS = { expression: 'attribute_not_exists(#deleting)', names: { '#deleting': 'deletingSince' }, values: {} };
 
-/** The condition that `folder` exists and is not being deleted, for a transaction that puts an item in it or takes one out. */
+/** The condition that `folder` exists and is not being deleted, for a transaction that puts an item in it. */
 export function takesItemsCheck(folder: Pick<FolderRecord, 'id'>): ConditionCheck {
   return {
     TableName: getConfig().tableName,
@@ -173,19 +174,37 @@ export function takesItemsCheck(folder: Pick<FolderRecord, 'id'>): ConditionChec
 }
 
 /**
+ * The condition that the folder an item leaves is not being deleted. A folder that is gone lets its
+ * item go: moving is how an item left without a folder is rescued.
+ */
+export function letsItemsOutCheck(folderId: string): ConditionCheck {
+  return {
+    TableName: getConfig().tableName,
+    Key: itemKey(folderId),
+    ConditionExpression: `attribute_not_exists(PK) OR ${TAKES_ITEMS.expression}`,
+    ExpressionAttributeNames: TAKES_ITEMS.names,
+  };
+}
+
+/** The most actions one DynamoDB transaction takes. */
+export const MAX_TRANSACTION_ITEMS = 100;
+
+/**
  * Marks a folder as being deleted (`deletingSince`), from which on it takes nothing in and lets
  * nothing out (`takesItemsCheck`). False when it is gone. Marking one already marked keeps the first time.
  */
-export async function markFolderDeleting(folderId: string, at: number): Promise<boolean> {
+export async function markFolderDeleting(folderId: string, at: number, parentFolderId?: string): Promise<boolean> {
+  // A subfolder is marked only while it is still under the (marked) folder it was listed under: an index read may lag a move out.
+  const under = parentFolderId === undefined ? '' : ' AND #parent = :parent';
   try {
     await getDb().send(
       new UpdateCommand({
         TableName: getConfig().tableName,
         Key: itemKey(folderId),
         UpdateExpression: 'SET #deleting = if_not_exists(#deleting, :at)',
-        ConditionExpression: 'attribute_exists(PK) AND #kind = :folder',
-        ExpressionAttributeNames: { '#deleting': 'deletingSince', '#kind': 'kind' },
-        ExpressionAttributeValues: { ':at': at, ':folder': 'folder' },
+        ConditionExpression: `attribute_exists(PK) AND #kind = :folder${under}`,
+        ExpressionAttributeNames: { '#deleting': 'deletingSince', '#kind': 'kind', ...(under ? { '#parent': 'parentFolderId' } : {}) },
+        ExpressionAttributeValues: { ':at': at, ':folder': 'folder', ...(under ? { ':parent': parentFolderId } : {}) },
       }),
     );
     return true;
@@ -269,7 +288,7 @@ export async function moveItemRecord(
   // the destination's ancestor is checked as one already (a transaction names each item once).
   const checked = new Set([destination.id, ...ancestors.map((folder) => folder.id)]);
   const source: TransactItem[] =
-    item.parentFolderId && !checked.has(item.parentFolderId) ? [{ ConditionCheck: takesItemsCheck({ id: item.parentFolderId }) }] : [];
+    item.parentFolderId && !checked.has(item.parentFolderId) ? [{ ConditionCheck: letsItemsOutCheck(item.parentFolderId) }] : [];
   const items: TransactItem[] = [{ Update: move }, destinationCheck, ...ancestry, ...claims, ...source, ...also];
   const failed = await transactUnlessConditionFails(items);
   if (failed === undefined) return 'moved';
@@ -320,18 +339,20 @@ export async function clearPendingMove(item: ItemRecord): Promise<boolean> {
 
 /**
  * Moves markups into `target`, all or nothing, in one transaction: each markup must be unchanged
- * since it was read and the target still the same live folder of its workspace. False when either
- * does not hold or another transaction held one of the items (the caller reads again).
+ * since it was read, the target still the same live folder of its workspace, not being deleted, and
+ * no source folder being deleted. 'changed' when a markup or the target changed or another
+ * transaction held one of the items (the caller reads again); 'source-deleting' when a folder a
+ * markup leaves is being deleted.
  */
 export async function moveMarkupRecords(
   moves: readonly { current: MarkupRecord; next: MarkupRecord }[],
   target: FolderRecord,
-): Promise<boolean> {
+): Promise<'moved' | 'changed' | 'source-deleting'> {
   const updates = moves.flatMap(({ current, next }) => {
     const update = itemUpdate(current, next, { unchangedSinceRead: true });
     return update ? [{ Update: update } satisfies TransactItem] : [];
   });
-  if (updates.length === 0) return true;
+  if (updates.length === 0) return 'moved';
   const folderCheck: TransactItem = {
     ConditionCheck: {
       TableName: getConfig().tableName,
@@ -341,14 +362,24 @@ export async function moveMarkupRecords(
       ExpressionAttributeValues: { ':folder': 'folder', ':ws': target.workspaceId },
     },
   };
-  // Nor does a markup leave a folder that is being deleted.
-  const sources = [...new Set(moves.map(({ current }) => current.parentFolderId).filter((id): id is string => Boolean(id)))]
-    .filter((id) => id !== target.id)
-    .map((id): TransactItem => ({ ConditionCheck: takesItemsCheck({ id }) }));
+  // Nor does a markup leave a folder that is being deleted. The sources are checked in the transaction while it has room
+  // (one action a markup, one a source folder, at most 100); a wider batch reads them first, consistently.
+  const sourceIds = [...new Set(moves.map(({ current }) => current.parentFolderId).filter((id): id is string => Boolean(id)))].filter(
+    (id) => id !== target.id,
+  );
+  const inTransaction = 1 + sourceIds.length + updates.length <= MAX_TRANSACTION_ITEMS;
+  if (!inTransaction) {
+    const read = await getItems(sourceIds, true);
+    if (read.some((item) => item.kind === 'folder' && item.deletingSince !== undefined)) return 'source-deleting';
+  }
+  const sources = inTransaction ? sourceIds.map((id): TransactItem => ({ ConditionCheck: letsItemsOutCheck(id) })) : [];
   try {
-    return (await tryTransact([folderCheck, ...sources, ...updates])).length === 0;
+    const failed = await tryTransact([folderCheck, ...sources, ...updates]);
+    if (failed.length === 0) return 'moved';
+    // The target failing its check (gone, moved, being deleted) is read again by the caller, as a changed markup is.
+    return failed.some((index) => index >= 1 && index <= sources.length) ? 'source-deleting' : 'changed';
   } catch (error) {
-    if (isTransactionConflict(error)) return false;
+    if (isTransactionConflict(error)) return 'changed';
     throw error;
   }
 }

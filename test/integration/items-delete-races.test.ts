@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { call, type ApiResponse } from '../support/api.js';
 import { makeItemsWorkspace } from '../support/folder-items.js';
 import { makeFolder, makeMarkups } from '../support/items.js';
+import { expectProblem } from '../support/problems.js';
+import { markFolderDeleting } from '../../shared/db/item-writes.js';
+import { itemKey } from '../../shared/db/items.js';
+import { batchDelete } from '../../shared/db/core/transact.js';
 
 const ROUNDS = 5;
 
@@ -81,5 +85,38 @@ describe(`DELETE /items/:id of a folder racing moves and creates (${ROUNDS} roun
         expect(parent.status, `round ${round}: ${kind} ${id} left in a deleted folder`).toBe(200);
       }
     }
+  });
+
+  it('keeps the widest bulk requests within one transaction: 50 URL markups into 50 folders, 50 markups moved out of 50 folders', async () => {
+    const ws = await makeItemsWorkspace();
+    const key = ws.workspaceKey;
+    const folders = await Promise.all(Array.from({ length: 50 }, (_, i) => makeFolder(key, ws.rootId, `Wide ${i}`)));
+    const created = await call('POST', '/markups/bulk/from-url', {
+      key,
+      body: { items: folders.map((folder, i) => ({ url: `https://example.com/wide-${i}`, parentFolderId: folder.id })) },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
+    const markupIds = await Promise.all(
+      folders.map(async (folder) => (await call('GET', `/items/${folder.id}/items`, { key })).body.data.items[0].id as string),
+    );
+    const target = await makeFolder(key, ws.rootId, 'Together');
+    const moved = await call('POST', '/markups/bulk/move', { key, body: { markupIds, targetFolderId: target.id } });
+    expect(moved.status, JSON.stringify(moved.body)).toBeLessThan(300);
+    expect((await call('GET', `/items/${target.id}/items`, { key, query: { limit: 100 } })).body.data.items).toHaveLength(50);
+
+    // A folder being deleted lets nothing out, in one move or in bulk: a clear 409, not a retry that ends in 'try again'.
+    await call('DELETE', `/items/${folders[0]!.id}`, { key });
+    const marked = await makeFolder(key, ws.rootId, 'Marked');
+    const [inside] = await makeMarkups(1, { workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: marked.id });
+    await markFolderDeleting(marked.id, Date.now());
+    expectProblem(await call('POST', '/markups/bulk/move', { key, body: { markupIds: [inside!.id], targetFolderId: target.id } }), 409);
+    expectProblem(await call('PATCH', `/items/${inside!.id}/move`, { key, body: { parentFolderId: target.id } }), 409);
+
+    // An item whose folder is gone (left by the old deletion) can still be moved out: moving is how it is rescued.
+    const gone = await makeFolder(key, ws.rootId, 'Gone');
+    const [stranded] = await makeMarkups(1, { workspaceId: ws.workspaceId, organizationId: ws.organizationId, parentFolderId: gone.id });
+    await batchDelete([itemKey(gone.id)]);
+    const rescued = await call('PATCH', `/items/${stranded!.id}/move`, { key, body: { parentFolderId: target.id } });
+    expect(rescued.status, JSON.stringify(rescued.body)).toBe(200);
   });
 });

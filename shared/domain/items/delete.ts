@@ -4,7 +4,7 @@ import { claimItemVersion } from '../../db/item-writes.js';
 import { requireVersion, staleVersion, type IfMatch } from '../common/versions.js';
 import { deleteItemRecords } from './deletion.js';
 import type { ItemAccess } from './access.js';
-import { markupsIn, markSubtreeDeleting, requireOrdinary } from './tree.js';
+import { markupsStillIn, markSubtreeDeleting, requireOrdinary } from './tree.js';
 
 /**
  * DELETE /items/:id: a markup, or a folder with everything below it. The folder and then each level
@@ -28,7 +28,7 @@ export async function deleteItem(access: ItemAccess, ifMatch?: IfMatch): Promise
     return;
   }
   const folders = await markSubtreeDeleting(item);
-  await deleteItemRecords(await markupsIn([item, ...folders]));
+  await deleteItemRecords(await markupsStillIn([item, ...folders]));
   const depths = [...new Set(folders.map((folder) => folder.ancestorIds.length))].sort((a, b) => b - a);
   for (const depth of depths) await deleteItemRecords(folders.filter((folder) => folder.ancestorIds.length === depth));
   await deleteItemRecords([item]);

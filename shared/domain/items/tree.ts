@@ -56,18 +56,42 @@ export async function descendantFolders(folder: FolderRecord): Promise<FolderRec
  */
 export async function markSubtreeDeleting(folder: FolderRecord, at = Date.now()): Promise<FolderRecord[]> {
   if (!(await markFolderDeleting(folder.id, at))) return [];
+  const seen = new Set([folder.id]);
   const found: FolderRecord[] = [];
   let level: FolderRecord[] = [folder];
   while (level.length > 0) {
-    const next: FolderRecord[] = [];
+    const listed: FolderRecord[] = [];
     await forEachLimit(level, TREE_CONCURRENCY, async (parent) => {
-      next.push(...(await subfolders(parent.id)));
+      for (const child of await subfolders(parent.id)) {
+        if (seen.has(child.id)) continue;
+        seen.add(child.id);
+        listed.push(child);
+      }
     });
-    await forEachLimit(next, TREE_CONCURRENCY, async (child) => {
-      await markFolderDeleting(child.id, at);
+    // Marked only while still under the folder it was listed under: the index may still list one that moved out.
+    const next: FolderRecord[] = [];
+    await forEachLimit(listed, TREE_CONCURRENCY, async (child) => {
+      if (await markFolderDeleting(child.id, at, child.parentFolderId ?? undefined)) next.push(child);
     });
     found.push(...next);
     level = next;
+  }
+  return found;
+}
+
+/**
+ * The markups inside `folders` (a subtree marked by `markSubtreeDeleting`), read from the children
+ * index and then again, consistently, by key: only those still in one of the folders are answered,
+ * so one the index still lists where it was before a move is left alone.
+ */
+export async function markupsStillIn(folders: readonly FolderRecord[]): Promise<MarkupRecord[]> {
+  const inside = new Set(folders.map((folder) => folder.id));
+  const ids = [...new Set((await markupsIn(folders)).map((markup) => markup.id))];
+  const found: MarkupRecord[] = [];
+  for (let i = 0; i < ids.length; i += 100) {
+    for (const item of await getItems(ids.slice(i, i + 100), true)) {
+      if (item.kind === 'markup' && item.parentFolderId && inside.has(item.parentFolderId)) found.push(item);
+    }
   }
   return found;
 }

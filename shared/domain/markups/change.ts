@@ -10,6 +10,7 @@ import { touchWorkspaceActivity } from '../../db/workspaces.js';
 import { BadRequestError, ConflictError, FeatureNotEnabledError } from '../../errors.js';
 import { requireVersion, staleVersion, type IfMatch } from '../common/versions.js';
 import { deleteItemRecords } from '../items/deletion.js';
+import { folderBeingDeleted } from '../items/move-rules.js';
 import { finishPendingMove } from '../items/pending-moves.js';
 import { loadMarkup, loadMarkups, requireDistinct, roleAccessFor, type MarkupAccess } from './access.js';
 import { recordActivity } from './activity.js';
@@ -139,6 +140,7 @@ export async function moveMarkups(principal: Principal, markupIds: readonly stri
       await roleAccessFor(principal, markups[0]!);
       // Move rule 1 comes with the folder's scope check: a workspace key reaches no other workspace's folder (403).
       const { item: target } = await loadTargetFolder(principal, targetFolderId, 'targetFolderId', { allowArchive: true });
+      if (target.deletingSince !== undefined) throw folderBeingDeleted(target.id);
       const unfinished = markups.filter((markup) => markup.pendingMoveFrom);
       if (unfinished.length > 0) {
         for (const markup of unfinished) await finishPendingMove(markup);
@@ -161,7 +163,10 @@ export async function moveMarkups(principal: Principal, markupIds: readonly stri
       });
       if (moves.length === 0) return undefined;
       // The destination must still be the same live folder when the markups land in it.
-      if (!(await moveMarkupRecords(moves, target))) return AGAIN;
+      const outcome = await moveMarkupRecords(moves, target);
+      if (outcome === 'source-deleting')
+        throw new ConflictError('A folder these markups are in is being deleted: they cannot move out of it.', 'folder-being-deleted');
+      if (outcome === 'changed') return AGAIN;
       return { moves, sourceWorkspaceId, target, at };
     },
     { ...WRITE_RETRY, exhausted: () => new ConflictError('The markups or the folder are being changed by another request; try again.') },

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { eventItems, type NewEvent } from '../../db/events.js';
-import { toItem, type FolderRecord, type MarkupRecord } from '../../db/items.js';
-import { takesItemsCheck } from '../../db/item-writes.js';
+import { getItems, toItem, type FolderRecord, type MarkupRecord } from '../../db/items.js';
+import { MAX_TRANSACTION_ITEMS, takesItemsCheck } from '../../db/item-writes.js';
 import { pendingPageScreenshots, settlePendingPageScreenshots } from '../../db/page-screenshots.js';
 import { setThumbnail } from '../../db/thumbnails.js';
 import { bestEffort, putNew, type TransactItem } from '../../db/core/transact.js';
@@ -155,13 +155,15 @@ export async function createUrlMarkups(
     }),
   );
   const parents = [...new Map(placements.map((placement) => [placement.parent.id, placement.parent])).values()];
-  await createWithAllowance(
-    first.workspace.id,
-    first.workspace.organizationId,
-    records.length,
-    [...records.map((record) => putNew(toItem(record))), ...markupCreatedEvents(records), ...(options.alsoWrite?.(records) ?? [])],
-    { plan: first.plan, guards: intoFolders(parents) },
-  );
+  const written = [
+    ...records.map((record) => putNew(toItem(record))),
+    ...markupCreatedEvents(records),
+    ...(options.alsoWrite?.(records) ?? []),
+  ];
+  await createWithAllowance(first.workspace.id, first.workspace.organizationId, records.length, written, {
+    plan: first.plan,
+    guards: await intoFolders(parents, written.length),
+  });
   recordMarkupsCreated(records);
   await Promise.all([
     ...records.map(scheduleThumbnail),
@@ -174,15 +176,30 @@ export async function createUrlMarkups(
  * The guards of a creation into `folders`: each must still exist and not be being deleted when the
  * markups commit (a markup created into a folder read just before its deletion would be left without one).
  */
-export function intoFolders(folders: readonly Pick<FolderRecord, 'id'>[]): { items: TransactItem[]; refused: () => Error } {
-  return {
-    items: folders.map((folder): TransactItem => ({ ConditionCheck: takesItemsCheck(folder) })),
-    refused: () =>
-      new NotFoundError(
-        `Folder ${folders.map((folder) => folder.id).join(' or ')} no longer exists or is being deleted: create the markup in another folder.`,
-      ),
-  };
+export async function intoFolders(
+  folders: readonly FolderRecord[],
+  otherItems: number,
+): Promise<{ items: TransactItem[]; refused: () => Error }> {
+  // The root and archive folders are never deleted on their own; the others are checked in the creating transaction
+  // while it has room (the markups, their events, the usage counters), else read first, consistently.
+  const ordinary = folders.filter((folder) => folder.role === 'folder');
+  const refused = () =>
+    new NotFoundError(
+      `Folder ${ordinary.map((folder) => folder.id).join(' or ')} no longer exists or is being deleted: create the markup in another folder.`,
+    );
+  if (otherItems + ordinary.length + USAGE_COUNTERS <= MAX_TRANSACTION_ITEMS) {
+    return { items: ordinary.map((folder): TransactItem => ({ ConditionCheck: takesItemsCheck(folder) })), refused };
+  }
+  const read = await getItems(
+    ordinary.map((folder) => folder.id),
+    true,
+  );
+  if (read.length < ordinary.length || read.some((item) => item.kind !== 'folder' || item.deletingSince !== undefined)) throw refused();
+  return { items: [], refused };
 }
+
+/** The counters a creation moves beside its records: the month's usage, and the bundle when it draws on it. */
+const USAGE_COUNTERS = 2;
 
 /**
  * Asks the thumbnail renderer for a picture of the page. The markup exists already; if the job

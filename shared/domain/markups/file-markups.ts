@@ -147,7 +147,7 @@ export async function createMarkupFromUploads(
         // The source of a converted markup is its original: its bytes move to `originals`.
         ...originalItems(record, uploads[0]!.category),
       ],
-      { plan: placement.plan, guards: intoFolders([placement.parent]) },
+      { plan: placement.plan, guards: await intoFolders([placement.parent], 0) },
     );
   } catch (error) {
     // A file's condition failed: a concurrent request consumed it first.
@@ -252,7 +252,7 @@ export async function createMarkupFromBytes(principal: Principal, input: FileMar
           ),
         },
       ],
-      { plan: placement.plan, guards: intoFolders([placement.parent]) },
+      { plan: placement.plan, guards: await intoFolders([placement.parent], 0) },
     );
   } catch (error) {
     await deleteObject(key).catch((cleanup: unknown) =>
