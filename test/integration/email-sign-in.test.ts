@@ -10,6 +10,7 @@ import { expectProblem } from '../support/problems.js';
 import {
   askSignIn,
   askSignInThroughEdge,
+  clearOfWindowEdge,
   callFrom,
   codeOf,
   expireSignInCode,
@@ -255,6 +256,7 @@ describe('sign-in by email link', () => {
     const org = await makeOrganization();
     const member = await makeMember(org.workspaceId, 'viewer');
     const stranger = freshEmail('stranger');
+    await clearOfWindowEdge(SIGN_IN_RATE_LIMITS.perAddress.windowMs);
     const { limit } = SIGN_IN_RATE_LIMITS.perAddress;
     const ask = async (email: string) => {
       const answers = [];
@@ -279,6 +281,7 @@ describe('sign-in by email link', () => {
 
   it(`limits requests per source IP: one past the limit (${SIGN_IN_RATE_LIMITS.perSourceIp.limit}) from one address is 429 with Retry-After`, async () => {
     const ip = newSourceIp();
+    await clearOfWindowEdge(SIGN_IN_RATE_LIMITS.perSourceIp.windowMs);
     const { limit } = SIGN_IN_RATE_LIMITS.perSourceIp;
 
     // At once: the count is one atomic ADD, so exactly `limit` of them fit whatever their order.
@@ -296,6 +299,7 @@ describe('sign-in by email link', () => {
   it("behind the distribution, counts the viewer's address (X-Viewer-Address with the distribution's X-Origin-Verify), not the edge's that many viewers share", async () => {
     const edge = newSourceIp();
     const [viewer, neighbour] = [newViewerIp(), newViewerIp()];
+    await clearOfWindowEdge(SIGN_IN_RATE_LIMITS.perSourceIp.windowMs);
     const { limit } = SIGN_IN_RATE_LIMITS.perSourceIp;
 
     const answers = await Promise.all(Array.from({ length: limit }, () => askSignInThroughEdge(edge, viewer, freshEmail('edge'))));
@@ -311,6 +315,7 @@ describe('sign-in by email link', () => {
   });
 
   it("ignores X-Viewer-Address without the distribution's proof (a caller of the execute-api endpoint naming a new address each time), or with a wrong one: its source IP is counted", async () => {
+    await clearOfWindowEdge(SIGN_IN_RATE_LIMITS.perSourceIp.windowMs);
     const { limit } = SIGN_IN_RATE_LIMITS.perSourceIp;
     const spoofers = [
       { ip: newSourceIp(), proof: null },

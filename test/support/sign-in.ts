@@ -121,3 +121,14 @@ export async function signIn(
 
 /** Ages a stored sign-in code past its expiry (no 15-minute wait). */
 export const expireSignInCode = (code: string) => setSignInCodeExpiry(hashSignInCode(code), Date.now() - 1000);
+
+/**
+ * Sign-in limits count in fixed windows (quarter hours): a test that must see a limit reached runs
+ * with at least `marginMs` of its window left, else it first waits for the next window to begin
+ * (polling the clock), so a window's boundary never splits its requests.
+ */
+export async function clearOfWindowEdge(windowMs: number, marginMs = 15_000): Promise<void> {
+  const boundary = Date.now() - (Date.now() % windowMs) + windowMs;
+  if (boundary - Date.now() >= marginMs) return;
+  while (Date.now() < boundary) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, boundary - Date.now() + 1)));
+}
