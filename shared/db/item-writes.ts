@@ -1,9 +1,9 @@
-import { BatchExecuteStatementCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchExecuteStatementCommand } from '@aws-sdk/lib-dynamodb';
 import { forEachLimit } from '../concurrency.js';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { AGAIN, withBackoff } from './core/backoff.js';
-import { isConditionFailure, isTransactionConflict } from './core/errors.js';
+import { isTransactionConflict } from './core/errors.js';
 import {
   itemDiff,
   itemKey,
@@ -196,22 +196,14 @@ export const MAX_TRANSACTION_ITEMS = 100;
 export async function markFolderDeleting(folderId: string, at: number, parentFolderId?: string): Promise<boolean> {
   // A subfolder is marked only while it is still under the (marked) folder it was listed under: an index read may lag a move out.
   const under = parentFolderId === undefined ? '' : ' AND #parent = :parent';
-  try {
-    await getDb().send(
-      new UpdateCommand({
-        TableName: getConfig().tableName,
-        Key: itemKey(folderId),
-        UpdateExpression: 'SET #deleting = if_not_exists(#deleting, :at)',
-        ConditionExpression: `attribute_exists(PK) AND #kind = :folder${under}`,
-        ExpressionAttributeNames: { '#deleting': 'deletingSince', '#kind': 'kind', ...(under ? { '#parent': 'parentFolderId' } : {}) },
-        ExpressionAttributeValues: { ':at': at, ':folder': 'folder', ...(under ? { ':parent': parentFolderId } : {}) },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIfConditionHolds({
+    TableName: getConfig().tableName,
+    Key: itemKey(folderId),
+    UpdateExpression: 'SET #deleting = if_not_exists(#deleting, :at)',
+    ConditionExpression: `attribute_exists(PK) AND #kind = :folder${under}`,
+    ExpressionAttributeNames: { '#deleting': 'deletingSince', '#kind': 'kind', ...(under ? { '#parent': 'parentFolderId' } : {}) },
+    ExpressionAttributeValues: { ':at': at, ':folder': 'folder', ...(under ? { ':parent': parentFolderId } : {}) },
+  });
 }
 
 type ConditionCheck = NonNullable<TransactItem['ConditionCheck']>;

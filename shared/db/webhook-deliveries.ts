@@ -6,6 +6,7 @@ import type { DeliverableEvent } from './events.js';
 import { isConditionFailure } from './core/errors.js';
 import { queryPage, type Page } from './core/paging.js';
 import { TABLE } from './core/table.js';
+import { updateIfConditionHolds } from './core/transact.js';
 
 /**
  * One attempt of delivering one event to one registration: an entry of the delivery log
@@ -67,19 +68,13 @@ function fromItem(item: Record<string, unknown>): DeliveryAttemptRecord {
 
 /** Says on a log entry that no further attempt is coming (the retry it announced was dropped); nothing when the entry is gone. */
 export async function clearNextRetry(registrationId: string, id: string): Promise<void> {
-  try {
-    await getDb().send(
-      new UpdateCommand({
-        TableName: getConfig().tableName,
-        Key: deliveryKey(registrationId, id),
-        UpdateExpression: 'SET nextRetryAt = :none',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':none': null },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await updateIfConditionHolds({
+    TableName: getConfig().tableName,
+    Key: deliveryKey(registrationId, id),
+    UpdateExpression: 'SET nextRetryAt = :none',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':none': null },
+  });
 }
 
 /** One entry of a registration's log, or undefined (unknown id, or one of another registration). */

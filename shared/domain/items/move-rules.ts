@@ -203,6 +203,10 @@ export type CommitOutcome = 'moved' | 'item-changed' | 'ancestry-changed' | 'nam
 export const folderBeingDeleted = (folderId: string) =>
   new ConflictError(`Folder ${folderId} is being deleted: nothing moves into or out of it.`, 'folder-being-deleted');
 
+/** The same refusal for a move out, where the folder left is known only by the transaction's check (`what`: the item or items moved). */
+export const sourceBeingDeleted = (what: string) =>
+  new ConflictError(`A folder ${what} is in is being deleted: nothing moves out of it.`, 'folder-being-deleted');
+
 /**
  * What the shell does after the transaction: `done` (committed), `again` from fresh reads (an
  * ancestor moved meanwhile, or the name was claimed meanwhile: `name-taken`, the shell then clears
@@ -210,8 +214,7 @@ export const folderBeingDeleted = (folderId: string) =>
  */
 export function commitVerdict(itemId: string, outcome: CommitOutcome): 'done' | 'again' | 'name-taken' {
   if (outcome === 'item-changed') throw movedMeanwhile(itemId);
-  if (outcome === 'source-deleting')
-    throw new ConflictError(`The folder item ${itemId} is in is being deleted: it cannot move out.`, 'folder-being-deleted');
+  if (outcome === 'source-deleting') throw sourceBeingDeleted(`item ${itemId}`);
   if (outcome === 'ancestry-changed') return 'again';
   if (outcome === 'name-taken') return 'name-taken';
   return 'done';

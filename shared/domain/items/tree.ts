@@ -27,21 +27,28 @@ export async function subfolders(folderId: string): Promise<FolderRecord[]> {
 
 /**
  * Every folder below `folder` (not itself), one GSI5 level at a time with the level's queries in
- * parallel; a tree is at most MAX_FOLDER_DEPTH levels, so this is a handful of rounds.
+ * parallel; a tree is at most MAX_FOLDER_DEPTH levels, so this is a handful of rounds. `admit`, when
+ * given, decides for each listed folder (in parallel) whether it counts and its level is read next.
  */
-export async function descendantFolders(folder: FolderRecord): Promise<FolderRecord[]> {
+export async function descendantFolders(folder: FolderRecord, admit?: (child: FolderRecord) => Promise<boolean>): Promise<FolderRecord[]> {
   const seen = new Set([folder.id]);
   const found: FolderRecord[] = [];
   let level: FolderRecord[] = [folder];
   while (level.length > 0) {
-    const next: FolderRecord[] = [];
+    const listed: FolderRecord[] = [];
     await forEachLimit(level, TREE_CONCURRENCY, async (parent) => {
       for (const child of await subfolders(parent.id)) {
         if (seen.has(child.id)) continue;
         seen.add(child.id);
-        next.push(child);
+        listed.push(child);
       }
     });
+    const next: FolderRecord[] = [];
+    if (!admit) next.push(...listed);
+    else
+      await forEachLimit(listed, TREE_CONCURRENCY, async (child) => {
+        if (await admit(child)) next.push(child);
+      });
     found.push(...next);
     level = next;
   }
@@ -56,27 +63,8 @@ export async function descendantFolders(folder: FolderRecord): Promise<FolderRec
  */
 export async function markSubtreeDeleting(folder: FolderRecord, at = Date.now()): Promise<FolderRecord[]> {
   if (!(await markFolderDeleting(folder.id, at))) return [];
-  const seen = new Set([folder.id]);
-  const found: FolderRecord[] = [];
-  let level: FolderRecord[] = [folder];
-  while (level.length > 0) {
-    const listed: FolderRecord[] = [];
-    await forEachLimit(level, TREE_CONCURRENCY, async (parent) => {
-      for (const child of await subfolders(parent.id)) {
-        if (seen.has(child.id)) continue;
-        seen.add(child.id);
-        listed.push(child);
-      }
-    });
-    // Marked only while still under the folder it was listed under: the index may still list one that moved out.
-    const next: FolderRecord[] = [];
-    await forEachLimit(listed, TREE_CONCURRENCY, async (child) => {
-      if (await markFolderDeleting(child.id, at, child.parentFolderId ?? undefined)) next.push(child);
-    });
-    found.push(...next);
-    level = next;
-  }
-  return found;
+  // Marked only while still under the folder it was listed under: the index may still list one that moved out.
+  return descendantFolders(folder, (child) => markFolderDeleting(child.id, at, child.parentFolderId ?? undefined));
 }
 
 /**

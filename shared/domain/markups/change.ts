@@ -10,7 +10,7 @@ import { touchWorkspaceActivity } from '../../db/workspaces.js';
 import { BadRequestError, ConflictError, FeatureNotEnabledError } from '../../errors.js';
 import { requireVersion, staleVersion, type IfMatch } from '../common/versions.js';
 import { deleteItemRecords } from '../items/deletion.js';
-import { folderBeingDeleted } from '../items/move-rules.js';
+import { folderBeingDeleted, sourceBeingDeleted } from '../items/move-rules.js';
 import { finishPendingMove } from '../items/pending-moves.js';
 import { loadMarkup, loadMarkups, requireDistinct, roleAccessFor, type MarkupAccess } from './access.js';
 import { recordActivity } from './activity.js';
@@ -164,8 +164,7 @@ export async function moveMarkups(principal: Principal, markupIds: readonly stri
       if (moves.length === 0) return undefined;
       // The destination must still be the same live folder when the markups land in it.
       const outcome = await moveMarkupRecords(moves, target);
-      if (outcome === 'source-deleting')
-        throw new ConflictError('A folder these markups are in is being deleted: they cannot move out of it.', 'folder-being-deleted');
+      if (outcome === 'source-deleting') throw sourceBeingDeleted('these markups');
       if (outcome === 'changed') return AGAIN;
       return { moves, sourceWorkspaceId, target, at };
     },
