@@ -25,8 +25,8 @@ import { isConditionFailure, isTransactionConflict } from '../shared/db/core/err
 import { fromItem, itemKey, markupCommentUpdate, workspaceMarkupsPartition, type MarkupRecord } from '../shared/db/items.js';
 import { planKey, savePlan, getPlan } from '../shared/db/plans.js';
 import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../shared/db/messages.js';
-import { readMarkKey, readMarksUpdate } from '../shared/db/read-marks.js';
-import { getThreadIndexState, readIndexRange, threadIndexWrites } from '../shared/db/thread-index.js';
+import { getReadMarksOfPage, readMarksUpdate } from '../shared/db/read-marks.js';
+import { getThreadIndexState, readIndexRange, threadIndexWrites, threadNumberAt } from '../shared/db/thread-index.js';
 import {
   nextThreadNumber,
   threadKey,
@@ -227,21 +227,21 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       const ranges = await Promise.all(
         [...state.counts.keys()].map((leaf) => readIndexRange(listMarkupId, 'pin', leaf, { limit: 51, backward: false })),
       );
-      const ids = ranges
+      const entries = ranges
         .flatMap((range) => range.entries)
         .sort((a, b) => a.position.localeCompare(b.position))
-        .slice(0, 50)
-        .map((entry) => entry.threadId);
+        .slice(0, 50);
       // The page's threads (each with its copy of its messages) beside the caller's marks on them
-      // (one key a thread), then their authors.
+      // (threads created one after another: one Query of their marks' range), then their authors.
       await Promise.all([
         batchGet(
-          ids.map((id) => threadKey(listMarkupId, id)),
+          entries.map((entry) => threadKey(listMarkupId, entry.threadId)),
           { consistent: true },
         ),
-        batchGet(
-          ids.map((id) => readMarkKey(listMarkupId, userId, id)),
-          { consistent: true },
+        getReadMarksOfPage(
+          listMarkupId,
+          userId,
+          entries.map((entry) => ({ id: entry.threadId, number: threadNumberAt(entry.position) })),
         ),
       ]);
       await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } }));

@@ -8,8 +8,8 @@ import { getConfig } from '../shared/config.js';
 import { apiKeyKey } from '../shared/db/api-keys.js';
 import { fromItem, itemKey, type MarkupRecord } from '../shared/db/items.js';
 import { getReadMarks } from '../shared/db/read-marks.js';
-import { getThreadIndexState, readIndexRange } from '../shared/db/thread-index.js';
-import { getReadMarksOf } from '../shared/db/read-marks.js';
+import { getThreadIndexState, readIndexRange, threadNumberAt } from '../shared/db/thread-index.js';
+import { getReadMarksOfPage } from '../shared/db/read-marks.js';
 import { ORDER_PLANS } from '../shared/domain/comments/thread-pages.js';
 import { DEFAULT_THREAD_ORDER } from '../shared/domain/comments/thread-selection.js';
 import { getConversation, getThreadRecords } from '../shared/db/threads.js';
@@ -182,12 +182,21 @@ export async function benchThreadPages(stack: StackInfo, options: ThreadPagesOpt
     const ranges = await Promise.all(
       [...state.counts.keys()].map((leaf) => readIndexRange(largest.markupId, plan.kind, leaf, { limit: 51, backward: plan.backward })),
     );
-    const ids = ranges
+    const entries = ranges
       .flatMap((range) => range.entries)
       .sort((a, b) => (plan.backward ? b.position.localeCompare(a.position) : a.position.localeCompare(b.position)))
-      .slice(0, 50)
-      .map((entry) => entry.threadId);
-    const [threads] = await Promise.all([getThreadRecords(largest.markupId, ids), getReadMarksOf(largest.markupId, authorIds[0]!, ids)]);
+      .slice(0, 50);
+    const [threads] = await Promise.all([
+      getThreadRecords(
+        largest.markupId,
+        entries.map((entry) => entry.threadId),
+      ),
+      getReadMarksOfPage(
+        largest.markupId,
+        authorIds[0]!,
+        entries.map((entry) => ({ id: entry.threadId, number: threadNumberAt(entry.position) })),
+      ),
+    ]);
     if (threads.length !== 50 || threads.some((thread) => thread.messages === undefined))
       throw new Error('the floor read no page of copies');
     await getUsers([...new Set(threads.flatMap((thread) => [thread.userId, ...thread.messages!.map((message) => message.userId)]))]);

@@ -1,14 +1,17 @@
 import { getConfig } from '../config.js';
 import { markupPartition } from './markup-records.js';
-import { queryPrefix } from './core/paging.js';
+import { isTimeOrderedId } from './core/ids.js';
+import { queryBetween, queryPrefix } from './core/paging.js';
 import { batchDelete, batchGet, transactUnlessConditionFails, updateIfConditionHolds, type TransactItem } from './core/transact.js';
-import { threadKey } from './threads.js';
+import { threadKey, type ThreadRecord } from './threads.js';
 
 /**
  * Read marks: what one user has seen of one markup's threads, in the markup's partition, one item
  * per (user, thread) keyed by user first (`READ#<userId>#<threadId>`), so
- * - a page of threads reads the caller's state of its threads with one BatchGet of one key per
- *   thread, started beside the threads' own BatchGet (it needs only their ids);
+ * - a page of threads reads the caller's state of its threads beside the threads' own BatchGet (it
+ *   needs only their ids and numbers): one Query of the range their items span when the threads were
+ *   created one after another (thread ids are time-ordered, `getReadMarksOfPage`), else one BatchGet
+ *   of one key per thread;
  * - one user's marks on a whole markup are one Query (`READ#<userId>#`, the unread counts).
  *
  * The item holds the thread's mark in the attributes a thread mark always had (`seenRevision`,
@@ -161,6 +164,34 @@ export async function getReadMarksOf(
       )
     ).flatMap(marksOf),
   );
+}
+
+/**
+ * One user's marks on a page of threads of a markup at layout 3 (one item a thread, `thread-index.ts`):
+ * one Query of the key range their items span when it holds little else, otherwise
+ * `getReadMarksOf`'s BatchGet of a key a thread. Thread ids are time-ordered (`timeOrderedId`), so
+ * the items of threads created one after another sit side by side, as those of a page in pin order
+ * do; whether a range holds little else shows in the threads' numbers, drawn in creation order: the
+ * Query is used when the page's numbers span at most twice the page, and reads at most twice the
+ * page's items; what it did not reach is read by key. Threads from before time-ordered ids (random
+ * UUIDs) are read by key. On DynamoDB a Query of 50 marks costs about 2 read units where the
+ * BatchGet costs 50 (one a key), and on DynamoDB Local a third of the time.
+ */
+export async function getReadMarksOfPage(
+  markupId: string,
+  userId: string,
+  threads: readonly Pick<ThreadRecord, 'id' | 'number'>[],
+): Promise<ReadMark[]> {
+  const ids = threads.map((thread) => thread.id);
+  const numbers = threads.map((thread) => thread.number);
+  const inRange = threads.length > 1 && ids.every(isTimeOrderedId) && Math.max(...numbers) - Math.min(...numbers) < 2 * threads.length;
+  if (!inRange) return getReadMarksOf(markupId, userId, ids);
+  const keys = new Map(ids.map((id) => [readMarkKey(markupId, userId, id).SK, id]));
+  const sorted = [...keys.keys()].sort();
+  const range = await queryBetween(markupPartition(markupId), sorted[0]!, sorted.at(-1)!, 2 * threads.length);
+  const found = range.items.filter((item) => keys.has(item.SK as string));
+  const unread = range.last === undefined ? [] : sorted.filter((key) => key > range.last!).map((key) => keys.get(key)!);
+  return latestOf([...found.flatMap(marksOf), ...(unread.length > 0 ? await getReadMarksOf(markupId, userId, unread) : [])]);
 }
 
 const keyOf = (item: Record<string, unknown>) => ({ PK: item.PK as string, SK: item.SK as string });

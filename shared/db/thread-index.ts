@@ -108,6 +108,17 @@ export function sortableNumber(value: number): string {
   return bytes.toString('hex');
 }
 
+/** The number `sortableNumber` encoded (`hex`: its 16 digits). */
+export function fromSortableNumber(hex: string): number {
+  const bytes = Buffer.from(hex, 'hex');
+  if (bytes[0]! & 0x80) bytes[0] = bytes[0]! & 0x7f;
+  else for (let i = 0; i < 8; i += 1) bytes[i] = ~bytes[i]! & 0xff;
+  return bytes.readDoubleBE();
+}
+
+/** The number of the thread at `position`, in any kind's index: every position ends with it (see the table above). */
+export const threadNumberAt = (position: string) => fromSortableNumber(position.slice(-16));
+
 /** The page of a thread in the `page` order: its PDF page, or the place of its image in a multi-image markup, else 0. */
 export function threadPage(thread: ThreadRecord, markup: Pick<MarkupRecord, 'images'>): number {
   if (thread.pageNumber) return thread.pageNumber;

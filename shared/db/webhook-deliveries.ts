@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
@@ -7,6 +6,7 @@ import { isConditionFailure } from './core/errors.js';
 import { queryPage, type Page } from './core/paging.js';
 import { TABLE } from './core/table.js';
 import { updateIfConditionHolds } from './core/transact.js';
+import { isTimeOrderedId } from './core/ids.js';
 
 /**
  * One attempt of delivering one event to one registration: an entry of the delivery log
@@ -38,18 +38,6 @@ const RETENTION_SECONDS = 30 * 24 * 3600;
 export const deliveriesPartition = (registrationId: string) => `WEBHOOK#${registrationId}#DELIVERIES`;
 const deliveryKey = (registrationId: string, id: string) => ({ PK: deliveriesPartition(registrationId), SK: id });
 
-const ID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-/** A UUID version 7 (RFC 9562): 48 bits of milliseconds, then random bits; sorts by creation time. */
-export function timeOrderedId(at = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(at, 0, 6);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
 /** Appends an attempt to the log (the id is new, so a retried put writes the same entry). */
 export async function recordDeliveryAttempt(record: DeliveryAttemptRecord): Promise<void> {
   const expires = Math.floor(Date.parse(record.attemptedAt) / 1000) + RETENTION_SECONDS;
@@ -79,7 +67,7 @@ export async function clearNextRetry(registrationId: string, id: string): Promis
 
 /** One entry of a registration's log, or undefined (unknown id, or one of another registration). */
 export async function getDeliveryAttempt(registrationId: string, id: string): Promise<DeliveryAttemptRecord | undefined> {
-  if (!ID_FORMAT.test(id)) return undefined;
+  if (!isTimeOrderedId(id)) return undefined;
   const result = await getDb().send(
     new GetCommand({ TableName: getConfig().tableName, Key: deliveryKey(registrationId, id), ConsistentRead: true }),
   );

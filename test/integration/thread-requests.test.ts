@@ -16,14 +16,16 @@ import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js'
 import { createWorkspaceKey } from '../../shared/domain/organizations/organizations.js';
 import { call, makeOrganization } from '../support/api.js';
 import { countRequests, type Counted, type InvokeResponse, invokeHandler } from '../support/request-count.js';
-import { seedConversation, seedText } from '../support/thread-seed.js';
+import { legacyMarkItem, seedConversation, seedText } from '../support/thread-seed.js';
+import { timeOrderedId } from '../../shared/db/core/ids.js';
+import { batchPut } from '../../shared/db/core/transact.js';
 import { createThread, DESKTOP, makeTypedMarkup, MOBILE, reply, TABLET } from '../support/threads.js';
 
 /**
  * A page of GET /threads costs the same DynamoDB requests and bytes on a markup of 50 threads as
  * on one of 5,000 (issue 13): the counters (GetItem), one Query of at most `limit + 1` index keys
  * per selected leaf, the page's threads and their messages by key (BatchGet), the caller's read
- * marks on the page and its authors (BatchGet) — never the whole conversation.
+ * marks on the page (one Query of their range) and its authors (BatchGet) — never the whole conversation.
  *
  * The gateway's handlers run in the process that started the stack (vitest's global setup), not
  * in this worker, so these tests hand requests to the threads handler here, where the document
@@ -220,10 +222,14 @@ describe('a page of threads costs the same DynamoDB requests and bytes whatever 
 
     // The API key, the markup, its workspace and the index counters (GetItem); one index Query per
     // leaf (open and resolved x three view modes); the page's threads with their copies of their
-    // messages (one BatchGet) beside the caller's marks on them (one key a thread: one), then the authors (one).
-    const expected = { GetItemCommand: 4, QueryCommand: 6, BatchGetItemCommand: 1 + 1 + 1 };
+    // messages (one BatchGet) beside the caller's marks on them (threads created one after another:
+    // one Query of the range their marks span), then the authors (one BatchGet).
+    const expected = { GetItemCommand: 4, QueryCommand: 6 + 1, BatchGetItemCommand: 1 + 1 };
     expect(fifty.counts).toEqual(expected);
     expect(fiveThousand.counts).toEqual(expected);
+    const marks = fiveThousand.calls.filter((c) => c.command === 'QueryCommand' && c.input.KeyConditionExpression?.includes('BETWEEN'));
+    expect(marks).toHaveLength(1);
+    expect(marks[0]!.input.Limit).toBe(100);
     expect(conversationReads(fiveThousand)).toBe(0);
     // Bytes: the same threads' worth, plus at most the index keys the merge reads beyond the page
     // (each leaf gives up to 51 where the small markup's hold fewer): a constant, not the markup.
@@ -290,6 +296,43 @@ describe('a page of threads costs the same DynamoDB requests and bytes whatever 
       byId.result.body.data.threads.map((thread: any) => thread.number),
     );
     expect(conversationReads(byId)).toBe(0);
+  });
+
+  it('reads the marks of a page whose range holds more than twice the page by key past where the range read stopped, with the same read state', async () => {
+    const markup = await seedMarkup(60);
+    const [caller] = authors as [Author];
+    const page = async () => listThreads(markup.markup.id, { limit: 50 });
+    const before = await page();
+    const stateOf = (counted: Counted<InvokeResponse>) =>
+      (counted.result.body.data.threads as any[]).map((thread) => [thread.number, thread.read, thread.unreadMessageCount]);
+    expect(stateOf(before).filter(([, read]) => read)).toHaveLength(16);
+
+    // 150 stray items of the caller's keyed between the first thread's mark and the second's (as a
+    // legacy message mark of another thread would be): the range read stops in them.
+    const first = await call('GET', `/threads/${markup.seededThreadIds[0]!}`, { key: org.workspaceKey });
+    const other = markup.seededThreadIds[55]!;
+    const strays = Array.from({ length: 150 }, () => {
+      const id = timeOrderedId(first.body.data.createdAt + 1);
+      return legacyMarkItem(markup.markup.id, {
+        userId: caller.userId,
+        subject: 'message',
+        subjectId: id,
+        threadId: other,
+        seenRevision: 1,
+        seenAt: first.body.data.createdAt,
+      });
+    });
+    await batchPut(strays);
+    const after = await page();
+
+    expect(after.result.body.data.threads).toEqual(before.result.body.data.threads);
+    expect(stateOf(after)).toEqual(stateOf(before));
+    // The range read (100 items, the first thread's mark and 99 strays), then the 49 other threads' marks by key.
+    expect(after.counts).toEqual({ ...before.counts, BatchGetItemCommand: before.counts.BatchGetItemCommand! + 1 });
+    const byKey = after.calls.filter((c) => c.command === 'BatchGetItemCommand').map((c) => Object.values(c.input.RequestItems)[0] as any);
+    expect(
+      byKey.some((request) => request.Keys.length === 49 && request.Keys.every((key: any) => key.SK.startsWith(`READ#${caller.userId}#`))),
+    ).toBe(true);
   });
 
   it('reads a thread of 20 messages with the calls of a thread of 2', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { timeOrderedId } from '../../shared/db/webhook-deliveries.js';
+import { timeOrderedId } from '../../shared/db/core/ids.js';
 import { call, makeOrganization } from '../support/api.js';
 import { endUserToken } from '../support/end-users.js';
 import { makeMemberKey } from '../support/items.js';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../../shared/db/core/ids.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
 import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../../shared/db/messages.js';
 import { readMarkKey, toReadMarkItems, type ReadMark } from '../../shared/db/read-marks.js';
@@ -80,7 +81,8 @@ export function seededThread(
   at: number,
   options: { readBy?: string; viewModeId?: string; resolved?: boolean; layout?: SeedLayout } = {},
 ): SeededThread {
-  const id = randomUUID();
+  // Today's writes give threads time-ordered ids; older releases gave random ones.
+  const id = (options.layout ?? 'current') === 'current' ? timeOrderedId(at) : randomUUID();
   const scope = { markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId };
   const last = at + messageAuthors.length - 1;
   const thread: ThreadRecord = {

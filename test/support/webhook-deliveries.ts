@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventRecord } from '../../shared/db/events.js';
-import { recordDeliveryAttempt, timeOrderedId, type DeliveryAttemptRecord } from '../../shared/db/webhook-deliveries.js';
+import { timeOrderedId } from '../../shared/db/core/ids.js';
+import { recordDeliveryAttempt, type DeliveryAttemptRecord } from '../../shared/db/webhook-deliveries.js';
 
 /**
  * Writes a delivery-log entry of `registrationId` as the delivery worker would (a failed first

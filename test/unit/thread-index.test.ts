@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { MarkupRecord } from '../../shared/db/items.js';
-import { leafFilter, leafOf, positionIn, sortableNumber } from '../../shared/db/thread-index.js';
+import { fromSortableNumber, leafFilter, leafOf, positionIn, sortableNumber, threadNumberAt } from '../../shared/db/thread-index.js';
+import { isTimeOrderedId, timeOrderedId } from '../../shared/db/core/ids.js';
 import type { ThreadRecord } from '../../shared/db/threads.js';
 import { comparePositions, positionOf, THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
 import { ORDER_PLANS } from '../../shared/domain/comments/thread-pages.js';
@@ -35,6 +37,22 @@ describe('thread index positions', () => {
     expect([...encoded].sort()).toEqual(encoded);
     expect(encoded.every((code) => /^[0-9a-f]{16}$/.test(code))).toBe(true);
     expect(sortableNumber(-0)).toBe(sortableNumber(0));
+    expect(encoded.map(fromSortableNumber)).toEqual(values);
+  });
+
+  it('reads the thread number back from a position of every kind', () => {
+    for (const thread of threads())
+      for (const kind of ['pin', 'page', 'time', 'prio', 'prioDesc', 'act'] as const)
+        expect(threadNumberAt(positionIn(kind, thread, markup))).toBe(thread.number);
+  });
+
+  it('makes ids that sort by their time and says which ids are its own', () => {
+    const times = [0, 1, 1_700_000_000_000, 1_700_000_000_001, 1_800_000_000_000, 2 ** 48 - 1];
+    const ids = times.map((at) => timeOrderedId(at));
+    expect([...ids].sort()).toEqual(ids);
+    expect(ids.every(isTimeOrderedId)).toBe(true);
+    expect(isTimeOrderedId(randomUUID())).toBe(false);
+    expect(isTimeOrderedId(timeOrderedId().toUpperCase())).toBe(false);
   });
 
   it.each(THREAD_ORDERS)('sorts threads in %s order as the list always did', (order) => {

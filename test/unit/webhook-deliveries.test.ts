@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../../functions/registry.js';
 import type { EventRecord } from '../../shared/db/events.js';
-import { timeOrderedId, type DeliveryAttemptRecord } from '../../shared/db/webhook-deliveries.js';
+import { timeOrderedId } from '../../shared/db/core/ids.js';
+import type { DeliveryAttemptRecord } from '../../shared/db/webhook-deliveries.js';
 import { redeliveryJob, toPublicWebhookDelivery, webhookTestEvent, webhookTestJob } from '../../shared/domain/webhooks/deliveries.js';
 import { buildOpenApi, EXTENSION_FIELD } from '../../shared/http/openapi.js';
 

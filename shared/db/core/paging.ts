@@ -123,6 +123,29 @@ export async function queryPrefix(
 }
 
 /**
+ * The items of a base-table partition whose sort keys lie between `from` and `to` (both included),
+ * in key order, at most `limit` of them: one consistent Query. `last` is the sort key the read
+ * stopped at when the range holds more than `limit` items (what lies after it was not read).
+ */
+export async function queryBetween(
+  partition: string,
+  from: string,
+  to: string,
+  limit: number,
+): Promise<{ items: Record<string, unknown>[]; last?: string }> {
+  const page = await getDb().send(
+    new QueryCommand({
+      TableName: getConfig().tableName,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': partition, ':from': from, ':to': to },
+      Limit: limit,
+      ConsistentRead: true,
+    }),
+  );
+  return { items: page.Items ?? [], last: page.LastEvaluatedKey?.SK as string | undefined };
+}
+
+/**
  * The items of one index partition that `filter` matches, read 1 MB at a time: for batch work that
  * takes what is left to do from a bounded partition (the markups of a folder not yet carried).
  */

@@ -3,6 +3,7 @@ import type { Principal } from '../../auth/principal.js';
 import { markupCommentUpdate } from '../../db/items.js';
 import { viewModeCountUpdate } from '../../db/markup-records.js';
 import { toMessageItem, toMessageReferenceItem, type Delta } from '../../db/messages.js';
+import { timeOrderedId } from '../../db/core/ids.js';
 import { readMarksUpdate } from '../../db/read-marks.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
 import { nextThreadNumber, toThreadItem, toThreadReferenceItem, withCopyIfItFits, type ThreadRecord } from '../../db/threads.js';
@@ -72,7 +73,8 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
   }
 
   const number = await nextThreadNumber(markup.id);
-  const threadId = randomUUID();
+  // Time-ordered, so the read marks of threads created one after another sit side by side (`getReadMarksOfPage`).
+  const threadId = timeOrderedId(at);
   const messageId = randomUUID();
   const thread: ThreadRecord = {
     id: threadId,

@@ -1,13 +1,14 @@
 import type { Principal } from '../../auth/principal.js';
 import type { MarkupRecord } from '../../db/items.js';
 import { getMessageReference } from '../../db/messages.js';
-import { getReadMarksOf, type ReadMark } from '../../db/read-marks.js';
+import { getReadMarksOf, getReadMarksOfPage, type ReadMark } from '../../db/read-marks.js';
 import {
   countBefore,
   leafFilter,
   positionIn,
   readIndexRange,
   foldsReadMarks,
+  threadNumberAt,
   type IndexEntry,
   type IndexKind,
   type ThreadIndexState,
@@ -27,8 +28,9 @@ import { toPublicThread, viewerFor } from './views.js';
  * GET /threads on a markup in the indexed layout (`shared/db/thread-index.ts`): a page costs one
  * GetItem of the counters, one Query of at most `offset + limit + 1` keys per selected leaf (at
  * most 8), then side by side one BatchGet of the page's threads (each with its copy of its
- * messages; 100 keys a request) and one of the caller's read marks on them (one key a thread),
- * then a BatchGet of the authors, whatever the markup's size. `offset` reads `offset` more keys per
+ * messages; 100 keys a request) and the caller's read marks on them (one Query of their range for
+ * threads created one after another, as a page in pin order holds, else one key a thread:
+ * `getReadMarksOfPage`), then a BatchGet of the authors, whatever the markup's size. `offset` reads `offset` more keys per
  * leaf; `withThreadOrMessageId` counts the keys before the thread (COUNT Queries, 1 MB of keys
  * each) and then reads the page at that offset. `q` reads threads in the order asked for, at most
  * `SEARCH_THREAD_BUDGET` of them a request, and answers with a cursor that resumes the scan.
@@ -192,7 +194,7 @@ function readMarksOfPage(markupId: string, page: readonly Loaded[], reader: Read
  * The threads of `entries` with their messages, in the entries' order: one BatchGet of the
  * threads, whose copies of their messages come with them (`getMessagesOf` reads the messages of a
  * thread that keeps none), and beside it, for a `reader` on a markup at layout 3, that user's
- * marks on them (one key a thread, known from the entries alone). Before layout 3 the marks are
+ * marks on them (`getReadMarksOfPage`, from the entries alone: ids and numbers). Before layout 3 the marks are
  * read once the messages are known (`readMarksOfPage`).
  */
 async function loadThreads(
@@ -204,7 +206,11 @@ async function loadThreads(
   const [threads, marks] = await Promise.all([
     getThreadRecords(markupId, threadIds),
     reader !== undefined && foldsReadMarks(reader.state) && threadIds.length > 0
-      ? getReadMarksOf(markupId, reader.userId, threadIds)
+      ? getReadMarksOfPage(
+          markupId,
+          reader.userId,
+          entries.map((entry) => ({ id: entry.threadId, number: threadNumberAt(entry.position) })),
+        )
       : undefined,
   ]);
   const found = await getMessagesOf(markupId, threads);

@@ -12,9 +12,9 @@ import {
   listDeliveryAttempts,
   markContinuationQueued,
   recordDeliveryAttempt,
-  timeOrderedId,
   type DeliveryAttemptRecord,
 } from '../../db/webhook-deliveries.js';
+import { timeOrderedId } from '../../db/core/ids.js';
 import {
   allWorkspaceWebhookRegistrations,
   clearWebhookFailing,
