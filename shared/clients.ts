@@ -33,6 +33,16 @@ export function useClients(clients: Partial<Clients>): () => void {
   };
 }
 
+/**
+ * `client` without the SDK's logger middleware. The service gives the SDK no logger, yet that
+ * middleware copies every command's input and output through the SDK's sensitive-data filter for
+ * the no-op logger, which discards them: about 1 ms of CPU on a page of 50 threads.
+ */
+function quiet<T extends { middlewareStack: { remove(name: string): boolean } }>(client: T): T {
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
+}
+
 let given: Partial<Clients> = {};
 let ddb: DynamoDBDocumentClient | undefined;
 let s3: S3Client | undefined;
@@ -45,7 +55,7 @@ export function getDb(): DynamoDBDocumentClient {
   if (given.db) return given.db;
   if (!ddb) {
     const config = getConfig();
-    const client = traced(new DynamoDBClient({ region: config.region, endpoint: config.endpoints.dynamodb, maxAttempts: 3 }));
+    const client = traced(quiet(new DynamoDBClient({ region: config.region, endpoint: config.endpoints.dynamodb, maxAttempts: 3 })));
     ddb = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     });
@@ -58,11 +68,13 @@ export function getS3(): S3Client {
   if (!s3) {
     const config = getConfig();
     s3 = traced(
-      new S3Client({
-        region: config.region,
-        endpoint: config.endpoints.s3,
-        forcePathStyle: config.endpoints.s3 !== undefined,
-      }),
+      quiet(
+        new S3Client({
+          region: config.region,
+          endpoint: config.endpoints.s3,
+          forcePathStyle: config.endpoints.s3 !== undefined,
+        }),
+      ),
     );
   }
   return s3;
@@ -72,7 +84,7 @@ export function getSqs(): SQSClient {
   if (given.sqs) return given.sqs;
   if (!sqs) {
     const config = getConfig();
-    sqs = traced(new SQSClient({ region: config.region, endpoint: config.endpoints.sqs }));
+    sqs = traced(quiet(new SQSClient({ region: config.region, endpoint: config.endpoints.sqs })));
   }
   return sqs;
 }
@@ -80,7 +92,7 @@ export function getSqs(): SQSClient {
 /** KMS, for the exchange-token key of a deployed stack: Sign (auth function) or GetPublicKey once per cold start. */
 export function getKms(): KMSClient {
   if (given.kms) return given.kms;
-  kms ??= traced(new KMSClient({ region: getConfig().region }));
+  kms ??= traced(quiet(new KMSClient({ region: getConfig().region })));
   return kms;
 }
 
@@ -88,7 +100,7 @@ export function getSes(): SESv2Client {
   if (given.ses) return given.ses;
   if (!ses) {
     const config = getConfig();
-    ses = traced(new SESv2Client({ region: config.region, endpoint: config.endpoints.ses }));
+    ses = traced(quiet(new SESv2Client({ region: config.region, endpoint: config.endpoints.ses })));
   }
   return ses;
 }
