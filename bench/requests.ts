@@ -26,9 +26,10 @@ import { fromItem, itemKey, markupCommentUpdate, workspaceMarkupsPartition, type
 import { planKey, savePlan, getPlan } from '../shared/db/plans.js';
 import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../shared/db/messages.js';
 import { getReadMarksOfPage, readMarksUpdate } from '../shared/db/read-marks.js';
-import { getThreadIndexState, readIndexRange, threadIndexWrites, threadNumberAt } from '../shared/db/thread-index.js';
+import { getThreadIndexState, readPageCopies, threadIndexWrites } from '../shared/db/thread-index.js';
 import {
   nextThreadNumber,
+  revisedThread,
   threadKey,
   threadReferenceKey,
   threadRevisionUpdate,
@@ -36,7 +37,7 @@ import {
   toThreadReferenceItem,
   type ThreadRecord,
 } from '../shared/db/threads.js';
-import { batchGet, put, putNew, type TransactItem } from '../shared/db/core/transact.js';
+import { put, putNew, type TransactItem } from '../shared/db/core/transact.js';
 import { usageKey, usagePeriod } from '../shared/db/usage.js';
 import { userKey } from '../shared/db/users.js';
 import { workspaceKey, getWorkspace } from '../shared/db/workspaces.js';
@@ -221,29 +222,16 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
       await get(apiKeyKey(keyId));
       await get(itemKey(listMarkupId));
       await get(workspaceKey(stack.workspaceId));
-      // The cursor key is read once per process; a warm handler has it. The thread index: the
-      // counters, then one Query per leaf, then the page's threads with their messages.
-      const state = await getThreadIndexState(listMarkupId);
-      const ranges = await Promise.all(
-        [...state.counts.keys()].map((leaf) => readIndexRange(listMarkupId, 'pin', leaf, { limit: 51, backward: false })),
+      // The cursor key is read once per process; a warm handler has it. The thread index's
+      // counters, then the page's threads from their page copies (with their messages), then the
+      // caller's marks on them (threads created one after another: one Query of their range).
+      await getThreadIndexState(listMarkupId);
+      const { threads } = await readPageCopies(listMarkupId, { limit: 51, backward: false });
+      await getReadMarksOfPage(
+        listMarkupId,
+        userId,
+        threads.slice(0, 50).map((thread) => ({ id: thread.id, number: thread.number })),
       );
-      const entries = ranges
-        .flatMap((range) => range.entries)
-        .sort((a, b) => a.position.localeCompare(b.position))
-        .slice(0, 50);
-      // The page's threads (each with its copy of its messages) beside the caller's marks on them
-      // (threads created one after another: one Query of their marks' range), then their authors.
-      await Promise.all([
-        batchGet(
-          entries.map((entry) => threadKey(listMarkupId, entry.threadId)),
-          { consistent: true },
-        ),
-        getReadMarksOfPage(
-          listMarkupId,
-          userId,
-          entries.map((entry) => ({ id: entry.threadId, number: threadNumberAt(entry.position) })),
-        ),
-      ]);
       await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } }));
     },
   };
@@ -289,7 +277,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
               seenAt: at,
             },
           ]),
-          ...threadIndexWrites(markup, thread, { ...thread, lastActivityAt: at }),
+          ...threadIndexWrites(markup, thread, revisedThread(thread, at, { message: { put: message } })),
           put({
             PK: `BENCH#${stack.workspaceId}#EVENTS`,
             SK: `${new Date(at).toISOString()}#${message.id}`,

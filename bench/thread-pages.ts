@@ -7,12 +7,11 @@ import { getDb } from '../shared/clients.js';
 import { getConfig } from '../shared/config.js';
 import { apiKeyKey } from '../shared/db/api-keys.js';
 import { fromItem, itemKey, type MarkupRecord } from '../shared/db/items.js';
-import { getReadMarks } from '../shared/db/read-marks.js';
-import { getThreadIndexState, readIndexRange, threadNumberAt } from '../shared/db/thread-index.js';
-import { getReadMarksOfPage } from '../shared/db/read-marks.js';
+import { getReadMarks, getReadMarksOfPage } from '../shared/db/read-marks.js';
+import { getThreadIndexState, readPageCopies } from '../shared/db/thread-index.js';
 import { ORDER_PLANS } from '../shared/domain/comments/thread-pages.js';
 import { DEFAULT_THREAD_ORDER } from '../shared/domain/comments/thread-selection.js';
-import { getConversation, getThreadRecords } from '../shared/db/threads.js';
+import { getConversation } from '../shared/db/threads.js';
 import { getUsers } from '../shared/db/users.js';
 import { workspaceKey } from '../shared/db/workspaces.js';
 import { createWorkspaceKey } from '../shared/domain/organizations/organizations.js';
@@ -166,37 +165,26 @@ export async function benchThreadPages(stack: StackInfo, options: ThreadPagesOpt
   };
   // The same page of today's layout as its DynamoDB floor, on the largest markup: the calls the
   // request makes, straight on the client, as side by side as the request makes them (the access
-  // check beside the counters, the index Queries, then the threads beside the caller's marks).
+  // check beside the counters, the page copies, then the caller's marks on them).
   const largest = markups.at(-1)!;
   const largeMarkup = (await getDb().send(new GetCommand({ TableName, Key: itemKey(largest.markupId), ConsistentRead: true }))).Item!;
   const plan = ORDER_PLANS[DEFAULT_THREAD_ORDER];
   const newPage = async () => {
     await get(apiKeyKey(keyId));
-    const [, state] = await Promise.all([
+    await Promise.all([
       (async () => {
         await get(itemKey(largest.markupId));
         await get(workspaceKey(largeMarkup.workspaceId as string));
       })(),
       getThreadIndexState(largest.markupId),
     ]);
-    const ranges = await Promise.all(
-      [...state.counts.keys()].map((leaf) => readIndexRange(largest.markupId, plan.kind, leaf, { limit: 51, backward: plan.backward })),
+    const { threads: copies } = await readPageCopies(largest.markupId, { limit: 51, backward: plan.backward });
+    const threads = copies.slice(0, 50);
+    await getReadMarksOfPage(
+      largest.markupId,
+      authorIds[0]!,
+      threads.map((thread) => ({ id: thread.id, number: thread.number })),
     );
-    const entries = ranges
-      .flatMap((range) => range.entries)
-      .sort((a, b) => (plan.backward ? b.position.localeCompare(a.position) : a.position.localeCompare(b.position)))
-      .slice(0, 50);
-    const [threads] = await Promise.all([
-      getThreadRecords(
-        largest.markupId,
-        entries.map((entry) => entry.threadId),
-      ),
-      getReadMarksOfPage(
-        largest.markupId,
-        authorIds[0]!,
-        entries.map((entry) => ({ id: entry.threadId, number: threadNumberAt(entry.position) })),
-      ),
-    ]);
     if (threads.length !== 50 || threads.some((thread) => thread.messages === undefined))
       throw new Error('the floor read no page of copies');
     await getUsers([...new Set(threads.flatMap((thread) => [thread.userId, ...thread.messages!.map((message) => message.userId)]))]);

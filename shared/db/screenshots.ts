@@ -1,8 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import { threadKey, type ScreenshotRecord } from './threads.js';
-import { transactUnlessConditionFails, updateIfConditionHolds, type TransactItem } from './core/transact.js';
+import { pageCopyPut } from './thread-index.js';
+import { getThreadRecord, threadKey, type ScreenshotRecord, type ThreadRecord } from './threads.js';
+import { fromFreshReads, STALE, transactUnlessConditionFails, type TransactItem } from './core/transact.js';
 
 /**
  * A thread's screenshot is a field of the thread record (`screenshot`), so attaching, replacing and
@@ -38,7 +39,9 @@ export type ScreenshotOutcome = { thumbnailKey: string } | { processingError: st
 /**
  * Records the end of a screenshot's processing, only while the thread still holds that screenshot
  * and it is still processing. Answers false when it was replaced, deleted or settled meanwhile: then
- * this outcome belongs to nobody. `also` (the outcome's outbox event) commits in the same transaction.
+ * this outcome belongs to nobody. The thread's page copy (`thread-index.ts`) is written with it, so
+ * the write holds only at the revision read: another change of the thread in between (a reply)
+ * makes it read again. `also` (the outcome's outbox event) commits in the same transaction.
  */
 export async function settleScreenshot(
   markupId: string,
@@ -49,14 +52,33 @@ export async function settleScreenshot(
 ): Promise<boolean> {
   const [field, value] = 'thumbnailKey' in outcome ? ['thumbnailKey', outcome.thumbnailKey] : ['processingError', outcome.processingError];
   const at = options.at ?? Date.now();
-  const update = {
-    TableName: getConfig().tableName,
-    Key: threadKey(markupId, threadId),
-    UpdateExpression: 'SET screenshot.isProcessing = :false, screenshot.#field = :value, screenshot.modifiedAt = :at ADD revision :one',
-    ConditionExpression: 'screenshot.id = :id AND screenshot.isProcessing = :true',
-    ExpressionAttributeNames: { '#field': field },
-    ExpressionAttributeValues: { ':false': false, ':true': true, ':value': value, ':at': at, ':id': screenshotId, ':one': 1 },
-  };
-  if (!options.also?.length) return updateIfConditionHolds(update);
-  return (await transactUnlessConditionFails([{ Update: update }, ...options.also])) === undefined;
+  return fromFreshReads(`Thread ${threadId}`, async () => {
+    const thread = await getThreadRecord(markupId, threadId);
+    if (thread?.screenshot?.id !== screenshotId || !thread.screenshot.isProcessing) return false;
+    const after: ThreadRecord = {
+      ...thread,
+      revision: thread.revision + 1,
+      screenshot: { ...thread.screenshot, isProcessing: false, [field]: value, modifiedAt: at },
+    };
+    const update = {
+      TableName: getConfig().tableName,
+      Key: threadKey(markupId, threadId),
+      UpdateExpression: 'SET screenshot.isProcessing = :false, screenshot.#field = :value, screenshot.modifiedAt = :at, revision = :next',
+      ConditionExpression: 'revision = :revision AND screenshot.id = :id AND screenshot.isProcessing = :true',
+      ExpressionAttributeNames: { '#field': field },
+      ExpressionAttributeValues: {
+        ':false': false,
+        ':true': true,
+        ':value': value,
+        ':at': at,
+        ':id': screenshotId,
+        ':revision': thread.revision,
+        ':next': after.revision,
+      },
+    };
+    const failed = await transactUnlessConditionFails([{ Update: update }, pageCopyPut(after), ...(options.also ?? [])]);
+    // The thread changed since it was read: read it again (and find the screenshot settled, replaced, or still to settle).
+    if (failed === 0) return STALE;
+    return failed === undefined;
+  });
 }

@@ -11,6 +11,11 @@ import {
   indexItemsOf,
   LAYOUT_1_PREFIX,
   leafOf,
+  deletePageCopyOfGoneThread,
+  pageCopiesOf,
+  pageCopyPartition,
+  pageCopyPut,
+  putPageCopyIfUnchanged,
   THREAD_INDEX_LAYOUT,
   threadIndexStateKey,
 } from './thread-index.js';
@@ -62,7 +67,8 @@ export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'ima
         queryPrefix(markupPartition(markup.id), LAYOUT_1_PREFIX, { consistent: true }),
       ]);
       const wanted = new Map(threads.flatMap((thread) => indexItemsOf(markup, thread)).map((item) => [indexItemId(item), item]));
-      const present = new Map(existing.map((key) => [indexItemId(key), key]));
+      // The page copies are threads, not keys of the conversation's index: kept below.
+      const present = new Map(existing.filter((key) => key.PK !== pageCopyPartition(markup.id)).map((key) => [indexItemId(key), key]));
       const missing = [...wanted.entries()].filter(([id]) => !present.has(id)).map(([, item]) => item);
       const stray = [
         ...[...present.entries()].filter(([id]) => !wanted.has(id)).map(([, key]) => key),
@@ -74,12 +80,20 @@ export async function backfillThreadIndex(markup: Pick<MarkupRecord, 'id' | 'ima
       put += missing.length;
       deleted += stray.length;
       await failIfArmed('backfill-before-copies', markup.id);
-      // Layout 3: every thread keeps a copy of its messages, and each user's marks on a thread are one item.
+      // Layout 3: every thread keeps a copy of its messages, and each user's marks on a thread are one
+      // item. Layout 4: every thread has its page copy, at its revision (its writes keep it so).
+      const copies = await pageCopiesOf(markup.id);
       for (const thread of threads) {
-        if (copyIsCurrent(thread, messages.get(thread.id) ?? [])) continue;
-        // The thread changed since the conversation was read: that write moved `writes`, so read it all again.
-        if (!(await embedMessages(thread, messages.get(thread.id) ?? []))) return AGAIN;
+        if (!copyIsCurrent(thread, messages.get(thread.id) ?? [])) {
+          // The thread changed since the conversation was read: that write moved `writes`, so read it all again.
+          if (!(await embedMessages(thread, messages.get(thread.id) ?? [], (embedded) => [pageCopyPut(embedded)]))) return AGAIN;
+          continue;
+        }
+        const copy = copies.get(thread.number);
+        if ((copy?.threadId !== thread.id || copy.revision !== thread.revision) && !(await putPageCopyIfUnchanged(thread))) return AGAIN;
       }
+      const numbers = new Set(threads.map((thread) => thread.number));
+      for (const [number, copy] of copies) if (!numbers.has(number)) await deletePageCopyOfGoneThread(markup.id, number, copy.threadId);
       await foldLegacyReadMarks(markup.id);
       const counts = new Map<string, number>();
       for (const thread of threads)

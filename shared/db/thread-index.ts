@@ -4,8 +4,9 @@ import { getDb } from '../clients.js';
 import type { MarkupRecord } from './items.js';
 import { markupPartition } from './markup-records.js';
 import { queryPrefix } from './core/paging.js';
-import { batchDelete, type TransactItem } from './core/transact.js';
-import type { ThreadRecord } from './threads.js';
+import { recordOf } from './core/table.js';
+import { batchDelete, transactUnlessConditionFails, type TransactItem } from './core/transact.js';
+import { threadKey, threadUnchanged, withCopyIfItFits, type ThreadRecord } from './threads.js';
 
 /**
  * The thread index: what lets one page of GET /threads cost the same on a markup of 50 threads as
@@ -75,10 +76,12 @@ import type { ThreadRecord } from './threads.js';
  * page of a markup before layout 3 reads its messages by key and its marks a key a message.
  */
 
-export const THREAD_INDEX_LAYOUT = 3;
+export const THREAD_INDEX_LAYOUT = 4;
 
 /** Whether a page may read the caller's marks a key a thread (layout 3: no message mark is an item of its own). */
 export const foldsReadMarks = (state: Pick<ThreadIndexState, 'layout'>) => (state.layout ?? 0) >= 3;
+/** Whether every thread of the markup has its page copy (layout 4), so the default page may read them. */
+export const keepsPageCopies = (state: Pick<ThreadIndexState, 'layout'>) => (state.layout ?? 0) >= 4;
 export type IndexKind = 'pin' | 'page' | 'time' | 'prio' | 'prioDesc' | 'act';
 const KINDS: readonly IndexKind[] = ['pin', 'page', 'time', 'prio', 'prioDesc', 'act'];
 
@@ -87,6 +90,24 @@ export const threadIndexStateKey = (markupId: string) => ({ PK: markupPartition(
 export const indexPartition = (markupId: string, kind: IndexKind, leaf: string) => `TIX#${markupId}#${kind}#${leaf}`;
 /** Sort-key prefix of layout 1's index items in the markup's partition; only the backfill still reads them (to remove them). */
 export const LAYOUT_1_PREFIX = 'TIX#';
+
+/** The pseudo-leaf of the page copies: every thread, whatever its resolved state and view mode (no counter of its own). */
+export const ALL_LEAVES = '*';
+
+/** The partition of a markup's page copies (layout 4, above). */
+export const pageCopyPartition = (markupId: string) => indexPartition(markupId, 'pin', ALL_LEAVES);
+/** The key of a thread's page copy (layout 4, above): its place in pin order among all the markup's threads. */
+export const pageCopyKey = (markupId: string, number: number) => ({ PK: pageCopyPartition(markupId), SK: sortableNumber(number) });
+
+/** A thread's page copy: the thread item as stored (with its copy of its messages while it fits) under `pageCopyKey`. */
+export function pageCopyItem(thread: ThreadRecord): Record<string, unknown> {
+  return { ...withCopyIfItFits(thread), ...pageCopyKey(thread.markupId, thread.number), entity: 'ThreadPageCopy' };
+}
+
+/** The transaction item that writes `thread`'s page copy as the thread is written. */
+export const pageCopyPut = (thread: ThreadRecord): TransactItem => ({
+  Put: { TableName: getConfig().tableName, Item: pageCopyItem(thread) },
+});
 
 /** The leaf of a thread: its resolved state and view mode id. */
 export function leafOf(resolved: boolean, viewModeId: string | undefined): string {
@@ -169,7 +190,9 @@ export const indexItemId = (item: Record<string, unknown>) => `${item.PK as stri
  * for a creation), `after` as written (none for a deletion). Keys common to both are left alone (a
  * transaction may not touch one item twice); the leaf counters move when the leaf changes (the
  * counter of an unchanged leaf is touched by 0, so every leaf holding index items has one); `writes`
- * always moves. `initialize` (the markup's first thread) marks the markup as indexed.
+ * always moves; the thread's page copy is put as `after` (which must be the thread as written, at
+ * its new revision) or deleted with the thread. `initialize` (the markup's first thread) marks the
+ * markup as indexed.
  */
 export function threadIndexWrites(
   markup: Pick<MarkupRecord, 'id' | 'images'>,
@@ -215,6 +238,8 @@ export function threadIndexWrites(
       ExpressionAttributeValues: values,
     },
   });
+  if (after) items.push(pageCopyPut(after));
+  else if (before) items.push({ Delete: { TableName, Key: pageCopyKey(markup.id, before.number) } });
   return items;
 }
 
@@ -285,6 +310,68 @@ export async function readIndexRange(
 }
 
 /**
+ * Up to `limit` page copies in pin order, forward or `backward`, strictly after `after` (a
+ * position) when given: one consistent Query (more only if DynamoDB's 1 MB page ends first, at
+ * about 4 KB a thread of three messages some 250 copies). Answers the threads as stored and
+ * whether more follow.
+ */
+export async function readPageCopies(
+  markupId: string,
+  options: { limit: number; backward: boolean; after?: string },
+): Promise<{ threads: ThreadRecord[]; more: boolean }> {
+  const PK = pageCopyPartition(markupId);
+  const threads: ThreadRecord[] = [];
+  let start: Record<string, unknown> | undefined = options.after === undefined ? undefined : { PK, SK: options.after };
+  do {
+    const result = await getDb().send(
+      new QueryCommand({
+        TableName: getConfig().tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': PK },
+        ScanIndexForward: !options.backward,
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+        Limit: options.limit - threads.length,
+      }),
+    );
+    for (const item of result.Items ?? []) threads.push(recordOf<ThreadRecord>(item));
+    start = result.LastEvaluatedKey;
+  } while (start && threads.length < options.limit);
+  return { threads, more: start !== undefined };
+}
+
+/** Every page copy of a markup, by thread number: its thread and revision (`threads backfill`). */
+export async function pageCopiesOf(markupId: string): Promise<Map<number, { threadId: string; revision: number }>> {
+  const items = await queryPrefix(pageCopyPartition(markupId), undefined, { consistent: true });
+  return new Map(items.map((item) => [Number(item.number), { threadId: item.id as string, revision: Number(item.revision) }]));
+}
+
+/**
+ * Deletes the page copy of a thread that is gone (an older release deleted it without its copy),
+ * only while its thread item is absent: a thread created since the copies were listed keeps its own.
+ */
+export async function deletePageCopyOfGoneThread(markupId: string, number: number, threadId: string): Promise<void> {
+  await transactUnlessConditionFails([
+    {
+      ConditionCheck: {
+        TableName: getConfig().tableName,
+        Key: threadKey(markupId, threadId),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    { Delete: { TableName: getConfig().tableName, Key: pageCopyKey(markupId, number) } },
+  ]);
+}
+
+/**
+ * Writes a thread's page copy as read, only while the thread is still at that revision (a write
+ * since wrote its own copy): `threads backfill`. Answers false when the thread changed or went away.
+ */
+export async function putPageCopyIfUnchanged(thread: ThreadRecord): Promise<boolean> {
+  return (await transactUnlessConditionFails([threadUnchanged(thread), pageCopyPut(thread)])) === undefined;
+}
+
+/**
  * How many entries of one leaf come strictly before `position` in the order of `kind` (COUNT
  * Queries, no items returned; DynamoDB still reads the keys, 1 MB a request: this grows with the
  * position).
@@ -317,10 +404,10 @@ export async function countBefore(
 
 /**
  * Keys of every index item of a markup in the current layout: the partitions of each counted leaf and kind (`leaves`:
- * `ThreadIndexState.counted`).
+ * `ThreadIndexState.counted`), and the page copies' (what a markup's deletion removes).
  */
 export async function indexItemKeysOf(markupId: string, leaves: readonly string[]): Promise<{ PK: string; SK: string }[]> {
-  const partitions = leaves.flatMap((leaf) => KINDS.map((kind) => indexPartition(markupId, kind, leaf)));
+  const partitions = [...leaves.flatMap((leaf) => KINDS.map((kind) => indexPartition(markupId, kind, leaf))), pageCopyPartition(markupId)];
   const keys = await Promise.all(partitions.map((PK) => queryPrefix(PK, undefined, { consistent: true })));
   return keys.flat().map((item) => ({ PK: item.PK as string, SK: item.SK as string }));
 }
@@ -349,6 +436,7 @@ export function threadIndexSeedItems(
     counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] = (counts[`c:${leafOf(thread.resolved, thread.viewModeId)}`] ?? 0) + 1;
   return [
     ...threads.flatMap((thread) => indexItemsOf(markup, thread)),
+    ...(layout >= 4 ? threads.map(pageCopyItem) : []),
     { ...threadIndexStateKey(markup.id), entity: 'ThreadIndexState', layout, writes: 0, ...counts },
   ];
 }

@@ -5,7 +5,7 @@ import { markupPartition } from './markup-records.js';
 import type { MessageRecord } from './messages.js';
 import { queryPrefix } from './core/paging.js';
 import { recordOf } from './core/table.js';
-import { batchGet, updateIfConditionHolds, type TransactItem } from './core/transact.js';
+import { batchGet, transactUnlessConditionFails, type TransactItem } from './core/transact.js';
 
 /**
  * Threads, their messages (`messages.ts`) and per-user read marks (`read-marks.ts`) live in the
@@ -334,6 +334,36 @@ const copyAfter = (messages: readonly MessageRecord[], change: MessageChange) =>
     (message) => message,
   ).sort(byCreation);
 
+export interface RevisionChanges {
+  priority?: number | null;
+  message?: MessageChange;
+}
+
+/** The thread as `threadRevisionUpdate` leaves it: what its index items and its page copy are written from. */
+export function revisedThread(thread: ThreadRecord, at: number, changes: RevisionChanges = {}): ThreadRecord {
+  const after: ThreadRecord = {
+    ...thread,
+    revision: thread.revision + 1,
+    lastActivityAt: at,
+    ...(changes.priority !== undefined ? { priority: changes.priority, modifiedAt: at } : {}),
+  };
+  const change = changes.message;
+  if (change && thread.messages !== undefined) {
+    const messages = copyAfter(thread.messages, change);
+    after.messageIds = messages.map((message) => message.id);
+    if (copyFits(thread, messages)) after.messages = messages;
+    else delete after.messages;
+  } else if (change && thread.messageIds !== undefined) {
+    after.messageIds = applyChange(
+      thread.messageIds,
+      change,
+      (id) => id,
+      (message) => message.id,
+    );
+  }
+  return after;
+}
+
 /**
  * Moves a thread from the revision that was read to the next one, as activity (a new or changed
  * message, the `activity` order) and, with `priority`, a new priority (PATCH /messages/:id). With
@@ -342,33 +372,22 @@ const copyAfter = (messages: readonly MessageRecord[], change: MessageChange) =>
  * that next revision as its `threadRevision`. Fails when the thread changed or went away since it
  * was read.
  */
-export function threadRevisionUpdate(
-  thread: ThreadRecord,
-  at: number,
-  changes: { priority?: number | null; message?: MessageChange } = {},
-): TransactItem {
+export function threadRevisionUpdate(thread: ThreadRecord, at: number, changes: RevisionChanges = {}): TransactItem {
+  const after = revisedThread(thread, at, changes);
   const priority = changes.priority !== undefined;
   const sets = ['revision = :next', 'lastActivityAt = :at', ...(priority ? ['priority = :priority', 'modifiedAt = :at'] : [])];
   const removes: string[] = [];
-  const values: Record<string, unknown> = { ':revision': thread.revision, ':next': thread.revision + 1, ':at': at };
+  const values: Record<string, unknown> = { ':revision': thread.revision, ':next': after.revision, ':at': at };
   if (priority) values[':priority'] = changes.priority;
-  const change = changes.message;
-  if (change && thread.messages !== undefined) {
-    const messages = copyAfter(thread.messages, change);
+  if (changes.message && (thread.messages !== undefined || thread.messageIds !== undefined)) {
     sets.push('messageIds = :ids');
-    values[':ids'] = messages.map((message) => message.id);
-    if (copyFits(thread, messages)) {
+    values[':ids'] = after.messageIds;
+  }
+  if (changes.message && thread.messages !== undefined) {
+    if (after.messages !== undefined) {
       sets.push('messages = :messages');
-      values[':messages'] = messages;
+      values[':messages'] = after.messages;
     } else removes.push('messages');
-  } else if (change && thread.messageIds !== undefined) {
-    sets.push('messageIds = :ids');
-    values[':ids'] = applyChange(
-      thread.messageIds,
-      change,
-      (id) => id,
-      (message) => message.id,
-    );
   }
   return {
     Update: {
@@ -387,20 +406,32 @@ export function threadRevisionUpdate(
  * older release left behind its messages. Answers false when the thread changed or went away
  * meanwhile; a thread whose messages do not fit keeps no copy (`messageIds` only).
  */
-export async function embedMessages(thread: ThreadRecord, messages: readonly MessageRecord[]): Promise<boolean> {
+export async function embedMessages(
+  thread: ThreadRecord,
+  messages: readonly MessageRecord[],
+  also: (embedded: ThreadRecord) => TransactItem[] = () => [],
+): Promise<boolean> {
   const sorted = [...messages].sort(byCreation);
   const fit = copyFits(thread, sorted);
-  return updateIfConditionHolds({
-    TableName: getConfig().tableName,
-    Key: threadKey(thread.markupId, thread.id),
-    UpdateExpression: `SET messageIds = :ids${fit ? ', messages = :messages' : ' REMOVE messages'}`,
-    ConditionExpression: 'revision = :revision',
-    ExpressionAttributeValues: {
-      ':revision': thread.revision,
-      ':ids': sorted.map((message) => message.id),
-      ...(fit ? { ':messages': sorted } : {}),
+  const { messages: _old, ...rest } = thread;
+  const embedded: ThreadRecord = { ...rest, messageIds: sorted.map((message) => message.id), ...(fit ? { messages: sorted } : {}) };
+  const failed = await transactUnlessConditionFails([
+    {
+      Update: {
+        TableName: getConfig().tableName,
+        Key: threadKey(thread.markupId, thread.id),
+        UpdateExpression: `SET messageIds = :ids${fit ? ', messages = :messages' : ' REMOVE messages'}`,
+        ConditionExpression: 'revision = :revision',
+        ExpressionAttributeValues: {
+          ':revision': thread.revision,
+          ':ids': embedded.messageIds,
+          ...(fit ? { ':messages': sorted } : {}),
+        },
+      },
     },
-  });
+    ...also(embedded),
+  ]);
+  return failed === undefined;
 }
 
 /**

@@ -7,7 +7,7 @@ import { SCREENSHOT_THUMBNAIL_WIDTH } from '../../shared/convert/screenshots.js'
 import { call, makeOrganization } from '../support/api.js';
 import { setPlan } from '../support/fixtures.js';
 import { makeMemberKey } from '../support/items.js';
-import { createThread, makeTypedMarkup } from '../support/threads.js';
+import { createThread, makeTypedMarkup, pageCopiesOutOfStep } from '../support/threads.js';
 import { pngBytes, postToStorage, uploadFile, type PolicyAnswer } from '../support/uploads.js';
 
 type Org = Awaited<ReturnType<typeof makeOrganization>>;
@@ -114,7 +114,7 @@ const problemOf = (response: { status: number; headers: Headers; body: any }) =>
 
 describe('screenshot flow: policy, post to storage, PUT screenshot, GET screenshot (Threads: Screenshot flow)', { timeout: 90_000 }, () => {
   it('attaches a posted screenshot, answers it processing, and the worker makes a thumbnail inside 400x300', async () => {
-    const { org, threadId } = await makeThreadFixture();
+    const { org, markup, threadId } = await makeThreadFixture();
     const bytes = await pngBytes(1200, 800);
 
     const { screenshot } = await attach(org.workspaceKey, threadId, { bytes }, { type: 'extension', originalFilename: 'page.png' });
@@ -145,6 +145,8 @@ describe('screenshot flow: policy, post to storage, PUT screenshot, GET screensh
     expect(thumbnail.status).toBe(200);
     // 1200x800 fitted inside the box keeps its 3:2 shape: the width fills it, the height stays under it.
     expect(await sharp(thumbnailBytes).metadata()).toMatchObject({ width: SCREENSHOT_THUMBNAIL_WIDTH, height: 267 });
+    // The worker's write of the thread wrote its page copy too: a page shows the screenshot as settled.
+    expect(await pageCopiesOutOfStep(markup.id)).toEqual([]);
   });
 
   it('shows the thread as having a screenshot, and counts its bytes as images once', async () => {
@@ -225,6 +227,7 @@ describe('screenshot processing failure (Events: comment_screenshot_failed)', { 
     expect(processed.processingError).toMatch(/could not be read as an image/);
     expect(processed.thumbnailUrl).toBeUndefined();
     expect(events).toEqual([expect.objectContaining({ markupId: markup.id, threadId })]);
+    expect(await pageCopiesOutOfStep(markup.id)).toEqual([]);
   });
 });
 

@@ -10,7 +10,7 @@ import type { MarkupRecord } from '../../shared/db/items.js';
 import { markupPartition } from '../../shared/db/markup-records.js';
 import { messageReferenceKey } from '../../shared/db/messages.js';
 import { queryPrefix } from '../../shared/db/core/paging.js';
-import { indexPartition, leafOf } from '../../shared/db/thread-index.js';
+import { indexPartition, leafOf, pageCopyPartition } from '../../shared/db/thread-index.js';
 import { threadReferenceKey } from '../../shared/db/threads.js';
 import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations/organizations.js';
@@ -220,13 +220,15 @@ describe('a page of threads costs the same DynamoDB requests and bytes whatever 
     ).toBe(true);
     expect(listed.filter((thread) => !large.readByCaller.has(thread.id)).every((thread) => !thread.read)).toBe(true);
 
-    // The API key, the markup, its workspace and the index counters (GetItem); one index Query per
-    // leaf (open and resolved x three view modes); the page's threads with their copies of their
-    // messages (one BatchGet) beside the caller's marks on them (threads created one after another:
-    // one Query of the range their marks span), then the authors (one BatchGet).
-    const expected = { GetItemCommand: 4, QueryCommand: 6 + 1, BatchGetItemCommand: 1 + 1 };
+    // The API key, the markup, its workspace and the index counters (GetItem); the page's threads
+    // from their page copies, each with its copy of its messages (one Query of 51, in pin order
+    // across every leaf); the caller's marks on them (threads created one after another: one Query
+    // of the range their marks span), then the authors (one BatchGet): the old layout's 7 calls.
+    const expected = { GetItemCommand: 4, QueryCommand: 1 + 1, BatchGetItemCommand: 1 };
     expect(fifty.counts).toEqual(expected);
     expect(fiveThousand.counts).toEqual(expected);
+    const copies = fiveThousand.calls.find((c) => c.command === 'QueryCommand' && !c.input.KeyConditionExpression?.includes('BETWEEN'));
+    expect(copies?.input).toMatchObject({ ExpressionAttributeValues: { ':pk': pageCopyPartition(large.markup.id) }, Limit: 51 });
     const marks = fiveThousand.calls.filter((c) => c.command === 'QueryCommand' && c.input.KeyConditionExpression?.includes('BETWEEN'));
     expect(marks).toHaveLength(1);
     expect(marks[0]!.input.Limit).toBe(100);
@@ -283,6 +285,26 @@ describe('a page of threads costs the same DynamoDB requests and bytes whatever 
     // The two API threads were active last (the reply on 5,000 latest), then the seeded ones from the highest number down.
     expect([...seen].slice(0, 4)).toEqual([5000, 4999, 4998, 4997]);
   });
+
+  it.each(['pin_asc', 'pin_desc'])(
+    'pages through 5,000 threads in %s order from the page copies following cursorId, as the index lists them by offset',
+    async (order) => {
+      let cursorId: string | undefined;
+      for (let page = 0; page < 3; page += 1) {
+        const copied = await listThreads(large.markup.id, { order, limit: 50, cursorId });
+        const indexed = await listThreads(large.markup.id, { order, limit: 50, offset: page * 50 });
+        expect(copied.result.status).toBe(200);
+        expect(copied.counts).toEqual({ GetItemCommand: 4, QueryCommand: 2, BatchGetItemCommand: 1 });
+        // An offset reads the index, one Query a leaf (the first page, offset 0, reads the copies too).
+        if (page > 0) expect(indexed.counts.QueryCommand).toBeGreaterThan(2);
+        const numbers = copied.result.body.data.threads.map((thread: any) => thread.number);
+        expect(numbers).toEqual(Array.from({ length: 50 }, (_, i) => (order === 'pin_asc' ? page * 50 + i + 1 : 5000 - page * 50 - i)));
+        expect(copied.result.body.data.threads).toEqual(indexed.result.body.data.threads);
+        expect(copied.result.body.data.total).toBe(5000);
+        cursorId = copied.result.body.data.cursorId;
+      }
+    },
+  );
 
   it('opens the page of a thread deep in the list by withThreadOrMessageId and by offset', async () => {
     const target = large.seededThreadIds[3999]!; // number 4000

@@ -12,11 +12,13 @@ import { toMessageItem, toMessageReferenceItem } from '../../shared/db/messages.
 import { armFault, installFaultHook } from '../../shared/db/core/faults.js';
 import { markupPartition } from '../../shared/db/markup-records.js';
 import { queryPrefix } from '../../shared/db/core/paging.js';
+import { recordOf } from '../../shared/db/core/table.js';
 import {
   getThreadIndexState,
   indexItemKeysOf,
   indexItemsOf,
   leafOf,
+  pageCopyPartition,
   THREAD_INDEX_LAYOUT,
   threadIndexStateKey,
 } from '../../shared/db/thread-index.js';
@@ -29,7 +31,7 @@ import { runAdmin } from '../support/processes.js';
 import { addMember } from '../support/conversations.js';
 import { countRequests, invokeHandler } from '../support/request-count.js';
 import { legacyMessageMarkItem, seedConversation, type SeededThread } from '../support/thread-seed.js';
-import { createThread, DESKTOP, makeTypedMarkup, MOBILE, reply, TABLET } from '../support/threads.js';
+import { BROWSER_CONTEXT, createThread, DESKTOP, makeTypedMarkup, MOBILE, pageCopiesOutOfStep, reply, TABLET } from '../support/threads.js';
 
 /**
  * Markups written before the thread index (issue 13's migration): the list reads only the index
@@ -247,7 +249,7 @@ describe('markups in the old layout', () => {
     expect(await answersOf(markup.id)).toEqual(await answersOf(twin.id));
   });
 
-  it('a layout 2 markup answers the same pages before and after the backfill moves it to layout 3: threads get copies of their messages, message marks fold into one item a reader and thread, and a page reads one key a thread', async () => {
+  it('a layout 2 markup answers the same pages before and after the backfill moves it to the current layout: threads get copies of their messages and page copies, message marks fold into one item a reader and thread, and a page reads its threads from their page copies', async () => {
     const other = await addMember(org.workspaceId);
     const markup = await makeTypedMarkup(org, 'webpage');
     const seeded = await seedConversation(markup, {
@@ -277,23 +279,29 @@ describe('markups in the old layout', () => {
     const migrated = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
 
     expect(migrated.status).toBe(0);
-    expect(migrated.json.markups).toEqual([expect.objectContaining({ markupId: markup.id, threads: 12, layout: 3 })]);
-    expect((await getThreadIndexState(markup.id)).layout).toBe(3);
+    expect(migrated.json.markups).toEqual([expect.objectContaining({ markupId: markup.id, threads: 12, layout: THREAD_INDEX_LAYOUT })]);
+    expect((await getThreadIndexState(markup.id)).layout).toBe(THREAD_INDEX_LAYOUT);
     expect(await legacyMarks()).toEqual([]);
     const { threads, messages } = await getConversation(markup.id);
     for (const thread of threads) expect(thread.messages).toEqual(messages.get(thread.id));
+    const copies = await queryPrefix(pageCopyPartition(markup.id), undefined, { consistent: true });
+    expect(copies.map((copy) => recordOf(copy))).toEqual([...threads].sort((a, b) => a.number - b.number));
     expect(await pageOf()).toEqual(before);
     expect(await answersOf(markup.id)).toEqual(answersBefore);
     const counted = await countRequests(() =>
       invokeHandler(threadsFunction, 'GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id, limit: 50 } }),
     );
     expect(counted.result.body.data).toEqual(before);
-    // The threads (with their messages) and the caller's marks, one key a thread each, then the authors.
+    // The threads (with their messages) from their page copies, one Query; the caller's marks, one key
+    // a thread (threads from before time-ordered ids), then the authors.
     const batchKeys = counted.calls
       .filter((entry) => entry.command === 'BatchGetItemCommand')
       .map((entry) => Object.values(entry.input.RequestItems as Record<string, { Keys: unknown[] }>)[0]!.Keys.length);
-    expect(batchKeys.slice(0, 2)).toEqual([12, 12]);
-    expect(batchKeys).toHaveLength(3);
+    expect(batchKeys[0]).toBe(12);
+    expect(batchKeys).toHaveLength(2);
+    expect(
+      counted.calls.filter((entry) => entry.command === 'QueryCommand').map((entry) => entry.input.ExpressionAttributeValues[':pk']),
+    ).toEqual([pageCopyPartition(markup.id)]);
   });
 
   it('a layout 2 markup shows a message read by its later mark when its legacy mark is older (the mark written after the upgrade is an attribute; both are read)', async () => {
@@ -432,13 +440,62 @@ describe('markups in the old layout', () => {
     expect(after.threads[0].messages.map((message: any) => message.id)).toEqual(kept.messageIds!.slice(0, -1));
   });
 
+  it('every write of a thread writes its page copy in the same transaction: create, reply, edit, priority, delete a message, resolve, reopen, move the pin, delete the thread, and writes racing on one thread', async () => {
+    const markup = await makeTypedMarkup(org, 'webpage');
+    const [first, second, third] = [
+      await createThread(org.workspaceKey, markup),
+      await createThread(org.workspaceKey, markup, { viewModeId: TABLET }),
+      await createThread(org.workspaceKey, markup),
+    ];
+    const replied = await reply(org.workspaceKey, first.id, { content: 'A reply' });
+    const ok = (response: { status: number; body: unknown }) => expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
+    ok(await call('PATCH', `/messages/${replied.id}`, { key: org.workspaceKey, body: { content: 'An edited reply', priority: 2 } }));
+    ok(await call('PATCH', `/messages/${first.messages[0].id}`, { key: org.workspaceKey, body: { priority: 5 } }));
+    await reply(org.workspaceKey, second.id, { content: 'Another reply' });
+    const doomed = await reply(org.workspaceKey, second.id, { content: 'A reply to delete' });
+    ok(await call('DELETE', `/messages/${doomed.id}`, { key: org.workspaceKey }));
+    ok(await call('POST', `/threads/${second.id}/resolve`, { key: org.workspaceKey }));
+    ok(await call('POST', `/threads/${first.id}/resolve`, { key: org.workspaceKey }));
+    ok(await call('POST', `/threads/${first.id}/unresolve`, { key: org.workspaceKey }));
+    ok(
+      await call('PATCH', `/threads/${first.id}/move-pin`, {
+        key: org.workspaceKey,
+        body: {
+          url: 'https://example.com/pricing',
+          canonicalUrl: 'https://example.com/pricing',
+          elements: [{ elementPath: 'html > body > main > button', offsetXPercentage: 80, offsetYPercentage: 20 }],
+          elementParents: [
+            { url: 'https://example.com/pricing', canonicalUrl: 'https://example.com/pricing', path: 'html > body > main', depth: 2 },
+          ],
+          browserContext: { ...BROWSER_CONTEXT, viewportWidth: 1280 },
+        },
+      }),
+    );
+    ok(await call('DELETE', `/threads/${third.id}`, { key: org.workspaceKey }));
+    expect(await pageCopiesOutOfStep(markup.id)).toEqual([]);
+
+    for (let round = 0; round < 5; round += 1) {
+      await Promise.all([
+        ...Array.from({ length: 6 }, (_, i) => reply(org.workspaceKey, first.id, { content: `Round ${round}, reply ${i}` })),
+        call('POST', `/threads/${first.id}/${round % 2 === 0 ? 'resolve' : 'unresolve'}`, { key: org.workspaceKey }),
+        call('PATCH', `/messages/${replied.id}`, { key: org.workspaceKey, body: { content: `Edited in round ${round}` } }),
+      ]);
+      expect(await pageCopiesOutOfStep(markup.id)).toEqual([]);
+    }
+    const page = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data;
+    const one = (await call('GET', `/threads/${first.id}`, { key: org.workspaceKey })).body.data;
+    expect(page.threads.map((thread: any) => thread.number)).toEqual([1, 2]);
+    expect(page.threads[0]).toEqual(one);
+  }, 120_000);
+
   it('deleting a markup removes its index partitions with its threads', async () => {
     const markup = await makeTypedMarkup(org, 'webpage');
     const threads = [await createThread(org.workspaceKey, markup), await createThread(org.workspaceKey, markup, { viewModeId: TABLET })];
     expect((await call('POST', `/threads/${threads[0].id}/resolve`, { key: org.workspaceKey })).status).toBe(200);
     const leaves = (await getThreadIndexState(markup.id)).counted;
     expect(leaves.length).toBeGreaterThanOrEqual(3);
-    expect(await indexItemKeysOf(markup.id, leaves)).toHaveLength(2 * 6);
+    // Six index items and a page copy a thread.
+    expect(await indexItemKeysOf(markup.id, leaves)).toHaveLength(2 * 7);
 
     expect((await call('DELETE', `/markups/${markup.id}`, { key: org.workspaceKey })).status).toBe(204);
 
@@ -457,7 +514,8 @@ describe('markups in the old layout', () => {
     // A reply moves the thread in the activity order only: its leaf is unchanged.
     await reply(org.workspaceKey, thread.id, { content: 'A reply on a markup in the old layout' });
     const leaf = leafOf(thread.resolved, thread.viewModeId);
-    expect(await indexItemKeysOf(markup.id, [leaf])).toHaveLength(1);
+    // Its activity index item, and its page copy.
+    expect(await indexItemKeysOf(markup.id, [leaf])).toHaveLength(2);
     expect((await getThreadIndexState(markup.id)).counted).toContain(leaf);
 
     expect((await call('DELETE', `/markups/${markup.id}`, { key: org.workspaceKey })).status).toBe(204);

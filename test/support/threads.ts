@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { queryPrefix } from '../../shared/db/core/paging.js';
+import { recordOf } from '../../shared/db/core/table.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
+import { pageCopyPartition } from '../../shared/db/thread-index.js';
+import { getConversation, type ThreadRecord } from '../../shared/db/threads.js';
 import { VIEW_MODES } from '../../shared/domain/markups/view-modes.js';
 import { call } from './api.js';
 import { makeMarkup, workspaceOf } from './items.js';
@@ -125,4 +130,23 @@ export async function reply(key: string, threadId: string, body: Record<string, 
   const response = await call('POST', `/threads/${threadId}/messages`, { key, body });
   if (response.status !== 200) throw new Error(`replying: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.data;
+}
+
+/**
+ * The threads of a markup whose page copy (`shared/db/thread-index.ts`, layout 4) is not the thread
+ * as stored, and copies left of threads that are gone: empty when every write kept them in step.
+ */
+export async function pageCopiesOutOfStep(markupId: string): Promise<unknown[]> {
+  const [{ threads }, copies] = await Promise.all([
+    getConversation(markupId),
+    queryPrefix(pageCopyPartition(markupId), undefined, { consistent: true }),
+  ]);
+  const byNumber = new Map(copies.map((copy) => [Number(copy.number), recordOf<ThreadRecord>(copy)]));
+  const numbers = new Set(threads.map((thread) => thread.number));
+  return [
+    ...threads
+      .filter((thread) => !isDeepStrictEqual(byNumber.get(thread.number), thread))
+      .map((thread) => ({ number: thread.number, thread, copy: byNumber.get(thread.number) })),
+    ...[...byNumber.keys()].filter((number) => !numbers.has(number)).map((number) => ({ number, stray: byNumber.get(number) })),
+  ];
 }

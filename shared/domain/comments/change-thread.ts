@@ -48,7 +48,11 @@ export async function changeThread(
     const next = change(before);
     if (!next) return { before, after: before, changed: false };
     const committed = await commit(
-      [threadReplace(before, next), ...extra(before, next), ...threadIndexWrites(access.markup, before, next)],
+      [
+        threadReplace(before, next),
+        ...extra(before, next),
+        ...threadIndexWrites(access.markup, before, { ...next, revision: before.revision + 1 }),
+      ],
       (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id)),
     );
     return committed ? { before, after: { ...next, revision: before.revision + 1 }, changed: true } : STALE;

@@ -15,7 +15,7 @@ import { getReadMarksOf, readMarksUpdate, removeMessageMarks } from '../../db/re
 import { unreadCountInvalidation } from '../../db/unread-counts.js';
 import { storageChange } from '../../db/storage.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
-import { getThreadWithMessages, threadRevisionUpdate } from '../../db/threads.js';
+import { getThreadWithMessages, revisedThread, threadRevisionUpdate } from '../../db/threads.js';
 import { commit, fromFreshReads, nextTime, putNew, STALE, type TransactItem } from '../../db/core/transact.js';
 import { deleteObjectsLater } from '../../events/jobs.js';
 import type { MessageView } from '../../schemas/threads.js';
@@ -103,7 +103,7 @@ export async function createMessage(principal: Principal, threadId: string, inpu
       putNew(toMessageReferenceItem(reference)),
       readMarksUpdate(markup.id, [readMark(principal.userId, 'message', messageId, threadId, message.threadRevision, at)]),
       ...prepared.writes,
-      ...threadIndexWrites(markup, thread, { ...thread, lastActivityAt: at }),
+      ...threadIndexWrites(markup, thread, revisedThread(thread, at, { message: { put: message } })),
       commentEvent('comment_reply_created', markup, { threadId, messageId }, principal.userId),
     ];
     // The thread changed (or went away) since it was read: read it again.
@@ -163,11 +163,7 @@ export async function updateMessage(
       readMarksUpdate(markup.id, [readMark(principal.userId, 'message', messageId, current.threadId, next.threadRevision, at)]),
       ...(removedBytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -removedBytes }) }] : []),
       ...prepared.writes,
-      ...threadIndexWrites(markup, thread, {
-        ...thread,
-        lastActivityAt: at,
-        ...(input.priority !== undefined ? { priority: input.priority } : {}),
-      }),
+      ...threadIndexWrites(markup, thread, revisedThread(thread, at, { priority: input.priority, message: { put: next } })),
       commentEvent('comment_updated', markup, { threadId: current.threadId, messageId }, principal.userId),
     ];
     // The message or its thread changed since they were read: read them again.
@@ -224,7 +220,7 @@ export async function deleteMessage(principal: Principal, messageId: string, ifM
       ...messageDelete(message, { guardVersion: ifMatch !== undefined }),
       threadRevisionUpdate(found.thread, at, { message: { delete: messageId } }),
       ...(bytes > 0 ? [{ Update: storageChange(markup.organizationId, { attachments: -bytes }) }] : []),
-      ...threadIndexWrites(markup, found.thread, { ...found.thread, lastActivityAt: at }),
+      ...threadIndexWrites(markup, found.thread, revisedThread(found.thread, at, { message: { delete: messageId } })),
     ];
     // The message or its thread changed since they were read: read them again.
     if (!(await commit(items, () => 'retry'))) return STALE;

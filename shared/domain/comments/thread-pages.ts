@@ -8,6 +8,9 @@ import {
   positionIn,
   readIndexRange,
   foldsReadMarks,
+  keepsPageCopies,
+  readPageCopies,
+  sortableNumber,
   threadNumberAt,
   type IndexEntry,
   type IndexKind,
@@ -144,11 +147,15 @@ export async function listIndexedThreads(
       const index = await indexOfThread(markup, input, leaves, plan);
       offset = Math.floor(index / input.limit) * input.limit;
     }
-    const entries = await merge.take(offset + input.limit + 1);
-    const shown = entries.slice(offset, offset + input.limit);
-    ({ page, marks } = await loadThreads(markup.id, shown, { userId: principal.userId, state: context.state }));
     total = leaves.reduce((sum, leaf) => sum + (context.state.counts.get(leaf) ?? 0), 0);
-    next = entries.length > offset + input.limit ? shown.at(-1)?.position : undefined;
+    if (offset === 0 && readsPageCopies(context.state, input)) {
+      ({ page, marks, next } = await pageFromCopies(markup.id, input.limit, { plan, after, reader: principal.userId }));
+    } else {
+      const entries = await merge.take(offset + input.limit + 1);
+      const shown = entries.slice(offset, offset + input.limit);
+      ({ page, marks } = await loadThreads(markup.id, shown, { userId: principal.userId, state: context.state }));
+      next = entries.length > offset + input.limit ? shown.at(-1)?.position : undefined;
+    }
   }
 
   const [viewer, readMarks] = await Promise.all([
@@ -165,6 +172,42 @@ export async function listIndexedThreads(
   );
   const cursorId = next === undefined ? null : encodeCursor(context.key, context.list, { k: next });
   return { threads, query: { resolved: input.resolved ?? null }, offset, total, cursorId };
+}
+
+/**
+ * Whether a page reads the page copies (layout 4: every thread has one): every thread in pin order
+ * (the default order, and `pin_desc`), no filter; `offset` and `q` read the index (keys are cheaper
+ * to skip than copies).
+ */
+const readsPageCopies = (state: ThreadIndexState, input: ListThreadsInput) =>
+  keepsPageCopies(state) && ORDER_PLANS[input.order].kind === 'pin' && input.resolved === undefined && input.viewMode === undefined;
+
+/**
+ * A page in pin order from the page copies: one Query of `limit + 1` copies from the cursor, then the
+ * reader's marks on them (one Query of their range, `getReadMarksOfPage`), and the messages of a
+ * thread whose copy of them did not fit (`getMessagesOf`).
+ */
+async function pageFromCopies(
+  markupId: string,
+  limit: number,
+  options: { plan: { backward: boolean }; after: string | undefined; reader: string },
+): Promise<{ page: Loaded[]; marks: ReadMark[]; next: string | undefined }> {
+  const copies = await readPageCopies(markupId, { limit: limit + 1, backward: options.plan.backward, after: options.after });
+  const shown = copies.threads.slice(0, limit);
+  const [found, marks] = await Promise.all([
+    getMessagesOf(markupId, shown),
+    getReadMarksOfPage(
+      markupId,
+      options.reader,
+      shown.map((thread) => ({ id: thread.id, number: thread.number })),
+    ),
+  ]);
+  const positioned = shown.map((thread) => ({ thread, position: sortableNumber(thread.number) }));
+  const page = positioned.flatMap(({ thread, position }) => {
+    const loaded = found.get(thread.id);
+    return loaded ? [{ ...loaded, position }] : [];
+  });
+  return { page, marks, next: copies.threads.length > limit ? positioned.at(-1)?.position : undefined };
 }
 
 interface Loaded {
