@@ -8,8 +8,9 @@ import { fromFreshReads, STALE, transactUnlessConditionFails, type TransactItem 
 /**
  * A thread's screenshot is a field of the thread record (`screenshot`), so attaching, replacing and
  * deleting it move with the thread's own revision. The conversion worker settles it (thumbnail made
- * or processing failed) with one conditional update that also moves the revision, so a writer that
- * read the thread before cannot put the old `isProcessing: true` back.
+ * or processing failed) with one transaction that moves the revision and writes the thread's page
+ * copy (`thread-index.ts`), so a writer that read the thread before cannot put the old
+ * `isProcessing: true` back.
  */
 
 /**

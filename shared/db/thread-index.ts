@@ -3,10 +3,10 @@ import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import type { MarkupRecord } from './items.js';
 import { markupPartition } from './markup-records.js';
-import { queryPrefix } from './core/paging.js';
+import { KEYS_ONLY, queryPrefix } from './core/paging.js';
 import { recordOf } from './core/table.js';
 import { batchDelete, transactUnlessConditionFails, type TransactItem } from './core/transact.js';
-import { threadKey, threadUnchanged, withCopyIfItFits, type ThreadRecord } from './threads.js';
+import { threadKey, threadUnchanged, type ThreadRecord } from './threads.js';
 
 /**
  * The thread index: what lets one page of GET /threads cost the same on a markup of 50 threads as
@@ -48,10 +48,11 @@ import { threadKey, threadUnchanged, withCopyIfItFits, type ThreadRecord } from 
  *
  * Writes. Every change that moves a thread in an order or a leaf writes the difference between
  * the index items of the thread as read and as written, plus the THREADINDEX update, in the SAME
- * transaction as the thread (`threadIndexWrites`): create 6 puts + 1 update; resolve/unresolve 6
- * deletes + 6 puts + 1; a message added, edited or deleted and a pin move (activity) 1 delete +
- * 1 put + 1; a priority change 3 deletes + 3 puts + 1; a thread deletion 6 deletes + 1. At most 13
- * items beside the existing ones, far under DynamoDB's 100.
+ * transaction as the thread (`threadIndexWrites`), and the thread's page copy (layout 4, below):
+ * create 6 puts + 1 update + the copy; resolve/unresolve 6 deletes + 6 puts + 1 + the copy; a
+ * message added, edited or deleted and a pin move (activity) 1 delete + 1 put + 1 + the copy; a
+ * priority change 3 deletes + 3 puts + 1 + the copy; a thread deletion 6 deletes + 1 + the copy's
+ * delete. At most 14 items beside the existing ones, far under DynamoDB's 100.
  *
  * Reads. A page of `limit` in one order is a k-way merge of one Query per selected leaf (at most 8:
  * 2 resolved states x 3 view modes and none), each reading at most `limit + 1` keys from the
@@ -74,6 +75,21 @@ import { threadKey, threadUnchanged, withCopyIfItFits, type ThreadRecord } from 
  * are one item (`read-marks.ts`). Writes keep both on every markup; the backfill gives a layout 2
  * markup's older threads their copies and folds its older message marks, then sets layout 3. A
  * page of a markup before layout 3 reads its messages by key and its marks a key a message.
+ *
+ * Layout 4 adds page copies: every thread keeps a copy of its item as stored (with its copy of its
+ * messages while they fit) in the markup's all-leaves pin partition, `TIX#<markupId>#pin#*` (the
+ * pseudo-leaf `ALL_LEAVES`, which has no counter), keyed by its pin position (its number). Every
+ * write of the thread item writes its copy in the same transaction, from the thread as written
+ * (`threadIndexWrites` with the exact `after`; the screenshot worker, `settleScreenshot`; the
+ * backfill, `embedMessages` and `putPageCopyIfUnchanged`), and a thread's deletion deletes it. The
+ * default page (pin order, `pin_asc` or `pin_desc`, with no `resolved`, `viewMode`, `q` or offset)
+ * of a layout 4 markup is then one Query of `limit + 1` copies from the cursor's position, not a
+ * merge of every leaf's keys and a BatchGet of the threads: DynamoDB bills the same bytes, in one
+ * call instead of one a leaf and one of 50 keys. Writes keep the copies on every markup; a markup's
+ * first thread starts it at layout 4, and the backfill gives an older markup's threads their copies
+ * (only while each thread is at the revision it read), deletes copies of threads that are gone
+ * (only while their item is absent), then sets layout 4. Until then its pages read the index.
+ * Each copy doubles what its thread stores and what each write of it costs.
  */
 
 export const THREAD_INDEX_LAYOUT = 4;
@@ -99,14 +115,21 @@ export const pageCopyPartition = (markupId: string) => indexPartition(markupId, 
 /** The key of a thread's page copy (layout 4, above): its place in pin order among all the markup's threads. */
 export const pageCopyKey = (markupId: string, number: number) => ({ PK: pageCopyPartition(markupId), SK: sortableNumber(number) });
 
-/** A thread's page copy: the thread item as stored (with its copy of its messages while it fits) under `pageCopyKey`. */
+/**
+ * A thread's page copy under `pageCopyKey`: `thread` exactly as its item stores it (the caller's
+ * record as written, whose copy of its messages was kept or dropped by `withCopyIfItFits` once).
+ */
 export function pageCopyItem(thread: ThreadRecord): Record<string, unknown> {
-  return { ...withCopyIfItFits(thread), ...pageCopyKey(thread.markupId, thread.number), entity: 'ThreadPageCopy' };
+  return { ...thread, ...pageCopyKey(thread.markupId, thread.number), entity: 'ThreadPageCopy' };
 }
 
 /** The transaction item that writes `thread`'s page copy as the thread is written. */
 export const pageCopyPut = (thread: ThreadRecord): TransactItem => ({
   Put: { TableName: getConfig().tableName, Item: pageCopyItem(thread) },
+});
+/** The transaction item that deletes `thread`'s page copy with the thread. */
+export const pageCopyDelete = (thread: Pick<ThreadRecord, 'markupId' | 'number'>): TransactItem => ({
+  Delete: { TableName: getConfig().tableName, Key: pageCopyKey(thread.markupId, thread.number) },
 });
 
 /** The leaf of a thread: its resolved state and view mode id. */
@@ -190,8 +213,8 @@ export const indexItemId = (item: Record<string, unknown>) => `${item.PK as stri
  * for a creation), `after` as written (none for a deletion). Keys common to both are left alone (a
  * transaction may not touch one item twice); the leaf counters move when the leaf changes (the
  * counter of an unchanged leaf is touched by 0, so every leaf holding index items has one); `writes`
- * always moves; the thread's page copy is put as `after` (which must be the thread as written, at
- * its new revision) or deleted with the thread. `initialize` (the markup's first thread) marks the
+ * always moves; the thread's page copy is put as `after` (which must be the thread as its item
+ * stores it, at its new revision) or deleted with the thread. `initialize` (the markup's first thread) marks the
  * markup as indexed.
  */
 export function threadIndexWrites(
@@ -239,7 +262,7 @@ export function threadIndexWrites(
     },
   });
   if (after) items.push(pageCopyPut(after));
-  else if (before) items.push({ Delete: { TableName, Key: pageCopyKey(markup.id, before.number) } });
+  else if (before) items.push(pageCopyDelete(before));
   return items;
 }
 
@@ -342,7 +365,10 @@ export async function readPageCopies(
 
 /** Every page copy of a markup, by thread number: its thread and revision (`threads backfill`). */
 export async function pageCopiesOf(markupId: string): Promise<Map<number, { threadId: string; revision: number }>> {
-  const items = await queryPrefix(pageCopyPartition(markupId), undefined, { consistent: true });
+  const items = await queryPrefix(pageCopyPartition(markupId), undefined, {
+    consistent: true,
+    projection: { expression: 'id, #number, revision', names: { '#number': 'number' } },
+  });
   return new Map(items.map((item) => [Number(item.number), { threadId: item.id as string, revision: Number(item.revision) }]));
 }
 
@@ -408,7 +434,7 @@ export async function countBefore(
  */
 export async function indexItemKeysOf(markupId: string, leaves: readonly string[]): Promise<{ PK: string; SK: string }[]> {
   const partitions = [...leaves.flatMap((leaf) => KINDS.map((kind) => indexPartition(markupId, kind, leaf))), pageCopyPartition(markupId)];
-  const keys = await Promise.all(partitions.map((PK) => queryPrefix(PK, undefined, { consistent: true })));
+  const keys = await Promise.all(partitions.map((PK) => queryPrefix(PK, undefined, { consistent: true, projection: KEYS_ONLY })));
   return keys.flat().map((item) => ({ PK: item.PK as string, SK: item.SK as string }));
 }
 

@@ -351,7 +351,8 @@ export function revisedThread(thread: ThreadRecord, at: number, changes: Revisio
   if (change && thread.messages !== undefined) {
     const messages = copyAfter(thread.messages, change);
     after.messageIds = messages.map((message) => message.id);
-    if (copyFits(thread, messages)) after.messages = messages;
+    // Measured on the thread as written: its page copy is that record, and must keep or drop the same copy.
+    if (copyFits(after, messages)) after.messages = messages;
     else delete after.messages;
   } else if (change && thread.messageIds !== undefined) {
     after.messageIds = applyChange(
@@ -412,9 +413,10 @@ export async function embedMessages(
   also: (embedded: ThreadRecord) => TransactItem[] = () => [],
 ): Promise<boolean> {
   const sorted = [...messages].sort(byCreation);
-  const fit = copyFits(thread, sorted);
   const { messages: _old, ...rest } = thread;
-  const embedded: ThreadRecord = { ...rest, messageIds: sorted.map((message) => message.id), ...(fit ? { messages: sorted } : {}) };
+  const listed: ThreadRecord = { ...rest, messageIds: sorted.map((message) => message.id) };
+  const fit = copyFits(listed, sorted);
+  const embedded: ThreadRecord = { ...listed, ...(fit ? { messages: sorted } : {}) };
   const failed = await transactUnlessConditionFails([
     {
       Update: {

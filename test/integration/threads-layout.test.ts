@@ -488,6 +488,18 @@ describe('markups in the old layout', () => {
     expect(page.threads[0]).toEqual(one);
   }, 120_000);
 
+  it('a markup deletion that dies after its threads went lists none of them: their page copies went with them', async () => {
+    const markup = await makeTypedMarkup(org, 'webpage');
+    for (let i = 0; i < 3; i += 1) await createThread(org.workspaceKey, markup);
+    await armFault('after-conversation-deletion', markup.id);
+
+    expect((await call('DELETE', `/markups/${markup.id}`, { key: org.workspaceKey })).status).toBe(500);
+    const page = (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data;
+
+    expect(page.threads).toEqual([]);
+    expect(await pageCopiesOutOfStep(markup.id)).toEqual([]);
+  });
+
   it('deleting a markup removes its index partitions with its threads', async () => {
     const markup = await makeTypedMarkup(org, 'webpage');
     const threads = [await createThread(org.workspaceKey, markup), await createThread(org.workspaceKey, markup, { viewModeId: TABLET })];

@@ -24,7 +24,9 @@ export type FaultPoint =
   | 'kill-delivery-worker'
   | 'fanout-between-batches'
   // Subject: the workspace a markup is created in; the request dies between its commit and queueing the markup's job.
-  | 'before-work-enqueue';
+  | 'before-work-enqueue'
+  // Subject: a markup being deleted; the deletion dies after its threads went, before the markup record does.
+  | 'after-conversation-deletion';
 
 /** What a fault point runs: throws (an InjectedFault) when `point` is armed for `subject`. */
 export type FaultHook = (point: FaultPoint, subject: string) => Promise<void>;

@@ -115,7 +115,7 @@ export function queryAll(index: IndexName, partitionValue: string): AsyncGenerat
 export async function queryPrefix(
   partition: string,
   prefix?: string,
-  options: { consistent?: boolean; filter?: QueryFilter } = {},
+  options: { consistent?: boolean; filter?: QueryFilter; projection?: QueryProjection } = {},
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   for await (const item of queryPartition({ partitionValue: partition, prefix, ...options })) items.push(item);
@@ -175,6 +175,18 @@ export async function* scanMatching(filter: QueryFilter & { projection?: string 
   } while (start);
 }
 
+/**
+ * A ProjectionExpression on a Query: only these attributes come back (DynamoDB still reads and
+ * bills whole items; what it saves is the transfer, and the memory of items that may be 300 KB).
+ */
+export interface QueryProjection {
+  expression: string;
+  names?: Record<string, string>;
+}
+
+/** The base table's key attributes, as a projection. */
+export const KEYS_ONLY: QueryProjection = { expression: '#keyPK, #keySK', names: { '#keyPK': 'PK', '#keySK': 'SK' } };
+
 /** A FilterExpression on a Query: DynamoDB still reads (and bills) every item of the range, and returns the matching ones. */
 export interface QueryFilter {
   expression: string;
@@ -190,6 +202,7 @@ async function* queryPartition(query: {
   limit?: number;
   consistent?: boolean;
   filter?: QueryFilter;
+  projection?: QueryProjection;
 }): AsyncGenerator<Record<string, unknown>> {
   const keyNames = keyAttributes(query.index);
   let start: Record<string, unknown> | undefined;
@@ -200,7 +213,13 @@ async function* queryPartition(query: {
         IndexName: query.index,
         KeyConditionExpression: query.prefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
         FilterExpression: query.filter?.expression,
-        ExpressionAttributeNames: { '#pk': keyNames.partition, ...(query.prefix ? { '#sk': keyNames.sort } : {}), ...query.filter?.names },
+        ProjectionExpression: query.projection?.expression,
+        ExpressionAttributeNames: {
+          '#pk': keyNames.partition,
+          ...(query.prefix ? { '#sk': keyNames.sort } : {}),
+          ...query.filter?.names,
+          ...query.projection?.names,
+        },
         ExpressionAttributeValues: {
           ':pk': query.partitionValue,
           ...(query.prefix ? { ':prefix': query.prefix } : {}),

@@ -3,7 +3,14 @@ import { markupCommentUpdate } from '../../db/items.js';
 import { readMarksUpdate } from '../../db/read-marks.js';
 import { unreadCountInvalidation } from '../../db/unread-counts.js';
 import { threadIndexWrites } from '../../db/thread-index.js';
-import { getThreadRecord, threadReplace, threadUnchanged, type ThreadAnchor, type ThreadRecord } from '../../db/threads.js';
+import {
+  getThreadRecord,
+  threadReplace,
+  threadUnchanged,
+  withCopyIfItFits,
+  type ThreadAnchor,
+  type ThreadRecord,
+} from '../../db/threads.js';
 import { commit, fromFreshReads, nextTime, STALE, type TransactItem } from '../../db/core/transact.js';
 import { BadRequestError } from '../../errors.js';
 import { requireVersion, type IfMatch } from '../common/versions.js';
@@ -47,12 +54,10 @@ export async function changeThread(
     requireVersion(ifMatch, before.revision, `Thread ${access.reference.threadId}`);
     const next = change(before);
     if (!next) return { before, after: before, changed: false };
+    // The thread as its item will store it: its page copy is the same record.
+    const written = withCopyIfItFits({ ...next, revision: before.revision + 1 });
     const committed = await commit(
-      [
-        threadReplace(before, next),
-        ...extra(before, next),
-        ...threadIndexWrites(access.markup, before, { ...next, revision: before.revision + 1 }),
-      ],
+      [threadReplace(before, written), ...extra(before, next), ...threadIndexWrites(access.markup, before, written)],
       (index) => (index === 0 ? 'retry' : explainMarkupRefusal(access.markup.id)),
     );
     return committed ? { before, after: { ...next, revision: before.revision + 1 }, changed: true } : STALE;

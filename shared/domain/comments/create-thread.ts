@@ -98,9 +98,11 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
   const message = newMessageRecord(markup, { threadId, messageId, userId: principal.userId }, prepared, at, thread.revision);
   thread.messages = [message];
   const reference = { threadId, markupId: markup.id, workspaceId: markup.workspaceId, organizationId: markup.organizationId };
+  // The thread as its item stores it: its page copy is the same record.
+  const stored = withCopyIfItFits(thread);
   const items: TransactItem[] = [
     markupCommentUpdate(markup, { at, activeDelta: 1, open: true }),
-    putNew(toThreadItem(withCopyIfItFits(thread))),
+    putNew(toThreadItem(stored)),
     putNew(toThreadReferenceItem(reference)),
     putNew(toMessageItem(message)),
     putNew(toMessageReferenceItem({ ...reference, messageId })),
@@ -111,7 +113,7 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
     ...(thread.viewModeId ? [viewModeCountUpdate(markup.id, thread.viewModeId, 1)] : []),
     ...prepared.writes,
     // The markup's first thread starts it in the indexed layout (a markup with older threads waits for the backfill).
-    ...threadIndexWrites(markup, undefined, thread, { initialize: number === 1 }),
+    ...threadIndexWrites(markup, undefined, stored, { initialize: number === 1 }),
     commentEvent('comment_created', markup, { threadId, messageId }, principal.userId),
   ];
   await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : explainWriteRefusal()));

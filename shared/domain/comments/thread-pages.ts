@@ -28,7 +28,10 @@ import type { ListThreadsInput } from './read-threads.js';
 import { toPublicThread, viewerFor } from './views.js';
 
 /**
- * GET /threads on a markup in the indexed layout (`shared/db/thread-index.ts`): a page costs one
+ * GET /threads on a markup in the indexed layout (`shared/db/thread-index.ts`). The default page (pin
+ * order, no filter, no offset) of a layout 4 markup is one GetItem of the counters, one Query of
+ * `limit + 1` page copies from the cursor, then the caller's marks on them and a BatchGet of the
+ * authors (`pageFromCopies`). Any other page costs one
  * GetItem of the counters, one Query of at most `offset + limit + 1` keys per selected leaf (at
  * most 8), then side by side one BatchGet of the page's threads (each with its copy of its
  * messages; 100 keys a request) and the caller's read marks on them (one Query of their range for

@@ -1,10 +1,11 @@
 import { forEachLimit } from '../../concurrency.js';
 import { AGAIN, withBackoff } from '../../db/core/backoff.js';
 import { isTransactionConflict } from '../../db/core/errors.js';
+import { failIfArmed } from '../../db/core/faults.js';
 import { getItems, itemKey, markupDelete, type ItemRecord, type MarkupRecord } from '../../db/items.js';
 import { deleteMarkupSideRecords } from '../../db/markup-records.js';
 import { deletedMarkupObjectsPut, putDeletedMarkupObjects } from '../../db/pending-work.js';
-import { deleteThreadIndex } from '../../db/thread-index.js';
+import { deleteThreadIndex, pageCopyDelete } from '../../db/thread-index.js';
 import { getOriginal } from '../../db/originals.js';
 import { storageChange, type StorageCategory } from '../../db/storage.js';
 import { messageKey, messageReferenceKey } from '../../db/messages.js';
@@ -19,8 +20,8 @@ import { archiveAndQueueDeletion } from '../markups/originals.js';
 const PARALLEL_BATCHES = 8;
 /** Markups deleted in one transaction (each with its GONE# record, and their organization's counters: at most 100 items). */
 const MARKUPS_PER_TRANSACTION = 49;
-/** Threads deleted in one transaction: two items each (thread and reference), plus the counters. */
-const THREADS_PER_TRANSACTION = 45;
+/** Threads deleted in one transaction: three items each (thread, reference and page copy), plus the counters. */
+const THREADS_PER_TRANSACTION = 30;
 /** How long a deletion keeps retrying writes that collide with concurrent ones (other deletions, comments). */
 const CONTENTION = { attempts: Number.POSITIVE_INFINITY, budgetMs: 10_000, capMs: 250 } as const;
 
@@ -48,7 +49,10 @@ export async function deleteItemRecords(records: readonly ItemRecord[]): Promise
     PARALLEL_BATCHES,
     (record) => archiveOriginalOf(record.id),
   );
-  await forEachLimit(markups, PARALLEL_BATCHES, (record) => deleteConversationOf(record.id));
+  await forEachLimit(markups, PARALLEL_BATCHES, async (record) => {
+    await deleteConversationOf(record.id);
+    await failIfArmed('after-conversation-deletion', record.id);
+  });
   // Records without counted bytes need no transaction: deleting them twice frees nothing twice. A
   // pending conversion may count its outputs any moment, so it is deleted as read, conditionally.
   const counted = markups.filter((record) => record.conversionStatus === 'pending' || hasCountedBytes(storedFilesOf(record)));
@@ -160,7 +164,11 @@ async function deleteThreads(threads: readonly ThreadRecord[], messages: Convers
   const attachments = stored.reduce((sum, files) => sum + files.attachmentBytes, 0);
   const screenshots = stored.reduce((sum, files) => sum + files.screenshotBytes, 0);
   const items: TransactItem[] = [
-    ...threads.flatMap(threadDelete),
+    ...threads.flatMap((thread) => [
+      ...threadDelete(thread),
+      // A page never shows a thread that is gone, also while its markup's deletion goes on.
+      pageCopyDelete(thread),
+    ]),
     ...(attachments + screenshots > 0
       ? [{ Update: storageChange(threads[0]!.organizationId, { attachments: -attachments, images: -screenshots }) }]
       : []),
