@@ -299,10 +299,39 @@ export interface IndexEntry {
 }
 
 /**
+ * Up to `limit` items of one index partition in key order, forward or `backward`, strictly after
+ * `after` (a position) when given: one consistent Query with `Limit`, more only if DynamoDB's 1 MB
+ * page ends first. Answers whether the partition has more.
+ */
+async function readPartitionRange(
+  PK: string,
+  options: { limit: number; backward: boolean; after?: string; projection?: string },
+): Promise<{ items: Record<string, unknown>[]; more: boolean }> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined = options.after === undefined ? undefined : { PK, SK: options.after };
+  do {
+    const result = await getDb().send(
+      new QueryCommand({
+        TableName: getConfig().tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': PK },
+        ProjectionExpression: options.projection,
+        ScanIndexForward: !options.backward,
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+        Limit: options.limit - items.length,
+      }),
+    );
+    items.push(...(result.Items ?? []));
+    start = result.LastEvaluatedKey;
+  } while (start && items.length < options.limit);
+  return { items, more: start !== undefined };
+}
+
+/**
  * Up to `limit` entries of one leaf in the order of `kind`, forward or `backward`, strictly after
- * `after` (a position) when given: one Query of the leaf's partition with `Limit` (more only if
- * DynamoDB's 1 MB page ends first, which at ~100 bytes an entry takes thousands). Answers whether
- * the leaf has more.
+ * `after` (a position) when given: one Query of the leaf's partition (more only if DynamoDB's 1 MB
+ * page ends first, which at ~100 bytes an entry takes thousands). Answers whether the leaf has more.
  */
 export async function readIndexRange(
   markupId: string,
@@ -310,57 +339,21 @@ export async function readIndexRange(
   leaf: string,
   options: { limit: number; backward: boolean; after?: string },
 ): Promise<{ entries: IndexEntry[]; more: boolean }> {
-  const PK = indexPartition(markupId, kind, leaf);
-  const entries: IndexEntry[] = [];
-  let start: Record<string, unknown> | undefined = options.after === undefined ? undefined : { PK, SK: options.after };
-  do {
-    const result = await getDb().send(
-      new QueryCommand({
-        TableName: getConfig().tableName,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': PK },
-        ProjectionExpression: 'SK, threadId',
-        ScanIndexForward: !options.backward,
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-        Limit: options.limit - entries.length,
-      }),
-    );
-    for (const item of result.Items ?? []) entries.push({ position: item.SK as string, threadId: item.threadId as string });
-    start = result.LastEvaluatedKey;
-  } while (start && entries.length < options.limit);
-  return { entries, more: start !== undefined };
+  const { items, more } = await readPartitionRange(indexPartition(markupId, kind, leaf), { ...options, projection: 'SK, threadId' });
+  return { entries: items.map((item) => ({ position: item.SK as string, threadId: item.threadId as string })), more };
 }
 
 /**
  * Up to `limit` page copies in pin order, forward or `backward`, strictly after `after` (a
- * position) when given: one consistent Query (more only if DynamoDB's 1 MB page ends first, at
- * about 4 KB a thread of three messages some 250 copies). Answers the threads as stored and
- * whether more follow.
+ * position) when given: one Query (more only if DynamoDB's 1 MB page ends first, at about 4 KB a
+ * thread of three messages some 250 copies). Answers the threads as stored and whether more follow.
  */
 export async function readPageCopies(
   markupId: string,
   options: { limit: number; backward: boolean; after?: string },
 ): Promise<{ threads: ThreadRecord[]; more: boolean }> {
-  const PK = pageCopyPartition(markupId);
-  const threads: ThreadRecord[] = [];
-  let start: Record<string, unknown> | undefined = options.after === undefined ? undefined : { PK, SK: options.after };
-  do {
-    const result = await getDb().send(
-      new QueryCommand({
-        TableName: getConfig().tableName,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': PK },
-        ScanIndexForward: !options.backward,
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-        Limit: options.limit - threads.length,
-      }),
-    );
-    for (const item of result.Items ?? []) threads.push(recordOf<ThreadRecord>(item));
-    start = result.LastEvaluatedKey;
-  } while (start && threads.length < options.limit);
-  return { threads, more: start !== undefined };
+  const { items, more } = await readPartitionRange(pageCopyPartition(markupId), options);
+  return { threads: items.map((item) => recordOf<ThreadRecord>(item)), more };
 }
 
 /** Every page copy of a markup, by thread number: its thread and revision (`threads backfill`). */
