@@ -356,12 +356,19 @@ describe('local DynamoDB Stream pump (the webhook fan-out event source)', () => 
                 (keys) => keys.includes('k/000'),
                 15_000,
               );
-              // Quiet for 9 s: both pumps are in their 8 s pause.
-              const quietUntil = woken.receivedAt[0]! + 9_000;
+              // Quiet until the middle of one of the quiet pump's pauses (it reads again about 1, 3, 7,
+              // 15, 31 s after its record) that starts once the woken pump is paused too: the quiet
+              // one then waits out at least half of that pause (4 s or more) before it reads. On a
+              // loaded machine the woken pump can start seconds after the quiet one took its record,
+              // and a fixed 9 s after the woken pump's record then fell on the quiet one's next read.
+              const quietReads = [1, 3, 7, 15, 31, 63].map((seconds) => quiet.receivedAt[0]! + seconds * 1_000);
+              const pausedFrom = Math.max(woken.receivedAt[0]! + 1_000, quiet.receivedAt[0]! + 7_000);
+              const start = quietReads.findIndex((read) => read >= pausedFrom);
+              const quietUntil = (quietReads[start]! + quietReads[start + 1]!) / 2;
               await eventually(
                 async () => Date.now(),
                 (now) => now >= quietUntil,
-                10_000,
+                60_000,
               );
               await Promise.all([put(quietTable, 'k', '001'), put(wokenTable, 'k', '001')]);
               pump.wake();
