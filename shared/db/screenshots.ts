@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import { pageCopyPut } from './thread-index.js';
-import { getThreadRecord, threadKey, type ScreenshotRecord, type ThreadRecord } from './threads.js';
+import { getThreadRecord, threadKey, threadReplace, withCopyIfItFits, type ScreenshotRecord } from './threads.js';
 import { fromFreshReads, STALE, transactUnlessConditionFails, type TransactItem } from './core/transact.js';
 
 /**
@@ -56,28 +56,14 @@ export async function settleScreenshot(
   return fromFreshReads(`Thread ${threadId}`, async () => {
     const thread = await getThreadRecord(markupId, threadId);
     if (thread?.screenshot?.id !== screenshotId || !thread.screenshot.isProcessing) return false;
-    const after: ThreadRecord = {
+    // As change-thread writes a thread: the record at the next revision, only while it is still at
+    // the one read (which holds this screenshot, processing), and its page copy the same record.
+    const written = withCopyIfItFits({
       ...thread,
       revision: thread.revision + 1,
       screenshot: { ...thread.screenshot, isProcessing: false, [field]: value, modifiedAt: at },
-    };
-    const update = {
-      TableName: getConfig().tableName,
-      Key: threadKey(markupId, threadId),
-      UpdateExpression: 'SET screenshot.isProcessing = :false, screenshot.#field = :value, screenshot.modifiedAt = :at, revision = :next',
-      ConditionExpression: 'revision = :revision AND screenshot.id = :id AND screenshot.isProcessing = :true',
-      ExpressionAttributeNames: { '#field': field },
-      ExpressionAttributeValues: {
-        ':false': false,
-        ':true': true,
-        ':value': value,
-        ':at': at,
-        ':id': screenshotId,
-        ':revision': thread.revision,
-        ':next': after.revision,
-      },
-    };
-    const failed = await transactUnlessConditionFails([{ Update: update }, pageCopyPut(after), ...(options.also ?? [])]);
+    });
+    const failed = await transactUnlessConditionFails([threadReplace(thread, written), pageCopyPut(written), ...(options.also ?? [])]);
     // The thread changed since it was read: read it again (and find the screenshot settled, replaced, or still to settle).
     if (failed === 0) return STALE;
     return failed === undefined;
