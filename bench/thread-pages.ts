@@ -164,30 +164,31 @@ export async function benchThreadPages(stack: StackInfo, options: ThreadPagesOpt
     await getUsers([...new Set([...conversation.messages.values()].flat().map((message) => message.userId))]);
   };
   // The same page of today's layout as its DynamoDB floor, on the largest markup: the calls the
-  // request makes, straight on the client, as side by side as the request makes them (the access
-  // check beside the counters, the page copies, then the caller's marks on them).
+  // request makes, straight on the client, as side by side as the request makes them (the markup,
+  // the key's workspace and the counters, the page copies, then the caller's marks on them beside
+  // their authors).
   const largest = markups.at(-1)!;
   const largeMarkup = (await getDb().send(new GetCommand({ TableName, Key: itemKey(largest.markupId), ConsistentRead: true }))).Item!;
   const plan = ORDER_PLANS[DEFAULT_THREAD_ORDER];
   const newPage = async () => {
     await get(apiKeyKey(keyId));
     await Promise.all([
-      (async () => {
-        await get(itemKey(largest.markupId));
-        await get(workspaceKey(largeMarkup.workspaceId as string));
-      })(),
+      get(itemKey(largest.markupId)),
+      get(workspaceKey(largeMarkup.workspaceId as string)),
       getThreadIndexState(largest.markupId),
     ]);
     const { threads: copies } = await readPageCopies(largest.markupId, { limit: 51, backward: plan.backward });
     const threads = copies.slice(0, 50);
-    await getReadMarksOfPage(
-      largest.markupId,
-      authorIds[0]!,
-      threads.map((thread) => ({ id: thread.id, number: thread.number })),
-    );
     if (threads.length !== 50 || threads.some((thread) => thread.messages === undefined))
       throw new Error('the floor read no page of copies');
-    await getUsers([...new Set(threads.flatMap((thread) => [thread.userId, ...thread.messages!.map((message) => message.userId)]))]);
+    await Promise.all([
+      getReadMarksOfPage(
+        largest.markupId,
+        authorIds[0]!,
+        threads.map((thread) => ({ id: thread.id, number: thread.number })),
+      ),
+      getUsers([...new Set(threads.flatMap((thread) => [thread.userId, ...thread.messages!.map((message) => message.userId)]))]),
+    ]);
   };
   const floor = await measure(`floor: page of 50 on ${largest.size.toLocaleString('en-US')} threads`, newPage, {
     durationMs: options.durationMs,

@@ -18,6 +18,7 @@ import {
 } from '../../db/thread-index.js';
 import { getMessagesOf, getThreadRecord, getThreadRecords, getThreadReference, type ThreadRecord } from '../../db/threads.js';
 import type { MessageRecord } from '../../db/messages.js';
+import { getUsers } from '../../db/users.js';
 import { decodeCursor, encodeCursor } from '../../db/core/cursor.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import type { MarkupRoleAccess } from '../markups/access.js';
@@ -25,13 +26,13 @@ import type { ThreadPageView } from '../../schemas/threads.js';
 import { indexReadMarks, readStateOf } from './read-state.js';
 import { viewModeIdsOf, type ThreadOrder } from './thread-selection.js';
 import type { ListThreadsInput } from './read-threads.js';
-import { toPublicThread, viewerFor } from './views.js';
+import { toPublicThread, viewerFor, type AuthorsRead } from './views.js';
 
 /**
  * GET /threads on a markup in the indexed layout (`shared/db/thread-index.ts`). The default page (pin
  * order, no filter, no offset) of a layout 4 markup is one GetItem of the counters, one Query of
- * `limit + 1` page copies from the cursor, then the caller's marks on them and a BatchGet of the
- * authors (`pageFromCopies`). Any other page costs one
+ * `limit + 1` page copies from the cursor, then side by side the caller's marks on them and a
+ * BatchGet of the authors (`pageFromCopies`). Any other page costs one
  * GetItem of the counters, one Query of at most `offset + limit + 1` keys per selected leaf (at
  * most 8), then side by side one BatchGet of the page's threads (each with its copy of its
  * messages; 100 keys a request) and the caller's read marks on them (one Query of their range for
@@ -139,6 +140,7 @@ export async function listIndexedThreads(
 
   let page: Loaded[];
   let marks: ReadMark[] | undefined;
+  let authors: AuthorsRead | undefined;
   let offset = input.offset ?? 0;
   let total: number;
   let next: string | undefined;
@@ -152,7 +154,7 @@ export async function listIndexedThreads(
     }
     total = leaves.reduce((sum, leaf) => sum + (context.state.counts.get(leaf) ?? 0), 0);
     if (offset === 0 && readsPageCopies(context.state, input)) {
-      ({ page, marks, next } = await pageFromCopies(markup.id, input.limit, { plan, after, reader: principal.userId }));
+      ({ page, marks, authors, next } = await pageFromCopies(markup.id, input.limit, { plan, after, reader: principal.userId }));
     } else {
       const entries = await merge.take(offset + input.limit + 1);
       const shown = entries.slice(offset, offset + input.limit);
@@ -166,6 +168,7 @@ export async function listIndexedThreads(
       principal,
       access,
       page.flatMap((entry) => [entry.thread.userId, ...entry.messages.map((message) => message.userId)]),
+      authors,
     ),
     marks ?? readMarksOfPage(markup.id, page, { userId: principal.userId, state: context.state }),
   ]);
@@ -186,31 +189,34 @@ const readsPageCopies = (state: ThreadIndexState, input: ListThreadsInput) =>
   keepsPageCopies(state) && ORDER_PLANS[input.order].kind === 'pin' && input.resolved === undefined && input.viewMode === undefined;
 
 /**
- * A page in pin order from the page copies: one Query of `limit + 1` copies from the cursor, then the
- * reader's marks on them (one Query of their range, `getReadMarksOfPage`), and the messages of a
- * thread whose copy of them did not fit (`getMessagesOf`).
+ * A page in pin order from the page copies: one Query of `limit + 1` copies from the cursor, then
+ * side by side the reader's marks on them (one Query of their range, `getReadMarksOfPage`), the
+ * authors the copies name (one BatchGet) and the messages of a thread whose copy of them did not fit
+ * (`getMessagesOf`; their other authors are read after, by `viewerFor`).
  */
 async function pageFromCopies(
   markupId: string,
   limit: number,
   options: { plan: { backward: boolean }; after: string | undefined; reader: string },
-): Promise<{ page: Loaded[]; marks: ReadMark[]; next: string | undefined }> {
+): Promise<{ page: Loaded[]; marks: ReadMark[]; authors: AuthorsRead; next: string | undefined }> {
   const copies = await readPageCopies(markupId, { limit: limit + 1, backward: options.plan.backward, after: options.after });
   const shown = copies.threads.slice(0, limit);
-  const [found, marks] = await Promise.all([
+  const asked = new Set(shown.flatMap((thread) => [thread.userId, ...(thread.messages ?? []).map((message) => message.userId)]));
+  const [found, marks, users] = await Promise.all([
     getMessagesOf(markupId, shown),
     getReadMarksOfPage(
       markupId,
       options.reader,
       shown.map((thread) => ({ id: thread.id, number: thread.number })),
     ),
+    getUsers([...asked]),
   ]);
   const positioned = shown.map((thread) => ({ thread, position: sortableNumber(thread.number) }));
   const page = positioned.flatMap(({ thread, position }) => {
     const loaded = found.get(thread.id);
     return loaded ? [{ ...loaded, position }] : [];
   });
-  return { page, marks, next: copies.threads.length > limit ? positioned.at(-1)?.position : undefined };
+  return { page, marks, authors: { asked, found: users }, next: copies.threads.length > limit ? positioned.at(-1)?.position : undefined };
 }
 
 interface Loaded {

@@ -21,9 +21,25 @@ export interface ViewerContext {
   urlTtlSeconds?: number;
 }
 
-/** What the views need about the caller: who they are, their role, the authors of what is shown. */
-export async function viewerFor(principal: Principal, access: MarkupRoleAccess, authorIds: Iterable<string>): Promise<ViewerContext> {
-  const users = new Map((await getUsers([...new Set(authorIds)])).map((user): [string, User] => [user.id, user]));
+/** Authors already read: the ids asked for, and the users found (a deleted author's id has none). */
+export interface AuthorsRead {
+  asked: ReadonlySet<string>;
+  found: readonly User[];
+}
+
+/**
+ * What the views need about the caller: who they are, their role, the authors of what is shown;
+ * of `read`, the authors already read, only the ids it did not ask for are read.
+ */
+export async function viewerFor(
+  principal: Principal,
+  access: MarkupRoleAccess,
+  authorIds: Iterable<string>,
+  read: AuthorsRead = { asked: new Set(), found: [] },
+): Promise<ViewerContext> {
+  const users = new Map(read.found.map((user): [string, User] => [user.id, user]));
+  const missing = [...new Set(authorIds)].filter((id) => !read.asked.has(id));
+  if (missing.length > 0) for (const user of await getUsers(missing)) users.set(user.id, user);
   return { userId: principal.userId, role: access.role, markup: access.markup, users };
 }
 

@@ -236,12 +236,14 @@ async function carryNow(item: ItemRecord, movedFolderId: string, toWorkspaceId: 
  * Items as they must be authorized, with their (live) workspaces: each item's workspace is read
  * consistently (once per workspace), and an item lying under a folder moved out of it whose move
  * is not carried yet is carried alone first (one conditional write), so it is answered in, and
- * authorized by, the destination. Items gone meanwhile are left out.
+ * authorized by, the destination. Items gone meanwhile are left out. `known` holds workspaces the
+ * caller already read consistently (not read again).
  */
 export async function settleItems<T extends ItemRecord>(
   items: readonly T[],
+  known: ReadonlyMap<string, WorkspaceRecord | undefined> = new Map(),
 ): Promise<{ items: T[]; workspaces: Map<string, WorkspaceRecord | undefined> }> {
-  const workspaces = new Map<string, WorkspaceRecord | undefined>();
+  const workspaces = new Map(known);
   const readWorkspaces = async (ids: Iterable<string>) => {
     const missing = [...new Set(ids)].filter((id) => !workspaces.has(id));
     await Promise.all(missing.map(async (id) => workspaces.set(id, await getWorkspace(id, true))));
@@ -262,8 +264,11 @@ export async function settleItems<T extends ItemRecord>(
 }
 
 /** `settleItems` for one item: undefined when it is gone. */
-export async function settleItem<T extends ItemRecord>(item: T): Promise<{ item: T; workspace: WorkspaceRecord | undefined } | undefined> {
-  const { items, workspaces } = await settleItems([item]);
+export async function settleItem<T extends ItemRecord>(
+  item: T,
+  known?: ReadonlyMap<string, WorkspaceRecord | undefined>,
+): Promise<{ item: T; workspace: WorkspaceRecord | undefined } | undefined> {
+  const { items, workspaces } = await settleItems([item], known);
   const [settled] = items;
   return settled ? { item: settled, workspace: workspaces.get(settled.workspaceId) } : undefined;
 }

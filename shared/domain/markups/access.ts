@@ -5,7 +5,7 @@ import { livenessToCarry } from '../../auth/liveness.js';
 import { readWithExchangeGrant } from '../../db/exchange-grants.js';
 import { fromItem, getItem, getItems, itemKey, type ItemRecord, type MarkupRecord } from '../../db/items.js';
 import { getPlan, type Plan } from '../../db/plans.js';
-import type { WorkspaceRecord } from '../../db/workspaces.js';
+import { getWorkspace, type WorkspaceRecord } from '../../db/workspaces.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { isId } from '../../schemas/builders.js';
 import { settleItem, settleItems } from '../items/pending-moves.js';
@@ -57,16 +57,18 @@ export async function workspaceAccess(
  * The live workspace of a markup within the caller's reach, as the items routes check it: a markup
  * of another workspace than a workspace key's, or of another organization, is a 403 (the rule
  * `resolveWorkspace` applies to a named workspace); one of a deleted workspace is a 404. `subject`
- * is what the caller asked for (`Markup <id>`, or the thread or message it reached the markup by).
+ * is what the caller asked for (`Markup <id>`, or the thread or message it reached the markup by);
+ * `known`, the workspaces already read (`boundWorkspaceBeside`).
  */
 async function reachableWorkspaceOf(
   principal: Principal,
   read: MarkupRecord,
   subject: string,
+  known?: ReadonlyMap<string, WorkspaceRecord | undefined>,
 ): Promise<{ markup: MarkupRecord; workspace: WorkspaceRecord }> {
   if (read.organizationId !== principal.organizationId) requireInScope(principal, workspaceRefOf(read), subject);
   // A markup under a folder moved into another workspace is in the destination from the move's response on.
-  const settled = await settleItem(read);
+  const settled = await settleItem(read, known);
   if (!settled) throw new NotFoundError(`${subject} does not exist.`);
   const { item: markup, workspace } = settled;
   requireInScope(principal, workspaceRefOf(markup), subject);
@@ -99,6 +101,22 @@ async function markupItem(
 }
 
 /**
+ * `read` beside a consistent read of the workspace a workspace key or an end user is bound to: the
+ * workspace of every markup such a caller may reach but one under a folder moved in from elsewhere,
+ * so authorizing it takes no round trip after the markup's. The workspace read is as fresh as the
+ * one `settleItems` would make after the markup's (both answer as of some moment of the request).
+ */
+async function boundWorkspaceBeside<T>(
+  principal: Principal,
+  read: Promise<T>,
+): Promise<{ read: T; known?: ReadonlyMap<string, WorkspaceRecord | undefined> }> {
+  const bound = principal.workspaceId;
+  if (bound === undefined) return { read: await read };
+  const [item, workspace] = await Promise.all([read, getWorkspace(bound, true)]);
+  return { read: item, known: new Map([[bound, workspace]]) };
+}
+
+/**
  * THE access path of a markup (and of what lies on it: threads, messages): the markup with the
  * caller's role and plan, authorized for the route's permission; 404 for unknown ids and folder
  * ids, 403 outside the key's workspace or below the permission's role.
@@ -115,9 +133,9 @@ export async function loadMarkup(
   options: LoadMarkupOptions = {},
 ): Promise<MarkupAccess | MarkupRoleAccess> {
   const { consistent = false, permission, subject, plan = true } = options;
-  const read = await markupItem(principal, markupId, consistent, subject);
-  if (!plan) return roleAccessFor(principal, read, subject);
-  const { markup, workspace } = await reachableWorkspaceOf(principal, read, subject ?? `Markup ${markupId}`);
+  const { read, known } = await boundWorkspaceBeside(principal, markupItem(principal, markupId, consistent, subject));
+  if (!plan) return roleAccessFor(principal, read, subject, known);
+  const { markup, workspace } = await reachableWorkspaceOf(principal, read, subject ?? `Markup ${markupId}`, known);
   return {
     markup,
     ...(await workspaceAccess(principal, workspace, { consistent, permission, markupId: markup.id, ...(subject ? { subject } : {}) })),
@@ -141,8 +159,13 @@ export type MarkupRoleAccess = Omit<MarkupAccess, 'plan'>;
  * reach, 404 in a deleted workspace. `subject` is what the caller named when it reached the markup
  * through something else (`Thread <id>`), for refusals, which then never name the markup.
  */
-export async function roleAccessFor(principal: Principal, read: MarkupRecord, subject?: string): Promise<MarkupRoleAccess> {
-  const { markup, workspace } = await reachableWorkspaceOf(principal, read, subject ?? `Markup ${read.id}`);
+export async function roleAccessFor(
+  principal: Principal,
+  read: MarkupRecord,
+  subject?: string,
+  known?: ReadonlyMap<string, WorkspaceRecord | undefined>,
+): Promise<MarkupRoleAccess> {
+  const { markup, workspace } = await reachableWorkspaceOf(principal, read, subject ?? `Markup ${read.id}`, known);
   return { markup, workspace, role: await authorize(principal, workspace, { markupId: markup.id, ...(subject ? { subject } : {}) }) };
 }
 
