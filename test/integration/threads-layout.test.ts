@@ -12,13 +12,13 @@ import { toMessageItem, toMessageReferenceItem } from '../../shared/db/messages.
 import { armFault, installFaultHook } from '../../shared/db/core/faults.js';
 import { markupPartition } from '../../shared/db/markup-records.js';
 import { queryPrefix } from '../../shared/db/core/paging.js';
-import { recordOf } from '../../shared/db/core/table.js';
 import {
   getThreadIndexState,
   indexItemKeysOf,
   indexItemsOf,
   leafOf,
   pageCopyPartition,
+  pageCopyRecord,
   THREAD_INDEX_LAYOUT,
   threadIndexStateKey,
 } from '../../shared/db/thread-index.js';
@@ -285,7 +285,7 @@ describe('markups in the old layout', () => {
     const { threads, messages } = await getConversation(markup.id);
     for (const thread of threads) expect(thread.messages).toEqual(messages.get(thread.id));
     const copies = await queryPrefix(pageCopyPartition(markup.id), undefined, { consistent: true });
-    expect(copies.map((copy) => recordOf(copy))).toEqual([...threads].sort((a, b) => a.number - b.number));
+    expect(copies.map((copy) => pageCopyRecord(copy))).toEqual([...threads].sort((a, b) => a.number - b.number));
     expect(await pageOf()).toEqual(before);
     expect(await answersOf(markup.id)).toEqual(answersBefore);
     const counted = await countRequests(() =>
@@ -487,6 +487,35 @@ describe('markups in the old layout', () => {
     expect(page.threads.map((thread: any) => thread.number)).toEqual([1, 2]);
     expect(page.threads[0]).toEqual(one);
   }, 120_000);
+
+  it("reads a page copy written as the record's own attributes (layout 4's first release), and its thread's next write stores it as one string", async () => {
+    const markup = await makeTypedMarkup(org, 'webpage');
+    const [first, second] = [await createThread(org.workspaceKey, markup), await createThread(org.workspaceKey, markup)];
+    const pageNow = async () => (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data;
+    const before = await pageNow();
+    const stored = await queryPrefix(pageCopyPartition(markup.id), undefined, { consistent: true });
+    expect(stored.map((item) => typeof item.record)).toEqual(['string', 'string']);
+    // Both copies as the first release wrote them: the record's attributes beside the key.
+    for (const item of stored) {
+      const { record: _record, ...key } = item;
+      await transact([put({ ...pageCopyRecord(item), ...key })]);
+    }
+    expect((await queryPrefix(pageCopyPartition(markup.id), undefined, { consistent: true })).map((item) => item.record)).toEqual([
+      undefined,
+      undefined,
+    ]);
+    expect(await pageCopiesOutOfStep(markup.id)).toEqual([]);
+    expect(await pageNow()).toEqual(before);
+
+    await reply(org.workspaceKey, first.id, { content: 'Written again' });
+    const after = await queryPrefix(pageCopyPartition(markup.id), undefined, { consistent: true });
+    expect(after.map((item) => [item.id, typeof item.record])).toEqual([
+      [first.id, 'string'],
+      [second.id, 'undefined'],
+    ]);
+    expect(await pageCopiesOutOfStep(markup.id)).toEqual([]);
+    expect((await pageNow()).threads.map((thread: any) => thread.messages.length)).toEqual([2, 1]);
+  });
 
   it('a markup deletion that dies after its threads went lists none of them: their page copies went with them', async () => {
     const markup = await makeTypedMarkup(org, 'webpage');

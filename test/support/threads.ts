@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { queryPrefix } from '../../shared/db/core/paging.js';
-import { recordOf } from '../../shared/db/core/table.js';
 import type { MarkupRecord } from '../../shared/db/items.js';
-import { pageCopyPartition } from '../../shared/db/thread-index.js';
-import { getConversation, type ThreadRecord } from '../../shared/db/threads.js';
+import { pageCopyPartition, pageCopyRecord } from '../../shared/db/thread-index.js';
+import { getConversation } from '../../shared/db/threads.js';
 import { VIEW_MODES } from '../../shared/domain/markups/view-modes.js';
 import { call } from './api.js';
 import { makeMarkup, workspaceOf } from './items.js';
@@ -141,7 +140,7 @@ export async function pageCopiesOutOfStep(markupId: string): Promise<unknown[]> 
     getConversation(markupId),
     queryPrefix(pageCopyPartition(markupId), undefined, { consistent: true }),
   ]);
-  const byNumber = new Map(copies.map((copy) => [Number(copy.number), recordOf<ThreadRecord>(copy)]));
+  const byNumber = new Map(copies.map((copy) => [Number(copy.number), pageCopyRecord(copy)]));
   const numbers = new Set(threads.map((thread) => thread.number));
   return [
     ...threads
