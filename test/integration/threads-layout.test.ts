@@ -497,7 +497,7 @@ describe('markups in the old layout', () => {
     expect(stored.map((item) => typeof item.record)).toEqual(['string', 'string']);
     // Both copies as the first release wrote them: the record's attributes beside the key.
     for (const item of stored) {
-      const { record: _record, ...key } = item;
+      const { record: _record, messagesRepeatThread: _flag, ...key } = item;
       await transact([put({ ...pageCopyRecord(item), ...key })]);
     }
     expect((await queryPrefix(pageCopyPartition(markup.id), undefined, { consistent: true })).map((item) => item.record)).toEqual([

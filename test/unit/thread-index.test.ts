@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { MarkupRecord } from '../../shared/db/items.js';
-import { fromSortableNumber, leafFilter, leafOf, positionIn, sortableNumber, threadNumberAt } from '../../shared/db/thread-index.js';
+import {
+  fromSortableNumber,
+  leafFilter,
+  leafOf,
+  pageCopyItem,
+  pageCopyRecord,
+  positionIn,
+  sortableNumber,
+  threadNumberAt,
+} from '../../shared/db/thread-index.js';
 import { isTimeOrderedId, timeOrderedId } from '../../shared/db/core/ids.js';
 import type { ThreadRecord } from '../../shared/db/threads.js';
 import { comparePositions, positionOf, THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
@@ -73,5 +82,54 @@ describe('thread index positions', () => {
     expect(leafOf(false, undefined)).toBe('O.-');
     expect(leafFilter('R.vm-1')).toEqual({ resolved: true, viewModeId: 'vm-1' });
     expect(leafFilter('O.-')).toEqual({ resolved: false, viewModeId: undefined });
+  });
+});
+
+describe('page copies (layout 4): one string a thread', () => {
+  const thread = {
+    id: 'thread-1',
+    markupId: 'markup-1',
+    workspaceId: 'ws-1',
+    organizationId: 'org-1',
+    number: 7,
+    revision: 3,
+    resolved: false,
+    priority: null,
+    browserContext: { os: 'Linux', screenWidth: 1920 },
+  } as unknown as ThreadRecord;
+  const message = (id: string, extra: Record<string, unknown> = {}) => ({
+    id,
+    threadId: 'thread-1',
+    markupId: 'markup-1',
+    workspaceId: 'ws-1',
+    organizationId: 'org-1',
+    content: `Message ${id}`,
+    mentionIds: [],
+    ...extra,
+  });
+  const roundTrip = (record: ThreadRecord) => pageCopyRecord(pageCopyItem(record));
+
+  it('gives back every thread as it was written: with messages, without, and with a message that repeats not all of its thread', () => {
+    const cases = [
+      { ...thread, messages: [message('a'), message('b', { attachments: [{ id: 'x', size: 3 }] })] },
+      { ...thread, messageIds: ['a', 'b'] },
+      { ...thread, messages: [message('a'), message('b', { workspaceId: 'ws-0' })] },
+      { ...thread, messages: [message('a'), (({ organizationId: _gone, ...rest }) => rest)(message('b'))] },
+    ] as unknown as ThreadRecord[];
+    for (const record of cases) expect(roundTrip(record)).toStrictEqual(record);
+  });
+
+  it('leaves out of each message what it repeats of its thread only when every message repeats all of it', () => {
+    const shared = pageCopyItem({ ...thread, messages: [message('a'), message('b')] } as unknown as ThreadRecord);
+    expect(shared).toMatchObject({ id: 'thread-1', number: 7, revision: 3, messagesRepeatThread: true });
+    expect(shared.record).not.toContain('"threadId"');
+    const apart = pageCopyItem({ ...thread, messages: [message('a'), message('b', { markupId: 'markup-0' })] } as unknown as ThreadRecord);
+    expect(apart.messagesRepeatThread).toBeUndefined();
+    expect(JSON.parse(apart.record as string).messages[0].threadId).toBe('thread-1');
+  });
+
+  it("reads a copy of layout 4's first release, the record's own attributes", () => {
+    const record = { ...thread, messages: [message('a')] } as unknown as ThreadRecord;
+    expect(pageCopyRecord({ PK: 'TIX#markup-1#pin#*', SK: sortableNumber(7), entity: 'ThreadPageCopy', ...record })).toStrictEqual(record);
   });
 });
