@@ -220,19 +220,20 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
     request: () => call('GET', `/threads?markupId=${listMarkupId}&limit=50`),
     floor: async () => {
       await get(apiKeyKey(keyId));
-      await get(itemKey(listMarkupId));
-      await get(workspaceKey(stack.workspaceId));
-      // The cursor key is read once per process; a warm handler has it. The thread index's
-      // counters, then the page's threads from their page copies (with their messages), then the
-      // caller's marks on them (threads created one after another: one Query of their range).
-      await getThreadIndexState(listMarkupId);
+      // As side by side as the request makes them: the markup, the key's workspace and the thread
+      // index's counters (the cursor key is read once per process; a warm handler has it), then the
+      // page's threads from their page copies (with their messages), then the caller's marks on
+      // them (threads created one after another: one Query of their range) beside their authors.
+      await Promise.all([get(itemKey(listMarkupId)), get(workspaceKey(stack.workspaceId)), getThreadIndexState(listMarkupId)]);
       const { threads } = await readPageCopies(listMarkupId, { limit: 51, backward: false });
-      await getReadMarksOfPage(
-        listMarkupId,
-        userId,
-        threads.slice(0, 50).map((thread) => ({ id: thread.id, number: thread.number })),
-      );
-      await db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } }));
+      await Promise.all([
+        getReadMarksOfPage(
+          listMarkupId,
+          userId,
+          threads.slice(0, 50).map((thread) => ({ id: thread.id, number: thread.number })),
+        ),
+        db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } })),
+      ]);
     },
   };
   const createMessage: Scenario = {
