@@ -6,7 +6,7 @@ import { markupPartition } from './markup-records.js';
 import { KEYS_ONLY, queryPrefix } from './core/paging.js';
 import { recordOf } from './core/table.js';
 import { batchDelete, transactUnlessConditionFails, type TransactItem } from './core/transact.js';
-import { threadKey, threadUnchanged, type ThreadRecord } from './threads.js';
+import { THREAD_ITEM_WITH_COPY_LIMIT, threadKey, threadUnchanged, type ThreadRecord } from './threads.js';
 import type { MessageRecord } from './messages.js';
 
 /**
@@ -127,15 +127,19 @@ export const pageCopyKey = (markupId: string, number: number) => ({ PK: pageCopy
  * it (a page of 50 reads 52.5 units, against 52.5 as attributes and 59.5 as the plain string).
  */
 export function pageCopyItem(thread: ThreadRecord): Record<string, unknown> {
+  const key = { ...pageCopyKey(thread.markupId, thread.number), entity: 'ThreadPageCopy' };
   const shared = thread.messages?.every((message) => REPEATED.every(([field, threadField]) => message[field] === thread[threadField]));
-  const record = shared ? { ...thread, messages: thread.messages!.map(withoutRepeated) } : thread;
+  const record = JSON.stringify(shared ? { ...thread, messages: thread.messages!.map(withoutRepeated) } : thread);
+  // JSON may weigh more than DynamoDB counts for the same attributes (quotes, escapes): a record
+  // that large (a thread past its copy of its messages, with thousands of message ids) is copied as
+  // its attributes, which weigh what its thread's own item does.
+  if (Buffer.byteLength(record) > THREAD_ITEM_WITH_COPY_LIMIT) return { ...thread, ...key };
   return {
-    ...pageCopyKey(thread.markupId, thread.number),
-    entity: 'ThreadPageCopy',
+    ...key,
     id: thread.id,
     number: thread.number,
     revision: thread.revision,
-    record: JSON.stringify(record),
+    record,
     ...(shared ? { messagesRepeatThread: true } : {}),
   };
 }
@@ -159,9 +163,9 @@ function withoutRepeated(message: MessageRecord): Partial<MessageRecord> {
 }
 
 /**
- * The thread a page copy holds, its messages as stored. A copy written before copies were one
- * string (the first release of layout 4) is the record's own attributes; it is written as a string
- * at its thread's next write.
+ * The thread a page copy holds, its messages as stored. A copy of a very large record, and one
+ * written before copies were one string (the first release of layout 4, rewritten as a string at
+ * its thread's next write), is the record's own attributes.
  */
 export function pageCopyRecord(item: Record<string, unknown>): ThreadRecord {
   if (typeof item.record !== 'string') return recordOf<ThreadRecord>(item);

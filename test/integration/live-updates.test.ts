@@ -161,10 +161,12 @@ describe('live subscriptions', () => {
     const fresh = await LiveClient.connect(org.workspaceKey);
     const freshFrom = ((await fresh.subscribe(markup.id)) as { seq: number }).seq;
     await writes;
-    // A subscriber that joined after the last write gets no event: its subscribed seq is already the last.
+    // Where each subscriber's events start: `late` asked for everything after `start` (its missed
+    // events come after its `subscribed`); `fresh` from its subscribed seq, which is already the last
+    // when it joined after the last write, and then it gets no event at all.
     const from = new Map([
       [steady, start],
-      [late, lateFrom],
+      [late, start],
       [fresh, freshFrom],
     ]);
     for (const [client, after] of from) await client.until(() => (client.events(markup.id).at(-1)?.seq ?? after) === start + 20);

@@ -128,6 +128,15 @@ describe('page copies (layout 4): one string a thread', () => {
     expect(JSON.parse(apart.record as string).messages[0].threadId).toBe('thread-1');
   });
 
+  it('copies a record whose string would outweigh its item as its attributes, and reads it back', () => {
+    const messageIds = Array.from({ length: 12_000 }, (_, i) => `"quoted" message id ${i}`);
+    const record = { ...thread, messageIds } as unknown as ThreadRecord;
+    const item = pageCopyItem(record);
+    expect(item.record).toBeUndefined();
+    expect(item).toMatchObject({ PK: 'TIX#markup-1#pin#*', SK: sortableNumber(7), entity: 'ThreadPageCopy', messageIds });
+    expect(pageCopyRecord(item)).toStrictEqual(record);
+  });
+
   it("reads a copy of layout 4's first release, the record's own attributes", () => {
     const record = { ...thread, messages: [message('a')] } as unknown as ThreadRecord;
     expect(pageCopyRecord({ PK: 'TIX#markup-1#pin#*', SK: sortableNumber(7), entity: 'ThreadPageCopy', ...record })).toStrictEqual(record);
