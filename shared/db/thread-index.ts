@@ -3,7 +3,7 @@ import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
 import type { MarkupRecord } from './items.js';
 import { markupPartition } from './markup-records.js';
-import { KEYS_ONLY, queryPrefix } from './core/paging.js';
+import { KEYS_ONLY, queryPrefix, queryRange } from './core/paging.js';
 import { recordOf } from './core/table.js';
 import { batchDelete, transactUnlessConditionFails, type TransactItem } from './core/transact.js';
 import { THREAD_ITEM_WITH_COPY_LIMIT, threadKey, threadUnchanged, type ThreadRecord } from './threads.js';
@@ -351,36 +351,6 @@ export interface IndexEntry {
 }
 
 /**
- * Up to `limit` items of one index partition in key order, forward or `backward`, strictly after
- * `after` (a position) when given: one consistent Query with `Limit`, more only if DynamoDB's 1 MB
- * page ends first. Answers whether the partition has more.
- */
-async function readPartitionRange(
-  PK: string,
-  options: { limit: number; backward: boolean; after?: string; projection?: string },
-): Promise<{ items: Record<string, unknown>[]; more: boolean }> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined = options.after === undefined ? undefined : { PK, SK: options.after };
-  do {
-    const result = await getDb().send(
-      new QueryCommand({
-        TableName: getConfig().tableName,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': PK },
-        ProjectionExpression: options.projection,
-        ScanIndexForward: !options.backward,
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-        Limit: options.limit - items.length,
-      }),
-    );
-    items.push(...(result.Items ?? []));
-    start = result.LastEvaluatedKey;
-  } while (start && items.length < options.limit);
-  return { items, more: start !== undefined };
-}
-
-/**
  * Up to `limit` entries of one leaf in the order of `kind`, forward or `backward`, strictly after
  * `after` (a position) when given: one Query of the leaf's partition (more only if DynamoDB's 1 MB
  * page ends first, which at ~100 bytes an entry takes thousands). Answers whether the leaf has more.
@@ -391,7 +361,10 @@ export async function readIndexRange(
   leaf: string,
   options: { limit: number; backward: boolean; after?: string },
 ): Promise<{ entries: IndexEntry[]; more: boolean }> {
-  const { items, more } = await readPartitionRange(indexPartition(markupId, kind, leaf), { ...options, projection: 'SK, threadId' });
+  const { items, more } = await queryRange(indexPartition(markupId, kind, leaf), {
+    ...options,
+    projection: { expression: 'SK, threadId' },
+  });
   return { entries: items.map((item) => ({ position: item.SK as string, threadId: item.threadId as string })), more };
 }
 
@@ -404,7 +377,7 @@ export async function readPageCopies(
   markupId: string,
   options: { limit: number; backward: boolean; after?: string },
 ): Promise<{ threads: ThreadRecord[]; more: boolean }> {
-  const { items, more } = await readPartitionRange(pageCopyPartition(markupId), options);
+  const { items, more } = await queryRange(pageCopyPartition(markupId), options);
   return { threads: items.map(pageCopyRecord), more };
 }
 

@@ -146,6 +146,37 @@ export async function queryBetween(
 }
 
 /**
+ * Up to `limit` items of a base-table partition in key order, forward or `backward`, strictly after
+ * the sort key `after` when given: one consistent Query with `Limit`, more only if DynamoDB's 1 MB
+ * page ends first. Answers whether the partition has more.
+ */
+export async function queryRange(
+  partition: string,
+  options: { limit: number; backward: boolean; after?: string; projection?: QueryProjection },
+): Promise<{ items: Record<string, unknown>[]; more: boolean }> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined = options.after === undefined ? undefined : { PK: partition, SK: options.after };
+  do {
+    const result = await getDb().send(
+      new QueryCommand({
+        TableName: getConfig().tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': partition },
+        ProjectionExpression: options.projection?.expression,
+        ExpressionAttributeNames: options.projection?.names,
+        ScanIndexForward: !options.backward,
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+        Limit: options.limit - items.length,
+      }),
+    );
+    items.push(...(result.Items ?? []));
+    start = result.LastEvaluatedKey;
+  } while (start && items.length < options.limit);
+  return { items, more: start !== undefined };
+}
+
+/**
  * The items of one index partition that `filter` matches, read 1 MB at a time: for batch work that
  * takes what is left to do from a bounded partition (the markups of a folder not yet carried).
  */
