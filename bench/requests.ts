@@ -25,8 +25,8 @@ import { isConditionFailure, isTransactionConflict } from '../shared/db/core/err
 import { fromItem, itemKey, markupCommentUpdate, workspaceMarkupsPartition, type MarkupRecord } from '../shared/db/items.js';
 import { planKey, savePlan, getPlan } from '../shared/db/plans.js';
 import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../shared/db/messages.js';
-import { getReadMarksOfPage, readMarksUpdate } from '../shared/db/read-marks.js';
-import { getThreadIndexState, readPageCopies, threadIndexWrites } from '../shared/db/thread-index.js';
+import { readMarksUpdate } from '../shared/db/read-marks.js';
+import { threadIndexWrites } from '../shared/db/thread-index.js';
 import {
   nextThreadNumber,
   revisedThread,
@@ -51,6 +51,7 @@ import { countRequests, invokeHandler, type Counted } from '../test/support/requ
 import { BROWSER_CONTEXT } from '../test/support/threads.js';
 import { benchClient } from './http-client.js';
 import { formatRow, measure, measureInTurns, type Measurement } from './measure.js';
+import { defaultThreadPageFloor } from './thread-pages.js';
 
 export interface RequestBenchOptions {
   durationMs: number;
@@ -193,10 +194,6 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
         (await createWorkspaceKey(stack.workspaceId, { email: `bench-${name}-${randomUUID()}@example.com`, role: 'contributor' })).apiKey,
     ),
   );
-  const authorIds = [
-    userId,
-    ...(await Promise.all(repliers.map(async (key) => (await get(apiKeyKey(key.split('_')[1]!))).Item!.userId as string))),
-  ];
   const newThread = (markupId: string) => callData(stack.workspaceApiKey, 'POST', '/threads', threadBody(markupId));
   const listMarkupId = (await callData(stack.workspaceApiKey, 'POST', '/markups/url', { url: 'https://example.com/threads' })).id;
   for (let i = 0; i < 50; i += 1) {
@@ -218,23 +215,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
   const listThreads: Scenario = {
     name: 'GET /threads (page of 50)',
     request: () => call('GET', `/threads?markupId=${listMarkupId}&limit=50`),
-    floor: async () => {
-      await get(apiKeyKey(keyId));
-      // As side by side as the request makes them: the markup, the key's workspace and the thread
-      // index's counters (the cursor key is read once per process; a warm handler has it), then the
-      // page's threads from their page copies (with their messages), then the caller's marks on
-      // them (threads created one after another: one Query of their range) beside their authors.
-      await Promise.all([get(itemKey(listMarkupId)), get(workspaceKey(stack.workspaceId)), getThreadIndexState(listMarkupId)]);
-      const { threads } = await readPageCopies(listMarkupId, { limit: 51, backward: false });
-      await Promise.all([
-        getReadMarksOfPage(
-          listMarkupId,
-          userId,
-          threads.slice(0, 50).map((thread) => ({ id: thread.id, number: thread.number })),
-        ),
-        db.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: authorIds.map(userKey) } } })),
-      ]);
-    },
+    floor: () => defaultThreadPageFloor({ keyId, markupId: listMarkupId, workspaceId: stack.workspaceId, readerId: userId }),
   };
   const createMessage: Scenario = {
     name: 'POST /threads/:id/messages',

@@ -81,6 +81,31 @@ function formatCost(cost: PageCost): string {
 }
 
 /**
+ * The DynamoDB floor of GET /threads' default page of 50 on a layout 4 markup: the calls the request
+ * makes, straight on the client, as side by side as the request makes them (the API key; then the
+ * markup, the key's workspace and the index counters; the page copies; then the caller's marks on
+ * them beside their authors). No HTTP, no views. Both bench sections measure the page against it.
+ */
+export async function defaultThreadPageFloor(page: { keyId: string; markupId: string; workspaceId: string; readerId: string }) {
+  const TableName = getConfig().tableName;
+  const get = (Key: Record<string, string>) => getDb().send(new GetCommand({ TableName, Key }));
+  await get(apiKeyKey(page.keyId));
+  await Promise.all([get(itemKey(page.markupId)), get(workspaceKey(page.workspaceId)), getThreadIndexState(page.markupId)]);
+  const plan = ORDER_PLANS[DEFAULT_THREAD_ORDER];
+  const { threads: copies } = await readPageCopies(page.markupId, { limit: 51, backward: plan.backward });
+  const threads = copies.slice(0, 50);
+  if (threads.length !== 50 || threads.some((thread) => thread.messages === undefined)) throw new Error('the floor read no page of copies');
+  await Promise.all([
+    getReadMarksOfPage(
+      page.markupId,
+      page.readerId,
+      threads.map((thread) => ({ id: thread.id, number: thread.number })),
+    ),
+    getUsers([...new Set(threads.flatMap((thread) => [thread.userId, ...thread.messages!.map((message) => message.userId)]))]),
+  ]);
+}
+
+/**
  * GET /threads page of 50 (default order) on markups of growing size, threads of three messages
  * (the opening one and two replies) seeded with batch writes, one caller at a time so a row is
  * latency; under each row, the page's DynamoDB calls and read units (the same handler run in this
@@ -163,33 +188,11 @@ export async function benchThreadPages(stack: StackInfo, options: ThreadPagesOpt
     if (conversation.threads.length !== 50) throw new Error(`the reference read ${conversation.threads.length} threads`);
     await getUsers([...new Set([...conversation.messages.values()].flat().map((message) => message.userId))]);
   };
-  // The same page of today's layout as its DynamoDB floor, on the largest markup: the calls the
-  // request makes, straight on the client, as side by side as the request makes them (the markup,
-  // the key's workspace and the counters, the page copies, then the caller's marks on them beside
-  // their authors).
+  // The same page of today's layout as its DynamoDB floor, on the largest markup.
   const largest = markups.at(-1)!;
   const largeMarkup = (await getDb().send(new GetCommand({ TableName, Key: itemKey(largest.markupId), ConsistentRead: true }))).Item!;
-  const plan = ORDER_PLANS[DEFAULT_THREAD_ORDER];
-  const newPage = async () => {
-    await get(apiKeyKey(keyId));
-    await Promise.all([
-      get(itemKey(largest.markupId)),
-      get(workspaceKey(largeMarkup.workspaceId as string)),
-      getThreadIndexState(largest.markupId),
-    ]);
-    const { threads: copies } = await readPageCopies(largest.markupId, { limit: 51, backward: plan.backward });
-    const threads = copies.slice(0, 50);
-    if (threads.length !== 50 || threads.some((thread) => thread.messages === undefined))
-      throw new Error('the floor read no page of copies');
-    await Promise.all([
-      getReadMarksOfPage(
-        largest.markupId,
-        authorIds[0]!,
-        threads.map((thread) => ({ id: thread.id, number: thread.number })),
-      ),
-      getUsers([...new Set(threads.flatMap((thread) => [thread.userId, ...thread.messages!.map((message) => message.userId)]))]),
-    ]);
-  };
+  const newPage = () =>
+    defaultThreadPageFloor({ keyId, markupId: largest.markupId, workspaceId: largeMarkup.workspaceId as string, readerId: authorIds[0]! });
   const floor = await measure(`floor: page of 50 on ${largest.size.toLocaleString('en-US')} threads`, newPage, {
     durationMs: options.durationMs,
     concurrency: 1,
