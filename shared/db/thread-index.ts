@@ -171,8 +171,10 @@ export function pageCopyRecord(item: Record<string, unknown>): ThreadRecord {
   if (typeof item.record !== 'string') return recordOf<ThreadRecord>(item);
   const thread = JSON.parse(item.record) as ThreadRecord;
   if (item.messagesRepeatThread !== true || thread.messages === undefined) return thread;
-  const repeated = Object.fromEntries(REPEATED.map(([field, threadField]) => [field, thread[threadField]]));
-  return { ...thread, messages: thread.messages.map((message) => ({ ...repeated, ...message }) as MessageRecord) };
+  // The messages were just parsed and belong to no one else: their ids are put back in place (a
+  // copy of each message cost about 1 ms a page of 50 threads of three messages).
+  for (const message of thread.messages) for (const [field, threadField] of REPEATED) message[field] = thread[threadField];
+  return thread;
 }
 
 /** The transaction item that writes `thread`'s page copy as the thread is written. */
