@@ -26,7 +26,7 @@ import { fromItem, itemKey, markupCommentUpdate, workspaceMarkupsPartition, type
 import { planKey, savePlan, getPlan } from '../shared/db/plans.js';
 import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../shared/db/messages.js';
 import { readMarksUpdate } from '../shared/db/read-marks.js';
-import { threadIndexWrites } from '../shared/db/thread-index.js';
+import { startThreadIndex, threadIndexWrites } from '../shared/db/thread-index.js';
 import {
   nextThreadNumber,
   revisedThread,
@@ -290,7 +290,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
         const markup = fromItem((await getConsistent(itemKey(markupId))).Item!) as MarkupRecord;
         await get(workspaceKey(stack.workspaceId));
         const at = Date.now();
-        const number = await nextThreadNumber(markupId);
+        const number = await nextThreadNumber(markupId, () => startThreadIndex(markupId));
         const body = threadBody(markupId);
         const threadId = randomUUID();
         const message = {
@@ -331,7 +331,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
             { userId, subject: 'message', subjectId: message.id, threadId, seenRevision: 1, seenAt: at },
           ]),
           ...(thread.viewModeId ? [viewModeCountUpdate(markupId, thread.viewModeId, 1)] : []),
-          ...threadIndexWrites(markup, undefined, thread, { initialize: number === 1 }),
+          ...threadIndexWrites(markup, undefined, thread),
           put({
             PK: `BENCH#${stack.workspaceId}#EVENTS`,
             SK: `${new Date(at).toISOString()}#${threadId}`,

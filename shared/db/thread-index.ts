@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config.js';
 import { getDb } from '../clients.js';
-import type { MarkupRecord } from './items.js';
+import { itemKey, type MarkupRecord } from './items.js';
 import { markupPartition } from './markup-records.js';
 import { KEYS_ONLY, queryPrefix, queryRange } from './core/paging.js';
 import { recordOf } from './core/table.js';
@@ -268,14 +268,12 @@ export const indexItemId = (item: Record<string, unknown>) => `${item.PK as stri
  * transaction may not touch one item twice); the leaf counters move when the leaf changes (the
  * counter of an unchanged leaf is touched by 0, so every leaf holding index items has one); `writes`
  * always moves; the thread's page copy is put as `after` (which must be the thread as its item
- * stores it, at its new revision) or deleted with the thread. `initialize` (the markup's first thread) marks the
- * markup as indexed.
+ * stores it, at its new revision) or deleted with the thread.
  */
 export function threadIndexWrites(
   markup: Pick<MarkupRecord, 'id' | 'images'>,
   before: ThreadRecord | undefined,
   after: ThreadRecord | undefined,
-  options: { initialize?: boolean } = {},
 ): TransactItem[] {
   const TableName = getConfig().tableName;
   const old = new Map((before ? indexItemsOf(markup, before) : []).map((item) => [indexItemId(item), item]));
@@ -303,14 +301,12 @@ export function threadIndexWrites(
     names['#to'] = `c:${to}`;
     if (from === to) values[':zero'] = 0;
   }
-  const sets = ['entity = :entity', ...(options.initialize ? ['layout = if_not_exists(layout, :layout)'] : [])];
   values[':entity'] = 'ThreadIndexState';
-  if (options.initialize) values[':layout'] = THREAD_INDEX_LAYOUT;
   items.push({
     Update: {
       TableName,
       Key: threadIndexStateKey(markup.id),
-      UpdateExpression: `SET ${sets.join(', ')} ADD ${adds.join(', ')}`,
+      UpdateExpression: `SET entity = :entity ADD ${adds.join(', ')}`,
       ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
       ExpressionAttributeValues: values,
     },
@@ -318,6 +314,28 @@ export function threadIndexWrites(
   if (after) items.push(pageCopyPut(after));
   else if (before) items.push(pageCopyDelete(before));
   return items;
+}
+
+/**
+ * Marks a markup without threads as indexed in the current layout: its first thread creation runs this
+ * before it draws number 1 (`nextThreadNumber`'s `beforeFirst`), so every thread the markup will have is
+ * written with its index, and a first creation that dies after its draw leaves the markup indexed (not
+ * waiting for a backfill). Nothing when the markup is gone: the creation's commit then says so.
+ */
+export async function startThreadIndex(markupId: string): Promise<void> {
+  const TableName = getConfig().tableName;
+  await transactUnlessConditionFails([
+    {
+      Update: {
+        TableName,
+        Key: threadIndexStateKey(markupId),
+        UpdateExpression: 'SET entity = :entity, layout = if_not_exists(layout, :layout)',
+        ExpressionAttributeValues: { ':entity': 'ThreadIndexState', ':layout': THREAD_INDEX_LAYOUT },
+      },
+    },
+    // A markup deleted meanwhile must not get its index state back.
+    { ConditionCheck: { TableName, Key: itemKey(markupId), ConditionExpression: 'attribute_exists(PK)' } },
+  ]);
 }
 
 export interface ThreadIndexState {

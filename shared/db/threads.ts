@@ -4,6 +4,7 @@ import { getDb } from '../clients.js';
 import { markupPartition } from './markup-records.js';
 import type { MessageRecord } from './messages.js';
 import { queryPrefix } from './core/paging.js';
+import { isConditionFailure } from './core/errors.js';
 import { recordOf } from './core/table.js';
 import { batchGet, transactUnlessConditionFails, type TransactItem } from './core/transact.js';
 
@@ -255,18 +256,33 @@ export async function getThreadReference(threadId: string): Promise<ThreadRefere
  * The next thread number of a markup: an atomic counter that no transaction touches, so concurrent
  * creations never wait on each other for it and never get the same number. A creation that fails
  * after drawing its number leaves a gap, as a deleted thread does; numbers are never reused.
+ *
+ * `beforeFirst` runs before the markup's first number is drawn (the counter is absent: the markup never
+ * had a thread), so what it records holds before any thread of the markup exists, also when the request
+ * that drew number 1 dies before its commit. Concurrent first creations may both run it.
  */
-export async function nextThreadNumber(markupId: string): Promise<number> {
-  const result = await getDb().send(
-    new UpdateCommand({
-      TableName: getConfig().tableName,
-      Key: threadSequenceKey(markupId),
-      UpdateExpression: 'ADD lastNumber :one SET entity = :entity, markupId = :markup',
-      ExpressionAttributeValues: { ':one': 1, ':entity': 'ThreadSequence', ':markup': markupId },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return Number(result.Attributes?.lastNumber);
+export async function nextThreadNumber(markupId: string, beforeFirst?: () => Promise<void>): Promise<number> {
+  const draw = async (onlyIfStarted: boolean) => {
+    const result = await getDb().send(
+      new UpdateCommand({
+        TableName: getConfig().tableName,
+        Key: threadSequenceKey(markupId),
+        UpdateExpression: 'ADD lastNumber :one SET entity = :entity, markupId = :markup',
+        ...(onlyIfStarted ? { ConditionExpression: 'attribute_exists(PK)' } : {}),
+        ExpressionAttributeValues: { ':one': 1, ':entity': 'ThreadSequence', ':markup': markupId },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(result.Attributes?.lastNumber);
+  };
+  if (!beforeFirst) return draw(false);
+  try {
+    return await draw(true);
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+  await beforeFirst();
+  return draw(false);
 }
 
 /** Replaces a thread record with `after` at the next revision, if nobody changed it since it was read (`before.revision`). */

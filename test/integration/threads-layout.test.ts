@@ -31,7 +31,17 @@ import { runAdmin } from '../support/processes.js';
 import { addMember } from '../support/conversations.js';
 import { countRequests, invokeHandler } from '../support/request-count.js';
 import { legacyMessageMarkItem, seedConversation, type SeededThread } from '../support/thread-seed.js';
-import { BROWSER_CONTEXT, createThread, DESKTOP, makeTypedMarkup, MOBILE, pageCopiesOutOfStep, reply, TABLET } from '../support/threads.js';
+import {
+  BROWSER_CONTEXT,
+  createThread,
+  DESKTOP,
+  makeTypedMarkup,
+  MOBILE,
+  pageCopiesOutOfStep,
+  reply,
+  TABLET,
+  threadBody,
+} from '../support/threads.js';
 
 /**
  * Markups written before the thread index (issue 13's migration): the list reads only the index
@@ -131,6 +141,38 @@ describe('markups in the old layout', () => {
     await createThread(org.workspaceKey, markup);
 
     expect((await getThreadIndexState(markup.id)).layout).toBe(THREAD_INDEX_LAYOUT);
+  });
+
+  it('a markup whose first thread creation dies after drawing its number still starts in the indexed layout, and lists its next thread', async () => {
+    const markup = await makeTypedMarkup(org, 'webpage');
+    // The first creation dies at its commit (as a process killed there would): number 1 is drawn, no thread is written.
+    const dies = `dies-at-commit-${randomUUID()}`;
+    let died = false;
+    getDb().middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = JSON.stringify(args.input);
+        if (!died && /TransactWrite/.test(context.commandName ?? '') && input.includes('"entity":"Thread"') && input.includes(markup.id)) {
+          died = true;
+          throw new Error('the process died at its commit');
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: dies },
+    );
+    try {
+      const first = await invokeHandler(threadsFunction, 'POST', '/threads', { key: org.workspaceKey, body: threadBody(markup) });
+      expect(first.status).toBe(500);
+    } finally {
+      getDb().middlewareStack.remove(dies);
+    }
+    expect(died).toBe(true);
+
+    const second = await createThread(org.workspaceKey, markup);
+    expect(second.number).toBe(2);
+    expect((await getThreadIndexState(markup.id)).layout).toBe(THREAD_INDEX_LAYOUT);
+    const listed = await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } });
+    expect(listed.body.data.threads.map((thread: any) => thread.number)).toEqual([2]);
+    expect(listed.body.data.total).toBe(1);
   });
 
   it('lists only what thread writes indexed until `threads backfill` (admin CLI, idempotent) indexes it, then as a markup written with the index', async () => {

@@ -5,7 +5,7 @@ import { viewModeCountUpdate } from '../../db/markup-records.js';
 import { toMessageItem, toMessageReferenceItem, type Delta } from '../../db/messages.js';
 import { timeOrderedId } from '../../db/core/ids.js';
 import { readMarksUpdate } from '../../db/read-marks.js';
-import { threadIndexWrites } from '../../db/thread-index.js';
+import { startThreadIndex, threadIndexWrites } from '../../db/thread-index.js';
 import { nextThreadNumber, toThreadItem, toThreadReferenceItem, withCopyIfItFits, type ThreadRecord } from '../../db/threads.js';
 import { failIfArmed } from '../../db/core/faults.js';
 import { commit, putNew, type TransactItem } from '../../db/core/transact.js';
@@ -72,7 +72,9 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
     );
   }
 
-  const number = await nextThreadNumber(markup.id);
+  // The markup's first thread starts it in the indexed layout before its number is drawn (a markup
+  // with older threads waits for the backfill).
+  const number = await nextThreadNumber(markup.id, () => startThreadIndex(markup.id));
   // Time-ordered, so the read marks of threads created one after another sit side by side (`getReadMarksOfPage`).
   const threadId = timeOrderedId(at);
   const messageId = randomUUID();
@@ -112,8 +114,7 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
     ]),
     ...(thread.viewModeId ? [viewModeCountUpdate(markup.id, thread.viewModeId, 1)] : []),
     ...prepared.writes,
-    // The markup's first thread starts it in the indexed layout (a markup with older threads waits for the backfill).
-    ...threadIndexWrites(markup, undefined, stored, { initialize: number === 1 }),
+    ...threadIndexWrites(markup, undefined, stored),
     commentEvent('comment_created', markup, { threadId, messageId }, principal.userId),
   ];
   await commit(items, (index) => (index === 0 ? explainMarkupRefusal(markup.id) : explainWriteRefusal()));
