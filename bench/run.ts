@@ -81,7 +81,7 @@ async function benchOnStack(local: Awaited<ReturnType<typeof startLocalStack>>):
   }
   if (want('threads')) {
     process.stdout.write(
-      "\nThread pages: one page of 50 as markups grow (threads of three messages; one caller at a time), its DynamoDB calls and read units, and the old layout's small-board page as the reference\n\n",
+      "\nThread pages: one page of 50 as markups grow (threads of three messages; one caller at a time), its DynamoDB calls and read units, and the old layout's small-board page as the reference; a stale unread count's recount on the same markups, beside the recount from the whole conversation\n\n",
     );
     await benchThreadPages(local.stack, { durationMs });
   }

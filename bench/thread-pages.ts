@@ -9,6 +9,8 @@ import { apiKeyKey } from '../shared/db/api-keys.js';
 import { fromItem, itemKey, type MarkupRecord } from '../shared/db/items.js';
 import { getReadMarks, getReadMarksOfPage } from '../shared/db/read-marks.js';
 import { getThreadIndexState, readPageCopies } from '../shared/db/thread-index.js';
+import { getUnreadCountStates } from '../shared/db/unread-counts.js';
+import { countUnreadThreads } from '../shared/domain/comments/unread-counts.js';
 import { ORDER_PLANS } from '../shared/domain/comments/thread-pages.js';
 import { DEFAULT_THREAD_ORDER } from '../shared/domain/comments/thread-selection.js';
 import { getConversation } from '../shared/db/threads.js';
@@ -177,6 +179,39 @@ export async function benchThreadPages(stack: StackInfo, options: ThreadPagesOpt
     row(result, cost);
   }
 
+  // A listing's unread count of a markup whose cached count is stale (any thread write since): the
+  // recount, by size, beside the recount from the whole conversation (every markup's before page
+  // copies, and still an older markup's): sampled up to 2,000 threads, timed once above (it takes
+  // tens of seconds there). The reader marked a third of the threads and wrote a third of the messages.
+  const reader = authorIds[0]!;
+  for (const { size, markupId } of markups) {
+    const [state] = await getUnreadCountStates([markupId], reader);
+    const recount = () => countUnreadThreads(state!, reader);
+    const fromConversation = () => countUnreadThreads({ ...state!, layout: undefined }, reader);
+    const label = size.toLocaleString('en-US');
+    const counted = await recount();
+    const runs = { durationMs: options.durationMs, concurrency: 1, warmup: 1 };
+    const result = await measure(`unread recount on ${label} threads (${counted} unread)`, async () => void (await recount()), runs);
+    row(result, await costOf(recount, 3));
+    let referenceMs: number;
+    if (size <= 2000) {
+      if ((await fromConversation()) !== counted) throw new Error(`the two recounts differ on ${label} threads`);
+      const reference = await measure(
+        `reference: recount from the conversation on ${label}`,
+        async () => void (await fromConversation()),
+        runs,
+      );
+      row(reference, await costOf(fromConversation, 3));
+      referenceMs = reference.p50;
+    } else {
+      const started = performance.now();
+      if ((await fromConversation()) !== counted) throw new Error(`the two recounts differ on ${label} threads`);
+      referenceMs = performance.now() - started;
+      process.stdout.write(`${`reference: recount from the conversation on ${label}`.padEnd(44)} one run ${referenceMs.toFixed(0)} ms\n`);
+    }
+    process.stdout.write(`${`  recount to the conversation's on ${label}`.padEnd(44)} ${(result.p50 / referenceMs).toFixed(2)}x\n`);
+  }
+
   const keyId = stack.workspaceApiKey.split('_')[1]!;
   const get = (Key: Record<string, string>) => getDb().send(new GetCommand({ TableName, Key }));
   const oldPage = async () => {
@@ -205,7 +240,7 @@ export async function benchThreadPages(stack: StackInfo, options: ThreadPagesOpt
   });
   row(floor, await costOf(newPage));
   row(reference, await costOf(oldPage));
-  const worst = results.slice(0, -2).reduce((a, b) => (b.p50 > a.p50 ? b : a));
+  const worst = results.slice(0, sizes.length).reduce((a, b) => (b.p50 > a.p50 ? b : a));
   process.stdout.write(`${'  slowest size to the reference at p50'.padEnd(44)} ${(worst.p50 / reference.p50).toFixed(2)}x\n`);
   process.stdout.write(`${"  today's floor to the reference at p50".padEnd(44)} ${(floor.p50 / reference.p50).toFixed(2)}x\n`);
   // What the request adds to its own DynamoDB calls (gateway, authentication, views, JSON), which

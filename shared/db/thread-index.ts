@@ -5,7 +5,7 @@ import { itemKey, type MarkupRecord } from './items.js';
 import { markupPartition } from './markup-records.js';
 import { KEYS_ONLY, queryPrefix, queryRange } from './core/paging.js';
 import { recordOf } from './core/table.js';
-import { batchDelete, transactUnlessConditionFails, type TransactItem } from './core/transact.js';
+import { batchDelete, batchGet, transactUnlessConditionFails, type TransactItem } from './core/transact.js';
 import { THREAD_ITEM_WITH_COPY_LIMIT, threadKey, threadUnchanged, type ThreadRecord } from './threads.js';
 import type { MessageRecord } from './messages.js';
 
@@ -408,6 +408,17 @@ export async function pageCopiesOf(markupId: string): Promise<Map<number, { thre
     projection: { expression: 'id, #number, revision', names: { '#number': 'number' } },
   });
   return new Map(items.map((item) => [Number(item.number), { threadId: item.id as string, revision: Number(item.revision) }]));
+}
+
+/** The threads of the given numbers as their page copies hold them (one consistent BatchGet per 100); numbers without a copy are left out. */
+export async function getPageCopies(markupId: string, numbers: readonly number[]): Promise<ThreadRecord[]> {
+  if (numbers.length === 0) return [];
+  return (
+    await batchGet(
+      numbers.map((number) => pageCopyKey(markupId, number)),
+      { consistent: true },
+    )
+  ).map(pageCopyRecord);
 }
 
 /**

@@ -26,6 +26,8 @@ export interface UnreadCountState {
   markupId: string;
   /** `THREADINDEX.writes` (0 when the markup never had a thread write). */
   writes: number;
+  /** `THREADINDEX.layout` (undefined: the markup was written before the index). */
+  layout: number | undefined;
   /** The user's `readSeq` on this markup (0 when never moved). */
   readSeq: number;
   /** The cached count, when it was computed at `writes` and no read mark came since. */
@@ -38,11 +40,13 @@ export async function getUnreadCountStates(markupIds: readonly string[], userId:
   const items = new Map((await batchGet(keys, { consistent: true })).map((item) => [`${String(item.PK)}\u0000${String(item.SK)}`, item]));
   const itemAt = (key: { PK: string; SK: string }) => items.get(`${key.PK}\u0000${key.SK}`);
   return markupIds.map((markupId) => {
-    const writes = Number(itemAt(threadIndexStateKey(markupId))?.writes ?? 0);
+    const index = itemAt(threadIndexStateKey(markupId));
+    const writes = Number(index?.writes ?? 0);
+    const layout = index?.layout === undefined ? undefined : Number(index.layout);
     const unread = itemAt(unreadCountKey(markupId, userId));
     const readSeq = Number(unread?.readSeq ?? 0);
     const current = unread?.count !== undefined && Number(unread.asOfWrites) === writes;
-    return { markupId, writes, readSeq, ...(current ? { cached: Number(unread.count) } : {}) };
+    return { markupId, writes, layout, readSeq, ...(current ? { cached: Number(unread.count) } : {}) };
   });
 }
 
