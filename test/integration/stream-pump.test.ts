@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
@@ -61,12 +63,12 @@ async function withPump(
   handler: StreamHandler,
   run: (pump: StreamPump, errors: unknown[]) => Promise<void>,
   checkpointFile?: string,
-  pace: { pollMs?: number; idleMs?: number } = {},
+  pace: { pollMs?: number; idleMs?: number; endpoint?: string } = {},
 ) {
   const errors: unknown[] = [];
   const pump = await startStreamPump({
     ...pace,
-    endpoint: services.endpoints.dynamodb,
+    endpoint: pace.endpoint ?? services.endpoints.dynamodb,
     region: services.region,
     credentials: services.credentials,
     tableName,
@@ -80,6 +82,58 @@ async function withPump(
   } finally {
     await pump.stop();
   }
+}
+
+interface RecordedRead {
+  startedAt: number;
+  endedAt: number;
+  /** How many records the read answered. */
+  records: number;
+}
+
+/**
+ * The run's DynamoDB Local behind a recorder of the stream reads (GetRecords) that pass through it:
+ * when each was asked and answered, and how many records it brought. How a test sees the pauses a
+ * pump takes between reads.
+ */
+async function recordingEndpoint() {
+  const upstream = new URL(services.endpoints.dynamodb);
+  const reads: RecordedRead[] = [];
+  const server = createServer((request, response) => {
+    const startedAt = Date.now();
+    const isRead = String(request.headers['x-amz-target'] ?? '').endsWith('.GetRecords');
+    const forwarded = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: request.headers },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          const body = Buffer.concat(chunks);
+          if (isRead && answer.statusCode === 200) {
+            const records = (JSON.parse(body.toString('utf8')) as { Records?: unknown[] }).Records?.length ?? 0;
+            reads.push({ startedAt, endedAt: Date.now(), records });
+          }
+          response.writeHead(answer.statusCode ?? 502, answer.headers).end(body);
+        });
+      },
+    );
+    forwarded.on('error', (error) => response.destroy(error));
+    request.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const lastWithRecords = () => reads.findLast((read) => read.records > 0);
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    reads: () => [...reads],
+    lastWithRecords,
+    /** The reads since the last that brought records (all empty). */
+    readsAfterRecords: () => reads.slice(reads.indexOf(lastWithRecords()!) + 1),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** A handler that records every call's records and answers what `answer` says for that call. */
@@ -323,76 +377,66 @@ describe('local DynamoDB Stream pump (the webhook fan-out event source)', () => 
   it(
     'reads less and less often while the stream is quiet, and at once when woken (the local stack wakes it after each request and batch)',
     async () => {
-      // Two pumps at the same pace on the same DynamoDB Local: one left alone, one woken after its write.
-      // Timed against each other, not against a fixed bound: on a loaded machine DynamoDB Local can take
-      // seconds to answer (a put, then the woken pump's DescribeStream and GetRecords), which slows both
-      // alike, while what a wake promises is only that the pump does not wait out its pause.
-      const pace = { pollMs: 1_000, idleMs: 60_000 };
-      const [quietTable, wokenTable] = await Promise.all([streamTable(), streamTable()]);
-      const quiet = collecting();
-      const woken = collecting();
+      // Seen through a recorder of the pump's calls to DynamoDB Local, not timed from outside: each
+      // gap below is measured from a read's answer to the next read's request, so a loaded machine
+      // (seconds per call) only lengthens it, and the pauses the pump chose are lower bounds of them.
+      const tableName = await streamTable();
+      const recorder = await recordingEndpoint();
+      const collected = collecting();
+      const pace = { pollMs: 1_000, idleMs: 60_000, endpoint: recorder.endpoint };
 
-      // After a record each reads again about 1, 3, 7 and 15 s later (the pause doubling while nothing comes).
-      await withPump(
-        quietTable,
-        quiet.handler,
-        async () => {
-          await put(quietTable, 'k', '000');
-          await eventually(
-            async () => quiet.delivered(),
-            (keys) => keys.includes('k/000'),
-            15_000,
-          );
-          // Started now (and woken for its first record), the woken pump is on the same schedule a little
-          // later: unwoken, it would read after the quiet one.
-          await withPump(
-            wokenTable,
-            woken.handler,
-            async (pump) => {
-              await put(wokenTable, 'k', '000');
-              pump.wake();
-              await eventually(
-                async () => woken.delivered(),
-                (keys) => keys.includes('k/000'),
-                15_000,
-              );
-              // Quiet until the middle of one of the quiet pump's pauses (it reads again about 1, 3, 7,
-              // 15, 31 s after its record) that starts once the woken pump is paused too: the quiet
-              // one then waits out at least half of that pause (4 s or more) before it reads. On a
-              // loaded machine the woken pump can start seconds after the quiet one took its record,
-              // and a fixed 9 s after the woken pump's record then fell on the quiet one's next read.
-              const quietReads = [1, 3, 7, 15, 31, 63].map((seconds) => quiet.receivedAt[0]! + seconds * 1_000);
-              const pausedFrom = Math.max(woken.receivedAt[0]! + 1_000, quiet.receivedAt[0]! + 7_000);
-              const start = quietReads.findIndex((read) => read >= pausedFrom);
-              const quietUntil = (quietReads[start]! + quietReads[start + 1]!) / 2;
-              await eventually(
-                async () => Date.now(),
-                (now) => now >= quietUntil,
-                60_000,
-              );
-              await Promise.all([put(quietTable, 'k', '001'), put(wokenTable, 'k', '001')]);
-              pump.wake();
-              await eventually(
-                async () => [...quiet.delivered(), ...woken.delivered()],
-                (keys) => keys.length === 4,
-                30_000,
-              );
-            },
-            undefined,
-            pace,
-          );
-        },
-        undefined,
-        pace,
-      );
+      try {
+        await withPump(
+          tableName,
+          collected.handler,
+          async (pump) => {
+            await put(tableName, 'k', '000');
+            await eventually(
+              async () => collected.delivered(),
+              (keys) => keys.includes('k/000'),
+              15_000,
+            );
+            // After the read that brought the record the pump pauses 1 s, then, finding nothing, 2, 4, 8,
+            // 16 and 32 s. Five empty reads later (31 s) it is in the 32 s pause: the write and wake fall in it.
+            const quiet = await eventually(
+              async () => recorder.readsAfterRecords(),
+              (reads) => reads.length >= 5,
+              60_000,
+            );
+            expect(quiet, 'five empty reads after the record').toHaveLength(5);
+            const pausedFrom = quiet[4]!.endedAt;
+            const gaps = quiet.map((read, i) => read.startedAt - (i === 0 ? recorder.lastWithRecords()!.endedAt : quiet[i - 1]!.endedAt));
+            [1, 2, 4, 8, 16].forEach((seconds, i) =>
+              expect(gaps[i], `gap ${i + 1}: ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(seconds * 990),
+            );
 
-      expect(quiet.delivered()).toEqual(['k/000', 'k/001']);
-      expect(woken.delivered()).toEqual(['k/000', 'k/001']);
-      // The quiet pump took its record when its pause ended (about 6 s after the write); the woken one
-      // before that, although its own pause would have ended later.
-      expect(woken.receivedAt[1]!).toBeLessThan(quiet.receivedAt[1]!);
+            await put(tableName, 'k', '001');
+            const wokenAt = Date.now();
+            pump.wake();
+            await eventually(
+              async () => collected.delivered(),
+              (keys) => keys.includes('k/001'),
+              45_000,
+            );
+
+            // Woken during its 32 s pause, it read at once: before that pause would have ended.
+            expect(wokenAt, 'woken during the 32 s pause').toBeLessThan(pausedFrom + 32_000);
+            const next = recorder.reads().find((read) => read.startedAt >= pausedFrom);
+            expect(next, 'a read after the pause began').toBeDefined();
+            expect(next!.startedAt - pausedFrom).toBeLessThan(32_000);
+            expect(next!.startedAt).toBeGreaterThanOrEqual(wokenAt);
+          },
+          undefined,
+          pace,
+        );
+      } finally {
+        await recorder.close();
+      }
+
+      expect(collected.delivered()).toEqual(['k/000', 'k/001']);
     },
-    PUMP_TEST_MS,
+    // Waits out 1 + 2 + 4 + 8 + 16 s of pauses, then a wake.
+    PUMP_TEST_MS + 60_000,
   );
 
   it(
