@@ -25,9 +25,9 @@ import {
 import { backfillThreadIndex } from '../../shared/db/thread-index-backfill.js';
 import { getConversation, threadKey, threadReferenceKey } from '../../shared/db/threads.js';
 import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
-import { call, localStack, makeOrganization } from '../support/api.js';
+import { call, makeOrganization, useOwnLocalStack } from '../support/api.js';
 import { eventually } from '../support/polling.js';
-import { runAdmin } from '../support/processes.js';
+import { runAdminAsync } from '../support/processes.js';
 import { addMember } from '../support/conversations.js';
 import { countRequests, invokeHandler } from '../support/request-count.js';
 import { legacyMessageMarkItem, seedConversation, type SeededThread } from '../support/thread-seed.js';
@@ -50,7 +50,8 @@ import {
  * idempotent and safe beside concurrent thread writes.
  */
 
-const { dataDir } = localStack();
+// `threads backfill` without --markup Scans the whole table and indexes every old markup in it.
+const { dataDir } = useOwnLocalStack();
 const threadsFunction = { name: 'threads', routes: threadsRoutes, handler: threadsHandler };
 
 interface Org {
@@ -186,8 +187,8 @@ describe('markups in the old layout', () => {
     }
     expect(await defaultPage(markup.id)).toEqual({ total: 1, numbers: [5] });
 
-    const first = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
-    const again = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
+    const first = await runAdminAsync(dataDir, ['threads', 'backfill', '--markup', markup.id]);
+    const again = await runAdminAsync(dataDir, ['threads', 'backfill', '--markup', markup.id]);
 
     expect(first.status).toBe(0);
     expect(first.json).toEqual({
@@ -207,12 +208,12 @@ describe('markups in the old layout', () => {
     expect(after).toMatchObject({ total: 31, threads: [{ number: 31 }] });
   });
 
-  // Without --markup the backfill scans the whole table and indexes every old-layout markup other test files left in
-  // this run's shared table (some of thousands of threads): over a minute late in a full run, hence the longer timeout.
+  // Without --markup the backfill Scans the whole table: this file's own (useOwnLocalStack above).
   it('threads backfill without --markup indexes every markup with threads not yet indexed; an unknown markup is an error', async () => {
     const { markup } = await oldMarkup();
-    const all = runAdmin(dataDir, ['threads', 'backfill']);
-    const unknown = runAdmin(dataDir, ['threads', 'backfill', '--markup', 'no-such-markup']);
+    await createThread(org.workspaceKey, await makeTypedMarkup(org, 'webpage'));
+    const all = await runAdminAsync(dataDir, ['threads', 'backfill']);
+    const unknown = await runAdminAsync(dataDir, ['threads', 'backfill', '--markup', 'no-such-markup']);
 
     expect(all.status).toBe(0);
     expect(all.json.markups).toContainEqual({
@@ -227,15 +228,15 @@ describe('markups in the old layout', () => {
     expect((await getThreadIndexState(markup.id)).layout).toBe(THREAD_INDEX_LAYOUT);
     expect(unknown.status).toBe(1);
     expect(JSON.parse(unknown.stderr.trim().split('\n')[0]!)).toEqual({ error: 'markup no-such-markup does not exist' });
-  }, 300_000);
+  }, 120_000);
 
   it('threads backfill reports a markup that fails and goes on with the others, then exits 1; the next run finishes it', async () => {
     const [failing, other] = [await makeTypedMarkup(org, 'webpage'), await makeTypedMarkup(org, 'webpage')];
     for (const markup of [failing, other]) await seedConversation(markup, { count: 3, authorIds: [org.workspaceKeyUserId], layout: '2' });
     await armFault('backfill-before-copies', failing.id);
 
-    const first = runAdmin(dataDir, ['threads', 'backfill']);
-    const second = runAdmin(dataDir, ['threads', 'backfill']);
+    const first = await runAdminAsync(dataDir, ['threads', 'backfill']);
+    const second = await runAdminAsync(dataDir, ['threads', 'backfill']);
 
     expect(first.status, first.stderr).toBe(1);
     expect(first.json.failed).toEqual([{ markupId: failing.id, error: `injected fault at backfill-before-copies for ${failing.id}` }]);
@@ -243,7 +244,7 @@ describe('markups in the old layout', () => {
     expect(second.status, second.stderr).toBe(0);
     expect(second.json.markups).toContainEqual(expect.objectContaining({ markupId: failing.id, layout: THREAD_INDEX_LAYOUT }));
     expect((await getThreadIndexState(failing.id)).layout).toBe(THREAD_INDEX_LAYOUT);
-  }, 300_000);
+  }, 120_000);
 
   it('a markup indexed in layout 1 (index items in the markup partition) lists only what thread writes indexed until the backfill moves its index to layout 2 and removes the old items', async () => {
     const [markup, twin] = [await makeTypedMarkup(org, 'webpage'), await makeTypedMarkup(org, 'webpage')];
@@ -278,7 +279,7 @@ describe('markups in the old layout', () => {
     // Layout 1's counters count every thread; only the resolved one has layout 2 items yet.
     expect(await defaultPage(markup.id)).toEqual({ total: 12, numbers: [3] });
 
-    const migrated = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
+    const migrated = await runAdminAsync(dataDir, ['threads', 'backfill', '--markup', markup.id]);
     // The resolved thread's items are in layout 2 already (its write put them); the other 11 are put, layout 1's 72 removed.
 
     expect(migrated.json).toEqual({
@@ -318,7 +319,7 @@ describe('markups in the old layout', () => {
     // The caller wrote or read each of its messages: read only where they also marked the thread.
     expect(before.threads.map((thread: any) => [thread.number, thread.unreadMessageCount])).toContainEqual([3, 0]);
 
-    const migrated = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
+    const migrated = await runAdminAsync(dataDir, ['threads', 'backfill', '--markup', markup.id]);
 
     expect(migrated.status).toBe(0);
     expect(migrated.json.markups).toEqual([expect.objectContaining({ markupId: markup.id, threads: 12, layout: THREAD_INDEX_LAYOUT })]);
@@ -408,7 +409,7 @@ describe('markups in the old layout', () => {
       (await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } })).body.data.threads[0];
     expect((await listed()).messages).toHaveLength(1);
 
-    const repaired = runAdmin(dataDir, ['threads', 'backfill', '--markup', markup.id]);
+    const repaired = await runAdminAsync(dataDir, ['threads', 'backfill', '--markup', markup.id]);
 
     expect(repaired.status).toBe(0);
     const after = await listed();

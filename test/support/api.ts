@@ -1,5 +1,8 @@
-import { inject } from 'vitest';
-import { useLocalServices } from '../../infra/local/stack.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, inject, type ProvidedContext } from 'vitest';
+import { startLocalStack, useLocalServices, type LocalStack } from '../../infra/local/stack.js';
 import { createOrganization } from '../../shared/domain/organizations/organizations.js';
 
 export const VERSION = '2023-02-22';
@@ -10,11 +13,41 @@ export interface ApiResponse<T = any> {
   body: T;
 }
 
+/** The stack of a file that runs on one of its own (`useOwnLocalStack`), once it has started. */
+let own: ProvidedContext['localStack'] | undefined;
+
+/** The local stack this file's tests call: the run's, or the file's own (`useOwnLocalStack`). */
+export const currentStack = (): ProvidedContext['localStack'] => own ?? inject('localStack');
+
 /** The running local stack of this test run; also points this worker's AWS clients at its emulators. */
 export function localStack() {
-  const provided = inject('localStack');
+  const provided = currentStack();
   useLocalServices(provided.services);
   return provided;
+}
+
+/**
+ * Runs this file on a local stack of its own (DynamoDB Local, queues, storage and a gateway, in this
+ * worker), from its first hook to its end: `localStack`, `call` and the helpers built on them use it.
+ * For a file whose commands read the whole table (an operator's Scan, `threads backfill` without
+ * `--markup`): on the run's table they would read what every other file wrote (minutes, late in a
+ * full run), touch other files' data, and hold DynamoDB Local from the files running beside them.
+ * Call it at the top of the file, before any hook; `dataDir` is the stack's DATA_DIR (for the admin
+ * CLI, which must run with `runAdminAsync`: this worker's event loop serves the stack).
+ */
+export function useOwnLocalStack(): { dataDir: string } {
+  const dataDir = mkdtempSync(join(tmpdir(), 'review-board-own-stack-'));
+  let started: LocalStack | undefined;
+  beforeAll(async () => {
+    started = await startLocalStack({ port: 0, dataDir, memory: true });
+    own = { stack: started.stack, services: started.services, dataDir };
+  }, 120_000);
+  afterAll(async () => {
+    own = undefined;
+    await started?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { dataDir };
 }
 
 export interface RequestOptions {
@@ -27,7 +60,7 @@ export interface RequestOptions {
 
 /** Calls the API over HTTP through the local gateway, as a user would. */
 export async function call<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-  const { stack } = inject('localStack');
+  const { stack } = currentStack();
   const url = new URL(`/api/v2${path}`, stack.baseUrl);
   for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
   const headers: Record<string, string> = { 'Service-API-Version': VERSION, ...options.headers };

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
 import type { Role } from '../../shared/db/users.js';
 import { createWorkspaceKey } from '../../shared/domain/organizations/organizations.js';
-import { call, type ApiResponse } from './api.js';
+import { call, currentStack, type ApiResponse } from './api.js';
 
 /** A member key of `role` with its user id and (lower-case) email. */
 export interface MemberKey {
@@ -51,7 +50,7 @@ export interface DeliveredEmail {
 
 /** Every email the local stack's SES emulator received for `to`, read over its HTTP store API. */
 export async function deliveredTo(to: string): Promise<DeliveredEmail[]> {
-  const { services } = inject('localStack');
+  const { services } = currentStack();
   const response = await fetch(new URL('/store', services.endpoints.ses));
   if (!response.ok) throw new Error(`SES emulator store: ${response.status}`);
   const { emails } = (await response.json()) as { emails: DeliveredEmail[] };

@@ -5,7 +5,7 @@ import { hashSignInCode, insertSignInCode, setSignInCodeExpiry } from '../../sha
 import { getUser } from '../../shared/db/users.js';
 import { SIGN_IN_CODE_TTL_MS } from '../../shared/domain/sign-in/email-sign-in.js';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../shared/http/viewer-address.js';
-import { VERSION, type ApiResponse, type RequestOptions } from './api.js';
+import { currentStack, VERSION, type ApiResponse, type RequestOptions } from './api.js';
 import { deliveredTo } from './members.js';
 import { eventually } from './polling.js';
 
@@ -22,7 +22,7 @@ export async function callFrom<T = any>(
   path: string,
   options: RequestOptions = {},
 ): Promise<ApiResponse<T>> {
-  const { stack } = inject('localStack');
+  const { stack } = currentStack();
   const url = new URL(`/api/v2${path}`, stack.baseUrl);
   for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
   const headers: Record<string, string> = { 'Service-API-Version': VERSION, ...options.headers };
