@@ -50,7 +50,8 @@ describe('markup events through the pipeline', () => {
     expect(body.data.markup.images).toEqual([expect.objectContaining({ mimeType: 'image/png' })]);
   });
 
-  it('markup_ready when a conversion finishes: the converted pages, the creator as actor', async () => {
+  // A conversion, then a delivery: 20 s in a full run on two loaded cores.
+  it('markup_ready when a conversion finishes: the converted pages, the creator as actor', { timeout: 90_000 }, async () => {
     const org = await subscribedOrganization();
     const tiff = makeTiff([
       { width: 30, height: 20, rgb: [255, 0, 0] },
