@@ -26,7 +26,7 @@ import { fromItem, itemKey, markupCommentUpdate, workspaceMarkupsPartition, type
 import { planKey, savePlan, getPlan } from '../shared/db/plans.js';
 import { toMessageItem, toMessageReferenceItem, type MessageRecord } from '../shared/db/messages.js';
 import { readMarksUpdate } from '../shared/db/read-marks.js';
-import { startThreadIndex, threadIndexWrites } from '../shared/db/thread-index.js';
+import { threadIndexStart, threadIndexWrites } from '../shared/db/thread-index.js';
 import {
   nextThreadNumber,
   revisedThread,
@@ -290,7 +290,7 @@ async function prepare(stack: StackInfo): Promise<Scenario[]> {
         const markup = fromItem((await getConsistent(itemKey(markupId))).Item!) as MarkupRecord;
         await get(workspaceKey(stack.workspaceId));
         const at = Date.now();
-        const number = await nextThreadNumber(markupId, () => startThreadIndex(markupId));
+        const number = (await nextThreadNumber(markupId, threadIndexStart(markupId)))!;
         const body = threadBody(markupId);
         const threadId = randomUUID();
         const message = {

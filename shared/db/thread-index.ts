@@ -317,14 +317,14 @@ export function threadIndexWrites(
 }
 
 /**
- * Marks a markup without threads as indexed in the current layout: its first thread creation runs this
- * before it draws number 1 (`nextThreadNumber`'s `beforeFirst`), so every thread the markup will have is
- * written with its index, and a first creation that dies after its draw leaves the markup indexed (not
- * waiting for a backfill). Nothing when the markup is gone: the creation's commit then says so.
+ * What a markup's first thread number is drawn with (`nextThreadNumber`'s `firstWrites`): its index
+ * state in the current layout, so every thread the markup will have is written with its index, also
+ * when the first creation dies after its draw (the markup is not left waiting for a backfill); and a
+ * check that the markup exists, so a markup deleted meanwhile gets no index state and no counter back.
  */
-export async function startThreadIndex(markupId: string): Promise<void> {
+export function threadIndexStart(markupId: string): TransactItem[] {
   const TableName = getConfig().tableName;
-  await transactUnlessConditionFails([
+  return [
     {
       Update: {
         TableName,
@@ -333,9 +333,8 @@ export async function startThreadIndex(markupId: string): Promise<void> {
         ExpressionAttributeValues: { ':entity': 'ThreadIndexState', ':layout': THREAD_INDEX_LAYOUT },
       },
     },
-    // A markup deleted meanwhile must not get its index state back.
     { ConditionCheck: { TableName, Key: itemKey(markupId), ConditionExpression: 'attribute_exists(PK)' } },
-  ]);
+  ];
 }
 
 export interface ThreadIndexState {

@@ -6,7 +6,7 @@ import type { MessageRecord } from './messages.js';
 import { queryPrefix } from './core/paging.js';
 import { isConditionFailure } from './core/errors.js';
 import { recordOf } from './core/table.js';
-import { batchGet, transactUnlessConditionFails, type TransactItem } from './core/transact.js';
+import { batchGet, putNew, transactUnlessConditionFails, type TransactItem } from './core/transact.js';
 
 /**
  * Threads, their messages (`messages.ts`) and per-user read marks (`read-marks.ts`) live in the
@@ -253,36 +253,40 @@ export async function getThreadReference(threadId: string): Promise<ThreadRefere
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The next thread number of a markup: an atomic counter that no transaction touches, so concurrent
- * creations never wait on each other for it and never get the same number. A creation that fails
- * after drawing its number leaves a gap, as a deleted thread does; numbers are never reused.
+ * The next thread number of a markup: an atomic counter that no other transaction touches, so
+ * concurrent creations never wait on each other for it and never get the same number. A creation
+ * that fails after drawing its number leaves a gap, as a deleted thread does; numbers are never reused.
  *
- * `beforeFirst` runs before the markup's first number is drawn (the counter is absent: the markup never
- * had a thread), so what it records holds before any thread of the markup exists, also when the request
- * that drew number 1 dies before its commit. Concurrent first creations may both run it.
+ * The first number (the counter is absent: the markup never had a thread, or its deletion removed
+ * the counter) is drawn in one transaction with `firstWrites`: what must hold before any thread of
+ * the markup exists (its index state) and their conditions (the markup exists). So a request that
+ * dies after drawing 1 leaves them written, and a markup deleted meanwhile gets neither them nor a
+ * counter back. Answers undefined when a condition of `firstWrites` failed.
  */
-export async function nextThreadNumber(markupId: string, beforeFirst?: () => Promise<void>): Promise<number> {
-  const draw = async (onlyIfStarted: boolean) => {
-    const result = await getDb().send(
-      new UpdateCommand({
-        TableName: getConfig().tableName,
-        Key: threadSequenceKey(markupId),
-        UpdateExpression: 'ADD lastNumber :one SET entity = :entity, markupId = :markup',
-        ...(onlyIfStarted ? { ConditionExpression: 'attribute_exists(PK)' } : {}),
-        ExpressionAttributeValues: { ':one': 1, ':entity': 'ThreadSequence', ':markup': markupId },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(result.Attributes?.lastNumber);
-  };
-  if (!beforeFirst) return draw(false);
-  try {
-    return await draw(true);
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+export async function nextThreadNumber(markupId: string, firstWrites: TransactItem[]): Promise<number | undefined> {
+  const TableName = getConfig().tableName;
+  for (;;) {
+    try {
+      const result = await getDb().send(
+        new UpdateCommand({
+          TableName,
+          Key: threadSequenceKey(markupId),
+          UpdateExpression: 'ADD lastNumber :one',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':one': 1 },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(result.Attributes?.lastNumber);
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    const first = { ...threadSequenceKey(markupId), entity: 'ThreadSequence', markupId, lastNumber: 1 };
+    const failed = await transactUnlessConditionFails([putNew(first), ...firstWrites]);
+    if (failed === undefined) return 1;
+    if (failed > 0) return undefined;
+    // Another creation drew the first number meanwhile: draw the next one.
   }
-  await beforeFirst();
-  return draw(false);
 }
 
 /** Replaces a thread record with `after` at the next revision, if nobody changed it since it was read (`before.revision`). */

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as threadsHandler } from '../../functions/threads/handler.js';
 import { threadsRoutes } from '../../functions/threads/routes.js';
-import type { MarkupRecord } from '../../shared/db/items.js';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { itemKey, type MarkupRecord } from '../../shared/db/items.js';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getDb } from '../../shared/clients.js';
 import { batchDelete, batchGet, batchPut, put, transact } from '../../shared/db/core/transact.js';
 import { foldLegacyReadMarks, readMarkKey } from '../../shared/db/read-marks.js';
@@ -23,7 +23,7 @@ import {
   threadIndexStateKey,
 } from '../../shared/db/thread-index.js';
 import { backfillThreadIndex } from '../../shared/db/thread-index-backfill.js';
-import { getConversation, threadKey, threadReferenceKey } from '../../shared/db/threads.js';
+import { getConversation, threadKey, threadReferenceKey, threadSequenceKey } from '../../shared/db/threads.js';
 import { THREAD_ORDERS } from '../../shared/domain/comments/thread-selection.js';
 import { call, makeOrganization, useOwnLocalStack } from '../support/api.js';
 import { eventually } from '../support/polling.js';
@@ -132,6 +132,33 @@ async function expectedCounts(markupId: string): Promise<Map<string, number>> {
   return counts;
 }
 
+/**
+ * Runs `run` with `step` taken once, just before the first command of this worker's DynamoDB client
+ * whose name matches `command` and whose input (as JSON) holds each of `holding`: another writer's
+ * step, or a crash (a step that throws), at an exact point of a request. Answers whether it was taken.
+ */
+async function withStepBefore(command: RegExp, holding: string[], step: () => Promise<void>, run: () => Promise<void>): Promise<boolean> {
+  const name = `step-${randomUUID()}`;
+  let taken = false;
+  getDb().middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = JSON.stringify(args.input);
+      if (!taken && command.test(context.commandName ?? '') && holding.every((part) => input.includes(part))) {
+        taken = true;
+        await step();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    await run();
+  } finally {
+    getDb().middlewareStack.remove(name);
+  }
+  return taken;
+}
+
 describe('markups in the old layout', () => {
   beforeAll(async () => {
     org = await makeOrganization();
@@ -147,25 +174,17 @@ describe('markups in the old layout', () => {
   it('a markup whose first thread creation dies after drawing its number still starts in the indexed layout, and lists its next thread', async () => {
     const markup = await makeTypedMarkup(org, 'webpage');
     // The first creation dies at its commit (as a process killed there would): number 1 is drawn, no thread is written.
-    const dies = `dies-at-commit-${randomUUID()}`;
-    let died = false;
-    getDb().middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = JSON.stringify(args.input);
-        if (!died && /TransactWrite/.test(context.commandName ?? '') && input.includes('"entity":"Thread"') && input.includes(markup.id)) {
-          died = true;
-          throw new Error('the process died at its commit');
-        }
-        return next(args);
+    const died = await withStepBefore(
+      /TransactWrite/,
+      ['"entity":"Thread"', markup.id],
+      async () => {
+        throw new Error('the process died at its commit');
       },
-      { step: 'initialize', name: dies },
+      async () => {
+        const first = await invokeHandler(threadsFunction, 'POST', '/threads', { key: org.workspaceKey, body: threadBody(markup) });
+        expect(first.status).toBe(500);
+      },
     );
-    try {
-      const first = await invokeHandler(threadsFunction, 'POST', '/threads', { key: org.workspaceKey, body: threadBody(markup) });
-      expect(first.status).toBe(500);
-    } finally {
-      getDb().middlewareStack.remove(dies);
-    }
     expect(died).toBe(true);
 
     const second = await createThread(org.workspaceKey, markup);
@@ -174,6 +193,24 @@ describe('markups in the old layout', () => {
     const listed = await call('GET', '/threads', { key: org.workspaceKey, query: { markupId: markup.id } });
     expect(listed.body.data.threads.map((thread: any) => thread.number)).toEqual([2]);
     expect(listed.body.data.total).toBe(1);
+  });
+
+  it('a markup deleted while its first thread is created answers 404 and gets no thread counter or index state back', async () => {
+    const markup = await makeTypedMarkup(org, 'webpage');
+    // The markup goes after the creation read it, just before the creation draws its number.
+    const deleted = await withStepBefore(
+      /UpdateItem/,
+      ['THREADSEQ', markup.id],
+      async () => void (await getDb().send(new DeleteCommand({ TableName: getConfig().tableName, Key: itemKey(markup.id) }))),
+      async () => {
+        const created = await invokeHandler(threadsFunction, 'POST', '/threads', { key: org.workspaceKey, body: threadBody(markup) });
+        expect(created.status, JSON.stringify(created.body)).toBe(404);
+      },
+    );
+    expect(deleted).toBe(true);
+
+    const left = await batchGet([threadSequenceKey(markup.id), threadIndexStateKey(markup.id)], { consistent: true });
+    expect(left).toEqual([]);
   });
 
   it('lists only what thread writes indexed until `threads backfill` (admin CLI, idempotent) indexes it, then as a markup written with the index', async () => {
@@ -431,23 +468,12 @@ describe('markups in the old layout', () => {
       seenRevision: message.threadRevision + 5,
       seenAt: message.createdAt + 60_000,
     });
-    let rewritten = false;
-    const olderRelease = `older-release-${randomUUID()}`;
-    getDb().middlewareStack.add(
-      (next, context) => async (args) => {
-        if (!rewritten && /TransactWrite/.test(context.commandName ?? '') && JSON.stringify(args.input).includes(`m:${message.id}`)) {
-          rewritten = true;
-          await getDb().send(new PutCommand({ TableName: getConfig().tableName, Item: later }));
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: olderRelease },
+    const rewritten = await withStepBefore(
+      /TransactWrite/,
+      [`m:${message.id}`],
+      async () => void (await getDb().send(new PutCommand({ TableName: getConfig().tableName, Item: later }))),
+      async () => void (await foldLegacyReadMarks(markup.id)),
     );
-    try {
-      await foldLegacyReadMarks(markup.id);
-    } finally {
-      getDb().middlewareStack.remove(olderRelease);
-    }
 
     const [folded] = await batchGet([readMarkKey(markup.id, org.workspaceKeyUserId, message.threadId)], { consistent: true });
     expect(rewritten).toBe(true);

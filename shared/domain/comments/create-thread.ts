@@ -5,7 +5,7 @@ import { viewModeCountUpdate } from '../../db/markup-records.js';
 import { toMessageItem, toMessageReferenceItem, type Delta } from '../../db/messages.js';
 import { timeOrderedId } from '../../db/core/ids.js';
 import { readMarksUpdate } from '../../db/read-marks.js';
-import { startThreadIndex, threadIndexWrites } from '../../db/thread-index.js';
+import { threadIndexStart, threadIndexWrites } from '../../db/thread-index.js';
 import { nextThreadNumber, toThreadItem, toThreadReferenceItem, withCopyIfItFits, type ThreadRecord } from '../../db/threads.js';
 import { failIfArmed } from '../../db/core/faults.js';
 import { commit, putNew, type TransactItem } from '../../db/core/transact.js';
@@ -72,9 +72,10 @@ export async function createThread(principal: Principal, input: CreateThreadInpu
     );
   }
 
-  // The markup's first thread starts it in the indexed layout before its number is drawn (a markup
-  // with older threads waits for the backfill).
-  const number = await nextThreadNumber(markup.id, () => startThreadIndex(markup.id));
+  // The markup's first thread starts it in the indexed layout with its number (a markup with older
+  // threads waits for the backfill); a markup deleted since it was read gets no number.
+  const number = await nextThreadNumber(markup.id, threadIndexStart(markup.id));
+  if (number === undefined) return explainMarkupRefusal(markup.id);
   // Time-ordered, so the read marks of threads created one after another sit side by side (`getReadMarksOfPage`).
   const threadId = timeOrderedId(at);
   const messageId = randomUUID();
