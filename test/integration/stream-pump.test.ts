@@ -401,7 +401,8 @@ describe('local DynamoDB Stream pump (the webhook fan-out event source)', () => 
             const quiet = await eventually(
               async () => recorder.readsAfterRecords(),
               (reads) => reads.length >= 5,
-              60_000,
+              // 31 s of pauses, and each read's round (seconds each when DynamoDB Local is loaded).
+              120_000,
             );
             expect(quiet, 'five empty reads after the record').toHaveLength(5);
             const pausedFrom = quiet[4]!.endedAt;
@@ -436,7 +437,7 @@ describe('local DynamoDB Stream pump (the webhook fan-out event source)', () => 
       expect(collected.delivered()).toEqual(['k/000', 'k/001']);
     },
     // Waits out 1 + 2 + 4 + 8 + 16 s of pauses, then a wake.
-    PUMP_TEST_MS + 60_000,
+    PUMP_TEST_MS + 120_000,
   );
 
   it(
