@@ -16,7 +16,7 @@ import {
   type PutObjectCommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { discardRest, escapeXml, newHostId, newRequestId, refuse, S3ErrorResponse } from './s3-errors.js';
+import { discardRest, escapeXml, logError, newHostId, newRequestId, refuse, S3ErrorResponse } from './s3-errors.js';
 import { objectCreatedEvent } from './s3-events.js';
 import { metadataOf, readFormHead, receiveFile, verifyPost } from './s3-form-post.js';
 import { sourceIpOf, type FrontContext } from './s3-proxy.js';
@@ -94,15 +94,19 @@ export async function handleFormPost(context: FrontContext, req: IncomingMessage
 }
 
 /**
- * PutObject from a file. The SDK cannot retry a streamed body it has consumed, and s3rver closes idle
- * keep-alive sockets, so a stale socket is retried here with a fresh stream.
+ * PutObject from a file, at most three times, each with a fresh stream (the SDK cannot retry a
+ * streamed body it has consumed): again after a stale keep-alive socket (s3rver closes idle ones) and
+ * after a 5xx answer (S3's InternalError says "try again"; s3rver answered one to a 17 KB upload in
+ * a full test run), never after a 4xx.
  */
-async function putFromFile(s3: S3Client, path: string, input: Omit<PutObjectCommandInput, 'Body'>): Promise<PutObjectCommandOutput> {
+export async function putFromFile(s3: S3Client, path: string, input: Omit<PutObjectCommandInput, 'Body'>): Promise<PutObjectCommandOutput> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await s3.send(new PutObjectCommand({ ...input, Body: createReadStream(path) }));
     } catch (error) {
-      if (error instanceof S3ServiceException || attempt === 3) throw error;
+      const answered = error instanceof S3ServiceException ? (error.$metadata.httpStatusCode ?? 500) : undefined;
+      if ((answered !== undefined && answered < 500) || attempt === 3) throw error;
+      logError(`s3-front: PutObject of ${input.Key} failed (attempt ${attempt}); trying again`, error);
     }
   }
 }
